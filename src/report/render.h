@@ -1,0 +1,22 @@
+/* Renderers: the same report as colored text, Markdown for a GitHub issue, or JSON. */
+#ifndef CUDOCTOR_RENDER_H
+#define CUDOCTOR_RENDER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "report/report.h"
+
+enum output_format { FMT_TEXT, FMT_MARKDOWN, FMT_JSON };
+
+struct render_opts {
+	enum output_format format;
+	bool color;
+	int verbosity; /* -1 quiet (warn/error findings only), 0 normal, 1 verbose */
+};
+
+int render_report(const struct report *r, const struct render_opts *o, FILE *out);
+/* The JSON object of the contract: tool, version, command, findings, then r->data's keys. */
+json_t *report_to_json(const struct report *r);
+
+#endif

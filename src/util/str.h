@@ -1,0 +1,34 @@
+/* Strings: allocation that reports failure instead of exiting, and a growable buffer. */
+#ifndef CUDOCTOR_STR_H
+#define CUDOCTOR_STR_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+char *cd_strdup(const char *s);                 /* NULL on OOM or s == NULL */
+char *cd_strndup(const char *s, size_t n);
+char *cd_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *cd_vasprintf(const char *fmt, va_list ap);
+
+bool str_starts_with(const char *s, const char *prefix);
+bool str_ends_with(const char *s, const char *suffix);
+bool str_contains_ci(const char *haystack, const char *needle); /* ASCII case-insensitive */
+char *str_trim(char *s);                        /* in place; returns s advanced past spaces */
+
+/* A growable string. After any allocation failure `failed` stays set and further
+ * appends are ignored, so callers check once at the end. */
+struct strbuf {
+	char *buf;
+	size_t len, cap;
+	bool failed;
+};
+
+void sb_init(struct strbuf *sb);
+int sb_append(struct strbuf *sb, const char *s);
+int sb_append_n(struct strbuf *sb, const char *s, size_t n);
+int sb_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *sb_detach(struct strbuf *sb);             /* caller frees; NULL if failed */
+void sb_free(struct strbuf *sb);
+
+#endif
