@@ -1,0 +1,35 @@
+/* The parsed knowledge base, shared by the loader and the lookups in src/kb/. */
+#ifndef CUDOCTOR_KB_INTERNAL_H
+#define CUDOCTOR_KB_INTERNAL_H
+
+#include "kb/kb.h"
+#include "kb/tsv.h"
+
+enum { KB_T_GPUS, KB_T_TOOLKITS, KB_T_DRIVERS, KB_T_PTX, KB_T_FAMILIES, KB_T_ARCHS,
+       KB_T_ERRORS, KB_T_COUNT };
+
+struct kb_db {
+	bool tried;
+	int status;
+	char err[256];
+	struct tsv_table tables[KB_T_COUNT];
+	struct kb_gpu *gpus;
+	size_t n_gpus;
+	struct kb_toolkit *toolkits;
+	size_t n_toolkits;
+	struct kb_driver_branch *drivers;
+	size_t n_drivers;
+	struct kb_ptx_isa *ptx;
+	size_t n_ptx;
+	struct kb_family *families;
+	size_t n_families;
+	struct kb_arch_info *archs;
+	size_t n_archs;
+	struct kb_error *errors;
+	size_t n_errors;
+};
+
+/* The loaded base, or NULL when loading failed. */
+const struct kb_db *kb_db(void);
+
+#endif
