@@ -193,4 +193,52 @@ const struct kb_error *kb_error_by_name(const char *name);      /* exact name */
 const struct kb_error *kb_error_by_code(enum kb_api api, int code);
 const char *kb_api_name(enum kb_api api);                      /* "runtime" "driver" */
 
+/* ---- framework and tool messages explain recognises (messages.tsv) ---- */
+#define KB_MAX_PARTS 3
+struct kb_message {
+	const char *key;             /* "torch-arch-incompatible" */
+	const char *parts[KB_MAX_PARTS]; /* substrings that must all be on one line (ASCII case ignored) */
+	size_t n_parts;
+	const char *finding;
+	const char *extract;         /* none, torch_cc, torch_cc_old, nvcc_arch, xid, oom */
+	const char *source;          /* the public issue the text was seen in, or a source key */
+};
+size_t kb_message_count(void);
+const struct kb_message *kb_message_at(size_t i);
+
+/* ---- what each finding explain emits means (explain.tsv) ---- */
+#define KB_MAX_FIX 6
+struct kb_explanation {
+	const char *finding;
+	const char *severity;        /* ok info warn error */
+	const char *layer;           /* which layer of the stack / programming model */
+	const char *title, *why;
+	const char *fix[KB_MAX_FIX]; /* commands or steps */
+	size_t n_fix;
+	const char *checks;          /* live checks, space-separated: driver gpus binary nvcc ... */
+	const char *source;
+};
+size_t kb_explanation_count(void);
+const struct kb_explanation *kb_explanation_at(size_t i);
+const struct kb_explanation *kb_explanation_find(const char *finding);
+
+/* ---- Xid numbers (xid.tsv) ---- */
+struct kb_xid {
+	int xid;
+	const char *name, *meaning, *kind; /* kind: application, driver, hardware */
+	bool uncertain;
+	const char *source;
+};
+size_t kb_xid_count(void);
+const struct kb_xid *kb_xid_at(size_t i);
+const struct kb_xid *kb_xid_find(int xid);
+
+/* ---- source keys (sources.tsv) ---- */
+struct kb_source {
+	const char *key, *what;
+};
+size_t kb_source_count(void);
+const struct kb_source *kb_source_at(size_t i);
+const struct kb_source *kb_source_find(const char *key);
+
 #endif

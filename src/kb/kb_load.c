@@ -494,6 +494,139 @@ out:
 	return rc;
 }
 
+static const char *msg_cols[] = { "key", "pattern", "finding", "extract", "source" };
+
+static int load_messages(const struct tsv_table *t, char *err)
+{
+	static const char *const extracts[] = { "none", "torch_cc", "torch_cc_old", "nvcc_arch", "xid",
+						"oom" };
+	int rc = CD_OK;
+
+	db.messages = calloc(t->nrows ? t->nrows : 1, sizeof(*db.messages));
+	if (!db.messages)
+		return cd_fail(err, CD_ENOMEM, "messages.tsv: out of memory");
+	for (size_t i = 0; i < t->nrows; i++) {
+		struct kb_message *m = &db.messages[i];
+		char *p = t->cells[i * t->ncols + 1];
+		bool known = false;
+
+		CHECK(field_nonempty(t, i, 0, msg_cols, &m->key, err));
+		CHECK(field_nonempty(t, i, 1, msg_cols, &m->parts[0], err));
+		/* "a&&b": every part on one line */
+		m->n_parts = 1;
+		while ((p = strstr(p, "&&")) != NULL) {
+			*p = '\0';
+			p += 2;
+			if (m->n_parts == KB_MAX_PARTS || *p == '\0')
+				return bad(t, i, 1, msg_cols, "too many or empty && parts", err);
+			m->parts[m->n_parts++] = p;
+		}
+		for (size_t k = 0; k < m->n_parts; k++)
+			if (strlen(m->parts[k]) < 4)
+				return bad(t, i, 1, msg_cols, "a part shorter than 4 characters", err);
+		CHECK(field_nonempty(t, i, 2, msg_cols, &m->finding, err));
+		m->extract = tsv_cell(t, i, 3);
+		for (size_t k = 0; k < sizeof(extracts) / sizeof(extracts[0]); k++)
+			known |= strcmp(m->extract, extracts[k]) == 0;
+		if (!known)
+			return bad(t, i, 3, msg_cols, "unknown extractor", err);
+		CHECK(field_nonempty(t, i, 4, msg_cols, &m->source, err));
+		db.n_messages++;
+	}
+out:
+	return rc;
+}
+
+static const char *expl_cols[] = { "finding", "severity", "layer", "title", "why", "fix", "checks",
+				   "source" };
+
+static int load_explain(const struct tsv_table *t, char *err)
+{
+	int rc = CD_OK;
+
+	db.explanations = calloc(t->nrows ? t->nrows : 1, sizeof(*db.explanations));
+	if (!db.explanations)
+		return cd_fail(err, CD_ENOMEM, "explain.tsv: out of memory");
+	for (size_t i = 0; i < t->nrows; i++) {
+		struct kb_explanation *e = &db.explanations[i];
+		char *p;
+
+		CHECK(field_nonempty(t, i, 0, expl_cols, &e->finding, err));
+		CHECK(field_nonempty(t, i, 1, expl_cols, &e->severity, err));
+		if (strcmp(e->severity, "ok") && strcmp(e->severity, "info") &&
+		    strcmp(e->severity, "warn") && strcmp(e->severity, "error"))
+			return bad(t, i, 1, expl_cols, "expected ok, info, warn or error", err);
+		CHECK(field_nonempty(t, i, 2, expl_cols, &e->layer, err));
+		CHECK(field_nonempty(t, i, 3, expl_cols, &e->title, err));
+		CHECK(field_nonempty(t, i, 4, expl_cols, &e->why, err));
+		/* fix steps are separated by " ;; " */
+		p = t->cells[i * t->ncols + 5];
+		if (*p == '\0')
+			return bad(t, i, 5, expl_cols, "empty", err);
+		e->fix[e->n_fix++] = p;
+		while ((p = strstr(p, " ;; ")) != NULL) {
+			*p = '\0';
+			p += 4;
+			if (e->n_fix == KB_MAX_FIX || *p == '\0')
+				return bad(t, i, 5, expl_cols, "too many or empty fix steps", err);
+			e->fix[e->n_fix++] = p;
+		}
+		CHECK(field_nonempty(t, i, 6, expl_cols, &e->checks, err));
+		CHECK(field_nonempty(t, i, 7, expl_cols, &e->source, err));
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(db.explanations[k].finding, e->finding) == 0)
+				return bad(t, i, 0, expl_cols, "finding listed twice", err);
+		db.n_explanations++;
+	}
+out:
+	return rc;
+}
+
+static const char *xid_cols[] = { "xid", "name", "meaning", "kind", "uncertain", "source" };
+
+static int load_xid(const struct tsv_table *t, char *err)
+{
+	int rc = CD_OK;
+
+	db.xids = calloc(t->nrows ? t->nrows : 1, sizeof(*db.xids));
+	if (!db.xids)
+		return cd_fail(err, CD_ENOMEM, "xid.tsv: out of memory");
+	for (size_t i = 0; i < t->nrows; i++) {
+		struct kb_xid *x = &db.xids[i];
+
+		CHECK(field_int(t, i, 0, xid_cols, false, &x->xid, err));
+		CHECK(field_nonempty(t, i, 1, xid_cols, &x->name, err));
+		CHECK(field_nonempty(t, i, 2, xid_cols, &x->meaning, err));
+		CHECK(field_nonempty(t, i, 3, xid_cols, &x->kind, err));
+		if (strcmp(x->kind, "application") && strcmp(x->kind, "driver") &&
+		    strcmp(x->kind, "hardware"))
+			return bad(t, i, 3, xid_cols, "expected application, driver or hardware", err);
+		CHECK(field_bool(t, i, 4, xid_cols, &x->uncertain, err));
+		CHECK(field_nonempty(t, i, 5, xid_cols, &x->source, err));
+		db.n_xids++;
+	}
+out:
+	return rc;
+}
+
+static const char *src_cols[] = { "key", "what" };
+
+static int load_sources(const struct tsv_table *t, char *err)
+{
+	int rc = CD_OK;
+
+	db.sources = calloc(t->nrows ? t->nrows : 1, sizeof(*db.sources));
+	if (!db.sources)
+		return cd_fail(err, CD_ENOMEM, "sources.tsv: out of memory");
+	for (size_t i = 0; i < t->nrows; i++) {
+		CHECK(field_nonempty(t, i, 0, src_cols, &db.sources[i].key, err));
+		CHECK(field_nonempty(t, i, 1, src_cols, &db.sources[i].what, err));
+		db.n_sources++;
+	}
+out:
+	return rc;
+}
+
 /* ---- the whole base ---- */
 
 struct table_def {
@@ -512,6 +645,10 @@ static const struct table_def defs[KB_T_COUNT] = {
 	[KB_T_FAMILIES] = DEF("arch_families.tsv", fam_cols, load_families),
 	[KB_T_ARCHS] = DEF("archs.tsv", arch_cols, load_archs),
 	[KB_T_ERRORS] = DEF("errors.tsv", err_cols, load_errors),
+	[KB_T_MESSAGES] = DEF("messages.tsv", msg_cols, load_messages),
+	[KB_T_EXPLAIN] = DEF("explain.tsv", expl_cols, load_explain),
+	[KB_T_XID] = DEF("xid.tsv", xid_cols, load_xid),
+	[KB_T_SOURCES] = DEF("sources.tsv", src_cols, load_sources),
 };
 
 static void db_free(void)
@@ -528,6 +665,10 @@ static void db_free(void)
 	free(db.families);
 	free(db.archs);
 	free(db.errors);
+	free(db.messages);
+	free(db.explanations);
+	free(db.xids);
+	free(db.sources);
 	for (int i = 0; i < KB_T_COUNT; i++)
 		tsv_free(&db.tables[i]);
 	memset(&db, 0, sizeof(db));

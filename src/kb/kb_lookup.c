@@ -87,6 +87,10 @@ ACCESSORS(ptx_isa, struct kb_ptx_isa, ptx, n_ptx)
 ACCESSORS(family, struct kb_family, families, n_families)
 ACCESSORS(arch, struct kb_arch_info, archs, n_archs)
 ACCESSORS(error, struct kb_error, errors, n_errors)
+ACCESSORS(message, struct kb_message, messages, n_messages)
+ACCESSORS(explanation, struct kb_explanation, explanations, n_explanations)
+ACCESSORS(xid, struct kb_xid, xids, n_xids)
+ACCESSORS(source, struct kb_source, sources, n_sources)
 
 /* ---- toolkits ---- */
 
@@ -262,4 +266,28 @@ const struct kb_error *kb_error_by_code(enum kb_api api, int code)
 const char *kb_api_name(enum kb_api api)
 {
 	return api == KB_API_RUNTIME ? "runtime" : "driver";
+}
+
+const struct kb_explanation *kb_explanation_find(const char *finding)
+{
+	for (size_t i = 0; finding && i < kb_explanation_count(); i++)
+		if (strcmp(kb_explanation_at(i)->finding, finding) == 0)
+			return kb_explanation_at(i);
+	return NULL;
+}
+
+const struct kb_xid *kb_xid_find(int xid)
+{
+	for (size_t i = 0; i < kb_xid_count(); i++)
+		if (kb_xid_at(i)->xid == xid)
+			return kb_xid_at(i);
+	return NULL;
+}
+
+const struct kb_source *kb_source_find(const char *key)
+{
+	for (size_t i = 0; key && i < kb_source_count(); i++)
+		if (strcmp(kb_source_at(i)->key, key) == 0)
+			return kb_source_at(i);
+	return NULL;
 }

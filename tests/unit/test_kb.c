@@ -611,72 +611,84 @@ static void error_lookups(void **state)
 	}
 }
 
-/* Every source key a row cites is explained in docs/kb.md. */
-static void every_source_key_is_documented(void **state)
+/* Every source a row cites is a URL or a key sources.tsv explains. */
+static void check_sources(const char *list, const char *where)
 {
-	char *doc = NULL;
-	size_t len;
-	const char *lists[512];
-	size_t n = 0;
+	const char *p = list;
+
+	while (*p) {
+		char key[160];
+		size_t k = strcspn(p, ";");
+
+		assert_true(k > 0 && k < sizeof(key));
+		memcpy(key, p, k);
+		key[k] = '\0';
+		p += k + (p[k] == ';');
+		if (strncmp(key, "https://", 8) == 0)
+			continue;
+		if (!kb_source_find(key))
+			fail_msg("%s cites %s, which kb/sources.tsv does not explain", where, key);
+	}
+}
+
+static void every_source_is_explained(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < kb_gpu_count(); i++)
+		check_sources(kb_gpu_at(i)->source, kb_gpu_at(i)->name);
+	for (size_t i = 0; i < kb_toolkit_count(); i++)
+		check_sources(kb_toolkit_at(i)->source, "toolkits.tsv");
+	for (size_t i = 0; i < kb_driver_count(); i++)
+		check_sources(kb_driver_at(i)->source, "drivers.tsv");
+	for (size_t i = 0; i < kb_ptx_isa_count(); i++)
+		check_sources(kb_ptx_isa_at(i)->source, "ptx_isa.tsv");
+	for (size_t i = 0; i < kb_family_count(); i++)
+		check_sources(kb_family_at(i)->source, "arch_families.tsv");
+	for (size_t i = 0; i < kb_arch_count(); i++)
+		check_sources(kb_arch_at(i)->source, "archs.tsv");
+	for (size_t i = 0; i < kb_error_count(); i++)
+		check_sources(kb_error_at(i)->source, kb_error_at(i)->name);
+	for (size_t i = 0; i < kb_message_count(); i++)
+		check_sources(kb_message_at(i)->source, kb_message_at(i)->key);
+	for (size_t i = 0; i < kb_explanation_count(); i++)
+		check_sources(kb_explanation_at(i)->source, kb_explanation_at(i)->finding);
+	for (size_t i = 0; i < kb_xid_count(); i++)
+		check_sources(kb_xid_at(i)->source, "xid.tsv");
+}
+
+/* Every finding an error code or a message maps to has its explanation. */
+static void every_finding_is_explained(void **state)
+{
+	static const char *const oom[] = { "oom-capacity", "oom-other-process", "oom-fragmentation",
+					   "arch-dropped-by-toolkit", "cuda-error" };
 
 	(void)state;
-	assert_int_equal(file_read_text(CUDOCTOR_SOURCE_DIR "/docs/kb.md", 1 << 20, &doc, &len, NULL),
-			 CD_OK);
-	for (size_t i = 0; i < kb_gpu_count(); i++)
-		lists[n++] = kb_gpu_at(i)->source;
-	for (size_t i = 0; i < kb_toolkit_count(); i++)
-		lists[n++] = kb_toolkit_at(i)->source;
-	for (size_t i = 0; i < kb_driver_count(); i++)
-		lists[n++] = kb_driver_at(i)->source;
-	for (size_t i = 0; i < kb_ptx_isa_count() && n < 480; i++)
-		lists[n++] = kb_ptx_isa_at(i)->source;
-	for (size_t i = 0; i < kb_family_count() && n < 480; i++)
-		lists[n++] = kb_family_at(i)->source;
-	for (size_t i = 0; i < kb_arch_count() && n < 500; i++)
-		lists[n++] = kb_arch_at(i)->source;
-	if (kb_error_count())
-		lists[n++] = kb_error_at(0)->source;
-	for (size_t i = 0; i < n; i++) {
-		const char *p = lists[i];
+	for (size_t i = 0; i < kb_error_count(); i++) {
+		const char *f = kb_error_at(i)->finding;
 
-		while (*p) {
-			char key[64], pat[80];
-			size_t k = strcspn(p, ";");
-			char *us;
-
-			assert_true(k > 0 && k < sizeof(key));
-			memcpy(key, p, k);
-			key[k] = '\0';
-			p += k + (p[k] == ';');
-			snprintf(pat, sizeof(pat), "| %s |", key);
-			if (strstr(doc, pat))
-				continue;
-			/* families of keys: SMI_xxx, THIRD_PARTY_* */
-			us = strrchr(key, '_');
-			if (us) {
-				*us = '\0';
-				snprintf(pat, sizeof(pat), "%s_xxx", key);
-				if (strstr(doc, pat))
-					continue;
-				snprintf(pat, sizeof(pat), "%s_*", key);
-				if (strstr(doc, pat))
-					continue;
-				*us = '_';
-			}
-			fail_msg("source key %s is not explained in docs/kb.md", key);
-		}
+		if (f && !kb_explanation_find(f))
+			fail_msg("%s maps to %s, which explain.tsv lacks", kb_error_at(i)->name, f);
 	}
-	free(doc);
+	for (size_t i = 0; i < kb_message_count(); i++)
+		if (!kb_explanation_find(kb_message_at(i)->finding))
+			fail_msg("message %s maps to %s, which explain.tsv lacks", kb_message_at(i)->key,
+				 kb_message_at(i)->finding);
+	for (size_t i = 0; i < sizeof(oom) / sizeof(oom[0]); i++)
+		assert_non_null(kb_explanation_find(oom[i]));
+	assert_true(kb_explanation_find("no-kernel-image")->n_fix >= 2);
+	assert_non_null(kb_xid_find(79));
+	assert_string_equal(kb_xid_find(79)->kind, "hardware");
+	assert_null(kb_xid_find(9999));
 }
 
 /* ---- malformed tables are refused with file:line ---- */
 
 static int load_with(const char *name, const char *text, char *err)
 {
-	struct kb_blob blobs[8];
+	struct kb_blob blobs[32];
 	size_t n = 0;
 
-	for (size_t i = 0; i < kb_blob_count && n < 8; i++) {
+	for (size_t i = 0; i < kb_blob_count && n < 32; i++) {
 		blobs[n] = kb_blobs[i];
 		if (strcmp(blobs[n].name, name) == 0) {
 			blobs[n].data = (const unsigned char *)text;
@@ -736,7 +748,8 @@ int main(void)
 		cmocka_unit_test(catalogue_covers_runtime_header),
 		cmocka_unit_test(catalogue_covers_driver_header),
 		cmocka_unit_test(error_lookups),
-		cmocka_unit_test(every_source_key_is_documented),
+		cmocka_unit_test(every_source_is_explained),
+		cmocka_unit_test(every_finding_is_explained),
 		cmocka_unit_test(malformed_tables_are_refused),
 	};
 	return cmocka_run_group_tests(tests, load, NULL);
