@@ -342,7 +342,7 @@ enum oom_class oom_classify(const struct oom_numbers *n)
 		return OOM_CLASS_UNKNOWN;
 	if (others >= 0 && others >= max2(GIB, t / 10))
 		return OOM_CLASS_OTHER_PROCESS;
-	if (u + f >= r && (u >= t / 20 || f >= t / 20))
+	if (u + f >= r * 1.25 && (u >= t / 20 || f >= t / 20))
 		return OOM_CLASS_FRAGMENTATION;
 	if (n->have & (OOM_HAVE_FREE | OOM_HAVE_RESERVED_UNALLOC | OOM_HAVE_ALLOCATED))
 		return OOM_CLASS_CAPACITY;
