@@ -83,6 +83,7 @@ struct kb_toolkit {
 	bool has_min_driver;
 	struct version min_driver_update; /* Linux, last update release */
 	bool has_min_driver_update;
+	const char *min_driver_text, *min_driver_update_text; /* as written: "580.65.06", "?" */
 	const char *min_windows_driver;   /* text; "?" when unknown */
 	struct kb_arch *archs;       /* targets nvcc accepts; valid when archs_known */
 	size_t n_archs;
@@ -96,6 +97,7 @@ struct kb_toolkit {
 	enum kb_zstd zstd;           /* default fatbin compression uses zstd? */
 	struct version minor_compat_floor; /* oldest driver that runs this family's apps */
 	bool has_minor_compat;
+	const char *minor_compat_floor_text;
 	bool uncertain;
 	const char *notes, *source;
 };
@@ -114,6 +116,7 @@ int kb_arch_toolkit_range(struct kb_arch a, const struct kb_toolkit **first,
 struct kb_driver_branch {
 	int branch;                  /* 580 */
 	struct version first_version;/* first release seen: 580.65.06 */
+	const char *first_version_text;
 	struct version cuda;         /* what nvidia-smi prints as "CUDA Version" */
 	const char *versions_seen, *can_run, *notes, *source;
 	bool uncertain;
@@ -136,6 +139,7 @@ struct kb_ptx_isa {
 	struct version cuda;         /* release that introduced it */
 	struct version min_driver;   /* oldest Linux driver that JITs it; valid if has_min_driver */
 	bool has_min_driver;
+	const char *min_driver_text;
 	bool uncertain;
 	const char *notes, *source;
 };

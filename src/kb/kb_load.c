@@ -279,6 +279,9 @@ static int load_toolkits(const struct tsv_table *t, char *err)
 		k->release_text = tsv_cell(t, i, 0);
 		CHECK(field_nonempty(t, i, 1, tk_cols, &k->ga_date, err));
 		CHECK(field_version(t, i, 2, tk_cols, true, &k->min_driver, &k->has_min_driver, err));
+		k->min_driver_text = tsv_cell(t, i, 2);
+		k->min_driver_update_text = tsv_cell(t, i, 3);
+		k->minor_compat_floor_text = tsv_cell(t, i, 11);
 		CHECK(field_version(t, i, 3, tk_cols, true, &k->min_driver_update,
 				    &k->has_min_driver_update, err));
 		CHECK(field_nonempty(t, i, 4, tk_cols, &k->min_windows_driver, err));
@@ -331,6 +334,7 @@ static int load_drivers(const struct tsv_table *t, char *err)
 		if (i > 0 && db.drivers[i - 1].branch >= d->branch)
 			return bad(t, i, 0, drv_cols, "branches must be in ascending order", err);
 		CHECK(field_version(t, i, 1, drv_cols, false, &d->first_version, NULL, err));
+		d->first_version_text = tsv_cell(t, i, 1);
 		if (d->first_version.major != d->branch)
 			return bad(t, i, 1, drv_cols, "first version is not of this branch", err);
 		CHECK(field_version(t, i, 2, drv_cols, false, &d->cuda, NULL, err));
@@ -369,6 +373,7 @@ static int load_ptx(const struct tsv_table *t, char *err)
 			return bad(t, i, 0, ptx_cols, "ISA versions must be in ascending order", err);
 		CHECK(field_version(t, i, 1, ptx_cols, false, &p->cuda, NULL, err));
 		CHECK(field_version(t, i, 2, ptx_cols, true, &p->min_driver, &p->has_min_driver, err));
+		p->min_driver_text = tsv_cell(t, i, 2);
 		CHECK(field_bool(t, i, 3, ptx_cols, &p->uncertain, err));
 		p->notes = tsv_cell(t, i, 4);
 		CHECK(field_nonempty(t, i, 5, ptx_cols, &p->source, err));
