@@ -1,6 +1,8 @@
 /* Loading libnvidia-ml.so.1 with dlopen and binding each entry point to its newest
  * versioned name, falling back to older ones where the ABI allows. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dlfcn.h>
 #include <limits.h>
 #include <stddef.h>

@@ -389,12 +389,13 @@ static void collect_nvml_identity(const struct nvml *nv, nvmlDevice_t dev, struc
 
 	if (!gpu_has(g, GF_NAME) && nv->DeviceGetName &&
 	    nv_ok(nv, g, "nvmlDeviceGetName", nv->DeviceGetName(dev, buf, NVML_DEVICE_NAME_V2_BUFFER_SIZE))) {
+		buf[NVML_DEVICE_NAME_V2_BUFFER_SIZE - 1] = '\0'; /* never trust the terminator */
 		snprintf(g->name, sizeof(g->name), "%s", buf);
 		gpu_mark(g, GF_NAME);
 	}
 	if (!gpu_has(g, GF_UUID) && nv->DeviceGetUUID &&
 	    nv_ok(nv, g, "nvmlDeviceGetUUID", nv->DeviceGetUUID(dev, buf, NVML_DEVICE_UUID_V2_BUFFER_SIZE))) {
-		snprintf(g->uuid, sizeof(g->uuid), "%s", buf);
+		snprintf(g->uuid, sizeof(g->uuid), "%.*s", (int)sizeof(g->uuid) - 1, buf);
 		gpu_mark(g, GF_UUID);
 	}
 	if (nv->DeviceGetPciInfo) {
