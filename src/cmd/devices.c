@@ -174,6 +174,7 @@ static json_t *gpu_json(const struct gpu_info *g, bool *oom)
 	}
 	jset(o, "cuda_ordinal", jint_or_null(g->cuda_ordinal >= 0, g->cuda_ordinal), oom);
 	jset(o, "nvml_index", jint_or_null(g->nvml_index >= 0, g->nvml_index), oom);
+	jset(o, "gpu_lost", json_boolean(g->nvml_gpu_lost), oom);
 	jset(o, "name", jstr_or_null(gpu_has(g, GF_NAME), g->name), oom);
 	jset(o, "uuid", jstr_or_null(gpu_has(g, GF_UUID), g->uuid), oom);
 	jset(o, "pci_bus_id", jstr_or_null(gpu_has(g, GF_PCI_BUS_ID), g->pci_bus_id), oom);
@@ -411,6 +412,8 @@ static void put_gpu_text(struct report *r, const struct gpu_info *g)
 	      g->remapped_rows_failure ? ", remap FAILED" : "");
 	if (gpu_has(g, GF_PROCESSES))
 		report_kv(r, "compute processes", "%zu", g->n_processes);
+	if (g->nvml_gpu_lost)
+		report_kv(r, "state", "LOST (NVML_ERROR_GPU_IS_LOST)");
 	if (g->errors[0])
 		report_kv(r, "failed queries", "%s", g->errors);
 	if (gpu_has(g, GF_PROCESSES) && g->n_processes > 0) {
@@ -503,8 +506,8 @@ const struct cd_command cmd_devices = {
 		"clock event reasons, ECC counters, retired pages / remapped rows and processes.\n"
 		"Reads only; creates no CUDA context.\n"
 		"\n"
-		"Findings: no-driver, driver-init-failed, no-device, nvml-unavailable, ecc-errors,\n"
-		"retired-pages-pending, pcie-link-degraded, clocks-throttled.\n"
+		"Findings: no-driver, driver-init-failed, no-device, nvml-unavailable, gpu-lost,\n"
+		"ecc-errors, retired-pages-pending, pcie-link-degraded, clocks-throttled.\n"
 		"--json carries every field, units in the key names (docs/json.md); unknown values are null.\n"
 		"Environment: CUDOCTOR_LIBCUDA, CUDOCTOR_LIBNVML select the driver libraries.\n",
 	.run = devices_run,

@@ -321,6 +321,27 @@ static int clocks_throttled(struct report *r, const struct gpu_info *g, const ch
 	return CD_OK;
 }
 
+static int gpu_lost(struct report *r, const struct gpu_info *g, const char *subject)
+{
+	struct finding *f;
+
+	if (!g->nvml_gpu_lost)
+		return CD_OK;
+	f = report_add_finding(r, SEV_ERROR, "gpu-lost", subject,
+			       "the GPU has fallen off the bus or is otherwise inaccessible");
+	if (!f)
+		return CD_ENOMEM;
+	finding_evidence(f, "%s", g->errors);
+	if (g->pci_bus_id[0])
+		finding_evidence(f, "PCI bus id %s", g->pci_bus_id);
+	finding_why(f, "NVML answers NVML_ERROR_GPU_IS_LOST when the driver can no longer talk to the GPU "
+		       "(the kernel log usually shows Xid 79); every CUDA call on it fails until it is "
+		       "recovered.");
+	finding_fix(f, "sudo dmesg | grep -i -E 'xid|fallen off the bus'");
+	finding_fix(f, "reboot; if it recurs check power cables, seating, temperature and the PCIe slot");
+	return CD_OK;
+}
+
 int gpu_health_findings(struct report *r, const struct gpu_probe *p)
 {
 	for (size_t i = 0; i < p->n_gpus; i++) {
@@ -329,7 +350,7 @@ int gpu_health_findings(struct report *r, const struct gpu_probe *p)
 		int rc;
 
 		gpu_subject(g, subject, sizeof(subject));
-		if ((rc = ecc_errors(r, g, subject)) || (rc = retirement_pending(r, g, subject)) ||
+		if ((rc = gpu_lost(r, g, subject)) || (rc = ecc_errors(r, g, subject)) || (rc = retirement_pending(r, g, subject)) ||
 		    (rc = pcie_degraded(r, g, subject)) || (rc = clocks_throttled(r, g, subject)))
 			return rc;
 	}

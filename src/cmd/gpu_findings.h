@@ -10,7 +10,7 @@
  * value of CUDA_VISIBLE_DEVICES (NULL when unset), quoted as evidence. */
 int gpu_driver_findings(struct report *r, const struct gpu_probe *p, const char *visible_devices);
 
-/* ecc-errors, retired-pages-pending, pcie-link-degraded, clocks-throttled, per GPU. */
+/* gpu-lost, ecc-errors, retired-pages-pending, pcie-link-degraded, clocks-throttled, per GPU. */
 int gpu_health_findings(struct report *r, const struct gpu_probe *p);
 
 /* "GPU 0 (NVIDIA H200)", or "NVML device 1 (NVIDIA H200)" for a GPU CUDA does not see. */

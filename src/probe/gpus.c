@@ -5,13 +5,19 @@
 #include <string.h>
 
 #include "probe/gpus.h"
+#include "util/str.h"
 
+/* Appends "call: what" to g->errors when the whole entry fits, else marks the list cut. */
 static void note_error(struct gpu_info *g, const char *call, const char *what)
 {
 	size_t len = strlen(g->errors);
+	size_t need = strlen(call) + strlen(what) + 4;
 
-	if (len + 1 >= sizeof(g->errors))
+	if (len + need + 5 >= sizeof(g->errors)) {
+		if (len + 5 < sizeof(g->errors) && !str_ends_with(g->errors, "; ..."))
+			snprintf(g->errors + len, sizeof(g->errors) - len, "; ...");
 		return;
+	}
 	snprintf(g->errors + len, sizeof(g->errors) - len, "%s%s: %s", len ? "; " : "", call, what);
 }
 
@@ -304,6 +310,11 @@ static bool nv_ok(const struct nvml *nv, struct gpu_info *g, const char *call, n
 {
 	if (r == NVML_SUCCESS)
 		return true;
+	/* a lost GPU fails every later query the same way: say it once */
+	if (g->nvml_gpu_lost)
+		return false;
+	if (r == NVML_ERROR_GPU_IS_LOST)
+		g->nvml_gpu_lost = true;
 	if (r != NVML_ERROR_NOT_SUPPORTED && r != NVML_ERROR_FUNCTION_NOT_FOUND)
 		note_error(g, call, nvml_result_name(r));
 	(void)nv;

@@ -48,6 +48,7 @@ struct gpu_info {
 	unsigned long long valid[(GF_COUNT + 63) / 64];
 	int cuda_ordinal;             /* -1: not visible to CUDA (hidden, or cuInit failed) */
 	int nvml_index;               /* -1: not found through NVML */
+	bool nvml_gpu_lost;           /* an NVML query answered NVML_ERROR_GPU_IS_LOST */
 
 	char name[256];
 	char uuid[64];                /* "GPU-8-4-4-4-12" as nvidia-smi prints it */
