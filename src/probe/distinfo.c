@@ -11,10 +11,6 @@
 #include "util/str.h"
 #include "util/version.h"
 
-struct want {
-	const char *stem;
-};
-
 static bool is_dist_info(const char *name, void *arg)
 {
 	(void)arg;
@@ -22,14 +18,14 @@ static bool is_dist_info(const char *name, void *arg)
 }
 
 /* pkg is stem, or stem + "_cu" + digits; compared without case (pip may keep it) */
-static bool pkg_matches(const char *pkg, const char *stem)
+static bool pkg_matches(const char *pkg, const char *stem, enum distinfo_suffix which)
 {
 	size_t sl = strlen(stem);
 
 	if (strncasecmp(pkg, stem, sl) != 0)
 		return false;
 	if (pkg[sl] == '\0')
-		return true;
+		return which == DI_ANY;
 	if (strncasecmp(pkg + sl, "_cu", 3) != 0 || pkg[sl + 3] == '\0')
 		return false;
 	for (const char *p = pkg + sl + 3; *p; p++)
@@ -38,7 +34,8 @@ static bool pkg_matches(const char *pkg, const char *stem)
 	return true;
 }
 
-int distinfo_find(const char *dir, const char *stem, int want_major, char *ver, size_t n)
+int distinfo_find(const char *dir, const char *stem, int want_major, enum distinfo_suffix which,
+		  char *ver, size_t n)
 {
 	char **names;
 	size_t cnt;
@@ -51,7 +48,7 @@ int distinfo_find(const char *dir, const char *stem, int want_major, char *ver, 
 	for (size_t i = 0; i < cnt; i++) {
 		char pkg[128], v[64];
 		struct version pv;
-		if (vt_dist_info_name(names[i], pkg, sizeof pkg, v, sizeof v) != CD_OK || !pkg_matches(pkg, stem))
+		if (vt_dist_info_name(names[i], pkg, sizeof pkg, v, sizeof v) != CD_OK || !pkg_matches(pkg, stem, which))
 			continue;
 		if (version_parse(v, &pv) != CD_OK || (want_major > 0 && pv.major != want_major))
 			continue;

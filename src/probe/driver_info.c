@@ -23,29 +23,24 @@ static void read_kmod(struct driver_info *di, const char *root)
 	free(text);
 }
 
-void driver_info_collect(struct driver_info *di, const struct cudrv *d, const char *load_error,
-			 const char *nvml_version, const char *root)
+void driver_info_collect(struct driver_info *di, const struct driver_seen *s, const char *root)
 {
 	memset(di, 0, sizeof *di);
 	read_kmod(di, root);
-	if (!d || !d->handle) {
-		snprintf(di->load_error, sizeof di->load_error, "%s", load_error ? load_error : "libcuda.so.1 not loaded");
+	if (!s->loaded) {
+		snprintf(di->load_error, sizeof di->load_error, "%s", s->load_error ? s->load_error : "libcuda.so.1 not loaded");
 	} else {
 		di->loaded = true;
-		snprintf(di->library_path, sizeof di->library_path, "%s", d->path);
-		snprintf(di->how, sizeof di->how, "%s", d->how);
-		di->compat_lib = strstr(d->path, "/compat/") != NULL;
-		if (d->Init) {
-			di->init_called = true;
-			di->init_result = d->Init(0);
-			snprintf(di->init_result_name, sizeof di->init_result_name, "%s", cudrv_result_name(d, di->init_result));
-		}
-		/* cuDriverGetVersion works without a successful cuInit */
-		if (d->DriverGetVersion && d->DriverGetVersion(&di->cuda_version) != CUDA_SUCCESS)
-			di->cuda_version = 0;
+		snprintf(di->library_path, sizeof di->library_path, "%s", s->library_path ? s->library_path : "");
+		snprintf(di->how, sizeof di->how, "%s", s->how ? s->how : "");
+		di->compat_lib = strstr(di->library_path, "/compat/") != NULL;
+		di->init_called = s->init_called;
+		di->init_result = s->init_result;
+		snprintf(di->init_result_name, sizeof di->init_result_name, "%s", s->init_result_name ? s->init_result_name : "");
+		di->cuda_version = s->cuda_version;
 	}
-	if (nvml_version && *nvml_version) {
-		snprintf(di->version, sizeof di->version, "%s", nvml_version);
+	if (s->nvml_version && *s->nvml_version) {
+		snprintf(di->version, sizeof di->version, "%s", s->nvml_version);
 		di->version_source = "NVML";
 	} else if (di->loaded) {
 		const char *base = strrchr(di->library_path, '/');

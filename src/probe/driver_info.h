@@ -5,7 +5,6 @@
 
 #include <stdbool.h>
 
-#include "driver/cudrv.h"
 #include "probe/paths.h"
 #include "util/err.h"
 
@@ -26,10 +25,18 @@ struct driver_info {
 	bool compat_lib;              /* a cuda-compat libcuda (…/compat/libcuda.so.*) */
 };
 
-/* Fills di from a loaded driver (d, or NULL with load_error saying why), NVML's
- * driver version string (NULL when NVML is unavailable) and /proc under root.
- * Calls cuInit(0) and cuDriverGetVersion when d is loaded. */
-void driver_info_collect(struct driver_info *di, const struct cudrv *d, const char *load_error,
-			 const char *nvml_version, const char *root);
+/* What loading libcuda and NVML told (the GPU probe does the loading and cuInit). */
+struct driver_seen {
+	bool loaded;
+	const char *library_path, *how, *load_error;
+	bool init_called;
+	int init_result;
+	const char *init_result_name;
+	int cuda_version;             /* cuDriverGetVersion, 0 unknown */
+	const char *nvml_version;     /* NVML's driver version, NULL when NVML failed */
+};
+
+/* Fills di from what was seen and from /proc under root (NULL for /). */
+void driver_info_collect(struct driver_info *di, const struct driver_seen *s, const char *root);
 
 #endif

@@ -99,7 +99,7 @@ static bool version_from_root(const char *root, int major, struct runtime *rt)
 		}
 	}
 	if (path_join(p, sizeof p, root, "dist-info") == CD_OK &&
-	    distinfo_find(p, "nvidia_cuda_runtime", major, rt->version_text, sizeof rt->version_text) == CD_OK) {
+	    distinfo_find(p, "nvidia_cuda_runtime", major, DI_ANY, rt->version_text, sizeof rt->version_text) == CD_OK) {
 		rt->version_source = "dist-info";
 		return true;
 	}
@@ -144,7 +144,8 @@ static void fill_version(struct runtime *rt, const char *so_prefix)
 	path_parent(up);
 	path_parent(up);
 	if (rt->origin == ORIGIN_PIP &&
-	    distinfo_find(up, "nvidia_cuda_runtime", major, rt->version_text, sizeof rt->version_text) == CD_OK) {
+	    distinfo_find(up, "nvidia_cuda_runtime", major, strstr(dir, "/nvidia/cuda_runtime/") || str_ends_with(dir, "/nvidia/cuda_runtime/lib") ? DI_CU_SUFFIX : DI_ANY,
+			  rt->version_text, sizeof rt->version_text) == CD_OK) {
 		rt->version_source = "dist-info";
 		goto parse;
 	}

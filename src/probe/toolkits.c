@@ -51,7 +51,7 @@ int toolkit_version_from_files(const char *root, char *out, size_t n, const char
 	}
 	/* a toolkit assembled from wheels keeps their dist-info beside bin/ */
 	if (path_join(dist, sizeof dist, root, "dist-info") == CD_OK &&
-	    distinfo_find(dist, "nvidia_cuda_nvcc", 0, out, n) == CD_OK) {
+	    distinfo_find(dist, "nvidia_cuda_nvcc", 0, DI_ANY, out, n) == CD_OK) {
 		*source = "dist-info";
 		return CD_OK;
 	}
@@ -59,11 +59,14 @@ int toolkit_version_from_files(const char *root, char *out, size_t n, const char
 	snprintf(site, sizeof site, "%s", root);
 	const char *base = strrchr(site, '/');
 	int want_major = 0;
-	if (base && base[1] == 'c' && base[2] == 'u' && base[3] >= '0' && base[3] <= '9')
+	enum distinfo_suffix which = DI_CU_SUFFIX;
+	if (base && base[1] == 'c' && base[2] == 'u' && base[3] >= '0' && base[3] <= '9') {
 		want_major = atoi(base + 3);
+		which = DI_ANY;
+	}
 	path_parent(site);
 	path_parent(site);
-	if (distinfo_find(site, "nvidia_cuda_nvcc", want_major, out, n) == CD_OK) {
+	if (distinfo_find(site, "nvidia_cuda_nvcc", want_major, which, out, n) == CD_OK) {
 		*source = "dist-info";
 		return CD_OK;
 	}
@@ -297,8 +300,10 @@ const char *toolkit_found_by_text(unsigned by, char *buf, size_t n)
 		if (!(by & names[i].bit))
 			continue;
 		int w = snprintf(buf + used, n - used, "%s%s", used ? ", " : "", names[i].name);
-		if (w < 0 || (size_t)w >= n - used)
+		if (w < 0 || (size_t)w >= n - used) {
+			buf[used] = '\0'; /* whole names only */
 			break;
+		}
 		used += (size_t)w;
 	}
 	return buf;
