@@ -245,6 +245,29 @@ static void test_ldcache_rejects_bad_input(void **state)
 	file_unmap(&mf);
 }
 
+/* The crafted seeds of the fuzz corpus: new format alone and after the old table. */
+static void test_ldcache_crafted(void **state)
+{
+	static const char *const files[] = { "three_entries", "old_and_new" };
+	char path[4096], err[CD_ERRMSG];
+	struct ldcache c;
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(path, sizeof path, "%s/tests/fuzz/corpus/ldcache/%s", CUDOCTOR_SOURCE_DIR, files[i]);
+		assert_int_equal(ldcache_load(path, &c, err), CD_OK);
+		assert_int_equal(c.n, 3);
+		assert_string_equal(c.e[0].soname, "libcudart.so.12");
+		assert_string_equal(c.e[0].path, "/usr/local/cuda-12.4/lib64/libcudart.so.12");
+		assert_string_equal(c.e[2].path, "/usr/lib32/libfoo.so.1");
+#if defined(__x86_64__)
+		assert_true(ldcache_entry_native(&c.e[1]));
+		assert_false(ldcache_entry_native(&c.e[2])); /* an i386 library */
+#endif
+		ldcache_free(&c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -257,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_soname_and_header),
 		cmocka_unit_test(test_ldcache_matches_ldconfig),
 		cmocka_unit_test(test_ldcache_rejects_bad_input),
+		cmocka_unit_test(test_ldcache_crafted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
