@@ -793,9 +793,9 @@ static int rule_wsl(const struct stack_facts *f, struct report *r)
 	return CD_OK;
 }
 
-/* --- GPU health ------------------------------------------------------------------------ */
+/* --- GPU state ------------------------------------------------------------------------- */
 
-static int rule_health(const struct stack_facts *f, struct report *r)
+static int rule_persistence(const struct stack_facts *f, struct report *r)
 {
 	char subj[160];
 
@@ -803,45 +803,14 @@ static int rule_health(const struct stack_facts *f, struct report *r)
 		const struct stack_gpu *g = &f->gpus[i];
 		struct finding *x;
 
+		if (g->persistence != 0)
+			continue;
 		gpu_subject(g, subj, sizeof subj);
-		if (g->ecc_uncorrected > 0) {
-			x = report_add_finding(r, SEV_WARN, "ecc-errors", subj, "%lld uncorrected ECC errors since the last driver load", g->ecc_uncorrected);
-			NOMEM(x);
-			NOMEM(finding_evidence(x, "NVML volatile uncorrected ECC count: %lld", g->ecc_uncorrected) == CD_OK);
-			NOMEM(finding_why(x, "An uncorrected ECC error means GPU memory returned wrong data; the process that hit it was killed (Xid 48) and the page is retired.") == CD_OK);
-			NOMEM(finding_fix(x, "nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER -i %d", g->pci_index) == CD_OK);
-		}
-		if (g->retired_pages_pending > 0) {
-			x = report_add_finding(r, SEV_WARN, "retired-pages-pending", subj, "Retired memory pages wait for a GPU reset");
-			NOMEM(x);
-			NOMEM(finding_evidence(x, "NVML retired pages pending: yes") == CD_OK);
-			NOMEM(finding_why(x, "Pages with ECC errors are taken out of use only when the driver reloads; until then the bad memory can be handed out again.") == CD_OK);
-			NOMEM(finding_fix(x, "sudo reboot   # or reset the GPU when no process uses it") == CD_OK);
-		}
-		if (g->pcie_width_cur > 0 && g->pcie_width_max > 0 && g->pcie_width_cur < g->pcie_width_max) {
-			x = report_add_finding(r, SEV_WARN, "pcie-link-degraded", subj, "PCIe link runs at x%d of x%d lanes",
-					       g->pcie_width_cur, g->pcie_width_max);
-			NOMEM(x);
-			NOMEM(finding_evidence(x, "PCIe gen %d/%d, width x%d/x%d (current/max)", g->pcie_gen_cur, g->pcie_gen_max,
-					       g->pcie_width_cur, g->pcie_width_max) == CD_OK);
-			NOMEM(finding_why(x, "Host-device copies are bound by the link: fewer lanes divide bandwidth. "
-					  "The generation drops at idle to save power, the lane count should not.") == CD_OK);
-			NOMEM(finding_fix(x, "reseat the card or move it to an x%d slot; avoid risers", g->pcie_width_max) == CD_OK);
-		}
-		if (g->throttle_text) {
-			x = report_add_finding(r, SEV_WARN, "clocks-throttled", subj, "Clocks are held down: %s", g->throttle_text);
-			NOMEM(x);
-			NOMEM(finding_evidence(x, "NVML clocks event reasons 0x%llx: %s", g->throttle_reasons, g->throttle_text) == CD_OK);
-			NOMEM(finding_why(x, "Thermal or power slowdown lowers SM clocks, so kernels run slower than the GPU's rating.") == CD_OK);
-			NOMEM(finding_fix(x, "nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER -i %d", g->pci_index) == CD_OK);
-		}
-		if (g->persistence == 0) {
-			x = report_add_finding(r, SEV_INFO, "persistence-off", subj, "Persistence mode is off: every first CUDA call reinitialises the GPU");
-			NOMEM(x);
-			NOMEM(finding_evidence(x, "NVML persistence mode: disabled") == CD_OK);
-			NOMEM(finding_why(x, "Without persistence the driver tears the GPU down when the last client exits, so each new process pays seconds in cuInit.") == CD_OK);
-			NOMEM(finding_fix(x, "sudo systemctl enable --now nvidia-persistenced") == CD_OK);
-		}
+		x = report_add_finding(r, SEV_INFO, "persistence-off", subj, "Persistence mode is off: every first CUDA call reinitialises the GPU");
+		NOMEM(x);
+		NOMEM(finding_evidence(x, "NVML persistence mode: disabled") == CD_OK);
+		NOMEM(finding_why(x, "Without persistence the driver tears the GPU down when the last client exits, so each new process pays for it again in cuInit (up to seconds).") == CD_OK);
+		NOMEM(finding_fix(x, "sudo systemctl enable --now nvidia-persistenced") == CD_OK);
 	}
 	return CD_OK;
 }
@@ -852,7 +821,7 @@ int stack_rules_run(const struct stack_facts *f, struct report *r)
 		rule_no_driver, rule_init, rule_module_mismatch, rule_nvml,
 		rule_toolkit_vs_driver, rule_runtime_vs_driver, rule_toolkit_vs_gpu,
 		rule_shadowed, rule_torch_cpu, rule_visible_devices, rule_device_order,
-		rule_device_nodes, rule_wsl, rule_health, rule_smi_cuda_version,
+		rule_device_nodes, rule_wsl, rule_persistence, rule_smi_cuda_version,
 	};
 
 	for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {

@@ -38,12 +38,7 @@ struct stack_gpu {
 	/* from the kb */
 	const char *first_toolkit;    /* first CUDA that can build sm_XY for it, "11.8" */
 	const char *last_toolkit;     /* last CUDA that can, NULL: still supported */
-	/* health, from NVML; negative means unknown */
-	long long ecc_uncorrected;    /* volatile uncorrected ECC errors */
-	int retired_pages_pending;    /* 1 pending, 0 not */
-	int pcie_gen_cur, pcie_gen_max, pcie_width_cur, pcie_width_max;
-	unsigned long long throttle_reasons; /* nvmlClocksEventReasons bitmask */
-	const char *throttle_text;    /* "HW slowdown, thermal", NULL if none of interest */
+	/* hardware health (ECC, retired pages, PCIe, clocks) is judged by cmd/gpu_findings */
 	int persistence;              /* 1 on, 0 off, -1 unknown */
 };
 
