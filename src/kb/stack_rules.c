@@ -705,8 +705,11 @@ static int rule_device_nodes(const struct stack_facts *f, struct report *r)
 
 	if (p->wsl || p->n_nodes == 0)
 		return CD_OK;
-	/* without any driver, no-driver already says everything */
+	/* without any driver, no-driver already says everything; with a working cuInit the
+	 * nodes it needs (nvidiactl, nvidia-uvm, nvidiaN) were evidently there */
 	if (!f->driver.loaded && !f->driver.kmod_version && f->n_gpus == 0)
+		return CD_OK;
+	if (f->driver.loaded && f->driver.init_called && f->driver.init_result == CUDA_SUCCESS)
 		return CD_OK;
 	for (size_t i = 0; i < p->n_nodes; i++) {
 		const struct device_node *n = &p->nodes[i];

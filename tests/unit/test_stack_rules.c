@@ -577,6 +577,13 @@ static void test_device_nodes(void **state)
 	(void)state;
 	f.platform.nodes = nodes;
 	f.platform.n_nodes = 3;
+	/* cuInit worked: the nodes it needs were there, whatever a stat says */
+	run(&f, &r);
+	assert_int_equal(count(&r, "device-nodes"), 0);
+	report_free(&r);
+
+	f.driver.init_result = CUDA_ERROR_UNKNOWN;
+	f.driver.init_result_name = "CUDA_ERROR_UNKNOWN";
 	run(&f, &r);
 	const struct finding *x = expect(&r, "device-nodes", SEV_WARN);
 	assert_true(any_has(x->fix, x->n_fix, "modprobe nvidia_uvm"));
