@@ -131,23 +131,24 @@ static void fill_version(struct runtime *rt, const char *so_prefix)
 	}
 	snprintf(dir, sizeof dir, "%s", rt->real_path);
 	path_parent(dir);
-	/* 2. a toolkit root: lib64/.. or targets/<arch>/lib/../../.. */
-	snprintf(up, sizeof up, "%s", dir);
-	for (int i = 0; i < 3; i++) {
-		path_parent(up);
-		if (i != 1 && version_from_root(up, major, rt))
-			goto parse;
-	}
-	/* 3. wheels: site-packages/nvidia/{cuda_runtime,cuNN}/lib -> site-packages */
+	/* 2. wheels: site-packages/nvidia/{cuda_runtime,cuNN}/lib -> site-packages; before the
+	 * wheel's own include/cuda_runtime_api.h, which only knows major.minor */
 	snprintf(up, sizeof up, "%s", dir);
 	path_parent(up);
 	path_parent(up);
 	path_parent(up);
 	if (rt->origin == ORIGIN_PIP &&
-	    distinfo_find(up, "nvidia_cuda_runtime", major, strstr(dir, "/nvidia/cuda_runtime/") || str_ends_with(dir, "/nvidia/cuda_runtime/lib") ? DI_CU_SUFFIX : DI_ANY,
+	    distinfo_find(up, "nvidia_cuda_runtime", major, str_ends_with(dir, "/nvidia/cuda_runtime/lib") ? DI_CU_SUFFIX : DI_ANY,
 			  rt->version_text, sizeof rt->version_text) == CD_OK) {
 		rt->version_source = "dist-info";
 		goto parse;
+	}
+	/* 3. a toolkit root (or the wheel's package dir): lib64/.. or targets/<arch>/lib/../../.. */
+	snprintf(up, sizeof up, "%s", dir);
+	for (int i = 0; i < 3; i++) {
+		path_parent(up);
+		if (i != 1 && version_from_root(up, major, rt))
+			goto parse;
 	}
 	/* 4. torch/lib: the CUDA torch was built with, from torch/version.py */
 	if (rt->origin == ORIGIN_TORCH) {

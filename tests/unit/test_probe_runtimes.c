@@ -86,6 +86,12 @@ static void test_fake_layouts(void **state)
 	tree_file(root, "usr/local/cuda-12.4/targets/x86_64-linux/lib/libcudart.so.12", "\177ELF", 0);
 	tree_link(root, "usr/local/cuda-12.4/lib64", "targets/x86_64-linux/lib");
 	tree_file(root, "usr/local/cuda-12.4/version.json", "{\"cuda\":{\"version\":\"12.4.1\"},\"cuda_cudart\":{\"version\":\"12.4.127\"}}", 0);
+	/* the wheel's header knows only 12.4; its dist-info knows 12.4.127 */
+	tree_file(root, "lib/python3.11/site-packages/nvidia/cuda_runtime/include/cuda_runtime_api.h", "#define CUDART_VERSION 12040\n", 0);
+	/* a toolkit with neither version.json nor dist-info: its header tells major.minor */
+	tree_file(root, "usr/local/cuda-12.2/lib64/libcudart.so.12", "\177ELF", 0);
+	tree_file(root, "usr/local/cuda-12.2/include/cuda_runtime_api.h", "/* x */\n#define CUDART_VERSION 12020\n", 0);
+	tree_file(root, "usr/local/cuda-12.2/bin/nvcc", "#!/bin/sh\n", 1);
 	/* something that only looks similar */
 	tree_file(root, "ld/libcudart_static.a", "!<arch>\n", 0);
 
@@ -101,7 +107,7 @@ static void test_fake_layouts(void **state)
 	assert_int_equal(runtimes_probe(&rs, &o, err), CD_OK);
 	assert_false(rs.ldcache_ok); /* no /etc/ld.so.cache under the test root */
 	assert_non_null(strstr(rs.ldcache_error, "ld.so.cache"));
-	assert_int_equal(rs.n, 5);
+	assert_int_equal(rs.n, 6);
 
 	rt = by_real(&rs, "/ld/libcudart.so.12.1.105");
 	assert_non_null(rt);
@@ -139,6 +145,12 @@ static void test_fake_layouts(void **state)
 	assert_non_null(rt);
 	assert_string_equal(rt->version_text, "12.4.127");
 	assert_string_equal(rt->version_source, "version.json");
+	assert_int_equal(rt->origin, ORIGIN_TOOLKIT);
+
+	rt = by_real(&rs, "/cuda-12.2/lib64/libcudart.so.12");
+	assert_non_null(rt);
+	assert_string_equal(rt->version_text, "12.2");
+	assert_string_equal(rt->version_source, "cuda_runtime_api.h");
 	assert_int_equal(rt->origin, ORIGIN_TOOLKIT);
 	runtimes_free(&rs);
 
