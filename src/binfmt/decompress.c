@@ -8,6 +8,17 @@
 
 #include "util/err.h"
 
+/* One decompression context for the process: creating one per image cost more than the
+ * decompression itself on libraries with thousands of small images. cudoctor is
+ * single-threaded; the context is reachable until exit. */
+static ZSTD_DCtx *shared_dctx(void)
+{
+	static ZSTD_DCtx *dctx;
+	if (!dctx)
+		dctx = ZSTD_createDCtx();
+	return dctx;
+}
+
 int decompress_payload(enum fatbin_compression how, const unsigned char *src, size_t src_len,
 		       size_t expected, size_t cap, unsigned char **out, size_t *out_len, char *err)
 {
@@ -43,7 +54,9 @@ int decompress_payload(enum fatbin_compression how, const unsigned char *src, si
 			rc = cd_fail(err, CD_EFORMAT, "Zstandard frame holds %llu bytes, header says %zu", fs, expected);
 			break;
 		}
-		size_t got = ZSTD_decompress(buf, expected, src, src_len);
+		ZSTD_DCtx *dctx = shared_dctx();
+		size_t got = dctx ? ZSTD_decompressDCtx(dctx, buf, expected, src, src_len)
+				  : ZSTD_decompress(buf, expected, src, src_len);
 		if (ZSTD_isError(got) || got != expected)
 			rc = cd_fail(err, CD_EFORMAT, "Zstandard frame does not decode to %zu bytes%s%s", expected,
 				     ZSTD_isError(got) ? ": " : "", ZSTD_isError(got) ? ZSTD_getErrorName(got) : "");

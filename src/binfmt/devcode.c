@@ -217,7 +217,7 @@ static int scan_region(struct dc_inventory *inv, const unsigned char *data, size
 	size_t pos = start;
 	while (pos < end) {
 		size_t until = end - pos > SCAN_SLICE ? pos + SCAN_SLICE : end;
-		size_t hit = start + fatbin_scan(data + start, end - start, pos - start, until - start);
+		size_t hit = fatbin_scan(data, end, pos, until); /* aligned to the ELF's start */
 		if (hit >= end) {
 			pos = until;
 			if (inv->progress)

@@ -107,19 +107,20 @@ bool fatbin_container_valid_at(const unsigned char *data, size_t size, size_t of
 
 size_t fatbin_scan(const unsigned char *data, size_t size, size_t from, size_t until)
 {
+	/* Containers sit at 8-byte aligned offsets (every size in them is a multiple of 8 and
+	 * the sections holding them are 8-aligned), so only aligned words are compared: a
+	 * plain loop the compiler vectorises, several times faster than memmem. */
+	uint64_t sig;
+	memcpy(&sig, container_sig, sizeof(sig));
 	if (until > size)
 		until = size;
-	while (data && from < until && size - from >= FATBIN_HEADER_SIZE) {
-		size_t window = until - from + sizeof(container_sig) - 1;
-		if (window > size - from)
-			window = size - from;
-		const unsigned char *hit = memmem(data + from, window, container_sig, sizeof(container_sig));
-		if (!hit)
-			break;
-		size_t off = (size_t)(hit - data);
-		if (fatbin_container_valid_at(data, size, off))
+	size_t off = (from + 7) & ~(size_t)7;
+	while (data && off < until && size - off >= FATBIN_HEADER_SIZE) {
+		uint64_t w;
+		memcpy(&w, data + off, sizeof(w));
+		if (w == sig && fatbin_container_valid_at(data, size, off))
 			return off;
-		from = off + 1;
+		off += 8;
 	}
 	return size;
 }

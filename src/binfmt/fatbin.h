@@ -69,7 +69,8 @@ int fatbin_next_entry(struct fatbin_container *c, struct fatbin_entry *e, char *
  * found by scanning is told from random bytes (fatbin.md §1.1). */
 bool fatbin_container_valid_at(const unsigned char *data, size_t size, size_t off);
 
-/* Offset of the first valid container starting in [from, until), or size if none. */
+/* Offset of the first valid container starting in [from, until) at an 8-byte aligned
+ * offset of data, or size if none. */
 size_t fatbin_scan(const unsigned char *data, size_t size, size_t from, size_t until);
 
 enum fatbin_compression fatbin_entry_compression(const struct fatbin_entry *e);
