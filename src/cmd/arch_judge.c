@@ -129,6 +129,8 @@ static int judge_gpu(const struct arch_file *f, const struct arch_opts *o, const
 			j->first_chosen = (long)(c->first_image + (size_t)ch.image);
 		}
 		j->judged++;
+		if (inv->progress && c->file_offset + c->size <= f->size)
+			inv->progress(f->data + c->file_offset + c->size, inv->progress_ctx);
 		if (ch.zstd_unloadable)
 			j->zstd_unloadable++;
 		compat_tally_add(&j->tally, ch.outcome);
