@@ -12,7 +12,7 @@
 #include "util/str.h"
 
 #define STUB_CHECK_CAP ((size_t)64 << 20)
-#define STUB_MAX_BYTES 16384 /* per image; nvlink stub images seen: 56 B - 3 KB */
+#define STUB_MAX_BYTES 8192 /* per image; nvlink stub images seen: 56 B - 1.5 KB */
 
 /* True when the image certainly holds no kernel: a cubin without .text.* or a PTX
  * without .entry (nvlink's stub containers, fatbin.md §1.3). Unknown counts as code. */
@@ -109,9 +109,10 @@ static int judge_gpu(const struct arch_file *f, const struct arch_opts *o, const
 		struct compat_choice ch;
 		compat_choose(imgs, c->n_images, &env, &ch);
 		bool fails = ch.outcome != COMPAT_SASS && ch.outcome != COMPAT_JIT;
-		/* Kernel-less containers (nvlink stubs) are not judged. Only images of
-		 * stub size are decompressed to find out. */
-		if (stubs[ci] < 0)
+		/* Kernel-less containers (nvlink stubs) are not judged. They matter only
+		 * when they would fail or JIT (a stub that has SASS changes nothing), and
+		 * only images of stub size are decompressed to find out. */
+		if ((fails || ch.outcome == COMPAT_JIT) && stubs[ci] < 0)
 			stubs[ci] = container_kernel_less(inv, c);
 		if (stubs[ci] == 1) {
 			j->stubs++;
