@@ -89,7 +89,8 @@ struct cudrv {
 int cudrv_load(struct cudrv *d, char *err);
 void cudrv_unload(struct cudrv *d);
 
-/* "CUDA_ERROR_NO_DEVICE" via cuGetErrorName, else our own table, else "CUresult N". */
+/* "CUDA_ERROR_NO_DEVICE" via cuGetErrorName, else our own short table, else
+ * "CUDA_ERROR_(unnamed)"; cudrv_fail adds the number. */
 const char *cudrv_result_name(const struct cudrv *d, CUresult r);
 
 /* A failed call as one line: "cuInit: CUDA_ERROR_NO_DEVICE (100)". Returns CD_EDRIVER. */

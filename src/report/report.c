@@ -1,0 +1,298 @@
+/* Building a report: findings and text sections owned by the report, freed together. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "util/err.h"
+#include "util/str.h"
+
+const char *severity_name(enum severity s)
+{
+	switch (s) {
+	case SEV_OK: return "ok";
+	case SEV_INFO: return "info";
+	case SEV_WARN: return "warn";
+	case SEV_ERROR: return "error";
+	}
+	return "?";
+}
+
+int report_init(struct report *r, const char *command)
+{
+	memset(r, 0, sizeof(*r));
+	r->command = command;
+	r->exit_override = -1;
+	r->data = json_object();
+	return r->data ? CD_OK : CD_ENOMEM;
+}
+
+static void free_strv(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void report_free(struct report *r)
+{
+	for (size_t i = 0; i < r->n_findings; i++) {
+		struct finding *f = &r->findings[i];
+		free(f->id);
+		free(f->subject);
+		free(f->title);
+		free(f->why);
+		free_strv(f->evidence, f->n_evidence);
+		free_strv(f->fix, f->n_fix);
+	}
+	free(r->findings);
+	for (size_t i = 0; i < r->n_items; i++) {
+		struct report_item *it = &r->items[i];
+		free(it->a);
+		free(it->b);
+		free_strv(it->cells, it->ncols * it->nrows);
+	}
+	free(r->items);
+	json_decref(r->data);
+	memset(r, 0, sizeof(*r));
+}
+
+struct finding *report_add_finding(struct report *r, enum severity sev, const char *id,
+				   const char *subject, const char *title_fmt, ...)
+{
+	struct finding *f;
+	va_list ap;
+
+	if (r->n_findings == r->cap_findings) {
+		size_t cap = r->cap_findings ? r->cap_findings * 2 : 8;
+		struct finding *p = realloc(r->findings, cap * sizeof(*p));
+		if (!p)
+			goto oom;
+		r->findings = p;
+		r->cap_findings = cap;
+	}
+	f = &r->findings[r->n_findings];
+	memset(f, 0, sizeof(*f));
+	f->severity = sev;
+	f->id = cd_strdup(id);
+	f->subject = cd_strdup(subject ? subject : "");
+	va_start(ap, title_fmt);
+	f->title = cd_vasprintf(title_fmt, ap);
+	va_end(ap);
+	if (!f->id || !f->subject || !f->title) {
+		free(f->id);
+		free(f->subject);
+		free(f->title);
+		goto oom;
+	}
+	r->n_findings++;
+	return f;
+oom:
+	r->oom = true;
+	return NULL;
+}
+
+static int strv_push(char ***v, size_t *n, char *s)
+{
+	char **p;
+
+	if (!s)
+		return CD_ENOMEM;
+	p = realloc(*v, (*n + 1) * sizeof(*p));
+	if (!p) {
+		free(s);
+		return CD_ENOMEM;
+	}
+	p[(*n)++] = s;
+	*v = p;
+	return CD_OK;
+}
+
+int finding_evidence(struct finding *f, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	if (!f)
+		return CD_ENOMEM;
+	va_start(ap, fmt);
+	s = cd_vasprintf(fmt, ap);
+	va_end(ap);
+	return strv_push(&f->evidence, &f->n_evidence, s);
+}
+
+int finding_fix(struct finding *f, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	if (!f)
+		return CD_ENOMEM;
+	va_start(ap, fmt);
+	s = cd_vasprintf(fmt, ap);
+	va_end(ap);
+	return strv_push(&f->fix, &f->n_fix, s);
+}
+
+int finding_why(struct finding *f, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	if (!f)
+		return CD_ENOMEM;
+	va_start(ap, fmt);
+	s = cd_vasprintf(fmt, ap);
+	va_end(ap);
+	if (!s)
+		return CD_ENOMEM;
+	free(f->why);
+	f->why = s;
+	return CD_OK;
+}
+
+bool report_has_errors(const struct report *r)
+{
+	for (size_t i = 0; i < r->n_findings; i++)
+		if (r->findings[i].severity == SEV_ERROR)
+			return true;
+	return false;
+}
+
+const struct finding *report_find(const struct report *r, const char *id)
+{
+	for (size_t i = 0; i < r->n_findings; i++)
+		if (strcmp(r->findings[i].id, id) == 0)
+			return &r->findings[i];
+	return NULL;
+}
+
+bool report_has_finding(const struct report *r, const char *id)
+{
+	return report_find(r, id) != NULL;
+}
+
+static struct report_item *push_item(struct report *r, enum report_item_kind kind)
+{
+	struct report_item *it;
+
+	if (r->n_items == r->cap_items) {
+		size_t cap = r->cap_items ? r->cap_items * 2 : 16;
+		struct report_item *p = realloc(r->items, cap * sizeof(*p));
+		if (!p) {
+			r->oom = true;
+			return NULL;
+		}
+		r->items = p;
+		r->cap_items = cap;
+	}
+	it = &r->items[r->n_items++];
+	memset(it, 0, sizeof(*it));
+	it->kind = kind;
+	return it;
+}
+
+static int push_text(struct report *r, enum report_item_kind kind, char *a, char *b)
+{
+	struct report_item *it;
+
+	if (!a || (kind == ITEM_KV && !b))
+		goto oom;
+	it = push_item(r, kind);
+	if (!it)
+		goto oom;
+	it->a = a;
+	it->b = b;
+	return CD_OK;
+oom:
+	free(a);
+	free(b);
+	r->oom = true;
+	return CD_ENOMEM;
+}
+
+int report_section(struct report *r, const char *title_fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, title_fmt);
+	s = cd_vasprintf(title_fmt, ap);
+	va_end(ap);
+	return push_text(r, ITEM_SECTION, s, NULL);
+}
+
+int report_kv(struct report *r, const char *key, const char *value_fmt, ...)
+{
+	va_list ap;
+	char *v;
+
+	va_start(ap, value_fmt);
+	v = cd_vasprintf(value_fmt, ap);
+	va_end(ap);
+	return push_text(r, ITEM_KV, cd_strdup(key), v);
+}
+
+int report_line(struct report *r, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = cd_vasprintf(fmt, ap);
+	va_end(ap);
+	return push_text(r, ITEM_LINE, s, NULL);
+}
+
+static int table_add_row(struct report *r, struct report_item *t, const char *const cells[])
+{
+	size_t base = t->nrows * t->ncols;
+	char **p = realloc(t->cells, (base + t->ncols) * sizeof(*p));
+
+	if (!p)
+		goto oom;
+	t->cells = p;
+	for (size_t c = 0; c < t->ncols; c++) {
+		p[base + c] = cd_strdup(cells[c] ? cells[c] : "");
+		if (!p[base + c]) {
+			while (c--)
+				free(p[base + c]);
+			goto oom;
+		}
+	}
+	t->nrows++;
+	return CD_OK;
+oom:
+	r->oom = true;
+	return CD_ENOMEM;
+}
+
+int report_table(struct report *r, size_t ncols, const char *const headers[])
+{
+	struct report_item *it;
+
+	if (ncols == 0)
+		return CD_EUSAGE;
+	it = push_item(r, ITEM_TABLE);
+	if (!it)
+		return CD_ENOMEM;
+	it->ncols = ncols;
+	return table_add_row(r, it, headers);
+}
+
+int report_table_row(struct report *r, const char *const cells[])
+{
+	for (size_t i = r->n_items; i-- > 0;)
+		if (r->items[i].kind == ITEM_TABLE)
+			return table_add_row(r, &r->items[i], cells);
+	return CD_EUSAGE;
+}
+
+int report_json_set(struct report *r, const char *key, json_t *value)
+{
+	if (!value || json_object_set_new(r->data, key, value) != 0) {
+		r->oom = true;
+		return CD_ENOMEM;
+	}
+	return CD_OK;
+}

@@ -1,0 +1,180 @@
+/* String helpers that report allocation failure instead of exiting. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/err.h"
+#include "util/str.h"
+
+char *cd_strdup(const char *s)
+{
+	return s ? cd_strndup(s, strlen(s)) : NULL;
+}
+
+char *cd_strndup(const char *s, size_t n)
+{
+	char *p;
+
+	if (!s)
+		return NULL;
+	p = malloc(n + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *cd_vasprintf(const char *fmt, va_list ap)
+{
+	va_list ap2;
+	char *p;
+	int n;
+
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		return NULL;
+	p = malloc((size_t)n + 1);
+	if (!p)
+		return NULL;
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	return p;
+}
+
+char *cd_asprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	p = cd_vasprintf(fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+bool str_starts_with(const char *s, const char *prefix)
+{
+	return s && prefix && strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+bool str_ends_with(const char *s, const char *suffix)
+{
+	size_t ls, lx;
+
+	if (!s || !suffix)
+		return false;
+	ls = strlen(s);
+	lx = strlen(suffix);
+	return lx <= ls && memcmp(s + ls - lx, suffix, lx) == 0;
+}
+
+bool str_contains_ci(const char *haystack, const char *needle)
+{
+	size_t n;
+
+	if (!haystack || !needle)
+		return false;
+	n = strlen(needle);
+	if (n == 0)
+		return true;
+	for (; *haystack; haystack++)
+		if (strncasecmp(haystack, needle, n) == 0)
+			return true;
+	return false;
+}
+
+char *str_trim(char *s)
+{
+	char *end;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	end = s + strlen(s);
+	while (end > s && isspace((unsigned char)end[-1]))
+		*--end = '\0';
+	return s;
+}
+
+void sb_init(struct strbuf *sb)
+{
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
+	sb->failed = false;
+}
+
+static int sb_grow(struct strbuf *sb, size_t extra)
+{
+	size_t need, cap;
+	char *p;
+
+	if (sb->failed)
+		return CD_ENOMEM;
+	need = sb->len + extra + 1;
+	if (need <= sb->cap)
+		return CD_OK;
+	cap = sb->cap ? sb->cap : 64;
+	while (cap < need)
+		cap *= 2;
+	p = realloc(sb->buf, cap);
+	if (!p) {
+		sb->failed = true;
+		return CD_ENOMEM;
+	}
+	sb->buf = p;
+	sb->cap = cap;
+	return CD_OK;
+}
+
+int sb_append_n(struct strbuf *sb, const char *s, size_t n)
+{
+	if (sb_grow(sb, n))
+		return CD_ENOMEM;
+	memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+	return CD_OK;
+}
+
+int sb_append(struct strbuf *sb, const char *s)
+{
+	return sb_append_n(sb, s, strlen(s));
+}
+
+int sb_printf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || sb_grow(sb, (size_t)n))
+		return CD_ENOMEM;
+	va_start(ap, fmt);
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb->len += (size_t)n;
+	return CD_OK;
+}
+
+char *sb_detach(struct strbuf *sb)
+{
+	char *p;
+
+	if (sb->failed) {
+		sb_free(sb);
+		return NULL;
+	}
+	p = sb->buf ? sb->buf : cd_strdup("");
+	sb_init(sb);
+	return p;
+}
+
+void sb_free(struct strbuf *sb)
+{
+	free(sb->buf);
+	sb_init(sb);
+}

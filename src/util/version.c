@@ -1,0 +1,72 @@
+/* Dotted versions as users and NVIDIA write them, and the driver API's integer encoding. */
+#include <ctype.h>
+#include <limits.h>
+#include <string.h>
+
+#include "util/err.h"
+#include "util/version.h"
+
+static int read_part(const char **p, int *out)
+{
+	long v = 0;
+
+	if (!isdigit((unsigned char)**p))
+		return CD_EFORMAT;
+	while (isdigit((unsigned char)**p)) {
+		v = v * 10 + (**p - '0');
+		if (v > INT_MAX / 10)
+			return CD_EFORMAT;
+		(*p)++;
+	}
+	*out = (int)v;
+	return CD_OK;
+}
+
+int version_parse(const char *text, struct version *v)
+{
+	const char *p = text;
+	int *parts[3];
+	int i;
+
+	memset(v, 0, sizeof(*v));
+	if (!text)
+		return CD_EFORMAT;
+	parts[0] = &v->major;
+	parts[1] = &v->minor;
+	parts[2] = &v->patch;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == 'v' || *p == 'V')
+		p++;
+	for (i = 0; i < 3; i++) {
+		if (read_part(&p, parts[i]))
+			return i == 0 ? CD_EFORMAT : CD_OK;
+		v->parts = i + 1;
+		if (*p != '.' || !isdigit((unsigned char)p[1]))
+			break;
+		p++;
+	}
+	return CD_OK;
+}
+
+int version_cmp(const struct version *a, const struct version *b)
+{
+	if (a->major != b->major)
+		return a->major < b->major ? -1 : 1;
+	if (a->minor != b->minor)
+		return a->minor < b->minor ? -1 : 1;
+	if (a->patch != b->patch)
+		return a->patch < b->patch ? -1 : 1;
+	return 0;
+}
+
+struct version version_from_cuda_int(int v)
+{
+	struct version out = { v / 1000, (v % 1000) / 10, 0, 2 };
+	return out;
+}
+
+int version_to_cuda_int(const struct version *v)
+{
+	return v->major * 1000 + v->minor * 10;
+}

@@ -1,0 +1,109 @@
+/* util: versions, strings, files. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/err.h"
+#include "util/file.h"
+#include "util/str.h"
+#include "util/version.h"
+
+static void test_version_parse(void **state)
+{
+	struct version v;
+
+	(void)state;
+	assert_int_equal(version_parse("550.54.14", &v), CD_OK);
+	assert_int_equal(v.major, 550);
+	assert_int_equal(v.minor, 54);
+	assert_int_equal(v.patch, 14);
+	assert_int_equal(v.parts, 3);
+	assert_int_equal(version_parse("V12.4.131 (build)", &v), CD_OK);
+	assert_int_equal(v.major, 12);
+	assert_int_equal(v.minor, 4);
+	assert_int_equal(version_parse("12", &v), CD_OK);
+	assert_int_equal(v.parts, 1);
+	assert_int_equal(version_parse("12.", &v), CD_OK);
+	assert_int_equal(v.parts, 1);
+	assert_int_equal(version_parse("abc", &v), CD_EFORMAT);
+	assert_int_equal(version_parse("", &v), CD_EFORMAT);
+	assert_int_equal(version_parse(NULL, &v), CD_EFORMAT);
+	assert_int_equal(version_parse("99999999999999", &v), CD_EFORMAT);
+}
+
+static void test_version_cuda_int(void **state)
+{
+	struct version v = version_from_cuda_int(12040), w;
+
+	(void)state;
+	assert_int_equal(v.major, 12);
+	assert_int_equal(v.minor, 4);
+	assert_int_equal(version_to_cuda_int(&v), 12040);
+	v = version_from_cuda_int(13000);
+	assert_int_equal(v.major, 13);
+	assert_int_equal(v.minor, 0);
+	version_parse("12.8", &w);
+	assert_true(version_cmp(&v, &w) > 0);
+	assert_true(version_cmp(&w, &v) < 0);
+	assert_int_equal(version_cmp(&v, &v), 0);
+}
+
+static void test_strbuf(void **state)
+{
+	struct strbuf sb;
+	char *s;
+
+	(void)state;
+	sb_init(&sb);
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(sb_printf(&sb, "%d,", i), CD_OK);
+	assert_int_equal(sb_append(&sb, "end"), CD_OK);
+	s = sb_detach(&sb);
+	assert_non_null(s);
+	assert_true(str_starts_with(s, "0,1,2,"));
+	assert_true(str_ends_with(s, "999,end"));
+	assert_false(str_ends_with("x", "longer"));
+	assert_true(str_contains_ci("CUDA Error: No Kernel Image", "no kernel image"));
+	free(s);
+	s = cd_strdup("  padded \n");
+	assert_string_equal(str_trim(s), "padded");
+	free(s);
+}
+
+static void test_file_errors_name_the_path(void **state)
+{
+	struct mapped_file mf;
+	char err[CD_ERRMSG];
+	char *text;
+
+	(void)state;
+	assert_int_equal(file_map("/nonexistent/file.so", &mf, err), CD_EIO);
+	assert_non_null(strstr(err, "/nonexistent/file.so"));
+	assert_int_equal(file_map("/tmp", &mf, err), CD_EIO);
+	assert_non_null(strstr(err, "not a regular file"));
+	assert_int_equal(file_map(CUDOCTOR_SOURCE_DIR "/CMakeLists.txt", &mf, err), CD_OK);
+	assert_true(mf.size > 100);
+	assert_memory_equal(mf.data, "# cudoctor", 10);
+	file_unmap(&mf);
+	assert_int_equal(file_read_text(CUDOCTOR_SOURCE_DIR "/CMakeLists.txt", 10, &text, NULL, err), CD_OK);
+	assert_string_equal(text, "# cudoctor");
+	free(text);
+	assert_true(path_is_dir("/tmp"));
+	assert_false(path_is_file("/tmp"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_version_parse),
+		cmocka_unit_test(test_version_cuda_int),
+		cmocka_unit_test(test_strbuf),
+		cmocka_unit_test(test_file_errors_name_the_path),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,48 @@
+#!/bin/sh
+# Installs what the build and the tests need from Debian when it is missing (as root),
+# or prints the one command to run. Nothing is installed by hand.
+set -u
+missing=""
+need() { # need PACKAGE TEST...
+	pkg=$1; shift
+	"$@" >/dev/null 2>&1 || missing="$missing $pkg"
+}
+have_header() { [ -f "/usr/include/$1" ] || [ -f "/usr/include/x86_64-linux-gnu/$1" ] || [ -f "/usr/include/aarch64-linux-gnu/$1" ]; }
+have_static() { for d in /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu /usr/lib64 /usr/lib; do [ -f "$d/$1" ] && return 0; done; return 1; }
+
+need cmake command -v cmake
+need make command -v make
+need gcc command -v gcc
+need clang command -v clang
+need libclang-rt-dev sh -c 'echo "int LLVMFuzzerTestOneInput(const char*d,unsigned long s){return 0;}" | clang -x c -fsanitize=fuzzer -o /dev/null -'
+need libelf-dev have_header gelf.h
+need zlib1g-dev have_static libz.a
+need liblz4-dev have_header lz4.h
+need libzstd-dev have_header zstd.h
+need libjansson-dev have_header jansson.h
+need libcmocka-dev have_header cmocka.h
+need python3 command -v python3
+need python3-pip sh -c 'python3 -m pip --version'
+
+if [ -n "$missing" ]; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		echo "deps: installing$missing" >&2
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq >/dev/null && apt-get install -y -qq $missing >/dev/null || {
+			echo "deps: apt-get install failed for:$missing" >&2; exit 1; }
+	else
+		echo "deps: missing$missing; run: sudo apt-get install -y$missing" >&2
+		exit 1
+	fi
+fi
+
+# Python packages the tests use to write real model files (gguf, safetensors).
+if [ -f tests/requirements.txt ]; then
+	if ! python3 tools/have_py_reqs.py tests/requirements.txt 2>/dev/null; then
+		echo "deps: installing the Python packages in tests/requirements.txt" >&2
+		python3 -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt >&2 ||
+			python3 -m pip install --quiet --disable-pip-version-check --break-system-packages -r tests/requirements.txt >&2 || {
+			echo "deps: pip install -r tests/requirements.txt failed" >&2; exit 1; }
+	fi
+fi
+exit 0
