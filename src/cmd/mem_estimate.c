@@ -237,6 +237,7 @@ static void show_breakdown(struct report *r, const struct mem_model *m, const st
 		} else {
 			row(r, "activations", 0, "unknown without the architecture (give config.json or a model file)");
 		}
+		row(r, "workspace", e->workspace, "cuBLAS workspace (PyTorch default on sm90)");
 	} else {
 		if (llama && e->weights_host)
 			snprintf(how, sizeof how, "exact; token_embd (%s) stays on the CPU",
@@ -276,15 +277,21 @@ static void show_breakdown(struct report *r, const struct mem_model *m, const st
 static void oom_finding(struct report *r, const struct mem_model *m, const struct mem_opts *o,
 			const struct mem_estimate *e, const struct mem_target *t, const struct mem_fit *f)
 {
-	char s1[48], s2[48];
+	char s1[48], s2[48], s3[48];
 	struct finding *fd = report_add_finding(r, SEV_ERROR, "oom-capacity", t->name,
 						"needs %s, %s has %s", mem_fmt_size(e->total, s1, sizeof s1),
 						t->name, mem_fmt_size(t->budget, s2, sizeof s2));
 	if (!fd)
 		return;
 	finding_evidence(fd, "estimate total %" PRIu64 " bytes > %s %" PRIu64 " bytes", e->total, t->basis, t->budget);
-	finding_evidence(fd, "weights %s, KV cache %s", mem_fmt_size(e->weights, s1, sizeof s1),
-			 mem_fmt_size(e->kv, s2, sizeof s2));
+	if (o->train)
+		finding_evidence(fd, "weights %s, gradients + optimizer states %s, activations %s",
+				 mem_fmt_size(e->weights + e->master_weights, s1, sizeof s1),
+				 mem_fmt_size(e->gradients + e->optimizer, s2, sizeof s2),
+				 mem_fmt_size(e->activations, s3, sizeof s3));
+	else
+		finding_evidence(fd, "weights %s, KV cache %s, activations %s", mem_fmt_size(e->weights, s1, sizeof s1),
+				 mem_fmt_size(e->kv, s2, sizeof s2), mem_fmt_size(e->activations, s3, sizeof s3));
 	finding_why(fd, "Device memory is one fixed pool per GPU: weights, KV cache, activations and the CUDA "
 			"context must all be resident at once, so no allocator setting can make this fit.");
 	if (f->context_matters && f->max_context && f->max_context < o->context)

@@ -53,27 +53,76 @@ static int sibling_config(const char *dir, json_t **config, char *err)
 	return rc;
 }
 
+static int parse_gguf(const char *path, struct mapped_file *mf, struct gguf_file *g, char *err)
+{
+	char perr[CD_ERRMSG];
+	int rc = file_map(path, mf, err);
+	if (rc)
+		return rc;
+	if ((rc = gguf_parse(mf->data, mf->size, g, perr))) {
+		file_unmap(mf);
+		return cd_fail(err, rc, "%s: %s", path, perr);
+	}
+	return CD_OK;
+}
+
+/* "name-00002-of-00005.gguf" -> prefix "name", no 2, count 5 */
+static bool split_name(const char *path, char *prefix, size_t cap, unsigned *no, unsigned *count)
+{
+	size_t n = strlen(path);
+	const char *tail = "-00000-of-00000.gguf";
+	size_t tl = strlen(tail);
+	if (n <= tl || n - tl >= cap)
+		return false;
+	const char *s = path + n - tl;
+	for (size_t i = 0; i < tl; i++) {
+		bool digit = tail[i] == '0';
+		if (digit ? !(s[i] >= '0' && s[i] <= '9') : s[i] != tail[i])
+			return false;
+	}
+	*no = (unsigned)strtoul(s + 1, NULL, 10);
+	*count = (unsigned)strtoul(s + 10, NULL, 10);
+	memcpy(prefix, path, n - tl);
+	prefix[n - tl] = 0;
+	return *no >= 1 && *count >= *no;
+}
+
 static int load_gguf(const char *path, struct mem_model *m, char *err)
 {
 	struct mapped_file mf;
 	struct gguf_file g;
-	char perr[CD_ERRMSG];
-	int rc = file_map(path, &mf, err);
-	if (rc)
-		return rc;
-	if ((rc = gguf_parse(mf.data, mf.size, &g, perr))) {
-		cd_fail(err, rc, "%s: %s", path, perr);
+	char prefix[4096];
+	unsigned no = 0, count = 0;
+	int rc;
+	/* a split model: its first file holds the metadata, every file holds tensors */
+	bool split = split_name(path, prefix, sizeof prefix, &no, &count) && count > 1 && count <= 1000;
+	char *first = split ? cd_asprintf("%s-%05u-of-%05u.gguf", prefix, 1u, count) : cd_strdup(path);
+	if (!first)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	if ((rc = parse_gguf(first, &mf, &g, err)))
 		goto out;
-	}
 	rc = mem_model_from_gguf(&g, m, err);
-	uint64_t splits;
-	if (!rc && gguf_get_uint(&g, "split.count", &splits) && splits > 1)
-		snprintf(m->note, sizeof m->note,
-			 "split GGUF: only this file (1 of %llu) was read; weights are this file's share",
-			 (unsigned long long)splits);
 	gguf_free(&g);
-out:
 	file_unmap(&mf);
+	for (unsigned i = 2; split && rc == CD_OK && i <= count; i++) {
+		char *p = cd_asprintf("%s-%05u-of-%05u.gguf", prefix, i, count);
+		if (!p) {
+			rc = cd_fail(err, CD_ENOMEM, "out of memory");
+			break;
+		}
+		if ((rc = parse_gguf(p, &mf, &g, err)) == CD_OK) {
+			mem_model_add_gguf_tensors(&g, m);
+			gguf_free(&g);
+			file_unmap(&mf);
+		}
+		free(p);
+	}
+	if (rc == CD_OK && split)
+		snprintf(m->note, sizeof m->note, "split GGUF: read all %u files", count);
+	if (rc)
+		mem_model_free(m);
+out:
+	free(first);
 	return rc;
 }
 

@@ -49,6 +49,8 @@ int mem_model_alloc_layers(struct mem_model *m, uint32_t n, char *err);
 
 /* From a parsed GGUF header (llama.cpp keys: <arch>.block_count, attention.*). */
 int mem_model_from_gguf(const struct gguf_file *g, struct mem_model *m, char *err);
+/* The tensors of a further split file (-0000N-of-0000M.gguf) into a model built from the first. */
+void mem_model_add_gguf_tensors(const struct gguf_file *g, struct mem_model *m);
 /* From safetensors headers (one or several shards) and, if not NULL, config.json. */
 int mem_model_from_safetensors(const struct st_file *files, size_t n_files, json_t *config,
 			       struct mem_model *m, char *err);

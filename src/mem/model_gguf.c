@@ -76,7 +76,7 @@ static void count_tensors(const struct gguf_file *g, struct mem_model *m, uint64
 		long l = mem_tensor_layer(t->name, t->name_len);
 		m->params += t->n_elements;
 		m->weight_bytes += t->n_bytes;
-		if (t->type < n_types)
+		if (by_type && t->type < n_types)
 			by_type[t->type] += t->n_bytes;
 		if (t->n_dims >= 2 && t->dims[0])
 			m->factored_elems += t->dims[0] + t->n_elements / t->dims[0];
@@ -164,4 +164,9 @@ int mem_model_from_gguf(const struct gguf_file *g, struct mem_model *m, char *er
 	if (!m->attn_known)
 		snprintf(m->note, sizeof m->note, "no attention metadata (%s.attention.*): KV cache not computed", arch);
 	return CD_OK;
+}
+
+void mem_model_add_gguf_tensors(const struct gguf_file *g, struct mem_model *m)
+{
+	count_tensors(g, m, NULL, 0);
 }

@@ -54,6 +54,20 @@ static void totals_match_reference_reader(void **state)
 	}
 }
 
+/* gguf-py's big-endian output is named as such, not misread as garbage sizes */
+static void big_endian_file_is_named(void **state)
+{
+	char path[4300], err[CD_ERRMSG] = "";
+	struct mapped_file mf;
+	struct gguf_file g;
+	(void)state;
+	snprintf(path, sizeof path, "%s/big_endian.gguf", mem_fx_dir);
+	assert_int_equal(file_map(path, &mf, err), CD_OK);
+	assert_int_equal(gguf_parse(mf.data, mf.size, &g, err), CD_EUNSUPPORTED);
+	assert_non_null(strstr(err, "big-endian"));
+	file_unmap(&mf);
+}
+
 static void metadata_scalars_and_arrays(void **state)
 {
 	struct mapped_file mf;
@@ -224,6 +238,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(totals_match_reference_reader),
+		cmocka_unit_test(big_endian_file_is_named),
 		cmocka_unit_test(metadata_scalars_and_arrays),
 		cmocka_unit_test(type_table_matches_gguf_py),
 		cmocka_unit_test(every_truncation_is_an_error),

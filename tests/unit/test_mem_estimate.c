@@ -131,6 +131,24 @@ static void per_layer_kv_heads(void **state)
 	mem_model_free(&m);
 }
 
+/* gguf-py's split writer: any of the files names the whole model */
+static void split_gguf_reads_every_file(void **state)
+{
+	json_t *files = json_object_get(mem_expected("split"), "files");
+	(void)state;
+	assert_int_equal(json_array_size(files), 3);
+	for (size_t i = 0; i < 3; i++) {
+		struct mem_model m;
+		char name[256];
+		snprintf(name, sizeof name, "split/%s", json_string_value(json_array_get(files, i)));
+		load(name, &m);
+		assert_int_equal(m.params, mem_exp_u("split", "params"));
+		assert_int_equal(m.weight_bytes, mem_exp_u("split", "weight_bytes"));
+		assert_int_equal(kv_at(&m, "f16", 4096, 1), mem_exp_u("split", "kv_4096x1"));
+		mem_model_free(&m);
+	}
+}
+
 static void safetensors_with_config(void **state)
 {
 	struct mem_model m;
@@ -305,6 +323,7 @@ int main(void)
 		cmocka_unit_test(sliding_window_layers_capped),
 		cmocka_unit_test(mla_caches_the_latent),
 		cmocka_unit_test(per_layer_kv_heads),
+		cmocka_unit_test(split_gguf_reads_every_file),
 		cmocka_unit_test(safetensors_with_config),
 		cmocka_unit_test(config_formula_matches_tensors),
 		cmocka_unit_test(training_bytes_per_parameter),
