@@ -19,6 +19,7 @@ static const struct cd_command *const commands[] = {
 	&cmd_devices,
 	&cmd_arch,
 	&cmd_kb,
+	&cmd_mem,
 	NULL,
 };
 
