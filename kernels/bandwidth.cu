@@ -49,6 +49,38 @@ BW_KERNEL(lab_bw_scale, BW_SCALE, 0)
 BW_KERNEL(lab_bw_add, BW_ADD, 1)
 BW_KERNEL(lab_bw_triad, BW_TRIAD, 1)
 
+/* 8-byte variants: one double per access, n = number of doubles */
+static __device__ __forceinline__ double bw_op1(int kind, double a, double b, double s)
+{
+	switch (kind) {
+	case BW_COPY: return a;
+	case BW_SCALE: return s * a;
+	case BW_ADD: return a + b;
+	default: return __fma_rn(s, b, a);
+	}
+}
+
+#define BW_KERNEL1(NAME, KIND, NEEDS_B)                                                       \
+	extern "C" __global__ void NAME(const double *__restrict__ a, const double *__restrict__ b, \
+					double *__restrict__ c, double s, unsigned long long n)  \
+	{                                                                                     \
+		unsigned long long T = lab_nthreads(), i = lab_tid();                         \
+		for (; i + T < n; i += 2 * T) {                                               \
+			double a0 = a[i], a1 = a[i + T];                                      \
+			double b0 = a0, b1 = a1;                                              \
+			if (NEEDS_B) { b0 = b[i]; b1 = b[i + T]; }                            \
+			c[i] = bw_op1(KIND, a0, b0, s);                                       \
+			c[i + T] = bw_op1(KIND, a1, b1, s);                                   \
+		}                                                                             \
+		if (i < n)                                                                    \
+			c[i] = bw_op1(KIND, a[i], NEEDS_B ? b[i] : a[i], s);                  \
+	}
+
+BW_KERNEL1(lab_bw_copy_d, BW_COPY, 0)
+BW_KERNEL1(lab_bw_scale_d, BW_SCALE, 0)
+BW_KERNEL1(lab_bw_add_d, BW_ADD, 1)
+BW_KERNEL1(lab_bw_triad_d, BW_TRIAD, 1)
+
 /* dot: per-block partial sums (blockDim.x must be a power of two <= 1024) */
 extern "C" __global__ void lab_bw_dot(const double2 *__restrict__ a, const double2 *__restrict__ b,
 				      double *__restrict__ partial, unsigned long long n2)

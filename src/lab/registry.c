@@ -4,14 +4,23 @@
 
 #include "lab/lab.h"
 
-extern const struct lab lab_hello, lab_index2d, lab_coalescing, lab_latency, lab_bandwidth;
+extern const struct lab lab_hello, lab_index2d, lab_coalescing, lab_bank, lab_transpose, lab_constant, lab_latency,
+	lab_bandwidth, lab_hostxfer, lab_divergence, lab_blocksize, lab_streams, lab_graphs;
 
 static const struct lab *const all_labs[] = {
 	&lab_hello,
 	&lab_index2d,
 	&lab_coalescing,
+	&lab_bank,
+	&lab_transpose,
+	&lab_constant,
 	&lab_latency,
 	&lab_bandwidth,
+	&lab_hostxfer,
+	&lab_divergence,
+	&lab_blocksize,
+	&lab_streams,
+	&lab_graphs,
 };
 
 size_t lab_count(void)

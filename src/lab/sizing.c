@@ -16,7 +16,7 @@ size_t lab_dram_bytes(const struct lab_dev *d, int arrays, bool quick)
 	if (l2 >= 32 * LAB_MIB)
 		want = 2048 * LAB_MIB;
 	if (quick)
-		want = 4 * l2 > 64 * LAB_MIB ? 4 * l2 : 64 * LAB_MIB;
+		want = 8 * l2 > 64 * LAB_MIB ? 8 * l2 : 64 * LAB_MIB;
 	if (want > 2048 * LAB_MIB)
 		want = 2048 * LAB_MIB;
 	if (arrays < 1)

@@ -10,7 +10,7 @@
 
 #define LAB_MIB ((size_t)1 << 20)
 
-/* Bytes per array for a streaming lab with `arrays` arrays: quick, 4 x L2 (at least
+/* Bytes per array for a streaming lab with `arrays` arrays: quick, 8 x L2 (at least
  * 64 MiB); otherwise as large as 16 x L2
  * (2 GiB on GPUs with 32 MiB of L2 or more, as BabelStream's 2^28
  * doubles), never more than half the free
