@@ -20,6 +20,7 @@ static const struct cd_command *const commands[] = {
 	&cmd_arch,
 	&cmd_kb,
 	&cmd_mem,
+	&cmd_lab,
 	NULL,
 };
 
