@@ -6,10 +6,11 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "explain/checks.h"
 #include "kb/gencode.h"
 #include "kb/kb.h"
-#include "probe/gpus_here.h"
-#include "probe/nvcc_version.h"
+#include "probe/gpus.h"
+#include "probe/toolkits.h"
 #include "util/err.h"
 
 static const char gencode_help[] =
@@ -92,9 +93,12 @@ static int parse_args(int argc, char **argv, struct gencode_args *a, char *err)
 static int pick_toolkit(struct report *r, const struct gencode_args *a, const struct kb_toolkit **tk,
 			char *err)
 {
-	struct nvcc_here nv;
+	struct toolkits ts = { 0 };
+	struct toolkits_opts o = { 0 };
+	const struct toolkit *nv;
 	struct version v;
-	char nerr[CD_ERRMSG];
+	char nerr[CD_ERRMSG] = "";
+	int rc = CD_OK;
 
 	if (a->toolkit) {
 		if (version_parse(a->toolkit, &v) != CD_OK)
@@ -106,46 +110,57 @@ static int pick_toolkit(struct report *r, const struct gencode_args *a, const st
 		report_kv(r, "toolkit", "CUDA %s (--toolkit)", (*tk)->release_text);
 		return CD_OK;
 	}
-	if (nvcc_here_find(&nv, nerr) == CD_OK) {
-		*tk = kb_toolkit_find(&nv.release);
+	if ((rc = toolkits_probe(&ts, &o, nerr)) == CD_ENOMEM)
+		return cd_fail(err, rc, "out of memory");
+	nv = explain_build_nvcc(&ts);
+	if (nv && nv->version.parts) {
+		*tk = kb_toolkit_find(&nv->version);
 		if (*tk && (*tk)->archs_known) {
-			report_kv(r, "toolkit", "CUDA %s (%s, found through %s)", (*tk)->release_text, nv.path,
-				  nv.how);
-			report_json_set(r, "nvcc_path", json_string(nv.path));
-			return CD_OK;
+			report_kv(r, "toolkit", "CUDA %s (%s)", (*tk)->release_text, nv->nvcc);
+			report_json_set(r, "nvcc_path", json_string(nv->nvcc));
+			goto out;
 		}
-		report_line(r, "nvcc %d.%d at %s is not in the tables; using the newest known toolkit",
-			    nv.release.major, nv.release.minor, nv.path);
+		report_line(r, "nvcc %s at %s is not in the tables; using the newest known toolkit",
+			    nv->version_text, nv->nvcc);
 	} else {
-		report_line(r, "%s; using the newest toolkit the tables know (give --toolkit to choose)",
-			    nerr);
+		report_line(r, "no nvcc found; using the newest toolkit the tables know (give --toolkit "
+			    "to choose)");
 	}
 	*tk = kb_toolkit_newest_known();
-	if (!*tk)
-		return cd_fail(err, CD_EFORMAT, "the toolkit table knows no arch list");
+	if (!*tk) {
+		rc = cd_fail(err, CD_EFORMAT, "the toolkit table knows no arch list");
+		goto out;
+	}
 	report_kv(r, "toolkit", "CUDA %s (newest in the tables)", (*tk)->release_text);
-	return CD_OK;
+out:
+	toolkits_free(&ts);
+	return rc == CD_ENOMEM ? rc : CD_OK;
 }
 
 /* --native: a spec per distinct GPU here, or a finding saying why there is none. */
 static int add_native(struct report *r, struct gencode_args *a, char *err)
 {
-	struct gpus_here *h = calloc(1, sizeof(*h));
+	struct gpu_probe *h = calloc(1, sizeof(*h));
+	size_t visible = 0;
 	int rc = CD_OK;
 
 	if (!h)
 		return cd_fail(err, CD_ENOMEM, "out of memory");
-	gpus_here_probe(h, err);
-	if (!h->loaded || h->init_result != 0 || h->n == 0) {
-		struct finding *f = report_add_finding(r, SEV_ERROR, !h->loaded ? "no-driver"
-							      : h->init_result != 0 ? "driver-init-failed"
+	if ((rc = gpu_probe_run(h, err)) != CD_OK)
+		goto out;
+	for (size_t i = 0; i < h->n_gpus; i++)
+		visible += h->gpus[i].cuda_ordinal >= 0 && gpu_has(&h->gpus[i], GF_CC);
+	if (visible == 0) {
+		bool init_failed = h->cuda_loaded && h->cuda_init_called && h->cuda_init_result != 0;
+		struct finding *f = report_add_finding(r, SEV_ERROR, !h->cuda_loaded ? "no-driver"
+							      : init_failed ? "driver-init-failed"
 							      : "no-device", "this machine",
 							      "--native found no GPU here");
 
 		if (f) {
-			finding_evidence(f, "%s", h->loaded ? (h->init_result ? h->init_error
-							       : "the driver lists no device")
-							    : h->init_error);
+			finding_evidence(f, "%s", !h->cuda_loaded ? h->cuda_load_error
+					 : init_failed ? h->cuda_init_result_name
+					 : "the driver lists no device");
 			finding_why(f, "--native asks the driver (libcuda.so.1) for each GPU's compute "
 				    "capability; without a working driver and a visible GPU there is none.");
 			finding_fix(f, "cudoctor gencode --gpu <name or CC>  # name the GPU instead");
@@ -153,26 +168,29 @@ static int add_native(struct report *r, struct gencode_args *a, char *err)
 		}
 		goto out;
 	}
-	for (size_t i = 0; i < h->n && a->n < GENCODE_MAX; i++) {
+	for (size_t i = 0; i < h->n_gpus && a->n < GENCODE_MAX; i++) {
+		const struct gpu_info *gi = &h->gpus[i];
 		char spec[16];
 		bool dup = false;
 
+		if (gi->cuda_ordinal < 0 || !gpu_has(gi, GF_CC))
+			continue;
 		for (size_t k = 0; k < a->n; k++)
-			dup |= a->specs[k].cc_major == h->gpu[i].cc_major &&
-			       a->specs[k].cc_minor == h->gpu[i].cc_minor;
+			dup |= a->specs[k].cc_major == gi->cc_major && a->specs[k].cc_minor == gi->cc_minor;
 		if (dup)
 			continue;
-		snprintf(spec, sizeof(spec), "%d.%d", h->gpu[i].cc_major, h->gpu[i].cc_minor);
-		if ((rc = kb_parse_gpu_spec(spec, &a->specs[a->n], err)) != CD_OK) {
+		snprintf(spec, sizeof(spec), "%lld.%lld", gi->cc_major, gi->cc_minor);
+		if (kb_parse_gpu_spec(spec, &a->specs[a->n], err) != CD_OK) {
 			rc = cd_fail(err, CD_EFORMAT, "GPU %d (%s) has CC %s, which the tables do not know",
-				     h->gpu[i].ordinal, h->gpu[i].name, spec);
+				     gi->cuda_ordinal, gi->name, spec);
 			goto out;
 		}
-		snprintf(a->specs[a->n].label, sizeof(a->specs[a->n].label), "%.70s (sm_%d)",
-			 h->gpu[i].name, a->specs[a->n].arch.num);
+		snprintf(a->specs[a->n].label, sizeof(a->specs[a->n].label), "%.70s (sm_%d)", gi->name,
+			 a->specs[a->n].arch.num);
 		a->n++;
 	}
 out:
+	gpu_probe_free(h);
 	free(h);
 	return rc;
 }

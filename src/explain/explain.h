@@ -20,7 +20,8 @@ struct explain_match {
 	char lines[EXPLAIN_MAX_LINES][EXPLAIN_LINE_MAX]; /* matched lines, trimmed */
 	size_t n_lines;
 	size_t offset;                       /* of the first matched line in the text */
-	size_t count;                        /* hits folded into this match */
+	size_t count;                        /* lines with a hit folded into this match */
+	size_t last_offset;                  /* of the last line counted */
 	const struct kb_error *error;        /* catalogue entry, when a code was recognised */
 	const struct kb_message *message;    /* message pattern, when one matched */
 	int code_seen;                       /* a number printed beside a known string that

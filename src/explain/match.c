@@ -74,7 +74,9 @@ static struct explain_match *hit(struct explain_result *r, const char *finding, 
 
 	for (size_t i = 0; i < r->n; i++) {
 		if (strcmp(r->m[i].finding, finding) == 0) {
-			r->m[i].count++;
+			if (r->m[i].last_offset != l->offset)
+				r->m[i].count++;
+			r->m[i].last_offset = l->offset;
 			keep_line(&r->m[i], l);
 			return &r->m[i];
 		}
@@ -93,6 +95,7 @@ static struct explain_match *hit(struct explain_result *r, const char *finding, 
 	m->finding = finding;
 	m->via = via;
 	m->offset = l->offset;
+	m->last_offset = l->offset;
 	m->count = 1;
 	m->xid = -1;
 	m->code_seen = -1;
