@@ -23,19 +23,17 @@ struct line {
 
 static long find_ci(const struct line *l, const char *needle)
 {
+	char low[256];
 	size_t n = strlen(needle);
+	const char *at;
 
-	if (n == 0 || n > l->len)
+	if (n == 0 || n > l->len || n >= sizeof(low))
 		return -1;
-	for (size_t i = 0; i + n <= l->len; i++) {
-		size_t k = 0;
-
-		while (k < n && l->low[i + k] == (char)tolower((unsigned char)needle[k]))
-			k++;
-		if (k == n)
-			return (long)i;
-	}
-	return -1;
+	for (size_t i = 0; i <= n; i++)
+		low[i] = (char)tolower((unsigned char)needle[i]);
+	/* low[] of the line is NUL-terminated at len; an embedded NUL only shortens the search */
+	at = strstr(l->low, low);
+	return at ? (long)(at - l->low) : -1;
 }
 
 static bool is_ident(int c)
