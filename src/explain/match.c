@@ -31,7 +31,6 @@ static long find_ci(const struct line *l, const char *needle)
 		return -1;
 	for (size_t i = 0; i <= n; i++)
 		low[i] = (char)tolower((unsigned char)needle[i]);
-	/* low[] of the line is NUL-terminated at len; an embedded NUL only shortens the search */
 	at = strstr(l->low, low);
 	return at ? (long)(at - l->low) : -1;
 }
@@ -524,8 +523,9 @@ static int scan_line(struct explain_result *r, struct line *l, const char *text,
 	bool found = false;
 	int rc;
 
+	/* a NUL byte in pasted text must not end the searches early */
 	for (size_t i = 0; i < l->len; i++)
-		l->low[i] = (char)tolower((unsigned char)l->s[i]);
+		l->low[i] = l->s[i] ? (char)tolower((unsigned char)l->s[i]) : ' ';
 	l->low[l->len] = '\0';
 	l->has_cuda = strstr(l->low, "cuda") != NULL;
 	if ((rc = match_messages(r, l, text, len)) != CD_OK)

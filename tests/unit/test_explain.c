@@ -97,6 +97,51 @@ static void whole_corpus(void **state)
 	assert_int_equal(failed, 0);
 }
 
+/* ---- the matcher's rules on small inputs (not corpus texts: these test edges) ---- */
+
+static const char *only(const char *text, size_t len)
+{
+	static char id[64];
+	struct explain_result r;
+
+	assert_int_equal(explain_text(text, len, &r, NULL), CD_OK);
+	snprintf(id, sizeof(id), "%s", r.n == 1 ? r.m[0].finding : r.n == 0 ? "none" : "several");
+	explain_result_free(&r);
+	return id;
+}
+
+#define ONLY(s) only(s, sizeof(s) - 1)
+
+static void matcher_rules(void **state)
+{
+	static const char nul[] = "junk\0CUDA error: an illegal memory access was encountered\n";
+	char *big;
+	size_t n = 20000;
+
+	(void)state;
+	assert_string_equal(ONLY("CUDA error code 35 in cudaSetDevice"), "runtime-newer-than-driver");
+	assert_string_equal(ONLY("cuda call returned 209"), "no-kernel-image");
+	assert_string_equal(ONLY("CUresult CUDA_ERROR_NO_BINARY_FOR_GPU"), "no-kernel-image");
+	assert_string_equal(ONLY("status == cudaErrorNoKernelImageForDevice"), "none"); /* compared, not raised */
+	assert_string_equal(ONLY("ERROR 06-26 23:10:17 CUDA graphs captured"), "none");       /* a date */
+	assert_string_equal(ONLY("nvcc failed with exit status 1"), "none");
+	assert_string_equal(ONLY("out of memory"), "none");      /* short string, no CUDA on the line */
+	assert_string_equal(ONLY("CUDA error: unknown error\r\n"), "unknown-error");
+	assert_string_equal(ONLY("CUDA error 7: too many resources requested for launch"),
+			    "launch-out-of-resources");            /* old number 7 beside the string */
+	assert_string_equal(only(nul, sizeof(nul) - 1), "illegal-address");
+	assert_string_equal(ONLY("nvcc fatal : Value 'sm_130' is not defined for option 'gpu-architecture'"),
+			    "toolkit-cannot-target-gpu");
+	/* one line of 20000 bytes, the error at the end: scanned in chunks */
+	big = malloc(n + 64);
+	assert_non_null(big);
+	memset(big, 'x', n);
+	strcpy(big + n, " CUDA error: invalid device ordinal");
+	assert_string_equal(only(big, strlen(big)), "invalid-device-ordinal");
+	free(big);
+	assert_string_equal(only(NULL, 0), "none");
+}
+
 /* ---- the command, with the fake driver of tests/fakes ---- */
 
 static char *corpus_text(const char *name)
@@ -241,6 +286,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(whole_corpus),
+		cmocka_unit_test(matcher_rules),
 		cmocka_unit_test(json_contract_offline),
 		cmocka_unit_test(live_checks_through_the_driver),
 		cmocka_unit_test(binary_images_judged_for_the_gpu_here),
