@@ -334,7 +334,7 @@ static int gencode_run(struct report *r, int argc, char **argv, const struct cd_
 	report_table(r, 4, hdr);
 	for (size_t i = 0; i < p->n; i++) {
 		const struct gencode_target *t = &p->t[i];
-		char cc[16], sm[24], range[64];
+		char cc[16], sm[24], range[64], name[128];
 		const char *row[4];
 
 		kb_arch_format(t->spec.arch, NULL, cc, sizeof(cc));
@@ -345,7 +345,11 @@ static int gencode_run(struct report *r, int argc, char **argv, const struct cd_
 				 t->max_toolkit ? t->max_toolkit->release_text : "");
 		else
 			snprintf(range, sizeof(range), "none known");
-		row[0] = t->spec.gpu ? t->spec.gpu->name : t->spec.label;
+		if (t->spec.gpu && t->spec.gpu->uncertain)
+			snprintf(name, sizeof(name), "%.80s (uncertain row)", t->spec.gpu->name);
+		else
+			snprintf(name, sizeof(name), "%.100s", t->spec.gpu ? t->spec.gpu->name : t->spec.label);
+		row[0] = name;
 		row[1] = cc;
 		row[2] = sm;
 		row[3] = range;
