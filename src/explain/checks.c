@@ -674,11 +674,12 @@ size_t explain_offline_evidence(const struct explain_match *m, char lines[][400]
 		else
 			n = line(lines, n, max, "no toolkit in cudoctor's tables builds %s", buf);
 	}
-	if (m->xid >= 0) {
-		const struct kb_xid *x = kb_xid_find(m->xid);
+	for (size_t k = 0; k < m->n_xids; k++) {
+		const struct kb_xid *x = kb_xid_find(m->xids[k]);
 
-		n = line(lines, n, max, "Xid %d: %s%s%s (%s)", m->xid, x ? x->name : "not in cudoctor's table",
-			 x ? " - " : "", x ? x->meaning : "", x ? x->kind : "?");
+		n = line(lines, n, max, "Xid %d: %s%s%s (%s)", m->xids[k],
+			 x ? x->name : "not in cudoctor's table", x ? " - " : "", x ? x->meaning : "",
+			 x ? x->kind : "?");
 	}
 	if (m->has_oom)
 		n = oom_lines(m, lines, n, max);

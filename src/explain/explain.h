@@ -32,7 +32,8 @@ struct explain_match {
 	char gpu_name[96];                   /* "NVIDIA GeForce RTX 3090" */
 	struct kb_arch supported[24];        /* "current PyTorch install supports sm_37 sm_50 ..." */
 	size_t n_supported;
-	int xid;                             /* -1 when none */
+	int xids[8];                         /* distinct Xid numbers, in order of appearance */
+	size_t n_xids;
 	struct oom_message oom;
 	bool has_oom;
 	char path[256];                      /* a library or binary path in the text, if any */

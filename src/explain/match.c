@@ -94,7 +94,6 @@ static struct explain_match *hit(struct explain_result *r, const char *finding, 
 	m->offset = l->offset;
 	m->last_offset = l->offset;
 	m->count = 1;
-	m->xid = -1;
 	m->code_seen = -1;
 	keep_line(m, l);
 	return m;
@@ -249,8 +248,13 @@ static void extract_xid(struct explain_match *m, const struct line *l)
 		v = v * 10 + (l->s[i++] - '0');
 		digits++;
 	}
-	if (digits && m->xid < 0)
-		m->xid = v;
+	if (!digits)
+		return;
+	for (size_t k = 0; k < m->n_xids; k++)
+		if (m->xids[k] == v)
+			return;
+	if (m->n_xids < sizeof(m->xids) / sizeof(m->xids[0]))
+		m->xids[m->n_xids++] = v;
 }
 
 /* the first absolute path to a shared library or CUDA binary on the line */
