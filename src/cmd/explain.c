@@ -1,6 +1,5 @@
 /* `cudoctor explain`: recognise the CUDA errors in pasted text, say what they mean in the
  * programming model, check this machine, and give the fix as commands. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,11 +145,6 @@ static int report_match(struct report *r, const struct explain_match *m, const c
 
 static int explain_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
-	static const struct option opts[] = {
-		{ "offline", no_argument, NULL, 'o' },
-		{ "binary", required_argument, NULL, 'b' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct explain_env env = { 0 };
 	struct explain_result res = { 0 };
 	struct strbuf sb;
@@ -158,25 +152,31 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 	size_t len = 0;
 	bool offline = false;
 	json_t *matches = NULL;
-	int c, rc;
+	int a, rc;
 
 	(void)g;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:", opts, NULL)) != -1) {
-		if (c == 'o')
+	/* options first; everything after is the text, even words that start with '-'
+	 * ("-> CUDA driver version is insufficient ...") */
+	for (a = 1; a < argc; a++) {
+		if (strcmp(argv[a], "--offline") == 0) {
 			offline = true;
-		else if (c == 'b')
-			env.binary = optarg;
-		else if (c == ':')
-			return cd_fail(err, CD_EUSAGE, "%s needs a value", argv[optind - 1]);
-		else
-			return cd_fail(err, CD_EUSAGE, "unknown option '%s'", argv[optind - 1]);
+		} else if (strcmp(argv[a], "--binary") == 0) {
+			if (a + 1 >= argc)
+				return cd_fail(err, CD_EUSAGE, "--binary needs a path");
+			env.binary = argv[++a];
+		} else if (strncmp(argv[a], "--binary=", 9) == 0) {
+			env.binary = argv[a] + 9;
+		} else if (strcmp(argv[a], "--") == 0) {
+			a++;
+			break;
+		} else {
+			break;
+		}
 	}
-	if (optind < argc && strcmp(argv[optind], "-") != 0) {
+	if (a < argc && strcmp(argv[a], "-") != 0) {
 		sb_init(&sb);
-		for (int i = optind; i < argc; i++) {
-			if (i > optind)
+		for (int i = a; i < argc; i++) {
+			if (i > a)
 				sb_append(&sb, " ");
 			sb_append(&sb, argv[i]);
 		}
