@@ -243,10 +243,10 @@ static void check_gpus(const struct explain_match *m, const struct explain_env *
 				struct compat_image im = { COMPAT_KIND_SASS, (unsigned)m->supported[k].num,
 							   m->supported[k].suffix, 0, false, false };
 
-				runs |= compat_sass_runs(&e, &im);
+				runs |= !m->supported_ptx[k] && compat_sass_runs(&e, &im);
 			}
 			more(c, runs ? " (the PyTorch build's arch list has SASS it runs)"
-				     : " (none of the PyTorch build's archs runs on it)");
+				     : " (no SASS in the PyTorch build's arch list runs on it)");
 			if (!runs)
 				c->result = CHECK_PROBLEM;
 		}
@@ -648,21 +648,31 @@ size_t explain_offline_evidence(const struct explain_match *m, char lines[][400]
 		e.cc = (unsigned)m->arch.num;
 		e.family = fam;
 		e.n_family = family_table(fam, 32);
-		for (size_t k = 0; k < m->n_supported; k++) {
-			struct compat_image im = { COMPAT_KIND_SASS, (unsigned)m->supported[k].num,
-						   m->supported[k].suffix, 0, false, false };
+		bool jit = false;
 
-			kb_arch_format(m->supported[k], "sm_", buf, sizeof(buf));
-			if (used < sizeof(list) - 12)
+		for (size_t k = 0; k < m->n_supported; k++) {
+			struct compat_image im = { m->supported_ptx[k] ? COMPAT_KIND_PTX : COMPAT_KIND_SASS,
+						   (unsigned)m->supported[k].num, m->supported[k].suffix, 0,
+						   false, false };
+
+			kb_arch_format(m->supported[k], m->supported_ptx[k] ? "compute_" : "sm_", buf,
+				       sizeof(buf));
+			if (used < sizeof(list) - 16)
 				used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", k ? " " : "",
 							 buf);
-			runs |= m->has_arch && compat_sass_runs(&e, &im);
+			if (m->supported_ptx[k])
+				jit |= m->has_arch && compat_ptx_runs(&e, &im);
+			else
+				runs |= m->has_arch && compat_sass_runs(&e, &im);
 		}
 		if (m->has_arch)
 			n = line(lines, n, max, "this PyTorch was built for %s: %s", list,
-				 runs ? "one of them runs on it (so the failing kernel is elsewhere, e.g. an "
-				 "extension)" : "none runs on it (SASS runs only on its own major, at or "
-				 "above its minor)");
+				 runs ? "SASS in it runs on this GPU (so the failing kernel is elsewhere, e.g. "
+				 "an extension)"
+				 : jit ? "no SASS runs on this GPU (SASS runs only on its own major, at or above "
+				 "its minor); only its old PTX could be JIT-compiled, and PyTorch does not count "
+				 "on that"
+				 : "none runs on this GPU (SASS runs only on its own major, at or above its minor)");
 	}
 	if (m->has_arch && m->message && strcmp(m->message->extract, "nvcc_arch") == 0) {
 		const struct kb_toolkit *first, *last;

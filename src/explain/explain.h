@@ -31,6 +31,7 @@ struct explain_match {
 	bool has_arch;
 	char gpu_name[96];                   /* "NVIDIA GeForce RTX 3090" */
 	struct kb_arch supported[24];        /* "current PyTorch install supports sm_37 sm_50 ..." */
+	bool supported_ptx[24];              /* that entry was compute_XX (PTX), not sm_XX */
 	size_t n_supported;
 	int xids[8];                         /* distinct Xid numbers, in order of appearance */
 	size_t n_xids;

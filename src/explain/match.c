@@ -186,6 +186,7 @@ static void extract_torch_cc(struct explain_match *m, const struct line *l, cons
 				q++;
 			if (!read_arch(q, end, &a))
 				break;
+			m->supported_ptx[m->n_supported] = end - q > 8 && strncmp(q, "compute_", 8) == 0;
 			m->supported[m->n_supported++] = a;
 			while (q < end && is_ident((unsigned char)*q))
 				q++;
