@@ -153,11 +153,13 @@ static size_t list_fatbin(const unsigned char *d, size_t size, char out[][24], s
 
 static void compiled_flags_hold_the_promised_images(void **state)
 {
-	static const char *const gpus[] = { "sm_75", "RTX 4090", "H200", "sm_90a", "RTX 5090" };
-	static const char *const want[] = { "sm_75", "sm_89", "sm_90", "sm_90a", "sm_120",
+	static const char *const gpus[] = { "sm_75", "RTX 4090", "H200", "sm_90a", "sm_100f",
+					    "RTX 5090" };
+	static const char *const want[] = { "sm_75", "sm_89", "sm_90", "sm_90a", "sm_100f", "sm_120",
 					    "compute_120" };
 	const char *nvcc = nvcc_path();
-	struct gpu_spec s[5];
+	struct gpu_spec s[6];
+	unsigned long hash = 5381;
 	struct gencode_plan *p = calloc(1, sizeof(*p));
 	char err[CD_ERRMSG], dir[512], cu[600], fb[600], cmd[4096], listed[32][24];
 	struct mapped_file mf;
@@ -172,14 +174,17 @@ static void compiled_flags_hold_the_promised_images(void **state)
 		free(p);
 		skip();
 	}
-	for (size_t i = 0; i < 5; i++)
+	for (size_t i = 0; i < 6; i++)
 		assert_int_equal(kb_parse_gpu_spec(gpus[i], &s[i], err), CD_OK);
-	assert_int_equal(gencode_plan(s, 5, tk("13.0"), true, p, err), CD_OK);
+	assert_int_equal(gencode_plan(s, 6, tk("13.0"), true, p, err), CD_OK);
+	for (const char *c = p->nvcc; *c; c++)
+		hash = hash * 33 + (unsigned char)*c;
 	assert_false(p->refused);
 	snprintf(dir, sizeof(dir), "%s/gencode", CUDOCTOR_BUILD_DIR);
 	mkdir(dir, 0755);
 	snprintf(cu, sizeof(cu), "%s/one_kernel.cu", dir);
-	snprintf(fb, sizeof(fb), "%s/one_kernel.fatbin", dir);
+	/* named by the flags, so a changed plan is compiled afresh */
+	snprintf(fb, sizeof(fb), "%s/one_kernel_%08lx.fatbin", dir, hash & 0xffffffffUL);
 	/* built once per build tree: nvcc is slow and the machine is shared */
 	if (stat(fb, &st) != 0) {
 		f = fopen(cu, "w");
