@@ -15,7 +15,7 @@ struct runtime {
 	char path[PROBE_PATH];      /* as found: the soname link when there is one */
 	char real_path[PROBE_PATH]; /* resolved; one file found twice is one runtime */
 	char soname[64];            /* "libcudart.so.12" */
-	char version_text[32];      /* "12.4.127" or "12" */
+	char version_text[64];      /* "12.4.127" or "12" */
 	struct version version;
 	const char *version_source; /* "file name", "version.json", "dist-info", "torch/version.py", "cuda_runtime_api.h", "soname" */
 	enum runtime_origin origin;
