@@ -82,8 +82,8 @@ static int fix_driver_for(struct finding *f, const struct version *need, const c
 	char b[32];
 
 	if (min_driver)
-		NOMEM(finding_fix(f, "install NVIDIA driver %s or newer (%s, supports CUDA %s): sudo apt install nvidia-driver-%.3s   # or your distribution's package",
-				  min_driver, min_branch ? min_branch : "its branch", mm(need, b, sizeof b), min_driver) == CD_OK);
+		NOMEM(finding_fix(f, "install NVIDIA driver %s or newer (%s%ssupports CUDA %s): sudo apt install nvidia-driver-%.3s   # or your distribution's package",
+				  min_driver, min_branch ? min_branch : "", min_branch ? ", " : "", mm(need, b, sizeof b), min_driver) == CD_OK);
 	else
 		NOMEM(finding_fix(f, "install an NVIDIA driver whose \"CUDA Version\" (nvidia-smi) is %s or newer",
 				  mm(need, b, sizeof b)) == CD_OK);
