@@ -193,6 +193,10 @@ static int rule_init(const struct stack_facts *f, struct report *r)
 				  "lost its state (typically after suspend/resume) or the GPU has fallen off the bus.") == CD_OK);
 		NOMEM(finding_fix(x, "sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm") == CD_OK);
 		NOMEM(finding_fix(x, "sudo dmesg | grep -i -E 'NVRM|Xid'   # look for Xid 79 (fallen off the bus)") == CD_OK);
+	} else if (d->init_result == 34) { /* CUDA_ERROR_STUB_LIBRARY */
+		NOMEM(finding_why(x, "The libcuda loaded is the toolkit's link-time stub (lib64/stubs), which has every symbol but no driver behind it; "
+				  "programs must load the driver's libcuda.so.1 instead.") == CD_OK);
+		NOMEM(finding_fix(x, "remove the toolkit's stubs directory from LD_LIBRARY_PATH (and from /etc/ld.so.conf.d), then: sudo ldconfig") == CD_OK);
 	} else {
 		NOMEM(finding_why(x, "cuInit is the first call of every CUDA program; when it fails no program can use the GPU.") == CD_OK);
 		NOMEM(finding_fix(x, "cudoctor explain %s", name) == CD_OK);

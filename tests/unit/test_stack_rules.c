@@ -150,6 +150,7 @@ static void test_init_results(void **state)
 		{ CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "driver-library-mismatch" },
 		{ CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "driver-init-failed" },
 		{ CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "driver-init-failed" },
+		{ 34, "CUDA_ERROR_STUB_LIBRARY", "driver-init-failed" },
 	};
 
 	(void)state;
