@@ -305,40 +305,84 @@ static const char *loader_text(const struct runtime *rt, char *buf, size_t n)
 	return buf;
 }
 
-static int section_runtimes(struct report *r, const struct doctor_facts *df)
+static json_t *runtime_json(const struct runtime *rt, const char *library)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	if (library)
+		json_object_set_new(o, "library", json_string(library));
+	json_object_set_new(o, "path", jstr(rt->path));
+	json_object_set_new(o, "real_path", jstr(rt->real_path));
+	json_object_set_new(o, "soname", jstr(rt->soname));
+	json_object_set_new(o, "version", jstr(rt->version_text));
+	json_object_set_new(o, "version_source", jstr(rt->version_source));
+	json_object_set_new(o, "origin", json_string(runtime_origin_name(rt->origin)));
+	json_object_set_new(o, "picked", json_boolean(rt->picked));
+	json_object_set_new(o, "from_ld_library_path", json_boolean(rt->from_ld_library_path));
+	return o;
+}
+
+static void runtime_row(struct report *r, const struct runtime *rt)
+{
+	char ld[64];
+	const char *row[] = { rt->path, or_dash(rt->version_text), or_dash(rt->version_source),
+			      runtime_origin_name(rt->origin), loader_text(rt, ld, sizeof ld) };
+
+	report_table_row(r, row);
+}
+
+static int section_runtimes(struct report *r, const struct doctor_facts *df, bool verbose)
 {
 	static const char *const hdr[] = { "library", "version", "version from", "origin", "loader" };
-	json_t *arr = json_array();
+	json_t *arr = json_array(), *libs = json_array();
+	struct strbuf sb;
+	size_t copies = 0;
 
-	if (!arr)
+	if (!arr || !libs) {
+		json_decref(arr);
+		json_decref(libs);
 		return CD_ENOMEM;
+	}
 	report_section(r, "Runtimes");
 	if (df->rt.n == 0)
 		report_line(r, "no libcudart found (LD_LIBRARY_PATH, ld.so.cache, toolkits, Python wheels, torch/lib, conda)");
 	else
 		report_table(r, 5, hdr);
 	for (size_t i = 0; i < df->rt.n; i++) {
-		const struct runtime *rt = &df->rt.r[i];
-		char ld[64];
-		json_t *o = json_object();
-
-		if (!o)
-			return CD_ENOMEM;
-		const char *row[] = { rt->path, or_dash(rt->version_text), or_dash(rt->version_source),
-				      runtime_origin_name(rt->origin), loader_text(rt, ld, sizeof ld) };
-		report_table_row(r, row);
-		json_object_set_new(o, "path", jstr(rt->path));
-		json_object_set_new(o, "real_path", jstr(rt->real_path));
-		json_object_set_new(o, "soname", jstr(rt->soname));
-		json_object_set_new(o, "version", jstr(rt->version_text));
-		json_object_set_new(o, "version_source", jstr(rt->version_source));
-		json_object_set_new(o, "origin", json_string(runtime_origin_name(rt->origin)));
-		json_object_set_new(o, "picked", json_boolean(rt->picked));
-		json_object_set_new(o, "from_ld_library_path", json_boolean(rt->from_ld_library_path));
-		json_array_append_new(arr, o);
+		runtime_row(r, &df->rt.r[i]);
+		json_array_append_new(arr, runtime_json(&df->rt.r[i], NULL));
 	}
 	if (!df->rt.ldcache_ok && df->rt.ldcache_error[0])
 		report_line(r, "ld.so.cache not read: %s", df->rt.ldcache_error);
+
+	/* the other CUDA libraries: in JSON always, in text with -v (a summary otherwise) */
+	sb_init(&sb);
+	for (size_t l = 0; l < df->n_libs; l++) {
+		if (df->libs[l].n == 0)
+			continue;
+		sb_printf(&sb, "%s%s x%zu", copies ? ", " : "", runtime_libraries[l], df->libs[l].n);
+		copies += df->libs[l].n;
+		for (size_t i = 0; i < df->libs[l].n; i++)
+			json_array_append_new(libs, runtime_json(&df->libs[l].r[i], runtime_libraries[l]));
+	}
+	if (copies && verbose) {
+		report_table(r, 5, hdr);
+		for (size_t l = 0; l < df->n_libs; l++)
+			for (size_t i = 0; i < df->libs[l].n; i++)
+				runtime_row(r, &df->libs[l].r[i]);
+	} else if (copies) {
+		char *s = sb_detach(&sb);
+		if (s)
+			report_kv(r, "other CUDA libraries", "%s (cudoctor -v doctor lists each copy)", s);
+		free(s);
+	}
+	sb_free(&sb);
+	if (report_json_set(r, "libraries", libs) != CD_OK) {
+		json_decref(arr);
+		return CD_ENOMEM;
+	}
 	return report_json_set(r, "runtimes", arr);
 }
 
@@ -466,7 +510,7 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 	if (rc != CD_OK)
 		return rc;
 	if ((rc = section_driver(r, &df)) != CD_OK || (rc = section_gpus(r, &df)) != CD_OK ||
-	    (rc = section_toolkits(r, &df)) != CD_OK || (rc = section_runtimes(r, &df)) != CD_OK ||
+	    (rc = section_toolkits(r, &df)) != CD_OK || (rc = section_runtimes(r, &df, g->render.verbosity > 0)) != CD_OK ||
 	    (rc = section_python(r, &df)) != CD_OK || (rc = section_platform(r, &df)) != CD_OK)
 		goto out;
 	if ((rc = stack_rules_run(&df.sf, r)) != CD_OK)

@@ -8,6 +8,7 @@
 
 #include "kb/kb.h"
 #include "util/err.h"
+#include "util/str.h"
 
 static void fmt_version(const struct version *v, char *buf, size_t n)
 {
@@ -132,26 +133,34 @@ static void fill_toolkits(struct doctor_facts *df, bool kb_ok)
 	df->sf.n_toolkits = df->tk.n;
 }
 
-static void fill_runtimes(struct doctor_facts *df, bool kb_ok)
+static void fill_one_runtime(struct doctor_facts *df, const struct runtime *r, bool kb_ok)
 {
+	size_t i = df->n_runtimes++;
+	struct stack_runtime *s = &df->runtimes[i];
 	char branch[16];
 
-	for (size_t i = 0; i < df->rt.n; i++) {
-		const struct runtime *r = &df->rt.r[i];
-		struct stack_runtime *s = &df->runtimes[i];
+	s->path = r->path;
+	s->real_path = r->real_path;
+	s->soname = r->soname;
+	s->version = r->version;
+	s->version_text = r->version_text[0] ? r->version_text : NULL;
+	s->origin = r->origin;
+	s->rank = r->rank;
+	s->from_ld_library_path = r->from_ld_library_path;
+	if (str_starts_with(r->soname, "libcudart") &&
+	    branch_for(&r->version, kb_ok, df->rt_min_driver[i], sizeof df->rt_min_driver[i], branch, sizeof branch))
+		s->min_driver = df->rt_min_driver[i];
+}
 
-		s->path = r->path;
-		s->real_path = r->real_path;
-		s->soname = r->soname;
-		s->version = r->version;
-		s->origin = r->origin;
-		s->rank = r->rank;
-		s->from_ld_library_path = r->from_ld_library_path;
-		if (branch_for(&r->version, kb_ok, df->rt_min_driver[i], sizeof df->rt_min_driver[i], branch, sizeof branch))
-			s->min_driver = df->rt_min_driver[i];
-	}
+static void fill_runtimes(struct doctor_facts *df, bool kb_ok)
+{
+	for (size_t i = 0; i < df->rt.n; i++)
+		fill_one_runtime(df, &df->rt.r[i], kb_ok);
+	for (size_t l = 0; l < df->n_libs; l++)
+		for (size_t i = 0; i < df->libs[l].n; i++)
+			fill_one_runtime(df, &df->libs[l].r[i], kb_ok);
 	df->sf.runtimes = df->runtimes;
-	df->sf.n_runtimes = df->rt.n;
+	df->sf.n_runtimes = df->n_runtimes;
 }
 
 static void fill_frameworks(struct doctor_facts *df, bool kb_ok)
@@ -209,6 +218,7 @@ int doctor_collect(struct doctor_facts *df, const struct doctor_opts *o, char *e
 	struct python_opts po = { .home = getenv("HOME") };
 	struct driver_seen seen = { 0 };
 	bool kb_ok;
+	size_t total;
 	int rc;
 
 	memset(df, 0, sizeof *df);
@@ -241,6 +251,14 @@ int doctor_collect(struct doctor_facts *df, const struct doctor_opts *o, char *e
 	ro.n_site_dirs = to.n_site_dirs;
 	if ((rc = runtimes_probe(&df->rt, &ro, err)) != CD_OK)
 		goto fail;
+	total = df->rt.n;
+	for (size_t l = 0; runtime_libraries[l] && l < sizeof df->libs / sizeof df->libs[0]; l++) {
+		ro.library = runtime_libraries[l];
+		if ((rc = runtimes_probe(&df->libs[l], &ro, err)) != CD_OK)
+			goto fail;
+		df->n_libs = l + 1;
+		total += df->libs[l].n;
+	}
 
 	kb_ok = kb_load(df->kb_error) == CD_OK;
 	ALLOC(df->gpus, df->gp.n_gpus);
@@ -248,8 +266,8 @@ int doctor_collect(struct doctor_facts *df, const struct doctor_opts *o, char *e
 	ALLOC(df->archs, df->tk.n);
 	ALLOC(df->tk_min_driver, df->tk.n);
 	ALLOC(df->tk_branch, df->tk.n);
-	ALLOC(df->runtimes, df->rt.n);
-	ALLOC(df->rt_min_driver, df->rt.n);
+	ALLOC(df->runtimes, total);
+	ALLOC(df->rt_min_driver, total);
 	ALLOC(df->frameworks, df->py.n_fw);
 	ALLOC(df->fw_min_driver, df->py.n_fw);
 	fill_driver(df, kb_ok);
@@ -271,6 +289,8 @@ void doctor_facts_free(struct doctor_facts *df)
 	gpu_probe_free(&df->gp);
 	toolkits_free(&df->tk);
 	runtimes_free(&df->rt);
+	for (size_t l = 0; l < df->n_libs; l++)
+		runtimes_free(&df->libs[l]);
 	python_free(&df->py);
 	free(df->gpus);
 	free(df->toolkits);

@@ -26,6 +26,8 @@ struct doctor_facts {
 	struct driver_info di;
 	struct toolkits tk;
 	struct runtimes rt;
+	struct runtimes libs[8];      /* runtime_libraries[i], for the shadowing check */
+	size_t n_libs;
 	struct python_info py;
 	struct platform_info pf;
 
@@ -36,7 +38,8 @@ struct doctor_facts {
 	int (*archs)[DOCTOR_MAX_ARCHS];
 	char (*tk_min_driver)[32];
 	char (*tk_branch)[16];
-	struct stack_runtime *runtimes;
+	struct stack_runtime *runtimes;  /* libcudart copies first, then every libs[] copy */
+	size_t n_runtimes;
 	char (*rt_min_driver)[32];
 	struct stack_framework *frameworks;
 	char (*fw_min_driver)[32];

@@ -468,6 +468,9 @@ static int rule_runtime_vs_driver(const struct stack_facts *f, struct report *r)
 		const struct stack_runtime *rt = &f->runtimes[i];
 		struct finding *x;
 
+		/* only the runtime's version is a CUDA version (cuDNN 9, NCCL 2 are not) */
+		if (!rt->soname || !str_starts_with(rt->soname, "libcudart"))
+			continue;
 		if (!known(&rt->version) || compare_to_driver(&rt->version, &d->cuda) != NEWER_MAJOR)
 			continue;
 		mm(&rt->version, rv, sizeof rv);
@@ -507,6 +510,15 @@ static int rule_runtime_vs_driver(const struct stack_facts *f, struct report *r)
 	return CD_OK;
 }
 
+static const char *full(const struct stack_runtime *rt, char *buf, size_t n)
+{
+	if (rt->version_text && *rt->version_text)
+		snprintf(buf, n, "%s", rt->version_text);
+	else
+		mm(&rt->version, buf, n);
+	return buf;
+}
+
 static int rule_shadowed(const struct stack_facts *f, struct report *r)
 {
 	char v1[32], v2[32];
@@ -535,11 +547,11 @@ static int rule_shadowed(const struct stack_facts *f, struct report *r)
 			lose = b;
 			x = report_add_finding(r, SEV_WARN, "library-shadowed", win->soname,
 					       "%s: the loader picks %s (%s) over %s (%s)", win->soname, win->path,
-					       mm(&win->version, v1, sizeof v1), lose->path, mm(&lose->version, v2, sizeof v2));
+					       full(win, v1, sizeof v1), lose->path, full(lose, v2, sizeof v2));
 			NOMEM(x);
-			NOMEM(finding_evidence(x, "picked: %s, CUDA %s, %s%s", win->path, v1, runtime_origin_name(win->origin),
+			NOMEM(finding_evidence(x, "picked: %s, version %s, %s%s", win->path, v1, runtime_origin_name(win->origin),
 					       win->from_ld_library_path ? ", from LD_LIBRARY_PATH" : "") == CD_OK);
-			NOMEM(finding_evidence(x, "shadowed: %s, CUDA %s, %s", lose->path, v2, runtime_origin_name(lose->origin)) == CD_OK);
+			NOMEM(finding_evidence(x, "shadowed: %s, version %s, %s", lose->path, v2, runtime_origin_name(lose->origin)) == CD_OK);
 			NOMEM(finding_why(x, "The dynamic loader takes the first file with the wanted soname: LD_LIBRARY_PATH first, then the library's RUNPATH, "
 					  "then /etc/ld.so.cache. A program or wheel built against one version then runs with another, which fails with "
 					  "undefined symbols or version errors.") == CD_OK);

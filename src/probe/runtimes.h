@@ -38,6 +38,9 @@ struct runtimes_opts {
 	const char *library;         /* stem to look for; NULL: "libcudart" */
 };
 
+/* The other CUDA libraries doctor checks for shadowed copies, NULL-terminated. */
+extern const char *const runtime_libraries[];
+
 int runtimes_probe(struct runtimes *out, const struct runtimes_opts *o, char *err);
 void runtimes_free(struct runtimes *r);
 

@@ -176,8 +176,27 @@ static void test_fake_layouts(void **state)
 	assert_int_equal(rt->origin, ORIGIN_TOOLKIT);
 	runtimes_free(&rs);
 
-	/* another library stem with the same machinery */
+	/* cuDNN with the same machinery: an old copy in LD_LIBRARY_PATH beside the wheel's */
+	tree_file(root, "ld/libcudnn.so.9.0.0", "\177ELF", 0);
+	tree_link(root, "ld/libcudnn.so.9", "libcudnn.so.9.0.0");
+	tree_file(root, "lib/python3.11/site-packages/nvidia/cudnn/lib/libcudnn.so.9", "\177ELF", 0);
+	tree_dir(root, "lib/python3.11/site-packages/nvidia_cudnn_cu12-9.1.0.70.dist-info");
 	o.library = "libcudnn";
+	assert_int_equal(runtimes_probe(&rs, &o, err), CD_OK);
+	assert_int_equal(rs.n, 2);
+	rt = by_real(&rs, "/ld/libcudnn.so.9.0.0");
+	assert_non_null(rt);
+	assert_true(rt->picked);
+	assert_string_equal(rt->soname, "libcudnn.so.9");
+	assert_string_equal(rt->version_text, "9.0.0");
+	rt = by_real(&rs, "/nvidia/cudnn/lib/libcudnn.so.9");
+	assert_non_null(rt);
+	assert_string_equal(rt->version_text, "9.1.0.70");
+	assert_string_equal(rt->version_source, "dist-info");
+	runtimes_free(&rs);
+	/* libcublasLt is its own library, not a libcublas copy */
+	tree_file(root, "ld/libcublasLt.so.12.4.5.8", "\177ELF", 0);
+	o.library = "libcublas";
 	assert_int_equal(runtimes_probe(&rs, &o, err), CD_OK);
 	assert_int_equal(rs.n, 0);
 	runtimes_free(&rs);

@@ -406,8 +406,8 @@ static void test_library_shadowed(void **state)
 	run(&f, &r);
 	assert_int_equal(count(&r, "library-shadowed"), 1);
 	const struct finding *x = expect(&r, "library-shadowed", SEV_WARN);
-	assert_true(any_has(x->evidence, x->n_evidence, "picked: /usr/local/cuda-12.1/lib64/libcudart.so.12, CUDA 12.1"));
-	assert_true(any_has(x->evidence, x->n_evidence, "shadowed: /venv/lib/python3.11/site-packages/nvidia/cuda_runtime/lib/libcudart.so.12, CUDA 12.4"));
+	assert_true(any_has(x->evidence, x->n_evidence, "picked: /usr/local/cuda-12.1/lib64/libcudart.so.12, version 12.1"));
+	assert_true(any_has(x->evidence, x->n_evidence, "shadowed: /venv/lib/python3.11/site-packages/nvidia/cuda_runtime/lib/libcudart.so.12, version 12.4"));
 	assert_true(any_has(x->fix, x->n_fix, "LD_LIBRARY_PATH"));
 	report_free(&r);
 
