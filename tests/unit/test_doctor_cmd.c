@@ -304,6 +304,60 @@ static void test_two_gpus_order_and_visible(void **state)
 	json_decref(j);
 }
 
+/* P8: an old cuDNN in LD_LIBRARY_PATH wins over the one the venv's wheel ships. */
+static void test_cudnn_shadowed_and_torch(void **state)
+{
+	char ld[4200], path[8400];
+	const char *env[] = { path, ld, "FAKE_CUDA_DRIVER_VERSION=12040", "FAKE_NVML_DRIVER_VERSION=550.54.14", NULL };
+	int status;
+	json_t *j, *f, *fw;
+	size_t i;
+	bool listed = false;
+
+	(void)state;
+	tree_file(root, "venv/pyvenv.cfg", "home = /usr/bin\nversion = 3.11.7\n", 0);
+	tree_file(root, "venv/bin/python3", "#!/bin/sh\nexit 1\n", 1);
+	tree_file(root, "venv/lib/python3.11/site-packages/nvidia/cudnn/lib/libcudnn.so.9", "\177ELF", 0);
+	tree_dir(root, "venv/lib/python3.11/site-packages/nvidia_cudnn_cu12-9.1.0.70.dist-info");
+	tree_file(root, "venv/lib/python3.11/site-packages/torch/version.py",
+		  "__version__ = '2.9.0+cu130'\ndebug = False\ncuda: Optional[str] = '13.0'\nhip: Optional[str] = None\n", 0);
+	tree_file(root, "oldcudnn/libcudnn.so.9.0.0", "\177ELF", 0);
+	tree_link(root, "oldcudnn/libcudnn.so.9", "libcudnn.so.9.0.0");
+	snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s/oldcudnn", root);
+	snprintf(path, sizeof path, "PATH=%s/venv/bin:%s", root, path_13 + strlen("PATH="));
+
+	j = doctor_json(env, &status);
+	assert_int_equal(status, 1);
+	need(j, "library-shadowed");
+	f = NULL;
+	json_array_foreach(json_object_get(j, "findings"), i, fw) {
+		if (strcmp(sget(fw, "id"), "library-shadowed") == 0 && list_has(fw, "evidence", "nvidia/cudnn/lib/libcudnn.so.9, version 9.1.0.70"))
+			f = fw;
+	}
+	assert_non_null(f);
+	assert_string_equal(sget(f, "subject"), "libcudnn.so.9");
+	assert_string_equal(sget(f, "severity"), "warn");
+	assert_true(list_has(f, "evidence", "oldcudnn/libcudnn.so.9, version 9.0.0, system, from LD_LIBRARY_PATH"));
+	json_array_foreach(json_object_get(j, "libraries"), i, fw) {
+		if (strcmp(sget(fw, "library"), "libcudnn") == 0 && strstr(sget(fw, "path"), "/oldcudnn/"))
+			listed = json_is_true(json_object_get(fw, "picked"));
+	}
+	assert_true(listed);
+	/* torch built for CUDA 13.0 on a 12.4 driver */
+	json_array_foreach(json_object_get(json_object_get(j, "python"), "frameworks"), i, fw) {
+		if (strcmp(sget(fw, "name"), "torch") == 0)
+			assert_string_equal(sget(fw, "cuda"), "13.0");
+	}
+	f = NULL;
+	json_array_foreach(json_object_get(j, "findings"), i, fw) {
+		if (strcmp(sget(fw, "id"), "runtime-newer-than-driver") == 0 && strstr(sget(fw, "title"), "torch 2.9.0+cu130"))
+			f = fw;
+	}
+	assert_non_null(f);
+	assert_string_equal(sget(f, "severity"), "error");
+	json_decref(j);
+}
+
 static void test_usage(void **state)
 {
 	const char *argv[] = { CUDOCTOR_BINARY, "doctor", "extra", NULL };
@@ -326,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_v100_nvcc13),
 		cmocka_unit_test(test_healthy_h200),
 		cmocka_unit_test(test_two_gpus_order_and_visible),
+		cmocka_unit_test(test_cudnn_shadowed_and_torch),
 		cmocka_unit_test(test_usage),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
