@@ -159,13 +159,13 @@ int vt_torch_version_py(const char *text, size_t len, struct torch_version_py *o
 			q++;
 			if (py_value(q, eol, val, sizeof val, &none) == CD_OK) {
 				if (strcmp(name, "__version__") == 0 && !none) {
-					snprintf(out->version, sizeof out->version, "%s", val);
+					snprintf(out->version, sizeof out->version, "%.*s", (int)sizeof out->version - 1, val);
 					got_version = true;
 				} else if (strcmp(name, "cuda") == 0) {
-					snprintf(out->cuda, sizeof out->cuda, "%s", val);
+					snprintf(out->cuda, sizeof out->cuda, "%.*s", (int)sizeof out->cuda - 1, val);
 					out->has_cuda_line = true;
 				} else if (strcmp(name, "hip") == 0) {
-					snprintf(out->hip, sizeof out->hip, "%s", val);
+					snprintf(out->hip, sizeof out->hip, "%.*s", (int)sizeof out->hip - 1, val);
 				}
 			}
 		}
