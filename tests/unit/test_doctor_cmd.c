@@ -26,7 +26,9 @@ static void make_toolkit(const char *dir, const char *release, const char *full)
 	char rel[256], script[512], json[256];
 
 	snprintf(rel, sizeof rel, "%s/bin/nvcc", dir);
-	snprintf(script, sizeof script, "#!/bin/sh\necho 'Cuda compilation tools, release %s, V%s'\n", release, full);
+	snprintf(script, sizeof script,
+		 "#!/bin/sh\ncase \"$1\" in\n--version) echo 'Cuda compilation tools, release %s, V%s' ;;\n"
+		 "--list-gpu-arch) printf 'compute_75\\ncompute_80\\n' ;;\n*) exit 1 ;;\nesac\n", release, full);
 	tree_file(root, rel, script, 1);
 	snprintf(rel, sizeof rel, "%s/version.json", dir);
 	snprintf(json, sizeof json, "{\"cuda\":{\"name\":\"CUDA SDK\",\"version\":\"%s\"}}", full);
@@ -358,6 +360,40 @@ static void test_cudnn_shadowed_and_torch(void **state)
 	json_decref(j);
 }
 
+/* -v asks the selected nvcc what it accepts; --markdown renders the same sections. */
+static void test_verbose_and_markdown(void **state)
+{
+	const char *argv_v[] = { CUDOCTOR_BINARY, "--json", "-v", "doctor", NULL };
+	const char *argv_md[] = { CUDOCTOR_BINARY, "--markdown", "doctor", NULL };
+	const char *env[] = { "CUDOCTOR_LIBCUDA=" FAKE_CUDA, "CUDOCTOR_LIBNVML=" FAKE_NVML, path_13, "CUDA_HOME=", "CUDACXX=", NULL };
+	struct run_result res;
+	json_t *j, *tk;
+	size_t i;
+	bool seen = false;
+
+	(void)state;
+	assert_int_equal(testlib_run(argv_v, env, NULL, &res), 0);
+	j = json_loads(res.out, 0, NULL);
+	assert_non_null(j);
+	json_array_foreach(json_object_get(j, "toolkits"), i, tk) {
+		if (json_is_true(json_object_get(tk, "selected"))) {
+			assert_string_equal(sget(tk, "nvcc_list_gpu_arch"), "compute_75 compute_80");
+			seen = true;
+		}
+	}
+	assert_true(seen);
+	json_decref(j);
+	run_result_free(&res);
+
+	assert_int_equal(testlib_run(argv_md, env, NULL, &res), 0);
+	for (size_t k = 0; k < 6; k++) {
+		static const char *const sections[] = { "### Driver", "### GPUs", "### Toolkits", "### Runtimes", "### Python", "### Platform" };
+		assert_non_null(strstr(res.out, sections[k]));
+	}
+	assert_non_null(strstr(res.out, "| * |"));
+	run_result_free(&res);
+}
+
 static void test_usage(void **state)
 {
 	const char *argv[] = { CUDOCTOR_BINARY, "doctor", "extra", NULL };
@@ -381,6 +417,7 @@ int main(void)
 		cmocka_unit_test(test_healthy_h200),
 		cmocka_unit_test(test_two_gpus_order_and_visible),
 		cmocka_unit_test(test_cudnn_shadowed_and_torch),
+		cmocka_unit_test(test_verbose_and_markdown),
 		cmocka_unit_test(test_usage),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
