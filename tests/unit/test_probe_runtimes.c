@@ -194,6 +194,16 @@ static void test_fake_layouts(void **state)
 	assert_string_equal(rt->version_text, "9.1.0.70");
 	assert_string_equal(rt->version_source, "dist-info");
 	runtimes_free(&rs);
+	/* a dist-info directory whose name carries no usable version: METADATA says */
+	tree_file(root, "lib/python3.11/site-packages/nvidia/nccl/lib/libnccl.so.2", "\177ELF", 0);
+	tree_file(root, "lib/python3.11/site-packages/nvidia_nccl_cu12-local.dist-info/METADATA",
+		  "Metadata-Version: 2.1\nName: nvidia-nccl-cu12\nVersion: 2.21.5\n\nbody\n", 0);
+	o.library = "libnccl";
+	assert_int_equal(runtimes_probe(&rs, &o, err), CD_OK);
+	assert_int_equal(rs.n, 1);
+	assert_string_equal(rs.r[0].version_text, "2.21.5");
+	assert_string_equal(rs.r[0].version_source, "dist-info");
+	runtimes_free(&rs);
 	/* libcublasLt is its own library, not a libcublas copy */
 	tree_file(root, "ld/libcublasLt.so.12.4.5.8", "\177ELF", 0);
 	o.library = "libcublas";
