@@ -77,6 +77,8 @@ static int section_driver(struct report *r, const struct doctor_facts *df)
 		}
 		if (di->init_called)
 			report_kv(r, "cuInit", "%s (%d)", di->init_result_name[0] ? di->init_result_name : "?", di->init_result);
+		if (di->compat_lib)
+			report_kv(r, "forward compatibility", "yes: a cuda-compat libcuda runs on an older kernel driver (data-center GPUs and Jetson only)");
 	} else {
 		report_kv(r, "libcuda", "not loaded: %s", di->load_error);
 		if (di->version[0])
@@ -111,6 +113,7 @@ static int section_driver(struct report *r, const struct doctor_facts *df)
 	json_object_set_new(j, "kernel_module_open", json_boolean(di->kmod_open));
 	json_object_set_new(j, "branch", jstr(df->driver_branch));
 	json_object_set_new(j, "nvml_ok", json_boolean(!sd->nvml_failed));
+	json_object_set_new(j, "forward_compat", json_boolean(di->compat_lib));
 	return report_json_set(r, "driver", j);
 }
 
