@@ -382,17 +382,19 @@ static void put_gpu_text(struct report *r, const struct gpu_info *g)
 	KV_IF(GF_KERNEL_EXEC_TIMEOUT, "kernel run time limit", "%s", yn(g->kernel_exec_timeout));
 	KV_IF(GF_COMPUTE_MODE, "compute mode", "%s", compute_mode_name(g->compute_mode));
 	if (gpu_has(g, GF_PCIE_GEN_CURRENT) && gpu_has(g, GF_PCIE_WIDTH_CURRENT))
-		report_kv(r, "PCIe link", "Gen %lld x%lld now, Gen %lld x%lld max", g->pcie_gen_current,
-			  g->pcie_width_current, gpu_has(g, GF_PCIE_GEN_MAX) ? g->pcie_gen_max : 0,
-			  gpu_has(g, GF_PCIE_WIDTH_MAX) ? g->pcie_width_max : 0);
+		report_kv(r, "PCIe link now", "Gen %lld x%lld", g->pcie_gen_current, g->pcie_width_current);
+	if (gpu_has(g, GF_PCIE_GEN_MAX) && gpu_has(g, GF_PCIE_WIDTH_MAX))
+		report_kv(r, "PCIe link max", "Gen %lld x%lld (GPU and host)", g->pcie_gen_max, g->pcie_width_max);
 	KV_IF(GF_PERSISTENCE, "persistence mode", "%s", g->persistence_mode ? "enabled" : "disabled");
 	KV_IF(GF_MIG_MODE, "MIG mode", "%s%s", g->mig_mode_current ? "enabled" : "disabled",
 	      g->mig_mode_pending != g->mig_mode_current ? " (change pending)" : "");
-	KV_IF(GF_POWER_DRAW, "power draw / limit", "%lld.%lld W / %lld W", g->power_draw_mw / 1000,
-	      g->power_draw_mw % 1000 / 100, gpu_has(g, GF_POWER_LIMIT) ? g->power_limit_mw / 1000 : 0);
+	KV_IF(GF_POWER_DRAW, "power draw", "%lld.%lld W", g->power_draw_mw / 1000, g->power_draw_mw % 1000 / 100);
+	KV_IF(GF_POWER_LIMIT, "power limit", "%lld W", g->power_limit_mw / 1000);
 	KV_IF(GF_TEMPERATURE, "temperature", "%lld C", g->temperature_c);
-	KV_IF(GF_CLOCK_SM, "SM / memory clock now", "%lld / %lld MHz (max %lld / %lld)", g->clock_sm_mhz,
-	      g->clock_memory_mhz, g->clock_max_sm_mhz, g->clock_max_memory_mhz);
+	if (gpu_has(g, GF_CLOCK_SM) && gpu_has(g, GF_CLOCK_MEMORY))
+		report_kv(r, "SM / memory clock now", "%lld / %lld MHz", g->clock_sm_mhz, g->clock_memory_mhz);
+	if (gpu_has(g, GF_CLOCK_MAX_SM) && gpu_has(g, GF_CLOCK_MAX_MEMORY))
+		report_kv(r, "SM / memory clock max", "%lld / %lld MHz", g->clock_max_sm_mhz, g->clock_max_memory_mhz);
 	KV_IF(GF_PSTATE, "performance state", "P%lld", g->pstate);
 	if (gpu_has(g, GF_CLOCK_EVENT_REASONS)) {
 		char names[256];

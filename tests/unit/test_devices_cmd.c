@@ -72,6 +72,8 @@ static void test_default_h200(void **state)
 	json_t *cu = json_object_get(j, "libcuda");
 	assert_string_equal(json_string_value(json_object_get(cu, "how")), "CUDOCTOR_LIBCUDA");
 	assert_string_equal(json_string_value(json_object_get(cu, "cuda_version")), "13.0");
+	assert_int_equal(json_array_size(json_object_get(cu, "missing_symbols")), 0);
+	assert_int_equal(json_array_size(json_object_get(json_object_get(j, "nvml"), "missing_symbols")), 0);
 	assert_true(str_ends_with_test(json_string_value(json_object_get(cu, "path")), "/libcuda.so.1"));
 	g = json_array_get(json_object_get(j, "gpus"), 0);
 	assert_string_equal(json_string_value(json_object_get(g, "name")), "NVIDIA H200");
