@@ -339,6 +339,7 @@ static int rule_smi_cuda_version(const struct stack_facts *f, struct report *r)
 		NOMEM(finding_evidence(x, "%s reports CUDA %s", t->nvcc, tv) == CD_OK);
 		NOMEM(finding_why(x, "The driver runs programs built with any CUDA up to %s; the toolkit decides what you build with. "
 				  "The two numbers differing is normal as long as the toolkit is not the newer one.", dv) == CD_OK);
+		NOMEM(finding_fix(x, "nothing to fix; a toolkit up to CUDA %s would also run here: nvcc --version shows the one builds use", dv) == CD_OK);
 		return CD_OK;
 	}
 	return CD_OK;

@@ -268,9 +268,7 @@ static void test_smi_cuda_version_explained(void **state)
 	f.toolkits = &t;
 	f.n_toolkits = 1;
 	run(&f, &r);
-	const struct finding *x = report_find(&r, "driver-cuda-version");
-	assert_non_null(x);
-	assert_int_equal(x->severity, SEV_INFO);
+	const struct finding *x = expect(&r, "driver-cuda-version", SEV_INFO);
 	assert_non_null(strstr(x->title, "12.4"));
 	assert_non_null(strstr(x->title, "11.8"));
 	assert_int_equal(count(&r, "toolkit-newer-than-driver"), 0);
