@@ -82,8 +82,8 @@ static int fix_driver_for(struct finding *f, const struct version *need, const c
 	char b[32];
 
 	if (min_driver)
-		NOMEM(finding_fix(f, "install NVIDIA driver %s or newer (%s, supports CUDA %s): sudo apt install nvidia-driver-%.3s   # or your distribution's package",
-				  min_driver, min_branch ? min_branch : "its branch", mm(need, b, sizeof b), min_driver) == CD_OK);
+		NOMEM(finding_fix(f, "install NVIDIA driver %s or newer (%s%ssupports CUDA %s): sudo apt install nvidia-driver-%.3s   # or your distribution's package",
+				  min_driver, min_branch ? min_branch : "", min_branch ? ", " : "", mm(need, b, sizeof b), min_driver) == CD_OK);
 	else
 		NOMEM(finding_fix(f, "install an NVIDIA driver whose \"CUDA Version\" (nvidia-smi) is %s or newer",
 				  mm(need, b, sizeof b)) == CD_OK);
@@ -193,6 +193,10 @@ static int rule_init(const struct stack_facts *f, struct report *r)
 				  "lost its state (typically after suspend/resume) or the GPU has fallen off the bus.") == CD_OK);
 		NOMEM(finding_fix(x, "sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm") == CD_OK);
 		NOMEM(finding_fix(x, "sudo dmesg | grep -i -E 'NVRM|Xid'   # look for Xid 79 (fallen off the bus)") == CD_OK);
+	} else if (d->init_result == 34) { /* CUDA_ERROR_STUB_LIBRARY */
+		NOMEM(finding_why(x, "The libcuda loaded is the toolkit's link-time stub (lib64/stubs), which has every symbol but no driver behind it; "
+				  "programs must load the driver's libcuda.so.1 instead.") == CD_OK);
+		NOMEM(finding_fix(x, "remove the toolkit's stubs directory from LD_LIBRARY_PATH (and from /etc/ld.so.conf.d), then: sudo ldconfig") == CD_OK);
 	} else {
 		NOMEM(finding_why(x, "cuInit is the first call of every CUDA program; when it fails no program can use the GPU.") == CD_OK);
 		NOMEM(finding_fix(x, "cudoctor explain %s", name) == CD_OK);
@@ -335,6 +339,7 @@ static int rule_smi_cuda_version(const struct stack_facts *f, struct report *r)
 		NOMEM(finding_evidence(x, "%s reports CUDA %s", t->nvcc, tv) == CD_OK);
 		NOMEM(finding_why(x, "The driver runs programs built with any CUDA up to %s; the toolkit decides what you build with. "
 				  "The two numbers differing is normal as long as the toolkit is not the newer one.", dv) == CD_OK);
+		NOMEM(finding_fix(x, "nothing to fix; a toolkit up to CUDA %s would also run here: nvcc --version shows the one builds use", dv) == CD_OK);
 		return CD_OK;
 	}
 	return CD_OK;
@@ -464,6 +469,9 @@ static int rule_runtime_vs_driver(const struct stack_facts *f, struct report *r)
 		const struct stack_runtime *rt = &f->runtimes[i];
 		struct finding *x;
 
+		/* only the runtime's version is a CUDA version (cuDNN 9, NCCL 2 are not) */
+		if (!rt->soname || !str_starts_with(rt->soname, "libcudart"))
+			continue;
 		if (!known(&rt->version) || compare_to_driver(&rt->version, &d->cuda) != NEWER_MAJOR)
 			continue;
 		mm(&rt->version, rv, sizeof rv);
@@ -503,6 +511,15 @@ static int rule_runtime_vs_driver(const struct stack_facts *f, struct report *r)
 	return CD_OK;
 }
 
+static const char *full(const struct stack_runtime *rt, char *buf, size_t n)
+{
+	if (rt->version_text && *rt->version_text)
+		snprintf(buf, n, "%s", rt->version_text);
+	else
+		mm(&rt->version, buf, n);
+	return buf;
+}
+
 static int rule_shadowed(const struct stack_facts *f, struct report *r)
 {
 	char v1[32], v2[32];
@@ -531,11 +548,11 @@ static int rule_shadowed(const struct stack_facts *f, struct report *r)
 			lose = b;
 			x = report_add_finding(r, SEV_WARN, "library-shadowed", win->soname,
 					       "%s: the loader picks %s (%s) over %s (%s)", win->soname, win->path,
-					       mm(&win->version, v1, sizeof v1), lose->path, mm(&lose->version, v2, sizeof v2));
+					       full(win, v1, sizeof v1), lose->path, full(lose, v2, sizeof v2));
 			NOMEM(x);
-			NOMEM(finding_evidence(x, "picked: %s, CUDA %s, %s%s", win->path, v1, runtime_origin_name(win->origin),
+			NOMEM(finding_evidence(x, "picked: %s, version %s, %s%s", win->path, v1, runtime_origin_name(win->origin),
 					       win->from_ld_library_path ? ", from LD_LIBRARY_PATH" : "") == CD_OK);
-			NOMEM(finding_evidence(x, "shadowed: %s, CUDA %s, %s", lose->path, v2, runtime_origin_name(lose->origin)) == CD_OK);
+			NOMEM(finding_evidence(x, "shadowed: %s, version %s, %s", lose->path, v2, runtime_origin_name(lose->origin)) == CD_OK);
 			NOMEM(finding_why(x, "The dynamic loader takes the first file with the wanted soname: LD_LIBRARY_PATH first, then the library's RUNPATH, "
 					  "then /etc/ld.so.cache. A program or wheel built against one version then runs with another, which fails with "
 					  "undefined symbols or version errors.") == CD_OK);

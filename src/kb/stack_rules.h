@@ -63,6 +63,7 @@ struct stack_runtime {
 	const char *real_path;
 	const char *soname;           /* "libcudart.so.12" */
 	struct version version;
+	const char *version_text;     /* as found, "12.4.127"; NULL: format version */
 	enum runtime_origin origin;
 	int rank;                     /* loader preference for a program without RUNPATH; -1: not on the loader path */
 	bool from_ld_library_path;
