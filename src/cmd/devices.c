@@ -8,7 +8,9 @@
 
 #include "cmd/cmd.h"
 #include "cmd/gpu_findings.h"
+#include "probe/driver_info.h"
 #include "probe/gpus.h"
+#include "probe/platform.h"
 #include "util/err.h"
 
 enum kind { K_INT, K_BOOL };
@@ -466,6 +468,32 @@ static void put_text(struct report *r, const struct gpu_probe *p)
 		put_gpu_text(r, &p->gpus[i]);
 }
 
+/* The driver layer judged as doctor judges it: the same facts (driver info from /proc,
+ * platform with CUDA_VISIBLE_DEVICES) through the same rules. */
+static int driver_findings(struct report *r, const struct gpu_probe *p, char *err)
+{
+	struct driver_seen seen;
+	struct driver_info *di = calloc(1, sizeof(*di));
+	struct platform_info *pf = calloc(1, sizeof(*pf));
+	struct stack_platform sp;
+	int rc;
+
+	if (!di || !pf) {
+		rc = cd_fail(err, CD_ENOMEM, "out of memory");
+		goto out;
+	}
+	gpu_driver_seen(p, &seen);
+	driver_info_collect(di, &seen, NULL);
+	if ((rc = platform_probe(pf, NULL, err)) != CD_OK)
+		goto out;
+	platform_stack_facts(pf, &sp);
+	rc = gpu_driver_findings(r, p, di, &sp);
+out:
+	free(di);
+	free(pf);
+	return rc;
+}
+
 static int devices_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
 	static const struct option opts[] = { { 0, 0, 0, 0 } };
@@ -484,7 +512,7 @@ static int devices_run(struct report *r, int argc, char **argv, const struct cd_
 		return cd_fail(err, CD_ENOMEM, "out of memory");
 	rc = gpu_probe_run(p, err);
 	if (rc == CD_OK)
-		rc = gpu_driver_findings(r, p, getenv("CUDA_VISIBLE_DEVICES"));
+		rc = driver_findings(r, p, err);
 	if (rc == CD_OK)
 		rc = gpu_health_findings(r, p);
 	if (rc == CD_OK)
@@ -508,8 +536,10 @@ const struct cd_command cmd_devices = {
 		"clock event reasons, ECC counters, retired pages / remapped rows and processes.\n"
 		"Reads only; creates no CUDA context.\n"
 		"\n"
-		"Findings: no-driver, driver-init-failed, no-device, nvml-unavailable, gpu-lost,\n"
-		"ecc-errors, retired-pages-pending, pcie-link-degraded, clocks-throttled.\n"
+		"Findings: no-driver, no-device, driver-init-failed, system-not-ready,\n"
+		"driver-library-mismatch, forward-compat-unsupported, nvml-unavailable (the same driver\n"
+		"rules as doctor), gpu-lost, ecc-errors, retired-pages-pending, pcie-link-degraded,\n"
+		"clocks-throttled.\n"
 		"--json carries every field, units in the key names (docs/json.md); unknown values are null.\n"
 		"Environment: CUDOCTOR_LIBCUDA, CUDOCTOR_LIBNVML select the driver libraries.\n",
 	.run = devices_run,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/gpu_findings.h"
 #include "kb/kb.h"
 #include "util/err.h"
 #include "util/str.h"
@@ -35,24 +36,9 @@ static bool branch_for(const struct version *v, bool kb_ok, char *min_driver, si
 static void fill_driver(struct doctor_facts *df, bool kb_ok)
 {
 	struct stack_driver *d = &df->sf.driver;
-	const struct driver_info *di = &df->di;
 	struct version dv;
 
-	d->loaded = di->loaded;
-	d->load_error = di->load_error[0] ? di->load_error : NULL;
-	d->library_path = di->library_path[0] ? di->library_path : NULL;
-	d->init_called = di->init_called;
-	d->init_result = di->init_result;
-	d->init_result_name = di->init_result_name[0] ? di->init_result_name : NULL;
-	if (di->cuda_version > 0)
-		d->cuda = version_from_cuda_int(di->cuda_version);
-	d->version = di->version[0] ? di->version : NULL;
-	d->version_source = di->version_source;
-	d->kmod_version = di->kmod_version[0] ? di->kmod_version : NULL;
-	d->nvml_failed = !df->gp.nvml_loaded || !df->gp.nvml_init_called || df->gp.nvml_init_result != NVML_SUCCESS;
-	if (d->nvml_failed)
-		d->nvml_error = df->gp.nvml_load_error[0] ? df->gp.nvml_load_error
-			      : df->gp.nvml_init_result_name[0] ? df->gp.nvml_init_result_name : NULL;
+	gpu_stack_driver(&df->gp, &df->di, d);
 	if (kb_ok && d->version && version_parse(d->version, &dv) == CD_OK) {
 		const struct kb_driver_branch *b;
 		bool exact;
@@ -185,25 +171,6 @@ static void fill_frameworks(struct doctor_facts *df, bool kb_ok)
 	df->sf.n_frameworks = df->py.n_fw;
 }
 
-static void fill_platform(struct doctor_facts *df)
-{
-	struct stack_platform *p = &df->sf.platform;
-	const struct platform_info *pf = &df->pf;
-
-	p->wsl = pf->wsl;
-	p->wsl_lib_dir = pf->wsl_lib_dir;
-	p->wsl_libcuda1 = pf->wsl_libcuda1;
-	p->wsl_libcuda1_symlink = pf->wsl_libcuda1_symlink;
-	p->wsl_libcuda_unversioned = pf->wsl_libcuda_unversioned;
-	p->wsl_dxg = pf->wsl_dxg;
-	p->wsl_distro_libcuda = pf->wsl_distro_libcuda[0] ? pf->wsl_distro_libcuda : NULL;
-	p->container = pf->container;
-	p->nodes = pf->nodes;
-	p->n_nodes = pf->n_nodes;
-	p->visible = pf->visible;
-	p->device_order = pf->device_order;
-}
-
 #define ALLOC(ptr, n) \
 	do { \
 		(ptr) = calloc((n) ? (n) : 1, sizeof *(ptr)); \
@@ -225,15 +192,7 @@ int doctor_collect(struct doctor_facts *df, const struct doctor_opts *o, char *e
 	rc = gpu_probe_run(&df->gp, err);
 	if (rc != CD_OK)
 		return rc;
-	seen.loaded = df->gp.cuda_loaded;
-	seen.library_path = df->gp.cuda_path;
-	seen.how = df->gp.cuda_how;
-	seen.load_error = df->gp.cuda_load_error;
-	seen.init_called = df->gp.cuda_init_called;
-	seen.init_result = df->gp.cuda_init_result;
-	seen.init_result_name = df->gp.cuda_init_result_name;
-	seen.cuda_version = df->gp.has_cuda_driver_version ? df->gp.cuda_driver_version : 0;
-	seen.nvml_version = df->gp.has_driver_version ? df->gp.driver_version : NULL;
+	gpu_driver_seen(&df->gp, &seen);
 	driver_info_collect(&df->di, &seen, o->root);
 
 	if ((rc = platform_probe(&df->pf, o->root, err)) != CD_OK)
@@ -275,7 +234,7 @@ int doctor_collect(struct doctor_facts *df, const struct doctor_opts *o, char *e
 	fill_toolkits(df, kb_ok);
 	fill_runtimes(df, kb_ok);
 	fill_frameworks(df, kb_ok);
-	fill_platform(df);
+	platform_stack_facts(&df->pf, &df->sf.platform);
 	return CD_OK;
 oom:
 	rc = cd_fail(err, CD_ENOMEM, "doctor: out of memory");

@@ -108,6 +108,9 @@ static int rule_no_driver(const struct stack_facts *f, struct report *r)
 				       d->kmod_version) == CD_OK);
 	else
 		NOMEM(finding_evidence(x, "no NVIDIA kernel module is loaded (/proc/driver/nvidia/version is absent)") == CD_OK);
+	if (d->has_nvml_device_count)
+		NOMEM(finding_evidence(x, "NVML (%s) sees %d GPU(s)%s", d->nvml_path ? d->nvml_path : "libnvidia-ml.so.1", d->nvml_device_count,
+				       d->nvml_device_count > 0 ? ": the driver is installed but its libcuda is not reachable" : "") == CD_OK);
 	NOMEM(finding_why(x, "Every CUDA program reaches the GPU through the user-space driver libcuda.so.1, which the CUDA runtime opens at the first CUDA call. "
 			  "A toolkit (nvcc) can build programs without it, but nothing can run on a GPU here until a driver is installed and loadable.") == CD_OK);
 	if (f->platform.wsl) {
@@ -123,6 +126,43 @@ static int rule_no_driver(const struct stack_facts *f, struct report *r)
 	return CD_OK;
 }
 
+/* cuInit = 100, or a good cuInit followed by a device count of 0 */
+static int no_device(const struct stack_facts *f, struct report *r)
+{
+	const struct stack_driver *d = &f->driver;
+	const char *name = d->init_result_name ? d->init_result_name : "CUresult";
+	bool init_failed = d->init_called && d->init_result != CUDA_SUCCESS;
+	struct finding *x;
+
+	x = report_add_finding(r, SEV_ERROR, "no-device", "cuInit",
+			       init_failed ? "The driver loaded but sees no CUDA device" : "The driver initialised but counts no CUDA device");
+	NOMEM(x);
+	if (init_failed)
+		NOMEM(finding_evidence(x, "cuInit(0) = %s (%d)", name, d->init_result) == CD_OK);
+	else
+		NOMEM(finding_evidence(x, "cuDeviceGetCount = %d", d->device_count) == CD_OK);
+	if (f->platform.visible.set)
+		NOMEM(finding_evidence(x, "CUDA_VISIBLE_DEVICES=\"%s\"", f->platform.visible.raw ? f->platform.visible.raw : "") == CD_OK);
+	if (d->has_nvml_device_count)
+		NOMEM(finding_evidence(x, "NVML sees %d GPU(s)", d->nvml_device_count) == CD_OK);
+	NOMEM(finding_why(x, "CUDA enumerates only the GPUs that the kernel driver exposes through /dev/nvidia* and that CUDA_VISIBLE_DEVICES lets through; "
+			  "an empty or invalid CUDA_VISIBLE_DEVICES, missing device nodes (containers) or a GPU bound to another driver leaves none.") == CD_OK);
+	if (f->platform.visible.set)
+		NOMEM(finding_fix(x, "unset CUDA_VISIBLE_DEVICES   # or list valid indices or GPU- UUIDs (nvidia-smi -L)") == CD_OK);
+	NOMEM(finding_fix(x, "nvidia-smi -L   # does the driver itself list the GPUs?") == CD_OK);
+	NOMEM(finding_fix(x, "ls -l /dev/nvidia*   # in a container: docker run --gpus all ...") == CD_OK);
+	return CD_OK;
+}
+
+static int rule_no_device_count(const struct stack_facts *f, struct report *r)
+{
+	const struct stack_driver *d = &f->driver;
+
+	if (!d->loaded || !d->init_called || d->init_result != CUDA_SUCCESS || !d->has_device_count || d->device_count != 0)
+		return CD_OK;
+	return no_device(f, r);
+}
+
 static int rule_init(const struct stack_facts *f, struct report *r)
 {
 	const struct stack_driver *d = &f->driver;
@@ -134,19 +174,7 @@ static int rule_init(const struct stack_facts *f, struct report *r)
 
 	switch (d->init_result) {
 	case CUDA_ERROR_NO_DEVICE:
-		x = report_add_finding(r, SEV_ERROR, "no-device", "cuInit",
-				       "The driver loaded but sees no CUDA device");
-		NOMEM(x);
-		NOMEM(finding_evidence(x, "cuInit(0) = %s (%d)", name, d->init_result) == CD_OK);
-		if (f->platform.visible.set)
-			NOMEM(finding_evidence(x, "CUDA_VISIBLE_DEVICES=\"%s\"", f->platform.visible.raw ? f->platform.visible.raw : "") == CD_OK);
-		NOMEM(finding_why(x, "CUDA enumerates only the GPUs that the kernel driver exposes through /dev/nvidia* and that CUDA_VISIBLE_DEVICES lets through; "
-				  "an empty or invalid CUDA_VISIBLE_DEVICES, missing device nodes (containers) or a GPU bound to another driver leaves none.") == CD_OK);
-		if (f->platform.visible.set)
-			NOMEM(finding_fix(x, "unset CUDA_VISIBLE_DEVICES") == CD_OK);
-		NOMEM(finding_fix(x, "nvidia-smi -L   # does the driver itself list the GPUs?") == CD_OK);
-		NOMEM(finding_fix(x, "ls -l /dev/nvidia*   # in a container: docker run --gpus all ...") == CD_OK);
-		return CD_OK;
+		return no_device(f, r);
 	case CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE:
 		x = report_add_finding(r, SEV_ERROR, "forward-compat-unsupported", d->library_path ? d->library_path : "libcuda.so.1",
 				       "A forward-compatibility libcuda is loaded on a GPU that does not support it (error 804)");
@@ -188,6 +216,8 @@ static int rule_init(const struct stack_facts *f, struct report *r)
 	NOMEM(finding_evidence(x, "cuInit(0) = %s (%d)", name, d->init_result) == CD_OK);
 	if (d->library_path)
 		NOMEM(finding_evidence(x, "libcuda: %s", d->library_path) == CD_OK);
+	if (known(&d->cuda))
+		NOMEM(finding_evidence(x, "cuDriverGetVersion = %d (CUDA %d.%d)", version_to_cuda_int(&d->cuda), d->cuda.major, d->cuda.minor) == CD_OK);
 	if (d->init_result == CUDA_ERROR_UNKNOWN) {
 		NOMEM(finding_why(x, "cuInit needs the kernel modules nvidia and nvidia_uvm in a sane state; CUDA_ERROR_UNKNOWN usually means nvidia_uvm "
 				  "lost its state (typically after suspend/resume) or the GPU has fallen off the bus.") == CD_OK);
@@ -236,10 +266,28 @@ static int rule_nvml(const struct stack_facts *f, struct report *r)
 	x = report_add_finding(r, SEV_WARN, "nvml-unavailable", "libnvidia-ml.so.1",
 			       "NVML is unavailable: PCI order, health and process facts are missing");
 	NOMEM(x);
-	NOMEM(finding_evidence(x, "%s", d->nvml_error ? d->nvml_error : "nvmlInit failed") == CD_OK);
+	if (d->nvml_result != 0)
+		NOMEM(finding_evidence(x, "nvmlInit = %s (%d)", d->nvml_error ? d->nvml_error : "error", d->nvml_result) == CD_OK);
+	else
+		NOMEM(finding_evidence(x, "%s", d->nvml_error ? d->nvml_error : "nvmlInit failed") == CD_OK);
+	if (d->nvml_path)
+		NOMEM(finding_evidence(x, "libnvidia-ml: %s", d->nvml_path) == CD_OK);
+	if (d->nvml_result == 18) { /* NVML_ERROR_LIB_RM_VERSION_MISMATCH */
+		NOMEM(finding_why(x, "NVML says \"Driver/library version mismatch\": the NVIDIA kernel module in the running kernel is a different version from the "
+				  "user-space driver libraries, typically after a driver upgrade without a reboot; CUDA usually fails as well.") == CD_OK);
+		NOMEM(finding_fix(x, "cat /proc/driver/nvidia/version   # the kernel module's version") == CD_OK);
+		NOMEM(finding_fix(x, "sudo reboot   # or unload and reload the nvidia kernel modules when no process uses the GPU") == CD_OK);
+		return CD_OK;
+	}
+	if (d->nvml_result == 9) { /* NVML_ERROR_DRIVER_NOT_LOADED */
+		NOMEM(finding_why(x, "NVML found no loaded NVIDIA kernel module, so neither NVML nor CUDA can reach a GPU.") == CD_OK);
+		NOMEM(finding_fix(x, "sudo modprobe nvidia; sudo dmesg | grep -i nvrm") == CD_OK);
+		return CD_OK;
+	}
 	NOMEM(finding_why(x, "NVML (the library behind nvidia-smi) ships with the driver and reports what the CUDA driver API does not: "
 			  "PCI order, ECC, clocks, processes. A failing NVML next to a working libcuda points at a partial driver install or a container without the NVML mount.") == CD_OK);
 	NOMEM(finding_fix(x, "nvidia-smi   # fails the same way if NVML is broken") == CD_OK);
+	NOMEM(finding_fix(x, "ldconfig -p | grep libnvidia-ml.so.1   # in a container: --gpus all mounts it") == CD_OK);
 	NOMEM(finding_fix(x, "export CUDOCTOR_LIBNVML=/path/to/libnvidia-ml.so.1") == CD_OK);
 	return CD_OK;
 }
@@ -835,19 +883,33 @@ static int rule_persistence(const struct stack_facts *f, struct report *r)
 	return CD_OK;
 }
 
-int stack_rules_run(const struct stack_facts *f, struct report *r)
+static int run_rules(int (*const rules[])(const struct stack_facts *, struct report *), size_t n,
+		     const struct stack_facts *f, struct report *r)
 {
-	int (*const rules[])(const struct stack_facts *, struct report *) = {
-		rule_no_driver, rule_init, rule_module_mismatch, rule_nvml,
-		rule_toolkit_vs_driver, rule_runtime_vs_driver, rule_toolkit_vs_gpu,
-		rule_shadowed, rule_torch_cpu, rule_visible_devices, rule_device_order,
-		rule_device_nodes, rule_wsl, rule_persistence, rule_smi_cuda_version,
-	};
-
-	for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+	for (size_t i = 0; i < n; i++) {
 		int rc = rules[i](f, r);
 		if (rc != CD_OK)
 			return rc;
 	}
 	return CD_OK;
+}
+
+int stack_driver_rules(const struct stack_facts *f, struct report *r)
+{
+	int (*const rules[])(const struct stack_facts *, struct report *) = {
+		rule_no_driver, rule_init, rule_no_device_count, rule_module_mismatch, rule_nvml,
+	};
+
+	return run_rules(rules, sizeof rules / sizeof rules[0], f, r);
+}
+
+int stack_rules_run(const struct stack_facts *f, struct report *r)
+{
+	int (*const rules[])(const struct stack_facts *, struct report *) = {
+		stack_driver_rules, rule_toolkit_vs_driver, rule_runtime_vs_driver, rule_toolkit_vs_gpu,
+		rule_shadowed, rule_torch_cpu, rule_visible_devices, rule_device_order,
+		rule_device_nodes, rule_wsl, rule_persistence, rule_smi_cuda_version,
+	};
+
+	return run_rules(rules, sizeof rules / sizeof rules[0], f, r);
 }

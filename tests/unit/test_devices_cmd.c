@@ -176,10 +176,12 @@ static void check_init(const char *value, const char *id, const char *fix_word)
 static void test_cuinit_results(void **state)
 {
 	(void)state;
+	/* the ids doctor gives too (tests/unit/test_driver_findings_agree.c) */
 	check_init("100", "no-device", "nvidia-smi -L");
 	check_init("999", "driver-init-failed", "nvidia_uvm");
-	check_init("804", "driver-init-failed", "compat");
-	check_init("802", "driver-init-failed", "nvidia-fabricmanager");
+	check_init("804", "forward-compat-unsupported", "compat");
+	check_init("802", "system-not-ready", "nvidia-fabricmanager");
+	check_init("34", "driver-init-failed", "stubs");
 }
 
 static void test_eight_gpus_text_table(void **state)

@@ -224,6 +224,12 @@ static void test_init_failures(void **state)
 		assert_string_equal(sget(f, "severity"), "error");
 		assert_true(list_has(f, "evidence", cases[i].name));
 		assert_string_equal(sget(json_object_get(j, "driver"), "init_result_name"), cases[i].name);
+		/* the driver layer is devices' too: ids as in test_driver_findings_agree, and
+		 * cuInit's other failure ids never doubled by a generic driver-init-failed */
+		if (strcmp(cases[i].id, "driver-init-failed") != 0)
+			assert_null(finding(j, "driver-init-failed"));
+		if (strcmp(cases[i].id, "no-device") == 0)
+			assert_true(list_has(f, "evidence", "NVML sees 1 GPU(s)"));
 		json_decref(j);
 	}
 }
