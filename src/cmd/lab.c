@@ -268,6 +268,7 @@ static int run(struct report *r, int argc, char **argv, const struct cd_globals 
 	struct lab_ctx c;
 	memset(&c, 0, sizeof c);
 	c.quick = quick;
+	c.tiny = getenv("CUDOCTOR_LAB_TINY") && strcmp(getenv("CUDOCTOR_LAB_TINY"), "1") == 0;
 	c.seed = seed;
 	int rc = lab_open(&c, &d, device, lab_fatbin, lerr);
 	if (rc == CD_EUSAGE) {

@@ -82,6 +82,7 @@ struct lab_ctx {
 	CUstream s;                /* non-blocking stream every lab times on */
 	struct lab_dev info;
 	bool quick;
+	bool tiny;                 /* CUDOCTOR_LAB_TINY: smallest shapes, for compute-sanitizer */
 	unsigned long long seed;
 	lab_progress_fn progress;
 	void *progress_user;
