@@ -129,9 +129,9 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 		}
 	lab_add(r, "cycles", dram, "DRAM (8x L2..1 GiB)");
 	if (ghz > 0) {
-		lab_add(r, "ns", l1 / ghz, "L1 hit");
-		lab_add(r, "ns", l2 / ghz, "L2 hit");
-		lab_add(r, "ns", dram / ghz, "DRAM");
+		lab_add(r, "ns", l1 / ghz, "L1 hit time");
+		lab_add(r, "ns", l2 / ghz, "L2 hit time");
+		lab_add(r, "ns", dram / ghz, "DRAM time");
 		lab_add(r, "MHz", ghz * 1000, "SM clock during the chase (cycles / ns)");
 	}
 	int nvml = c->sm_clock_mhz ? c->sm_clock_mhz(c->clock_user) : 0;
