@@ -79,7 +79,7 @@ struct lab_ctx {
 	CUdevice dev;
 	CUcontext ctx;
 	CUmodule mod;
-	CUstream s;                /* non-blocking stream every lab times on */
+	CUstream s;                /* the stream every lab times on (ordered with the legacy stream) */
 	struct lab_dev info;
 	bool quick;
 	bool tiny;                 /* CUDOCTOR_LAB_TINY: smallest shapes, for compute-sanitizer */

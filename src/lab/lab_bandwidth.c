@@ -38,7 +38,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	CUdeviceptr A = 0, B = 0, C = 0, partial = 0, bad = 0, ref = 0;
 	CUfunction fill, check;
 	double *h_part = NULL;
-	size_t bytes = lab_dram_bytes(&c->info, 3, c->quick);
+	size_t bytes = c->tiny ? 16 * LAB_MIB : lab_dram_bytes(&c->info, 3, c->quick);
 	unsigned long long n = bytes / 8, n2 = n / 2;
 	unsigned long long seed_a = c->seed ^ 0xA11CEull, seed_b = c->seed ^ 0xB0Bull;
 	double s = 0.4;

@@ -32,7 +32,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	int bs[MAXB];
 	size_t nb = lab_block_sizes(&c->info, c->quick, bs, MAXB);
 	double gbs[MAXB], occ[MAXB], ms[16];
-	size_t bytes = lab_dram_bytes(&c->info, 2, c->quick);
+	size_t bytes = c->tiny ? 16 * LAB_MIB : lab_dram_bytes(&c->info, 2, c->quick);
 	unsigned long long n = bytes / 8, seed_a = c->seed ^ 0xB10Cull, seed_b = 0;
 	double s = 3.0;
 	int nrep = c->quick ? 3 : 7, warps_per_sm = c->info.max_threads_per_sm / 32;

@@ -106,8 +106,8 @@ const struct lab lab_constant = {
 	.concept = "memory hierarchy: constant memory and its broadcast",
 	.measures = "time of __constant__ reads with 1..32 distinct addresses per warp",
 	.claim = "the constant cache serves one address per warp per request and broadcasts it to all lanes: "
-		 "reads of d distinct addresses are serialised, so once d outgrows what the issue rate hides, time "
-		 "grows with d, and 32 distinct addresses cost at least 8 times a broadcast",
+		 "reads of d distinct addresses are serialised, so time grows with d: already 2 addresses cost more "
+		 "than one (>= 1.3x), and 32 cost several times a broadcast (>= 4x)",
 	.lesson = "Put values every thread of a warp reads at the same time (coefficients, sizes) in __constant__ "
 		  "memory or kernel parameters; data indexed by thread belongs in global or shared memory.",
 	.run = run,

@@ -38,6 +38,9 @@ static int copy_n(struct lab_ctx *c, void *arg, char *err)
 		else
 			CU(MemcpyDtoH, x->host, x->dev, x->bytes);
 	}
+	/* a pageable H2D copy can return before its last DMA lands */
+	if (!x->pinned)
+		CU(CtxSynchronize);
 out:
 	return rc;
 }

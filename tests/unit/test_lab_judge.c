@@ -217,10 +217,17 @@ static void test_graphs_constant_transpose_jit(void **state)
 	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
 
 	const unsigned d[] = { 1, 2, 4, 8, 16, 32 };
-	const double good[] = { 1, 0.91, 1.45, 2.5, 11.9, 30 }, flat[] = { 1, 1, 1, 1.1, 1.2, 1.3 };
+	/* the H200: 1.71 2.95 6.21 7.21 7.96 */
+	const double good[] = { 1, 1.71, 2.95, 6.21, 7.21, 7.96 }, flat[] = { 1, 1, 1, 1.1, 1.2, 1.3 };
+	const double dip[] = { 1, 1.71, 2.95, 6.21, 3.0, 7.96 }, free2[] = { 1, 0.91, 1.45, 2.5, 11.9, 30 };
 	judge_constant(&res, d, good, 6);
 	assert_int_equal(res.verdict, LAB_CONFIRMED);
 	judge_constant(&res, d, flat, 6);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	judge_constant(&res, d, dip, 6);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	assert_non_null(strstr(res.decided, "16 addresses per warp: 3.00x FASTER THAN FEWER"));
+	judge_constant(&res, d, free2, 6);
 	assert_int_equal(res.verdict, LAB_REFUTED);
 
 	judge_transpose(&res, 557e9, 1615e9, 3587e9, 3777e9);
