@@ -99,6 +99,8 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	int rc = CD_OK;
 	size_t sizes[MAXS];
 	size_t ns = lab_xfer_sizes(&c->info, c->quick, sizes, MAXS);
+	if (c->tiny && ns > 2)
+		ns = 2;
 	if (ns == 0)
 		return cd_fail(err, CD_EUNSUPPORTED, "no transfer size fits this device");
 	size_t top = sizes[ns - 1];
