@@ -112,10 +112,10 @@ PY
 fi
 # every lab kernel under compute-sanitizer: memcheck over all labs, racecheck one lab per
 # process, all at once (CUDOCTOR_LAB_TINY shrinks the launches; racecheck is slow)
-CUDOCTOR_LAB_TINY=1 timeout 150 compute-sanitizer --tool memcheck "$bin" lab all --quick >"$out/sanitizer_memcheck.log" 2>&1 &
+CUDOCTOR_LAB_TINY=1 timeout 120 compute-sanitizer --tool memcheck "$bin" lab all --quick >"$out/sanitizer_memcheck.log" 2>&1 &
 labs=$("$bin" --json lab list | python3 -c 'import json,sys; print(" ".join(l["name"] for l in json.load(sys.stdin)["available"]))')
 for l in $labs; do
-	CUDOCTOR_LAB_TINY=1 timeout 150 compute-sanitizer --tool racecheck "$bin" lab "$l" --quick >"$out/racecheck_$l.log" 2>&1 &
+	CUDOCTOR_LAB_TINY=1 timeout 120 compute-sanitizer --tool racecheck "$bin" lab "$l" --quick >"$out/racecheck_$l.log" 2>&1 &
 done
 wait
 summary=$(grep -E "ERROR SUMMARY" "$out/sanitizer_memcheck.log" | tail -n 1)
