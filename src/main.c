@@ -16,6 +16,11 @@ enum { EXIT_CLEAN = 0, EXIT_FINDING = 1, EXIT_USAGE = 2, EXIT_TOOL = 3 };
 
 /* Keep in the order `cudoctor --help` lists them. A command is listed only once it works. */
 static const struct cd_command *const commands[] = {
+	&cmd_doctor,
+	&cmd_devices,
+	&cmd_arch,
+	&cmd_kb,
+	&cmd_mem,
 	&cmd_lab,
 	NULL,
 };
@@ -160,7 +165,7 @@ int main(int argc, char **argv)
 		code = EXIT_TOOL;
 		goto out;
 	}
-	if (render_report(&r, &g.render, stdout) != 0 || fflush(stdout) != 0) {
+	if ((!r.self_rendered && render_report(&r, &g.render, stdout) != 0) || fflush(stdout) != 0) {
 		fprintf(stderr, "cudoctor: cannot write the report\n");
 		code = EXIT_TOOL;
 		goto out;

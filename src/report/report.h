@@ -44,6 +44,7 @@ struct report {
 	size_t n_items, cap_items;
 	bool oom;                  /* some add failed for lack of memory */
 	int exit_override;         /* -1: exit code from findings; else this code */
+	bool self_rendered;        /* the command printed its own stdout (arch --cuobjdump): render nothing */
 };
 
 int report_init(struct report *r, const char *command);

@@ -1,0 +1,427 @@
+/* Builds a dc_inventory: recognises the file kind, finds the fatbin regions (named
+ * sections, then a magic scan of other data sections) and records every entry. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "binfmt/devcode.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "binfmt/ar.h"
+#include "binfmt/cubin.h"
+#include "binfmt/elf.h"
+#include "binfmt/ptx.h"
+#include "util/err.h"
+#include "util/str.h"
+
+#define SEC_NV_FATBIN ".nv_fatbin"
+#define SEC_RELFATBIN "__nv_relfatbin"
+
+void dc_init(struct dc_inventory *inv)
+{
+	memset(inv, 0, sizeof(*inv));
+	inv->format = DC_NO_DEVICE_CODE;
+}
+
+void dc_free(struct dc_inventory *inv)
+{
+	for (size_t i = 0; i < inv->n_images; i++)
+		free(inv->images[i].identifier);
+	for (size_t i = 0; i < inv->n_sections; i++)
+		free(inv->sections[i]);
+	for (size_t i = 0; i < inv->n_members; i++)
+		free(inv->members[i]);
+	free(inv->images);
+	free(inv->containers);
+	free(inv->sections);
+	free(inv->members);
+	void (*progress)(const unsigned char *, void *) = inv->progress;
+	void *ctx = inv->progress_ctx;
+	dc_init(inv);
+	inv->progress = progress;
+	inv->progress_ctx = ctx;
+}
+
+const char *dc_format_name(enum dc_format f)
+{
+	static const char *const names[] = {"executable", "shared-library", "object", "archive",
+					    "fatbin", "cubin", "ptx", "no-device-code"};
+	return (unsigned)f < sizeof(names) / sizeof(names[0]) ? names[f] : "unknown";
+}
+
+void dc_image_arch_name(const struct dc_image *im, char *buf, size_t cap)
+{
+	const char *pre = im->kind == FATBIN_KIND_PTX ? "compute_" : im->kind == FATBIN_KIND_NVVM ? "lto_" : "sm_";
+	if (im->suffix)
+		snprintf(buf, cap, "%s%u%c", pre, im->arch, im->suffix);
+	else
+		snprintf(buf, cap, "%s%u", pre, im->arch);
+}
+
+static int grow(void **arr, size_t *cap, size_t n, size_t elem)
+{
+	if (n < *cap)
+		return CD_OK;
+	size_t nc = *cap ? *cap * 2 : 16;
+	void *p = realloc(*arr, nc * elem);
+	if (!p)
+		return CD_ENOMEM;
+	*arr = p;
+	*cap = nc;
+	return CD_OK;
+}
+
+static int intern_section(struct dc_inventory *inv, const char *name, uint32_t *idx)
+{
+	for (size_t i = 0; i < inv->n_sections; i++)
+		if (strcmp(inv->sections[i], name) == 0) {
+			*idx = (uint32_t)i;
+			return CD_OK;
+		}
+	char **p = realloc(inv->sections, (inv->n_sections + 1) * sizeof(*p));
+	if (!p)
+		return CD_ENOMEM;
+	inv->sections = p;
+	if (!(p[inv->n_sections] = cd_strdup(name)))
+		return CD_ENOMEM;
+	*idx = (uint32_t)inv->n_sections++;
+	return CD_OK;
+}
+
+static struct dc_image *new_image(struct dc_inventory *inv)
+{
+	if (grow((void **)&inv->images, &inv->cap_images, inv->n_images, sizeof(struct dc_image)))
+		return NULL;
+	struct dc_image *im = &inv->images[inv->n_images++];
+	memset(im, 0, sizeof(*im));
+	return im;
+}
+
+static struct dc_container *new_container(struct dc_inventory *inv)
+{
+	if (grow((void **)&inv->containers, &inv->cap_containers, inv->n_containers,
+		 sizeof(struct dc_container)))
+		return NULL;
+	struct dc_container *c = &inv->containers[inv->n_containers++];
+	memset(c, 0, sizeof(*c));
+	c->first_image = (uint32_t)inv->n_images;
+	return c;
+}
+
+static void read_elf_name(struct dc_image *im)
+{
+	struct cubin_info ci;
+	if (im->compression != FATBIN_RAW || !cubin_is_cubin(im->payload, im->payload_len))
+		return;
+	if (cubin_read(im->payload, im->payload_len, &ci, NULL) == CD_OK) {
+		im->elf_read = true;
+		im->elf_sm = ci.sm;
+		im->elf_a = ci.arch_specific;
+	}
+}
+
+static int add_entry(struct dc_inventory *inv, const struct fatbin_entry *e, size_t base, unsigned opts)
+{
+	struct dc_image *im = new_image(inv);
+	if (!im)
+		return CD_ENOMEM;
+	im->kind = e->kind;
+	im->arch = e->arch;
+	const char *suf = fatbin_arch_suffix(e->flags);
+	im->suffix = suf[0];
+	if (e->kind == FATBIN_KIND_PTX) {
+		im->ptx_major = e->version_major;
+		im->ptx_minor = e->version_minor;
+	}
+	im->compression = fatbin_entry_compression(e);
+	im->stored_bytes = e->payload_len;
+	im->uncompressed_bytes = fatbin_entry_image_size(e);
+	im->flags = e->flags;
+	im->debug = (e->flags & FATBIN_FLAG_DEBUG) != 0;
+	im->file_offset = base + e->offset;
+	im->payload = e->payload;
+	im->payload_len = e->payload_len;
+	if (e->ident && e->ident_len) {
+		char *id = cd_strndup(e->ident, e->ident_len);
+		if (!id)
+			return CD_ENOMEM;
+		for (char *q = id; *q; q++)
+			if ((unsigned char)*q < 0x20 || *q == 0x7f)
+				*q = '?';
+		im->identifier = id;
+	}
+	im->container = (uint32_t)(inv->n_containers - 1);
+	if ((opts & DC_READ_ELF) && e->kind == FATBIN_KIND_ELF)
+		read_elf_name(im);
+	return CD_OK;
+}
+
+/* Walks the container at data[off] (data ends at region end) and records it. */
+static int add_container(struct dc_inventory *inv, const unsigned char *data, size_t end, size_t off,
+			 size_t base, const char *section_name, int member, bool primary, unsigned opts,
+			 size_t *next, char *err)
+{
+	struct fatbin_container c;
+	struct fatbin_entry e;
+	int rc = fatbin_container_open(&c, data, end, off, err);
+	if (rc)
+		return rc;
+	uint32_t section;
+	struct dc_container *dc;
+	if (intern_section(inv, section_name, &section) || !(dc = new_container(inv)))
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	dc->section = section;
+	dc->member = member;
+	dc->file_offset = base + off;
+	dc->size = c.end - c.offset;
+	dc->primary = primary;
+	while ((rc = fatbin_next_entry(&c, &e, err)) == 1) {
+		if ((rc = add_entry(inv, &e, base, opts)))
+			return cd_fail(err, rc, "out of memory");
+		inv->containers[inv->n_containers - 1].n_images++;
+	}
+	if (rc < 0)
+		return rc;
+	*next = c.end;
+	if (inv->progress)
+		inv->progress(data + c.end, inv->progress_ctx);
+	return CD_OK;
+}
+
+/* Back-to-back containers from data[start] to data[end] (zero padding tolerated). */
+static int walk_region(struct dc_inventory *inv, const unsigned char *data, size_t start, size_t end,
+		       size_t base, const char *section, int member, bool primary, unsigned opts, char *err)
+{
+	size_t pos = start;
+	while (pos < end && end - pos >= 8) {
+		static const unsigned char zero[8];
+		if (memcmp(data + pos, zero, 8) == 0) {
+			pos += 8;
+			continue;
+		}
+		int rc = add_container(inv, data, end, pos, base, section, member, primary, opts, &pos, err);
+		if (rc)
+			return rc;
+	}
+	return CD_OK;
+}
+
+/* Containers found by magic anywhere in data[start..end); each validated by a full walk.
+ * Searched in slices so a caller's progress hook can release pages behind us. */
+#define SCAN_SLICE ((size_t)8 << 20)
+static int scan_region(struct dc_inventory *inv, const unsigned char *data, size_t start, size_t end,
+		       size_t base, const char *section, int member, unsigned opts, char *err)
+{
+	size_t pos = start;
+	while (pos < end) {
+		size_t until = end - pos > SCAN_SLICE ? pos + SCAN_SLICE : end;
+		size_t hit = fatbin_scan(data, end, pos, until); /* aligned to the ELF's start */
+		if (hit >= end) {
+			pos = until;
+			if (inv->progress)
+				inv->progress(data + pos, inv->progress_ctx);
+			continue;
+		}
+		int rc = add_container(inv, data, end, hit, base, section, member, false, opts, &pos, err);
+		if (rc)
+			return rc;
+	}
+	return CD_OK;
+}
+
+static bool worth_scanning(const struct elf_section *s)
+{
+	static const char *const skip[] = {".eh_frame", ".gcc_except", ".got", ".debug", ".comment",
+					   ".note", ".tdata", ".nvFatBinSegment", "__nv_module_id",
+					   ".init", ".fini", ".stapsdt", ".interp", ".dynamic", ".plt"};
+	if (s->type != ELF_SHT_PROGBITS || (s->flags & ELF_SHF_EXECINSTR) || s->size < 80)
+		return false;
+	for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
+		if (str_starts_with(s->name, skip[i]))
+			return false;
+	return true;
+}
+
+struct sec_ref {
+	uint64_t offset;
+	size_t index;
+};
+
+static int by_offset(const void *a, const void *b)
+{
+	const struct sec_ref *x = a, *y = b;
+	return x->offset < y->offset ? -1 : x->offset > y->offset ? 1 : (x->index > y->index) - (x->index < y->index);
+}
+
+static bool has_interp(const struct elf_file *e)
+{
+	struct elf_section s;
+	return elf_find_section(e, ".interp", &s, NULL) == CD_OK;
+}
+
+static int scan_host_elf(struct dc_inventory *inv, const struct elf_file *e, size_t base, int member,
+			 unsigned opts, char *err)
+{
+	struct elf_section s;
+	const char *primary = NULL;
+	if (elf_find_section(e, SEC_NV_FATBIN, &s, NULL) == CD_OK)
+		primary = SEC_NV_FATBIN;
+	else if (elf_find_section(e, SEC_RELFATBIN, &s, NULL) == CD_OK)
+		primary = SEC_RELFATBIN;
+	struct sec_ref *order = calloc(e->shnum ? e->shnum : 1, sizeof(*order));
+	if (!order)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	size_t n = 0;
+	int rc = CD_OK;
+	for (size_t i = 1; i < e->shnum; i++) {
+		if ((rc = elf_section_at(e, i, &s, err)))
+			goto out;
+		order[n].offset = s.offset;
+		order[n++].index = i;
+	}
+	qsort(order, n, sizeof(*order), by_offset);
+	for (size_t k = 0; k < n; k++) {
+		if ((rc = elf_section_at(e, order[k].index, &s, err)))
+			goto out;
+		bool named = strcmp(s.name, SEC_NV_FATBIN) == 0 || strcmp(s.name, SEC_RELFATBIN) == 0;
+		if (!named && !((opts & DC_SCAN_ALL_SECTIONS) && worth_scanning(&s)))
+			continue;
+		if (s.type == ELF_SHT_NOBITS)
+			continue;
+		if (!in_bounds(s.offset, s.size, e->size)) {
+			rc = cd_fail(err, CD_EFORMAT, "section %s (offset 0x%llx, %llu bytes) is outside the file",
+				     s.name, (unsigned long long)s.offset, (unsigned long long)s.size);
+			goto out;
+		}
+		size_t start = (size_t)s.offset, end = start + (size_t)s.size;
+		if (named)
+			rc = walk_region(inv, e->data, start, end, base, s.name, member,
+					 primary && strcmp(s.name, primary) == 0, opts, err);
+		else
+			rc = scan_region(inv, e->data, start, end, base, s.name, member, opts, err);
+		if (rc)
+			goto out;
+	}
+out:
+	free(order);
+	return rc;
+}
+
+static int add_cubin(struct dc_inventory *inv, const unsigned char *data, size_t size, char *err)
+{
+	struct cubin_info ci;
+	int rc = cubin_read(data, size, &ci, err);
+	if (rc)
+		return rc;
+	uint32_t sec;
+	struct dc_container *c;
+	struct dc_image *im;
+	if (intern_section(inv, "", &sec) || !(c = new_container(inv)) || !(im = new_image(inv)))
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	c->section = sec;
+	c->member = -1;
+	c->size = size;
+	c->n_images = 1;
+	c->primary = true;
+	im->kind = FATBIN_KIND_ELF;
+	im->arch = ci.sm;
+	im->suffix = ci.arch_specific ? 'a' : 0;
+	im->stored_bytes = im->uncompressed_bytes = size;
+	im->payload = data;
+	im->payload_len = size;
+	im->elf_read = true;
+	im->elf_sm = ci.sm;
+	im->elf_a = ci.arch_specific;
+	return CD_OK;
+}
+
+static int add_ptx(struct dc_inventory *inv, const unsigned char *data, size_t size, char *err)
+{
+	struct ptx_info pi;
+	int rc = ptx_read(data, size, &pi, err);
+	if (rc)
+		return rc;
+	uint32_t sec;
+	struct dc_container *c;
+	struct dc_image *im;
+	if (intern_section(inv, "", &sec) || !(c = new_container(inv)) || !(im = new_image(inv)))
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	c->section = sec;
+	c->member = -1;
+	c->size = size;
+	c->n_images = 1;
+	c->primary = true;
+	im->kind = FATBIN_KIND_PTX;
+	im->arch = pi.target;
+	im->suffix = pi.target_suffix;
+	im->ptx_major = pi.isa_major;
+	im->ptx_minor = pi.isa_minor;
+	im->stored_bytes = im->uncompressed_bytes = size;
+	im->payload = data;
+	im->payload_len = size;
+	return CD_OK;
+}
+
+static int scan_archive(struct dc_inventory *inv, const unsigned char *data, size_t size, unsigned opts,
+			char *err)
+{
+	struct ar_iter it;
+	struct ar_member m;
+	int rc = ar_open(&it, data, size, err);
+	if (rc)
+		return rc;
+	while ((rc = ar_next(&it, &m, err)) == 1) {
+		if (!elf_has_magic(m.data, m.size))
+			continue;
+		char **p = realloc(inv->members, (inv->n_members + 1) * sizeof(*p));
+		if (!p)
+			return cd_fail(err, CD_ENOMEM, "out of memory");
+		inv->members = p;
+		if (!(p[inv->n_members] = cd_strdup(m.name)))
+			return cd_fail(err, CD_ENOMEM, "out of memory");
+		int idx = (int)inv->n_members++;
+		struct elf_file e;
+		char sub[CD_ERRMSG];
+		if ((rc = elf_open(&e, m.data, m.size, sub)) ||
+		    (rc = scan_host_elf(inv, &e, m.offset, idx, opts, sub)))
+			return cd_fail(err, rc, "member %s: %s", m.name, sub);
+	}
+	return rc;
+}
+
+int dc_scan(struct dc_inventory *inv, const unsigned char *data, size_t size, unsigned opts, char *err)
+{
+	int rc;
+	if (!data || size == 0)
+		return cd_fail(err, CD_EFORMAT, "empty file");
+	if (ar_has_magic(data, size)) {
+		inv->format = DC_ARCHIVE;
+		rc = scan_archive(inv, data, size, opts, err);
+	} else if (cubin_is_cubin(data, size)) {
+		inv->format = DC_CUBIN;
+		rc = add_cubin(inv, data, size, err);
+	} else if (elf_has_magic(data, size)) {
+		struct elf_file e;
+		if ((rc = elf_open(&e, data, size, err)))
+			return rc;
+		inv->format = e.type == ELF_ET_REL ? DC_OBJECT
+			      : e.type == ELF_ET_EXEC || (e.type == ELF_ET_DYN && has_interp(&e)) ? DC_EXECUTABLE
+			      : DC_SHARED_LIBRARY;
+		rc = scan_host_elf(inv, &e, 0, -1, opts, err);
+	} else if (size >= FATBIN_HEADER_SIZE && rd32(data) == FATBIN_MAGIC) {
+		inv->format = DC_FATBIN;
+		rc = walk_region(inv, data, 0, size, 0, "", -1, true, opts, err);
+	} else if (ptx_looks_like_ptx(data, size)) {
+		inv->format = DC_PTX;
+		rc = add_ptx(inv, data, size, err);
+	} else {
+		return cd_fail(err, CD_EFORMAT, "not an ELF file, archive, fatbin, cubin or PTX text");
+	}
+	if (rc)
+		return rc;
+	if (inv->n_containers == 0 && inv->format != DC_FATBIN)
+		inv->format = DC_NO_DEVICE_CODE;
+	return CD_OK;
+}

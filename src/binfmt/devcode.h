@@ -1,0 +1,77 @@
+/* The device-code inventory of one file: every fatbin container and entry it holds,
+ * in file order, tagged with section and archive member. Knows file formats, not GPUs. */
+#ifndef CUDOCTOR_BINFMT_DEVCODE_H
+#define CUDOCTOR_BINFMT_DEVCODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "binfmt/fatbin.h"
+
+enum dc_format {
+	DC_EXECUTABLE, DC_SHARED_LIBRARY, DC_OBJECT, DC_ARCHIVE, DC_FATBIN, DC_CUBIN, DC_PTX,
+	DC_NO_DEVICE_CODE
+};
+
+/* Scan options */
+#define DC_SCAN_ALL_SECTIONS 0x1u /* also search other sections for containers (fatbin.md §1.1) */
+#define DC_READ_ELF 0x2u          /* read SM and `a` from raw cubins (cuobjdump's ELF names) */
+
+struct dc_image {
+	uint16_t kind;                 /* FATBIN_KIND_* (standalone cubin: ELF; .ptx file: PTX) */
+	unsigned arch;                 /* 10*major+minor from the entry header */
+	char suffix;                   /* 'a', 'f' or 0, from the header flags */
+	unsigned ptx_major, ptx_minor; /* PTX ISA (PTX entries) */
+	enum fatbin_compression compression;
+	uint64_t stored_bytes, uncompressed_bytes;
+	uint64_t flags;                /* header flags (0 for standalone files) */
+	bool debug;
+	char *identifier;              /* owned, or NULL */
+	uint32_t container;            /* index into containers */
+	size_t file_offset;            /* entry header (or image) offset in the file */
+	const unsigned char *payload;  /* stored bytes, inside the caller's buffer */
+	size_t payload_len;
+	bool elf_read;                 /* elf_sm/elf_a are valid (DC_READ_ELF, raw cubin) */
+	unsigned elf_sm;
+	bool elf_a;
+};
+
+struct dc_container {
+	uint32_t section;              /* index into sections ("" for a bare file) */
+	int member;                    /* index into members, -1 outside an archive */
+	size_t file_offset;
+	uint64_t size;                 /* 16 + fat_size */
+	uint32_t first_image, n_images;
+	bool primary;                  /* what the CUDA runtime registers and cuobjdump lists:
+					  .nv_fatbin, else __nv_relfatbin, of each ELF; bare files */
+};
+
+struct dc_inventory {
+	enum dc_format format;
+	struct dc_image *images;
+	size_t n_images, cap_images;
+	struct dc_container *containers;
+	size_t n_containers, cap_containers;
+	char **sections;               /* distinct section names, owned */
+	size_t n_sections;
+	char **members;                /* archive member names, owned */
+	size_t n_members;
+	/* Called after each container with the highest byte touched so far, so a caller
+	 * that mapped the file can release pages behind the walk. Optional. */
+	void (*progress)(const unsigned char *upto, void *ctx);
+	void *progress_ctx;
+};
+
+void dc_init(struct dc_inventory *inv);
+void dc_free(struct dc_inventory *inv);
+
+/* Fills inv from the file bytes. Device-code-free inputs are DC_NO_DEVICE_CODE, not an
+ * error; an unrecognised or malformed file is CD_EFORMAT with the offset in err. */
+int dc_scan(struct dc_inventory *inv, const unsigned char *data, size_t size, unsigned opts, char *err);
+
+const char *dc_format_name(enum dc_format f);
+/* "sm_90a", "compute_100f": the arch as nvcc spells it for this kind. */
+void dc_image_arch_name(const struct dc_image *im, char *buf, size_t cap);
+
+#endif

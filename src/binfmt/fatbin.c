@@ -1,0 +1,161 @@
+/* Walks fatbin containers and entry headers; payloads are located, never read. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memmem, strnlen */
+#endif
+#include "binfmt/fatbin.h"
+
+#include <string.h>
+
+#include "binfmt/bytes.h"
+#include "util/err.h"
+
+static const unsigned char container_sig[8] = {0x50, 0xED, 0x55, 0xBA, 0x01, 0x00, 0x10, 0x00};
+
+bool fatbin_is_container_at(const unsigned char *data, size_t size, size_t off)
+{
+	return data && in_bounds(off, FATBIN_HEADER_SIZE, size) &&
+	       memcmp(data + off, container_sig, sizeof(container_sig)) == 0;
+}
+
+int fatbin_container_open(struct fatbin_container *c, const unsigned char *data, size_t size,
+			  size_t off, char *err)
+{
+	memset(c, 0, sizeof(*c));
+	if (!data || !in_bounds(off, FATBIN_HEADER_SIZE, size))
+		return cd_fail(err, CD_EFORMAT, "fatbin header truncated at offset 0x%zx", off);
+	if (rd32(data + off) != FATBIN_MAGIC)
+		return cd_fail(err, CD_EFORMAT, "no fatbin magic at offset 0x%zx", off);
+	if (rd16(data + off + 4) != 1 || rd16(data + off + 6) != FATBIN_HEADER_SIZE)
+		return cd_fail(err, CD_EUNSUPPORTED,
+			       "fatbin version %u header size %u at offset 0x%zx (expected 1 and 16)",
+			       rd16(data + off + 4), rd16(data + off + 6), off);
+	uint64_t fat_size = rd64(data + off + 8);
+	if (!in_bounds(off + FATBIN_HEADER_SIZE, fat_size, size))
+		return cd_fail(err, CD_EFORMAT,
+			       "fatbin at offset 0x%zx claims %llu bytes, only %zu remain", off,
+			       (unsigned long long)fat_size, size - off - FATBIN_HEADER_SIZE);
+	c->data = data;
+	c->size = size;
+	c->offset = off;
+	c->next = off + FATBIN_HEADER_SIZE;
+	c->end = c->next + (size_t)fat_size;
+	return CD_OK;
+}
+
+int fatbin_next_entry(struct fatbin_container *c, struct fatbin_entry *e, char *err)
+{
+	if (c->next == c->end)
+		return 0;
+	size_t off = c->next;
+	size_t room = c->end - off;
+	if (room < FATBIN_ENTRY_MIN_HEADER)
+		return cd_fail(err, CD_EFORMAT, "fatbin entry header truncated at offset 0x%zx", off);
+	const unsigned char *p = c->data + off;
+	memset(e, 0, sizeof(*e));
+	e->offset = off;
+	e->kind = rd16(p);
+	e->header_size = rd32(p + 4);
+	e->payload_size = rd64(p + 8);
+	e->compressed_size = rd32(p + 16);
+	uint32_t opt_off = rd32(p + 20);
+	e->version_minor = rd16(p + 24);
+	e->version_major = rd16(p + 26);
+	e->arch = rd32(p + 28);
+	uint32_t ident_off = rd32(p + 32), ident_len = rd32(p + 36);
+	e->flags = rd64(p + 40);
+	e->uncompressed_size = rd64(p + 56);
+	if (e->header_size < FATBIN_ENTRY_MIN_HEADER || e->header_size % 8)
+		return cd_fail(err, CD_EFORMAT, "fatbin entry at offset 0x%zx has header size %u",
+			       off, e->header_size);
+	if (!in_bounds(e->header_size, e->payload_size, room))
+		return cd_fail(err, CD_EFORMAT,
+			       "fatbin entry at offset 0x%zx runs past its container end 0x%zx", off,
+			       c->end);
+	/* Strings and the options descriptor must lie inside the entry header. */
+	if (ident_off && ident_len && in_bounds(ident_off, ident_len, e->header_size)) {
+		e->ident = (const char *)p + ident_off;
+		e->ident_len = strnlen(e->ident, ident_len);
+	}
+	if (opt_off && in_bounds(opt_off, 8, e->header_size)) {
+		uint32_t o = rd32(p + opt_off), l = rd32(p + opt_off + 4);
+		if (l && in_bounds(o, l, e->header_size)) {
+			e->options = (const char *)p + o;
+			e->options_len = l;
+		}
+	}
+	e->payload = p + e->header_size;
+	e->payload_len = (size_t)e->payload_size;
+	if (fatbin_entry_compression(e) != FATBIN_RAW && e->compressed_size &&
+	    e->compressed_size <= e->payload_size)
+		e->payload_len = e->compressed_size;
+	c->next = off + e->header_size + (size_t)e->payload_size;
+	c->n_entries++;
+	return 1;
+}
+
+bool fatbin_container_valid_at(const unsigned char *data, size_t size, size_t off)
+{
+	struct fatbin_container c;
+	struct fatbin_entry e;
+	if (!fatbin_is_container_at(data, size, off) || fatbin_container_open(&c, data, size, off, NULL))
+		return false;
+	int rc;
+	while ((rc = fatbin_next_entry(&c, &e, NULL)) == 1)
+		;
+	return rc == 0;
+}
+
+size_t fatbin_scan(const unsigned char *data, size_t size, size_t from, size_t until)
+{
+	/* Containers sit at 8-byte aligned offsets (every size in them is a multiple of 8 and
+	 * the sections holding them are 8-aligned), so only aligned words are compared: a
+	 * plain loop the compiler vectorises, several times faster than memmem. */
+	uint64_t sig;
+	memcpy(&sig, container_sig, sizeof(sig));
+	if (until > size)
+		until = size;
+	size_t off = (from + 7) & ~(size_t)7;
+	while (data && off < until && size - off >= FATBIN_HEADER_SIZE) {
+		uint64_t w;
+		memcpy(&w, data + off, sizeof(w));
+		if (w == sig && fatbin_container_valid_at(data, size, off))
+			return off;
+		off += 8;
+	}
+	return size;
+}
+
+enum fatbin_compression fatbin_entry_compression(const struct fatbin_entry *e)
+{
+	if (e->flags & FATBIN_FLAG_ZSTD)
+		return FATBIN_ZSTD;
+	if (e->flags & FATBIN_FLAG_LZ4)
+		return FATBIN_LZ4;
+	return FATBIN_RAW;
+}
+
+uint64_t fatbin_entry_image_size(const struct fatbin_entry *e)
+{
+	if (fatbin_entry_compression(e) != FATBIN_RAW && e->uncompressed_size)
+		return e->uncompressed_size;
+	return e->payload_size;
+}
+
+const char *fatbin_kind_name(uint16_t kind)
+{
+	switch (kind) {
+	case FATBIN_KIND_PTX: return "ptx";
+	case FATBIN_KIND_ELF: return "sass";
+	case FATBIN_KIND_NVVM: return "nvvm";
+	default: return NULL;
+	}
+}
+
+const char *fatbin_arch_suffix(uint64_t flags)
+{
+	if (flags & FATBIN_FLAG_ARCH_SPECIFIC)
+		return "a";
+	if (flags & FATBIN_FLAG_FAMILY)
+		return "f";
+	return "";
+}

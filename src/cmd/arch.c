@@ -1,0 +1,315 @@
+/* `cudoctor arch`: which kernel images files carry and whether the GPUs here (or named)
+ * can run them. Wires binfmt/devcode (what is there), kb/compat (what runs) and the report. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "cmd/arch_internal.h"
+#include "cmd/cmd.h"
+#include "util/err.h"
+#include "util/file.h"
+#include "util/str.h"
+
+static const char arch_help[] =
+	"usage: cudoctor arch [options] [FILE|DIR]...\n"
+	"\n"
+	"Lists the kernel images (SASS sm_XY, PTX compute_XY) in executables, shared libraries,\n"
+	"objects, static archives, .fatbin, .cubin and .ptx files, and says whether each GPU\n"
+	"can run them: native, jit, partial, no-image, ptx-too-new or jit-disabled.\n"
+	"Only headers are read, so whole environments take milliseconds.\n"
+	"\n"
+	"options:\n"
+	"  -r, --recursive      descend into directories\n"
+	"      --python[=PY]    scan the site-packages of python3 (or of interpreter PY)\n"
+	"      --ollama         scan Ollama's library folders\n"
+	"  -g, --gpu SPEC       judge against this GPU (sm_89, 8.9, 89, sm_90a); repeatable.\n"
+	"                       Default: every GPU here\n"
+	"      --driver VER     judge against this driver (550.54.14) or CUDA version (12.4);\n"
+	"                       default: the installed driver\n"
+	"      --kernels        decompress images and list their kernels\n"
+	"      --cuobjdump      print the listing as cuobjdump --list-elf --list-ptx does\n"
+	"\n"
+	"CUDA_FORCE_PTX_JIT and CUDA_DISABLE_PTX_JIT in the environment are honoured as the\n"
+	"driver honours them. Containers in sections cuobjdump does not read (.cask_resource,\n"
+	"cuFFT's .ldata, ...) are listed with their section and left out of verdicts.\n"
+	"See docs/arch.md.\n";
+
+enum { OPT_PYTHON = 256, OPT_OLLAMA, OPT_DRIVER, OPT_KERNELS, OPT_CUOBJDUMP };
+
+/* Releases the pages a walk has passed, so memory stays flat on gigabyte libraries. */
+struct release_ctx {
+	const unsigned char *base;
+	size_t done;
+};
+
+#define RELEASE_STEP ((size_t)8 << 20)
+
+static void release_behind(const unsigned char *upto, void *ctx)
+{
+	struct release_ctx *rc = ctx;
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t page = pg > 0 ? (size_t)pg : 4096;
+	size_t to = (size_t)(upto - rc->base) & ~(page - 1);
+	if (to > rc->done + RELEASE_STEP) {
+		madvise((void *)(rc->base + rc->done), to - rc->done, MADV_DONTNEED);
+		rc->done = to;
+	}
+}
+
+static const char *env_get(const char *name)
+{
+	return getenv(name);
+}
+
+static int parse_args(int argc, char **argv, const struct cd_globals *g, struct arch_opts *o,
+		      struct arch_inputs *in, char *err)
+{
+	static const struct option longs[] = {
+		{"recursive", no_argument, NULL, 'r'},
+		{"python", optional_argument, NULL, OPT_PYTHON},
+		{"ollama", no_argument, NULL, OPT_OLLAMA},
+		{"gpu", required_argument, NULL, 'g'},
+		{"driver", required_argument, NULL, OPT_DRIVER},
+		{"kernels", no_argument, NULL, OPT_KERNELS},
+		{"cuobjdump", no_argument, NULL, OPT_CUOBJDUMP},
+		{NULL, 0, NULL, 0},
+	};
+	bool python = false, ollama = false;
+	const char *python_path = NULL;
+	int c, rc;
+	o->verbose = g->render.verbosity > 0;
+	o->quiet = g->render.verbosity < 0;
+	o->json = g->render.format == FMT_JSON;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "rg:", longs, NULL)) != -1) {
+		switch (c) {
+		case 'r': o->recursive = true; break;
+		case OPT_PYTHON: python = true; python_path = optarg; break;
+		case OPT_OLLAMA: ollama = true; break;
+		case 'g':
+			if (o->n_gpus == sizeof(o->gpus) / sizeof(o->gpus[0]))
+				return cd_fail(err, CD_EUSAGE, "at most %zu --gpu options", o->n_gpus);
+			if ((rc = arch_parse_gpu_spec(optarg, &o->gpus[o->n_gpus].cc, err)))
+				return rc;
+			snprintf(o->gpus[o->n_gpus].name, sizeof(o->gpus[0].name), "--gpu %s", optarg);
+			o->n_gpus++;
+			break;
+		case OPT_DRIVER:
+			if ((rc = arch_driver_from_text(optarg, &o->driver, err)))
+				return rc;
+			break;
+		case OPT_KERNELS: o->kernels = true; break;
+		case OPT_CUOBJDUMP: o->cuobjdump = true; break;
+		default:
+			return cd_fail(err, CD_EUSAGE, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	for (int i = optind; i < argc; i++) {
+		if (path_is_dir(argv[i]))
+			rc = arch_inputs_expand_dir(in, argv[i], o->recursive, err);
+		else
+			rc = arch_inputs_add(in, argv[i], true) ? cd_fail(err, CD_ENOMEM, "out of memory") : CD_OK;
+		if (rc)
+			return rc;
+	}
+	if (python && (rc = arch_inputs_python(in, python_path, err)))
+		return rc;
+	if (ollama && (rc = arch_inputs_ollama(in, err)))
+		return rc;
+	if (argc == optind && !python && !ollama)
+		return cd_fail(err, CD_EUSAGE, "name a file or directory, or use --python / --ollama");
+	return CD_OK;
+}
+
+static json_t *driver_json(const struct arch_driver *d)
+{
+	json_t *j = json_object();
+	if (!j || !d->known)
+		return j;
+	json_object_set_new(j, "source", json_string(d->source));
+	if (d->version[0])
+		json_object_set_new(j, "version", json_string(d->version));
+	if (d->cuda) {
+		char v[16];
+		snprintf(v, sizeof(v), "%d.%d", d->cuda / 1000, (d->cuda % 1000) / 10);
+		json_object_set_new(j, "cuda_version", json_string(v));
+	}
+	if (d->ptx_isa_max) {
+		char v[16];
+		snprintf(v, sizeof(v), "%u.%u", d->ptx_isa_max / 100, d->ptx_isa_max % 100);
+		json_object_set_new(j, "ptx_isa_max", json_string(v));
+	}
+	return j;
+}
+
+static unsigned scan_opts(const struct arch_opts *o)
+{
+	return o->cuobjdump ? DC_READ_ELF : DC_SCAN_ALL_SECTIONS;
+}
+
+/* One file: map, scan, list, judge. A file that fails gets its one-line error and the
+ * run goes on; returns false then. */
+static bool do_file(struct report *r, const char *path, bool explicit_input, const struct arch_opts *o,
+		    json_t *files)
+{
+	struct mapped_file mf;
+	struct arch_file f = {.path = path, .explicit_input = explicit_input};
+	char err[CD_ERRMSG] = "";
+	bool ok = false;
+	dc_init(&f.inv);
+	struct release_ctx rel = {0};
+	int rc = file_map(path, &mf, err);
+	if (rc == CD_OK) {
+		f.data = mf.data;
+		f.size = mf.size;
+		rel.base = mf.data;
+		f.inv.progress = release_behind;
+		f.inv.progress_ctx = &rel;
+		rc = dc_scan(&f.inv, mf.data, mf.size, scan_opts(o), err);
+		if (rc && !strstr(err, path)) {
+			char cause[CD_ERRMSG];
+			memcpy(cause, err, sizeof(cause));
+			cd_fail(err, rc, "%s: %s", path, cause);
+		}
+	}
+	if (rc) {
+		if (o->cuobjdump)
+			fprintf(stderr, "cudoctor arch: %s\n", err);
+		else {
+			report_section(r, "%s", path);
+			report_line(r, "error: %s", err);
+		}
+		json_t *j = json_object();
+		if (j) {
+			json_object_set_new(j, "path", json_string(path));
+			json_object_set_new(j, "error", json_string(err));
+			json_array_append_new(files, j);
+		}
+		goto out;
+	}
+	ok = true;
+	if (!explicit_input && f.inv.format == DC_NO_DEVICE_CODE)
+		goto out; /* found in a directory: only files with device code are reported */
+	if (o->cuobjdump) {
+		unsigned elf_no = 0, ptx_no = 0;
+		arch_cuobjdump_lines(&f, &elf_no, &ptx_no, stdout);
+		goto out;
+	}
+	size_t primary = 0;
+	for (size_t i = 0; i < f.inv.n_containers; i++)
+		primary += f.inv.containers[i].primary;
+	report_section(r, "%s (%s): %zu container%s, %zu image%s", path, dc_format_name(f.inv.format),
+		       f.inv.n_containers, f.inv.n_containers == 1 ? "" : "s", f.inv.n_images,
+		       f.inv.n_images == 1 ? "" : "s");
+	if (f.inv.n_images)
+		arch_list_text(r, &f, o);
+	if (primary < f.inv.n_containers)
+		report_line(r, "%zu container%s outside .nv_fatbin/__nv_relfatbin: loaded by the library itself, not "
+			    "judged below", f.inv.n_containers - primary, f.inv.n_containers - primary == 1 ? "" : "s");
+	json_t *j = json_object();
+	if (!j)
+		goto out;
+	json_object_set_new(j, "path", json_string(path));
+	json_object_set_new(j, "format", json_string(dc_format_name(f.inv.format)));
+	json_object_set_new(j, "containers", json_integer((json_int_t)f.inv.n_containers));
+	json_object_set_new(j, "primary_containers", json_integer((json_int_t)primary));
+	json_t *images = o->json ? arch_images_json(&f, o) : json_array();
+	rel.done = 0; /* the judge reads small payloads in file order: release behind it too */
+	json_t *verdicts = arch_judge_file(r, &f, o);
+	if (!images || !verdicts) {
+		json_decref(images);
+		json_decref(verdicts);
+		json_decref(j);
+		r->oom = true;
+		goto out;
+	}
+	json_object_set_new(j, "images", images);
+	json_object_set_new(j, "verdicts", verdicts);
+	json_array_append_new(files, j);
+out:
+	dc_free(&f.inv);
+	file_unmap(&mf);
+	return ok;
+}
+
+static int arch_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
+{
+	struct arch_opts o;
+	struct arch_inputs in = {0};
+	char why[CD_ERRMSG + 64];
+	memset(&o, 0, sizeof(o));
+	o.driver.zstd_ok = -1;
+	int rc = parse_args(argc, argv, g, &o, &in, err);
+	if (rc)
+		goto out;
+	o.family = arch_family_table(&o.n_family);
+	struct compat_env ev = {0};
+	compat_env_from_vars(&ev, env_get);
+	o.force_jit = ev.force_ptx_jit;
+	o.disable_jit = ev.disable_ptx_jit;
+	if (!o.cuobjdump)
+		arch_probe_here(&o, why, sizeof(why));
+	if (!o.cuobjdump) {
+		report_section(r, "Judged against");
+		if (o.n_gpus == 0)
+			report_kv(r, "GPUs", "%s", why[0] ? why : "none");
+		for (size_t i = 0; i < o.n_gpus; i++)
+			report_kv(r, o.gpus[i].name, "compute capability %u.%u", o.gpus[i].cc / 10, o.gpus[i].cc % 10);
+		if (o.driver.known)
+			report_kv(r, "driver", "%s%s%s: CUDA %d.%d, PTX JIT up to ISA %u.%u", o.driver.source,
+				  o.driver.version[0] ? " " : "", o.driver.version, o.driver.cuda / 1000,
+				  (o.driver.cuda % 1000) / 10, o.driver.ptx_isa_max / 100, o.driver.ptx_isa_max % 100);
+		else
+			report_kv(r, "driver", "unknown (PTX ISA and compression not checked; use --driver)");
+		if (o.force_jit)
+			report_kv(r, "CUDA_FORCE_PTX_JIT", "set: SASS in fatbins is ignored");
+		if (o.disable_jit)
+			report_kv(r, "CUDA_DISABLE_PTX_JIT", "set: PTX is never compiled");
+	}
+	json_t *files = json_array();
+	if (!files) {
+		rc = cd_fail(err, CD_ENOMEM, "out of memory");
+		goto out;
+	}
+	size_t failed = 0;
+	for (size_t i = 0; i < in.n; i++)
+		if (!do_file(r, in.paths[i], in.explicit_input[i], &o, files))
+			failed++;
+	if (o.cuobjdump)
+		r->self_rendered = true;
+	else if (in.n == 0)
+		report_line(r, "no files with device code found");
+	json_t *gpus = json_array();
+	for (size_t i = 0; gpus && i < o.n_gpus; i++) {
+		json_t *jg = json_object();
+		char cc[16];
+		snprintf(cc, sizeof(cc), "%u.%u", o.gpus[i].cc / 10, o.gpus[i].cc % 10);
+		json_object_set_new(jg, "gpu", json_string(o.gpus[i].name));
+		json_object_set_new(jg, "compute_capability", json_string(cc));
+		json_array_append_new(gpus, jg);
+	}
+	report_json_set(r, "files", files);
+	report_json_set(r, "gpus", gpus);
+	report_json_set(r, "driver", driver_json(&o.driver));
+	/* exit 3 only when every input failed */
+	if (in.n > 0 && failed == in.n) {
+		r->exit_override = 3;
+		if (o.cuobjdump)
+			r->self_rendered = true;
+	}
+	rc = CD_OK;
+out:
+	arch_inputs_free(&in);
+	return rc;
+}
+
+const struct cd_command cmd_arch = {
+	.name = "arch",
+	.summary = "which kernel images (SASS/PTX) files carry and whether each GPU can run them",
+	.help = arch_help,
+	.run = arch_run,
+};

@@ -1,0 +1,24 @@
+/* libFuzzer harness: ar archive member walking (binfmt/ar.c). */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "binfmt/ar.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ar_iter it;
+	struct ar_member m;
+	char err[256];
+	size_t total = 0;
+	if (ar_open(&it, data, size, err))
+		return 0;
+	for (int k = 0; k < 100000 && ar_next(&it, &m, err) == 1; k++) {
+		total += strlen(m.name);
+		if (m.size)
+			total += m.data[m.size - 1];
+	}
+	return total == (size_t)-1;
+}

@@ -1,0 +1,37 @@
+/* libFuzzer harness: ELF header, section table, names and symbols (binfmt/elf.c). */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "binfmt/elf.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct elf_file e;
+	struct elf_section s;
+	char err[256];
+	if (elf_open(&e, data, size, err))
+		return 0;
+	size_t total = 0;
+	for (size_t i = 0; i < e.shnum && i < 4096; i++) {
+		if (elf_section_at(&e, i, &s, err))
+			break;
+		total += strlen(s.name);
+		size_t len;
+		const unsigned char *p = elf_section_bytes(&e, &s, &len);
+		if (p && len)
+			total += p[len - 1];
+		if (s.type == ELF_SHT_SYMTAB || s.type == 11 /* DYNSYM */) {
+			size_t n = elf_symbol_count(&e, &s);
+			for (size_t k = 0; k < n && k < 4096; k++) {
+				struct elf_symbol sym;
+				if (elf_symbol_at(&e, &s, k, &sym, err) == 0)
+					total += strlen(sym.name);
+			}
+		}
+	}
+	elf_find_section(&e, ".nv_fatbin", &s, NULL);
+	return total == (size_t)-1;
+}

@@ -1,0 +1,35 @@
+/* libFuzzer harness: fatbin containers and entries (binfmt/fatbin.c), walked and scanned. */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "binfmt/fatbin.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fatbin_container c;
+	struct fatbin_entry e;
+	char err[256];
+	size_t total = 0;
+	size_t pos = 0;
+	while (pos < size && fatbin_container_open(&c, data, size, pos, err) == 0) {
+		int rc;
+		while ((rc = fatbin_next_entry(&c, &e, err)) == 1) {
+			if (e.ident_len)
+				total += (unsigned char)e.ident[e.ident_len - 1];
+			if (e.options_len)
+				total += (unsigned char)e.options[e.options_len - 1];
+			if (e.payload_len)
+				total += e.payload[e.payload_len - 1];
+			total += fatbin_entry_image_size(&e) + fatbin_arch_suffix(e.flags)[0];
+		}
+		if (rc < 0)
+			break;
+		pos = c.end;
+	}
+	for (size_t off = fatbin_scan(data, size, 0, size); off < size; off = fatbin_scan(data, size, off + 8, size))
+		total += off;
+	return total == (size_t)-1;
+}
