@@ -87,6 +87,57 @@ static void test_no_driver_is_a_finding(void **state)
 	run_result_free(&r);
 }
 
+/* the fake driver of tests/fakes: no GPU, a failing cuInit, and a driver that cannot load
+ * modules each end in one error finding naming the failed call, never a crash */
+static json_t *run_fake(const char *const env[], int *status)
+{
+	const char *argv[] = { CUDOCTOR_BINARY, "--json", "lab", "hello", "--quick", NULL };
+	struct run_result r;
+	assert_int_equal(testlib_run(argv, env, NULL, &r), 0);
+	*status = r.status;
+	json_error_t je;
+	json_t *o = json_loads(r.out, 0, &je);
+	if (!o)
+		fail_msg("not JSON: %s\nstderr: %s", r.out, r.err);
+	run_result_free(&r);
+	return o;
+}
+
+static void test_fake_driver(void **state)
+{
+	(void)state;
+#if CUDOCTOR_HAVE_KERNELS
+	const char *nogpu[] = { "CUDOCTOR_LIBCUDA=" CUDOCTOR_FAKES_DIR "/libcuda.so.1",
+				"CUDOCTOR_LIBNVML=" CUDOCTOR_FAKES_DIR "/libnvidia-ml.so.1", "CUDA_VISIBLE_DEVICES=-1", NULL };
+	const char *badinit[] = { "CUDOCTOR_LIBCUDA=" CUDOCTOR_FAKES_DIR "/libcuda.so.1", "FAKE_CUDA_INIT_RESULT=999", NULL };
+	const char *h200[] = { "CUDOCTOR_LIBCUDA=" CUDOCTOR_FAKES_DIR "/libcuda.so.1",
+			       "CUDOCTOR_LIBNVML=" CUDOCTOR_FAKES_DIR "/libnvidia-ml.so.1", NULL };
+	int status;
+	json_t *o = run_fake(nogpu, &status);
+	json_t *f = json_array_get(json_object_get(o, "findings"), 0);
+	assert_int_equal(status, 1);
+	assert_string_equal(json_string_value(json_object_get(f, "id")), "no-device");
+	json_decref(o);
+
+	o = run_fake(badinit, &status);
+	f = json_array_get(json_object_get(o, "findings"), 0);
+	assert_int_equal(status, 1);
+	assert_string_equal(json_string_value(json_object_get(f, "id")), "driver-init-failed");
+	assert_non_null(strstr(json_string_value(json_array_get(json_object_get(f, "evidence"), 0)), "cuInit"));
+	json_decref(o);
+
+	/* the fake knows devices but loads no modules: the lab says which call failed */
+	o = run_fake(h200, &status);
+	f = json_array_get(json_object_get(o, "findings"), 0);
+	assert_int_equal(status, 1);
+	assert_string_equal(json_string_value(json_object_get(f, "id")), "driver-init-failed");
+	assert_non_null(strstr(json_string_value(json_array_get(json_object_get(f, "evidence"), 0)), "cuModuleLoadData"));
+	json_decref(o);
+#else
+	skip();
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -94,6 +145,7 @@ int main(void)
 		cmocka_unit_test(test_list_json),
 		cmocka_unit_test(test_unknown_lab_is_usage),
 		cmocka_unit_test(test_no_driver_is_a_finding),
+		cmocka_unit_test(test_fake_driver),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
