@@ -86,12 +86,12 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	}
 	for (size_t i = 0; i < NP; i++) {
 		lab_add(r, "x", lane_ms[i] / lane_ms[0], "%d paths, branch on lane", paths[i]);
-		lab_plot_point(&r->plot, 0, "branch on lane (divergent)", paths[i], lane_ms[i] / lane_ms[0]);
-		lab_plot_point(&r->plot, 2, "expected: paths", paths[i], paths[i]);
+		lab_plot_point(&r->plot, 0, "lane branch", paths[i], lane_ms[i] / lane_ms[0]);
+		lab_plot_point(&r->plot, 2, "k (model)", paths[i], paths[i]);
 	}
 	for (size_t i = 0; i < NP; i++) {
 		lab_add(r, "x", warp_ms[i] / warp_ms[0], "%d paths, branch on warp", paths[i]);
-		lab_plot_point(&r->plot, 1, "branch on warp (uniform)", paths[i], warp_ms[i] / warp_ms[0]);
+		lab_plot_point(&r->plot, 1, "warp branch", paths[i], warp_ms[i] / warp_ms[0]);
 	}
 	lab_add(r, "ms", lane_ms[0], "one path");
 	snprintf(r->setup, sizeof r->setup,
