@@ -19,6 +19,8 @@ static const struct cd_command *const commands[] = {
 	&cmd_doctor,
 	&cmd_devices,
 	&cmd_arch,
+	&cmd_explain,
+	&cmd_gencode,
 	&cmd_kb,
 	&cmd_mem,
 	&cmd_lab,
