@@ -9,7 +9,7 @@ __constant__ unsigned int lab_const_tab[CONST_WORDS];
 extern "C" __global__ void lab_const_read(unsigned int *__restrict__ out, unsigned int distinct, unsigned int reps)
 {
 	unsigned int lane = threadIdx.x & 31u;
-	unsigned int base = (lane % distinct) * 16u;   /* distinct words, in distinct lines too */
+	unsigned int base = lane % distinct;   /* distinct words within one 128-byte line */
 	unsigned int acc = 0;
 #pragma unroll 1
 	for (unsigned int r = 0; r < reps; r++) {

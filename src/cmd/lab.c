@@ -13,6 +13,7 @@
 #include "lab/fatbin.h"
 #include "lab/gpu.h"
 #include "lab/lab.h"
+#include "lab/nvml_dev.h"
 #include "lab/svg.h"
 #include "util/err.h"
 #include "util/str.h"
@@ -268,6 +269,7 @@ static int run(struct report *r, int argc, char **argv, const struct cd_globals 
 	struct lab_ctx c;
 	memset(&c, 0, sizeof c);
 	c.quick = quick;
+	c.tiny = getenv("CUDOCTOR_LAB_TINY") && strcmp(getenv("CUDOCTOR_LAB_TINY"), "1") == 0;
 	c.seed = seed;
 	int rc = lab_open(&c, &d, device, lab_fatbin, lerr);
 	if (rc == CD_EUSAGE) {
@@ -282,6 +284,11 @@ static int run(struct report *r, int argc, char **argv, const struct cd_globals 
 		cudrv_unload(&d);
 		return CD_OK;
 	}
+	struct lab_nvml nv;
+	lab_nvml_open(&nv, c.d, c.dev);
+	c.sm_clock_mhz = lab_nvml_sm_clock;
+	c.pcie_link = lab_nvml_link;
+	c.clock_user = &nv;
 	struct progress prog = { .on = g->stderr_is_tty, .total = n };
 	c.progress = show_progress;
 	c.progress_user = &prog;
@@ -292,9 +299,13 @@ static int run(struct report *r, int argc, char **argv, const struct cd_globals 
 				c.info.l2_bytes, "memory_bytes", (json_int_t)c.info.total_mem, "clock_mhz",
 				c.info.clock_khz / 1000, "memory_clock_mhz", c.info.mem_clock_khz / 1000, "seed",
 				(json_int_t)(seed & 0x7fffffffffffffffull));
+	if (dev)
+		json_object_set_new(dev, "sm_clock_mhz_now", json_integer(lab_nvml_sm_clock(&nv))); /* 0: no NVML */
 	report_section(r, "device");
 	report_kv(r, "GPU", "%s (sm_%d%d), %d SMs, %d MiB L2, %zu MiB memory", c.info.name, c.info.cc_major,
 		  c.info.cc_minor, c.info.sm_count, c.info.l2_bytes >> 20, c.info.total_mem >> 20);
+	report_kv(r, "clocks", "SM %d MHz now (NVML%s), %d MHz peak; memory %d MHz peak", lab_nvml_sm_clock(&nv),
+		  nv.ok ? "" : " unavailable", c.info.clock_khz / 1000, c.info.mem_clock_khz / 1000);
 	double t0 = lab_now_s();
 	int status = CD_OK;
 	for (size_t i = 0; i < n; i++) {
@@ -334,6 +345,7 @@ static int run(struct report *r, int argc, char **argv, const struct cd_globals 
 	report_json_set(r, "device", dev ? dev : json_null());
 	report_json_set(r, "labs", jlabs ? jlabs : json_array());
 	lab_close(&c);
+	lab_nvml_close(&nv);
 	cudrv_unload(&d);
 	return status;
 }

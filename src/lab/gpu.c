@@ -79,7 +79,9 @@ int lab_open(struct lab_ctx *c, struct cudrv *d, int ordinal, const void *image,
 	CU(CtxSetCurrent, c->ctx);
 	CU(MemGetInfo, &c->info.free_mem, &total);
 	CU(ModuleLoadData, &c->mod, image);
-	CU(StreamCreate, &c->s, CU_STREAM_NON_BLOCKING);
+	/* a blocking stream: the synchronous cuMemcpy/cuMemset calls that upload inputs and
+	 * poison outputs run on the legacy stream, and must stay ordered with the kernels */
+	CU(StreamCreate, &c->s, CU_STREAM_DEFAULT);
 out:
 	if (rc != CD_OK)
 		lab_close(c);

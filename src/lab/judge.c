@@ -347,14 +347,27 @@ void judge_constant(struct lab_result *r, const unsigned *distinct, const double
 		say(r, "no broadcast baseline");
 		return;
 	}
-	double prev = 1.0;
+	/* serialised: every extra address costs, time never falls as d grows; the H200
+	 * shows 1.7x at 2 addresses and ~8x at 32 (bench/lab.md) */
+	double prev = 1.0, top = 0, two = 0;
+	unsigned top_d = 0;
 	for (size_t i = 1; i < n; i++) {
 		double ratio = ms[i] / ms[0];
-		bool ok = ratio >= 0.4 * distinct[i] && ratio <= 1.25 * distinct[i] && ratio >= prev * 0.9;
-		say(r, "%u addresses per warp: %.2fx%s", distinct[i], ratio, ok ? "" : " OUT OF BAND");
+		bool ok = ratio >= prev * 0.9;
+		say(r, "%u addresses per warp: %.2fx%s", distinct[i], ratio, ok ? "" : " FASTER THAN FEWER");
 		if (!ok)
 			worsen(r, LAB_REFUTED);
-		prev = ratio;
+		prev = ratio > prev ? ratio : prev;
+		if (distinct[i] == 2)
+			two = ratio;
+		if (distinct[i] > top_d) {
+			top_d = distinct[i];
+			top = ratio;
+		}
+	}
+	if (two < 1.3 || top_d < 32 || top < 4) {
+		worsen(r, LAB_REFUTED);
+		say(r, "want >= 1.3x at 2 addresses and >= 4x at 32 (got %.2fx and %.2fx)", two, top);
 	}
 }
 

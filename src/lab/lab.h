@@ -28,7 +28,6 @@ struct lab_dev {
 	int async_engines;
 	int const_bytes;
 	size_t total_mem, free_mem;
-	int pcie_gen, pcie_width;  /* 0 when unknown */
 };
 
 enum lab_verdict { LAB_CONFIRMED = 0, LAB_REFUTED, LAB_INCONCLUSIVE, LAB_FAILED };
@@ -79,15 +78,17 @@ struct lab_ctx {
 	CUdevice dev;
 	CUcontext ctx;
 	CUmodule mod;
-	CUstream s;                /* non-blocking stream every lab times on */
+	CUstream s;                /* the stream every lab times on (ordered with the legacy stream) */
 	struct lab_dev info;
 	bool quick;
+	bool tiny;                 /* CUDOCTOR_LAB_TINY: smallest shapes, for compute-sanitizer */
 	unsigned long long seed;
 	lab_progress_fn progress;
 	void *progress_user;
 	const char *current;       /* lab running now, for progress */
-	/* current SM clock in MHz during the run (NVML), 0 when unknown */
-	int (*sm_clock_mhz)(void *user);
+	/* NVML readings during the run, through clock_user; NULL or 0 when unknown */
+	int (*sm_clock_mhz)(void *user);                  /* current SM clock, MHz */
+	int (*pcie_link)(void *user, int *gen, int *width); /* current link; 0 on success */
 	void *clock_user;
 };
 

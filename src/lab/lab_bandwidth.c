@@ -17,7 +17,7 @@ static const char *const kfn[NK] = { "lab_bw_copy", "lab_bw_scale", "lab_bw_add"
 static const char *const kfn_d[NK] = { "lab_bw_copy_d", "lab_bw_scale_d", "lab_bw_add_d", "lab_bw_triad_d", "lab_bw_dot" };
 /* Launch shape, chosen on an H200 against BabelStream (bench/lab.md): 8-byte or
  * 16-byte accesses, and elements per thread (0: one persistent wave of blocks). */
-enum { DEFAULT_VEC = 2, DEFAULT_ELEMS = 0 };
+enum { DEFAULT_VEC = 2, DEFAULT_ELEMS = 1 };
 static const int karrays[NK] = { 2, 2, 3, 3, 2 };
 
 struct args {
@@ -38,7 +38,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	CUdeviceptr A = 0, B = 0, C = 0, partial = 0, bad = 0, ref = 0;
 	CUfunction fill, check;
 	double *h_part = NULL;
-	size_t bytes = lab_dram_bytes(&c->info, 3, c->quick);
+	size_t bytes = c->tiny ? 16 * LAB_MIB : lab_dram_bytes(&c->info, 3, c->quick);
 	unsigned long long n = bytes / 8, n2 = n / 2;
 	unsigned long long seed_a = c->seed ^ 0xA11CEull, seed_b = c->seed ^ 0xB0Bull;
 	double s = 0.4;
@@ -125,8 +125,8 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 		lab_plot_bar(&r->plot, "peak", peak / 1e9);
 	}
 	snprintf(r->setup, sizeof r->setup,
-		 "3 arrays of %llu doubles (%zu MiB each, %s L2); %u blocks x %u threads, %d-byte accesses, 2 per "
-		 "thread in flight; %d warm-up + %d timed runs with events; bytes counted as BabelStream "
+		 "3 arrays of %llu doubles (%zu MiB each, %s L2); %u blocks x %u threads, %d-byte accesses; %d "
+		 "warm-up + %d timed runs with events; bytes counted as BabelStream "
 		 "(copy/scale/dot 2, add/triad 3 arrays); every element checked after the runs",
 		 n, bytes >> 20, lab_defeats_l2(&c->info, bytes) ? ">= 4x" : "NOT 4x", stream_grid, a.block, 8 * vec,
 		 warm, reps);

@@ -33,12 +33,12 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	unsigned *h_out = NULL, h_in[WORDS];
 	struct args a;
 	int per_sm = 0;
-	unsigned reps = c->quick ? 256 : 1024;
+	unsigned reps = c->tiny ? 2 : c->quick ? 256 : 1024;
 	double ms[16], med[NS];
 	int nrep = c->quick ? 3 : 7;
 	TRY(lab_fn(c, "lab_bank", &a.f, err));
 	CU(OccupancyMaxActiveBlocksPerMultiprocessor, &per_sm, a.f, BLOCK, 0);
-	a.grid = lab_fill_grid(c, per_sm);
+	a.grid = c->tiny ? 4 : lab_fill_grid(c, per_sm);
 	size_t T = (size_t)a.grid * BLOCK;
 	for (unsigned i = 0; i < WORDS; i++)
 		h_in[i] = lab_rand32(c->seed ^ 0xBA4Cull, i);

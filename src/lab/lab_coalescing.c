@@ -32,7 +32,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	CUdeviceptr in = 0, out = 0;
 	CUfunction fill;
 	unsigned *h = NULL;
-	size_t bytes = lab_dram_bytes(&c->info, 1, c->quick);
+	size_t bytes = c->tiny ? 16 * LAB_MIB : lab_dram_bytes(&c->info, 1, c->quick);
 	unsigned long long words = bytes / 4, seed = c->seed ^ 0xC0A1E5CEull;
 	struct args a = { .block = 256 };
 	int per_sm = c->info.max_threads_per_sm / 256;

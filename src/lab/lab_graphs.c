@@ -37,7 +37,7 @@ out:
 static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 {
 	int rc = CD_OK;
-	struct tiny t = { .n = c->quick ? 2000 : 10000 };
+	struct tiny t = { .n = c->tiny ? 16 : c->quick ? 2000 : 10000 };
 	CUgraph g = NULL;
 	int nrep = c->quick ? 3 : 5;
 	double ms[16];

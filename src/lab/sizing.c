@@ -56,8 +56,8 @@ size_t lab_latency_sizes(const struct lab_dev *d, bool quick, size_t *out, size_
 	if (top > mem / 4)
 		top = mem / 4;
 	if (quick) {
-		static const size_t small[] = { 4, 16, 64, 1024 };
-		for (size_t i = 0; i < 4; i++)
+		static const size_t small[] = { 4, 16, 64, 1024, 2048, 4096 };
+		for (size_t i = 0; i < 6; i++)
 			n = add_size(out, n, max, small[i] * k);
 		n = add_size(out, n, max, l2 / 4);
 		n = add_size(out, n, max, l2 * 3 / 4);

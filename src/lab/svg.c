@@ -8,7 +8,7 @@
 
 #include "util/str.h"
 
-enum { W = 760, H = 440, ML = 80, MR = 170, MT = 44, MB = 64 };
+enum { W = 780, H = 440, ML = 80, MR = 190, MT = 44, MB = 64 };
 static const char *const palette[] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b" };
 
 static void put_escaped(struct strbuf *sb, const char *s)

@@ -1,0 +1,267 @@
+/* The lab verdicts, fed fabricated measurements: each rule confirms what the model
+ * predicts, refutes what it does not, and calls nonsense inconclusive. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "lab/judge.h"
+
+static struct lab_result res;
+
+static int reset(void **state)
+{
+	(void)state;
+	memset(&res, 0, sizeof res);
+	return 0;
+}
+
+static void test_bank_ways(void **state)
+{
+	(void)state;
+	assert_int_equal(lab_bank_ways(0), 1);
+	assert_int_equal(lab_bank_ways(1), 1);
+	assert_int_equal(lab_bank_ways(2), 2);
+	assert_int_equal(lab_bank_ways(6), 2);
+	assert_int_equal(lab_bank_ways(24), 8);
+	assert_int_equal(lab_bank_ways(32), 32);
+	assert_int_equal(lab_bank_ways(33), 1);
+	assert_int_equal(lab_bank_ways(64), 32);
+}
+
+static void test_hello(void **state)
+{
+	(void)state;
+	judge_hello(&res, 32, 32, 0, 0);
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	assert_non_null(strstr(res.decided, "32 of 32"));
+	judge_hello(&res, 32, 32, 1, 1);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	judge_hello(&res, 32, 31, 0, 1);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+}
+
+static void test_index2d(void **state)
+{
+	(void)state;
+	judge_index2d(&res, 2073600, 2073600, 15360, 15360, 0);
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	judge_index2d(&res, 2073600, 2073599, 15360, 15360, 0);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	judge_index2d(&res, 2073600, 2073600, 0, 15360, 0);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	judge_index2d(&res, 2073600, 2073600, 15360, 15360, 32);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+}
+
+static void test_coalescing(void **state)
+{
+	(void)state;
+	/* the H200 numbers of bench/lab.md */
+	const unsigned s[] = { 1, 2, 4, 8, 16, 32 };
+	const double good[] = { 4305, 2220, 1117, 560, 280, 228 };
+	judge_coalescing(&res, s, good, 6, 0.71);
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	assert_non_null(strstr(res.decided, "stride 8: 7.69x"));
+	/* a cache-resident buffer: stride costs nothing */
+	const double flat[] = { 4000, 3900, 3800, 3700, 3000, 2000 };
+	judge_coalescing(&res, s, flat, 6, 0.9);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	/* a misaligned start that halves bandwidth is not "a modest loss" */
+	judge_coalescing(&res, s, good, 6, 0.5);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	const unsigned nobase[] = { 2, 4 };
+	judge_coalescing(&res, nobase, good, 2, 1);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+}
+
+static void test_bank(void **state)
+{
+	(void)state;
+	const unsigned s[] = { 0, 1, 2, 4, 8, 16, 32, 33 };
+	const double good[] = { 1.0, 1.0, 1.99, 3.97, 7.93, 15.8, 31.6, 1.0 };
+	judge_bank(&res, s, good, 8);
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	double bad[8];
+	memcpy(bad, good, sizeof bad);
+	bad[7] = 31.0; /* padding did not help */
+	judge_bank(&res, s, bad, 8);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	assert_non_null(strstr(res.decided, "stride 33: 31.00x (1-way) OUT OF BAND"));
+	const unsigned nobase[] = { 2, 4 };
+	judge_bank(&res, nobase, good, 2);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+}
+
+static void test_divergence(void **state)
+{
+	(void)state;
+	const int k[] = { 1, 2, 4, 8, 16, 32 };
+	const double lane[] = { 1, 1.82, 3.49, 6.84, 13.5, 26.9 }, warp[] = { 1, 1.01, 1.01, 1.03, 1.04, 1.07 };
+	judge_divergence(&res, k, lane, warp, 6);
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	/* the compiler if-converted the paths: no cost */
+	const double flat[] = { 1, 1, 1.1, 1.1, 1.2, 1.2 };
+	judge_divergence(&res, k, flat, warp, 6);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	/* a warp-uniform branch that costs as much as a divergent one */
+	judge_divergence(&res, k, lane, lane, 6);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+}
+
+static void test_blocksize(void **state)
+{
+	(void)state;
+	const int bs[] = { 32, 33, 64, 128, 256, 1024 };
+	const double gbs[] = { 851, 878, 1701, 3362, 3920, 3488 }, occ[] = { 0.5, 1, 1, 1, 1, 1 };
+	judge_blocksize(&res, bs, gbs, occ, 6);
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	/* 33 threads doing as well as 64: lanes would not be the limit */
+	const double same[] = { 851, 1690, 1701, 3362, 3920, 3488 };
+	judge_blocksize(&res, bs, same, occ, 6);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	/* best bandwidth at low predicted occupancy */
+	const double low_occ[] = { 0.5, 1, 1, 1, 0.25, 1 };
+	judge_blocksize(&res, bs, gbs, low_occ, 6);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	judge_blocksize(&res, bs + 3, gbs + 3, occ + 3, 3);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+}
+
+static void test_latency(void **state)
+{
+	(void)state;
+	size_t k = 1024, m = k * k, l2 = 60 * m;
+	const size_t sz[] = { 4 * k, 16 * k, 32 * k, 2 * m, 8 * m, 15 * m, 45 * m, 960 * m, 4096 * m };
+	const double cy[] = { 32, 33, 34, 277, 280, 317, 420, 657, 665 };
+	double l1, l2c, dram;
+	judge_latency(&res, sz, cy, 9, l2, &l1, &l2c, &dram);
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	assert_true(l1 == 33);
+	assert_true(l2c == 280);
+	assert_true(dram == 657);
+	/* no step: everything hits one level */
+	const double flat[] = { 300, 300, 300, 300, 300, 300, 300, 310, 310 };
+	judge_latency(&res, sz, flat, 9, l2, &l1, &l2c, &dram);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	/* an L1 of 5 cycles is not a dependent load */
+	const double fast[] = { 5, 5, 5, 277, 280, 317, 420, 657, 665 };
+	judge_latency(&res, sz, fast, 9, l2, &l1, &l2c, &dram);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	/* a sweep that never leaves the L2 */
+	judge_latency(&res, sz, cy, 5, l2, &l1, &l2c, &dram);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+}
+
+static void test_bandwidth(void **state)
+{
+	(void)state;
+	double peak = 4.814e12;
+	judge_bandwidth(&res, 4.297e12, 4.3e12, 4.39e12, 4.388e12, 4.53e12, peak);
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	judge_bandwidth(&res, 2.0e12, 2.0e12, 2.1e12, 2.1e12, 2.2e12, peak);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	/* faster than the memory can go: the data sat in L2 */
+	judge_bandwidth(&res, 4.3e12, 4.3e12, 4.4e12, 4.4e12, 9.0e12, peak);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	judge_bandwidth(&res, 4.3e12, 4.3e12, 4.4e12, 4.4e12, 4.5e12, 0);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+}
+
+static void test_hostxfer(void **state)
+{
+	(void)state;
+	double link = 63.0e9;
+	judge_hostxfer(&res, 55.5e9, 55.4e9, 8.5e9, 16.4e9, link);
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	judge_hostxfer(&res, 30e9, 55.4e9, 8.5e9, 16.4e9, link);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	judge_hostxfer(&res, 55e9, 55e9, 60e9, 16e9, link);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	judge_hostxfer(&res, 70e9, 70e9, 8e9, 8e9, link);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	judge_hostxfer(&res, 20e9, 20e9, 8e9, 8e9, 0);
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	assert_non_null(strstr(res.decided, "unknown"));
+}
+
+static void test_streams(void **state)
+{
+	(void)state;
+	/* the model: max + rest / k; one copy engine sums the copies */
+	assert_true(lab_streams_model(4, 4, 4, 1, 2) == 12);
+	assert_true(lab_streams_model(4, 4, 4, 4, 2) == 6);
+	assert_true(lab_streams_model(4, 4, 4, 4, 1) == 8 + 4.0 / 4);
+	const int k[] = { 1, 2, 4, 8 };
+	const double ms[] = { 13.7, 9.43, 7.43, 6.72 };
+	judge_streams(&res, k, ms, 4, 4.84, 3.93, 4.86, 3);
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	const double serial[] = { 13.7, 13.6, 13.6, 13.7 };
+	judge_streams(&res, k, serial, 4, 4.84, 3.93, 4.86, 3);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	const double impossible[] = { 13.7, 9.4, 3.0, 2.0 };
+	judge_streams(&res, k, impossible, 4, 4.84, 3.93, 4.86, 3);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+}
+
+static void test_graphs_constant_transpose_jit(void **state)
+{
+	(void)state;
+	judge_graphs(&res, 3.07, 1.13);
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	judge_graphs(&res, 3.07, 3.5);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	judge_graphs(&res, 0.1, 0.05);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+
+	const unsigned d[] = { 1, 2, 4, 8, 16, 32 };
+	/* the H200: 1.71 2.95 6.21 7.21 7.96 */
+	const double good[] = { 1, 1.71, 2.95, 6.21, 7.21, 7.96 }, flat[] = { 1, 1, 1, 1.1, 1.2, 1.3 };
+	const double dip[] = { 1, 1.71, 2.95, 6.21, 3.0, 7.96 }, free2[] = { 1, 0.91, 1.45, 2.5, 11.9, 30 };
+	judge_constant(&res, d, good, 6);
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	judge_constant(&res, d, flat, 6);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	judge_constant(&res, d, dip, 6);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	assert_non_null(strstr(res.decided, "16 addresses per warp: 3.00x FASTER THAN FEWER"));
+	judge_constant(&res, d, free2, 6);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+
+	judge_transpose(&res, 557e9, 1615e9, 3587e9, 3777e9);
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	judge_transpose(&res, 557e9, 3500e9, 3587e9, 3777e9);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	judge_transpose(&res, 557e9, 1615e9, 5000e9, 3777e9);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+
+	judge_jit(&res, 2.0, 40.0, 1.0, true, false);
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	judge_jit(&res, 2.0, 40.0, 39.0, true, true);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	judge_jit(&res, 2.0, 40.0, 39.0, true, false);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	judge_jit(&res, 2.0, 40.0, 1.0, false, false);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_bank_ways, reset),
+		cmocka_unit_test_setup(test_hello, reset),
+		cmocka_unit_test_setup(test_index2d, reset),
+		cmocka_unit_test_setup(test_coalescing, reset),
+		cmocka_unit_test_setup(test_bank, reset),
+		cmocka_unit_test_setup(test_divergence, reset),
+		cmocka_unit_test_setup(test_blocksize, reset),
+		cmocka_unit_test_setup(test_latency, reset),
+		cmocka_unit_test_setup(test_bandwidth, reset),
+		cmocka_unit_test_setup(test_hostxfer, reset),
+		cmocka_unit_test_setup(test_streams, reset),
+		cmocka_unit_test_setup(test_graphs_constant_transpose_jit, reset),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
