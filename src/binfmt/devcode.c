@@ -286,7 +286,8 @@ static int scan_host_elf(struct dc_inventory *inv, const struct elf_file *e, siz
 		if ((rc = elf_section_at(e, order[k].index, &s, err)))
 			goto out;
 		bool named = strcmp(s.name, SEC_NV_FATBIN) == 0 || strcmp(s.name, SEC_RELFATBIN) == 0;
-		if (!named && !((opts & DC_SCAN_ALL_SECTIONS) && worth_scanning(&s)))
+		bool scan = (opts & DC_SCAN_ALL_SECTIONS) || ((opts & DC_SCAN_IF_CUDA) && primary);
+		if (!named && !(scan && worth_scanning(&s)))
 			continue;
 		if (s.type == ELF_SHT_NOBITS)
 			continue;

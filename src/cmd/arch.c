@@ -146,9 +146,11 @@ static json_t *driver_json(const struct arch_driver *d)
 	return j;
 }
 
-static unsigned scan_opts(const struct arch_opts *o)
+static unsigned scan_opts(const struct arch_opts *o, bool explicit_input)
 {
-	return o->cuobjdump ? DC_READ_ELF : DC_SCAN_ALL_SECTIONS;
+	if (o->cuobjdump)
+		return DC_READ_ELF;
+	return explicit_input ? DC_SCAN_ALL_SECTIONS : DC_SCAN_IF_CUDA;
 }
 
 /* One file: map, scan, list, judge. A file that fails gets its one-line error and the
@@ -169,7 +171,7 @@ static bool do_file(struct report *r, const char *path, bool explicit_input, con
 		rel.base = mf.data;
 		f.inv.progress = release_behind;
 		f.inv.progress_ctx = &rel;
-		rc = dc_scan(&f.inv, mf.data, mf.size, scan_opts(o), err);
+		rc = dc_scan(&f.inv, mf.data, mf.size, scan_opts(o, explicit_input), err);
 		if (rc && !strstr(err, path)) {
 			char tmp[CD_ERRMSG];
 			snprintf(tmp, sizeof(tmp), "%s: %s", path, err);
@@ -207,9 +209,21 @@ static bool do_file(struct report *r, const char *path, bool explicit_input, con
 		       f.inv.n_images == 1 ? "" : "s");
 	if (f.inv.n_images)
 		arch_list_text(r, &f, o);
-	if (primary < f.inv.n_containers)
-		report_line(r, "%zu container%s outside .nv_fatbin/__nv_relfatbin: loaded by the library itself, not "
-			    "judged below", f.inv.n_containers - primary, f.inv.n_containers - primary == 1 ? "" : "s");
+	if (primary < f.inv.n_containers) {
+		/* which sections: the CUDA runtime registers .nv_fatbin (else __nv_relfatbin) only */
+		char secs[256] = "";
+		for (size_t s = 0; s < f.inv.n_sections; s++) {
+			bool listed = false;
+			for (size_t i = 0; i < f.inv.n_containers && !listed; i++)
+				listed = f.inv.containers[i].section == s && !f.inv.containers[i].primary;
+			if (listed && strlen(secs) + strlen(f.inv.sections[s]) + 3 < sizeof(secs))
+				snprintf(secs + strlen(secs), sizeof(secs) - strlen(secs), "%s%s", secs[0] ? ", " : "",
+					 f.inv.sections[s]);
+		}
+		report_line(r, "%zu container%s in %s: not registered by the CUDA runtime (the library or a "
+			    "device link loads them), listed but not judged", f.inv.n_containers - primary,
+			    f.inv.n_containers - primary == 1 ? "" : "s", secs);
+	}
 	json_t *j = json_object();
 	if (!j)
 		goto out;
@@ -251,8 +265,10 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 	compat_env_from_vars(&ev, env_get);
 	o.force_jit = ev.force_ptx_jit;
 	o.disable_jit = ev.disable_ptx_jit;
-	if (!o.cuobjdump)
+	if (!o.cuobjdump && !(o.n_gpus && o.driver.known))
 		arch_probe_here(&o, why, sizeof(why));
+	else
+		why[0] = 0;
 	if (!o.cuobjdump) {
 		report_section(r, "Judged against");
 		if (o.n_gpus == 0)

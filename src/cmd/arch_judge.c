@@ -185,9 +185,13 @@ static void isa_text(unsigned isa, char *buf, size_t cap)
 	snprintf(buf, cap, "%u.%u", isa / 100, isa % 100);
 }
 
+/* PyTorch's own CUDA libraries (torch/lib/libtorch_cuda.so, ...): fixed by another wheel */
 static bool looks_like_torch(const char *path)
 {
-	return strstr(path, "torch") != NULL;
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	return strstr(path, "/torch/lib/") != NULL || strncmp(base, "libtorch", 8) == 0 ||
+	       strncmp(base, "libc10", 6) == 0;
 }
 
 static void build_fixes(struct finding *fd, const char *path, unsigned cc)
@@ -243,7 +247,8 @@ static void conclude(struct report *r, const struct arch_file *f, const struct a
 			 "with error 209 while the rest run. Libraries often carry arch-specific extras they only "
 			 "use on those GPUs",
 			 failing, j->judged, major, minor, bad ? bad : "?");
-		fd = report_add_finding(r, SEV_WARN, "partial-kernel-image", subject,
+		/* a few arch-specific extras are normal in libraries; most containers failing is not */
+		fd = report_add_finding(r, 2 * failing >= j->judged ? SEV_WARN : SEV_INFO, "partial-kernel-image", subject,
 					"%zu of %zu kernel containers have no image for compute capability %u.%u",
 					failing, j->judged, major, minor);
 		if (fd) {

@@ -284,6 +284,10 @@ int arch_cuobjdump_lines(const struct arch_file *f, unsigned *elf_no, unsigned *
 	char stem[256];
 	stem_of(f->path, stem, sizeof(stem));
 	int member = -1;
+	char real[4096];
+	const char *shown = realpath(f->path, real) ? real : f->path; /* cuobjdump prints it resolved */
+	if (inv->format == DC_PTX)
+		return CD_OK; /* cuobjdump: "does not contain device code" */
 	for (size_t i = 0; i < inv->n_images; i++) {
 		const struct dc_image *im = &inv->images[i];
 		const struct dc_container *c = &inv->containers[im->container];
@@ -291,7 +295,7 @@ int arch_cuobjdump_lines(const struct arch_file *f, unsigned *elf_no, unsigned *
 			continue;
 		if (c->member >= 0 && c->member != member) {
 			member = c->member;
-			fprintf(out, "\nmember %s:%s:\n", f->path, inv->members[member]);
+			fprintf(out, "\nmember %s:%s:\n", shown, inv->members[member]);
 		}
 		bool elf = im->kind == FATBIN_KIND_ELF;
 		unsigned no = elf ? ++*elf_no : ++*ptx_no;
