@@ -173,9 +173,9 @@ static bool do_file(struct report *r, const char *path, bool explicit_input, con
 		f.inv.progress_ctx = &rel;
 		rc = dc_scan(&f.inv, mf.data, mf.size, scan_opts(o, explicit_input), err);
 		if (rc && !strstr(err, path)) {
-			char tmp[CD_ERRMSG];
-			snprintf(tmp, sizeof(tmp), "%s: %s", path, err);
-			memcpy(err, tmp, sizeof(err));
+			char cause[CD_ERRMSG];
+			memcpy(cause, err, sizeof(cause));
+			cd_fail(err, rc, "%s: %s", path, cause);
 		}
 	}
 	if (rc) {

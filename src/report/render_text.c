@@ -130,7 +130,7 @@ int render_text(const struct report *r, const struct render_opts *o, FILE *out)
 			}
 		}
 	}
-	if (o->verbosity >= 0)
+	if (o->verbosity >= 0 && r->n_findings)
 		fprintf(out, "\n%zu error%s, %zu warning%s, %zu info, %zu ok\n", counts[SEV_ERROR],
 			counts[SEV_ERROR] == 1 ? "" : "s", counts[SEV_WARN], counts[SEV_WARN] == 1 ? "" : "s",
 			counts[SEV_INFO], counts[SEV_OK]);

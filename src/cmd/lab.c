@@ -1,0 +1,346 @@
+/* `cudoctor lab`: runs the experiments of src/lab/ on a GPU and reports each claim,
+ * its set-up, measurements, verdict and lesson; --plot writes SVG charts. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cmd/cmd.h"
+#include "driver/cudrv.h"
+#include "lab/fatbin.h"
+#include "lab/gpu.h"
+#include "lab/lab.h"
+#include "lab/svg.h"
+#include "util/err.h"
+#include "util/str.h"
+
+static const char help[] =
+	"usage: cudoctor lab list\n"
+	"       cudoctor lab [run] NAME... [--quick] [--plot DIR] [--device N]\n"
+	"       cudoctor lab all [--quick] [--plot DIR] [--device N]\n"
+	"\n"
+	"Proves the claims of the CUDA programming model on this GPU: each lab prints the claim,\n"
+	"the set-up, a table of measurements, the verdict (confirmed, refuted, inconclusive) with\n"
+	"the numbers that decided it, and what it means for your code.\n"
+	"\n"
+	"  --quick        smaller sweeps and fewer repetitions (seconds)\n"
+	"  --plot DIR     write one SVG chart per lab into DIR\n"
+	"  --device N     run on CUDA device N (default 0)\n"
+	"  --seed N       seed of the random inputs (default: from the clock)\n";
+
+struct progress {
+	bool on;
+	size_t index, total;
+};
+
+static void show_progress(void *user, const char *lab, double fraction, const char *what)
+{
+	struct progress *p = user;
+	if (!p->on)
+		return;
+	double all = ((double)p->index + (fraction < 0 ? 0 : fraction > 1 ? 1 : fraction)) / (double)p->total;
+	int filled = (int)(all * 24 + 0.5);
+	fprintf(stderr, "\r\033[K[%.*s%*s] %zu/%zu %s %s", filled, "########################", 24 - filled, "",
+		p->index + 1, p->total, lab, what);
+	fflush(stderr);
+}
+
+static json_t *meas_json(const struct lab_result *res)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < res->n_meas; i++)
+		json_array_append_new(a, json_pack("{s:s, s:f, s:s}", "label", res->meas[i].label, "value",
+						   res->meas[i].value, "unit", res->meas[i].unit));
+	return a;
+}
+
+static void fmt_value(char *buf, size_t n, double v)
+{
+	double av = v < 0 ? -v : v;
+	if (v == (long long)v && av < 1e12)
+		snprintf(buf, n, "%lld", (long long)v);
+	else if (av >= 100)
+		snprintf(buf, n, "%.0f", v);
+	else if (av >= 10)
+		snprintf(buf, n, "%.1f", v);
+	else
+		snprintf(buf, n, "%.3g", v);
+}
+
+static void render_lab(struct report *r, json_t *jlabs, const struct lab *l, const struct lab_result *res,
+		       const char *err)
+{
+	report_section(r, "lab %s: %s", l->name, l->concept);
+	report_kv(r, "claim", "%s", l->claim);
+	if (res->setup[0])
+		report_kv(r, "set-up", "%s", res->setup);
+	if (res->n_meas) {
+		static const char *const hdr[] = { "measurement", "value", "unit" };
+		report_table(r, 3, hdr);
+		for (size_t i = 0; i < res->n_meas; i++) {
+			char v[32];
+			fmt_value(v, sizeof v, res->meas[i].value);
+			const char *row[] = { res->meas[i].label, v, res->meas[i].unit };
+			report_table_row(r, row);
+		}
+	}
+	report_kv(r, "verdict", "%s: %s", lab_verdict_name(res->verdict), res->decided[0] ? res->decided : err);
+	if (res->note[0])
+		report_kv(r, "note", "%s", res->note);
+	report_kv(r, "lesson", "%s", l->lesson);
+
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:s}", "name", l->name, "concept", l->concept,
+			      "claim", l->claim, "setup", res->setup, "measurements", meas_json(res), "verdict",
+			      lab_verdict_name(res->verdict), "decided", res->decided[0] ? res->decided : err, "lesson",
+			      l->lesson);
+	if (o && res->note[0])
+		json_object_set_new(o, "note", json_string(res->note));
+	if (o)
+		json_array_append_new(jlabs, o);
+
+	struct finding *f = NULL;
+	if (res->wrong_result) {
+		f = report_add_finding(r, SEV_ERROR, "lab-wrong-result", l->name, "lab %s: the GPU computed a wrong result",
+				       l->name);
+		if (f) {
+			finding_evidence(f, "%s", res->note[0] ? res->note : res->decided);
+			finding_why(f, "Every lab checks its outputs before trusting a timing; a wrong result means the "
+				       "GPU, the driver or the kernel is broken, not that the model is.");
+			finding_fix(f, "compute-sanitizer --tool memcheck cudoctor lab run %s --quick", l->name);
+			finding_fix(f, "nvidia-smi -q -d ECC,PAGE_RETIREMENT");
+		}
+	} else if (res->verdict == LAB_FAILED) {
+		f = report_add_finding(r, SEV_ERROR, "lab-failed", l->name, "lab %s could not run", l->name);
+		if (f) {
+			finding_evidence(f, "%s", err);
+			finding_why(f, "A driver call the lab depends on failed, so there is no measurement to judge.");
+			finding_fix(f, "cudoctor doctor");
+		}
+	} else if (res->verdict == LAB_REFUTED) {
+		f = report_add_finding(r, SEV_WARN, "lab-refuted", l->name, "lab %s: the claim did not hold on this GPU",
+				       l->name);
+		if (f) {
+			finding_evidence(f, "%s", res->decided);
+			finding_why(f, "The measurement fell outside the band the programming model predicts; a busy or "
+				       "throttled GPU, or an unusual part, can cause this.");
+			finding_fix(f, "nvidia-smi -q -d PERFORMANCE,CLOCK");
+			finding_fix(f, "cudoctor lab run %s", l->name);
+		}
+	} else if (res->verdict == LAB_INCONCLUSIVE) {
+		f = report_add_finding(r, SEV_INFO, "lab-inconclusive", l->name, "lab %s: inconclusive", l->name);
+		if (f)
+			finding_evidence(f, "%s", res->decided);
+	}
+}
+
+static int write_plot(const char *dir, const struct lab *l, const struct lab_result *res, char *err)
+{
+	if (!res->plot.used)
+		return CD_OK;
+	char *svg = lab_svg_render(&res->plot);
+	if (!svg)
+		return CD_OK;
+	char *path = cd_asprintf("%s/%s.svg", dir, l->name);
+	int rc = CD_OK;
+	FILE *f = path ? fopen(path, "w") : NULL;
+	if (!path)
+		rc = cd_fail(err, CD_ENOMEM, "out of memory");
+	else if (!f || fputs(svg, f) < 0)
+		rc = cd_fail(err, CD_EIO, "%s: %s", path, strerror(errno));
+	if (f && fclose(f) != 0 && rc == CD_OK)
+		rc = cd_fail(err, CD_EIO, "%s: %s", path, strerror(errno));
+	free(path);
+	free(svg);
+	return rc;
+}
+
+static int list_labs(struct report *r)
+{
+	static const char *const hdr[] = { "lab", "concept", "measures" };
+	json_t *a = json_array();
+	report_section(r, "labs");
+	report_table(r, 3, hdr);
+	for (size_t i = 0; i < lab_count(); i++) {
+		const struct lab *l = lab_at(i);
+		const char *row[] = { l->name, l->concept, l->measures };
+		report_table_row(r, row);
+		if (a)
+			json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s}", "name", l->name, "concept", l->concept,
+							   "measures", l->measures, "claim", l->claim));
+	}
+	return report_json_set(r, "available", a ? a : json_null());
+}
+
+/* No GPU or no kernels: a finding that says so, exit 1. */
+static int no_gpu(struct report *r, const char *id, const char *title, const char *evidence, const char *fix)
+{
+	struct finding *f = report_add_finding(r, SEV_ERROR, id, "cudoctor lab", "%s", title);
+	if (f) {
+		if (evidence && evidence[0])
+			finding_evidence(f, "%s", evidence);
+		finding_why(f, "The labs run kernels on a CUDA GPU through the driver (libcuda.so.1).");
+		if (fix)
+			finding_fix(f, "%s", fix);
+	}
+	return CD_OK;
+}
+
+static int run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
+{
+	static const struct option opts[] = {
+		{ "quick", no_argument, NULL, 'q' }, { "plot", required_argument, NULL, 'p' },
+		{ "device", required_argument, NULL, 'd' }, { "seed", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	bool quick = false;
+	const char *plot = NULL;
+	int device = 0;
+	unsigned long long seed = (unsigned long long)time(NULL);
+	optind = 0;
+	for (int o; (o = getopt_long(argc, argv, "+", opts, NULL)) != -1;) {
+		char *end;
+		switch (o) {
+		case 'q': quick = true; break;
+		case 'p': plot = optarg; break;
+		case 'd':
+			device = (int)strtol(optarg, &end, 10);
+			if (*end || device < 0)
+				return cd_fail(err, CD_EUSAGE, "--device wants a device number, not '%s'", optarg);
+			break;
+		case 's':
+			seed = strtoull(optarg, &end, 0);
+			if (*end)
+				return cd_fail(err, CD_EUSAGE, "--seed wants a number, not '%s'", optarg);
+			break;
+		case 'h': return cd_fail(err, CD_EUSAGE, "%s", help);
+		default: return cd_fail(err, CD_EUSAGE, "unknown option; see cudoctor lab --help");
+		}
+	}
+	/* the rest: list | all | run NAME... | NAME...; options may also follow names */
+	const struct lab *chosen[64];
+	size_t n = 0;
+	bool all = false, list = false;
+	for (int i = optind; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--quick") == 0) { quick = true; continue; }
+		if (strcmp(a, "--plot") == 0 && i + 1 < argc) { plot = argv[++i]; continue; }
+		if (strncmp(a, "--plot=", 7) == 0) { plot = a + 7; continue; }
+		if (i == optind && strcmp(a, "run") == 0)
+			continue;
+		if (i == optind && strcmp(a, "list") == 0) { list = true; continue; }
+		if (strcmp(a, "all") == 0) { all = true; continue; }
+		const struct lab *l = lab_find(a);
+		if (!l) {
+			struct strbuf sb;
+			sb_init(&sb);
+			for (size_t k = 0; k < lab_count(); k++)
+				sb_printf(&sb, "%s%s", k ? ", " : "", lab_at(k)->name);
+			cd_fail(err, CD_EUSAGE, "no lab named '%s' (labs: %s)", a, sb.buf ? sb.buf : "");
+			sb_free(&sb);
+			return CD_EUSAGE;
+		}
+		if (n < sizeof chosen / sizeof *chosen)
+			chosen[n++] = l;
+	}
+	if (list)
+		return list_labs(r);
+	if (all)
+		for (n = 0; n < lab_count() && n < sizeof chosen / sizeof *chosen; n++)
+			chosen[n] = lab_at(n);
+	if (n == 0)
+		return cd_fail(err, CD_EUSAGE, "name a lab, `all` or `list`; see cudoctor lab --help");
+	if (plot && mkdir(plot, 0777) != 0 && errno != EEXIST)
+		return cd_fail(err, CD_EIO, "--plot %s: %s", plot, strerror(errno));
+
+	if (lab_fatbin_size == 0)
+		return no_gpu(r, "lab-no-kernels", "this cudoctor was built without the lab kernels",
+			      "nvcc was not found when cudoctor was built",
+			      "install the CUDA toolkit (nvcc), then rebuild: make");
+
+	struct cudrv d;
+	memset(&d, 0, sizeof d);
+	char lerr[CD_ERRMSG] = "";
+	if (cudrv_load(&d, lerr) != CD_OK)
+		return no_gpu(r, "no-driver", "the NVIDIA driver (libcuda.so.1) cannot be loaded", lerr, "cudoctor doctor");
+	struct lab_ctx c;
+	memset(&c, 0, sizeof c);
+	c.quick = quick;
+	c.seed = seed;
+	int rc = lab_open(&c, &d, device, lab_fatbin, lerr);
+	if (rc == CD_EUSAGE) {
+		cudrv_unload(&d);
+		return cd_fail(err, CD_EUSAGE, "%s", lerr);
+	}
+	if (rc != CD_OK) {
+		bool nodev = strstr(lerr, "NO_DEVICE") != NULL;
+		no_gpu(r, nodev ? "no-device" : "driver-init-failed",
+		       nodev ? "no CUDA device is visible" : "the CUDA driver could not start the labs", lerr,
+		       "cudoctor doctor");
+		cudrv_unload(&d);
+		return CD_OK;
+	}
+	struct progress prog = { .on = g->stderr_is_tty, .total = n };
+	c.progress = show_progress;
+	c.progress_user = &prog;
+
+	json_t *jlabs = json_array();
+	json_t *dev = json_pack("{s:s, s:i, s:i, s:i, s:i, s:I, s:i, s:i, s:I}", "name", c.info.name, "cc_major",
+				c.info.cc_major, "cc_minor", c.info.cc_minor, "sm_count", c.info.sm_count, "l2_bytes",
+				c.info.l2_bytes, "memory_bytes", (json_int_t)c.info.total_mem, "clock_mhz",
+				c.info.clock_khz / 1000, "memory_clock_mhz", c.info.mem_clock_khz / 1000, "seed",
+				(json_int_t)(seed & 0x7fffffffffffffffull));
+	report_section(r, "device");
+	report_kv(r, "GPU", "%s (sm_%d%d), %d SMs, %d MiB L2, %zu MiB memory", c.info.name, c.info.cc_major,
+		  c.info.cc_minor, c.info.sm_count, c.info.l2_bytes >> 20, c.info.total_mem >> 20);
+	double t0 = lab_now_s();
+	int status = CD_OK;
+	for (size_t i = 0; i < n; i++) {
+		struct lab_result *res = calloc(1, sizeof *res);
+		if (!res) {
+			status = cd_fail(err, CD_ENOMEM, "out of memory");
+			break;
+		}
+		res->name = chosen[i]->name;
+		prog.index = i;
+		c.current = chosen[i]->name;
+		show_progress(&prog, chosen[i]->name, 0, "");
+		char e[CD_ERRMSG] = "";
+		int lrc = chosen[i]->run(&c, res, e);
+		if (lrc != CD_OK) {
+			res->verdict = LAB_FAILED;
+			if (!res->decided[0])
+				snprintf(res->decided, sizeof res->decided, "%s", e);
+		} else if (res->wrong_result) {
+			res->verdict = LAB_FAILED;
+		}
+		/* a failed launch can leave the context unusable: say so once and stop */
+		render_lab(r, jlabs, chosen[i], res, e);
+		if (plot && lrc == CD_OK) {
+			char perr[CD_ERRMSG];
+			if (write_plot(plot, chosen[i], res, perr) != CD_OK)
+				report_line(r, "plot not written: %s", perr);
+		}
+		free(res);
+		if (lrc != CD_OK && strstr(e, "ILLEGAL") != NULL)
+			break;
+	}
+	if (prog.on)
+		fputs("\r\033[K", stderr);
+	report_section(r, "summary");
+	report_kv(r, "time", "%.1f s", lab_now_s() - t0);
+	report_json_set(r, "device", dev ? dev : json_null());
+	report_json_set(r, "labs", jlabs ? jlabs : json_array());
+	lab_close(&c);
+	cudrv_unload(&d);
+	return status;
+}
+
+const struct cd_command cmd_lab = {
+	.name = "lab",
+	.summary = "prove the CUDA programming model on this GPU, claim by claim",
+	.help = help,
+	.run = run,
+};

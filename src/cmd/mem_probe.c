@@ -1,0 +1,209 @@
+/* `cudoctor mem probe [--max FRACTION] [--device N] [--demo]`: opt-in allocation
+ * probe on each GPU (or one), through the tool's own primary context. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/mem_internal.h"
+#include "mem/probe.h"
+#include "mem/units.h"
+#include "util/err.h"
+
+static void show_probe(struct report *r, const char *gpu, const struct mem_probe *p, json_t *j)
+{
+	char a[48], b[48], c[48];
+	report_kv(r, "free / total", "%s / %s (cuMemGetInfo, with cudoctor's own context)",
+		  mem_fmt_size(p->free_before, a, sizeof a), mem_fmt_size(p->total, b, sizeof b));
+	report_kv(r, "probe limit", "%s (--max of the free memory)", mem_fmt_size(p->limit, a, sizeof a));
+	if (p->largest_capped)
+		report_kv(r, "largest block", "at least %s (the limit itself was granted)", mem_fmt_size(p->largest, a, sizeof a));
+	else
+		report_kv(r, "largest block", "%s (%s failed)", mem_fmt_size(p->largest, a, sizeof a),
+			  mem_fmt_size(p->smallest_failed, b, sizeof b));
+	report_kv(r, "in blocks", "%s in %u blocks", mem_fmt_size(p->in_blocks, a, sizeof a), p->n_blocks);
+	uint64_t gap = p->in_blocks > p->largest ? p->in_blocks - p->largest : 0;
+	report_kv(r, "fragmentation", "%s (%.1f%% of what was allocatable): %s", mem_fmt_size(gap, a, sizeof a),
+		  p->in_blocks ? 100.0 * (double)gap / (double)p->in_blocks : 0.0,
+		  gap * 10 > p->in_blocks ? "the driver cannot give the free memory as one block"
+					  : "the driver gives the free memory as one block");
+	report_kv(r, "held for", "%.1f ms over %u cuMemAlloc calls; free afterwards %s", p->held_ms, p->n_calls,
+		  mem_fmt_size(p->free_after, c, sizeof c));
+	json_object_set_new(j, "gpu", json_string(gpu));
+	json_object_set_new(j, "free_bytes", json_integer((json_int_t)p->free_before));
+	json_object_set_new(j, "total_bytes", json_integer((json_int_t)p->total));
+	json_object_set_new(j, "limit_bytes", json_integer((json_int_t)p->limit));
+	json_object_set_new(j, "largest_block_bytes", json_integer((json_int_t)p->largest));
+	json_object_set_new(j, "largest_block_capped", json_boolean(p->largest_capped));
+	json_object_set_new(j, "smallest_failed_bytes", json_integer((json_int_t)p->smallest_failed));
+	json_object_set_new(j, "allocatable_in_blocks_bytes", json_integer((json_int_t)p->in_blocks));
+	json_object_set_new(j, "blocks", json_integer(p->n_blocks));
+	json_object_set_new(j, "fragmentation_bytes", json_integer((json_int_t)gap));
+	json_object_set_new(j, "alloc_calls", json_integer(p->n_calls));
+	json_object_set_new(j, "held_ms", json_real(p->held_ms));
+	json_object_set_new(j, "free_after_bytes", json_integer((json_int_t)p->free_after));
+	if (gap * 10 > p->in_blocks) {
+		struct finding *f = report_add_finding(r, SEV_WARN, "oom-fragmentation", gpu,
+						       "free memory exists but not as one block: largest %s of %s",
+						       mem_fmt_size(p->largest, a, sizeof a), mem_fmt_size(p->in_blocks, b, sizeof b));
+		if (f) {
+			finding_evidence(f, "largest cuMemAlloc %" PRIu64 " bytes; %u blocks together %" PRIu64 " bytes",
+					 p->largest, p->n_blocks, p->in_blocks);
+			finding_why(f, "Each cuMemAlloc needs one contiguous virtual range backed by the driver's pages; "
+				       "when device memory is split between live allocations no single request can "
+				       "take all of it.");
+			finding_fix(f, "allocate the largest buffers first, once, and reuse them");
+			finding_fix(f, "PyTorch: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+		}
+	}
+}
+
+static void show_demo(struct report *r, const struct mem_demo *m, json_t *j)
+{
+	char a[48], b[48], c[48], d[48];
+	report_line(r, "Demonstration: %u segments x %u blocks of %s; blocks 1 and 3 of each segment freed "
+		       "(%s free in total, largest hole %s); then a request of %s.",
+		    m->segments, m->blocks_per_segment, mem_fmt_size(m->block, a, sizeof a),
+		    mem_fmt_size(m->freed, b, sizeof b), mem_fmt_size(m->largest_hole, c, sizeof c),
+		    mem_fmt_size(m->request, d, sizeof d));
+	report_kv(r, "segments (cuMemAlloc each)", "reserved %s -> %s: the request fits no hole, so the allocator "
+		  "asks the driver for a new segment while %s sit idle (driver: +%s used)",
+		  mem_fmt_size(m->seg_reserved_before, a, sizeof a), mem_fmt_size(m->seg_reserved_after, b, sizeof b),
+		  mem_fmt_size(m->freed, c, sizeof c),
+		  mem_fmt_size(m->seg_driver_used_delta > 0 ? (uint64_t)m->seg_driver_used_delta : 0, d, sizeof d));
+	if (m->vmm_supported)
+		report_kv(r, "one reservation (cuMemMap)", "mapped %s -> %s: freed blocks were unmapped and their pages "
+			  "returned; the request was mapped %s after the last block (driver: +%s used; granularity %s)",
+			  mem_fmt_size(m->vmm_mapped_before, a, sizeof a), mem_fmt_size(m->vmm_mapped_after, b, sizeof b),
+			  m->vmm_request_contiguous ? "contiguously" : "NOT",
+			  mem_fmt_size(m->vmm_driver_used_delta > 0 ? (uint64_t)m->vmm_driver_used_delta : 0, c, sizeof c),
+			  mem_fmt_size(m->granularity, d, sizeof d));
+	else
+		report_kv(r, "one reservation (cuMemMap)", "not shown: this driver/GPU lacks virtual memory management");
+	report_line(r, "This is what PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True changes: one growing "
+		       "reservation per stream instead of one cudaMalloc per segment.");
+	json_t *o = json_object();
+	json_object_set_new(o, "block_bytes", json_integer((json_int_t)m->block));
+	json_object_set_new(o, "freed_bytes", json_integer((json_int_t)m->freed));
+	json_object_set_new(o, "largest_hole_bytes", json_integer((json_int_t)m->largest_hole));
+	json_object_set_new(o, "request_bytes", json_integer((json_int_t)m->request));
+	json_object_set_new(o, "segments_reserved_after_bytes", json_integer((json_int_t)m->seg_reserved_after));
+	json_object_set_new(o, "segments_driver_used_bytes", json_integer(m->seg_driver_used_delta));
+	json_object_set_new(o, "vmm_supported", json_boolean(m->vmm_supported));
+	if (m->vmm_supported) {
+		json_object_set_new(o, "vmm_mapped_after_bytes", json_integer((json_int_t)m->vmm_mapped_after));
+		json_object_set_new(o, "vmm_driver_used_bytes", json_integer(m->vmm_driver_used_delta));
+		json_object_set_new(o, "vmm_granularity_bytes", json_integer((json_int_t)m->granularity));
+	}
+	json_object_set_new(j, "demo", o);
+}
+
+static int probe_device(const struct cudrv *d, int ordinal, double max, bool demo, struct report *r,
+			json_t *arr, char *err)
+{
+	CUdevice dev;
+	CUcontext ctx = NULL;
+	char name[128] = "?", gpu[160];
+	struct mem_probe p;
+	CUresult cr = d->DeviceGet(&dev, ordinal);
+	if (cr != CUDA_SUCCESS)
+		return cudrv_fail(d, err, "cuDeviceGet", cr);
+	if (d->DeviceGetName)
+		d->DeviceGetName(name, sizeof name, dev);
+	snprintf(gpu, sizeof gpu, "GPU %d (%s)", ordinal, name);
+	if (!d->DevicePrimaryCtxRetain || !d->CtxSetCurrent || !d->DevicePrimaryCtxRelease)
+		return cd_fail(err, CD_EDRIVER, "libcuda lacks the primary-context calls");
+	if ((cr = d->DevicePrimaryCtxRetain(&ctx, dev)) != CUDA_SUCCESS)
+		return cudrv_fail(d, err, "cuDevicePrimaryCtxRetain", cr);
+	int rc = CD_OK;
+	if ((cr = d->CtxSetCurrent(ctx)) != CUDA_SUCCESS) {
+		rc = cudrv_fail(d, err, "cuCtxSetCurrent", cr);
+		goto out;
+	}
+	report_section(r, "%s", gpu);
+	json_t *j = json_object();
+	json_array_append_new(arr, j);
+	if ((rc = mem_probe_measure(d, max, &p, err)))
+		goto out;
+	show_probe(r, gpu, &p, j);
+	if (demo) {
+		struct mem_demo m;
+		if ((rc = mem_demo_run(d, dev, p.limit, &m, err)))
+			goto out;
+		show_demo(r, &m, j);
+	}
+out:
+	d->CtxSetCurrent(NULL);
+	d->DevicePrimaryCtxRelease(dev);
+	return rc;
+}
+
+int mem_probe_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
+{
+	static const struct option longopts[] = {
+		{"max", required_argument, 0, 'm'}, {"demo", no_argument, 0, 'd'},
+		{"device", required_argument, 0, 'D'}, {0, 0, 0, 0},
+	};
+	double max = 0.9;
+	bool demo = false;
+	int only = -1, c, count = 0;
+	char *end;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			max = strtod(optarg, &end);
+			if (end == optarg || *end || !(max > 0 && max <= 1))
+				return cd_fail(err, CD_EUSAGE, "--max: '%s' is not a fraction in (0, 1]", optarg);
+			break;
+		case 'd': demo = true; break;
+		case 'D':
+			only = (int)strtol(optarg, &end, 10);
+			if (end == optarg || *end || only < 0)
+				return cd_fail(err, CD_EUSAGE, "--device: '%s' is not a device index", optarg);
+			break;
+		default:
+			return cd_fail(err, CD_EUSAGE, "mem probe: unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cd_fail(err, CD_EUSAGE, "mem probe: unexpected '%s'", argv[optind]);
+	struct cudrv d;
+	char lerr[CD_ERRMSG];
+	if (cudrv_load(&d, lerr)) {
+		struct finding *f = report_add_finding(r, SEV_ERROR, "no-driver", "libcuda.so.1",
+						       "the CUDA driver library cannot be loaded: nothing to probe");
+		if (f)
+			finding_evidence(f, "%s", lerr);
+		return CD_OK;
+	}
+	CUresult cr = d.Init ? d.Init(0) : CUDA_ERROR_NOT_INITIALIZED;
+	int rc = CD_OK;
+	if (cr != CUDA_SUCCESS) {
+		struct finding *f = report_add_finding(r, SEV_ERROR, "driver-init-failed", d.path, "cuInit failed: %s",
+						       cudrv_result_name(&d, cr));
+		(void)f;
+		goto out;
+	}
+	if ((cr = d.DeviceGetCount(&count)) != CUDA_SUCCESS) {
+		rc = cudrv_fail(&d, err, "cuDeviceGetCount", cr);
+		goto out;
+	}
+	if (only >= count) {
+		rc = cd_fail(err, CD_EUSAGE, "--device %d: this machine has %d CUDA device(s)", only, count);
+		goto out;
+	}
+	json_t *arr = json_array();
+	report_json_set(r, "probe", arr);
+	for (int i = 0; i < count && rc == CD_OK; i++)
+		if (only < 0 || only == i)
+			rc = probe_device(&d, i, max, demo, r, arr, err);
+	if (count == 0)
+		report_add_finding(r, SEV_ERROR, "no-device", "CUDA", "no CUDA device is visible");
+	(void)g;
+out:
+	cudrv_unload(&d);
+	return rc;
+}

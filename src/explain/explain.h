@@ -1,0 +1,55 @@
+/* Recognising CUDA errors in pasted text: catalogue strings, names and numbers, and the
+ * framework/tool messages of kb/messages.tsv. Pure: text in, matches out; no I/O. */
+#ifndef CUDOCTOR_EXPLAIN_H
+#define CUDOCTOR_EXPLAIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kb/kb.h"
+#include "kb/oom.h"
+
+#define EXPLAIN_LINE_MAX 320   /* characters of a matched line kept as evidence */
+#define EXPLAIN_MAX_LINES 4    /* distinct matched lines kept per finding */
+
+enum explain_via { VIA_STRING, VIA_NAME, VIA_NUMBER, VIA_MESSAGE };
+
+struct explain_match {
+	const char *finding;                 /* finding id (kb/explain.tsv) */
+	enum explain_via via;                /* how the first hit was recognised */
+	char lines[EXPLAIN_MAX_LINES][EXPLAIN_LINE_MAX]; /* matched lines, trimmed */
+	size_t n_lines;
+	size_t offset;                       /* of the first matched line in the text */
+	size_t count;                        /* hits folded into this match */
+	const struct kb_error *error;        /* catalogue entry, when a code was recognised */
+	const struct kb_message *message;    /* message pattern, when one matched */
+	int code_seen;                       /* a number printed beside a known string that
+					      * differs from the catalogue's (old numbering), else -1 */
+	/* what the text said, when it said it */
+	struct kb_arch arch;                 /* GPU or requested arch (sm_86, compute_120) */
+	bool has_arch;
+	char gpu_name[96];                   /* "NVIDIA GeForce RTX 3090" */
+	struct kb_arch supported[24];        /* "current PyTorch install supports sm_37 sm_50 ..." */
+	size_t n_supported;
+	int xid;                             /* -1 when none */
+	struct oom_message oom;
+	bool has_oom;
+	char path[256];                      /* a library or binary path in the text, if any */
+};
+
+struct explain_result {
+	struct explain_match *m;
+	size_t n, cap;
+};
+
+/* Scans text (len bytes; need not be NUL-terminated). CD_OK (possibly no matches),
+ * CD_ENOMEM, or the kb's load error. */
+int explain_text(const char *text, size_t len, struct explain_result *out, char *err);
+void explain_result_free(struct explain_result *r);
+
+/* For an nvcc "Unsupported gpu architecture" on arch a: arch-dropped-by-toolkit when no
+ * current toolkit accepts it but an older one did (or it predates the tables), else
+ * toolkit-cannot-target-gpu. */
+const char *explain_nvcc_arch_finding(struct kb_arch a);
+
+#endif

@@ -1,0 +1,71 @@
+/* PyTorch's "CUDA out of memory" message: its numbers, and the one classification
+ * (capacity / other processes / fragmentation) that explain and mem both use. */
+#ifndef CUDOCTOR_KB_OOM_H
+#define CUDOCTOR_KB_OOM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Which fields of struct oom_numbers are known. */
+enum {
+	OOM_HAVE_REQUESTED = 1 << 0,
+	OOM_HAVE_TOTAL = 1 << 1,
+	OOM_HAVE_FREE = 1 << 2,
+	OOM_HAVE_ALLOCATED = 1 << 3,       /* allocated by PyTorch (live tensors) */
+	OOM_HAVE_RESERVED_UNALLOC = 1 << 4,/* reserved by PyTorch's cache but unallocated */
+	OOM_HAVE_THIS_PROCESS = 1 << 5,    /* this process, including non-PyTorch memory */
+	OOM_HAVE_OTHERS = 1 << 6,          /* other processes on the GPU */
+};
+
+/* Bytes. Fill what you know and set `have`; mem fills these from NVML and the driver. */
+struct oom_numbers {
+	unsigned have;
+	double requested, total, free_bytes, allocated, reserved_unalloc, this_process, others;
+};
+
+/* What a PyTorch OOM message said, beyond the numbers. */
+struct oom_message {
+	struct oom_numbers n;
+	int gpu;                 /* device index in the message, -1 if absent */
+	int n_processes;         /* "Process N has X memory in use" lines */
+	bool legacy;             /* the PyTorch 1.x "(GPU 0; X total capacity; ...)" form */
+	bool suggests_expandable;/* the message itself prints the expandable_segments hint */
+	size_t offset, length;   /* where "CUDA out of memory" starts and the message ends */
+};
+
+/* Finds the first PyTorch OOM message in text (len bytes, need not be NUL-terminated)
+ * and reads its numbers. CD_OK, or CD_ENOTFOUND when there is none. Bounded: reads at
+ * most a few KiB after the match. */
+int oom_parse(const char *text, size_t len, struct oom_message *out);
+
+enum oom_class {
+	OOM_CLASS_UNKNOWN,       /* not enough numbers to say */
+	OOM_CLASS_CAPACITY,      /* oom-capacity: the request, or this process's own data, exceeds the GPU */
+	OOM_CLASS_OTHER_PROCESS, /* oom-other-process: other processes hold a large share */
+	OOM_CLASS_FRAGMENTATION, /* oom-fragmentation: enough is cached but not in one block */
+};
+
+/* The rules, in order (T total, F free, R requested, U reserved-but-unallocated, O others;
+ * an unknown F or U counts as 0). R and T are needed, else unknown.
+ *  1. R > T                                    -> capacity (no arrangement fits)
+ *  2. F >= R + max(1 GiB, T/10)                -> unknown (plenty is free: not a memory shortage)
+ *  3. O >= max(1 GiB, T/10)                    -> other-process
+ *  4. U + F >= 1.25 R and (U >= T/20 or F >= T/20) -> fragmentation (clearly enough exists, not in
+ *                                                 one block; PyTorch already retried after freeing its cache)
+ *  5. otherwise                                -> capacity (this process's own data fills it)
+ * O is derived when not given: T - F - this_process, or without that
+ * T - F - (allocated + reserved_unalloc) - 1 GiB (an allowance for the CUDA context). */
+enum oom_class oom_classify(const struct oom_numbers *n);
+/* The derived "others" number the rules used (bytes), or -1 when unknown. */
+double oom_others(const struct oom_numbers *n);
+/* Whether PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True addresses it: fragmentation
+ * with a large reserved-but-unallocated cache (U >= T/20). */
+bool oom_expandable_helps(const struct oom_numbers *n);
+const char *oom_class_finding(enum oom_class c); /* "oom-capacity", ... or "out-of-memory" */
+
+/* "20.00 MiB" -> 20971520. CD_OK or CD_EFORMAT; *used = characters consumed. */
+int oom_parse_size(const char *s, size_t len, double *bytes, size_t *used);
+/* 1.5 GiB style, into buf */
+void oom_format_size(double bytes, char *buf, size_t n);
+
+#endif

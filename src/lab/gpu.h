@@ -1,0 +1,53 @@
+/* The labs' thin layer over the driver API: one context, the embedded module,
+ * checked calls, allocations, launches and event timing. */
+#ifndef CUDOCTOR_LAB_GPU_H
+#define CUDOCTOR_LAB_GPU_H
+
+#include "lab/lab.h"
+
+/* A failed or missing driver call becomes CD_EDRIVER with "cuName: CUDA_ERROR_X (n)".
+ * Needs `int rc`, `char *err`, `struct lab_ctx *c` and an `out:` label in scope. */
+#define CU(fn, ...)                                                                           \
+	do {                                                                                  \
+		if (!c->d->fn) {                                                              \
+			rc = cd_fail(err, CD_EDRIVER, "cu" #fn " is missing from %s", c->d->path); \
+			goto out;                                                             \
+		}                                                                             \
+		CUresult cu_r_ = c->d->fn(__VA_ARGS__);                                       \
+		if (cu_r_ != CUDA_SUCCESS) {                                                  \
+			rc = cudrv_fail(c->d, err, "cu" #fn, cu_r_);                          \
+			goto out;                                                             \
+		}                                                                             \
+	} while (0)
+
+/* Runs a call that returns a CD status; jumps to out on failure. */
+#define TRY(expr)                                      \
+	do {                                           \
+		rc = (expr);                           \
+		if (rc != CD_OK)                       \
+			goto out;                      \
+	} while (0)
+
+int lab_read_dev(struct cudrv *d, CUdevice dev, struct lab_dev *out, char *err);
+/* cuInit, device `ordinal`, primary context, the module from `image`, one stream. */
+int lab_open(struct lab_ctx *c, struct cudrv *d, int ordinal, const void *image, char *err);
+void lab_close(struct lab_ctx *c);
+
+int lab_fn(struct lab_ctx *c, const char *name, CUfunction *f, char *err);
+int lab_launch(struct lab_ctx *c, CUfunction f, unsigned gx, unsigned gy, unsigned bx, unsigned by,
+	       unsigned smem, void **args, char *err);
+int lab_alloc(struct lab_ctx *c, CUdeviceptr *p, size_t bytes, char *err);
+void lab_free(struct lab_ctx *c, CUdeviceptr *p);
+int lab_sync(struct lab_ctx *c, char *err);
+
+/* Grid that fills every SM with `per_sm` blocks (at least one block). */
+unsigned lab_fill_grid(const struct lab_ctx *c, int per_sm);
+
+/* Device time of one launch sequence: events around `run`, repeated `reps` times
+ * after `warmup` untimed runs; times in ms. */
+typedef int (*lab_body_fn)(struct lab_ctx *c, void *arg, char *err);
+int lab_time(struct lab_ctx *c, lab_body_fn body, void *arg, int warmup, int reps, double *ms, char *err);
+
+double lab_now_s(void); /* monotonic host clock */
+
+#endif

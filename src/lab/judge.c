@@ -1,0 +1,400 @@
+/* Verdicts from measurements. Every function is pure: fabricated numbers in tests
+ * exercise exactly the logic the GPU run uses. */
+#include "lab/judge.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static void say(struct lab_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct lab_result *r, const char *fmt, ...)
+{
+	size_t len = strlen(r->decided);
+	if (len + 1 >= sizeof r->decided)
+		return;
+	if (len) {
+		r->decided[len++] = ';';
+		r->decided[len++] = ' ';
+		r->decided[len] = 0;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->decided + len, sizeof r->decided - len, fmt, ap);
+	va_end(ap);
+}
+
+static void set(struct lab_result *r, enum lab_verdict v)
+{
+	r->verdict = v;
+	r->decided[0] = 0;
+}
+
+/* worst verdict wins: refuted > inconclusive > confirmed */
+static void worsen(struct lab_result *r, enum lab_verdict v)
+{
+	if (v == LAB_REFUTED || (v == LAB_INCONCLUSIVE && r->verdict == LAB_CONFIRMED))
+		r->verdict = v;
+}
+
+static bool within(double measured, double expected, double tol)
+{
+	return expected > 0 && fabs(measured / expected - 1.0) <= tol;
+}
+
+int lab_bank_ways(unsigned stride)
+{
+	if (stride == 0)
+		return 1;
+	unsigned a = stride, b = 32;
+	while (b) {
+		unsigned t = a % b;
+		a = b;
+		b = t;
+	}
+	return (int)a;
+}
+
+void judge_hello(struct lab_result *r, unsigned expected, unsigned seen, unsigned dup, unsigned missing)
+{
+	set(r, seen == expected && dup == 0 && missing == 0 ? LAB_CONFIRMED : LAB_REFUTED);
+	say(r, "%u of %u (block, thread) pairs seen, %u twice, %u missing", seen, expected, dup, missing);
+}
+
+void judge_index2d(struct lab_result *r, size_t pixels, size_t once, size_t guard_writes, size_t expected_guard,
+		   size_t warp_errors)
+{
+	set(r, once == pixels && guard_writes == expected_guard && warp_errors == 0 ? LAB_CONFIRMED : LAB_REFUTED);
+	say(r, "%zu of %zu pixels written exactly once", once, pixels);
+	say(r, "%zu writes past the image without the bounds check (grid overhang: %zu)", guard_writes,
+	    expected_guard);
+	say(r, "%zu threads outside the warp their linear id predicts", warp_errors);
+}
+
+void judge_coalescing(struct lab_result *r, const unsigned *strides, const double *gbs, size_t n,
+		      double offset_ratio)
+{
+	set(r, LAB_CONFIRMED);
+	if (n < 2 || strides[0] != 1 || gbs[0] <= 0) {
+		set(r, LAB_INCONCLUSIVE);
+		say(r, "no stride-1 baseline");
+		return;
+	}
+	int checked = 0;
+	for (size_t i = 1; i < n; i++) {
+		if (strides[i] > 8 || gbs[i] <= 0)
+			continue;
+		double ratio = gbs[0] / gbs[i];
+		checked++;
+		bool ok = within(ratio, strides[i], 0.25);
+		say(r, "stride %u: %.2fx slower (expected %ux)%s", strides[i], ratio, strides[i], ok ? "" : " OUT OF BAND");
+		if (!ok)
+			worsen(r, LAB_REFUTED);
+	}
+	if (!checked) {
+		set(r, LAB_INCONCLUSIVE);
+		say(r, "no stride between 2 and 8 measured");
+		return;
+	}
+	if (offset_ratio > 0) {
+		say(r, "worst misaligned offset keeps %.0f%% of aligned bandwidth", offset_ratio * 100);
+		/* one extra sector and a second cache line per warp: a modest loss, never a stride's */
+		if (offset_ratio < 0.6)
+			worsen(r, LAB_REFUTED);
+	}
+}
+
+void judge_bank(struct lab_result *r, const unsigned *strides, const double *ms, size_t n)
+{
+	set(r, LAB_CONFIRMED);
+	double base = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strides[i] == 1)
+			base = ms[i];
+	if (base <= 0) {
+		set(r, LAB_INCONCLUSIVE);
+		say(r, "no stride-1 baseline");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (strides[i] == 1)
+			continue;
+		int ways = lab_bank_ways(strides[i]);
+		double ratio = ms[i] / base;
+		bool ok = within(ratio, ways, 0.25);
+		say(r, "stride %u: %.2fx (%d-way)%s", strides[i], ratio, ways, ok ? "" : " OUT OF BAND");
+		if (!ok)
+			worsen(r, LAB_REFUTED);
+	}
+}
+
+void judge_divergence(struct lab_result *r, const int *paths, const double *lane_ms, const double *warp_ms,
+		      size_t n)
+{
+	set(r, LAB_CONFIRMED);
+	if (n < 2 || paths[0] != 1 || lane_ms[0] <= 0 || warp_ms[0] <= 0) {
+		set(r, LAB_INCONCLUSIVE);
+		say(r, "no single-path baseline");
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		double lr = lane_ms[i] / lane_ms[0], wr = warp_ms[i] / warp_ms[0];
+		bool lok = within(lr, paths[i], 0.25), wok = wr <= 1.25;
+		say(r, "%d paths: %.2fx within a warp (expected %dx), %.2fx across warps (expected 1x)%s", paths[i], lr,
+		    paths[i], wr, lok && wok ? "" : " OUT OF BAND");
+		if (!lok || !wok)
+			worsen(r, LAB_REFUTED);
+	}
+}
+
+void judge_blocksize(struct lab_result *r, const int *bs, const double *gbs, const double *occupancy, size_t n)
+{
+	double b32 = 0, b33 = 0, b64 = 0, best = 0, best_occ = 0, max_occ = 0;
+	int best_bs = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (bs[i] == 32)
+			b32 = gbs[i];
+		if (bs[i] == 33)
+			b33 = gbs[i];
+		if (bs[i] == 64)
+			b64 = gbs[i];
+		if (gbs[i] > best) {
+			best = gbs[i];
+			best_bs = bs[i];
+			best_occ = occupancy[i];
+		}
+		if (occupancy[i] > max_occ)
+			max_occ = occupancy[i];
+	}
+	set(r, LAB_CONFIRMED);
+	if (b32 <= 0 || b33 <= 0 || b64 <= 0) {
+		set(r, LAB_INCONCLUSIVE);
+		say(r, "block sizes 32, 33 and 64 are all needed");
+		return;
+	}
+	double r33_64 = b33 / b64, r33_32 = b33 / b32;
+	say(r, "33 threads (2 warps, 31 lanes idle) reach %.0f%% of 64 threads' bandwidth and %.0f%% of 32's", r33_64 * 100,
+	    r33_32 * 100);
+	say(r, "best %.0f GB/s at %d threads, predicted occupancy %.0f%% (max %.0f%%)", best / 1e9, best_bs,
+	    best_occ * 100, max_occ * 100);
+	if (r33_64 > 0.85 || !within(r33_32, 1.0, 0.25))
+		worsen(r, LAB_REFUTED);
+	if (best_occ < 0.75 * max_occ)
+		worsen(r, LAB_REFUTED);
+}
+
+static double median_in(const size_t *bytes, const double *cycles, size_t n, size_t lo, size_t hi)
+{
+	double v[128];
+	size_t m = 0;
+	for (size_t i = 0; i < n && m < 128; i++)
+		if (bytes[i] >= lo && bytes[i] <= hi && cycles[i] > 0)
+			v[m++] = cycles[i];
+	if (!m)
+		return 0;
+	for (size_t i = 1; i < m; i++)
+		for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
+}
+
+void judge_latency(struct lab_result *r, const size_t *bytes, const double *cycles, size_t n, size_t l2_bytes,
+		   double *l1, double *l2, double *dram)
+{
+	size_t k = 1024, m = k * k;
+	*l1 = median_in(bytes, cycles, n, 0, 32 * k);
+	*l2 = median_in(bytes, cycles, n, 2 * m, l2_bytes / 4 > 2 * m ? l2_bytes / 4 : 2 * m);
+	*dram = median_in(bytes, cycles, n, 8 * l2_bytes, 1024 * m);
+	if (*dram == 0)
+		*dram = median_in(bytes, cycles, n, 4 * l2_bytes, (size_t)-1);
+	set(r, LAB_CONFIRMED);
+	if (*l1 <= 0 || *l2 <= 0 || *dram <= 0) {
+		set(r, LAB_INCONCLUSIVE);
+		say(r, "the sweep did not reach every level (L1 %.0f, L2 %.0f, DRAM %.0f cycles)", *l1, *l2, *dram);
+		return;
+	}
+	say(r, "L1 %.0f, L2 %.0f, DRAM %.0f cycles per dependent load", *l1, *l2, *dram);
+	if (*l1 < 15) {
+		worsen(r, LAB_INCONCLUSIVE);
+		say(r, "L1 under 15 cycles: the chase is not measuring dependent loads");
+	}
+	if (*l2 < 2.0 * *l1 || *dram < 1.3 * *l2) {
+		worsen(r, LAB_REFUTED);
+		say(r, "no clear step between levels");
+	}
+}
+
+void judge_bandwidth(struct lab_result *r, double copy, double scale, double add, double triad, double dot,
+		     double peak)
+{
+	set(r, LAB_CONFIRMED);
+	if (peak <= 0) {
+		set(r, LAB_INCONCLUSIVE);
+		say(r, "the driver reports no memory clock or bus width, so there is no peak to compare with");
+		return;
+	}
+	double lo = fmin(copy, triad), hi = fmax(fmax(fmax(copy, scale), fmax(add, triad)), dot);
+	say(r, "copy %.0f%%, triad %.0f%% of the %.2f TB/s peak from clocks", copy / peak * 100, triad / peak * 100,
+	    peak / 1e12);
+	if (hi > peak * 1.02) {
+		worsen(r, LAB_INCONCLUSIVE);
+		say(r, "%.2f TB/s is above the peak: the data sat in cache or bytes were miscounted", hi / 1e12);
+	}
+	if (lo < 0.70 * peak) {
+		worsen(r, LAB_REFUTED);
+		say(r, "below 70%% of peak");
+	}
+}
+
+void judge_hostxfer(struct lab_result *r, double pin_h2d, double pin_d2h, double page_h2d, double page_d2h,
+		    double link)
+{
+	set(r, LAB_CONFIRMED);
+	say(r, "pinned %.1f / %.1f GB/s, pageable %.1f / %.1f GB/s (H2D / D2H)", pin_h2d / 1e9, pin_d2h / 1e9,
+	    page_h2d / 1e9, page_d2h / 1e9);
+	if (pin_h2d <= page_h2d || pin_d2h <= page_d2h) {
+		worsen(r, LAB_REFUTED);
+		say(r, "pageable was not slower than pinned");
+	}
+	if (link > 0) {
+		double worst = fmin(pin_h2d, pin_d2h) / link, best = fmax(pin_h2d, pin_d2h) / link;
+		say(r, "pinned reaches %.0f%%-%.0f%% of the %.1f GB/s link", worst * 100, best * 100, link / 1e9);
+		if (best > 1.02) {
+			worsen(r, LAB_INCONCLUSIVE);
+			say(r, "faster than the link: the timing or the link reading is wrong");
+		} else if (worst < 0.63) {
+			worsen(r, LAB_REFUTED);
+			say(r, "pinned below 63%% of the link (wrong NUMA node, or a degraded link)");
+		}
+	} else {
+		say(r, "link generation and width unknown: judged on pinned vs pageable only");
+	}
+}
+
+double lab_streams_model(double h2d, double kern, double d2h, int k, int copy_engines)
+{
+	if (k < 1)
+		k = 1;
+	if (copy_engines < 2) {
+		/* one copy engine: both directions queue on it */
+		double copies = h2d + d2h;
+		double mx = fmax(copies, kern);
+		return mx + (copies + kern - mx) / k;
+	}
+	double mx = fmax(fmax(h2d, kern), d2h);
+	return mx + (h2d + kern + d2h - mx) / k;
+}
+
+void judge_streams(struct lab_result *r, const int *k, const double *ms, size_t n, double h2d, double kern,
+		   double d2h, int copy_engines)
+{
+	set(r, LAB_CONFIRMED);
+	double serial = 0;
+	for (size_t i = 0; i < n; i++)
+		if (k[i] == 1)
+			serial = ms[i];
+	if (serial <= 0) {
+		set(r, LAB_INCONCLUSIVE);
+		say(r, "no serial (1 stream) baseline");
+		return;
+	}
+	double floor_ms = fmax(fmax(h2d, kern), d2h);
+	int judged = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (k[i] < 4)
+			continue;
+		double model = lab_streams_model(h2d, kern, d2h, k[i], copy_engines);
+		double off = ms[i] / model - 1;
+		judged++;
+		say(r, "%d streams: %.2f ms vs model %.2f ms (%+.0f%%), serial %.2f ms", k[i], ms[i], model, off * 100, serial);
+		if (ms[i] < floor_ms * 0.97) {
+			worsen(r, LAB_INCONCLUSIVE);
+			say(r, "faster than the slowest stage alone: a timing error");
+		} else if (ms[i] >= serial * 0.97) {
+			worsen(r, LAB_REFUTED);
+			say(r, "no gain over serial");
+		} else if (fabs(off) > 0.15) {
+			worsen(r, LAB_REFUTED);
+		}
+	}
+	if (!judged) {
+		set(r, LAB_INCONCLUSIVE);
+		say(r, "no run with 4 or more streams");
+	}
+}
+
+void judge_graphs(struct lab_result *r, double stream_us, double graph_us)
+{
+	set(r, LAB_CONFIRMED);
+	say(r, "%.2f us per kernel in a stream, %.2f us per graph node (%.2fx)", stream_us, graph_us,
+	    graph_us > 0 ? stream_us / graph_us : 0);
+	if (stream_us < 0.5) {
+		worsen(r, LAB_INCONCLUSIVE);
+		say(r, "under 0.5 us per plain launch: launches were not what was timed");
+	} else if (graph_us >= stream_us * 0.95) {
+		worsen(r, LAB_REFUTED);
+	}
+}
+
+void judge_constant(struct lab_result *r, const unsigned *distinct, const double *ms, size_t n)
+{
+	set(r, LAB_CONFIRMED);
+	if (n < 2 || distinct[0] != 1 || ms[0] <= 0) {
+		set(r, LAB_INCONCLUSIVE);
+		say(r, "no broadcast baseline");
+		return;
+	}
+	double prev = 1.0;
+	for (size_t i = 1; i < n; i++) {
+		double ratio = ms[i] / ms[0];
+		bool ok = ratio >= 0.4 * distinct[i] && ratio <= 1.25 * distinct[i] && ratio >= prev * 0.9;
+		say(r, "%u addresses per warp: %.2fx%s", distinct[i], ratio, ok ? "" : " OUT OF BAND");
+		if (!ok)
+			worsen(r, LAB_REFUTED);
+		prev = ratio;
+	}
+}
+
+void judge_transpose(struct lab_result *r, double naive, double tiled, double padded, double copy)
+{
+	set(r, LAB_CONFIRMED);
+	say(r, "naive %.0f, tiled %.0f, tiled+padded %.0f GB/s; plain copy %.0f GB/s", naive / 1e9, tiled / 1e9,
+	    padded / 1e9, copy / 1e9);
+	if (padded < 1.15 * tiled) {
+		worsen(r, LAB_REFUTED);
+		say(r, "padding gained less than 15%%");
+	}
+	if (padded < 1.3 * naive) {
+		worsen(r, LAB_REFUTED);
+		say(r, "tiling gained less than 30%% over naive");
+	}
+	if (copy > 0 && padded > copy * 1.1) {
+		worsen(r, LAB_INCONCLUSIVE);
+		say(r, "transpose faster than a plain copy: a timing error");
+	}
+}
+
+void judge_jit(struct lab_result *r, double sass_ms, double ptx_cold_ms, double ptx_warm_ms, bool same,
+	       bool cache_disabled)
+{
+	set(r, LAB_CONFIRMED);
+	say(r, "SASS load %.2f ms, PTX first load %.2f ms (JIT), PTX again %.2f ms", sass_ms, ptx_cold_ms, ptx_warm_ms);
+	if (!same) {
+		worsen(r, LAB_REFUTED);
+		say(r, "the two modules computed different results");
+	}
+	if (ptx_cold_ms < 2 * sass_ms) {
+		worsen(r, LAB_REFUTED);
+		say(r, "PTX loaded less than 2x slower than SASS");
+	}
+	if (cache_disabled) {
+		worsen(r, LAB_INCONCLUSIVE);
+		say(r, "CUDA_CACHE_DISABLE is set, so the cache effect cannot show");
+	} else if (ptx_warm_ms > 0.5 * ptx_cold_ms) {
+		worsen(r, LAB_REFUTED);
+		say(r, "the second PTX load was not at least 2x faster (JIT cache)");
+	}
+}

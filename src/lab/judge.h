@@ -1,0 +1,46 @@
+/* Verdict logic: pure functions from a lab's measurements to confirmed / refuted /
+ * inconclusive, each writing the numbers that decided it into r->decided.
+ * Bands come from docs/reference/bench_anchors.md §5 (see docs/lab.md). */
+#ifndef CUDOCTOR_LAB_JUDGE_H
+#define CUDOCTOR_LAB_JUDGE_H
+
+#include <stddef.h>
+
+#include "lab/lab.h"
+
+/* n-way bank conflict of 32 lanes reading 4-byte words lane*stride apart (0: broadcast) */
+int lab_bank_ways(unsigned stride);
+
+void judge_hello(struct lab_result *r, unsigned expected, unsigned seen, unsigned dup, unsigned missing);
+void judge_index2d(struct lab_result *r, size_t pixels, size_t once, size_t guard_writes,
+		   size_t expected_guard, size_t warp_errors);
+/* strides[0] must be 1; offset_ratio = worst misaligned / aligned bandwidth */
+void judge_coalescing(struct lab_result *r, const unsigned *strides, const double *gbs, size_t n,
+		      double offset_ratio);
+void judge_bank(struct lab_result *r, const unsigned *strides, const double *ms, size_t n);
+/* paths[0] must be 1 */
+void judge_divergence(struct lab_result *r, const int *paths, const double *lane_ms, const double *warp_ms,
+		      size_t n);
+/* active = resident threads per SM the occupancy API predicts for each block size */
+void judge_blocksize(struct lab_result *r, const int *bs, const double *gbs, const double *occupancy, size_t n);
+/* cycles per hop for each working-set size */
+void judge_latency(struct lab_result *r, const size_t *bytes, const double *cycles, size_t n, size_t l2_bytes,
+		   double *l1, double *l2, double *dram);
+/* bytes/s; peak 0 when unknown */
+void judge_bandwidth(struct lab_result *r, double copy, double scale, double add, double triad, double dot,
+		     double peak);
+/* bytes/s at the largest size; link 0 when unknown */
+void judge_hostxfer(struct lab_result *r, double pin_h2d, double pin_d2h, double page_h2d, double page_d2h,
+		    double link);
+/* the model: max(h2d, k, d2h) + (sum of the other two) / k, with copies summed when one copy engine */
+double lab_streams_model(double h2d, double kern, double d2h, int k, int copy_engines);
+void judge_streams(struct lab_result *r, const int *k, const double *ms, size_t n, double h2d, double kern,
+		   double d2h, int copy_engines);
+void judge_graphs(struct lab_result *r, double stream_us, double graph_us);
+/* distinct[0] must be 1 */
+void judge_constant(struct lab_result *r, const unsigned *distinct, const double *ms, size_t n);
+void judge_transpose(struct lab_result *r, double naive, double tiled, double padded, double copy);
+void judge_jit(struct lab_result *r, double sass_ms, double ptx_cold_ms, double ptx_warm_ms, bool same,
+	       bool cache_disabled);
+
+#endif

@@ -1,0 +1,116 @@
+/* The lab: one experiment per claim of the CUDA programming model, each with a
+ * measurement, a verdict and a lesson. Types shared by the labs, the registry and cmd/lab.c. */
+#ifndef CUDOCTOR_LAB_H
+#define CUDOCTOR_LAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "driver/cudrv.h"
+
+/* Device facts every lab sizes itself from (read once through cuDeviceGetAttribute). */
+struct lab_dev {
+	char name[256];
+	int cc_major, cc_minor;
+	int sm_count;
+	int warp_size;
+	int max_threads_per_block;
+	int max_threads_per_sm;
+	int max_blocks_per_sm;
+	int smem_per_block;        /* default static limit (48 KB) */
+	int smem_per_block_optin;
+	int smem_per_sm;
+	int regs_per_sm;
+	int l2_bytes;
+	int clock_khz;             /* peak SM clock the driver reports */
+	int mem_clock_khz;         /* peak memory clock */
+	int bus_width_bits;
+	int async_engines;
+	int const_bytes;
+	size_t total_mem, free_mem;
+	int pcie_gen, pcie_width;  /* 0 when unknown */
+};
+
+enum lab_verdict { LAB_CONFIRMED = 0, LAB_REFUTED, LAB_INCONCLUSIVE, LAB_FAILED };
+const char *lab_verdict_name(enum lab_verdict v);
+
+struct lab_meas {
+	char label[64];
+	double value;
+	char unit[16];
+};
+
+/* Chart data for --plot: one or more series of (x, y), or labelled bars. */
+#define LAB_MAX_SERIES 6
+#define LAB_MAX_POINTS 80
+struct lab_series {
+	char name[48];
+	size_t n;
+	double x[LAB_MAX_POINTS], y[LAB_MAX_POINTS];
+};
+struct lab_plot {
+	bool used;
+	bool bars;                 /* bars: series[0].y with labels[] on the x axis */
+	bool logx, logy;
+	char title[96], xlabel[64], ylabel[64];
+	size_t n_series;
+	struct lab_series series[LAB_MAX_SERIES];
+	char labels[LAB_MAX_POINTS][16];
+};
+
+#define LAB_MAX_MEAS 96
+struct lab_result {
+	const char *name;
+	char setup[512];
+	struct lab_meas meas[LAB_MAX_MEAS];
+	size_t n_meas;
+	enum lab_verdict verdict;
+	char decided[512];         /* the numbers that decided the verdict */
+	char note[512];            /* extra output: arrival order, TLB remark, peer hints */
+	bool wrong_result;         /* the GPU produced wrong data: a bug, not a verdict */
+	struct lab_plot plot;
+};
+
+struct lab_ctx;
+typedef void (*lab_progress_fn)(void *user, const char *lab, double fraction, const char *what);
+
+struct lab_ctx {
+	struct cudrv *d;
+	CUdevice dev;
+	CUcontext ctx;
+	CUmodule mod;
+	CUstream s;                /* non-blocking stream every lab times on */
+	struct lab_dev info;
+	bool quick;
+	unsigned long long seed;
+	lab_progress_fn progress;
+	void *progress_user;
+	const char *current;       /* lab running now, for progress */
+	/* current SM clock in MHz during the run (NVML), 0 when unknown */
+	int (*sm_clock_mhz)(void *user);
+	void *clock_user;
+};
+
+struct lab {
+	const char *name;
+	const char *concept;       /* one line: the part of the model it shows */
+	const char *measures;      /* one line: what it measures */
+	const char *claim;
+	const char *lesson;
+	int (*run)(struct lab_ctx *c, struct lab_result *r, char *err);
+};
+
+/* registry.c */
+size_t lab_count(void);
+const struct lab *lab_at(size_t i);
+const struct lab *lab_find(const char *name);
+
+/* Adds one measurement; ignored (and returns false) once the table is full. */
+bool lab_add(struct lab_result *r, const char *unit, double value, const char *label_fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void lab_progress(struct lab_ctx *c, double fraction, const char *what_fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+bool lab_plot_point(struct lab_plot *p, size_t series, const char *name, double x, double y);
+bool lab_plot_bar(struct lab_plot *p, const char *label, double y);
+
+#endif

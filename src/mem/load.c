@@ -1,0 +1,305 @@
+/* A path on the command line -> mem_model: a GGUF file, a safetensors file, a
+ * sharded index (or a directory holding one), or a config.json. Headers only. */
+#include "mem/load.h"
+
+#include <dirent.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/err.h"
+#include "util/file.h"
+#include "util/str.h"
+
+#define MAX_CONFIG_BYTES (16u << 20)
+#define MAX_INDEX_BYTES (64u << 20)
+#define MAX_SHARDS 4096
+
+static int load_json(const char *path, size_t max, json_t **out, char *err)
+{
+	char *text = NULL;
+	size_t len;
+	json_error_t jerr;
+	int rc = file_read_text(path, max, &text, &len, err);
+	if (rc)
+		return rc;
+	*out = json_loadb(text, len, 0, &jerr);
+	free(text);
+	if (!*out)
+		return cd_fail(err, CD_EFORMAT, "%s: line %d: %s", path, jerr.line, jerr.text);
+	return CD_OK;
+}
+
+static char *dir_of(const char *path)
+{
+	char *tmp = cd_strdup(path);
+	if (!tmp)
+		return NULL;
+	char *d = cd_strdup(dirname(tmp));
+	free(tmp);
+	return d;
+}
+
+/* config.json beside the weights, or NULL when there is none. */
+static int sibling_config(const char *dir, json_t **config, char *err)
+{
+	*config = NULL;
+	char *p = cd_asprintf("%s/config.json", dir);
+	if (!p)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	int rc = path_is_file(p) ? load_json(p, MAX_CONFIG_BYTES, config, err) : CD_OK;
+	free(p);
+	return rc;
+}
+
+static int parse_gguf(const char *path, struct mapped_file *mf, struct gguf_file *g, char *err)
+{
+	char perr[CD_ERRMSG];
+	int rc = file_map(path, mf, err);
+	if (rc)
+		return rc;
+	if ((rc = gguf_parse(mf->data, mf->size, g, perr))) {
+		file_unmap(mf);
+		return cd_fail(err, rc, "%s: %s", path, perr);
+	}
+	return CD_OK;
+}
+
+/* "name-00002-of-00005.gguf" -> prefix "name", no 2, count 5 */
+static bool split_name(const char *path, char *prefix, size_t cap, unsigned *no, unsigned *count)
+{
+	size_t n = strlen(path);
+	const char *tail = "-00000-of-00000.gguf";
+	size_t tl = strlen(tail);
+	if (n <= tl || n - tl >= cap)
+		return false;
+	const char *s = path + n - tl;
+	for (size_t i = 0; i < tl; i++) {
+		bool digit = tail[i] == '0';
+		if (digit ? !(s[i] >= '0' && s[i] <= '9') : s[i] != tail[i])
+			return false;
+	}
+	*no = (unsigned)strtoul(s + 1, NULL, 10);
+	*count = (unsigned)strtoul(s + 10, NULL, 10);
+	memcpy(prefix, path, n - tl);
+	prefix[n - tl] = 0;
+	return *no >= 1 && *count >= *no;
+}
+
+static int load_gguf(const char *path, struct mem_model *m, char *err)
+{
+	struct mapped_file mf;
+	struct gguf_file g;
+	char prefix[4096];
+	unsigned no = 0, count = 0;
+	int rc;
+	/* a split model: its first file holds the metadata, every file holds tensors */
+	bool split = split_name(path, prefix, sizeof prefix, &no, &count) && count > 1 && count <= 1000;
+	char *first = split ? cd_asprintf("%s-%05u-of-%05u.gguf", prefix, 1u, count) : cd_strdup(path);
+	if (!first)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	if ((rc = parse_gguf(first, &mf, &g, err)))
+		goto out;
+	rc = mem_model_from_gguf(&g, m, err);
+	gguf_free(&g);
+	file_unmap(&mf);
+	for (unsigned i = 2; split && rc == CD_OK && i <= count; i++) {
+		char *p = cd_asprintf("%s-%05u-of-%05u.gguf", prefix, i, count);
+		if (!p) {
+			rc = cd_fail(err, CD_ENOMEM, "out of memory");
+			break;
+		}
+		if ((rc = parse_gguf(p, &mf, &g, err)) == CD_OK) {
+			mem_model_add_gguf_tensors(&g, m);
+			gguf_free(&g);
+			file_unmap(&mf);
+		}
+		free(p);
+	}
+	if (rc == CD_OK && split)
+		snprintf(m->note, sizeof m->note, "split GGUF: read all %u files", count);
+	if (rc)
+		mem_model_free(m);
+out:
+	free(first);
+	return rc;
+}
+
+/* Parses n safetensors files (paths), then builds the model with config (may be NULL). */
+static int load_st_files(char **paths, size_t n, json_t *config, struct mem_model *m, char *err)
+{
+	struct st_file *files = calloc(n ? n : 1, sizeof *files);
+	size_t done = 0;
+	int rc = CD_OK;
+	if (!files)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	for (; done < n; done++) {
+		struct mapped_file mf;
+		char perr[CD_ERRMSG];
+		if ((rc = file_map(paths[done], &mf, err)))
+			goto out;
+		rc = st_parse(mf.data, mf.size, &files[done], perr);
+		file_unmap(&mf);
+		if (rc) {
+			cd_fail(err, rc, "%s: %s", paths[done], perr);
+			goto out;
+		}
+	}
+	rc = mem_model_from_safetensors(files, n, config, m, err);
+out:
+	for (size_t i = 0; i < done; i++)
+		st_free(&files[i]);
+	free(files);
+	return rc;
+}
+
+static int load_index(const char *path, struct mem_model *m, char *err)
+{
+	struct mapped_file mf;
+	struct st_index ix = {0};
+	char perr[CD_ERRMSG], **paths = NULL;
+	json_t *config = NULL;
+	char *dir = dir_of(path);
+	int rc;
+	if (!dir)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	if ((rc = file_map(path, &mf, err)))
+		goto out;
+	if (mf.size > MAX_INDEX_BYTES)
+		rc = cd_fail(err, CD_EFORMAT, "%s: index larger than %u MiB", path, MAX_INDEX_BYTES >> 20);
+	else if ((rc = st_index_parse(mf.data, mf.size, &ix, perr)))
+		cd_fail(err, rc, "%s: %s", path, perr);
+	file_unmap(&mf);
+	if (rc)
+		goto out;
+	if (ix.n_shards == 0 || ix.n_shards > MAX_SHARDS) {
+		rc = cd_fail(err, CD_EFORMAT, "%s: weight_map names %zu shard files", path, ix.n_shards);
+		goto out;
+	}
+	if (!(paths = calloc(ix.n_shards, sizeof *paths))) {
+		rc = cd_fail(err, CD_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < ix.n_shards; i++)
+		if (!(paths[i] = cd_asprintf("%s/%s", dir, ix.shards[i]))) {
+			rc = cd_fail(err, CD_ENOMEM, "out of memory");
+			goto out;
+		}
+	if ((rc = sibling_config(dir, &config, err)) ||
+	    (rc = load_st_files(paths, ix.n_shards, config, m, err)))
+		goto out;
+	/* total_size is the sum of tensor bytes when transformers wrote it; others differ */
+	if (ix.has_total_size && ix.total_size != m->weight_bytes && !m->note[0])
+		snprintf(m->note, sizeof m->note,
+			 "index metadata.total_size says %llu bytes; the shard headers say %llu (headers used)",
+			 (unsigned long long)ix.total_size, (unsigned long long)m->weight_bytes);
+out:
+	if (paths)
+		for (size_t i = 0; i < ix.n_shards; i++)
+			free(paths[i]);
+	free(paths);
+	st_index_free(&ix);
+	json_decref(config);
+	free(dir);
+	return rc;
+}
+
+static int load_one_st(const char *path, struct mem_model *m, char *err)
+{
+	json_t *config = NULL;
+	char *dir = dir_of(path);
+	char *paths[1] = {(char *)path};
+	int rc;
+	if (!dir)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	if (!(rc = sibling_config(dir, &config, err)))
+		rc = load_st_files(paths, 1, config, m, err);
+	json_decref(config);
+	free(dir);
+	return rc;
+}
+
+static int load_config(const char *path, const char *dtype, struct mem_model *m, char *err)
+{
+	json_t *config = NULL;
+	int rc = load_json(path, MAX_CONFIG_BYTES, &config, err);
+	if (!rc && json_object_get(config, "weight_map")) {
+		json_decref(config);
+		return load_index(path, m, err);
+	}
+	if (!rc) {
+		char cerr[CD_ERRMSG];
+		if ((rc = mem_model_from_config(config, dtype, m, cerr)))
+			cd_fail(err, rc, "%s: %s", path, cerr);
+	}
+	json_decref(config);
+	return rc;
+}
+
+/* A directory: an index, else one model.safetensors, else the only *.gguf, else config.json. */
+static int load_dir(const char *dir, const char *dtype, struct mem_model *m, char *err)
+{
+	static const char *const names[] = {"model.safetensors.index.json",
+					    "diffusion_pytorch_model.safetensors.index.json",
+					    "model.safetensors"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		char *p = cd_asprintf("%s/%s", dir, names[i]);
+		if (!p)
+			return cd_fail(err, CD_ENOMEM, "out of memory");
+		int rc = CD_ENOTFOUND;
+		if (path_is_file(p))
+			rc = i < 2 ? load_index(p, m, err) : load_one_st(p, m, err);
+		free(p);
+		if (rc != CD_ENOTFOUND)
+			return rc;
+	}
+	DIR *d = opendir(dir);
+	char *gguf = NULL;
+	int n_gguf = 0;
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (str_ends_with(de->d_name, ".gguf")) {
+			n_gguf++;
+			free(gguf);
+			gguf = cd_asprintf("%s/%s", dir, de->d_name);
+		}
+	}
+	if (d)
+		closedir(d);
+	int rc;
+	if (n_gguf == 1 && gguf)
+		rc = load_gguf(gguf, m, err);
+	else if (n_gguf > 1)
+		rc = cd_fail(err, CD_EUSAGE, "%s holds %d .gguf files: name one", dir, n_gguf);
+	else {
+		char *p = cd_asprintf("%s/config.json", dir);
+		rc = !p ? cd_fail(err, CD_ENOMEM, "out of memory")
+			: path_is_file(p) ? load_config(p, dtype, m, err)
+					  : cd_fail(err, CD_ENOTFOUND, "%s: no model.safetensors[.index.json], *.gguf or config.json", dir);
+		free(p);
+	}
+	free(gguf);
+	return rc;
+}
+
+int mem_load_path(const char *path, const char *dtype, struct mem_model *m, char *err)
+{
+	memset(m, 0, sizeof *m);
+	if (path_is_dir(path))
+		return load_dir(path, dtype, m, err);
+	if (!path_is_file(path))
+		return cd_fail(err, CD_EIO, "%s: no such file or directory", path);
+	struct mapped_file mf;
+	int rc = file_map(path, &mf, err);
+	if (rc)
+		return rc;
+	bool is_gguf = mf.size >= 4 && memcmp(mf.data, "GGUF", 4) == 0;
+	bool is_json = mf.size >= 1 && (mf.data[0] == '{' || str_ends_with(path, ".json"));
+	file_unmap(&mf);
+	if (is_gguf || str_ends_with(path, ".gguf"))
+		return load_gguf(path, m, err);
+	if (is_json)
+		return load_config(path, dtype, m, err);
+	return load_one_st(path, m, err);
+}

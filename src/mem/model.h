@@ -1,0 +1,74 @@
+/* What the memory estimator knows about a model: exact tensor bytes where a file
+ * gave them, and the attention shape (GQA heads, head dims, sliding-window layers,
+ * MLA) from the file's metadata or config.json. Filled by the loaders below. */
+#ifndef CUDOCTOR_MEM_MODEL_H
+#define CUDOCTOR_MEM_MODEL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "binfmt/gguf.h"
+#include "binfmt/safetensors.h"
+
+struct mem_layer {
+	uint64_t weight_bytes; /* tensors of this block (exact when read from a file) */
+	uint32_t kv_heads;     /* 0: this layer keeps no KV cache (recurrent / MLP-only) */
+	bool swa;              /* attends over a sliding window only */
+};
+
+struct mem_model {
+	char format[16];       /* "gguf", "safetensors", "config.json", "params" */
+	char arch[64];         /* general.architecture or config model_type */
+	char dtype[16];        /* the dtype holding most weight bytes ("BF16", "Q4_K") */
+	uint64_t params;
+	bool params_exact;     /* counted from tensor shapes (not a formula) */
+	uint64_t weight_bytes; /* every tensor */
+	bool bytes_exact;
+	uint64_t embed_bytes;  /* token embedding table */
+	uint64_t output_bytes; /* untied output projection (lm_head / output.weight); 0 if tied */
+	uint64_t other_bytes;  /* outside the blocks: final norm, etc. */
+	uint32_t n_layers;
+	struct mem_layer *layers;
+	bool attn_known;       /* heads and head dims are known: KV can be computed */
+	uint32_t n_heads, n_kv_heads;       /* n_kv_heads: the largest per-layer value */
+	uint32_t head_dim_k, head_dim_v;
+	uint64_t hidden, ff, vocab, ctx_train;
+	uint32_t sliding_window, n_swa_layers;
+	bool mla;
+	uint32_t kv_lora_rank, rope_dim;    /* MLA: per-token latent = kv_lora_rank + rope_dim */
+	uint32_t n_experts, n_experts_used;
+	/* Adafactor's factored second moment: rows + cols per matrix, n per vector */
+	uint64_t factored_elems;
+	bool shapes_known;
+	char note[256];        /* what the loader had to assume, "" if nothing */
+};
+
+void mem_model_free(struct mem_model *m);
+int mem_model_alloc_layers(struct mem_model *m, uint32_t n, char *err);
+
+/* From a parsed GGUF header (llama.cpp keys: <arch>.block_count, attention.*). */
+int mem_model_from_gguf(const struct gguf_file *g, struct mem_model *m, char *err);
+/* The tensors of a further split file (-0000N-of-0000M.gguf) into a model built from the first. */
+void mem_model_add_gguf_tensors(const struct gguf_file *g, struct mem_model *m);
+/* From safetensors headers (one or several shards) and, if not NULL, config.json. */
+int mem_model_from_safetensors(const struct st_file *files, size_t n_files, json_t *config,
+			       struct mem_model *m, char *err);
+/* From config.json alone: parameters by the decoder formula (not exact). */
+int mem_model_from_config(json_t *config, const char *dtype, struct mem_model *m, char *err);
+/* Attention shape from config.json into m (used by the two above). */
+int mem_model_apply_config(json_t *config, struct mem_model *m, char *err);
+/* From a parameter count and a dtype name ("bf16", "q4_k", "fp8"). */
+int mem_model_from_params(uint64_t params, const char *dtype, struct mem_model *m, char *err);
+
+/* Bytes per element of a weight / KV dtype name, as bits (so 4.5 bits for Q4_0);
+ * accepts torch, safetensors and ggml spellings. 0 if unknown. */
+double mem_dtype_bits(const char *name);
+
+/* Which block a tensor belongs to: "blk.3.attn_q.weight", "model.layers.3.mlp...",
+ * "transformer.h.3....". -1 if none. */
+long mem_tensor_layer(const char *name, size_t len);
+bool mem_tensor_is_embedding(const char *name, size_t len);
+bool mem_tensor_is_output(const char *name, size_t len);
+
+#endif

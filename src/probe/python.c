@@ -1,0 +1,319 @@
+/* Python discovery from the filesystem: $VIRTUAL_ENV, $CONDA_PREFIX, then python3 on
+ * PATH (a venv's pyvenv.cfg, a pyenv shim's selected version, or the real binary's
+ * prefix). Starting the interpreter would cost ~20 ms and importing torch seconds. */
+#include "probe/python.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "probe/vertext.h"
+#include "util/err.h"
+#include "util/file.h"
+#include "util/str.h"
+
+struct ctx {
+	struct python_info *out;
+	const struct python_opts *o;
+	int rc;
+	char pyver[32]; /* "python3.11" of the PATH interpreter, for the user site */
+};
+
+static void add_env(struct ctx *c, const char *interp, const char *prefix, const char *kind)
+{
+	struct python_info *p = c->out;
+	char real[PROBE_PATH];
+
+	if (p->n_envs == PY_MAX_ENVS || !path_is_dir(prefix))
+		return;
+	if (!path_real(prefix, real))
+		snprintf(real, sizeof real, "%s", prefix);
+	for (size_t i = 0; i < p->n_envs; i++)
+		if (strcmp(p->envs[i].prefix, real) == 0)
+			return;
+	struct py_env *e = &p->envs[p->n_envs++];
+	snprintf(e->interpreter, sizeof e->interpreter, "%s", interp ? interp : "");
+	snprintf(e->prefix, sizeof e->prefix, "%s", real);
+	e->kind = kind;
+}
+
+/* pyenv's choice: $PYENV_VERSION, .python-version from the cwd up, $PYENV_ROOT/version */
+static bool pyenv_version(const char *pyenv_root, char *out, size_t n)
+{
+	const char *env = getenv("PYENV_VERSION");
+	char dir[PROBE_PATH], file[PROBE_PATH], *text = NULL;
+	size_t len;
+
+	if (env && *env) {
+		snprintf(out, n, "%.*s", (int)strcspn(env, ":"), env);
+		return true;
+	}
+	if (getcwd(dir, sizeof dir)) {
+		for (;;) {
+			if (path_join(file, sizeof file, dir, ".python-version") == CD_OK && path_is_file(file))
+				goto read;
+			if (strcmp(dir, "/") == 0)
+				break;
+			path_parent(dir);
+		}
+	}
+	if (path_join(file, sizeof file, pyenv_root, "version") != CD_OK || !path_is_file(file))
+		return false;
+read:
+	if (file_read_text(file, 4096, &text, &len, NULL) != CD_OK)
+		return false;
+	char *t = str_trim(text);
+	snprintf(out, n, "%.*s", (int)strcspn(t, " \t\r\n:"), t);
+	free(text);
+	return out[0] != '\0';
+}
+
+/* "3.11.7" -> "python3.11" */
+static void pyver_of(const char *ver, char *out, size_t n)
+{
+	const char *dot = strchr(ver, '.');
+	size_t len = dot ? (size_t)(dot - ver) + 1 + strspn(dot + 1, "0123456789") : strlen(ver);
+
+	snprintf(out, n, "python%.*s", (int)len, ver);
+}
+
+static int find_python3(const char *dir, void *arg)
+{
+	struct ctx *c = arg;
+	char py[PROBE_PATH], prefix[PROBE_PATH], cfg[PROBE_PATH], real[PROBE_PATH];
+	size_t dl = strlen(dir);
+
+	if (path_join(py, sizeof py, dir, "python3") != CD_OK || access(py, X_OK) != 0)
+		return 0;
+	snprintf(prefix, sizeof prefix, "%s", dir);
+	path_parent(prefix);
+	if (dl >= 6 && strcmp(dir + dl - 6, "/shims") == 0) {
+		char ver[128], versions[PROBE_PATH], vp[PROBE_PATH];
+		if (path_join(versions, sizeof versions, prefix, "versions") == CD_OK && path_is_dir(versions)) {
+			if (!pyenv_version(prefix, ver, sizeof ver) || strcmp(ver, "system") == 0)
+				return 0; /* the shim defers to the next python3 on PATH */
+			if (path_join(vp, sizeof vp, versions, ver) == CD_OK) {
+				char bin[PROBE_PATH];
+				pyver_of(ver, c->pyver, sizeof c->pyver);
+				if (path_join(bin, sizeof bin, vp, "bin/python3") != CD_OK)
+					bin[0] = '\0';
+				add_env(c, bin, vp, "pyenv");
+			}
+			return 1;
+		}
+	}
+	if (path_join(cfg, sizeof cfg, prefix, "pyvenv.cfg") == CD_OK && path_is_file(cfg)) {
+		add_env(c, py, prefix, "venv");
+		return 1;
+	}
+	if (!path_real(py, real))
+		return 1;
+	const char *b = strrchr(real, '/');
+	if (b && str_starts_with(b + 1, "python3."))
+		snprintf(c->pyver, sizeof c->pyver, "%s", b + 1);
+	snprintf(prefix, sizeof prefix, "%s", real);
+	path_parent(prefix);
+	path_parent(prefix);
+	add_env(c, py, prefix, "system");
+	return 1;
+}
+
+static void add_site(struct ctx *c, const char *dir)
+{
+	struct python_info *p = c->out;
+	char real[PROBE_PATH], **nv;
+
+	if (!path_is_dir(dir) || !path_real(dir, real))
+		return;
+	for (size_t i = 0; i < p->n_site_dirs; i++)
+		if (strcmp(p->site_dirs[i], real) == 0)
+			return;
+	nv = realloc(p->site_dirs, (p->n_site_dirs + 1) * sizeof *nv);
+	if (!nv) {
+		c->rc = CD_ENOMEM;
+		return;
+	}
+	p->site_dirs = nv;
+	p->site_dirs[p->n_site_dirs] = cd_strdup(real);
+	if (!p->site_dirs[p->n_site_dirs]) {
+		c->rc = CD_ENOMEM;
+		return;
+	}
+	p->n_site_dirs++;
+}
+
+static bool is_python_dir(const char *name, void *arg)
+{
+	(void)arg;
+	return str_starts_with(name, "python3");
+}
+
+static void add_prefix_sites(struct ctx *c, const char *prefix)
+{
+	static const char *const libs[] = { "lib", "local/lib", "lib64" };
+	static const char *const kinds[] = { "site-packages", "dist-packages" };
+	char lib[PROBE_PATH], pydir[PROBE_PATH], site[PROBE_PATH];
+
+	for (size_t l = 0; l < sizeof libs / sizeof libs[0]; l++) {
+		char **names;
+		size_t n;
+		if (path_join(lib, sizeof lib, prefix, libs[l]) != CD_OK)
+			continue;
+		if (dir_names(lib, is_python_dir, NULL, &names, &n) != CD_OK) {
+			c->rc = CD_ENOMEM;
+			return;
+		}
+		for (size_t i = n; i-- > 0;) /* newest python first */
+			for (size_t k = 0; k < 2; k++)
+				if (path_join(pydir, sizeof pydir, lib, names[i]) == CD_OK &&
+				    path_join(site, sizeof site, pydir, kinds[k]) == CD_OK)
+					add_site(c, site);
+		names_free(names, n);
+	}
+}
+
+static bool is_dist_info(const char *name, void *arg)
+{
+	(void)arg;
+	return str_ends_with(name, ".dist-info");
+}
+
+static struct py_framework *add_fw(struct ctx *c)
+{
+	struct python_info *p = c->out;
+	struct py_framework *nf = realloc(p->fw, (p->n_fw + 1) * sizeof *nf);
+
+	if (!nf) {
+		c->rc = CD_ENOMEM;
+		return NULL;
+	}
+	p->fw = nf;
+	memset(&p->fw[p->n_fw], 0, sizeof p->fw[0]);
+	return &p->fw[p->n_fw++];
+}
+
+static void probe_torch(struct ctx *c, const char *site)
+{
+	char dir[PROBE_PATH], vp[PROBE_PATH], *text = NULL;
+	struct torch_version_py tv;
+	struct py_framework *f;
+	size_t len;
+
+	if (path_join(dir, sizeof dir, site, "torch") != CD_OK || path_join(vp, sizeof vp, dir, "version.py") != CD_OK ||
+	    !path_is_file(vp) || file_read_text(vp, 64 * 1024, &text, &len, NULL) != CD_OK)
+		return;
+	if (vt_torch_version_py(text, len, &tv) == CD_OK && (f = add_fw(c)) != NULL) {
+		snprintf(f->name, sizeof f->name, "torch");
+		snprintf(f->version, sizeof f->version, "%s", tv.version);
+		snprintf(f->cuda, sizeof f->cuda, "%s", tv.cuda);
+		snprintf(f->path, sizeof f->path, "%s", dir);
+		f->rocm = tv.hip[0] != '\0';
+		f->cpu_only = strstr(tv.version, "+cpu") != NULL || (tv.has_cuda_line && !tv.cuda[0] && !f->rocm);
+	}
+	free(text);
+}
+
+/* Frameworks known by distribution name; the CUDA major comes from the name when it
+ * carries one (cupy-cuda12x, jax-cuda12-plugin, onnxruntime-gpu does not). */
+static const char *const framework_dists[] = {
+	"jax", "jaxlib", "jax_cuda12_plugin", "jax_cuda13_plugin", "tensorflow", "cupy_cuda11x",
+	"cupy_cuda12x", "cupy_cuda13x", "onnxruntime_gpu", "triton", "vllm", "paddlepaddle_gpu",
+	"tensorrt", "xformers", "flash_attn", "bitsandbytes", "llama_cpp_python",
+};
+
+static void dashes(char *s)
+{
+	for (; *s; s++)
+		if (*s == '_')
+			*s = '-';
+}
+
+static void probe_dists(struct ctx *c, const char *site)
+{
+	char **names;
+	size_t n;
+	struct python_info *p = c->out;
+
+	if (dir_names(site, is_dist_info, NULL, &names, &n) != CD_OK) {
+		c->rc = CD_ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < n && c->rc == CD_OK; i++) {
+		char pkg[96], ver[48];
+		if (vt_dist_info_name(names[i], pkg, sizeof pkg, ver, sizeof ver) != CD_OK)
+			continue;
+		if (str_starts_with(pkg, "nvidia_")) {
+			struct py_wheel *nw = realloc(p->wheels, (p->n_wheels + 1) * sizeof *nw);
+			if (!nw) {
+				c->rc = CD_ENOMEM;
+				break;
+			}
+			p->wheels = nw;
+			struct py_wheel *w = &p->wheels[p->n_wheels++];
+			snprintf(w->name, sizeof w->name, "%s", pkg);
+			dashes(w->name);
+			snprintf(w->version, sizeof w->version, "%s", ver);
+			snprintf(w->site, sizeof w->site, "%s", site);
+			continue;
+		}
+		for (size_t k = 0; k < sizeof framework_dists / sizeof framework_dists[0]; k++) {
+			if (strcasecmp(pkg, framework_dists[k]) != 0)
+				continue;
+			struct py_framework *f = add_fw(c);
+			if (!f)
+				break;
+			snprintf(f->name, sizeof f->name, "%s", framework_dists[k]);
+			dashes(f->name);
+			snprintf(f->version, sizeof f->version, "%s", ver);
+			const char *cu = strstr(framework_dists[k], "cuda");
+			if (cu && cu[4] >= '1' && cu[4] <= '9')
+				snprintf(f->cuda, sizeof f->cuda, "%.2s", cu + 4);
+			if (path_join(f->path, sizeof f->path, site, names[i]) != CD_OK)
+				f->path[0] = '\0';
+		}
+	}
+	names_free(names, n);
+}
+
+int python_probe(struct python_info *out, const struct python_opts *o, char *err)
+{
+	struct ctx c = { .out = out, .o = o, .rc = CD_OK };
+	const char *venv = getenv("VIRTUAL_ENV"), *conda = getenv("CONDA_PREFIX");
+	char bin[PROBE_PATH];
+
+	memset(out, 0, sizeof *out);
+	if (venv && *venv && path_join(bin, sizeof bin, venv, "bin/python3") == CD_OK)
+		add_env(&c, bin, venv, "venv");
+	if (conda && *conda && path_join(bin, sizeof bin, conda, "bin/python3") == CD_OK)
+		add_env(&c, bin, conda, "conda");
+	path_list_each(getenv("PATH"), find_python3, &c);
+	for (size_t i = 0; i < out->n_envs && c.rc == CD_OK; i++)
+		add_prefix_sites(&c, out->envs[i].prefix);
+	if (c.rc == CD_OK && o && o->home && c.pyver[0]) {
+		char site[PROBE_PATH], rel[96];
+		snprintf(rel, sizeof rel, ".local/lib/%s/site-packages", c.pyver);
+		if (path_join(site, sizeof site, o->home, rel) == CD_OK)
+			add_site(&c, site);
+	}
+	for (size_t i = 0; i < out->n_site_dirs && c.rc == CD_OK; i++) {
+		probe_torch(&c, out->site_dirs[i]);
+		probe_dists(&c, out->site_dirs[i]);
+	}
+	if (c.rc != CD_OK) {
+		python_free(out);
+		return cd_fail(err, c.rc, "python: out of memory");
+	}
+	return CD_OK;
+}
+
+void python_free(struct python_info *p)
+{
+	for (size_t i = 0; i < p->n_site_dirs; i++)
+		free(p->site_dirs[i]);
+	free(p->site_dirs);
+	free(p->fw);
+	free(p->wheels);
+	memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,716 @@
+/* A fake libnvidia-ml.so.1 for tests: the NVML subset cudoctor calls, answering from
+ * FAKE_GPUS and FAKE_NVML_* environment variables (see tests/fakes/README.md). Built
+ * twice: the normal library and, with FAKE_OLD_ABI, one with only the unversioned
+ * entry points of an old driver (nvmlInit, nvmlDeviceGetPciInfo, ...ThrottleReasons). */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_gpus.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+typedef int nvmlReturn_t;
+typedef struct fake_handle *nvmlDevice_t;
+struct fake_handle { int index; };
+
+enum {
+	SUCCESS = 0, UNINITIALIZED = 1, INVALID_ARGUMENT = 2, NOT_SUPPORTED = 3,
+	NOT_FOUND = 6, INSUFFICIENT_SIZE = 7, GPU_IS_LOST = 15, ARGUMENT_VERSION_MISMATCH = 25,
+};
+
+typedef struct {
+	char busIdLegacy[16];
+	unsigned int domain, bus, device, pciDeviceId, pciSubSystemId;
+	char busId[32];
+} nvmlPciInfo_t;
+
+typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
+typedef struct { unsigned int version; unsigned long long total, reserved, free, used; } nvmlMemory_v2_t;
+typedef struct { unsigned int pid; unsigned long long usedGpuMemory; } nvmlProcessInfo_v1_t;
+typedef struct {
+	unsigned int pid;
+	unsigned long long usedGpuMemory;
+	unsigned int gpuInstanceId, computeInstanceId;
+} nvmlProcessInfo_v2_t;
+
+static int init_count;
+static struct fake_handle handles[FAKE_MAX_GPUS];
+
+static const struct { nvmlReturn_t code; const char *text; } error_texts[] = {
+	{ 0, "Success" }, { 1, "Uninitialized" }, { 2, "Invalid Argument" },
+	{ 3, "Not Supported" }, { 4, "Insufficient Permissions" }, { 6, "Not Found" },
+	{ 7, "Insufficient Size" }, { 9, "Driver Not Loaded" }, { 12, "NVML Shared Library Not Found" },
+	{ 13, "Function Not Found" }, { 15, "GPU is lost" },
+	{ 17, "The operating system has blocked the request." },
+	{ 18, "Driver/library version mismatch" }, { 999, "Unknown Error" },
+};
+
+EXPORT const char *nvmlErrorString(nvmlReturn_t r)
+{
+	for (size_t i = 0; i < sizeof(error_texts) / sizeof(error_texts[0]); i++)
+		if (error_texts[i].code == r)
+			return error_texts[i].text;
+	return "Unknown Error";
+}
+
+static nvmlReturn_t do_init(void)
+{
+	nvmlReturn_t r = (nvmlReturn_t)fake_env_int("FAKE_NVML_INIT_RESULT", 0);
+
+	if (r == SUCCESS)
+		init_count++;
+	return r;
+}
+
+#ifndef FAKE_OLD_ABI
+EXPORT nvmlReturn_t nvmlInit_v2(void) { return do_init(); }
+#endif
+EXPORT nvmlReturn_t nvmlInit(void) { return do_init(); }
+
+EXPORT nvmlReturn_t nvmlShutdown(void)
+{
+	if (init_count == 0)
+		return UNINITIALIZED;
+	init_count--;
+	return SUCCESS;
+}
+
+static nvmlReturn_t put_string(char *buf, unsigned int len, const char *s)
+{
+	if (!buf)
+		return INVALID_ARGUMENT;
+	if (strlen(s) + 1 > len)
+		return INSUFFICIENT_SIZE;
+	memcpy(buf, s, strlen(s) + 1);
+	return SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int len)
+{
+	const char *v = getenv("FAKE_NVML_DRIVER_VERSION");
+
+	if (!init_count)
+		return UNINITIALIZED;
+	return put_string(version, len, v ? v : "580.159.04");
+}
+
+EXPORT nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int len)
+{
+	if (!init_count)
+		return UNINITIALIZED;
+	return put_string(version, len, "13.580.159.04");
+}
+
+EXPORT nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *v)
+{
+	if (!v)
+		return INVALID_ARGUMENT;
+	*v = (int)fake_env_int("FAKE_NVML_CUDA_VERSION", fake_env_int("FAKE_CUDA_DRIVER_VERSION", 13000));
+	return SUCCESS;
+}
+
+#ifndef FAKE_OLD_ABI
+EXPORT nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *v) { return nvmlSystemGetCudaDriverVersion(v); }
+#endif
+
+EXPORT nvmlReturn_t nvmlDeviceGetCount(unsigned int *count)
+{
+	struct fake_gpu g[FAKE_MAX_GPUS];
+
+	if (!init_count)
+		return UNINITIALIZED;
+	if (!count)
+		return INVALID_ARGUMENT;
+	*count = (unsigned int)fake_gpus_parse(g);
+	return SUCCESS;
+}
+
+#ifndef FAKE_OLD_ABI
+EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count) { return nvmlDeviceGetCount(count); }
+#endif
+
+EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int index, nvmlDevice_t *dev)
+{
+	struct fake_gpu g[FAKE_MAX_GPUS];
+
+	if (!init_count)
+		return UNINITIALIZED;
+	if (!dev || index >= (unsigned int)fake_gpus_parse(g))
+		return INVALID_ARGUMENT;
+	handles[index].index = (int)index;
+	*dev = &handles[index];
+	return SUCCESS;
+}
+
+#ifndef FAKE_OLD_ABI
+EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *dev)
+{
+	return nvmlDeviceGetHandleByIndex(index, dev);
+}
+#endif
+
+/* The GPU behind a handle, GPU_IS_LOST for the index named by FAKE_NVML_LOST. */
+static nvmlReturn_t gpu(nvmlDevice_t dev, struct fake_gpu *out, bool lost_ok)
+{
+	struct fake_gpu g[FAKE_MAX_GPUS];
+
+	if (!init_count)
+		return UNINITIALIZED;
+	if (!dev || dev < handles || dev >= handles + FAKE_MAX_GPUS)
+		return INVALID_ARGUMENT;
+	int n = fake_gpus_parse(g);
+	if (dev->index >= n)
+		return INVALID_ARGUMENT;
+	if (!lost_ok && fake_env_int("FAKE_NVML_LOST", -1) == dev->index)
+		return GPU_IS_LOST;
+	*out = g[dev->index];
+	return SUCCESS;
+}
+
+static bool unsupported(const char *what)
+{
+	return fake_env_has_word("FAKE_NVML_NOT_SUPPORTED", what);
+}
+
+static bool datacenter(const struct fake_gpu *g)
+{
+	return g->cc_major >= 7 && g->cc_major <= 10 && g->cc_minor == 0;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t dev, char *name, unsigned int len)
+{
+	struct fake_gpu g;
+	nvmlReturn_t r = gpu(dev, &g, true);
+
+	return r ? r : put_string(name, len, g.name);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t dev, char *uuid, unsigned int len)
+{
+	struct fake_gpu g;
+	char text[64];
+	nvmlReturn_t r = gpu(dev, &g, true);
+
+	if (r)
+		return r;
+	fake_uuid_text(g.uuid, text, sizeof(text));
+	return put_string(uuid, len, text);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t dev, unsigned int *index)
+{
+	struct fake_gpu g;
+	nvmlReturn_t r = gpu(dev, &g, true);
+
+	if (r)
+		return r;
+	if (!index)
+		return INVALID_ARGUMENT;
+	*index = (unsigned int)dev->index;
+	return SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t dev, unsigned int *minor)
+{
+	struct fake_gpu g;
+	nvmlReturn_t r = gpu(dev, &g, true);
+
+	if (r)
+		return r;
+	if (!minor)
+		return INVALID_ARGUMENT;
+	*minor = (unsigned int)dev->index;
+	return SUCCESS;
+}
+
+/* legacy: fills the 16-byte bus id only, as nvmlDeviceGetPciInfo(_v2) do */
+static nvmlReturn_t pci_info(nvmlDevice_t dev, nvmlPciInfo_t *pci, bool full)
+{
+	struct fake_gpu g;
+	nvmlReturn_t r = gpu(dev, &g, true);
+
+	if (r)
+		return r;
+	if (!pci)
+		return INVALID_ARGUMENT;
+	snprintf(pci->busIdLegacy, sizeof(pci->busIdLegacy), "%04x:%02x:%02x.0", g.pci_domain,
+		 g.pci_bus, g.pci_device);
+	pci->domain = (unsigned int)g.pci_domain;
+	pci->bus = (unsigned int)g.pci_bus;
+	pci->device = (unsigned int)g.pci_device;
+	pci->pciDeviceId = 0x233510deu;
+	pci->pciSubSystemId = 0x18d810deu;
+	if (full)
+		snprintf(pci->busId, sizeof(pci->busId), "%08X:%02X:%02X.0", g.pci_domain, g.pci_bus,
+			 g.pci_device);
+	return SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetPciInfo(nvmlDevice_t dev, nvmlPciInfo_t *pci) { return pci_info(dev, pci, false); }
+#ifndef FAKE_OLD_ABI
+EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v2(nvmlDevice_t dev, nvmlPciInfo_t *pci) { return pci_info(dev, pci, false); }
+EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t dev, nvmlPciInfo_t *pci) { return pci_info(dev, pci, true); }
+#endif
+
+EXPORT nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t dev, int *major, int *minor)
+{
+	struct fake_gpu g;
+	nvmlReturn_t r = gpu(dev, &g, false);
+
+	if (r)
+		return r;
+	if (!major || !minor)
+		return INVALID_ARGUMENT;
+	*major = g.cc_major;
+	*minor = g.cc_minor;
+	return SUCCESS;
+}
+
+/* Process list of one GPU from FAKE_NVML_PROCS="GPU:PID:MEM;..." (MEM "na" = not available) */
+static int procs(int index, nvmlProcessInfo_v2_t *out, int max)
+{
+	const char *s = getenv("FAKE_NVML_PROCS");
+	int n = 0;
+
+	while (s && *s && n < max) {
+		unsigned long long v[2];
+		char one[64];
+		const char *end = strchr(s, ';');
+		size_t len = end ? (size_t)(end - s) : strlen(s);
+		int gpu_index;
+		unsigned int pid;
+
+		if (len < sizeof(one)) {
+			memcpy(one, s, len);
+			one[len] = 0;
+			char mem[32];
+			if (sscanf(one, "%d:%u:%31s", &gpu_index, &pid, mem) == 3 && gpu_index == index) {
+				char *unit;
+				v[0] = pid;
+				v[1] = strcmp(mem, "na") == 0 ? ~0ULL : strtoull(mem, &unit, 10);
+				if (v[1] != ~0ULL && strcmp(unit, "GiB") == 0)
+					v[1] <<= 30;
+				else if (v[1] != ~0ULL && strcmp(unit, "MiB") == 0)
+					v[1] <<= 20;
+				out[n].pid = pid;
+				out[n].usedGpuMemory = v[1];
+				out[n].gpuInstanceId = 0xffffffffu;
+				out[n].computeInstanceId = 0xffffffffu;
+				n++;
+			}
+		}
+		s = end ? end + 1 : NULL;
+	}
+	return n;
+}
+
+static nvmlReturn_t memory(nvmlDevice_t dev, unsigned long long *total, unsigned long long *reserved,
+			   unsigned long long *used)
+{
+	struct fake_gpu g;
+	nvmlProcessInfo_v2_t p[64];
+	nvmlReturn_t r = gpu(dev, &g, false);
+
+	if (r)
+		return r;
+	if (unsupported("memory"))
+		return NOT_SUPPORTED;
+	int n = procs(dev->index, p, 64);
+	*total = g.memory_bytes;
+	*reserved = g.memory_bytes / 200;
+	*used = 0;
+	for (int i = 0; i < n; i++)
+		if (p[i].usedGpuMemory != ~0ULL)
+			*used += p[i].usedGpuMemory;
+	fake_env_gpu_values("FAKE_NVML_MEM_USED", dev->index, used, 1);
+	if (*used + *reserved > *total)
+		*used = *total - *reserved;
+	return SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t dev, nvmlMemory_t *m)
+{
+	unsigned long long total, reserved, used;
+	nvmlReturn_t r = m ? memory(dev, &total, &reserved, &used) : INVALID_ARGUMENT;
+
+	if (r)
+		return r;
+	m->total = total;
+	m->used = used + reserved; /* v1 counts the reservation as used */
+	m->free = total - m->used;
+	return SUCCESS;
+}
+
+#ifndef FAKE_OLD_ABI
+EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t dev, nvmlMemory_v2_t *m)
+{
+	unsigned long long total, reserved, used;
+	nvmlReturn_t r;
+
+	if (!m)
+		return INVALID_ARGUMENT;
+	if (m->version != ((unsigned int)sizeof(nvmlMemory_v2_t) | (2u << 24)))
+		return ARGUMENT_VERSION_MISMATCH;
+	r = memory(dev, &total, &reserved, &used);
+	if (r)
+		return r;
+	m->total = total;
+	m->reserved = reserved;
+	m->used = used;
+	m->free = total - used - reserved;
+	return SUCCESS;
+}
+#endif
+
+static nvmlReturn_t uint_value(nvmlDevice_t dev, const char *category, const char *env, int slot,
+			       unsigned int dflt, unsigned int *out)
+{
+	struct fake_gpu g;
+	unsigned long long v[8];
+	nvmlReturn_t r = gpu(dev, &g, false);
+
+	if (r)
+		return r;
+	if (!out)
+		return INVALID_ARGUMENT;
+	if (unsupported(category))
+		return NOT_SUPPORTED;
+	*out = dflt;
+	if (env && fake_env_gpu_values(env, dev->index, v, 8) > slot)
+		*out = (unsigned int)v[slot];
+	return SUCCESS;
+}
+
+static struct fake_cc_defaults defaults_of(nvmlDevice_t dev)
+{
+	struct fake_gpu g[FAKE_MAX_GPUS];
+	struct fake_cc_defaults d;
+	int n = fake_gpus_parse(g);
+
+	if (dev && dev >= handles && dev < handles + FAKE_MAX_GPUS && dev->index < n)
+		fake_cc_defaults(g[dev->index].cc_major, g[dev->index].cc_minor, &d);
+	else
+		fake_cc_defaults(0, 0, &d);
+	return d;
+}
+
+/* FAKE_NVML_PCIE="GPU:CURGEN:CURWIDTH:MAXGEN:MAXWIDTH" */
+EXPORT nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t dev, unsigned int *v)
+{
+	return uint_value(dev, "pcie", "FAKE_NVML_PCIE", 0, (unsigned int)defaults_of(dev).pcie_gen, v);
+}
+EXPORT nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t dev, unsigned int *v)
+{
+	return uint_value(dev, "pcie", "FAKE_NVML_PCIE", 1, 16, v);
+}
+EXPORT nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t dev, unsigned int *v)
+{
+	return uint_value(dev, "pcie", "FAKE_NVML_PCIE", 2, (unsigned int)defaults_of(dev).pcie_gen, v);
+}
+EXPORT nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t dev, unsigned int *v)
+{
+	return uint_value(dev, "pcie", "FAKE_NVML_PCIE", 3, 16, v);
+}
+#ifndef FAKE_OLD_ABI
+EXPORT nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t dev, unsigned int *v)
+{
+	return uint_value(dev, "pcie", "FAKE_NVML_PCIE", 2, (unsigned int)defaults_of(dev).pcie_gen, v);
+}
+#endif
+
+/* FAKE_NVML_PERSISTENCE="GPU:0|1" (default enabled) */
+EXPORT nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t dev, int *mode)
+{
+	unsigned int v;
+	nvmlReturn_t r = uint_value(dev, "persistence", "FAKE_NVML_PERSISTENCE", 0, 1, &v);
+
+	if (r == SUCCESS) {
+		if (!mode)
+			return INVALID_ARGUMENT;
+		*mode = (int)v;
+	}
+	return r;
+}
+
+/* FAKE_NVML_MIG="GPU:CURRENT:PENDING"; only datacenter parts of CC >= 8.0 know MIG */
+EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t dev, unsigned int *current, unsigned int *pending)
+{
+	struct fake_gpu g;
+	nvmlReturn_t r = gpu(dev, &g, false);
+
+	if (r)
+		return r;
+	if (!current || !pending)
+		return INVALID_ARGUMENT;
+	if (!datacenter(&g) || g.cc_major < 8 || unsupported("mig"))
+		return NOT_SUPPORTED;
+	r = uint_value(dev, "mig", "FAKE_NVML_MIG", 0, 0, current);
+	return r ? r : uint_value(dev, "mig", "FAKE_NVML_MIG", 1, *current, pending);
+}
+
+/* FAKE_NVML_POWER="GPU:USAGE_MW:LIMIT_MW" */
+EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t dev, unsigned int *mw)
+{
+	return uint_value(dev, "power", "FAKE_NVML_POWER", 0, 75000, mw);
+}
+EXPORT nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t dev, unsigned int *mw)
+{
+	return uint_value(dev, "power", "FAKE_NVML_POWER", 1, 700000, mw);
+}
+EXPORT nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t dev, unsigned int *mw)
+{
+	return uint_value(dev, "power", "FAKE_NVML_POWER", 1, 700000, mw);
+}
+
+/* FAKE_NVML_TEMP="GPU:CELSIUS" */
+EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t dev, int sensor, unsigned int *c)
+{
+	if (sensor != 0)
+		return INVALID_ARGUMENT;
+	return uint_value(dev, "temperature", "FAKE_NVML_TEMP", 0, 34, c);
+}
+
+/* FAKE_NVML_CLOCKS="GPU:SM_MHZ:MEM_MHZ"; idle clocks by default */
+EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t dev, int type, unsigned int *mhz)
+{
+	struct fake_cc_defaults d = defaults_of(dev);
+
+	if (type == 0 || type == 1)
+		return uint_value(dev, "clocks", "FAKE_NVML_CLOCKS", 0, 345, mhz);
+	if (type == 2)
+		return uint_value(dev, "clocks", "FAKE_NVML_CLOCKS", 1, (unsigned int)d.mem_clock_khz / 1000, mhz);
+	return type == 3 ? uint_value(dev, "clocks", NULL, 0, 765, mhz) : INVALID_ARGUMENT;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t dev, int type, unsigned int *mhz)
+{
+	struct fake_cc_defaults d = defaults_of(dev);
+
+	if (type == 0 || type == 1)
+		return uint_value(dev, "clocks", NULL, 0, (unsigned int)d.clock_khz / 1000, mhz);
+	if (type == 2)
+		return uint_value(dev, "clocks", NULL, 0, (unsigned int)d.mem_clock_khz / 1000, mhz);
+	return type == 3 ? uint_value(dev, "clocks", NULL, 0, 1755, mhz) : INVALID_ARGUMENT;
+}
+
+/* FAKE_NVML_CLOCK_REASONS="GPU:MASK" (default 0x1, GPU idle) */
+EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t dev, unsigned long long *mask)
+{
+	struct fake_gpu g;
+	unsigned long long v = 1;
+	nvmlReturn_t r = gpu(dev, &g, false);
+
+	if (r)
+		return r;
+	if (!mask)
+		return INVALID_ARGUMENT;
+	if (unsupported("reasons"))
+		return NOT_SUPPORTED;
+	fake_env_gpu_values("FAKE_NVML_CLOCK_REASONS", dev->index, &v, 1);
+	*mask = v;
+	return SUCCESS;
+}
+
+#ifndef FAKE_OLD_ABI
+EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t dev, unsigned long long *mask)
+{
+	return nvmlDeviceGetCurrentClocksThrottleReasons(dev, mask);
+}
+#endif
+
+/* ECC on datacenter parts (or where FAKE_NVML_ECC names the GPU):
+ * FAKE_NVML_ECC="GPU:CORR_VOLATILE:UNCORR_VOLATILE:CORR_AGGREGATE:UNCORR_AGGREGATE" */
+static bool ecc_capable(nvmlDevice_t dev, const struct fake_gpu *g)
+{
+	unsigned long long v[4];
+
+	return !unsupported("ecc") &&
+	       (datacenter(g) || fake_env_gpu_values("FAKE_NVML_ECC", dev->index, v, 4) > 0);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t dev, int *current, int *pending)
+{
+	struct fake_gpu g;
+	nvmlReturn_t r = gpu(dev, &g, false);
+
+	if (r)
+		return r;
+	if (!current || !pending)
+		return INVALID_ARGUMENT;
+	if (!ecc_capable(dev, &g))
+		return NOT_SUPPORTED;
+	*current = *pending = 1;
+	return SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t dev, int error_type, int counter_type,
+						unsigned long long *count)
+{
+	struct fake_gpu g;
+	unsigned long long v[4] = { 0, 0, 0, 0 };
+	nvmlReturn_t r = gpu(dev, &g, false);
+
+	if (r)
+		return r;
+	if (!count || error_type < 0 || error_type > 1 || counter_type < 0 || counter_type > 1)
+		return INVALID_ARGUMENT;
+	if (!ecc_capable(dev, &g))
+		return NOT_SUPPORTED;
+	fake_env_gpu_values("FAKE_NVML_ECC", dev->index, v, 4);
+	*count = v[counter_type * 2 + error_type];
+	return SUCCESS;
+}
+
+/* Page retirement is Volta-era; Ampere and later datacenter parts remap rows instead.
+ * FAKE_NVML_RETIRED="GPU:SBE_PAGES:DBE_PAGES:PENDING" forces support. */
+static bool retirement_supported(nvmlDevice_t dev, const struct fake_gpu *g)
+{
+	unsigned long long v[3];
+
+	if (unsupported("retired"))
+		return false;
+	return fake_env_gpu_values("FAKE_NVML_RETIRED", dev->index, v, 3) > 0 ||
+	       (datacenter(g) && g->cc_major == 7);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t dev, int cause, unsigned int *count,
+					      unsigned long long *addresses)
+{
+	struct fake_gpu g;
+	unsigned long long v[3] = { 0, 0, 0 };
+	nvmlReturn_t r = gpu(dev, &g, false);
+
+	if (r)
+		return r;
+	if (!count || cause < 0 || cause > 1)
+		return INVALID_ARGUMENT;
+	if (!retirement_supported(dev, &g))
+		return NOT_SUPPORTED;
+	fake_env_gpu_values("FAKE_NVML_RETIRED", dev->index, v, 3);
+	unsigned int have = (unsigned int)v[cause];
+	if (*count < have) {
+		*count = have;
+		return INSUFFICIENT_SIZE;
+	}
+	if (have && !addresses)
+		return INVALID_ARGUMENT;
+	for (unsigned int i = 0; i < have; i++)
+		addresses[i] = 0x1000ULL * (i + 1);
+	*count = have;
+	return SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t dev, int *pending)
+{
+	struct fake_gpu g;
+	unsigned long long v[3] = { 0, 0, 0 };
+	nvmlReturn_t r = gpu(dev, &g, false);
+
+	if (r)
+		return r;
+	if (!pending)
+		return INVALID_ARGUMENT;
+	if (!retirement_supported(dev, &g))
+		return NOT_SUPPORTED;
+	fake_env_gpu_values("FAKE_NVML_RETIRED", dev->index, v, 3);
+	*pending = v[2] != 0;
+	return SUCCESS;
+}
+
+/* FAKE_NVML_REMAPPED="GPU:CORRECTABLE:UNCORRECTABLE:PENDING:FAILURE" */
+EXPORT nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t dev, unsigned int *corr, unsigned int *unc,
+					      unsigned int *pending, unsigned int *failure)
+{
+	struct fake_gpu g;
+	unsigned long long v[4] = { 0, 0, 0, 0 };
+	nvmlReturn_t r = gpu(dev, &g, false);
+
+	if (r)
+		return r;
+	if (!corr || !unc || !pending || !failure)
+		return INVALID_ARGUMENT;
+	int n = fake_env_gpu_values("FAKE_NVML_REMAPPED", dev->index, v, 4);
+	if (unsupported("remapped") || (n == 0 && !(datacenter(&g) && g.cc_major >= 8)))
+		return NOT_SUPPORTED;
+	*corr = (unsigned int)v[0];
+	*unc = (unsigned int)v[1];
+	*pending = (unsigned int)v[2];
+	*failure = (unsigned int)v[3];
+	return SUCCESS;
+}
+
+static nvmlReturn_t running(nvmlDevice_t dev, unsigned int *count, void *infos, int version)
+{
+	struct fake_gpu g;
+	nvmlProcessInfo_v2_t p[64];
+	nvmlReturn_t r = gpu(dev, &g, false);
+
+	if (r)
+		return r;
+	if (!count)
+		return INVALID_ARGUMENT;
+	if (unsupported("procs"))
+		return NOT_SUPPORTED;
+	int n = procs(dev->index, p, 64);
+	if (*count < (unsigned int)n) {
+		*count = (unsigned int)n;
+		return INSUFFICIENT_SIZE;
+	}
+	if (n && !infos)
+		return INVALID_ARGUMENT;
+	for (int i = 0; i < n; i++) {
+		if (version == 1) {
+			nvmlProcessInfo_v1_t *o = (nvmlProcessInfo_v1_t *)infos + i;
+			o->pid = p[i].pid;
+			o->usedGpuMemory = p[i].usedGpuMemory;
+		} else {
+			((nvmlProcessInfo_v2_t *)infos)[i] = p[i];
+		}
+	}
+	*count = (unsigned int)n;
+	return SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t dev, unsigned int *count, void *infos)
+{
+	return running(dev, count, infos, 1);
+}
+#ifndef FAKE_OLD_ABI
+EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t dev, unsigned int *count, void *infos)
+{
+	return running(dev, count, infos, 2);
+}
+EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t dev, unsigned int *count, void *infos)
+{
+	return running(dev, count, infos, 3);
+}
+#endif
+
+EXPORT nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t dev, int *mode)
+{
+	unsigned int v;
+	nvmlReturn_t r = uint_value(dev, "computemode", NULL, 0,
+				    (unsigned int)fake_env_int("FAKE_CUDA_COMPUTE_MODE", 0), &v);
+
+	if (r == SUCCESS) {
+		if (!mode)
+			return INVALID_ARGUMENT;
+		*mode = (int)v;
+	}
+	return r;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t dev, int *pstate)
+{
+	unsigned int v;
+	nvmlReturn_t r = uint_value(dev, "pstate", NULL, 0, 0, &v);
+
+	if (r == SUCCESS) {
+		if (!pstate)
+			return INVALID_ARGUMENT;
+		*pstate = (int)v;
+	}
+	return r;
+}

@@ -1,0 +1,23 @@
+/* libFuzzer harness: the safetensors header reader and the shard index reader. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "binfmt/safetensors.h"
+#include "mem/model.h"
+#include "util/err.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct st_file f;
+	struct st_index ix;
+	char err[CD_ERRMSG];
+	if (st_parse(data, size, &f, err) == CD_OK) {
+		struct mem_model m;
+		if (mem_model_from_safetensors(&f, 1, NULL, &m, err) == CD_OK)
+			mem_model_free(&m);
+		st_free(&f);
+	}
+	if (st_index_parse(data, size, &ix, err) == CD_OK)
+		st_index_free(&ix);
+	return 0;
+}

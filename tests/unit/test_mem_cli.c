@@ -1,0 +1,174 @@
+/* `cudoctor mem estimate` as a user runs it: JSON contract, exit codes, the
+ * oom-capacity finding and its fixes, one-line errors for bad files. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "mem_fixtures.h"
+#include "testlib.h"
+
+static int setup(void **state)
+{
+	(void)state;
+	return mem_fixtures() ? 0 : -1;
+}
+
+static const char *const no_gpu_env[] = {"CUDOCTOR_LIBNVML=/nonexistent/libnvidia-ml.so.1",
+					 "CUDOCTOR_LIBCUDA=/nonexistent/libcuda.so.1", NULL};
+
+static json_t *run_json(const char *const argv[], int want_status)
+{
+	struct run_result r;
+	assert_int_equal(testlib_run(argv, no_gpu_env, NULL, &r), 0);
+	if (r.status != want_status)
+		fail_msg("exit %d (want %d): %s", r.status, want_status, r.err);
+	json_t *j = json_loads(r.out, 0, NULL);
+	if (!j)
+		fail_msg("not JSON: %.300s", r.out);
+	run_result_free(&r);
+	return j;
+}
+
+static void estimate_json_contract(void **state)
+{
+	char path[4300];
+	(void)state;
+	snprintf(path, sizeof path, "%s/llama_gqa.gguf", mem_fx_dir);
+	const char *argv[] = {CUDOCTOR_BINARY, "--json", "mem", "estimate", path, "--context", "4096",
+			      "--gpu-memory", "1GiB", NULL};
+	json_t *j = run_json(argv, 0);
+	assert_string_equal(json_string_value(json_object_get(j, "tool")), "cudoctor");
+	assert_string_equal(json_string_value(json_object_get(j, "command")), "mem");
+	json_t *m = json_object_get(j, "model");
+	assert_string_equal(json_string_value(json_object_get(m, "format")), "gguf");
+	assert_string_equal(json_string_value(json_object_get(m, "architecture")), "llama");
+	assert_int_equal(json_integer_value(json_object_get(m, "parameters")), mem_exp_u("llama_gqa.gguf", "params"));
+	assert_int_equal(json_integer_value(json_object_get(m, "layers")), 4);
+	assert_int_equal(json_integer_value(json_object_get(m, "heads")), 8);
+	assert_int_equal(json_integer_value(json_object_get(m, "kv_heads")), 2);
+	assert_int_equal(json_integer_value(json_object_get(m, "head_dim")), 32);
+	json_t *b = json_object_get(j, "breakdown");
+	assert_int_equal(json_integer_value(json_object_get(b, "kv_cache_bytes")), mem_exp_u("llama_gqa.gguf", "kv_4096x1"));
+	/* the parts add up to the total */
+	long long sum = 0;
+	const char *parts[] = {"weights_bytes", "kv_cache_bytes", "activations_bytes", "workspace_bytes",
+			       "cuda_context_bytes"};
+	for (size_t i = 0; i < 5; i++)
+		sum += json_integer_value(json_object_get(b, parts[i]));
+	assert_int_equal(sum, json_integer_value(json_object_get(b, "total_bytes")));
+	json_t *g = json_array_get(json_object_get(j, "per_gpu"), 0);
+	assert_true(json_is_true(json_object_get(g, "fits")));
+	assert_true(json_integer_value(json_object_get(g, "max_context")) > 4096);
+	assert_int_equal(json_array_size(json_object_get(j, "findings")), 0);
+	json_decref(j);
+}
+
+static void does_not_fit_names_fixes(void **state)
+{
+	(void)state;
+	/* Llama-3-8B-sized by parameter count: 16 GB of bf16 weights on a 12 GiB card */
+	const char *argv[] = {CUDOCTOR_BINARY, "--json", "mem", "estimate", "--params", "8.03e9", "--dtype",
+			      "bf16", "--gpu-memory", "12GiB", NULL};
+	json_t *j = run_json(argv, 1);
+	json_t *f = json_array_get(json_object_get(j, "findings"), 0);
+	assert_string_equal(json_string_value(json_object_get(f, "id")), "oom-capacity");
+	assert_string_equal(json_string_value(json_object_get(f, "severity")), "error");
+	json_t *fix = json_object_get(f, "fix");
+	bool quant = false, gpus = false;
+	for (size_t i = 0; i < json_array_size(fix); i++) {
+		const char *s = json_string_value(json_array_get(fix, i));
+		quant |= strstr(s, "Q8_0") != NULL; /* 8.5 bits: 8.5 GB fits in 12 GiB */
+		gpus |= strstr(s, "2 such GPUs") != NULL;
+	}
+	assert_true(quant);
+	assert_true(gpus);
+	json_t *g = json_array_get(json_object_get(j, "per_gpu"), 0);
+	assert_false(json_is_true(json_object_get(g, "fits")));
+	assert_true(json_integer_value(json_object_get(g, "headroom_bytes")) < 0);
+	json_decref(j);
+}
+
+static void training_shows_the_seed_rule(void **state)
+{
+	(void)state;
+	const char *argv[] = {CUDOCTOR_BINARY, "mem", "estimate", "--params", "1e9", "--dtype", "fp32",
+			      "--train", "--optimizer", "adam", NULL};
+	struct run_result r;
+	assert_int_equal(testlib_run(argv, no_gpu_env, NULL, &r), 0);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "parameters x 4 bytes x (2 + 2) = 14.90 GiB"));
+	assert_non_null(strstr(r.out, "optimizer states"));
+	run_result_free(&r);
+}
+
+static void bad_files_give_one_line(void **state)
+{
+	char path[4400], dir[4300];
+	(void)state;
+	/* a truncated copy of a real GGUF file */
+	snprintf(dir, sizeof dir, "%s/bad", mem_fx_dir);
+	mkdir(dir, 0755);
+	snprintf(path, sizeof path, "%s/truncated.gguf", dir);
+	char src[4300];
+	snprintf(src, sizeof src, "%s/llama_gqa.gguf", mem_fx_dir);
+	FILE *in = fopen(src, "rb"), *out = fopen(path, "wb");
+	char buf[3000];
+	size_t n = fread(buf, 1, sizeof buf, in);
+	fwrite(buf, 1, n, out);
+	fclose(in);
+	fclose(out);
+	const char *argv[] = {CUDOCTOR_BINARY, "mem", "estimate", path, NULL};
+	struct run_result r;
+	assert_int_equal(testlib_run(argv, no_gpu_env, NULL, &r), 0);
+	assert_int_equal(r.status, 3);
+	assert_non_null(strstr(r.err, "truncated.gguf"));
+	assert_non_null(strstr(r.err, "offset"));
+	assert_int_equal(strchr(r.err, '\n') - r.err + 1, (long)strlen(r.err)); /* one line */
+	run_result_free(&r);
+
+	snprintf(path, sizeof path, "%s/garbage.safetensors", dir);
+	out = fopen(path, "wb");
+	fputs("\x10\x00\x00\x00\x00\x00\x00\x00{\"a\": [1, 2, 3]}", out);
+	fclose(out);
+	argv[3] = path;
+	assert_int_equal(testlib_run(argv, no_gpu_env, NULL, &r), 0);
+	assert_int_equal(r.status, 3);
+	assert_non_null(strstr(r.err, "garbage.safetensors"));
+	run_result_free(&r);
+}
+
+static void usage_errors(void **state)
+{
+	(void)state;
+	const char *const cases[][8] = {
+		{CUDOCTOR_BINARY, "mem", "estimate", NULL},
+		{CUDOCTOR_BINARY, "mem", "estimate", "--params", "lots", NULL},
+		{CUDOCTOR_BINARY, "mem", "estimate", "--params", "7B", "--kv-dtype", "q9", NULL},
+		{CUDOCTOR_BINARY, "mem", "estimate", "--params", "7B", "--optimizer", "lion", NULL},
+		{CUDOCTOR_BINARY, "mem", "frobnicate", NULL},
+		{CUDOCTOR_BINARY, "mem", "probe", "--max", "1.5", NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct run_result r;
+		assert_int_equal(testlib_run(cases[i], no_gpu_env, NULL, &r), 0);
+		if (r.status != 2)
+			fail_msg("case %zu: exit %d, %s", i, r.status, r.err);
+		run_result_free(&r);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(estimate_json_contract),
+		cmocka_unit_test(does_not_fit_names_fixes),
+		cmocka_unit_test(training_shows_the_seed_rule),
+		cmocka_unit_test(bad_files_give_one_line),
+		cmocka_unit_test(usage_errors),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}

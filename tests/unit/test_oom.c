@@ -1,0 +1,237 @@
+/* PyTorch OOM messages from public issues: their numbers and their classification. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "kb/oom.h"
+#include "util/err.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+#define MIB (1024.0 * 1024.0)
+
+static void near(double got, double want)
+{
+	double d = got > want ? got - want : want - got;
+
+	if (d > want * 1e-6 + 1)
+		fail_msg("got %.0f, want %.0f", got, want);
+}
+
+struct oom_case {
+	const char *source;
+	const char *text;
+	enum oom_class want;
+	double requested, total, free_bytes; /* GiB; -1 = absent */
+	bool legacy;
+};
+
+static const struct oom_case cases[] = {
+	{ "https://github.com/kerrj/lerf/issues/73",
+	  "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.00 GiB. GPU 0 has a "
+	  "total capacty of 23.65 GiB of which 1.66 GiB is free. Including non-PyTorch memory, this "
+	  "process has 20.81 GiB memory in use. Of the allocated memory 12.09 GiB is allocated by "
+	  "PyTorch, and 4.84 GiB is reserved by PyTorch but unallocated. If reserved but unallocated "
+	  "memory is large try setting max_split_size_mb to avoid fragmentation.  See documentation "
+	  "for Memory Management and PYTORCH_CUDA_ALLOC_CONF",
+	  OOM_CLASS_FRAGMENTATION, 3.0, 23.65, 1.66, false },
+	{ "https://github.com/Synthintel0/MyGirlGPT/issues/11",
+	  "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB. GPU 0 has a "
+	  "total capacty of 4.00 GiB of which 41.56 MiB is free. Including non-PyTorch memory, this "
+	  "process has 3.44 GiB memory in use. Of the allocated memory 2.58 GiB is allocated by "
+	  "PyTorch, and 1.90 MiB is reserved by PyTorch but unallocated.",
+	  OOM_CLASS_CAPACITY, 32.0 / 1024, 4.0, 41.56 / 1024, false },
+	{ "https://github.com/wxian3/NeuroLens/issues/2",
+	  "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 55.57 GiB. GPU 0 has a "
+	  "total capacty of 12.00 GiB of which 9.02 GiB is free. Of the allocated memory 984.52 MiB "
+	  "is allocated by PyTorch, and 463.48 MiB is reserved by PyTorch but unallocated.",
+	  OOM_CLASS_CAPACITY, 55.57, 12.0, 9.02, false },
+	{ "https://github.com/carolchenyx/MGFN./issues/35",
+	  "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.70 GiB. GPU 0 has a "
+	  "total capacty of 6.00 GiB of which 0 bytes is free. Of the allocated memory 2.93 GiB is "
+	  "allocated by PyTorch, and 2.30 GiB is reserved by PyTorch but unallocated.",
+	  OOM_CLASS_FRAGMENTATION, 1.70, 6.0, 0, false },
+	{ "https://github.com/pytorch/pytorch/issues/16417",
+	  "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 22.00 MiB. GPU 0 has a "
+	  "total capacity of 23.65 GiB of which 11.06 MiB is free. Including non-PyTorch memory, this "
+	  "process has 23.60 GiB memory in use. Of the allocated memory 22.90 GiB is allocated by "
+	  "PyTorch, and 194.87 MiB is reserved by PyTorch but unallocated. If reserved but "
+	  "unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
+	  "to avoid fragmentation.",
+	  OOM_CLASS_CAPACITY, 22.0 / 1024, 23.65, 11.06 / 1024, false },
+	{ "https://github.com/pytorch/pytorch/issues/59778",
+	  "CUDA out of memory. Tried to allocate 2.26 GiB (GPU 0; 6.00 GiB total capacity; 781.59 MiB "
+	  "already allocated; 3.03 GiB free; 1.24 GiB reserved in total by PyTorch)",
+	  OOM_CLASS_FRAGMENTATION, 2.26, 6.0, 3.03, true },
+	{ "https://github.com/Li-Chongyi/Zero-DCE/issues/52",
+	  "OutOfMemoryError: CUDA out of memory. Tried to allocate 1.71 GiB (GPU 0; 6.00 GiB total "
+	  "capacity; 3.49 GiB already allocated; 1.04 GiB free; 3.50 GiB reserved in total by "
+	  "PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb to avoid "
+	  "fragmentation.",
+	  OOM_CLASS_CAPACITY, 1.71, 6.0, 1.04, true },
+	{ "https://github.com/shllln/GenerativeGraph/issues/5",
+	  "RuntimeError: CUDA out of memory. Tried to allocate 1024.00 KiB (GPU 0; 11.17 GiB total "
+	  "capacity; 10.90 GiB already allocated; 576.00 KiB free; 30.96 MiB cached)",
+	  OOM_CLASS_CAPACITY, 1.0 / 1024, 11.17, 576.0 / 1024 / 1024, true },
+	{ "https://github.com/pytorch/pytorch/issues/16417",
+	  "RuntimeError: CUDA out of memory. Tried to allocate 12.50 MiB (GPU 0; 10.92 GiB total "
+	  "capacity; 8.57 MiB already allocated; 9.28 GiB free; 4.68 MiB cached)",
+	  OOM_CLASS_UNKNOWN, 12.5 / 1024, 10.92, 9.28, true },
+	{ "https://github.com/junyanz/pytorch-CycleGAN-and-pix2pix/issues/962",
+	  "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 10.76 GiB total "
+	  "capacity; 2.42 GiB already allocated; 26.12 MiB free; 2.75 GiB reserved in total by "
+	  "PyTorch).",
+	  OOM_CLASS_OTHER_PROCESS, 20.0 / 1024, 10.76, 26.12 / 1024, true },
+	{ "https://github.com/vllm-project/vllm/issues/783",
+	  "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.63 GiB (GPU 0; 44.56 "
+	  "GiB total capacity; 27.91 GiB already allocated; 565.31 MiB free; 27.93 GiB reserved in "
+	  "total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb "
+	  "to avoid fragmentation.",
+	  OOM_CLASS_OTHER_PROCESS, 1.63, 44.56, 565.31 / 1024, true },
+	{ "https://github.com/studio-dots-ai/dots.ocr/issues/196",
+	  "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 74.16 GiB. GPU 0 has a total "
+	  "capacity of 44.40 GiB of which 29.89 GiB is free. Process 2684311 has 14.51 GiB memory in "
+	  "use. Of the allocated memory 13.44 GiB is allocated by PyTorch, and 738.96 MiB is reserved "
+	  "by PyTorch but unallocated.",
+	  OOM_CLASS_CAPACITY, 74.16, 44.40, 29.89, false },
+};
+
+static void real_messages(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct oom_case *c = &cases[i];
+		struct oom_message m;
+
+		assert_int_equal(oom_parse(c->text, strlen(c->text), &m), CD_OK);
+		near(m.n.requested, c->requested * GIB);
+		near(m.n.total, c->total * GIB);
+		near(m.n.free_bytes, c->free_bytes * GIB);
+		assert_int_equal(m.gpu, 0);
+		assert_int_equal(m.legacy, c->legacy);
+		if (oom_classify(&m.n) != c->want)
+			fail_msg("%s: classified %s, want %s", c->source,
+				 oom_class_finding(oom_classify(&m.n)), oom_class_finding(c->want));
+	}
+}
+
+static void numbers_of_one_message(void **state)
+{
+	struct oom_message m;
+	const char *t = cases[0].text;
+
+	(void)state;
+	assert_int_equal(oom_parse(t, strlen(t), &m), CD_OK);
+	near(m.n.this_process, 20.81 * GIB);
+	near(m.n.allocated, 12.09 * GIB);
+	near(m.n.reserved_unalloc, 4.84 * GIB);
+	assert_true(m.n.have & OOM_HAVE_THIS_PROCESS);
+	assert_false(m.suggests_expandable);
+	assert_true(oom_expandable_helps(&m.n));
+	t = cases[4].text;
+	assert_int_equal(oom_parse(t, strlen(t), &m), CD_OK);
+	assert_true(m.suggests_expandable);
+	assert_false(oom_expandable_helps(&m.n)); /* 195 MiB cached of 23.65 GiB: not the cause */
+	/* legacy: reserved-but-unallocated = reserved - allocated */
+	t = cases[5].text;
+	assert_int_equal(oom_parse(t, strlen(t), &m), CD_OK);
+	near(m.n.reserved_unalloc, 1.24 * GIB - 781.59 * MIB);
+}
+
+/* The process-list form: the one listed process is this one, so nobody else holds memory. */
+static void process_list_form(void **state)
+{
+	/* https://github.com/vllm-project/vllm/issues/7721 */
+	static const char t[] =
+		"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 16.00 GiB. GPU 0 has a "
+		"total capacity of 44.53 GiB of which 187.94 MiB is free. Process 3909982 has 44.34 GiB "
+		"memory in use. Of the allocated memory 43.67 GiB is allocated by PyTorch, and 335.07 MiB "
+		"is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try "
+		"setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.";
+	struct oom_message m;
+
+	(void)state;
+	assert_int_equal(oom_parse(t, sizeof(t) - 1, &m), CD_OK);
+	assert_int_equal(m.n_processes, 1);
+	assert_true(m.n.have & OOM_HAVE_OTHERS);
+	near(m.n.others, 0);
+	assert_int_equal(oom_classify(&m.n), OOM_CLASS_CAPACITY);
+	assert_false(oom_expandable_helps(&m.n));
+}
+
+/* mem classifies from NVML numbers with the same rules. */
+static void numbers_without_a_message(void **state)
+{
+	struct oom_numbers n = { 0 };
+
+	(void)state;
+	assert_int_equal(oom_classify(&n), OOM_CLASS_UNKNOWN);
+	n.have = OOM_HAVE_REQUESTED | OOM_HAVE_TOTAL | OOM_HAVE_FREE | OOM_HAVE_OTHERS;
+	n.total = 80 * GIB;
+	n.free_bytes = 2 * GIB;
+	n.requested = 10 * GIB;
+	n.others = 40 * GIB;
+	assert_int_equal(oom_classify(&n), OOM_CLASS_OTHER_PROCESS);
+	n.others = 0;
+	assert_int_equal(oom_classify(&n), OOM_CLASS_CAPACITY);
+	n.requested = 100 * GIB;
+	assert_int_equal(oom_classify(&n), OOM_CLASS_CAPACITY);
+	assert_string_equal(oom_class_finding(OOM_CLASS_FRAGMENTATION), "oom-fragmentation");
+}
+
+static void buried_in_a_log_and_bounded(void **state)
+{
+	char log[8192];
+	struct oom_message m;
+	const char *t = cases[3].text;
+	size_t n;
+
+	(void)state;
+	memset(log, 'x', sizeof(log));
+	memcpy(log + 100, "\n", 1);
+	n = strlen(t);
+	memcpy(log + 200, t, n);
+	log[200 + n] = '\n';
+	assert_int_equal(oom_parse(log, sizeof(log), &m), CD_OK); /* not NUL-terminated */
+	assert_int_equal(m.offset, 200 + strlen("torch.cuda.OutOfMemoryError: "));
+	assert_int_equal(oom_classify(&m.n), OOM_CLASS_FRAGMENTATION);
+	/* truncated mid-number: no crash, fewer numbers */
+	assert_int_equal(oom_parse(t, 70, &m), CD_OK);
+	assert_false(m.n.have & OOM_HAVE_TOTAL);
+	assert_int_equal(oom_parse("no memory trouble here", 22, &m), CD_ENOTFOUND);
+	assert_int_equal(oom_parse(NULL, 0, &m), CD_ENOTFOUND);
+}
+
+static void sizes(void **state)
+{
+	double b;
+	size_t used;
+	char buf[32];
+
+	(void)state;
+	assert_int_equal(oom_parse_size("0 bytes is free", 15, &b, &used), CD_OK);
+	assert_true(b == 0);
+	assert_int_equal(used, 7);
+	assert_int_equal(oom_parse_size("1.5 GiB", 7, &b, &used), CD_OK);
+	near(b, 1.5 * GIB);
+	assert_int_equal(oom_parse_size("1.5 G", 5, &b, &used), CD_EFORMAT);
+	assert_int_equal(oom_parse_size("GiB", 3, &b, &used), CD_EFORMAT);
+	oom_format_size(3.0 * GIB, buf, sizeof(buf));
+	assert_string_equal(buf, "3.00 GiB");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(real_messages),
+		cmocka_unit_test(numbers_of_one_message),
+		cmocka_unit_test(process_list_form),
+		cmocka_unit_test(numbers_without_a_message),
+		cmocka_unit_test(buried_in_a_log_and_bounded),
+		cmocka_unit_test(sizes),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
