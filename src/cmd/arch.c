@@ -93,9 +93,10 @@ static int parse_args(int argc, char **argv, const struct cd_globals *g, struct 
 		case 'g':
 			if (o->n_gpus == sizeof(o->gpus) / sizeof(o->gpus[0]))
 				return cd_fail(err, CD_EUSAGE, "at most %zu --gpu options", o->n_gpus);
-			if ((rc = arch_parse_gpu_spec(optarg, &o->gpus[o->n_gpus].cc, err)))
+			char label[128];
+			if ((rc = arch_parse_gpu_spec(optarg, &o->gpus[o->n_gpus].cc, label, sizeof(label), err)))
 				return rc;
-			snprintf(o->gpus[o->n_gpus].name, sizeof(o->gpus[0].name), "--gpu %s", optarg);
+			snprintf(o->gpus[o->n_gpus].name, sizeof(o->gpus[0].name), "--gpu %s", label);
 			o->n_gpus++;
 			break;
 		case OPT_DRIVER:

@@ -142,7 +142,7 @@ static int judge_gpu(const struct arch_file *f, const struct arch_opts *o, const
 
 /* "sm_80, sm_86, compute_90" — the distinct archs in a file's primary containers (or in
  * one container), in order of first appearance. */
-static char *archs_present(const struct dc_inventory *inv, long only_container)
+static char *archs_present(const struct dc_inventory *inv, long only_container, bool primary)
 {
 	struct key {
 		uint16_t kind;
@@ -159,7 +159,7 @@ static char *archs_present(const struct dc_inventory *inv, long only_container)
 	}
 	for (size_t i = from; i < to; i++) {
 		const struct dc_image *im = &inv->images[i];
-		if (!inv->containers[im->container].primary)
+		if (inv->containers[im->container].primary != primary)
 			continue;
 		if (im->kind != FATBIN_KIND_ELF && im->kind != FATBIN_KIND_PTX)
 			continue;
@@ -215,14 +215,14 @@ static const char *cache_dir_note(void)
 /* Adds the findings of one (file, GPU) and writes the reason sentence. */
 static void conclude(struct report *r, const struct arch_file *f, const struct arch_opts *o,
 		     const struct arch_gpu *g, const struct gpu_judgement *j, enum compat_verdict v,
-		     char *reason, size_t cap)
+		     bool pooled, char *reason, size_t cap)
 {
 	const struct dc_inventory *inv = &f->inv;
 	char subject[512], isa[16], drv[16] = "";
 	unsigned major = g->cc / 10, minor = g->cc % 10;
 	snprintf(subject, sizeof(subject), "%s on %s", f->path, g->name);
-	char *all = archs_present(inv, -1);
-	char *bad = j->first_failing >= 0 ? archs_present(inv, j->first_failing) : NULL;
+	char *all = archs_present(inv, -1, !pooled);
+	char *bad = j->first_failing >= 0 ? archs_present(inv, j->first_failing, true) : NULL;
 	size_t failing = j->tally.no_image + j->tally.ptx_too_new + j->tally.jit_disabled;
 	if (o->driver.ptx_isa_max)
 		isa_text(o->driver.ptx_isa_max, drv, sizeof(drv));
@@ -232,10 +232,18 @@ static void conclude(struct report *r, const struct arch_file *f, const struct a
 		dc_image_arch_name(&inv->images[j->first_chosen], chosen, sizeof(chosen));
 	switch (v) {
 	case VERDICT_NATIVE:
-		snprintf(reason, cap, "every container with kernels has SASS this %u.%u GPU runs as-is (%s)",
-			 major, minor, chosen);
+		if (pooled)
+			snprintf(reason, cap, "SASS that this %u.%u GPU runs as-is is there (%s)", major, minor, chosen);
+		else
+			snprintf(reason, cap, "every container with kernels has SASS this %u.%u GPU runs as-is (%s)",
+				 major, minor, chosen);
 		break;
 	case VERDICT_JIT:
+		if (pooled) {
+			snprintf(reason, cap, "no SASS for %u.%u, but PTX the driver can JIT (%s): the first load pays a "
+				 "compile cost, and %s", major, minor, chosen, cache_dir_note());
+			break;
+		}
 		snprintf(reason, cap,
 			 "%zu of %zu containers have no SASS for %u.%u; the driver JIT-compiles their PTX (%s): "
 			 "the first launch pays a compile cost, and %s",
@@ -295,7 +303,11 @@ static void conclude(struct report *r, const struct arch_file *f, const struct a
 					 o->driver.source, drv);
 			finding_why(fd, "The driver JIT-compiles PTX only up to the ISA version of the CUDA release it "
 				    "belongs to; PTX from a newer toolkit needs a newer driver.");
-			finding_fix(fd, "update the NVIDIA driver to one of the CUDA release that emitted PTX ISA %s or newer", isa);
+			const char *need = arch_ptx_isa_min_driver(j->newest_ptx_isa);
+			if (need)
+				finding_fix(fd, "update the NVIDIA driver to %s or newer (the first whose JIT takes PTX ISA %s)", need, isa);
+			else
+				finding_fix(fd, "update the NVIDIA driver to one whose CUDA version emits PTX ISA %s or newer", isa);
 			finding_fix(fd, "or rebuild with SASS for this GPU: -gencode arch=compute_%u,code=sm_%u", g->cc, g->cc);
 			finding_fix(fd, "or build the PTX with a toolkit no newer than the driver's CUDA version");
 		}
@@ -320,6 +332,14 @@ static void conclude(struct report *r, const struct arch_file *f, const struct a
 		snprintf(reason, cap, "no container with kernels to judge");
 		break;
 	}
+	if (pooled) {
+		/* the sentence above speaks of containers; say what was judged instead */
+		char tmp[1024];
+		snprintf(tmp, sizeof(tmp),
+			 "judged on the images outside .nv_fatbin, which the program loads itself (the containers the "
+			 "CUDA runtime registers hold no kernels): %s", reason);
+		snprintf(reason, cap, "%s", tmp);
+	}
 	if (j->zstd_unloadable) {
 		fd = report_add_finding(r, SEV_ERROR, "zstd-needs-newer-driver", subject,
 					"%zu container(s) would load a Zstandard-compressed image the driver cannot read (error 200)",
@@ -328,14 +348,61 @@ static void conclude(struct report *r, const struct arch_file *f, const struct a
 			finding_evidence(fd, "driver (%s): CUDA %d.%d", o->driver.source, o->driver.cuda / 1000,
 					 (o->driver.cuda % 1000) / 10);
 			finding_why(fd, "Zstandard fatbin compression (nvcc --compress-mode=default/balance/size, the CUDA 13 "
-				    "default for PTX) needs a driver from CUDA 12.4 (550.54.14) or newer; older ones fail with "
-				    "\"device kernel image is invalid\".");
-			finding_fix(fd, "update the NVIDIA driver to 550.54.14 or newer");
+				    "default for PTX) needs a driver of CUDA 12.4 (%s) or newer; older ones fail with "
+				    "\"device kernel image is invalid\".", arch_zstd_min_driver());
+			finding_fix(fd, "update the NVIDIA driver to %s or newer", arch_zstd_min_driver());
 			finding_fix(fd, "or rebuild with nvcc --compress-mode=speed (LZ4) or --compress-mode=none");
 		}
 	}
 	free(all);
 	free(bad);
+}
+
+/* Files whose registered containers hold no kernels but whose other sections do (cuFFT's
+ * .ldata, a program's own embedded fatbin): those images are loaded by the program itself,
+ * container by container as it sees fit, so they are judged as one pool: does any image
+ * fit this GPU? */
+static bool judge_pool(const struct arch_file *f, const struct arch_opts *o, const struct arch_gpu *g,
+		       struct gpu_judgement *j)
+{
+	const struct dc_inventory *inv = &f->inv;
+	struct compat_env env = {.cc = g->cc, .ptx_isa_max = o->driver.ptx_isa_max, .zstd_ok = o->driver.zstd_ok,
+				 .force_ptx_jit = o->force_jit, .disable_ptx_jit = o->disable_jit,
+				 .family = o->family, .n_family = o->n_family};
+	size_t n = 0;
+	struct compat_image *imgs = malloc((inv->n_images ? inv->n_images : 1) * sizeof(*imgs));
+	size_t *index = malloc((inv->n_images ? inv->n_images : 1) * sizeof(*index));
+	memset(j, 0, sizeof(*j));
+	j->first_chosen = j->first_failing = -1;
+	if (!imgs || !index) {
+		free(imgs);
+		free(index);
+		return false;
+	}
+	for (size_t i = 0; i < inv->n_images; i++) {
+		const struct dc_image *im = &inv->images[i];
+		if (inv->containers[im->container].primary ||
+		    (im->kind != FATBIN_KIND_ELF && im->kind != FATBIN_KIND_PTX))
+			continue;
+		to_compat(im, &imgs[n]);
+		index[n++] = i;
+	}
+	if (n) {
+		struct compat_choice ch;
+		compat_choose(imgs, n, &env, &ch);
+		if (ch.image >= 0)
+			j->first_chosen = (long)index[ch.image];
+		if (ch.outcome == COMPAT_PTX_TOO_NEW)
+			for (size_t k = 0; k < n; k++)
+				if (imgs[k].kind == COMPAT_KIND_PTX && imgs[k].ptx_isa > j->newest_ptx_isa)
+					j->newest_ptx_isa = imgs[k].ptx_isa;
+		compat_tally_add(&j->tally, ch.outcome);
+		j->judged = 1;
+		j->zstd_unloadable = ch.zstd_unloadable;
+	}
+	free(imgs);
+	free(index);
+	return n > 0;
 }
 
 json_t *arch_judge_file(struct report *r, const struct arch_file *f, const struct arch_opts *o)
@@ -350,10 +417,15 @@ json_t *arch_judge_file(struct report *r, const struct arch_file *f, const struc
 		if (judge_gpu(f, o, g, stubs, &j))
 			goto oom;
 		enum compat_verdict v = compat_verdict_of(&j.tally);
+		bool pooled = false;
+		if (v == VERDICT_NONE && judge_pool(f, o, g, &j)) {
+			pooled = true;
+			v = compat_verdict_of(&j.tally);
+		}
 		if (v == VERDICT_NONE)
 			continue;
 		char reason[1024], cc[16];
-		conclude(r, f, o, g, &j, v, reason, sizeof(reason));
+		conclude(r, f, o, g, &j, v, pooled, reason, sizeof(reason));
 		snprintf(cc, sizeof(cc), "%u.%u", g->cc / 10, g->cc % 10);
 		json_t *jv = json_object();
 		if (!jv || json_array_append_new(arr, jv))

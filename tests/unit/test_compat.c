@@ -254,20 +254,26 @@ static void test_gpu_spec(void **state)
 {
 	(void)state;
 	unsigned cc = 0;
-	assert_int_equal(arch_parse_gpu_spec("sm_89", &cc, NULL), 0);
+	assert_int_equal(arch_parse_gpu_spec("sm_89", &cc, NULL, 0, NULL), 0);
 	assert_int_equal(cc, 89);
-	assert_int_equal(arch_parse_gpu_spec("8.9", &cc, NULL), 0);
+	assert_int_equal(arch_parse_gpu_spec("8.9", &cc, NULL, 0, NULL), 0);
 	assert_int_equal(cc, 89);
-	assert_int_equal(arch_parse_gpu_spec("89", &cc, NULL), 0);
-	assert_int_equal(arch_parse_gpu_spec("sm_90a", &cc, NULL), 0);
+	assert_int_equal(arch_parse_gpu_spec("89", &cc, NULL, 0, NULL), 0);
+	assert_int_equal(arch_parse_gpu_spec("sm_90a", &cc, NULL, 0, NULL), 0);
 	assert_int_equal(cc, 90);
-	assert_int_equal(arch_parse_gpu_spec("12.0", &cc, NULL), 0);
+	assert_int_equal(arch_parse_gpu_spec("12.0", &cc, NULL, 0, NULL), 0);
 	assert_int_equal(cc, 120);
-	assert_int_equal(arch_parse_gpu_spec("sm_100f", &cc, NULL), 0);
+	assert_int_equal(arch_parse_gpu_spec("sm_100f", &cc, NULL, 0, NULL), 0);
 	assert_int_equal(cc, 100);
-	assert_int_equal(arch_parse_gpu_spec("sm_9x", &cc, NULL), -5);
-	assert_int_equal(arch_parse_gpu_spec("", &cc, NULL), -5);
-	assert_int_equal(arch_parse_gpu_spec("8.10", &cc, NULL), -5);
+	assert_int_equal(arch_parse_gpu_spec("sm_9x", &cc, NULL, 0, NULL), -5);
+	assert_int_equal(arch_parse_gpu_spec("", &cc, NULL, 0, NULL), -5);
+	/* product names through kb/gpus.tsv */
+	char label[128];
+	assert_int_equal(arch_parse_gpu_spec("H200", &cc, label, sizeof(label), NULL), 0);
+	assert_int_equal(cc, 90);
+	assert_non_null(strstr(label, "H200"));
+	assert_int_equal(arch_parse_gpu_spec("RTX 4060 Ti", &cc, label, sizeof(label), NULL), 0);
+	assert_int_equal(cc, 89);
 }
 
 int main(void)
