@@ -119,8 +119,12 @@ static int parse_args(int argc, char **argv, const struct cd_globals *g, struct 
 	}
 	if (python && (rc = arch_inputs_python(in, python_path, err)))
 		return rc;
-	if (ollama && (rc = arch_inputs_ollama(in, err)))
-		return rc;
+	if (ollama && (rc = arch_inputs_ollama(in, err))) {
+		if (rc != CD_ENOTFOUND)
+			return rc;
+		snprintf(o->note, sizeof(o->note), "%s", err); /* nothing to scan is an answer, not a failure */
+		err[0] = 0;
+	}
 	if (argc == optind && !python && !ollama)
 		return cd_fail(err, CD_EUSAGE, "name a file or directory, or use --python / --ollama");
 	return CD_OK;
@@ -300,6 +304,8 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 		r->self_rendered = true;
 	else if (in.n == 0)
 		report_line(r, "no files with device code found");
+	if (o.note[0] && !o.cuobjdump)
+		report_line(r, "%s", o.note);
 	json_t *gpus = json_array();
 	for (size_t i = 0; gpus && i < o.n_gpus; i++) {
 		json_t *jg = json_object();

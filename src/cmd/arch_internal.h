@@ -30,6 +30,7 @@ struct arch_opts {
 	bool recursive, kernels, cuobjdump, verbose, quiet;
 	bool json;            /* --json: build the images arrays (skipped otherwise: memory) */
 	bool force_jit, disable_jit;
+	char note[256];       /* said once in the report (e.g. no Ollama folder) */
 	struct arch_gpu gpus[32];
 	size_t n_gpus;
 	struct arch_driver driver;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "arch_fixtures.h"
 #include "testlib.h"
@@ -332,12 +333,50 @@ static void test_kernels_and_directories(void **state)
 	json_decref(j);
 }
 
+/* --ollama reads $OLLAMA_LIBRARY_PATH; --python=PY asks PY for its site-packages. Both take
+ * only shared objects (*.so*). */
+static void test_environment_scans(void **state)
+{
+	(void)state;
+	need_fixtures();
+	char dir[PATH_MAX], env_ollama[PATH_MAX + 32];
+	assert_non_null(realpath(ARCH_FIXTURES, dir));
+	snprintf(env_ollama, sizeof(env_ollama), "OLLAMA_LIBRARY_PATH=%s", dir);
+	const char *env[] = {"CUDOCTOR_LIBCUDA=/nonexistent", env_ollama, NULL};
+	const char *ollama[] = {CUDOCTOR_BINARY, "--json", "arch", "--ollama", "--gpu", "9.0", "--driver", "13.0", NULL};
+	int status;
+	json_t *j = run_json(ollama, env, &status);
+	json_t *files = json_object_get(j, "files");
+	assert_int_equal(json_array_size(files), 1); /* libk_shared.so: the only .so */
+	assert_non_null(strstr(json_string_value(json_object_get(json_array_get(files, 0), "path")), "libk_shared.so"));
+	assert_string_equal(json_string_value(json_object_get(json_array_get(files, 0), "format")), "shared-library");
+	json_decref(j);
+
+	char py[] = "/tmp/cudoctor-fakepy-XXXXXX";
+	int fd = mkstemp(py);
+	assert_true(fd >= 0);
+	char script[PATH_MAX + 64];
+	int n = snprintf(script, sizeof(script), "#!/bin/sh\necho %s\necho /nonexistent/site-packages\n", dir);
+	assert_int_equal(write(fd, script, (size_t)n), n);
+	close(fd);
+	chmod(py, 0700);
+	char opt[PATH_MAX];
+	snprintf(opt, sizeof(opt), "--python=%s", py);
+	const char *python[] = {CUDOCTOR_BINARY, "--json", "arch", opt, "--gpu", "9.0", "--driver", "13.0", NULL};
+	j = run_json(python, no_driver, &status);
+	assert_int_equal(status, 0);
+	assert_int_equal(json_array_size(json_object_get(j, "files")), 1);
+	json_decref(j);
+	unlink(py);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_listings_equal_cuobjdump), cmocka_unit_test(test_json_contract),
 		cmocka_unit_test(test_exit_codes),               cmocka_unit_test(test_jit_environment),
 		cmocka_unit_test(test_driver_option),            cmocka_unit_test(test_kernels_and_directories),
+		cmocka_unit_test(test_environment_scans),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
