@@ -24,6 +24,15 @@ static const char *kind_name(uint16_t kind)
 	return n ? n : "other";
 }
 
+/* Text tables: unknown kinds keep their number, "other(16)". */
+static const char *kind_text(uint16_t kind, char *buf, size_t cap)
+{
+	if (fatbin_kind_name(kind))
+		return fatbin_kind_name(kind);
+	snprintf(buf, cap, "other(%u)", kind);
+	return buf;
+}
+
 static int add_name(const char *name, void *ctx)
 {
 	return json_array_append_new((json_t *)ctx, json_string(name)) ? CD_ENOMEM : CD_OK;
@@ -215,7 +224,8 @@ int arch_list_text(struct report *r, const struct arch_file *f, const struct arc
 				snprintf(isa, sizeof(isa), "%u.%u", im->ptx_major, im->ptx_minor);
 			human_bytes(im->stored_bytes, st, sizeof(st));
 			human_bytes(im->uncompressed_bytes, un, sizeof(un));
-			const char *row[] = {idx, kind_name(im->kind), arch, isa, compression_name(im->compression),
+			char kb[24];
+			const char *row[] = {idx, kind_text(im->kind, kb, sizeof(kb)), arch, isa, compression_name(im->compression),
 					     st, un, im->debug ? "yes" : "", im->identifier ? im->identifier : "",
 					     c->member >= 0 ? inv->members[c->member] : "",
 					     inv->sections[c->section][0] ? inv->sections[c->section] : "(file)"};
@@ -251,7 +261,8 @@ int arch_list_text(struct report *r, const struct arch_file *f, const struct arc
 			char cnt[24], arch[32];
 			snprintf(cnt, sizeof(cnt), "%zu", groups[g].count);
 			dc_image_arch_name(a, arch, sizeof(arch));
-			const char *row[] = {cnt, kind_name(a->kind), arch, compression_name(a->compression),
+			char kb[24];
+			const char *row[] = {cnt, kind_text(a->kind, kb, sizeof(kb)), arch, compression_name(a->compression),
 					     ca->member >= 0 ? inv->members[ca->member] : "",
 					     inv->sections[ca->section][0] ? inv->sections[ca->section] : "(file)"};
 			report_table_row(r, row);
