@@ -279,7 +279,7 @@ static void conclude(struct report *r, const struct arch_file *f, const struct a
 					"no kernel image for compute capability %u.%u (error 209)", major, minor);
 		if (fd) {
 			finding_evidence(fd, "file carries: %s", all ? all : "?");
-			finding_evidence(fd, "GPU %s has compute capability %u.%u", g->name, major, minor);
+			finding_evidence(fd, "%s has compute capability %u.%u", g->name, major, minor);
 			if (o->force_jit)
 				finding_evidence(fd, "CUDA_FORCE_PTX_JIT is set: the driver ignores SASS");
 			finding_why(fd, "SASS runs only on GPUs of the same major compute capability with an equal or higher "

@@ -388,6 +388,51 @@ static void test_kernels_and_directories(void **state)
 	json_decref(j);
 }
 
+#ifndef CUDOCTOR_FAKES_DIR
+#define CUDOCTOR_FAKES_DIR "build/tests/fakes"
+#endif
+
+/* Without --gpu: the GPUs and driver of this machine, here the fake libcuda's. */
+static void test_gpus_here(void **state)
+{
+	(void)state;
+	need_fixtures();
+	if (access(CUDOCTOR_FAKES_DIR "/libcuda.so.1", R_OK) != 0) {
+		fprintf(stderr, "skipping: no fake libcuda in %s\n", CUDOCTOR_FAKES_DIR);
+		skip();
+	}
+	const char *env[] = {"CUDOCTOR_LIBCUDA=" CUDOCTOR_FAKES_DIR "/libcuda.so.1",
+			     "FAKE_GPUS=NVIDIA GeForce RTX 4060 Ti:8.9:8GiB;NVIDIA H200:9.0:141GiB",
+			     "FAKE_CUDA_DRIVER_VERSION=12040", "CUDA_VISIBLE_DEVICES=", "CUDA_FORCE_PTX_JIT=",
+			     "CUDA_DISABLE_PTX_JIT=", NULL};
+	const char *argv[] = {CUDOCTOR_BINARY, "--json", "arch", "k_sm90.fatbin", "k_ptx80.fatbin", NULL};
+	int status;
+	json_t *j = run_json(argv, env, &status);
+	json_t *gpus = json_object_get(j, "gpus");
+	assert_int_equal(json_array_size(gpus), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(gpus, 0), "gpu")),
+			    "GPU 0 (NVIDIA GeForce RTX 4060 Ti)");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "driver"), "cuda_version")), "12.4");
+	json_t *v = json_object_get(file_entry(j, "k_sm90.fatbin"), "verdicts");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(v, 0), "result")), "no-image");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(v, 1), "result")), "native");
+	/* CUDA 12.4's JIT takes PTX ISA 8.4; nvcc 13 wrote 9.0 */
+	v = json_object_get(file_entry(j, "k_ptx80.fatbin"), "verdicts");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(v, 1), "result")), "ptx-too-new");
+	assert_int_equal(status, 1);
+	json_decref(j);
+
+	/* a driver that fails cuInit: listing only, said in the report, not an error */
+	const char *broken[] = {"CUDOCTOR_LIBCUDA=" CUDOCTOR_FAKES_DIR "/libcuda.so.1", "FAKE_CUDA_INIT_RESULT=999", NULL};
+	const char *text[] = {CUDOCTOR_BINARY, "arch", "k_sm90.fatbin", NULL};
+	struct run_result res;
+	assert_int_equal(run_in(ARCH_FIXTURES, text, broken, &res), 0);
+	assert_int_equal(res.status, 0);
+	assert_non_null(strstr(res.out, "cuInit failed"));
+	assert_non_null(strstr(res.out, "sm_90"));
+	run_result_free(&res);
+}
+
 /* --ollama reads $OLLAMA_LIBRARY_PATH; --python=PY asks PY for its site-packages. Both take
  * only shared objects (*.so*). */
 static void test_environment_scans(void **state)
@@ -432,6 +477,7 @@ int main(void)
 		cmocka_unit_test(test_exit_codes),               cmocka_unit_test(test_jit_environment),
 		cmocka_unit_test(test_driver_option),            cmocka_unit_test(test_kernels_and_directories),
 		cmocka_unit_test(test_environment_scans),        cmocka_unit_test(test_library_listings_equal_cuobjdump),
+		cmocka_unit_test(test_gpus_here),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
