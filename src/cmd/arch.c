@@ -23,7 +23,7 @@ static const char arch_help[] =
 	"\n"
 	"options:\n"
 	"  -r, --recursive      descend into directories\n"
-	"      --python[=PY]    scan the site-packages of python3 (or of interpreter PY)\n"
+	"      --python [PY]    scan the site-packages of python3 (or of interpreter PY)\n"
 	"      --ollama         scan Ollama's library folders\n"
 	"  -g, --gpu SPEC       judge against this GPU (sm_89, 8.9, 89, sm_90a); repeatable.\n"
 	"                       Default: every GPU here\n"
@@ -110,6 +110,13 @@ static int parse_args(int argc, char **argv, const struct cd_globals *g, struct 
 		}
 	}
 	for (int i = optind; i < argc; i++) {
+		/* "--python PY" as the issue writes it: a following interpreter is taken as PY */
+		const char *base = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
+		if (python && !python_path && strncmp(base, "python", 6) == 0 && !strstr(base, ".so") &&
+		    access(argv[i], X_OK) == 0 && !path_is_dir(argv[i])) {
+			python_path = argv[i];
+			continue;
+		}
 		if (path_is_dir(argv[i]))
 			rc = arch_inputs_expand_dir(in, argv[i], o->recursive, err);
 		else
@@ -161,7 +168,7 @@ static unsigned scan_opts(const struct arch_opts *o, bool explicit_input)
 /* One file: map, scan, list, judge. A file that fails gets its one-line error and the
  * run goes on; returns false then. */
 static bool do_file(struct report *r, const char *path, bool explicit_input, const struct arch_opts *o,
-		    json_t *files)
+		    json_t *files, size_t *listed)
 {
 	struct mapped_file mf;
 	struct arch_file f = {.path = path, .explicit_input = explicit_input};
@@ -201,6 +208,7 @@ static bool do_file(struct report *r, const char *path, bool explicit_input, con
 	ok = true;
 	if (!explicit_input && f.inv.format == DC_NO_DEVICE_CODE)
 		goto out; /* found in a directory: only files with device code are reported */
+	++*listed;
 	if (o->cuobjdump) {
 		unsigned elf_no = 0, ptx_no = 0;
 		arch_cuobjdump_lines(&f, &elf_no, &ptx_no, stdout);
@@ -296,14 +304,14 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		goto out;
 	}
-	size_t failed = 0;
+	size_t failed = 0, listed = 0;
 	for (size_t i = 0; i < in.n; i++)
-		if (!do_file(r, in.paths[i], in.explicit_input[i], &o, files))
+		if (!do_file(r, in.paths[i], in.explicit_input[i], &o, files, &listed))
 			failed++;
 	if (o.cuobjdump)
 		r->self_rendered = true;
-	else if (in.n == 0)
-		report_line(r, "no files with device code found");
+	else if (listed + failed == 0)
+		report_line(r, "no files with device code found (%zu searched)", in.n);
 	if (o.note[0] && !o.cuobjdump)
 		report_line(r, "%s", o.note);
 	json_t *gpus = json_array();
