@@ -225,14 +225,15 @@ static bool do_file(struct report *r, const char *path, bool explicit_input, con
 	if (primary < f.inv.n_containers) {
 		/* which sections: the CUDA runtime registers .nv_fatbin (else __nv_relfatbin) only */
 		char secs[256] = "";
-		for (size_t s = 0; s < f.inv.n_sections; s++) {
-			bool listed = false;
-			for (size_t i = 0; i < f.inv.n_containers && !listed; i++)
-				listed = f.inv.containers[i].section == s && !f.inv.containers[i].primary;
-			if (listed && strlen(secs) + strlen(f.inv.sections[s]) + 3 < sizeof(secs))
+		bool *other = calloc(f.inv.n_sections ? f.inv.n_sections : 1, sizeof(bool));
+		for (size_t i = 0; other && i < f.inv.n_containers; i++)
+			if (!f.inv.containers[i].primary)
+				other[f.inv.containers[i].section] = true;
+		for (size_t s = 0; other && s < f.inv.n_sections; s++)
+			if (other[s] && strlen(secs) + strlen(f.inv.sections[s]) + 3 < sizeof(secs))
 				snprintf(secs + strlen(secs), sizeof(secs) - strlen(secs), "%s%s", secs[0] ? ", " : "",
 					 f.inv.sections[s]);
-		}
+		free(other);
 		report_line(r, "%zu container%s in %s: not registered by the CUDA runtime (the library or a "
 			    "device link loads them), listed but not judged", f.inv.n_containers - primary,
 			    f.inv.n_containers - primary == 1 ? "" : "s", secs);
