@@ -194,16 +194,19 @@ static bool looks_like_torch(const char *path)
 	       strncmp(base, "libc10", 6) == 0;
 }
 
+/* Fix lines are shell lines: a command with what to adapt, and a comment saying why. */
 static void build_fixes(struct finding *fd, const char *path, unsigned cc)
 {
 	unsigned major = cc / 10, minor = cc % 10;
 	if (looks_like_torch(path)) {
-		finding_fix(fd, "pip install a torch wheel whose CUDA build covers sm_%u (see `python -c \"import torch; print(torch.cuda.get_arch_list())\"`), e.g. from https://download.pytorch.org/whl/cu130", cc);
-		finding_fix(fd, "building from source: TORCH_CUDA_ARCH_LIST=\"%u.%u+PTX\" python setup.py develop", major, minor);
+		finding_fix(fd, "python -c 'import torch; print(torch.cuda.get_arch_list())'   # the archs this torch was built for");
+		finding_fix(fd, "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu130   # a build whose list has sm_%u (pick the CUDA tag your driver runs)", cc);
+		finding_fix(fd, "TORCH_CUDA_ARCH_LIST=\"%u.%u+PTX\" python setup.py develop   # when building PyTorch from source", major, minor);
 	} else {
-		finding_fix(fd, "nvcc: -gencode arch=compute_%u,code=[sm_%u,compute_%u] (SASS for this GPU plus PTX for newer ones)", cc, cc, cc);
-		finding_fix(fd, "CMake: set CMAKE_CUDA_ARCHITECTURES to include %u (e.g. \"%u-real;%u-virtual\"), or \"native\" to build for the GPUs here", cc, cc, cc);
-		finding_fix(fd, "PyTorch extensions: TORCH_CUDA_ARCH_LIST=\"%u.%u+PTX\"", major, minor);
+		finding_fix(fd, "nvcc -gencode arch=compute_%u,code=sm_%u -gencode arch=compute_%u,code=compute_%u ...   # SASS for this GPU + PTX for newer ones",
+			    cc, cc, cc, cc);
+		finding_fix(fd, "cmake -DCMAKE_CUDA_ARCHITECTURES=\"%u-real;%u-virtual\" ...   # or \"native\" for the GPUs of the build machine", cc, cc);
+		finding_fix(fd, "TORCH_CUDA_ARCH_LIST=\"%u.%u+PTX\" pip install --no-build-isolation .   # PyTorch extensions", major, minor);
 	}
 }
 
@@ -286,7 +289,7 @@ static void conclude(struct report *r, const struct arch_file *f, const struct a
 				    "minor (sm_XYa: exactly X.Y; sm_XYf: its family); PTX compute_XY can be JIT-compiled for "
 				    "any GPU of capability X.Y or higher. This file has neither for %u.%u.", major, minor);
 			if (o->force_jit)
-				finding_fix(fd, "unset CUDA_FORCE_PTX_JIT (and CUDA_FORCE_JIT)");
+				finding_fix(fd, "unset CUDA_FORCE_PTX_JIT CUDA_FORCE_JIT   # let the driver use the SASS");
 			build_fixes(fd, f->path, g->cc);
 		}
 		break;
@@ -305,11 +308,11 @@ static void conclude(struct report *r, const struct arch_file *f, const struct a
 				    "belongs to; PTX from a newer toolkit needs a newer driver.");
 			const char *need = arch_ptx_isa_min_driver(j->newest_ptx_isa);
 			if (need)
-				finding_fix(fd, "update the NVIDIA driver to %s or newer (the first whose JIT takes PTX ISA %s)", need, isa);
+				finding_fix(fd, "# install NVIDIA driver %s or newer: the first whose JIT takes PTX ISA %s", need, isa);
 			else
-				finding_fix(fd, "update the NVIDIA driver to one whose CUDA version emits PTX ISA %s or newer", isa);
-			finding_fix(fd, "or rebuild with SASS for this GPU: -gencode arch=compute_%u,code=sm_%u", g->cc, g->cc);
-			finding_fix(fd, "or build the PTX with a toolkit no newer than the driver's CUDA version");
+				finding_fix(fd, "# install an NVIDIA driver whose CUDA version emits PTX ISA %s or newer", isa);
+			finding_fix(fd, "nvcc -gencode arch=compute_%u,code=sm_%u ...   # or ship SASS for this GPU", g->cc, g->cc);
+			finding_fix(fd, "# or build the PTX with a toolkit no newer than the driver's CUDA version");
 		}
 		break;
 	case VERDICT_JIT_DISABLED:
@@ -324,7 +327,7 @@ static void conclude(struct report *r, const struct arch_file *f, const struct a
 			finding_evidence(fd, "file carries: %s", all ? all : "?");
 			finding_why(fd, "With the JIT disabled the driver may only use SASS built for this GPU; this file "
 				    "has PTX but no fitting SASS.");
-			finding_fix(fd, "unset CUDA_DISABLE_PTX_JIT and CUDA_DISABLE_JIT");
+			finding_fix(fd, "unset CUDA_DISABLE_PTX_JIT CUDA_DISABLE_JIT   # let the driver compile the PTX");
 			build_fixes(fd, f->path, g->cc);
 		}
 		break;
@@ -350,8 +353,8 @@ static void conclude(struct report *r, const struct arch_file *f, const struct a
 			finding_why(fd, "Zstandard fatbin compression (nvcc --compress-mode=default/balance/size, the CUDA 13 "
 				    "default for PTX) needs a driver of CUDA 12.4 (%s) or newer; older ones fail with "
 				    "\"device kernel image is invalid\".", arch_zstd_min_driver());
-			finding_fix(fd, "update the NVIDIA driver to %s or newer", arch_zstd_min_driver());
-			finding_fix(fd, "or rebuild with nvcc --compress-mode=speed (LZ4) or --compress-mode=none");
+			finding_fix(fd, "# install NVIDIA driver %s or newer", arch_zstd_min_driver());
+			finding_fix(fd, "nvcc --compress-mode=speed ...   # or rebuild with LZ4 (or --compress-mode=none)");
 		}
 	}
 	free(all);
