@@ -16,8 +16,11 @@ enum { EXIT_CLEAN = 0, EXIT_FINDING = 1, EXIT_USAGE = 2, EXIT_TOOL = 3 };
 
 /* Keep in the order `cudoctor --help` lists them. A command is listed only once it works. */
 static const struct cd_command *const commands[] = {
+	&cmd_doctor,
 	&cmd_devices,
 	&cmd_arch,
+	&cmd_explain,
+	&cmd_gencode,
 	&cmd_kb,
 	&cmd_mem,
 	&cmd_lab,

@@ -8,7 +8,9 @@
 
 #include "cmd/cmd.h"
 #include "cmd/gpu_findings.h"
+#include "probe/driver_info.h"
 #include "probe/gpus.h"
+#include "probe/platform.h"
 #include "util/err.h"
 
 enum kind { K_INT, K_BOOL };
@@ -382,17 +384,19 @@ static void put_gpu_text(struct report *r, const struct gpu_info *g)
 	KV_IF(GF_KERNEL_EXEC_TIMEOUT, "kernel run time limit", "%s", yn(g->kernel_exec_timeout));
 	KV_IF(GF_COMPUTE_MODE, "compute mode", "%s", compute_mode_name(g->compute_mode));
 	if (gpu_has(g, GF_PCIE_GEN_CURRENT) && gpu_has(g, GF_PCIE_WIDTH_CURRENT))
-		report_kv(r, "PCIe link", "Gen %lld x%lld now, Gen %lld x%lld max", g->pcie_gen_current,
-			  g->pcie_width_current, gpu_has(g, GF_PCIE_GEN_MAX) ? g->pcie_gen_max : 0,
-			  gpu_has(g, GF_PCIE_WIDTH_MAX) ? g->pcie_width_max : 0);
+		report_kv(r, "PCIe link now", "Gen %lld x%lld", g->pcie_gen_current, g->pcie_width_current);
+	if (gpu_has(g, GF_PCIE_GEN_MAX) && gpu_has(g, GF_PCIE_WIDTH_MAX))
+		report_kv(r, "PCIe link max", "Gen %lld x%lld (GPU and host)", g->pcie_gen_max, g->pcie_width_max);
 	KV_IF(GF_PERSISTENCE, "persistence mode", "%s", g->persistence_mode ? "enabled" : "disabled");
 	KV_IF(GF_MIG_MODE, "MIG mode", "%s%s", g->mig_mode_current ? "enabled" : "disabled",
 	      g->mig_mode_pending != g->mig_mode_current ? " (change pending)" : "");
-	KV_IF(GF_POWER_DRAW, "power draw / limit", "%lld.%lld W / %lld W", g->power_draw_mw / 1000,
-	      g->power_draw_mw % 1000 / 100, gpu_has(g, GF_POWER_LIMIT) ? g->power_limit_mw / 1000 : 0);
+	KV_IF(GF_POWER_DRAW, "power draw", "%lld.%lld W", g->power_draw_mw / 1000, g->power_draw_mw % 1000 / 100);
+	KV_IF(GF_POWER_LIMIT, "power limit", "%lld W", g->power_limit_mw / 1000);
 	KV_IF(GF_TEMPERATURE, "temperature", "%lld C", g->temperature_c);
-	KV_IF(GF_CLOCK_SM, "SM / memory clock now", "%lld / %lld MHz (max %lld / %lld)", g->clock_sm_mhz,
-	      g->clock_memory_mhz, g->clock_max_sm_mhz, g->clock_max_memory_mhz);
+	if (gpu_has(g, GF_CLOCK_SM) && gpu_has(g, GF_CLOCK_MEMORY))
+		report_kv(r, "SM / memory clock now", "%lld / %lld MHz", g->clock_sm_mhz, g->clock_memory_mhz);
+	if (gpu_has(g, GF_CLOCK_MAX_SM) && gpu_has(g, GF_CLOCK_MAX_MEMORY))
+		report_kv(r, "SM / memory clock max", "%lld / %lld MHz", g->clock_max_sm_mhz, g->clock_max_memory_mhz);
 	KV_IF(GF_PSTATE, "performance state", "P%lld", g->pstate);
 	if (gpu_has(g, GF_CLOCK_EVENT_REASONS)) {
 		char names[256];
@@ -464,6 +468,32 @@ static void put_text(struct report *r, const struct gpu_probe *p)
 		put_gpu_text(r, &p->gpus[i]);
 }
 
+/* The driver layer judged as doctor judges it: the same facts (driver info from /proc,
+ * platform with CUDA_VISIBLE_DEVICES) through the same rules. */
+static int driver_findings(struct report *r, const struct gpu_probe *p, char *err)
+{
+	struct driver_seen seen;
+	struct driver_info *di = calloc(1, sizeof(*di));
+	struct platform_info *pf = calloc(1, sizeof(*pf));
+	struct stack_platform sp;
+	int rc;
+
+	if (!di || !pf) {
+		rc = cd_fail(err, CD_ENOMEM, "out of memory");
+		goto out;
+	}
+	gpu_driver_seen(p, &seen);
+	driver_info_collect(di, &seen, NULL);
+	if ((rc = platform_probe(pf, NULL, err)) != CD_OK)
+		goto out;
+	platform_stack_facts(pf, &sp);
+	rc = gpu_driver_findings(r, p, di, &sp);
+out:
+	free(di);
+	free(pf);
+	return rc;
+}
+
 static int devices_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
 	static const struct option opts[] = { { 0, 0, 0, 0 } };
@@ -482,7 +512,7 @@ static int devices_run(struct report *r, int argc, char **argv, const struct cd_
 		return cd_fail(err, CD_ENOMEM, "out of memory");
 	rc = gpu_probe_run(p, err);
 	if (rc == CD_OK)
-		rc = gpu_driver_findings(r, p, getenv("CUDA_VISIBLE_DEVICES"));
+		rc = driver_findings(r, p, err);
 	if (rc == CD_OK)
 		rc = gpu_health_findings(r, p);
 	if (rc == CD_OK)
@@ -506,8 +536,10 @@ const struct cd_command cmd_devices = {
 		"clock event reasons, ECC counters, retired pages / remapped rows and processes.\n"
 		"Reads only; creates no CUDA context.\n"
 		"\n"
-		"Findings: no-driver, driver-init-failed, no-device, nvml-unavailable, gpu-lost,\n"
-		"ecc-errors, retired-pages-pending, pcie-link-degraded, clocks-throttled.\n"
+		"Findings: no-driver, no-device, driver-init-failed, system-not-ready,\n"
+		"driver-library-mismatch, forward-compat-unsupported, nvml-unavailable (the same driver\n"
+		"rules as doctor), gpu-lost, ecc-errors, retired-pages-pending, pcie-link-degraded,\n"
+		"clocks-throttled.\n"
 		"--json carries every field, units in the key names (docs/json.md); unknown values are null.\n"
 		"Environment: CUDOCTOR_LIBCUDA, CUDOCTOR_LIBNVML select the driver libraries.\n",
 	.run = devices_run,

@@ -1,4 +1,5 @@
-/* Driver-load and hardware-health findings from collected GPU facts. */
+/* GPU facts to findings: the driver layer through the stack rules (kb/stack_rules.c,
+ * the one implementation doctor shares), and the hardware-health rules. */
 #include <stdio.h>
 #include <string.h>
 
@@ -15,167 +16,55 @@ void gpu_subject(const struct gpu_info *g, char *buf, size_t len)
 		snprintf(buf, len, "NVML device %d (%s)", g->nvml_index, name);
 }
 
-static int no_driver(struct report *r, const struct gpu_probe *p)
+void gpu_driver_seen(const struct gpu_probe *p, struct driver_seen *s)
 {
-	struct finding *f = report_add_finding(r, SEV_ERROR, "no-driver", "libcuda.so.1",
-					       "the CUDA driver library libcuda.so.1 cannot be loaded");
-
-	if (!f)
-		return CD_ENOMEM;
-	finding_evidence(f, "%s", p->cuda_load_error[0] ? p->cuda_load_error : "dlopen failed");
-	if (p->has_nvml_device_count)
-		finding_evidence(f, "NVML (%s) sees %d GPU(s): the driver is installed but its libcuda is not reachable",
-				 p->nvml_path, p->nvml_device_count);
-	finding_why(f, "Every CUDA program reaches the GPU through the driver's user-space library "
-		       "libcuda.so.1, which comes with the NVIDIA driver, not with the CUDA toolkit or a "
-		       "framework; without it no CUDA call can succeed.");
-	finding_fix(f, "ldconfig -p | grep libcuda.so.1   # is the driver's library registered?");
-	finding_fix(f, "install the NVIDIA driver for this GPU (distribution package or NVIDIA's installer), then reboot");
-	finding_fix(f, "in a container: start it with the NVIDIA Container Toolkit (docker run --gpus all ...) so the driver libraries are mounted");
-	finding_fix(f, "WSL2: install the Windows NVIDIA driver only; libcuda.so.1 lives in /usr/lib/wsl/lib");
-	return CD_OK;
+	memset(s, 0, sizeof(*s));
+	s->loaded = p->cuda_loaded;
+	s->library_path = p->cuda_path;
+	s->how = p->cuda_how;
+	s->load_error = p->cuda_load_error;
+	s->init_called = p->cuda_init_called;
+	s->init_result = p->cuda_init_result;
+	s->init_result_name = p->cuda_init_result_name;
+	s->cuda_version = p->has_cuda_driver_version ? p->cuda_driver_version : 0;
+	s->nvml_version = p->has_driver_version ? p->driver_version : NULL;
 }
 
-static void init_failure_advice(struct finding *f, CUresult res)
+void gpu_stack_driver(const struct gpu_probe *p, const struct driver_info *di, struct stack_driver *d)
 {
-	switch (res) {
-	case 34: /* CUDA_ERROR_STUB_LIBRARY */
-		finding_why(f, "The libcuda.so.1 that was loaded is the CUDA toolkit's stub, meant only for linking; "
-			       "the real one comes with the driver.");
-		finding_fix(f, "remove the toolkit's lib64/stubs directory from LD_LIBRARY_PATH");
-		finding_fix(f, "ldconfig -p | grep libcuda.so.1   # the driver's copy should be listed");
-		break;
-	case CUDA_ERROR_SYSTEM_NOT_READY:
-		finding_why(f, "On NVSwitch systems (HGX/DGX) CUDA waits until the fabric manager has set up the "
-			       "NVLink fabric; until then cuInit answers 'system not yet initialized' (802).");
-		finding_fix(f, "sudo systemctl start nvidia-fabricmanager && systemctl status nvidia-fabricmanager");
-		finding_fix(f, "the nvidia-fabricmanager package version must equal the driver version (nvidia-smi)");
-		break;
-	case CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
-		finding_why(f, "The user-space driver library and the loaded kernel module come from different "
-			       "driver versions (803), typically after an upgrade without a reboot.");
-		finding_fix(f, "cat /proc/driver/nvidia/version   # the kernel module's version");
-		finding_fix(f, "reboot, or reinstall one driver version consistently");
-		break;
-	case CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE:
-		finding_why(f, "A CUDA forward-compatibility libcuda (the cuda-compat package) was loaded; forward "
-			       "compatibility works only on datacenter GPUs, so this GPU refuses it (804).");
-		finding_fix(f, "remove the compat directory (e.g. /usr/local/cuda/compat) from LD_LIBRARY_PATH or /etc/ld.so.conf.d");
-		finding_fix(f, "or install a driver new enough for the CUDA version you need, so no compat library is required");
-		break;
-	case CUDA_ERROR_UNKNOWN:
-		finding_why(f, "cuInit's 'unknown error' (999) usually means the kernel side is unusable: the "
-			       "nvidia_uvm module is missing, /dev/nvidia-uvm is absent or not accessible, or the "
-			       "driver lost its state after suspend/resume.");
-		finding_fix(f, "ls -l /dev/nvidia*   # nvidia-uvm must exist and be readable");
-		finding_fix(f, "sudo rmmod nvidia_uvm; sudo modprobe nvidia_uvm");
-		finding_fix(f, "reboot if it persists");
-		break;
-	default:
-		finding_why(f, "cuInit is the first call of every CUDA program; when it fails, no CUDA program on "
-			       "this machine can use the GPU.");
-		finding_fix(f, "nvidia-smi   # does the driver itself work?");
-		finding_fix(f, "ls -l /dev/nvidia*; dmesg | grep -i -E 'nvrm|xid'");
-		break;
-	}
+	memset(d, 0, sizeof(*d));
+	d->loaded = di->loaded;
+	d->load_error = di->load_error[0] ? di->load_error : NULL;
+	d->library_path = di->library_path[0] ? di->library_path : NULL;
+	d->init_called = di->init_called;
+	d->init_result = di->init_result;
+	d->init_result_name = di->init_result_name[0] ? di->init_result_name : NULL;
+	if (di->cuda_version > 0)
+		d->cuda = version_from_cuda_int(di->cuda_version);
+	d->version = di->version[0] ? di->version : NULL;
+	d->version_source = di->version_source;
+	d->kmod_version = di->kmod_version[0] ? di->kmod_version : NULL;
+	d->has_device_count = p->has_cuda_device_count;
+	d->device_count = p->cuda_device_count;
+	d->nvml_failed = !p->nvml_loaded || !p->nvml_init_called || p->nvml_init_result != NVML_SUCCESS;
+	if (d->nvml_failed)
+		d->nvml_error = p->nvml_load_error[0] ? p->nvml_load_error
+			      : p->nvml_init_result_name[0] ? p->nvml_init_result_name : NULL;
+	d->nvml_result = p->nvml_loaded && p->nvml_init_called ? (int)p->nvml_init_result : 0;
+	d->nvml_path = p->nvml_loaded && p->nvml_path[0] ? p->nvml_path : NULL;
+	d->has_nvml_device_count = p->has_nvml_device_count;
+	d->nvml_device_count = p->nvml_device_count;
 }
 
-static int driver_init_failed(struct report *r, const struct gpu_probe *p)
+int gpu_driver_findings(struct report *r, const struct gpu_probe *p, const struct driver_info *di,
+			const struct stack_platform *platform)
 {
-	struct finding *f = report_add_finding(r, SEV_ERROR, "driver-init-failed", "libcuda.so.1",
-					       "cuInit failed: %s", p->cuda_init_result_name);
+	struct stack_facts f;
 
-	if (!f)
-		return CD_ENOMEM;
-	finding_evidence(f, "cuInit(0) = %s (%d)", p->cuda_init_result_name, p->cuda_init_result);
-	finding_evidence(f, "libcuda: %s (%s)", p->cuda_path, p->cuda_how);
-	if (p->has_cuda_driver_version)
-		finding_evidence(f, "cuDriverGetVersion = %d (CUDA %d.%d)", p->cuda_driver_version,
-				 p->cuda_driver_version / 1000, p->cuda_driver_version % 1000 / 10);
-	if (p->nvml_init_called)
-		finding_evidence(f, "nvmlInit = %s", p->nvml_init_result_name);
-	init_failure_advice(f, p->cuda_init_result);
-	return CD_OK;
-}
-
-static int no_device(struct report *r, const struct gpu_probe *p, const char *visible)
-{
-	struct finding *f = report_add_finding(r, SEV_ERROR, "no-device", "CUDA",
-					       "no CUDA device is visible");
-
-	if (!f)
-		return CD_ENOMEM;
-	if (p->cuda_init_result != CUDA_SUCCESS)
-		finding_evidence(f, "cuInit(0) = %s (%d)", p->cuda_init_result_name, p->cuda_init_result);
-	else
-		finding_evidence(f, "cuDeviceGetCount = 0");
-	if (visible)
-		finding_evidence(f, "CUDA_VISIBLE_DEVICES=\"%s\"", visible);
-	if (p->has_nvml_device_count)
-		finding_evidence(f, "NVML sees %d GPU(s)", p->nvml_device_count);
-	finding_why(f, "CUDA found no GPU it may use: none is installed or bound to the nvidia driver, "
-		       "CUDA_VISIBLE_DEVICES hides them all, or the device nodes /dev/nvidia* are not "
-		       "accessible (containers, permissions).");
-	if (visible && p->has_nvml_device_count && p->nvml_device_count > 0)
-		finding_fix(f, "unset CUDA_VISIBLE_DEVICES   # or list valid indices or GPU- UUIDs (nvidia-smi -L)");
-	finding_fix(f, "nvidia-smi -L; lspci -nn | grep -i nvidia");
-	finding_fix(f, "ls -l /dev/nvidia*   # in a container: docker run --gpus all ...");
-	return CD_OK;
-}
-
-static int nvml_unavailable(struct report *r, const struct gpu_probe *p)
-{
-	struct finding *f;
-	bool mismatch = p->nvml_loaded && p->nvml_init_result == NVML_ERROR_LIB_RM_VERSION_MISMATCH;
-
-	if (!p->nvml_loaded)
-		f = report_add_finding(r, SEV_WARN, "nvml-unavailable", "libnvidia-ml.so.1",
-				       "NVML (libnvidia-ml.so.1) cannot be loaded");
-	else
-		f = report_add_finding(r, SEV_WARN, "nvml-unavailable", "libnvidia-ml.so.1",
-				       "nvmlInit failed: %s", p->nvml_init_result_text);
-	if (!f)
-		return CD_ENOMEM;
-	if (!p->nvml_loaded) {
-		finding_evidence(f, "%s", p->nvml_load_error[0] ? p->nvml_load_error : "dlopen failed");
-	} else {
-		finding_evidence(f, "nvmlInit = %s (%d, \"%s\")", p->nvml_init_result_name, p->nvml_init_result,
-				 p->nvml_init_result_text);
-		finding_evidence(f, "libnvidia-ml: %s (%s)", p->nvml_path, p->nvml_how);
-	}
-	if (mismatch) {
-		finding_why(f, "The NVIDIA kernel module in the running kernel is a different version from the "
-			       "user-space driver libraries, typically after a driver upgrade without a reboot; "
-			       "NVML refuses to work and CUDA usually fails as well.");
-		finding_fix(f, "cat /proc/driver/nvidia/version   # the kernel module's version");
-		finding_fix(f, "reboot (or unload and reload the nvidia kernel modules when no process uses the GPU)");
-	} else if (p->nvml_loaded && p->nvml_init_result == NVML_ERROR_DRIVER_NOT_LOADED) {
-		finding_why(f, "NVML found no loaded NVIDIA kernel module, so neither NVML nor CUDA can reach a GPU.");
-		finding_fix(f, "sudo modprobe nvidia; dmesg | grep -i nvrm");
-	} else {
-		finding_why(f, "NVML is how cudoctor and nvidia-smi read driver version, health, clocks, PCIe "
-			       "links and processes; without it those facts are unknown (CUDA facts still are).");
-		finding_fix(f, "nvidia-smi   # fails the same way when NVML does");
-		finding_fix(f, "ldconfig -p | grep libnvidia-ml.so.1; in a container: --gpus all mounts it");
-	}
-	return CD_OK;
-}
-
-int gpu_driver_findings(struct report *r, const struct gpu_probe *p, const char *visible)
-{
-	int rc = CD_OK;
-
-	if (!p->cuda_loaded)
-		rc = no_driver(r, p);
-	else if (p->cuda_init_called && p->cuda_init_result == CUDA_ERROR_NO_DEVICE)
-		rc = no_device(r, p, visible);
-	else if (p->cuda_init_called && p->cuda_init_result != CUDA_SUCCESS)
-		rc = driver_init_failed(r, p);
-	else if (p->has_cuda_device_count && p->cuda_device_count == 0)
-		rc = no_device(r, p, visible);
-	if (rc == CD_OK && (!p->nvml_loaded || (p->nvml_init_called && p->nvml_init_result != NVML_SUCCESS)))
-		rc = nvml_unavailable(r, p);
-	return rc;
+	memset(&f, 0, sizeof(f));
+	gpu_stack_driver(p, di, &f.driver);
+	f.platform = *platform;
+	return stack_driver_rules(&f, r);
 }
 
 /* ---- hardware health ---- */

@@ -297,16 +297,19 @@ static void oom_finding(struct report *r, const struct mem_model *m, const struc
 	if (f->context_matters && f->max_context && f->max_context < o->context)
 		finding_fix(fd, "use a shorter context: --context %" PRIu64 " fits (llama.cpp -c %" PRIu64
 				", vLLM --max-model-len %" PRIu64 ")", f->max_context, f->max_context, f->max_context);
-	if (!o->train && f->quant_fit[0])
-		finding_fix(fd, "quantise the weights to %s: llama-quantize model-f16.gguf model-%s.gguf %s%s",
-			    f->quant_fit, f->quant_fit, f->quant_fit,
-			    strstr(f->quant_fit, "_K") ? "_M" : "");
+	if (!o->train && f->quant_fit[0]) {
+		/* llama-quantize's names: the K-quants of 3-5 bits come as _M mixes */
+		const char *mix = strcmp(f->quant_fit, "Q5_K") == 0 || strcmp(f->quant_fit, "Q4_K") == 0 ||
+					  strcmp(f->quant_fit, "Q3_K") == 0 ? "_M" : "";
+		finding_fix(fd, "quantise the weights to %s: llama-quantize model-f16.gguf model-%s%s.gguf %s%s",
+			    f->quant_fit, f->quant_fit, mix, f->quant_fit, mix);
+	}
 	if (!o->train && f->layers_fit < m->n_layers)
 		finding_fix(fd, "offload part: %u of %u layers fit on this GPU (llama.cpp -ngl %u; the rest runs on the CPU)",
 			    f->layers_fit, m->n_layers, f->layers_fit);
 	if (f->gpus_needed > 1)
-		finding_fix(fd, "split across %u such GPUs (vLLM --tensor-parallel-size %u, llama.cpp --split-mode layer%s)",
-			    f->gpus_needed, f->gpus_needed, o->train ? ", or FSDP/ZeRO-3 for training" : "");
+		finding_fix(fd, "split across %u such GPUs (llama.cpp --split-mode layer; tensor or pipeline parallelism in vLLM%s)",
+			    f->gpus_needed, o->train ? "; FSDP or ZeRO-3 for training" : "");
 	if (o->train && !o->checkpointing && e->act_known)
 		finding_fix(fd, "turn on activation checkpointing (model.gradient_checkpointing_enable()): activations %s -> %s",
 			    mem_fmt_size(e->act_full, s1, sizeof s1), mem_fmt_size(e->act_checkpointed, s2, sizeof s2));
@@ -332,7 +335,7 @@ static void show_fit(struct report *r, const struct mem_model *m, const struct m
 			snprintf(hr, sizeof hr, "-%s", mem_fmt_size((uint64_t)-f.headroom, s, sizeof s));
 		snprintf(ctx, sizeof ctx, f.context_matters ? "%" PRIu64 : "n/a", f.max_context);
 		snprintf(bat, sizeof bat, f.context_matters ? "%" PRIu64 : "n/a", f.max_batch);
-		snprintf(lay, sizeof lay, o->train ? "n/a" : "%u of %u", f.layers_fit, m->n_layers);
+		snprintf(lay, sizeof lay, o->train || !m->n_layers ? "n/a" : "%u of %u", f.layers_fit, m->n_layers);
 		const char *cells[] = {targets[i].name, mem, f.fits ? "yes" : "NO", hr, ctx, bat, lay};
 		report_table_row(r, cells);
 		if (!f.fits)

@@ -28,8 +28,8 @@ static void show_probe(struct report *r, const char *gpu, const struct mem_probe
 		  p->in_blocks ? 100.0 * (double)gap / (double)p->in_blocks : 0.0,
 		  gap * 10 > p->in_blocks ? "the driver cannot give the free memory as one block"
 					  : "the driver gives the free memory as one block");
-	report_kv(r, "held for", "%.1f ms over %u cuMemAlloc calls; free afterwards %s", p->held_ms, p->n_calls,
-		  mem_fmt_size(p->free_after, c, sizeof c));
+	report_kv(r, "probe ran", "%.1f ms, %u cuMemAlloc calls, each block freed at once; free afterwards %s",
+		  p->held_ms, p->n_calls, mem_fmt_size(p->free_after, c, sizeof c));
 	json_object_set_new(j, "gpu", json_string(gpu));
 	json_object_set_new(j, "free_bytes", json_integer((json_int_t)p->free_before));
 	json_object_set_new(j, "total_bytes", json_integer((json_int_t)p->total));
@@ -41,7 +41,7 @@ static void show_probe(struct report *r, const char *gpu, const struct mem_probe
 	json_object_set_new(j, "blocks", json_integer(p->n_blocks));
 	json_object_set_new(j, "fragmentation_bytes", json_integer((json_int_t)gap));
 	json_object_set_new(j, "alloc_calls", json_integer(p->n_calls));
-	json_object_set_new(j, "held_ms", json_real(p->held_ms));
+	json_object_set_new(j, "elapsed_ms", json_real(p->held_ms));
 	json_object_set_new(j, "free_after_bytes", json_integer((json_int_t)p->free_after));
 	if (gap * 10 > p->in_blocks) {
 		struct finding *f = report_add_finding(r, SEV_WARN, "oom-fragmentation", gpu,

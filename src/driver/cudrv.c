@@ -154,7 +154,8 @@ int cudrv_load(struct cudrv *d, char *err)
 			goto loaded;
 		}
 	}
-	return cd_fail(err, CD_ENOTFOUND, "libcuda.so.1: %s", first_error);
+	/* dlerror() already names the file: "libcuda.so.1: cannot open shared object file: ..." */
+	return cd_fail(err, CD_ENOTFOUND, "%s", first_error);
 loaded:
 	resolve_symbols(d);
 	return CD_OK;

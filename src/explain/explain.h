@@ -20,7 +20,8 @@ struct explain_match {
 	char lines[EXPLAIN_MAX_LINES][EXPLAIN_LINE_MAX]; /* matched lines, trimmed */
 	size_t n_lines;
 	size_t offset;                       /* of the first matched line in the text */
-	size_t count;                        /* hits folded into this match */
+	size_t count;                        /* lines with a hit folded into this match */
+	size_t last_offset;                  /* of the last line counted */
 	const struct kb_error *error;        /* catalogue entry, when a code was recognised */
 	const struct kb_message *message;    /* message pattern, when one matched */
 	int code_seen;                       /* a number printed beside a known string that
@@ -30,8 +31,10 @@ struct explain_match {
 	bool has_arch;
 	char gpu_name[96];                   /* "NVIDIA GeForce RTX 3090" */
 	struct kb_arch supported[24];        /* "current PyTorch install supports sm_37 sm_50 ..." */
+	bool supported_ptx[24];              /* that entry was compute_XX (PTX), not sm_XX */
 	size_t n_supported;
-	int xid;                             /* -1 when none */
+	int xids[8];                         /* distinct Xid numbers, in order of appearance */
+	size_t n_xids;
 	struct oom_message oom;
 	bool has_oom;
 	char path[256];                      /* a library or binary path in the text, if any */

@@ -23,19 +23,16 @@ struct line {
 
 static long find_ci(const struct line *l, const char *needle)
 {
+	char low[256];
 	size_t n = strlen(needle);
+	const char *at;
 
-	if (n == 0 || n > l->len)
+	if (n == 0 || n > l->len || n >= sizeof(low))
 		return -1;
-	for (size_t i = 0; i + n <= l->len; i++) {
-		size_t k = 0;
-
-		while (k < n && l->low[i + k] == (char)tolower((unsigned char)needle[k]))
-			k++;
-		if (k == n)
-			return (long)i;
-	}
-	return -1;
+	for (size_t i = 0; i <= n; i++)
+		low[i] = (char)tolower((unsigned char)needle[i]);
+	at = strstr(l->low, low);
+	return at ? (long)(at - l->low) : -1;
 }
 
 static bool is_ident(int c)
@@ -74,7 +71,9 @@ static struct explain_match *hit(struct explain_result *r, const char *finding, 
 
 	for (size_t i = 0; i < r->n; i++) {
 		if (strcmp(r->m[i].finding, finding) == 0) {
-			r->m[i].count++;
+			if (r->m[i].last_offset != l->offset)
+				r->m[i].count++;
+			r->m[i].last_offset = l->offset;
 			keep_line(&r->m[i], l);
 			return &r->m[i];
 		}
@@ -93,8 +92,8 @@ static struct explain_match *hit(struct explain_result *r, const char *finding, 
 	m->finding = finding;
 	m->via = via;
 	m->offset = l->offset;
+	m->last_offset = l->offset;
 	m->count = 1;
-	m->xid = -1;
 	m->code_seen = -1;
 	keep_line(m, l);
 	return m;
@@ -187,6 +186,7 @@ static void extract_torch_cc(struct explain_match *m, const struct line *l, cons
 				q++;
 			if (!read_arch(q, end, &a))
 				break;
+			m->supported_ptx[m->n_supported] = end - q > 8 && strncmp(q, "compute_", 8) == 0;
 			m->supported[m->n_supported++] = a;
 			while (q < end && is_ident((unsigned char)*q))
 				q++;
@@ -249,8 +249,13 @@ static void extract_xid(struct explain_match *m, const struct line *l)
 		v = v * 10 + (l->s[i++] - '0');
 		digits++;
 	}
-	if (digits && m->xid < 0)
-		m->xid = v;
+	if (!digits)
+		return;
+	for (size_t k = 0; k < m->n_xids; k++)
+		if (m->xids[k] == v)
+			return;
+	if (m->n_xids < sizeof(m->xids) / sizeof(m->xids[0]))
+		m->xids[m->n_xids++] = v;
 }
 
 /* the first absolute path to a shared library or CUDA binary on the line */
@@ -523,8 +528,9 @@ static int scan_line(struct explain_result *r, struct line *l, const char *text,
 	bool found = false;
 	int rc;
 
+	/* a NUL byte in pasted text must not end the searches early */
 	for (size_t i = 0; i < l->len; i++)
-		l->low[i] = (char)tolower((unsigned char)l->s[i]);
+		l->low[i] = l->s[i] ? (char)tolower((unsigned char)l->s[i]) : ' ';
 	l->low[l->len] = '\0';
 	l->has_cuda = strstr(l->low, "cuda") != NULL;
 	if ((rc = match_messages(r, l, text, len)) != CD_OK)

@@ -82,8 +82,8 @@ static int fix_driver_for(struct finding *f, const struct version *need, const c
 	char b[32];
 
 	if (min_driver)
-		NOMEM(finding_fix(f, "install NVIDIA driver %s or newer (%s, supports CUDA %s): sudo apt install nvidia-driver-%.3s   # or your distribution's package",
-				  min_driver, min_branch ? min_branch : "its branch", mm(need, b, sizeof b), min_driver) == CD_OK);
+		NOMEM(finding_fix(f, "install NVIDIA driver %s or newer (%s%ssupports CUDA %s): sudo apt install nvidia-driver-%.3s   # or your distribution's package",
+				  min_driver, min_branch ? min_branch : "", min_branch ? ", " : "", mm(need, b, sizeof b), min_driver) == CD_OK);
 	else
 		NOMEM(finding_fix(f, "install an NVIDIA driver whose \"CUDA Version\" (nvidia-smi) is %s or newer",
 				  mm(need, b, sizeof b)) == CD_OK);
@@ -108,6 +108,9 @@ static int rule_no_driver(const struct stack_facts *f, struct report *r)
 				       d->kmod_version) == CD_OK);
 	else
 		NOMEM(finding_evidence(x, "no NVIDIA kernel module is loaded (/proc/driver/nvidia/version is absent)") == CD_OK);
+	if (d->has_nvml_device_count)
+		NOMEM(finding_evidence(x, "NVML (%s) sees %d GPU(s)%s", d->nvml_path ? d->nvml_path : "libnvidia-ml.so.1", d->nvml_device_count,
+				       d->nvml_device_count > 0 ? ": the driver is installed but its libcuda is not reachable" : "") == CD_OK);
 	NOMEM(finding_why(x, "Every CUDA program reaches the GPU through the user-space driver libcuda.so.1, which the CUDA runtime opens at the first CUDA call. "
 			  "A toolkit (nvcc) can build programs without it, but nothing can run on a GPU here until a driver is installed and loadable.") == CD_OK);
 	if (f->platform.wsl) {
@@ -123,6 +126,43 @@ static int rule_no_driver(const struct stack_facts *f, struct report *r)
 	return CD_OK;
 }
 
+/* cuInit = 100, or a good cuInit followed by a device count of 0 */
+static int no_device(const struct stack_facts *f, struct report *r)
+{
+	const struct stack_driver *d = &f->driver;
+	const char *name = d->init_result_name ? d->init_result_name : "CUresult";
+	bool init_failed = d->init_called && d->init_result != CUDA_SUCCESS;
+	struct finding *x;
+
+	x = report_add_finding(r, SEV_ERROR, "no-device", "cuInit",
+			       init_failed ? "The driver loaded but sees no CUDA device" : "The driver initialised but counts no CUDA device");
+	NOMEM(x);
+	if (init_failed)
+		NOMEM(finding_evidence(x, "cuInit(0) = %s (%d)", name, d->init_result) == CD_OK);
+	else
+		NOMEM(finding_evidence(x, "cuDeviceGetCount = %d", d->device_count) == CD_OK);
+	if (f->platform.visible.set)
+		NOMEM(finding_evidence(x, "CUDA_VISIBLE_DEVICES=\"%s\"", f->platform.visible.raw ? f->platform.visible.raw : "") == CD_OK);
+	if (d->has_nvml_device_count)
+		NOMEM(finding_evidence(x, "NVML sees %d GPU(s)", d->nvml_device_count) == CD_OK);
+	NOMEM(finding_why(x, "CUDA enumerates only the GPUs that the kernel driver exposes through /dev/nvidia* and that CUDA_VISIBLE_DEVICES lets through; "
+			  "an empty or invalid CUDA_VISIBLE_DEVICES, missing device nodes (containers) or a GPU bound to another driver leaves none.") == CD_OK);
+	if (f->platform.visible.set)
+		NOMEM(finding_fix(x, "unset CUDA_VISIBLE_DEVICES   # or list valid indices or GPU- UUIDs (nvidia-smi -L)") == CD_OK);
+	NOMEM(finding_fix(x, "nvidia-smi -L   # does the driver itself list the GPUs?") == CD_OK);
+	NOMEM(finding_fix(x, "ls -l /dev/nvidia*   # in a container: docker run --gpus all ...") == CD_OK);
+	return CD_OK;
+}
+
+static int rule_no_device_count(const struct stack_facts *f, struct report *r)
+{
+	const struct stack_driver *d = &f->driver;
+
+	if (!d->loaded || !d->init_called || d->init_result != CUDA_SUCCESS || !d->has_device_count || d->device_count != 0)
+		return CD_OK;
+	return no_device(f, r);
+}
+
 static int rule_init(const struct stack_facts *f, struct report *r)
 {
 	const struct stack_driver *d = &f->driver;
@@ -134,19 +174,7 @@ static int rule_init(const struct stack_facts *f, struct report *r)
 
 	switch (d->init_result) {
 	case CUDA_ERROR_NO_DEVICE:
-		x = report_add_finding(r, SEV_ERROR, "no-device", "cuInit",
-				       "The driver loaded but sees no CUDA device");
-		NOMEM(x);
-		NOMEM(finding_evidence(x, "cuInit(0) = %s (%d)", name, d->init_result) == CD_OK);
-		if (f->platform.visible.set)
-			NOMEM(finding_evidence(x, "CUDA_VISIBLE_DEVICES=\"%s\"", f->platform.visible.raw ? f->platform.visible.raw : "") == CD_OK);
-		NOMEM(finding_why(x, "CUDA enumerates only the GPUs that the kernel driver exposes through /dev/nvidia* and that CUDA_VISIBLE_DEVICES lets through; "
-				  "an empty or invalid CUDA_VISIBLE_DEVICES, missing device nodes (containers) or a GPU bound to another driver leaves none.") == CD_OK);
-		if (f->platform.visible.set)
-			NOMEM(finding_fix(x, "unset CUDA_VISIBLE_DEVICES") == CD_OK);
-		NOMEM(finding_fix(x, "nvidia-smi -L   # does the driver itself list the GPUs?") == CD_OK);
-		NOMEM(finding_fix(x, "ls -l /dev/nvidia*   # in a container: docker run --gpus all ...") == CD_OK);
-		return CD_OK;
+		return no_device(f, r);
 	case CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE:
 		x = report_add_finding(r, SEV_ERROR, "forward-compat-unsupported", d->library_path ? d->library_path : "libcuda.so.1",
 				       "A forward-compatibility libcuda is loaded on a GPU that does not support it (error 804)");
@@ -188,11 +216,17 @@ static int rule_init(const struct stack_facts *f, struct report *r)
 	NOMEM(finding_evidence(x, "cuInit(0) = %s (%d)", name, d->init_result) == CD_OK);
 	if (d->library_path)
 		NOMEM(finding_evidence(x, "libcuda: %s", d->library_path) == CD_OK);
+	if (known(&d->cuda))
+		NOMEM(finding_evidence(x, "cuDriverGetVersion = %d (CUDA %d.%d)", version_to_cuda_int(&d->cuda), d->cuda.major, d->cuda.minor) == CD_OK);
 	if (d->init_result == CUDA_ERROR_UNKNOWN) {
 		NOMEM(finding_why(x, "cuInit needs the kernel modules nvidia and nvidia_uvm in a sane state; CUDA_ERROR_UNKNOWN usually means nvidia_uvm "
 				  "lost its state (typically after suspend/resume) or the GPU has fallen off the bus.") == CD_OK);
 		NOMEM(finding_fix(x, "sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm") == CD_OK);
 		NOMEM(finding_fix(x, "sudo dmesg | grep -i -E 'NVRM|Xid'   # look for Xid 79 (fallen off the bus)") == CD_OK);
+	} else if (d->init_result == 34) { /* CUDA_ERROR_STUB_LIBRARY */
+		NOMEM(finding_why(x, "The libcuda loaded is the toolkit's link-time stub (lib64/stubs), which has every symbol but no driver behind it; "
+				  "programs must load the driver's libcuda.so.1 instead.") == CD_OK);
+		NOMEM(finding_fix(x, "remove the toolkit's stubs directory from LD_LIBRARY_PATH (and from /etc/ld.so.conf.d), then: sudo ldconfig") == CD_OK);
 	} else {
 		NOMEM(finding_why(x, "cuInit is the first call of every CUDA program; when it fails no program can use the GPU.") == CD_OK);
 		NOMEM(finding_fix(x, "cudoctor explain %s", name) == CD_OK);
@@ -232,10 +266,28 @@ static int rule_nvml(const struct stack_facts *f, struct report *r)
 	x = report_add_finding(r, SEV_WARN, "nvml-unavailable", "libnvidia-ml.so.1",
 			       "NVML is unavailable: PCI order, health and process facts are missing");
 	NOMEM(x);
-	NOMEM(finding_evidence(x, "%s", d->nvml_error ? d->nvml_error : "nvmlInit failed") == CD_OK);
+	if (d->nvml_result != 0)
+		NOMEM(finding_evidence(x, "nvmlInit = %s (%d)", d->nvml_error ? d->nvml_error : "error", d->nvml_result) == CD_OK);
+	else
+		NOMEM(finding_evidence(x, "%s", d->nvml_error ? d->nvml_error : "nvmlInit failed") == CD_OK);
+	if (d->nvml_path)
+		NOMEM(finding_evidence(x, "libnvidia-ml: %s", d->nvml_path) == CD_OK);
+	if (d->nvml_result == 18) { /* NVML_ERROR_LIB_RM_VERSION_MISMATCH */
+		NOMEM(finding_why(x, "NVML says \"Driver/library version mismatch\": the NVIDIA kernel module in the running kernel is a different version from the "
+				  "user-space driver libraries, typically after a driver upgrade without a reboot; CUDA usually fails as well.") == CD_OK);
+		NOMEM(finding_fix(x, "cat /proc/driver/nvidia/version   # the kernel module's version") == CD_OK);
+		NOMEM(finding_fix(x, "sudo reboot   # or unload and reload the nvidia kernel modules when no process uses the GPU") == CD_OK);
+		return CD_OK;
+	}
+	if (d->nvml_result == 9) { /* NVML_ERROR_DRIVER_NOT_LOADED */
+		NOMEM(finding_why(x, "NVML found no loaded NVIDIA kernel module, so neither NVML nor CUDA can reach a GPU.") == CD_OK);
+		NOMEM(finding_fix(x, "sudo modprobe nvidia; sudo dmesg | grep -i nvrm") == CD_OK);
+		return CD_OK;
+	}
 	NOMEM(finding_why(x, "NVML (the library behind nvidia-smi) ships with the driver and reports what the CUDA driver API does not: "
 			  "PCI order, ECC, clocks, processes. A failing NVML next to a working libcuda points at a partial driver install or a container without the NVML mount.") == CD_OK);
 	NOMEM(finding_fix(x, "nvidia-smi   # fails the same way if NVML is broken") == CD_OK);
+	NOMEM(finding_fix(x, "ldconfig -p | grep libnvidia-ml.so.1   # in a container: --gpus all mounts it") == CD_OK);
 	NOMEM(finding_fix(x, "export CUDOCTOR_LIBNVML=/path/to/libnvidia-ml.so.1") == CD_OK);
 	return CD_OK;
 }
@@ -335,6 +387,7 @@ static int rule_smi_cuda_version(const struct stack_facts *f, struct report *r)
 		NOMEM(finding_evidence(x, "%s reports CUDA %s", t->nvcc, tv) == CD_OK);
 		NOMEM(finding_why(x, "The driver runs programs built with any CUDA up to %s; the toolkit decides what you build with. "
 				  "The two numbers differing is normal as long as the toolkit is not the newer one.", dv) == CD_OK);
+		NOMEM(finding_fix(x, "nothing to fix; a toolkit up to CUDA %s would also run here: nvcc --version shows the one builds use", dv) == CD_OK);
 		return CD_OK;
 	}
 	return CD_OK;
@@ -464,6 +517,9 @@ static int rule_runtime_vs_driver(const struct stack_facts *f, struct report *r)
 		const struct stack_runtime *rt = &f->runtimes[i];
 		struct finding *x;
 
+		/* only the runtime's version is a CUDA version (cuDNN 9, NCCL 2 are not) */
+		if (!rt->soname || !str_starts_with(rt->soname, "libcudart"))
+			continue;
 		if (!known(&rt->version) || compare_to_driver(&rt->version, &d->cuda) != NEWER_MAJOR)
 			continue;
 		mm(&rt->version, rv, sizeof rv);
@@ -503,6 +559,15 @@ static int rule_runtime_vs_driver(const struct stack_facts *f, struct report *r)
 	return CD_OK;
 }
 
+static const char *full(const struct stack_runtime *rt, char *buf, size_t n)
+{
+	if (rt->version_text && *rt->version_text)
+		snprintf(buf, n, "%s", rt->version_text);
+	else
+		mm(&rt->version, buf, n);
+	return buf;
+}
+
 static int rule_shadowed(const struct stack_facts *f, struct report *r)
 {
 	char v1[32], v2[32];
@@ -531,11 +596,11 @@ static int rule_shadowed(const struct stack_facts *f, struct report *r)
 			lose = b;
 			x = report_add_finding(r, SEV_WARN, "library-shadowed", win->soname,
 					       "%s: the loader picks %s (%s) over %s (%s)", win->soname, win->path,
-					       mm(&win->version, v1, sizeof v1), lose->path, mm(&lose->version, v2, sizeof v2));
+					       full(win, v1, sizeof v1), lose->path, full(lose, v2, sizeof v2));
 			NOMEM(x);
-			NOMEM(finding_evidence(x, "picked: %s, CUDA %s, %s%s", win->path, v1, runtime_origin_name(win->origin),
+			NOMEM(finding_evidence(x, "picked: %s, version %s, %s%s", win->path, v1, runtime_origin_name(win->origin),
 					       win->from_ld_library_path ? ", from LD_LIBRARY_PATH" : "") == CD_OK);
-			NOMEM(finding_evidence(x, "shadowed: %s, CUDA %s, %s", lose->path, v2, runtime_origin_name(lose->origin)) == CD_OK);
+			NOMEM(finding_evidence(x, "shadowed: %s, version %s, %s", lose->path, v2, runtime_origin_name(lose->origin)) == CD_OK);
 			NOMEM(finding_why(x, "The dynamic loader takes the first file with the wanted soname: LD_LIBRARY_PATH first, then the library's RUNPATH, "
 					  "then /etc/ld.so.cache. A program or wheel built against one version then runs with another, which fails with "
 					  "undefined symbols or version errors.") == CD_OK);
@@ -818,19 +883,33 @@ static int rule_persistence(const struct stack_facts *f, struct report *r)
 	return CD_OK;
 }
 
-int stack_rules_run(const struct stack_facts *f, struct report *r)
+static int run_rules(int (*const rules[])(const struct stack_facts *, struct report *), size_t n,
+		     const struct stack_facts *f, struct report *r)
 {
-	int (*const rules[])(const struct stack_facts *, struct report *) = {
-		rule_no_driver, rule_init, rule_module_mismatch, rule_nvml,
-		rule_toolkit_vs_driver, rule_runtime_vs_driver, rule_toolkit_vs_gpu,
-		rule_shadowed, rule_torch_cpu, rule_visible_devices, rule_device_order,
-		rule_device_nodes, rule_wsl, rule_persistence, rule_smi_cuda_version,
-	};
-
-	for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+	for (size_t i = 0; i < n; i++) {
 		int rc = rules[i](f, r);
 		if (rc != CD_OK)
 			return rc;
 	}
 	return CD_OK;
+}
+
+int stack_driver_rules(const struct stack_facts *f, struct report *r)
+{
+	int (*const rules[])(const struct stack_facts *, struct report *) = {
+		rule_no_driver, rule_init, rule_no_device_count, rule_module_mismatch, rule_nvml,
+	};
+
+	return run_rules(rules, sizeof rules / sizeof rules[0], f, r);
+}
+
+int stack_rules_run(const struct stack_facts *f, struct report *r)
+{
+	int (*const rules[])(const struct stack_facts *, struct report *) = {
+		stack_driver_rules, rule_toolkit_vs_driver, rule_runtime_vs_driver, rule_toolkit_vs_gpu,
+		rule_shadowed, rule_torch_cpu, rule_visible_devices, rule_device_order,
+		rule_device_nodes, rule_wsl, rule_persistence, rule_smi_cuda_version,
+	};
+
+	return run_rules(rules, sizeof rules / sizeof rules[0], f, r);
 }

@@ -22,8 +22,14 @@ struct stack_driver {
 	const char *version;          /* user-space driver "580.159.04", NULL if unknown */
 	const char *version_source;   /* "NVML", "libcuda file name", ... */
 	const char *kmod_version;     /* loaded kernel module, NULL if unknown */
+	bool has_device_count;        /* cuDeviceGetCount answered (after a good cuInit) */
+	int device_count;
 	bool nvml_failed;             /* NVML could not be loaded or initialised */
 	const char *nvml_error;
+	int nvml_result;              /* nvmlReturn_t of nvmlInit when it failed; 0 when not loaded */
+	const char *nvml_path;        /* the libnvidia-ml loaded, NULL if none */
+	bool has_nvml_device_count;   /* NVML answered nvmlDeviceGetCount */
+	int nvml_device_count;
 	/* from the kb: the driver branch that supports the next CUDA release, for fixes */
 	const char *branch;           /* "R550", NULL if unknown */
 };
@@ -63,6 +69,7 @@ struct stack_runtime {
 	const char *real_path;
 	const char *soname;           /* "libcudart.so.12" */
 	struct version version;
+	const char *version_text;     /* as found, "12.4.127"; NULL: format version */
 	enum runtime_origin origin;
 	int rank;                     /* loader preference for a program without RUNPATH; -1: not on the loader path */
 	bool from_ld_library_path;
@@ -132,6 +139,13 @@ struct stack_facts {
 
 /* Adds every finding the facts support to r. Returns CD_OK or CD_ENOMEM. */
 int stack_rules_run(const struct stack_facts *f, struct report *r);
+
+/* Only the driver layer: no-driver, cuInit's failures (no-device, system-not-ready,
+ * driver-library-mismatch, forward-compat-unsupported, driver-init-failed), a device count
+ * of 0, kernel module vs user-space mismatch and nvml-unavailable. Reads f->driver and
+ * f->platform (WSL, container, CUDA_VISIBLE_DEVICES) only. `devices` runs this alone;
+ * stack_rules_run runs it first. Returns CD_OK or CD_ENOMEM. */
+int stack_driver_rules(const struct stack_facts *f, struct report *r);
 
 /* True when a toolkit accepts sm_<cc_major><cc_minor> (plain target). */
 bool stack_toolkit_targets(const struct stack_toolkit *t, int cc_major, int cc_minor);

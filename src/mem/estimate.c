@@ -111,9 +111,9 @@ static uint64_t block_act_elems(const struct mem_model *m)
 {
 	uint64_t kvd = (uint64_t)m->n_kv_heads * (m->head_dim_k + m->head_dim_v);
 	uint64_t ff = m->ff;
-	if (m->n_experts && m->n_experts_used)
-		ff *= m->n_experts_used; /* routed tokens fan out to the experts they use */
-	return 5 * m->hidden + kvd + 3 * ff;
+	if (m->n_experts && m->n_experts_used) /* each token goes through the experts it uses */
+		ff = sat_mul(m->expert_ff ? m->expert_ff : m->ff, m->n_experts_used);
+	return sat_add(sat_add(sat_mul(5, m->hidden), kvd), sat_mul(3, ff));
 }
 
 static void inference(const struct mem_model *m, const struct mem_opts *o, struct mem_estimate *e)

@@ -66,7 +66,10 @@ void mem_fit_search(const struct mem_model *m, const struct mem_opts *o, uint64_
 	f->budget = budget;
 	mem_estimate(m, o, &e);
 	f->fits = e.total <= budget;
-	f->headroom = (int64_t)budget - (int64_t)e.total;
+	uint64_t diff = f->fits ? budget - e.total : e.total - budget;
+	if (diff > (uint64_t)INT64_MAX)
+		diff = (uint64_t)INT64_MAX;
+	f->headroom = f->fits ? (int64_t)diff : -(int64_t)diff;
 	f->context_matters = e.kv_known || e.act_known;
 	if (f->context_matters) {
 		uint64_t hi = o->context > MAX_SEARCH_CONTEXT ? o->context : MAX_SEARCH_CONTEXT;

@@ -26,6 +26,13 @@ static uint32_t c32(uint64_t v)
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
+/* params x bits / 8, saturating (a hostile config must not make the cast undefined) */
+static uint64_t bytes_of(uint64_t params, double bits)
+{
+	double v = (double)params * bits / 8.0;
+	return v >= 1.8e19 ? UINT64_MAX : (uint64_t)v;
+}
+
 /* The language model's part: multimodal configs nest it under text_config. */
 static json_t *text_part(json_t *config)
 {
@@ -96,6 +103,7 @@ int mem_model_apply_config(json_t *config, struct mem_model *m, char *err)
 	m->ctx_train = jnum2(c, "max_position_embeddings", "n_positions", 0);
 	m->n_experts = c32(jnum2(c, "num_local_experts", "num_experts", jnum(c, "n_routed_experts", 0)));
 	m->n_experts_used = c32(jnum(c, "num_experts_per_tok", 0));
+	m->expert_ff = jnum(c, "moe_intermediate_size", 0);
 	if (jnum(c, "kv_lora_rank", 0)) {
 		m->mla = true;
 		m->kv_lora_rank = c32(jnum(c, "kv_lora_rank", 0));
@@ -107,6 +115,11 @@ int mem_model_apply_config(json_t *config, struct mem_model *m, char *err)
 		m->layers[l].kv_heads = m->n_kv_heads;
 	apply_swa(c, m);
 	m->attn_known = m->n_layers && m->n_kv_heads && (m->mla || m->head_dim_k);
+	/* sizes far beyond any model are a broken or hostile file, not a model */
+	if (m->hidden > (1u << 22) || m->vocab > (1u << 28) || m->ff > (1u << 26) || m->n_heads > (1u << 16) ||
+	    m->n_kv_heads > (1u << 16) || m->head_dim_k > (1u << 16) || m->head_dim_v > (1u << 16) ||
+	    m->n_experts > (1u << 16) || m->expert_ff > (1u << 26) || m->kv_lora_rank > (1u << 20) || m->rope_dim > (1u << 16))
+		return cd_fail(err, CD_EFORMAT, "config.json: a size (hidden, vocab, heads, head_dim, experts) is out of range");
 	return CD_OK;
 }
 
@@ -168,14 +181,14 @@ int mem_model_from_config(json_t *config, const char *dtype, struct mem_model *m
 		    json_is_true(json_object_get(config, "tie_word_embeddings"));
 	uint64_t embed = m->vocab * m->hidden;
 	m->params = embed + (tied ? 0 : embed) + m->hidden;
-	m->embed_bytes = (uint64_t)((double)embed * bits / 8);
+	m->embed_bytes = bytes_of(embed, bits);
 	m->output_bytes = tied ? 0 : m->embed_bytes;
-	m->other_bytes = (uint64_t)((double)m->hidden * bits / 8);
+	m->other_bytes = bytes_of(m->hidden, bits);
 	m->factored_elems = 2 * (m->vocab + m->hidden);
 	for (uint32_t l = 0; l < m->n_layers; l++) {
 		uint64_t p = block_params(c, m, l);
 		m->params += p;
-		m->layers[l].weight_bytes = (uint64_t)((double)p * bits / 8);
+		m->layers[l].weight_bytes = bytes_of(p, bits);
 		m->factored_elems += 10 * m->hidden + 4 * m->ff; /* rows + cols of ~7 matrices */
 	}
 	m->weight_bytes = m->embed_bytes + m->output_bytes + m->other_bytes;

@@ -106,8 +106,8 @@ int mem_model_from_params(uint64_t params, const char *dtype, struct mem_model *
 {
 	double bits = mem_dtype_bits(dtype);
 	memset(m, 0, sizeof *m);
-	if (!params)
-		return cd_fail(err, CD_EUSAGE, "--params must be a positive count (e.g. 8e9, 7B, 70B)");
+	if (!params || params > 1000000000000000ull)
+		return cd_fail(err, CD_EUSAGE, "--params must be a positive count up to 1e15 (e.g. 8e9, 7B, 70B)");
 	if (bits <= 0)
 		return cd_fail(err, CD_EUSAGE, "unknown dtype '%s' (bf16, fp16, fp32, fp8, int8, int4, q8_0, q4_k, ...)",
 			       dtype ? dtype : "");

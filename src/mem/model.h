@@ -38,6 +38,7 @@ struct mem_model {
 	bool mla;
 	uint32_t kv_lora_rank, rope_dim;    /* MLA: per-token latent = kv_lora_rank + rope_dim */
 	uint32_t n_experts, n_experts_used;
+	uint64_t expert_ff;    /* one expert's intermediate size (MoE), 0 if not said */
 	/* Adafactor's factored second moment: rows + cols per matrix, n per vector */
 	uint64_t factored_elems;
 	bool shapes_known;

@@ -136,6 +136,8 @@ int mem_model_from_gguf(const struct gguf_file *g, struct mem_model *m, char *er
 		m->n_experts = clamp32(v);
 	if (gguf_get_uint(g, k(&kb, arch, "expert_used_count"), &v))
 		m->n_experts_used = clamp32(v);
+	if (gguf_get_uint(g, k(&kb, arch, "expert_feed_forward_length"), &v))
+		m->expert_ff = v;
 
 	struct akey hk, kvk;
 	k(&hk, arch, "attention.head_count");

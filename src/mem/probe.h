@@ -22,7 +22,7 @@ struct mem_probe {
 	uint64_t in_blocks;      /* allocated at once in up to MEM_PROBE_MAX_BLOCKS blocks */
 	unsigned n_blocks;
 	unsigned n_calls;        /* cuMemAlloc calls made */
-	double held_ms;          /* from the first allocation to the last free */
+	double held_ms;          /* wall time from the first allocation to the last free */
 };
 
 /* max_fraction in (0, 1]. CD_EDRIVER (err names the call) on a failure that is

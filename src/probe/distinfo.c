@@ -2,12 +2,14 @@
 #include "probe/distinfo.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "probe/paths.h"
 #include "probe/vertext.h"
 #include "util/err.h"
+#include "util/file.h"
 #include "util/str.h"
 #include "util/version.h"
 
@@ -34,6 +36,20 @@ static bool pkg_matches(const char *pkg, const char *stem, enum distinfo_suffix 
 	return true;
 }
 
+static bool metadata_version(const char *dir, const char *name, char *v, size_t n, struct version *pv)
+{
+	char p[PROBE_PATH], rel[PROBE_PATH], *text = NULL;
+	size_t len;
+	bool ok;
+
+	if (snprintf(rel, sizeof rel, "%s/METADATA", name) >= (int)sizeof rel || path_join(p, sizeof p, dir, rel) != CD_OK ||
+	    file_read_text(p, 64 * 1024, &text, &len, NULL) != CD_OK)
+		return false;
+	ok = vt_metadata_version(text, len, v, n) == CD_OK && version_parse(v, pv) == CD_OK;
+	free(text);
+	return ok;
+}
+
 int distinfo_find(const char *dir, const char *stem, int want_major, enum distinfo_suffix which,
 		  char *ver, size_t n)
 {
@@ -50,7 +66,11 @@ int distinfo_find(const char *dir, const char *stem, int want_major, enum distin
 		struct version pv;
 		if (vt_dist_info_name(names[i], pkg, sizeof pkg, v, sizeof v) != CD_OK || !pkg_matches(pkg, stem, which))
 			continue;
-		if (version_parse(v, &pv) != CD_OK || (want_major > 0 && pv.major != want_major))
+		/* pip writes the version into the directory name; an odd one is checked against
+		 * the METADATA header */
+		if (version_parse(v, &pv) != CD_OK && !metadata_version(dir, names[i], v, sizeof v, &pv))
+			continue;
+		if (want_major > 0 && pv.major != want_major)
 			continue;
 		if (rc == CD_OK && version_cmp(&pv, &best) <= 0)
 			continue;

@@ -29,6 +29,9 @@ struct platform_info {
  * NULL (unset); out->raw points into raw. */
 void visible_devices_parse(const char *raw, struct visible_devices *out);
 
+/* The stack rules' view of p (pointers into p): what doctor and devices hand the rules. */
+void platform_stack_facts(const struct platform_info *p, struct stack_platform *out);
+
 /* root prefixes /proc, /dev, /usr/lib/wsl, /etc/ld.so.cache and /.dockerenv (tests). */
 int platform_probe(struct platform_info *p, const char *root, char *err);
 

@@ -17,7 +17,7 @@ struct py_env {
 struct py_framework {
 	char name[40];                /* "torch", "jax", "cupy-cuda12x", ... */
 	char version[64];
-	char cuda[32];                /* CUDA it was built for, "" unknown or none */
+	char cuda[64];                /* CUDA it was built for, "" unknown or none */
 	bool cpu_only;
 	bool rocm;                    /* torch built for HIP */
 	char path[PROBE_PATH];        /* package directory, or the dist-info when there is none */

@@ -16,10 +16,39 @@
 
 #define RANK_LDCACHE 1000
 
+/* Where each library's version is written down: the wheel's distribution name, the
+ * toolkit's version.json key, the wheel's directory under site-packages/nvidia. */
+struct lib_kind {
+	const char *stem, *dist_stem, *json_key, *wheel_dir;
+};
+
+static const struct lib_kind kinds[] = {
+	{ "libcudart", "nvidia_cuda_runtime", "cuda_cudart", "cuda_runtime" },
+	{ "libcublas", "nvidia_cublas", "libcublas", "cublas" },
+	{ "libcublasLt", "nvidia_cublas", "libcublas", "cublas" },
+	{ "libnvJitLink", "nvidia_nvjitlink", "libnvjitlink", "nvjitlink" },
+	{ "libcusparse", "nvidia_cusparse", "libcusparse", "cusparse" },
+	{ "libcudnn", "nvidia_cudnn", NULL, "cudnn" },
+	{ "libnccl", "nvidia_nccl", NULL, "nccl" },
+};
+
+const char *const runtime_libraries[] = { "libcublas", "libcublasLt", "libnvJitLink", "libcusparse", "libcudnn", "libnccl", NULL };
+
+static const struct lib_kind *kind_of(const char *stem)
+{
+	static const struct lib_kind unknown = { NULL, NULL, NULL, NULL };
+
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (strcmp(kinds[i].stem, stem) == 0)
+			return &kinds[i];
+	return &unknown;
+}
+
 struct scan {
 	struct runtimes *out;
 	const struct runtimes_opts *o;
 	const char *stem;      /* "libcudart" */
+	const struct lib_kind *kind;
 	char so_prefix[64];    /* "libcudart.so." */
 	int rc;
 	int ld_index;
@@ -82,15 +111,15 @@ static enum runtime_origin origin_of(const char *real)
 	return ORIGIN_SYSTEM;
 }
 
-static bool version_from_root(const char *root, int major, struct runtime *rt)
+static bool version_from_root(const char *root, int major, const struct lib_kind *k, struct runtime *rt)
 {
 	char p[PROBE_PATH], *text = NULL;
 	size_t len;
 	int hv;
 
-	if (path_join(p, sizeof p, root, "version.json") == CD_OK && path_is_file(p) &&
+	if (k->json_key && path_join(p, sizeof p, root, "version.json") == CD_OK && path_is_file(p) &&
 	    file_read_text(p, 256 * 1024, &text, &len, NULL) == CD_OK) {
-		int rc = vt_version_json(text, len, "cuda_cudart", rt->version_text, sizeof rt->version_text);
+		int rc = vt_version_json(text, len, k->json_key, rt->version_text, sizeof rt->version_text);
 		free(text);
 		text = NULL;
 		if (rc == CD_OK) {
@@ -98,12 +127,13 @@ static bool version_from_root(const char *root, int major, struct runtime *rt)
 			return true;
 		}
 	}
-	if (path_join(p, sizeof p, root, "dist-info") == CD_OK &&
-	    distinfo_find(p, "nvidia_cuda_runtime", major, DI_ANY, rt->version_text, sizeof rt->version_text) == CD_OK) {
+	if (k->dist_stem && path_join(p, sizeof p, root, "dist-info") == CD_OK &&
+	    distinfo_find(p, k->dist_stem, major, DI_ANY, rt->version_text, sizeof rt->version_text) == CD_OK) {
 		rt->version_source = "dist-info";
 		return true;
 	}
-	if (path_join(p, sizeof p, root, "include/cuda_runtime_api.h") == CD_OK && path_is_file(p) &&
+	/* the header knows only the runtime's version */
+	if (k == &kinds[0] && path_join(p, sizeof p, root, "include/cuda_runtime_api.h") == CD_OK && path_is_file(p) &&
 	    file_read_text(p, 1024 * 1024, &text, &len, NULL) == CD_OK) {
 		int rc = vt_cudart_header(text, len, &hv);
 		free(text);
@@ -116,7 +146,7 @@ static bool version_from_root(const char *root, int major, struct runtime *rt)
 	return false;
 }
 
-static void fill_version(struct runtime *rt, const char *so_prefix)
+static void fill_version(struct runtime *rt, const char *so_prefix, const struct lib_kind *k)
 {
 	char dir[PROBE_PATH], up[PROBE_PATH], p[PROBE_PATH], *text = NULL;
 	const char *so = strstr(rt->soname, ".so.");
@@ -137,8 +167,10 @@ static void fill_version(struct runtime *rt, const char *so_prefix)
 	path_parent(up);
 	path_parent(up);
 	path_parent(up);
-	if (rt->origin == ORIGIN_PIP &&
-	    distinfo_find(up, "nvidia_cuda_runtime", major, str_ends_with(dir, "/nvidia/cuda_runtime/lib") ? DI_CU_SUFFIX : DI_ANY,
+	char wheel_lib[96];
+	snprintf(wheel_lib, sizeof wheel_lib, "/nvidia/%s/lib", k->wheel_dir ? k->wheel_dir : "-");
+	if (rt->origin == ORIGIN_PIP && k->dist_stem &&
+	    distinfo_find(up, k->dist_stem, major, str_ends_with(dir, wheel_lib) && k == &kinds[0] ? DI_CU_SUFFIX : DI_ANY,
 			  rt->version_text, sizeof rt->version_text) == CD_OK) {
 		rt->version_source = "dist-info";
 		goto parse;
@@ -147,11 +179,11 @@ static void fill_version(struct runtime *rt, const char *so_prefix)
 	snprintf(up, sizeof up, "%s", dir);
 	for (int i = 0; i < 3; i++) {
 		path_parent(up);
-		if (i != 1 && version_from_root(up, major, rt))
+		if (i != 1 && version_from_root(up, major, k, rt))
 			goto parse;
 	}
 	/* 4. torch/lib: the CUDA torch was built with, from torch/version.py */
-	if (rt->origin == ORIGIN_TORCH) {
+	if (rt->origin == ORIGIN_TORCH && k == &kinds[0]) {
 		struct torch_version_py tv;
 		snprintf(up, sizeof up, "%s", dir);
 		path_parent(up);
@@ -208,7 +240,7 @@ static void add_file(struct scan *s, const char *dir, const char *name, int rank
 	rt->rank = rank;
 	rt->from_ld_library_path = from_ld;
 	rt->origin = origin_of(real);
-	fill_version(rt, s->so_prefix);
+	fill_version(rt, s->so_prefix, s->kind);
 }
 
 static void scan_dir(struct scan *s, const char *dir, int rank, bool from_ld)
@@ -295,15 +327,17 @@ static void scan_toolkits(struct scan *s)
 
 static void scan_python(struct scan *s)
 {
-	static const char *const subdirs[] = {
-		"nvidia/cuda_runtime/lib", "nvidia/cu13/lib", "nvidia/cu12/lib", "nvidia/cu14/lib", "torch/lib",
-	};
-	char dir[PROBE_PATH];
+	static const char *const subdirs[] = { "nvidia/cu13/lib", "nvidia/cu12/lib", "nvidia/cu14/lib", "torch/lib" };
+	char dir[PROBE_PATH], own[96];
 
-	for (size_t i = 0; i < s->o->n_site_dirs; i++)
+	snprintf(own, sizeof own, "nvidia/%s/lib", s->kind->wheel_dir ? s->kind->wheel_dir : "cuda_runtime");
+	for (size_t i = 0; i < s->o->n_site_dirs; i++) {
+		if (path_join(dir, sizeof dir, s->o->site_dirs[i], own) == CD_OK)
+			scan_dir(s, dir, -1, false);
 		for (size_t k = 0; k < sizeof subdirs / sizeof subdirs[0]; k++)
 			if (path_join(dir, sizeof dir, s->o->site_dirs[i], subdirs[k]) == CD_OK)
 				scan_dir(s, dir, -1, false);
+	}
 	const char *conda = getenv("CONDA_PREFIX");
 	if (conda && *conda && path_join(dir, sizeof dir, conda, "lib") == CD_OK)
 		scan_dir(s, dir, -1, false);
@@ -312,6 +346,8 @@ static void scan_python(struct scan *s)
 int runtimes_probe(struct runtimes *out, const struct runtimes_opts *o, char *err)
 {
 	struct scan s = { .out = out, .o = o, .stem = o->library ? o->library : "libcudart", .rc = CD_OK };
+
+	s.kind = kind_of(s.stem);
 
 	memset(out, 0, sizeof *out);
 	snprintf(s.so_prefix, sizeof s.so_prefix, "%s.so.", s.stem);

@@ -15,7 +15,7 @@ struct runtime {
 	char path[PROBE_PATH];      /* as found: the soname link when there is one */
 	char real_path[PROBE_PATH]; /* resolved; one file found twice is one runtime */
 	char soname[64];            /* "libcudart.so.12" */
-	char version_text[32];      /* "12.4.127" or "12" */
+	char version_text[64];      /* "12.4.127" or "12" */
 	struct version version;
 	const char *version_source; /* "file name", "version.json", "dist-info", "torch/version.py", "cuda_runtime_api.h", "soname" */
 	enum runtime_origin origin;
@@ -37,6 +37,9 @@ struct runtimes_opts {
 	size_t n_site_dirs;
 	const char *library;         /* stem to look for; NULL: "libcudart" */
 };
+
+/* The other CUDA libraries doctor checks for shadowed copies, NULL-terminated. */
+extern const char *const runtime_libraries[];
 
 int runtimes_probe(struct runtimes *out, const struct runtimes_opts *o, char *err);
 void runtimes_free(struct runtimes *r);

@@ -80,18 +80,54 @@ struct finder {
 	int rc;
 };
 
+/* A small shell script that execs another nvcc by absolute path (/usr/local/bin/nvcc
+ * -> exec /usr/local/cuda-13.0/bin/nvcc "$@"): that nvcc, resolved, into target. */
+static bool wrapper_target(const char *script, char *target)
+{
+	char *text = NULL, *p;
+	size_t len;
+	bool found = false;
+
+	if (file_read_text(script, 4096, &text, &len, NULL) != CD_OK)
+		return false;
+	if (len > 2 && text[0] == '#' && text[1] == '!' && len < 4095) {
+		for (p = text; (p = strstr(p, "/nvcc")) != NULL; p += 5) {
+			char *start = p, cand[PROBE_PATH];
+			if (p[5] != '\0' && p[5] != '"' && p[5] != '\'' && p[5] != ' ' && p[5] != '\n' && p[5] != '\t')
+				continue;
+			while (start > text && start[-1] != ' ' && start[-1] != '"' && start[-1] != '\'' && start[-1] != '\n' && start[-1] != '\t')
+				start--;
+			if (*start != '/' || (size_t)(p + 5 - start) >= sizeof cand)
+				continue;
+			memcpy(cand, start, (size_t)(p + 5 - start));
+			cand[p + 5 - start] = '\0';
+			if (path_is_executable(cand) && path_real(cand, target)) {
+				found = true;
+				break;
+			}
+		}
+	}
+	free(text);
+	return found;
+}
+
 static struct toolkit *find_or_add(struct finder *fd, const char *nvcc, unsigned by, bool *added)
 {
-	char real[PROBE_PATH];
+	char real[PROBE_PATH], target[PROBE_PATH];
 	struct toolkits *ts = fd->out;
 	struct toolkit *t, *nt;
+	bool wrapper = false;
 
 	*added = false;
 	if (!path_is_executable(nvcc) || !path_real(nvcc, real))
 		return NULL;
+	if (wrapper_target(real, target) && strcmp(target, real) != 0) {
+		snprintf(real, sizeof real, "%s", target);
+		wrapper = true;
+	}
 	for (size_t i = 0; i < ts->n; i++)
 		if (strcmp(ts->t[i].real_nvcc, real) == 0) {
-			ts->t[i].found_by |= by;
+			ts->t[i].found_by |= by | (wrapper ? TK_WRAPPER : 0u);
 			return &ts->t[i];
 		}
 	nt = realloc(ts->t, (ts->n + 1) * sizeof *nt);
@@ -104,10 +140,13 @@ static struct toolkit *find_or_add(struct finder *fd, const char *nvcc, unsigned
 	memset(t, 0, sizeof *t);
 	snprintf(t->nvcc, sizeof t->nvcc, "%s", nvcc);
 	snprintf(t->real_nvcc, sizeof t->real_nvcc, "%s", real);
-	snprintf(t->root, sizeof t->root, "%s", nvcc);
+	/* a wrapper's toolkit is where its target lives */
+	snprintf(t->root, sizeof t->root, "%s", wrapper ? real : nvcc);
 	path_parent(t->root); /* bin */
 	path_parent(t->root);
-	t->found_by = by;
+	if (wrapper)
+		t->found_by |= TK_WRAPPER;
+	t->found_by |= by;
 	t->path_rank = -1;
 	*added = true;
 	return t;
@@ -290,7 +329,7 @@ const char *toolkit_found_by_text(unsigned by, char *buf, size_t n)
 	} names[] = {
 		{ TK_PATH, "PATH" }, { TK_CUDACXX, "CUDACXX" }, { TK_CUDA_HOME, "CUDA_HOME" },
 		{ TK_CUDA_PATH, "CUDA_PATH" }, { TK_SYSTEM, "system" }, { TK_CONDA, "conda" },
-		{ TK_PIP, "pip wheel" },
+		{ TK_PIP, "pip wheel" }, { TK_WRAPPER, "wrapper script" },
 	};
 	size_t used = 0;
 

@@ -17,6 +17,7 @@ enum toolkit_found_by {
 	TK_SYSTEM = 1 << 4,    /* /usr/local/cuda*, /opt/cuda */
 	TK_CONDA = 1 << 5,     /* $CONDA_PREFIX/bin */
 	TK_PIP = 1 << 6,       /* site-packages/nvidia/{cuda_nvcc,cu13}/bin */
+	TK_WRAPPER = 1 << 7,   /* reached through a script that execs this nvcc */
 };
 
 struct toolkit {

@@ -24,9 +24,9 @@ int vt_proc_driver_version(const char *text, size_t len, char *out, size_t n, bo
 
 struct torch_version_py {
 	char version[64];  /* __version__ */
-	char cuda[32];     /* "" when cuda = None */
+	char cuda[64];     /* "" when cuda = None */
 	bool has_cuda_line;
-	char hip[32];
+	char hip[64];
 };
 
 /* torch/version.py: __version__ = '2.5.1+cu124' and cuda: Optional[str] = '12.4' (or

@@ -34,6 +34,7 @@ static const struct { CUresult code; const char *name, *text; } errors[] = {
 	{ 209, "CUDA_ERROR_NO_BINARY_FOR_GPU", "no kernel image is available for execution on the device" },
 	{ 802, "CUDA_ERROR_SYSTEM_NOT_READY", "system not yet initialized" },
 	{ 803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "system has unsupported display driver / cuda driver combination" },
+	{ 801, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported" },
 	{ 804, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "forward compatibility was attempted on non supported HW" },
 	{ 999, "CUDA_ERROR_UNKNOWN", "unknown error" },
 };
@@ -456,4 +457,51 @@ EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 		}
 	return INVALID_VALUE;
 }
+#endif
+
+/* The rest of what cudrv binds exists in every real driver of CUDA 12 and later: present
+ * here too (answering CUDA_ERROR_NOT_SUPPORTED, 801), so only the old/ build has gaps. */
+#ifndef FAKE_OLD_ABI
+#define UNSUPPORTED(name) EXPORT CUresult name(void) { return 801; }
+UNSUPPORTED(cuCtxGetCurrent)
+UNSUPPORTED(cuMemAllocHost_v2)
+UNSUPPORTED(cuMemHostAlloc)
+UNSUPPORTED(cuMemFreeHost)
+UNSUPPORTED(cuMemcpyHtoD_v2)
+UNSUPPORTED(cuMemcpyDtoH_v2)
+UNSUPPORTED(cuMemcpyDtoD_v2)
+UNSUPPORTED(cuMemcpyHtoDAsync_v2)
+UNSUPPORTED(cuMemcpyDtoHAsync_v2)
+UNSUPPORTED(cuMemsetD8_v2)
+UNSUPPORTED(cuMemsetD32_v2)
+UNSUPPORTED(cuModuleLoadData)
+UNSUPPORTED(cuModuleUnload)
+UNSUPPORTED(cuModuleGetFunction)
+UNSUPPORTED(cuModuleGetGlobal_v2)
+UNSUPPORTED(cuFuncGetAttribute)
+UNSUPPORTED(cuFuncSetAttribute)
+UNSUPPORTED(cuLaunchKernel)
+UNSUPPORTED(cuOccupancyMaxActiveBlocksPerMultiprocessor)
+UNSUPPORTED(cuStreamCreate)
+UNSUPPORTED(cuStreamDestroy_v2)
+UNSUPPORTED(cuStreamSynchronize)
+UNSUPPORTED(cuStreamBeginCapture_v2)
+UNSUPPORTED(cuStreamEndCapture)
+UNSUPPORTED(cuGraphInstantiateWithFlags)
+UNSUPPORTED(cuGraphLaunch)
+UNSUPPORTED(cuGraphExecDestroy)
+UNSUPPORTED(cuGraphDestroy)
+UNSUPPORTED(cuEventCreate)
+UNSUPPORTED(cuEventRecord)
+UNSUPPORTED(cuEventSynchronize)
+UNSUPPORTED(cuEventElapsedTime_v2)
+UNSUPPORTED(cuEventDestroy_v2)
+UNSUPPORTED(cuMemAddressReserve)
+UNSUPPORTED(cuMemAddressFree)
+UNSUPPORTED(cuMemCreate)
+UNSUPPORTED(cuMemRelease)
+UNSUPPORTED(cuMemMap)
+UNSUPPORTED(cuMemUnmap)
+UNSUPPORTED(cuMemSetAccess)
+UNSUPPORTED(cuMemGetAllocationGranularity)
 #endif

@@ -72,6 +72,8 @@ static void test_default_h200(void **state)
 	json_t *cu = json_object_get(j, "libcuda");
 	assert_string_equal(json_string_value(json_object_get(cu, "how")), "CUDOCTOR_LIBCUDA");
 	assert_string_equal(json_string_value(json_object_get(cu, "cuda_version")), "13.0");
+	assert_int_equal(json_array_size(json_object_get(cu, "missing_symbols")), 0);
+	assert_int_equal(json_array_size(json_object_get(json_object_get(j, "nvml"), "missing_symbols")), 0);
 	assert_true(str_ends_with_test(json_string_value(json_object_get(cu, "path")), "/libcuda.so.1"));
 	g = json_array_get(json_object_get(j, "gpus"), 0);
 	assert_string_equal(json_string_value(json_object_get(g, "name")), "NVIDIA H200");
@@ -174,10 +176,12 @@ static void check_init(const char *value, const char *id, const char *fix_word)
 static void test_cuinit_results(void **state)
 {
 	(void)state;
+	/* the ids doctor gives too (tests/unit/test_driver_findings_agree.c) */
 	check_init("100", "no-device", "nvidia-smi -L");
 	check_init("999", "driver-init-failed", "nvidia_uvm");
-	check_init("804", "driver-init-failed", "compat");
-	check_init("802", "driver-init-failed", "nvidia-fabricmanager");
+	check_init("804", "forward-compat-unsupported", "compat");
+	check_init("802", "system-not-ready", "nvidia-fabricmanager");
+	check_init("34", "driver-init-failed", "stubs");
 }
 
 static void test_eight_gpus_text_table(void **state)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "explain/explain.h"
+#include "testlib.h"
 #include "util/err.h"
 #include "util/file.h"
 
@@ -96,10 +97,201 @@ static void whole_corpus(void **state)
 	assert_int_equal(failed, 0);
 }
 
+/* ---- the matcher's rules on small inputs (not corpus texts: these test edges) ---- */
+
+static const char *only(const char *text, size_t len)
+{
+	static char id[64];
+	struct explain_result r;
+
+	assert_int_equal(explain_text(text, len, &r, NULL), CD_OK);
+	snprintf(id, sizeof(id), "%s", r.n == 1 ? r.m[0].finding : r.n == 0 ? "none" : "several");
+	explain_result_free(&r);
+	return id;
+}
+
+#define ONLY(s) only(s, sizeof(s) - 1)
+
+static void matcher_rules(void **state)
+{
+	static const char nul[] = "junk\0CUDA error: an illegal memory access was encountered\n";
+	char *big;
+	size_t n = 20000;
+
+	(void)state;
+	assert_string_equal(ONLY("CUDA error code 35 in cudaSetDevice"), "runtime-newer-than-driver");
+	assert_string_equal(ONLY("cuda call returned 209"), "no-kernel-image");
+	assert_string_equal(ONLY("CUresult CUDA_ERROR_NO_BINARY_FOR_GPU"), "no-kernel-image");
+	assert_string_equal(ONLY("status == cudaErrorNoKernelImageForDevice"), "none"); /* compared, not raised */
+	assert_string_equal(ONLY("ERROR 06-26 23:10:17 CUDA graphs captured"), "none");       /* a date */
+	assert_string_equal(ONLY("nvcc failed with exit status 1"), "none");
+	assert_string_equal(ONLY("out of memory"), "none");      /* short string, no CUDA on the line */
+	assert_string_equal(ONLY("CUDA error: unknown error\r\n"), "unknown-error");
+	assert_string_equal(ONLY("CUDA error 7: too many resources requested for launch"),
+			    "launch-out-of-resources");            /* old number 7 beside the string */
+	assert_string_equal(only(nul, sizeof(nul) - 1), "illegal-address");
+	assert_string_equal(ONLY("nvcc fatal : Value 'sm_130' is not defined for option 'gpu-architecture'"),
+			    "toolkit-cannot-target-gpu");
+	/* one line of 20000 bytes, the error at the end: scanned in chunks */
+	big = malloc(n + 64);
+	assert_non_null(big);
+	memset(big, 'x', n);
+	strcpy(big + n, " CUDA error: invalid device ordinal");
+	assert_string_equal(only(big, strlen(big)), "invalid-device-ordinal");
+	free(big);
+	assert_string_equal(only(NULL, 0), "none");
+}
+
+/* ---- the command, with the fake driver of tests/fakes ---- */
+
+static char *corpus_text(const char *name)
+{
+	char path[512], *text = NULL;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/%s", CORPUS, name);
+	assert_int_equal(file_read_text(path, 1 << 20, &text, &len, NULL), CD_OK);
+	return text;
+}
+
+static struct run_result run_explain(const char *const extra[], const char *const env[],
+				     const char *stdin_text)
+{
+	const char *argv[12] = { CUDOCTOR_BINARY, "explain" };
+	struct run_result r;
+	size_t n = 2;
+
+	for (size_t i = 0; extra && extra[i] && n < 11; i++)
+		argv[n++] = extra[i];
+	argv[n] = NULL;
+	assert_int_equal(testlib_run(argv, env, stdin_text, &r), 0);
+	return r;
+}
+
+#define FAKE_CUDA "CUDOCTOR_LIBCUDA=" CUDOCTOR_FAKES_DIR "/libcuda.so.1"
+#define FAKE_NVML "CUDOCTOR_LIBNVML=" CUDOCTOR_FAKES_DIR "/libnvidia-ml.so.1"
+
+static void json_contract_offline(void **state)
+{
+	const char *args[] = { "--json", "--offline", NULL };
+	char *text = corpus_text("002.txt"); /* RTX 3090 vs a PyTorch built for sm_37..sm_70 */
+	struct run_result r = run_explain(args, NULL, text);
+
+	(void)state;
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.out, "\"command\": \"explain\""));
+	assert_non_null(strstr(r.out, "\"matches\": ["));
+	assert_non_null(strstr(r.out, "\"id\": \"no-kernel-image\""));
+	assert_non_null(strstr(r.out, "\"matched_text\": \"RuntimeError: CUDA error: no kernel image"));
+	assert_non_null(strstr(r.out, "\"checks\": null"));
+	assert_non_null(strstr(r.out, "\"offline\": true"));
+	assert_non_null(strstr(r.out, "none runs on this GPU"));
+	run_result_free(&r);
+	free(text);
+}
+
+static void live_checks_through_the_driver(void **state)
+{
+	const char *gpu86[] = { FAKE_CUDA, FAKE_NVML, "FAKE_GPUS=NVIDIA GeForce RTX 3090:8.6:24GiB", NULL };
+	const char *old_driver[] = { FAKE_CUDA, FAKE_NVML, "FAKE_GPUS=NVIDIA A100-SXM4-80GB:8.0:80GiB",
+				     "FAKE_CUDA_DRIVER_VERSION=12020", "FAKE_NVML_DRIVER_VERSION=535.54.03",
+				     NULL };
+	const char *no_driver[] = { "CUDOCTOR_LIBCUDA=/nonexistent/libcuda.so.1",
+				    "CUDOCTOR_LIBNVML=/nonexistent/libnvidia-ml.so.1", NULL };
+	char *text = corpus_text("002.txt");
+	struct run_result r = run_explain(NULL, gpu86, text);
+
+	(void)state;
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.out, "here, gpus: problem"));
+	assert_non_null(strstr(r.out, "GPU 0 NVIDIA GeForce RTX 3090 is CC 8.6 (no SASS in the PyTorch build's arch list"));
+	run_result_free(&r);
+	free(text);
+	/* 222 on a CUDA 12.2 driver: nvcc 13.0 here would make PTX this driver cannot JIT */
+	text = corpus_text("041.txt");
+	r = run_explain(NULL, old_driver, text);
+	assert_non_null(strstr(r.out, "ptx-too-new"));
+	assert_non_null(strstr(r.out, "supports CUDA 12.2"));
+	assert_non_null(strstr(r.out, "JITs PTX up to ISA 8.2"));
+	run_result_free(&r);
+	free(text);
+	/* no driver at all: said, not a crash */
+	r = run_explain(NULL, no_driver, "RuntimeError: CUDA error: invalid device ordinal");
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.out, "invalid-device-ordinal"));
+	assert_non_null(strstr(r.out, "here, driver: problem: libcuda.so.1 does not load"));
+	run_result_free(&r);
+}
+
+static void binary_images_judged_for_the_gpu_here(void **state)
+{
+	const char *args[] = { "--binary", CUDOCTOR_FIXTURES_DIR "/arch/k_sm90.fatbin",
+			       "CUDA error: no kernel image is available for execution on the device", NULL };
+	const char *gpu86[] = { FAKE_CUDA, FAKE_NVML, "FAKE_GPUS=NVIDIA GeForce RTX 3090:8.6:24GiB", NULL };
+	const char *gpu90[] = { FAKE_CUDA, FAKE_NVML, "FAKE_GPUS=NVIDIA H200:9.0:141GiB", NULL };
+	struct run_result r;
+
+	(void)state;
+	if (!path_is_file(CUDOCTOR_FIXTURES_DIR "/arch/k_sm90.fatbin")) {
+		print_message("SKIP: arch's nvcc fixtures were not built; the --binary check did not run\n");
+		skip();
+	}
+	r = run_explain(args, gpu86, NULL);
+	assert_non_null(strstr(r.out, "carries sm_90; on GPU 0 (CC 8.6): no-image"));
+	assert_non_null(strstr(r.out, "here, binary: problem"));
+	run_result_free(&r);
+	r = run_explain(args, gpu90, NULL);
+	assert_non_null(strstr(r.out, "on GPU 0 (CC 9.0): native"));
+	assert_non_null(strstr(r.out, "here, binary: info"));
+	run_result_free(&r);
+}
+
+/* expandable_segments is advised only when PyTorch's cache holds the memory */
+static void expandable_segments_only_when_it_applies(void **state)
+{
+	const char *args[] = { "--offline", NULL };
+	char *frag = corpus_text("057.txt");   /* 4.84 GiB reserved but unallocated */
+	char *cap = corpus_text("061.txt");    /* vLLM: the hint printed, 335 MiB cached of 44 GiB */
+	struct run_result r = run_explain(args, NULL, frag);
+
+	(void)state;
+	assert_non_null(strstr(r.out, "oom-fragmentation"));
+	assert_non_null(strstr(r.out, "fix: export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"));
+	run_result_free(&r);
+	r = run_explain(args, NULL, cap);
+	assert_non_null(strstr(r.out, "oom-capacity"));
+	assert_null(strstr(r.out, "fix: export PYTORCH_CUDA_ALLOC_CONF"));
+	assert_non_null(strstr(r.out, "PyTorch's hint (expandable_segments) does not apply here"));
+	run_result_free(&r);
+	free(frag);
+	free(cap);
+}
+
+static void unknown_text(void **state)
+{
+	const char *args[] = { "--json", "--offline", NULL };
+	struct run_result r = run_explain(args, NULL, "Segmentation fault (core dumped)\n");
+
+	(void)state;
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "\"matches\": []"));
+	run_result_free(&r);
+	r = run_explain(NULL, NULL, "all good here\n");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "cudoctor doctor"));
+	run_result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(whole_corpus),
+		cmocka_unit_test(matcher_rules),
+		cmocka_unit_test(json_contract_offline),
+		cmocka_unit_test(live_checks_through_the_driver),
+		cmocka_unit_test(binary_images_judged_for_the_gpu_here),
+		cmocka_unit_test(expandable_segments_only_when_it_applies),
+		cmocka_unit_test(unknown_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

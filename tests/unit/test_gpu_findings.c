@@ -1,5 +1,6 @@
-/* The driver and hardware-health rules on fabricated GPU facts: which finding, which
- * severity, and the evidence and fix that make it actionable. */
+/* The driver rules (the stack rules doctor runs, reached from a GPU probe) and the
+ * hardware-health rules on fabricated GPU facts: which finding, which severity, and the
+ * evidence and fix that make it actionable. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "cmd/gpu_findings.h"
+#include "probe/platform.h"
 
 static struct gpu_probe healthy_probe(struct gpu_info *g)
 {
@@ -53,6 +55,7 @@ struct ctx {
 	struct report r;
 	struct gpu_info g;
 	struct gpu_probe p;
+	const char *container;
 };
 
 static int setup(void **state)
@@ -61,6 +64,7 @@ static int setup(void **state)
 
 	assert_int_equal(report_init(&c.r, "devices"), CD_OK);
 	c.p = healthy_probe(&c.g);
+	c.container = NULL;
 	*state = &c;
 	return 0;
 }
@@ -81,9 +85,21 @@ static bool any_contains(char **v, size_t n, const char *needle)
 	return false;
 }
 
+/* No NVIDIA kernel module: a root without /proc/driver/nvidia/version. */
+#define NO_PROC_ROOT "/nonexistent-cudoctor-root"
+
 static int run_all(struct ctx *c, const char *visible)
 {
-	int rc = gpu_driver_findings(&c->r, &c->p, visible);
+	struct driver_seen seen;
+	struct driver_info di;
+	struct stack_platform pl;
+
+	gpu_driver_seen(&c->p, &seen);
+	driver_info_collect(&di, &seen, NO_PROC_ROOT);
+	memset(&pl, 0, sizeof(pl));
+	visible_devices_parse(visible, &pl.visible);
+	pl.container = c->container;
+	int rc = gpu_driver_findings(&c->r, &c->p, &di, &pl);
 
 	return rc ? rc : gpu_health_findings(&c->r, &c->p);
 }
@@ -104,14 +120,18 @@ static void test_no_driver(void **state)
 	c->p.cuda_init_called = false;
 	snprintf(c->p.cuda_load_error, sizeof(c->p.cuda_load_error),
 		 "libcuda.so.1: libcuda.so.1: cannot open shared object file: No such file or directory");
+	snprintf(c->p.nvml_path, sizeof(c->p.nvml_path), "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1");
+	c->container = "docker";
 	assert_int_equal(run_all(c, NULL), CD_OK);
 	const struct finding *f = report_find(&c->r, "no-driver");
 	assert_non_null(f);
 	assert_int_equal(f->severity, SEV_ERROR);
 	assert_true(any_contains(f->evidence, f->n_evidence, "cannot open shared object file"));
-	assert_true(any_contains(f->evidence, f->n_evidence, "NVML")); /* NVML still saw the GPU */
+	/* NVML still saw the GPU: the driver is there, its libcuda is not reachable */
+	assert_true(any_contains(f->evidence, f->n_evidence, "NVML (/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1) sees 1 GPU(s)"));
+	assert_true(any_contains(f->evidence, f->n_evidence, "no NVIDIA kernel module"));
 	assert_true(any_contains(f->fix, f->n_fix, "--gpus all"));
-	assert_false(report_has_finding(&c->r, "driver-init-failed"));
+	assert_int_equal(c->r.n_findings, 1);
 }
 
 static void init_fails(struct ctx *c, CUresult code, const char *name)
@@ -130,8 +150,9 @@ static void test_init_999_points_at_uvm(void **state)
 	const struct finding *f = report_find(&c->r, "driver-init-failed");
 	assert_non_null(f);
 	assert_int_equal(f->severity, SEV_ERROR);
-	assert_string_equal(f->title, "cuInit failed: CUDA_ERROR_UNKNOWN");
+	assert_string_equal(f->title, "cuInit failed: CUDA_ERROR_UNKNOWN (999)");
 	assert_true(any_contains(f->evidence, f->n_evidence, "cuInit(0) = CUDA_ERROR_UNKNOWN (999)"));
+	assert_true(any_contains(f->evidence, f->n_evidence, "libcuda: /usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04"));
 	assert_true(any_contains(f->fix, f->n_fix, "modprobe nvidia_uvm"));
 }
 
@@ -140,8 +161,11 @@ static void test_init_802_points_at_fabric_manager(void **state)
 	struct ctx *c = *state;
 
 	init_fails(c, 802, "CUDA_ERROR_SYSTEM_NOT_READY");
-	const struct finding *f = report_find(&c->r, "driver-init-failed");
+	assert_false(report_has_finding(&c->r, "driver-init-failed"));
+	const struct finding *f = report_find(&c->r, "system-not-ready");
 	assert_non_null(f);
+	assert_int_equal(f->severity, SEV_ERROR);
+	assert_true(any_contains(f->evidence, f->n_evidence, "cuInit(0) = CUDA_ERROR_SYSTEM_NOT_READY (802)"));
 	assert_true(any_contains(f->fix, f->n_fix, "nvidia-fabricmanager"));
 }
 
@@ -150,10 +174,34 @@ static void test_init_804_points_at_compat(void **state)
 	struct ctx *c = *state;
 
 	init_fails(c, 804, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE");
+	assert_false(report_has_finding(&c->r, "driver-init-failed"));
+	const struct finding *f = report_find(&c->r, "forward-compat-unsupported");
+	assert_non_null(f);
+	assert_non_null(strstr(f->why, "cuda-compat"));
+	assert_true(any_contains(f->evidence, f->n_evidence, "loaded /usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04"));
+	assert_true(any_contains(f->fix, f->n_fix, "compat"));
+}
+
+static void test_init_803_is_library_mismatch(void **state)
+{
+	struct ctx *c = *state;
+
+	init_fails(c, 803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH");
+	assert_false(report_has_finding(&c->r, "driver-init-failed"));
+	const struct finding *f = report_find(&c->r, "driver-library-mismatch");
+	assert_non_null(f);
+	assert_true(any_contains(f->fix, f->n_fix, "reboot"));
+}
+
+static void test_init_34_is_the_stub(void **state)
+{
+	struct ctx *c = *state;
+
+	init_fails(c, 34, "CUDA_ERROR_STUB_LIBRARY");
 	const struct finding *f = report_find(&c->r, "driver-init-failed");
 	assert_non_null(f);
-	assert_non_null(strstr(f->why, "forward-compatibility"));
-	assert_true(any_contains(f->fix, f->n_fix, "compat"));
+	assert_non_null(strstr(f->why, "stub"));
+	assert_true(any_contains(f->fix, f->n_fix, "stubs directory"));
 }
 
 static void test_init_100_is_no_device_with_visible_devices(void **state)
@@ -173,6 +221,19 @@ static void test_init_100_is_no_device_with_visible_devices(void **state)
 	assert_true(any_contains(f->fix, f->n_fix, "unset CUDA_VISIBLE_DEVICES"));
 }
 
+static void test_count_zero_is_no_device(void **state)
+{
+	struct ctx *c = *state;
+
+	c->p.cuda_device_count = 0; /* cuInit succeeded, yet no device */
+	assert_int_equal(run_all(c, NULL), CD_OK);
+	const struct finding *f = report_find(&c->r, "no-device");
+	assert_non_null(f);
+	assert_true(any_contains(f->evidence, f->n_evidence, "cuDeviceGetCount = 0"));
+	assert_true(any_contains(f->evidence, f->n_evidence, "NVML sees 1 GPU(s)"));
+	assert_false(any_contains(f->fix, f->n_fix, "unset CUDA_VISIBLE_DEVICES")); /* it is not set */
+}
+
 static void test_nvml_mismatch_says_reboot(void **state)
 {
 	struct ctx *c = *state;
@@ -180,11 +241,14 @@ static void test_nvml_mismatch_says_reboot(void **state)
 	c->p.nvml_init_result = NVML_ERROR_LIB_RM_VERSION_MISMATCH;
 	snprintf(c->p.nvml_init_result_name, sizeof(c->p.nvml_init_result_name), "NVML_ERROR_LIB_RM_VERSION_MISMATCH");
 	snprintf(c->p.nvml_init_result_text, sizeof(c->p.nvml_init_result_text), "Driver/library version mismatch");
+	snprintf(c->p.nvml_path, sizeof(c->p.nvml_path), "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1");
 	assert_int_equal(run_all(c, NULL), CD_OK);
 	const struct finding *f = report_find(&c->r, "nvml-unavailable");
 	assert_non_null(f);
 	assert_int_equal(f->severity, SEV_WARN);
-	assert_string_equal(f->title, "nvmlInit failed: Driver/library version mismatch");
+	assert_true(any_contains(f->evidence, f->n_evidence, "nvmlInit = NVML_ERROR_LIB_RM_VERSION_MISMATCH (18)"));
+	assert_true(any_contains(f->evidence, f->n_evidence, "libnvidia-ml: /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"));
+	assert_non_null(strstr(f->why, "Driver/library version mismatch"));
 	assert_true(any_contains(f->fix, f->n_fix, "reboot"));
 	assert_false(report_has_errors(&c->r));
 }
@@ -319,7 +383,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_init_999_points_at_uvm, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_init_802_points_at_fabric_manager, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_init_804_points_at_compat, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_init_803_is_library_mismatch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_init_34_is_the_stub, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_init_100_is_no_device_with_visible_devices, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_count_zero_is_no_device, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nvml_mismatch_says_reboot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nvml_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ecc_severity, setup, teardown),

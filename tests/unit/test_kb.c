@@ -14,6 +14,7 @@
 #include "kb/kb.h"
 #include "util/err.h"
 #include "util/file.h"
+#include "testlib.h"
 
 #ifndef CUDOCTOR_SOURCE_DIR
 #error "CUDOCTOR_SOURCE_DIR must name the source tree"
@@ -727,6 +728,58 @@ static void malformed_tables_are_refused(void **state)
 	assert_int_equal(kb_gpu_count(), 255);
 }
 
+/* ---- cudoctor kb ---- */
+
+static struct run_result kb_cli(const char *a, const char *b, const char *c)
+{
+	const char *argv[] = { CUDOCTOR_BINARY, "kb", a, b, c, NULL };
+	struct run_result r;
+
+	assert_int_equal(testlib_run(argv, NULL, NULL, &r), 0);
+	return r;
+}
+
+static void command_line(void **state)
+{
+	struct run_result r;
+
+	(void)state;
+	r = kb_cli("toolkit", "13.0", NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "580.65.06 (GA)"));
+	assert_non_null(strstr(r.out, "NVCC_130_HERE: "));
+	assert_non_null(strstr(r.out, "removed by this release"));
+	run_result_free(&r);
+	r = kb_cli("driver", "572.61", NULL);
+	assert_non_null(strstr(r.out, "R570"));
+	assert_non_null(strstr(r.out, "12.8"));
+	run_result_free(&r);
+	r = kb_cli("error", "222", NULL);
+	assert_non_null(strstr(r.out, "cudaErrorUnsupportedPtxVersion = 222"));
+	assert_non_null(strstr(r.out, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222"));
+	run_result_free(&r);
+	r = kb_cli("gpu", "Jetson", NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "(uncertain)")); /* Jetson device names are guesses */
+	run_result_free(&r);
+	{
+		const char *argv[] = { CUDOCTOR_BINARY, "--json", "kb", "gpu", "RTX 4060 Ti", NULL };
+
+		assert_int_equal(testlib_run(argv, NULL, NULL, &r), 0);
+		assert_non_null(strstr(r.out, "\"compute_capability\": \"8.9\""));
+		assert_non_null(strstr(r.out, "\"min_toolkit\": \"11.8\""));
+		assert_non_null(strstr(r.out, "\"max_toolkit\": null"));
+		run_result_free(&r);
+	}
+	r = kb_cli("gpu", "Radeon", NULL);
+	assert_int_equal(r.status, 2);
+	run_result_free(&r);
+	r = kb_cli("toolkit", "12.7", NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "never released"));
+	run_result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -750,6 +803,7 @@ int main(void)
 		cmocka_unit_test(error_lookups),
 		cmocka_unit_test(every_source_is_explained),
 		cmocka_unit_test(every_finding_is_explained),
+		cmocka_unit_test(command_line),
 		cmocka_unit_test(malformed_tables_are_refused),
 	};
 	return cmocka_run_group_tests(tests, load, NULL);

@@ -92,6 +92,40 @@ static void does_not_fit_names_fixes(void **state)
 	json_decref(j);
 }
 
+/* --gpu SPEC: each memory variant of the product from kb/gpus.tsv; a bare arch is refused */
+static void gpu_spec_and_gpus_here(void **state)
+{
+	(void)state;
+	const char *argv[] = {CUDOCTOR_BINARY, "--json", "mem", "estimate", "--params", "7e9", "--dtype", "bf16",
+			      "--gpu", "RTX 4060 Ti", NULL};
+	json_t *j = run_json(argv, 1);
+	json_t *per = json_object_get(j, "per_gpu");
+	assert_int_equal(json_array_size(per), 2);
+	assert_false(json_is_true(json_object_get(json_array_get(per, 0), "fits")));  /* 8 GB */
+	assert_true(json_is_true(json_object_get(json_array_get(per, 1), "fits")));   /* 16 GB */
+	assert_string_equal(json_string_value(json_object_get(json_array_get(per, 1), "memory_basis")), "total");
+	json_decref(j);
+	const char *arch[] = {CUDOCTOR_BINARY, "mem", "estimate", "--params", "7e9", "--gpu", "sm_89", NULL};
+	struct run_result r;
+	assert_int_equal(testlib_run(arch, no_gpu_env, NULL, &r), 0);
+	assert_int_equal(r.status, 2);
+	run_result_free(&r);
+
+	/* no --gpu: the GPUs here, against their free memory (fake H200 with a 100 GiB co-tenant) */
+	const char *env[] = {"CUDOCTOR_LIBCUDA=" CUDOCTOR_FAKES_DIR "/libcuda.so.1",
+			     "CUDOCTOR_LIBNVML=" CUDOCTOR_FAKES_DIR "/libnvidia-ml.so.1",
+			     "FAKE_GPUS=NVIDIA H200:9.0:141GiB", "FAKE_NVML_PROCS=0:4242:100GiB", NULL};
+	const char *here[] = {CUDOCTOR_BINARY, "--json", "mem", "estimate", "--params", "30e9", "--dtype", "bf16", NULL};
+	assert_int_equal(testlib_run(here, env, NULL, &r), 0);
+	assert_int_equal(r.status, 1); /* 60 GB of weights, ~40 GiB free */
+	j = json_loads(r.out, 0, NULL);
+	json_t *g = json_array_get(json_object_get(j, "per_gpu"), 0);
+	assert_string_equal(json_string_value(json_object_get(g, "memory_basis")), "free now");
+	assert_true(json_integer_value(json_object_get(g, "memory_bytes")) < (41ll << 30));
+	json_decref(j);
+	run_result_free(&r);
+}
+
 static void training_shows_the_seed_rule(void **state)
 {
 	(void)state;
@@ -166,6 +200,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(estimate_json_contract),
 		cmocka_unit_test(does_not_fit_names_fixes),
+		cmocka_unit_test(gpu_spec_and_gpus_here),
 		cmocka_unit_test(training_shows_the_seed_rule),
 		cmocka_unit_test(bad_files_give_one_line),
 		cmocka_unit_test(usage_errors),

@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 
 #include "probe/runtimes.h"
 #include "probe_tree.h"
 #include "util/err.h"
 #include "util/file.h"
 #include "util/str.h"
+#include "probe/paths.h"
 
 static const struct runtime *by_real(const struct runtimes *rs, const char *suffix)
 {
@@ -23,37 +25,57 @@ static const struct runtime *by_real(const struct runtimes *rs, const char *suff
 	return NULL;
 }
 
-/* /usr/local/lib/libcudart.so.13 links to the toolkit's copy: one runtime, found first
- * through the ld cache under the link's name, versioned by the toolkit's dist-info. */
-static void test_real_runtime(void **state)
+/* Whatever this machine has: one picked copy per soname on the loader path, versions that
+ * agree with their soname, no file listed twice. On the build machine, where
+ * /usr/local/lib/libcudart.so.13 links to the wheel-built toolkit's copy: that one
+ * runtime, found through the ld cache under the link's name, versioned by its dist-info. */
+static void test_real_runtimes(void **state)
 {
 	struct runtimes rs;
 	struct runtimes_opts o = { 0 };
-	char err[CD_ERRMSG];
+	char err[CD_ERRMSG], real[4096];
 	const struct runtime *rt;
 
 	(void)state;
-	if (!path_is_file("/usr/local/cuda-13.0/lib/libcudart.so.13"))
-		skip();
 	unsetenv("LD_LIBRARY_PATH");
 	unsetenv("CUDA_HOME");
 	unsetenv("CUDA_PATH");
 	unsetenv("CONDA_PREFIX");
 	assert_int_equal(runtimes_probe(&rs, &o, err), CD_OK);
+	for (size_t i = 0; i < rs.n; i++) {
+		const struct runtime *a = &rs.r[i];
+		size_t picked = 0;
+		const char *so = strstr(a->soname, ".so.");
+		assert_non_null(so);
+		if (a->version.parts > 0)
+			assert_int_equal(a->version.major, atoi(so + 4));
+		for (size_t j = 0; j < rs.n; j++) {
+			if (j != i)
+				assert_string_not_equal(a->real_path, rs.r[j].real_path);
+			if (rs.r[j].picked && strcmp(rs.r[j].soname, a->soname) == 0)
+				picked++;
+		}
+		assert_true(picked <= 1);
+		if (a->rank >= 0)
+			assert_int_equal(picked, 1);
+	}
+	if (!path_is_symlink("/usr/local/lib/libcudart.so.13") || !realpath("/usr/local/lib/libcudart.so.13", real) ||
+	    strcmp(real, "/usr/local/cuda-13.0/lib/libcudart.so.13") != 0) {
+		runtimes_free(&rs);
+		skip();
+	}
 	assert_true(rs.ldcache_ok);
 	rt = by_real(&rs, "/usr/local/cuda-13.0/lib/libcudart.so.13");
 	assert_non_null(rt);
+	assert_string_equal(rt->path, "/usr/local/lib/libcudart.so.13");
 	assert_true(rt->picked);
 	assert_true(rt->rank >= 1000);
 	assert_false(rt->from_ld_library_path);
 	assert_string_equal(rt->soname, "libcudart.so.13");
 	assert_int_equal(rt->origin, ORIGIN_TOOLKIT);
+	assert_string_equal(rt->version_source, "dist-info");
 	assert_int_equal(rt->version.major, 13);
 	assert_true(rt->version.parts >= 2);
-	size_t same = 0;
-	for (size_t i = 0; i < rs.n; i++)
-		same += strcmp(rs.r[i].real_path, rt->real_path) == 0;
-	assert_int_equal(same, 1);
 	runtimes_free(&rs);
 }
 
@@ -154,8 +176,37 @@ static void test_fake_layouts(void **state)
 	assert_int_equal(rt->origin, ORIGIN_TOOLKIT);
 	runtimes_free(&rs);
 
-	/* another library stem with the same machinery */
+	/* cuDNN with the same machinery: an old copy in LD_LIBRARY_PATH beside the wheel's */
+	tree_file(root, "ld/libcudnn.so.9.0.0", "\177ELF", 0);
+	tree_link(root, "ld/libcudnn.so.9", "libcudnn.so.9.0.0");
+	tree_file(root, "lib/python3.11/site-packages/nvidia/cudnn/lib/libcudnn.so.9", "\177ELF", 0);
+	tree_dir(root, "lib/python3.11/site-packages/nvidia_cudnn_cu12-9.1.0.70.dist-info");
 	o.library = "libcudnn";
+	assert_int_equal(runtimes_probe(&rs, &o, err), CD_OK);
+	assert_int_equal(rs.n, 2);
+	rt = by_real(&rs, "/ld/libcudnn.so.9.0.0");
+	assert_non_null(rt);
+	assert_true(rt->picked);
+	assert_string_equal(rt->soname, "libcudnn.so.9");
+	assert_string_equal(rt->version_text, "9.0.0");
+	rt = by_real(&rs, "/nvidia/cudnn/lib/libcudnn.so.9");
+	assert_non_null(rt);
+	assert_string_equal(rt->version_text, "9.1.0.70");
+	assert_string_equal(rt->version_source, "dist-info");
+	runtimes_free(&rs);
+	/* a dist-info directory whose name carries no usable version: METADATA says */
+	tree_file(root, "lib/python3.11/site-packages/nvidia/nccl/lib/libnccl.so.2", "\177ELF", 0);
+	tree_file(root, "lib/python3.11/site-packages/nvidia_nccl_cu12-local.dist-info/METADATA",
+		  "Metadata-Version: 2.1\nName: nvidia-nccl-cu12\nVersion: 2.21.5\n\nbody\n", 0);
+	o.library = "libnccl";
+	assert_int_equal(runtimes_probe(&rs, &o, err), CD_OK);
+	assert_int_equal(rs.n, 1);
+	assert_string_equal(rs.r[0].version_text, "2.21.5");
+	assert_string_equal(rs.r[0].version_source, "dist-info");
+	runtimes_free(&rs);
+	/* libcublasLt is its own library, not a libcublas copy */
+	tree_file(root, "ld/libcublasLt.so.12.4.5.8", "\177ELF", 0);
+	o.library = "libcublas";
 	assert_int_equal(runtimes_probe(&rs, &o, err), CD_OK);
 	assert_int_equal(rs.n, 0);
 	runtimes_free(&rs);
@@ -167,7 +218,7 @@ static void test_fake_layouts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_real_runtime),
+		cmocka_unit_test(test_real_runtimes),
 		cmocka_unit_test(test_fake_layouts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 
 #include "probe/toolkits.h"
 #include "probe_tree.h"
@@ -40,7 +41,10 @@ static void test_real_toolkit(void **state)
 	const struct toolkit *t;
 
 	(void)state;
-	if (!path_is_file("/usr/local/cuda-13.0/bin/nvcc"))
+	char real[4096];
+
+	if (!path_is_file("/usr/local/cuda/bin/nvcc") || !realpath("/usr/local/cuda/bin/nvcc", real) ||
+	    !str_ends_with(real, "/cuda-13.0/bin/nvcc"))
 		skip();
 	clear_env();
 	setenv("PATH", "/usr/local/cuda/bin:/usr/bin:/bin", 1);
@@ -144,6 +148,26 @@ static void test_fake_layouts(void **state)
 	assert_int_equal(t->version.parts, 0);
 	assert_null(t->version_source);
 	assert_false(ts.spawned);
+	toolkits_free(&ts);
+
+	/* a wrapper script first on PATH is the toolkit it execs, not another one */
+	snprintf(home, sizeof home, "#!/bin/sh\nexec %s/opt/cuda-12.4/bin/nvcc \"$@\"\n", root);
+	tree_file(root, "wrap/bin/nvcc", home, 1);
+	snprintf(path, sizeof path, "%s", tree_path(root, "wrap/bin", p1, sizeof p1));
+	setenv("PATH", path, 1);
+	unsetenv("CUDA_HOME");
+	o.n_site_dirs = 0;
+	o.no_spawn = true;
+	assert_int_equal(toolkits_probe(&ts, &o, err), CD_OK);
+	t = by_real(&ts, "/opt/cuda-12.4/bin/nvcc");
+	assert_non_null(t);
+	assert_true(t->selected);
+	assert_true(str_ends_with(t->nvcc, "/wrap/bin/nvcc"));
+	assert_true(str_ends_with(t->root, "/opt/cuda-12.4"));
+	assert_int_equal(t->found_by, TK_PATH | TK_WRAPPER);
+	assert_string_equal(t->version_text, "12.4.1");
+	for (size_t i = 0; i < ts.n; i++)
+		assert_null(strstr(ts.t[i].real_nvcc, "/wrap/"));
 	toolkits_free(&ts);
 
 	/* $CUDACXX names an nvcc that is nowhere else */

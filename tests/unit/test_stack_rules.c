@@ -150,6 +150,7 @@ static void test_init_results(void **state)
 		{ CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "driver-library-mismatch" },
 		{ CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "driver-init-failed" },
 		{ CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "driver-init-failed" },
+		{ 34, "CUDA_ERROR_STUB_LIBRARY", "driver-init-failed" },
 	};
 
 	(void)state;
@@ -181,6 +182,97 @@ static void test_init_804_fix_names_compat(void **state)
 	const struct finding *x = expect(&r, "forward-compat-unsupported", SEV_ERROR);
 	assert_true(any_has(x->evidence, x->n_evidence, "/compat/libcuda.so.570.124.06"));
 	assert_true(any_has(x->fix, x->n_fix, "LD_LIBRARY_PATH"));
+	report_free(&r);
+}
+
+/* stack_driver_rules is what `devices` runs: the driver layer alone, the same findings
+ * stack_rules_run gives for it, and nothing from the other layers. */
+static void test_driver_rules_alone(void **state)
+{
+	struct stack_toolkit t = toolkit("/usr/local/cuda-13.0", "/usr/local/cuda-13.0/bin/nvcc", 13, 0, true, archs_130, 12, "580.65.06", "R580");
+	static const int results[] = { CUDA_ERROR_SYSTEM_NOT_READY, CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE, CUDA_ERROR_NO_DEVICE };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof results / sizeof results[0]; i++) {
+		struct stack_facts f = base();
+		struct report all, drv;
+		f.driver.init_result = results[i];
+		f.driver.init_result_name = "CUresult";
+		f.driver.cuda = V(13, 1); /* so the toolkit is judged (and fits) in the full run */
+		f.toolkits = &t;
+		f.n_toolkits = 1;
+		run(&f, &all);
+		assert_int_equal(report_init(&drv, "devices"), CD_OK);
+		assert_int_equal(stack_driver_rules(&f, &drv), CD_OK);
+		assert_int_equal(drv.n_findings, 1);
+		assert_true(report_has_finding(&all, drv.findings[0].id));
+		assert_string_equal(report_find(&all, drv.findings[0].id)->title, drv.findings[0].title);
+		report_free(&all);
+		report_free(&drv);
+	}
+}
+
+/* cuInit succeeded but cuDeviceGetCount says 0; NVML's count is evidence. */
+static void test_device_count_zero(void **state)
+{
+	struct stack_facts f = base();
+	struct report r;
+
+	(void)state;
+	f.driver.has_device_count = true;
+	f.driver.device_count = 0;
+	f.driver.has_nvml_device_count = true;
+	f.driver.nvml_device_count = 2;
+	run(&f, &r);
+	const struct finding *x = expect(&r, "no-device", SEV_ERROR);
+	assert_true(any_has(x->evidence, x->n_evidence, "cuDeviceGetCount = 0"));
+	assert_true(any_has(x->evidence, x->n_evidence, "NVML sees 2 GPU(s)"));
+	report_free(&r);
+	f.driver.device_count = 1;
+	run(&f, &r);
+	assert_int_equal(count(&r, "no-device"), 0);
+	report_free(&r);
+}
+
+/* NVML's own result picks the advice: 18 is a version mismatch (reboot), 9 no kernel module. */
+static void test_nvml_result_advice(void **state)
+{
+	struct stack_facts f = base();
+	struct report r;
+
+	(void)state;
+	f.driver.nvml_failed = true;
+	f.driver.nvml_error = "NVML_ERROR_LIB_RM_VERSION_MISMATCH";
+	f.driver.nvml_result = 18;
+	run(&f, &r);
+	const struct finding *x = expect(&r, "nvml-unavailable", SEV_WARN);
+	assert_true(any_has(x->evidence, x->n_evidence, "nvmlInit = NVML_ERROR_LIB_RM_VERSION_MISMATCH (18)"));
+	assert_true(any_has(x->fix, x->n_fix, "reboot"));
+	report_free(&r);
+	f.driver.nvml_error = "NVML_ERROR_DRIVER_NOT_LOADED";
+	f.driver.nvml_result = 9;
+	run(&f, &r);
+	x = expect(&r, "nvml-unavailable", SEV_WARN);
+	assert_true(any_has(x->fix, x->n_fix, "modprobe nvidia"));
+	assert_false(any_has(x->fix, x->n_fix, "reboot"));
+	report_free(&r);
+}
+
+/* no libcuda but NVML sees GPUs: the driver is installed, its libcuda is what is missing */
+static void test_no_driver_nvml_sees_gpus(void **state)
+{
+	struct stack_facts f = base();
+	struct report r;
+
+	(void)state;
+	f.driver.loaded = false;
+	f.driver.load_error = "libcuda.so.1: cannot open shared object file";
+	f.driver.has_nvml_device_count = true;
+	f.driver.nvml_device_count = 1;
+	f.driver.nvml_path = "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1";
+	run(&f, &r);
+	const struct finding *x = expect(&r, "no-driver", SEV_ERROR);
+	assert_true(any_has(x->evidence, x->n_evidence, "NVML (/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1) sees 1 GPU(s)"));
 	report_free(&r);
 }
 
@@ -267,9 +359,7 @@ static void test_smi_cuda_version_explained(void **state)
 	f.toolkits = &t;
 	f.n_toolkits = 1;
 	run(&f, &r);
-	const struct finding *x = report_find(&r, "driver-cuda-version");
-	assert_non_null(x);
-	assert_int_equal(x->severity, SEV_INFO);
+	const struct finding *x = expect(&r, "driver-cuda-version", SEV_INFO);
 	assert_non_null(strstr(x->title, "12.4"));
 	assert_non_null(strstr(x->title, "11.8"));
 	assert_int_equal(count(&r, "toolkit-newer-than-driver"), 0);
@@ -405,8 +495,8 @@ static void test_library_shadowed(void **state)
 	run(&f, &r);
 	assert_int_equal(count(&r, "library-shadowed"), 1);
 	const struct finding *x = expect(&r, "library-shadowed", SEV_WARN);
-	assert_true(any_has(x->evidence, x->n_evidence, "picked: /usr/local/cuda-12.1/lib64/libcudart.so.12, CUDA 12.1"));
-	assert_true(any_has(x->evidence, x->n_evidence, "shadowed: /venv/lib/python3.11/site-packages/nvidia/cuda_runtime/lib/libcudart.so.12, CUDA 12.4"));
+	assert_true(any_has(x->evidence, x->n_evidence, "picked: /usr/local/cuda-12.1/lib64/libcudart.so.12, version 12.1"));
+	assert_true(any_has(x->evidence, x->n_evidence, "shadowed: /venv/lib/python3.11/site-packages/nvidia/cuda_runtime/lib/libcudart.so.12, version 12.4"));
 	assert_true(any_has(x->fix, x->n_fix, "LD_LIBRARY_PATH"));
 	report_free(&r);
 
@@ -672,6 +762,10 @@ int main(void)
 		cmocka_unit_test(test_no_driver),
 		cmocka_unit_test(test_init_results),
 		cmocka_unit_test(test_init_804_fix_names_compat),
+		cmocka_unit_test(test_driver_rules_alone),
+		cmocka_unit_test(test_device_count_zero),
+		cmocka_unit_test(test_nvml_result_advice),
+		cmocka_unit_test(test_no_driver_nvml_sees_gpus),
 		cmocka_unit_test(test_toolkit_newer_than_driver),
 		cmocka_unit_test(test_toolkit_newer_minor_is_warning),
 		cmocka_unit_test(test_cuda_118_driver),

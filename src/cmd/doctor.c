@@ -1,0 +1,534 @@
+/* `cudoctor doctor`: every layer of the CUDA stack found, shown, and checked against the
+ * others. Collection is doctor_facts.c, judgement kb/stack_rules.c; this file renders. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "cmd/doctor_facts.h"
+#include "cmd/gpu_findings.h"
+#include "util/err.h"
+#include "util/str.h"
+
+static const char doctor_help[] =
+	"usage: cudoctor [GLOBAL OPTIONS] doctor\n"
+	"\n"
+	"One verdict across the CUDA stack. Finds and checks against each other:\n"
+	"  Driver     the libcuda loaded and how, its version, the CUDA version it supports,\n"
+	"             the kernel module's version\n"
+	"  GPUs       in CUDA's order and in nvidia-smi's (PCI) order, with CUDA_VISIBLE_DEVICES\n"
+	"  Toolkits   every nvcc, its version, which one a build uses, what it can target\n"
+	"  Runtimes   every libcudart the loader or a framework could load, and which wins\n"
+	"  Python     frameworks and NVIDIA wheels, read from disk without importing them\n"
+	"  Platform   WSL2, containers, /dev/nvidia* nodes\n"
+	"then prints the findings with evidence and fixes.\n"
+	"\n"
+	"  -v      also ask the selected nvcc for --list-gpu-arch (runs it)\n"
+	"  --json  the report as one JSON object (docs/json.md)\n"
+	"\n"
+	"Exit status: 0 no error finding, 1 an error finding (e.g. no-driver), 3 cudoctor failed.\n";
+
+static json_t *jstr(const char *s)
+{
+	return s && *s ? json_string(s) : json_null();
+}
+
+static const char *or_dash(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+static void mm(const struct version *v, char *buf, size_t n)
+{
+	if (v->parts >= 2)
+		snprintf(buf, n, "%d.%d", v->major, v->minor);
+	else if (v->parts == 1)
+		snprintf(buf, n, "%d", v->major);
+	else
+		snprintf(buf, n, "-");
+}
+
+static void human_bytes(long long b, char *buf, size_t n)
+{
+	if (b <= 0)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.1f GiB", (double)b / (1024.0 * 1024.0 * 1024.0));
+}
+
+/* --- Driver ----------------------------------------------------------------------- */
+
+static int section_driver(struct report *r, const struct doctor_facts *df)
+{
+	const struct driver_info *di = &df->di;
+	const struct stack_driver *sd = &df->sf.driver;
+	json_t *j = json_object();
+	char cv[32];
+
+	report_section(r, "Driver");
+	if (di->loaded) {
+		report_kv(r, "libcuda", "%s (%s)", di->library_path, di->how[0] ? di->how : "loaded");
+		report_kv(r, "driver version", "%s%s%s%s", di->version[0] ? di->version : "unknown",
+			  di->version_source ? " (from " : "", di->version_source ? di->version_source : "", di->version_source ? ")" : "");
+		if (di->cuda_version > 0) {
+			mm(&sd->cuda, cv, sizeof cv);
+			report_kv(r, "CUDA (driver API)", "%s: the newest CUDA this driver runs (nvidia-smi's \"CUDA Version\"), not an installed toolkit", cv);
+		}
+		if (di->init_called)
+			report_kv(r, "cuInit", "%s (%d)", di->init_result_name[0] ? di->init_result_name : "?", di->init_result);
+		if (di->compat_lib)
+			report_kv(r, "forward compatibility", "yes: a cuda-compat libcuda runs on an older kernel driver (data-center GPUs and Jetson only)");
+	} else {
+		report_kv(r, "libcuda", "not loaded: %s", di->load_error);
+		if (di->version[0])
+			report_kv(r, "driver version", "%s (from %s)", di->version, di->version_source ? di->version_source : "?");
+	}
+	if (di->kmod_present)
+		report_kv(r, "kernel module", "%s%s", di->kmod_version[0] ? di->kmod_version : "unknown version",
+			  di->kmod_open ? " (open kernel module)" : "");
+	else
+		report_kv(r, "kernel module", "not loaded (/proc/driver/nvidia/version absent)");
+	if (df->gp.nvml_loaded)
+		report_kv(r, "NVML", "%s%s%s", df->gp.nvml_path,
+			  sd->nvml_failed ? ": " : "", sd->nvml_failed ? or_dash(sd->nvml_error) : "");
+	else if (di->loaded)
+		report_kv(r, "NVML", "not loaded: %s", or_dash(df->gp.nvml_load_error));
+	if (df->driver_branch[0])
+		report_kv(r, "branch", "%s", df->driver_branch);
+
+	if (!j)
+		return CD_ENOMEM;
+	mm(&sd->cuda, cv, sizeof cv);
+	json_object_set_new(j, "loaded", json_boolean(di->loaded));
+	json_object_set_new(j, "library_path", di->loaded ? jstr(di->library_path) : json_null());
+	json_object_set_new(j, "how", di->loaded ? jstr(di->how) : json_null());
+	json_object_set_new(j, "load_error", di->loaded ? json_null() : jstr(di->load_error));
+	json_object_set_new(j, "version", jstr(di->version));
+	json_object_set_new(j, "version_source", jstr(di->version_source));
+	json_object_set_new(j, "cuda_version", di->cuda_version > 0 ? json_string(cv) : json_null());
+	json_object_set_new(j, "init_result", di->init_called ? json_integer(di->init_result) : json_null());
+	json_object_set_new(j, "init_result_name", di->init_called ? jstr(di->init_result_name) : json_null());
+	json_object_set_new(j, "kernel_module_version", jstr(di->kmod_version));
+	json_object_set_new(j, "kernel_module_open", json_boolean(di->kmod_open));
+	json_object_set_new(j, "branch", jstr(df->driver_branch));
+	json_object_set_new(j, "nvml_ok", json_boolean(!sd->nvml_failed));
+	json_object_set_new(j, "forward_compat", json_boolean(di->compat_lib));
+	return report_json_set(r, "driver", j);
+}
+
+/* --- GPUs ------------------------------------------------------------------------- */
+
+static int section_gpus(struct report *r, const struct doctor_facts *df)
+{
+	static const char *const hdr[] = { "CUDA", "nvidia-smi", "name", "CC", "memory", "PCI bus", "UUID", "MIG" };
+	const struct platform_info *pf = &df->pf;
+	json_t *arr = json_array();
+
+	if (!arr)
+		return CD_ENOMEM;
+	report_section(r, "GPUs");
+	if (df->gp.n_gpus == 0) {
+		report_line(r, "%s", df->di.loaded ? "no GPU visible to CUDA or NVML" : "none (no driver)");
+	} else {
+		report_table(r, 8, hdr);
+		/* rows in CUDA order, then the GPUs CUDA does not see */
+		for (int pass = 0; pass < 2; pass++) {
+			for (size_t i = 0; i < df->gp.n_gpus; i++) {
+				const struct gpu_info *g = &df->gp.gpus[i];
+				char ci[16], ni[16], cc[16], mem[32];
+				if ((pass == 0) != (g->cuda_ordinal >= 0))
+					continue;
+				snprintf(ci, sizeof ci, "%s", "hidden");
+				if (g->cuda_ordinal >= 0)
+					snprintf(ci, sizeof ci, "%d", g->cuda_ordinal);
+				snprintf(ni, sizeof ni, "-");
+				if (g->nvml_index >= 0)
+					snprintf(ni, sizeof ni, "%d", g->nvml_index);
+				snprintf(cc, sizeof cc, "-");
+				if (gpu_has(g, GF_CC))
+					snprintf(cc, sizeof cc, "%lld.%lld", g->cc_major, g->cc_minor);
+				human_bytes(gpu_has(g, GF_MEMORY_TOTAL) ? g->memory_total_bytes : 0, mem, sizeof mem);
+				const char *mig = !gpu_has(g, GF_MIG_MODE) ? "-" : g->mig_mode_current ? "on" : g->mig_mode_pending ? "pending" : "off";
+				const char *row[] = { ci, ni, or_dash(g->name), cc, mem, or_dash(g->pci_bus_id), or_dash(g->uuid), mig };
+				report_table_row(r, row);
+			}
+		}
+	}
+	if (pf->visible.set)
+		report_kv(r, "CUDA_VISIBLE_DEVICES", "\"%s\"", pf->visible.raw ? pf->visible.raw : "");
+	if (pf->device_order)
+		report_kv(r, "CUDA_DEVICE_ORDER", "%s", pf->device_order);
+	else if (df->gp.n_gpus > 1)
+		report_kv(r, "CUDA_DEVICE_ORDER", "unset: CUDA orders FASTEST_FIRST, nvidia-smi by PCI bus");
+
+	for (size_t i = 0; i < df->gp.n_gpus; i++) {
+		const struct gpu_info *g = &df->gp.gpus[i];
+		json_t *o = json_object();
+		char cc[16];
+		if (!o)
+			return CD_ENOMEM;
+		snprintf(cc, sizeof cc, "%lld.%lld", g->cc_major, g->cc_minor);
+		json_object_set_new(o, "index", g->cuda_ordinal >= 0 ? json_integer(g->cuda_ordinal) : json_null());
+		json_object_set_new(o, "nvml_index", g->nvml_index >= 0 ? json_integer(g->nvml_index) : json_null());
+		json_object_set_new(o, "name", gpu_has(g, GF_NAME) ? jstr(g->name) : json_null());
+		json_object_set_new(o, "compute_capability", gpu_has(g, GF_CC) ? json_string(cc) : json_null());
+		json_object_set_new(o, "memory_total_bytes", gpu_has(g, GF_MEMORY_TOTAL) ? json_integer(g->memory_total_bytes) : json_null());
+		json_object_set_new(o, "pci_bus_id", gpu_has(g, GF_PCI_BUS_ID) ? jstr(g->pci_bus_id) : json_null());
+		json_object_set_new(o, "uuid", gpu_has(g, GF_UUID) ? jstr(g->uuid) : json_null());
+		json_object_set_new(o, "mig_mode", gpu_has(g, GF_MIG_MODE) ? json_boolean(g->mig_mode_current) : json_null());
+		json_object_set_new(o, "persistence_mode", gpu_has(g, GF_PERSISTENCE) ? json_boolean(g->persistence_mode) : json_null());
+		json_array_append_new(arr, o);
+	}
+	return report_json_set(r, "gpus", arr);
+}
+
+/* --- Toolkits --------------------------------------------------------------------- */
+
+/* "yes" / "no: needs R580" / "JIT-limited" for the driver column */
+static const char *runs_here(const struct stack_toolkit *t, const struct stack_driver *d, char *buf, size_t n)
+{
+	if (!d->loaded || d->cuda.parts == 0 || t->version.parts == 0)
+		return "-";
+	if (t->version.major < d->cuda.major || (t->version.major == d->cuda.major && t->version.minor <= d->cuda.minor))
+		return "yes";
+	if (t->version.major == d->cuda.major && t->version.major >= 11)
+		return "yes (minor-version compat; no PTX JIT)";
+	snprintf(buf, n, "no: needs %s", t->min_branch ? t->min_branch : "a newer driver");
+	return buf;
+}
+
+static void targets_here(const struct stack_toolkit *t, const struct doctor_facts *df, char *buf, size_t n)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	if (!t->kb_known) {
+		snprintf(buf, n, "-");
+		return;
+	}
+	if (df->gp.n_gpus == 0) {
+		snprintf(buf, n, "sm_%d..sm_%d", t->archs[0], t->archs[t->n_archs - 1]);
+		return;
+	}
+	for (size_t i = 0; i < df->sf.n_gpus; i++) {
+		const struct stack_gpu *g = &df->sf.gpus[i];
+		int w;
+		if (g->cc_major <= 0)
+			continue;
+		w = snprintf(buf + used, n - used, "%ssm_%d %s", used ? ", " : "", g->cc_major * 10 + g->cc_minor,
+			     stack_toolkit_targets(t, g->cc_major, g->cc_minor) ? "yes" : "no");
+		if (w < 0 || (size_t)w >= n - used)
+			break;
+		used += (size_t)w;
+	}
+	if (!used)
+		snprintf(buf, n, "sm_%d..sm_%d", t->archs[0], t->archs[t->n_archs - 1]);
+}
+
+static int section_toolkits(struct report *r, const struct doctor_facts *df)
+{
+	static const char *const hdr[] = { "", "nvcc", "CUDA", "version from", "found by", "targets", "its builds run here" };
+	json_t *arr = json_array();
+
+	if (!arr)
+		return CD_ENOMEM;
+	report_section(r, "Toolkits");
+	if (df->tk.n == 0)
+		report_line(r, "no nvcc found (PATH, CUDACXX, CUDA_HOME, CUDA_PATH, /usr/local/cuda*, /opt/cuda, conda, pip nvidia-cuda-nvcc)");
+	else
+		report_table(r, 7, hdr);
+	for (size_t i = 0; i < df->tk.n; i++) {
+		const struct toolkit *t = &df->tk.t[i];
+		const struct stack_toolkit *st = &df->sf.toolkits[i];
+		char by[96], tg[160], run[64], ver[32];
+		json_t *o = json_object(), *fb = json_array(), *archs = json_array();
+
+		if (!o || !fb || !archs) {
+			json_decref(o);
+			json_decref(fb);
+			json_decref(archs);
+			return CD_ENOMEM;
+		}
+		toolkit_found_by_text(t->found_by, by, sizeof by);
+		targets_here(st, df, tg, sizeof tg);
+		snprintf(ver, sizeof ver, "%s", t->version_text[0] ? t->version_text : "unknown");
+		const char *row[] = { t->selected ? "*" : "", t->nvcc, ver, or_dash(t->version_source), by, tg,
+				      runs_here(st, &df->sf.driver, run, sizeof run) };
+		report_table_row(r, row);
+
+		json_object_set_new(o, "path", jstr(t->root));
+		json_object_set_new(o, "nvcc", jstr(t->nvcc));
+		json_object_set_new(o, "real_nvcc", jstr(t->real_nvcc));
+		json_object_set_new(o, "version", jstr(t->version_text));
+		json_object_set_new(o, "version_source", jstr(t->version_source));
+		json_object_set_new(o, "selected", json_boolean(t->selected));
+		for (char *p = by; *p;) {
+			char *comma = strstr(p, ", ");
+			json_array_append_new(fb, comma ? json_stringn(p, (size_t)(comma - p)) : json_string(p));
+			p = comma ? comma + 2 : p + strlen(p);
+		}
+		json_object_set_new(o, "found_by", fb);
+		for (size_t k = 0; k < st->n_archs; k++) {
+			char a[16];
+			snprintf(a, sizeof a, "sm_%d", st->archs[k]);
+			json_array_append_new(archs, json_string(a));
+		}
+		json_object_set_new(o, "archs", st->kb_known ? archs : (json_decref(archs), json_null()));
+		json_object_set_new(o, "min_driver", jstr(st->min_driver));
+		json_object_set_new(o, "nvcc_list_gpu_arch", jstr(t->gpu_archs));
+		json_array_append_new(arr, o);
+	}
+	for (size_t i = 0; i < df->tk.n; i++) {
+		const struct toolkit *t = &df->tk.t[i];
+		if (t->selected)
+			report_kv(r, "a build uses", "%s (first nvcc on PATH)", t->nvcc);
+		if (t->gpu_archs)
+			report_kv(r, "nvcc --list-gpu-arch", "%s", t->gpu_archs);
+	}
+	if (df->tk.n > 0 && df->kb_error[0])
+		report_line(r, "kb unavailable (%s): targets not judged", df->kb_error);
+	if (df->tk.spawned)
+		report_line(r, "(some versions came from running nvcc --version: no version.json beside it)");
+	return report_json_set(r, "toolkits", arr);
+}
+
+/* --- Runtimes --------------------------------------------------------------------- */
+
+static const char *loader_text(const struct runtime *rt, char *buf, size_t n)
+{
+	if (rt->rank >= 0 && rt->picked)
+		snprintf(buf, n, "picked (%s)", rt->from_ld_library_path ? "LD_LIBRARY_PATH" : "ld.so.cache");
+	else if (rt->rank >= 0)
+		snprintf(buf, n, "shadowed (%s)", rt->from_ld_library_path ? "LD_LIBRARY_PATH" : "ld.so.cache");
+	else if (rt->origin == ORIGIN_PIP || rt->origin == ORIGIN_TORCH || rt->origin == ORIGIN_CONDA)
+		snprintf(buf, n, "by its framework (RUNPATH)");
+	else
+		snprintf(buf, n, "not on the loader path");
+	return buf;
+}
+
+static json_t *runtime_json(const struct runtime *rt, const char *library)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	if (library)
+		json_object_set_new(o, "library", json_string(library));
+	json_object_set_new(o, "path", jstr(rt->path));
+	json_object_set_new(o, "real_path", jstr(rt->real_path));
+	json_object_set_new(o, "soname", jstr(rt->soname));
+	json_object_set_new(o, "version", jstr(rt->version_text));
+	json_object_set_new(o, "version_source", jstr(rt->version_source));
+	json_object_set_new(o, "origin", json_string(runtime_origin_name(rt->origin)));
+	json_object_set_new(o, "picked", json_boolean(rt->picked));
+	json_object_set_new(o, "from_ld_library_path", json_boolean(rt->from_ld_library_path));
+	return o;
+}
+
+static void runtime_row(struct report *r, const struct runtime *rt)
+{
+	char ld[64];
+	const char *row[] = { rt->path, or_dash(rt->version_text), or_dash(rt->version_source),
+			      runtime_origin_name(rt->origin), loader_text(rt, ld, sizeof ld) };
+
+	report_table_row(r, row);
+}
+
+static int section_runtimes(struct report *r, const struct doctor_facts *df, bool verbose)
+{
+	static const char *const hdr[] = { "library", "version", "version from", "origin", "loader" };
+	json_t *arr = json_array(), *libs = json_array();
+	struct strbuf sb;
+	size_t copies = 0;
+
+	if (!arr || !libs) {
+		json_decref(arr);
+		json_decref(libs);
+		return CD_ENOMEM;
+	}
+	report_section(r, "Runtimes");
+	if (df->rt.n == 0)
+		report_line(r, "no libcudart found (LD_LIBRARY_PATH, ld.so.cache, toolkits, Python wheels, torch/lib, conda)");
+	else
+		report_table(r, 5, hdr);
+	for (size_t i = 0; i < df->rt.n; i++) {
+		runtime_row(r, &df->rt.r[i]);
+		json_array_append_new(arr, runtime_json(&df->rt.r[i], NULL));
+	}
+	if (!df->rt.ldcache_ok && df->rt.ldcache_error[0])
+		report_line(r, "ld.so.cache not read: %s", df->rt.ldcache_error);
+
+	/* the other CUDA libraries: in JSON always, in text with -v (a summary otherwise) */
+	sb_init(&sb);
+	for (size_t l = 0; l < df->n_libs; l++) {
+		if (df->libs[l].n == 0)
+			continue;
+		sb_printf(&sb, "%s%s x%zu", copies ? ", " : "", runtime_libraries[l], df->libs[l].n);
+		copies += df->libs[l].n;
+		for (size_t i = 0; i < df->libs[l].n; i++)
+			json_array_append_new(libs, runtime_json(&df->libs[l].r[i], runtime_libraries[l]));
+	}
+	if (copies && verbose) {
+		report_table(r, 5, hdr);
+		for (size_t l = 0; l < df->n_libs; l++)
+			for (size_t i = 0; i < df->libs[l].n; i++)
+				runtime_row(r, &df->libs[l].r[i]);
+	} else if (copies) {
+		char *s = sb_detach(&sb);
+		if (s)
+			report_kv(r, "other CUDA libraries", "%s (cudoctor -v doctor lists each copy)", s);
+		free(s);
+	}
+	sb_free(&sb);
+	if (report_json_set(r, "libraries", libs) != CD_OK) {
+		json_decref(arr);
+		return CD_ENOMEM;
+	}
+	return report_json_set(r, "runtimes", arr);
+}
+
+/* --- Python ----------------------------------------------------------------------- */
+
+static int section_python(struct report *r, const struct doctor_facts *df)
+{
+	static const char *const hdr[] = { "framework", "version", "CUDA", "path" };
+	const struct python_info *py = &df->py;
+	json_t *o = json_object(), *envs = json_array(), *sites = json_array(), *fws = json_array(), *wh = json_array();
+
+	if (!o || !envs || !sites || !fws || !wh) {
+		json_decref(o);
+		json_decref(envs);
+		json_decref(sites);
+		json_decref(fws);
+		json_decref(wh);
+		return CD_ENOMEM;
+	}
+	report_section(r, "Python");
+	if (py->n_envs == 0)
+		report_line(r, "no python3 found (PATH, VIRTUAL_ENV, CONDA_PREFIX)");
+	for (size_t i = 0; i < py->n_envs; i++) {
+		json_t *e = json_object();
+		report_kv(r, py->envs[i].kind, "%s", py->envs[i].prefix);
+		json_object_set_new(e, "kind", json_string(py->envs[i].kind));
+		json_object_set_new(e, "prefix", jstr(py->envs[i].prefix));
+		json_object_set_new(e, "interpreter", jstr(py->envs[i].interpreter));
+		json_array_append_new(envs, e);
+	}
+	for (size_t i = 0; i < py->n_site_dirs; i++)
+		json_array_append_new(sites, json_string(py->site_dirs[i]));
+	if (py->n_fw > 0)
+		report_table(r, 4, hdr);
+	else if (py->n_envs > 0)
+		report_line(r, "no CUDA framework installed (torch, jax, cupy, tensorflow, onnxruntime-gpu, ...)");
+	for (size_t i = 0; i < py->n_fw; i++) {
+		const struct py_framework *f = &py->fw[i];
+		const char *cuda = f->cpu_only ? "none (CPU-only build)" : f->rocm ? "none (ROCm build)" : or_dash(f->cuda);
+		const char *row[] = { f->name, or_dash(f->version), cuda, f->path };
+		json_t *e = json_object();
+		report_table_row(r, row);
+		json_object_set_new(e, "name", json_string(f->name));
+		json_object_set_new(e, "version", jstr(f->version));
+		json_object_set_new(e, "cuda", jstr(f->cuda));
+		json_object_set_new(e, "cpu_only", json_boolean(f->cpu_only));
+		json_object_set_new(e, "path", jstr(f->path));
+		json_array_append_new(fws, e);
+	}
+	if (py->n_wheels > 0) {
+		struct strbuf sb;
+		sb_init(&sb);
+		for (size_t i = 0; i < py->n_wheels; i++) {
+			json_t *e = json_object();
+			sb_printf(&sb, "%s%s %s", i ? ", " : "", py->wheels[i].name, py->wheels[i].version);
+			json_object_set_new(e, "name", json_string(py->wheels[i].name));
+			json_object_set_new(e, "version", json_string(py->wheels[i].version));
+			json_object_set_new(e, "site", json_string(py->wheels[i].site));
+			json_array_append_new(wh, e);
+		}
+		char *s = sb_detach(&sb);
+		if (s)
+			report_kv(r, "NVIDIA wheels", "%s", s);
+		free(s);
+	}
+	json_object_set_new(o, "environments", envs);
+	json_object_set_new(o, "site_packages", sites);
+	json_object_set_new(o, "frameworks", fws);
+	json_object_set_new(o, "nvidia_wheels", wh);
+	return report_json_set(r, "python", o);
+}
+
+/* --- Platform --------------------------------------------------------------------- */
+
+static int section_platform(struct report *r, const struct doctor_facts *df)
+{
+	const struct platform_info *pf = &df->pf;
+	json_t *o = json_object(), *nodes = json_array();
+	struct strbuf sb;
+
+	if (!o || !nodes) {
+		json_decref(o);
+		json_decref(nodes);
+		return CD_ENOMEM;
+	}
+	report_section(r, "Platform");
+	report_kv(r, "WSL2", "%s", pf->wsl ? (pf->wsl_libcuda1 ? "yes (/usr/lib/wsl/lib/libcuda.so.1 present)" : "yes (no /usr/lib/wsl/lib/libcuda.so.1)") : "no");
+	report_kv(r, "container", "%s", pf->container ? pf->container : "none detected");
+	if (pf->image_cuda_version)
+		report_kv(r, "image CUDA_VERSION", "%s", pf->image_cuda_version);
+	if (pf->nvidia_visible_devices)
+		report_kv(r, "NVIDIA_VISIBLE_DEVICES", "%s", pf->nvidia_visible_devices);
+	sb_init(&sb);
+	for (size_t i = 0; i < pf->n_nodes; i++) {
+		const struct device_node *n = &pf->nodes[i];
+		json_t *e = json_object();
+		sb_printf(&sb, "%s%s %s", i ? ", " : "", n->path, !n->exists ? "missing" : n->accessible ? "ok" : "no access");
+		json_object_set_new(e, "path", json_string(n->path));
+		json_object_set_new(e, "exists", json_boolean(n->exists));
+		json_object_set_new(e, "accessible", json_boolean(n->accessible));
+		json_array_append_new(nodes, e);
+	}
+	char *s = sb_detach(&sb);
+	if (s && *s)
+		report_kv(r, "device nodes", "%s", s);
+	free(s);
+	json_object_set_new(o, "wsl", json_boolean(pf->wsl));
+	json_object_set_new(o, "container", jstr(pf->container));
+	json_object_set_new(o, "device_nodes", nodes);
+	json_object_set_new(o, "cuda_visible_devices", pf->visible.set ? json_string(pf->visible.raw ? pf->visible.raw : "") : json_null());
+	json_object_set_new(o, "cuda_device_order", jstr(pf->device_order));
+	json_object_set_new(o, "image_cuda_version", jstr(pf->image_cuda_version));
+	return report_json_set(r, "platform", o);
+}
+
+static int doctor_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
+{
+	struct doctor_opts o = { .root = NULL, .list_archs = g->render.verbosity > 0 };
+	struct doctor_facts df;
+	int rc;
+
+	if (argc > 1)
+		return cd_fail(err, CD_EUSAGE, "doctor takes no arguments (got '%s')", argv[1]);
+	rc = doctor_collect(&df, &o, err);
+	if (rc != CD_OK)
+		return rc;
+	if ((rc = section_driver(r, &df)) != CD_OK || (rc = section_gpus(r, &df)) != CD_OK ||
+	    (rc = section_toolkits(r, &df)) != CD_OK || (rc = section_runtimes(r, &df, g->render.verbosity > 0)) != CD_OK ||
+	    (rc = section_python(r, &df)) != CD_OK || (rc = section_platform(r, &df)) != CD_OK)
+		goto out;
+	if ((rc = stack_rules_run(&df.sf, r)) != CD_OK)
+		goto out;
+	rc = gpu_health_findings(r, &df.gp);
+out:
+	doctor_facts_free(&df);
+	if (rc != CD_OK)
+		return cd_fail(err, rc, "doctor: %s", cd_strerror(rc));
+	return CD_OK;
+}
+
+const struct cd_command cmd_doctor = {
+	.name = "doctor",
+	.summary = "check driver, GPUs, toolkits, runtimes, Python and platform against each other",
+	.help = doctor_help,
+	.run = doctor_run,
+};

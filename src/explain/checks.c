@@ -1,0 +1,720 @@
+/* explain's evidence: what the text itself implies (offline) and what this machine says
+ * (live), each through the probes and rules the other commands use. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "binfmt/devcode.h"
+#include "explain/checks.h"
+#include "kb/compat.h"
+#include "probe/driver_info.h"
+#include "util/err.h"
+#include "util/file.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+const char *check_result_name(enum check_result r)
+{
+	static const char *const names[] = { "ok", "problem", "info", "skipped" };
+
+	return names[r];
+}
+
+static struct explain_check *add(struct explain_checks *out, const char *name, enum check_result r,
+				 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static struct explain_check *add(struct explain_checks *out, const char *name, enum check_result r,
+				 const char *fmt, ...)
+{
+	struct explain_check *c;
+	va_list ap;
+
+	if (out->n == EXPLAIN_MAX_CHECKS)
+		return NULL;
+	c = &out->c[out->n++];
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->result = r;
+	va_start(ap, fmt);
+	vsnprintf(c->detail, sizeof(c->detail), fmt, ap);
+	va_end(ap);
+	return c;
+}
+
+/* appends to a check's detail */
+static void more(struct explain_check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void more(struct explain_check *c, const char *fmt, ...)
+{
+	size_t used;
+	va_list ap;
+
+	if (!c)
+		return;
+	used = strlen(c->detail);
+	if (used + 1 >= sizeof(c->detail))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(c->detail + used, sizeof(c->detail) - used, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- the machine, probed once ---- */
+
+static int ensure_gpus(struct explain_env *env, char *err)
+{
+	if (env->gpus_probed)
+		return CD_OK;
+	env->gpus_probed = true;
+	return gpu_probe_run(&env->gpus, err);
+}
+
+static int ensure_toolkits(struct explain_env *env, char *err)
+{
+	struct toolkits_opts o = { 0 };
+	char terr[CD_ERRMSG];
+	int rc;
+
+	if (env->toolkits_probed)
+		return CD_OK;
+	env->toolkits_probed = true;
+	o.no_spawn = false;
+	rc = toolkits_probe(&env->toolkits, &o, terr);
+	if (rc == CD_ENOMEM)
+		return cd_fail(err, rc, "out of memory");
+	return CD_OK;
+}
+
+void explain_env_free(struct explain_env *env)
+{
+	if (env->gpus_probed)
+		gpu_probe_free(&env->gpus);
+	if (env->toolkits_probed)
+		toolkits_free(&env->toolkits);
+	env->gpus_probed = env->toolkits_probed = false;
+}
+
+const struct toolkit *explain_build_nvcc(const struct toolkits *ts)
+{
+	for (size_t i = 0; i < ts->n; i++)
+		if (ts->t[i].selected)
+			return &ts->t[i];
+	for (size_t i = 0; i < ts->n; i++)
+		if (ts->t[i].found_by & TK_CUDA_HOME)
+			return &ts->t[i];
+	return ts->n ? &ts->t[0] : NULL;
+}
+
+static bool driver_cuda(const struct gpu_probe *g, struct version *v)
+{
+	if (g->has_cuda_driver_version && g->cuda_driver_version > 0) {
+		*v = version_from_cuda_int(g->cuda_driver_version);
+		return true;
+	}
+	if (g->has_nvml_cuda_driver_version && g->nvml_cuda_driver_version > 0) {
+		*v = version_from_cuda_int(g->nvml_cuda_driver_version);
+		return true;
+	}
+	return false;
+}
+
+static size_t visible_gpus(const struct gpu_probe *g)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < g->n_gpus; i++)
+		n += g->gpus[i].cuda_ordinal >= 0;
+	return n;
+}
+
+/* kb/arch_families.tsv as compat's family table */
+static size_t family_table(struct compat_family_member *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < kb_family_count(); i++) {
+		const struct kb_family *f = kb_family_at(i);
+
+		for (size_t k = 0; k < f->n_members && n < max; k++) {
+			out[n].target = (unsigned)f->arch;
+			out[n].cc = (unsigned)f->members[k];
+			n++;
+		}
+	}
+	return n;
+}
+
+static const char *env_get(const char *name)
+{
+	return getenv(name);
+}
+
+static void compat_env_for(struct compat_env *e, unsigned cc, const struct gpu_probe *g,
+			   struct compat_family_member *fam, size_t n_fam)
+{
+	struct version v;
+	const struct kb_ptx_isa *isa;
+
+	memset(e, 0, sizeof(*e));
+	e->cc = cc;
+	e->zstd_ok = -1;
+	if (driver_cuda(g, &v) && (isa = kb_ptx_isa_max_for_cuda(&v)) != NULL)
+		e->ptx_isa_max = COMPAT_ISA(isa->major, isa->minor);
+	if (g->has_driver_version) {
+		struct version dv, zmin = { 550, 54, 14, 3 };
+
+		if (version_parse(g->driver_version, &dv) == CD_OK)
+			e->zstd_ok = version_cmp(&dv, &zmin) >= 0;
+	}
+	compat_env_from_vars(e, env_get);
+	e->family = fam;
+	e->n_family = n_fam;
+}
+
+/* ---- one function per check ---- */
+
+static void check_driver(const struct explain_env *env, struct explain_checks *out)
+{
+	const struct gpu_probe *g = &env->gpus;
+	struct driver_seen seen = { 0 };
+	struct driver_info di;
+	struct explain_check *c;
+	struct version v;
+
+	/* doctor's view of the driver layer: the module version, the user-space version, compat */
+	seen.loaded = g->cuda_loaded;
+	seen.library_path = g->cuda_path;
+	seen.how = g->cuda_how;
+	seen.load_error = g->cuda_load_error;
+	seen.init_called = g->cuda_init_called;
+	seen.init_result = g->cuda_init_result;
+	seen.init_result_name = g->cuda_init_result_name;
+	seen.cuda_version = g->has_cuda_driver_version ? g->cuda_driver_version : 0;
+	seen.nvml_version = g->has_driver_version ? g->driver_version : NULL;
+	driver_info_collect(&di, &seen, NULL);
+	if (!g->cuda_loaded) {
+		c = add(out, "driver", CHECK_PROBLEM, "libcuda.so.1 does not load here: %s", g->cuda_load_error);
+		if (di.kmod_present)
+			more(c, "; the kernel module %s is loaded", di.kmod_version);
+		return;
+	}
+	if (g->cuda_init_called && g->cuda_init_result != 0) {
+		c = add(out, "driver", CHECK_PROBLEM, "libcuda loads (%s) but cuInit fails: %s", g->cuda_path,
+			g->cuda_init_result_name);
+	} else {
+		c = add(out, "driver", CHECK_OK, "libcuda %s", g->cuda_path);
+	}
+	if (di.version[0])
+		more(c, "; driver %s", di.version);
+	if (di.kmod_present && di.kmod_version[0]) {
+		more(c, "; kernel module %s", di.kmod_version);
+		if (di.version[0] && strcmp(di.version, di.kmod_version) != 0 && c) {
+			c->result = CHECK_PROBLEM;
+			more(c, " (differs from the user-space driver: reboot or reload the module)");
+		}
+	}
+	if (di.compat_lib && c) {
+		/* the cuda-compat package's user-mode driver (error 804 on unsupported GPUs) */
+		c->result = CHECK_PROBLEM;
+		more(c, "; this libcuda is a cuda-compat forward-compatibility driver");
+	}
+	if (c && c->result == CHECK_OK && driver_cuda(g, &v)) {
+		const struct kb_ptx_isa *isa = kb_ptx_isa_max_for_cuda(&v);
+
+		more(c, "; supports CUDA %d.%d (runtimes of that version or older, and minor-version "
+		     "compatible ones)", v.major, v.minor);
+		if (isa)
+			more(c, "; JITs PTX up to ISA %d.%d", isa->major, isa->minor);
+	}
+}
+
+static void check_gpus(const struct explain_match *m, const struct explain_env *env,
+		       struct explain_checks *out)
+{
+	const struct gpu_probe *g = &env->gpus;
+	struct compat_family_member fam[32];
+	size_t n_fam = family_table(fam, 32), vis = visible_gpus(g);
+	struct explain_check *c;
+	const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+
+	if (!g->cuda_loaded || vis == 0) {
+		add(out, "gpus", CHECK_PROBLEM, "no GPU is visible to CUDA here%s%s%s",
+		    cvd ? " (CUDA_VISIBLE_DEVICES=" : "", cvd ? cvd : "", cvd ? ")" : "");
+		return;
+	}
+	c = add(out, "gpus", CHECK_INFO, "%zu GPU%s visible (ordinals 0..%zu)", vis, vis == 1 ? "" : "s",
+		vis - 1);
+	if (cvd)
+		more(c, " with CUDA_VISIBLE_DEVICES=%s", cvd);
+	for (size_t i = 0; i < g->n_gpus; i++) {
+		const struct gpu_info *gi = &g->gpus[i];
+		unsigned cc;
+
+		if (gi->cuda_ordinal < 0 || !gpu_has(gi, GF_CC))
+			continue;
+		cc = (unsigned)(gi->cc_major * 10 + gi->cc_minor);
+		more(c, "; GPU %d %s is CC %lld.%lld", gi->cuda_ordinal, gi->name, gi->cc_major, gi->cc_minor);
+		if (m->n_supported && c) {
+			struct compat_env e;
+			bool runs = false;
+
+			compat_env_for(&e, cc, g, fam, n_fam);
+			for (size_t k = 0; k < m->n_supported; k++) {
+				struct compat_image im = { COMPAT_KIND_SASS, (unsigned)m->supported[k].num,
+							   m->supported[k].suffix, 0, false, false };
+
+				runs |= !m->supported_ptx[k] && compat_sass_runs(&e, &im);
+			}
+			more(c, runs ? " (the PyTorch build's arch list has SASS it runs)"
+				     : " (no SASS in the PyTorch build's arch list runs on it)");
+			if (!runs)
+				c->result = CHECK_PROBLEM;
+		}
+		if (gpu_has(gi, GF_MAX_THREADS_PER_BLOCK) &&
+		    strcmp(m->finding, "launch-out-of-resources") == 0)
+			more(c, " (at most %lld threads and %lld registers per block)",
+			     gi->max_threads_per_block, gi->regs_per_block);
+	}
+}
+
+static void check_binary(const struct explain_match *m, const struct explain_env *env,
+			 struct explain_checks *out)
+{
+	const char *path = env->binary ? env->binary : m->path[0] ? m->path : NULL;
+	struct compat_family_member fam[32];
+	size_t n_fam = family_table(fam, 32);
+	struct mapped_file mf;
+	struct dc_inventory inv;
+	struct explain_check *c;
+	char ferr[CD_ERRMSG];
+
+	if (!path) {
+		add(out, "binary", CHECK_SKIPPED, "give --binary PATH (the program or library that "
+		    "failed) to check which images it carries");
+		return;
+	}
+	if (file_map(path, &mf, ferr) != CD_OK) {
+		add(out, "binary", CHECK_SKIPPED, "%s", ferr);
+		return;
+	}
+	dc_init(&inv);
+	if (dc_scan(&inv, mf.data, mf.size, 0, ferr) != CD_OK) {
+		add(out, "binary", CHECK_PROBLEM, "%s: %s", path, ferr);
+		goto out;
+	}
+	c = add(out, "binary", CHECK_INFO, "%s carries", path);
+	if (inv.n_images == 0)
+		more(c, " no device code");
+	for (size_t i = 0; i < inv.n_images && i < 24; i++) {
+		char name[32];
+
+		dc_image_arch_name(&inv.images[i], name, sizeof(name));
+		more(c, " %s", name);
+	}
+	if (inv.n_images > 24)
+		more(c, " ... (%zu images)", inv.n_images);
+	for (size_t g = 0; g < env->gpus.n_gpus && inv.n_images; g++) {
+		const struct gpu_info *gi = &env->gpus.gpus[g];
+		struct compat_tally tally = { 0 };
+		struct compat_env e;
+		enum compat_verdict v;
+
+		if (gi->cuda_ordinal < 0 || !gpu_has(gi, GF_CC))
+			continue;
+		compat_env_for(&e, (unsigned)(gi->cc_major * 10 + gi->cc_minor), &env->gpus, fam, n_fam);
+		for (size_t k = 0; k < inv.n_containers; k++) {
+			const struct dc_container *ct = &inv.containers[k];
+			struct compat_image ims[64];
+			struct compat_choice ch;
+			size_t n = 0;
+
+			if (!ct->primary || ct->n_images == 0)
+				continue;
+			for (uint32_t j = 0; j < ct->n_images && n < 64; j++) {
+				const struct dc_image *im = &inv.images[ct->first_image + j];
+
+				ims[n].kind = im->kind;
+				ims[n].arch = im->arch;
+				ims[n].suffix = im->suffix;
+				ims[n].ptx_isa = COMPAT_ISA(im->ptx_major, im->ptx_minor);
+				ims[n].zstd = im->compression == FATBIN_ZSTD;
+				ims[n].compat_blob = (im->flags & 0x1000000) != 0;
+				n++;
+			}
+			compat_choose(ims, n, &e, &ch);
+			compat_tally_add(&tally, ch.outcome);
+		}
+		v = compat_verdict_of(&tally);
+		more(c, "; on GPU %d (CC %lld.%lld): %s", gi->cuda_ordinal, gi->cc_major, gi->cc_minor,
+		     compat_verdict_name(v));
+		if (v == VERDICT_NO_IMAGE || v == VERDICT_PTX_TOO_NEW || v == VERDICT_JIT_DISABLED ||
+		    v == VERDICT_PARTIAL)
+			c->result = CHECK_PROBLEM;
+	}
+out:
+	dc_free(&inv);
+	file_unmap(&mf);
+}
+
+static void check_nvcc(const struct explain_match *m, const struct explain_env *env,
+		       struct explain_checks *out)
+{
+	const struct toolkit *t = explain_build_nvcc(&env->toolkits);
+	const struct kb_toolkit *k;
+	struct explain_check *c;
+	char arch[24];
+
+	if (!t) {
+		add(out, "nvcc", CHECK_INFO, "no nvcc found here (PATH, CUDA_HOME, /usr/local/cuda*)");
+		return;
+	}
+	c = add(out, "nvcc", CHECK_INFO, "nvcc %s at %s", t->version_text[0] ? t->version_text : "?",
+		t->nvcc);
+	k = t->version.parts ? kb_toolkit_find(&t->version) : NULL;
+	if (!m->has_arch || !k)
+		return;
+	kb_arch_format(m->arch, "compute_", arch, sizeof(arch));
+	if (kb_toolkit_accepts(k, m->arch)) {
+		more(c, " builds %s", arch);
+		if (c)
+			c->result = CHECK_OK;
+	} else {
+		more(c, " does not build %s", arch);
+		if (c)
+			c->result = CHECK_PROBLEM;
+	}
+}
+
+static void check_ptx(const struct explain_env *env, struct explain_checks *out)
+{
+	const struct toolkit *t = explain_build_nvcc(&env->toolkits);
+	const struct kb_toolkit *k = t && t->version.parts ? kb_toolkit_find(&t->version) : NULL;
+	const struct kb_ptx_isa *isa;
+	struct version v;
+
+	if (!driver_cuda(&env->gpus, &v) || !(isa = kb_ptx_isa_max_for_cuda(&v))) {
+		add(out, "ptx", CHECK_SKIPPED, "the driver's CUDA version is unknown here");
+		return;
+	}
+	if (!k) {
+		add(out, "ptx", CHECK_INFO, "this driver (CUDA %d.%d) JITs PTX up to ISA %d.%d", v.major,
+		    v.minor, isa->major, isa->minor);
+		return;
+	}
+	if (COMPAT_ISA(k->ptx_major, k->ptx_minor) > COMPAT_ISA(isa->major, isa->minor))
+		add(out, "ptx", CHECK_PROBLEM, "nvcc %s here emits PTX ISA %d.%d; this driver (CUDA %d.%d) "
+		    "JITs up to %d.%d, so PTX-only code built here fails with 222", k->release_text,
+		    k->ptx_major, k->ptx_minor, v.major, v.minor, isa->major, isa->minor);
+	else
+		add(out, "ptx", CHECK_OK, "nvcc %s here emits PTX ISA %d.%d; this driver JITs up to %d.%d",
+		    k->release_text, k->ptx_major, k->ptx_minor, isa->major, isa->minor);
+}
+
+static void check_env(const struct explain_match *m, struct explain_checks *out)
+{
+	const char *conf = getenv("PYTORCH_CUDA_ALLOC_CONF");
+	const char *dis = getenv("CUDA_DISABLE_PTX_JIT") ? getenv("CUDA_DISABLE_PTX_JIT")
+							 : getenv("CUDA_DISABLE_JIT");
+
+	if (strcmp(m->finding, "jit-disabled") == 0) {
+		if (dis && strcmp(dis, "0") != 0)
+			add(out, "env", CHECK_PROBLEM, "CUDA_DISABLE_PTX_JIT/CUDA_DISABLE_JIT=%s in this shell", dis);
+		else
+			add(out, "env", CHECK_OK, "JIT is not disabled in this shell");
+		return;
+	}
+	if (conf && strstr(conf, "expandable_segments:True"))
+		add(out, "env", CHECK_INFO, "PYTORCH_CUDA_ALLOC_CONF=%s is already set in this shell", conf);
+	else
+		add(out, "env", CHECK_INFO, "PYTORCH_CUDA_ALLOC_CONF is %s in this shell%s",
+		    conf ? conf : "not set",
+		    m->has_oom && oom_expandable_helps(&m->oom.n) ? "; expandable_segments:True applies" : "");
+}
+
+static void check_nodes(struct explain_checks *out)
+{
+	static const char *const nodes[] = { "/dev/nvidiactl", "/dev/nvidia0", "/dev/nvidia-uvm" };
+	struct explain_check *c = add(out, "nodes", CHECK_OK, "device nodes:");
+
+	for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
+		bool ok = access(nodes[i], R_OK | W_OK) == 0;
+
+		more(c, " %s %s", nodes[i], ok ? "ok" : path_is_file(nodes[i]) ? "not accessible"
+			 : "missing");
+		if (!ok && c)
+			c->result = CHECK_PROBLEM;
+	}
+}
+
+static void check_wsl(struct explain_checks *out)
+{
+	char *v = NULL;
+	size_t len;
+	struct stat st;
+	bool wsl = false;
+
+	if (file_read_text("/proc/version", 4096, &v, &len, NULL) == CD_OK) {
+		for (char *p = v; *p; p++)
+			*p = (char)tolower((unsigned char)*p);
+		wsl = strstr(v, "microsoft") != NULL;
+		free(v);
+	}
+	if (!wsl) {
+		add(out, "wsl", CHECK_INFO, "this is not a WSL2 kernel");
+		return;
+	}
+	if (lstat("/usr/lib/wsl/lib/libcuda.so.1", &st) != 0)
+		add(out, "wsl", CHECK_PROBLEM, "WSL2, but /usr/lib/wsl/lib/libcuda.so.1 is missing");
+	else if (S_ISLNK(st.st_mode))
+		add(out, "wsl", CHECK_OK, "WSL2; /usr/lib/wsl/lib/libcuda.so.1 is a symlink");
+	else
+		add(out, "wsl", CHECK_INFO, "WSL2; /usr/lib/wsl/lib/libcuda.so.1 is a copy (what ldconfig "
+		    "warns about; CUDA itself loads it fine)");
+}
+
+static void check_ldpath(struct explain_checks *out)
+{
+	const char *p = getenv("LD_LIBRARY_PATH");
+	struct explain_check *c = NULL;
+
+	while (p && *p) {
+		size_t n = strcspn(p, ":");
+		char dir[512];
+
+		snprintf(dir, sizeof(dir), "%.*s", (int)(n < sizeof(dir) - 1 ? n : sizeof(dir) - 1), p);
+		for (char *q = dir; *q; q++)
+			if (strncmp(q, "cuda", 4) == 0 || strncmp(q, "cudnn", 5) == 0) {
+				if (!c)
+					c = add(out, "ldpath", CHECK_PROBLEM, "LD_LIBRARY_PATH puts CUDA "
+						"libraries ahead of a framework's own:");
+				more(c, " %s", dir);
+				break;
+			}
+		p += n + (p[n] == ':');
+	}
+	if (!c)
+		add(out, "ldpath", CHECK_OK, "no CUDA directory on LD_LIBRARY_PATH");
+}
+
+static void check_memory(const struct explain_match *m, const struct explain_env *env,
+			 struct explain_checks *out)
+{
+	const struct gpu_probe *g = &env->gpus;
+	bool any = false;
+
+	for (size_t i = 0; i < g->n_gpus; i++) {
+		const struct gpu_info *gi = &g->gpus[i];
+		struct explain_check *c;
+		long long others = 0;
+
+		if (m->has_oom && m->oom.gpu >= 0 && gi->cuda_ordinal != m->oom.gpu)
+			continue;
+		if (!gpu_has(gi, GF_NVML_MEMORY))
+			continue;
+		any = true;
+		c = add(out, "memory", CHECK_INFO, "GPU %d %s now: %.2f GiB used of %.2f GiB",
+			gi->cuda_ordinal, gi->name, (double)gi->memory_used_bytes / GIB,
+			(double)gi->nvml_memory_total_bytes / GIB);
+		for (size_t k = 0; k < gi->n_processes; k++)
+			if (gi->processes[k].used_memory_bytes > 0)
+				others += gi->processes[k].used_memory_bytes;
+		if (gi->n_processes)
+			more(c, " by %zu process%s (%.2f GiB)", gi->n_processes,
+			     gi->n_processes == 1 ? "" : "es", (double)others / GIB);
+	}
+	if (!any)
+		add(out, "memory", CHECK_SKIPPED, "NVML reports no GPU memory here");
+}
+
+int explain_checks_run(const struct explain_match *m, const struct kb_explanation *x,
+		       struct explain_env *env, struct explain_checks *out, char *err)
+{
+	const char *p = x ? x->checks : "driver";
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	while (*p) {
+		char name[24];
+		size_t n = strcspn(p, " ");
+
+		snprintf(name, sizeof(name), "%.*s", (int)(n < sizeof(name) - 1 ? n : sizeof(name) - 1), p);
+		p += n + (p[n] == ' ');
+		if (!strcmp(name, "driver") || !strcmp(name, "gpus") || !strcmp(name, "binary") ||
+		    !strcmp(name, "memory") || !strcmp(name, "ptx")) {
+			if ((rc = ensure_gpus(env, err)) != CD_OK)
+				return rc;
+		}
+		if (!strcmp(name, "nvcc") || !strcmp(name, "ptx")) {
+			if ((rc = ensure_toolkits(env, err)) != CD_OK)
+				return rc;
+		}
+		if (!strcmp(name, "driver"))
+			check_driver(env, out);
+		else if (!strcmp(name, "gpus"))
+			check_gpus(m, env, out);
+		else if (!strcmp(name, "binary"))
+			check_binary(m, env, out);
+		else if (!strcmp(name, "nvcc"))
+			check_nvcc(m, env, out);
+		else if (!strcmp(name, "ptx"))
+			check_ptx(env, out);
+		else if (!strcmp(name, "env"))
+			check_env(m, out);
+		else if (!strcmp(name, "nodes"))
+			check_nodes(out);
+		else if (!strcmp(name, "wsl"))
+			check_wsl(out);
+		else if (!strcmp(name, "ldpath"))
+			check_ldpath(out);
+		else if (!strcmp(name, "memory"))
+			check_memory(m, env, out);
+	}
+	return CD_OK;
+}
+
+/* ---- what the text implies on its own ---- */
+
+static size_t line(char lines[][400], size_t n, size_t max, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static size_t line(char lines[][400], size_t n, size_t max, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (n >= max)
+		return n;
+	va_start(ap, fmt);
+	vsnprintf(lines[n], 400, fmt, ap);
+	va_end(ap);
+	return n + 1;
+}
+
+static void size_text(double b, char *buf, size_t n)
+{
+	oom_format_size(b, buf, n);
+}
+
+static size_t oom_lines(const struct explain_match *m, char lines[][400], size_t n, size_t max)
+{
+	const struct oom_numbers *o = &m->oom.n;
+	char r[32] = "?", t[32] = "?", f[32] = "?", a[32] = "?", u[32] = "?", oth[32] = "?";
+	double others = oom_others(o);
+
+	if (o->have & OOM_HAVE_REQUESTED)
+		size_text(o->requested, r, sizeof(r));
+	if (o->have & OOM_HAVE_TOTAL)
+		size_text(o->total, t, sizeof(t));
+	if (o->have & OOM_HAVE_FREE)
+		size_text(o->free_bytes, f, sizeof(f));
+	if (o->have & OOM_HAVE_ALLOCATED)
+		size_text(o->allocated, a, sizeof(a));
+	if (o->have & OOM_HAVE_RESERVED_UNALLOC)
+		size_text(o->reserved_unalloc, u, sizeof(u));
+	if (others >= 0)
+		size_text(others, oth, sizeof(oth));
+	n = line(lines, n, max, "requested %s; GPU %d total %s, free %s; PyTorch allocated %s, "
+		 "reserved but unallocated %s; held outside this process %s%s", r, m->oom.gpu, t, f, a, u,
+		 oth, (o->have & OOM_HAVE_OTHERS) ? "" : " (derived)");
+	switch (oom_classify(o)) {
+	case OOM_CLASS_CAPACITY:
+		n = line(lines, n, max, (o->have & OOM_HAVE_TOTAL) && o->requested > o->total
+			 ? "the request alone is larger than the GPU"
+			 : "this process's own data fills the GPU: little is free or cached, and others "
+			   "hold little");
+		break;
+	case OOM_CLASS_OTHER_PROCESS:
+		n = line(lines, n, max, "%s is held outside this process (other processes, or another "
+			 "framework in this one)", oth);
+		break;
+	case OOM_CLASS_FRAGMENTATION:
+		n = line(lines, n, max, "free + cached (%s + %s) would cover the request, but not in one "
+			 "block", f, u);
+		break;
+	default:
+		break;
+	}
+	if (m->oom.suggests_expandable && !oom_expandable_helps(o))
+		n = line(lines, n, max, "PyTorch's hint (expandable_segments) does not apply here: only "
+			 "%s is reserved but unallocated", u);
+	return n;
+}
+
+size_t explain_offline_evidence(const struct explain_match *m, char lines[][400], size_t max)
+{
+	size_t n = 0;
+	char buf[32];
+
+	if (m->error) {
+		n = line(lines, n, max, "%s (%d, %s API): \"%s\"", m->error->name, m->error->code,
+			 kb_api_name(m->error->api), m->error->string);
+		if (m->code_seen >= 0)
+			n = line(lines, n, max, "the text's number %d is this error's number in an older "
+				 "CUDA runtime (renumbered around CUDA 10.1)", m->code_seen);
+	}
+	if (m->gpu_name[0] && m->has_arch) {
+		const struct kb_gpu *g = kb_gpu_by_name(m->gpu_name);
+
+		kb_arch_format(m->arch, NULL, buf, sizeof(buf));
+		n = line(lines, n, max, "the GPU in the text, %s, is CC %s (sm_%d)%s", m->gpu_name, buf,
+			 m->arch.num, g ? "" : "");
+	}
+	if (m->n_supported) {
+		struct compat_family_member fam[32];
+		struct compat_env e = { 0 };
+		char list[200] = "";
+		size_t used = 0;
+		bool runs = false;
+
+		e.cc = (unsigned)m->arch.num;
+		e.family = fam;
+		e.n_family = family_table(fam, 32);
+		bool jit = false;
+
+		for (size_t k = 0; k < m->n_supported; k++) {
+			struct compat_image im = { m->supported_ptx[k] ? COMPAT_KIND_PTX : COMPAT_KIND_SASS,
+						   (unsigned)m->supported[k].num, m->supported[k].suffix, 0,
+						   false, false };
+
+			kb_arch_format(m->supported[k], m->supported_ptx[k] ? "compute_" : "sm_", buf,
+				       sizeof(buf));
+			if (used < sizeof(list) - 16)
+				used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", k ? " " : "",
+							 buf);
+			if (m->supported_ptx[k])
+				jit |= m->has_arch && compat_ptx_runs(&e, &im);
+			else
+				runs |= m->has_arch && compat_sass_runs(&e, &im);
+		}
+		if (m->has_arch)
+			n = line(lines, n, max, "this PyTorch was built for %s: %s", list,
+				 runs ? "SASS in it runs on this GPU (so the failing kernel is elsewhere, e.g. "
+				 "an extension)"
+				 : jit ? "no SASS runs on this GPU (SASS runs only on its own major, at or above "
+				 "its minor); only its old PTX could be JIT-compiled, and PyTorch does not count "
+				 "on that"
+				 : "none runs on this GPU (SASS runs only on its own major, at or above its minor)");
+	}
+	if (m->has_arch && m->message && strcmp(m->message->extract, "nvcc_arch") == 0) {
+		const struct kb_toolkit *first, *last;
+
+		kb_arch_format(m->arch, "compute_", buf, sizeof(buf));
+		if (kb_arch_toolkit_range(m->arch, &first, &last) == CD_OK)
+			n = line(lines, n, max, "toolkits that build %s: CUDA %s%s%s", buf, first->release_text,
+				 last ? " to " : " and newer", last ? last->release_text : "");
+		else
+			n = line(lines, n, max, "no toolkit in cudoctor's tables builds %s", buf);
+	}
+	for (size_t k = 0; k < m->n_xids; k++) {
+		const struct kb_xid *x = kb_xid_find(m->xids[k]);
+
+		n = line(lines, n, max, "Xid %d: %s%s%s (%s)", m->xids[k],
+			 x ? x->name : "not in cudoctor's table", x ? " - " : "", x ? x->meaning : "",
+			 x ? x->kind : "?");
+	}
+	if (m->has_oom)
+		n = oom_lines(m, lines, n, max);
+	return n;
+}

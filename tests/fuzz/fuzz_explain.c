@@ -1,0 +1,41 @@
+/* Pasted text is untrusted: the explain matcher, the OOM parser and the GPU spec and arch
+ * parsers on arbitrary bytes (not NUL-terminated, any length). */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "explain/checks.h"
+#include "explain/explain.h"
+#include "kb/kb.h"
+#include "kb/oom.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct explain_result r;
+	struct oom_message m;
+	struct gpu_spec s;
+	struct kb_arch a;
+	char *copy, lines[8][400];
+
+	if (explain_text((const char *)data, size, &r, NULL) == 0) {
+		for (size_t i = 0; i < r.n; i++)
+			explain_offline_evidence(&r.m[i], lines, 8);
+		explain_result_free(&r);
+	}
+	if (oom_parse((const char *)data, size, &m) == 0)
+		oom_classify(&m.n);
+	if (size > 256)
+		return 0;
+	copy = malloc(size + 1);
+	if (!copy)
+		return 0;
+	memcpy(copy, data, size);
+	copy[size] = '\0';
+	kb_parse_gpu_spec(copy, &s, NULL);
+	kb_arch_parse(copy, &a);
+	free(copy);
+	return 0;
+}
