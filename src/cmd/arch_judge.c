@@ -8,6 +8,7 @@
 #include "binfmt/decompress.h"
 #include "binfmt/ptx.h"
 #include "cmd/arch_internal.h"
+#include "kb/kb.h"
 #include "util/err.h"
 #include "util/str.h"
 
@@ -208,6 +209,13 @@ static void build_fixes(struct finding *fd, const char *path, unsigned cc)
 		finding_fix(fd, "cmake -DCMAKE_CUDA_ARCHITECTURES=\"%u-real;%u-virtual\" ...   # or \"native\" for the GPUs of the build machine", cc, cc);
 		finding_fix(fd, "TORCH_CUDA_ARCH_LIST=\"%u.%u+PTX\" pip install --no-build-isolation .   # PyTorch extensions", major, minor);
 	}
+	/* toolkits drop old archs (CUDA 13 cannot build sm_70): say which ones still can */
+	const struct kb_toolkit *first, *last;
+	struct kb_arch a = {(int)cc, 0};
+	if (kb_arch_toolkit_range(a, &first, &last) == CD_OK && last)
+		finding_fix(fd, "# CUDA %s is the last toolkit that builds sm_%u: use it (or older) for this GPU", last->release_text, cc);
+	else if (kb_arch_toolkit_range(a, &first, &last) != CD_OK)
+		finding_fix(fd, "# no CUDA toolkit cudoctor knows builds sm_%u yet: a newer toolkit, or PTX for an older arch", cc);
 }
 
 static const char *cache_dir_note(void)
