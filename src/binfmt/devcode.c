@@ -73,11 +73,18 @@ static int grow(void **arr, size_t *cap, size_t n, size_t elem)
 	return CD_OK;
 }
 
+/* Distinct section names kept; in a crafted file with more (each holding a container) the
+ * rest share one name, so a lookup never costs more than this many comparisons. */
+#define MAX_SECTION_NAMES 1024
+
 static int intern_section(struct dc_inventory *inv, const char *name, uint32_t *idx)
 {
-	for (size_t i = 0; i < inv->n_sections; i++)
-		if (strcmp(inv->sections[i], name) == 0) {
-			*idx = (uint32_t)i;
+	if (inv->n_sections >= MAX_SECTION_NAMES)
+		name = "(other sections)";
+	/* newest first: consecutive containers mostly share a section */
+	for (size_t k = inv->n_sections; k > 0; k--)
+		if (strcmp(inv->sections[k - 1], name) == 0) {
+			*idx = (uint32_t)(k - 1);
 			return CD_OK;
 		}
 	char **p = realloc(inv->sections, (inv->n_sections + 1) * sizeof(*p));
@@ -286,7 +293,8 @@ static int scan_host_elf(struct dc_inventory *inv, const struct elf_file *e, siz
 		if ((rc = elf_section_at(e, order[k].index, &s, err)))
 			goto out;
 		bool named = strcmp(s.name, SEC_NV_FATBIN) == 0 || strcmp(s.name, SEC_RELFATBIN) == 0;
-		if (!named && !((opts & DC_SCAN_ALL_SECTIONS) && worth_scanning(&s)))
+		bool scan = (opts & DC_SCAN_ALL_SECTIONS) || ((opts & DC_SCAN_IF_CUDA) && primary);
+		if (!named && !(scan && worth_scanning(&s)))
 			continue;
 		if (s.type == ELF_SHT_NOBITS)
 			continue;

@@ -17,6 +17,9 @@ enum dc_format {
 /* Scan options */
 #define DC_SCAN_ALL_SECTIONS 0x1u /* also search other sections for containers (fatbin.md §1.1) */
 #define DC_READ_ELF 0x2u          /* read SM and `a` from raw cubins (cuobjdump's ELF names) */
+#define DC_SCAN_IF_CUDA 0x4u      /* like DC_SCAN_ALL_SECTIONS, but only in ELF files that have
+				     .nv_fatbin or __nv_relfatbin (directory scans: skips the
+				     gigabytes of CPU-only libraries) */
 
 struct dc_image {
 	uint16_t kind;                 /* FATBIN_KIND_* (standalone cubin: ELF; .ptx file: PTX) */

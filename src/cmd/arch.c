@@ -23,7 +23,7 @@ static const char arch_help[] =
 	"\n"
 	"options:\n"
 	"  -r, --recursive      descend into directories\n"
-	"      --python[=PY]    scan the site-packages of python3 (or of interpreter PY)\n"
+	"      --python [PY]    scan the site-packages of python3 (or of interpreter PY)\n"
 	"      --ollama         scan Ollama's library folders\n"
 	"  -g, --gpu SPEC       judge against this GPU (sm_89, 8.9, 89, sm_90a); repeatable.\n"
 	"                       Default: every GPU here\n"
@@ -93,9 +93,10 @@ static int parse_args(int argc, char **argv, const struct cd_globals *g, struct 
 		case 'g':
 			if (o->n_gpus == sizeof(o->gpus) / sizeof(o->gpus[0]))
 				return cd_fail(err, CD_EUSAGE, "at most %zu --gpu options", o->n_gpus);
-			if ((rc = arch_parse_gpu_spec(optarg, &o->gpus[o->n_gpus].cc, err)))
+			char label[128];
+			if ((rc = arch_parse_gpu_spec(optarg, &o->gpus[o->n_gpus].cc, label, sizeof(label), err)))
 				return rc;
-			snprintf(o->gpus[o->n_gpus].name, sizeof(o->gpus[0].name), "--gpu %s", optarg);
+			snprintf(o->gpus[o->n_gpus].name, sizeof(o->gpus[0].name), "--gpu %s", label);
 			o->n_gpus++;
 			break;
 		case OPT_DRIVER:
@@ -109,6 +110,13 @@ static int parse_args(int argc, char **argv, const struct cd_globals *g, struct 
 		}
 	}
 	for (int i = optind; i < argc; i++) {
+		/* "--python PY" as the issue writes it: a following interpreter is taken as PY */
+		const char *base = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
+		if (python && !python_path && strncmp(base, "python", 6) == 0 && !strstr(base, ".so") &&
+		    access(argv[i], X_OK) == 0 && !path_is_dir(argv[i])) {
+			python_path = argv[i];
+			continue;
+		}
 		if (path_is_dir(argv[i]))
 			rc = arch_inputs_expand_dir(in, argv[i], o->recursive, err);
 		else
@@ -118,8 +126,12 @@ static int parse_args(int argc, char **argv, const struct cd_globals *g, struct 
 	}
 	if (python && (rc = arch_inputs_python(in, python_path, err)))
 		return rc;
-	if (ollama && (rc = arch_inputs_ollama(in, err)))
-		return rc;
+	if (ollama && (rc = arch_inputs_ollama(in, err))) {
+		if (rc != CD_ENOTFOUND)
+			return rc;
+		snprintf(o->note, sizeof(o->note), "%s", err); /* nothing to scan is an answer, not a failure */
+		err[0] = 0;
+	}
 	if (argc == optind && !python && !ollama)
 		return cd_fail(err, CD_EUSAGE, "name a file or directory, or use --python / --ollama");
 	return CD_OK;
@@ -146,15 +158,17 @@ static json_t *driver_json(const struct arch_driver *d)
 	return j;
 }
 
-static unsigned scan_opts(const struct arch_opts *o)
+static unsigned scan_opts(const struct arch_opts *o, bool explicit_input)
 {
-	return o->cuobjdump ? DC_READ_ELF : DC_SCAN_ALL_SECTIONS;
+	if (o->cuobjdump)
+		return DC_READ_ELF;
+	return explicit_input ? DC_SCAN_ALL_SECTIONS : DC_SCAN_IF_CUDA;
 }
 
 /* One file: map, scan, list, judge. A file that fails gets its one-line error and the
  * run goes on; returns false then. */
 static bool do_file(struct report *r, const char *path, bool explicit_input, const struct arch_opts *o,
-		    json_t *files)
+		    json_t *files, size_t *listed)
 {
 	struct mapped_file mf;
 	struct arch_file f = {.path = path, .explicit_input = explicit_input};
@@ -169,7 +183,7 @@ static bool do_file(struct report *r, const char *path, bool explicit_input, con
 		rel.base = mf.data;
 		f.inv.progress = release_behind;
 		f.inv.progress_ctx = &rel;
-		rc = dc_scan(&f.inv, mf.data, mf.size, scan_opts(o), err);
+		rc = dc_scan(&f.inv, mf.data, mf.size, scan_opts(o, explicit_input), err);
 		if (rc && !strstr(err, path)) {
 			char cause[CD_ERRMSG];
 			memcpy(cause, err, sizeof(cause));
@@ -194,6 +208,7 @@ static bool do_file(struct report *r, const char *path, bool explicit_input, con
 	ok = true;
 	if (!explicit_input && f.inv.format == DC_NO_DEVICE_CODE)
 		goto out; /* found in a directory: only files with device code are reported */
+	++*listed;
 	if (o->cuobjdump) {
 		unsigned elf_no = 0, ptx_no = 0;
 		arch_cuobjdump_lines(&f, &elf_no, &ptx_no, stdout);
@@ -207,9 +222,22 @@ static bool do_file(struct report *r, const char *path, bool explicit_input, con
 		       f.inv.n_images == 1 ? "" : "s");
 	if (f.inv.n_images)
 		arch_list_text(r, &f, o);
-	if (primary < f.inv.n_containers)
-		report_line(r, "%zu container%s outside .nv_fatbin/__nv_relfatbin: loaded by the library itself, not "
-			    "judged below", f.inv.n_containers - primary, f.inv.n_containers - primary == 1 ? "" : "s");
+	if (primary < f.inv.n_containers) {
+		/* which sections: the CUDA runtime registers .nv_fatbin (else __nv_relfatbin) only */
+		char secs[256] = "";
+		bool *other = calloc(f.inv.n_sections ? f.inv.n_sections : 1, sizeof(bool));
+		for (size_t i = 0; other && i < f.inv.n_containers; i++)
+			if (!f.inv.containers[i].primary)
+				other[f.inv.containers[i].section] = true;
+		for (size_t s = 0; other && s < f.inv.n_sections; s++)
+			if (other[s] && strlen(secs) + strlen(f.inv.sections[s]) + 3 < sizeof(secs))
+				snprintf(secs + strlen(secs), sizeof(secs) - strlen(secs), "%s%s", secs[0] ? ", " : "",
+					 f.inv.sections[s]);
+		free(other);
+		report_line(r, "%zu container%s in %s: not registered by the CUDA runtime (the library or a "
+			    "device link loads them), listed but not judged", f.inv.n_containers - primary,
+			    f.inv.n_containers - primary == 1 ? "" : "s", secs);
+	}
 	json_t *j = json_object();
 	if (!j)
 		goto out;
@@ -251,8 +279,10 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 	compat_env_from_vars(&ev, env_get);
 	o.force_jit = ev.force_ptx_jit;
 	o.disable_jit = ev.disable_ptx_jit;
-	if (!o.cuobjdump)
+	if (!o.cuobjdump && !(o.n_gpus && o.driver.known))
 		arch_probe_here(&o, why, sizeof(why));
+	else
+		why[0] = 0;
 	if (!o.cuobjdump) {
 		report_section(r, "Judged against");
 		if (o.n_gpus == 0)
@@ -275,14 +305,16 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		goto out;
 	}
-	size_t failed = 0;
+	size_t failed = 0, listed = 0;
 	for (size_t i = 0; i < in.n; i++)
-		if (!do_file(r, in.paths[i], in.explicit_input[i], &o, files))
+		if (!do_file(r, in.paths[i], in.explicit_input[i], &o, files, &listed))
 			failed++;
 	if (o.cuobjdump)
 		r->self_rendered = true;
-	else if (in.n == 0)
-		report_line(r, "no files with device code found");
+	else if (listed + failed == 0)
+		report_line(r, "no files with device code found (%zu searched)", in.n);
+	if (o.note[0] && !o.cuobjdump)
+		report_line(r, "%s", o.note);
 	json_t *gpus = json_array();
 	for (size_t i = 0; gpus && i < o.n_gpus; i++) {
 		json_t *jg = json_object();

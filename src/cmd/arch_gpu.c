@@ -6,39 +6,20 @@
 
 #include "cmd/arch_internal.h"
 #include "driver/cudrv.h"
+#include "kb/kb.h"
 #include "util/err.h"
 #include "util/version.h"
 
-int arch_parse_gpu_spec(const char *spec, unsigned *cc, char *err)
+int arch_parse_gpu_spec(const char *spec, unsigned *cc, char *label, size_t label_cap, char *err)
 {
-	const char *p = spec;
-	if (strncmp(p, "sm_", 3) == 0)
-		p += 3;
-	else if (strncmp(p, "compute_", 8) == 0)
-		p += 8;
-	char *end;
-	long major = strtol(p, &end, 10);
-	if (end == p || major < 0)
-		goto bad;
-	long v;
-	if (*end == '.') {
-		const char *q = end + 1;
-		long minor = strtol(q, &end, 10);
-		if (end == q || minor < 0 || minor > 9)
-			goto bad;
-		v = major * 10 + minor;
-	} else {
-		v = major;
-	}
-	if (*end == 'a' || *end == 'f')
-		end++;
-	if (*end || v < 10 || v > 999)
-		goto bad;
-	*cc = (unsigned)v;
+	struct gpu_spec gs;
+	int rc = kb_parse_gpu_spec(spec, &gs, err);
+	if (rc)
+		return rc;
+	*cc = (unsigned)(gs.cc_major * 10 + gs.cc_minor);
+	if (label)
+		snprintf(label, label_cap, "%s", gs.gpu ? gs.label : spec);
 	return CD_OK;
-bad:
-	return cd_fail(err, CD_EUSAGE,
-		       "GPU spec '%s' is not a compute capability (sm_89, 8.9, 89, sm_90a)", spec);
 }
 
 void arch_probe_here(struct arch_opts *o, char *why, size_t why_cap)
@@ -51,12 +32,7 @@ void arch_probe_here(struct arch_opts *o, char *why, size_t why_cap)
 		snprintf(why, why_cap, "no GPU to judge against: %s (name one with --gpu)", err);
 		return;
 	}
-	CUresult rc = d.Init ? d.Init(0) : CUDA_ERROR_NOT_INITIALIZED;
-	if (rc != CUDA_SUCCESS) {
-		snprintf(why, why_cap, "no GPU to judge against: cuInit failed (%s); name one with --gpu",
-			 cudrv_result_name(&d, rc));
-		goto out;
-	}
+	/* cuDriverGetVersion needs no cuInit, which costs 0.1-0.3 s: --gpu runs skip it */
 	if (!o->driver.known && d.DriverGetVersion && d.DriverGetVersion(&ver) == CUDA_SUCCESS && ver > 0) {
 		o->driver.known = true;
 		o->driver.cuda = ver;
@@ -65,6 +41,12 @@ void arch_probe_here(struct arch_opts *o, char *why, size_t why_cap)
 	}
 	if (o->n_gpus)
 		goto out; /* --gpu given: judge those only */
+	CUresult rc = d.Init ? d.Init(0) : CUDA_ERROR_NOT_INITIALIZED;
+	if (rc != CUDA_SUCCESS) {
+		snprintf(why, why_cap, "no GPU to judge against: cuInit failed (%s); name one with --gpu",
+			 cudrv_result_name(&d, rc));
+		goto out;
+	}
 	if (!d.DeviceGetCount || d.DeviceGetCount(&n) != CUDA_SUCCESS || n <= 0) {
 		snprintf(why, why_cap, "no GPU to judge against: no CUDA device visible (name one with --gpu)");
 		goto out;
@@ -87,50 +69,54 @@ out:
 	cudrv_unload(&d);
 }
 
-/* PTX ISA each CUDA release's JIT accepts (fatbin.md §4.8, from NVIDIA's PTX ISA table):
- * 9.x for 13.x, 8.x for 12.0-12.5, then 12.6 -> 8.5, 12.8 -> 8.7, 12.9 -> 8.8; 7.x for 11.x. */
-static unsigned ptx_isa_for_cuda(int cuda)
+/* The oldest driver that loads Zstandard-compressed images: the minimum driver of the
+ * first toolkit that could write them (12.4 -> 550.54.14, fatbin.md §3.3). */
+static const struct kb_toolkit *first_zstd_toolkit(void)
 {
-	int major = cuda / 1000, minor = (cuda % 1000) / 10;
-	if (major >= 13)
-		return COMPAT_ISA(9 + (major - 13), minor);
-	if (major == 12)
-		return minor <= 5 ? COMPAT_ISA(8, minor) : COMPAT_ISA(8, minor - 1);
-	if (major == 11)
-		return COMPAT_ISA(7, minor);
-	if (major == 10)
-		return COMPAT_ISA(6, 3 + minor);
-	if (major == 9)
-		return COMPAT_ISA(6, minor);
-	return 0;
+	for (size_t i = 0; i < kb_toolkit_count(); i++) {
+		const struct kb_toolkit *t = kb_toolkit_at(i);
+		if (t->zstd != KB_ZSTD_NO && t->has_min_driver)
+			return t;
+	}
+	return NULL;
 }
-
-/* Driver branch -> newest CUDA it supports (GA drivers of CUDA Toolkit Release Notes
- * Table 3, as in fatbin.md §4.8). */
-static const struct { int driver_major, driver_minor; int cuda; } driver_cuda[] = {
-	{595, 45, 13020}, {590, 44, 13010}, {580, 65, 13000}, {575, 51, 12090}, {570, 26, 12080},
-	{560, 28, 12060}, {555, 42, 12050}, {550, 54, 12040}, {545, 23, 12030}, {535, 54, 12020},
-	{530, 30, 12010}, {525, 60, 12000}, {520, 61, 11080}, {515, 43, 11070}, {510, 39, 11060},
-	{495, 29, 11050}, {470, 42, 11040}, {465, 19, 11030}, {460, 27, 11020}, {455, 23, 11010},
-	{450, 36, 11000}, {440, 33, 10020}, {418, 39, 10010}, {410, 48, 10000}, {396, 26, 9020},
-	{390, 46, 9010}, {384, 81, 9000},
-};
 
 void arch_driver_complete(struct arch_driver *d)
 {
-	if (!d->cuda && d->version[0]) {
-		struct version v;
-		if (version_parse(d->version, &v) == CD_OK)
-			for (size_t i = 0; i < sizeof(driver_cuda) / sizeof(driver_cuda[0]); i++)
-				if (v.major > driver_cuda[i].driver_major ||
-				    (v.major == driver_cuda[i].driver_major && v.minor >= driver_cuda[i].driver_minor)) {
-					d->cuda = driver_cuda[i].cuda;
-					break;
-				}
+	struct version v;
+	if (!d->cuda && d->version[0] && version_parse(d->version, &v) == CD_OK) {
+		const struct kb_driver_branch *b;
+		bool exact;
+		if (kb_driver_branch_of(&v, &b, &exact) == CD_OK)
+			d->cuda = version_to_cuda_int(&b->cuda);
 	}
-	d->ptx_isa_max = d->cuda ? ptx_isa_for_cuda(d->cuda) : 0;
-	/* Zstandard images need the CUDA 12.4 driver (550.54.14) or newer (fatbin.md §3.3) */
-	d->zstd_ok = d->cuda ? d->cuda >= 12040 : -1;
+	d->ptx_isa_max = 0;
+	d->zstd_ok = -1;
+	if (!d->cuda)
+		return;
+	struct version cuda = version_from_cuda_int(d->cuda);
+	const struct kb_ptx_isa *p = kb_ptx_isa_max_for_cuda(&cuda);
+	if (p)
+		d->ptx_isa_max = COMPAT_ISA(p->major, p->minor);
+	const struct kb_toolkit *z = first_zstd_toolkit();
+	if (z) {
+		if (d->version[0] && version_parse(d->version, &v) == CD_OK)
+			d->zstd_ok = version_cmp(&v, &z->min_driver) >= 0;
+		else
+			d->zstd_ok = version_cmp(&cuda, &z->release) >= 0;
+	}
+}
+
+const char *arch_zstd_min_driver(void)
+{
+	const struct kb_toolkit *z = first_zstd_toolkit();
+	return z ? z->min_driver_text : "?";
+}
+
+const char *arch_ptx_isa_min_driver(unsigned isa)
+{
+	const struct kb_ptx_isa *p = kb_ptx_isa_find((int)(isa / 100), (int)(isa % 100));
+	return p && p->has_min_driver ? p->min_driver_text : NULL;
 }
 
 int arch_driver_from_text(const char *text, struct arch_driver *d, char *err)
@@ -140,7 +126,7 @@ int arch_driver_from_text(const char *text, struct arch_driver *d, char *err)
 	if (version_parse(text, &v) != CD_OK || v.major <= 0)
 		return cd_fail(err, CD_EUSAGE, "--driver '%s' is neither a driver version (550.54.14) nor a CUDA version (12.4)", text);
 	d->known = true;
-	snprintf(d->source, sizeof(d->source), "--driver %s", text);
+	snprintf(d->source, sizeof(d->source), "--driver");
 	if (v.major >= 100) {
 		snprintf(d->version, sizeof(d->version), "%s", text);
 		arch_driver_complete(d);
@@ -153,13 +139,20 @@ int arch_driver_from_text(const char *text, struct arch_driver *d, char *err)
 	return CD_OK;
 }
 
-/* Programming Guide Table 28: `Xf` code runs on these compute capabilities. */
-static const struct compat_family_member family[] = {
-	{100, 100}, {100, 103}, {103, 103}, {110, 110}, {120, 120}, {120, 121}, {121, 121},
-};
-
+/* kb/arch_families.tsv (Programming Guide Table 28) as compat.c's pairs, built once. */
 const struct compat_family_member *arch_family_table(size_t *n)
 {
-	*n = sizeof(family) / sizeof(family[0]);
-	return family;
+	static struct compat_family_member table[128];
+	static size_t count;
+	static bool built;
+	if (!built) {
+		for (size_t i = 0; i < kb_family_count(); i++) {
+			const struct kb_family *f = kb_family_at(i);
+			for (size_t k = 0; k < f->n_members && count < sizeof(table) / sizeof(table[0]); k++)
+				table[count++] = (struct compat_family_member){(unsigned)f->arch, (unsigned)f->members[k]};
+		}
+		built = true;
+	}
+	*n = count;
+	return table;
 }

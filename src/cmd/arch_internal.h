@@ -30,6 +30,7 @@ struct arch_opts {
 	bool recursive, kernels, cuobjdump, verbose, quiet;
 	bool json;            /* --json: build the images arrays (skipped otherwise: memory) */
 	bool force_jit, disable_jit;
+	char note[256];       /* said once in the report (e.g. no Ollama folder) */
 	struct arch_gpu gpus[32];
 	size_t n_gpus;
 	struct arch_driver driver;
@@ -46,9 +47,9 @@ struct arch_file {
 	bool explicit_input;     /* named on the command line (else found in a directory) */
 };
 
-/* arch_gpu.c: "sm_89", "8.9", "89", "sm_90a", "compute_90" -> cc (the suffix is
- * accepted and dropped: a GPU is a compute capability). */
-int arch_parse_gpu_spec(const char *spec, unsigned *cc, char *err);
+/* arch_gpu.c: --gpu SPEC through kb (sm_89, 8.9, 89, sm_90a, "RTX 4060 Ti", H200) -> cc,
+ * and a label naming the product when SPEC named one. */
+int arch_parse_gpu_spec(const char *spec, unsigned *cc, char *label, size_t label_cap, char *err);
 /* The GPUs of this machine through libcuda, and the installed driver. Missing driver
  * or GPUs are not errors: n_gpus stays 0 and driver->known false, with a note in why. */
 void arch_probe_here(struct arch_opts *o, char *why, size_t why_cap);
@@ -56,8 +57,12 @@ void arch_probe_here(struct arch_opts *o, char *why, size_t why_cap);
 int arch_driver_from_text(const char *text, struct arch_driver *d, char *err);
 /* Completes ptx_isa_max and zstd_ok from cuda (and version). */
 void arch_driver_complete(struct arch_driver *d);
-/* The family table (fatbin.md §4.2, Table 28). */
+/* The family table (kb/arch_families.tsv). */
 const struct compat_family_member *arch_family_table(size_t *n);
+/* Oldest driver that reads Zstandard images; oldest driver whose JIT takes PTX ISA isa
+ * (NULL when the table has none). Both from kb. */
+const char *arch_zstd_min_driver(void);
+const char *arch_ptx_isa_min_driver(unsigned isa);
 
 /* arch_list.c */
 json_t *arch_images_json(const struct arch_file *f, const struct arch_opts *o);

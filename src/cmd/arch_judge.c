@@ -8,6 +8,7 @@
 #include "binfmt/decompress.h"
 #include "binfmt/ptx.h"
 #include "cmd/arch_internal.h"
+#include "kb/kb.h"
 #include "util/err.h"
 #include "util/str.h"
 
@@ -142,7 +143,7 @@ static int judge_gpu(const struct arch_file *f, const struct arch_opts *o, const
 
 /* "sm_80, sm_86, compute_90" — the distinct archs in a file's primary containers (or in
  * one container), in order of first appearance. */
-static char *archs_present(const struct dc_inventory *inv, long only_container)
+static char *archs_present(const struct dc_inventory *inv, long only_container, bool primary)
 {
 	struct key {
 		uint16_t kind;
@@ -159,7 +160,7 @@ static char *archs_present(const struct dc_inventory *inv, long only_container)
 	}
 	for (size_t i = from; i < to; i++) {
 		const struct dc_image *im = &inv->images[i];
-		if (!inv->containers[im->container].primary)
+		if (inv->containers[im->container].primary != primary)
 			continue;
 		if (im->kind != FATBIN_KIND_ELF && im->kind != FATBIN_KIND_PTX)
 			continue;
@@ -185,22 +186,36 @@ static void isa_text(unsigned isa, char *buf, size_t cap)
 	snprintf(buf, cap, "%u.%u", isa / 100, isa % 100);
 }
 
+/* PyTorch's own CUDA libraries (torch/lib/libtorch_cuda.so, ...): fixed by another wheel */
 static bool looks_like_torch(const char *path)
 {
-	return strstr(path, "torch") != NULL;
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	return strstr(path, "/torch/lib/") != NULL || strncmp(base, "libtorch", 8) == 0 ||
+	       strncmp(base, "libc10", 6) == 0;
 }
 
+/* Fix lines are shell lines: a command with what to adapt, and a comment saying why. */
 static void build_fixes(struct finding *fd, const char *path, unsigned cc)
 {
 	unsigned major = cc / 10, minor = cc % 10;
 	if (looks_like_torch(path)) {
-		finding_fix(fd, "pip install a torch wheel whose CUDA build covers sm_%u (see `python -c \"import torch; print(torch.cuda.get_arch_list())\"`), e.g. from https://download.pytorch.org/whl/cu130", cc);
-		finding_fix(fd, "building from source: TORCH_CUDA_ARCH_LIST=\"%u.%u+PTX\" python setup.py develop", major, minor);
+		finding_fix(fd, "python -c 'import torch; print(torch.cuda.get_arch_list())'   # the archs this torch was built for");
+		finding_fix(fd, "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu130   # a build whose list has sm_%u (pick the CUDA tag your driver runs)", cc);
+		finding_fix(fd, "TORCH_CUDA_ARCH_LIST=\"%u.%u+PTX\" python setup.py develop   # when building PyTorch from source", major, minor);
 	} else {
-		finding_fix(fd, "nvcc: -gencode arch=compute_%u,code=[sm_%u,compute_%u] (SASS for this GPU plus PTX for newer ones)", cc, cc, cc);
-		finding_fix(fd, "CMake: set CMAKE_CUDA_ARCHITECTURES to include %u (e.g. \"%u-real;%u-virtual\"), or \"native\" to build for the GPUs here", cc, cc, cc);
-		finding_fix(fd, "PyTorch extensions: TORCH_CUDA_ARCH_LIST=\"%u.%u+PTX\"", major, minor);
+		finding_fix(fd, "nvcc -gencode arch=compute_%u,code=sm_%u -gencode arch=compute_%u,code=compute_%u ...   # SASS for this GPU + PTX for newer ones",
+			    cc, cc, cc, cc);
+		finding_fix(fd, "cmake -DCMAKE_CUDA_ARCHITECTURES=\"%u-real;%u-virtual\" ...   # or \"native\" for the GPUs of the build machine", cc, cc);
+		finding_fix(fd, "TORCH_CUDA_ARCH_LIST=\"%u.%u+PTX\" pip install --no-build-isolation .   # PyTorch extensions", major, minor);
 	}
+	/* toolkits drop old archs (CUDA 13 cannot build sm_70): say which ones still can */
+	const struct kb_toolkit *first, *last;
+	struct kb_arch a = {(int)cc, 0};
+	if (kb_arch_toolkit_range(a, &first, &last) == CD_OK && last)
+		finding_fix(fd, "# CUDA %s is the last toolkit that builds sm_%u: use it (or older) for this GPU", last->release_text, cc);
+	else if (kb_arch_toolkit_range(a, &first, &last) != CD_OK)
+		finding_fix(fd, "# no CUDA toolkit cudoctor knows builds sm_%u yet: a newer toolkit, or PTX for an older arch", cc);
 }
 
 static const char *cache_dir_note(void)
@@ -211,14 +226,14 @@ static const char *cache_dir_note(void)
 /* Adds the findings of one (file, GPU) and writes the reason sentence. */
 static void conclude(struct report *r, const struct arch_file *f, const struct arch_opts *o,
 		     const struct arch_gpu *g, const struct gpu_judgement *j, enum compat_verdict v,
-		     char *reason, size_t cap)
+		     bool pooled, char *reason, size_t cap)
 {
 	const struct dc_inventory *inv = &f->inv;
 	char subject[512], isa[16], drv[16] = "";
 	unsigned major = g->cc / 10, minor = g->cc % 10;
 	snprintf(subject, sizeof(subject), "%s on %s", f->path, g->name);
-	char *all = archs_present(inv, -1);
-	char *bad = j->first_failing >= 0 ? archs_present(inv, j->first_failing) : NULL;
+	char *all = archs_present(inv, -1, !pooled);
+	char *bad = j->first_failing >= 0 ? archs_present(inv, j->first_failing, true) : NULL;
 	size_t failing = j->tally.no_image + j->tally.ptx_too_new + j->tally.jit_disabled;
 	if (o->driver.ptx_isa_max)
 		isa_text(o->driver.ptx_isa_max, drv, sizeof(drv));
@@ -228,10 +243,18 @@ static void conclude(struct report *r, const struct arch_file *f, const struct a
 		dc_image_arch_name(&inv->images[j->first_chosen], chosen, sizeof(chosen));
 	switch (v) {
 	case VERDICT_NATIVE:
-		snprintf(reason, cap, "every container with kernels has SASS this %u.%u GPU runs as-is (%s)",
-			 major, minor, chosen);
+		if (pooled)
+			snprintf(reason, cap, "SASS that this %u.%u GPU runs as-is is there (%s)", major, minor, chosen);
+		else
+			snprintf(reason, cap, "every container with kernels has SASS this %u.%u GPU runs as-is (%s)",
+				 major, minor, chosen);
 		break;
 	case VERDICT_JIT:
+		if (pooled) {
+			snprintf(reason, cap, "no SASS for %u.%u, but PTX the driver can JIT (%s): the first load pays a "
+				 "compile cost, and %s", major, minor, chosen, cache_dir_note());
+			break;
+		}
 		snprintf(reason, cap,
 			 "%zu of %zu containers have no SASS for %u.%u; the driver JIT-compiles their PTX (%s): "
 			 "the first launch pays a compile cost, and %s",
@@ -243,7 +266,8 @@ static void conclude(struct report *r, const struct arch_file *f, const struct a
 			 "with error 209 while the rest run. Libraries often carry arch-specific extras they only "
 			 "use on those GPUs",
 			 failing, j->judged, major, minor, bad ? bad : "?");
-		fd = report_add_finding(r, SEV_WARN, "partial-kernel-image", subject,
+		/* a few arch-specific extras are normal in libraries; most containers failing is not */
+		fd = report_add_finding(r, 2 * failing >= j->judged ? SEV_WARN : SEV_INFO, "partial-kernel-image", subject,
 					"%zu of %zu kernel containers have no image for compute capability %u.%u",
 					failing, j->judged, major, minor);
 		if (fd) {
@@ -266,14 +290,14 @@ static void conclude(struct report *r, const struct arch_file *f, const struct a
 					"no kernel image for compute capability %u.%u (error 209)", major, minor);
 		if (fd) {
 			finding_evidence(fd, "file carries: %s", all ? all : "?");
-			finding_evidence(fd, "GPU %s has compute capability %u.%u", g->name, major, minor);
+			finding_evidence(fd, "%s has compute capability %u.%u", g->name, major, minor);
 			if (o->force_jit)
 				finding_evidence(fd, "CUDA_FORCE_PTX_JIT is set: the driver ignores SASS");
 			finding_why(fd, "SASS runs only on GPUs of the same major compute capability with an equal or higher "
 				    "minor (sm_XYa: exactly X.Y; sm_XYf: its family); PTX compute_XY can be JIT-compiled for "
 				    "any GPU of capability X.Y or higher. This file has neither for %u.%u.", major, minor);
 			if (o->force_jit)
-				finding_fix(fd, "unset CUDA_FORCE_PTX_JIT (and CUDA_FORCE_JIT)");
+				finding_fix(fd, "unset CUDA_FORCE_PTX_JIT CUDA_FORCE_JIT   # let the driver use the SASS");
 			build_fixes(fd, f->path, g->cc);
 		}
 		break;
@@ -290,9 +314,13 @@ static void conclude(struct report *r, const struct arch_file *f, const struct a
 					 o->driver.source, drv);
 			finding_why(fd, "The driver JIT-compiles PTX only up to the ISA version of the CUDA release it "
 				    "belongs to; PTX from a newer toolkit needs a newer driver.");
-			finding_fix(fd, "update the NVIDIA driver to one of the CUDA release that emitted PTX ISA %s or newer", isa);
-			finding_fix(fd, "or rebuild with SASS for this GPU: -gencode arch=compute_%u,code=sm_%u", g->cc, g->cc);
-			finding_fix(fd, "or build the PTX with a toolkit no newer than the driver's CUDA version");
+			const char *need = arch_ptx_isa_min_driver(j->newest_ptx_isa);
+			if (need)
+				finding_fix(fd, "# install NVIDIA driver %s or newer: the first whose JIT takes PTX ISA %s", need, isa);
+			else
+				finding_fix(fd, "# install an NVIDIA driver whose CUDA version emits PTX ISA %s or newer", isa);
+			finding_fix(fd, "nvcc -gencode arch=compute_%u,code=sm_%u ...   # or ship SASS for this GPU", g->cc, g->cc);
+			finding_fix(fd, "# or build the PTX with a toolkit no newer than the driver's CUDA version");
 		}
 		break;
 	case VERDICT_JIT_DISABLED:
@@ -307,13 +335,21 @@ static void conclude(struct report *r, const struct arch_file *f, const struct a
 			finding_evidence(fd, "file carries: %s", all ? all : "?");
 			finding_why(fd, "With the JIT disabled the driver may only use SASS built for this GPU; this file "
 				    "has PTX but no fitting SASS.");
-			finding_fix(fd, "unset CUDA_DISABLE_PTX_JIT and CUDA_DISABLE_JIT");
+			finding_fix(fd, "unset CUDA_DISABLE_PTX_JIT CUDA_DISABLE_JIT   # let the driver compile the PTX");
 			build_fixes(fd, f->path, g->cc);
 		}
 		break;
 	case VERDICT_NONE:
 		snprintf(reason, cap, "no container with kernels to judge");
 		break;
+	}
+	if (pooled) {
+		/* the sentence above speaks of containers; say what was judged instead */
+		char tmp[1024];
+		snprintf(tmp, sizeof(tmp),
+			 "judged on the images outside .nv_fatbin, which the program loads itself (the containers the "
+			 "CUDA runtime registers hold no kernels): %s", reason);
+		snprintf(reason, cap, "%s", tmp);
 	}
 	if (j->zstd_unloadable) {
 		fd = report_add_finding(r, SEV_ERROR, "zstd-needs-newer-driver", subject,
@@ -323,14 +359,61 @@ static void conclude(struct report *r, const struct arch_file *f, const struct a
 			finding_evidence(fd, "driver (%s): CUDA %d.%d", o->driver.source, o->driver.cuda / 1000,
 					 (o->driver.cuda % 1000) / 10);
 			finding_why(fd, "Zstandard fatbin compression (nvcc --compress-mode=default/balance/size, the CUDA 13 "
-				    "default for PTX) needs a driver from CUDA 12.4 (550.54.14) or newer; older ones fail with "
-				    "\"device kernel image is invalid\".");
-			finding_fix(fd, "update the NVIDIA driver to 550.54.14 or newer");
-			finding_fix(fd, "or rebuild with nvcc --compress-mode=speed (LZ4) or --compress-mode=none");
+				    "default for PTX) needs a driver of CUDA 12.4 (%s) or newer; older ones fail with "
+				    "\"device kernel image is invalid\".", arch_zstd_min_driver());
+			finding_fix(fd, "# install NVIDIA driver %s or newer", arch_zstd_min_driver());
+			finding_fix(fd, "nvcc --compress-mode=speed ...   # or rebuild with LZ4 (or --compress-mode=none)");
 		}
 	}
 	free(all);
 	free(bad);
+}
+
+/* Files whose registered containers hold no kernels but whose other sections do (cuFFT's
+ * .ldata, a program's own embedded fatbin): those images are loaded by the program itself,
+ * container by container as it sees fit, so they are judged as one pool: does any image
+ * fit this GPU? */
+static bool judge_pool(const struct arch_file *f, const struct arch_opts *o, const struct arch_gpu *g,
+		       struct gpu_judgement *j)
+{
+	const struct dc_inventory *inv = &f->inv;
+	struct compat_env env = {.cc = g->cc, .ptx_isa_max = o->driver.ptx_isa_max, .zstd_ok = o->driver.zstd_ok,
+				 .force_ptx_jit = o->force_jit, .disable_ptx_jit = o->disable_jit,
+				 .family = o->family, .n_family = o->n_family};
+	size_t n = 0;
+	struct compat_image *imgs = malloc((inv->n_images ? inv->n_images : 1) * sizeof(*imgs));
+	size_t *index = malloc((inv->n_images ? inv->n_images : 1) * sizeof(*index));
+	memset(j, 0, sizeof(*j));
+	j->first_chosen = j->first_failing = -1;
+	if (!imgs || !index) {
+		free(imgs);
+		free(index);
+		return false;
+	}
+	for (size_t i = 0; i < inv->n_images; i++) {
+		const struct dc_image *im = &inv->images[i];
+		if (inv->containers[im->container].primary ||
+		    (im->kind != FATBIN_KIND_ELF && im->kind != FATBIN_KIND_PTX))
+			continue;
+		to_compat(im, &imgs[n]);
+		index[n++] = i;
+	}
+	if (n) {
+		struct compat_choice ch;
+		compat_choose(imgs, n, &env, &ch);
+		if (ch.image >= 0)
+			j->first_chosen = (long)index[ch.image];
+		if (ch.outcome == COMPAT_PTX_TOO_NEW)
+			for (size_t k = 0; k < n; k++)
+				if (imgs[k].kind == COMPAT_KIND_PTX && imgs[k].ptx_isa > j->newest_ptx_isa)
+					j->newest_ptx_isa = imgs[k].ptx_isa;
+		compat_tally_add(&j->tally, ch.outcome);
+		j->judged = 1;
+		j->zstd_unloadable = ch.zstd_unloadable;
+	}
+	free(imgs);
+	free(index);
+	return n > 0;
 }
 
 json_t *arch_judge_file(struct report *r, const struct arch_file *f, const struct arch_opts *o)
@@ -345,10 +428,15 @@ json_t *arch_judge_file(struct report *r, const struct arch_file *f, const struc
 		if (judge_gpu(f, o, g, stubs, &j))
 			goto oom;
 		enum compat_verdict v = compat_verdict_of(&j.tally);
+		bool pooled = false;
+		if (v == VERDICT_NONE && judge_pool(f, o, g, &j)) {
+			pooled = true;
+			v = compat_verdict_of(&j.tally);
+		}
 		if (v == VERDICT_NONE)
 			continue;
 		char reason[1024], cc[16];
-		conclude(r, f, o, g, &j, v, reason, sizeof(reason));
+		conclude(r, f, o, g, &j, v, pooled, reason, sizeof(reason));
 		snprintf(cc, sizeof(cc), "%u.%u", g->cc / 10, g->cc % 10);
 		json_t *jv = json_object();
 		if (!jv || json_array_append_new(arr, jv))

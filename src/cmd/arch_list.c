@@ -24,6 +24,15 @@ static const char *kind_name(uint16_t kind)
 	return n ? n : "other";
 }
 
+/* Text tables: unknown kinds keep their number, "other(16)". */
+static const char *kind_text(uint16_t kind, char *buf, size_t cap)
+{
+	if (fatbin_kind_name(kind))
+		return fatbin_kind_name(kind);
+	snprintf(buf, cap, "other(%u)", kind);
+	return buf;
+}
+
 static int add_name(const char *name, void *ctx)
 {
 	return json_array_append_new((json_t *)ctx, json_string(name)) ? CD_ENOMEM : CD_OK;
@@ -215,7 +224,8 @@ int arch_list_text(struct report *r, const struct arch_file *f, const struct arc
 				snprintf(isa, sizeof(isa), "%u.%u", im->ptx_major, im->ptx_minor);
 			human_bytes(im->stored_bytes, st, sizeof(st));
 			human_bytes(im->uncompressed_bytes, un, sizeof(un));
-			const char *row[] = {idx, kind_name(im->kind), arch, isa, compression_name(im->compression),
+			char kb[24];
+			const char *row[] = {idx, kind_text(im->kind, kb, sizeof(kb)), arch, isa, compression_name(im->compression),
 					     st, un, im->debug ? "yes" : "", im->identifier ? im->identifier : "",
 					     c->member >= 0 ? inv->members[c->member] : "",
 					     inv->sections[c->section][0] ? inv->sections[c->section] : "(file)"};
@@ -251,7 +261,8 @@ int arch_list_text(struct report *r, const struct arch_file *f, const struct arc
 			char cnt[24], arch[32];
 			snprintf(cnt, sizeof(cnt), "%zu", groups[g].count);
 			dc_image_arch_name(a, arch, sizeof(arch));
-			const char *row[] = {cnt, kind_name(a->kind), arch, compression_name(a->compression),
+			char kb[24];
+			const char *row[] = {cnt, kind_text(a->kind, kb, sizeof(kb)), arch, compression_name(a->compression),
 					     ca->member >= 0 ? inv->members[ca->member] : "",
 					     inv->sections[ca->section][0] ? inv->sections[ca->section] : "(file)"};
 			report_table_row(r, row);
@@ -284,6 +295,10 @@ int arch_cuobjdump_lines(const struct arch_file *f, unsigned *elf_no, unsigned *
 	char stem[256];
 	stem_of(f->path, stem, sizeof(stem));
 	int member = -1;
+	char real[4096];
+	const char *shown = realpath(f->path, real) ? real : f->path; /* cuobjdump prints it resolved */
+	if (inv->format == DC_PTX)
+		return CD_OK; /* cuobjdump: "does not contain device code" */
 	for (size_t i = 0; i < inv->n_images; i++) {
 		const struct dc_image *im = &inv->images[i];
 		const struct dc_container *c = &inv->containers[im->container];
@@ -291,7 +306,7 @@ int arch_cuobjdump_lines(const struct arch_file *f, unsigned *elf_no, unsigned *
 			continue;
 		if (c->member >= 0 && c->member != member) {
 			member = c->member;
-			fprintf(out, "\nmember %s:%s:\n", f->path, inv->members[member]);
+			fprintf(out, "\nmember %s:%s:\n", shown, inv->members[member]);
 		}
 		bool elf = im->kind == FATBIN_KIND_ELF;
 		unsigned no = elf ? ++*elf_no : ++*ptx_no;
