@@ -8,15 +8,12 @@ need() { # need PACKAGE TEST...
 	"$@" >/dev/null 2>&1 || missing="$missing $pkg"
 }
 have_header() { [ -f "/usr/include/$1" ] || [ -f "/usr/include/x86_64-linux-gnu/$1" ] || [ -f "/usr/include/aarch64-linux-gnu/$1" ]; }
-have_static() { for d in /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu /usr/lib64 /usr/lib; do [ -f "$d/$1" ] && return 0; done; return 1; }
 
 need cmake command -v cmake
 need make command -v make
 need gcc command -v gcc
 need clang command -v clang
 need libclang-rt-dev sh -c 'echo "int LLVMFuzzerTestOneInput(const char*d,unsigned long s){return 0;}" | clang -x c -fsanitize=fuzzer -o /dev/null -'
-need libelf-dev have_header gelf.h
-need zlib1g-dev have_static libz.a
 need liblz4-dev have_header lz4.h
 need libzstd-dev have_header zstd.h
 need libjansson-dev have_header jansson.h
