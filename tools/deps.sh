@@ -18,6 +18,7 @@ need liblz4-dev have_header lz4.h
 need libzstd-dev have_header zstd.h
 need libjansson-dev have_header jansson.h
 need libcmocka-dev have_header cmocka.h
+need zlib1g-dev have_header zlib.h    # the tests read gzip'd expected listings
 need python3 command -v python3
 need python3-pip sh -c 'python3 -m pip --version'
 

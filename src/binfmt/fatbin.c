@@ -105,17 +105,39 @@ bool fatbin_container_valid_at(const unsigned char *data, size_t size, size_t of
 	return rc == 0;
 }
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+/* True when some 8-aligned word of the 64 bytes at p starts with the container magic: four
+ * 16-byte compares per block, so the common case (no magic) costs a few instructions per
+ * 64 bytes instead of a compare per word. Lanes 0 and 2 of each load are the aligned ones. */
+static bool block_has_magic(const unsigned char *p)
+{
+	const __m128i magic = _mm_set1_epi32((int)FATBIN_MAGIC);
+	__m128i eq = _mm_or_si128(
+		_mm_or_si128(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)p), magic),
+			     _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(p + 16)), magic)),
+		_mm_or_si128(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(p + 32)), magic),
+			     _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(p + 48)), magic)));
+	return (_mm_movemask_epi8(eq) & 0x0F0F) != 0;
+}
+#endif
+
 size_t fatbin_scan(const unsigned char *data, size_t size, size_t from, size_t until)
 {
 	/* Containers sit at 8-byte aligned offsets (every size in them is a multiple of 8 and
-	 * the sections holding them are 8-aligned), so only aligned words are compared: a
-	 * plain loop the compiler vectorises, several times faster than memmem. */
+	 * the sections holding them are 8-aligned), so only aligned words are compared. */
 	uint64_t sig;
 	memcpy(&sig, container_sig, sizeof(sig));
 	if (until > size)
 		until = size;
 	size_t off = (from + 7) & ~(size_t)7;
 	while (data && off < until && size - off >= FATBIN_HEADER_SIZE) {
+#if defined(__SSE2__)
+		if ((off & 63) == 0 && until - off >= 64 && size - off >= 64 && !block_has_magic(data + off)) {
+			off += 64;
+			continue;
+		}
+#endif
 		uint64_t w;
 		memcpy(&w, data + off, sizeof(w));
 		if (w == sig && fatbin_container_valid_at(data, size, off))
