@@ -80,10 +80,14 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 		TRY(lab_launch(c, build, grid, 1, 256, 1, 0, bp, err));
 		void *tp[] = { &buf, &words, &sink };
 		TRY(lab_launch(c, touch, grid, 1, 256, 1, 0, tp, err));
-		/* warm-up lap (whole cycle when it is short), then timed chases that continue it */
+		/* Warm-up lap, then timed chases that continue it. The lap covers the whole cycle
+		 * when it is short or fits in L2: the all-SM touch alone leaves many lines in the
+		 * far L2 partition, which a short (--quick) chase would then meet for the first
+		 * time and read as a higher L2 latency than a revisiting chase sees. */
 		uint64_t first = perm(0, n, half, key), pos = 0;
+		bool whole_lap = n < hops || (c->info.l2_bytes > 0 && sizes[i] <= (size_t)c->info.l2_bytes);
 		ch.start = buf + first * SLOT;
-		ch.hops = n < hops ? ((n + 15) / 16) * 16 : hops;
+		ch.hops = whole_lap ? ((n + 15) / 16) * 16 : hops;
 		double ms[8], cy[8];
 		for (int rep = -1; rep < reps; rep++) {
 			long long h_cyc = 0;
