@@ -1,4 +1,4 @@
-/* `devices`, `doctor`, `lab` and `mem` judge the driver layer with one implementation
+/* `devices`, `doctor`, `lab`, `mem` and `gencode --native` judge the driver layer with one implementation
  * (stack_driver_rules): run each through the fake drivers and require the same driver
  * findings, object for object. */
 #include <setjmp.h>
@@ -77,6 +77,7 @@ static const char *const others[][3] = {
 	{ "lab", "hello", "--quick" },
 	{ "mem", "status", NULL },
 	{ "mem", "probe", NULL },
+	{ "gencode", "--native", NULL },
 };
 
 /* devices exits dev_status; an error among the driver findings makes the others exit 1 too. */
