@@ -483,9 +483,7 @@ static int devices_run(struct report *r, int argc, char **argv, const struct cd_
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return cd_fail(err, CD_ENOMEM, "out of memory");
-	rc = gpu_probe_run(p, err);
-	if (rc == CD_OK)
-		rc = driver_check_probe(r, p, err);
+	rc = driver_check_run(r, p, err);
 	if (rc == CD_OK)
 		rc = gpu_health_findings(r, p);
 	if (rc == CD_OK)

@@ -9,7 +9,7 @@
 #include "probe/platform.h"
 #include "util/err.h"
 
-int driver_check_probe(struct report *r, const struct gpu_probe *p, char *err)
+static int judge(struct report *r, const struct gpu_probe *p, char *err)
 {
 	struct driver_seen seen;
 	struct driver_info *di = calloc(1, sizeof(*di));
@@ -33,6 +33,13 @@ out:
 	return rc;
 }
 
+int driver_check_run(struct report *r, struct gpu_probe *p, char *err)
+{
+	int rc = gpu_probe_run(p, err);
+
+	return rc == CD_OK ? judge(r, p, err) : rc;
+}
+
 bool driver_check_cuda_usable(const struct gpu_probe *p)
 {
 	/* mirrors rule_no_driver, rule_init and rule_no_device_count */
@@ -48,9 +55,7 @@ int driver_check(struct report *r, bool *cuda_usable, char *err)
 	*cuda_usable = false;
 	if (!p)
 		return cd_fail(err, CD_ENOMEM, "out of memory");
-	rc = gpu_probe_run(p, err);
-	if (rc == CD_OK)
-		rc = driver_check_probe(r, p, err);
+	rc = driver_check_run(r, p, err);
 	if (rc == CD_OK)
 		*cuda_usable = driver_check_cuda_usable(p);
 	gpu_probe_free(p);

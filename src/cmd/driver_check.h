@@ -8,12 +8,13 @@
 #include "probe/gpus.h"
 #include "report/report.h"
 
-/* The driver findings (no-driver, no-device, driver-init-failed, ...) for a probe the
- * caller ran: driver info from /proc, platform from the environment. */
-int driver_check_probe(struct report *r, const struct gpu_probe *p, char *err);
+/* Runs the GPU probe into p (the caller frees it with gpu_probe_free) and adds the driver
+ * findings (no-driver, no-device, driver-init-failed, ...): driver info from /proc,
+ * platform from the environment. */
+int driver_check_run(struct report *r, struct gpu_probe *p, char *err);
 
 /* Whether the probe says CUDA can run work: libcuda loaded, cuInit succeeded and no
- * device count of 0. When false, driver_check_probe has added an error finding saying why. */
+ * device count of 0. When false, driver_check_run has added an error finding saying why. */
 bool driver_check_cuda_usable(const struct gpu_probe *p);
 
 /* For commands that hold no probe (lab, mem probe): probes, adds the driver findings and

@@ -147,10 +147,8 @@ static int add_native(struct report *r, struct gencode_args *a, char *err)
 
 	if (!h)
 		return cd_fail(err, CD_ENOMEM, "out of memory");
-	if ((rc = gpu_probe_run(h, err)) != CD_OK)
-		goto out;
 	/* the driver judged as doctor and devices judge it: a broken one reads the same here */
-	if ((rc = driver_check_probe(r, h, err)) != CD_OK || !driver_check_cuda_usable(h))
+	if ((rc = driver_check_run(r, h, err)) != CD_OK || !driver_check_cuda_usable(h))
 		goto out;
 	for (size_t i = 0; i < h->n_gpus; i++)
 		visible += h->gpus[i].cuda_ordinal >= 0 && gpu_has(&h->gpus[i], GF_CC);

@@ -283,10 +283,8 @@ int mem_status_run(struct report *r, int argc, char **argv, const struct cd_glob
 	memset(&p, 0, sizeof p);
 	memset(&cu, 0, sizeof cu);
 	memset(&nv, 0, sizeof nv);
-	if ((rc = gpu_probe_run(&p, err)))
-		goto out;
 	/* the driver judged as doctor and devices judge it (no libcuda and no NVML: no-driver) */
-	if ((rc = driver_check_probe(r, &p, err)))
+	if ((rc = driver_check_run(r, &p, err)))
 		goto out;
 	gpus = calloc(p.n_gpus ? p.n_gpus : 1, sizeof *gpus);
 	if (!gpus) {
