@@ -16,8 +16,7 @@ run_one() {
 	[ -d "$root/tests/fuzz/corpus/$n" ] && cp -r "$root/tests/fuzz/corpus/$n/." "$work/"
 	(cd "$out" && "$bin/fuzz_$n" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 "$work" >"$out/$n.log" 2>&1)
 	rc=$?
-	execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$out/$n.log" | awk '{print $2}')
-	[ -z "$execs" ] && execs=$(grep -o '#[0-9]*' "$out/$n.log" | tail -n 1 | tr -d '#')
+	execs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$out/$n.log" | tail -n 1)
 	if [ $rc -eq 0 ]; then echo "fuzz_$n: clean for ${seconds}s, ${execs:-?} executions"
 	else echo "fuzz_$n: FOUND A PROBLEM (see $out/$n.log)"; fi
 	rm -rf "$work"
