@@ -317,12 +317,10 @@ out:
 	return rc;
 }
 
-static int add_cubin(struct dc_inventory *inv, const unsigned char *data, size_t size, char *err)
+/* A bare cubin or PTX file: one primary container holding one image, the whole file. */
+static int add_whole_file(struct dc_inventory *inv, const unsigned char *data, size_t size, struct dc_image **out,
+			  char *err)
 {
-	struct cubin_info ci;
-	int rc = cubin_read(data, size, &ci, err);
-	if (rc)
-		return rc;
 	uint32_t sec;
 	struct dc_container *c;
 	struct dc_image *im;
@@ -333,12 +331,23 @@ static int add_cubin(struct dc_inventory *inv, const unsigned char *data, size_t
 	c->size = size;
 	c->n_images = 1;
 	c->primary = true;
-	im->kind = FATBIN_KIND_ELF;
-	im->arch = ci.sm;
-	im->suffix = ci.arch_specific ? 'a' : 0;
 	im->stored_bytes = im->uncompressed_bytes = size;
 	im->payload = data;
 	im->payload_len = size;
+	*out = im;
+	return CD_OK;
+}
+
+static int add_cubin(struct dc_inventory *inv, const unsigned char *data, size_t size, char *err)
+{
+	struct cubin_info ci;
+	struct dc_image *im;
+	int rc = cubin_read(data, size, &ci, err);
+	if (rc || (rc = add_whole_file(inv, data, size, &im, err)))
+		return rc;
+	im->kind = FATBIN_KIND_ELF;
+	im->arch = ci.sm;
+	im->suffix = ci.arch_specific ? 'a' : 0;
 	im->elf_read = true;
 	im->elf_sm = ci.sm;
 	im->elf_a = ci.arch_specific;
@@ -348,27 +357,15 @@ static int add_cubin(struct dc_inventory *inv, const unsigned char *data, size_t
 static int add_ptx(struct dc_inventory *inv, const unsigned char *data, size_t size, char *err)
 {
 	struct ptx_info pi;
-	int rc = ptx_read(data, size, &pi, err);
-	if (rc)
-		return rc;
-	uint32_t sec;
-	struct dc_container *c;
 	struct dc_image *im;
-	if (intern_section(inv, "", &sec) || !(c = new_container(inv)) || !(im = new_image(inv)))
-		return cd_fail(err, CD_ENOMEM, "out of memory");
-	c->section = sec;
-	c->member = -1;
-	c->size = size;
-	c->n_images = 1;
-	c->primary = true;
+	int rc = ptx_read(data, size, &pi, err);
+	if (rc || (rc = add_whole_file(inv, data, size, &im, err)))
+		return rc;
 	im->kind = FATBIN_KIND_PTX;
 	im->arch = pi.target;
 	im->suffix = pi.target_suffix;
 	im->ptx_major = pi.isa_major;
 	im->ptx_minor = pi.isa_minor;
-	im->stored_bytes = im->uncompressed_bytes = size;
-	im->payload = data;
-	im->payload_len = size;
 	return CD_OK;
 }
 

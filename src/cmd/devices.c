@@ -7,11 +7,10 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/driver_check.h"
 #include "cmd/gpu_findings.h"
 #include "cmd/gpu_mig.h"
-#include "probe/driver_info.h"
 #include "probe/gpus.h"
-#include "probe/platform.h"
 #include "util/err.h"
 
 enum kind { K_INT, K_BOOL };
@@ -472,32 +471,6 @@ static void put_text(struct report *r, const struct gpu_probe *p)
 		put_gpu_text(r, &p->gpus[i]);
 }
 
-/* The driver layer judged as doctor judges it: the same facts (driver info from /proc,
- * platform with CUDA_VISIBLE_DEVICES) through the same rules. */
-static int driver_findings(struct report *r, const struct gpu_probe *p, char *err)
-{
-	struct driver_seen seen;
-	struct driver_info *di = calloc(1, sizeof(*di));
-	struct platform_info *pf = calloc(1, sizeof(*pf));
-	struct stack_platform sp;
-	int rc;
-
-	if (!di || !pf) {
-		rc = cd_fail(err, CD_ENOMEM, "out of memory");
-		goto out;
-	}
-	gpu_driver_seen(p, &seen);
-	driver_info_collect(di, &seen, NULL);
-	if ((rc = platform_probe(pf, NULL, err)) != CD_OK)
-		goto out;
-	platform_stack_facts(pf, &sp);
-	rc = gpu_driver_findings(r, p, di, &sp);
-out:
-	free(di);
-	free(pf);
-	return rc;
-}
-
 static int devices_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
 	static const struct option opts[] = { { 0, 0, 0, 0 } };
@@ -514,9 +487,7 @@ static int devices_run(struct report *r, int argc, char **argv, const struct cd_
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return cd_fail(err, CD_ENOMEM, "out of memory");
-	rc = gpu_probe_run(p, err);
-	if (rc == CD_OK)
-		rc = driver_findings(r, p, err);
+	rc = driver_check_run(r, p, err);
 	if (rc == CD_OK)
 		rc = gpu_health_findings(r, p);
 	if (rc == CD_OK)

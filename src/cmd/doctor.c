@@ -538,7 +538,9 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 		goto out;
 	if ((rc = stack_rules_run(&df.sf, r)) != CD_OK)
 		goto out;
-	rc = gpu_health_findings(r, &df.gp);
+	if ((rc = gpu_health_findings(r, &df.gp)) != CD_OK)
+		goto out;
+	rc = stack_verdict(&df.sf, r);
 out:
 	doctor_facts_free(&df);
 	if (rc != CD_OK)

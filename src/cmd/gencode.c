@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/driver_check.h"
 #include "explain/checks.h"
 #include "kb/gencode.h"
 #include "kb/kb.h"
@@ -146,26 +147,14 @@ static int add_native(struct report *r, struct gencode_args *a, char *err)
 
 	if (!h)
 		return cd_fail(err, CD_ENOMEM, "out of memory");
-	if ((rc = gpu_probe_run(h, err)) != CD_OK)
+	/* the driver judged as doctor and devices judge it: a broken one reads the same here */
+	if ((rc = driver_check_run(r, h, err)) != CD_OK || !driver_check_cuda_usable(h))
 		goto out;
 	for (size_t i = 0; i < h->n_gpus; i++)
 		visible += h->gpus[i].cuda_ordinal >= 0 && gpu_has(&h->gpus[i], GF_CC);
 	if (visible == 0) {
-		bool init_failed = h->cuda_loaded && h->cuda_init_called && h->cuda_init_result != 0;
-		struct finding *f = report_add_finding(r, SEV_ERROR, !h->cuda_loaded ? "no-driver"
-							      : init_failed ? "driver-init-failed"
-							      : "no-device", "this machine",
-							      "--native found no GPU here");
-
-		if (f) {
-			finding_evidence(f, "%s", !h->cuda_loaded ? h->cuda_load_error
-					 : init_failed ? h->cuda_init_result_name
-					 : "the driver lists no device");
-			finding_why(f, "--native asks the driver (libcuda.so.1) for each GPU's compute "
-				    "capability; without a working driver and a visible GPU there is none.");
-			finding_fix(f, "cudoctor gencode --gpu <name or CC>  # name the GPU instead");
-			finding_fix(f, "cudoctor doctor");
-		}
+		rc = cd_fail(err, CD_EDRIVER, "--native: the driver lists %d device(s), none with a compute capability",
+			     h->has_cuda_device_count ? h->cuda_device_count : 0);
 		goto out;
 	}
 	for (size_t i = 0; i < h->n_gpus && a->n < GENCODE_MAX; i++) {

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
+#include "cmd/driver_check.h"
 #include "driver/cudrv.h"
 #include "lab/fatbin.h"
 #include "lab/gpu.h"
@@ -175,18 +176,18 @@ static int list_labs(struct report *r)
 	return report_json_set(r, "available", a ? a : json_null());
 }
 
-/* No GPU or no kernels: a finding that says so, exit 1. */
-static int no_gpu(struct report *r, const char *id, const char *title, const char *evidence, const char *fix)
+/* The labs could not start after the driver check passed (a module the driver rejects, a
+ * context it cannot create): lab-failed for the whole run, exit 1. */
+static void labs_not_started(struct report *r, int device, const char *evidence)
 {
-	struct finding *f = report_add_finding(r, SEV_ERROR, id, "cudoctor lab", "%s", title);
+	struct finding *f = report_add_finding(r, SEV_ERROR, "lab-failed", "cudoctor lab",
+					       "the labs could not start on CUDA device %d", device);
 	if (f) {
-		if (evidence && evidence[0])
-			finding_evidence(f, "%s", evidence);
-		finding_why(f, "The labs run kernels on a CUDA GPU through the driver (libcuda.so.1).");
-		if (fix)
-			finding_fix(f, "%s", fix);
+		finding_evidence(f, "%s", evidence);
+		finding_why(f, "The driver initialised, but a call the labs need before any experiment (context, "
+			       "module load, stream) failed, so there is nothing to measure.");
+		finding_fix(f, "cudoctor doctor");
 	}
-	return CD_OK;
 }
 
 static int run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
@@ -256,31 +257,43 @@ static int run(struct report *r, int argc, char **argv, const struct cd_globals 
 	if (plot && mkdir(plot, 0777) != 0 && errno != EEXIST)
 		return cd_fail(err, CD_EIO, "--plot %s: %s", plot, strerror(errno));
 
-	if (lab_fatbin_size == 0)
-		return no_gpu(r, "lab-no-kernels", "this cudoctor was built without the lab kernels",
-			      "nvcc was not found when cudoctor was built",
-			      "install the CUDA toolkit (nvcc), then rebuild: make");
+	/* the driver judged as doctor and devices judge it; the kernels are this build's own */
+	bool usable;
+	int rc = driver_check(r, &usable, err);
+	if (rc != CD_OK)
+		return rc;
+	if (lab_fatbin_size == 0) {
+		struct finding *f = report_add_finding(r, SEV_ERROR, "lab-no-kernels", "cudoctor lab",
+						       "this cudoctor was built without the lab kernels");
+		if (f) {
+			finding_evidence(f, "nvcc was not found when cudoctor was built");
+			finding_why(f, "The labs run kernels that nvcc compiled into cudoctor when it was built.");
+			finding_fix(f, "install the CUDA toolkit (nvcc), then rebuild: make");
+		}
+		return CD_OK;
+	}
+	if (!usable)
+		return CD_OK;
 
 	struct cudrv d;
 	memset(&d, 0, sizeof d);
 	char lerr[CD_ERRMSG] = "";
-	if (cudrv_load(&d, lerr) != CD_OK)
-		return no_gpu(r, "no-driver", "the NVIDIA driver (libcuda.so.1) cannot be loaded", lerr, "cudoctor doctor");
+	if (cudrv_load(&d, lerr) != CD_OK) {
+		labs_not_started(r, device, lerr);
+		return CD_OK;
+	}
 	struct lab_ctx c;
 	memset(&c, 0, sizeof c);
 	c.quick = quick;
 	c.tiny = getenv("CUDOCTOR_LAB_TINY") && strcmp(getenv("CUDOCTOR_LAB_TINY"), "1") == 0;
 	c.seed = seed;
-	int rc = lab_open(&c, &d, device, lab_fatbin, lerr);
+	rc = lab_open(&c, &d, device, lab_fatbin, lerr);
 	if (rc == CD_EUSAGE) {
 		cudrv_unload(&d);
 		return cd_fail(err, CD_EUSAGE, "%s", lerr);
 	}
 	if (rc != CD_OK) {
-		bool nodev = strstr(lerr, "NO_DEVICE") != NULL;
-		no_gpu(r, nodev ? "no-device" : "driver-init-failed",
-		       nodev ? "no CUDA device is visible" : "the CUDA driver could not start the labs", lerr,
-		       "cudoctor doctor");
+		labs_not_started(r, device, lerr);
 		cudrv_unload(&d);
 		return CD_OK;
 	}

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/driver_check.h"
 #include "cmd/mem_internal.h"
 #include "mem/probe.h"
 #include "mem/units.h"
@@ -170,21 +171,18 @@ int mem_probe_run(struct report *r, int argc, char **argv, const struct cd_globa
 	}
 	if (optind < argc)
 		return cd_fail(err, CD_EUSAGE, "mem probe: unexpected '%s'", argv[optind]);
+	/* the driver judged as doctor and devices judge it; nothing to probe unless CUDA works */
+	bool usable;
+	int rc = driver_check(r, &usable, err);
+	if (rc != CD_OK || !usable)
+		return rc;
 	struct cudrv d;
 	char lerr[CD_ERRMSG];
-	if (cudrv_load(&d, lerr)) {
-		struct finding *f = report_add_finding(r, SEV_ERROR, "no-driver", "libcuda.so.1",
-						       "the CUDA driver library cannot be loaded: nothing to probe");
-		if (f)
-			finding_evidence(f, "%s", lerr);
-		return CD_OK;
-	}
+	if (cudrv_load(&d, lerr))
+		return cd_fail(err, CD_EDRIVER, "%s", lerr);
 	CUresult cr = d.Init ? d.Init(0) : CUDA_ERROR_NOT_INITIALIZED;
-	int rc = CD_OK;
 	if (cr != CUDA_SUCCESS) {
-		struct finding *f = report_add_finding(r, SEV_ERROR, "driver-init-failed", d.path, "cuInit failed: %s",
-						       cudrv_result_name(&d, cr));
-		(void)f;
+		rc = cudrv_fail(&d, err, "cuInit", cr);
 		goto out;
 	}
 	if ((cr = d.DeviceGetCount(&count)) != CUDA_SUCCESS) {
@@ -200,8 +198,6 @@ int mem_probe_run(struct report *r, int argc, char **argv, const struct cd_globa
 	for (int i = 0; i < count && rc == CD_OK; i++)
 		if (only < 0 || only == i)
 			rc = probe_device(&d, i, max, demo, r, arr, err);
-	if (count == 0)
-		report_add_finding(r, SEV_ERROR, "no-device", "CUDA", "no CUDA device is visible");
 	(void)g;
 out:
 	cudrv_unload(&d);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmd/driver_check.h"
 #include "cmd/gpu_mig.h"
 #include "cmd/mem_internal.h"
 #include "kb/oom.h"
@@ -288,16 +289,9 @@ int mem_status_run(struct report *r, int argc, char **argv, const struct cd_glob
 	memset(&p, 0, sizeof p);
 	memset(&cu, 0, sizeof cu);
 	memset(&nv, 0, sizeof nv);
-	if ((rc = gpu_probe_run(&p, err)))
+	/* the driver judged as doctor and devices judge it (no libcuda and no NVML: no-driver) */
+	if ((rc = driver_check_run(r, &p, err)))
 		goto out;
-	if (!p.nvml_loaded && !p.cuda_loaded) {
-		struct finding *f = report_add_finding(r, SEV_ERROR, "no-driver", "NVIDIA driver",
-						       "neither libcuda nor NVML can be loaded: no memory to report");
-		if (f) {
-			finding_evidence(f, "%s", p.cuda_load_error);
-			finding_evidence(f, "%s", p.nvml_load_error);
-		}
-	}
 	gpus = calloc(p.n_gpus ? p.n_gpus : 1, sizeof *gpus);
 	if (!gpus) {
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
@@ -323,8 +317,6 @@ int mem_status_run(struct report *r, int argc, char **argv, const struct cd_glob
 		show_gpu(r, s, arr);
 		other_process_finding(r, s);
 	}
-	if (p.n_gpus == 0 && (p.nvml_loaded || p.cuda_loaded))
-		report_add_finding(r, SEV_ERROR, "no-device", "CUDA", "no GPU found by NVML or CUDA");
 	if (msg)
 		classify_message(r, msg, msg_len, gpus, p.n_gpus);
 	(void)g;

@@ -963,3 +963,28 @@ int stack_rules_run(const struct stack_facts *f, struct report *r)
 
 	return run_rules(rules, sizeof rules / sizeof rules[0], f, r);
 }
+
+int stack_verdict(const struct stack_facts *f, struct report *r)
+{
+	const struct stack_driver *d = &f->driver;
+	struct finding *x;
+	char b[32];
+	size_t i, warnings = 0;
+
+	for (i = 0; i < r->n_findings; i++)
+		if (r->findings[i].severity >= SEV_WARN)
+			warnings++;
+	if (warnings || !d->loaded || !d->init_called || d->init_result != CUDA_SUCCESS)
+		return CD_OK;
+	x = report_add_finding(r, SEV_OK, "stack-consistent", "CUDA stack",
+			       "driver, GPUs, toolkits, runtimes and frameworks fit each other");
+	NOMEM(x);
+	NOMEM(finding_evidence(x, "driver %s runs CUDA up to %s", d->version ? d->version : "(version unknown)",
+			       mm(&d->cuda, b, sizeof b)) == CD_OK);
+	NOMEM(finding_evidence(x, "%zu GPU(s), %zu toolkit(s), %zu CUDA librar%s, %zu framework(s) checked against it",
+			       f->n_gpus, f->n_toolkits, f->n_runtimes, f->n_runtimes == 1 ? "y" : "ies",
+			       f->n_frameworks) == CD_OK);
+	NOMEM(finding_why(x, "Every layer a CUDA program passes through was found and none asks for more than the layer "
+			  "below provides: no toolkit or runtime newer than the driver, no GPU its toolkits cannot target.") == CD_OK);
+	return CD_OK;
+}

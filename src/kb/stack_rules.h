@@ -157,6 +157,10 @@ int stack_rules_run(const struct stack_facts *f, struct report *r);
  * stack_rules_run runs it first. Returns CD_OK or CD_ENOMEM. */
 int stack_driver_rules(const struct stack_facts *f, struct report *r);
 
+/* The one-line verdict when the report holds no warning or error and CUDA initialised:
+ * an ok finding `stack-consistent` with what was checked. Run after every other rule. */
+int stack_verdict(const struct stack_facts *f, struct report *r);
+
 /* True when a toolkit accepts sm_<cc_major><cc_minor> (plain target). */
 bool stack_toolkit_targets(const struct stack_toolkit *t, int cc_major, int cc_minor);
 

@@ -121,6 +121,12 @@ out:
 	return rc;
 }
 
+int lab_launch1d_body(struct lab_ctx *c, void *arg, char *err)
+{
+	const struct lab_launch1d *a = arg;
+	return lab_launch(c, a->f, a->grid, 1, a->block, 1, 0, a->params, err);
+}
+
 int lab_alloc(struct lab_ctx *c, CUdeviceptr *p, size_t bytes, char *err)
 {
 	int rc = CD_OK;

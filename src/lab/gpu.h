@@ -48,6 +48,15 @@ unsigned lab_fill_grid(const struct lab_ctx *c, int per_sm);
 typedef int (*lab_body_fn)(struct lab_ctx *c, void *arg, char *err);
 int lab_time(struct lab_ctx *c, lab_body_fn body, void *arg, int warmup, int reps, double *ms, char *err);
 
+/* The common body: one 1-D launch of f (no dynamic shared memory) on the lab's stream.
+ * Pass a struct lab_launch1d as lab_time's arg and lab_launch1d_body as its body. */
+struct lab_launch1d {
+	CUfunction f;
+	unsigned grid, block;
+	void **params;
+};
+int lab_launch1d_body(struct lab_ctx *c, void *arg, char *err);
+
 double lab_now_s(void); /* monotonic host clock */
 
 #endif

@@ -20,18 +20,6 @@ static const char *const kfn_d[NK] = { "lab_bw_copy_d", "lab_bw_scale_d", "lab_b
 enum { DEFAULT_VEC = 2, DEFAULT_ELEMS = 1 };
 static const int karrays[NK] = { 2, 2, 3, 3, 2 };
 
-struct args {
-	CUfunction f;
-	unsigned grid, block;
-	void **params;
-};
-
-static int body(struct lab_ctx *c, void *arg, char *err)
-{
-	struct args *a = arg;
-	return lab_launch(c, a->f, a->grid, 1, a->block, 1, 0, a->params, err);
-}
-
 static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 {
 	int rc = CD_OK;
@@ -44,7 +32,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	double s = 0.4;
 	int reps = c->quick ? 10 : 20, warm = 3, per_sm = 0;
 	double ms[32], best[NK], med[NK];
-	struct args a = { .block = 256 };
+	struct lab_launch1d a = { .block = 256 };
 
 	TRY(lab_fn(c, "lab_fill_unit", &fill, err));
 	TRY(lab_fn(c, "lab_bw_check", &check, err));
@@ -84,7 +72,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 		a.params = k == K_DOT ? pdot : p3;
 		a.grid = k == K_DOT ? dot_grid : stream_grid;
 		CU(MemsetD32, C, 0xFFFFFFFFu, n * 2); /* NaN poison */
-		TRY(lab_time(c, body, &a, warm, reps, ms, err));
+		TRY(lab_time(c, lab_launch1d_body, &a, warm, reps, ms, err));
 		struct lab_stats st = lab_stats_of(ms, (size_t)reps);
 		double moved = (double)karrays[k] * (double)n * 8;
 		best[k] = moved / (st.min * 1e-3);

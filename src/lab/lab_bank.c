@@ -14,24 +14,12 @@ enum { WORDS = 2048, BLOCK = 256 };
 static const unsigned strides[] = { 0, 1, 2, 4, 8, 16, 32, 33 };
 #define NS (sizeof strides / sizeof *strides)
 
-struct args {
-	CUfunction f;
-	unsigned grid;
-	void **params;
-};
-
-static int body(struct lab_ctx *c, void *arg, char *err)
-{
-	struct args *a = arg;
-	return lab_launch(c, a->f, a->grid, 1, BLOCK, 1, 0, a->params, err);
-}
-
 static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 {
 	int rc = CD_OK;
 	CUdeviceptr in = 0, out = 0;
 	unsigned *h_out = NULL, h_in[WORDS];
-	struct args a;
+	struct lab_launch1d a = { .block = BLOCK };
 	int per_sm = 0;
 	unsigned reps = c->tiny ? 2 : c->quick ? 256 : 1024;
 	double ms[16], med[NS];
@@ -57,7 +45,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 		stride = strides[i];
 		lab_progress(c, (double)i / NS, "stride %u", stride);
 		CU(MemsetD32, out, 0xDEADBEEFu, T);
-		TRY(lab_time(c, body, &a, 1, nrep, ms, err));
+		TRY(lab_time(c, lab_launch1d_body, &a, 1, nrep, ms, err));
 		CU(MemcpyDtoH, h_out, out, T * 4);
 		unsigned want[32];
 		for (unsigned lane = 0; lane < 32; lane++) {

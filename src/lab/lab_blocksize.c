@@ -12,18 +12,6 @@
 
 enum { MAXB = 48 };
 
-struct args {
-	CUfunction f;
-	unsigned grid, block;
-	void **params;
-};
-
-static int body(struct lab_ctx *c, void *arg, char *err)
-{
-	struct args *a = arg;
-	return lab_launch(c, a->f, a->grid, 1, a->block, 1, 0, a->params, err);
-}
-
 static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 {
 	int rc = CD_OK;
@@ -36,7 +24,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	unsigned long long n = bytes / 8, seed_a = c->seed ^ 0xB10Cull, seed_b = 0;
 	double s = 3.0;
 	int nrep = c->quick ? 3 : 7, warps_per_sm = c->info.max_threads_per_sm / 32;
-	struct args a;
+	struct lab_launch1d a = { 0 };
 	TRY(lab_fn(c, "lab_scale1", &a.f, err));
 	TRY(lab_fn(c, "lab_fill_unit", &fill, err));
 	TRY(lab_fn(c, "lab_bw_check", &check, err));
@@ -58,7 +46,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 		occ[i] = warps_per_sm > 0 ? (double)warps / warps_per_sm : 0;
 		resident[i] = c->info.max_threads_per_sm > 0 ? (double)blocks * bs[i] / c->info.max_threads_per_sm : 0;
 		CU(MemsetD32, B, 0xFFFFFFFFu, n * 2);
-		TRY(lab_time(c, body, &a, 1, nrep, ms, err));
+		TRY(lab_time(c, lab_launch1d_body, &a, 1, nrep, ms, err));
 		/* every element: B = s * A (kind 1 of lab_bw_check) */
 		int kind = 1;
 		unsigned long long h_bad = 0;

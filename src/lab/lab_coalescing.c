@@ -10,18 +10,6 @@
 #include "lab/stats.h"
 #include "util/err.h"
 
-struct args {
-	CUfunction f;
-	unsigned grid, block;
-	void **params;
-};
-
-static int body(struct lab_ctx *c, void *arg, char *err)
-{
-	struct args *a = arg;
-	return lab_launch(c, a->f, a->grid, 1, a->block, 1, 0, a->params, err);
-}
-
 static const unsigned strides[] = { 1, 2, 4, 8, 16, 32 };
 static const unsigned offsets[] = { 1, 2, 4, 8, 16, 31 };
 #define POISON 0xDEADBEEFu
@@ -34,7 +22,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	unsigned *h = NULL;
 	size_t bytes = c->tiny ? 16 * LAB_MIB : lab_dram_bytes(&c->info, 1, c->quick);
 	unsigned long long words = bytes / 4, seed = c->seed ^ 0xC0A1E5CEull;
-	struct args a = { .block = 256 };
+	struct lab_launch1d a = { .block = 256 };
 	int per_sm = c->info.max_threads_per_sm / 256;
 	a.grid = lab_fill_grid(c, per_sm > 0 ? per_sm : 1);
 	unsigned long long T = (unsigned long long)a.grid * a.block;
@@ -66,7 +54,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 		n = (words - 64) / stride;
 		lab_progress(c, (double)step++ / (double)total, "stride %u offset %u", stride, offset);
 		CU(MemsetD32, out, POISON, T);
-		TRY(lab_time(c, body, &a, 1, reps, ms, err));
+		TRY(lab_time(c, lab_launch1d_body, &a, 1, reps, ms, err));
 		/* check: every thread wrote, and sampled threads' sums match the host's */
 		CU(MemcpyDtoH, h, out, T * 4);
 		size_t unwritten = 0, wrong = 0;

@@ -14,25 +14,13 @@ enum { WORDS = 4096, BLOCK = 256 };
 static const unsigned distinct[] = { 1, 2, 4, 8, 16, 32 };
 #define ND (sizeof distinct / sizeof *distinct)
 
-struct args {
-	CUfunction f;
-	unsigned grid;
-	void **params;
-};
-
-static int body(struct lab_ctx *c, void *arg, char *err)
-{
-	struct args *a = arg;
-	return lab_launch(c, a->f, a->grid, 1, BLOCK, 1, 0, a->params, err);
-}
-
 static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 {
 	int rc = CD_OK;
 	CUdeviceptr out = 0, tab = 0;
 	size_t tab_bytes = 0;
 	unsigned *h_out = NULL, h_tab[WORDS];
-	struct args a;
+	struct lab_launch1d a = { .block = BLOCK };
 	int per_sm = 0, nrep = c->quick ? 3 : 7;
 	unsigned reps = c->quick ? 512 : 2048;
 	double ms[16], med[ND];
@@ -61,7 +49,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 		d = distinct[i];
 		lab_progress(c, (double)i / ND, "%u addresses", d);
 		CU(MemsetD32, out, 0xDEADBEEFu, T);
-		TRY(lab_time(c, body, &a, 1, nrep, ms, err));
+		TRY(lab_time(c, lab_launch1d_body, &a, 1, nrep, ms, err));
 		CU(MemcpyDtoH, h_out, out, T * 4);
 		unsigned want[32];
 		for (unsigned lane = 0; lane < 32; lane++) {

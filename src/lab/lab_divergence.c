@@ -14,18 +14,6 @@ enum { BLOCK = 256 };
 static const int paths[] = { 1, 2, 4, 8, 16, 32 };
 #define NP (sizeof paths / sizeof *paths)
 
-struct args {
-	CUfunction f;
-	unsigned grid;
-	void **params;
-};
-
-static int body(struct lab_ctx *c, void *arg, char *err)
-{
-	struct args *a = arg;
-	return lab_launch(c, a->f, a->grid, 1, BLOCK, 1, 0, a->params, err);
-}
-
 /* the host's copy of the kernel's chain for thread t */
 static float expect(float x, int sel, int iters)
 {
@@ -40,7 +28,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	int rc = CD_OK;
 	CUdeviceptr in = 0, out = 0;
 	float *h_in = NULL, *h_out = NULL;
-	struct args a;
+	struct lab_launch1d a = { .block = BLOCK };
 	int per_sm = 0, iters = c->tiny ? 16 : 4096, nrep = c->quick ? 3 : 7;
 	double ms[16], lane_ms[NP], warp_ms[NP];
 	TRY(lab_fn(c, "lab_diverge", &a.f, err));
@@ -66,7 +54,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 		by_warp = i >= NP;
 		lab_progress(c, (double)i / (2 * NP), "%d paths %s", k, by_warp ? "per warp" : "per lane");
 		CU(MemsetD32, out, 0x7FC00000u, T); /* NaN */
-		TRY(lab_time(c, body, &a, 1, nrep, ms, err));
+		TRY(lab_time(c, lab_launch1d_body, &a, 1, nrep, ms, err));
 		CU(MemcpyDtoH, h_out, out, T * 4);
 		for (size_t t = 0; t < T; t += 613) {
 			int sel = by_warp ? (int)((t >> 5) % (size_t)k) : (int)((t & 31) % (size_t)k);

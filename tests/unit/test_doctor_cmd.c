@@ -286,6 +286,9 @@ static void test_healthy_h200(void **state)
 	}
 	assert_int_equal(status, 0);
 	assert_string_equal(sget(json_array_get(json_object_get(j, "gpus"), 0), "compute_capability"), "9.0");
+	f = json_array_get(json_object_get(j, "findings"), json_array_size(json_object_get(j, "findings")) - 1);
+	assert_string_equal(sget(f, "id"), "stack-consistent"); /* the verdict comes last */
+	assert_string_equal(sget(f, "severity"), "ok");
 	json_decref(j);
 }
 

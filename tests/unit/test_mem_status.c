@@ -51,6 +51,15 @@ static const char *first_finding(json_t *j, const char *id)
 	return NULL;
 }
 
+static json_t *finding_object(json_t *j, const char *id)
+{
+	json_t *fs = json_object_get(j, "findings");
+	for (size_t i = 0; i < json_array_size(fs); i++)
+		if (strcmp(json_string_value(json_object_get(json_array_get(fs, i), "id")), id) == 0)
+			return json_array_get(fs, i);
+	return NULL;
+}
+
 static void processes_and_other_process_finding(void **state)
 {
 	int st;
@@ -107,7 +116,24 @@ static void mig_mode_and_no_driver(void **state)
 	assert_int_equal(testlib_run(argv, env, NULL, &r), 0);
 	assert_int_equal(r.status, 1);
 	j = json_loads(r.out, 0, NULL);
-	assert_non_null(first_finding(j, "no-driver"));
+	/* neither libcuda nor NVML: the shared driver rules' no-driver, about libcuda */
+	json_t *f = finding_object(j, "no-driver");
+	assert_non_null(f);
+	assert_string_equal(json_string_value(json_object_get(f, "subject")), "libcuda.so.1");
+	assert_non_null(strstr(json_string_value(json_object_get(f, "title")), "No NVIDIA driver"));
+	json_decref(j);
+	run_result_free(&r);
+
+	/* NVML without libcuda is no-driver too, as in doctor and devices (NVML's count as evidence) */
+	const char *nvml_only[] = {"CUDOCTOR_LIBCUDA=/nonexistent/libcuda.so.1", FAKE_NVML, NULL};
+	assert_int_equal(testlib_run(argv, nvml_only, NULL, &r), 0);
+	assert_int_equal(r.status, 1);
+	j = json_loads(r.out, 0, NULL);
+	f = finding_object(j, "no-driver");
+	assert_non_null(f);
+	char *ev = json_dumps(json_object_get(f, "evidence"), 0);
+	assert_non_null(strstr(ev, "NVML"));
+	free(ev);
 	json_decref(j);
 	run_result_free(&r);
 }

@@ -809,10 +809,36 @@ static void test_module_mismatch_and_persistence(void **state)
 	report_free(&r);
 }
 
+static void test_verdict_only_when_clean(void **state)
+{
+	struct stack_facts f = base();
+	struct report r;
+
+	(void)state;
+	assert_int_equal(report_init(&r, "doctor"), CD_OK);
+	assert_int_equal(stack_verdict(&f, &r), CD_OK);
+	assert_true(report_has_finding(&r, "stack-consistent"));
+	assert_int_equal(r.findings[0].severity, SEV_OK);
+	report_free(&r);
+
+	assert_int_equal(report_init(&r, "doctor"), CD_OK);
+	report_add_finding(&r, SEV_WARN, "library-shadowed", "x", "a warning");
+	assert_int_equal(stack_verdict(&f, &r), CD_OK);
+	assert_false(report_has_finding(&r, "stack-consistent"));
+	report_free(&r);
+
+	f.driver.init_result = 999;
+	assert_int_equal(report_init(&r, "doctor"), CD_OK);
+	assert_int_equal(stack_verdict(&f, &r), CD_OK);
+	assert_false(report_has_finding(&r, "stack-consistent"));
+	report_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_driver),
+		cmocka_unit_test(test_verdict_only_when_clean),
 		cmocka_unit_test(test_init_results),
 		cmocka_unit_test(test_init_804_fix_names_compat),
 		cmocka_unit_test(test_driver_rules_alone),
