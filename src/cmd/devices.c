@@ -9,6 +9,7 @@
 #include "cmd/cmd.h"
 #include "cmd/driver_check.h"
 #include "cmd/gpu_findings.h"
+#include "cmd/gpu_mig.h"
 #include "probe/gpus.h"
 #include "util/err.h"
 
@@ -232,6 +233,7 @@ static json_t *gpu_json(const struct gpu_info *g, bool *oom)
 	} else {
 		jset(o, "processes", json_null(), oom);
 	}
+	jset(o, "mig_devices", gpu_mig_devices_json(g), oom);
 	json_t *errs = json_array();
 	for (const char *p = g->errors; errs && *p;) {
 		size_t n = strcspn(p, ";");
@@ -433,6 +435,8 @@ static void put_gpu_text(struct report *r, const struct gpu_info *g)
 			report_table_row(r, cells);
 		}
 	}
+	if (gpu_mig_devices_text(r, g) != CD_OK)
+		r->oom = true;
 }
 
 static void put_text(struct report *r, const struct gpu_probe *p)
@@ -503,8 +507,9 @@ const struct cd_command cmd_devices = {
 		"Lists every GPU the CUDA driver and NVML see, in CUDA order (GPUs hidden from CUDA\n"
 		"by CUDA_VISIBLE_DEVICES follow, from NVML): name, compute capability, memory, SMs,\n"
 		"clocks, limits per block and SM, caches, PCI location, UUID, compute mode; and from\n"
-		"NVML the driver version, PCIe link, persistence, MIG, power, temperature, clocks and\n"
-		"clock event reasons, ECC counters, retired pages / remapped rows and processes.\n"
+		"NVML the driver version, PCIe link, persistence, MIG mode and MIG devices (their\n"
+		"GPU/compute instance, UUID and memory), power, temperature, clocks and clock event\n"
+		"reasons, ECC counters, retired pages / remapped rows and processes.\n"
 		"Reads only; creates no CUDA context.\n"
 		"\n"
 		"Findings: no-driver, no-device, driver-init-failed, system-not-ready,\n"

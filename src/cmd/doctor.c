@@ -8,6 +8,7 @@
 #include "cmd/cmd.h"
 #include "cmd/doctor_facts.h"
 #include "cmd/gpu_findings.h"
+#include "cmd/gpu_mig.h"
 #include "util/err.h"
 #include "util/str.h"
 
@@ -17,7 +18,8 @@ static const char doctor_help[] =
 	"One verdict across the CUDA stack. Finds and checks against each other:\n"
 	"  Driver     the libcuda loaded and how, its version, the CUDA version it supports,\n"
 	"             the kernel module's version\n"
-	"  GPUs       in CUDA's order and in nvidia-smi's (PCI) order, with CUDA_VISIBLE_DEVICES\n"
+	"  GPUs       in CUDA's order and in nvidia-smi's (PCI) order, their MIG instances,\n"
+	"             with CUDA_VISIBLE_DEVICES\n"
 	"  Toolkits   every nvcc, its version, which one a build uses, what it can target\n"
 	"  Runtimes   every libcudart the loader or a framework could load, and which wins\n"
 	"  Python     frameworks and NVIDIA wheels, read from disk without importing them\n"
@@ -155,6 +157,18 @@ static int section_gpus(struct report *r, const struct doctor_facts *df)
 			}
 		}
 	}
+	/* MIG instances under their GPU: CUDA sees these, not the GPU, when MIG is on */
+	for (size_t i = 0; i < df->gp.n_gpus; i++) {
+		const struct gpu_info *g = &df->gp.gpus[i];
+		if (!gpu_has(g, GF_MIG_MODE) || !g->mig_mode_current)
+			continue;
+		char count[32] = "unknown";
+		if (gpu_has(g, GF_MIG_DEVICES))
+			snprintf(count, sizeof count, "%zu", g->n_mig_devices);
+		report_kv(r, "MIG instances", "nvidia-smi GPU %d (%s): %s", g->nvml_index, or_dash(g->name), count);
+		if (gpu_mig_devices_text(r, g) != CD_OK)
+			return CD_ENOMEM;
+	}
 	if (pf->visible.set)
 		report_kv(r, "CUDA_VISIBLE_DEVICES", "\"%s\"", pf->visible.raw ? pf->visible.raw : "");
 	if (pf->device_order)
@@ -178,6 +192,12 @@ static int section_gpus(struct report *r, const struct doctor_facts *df)
 		json_object_set_new(o, "uuid", gpu_has(g, GF_UUID) ? jstr(g->uuid) : json_null());
 		json_object_set_new(o, "mig_mode", gpu_has(g, GF_MIG_MODE) ? json_boolean(g->mig_mode_current) : json_null());
 		json_object_set_new(o, "persistence_mode", gpu_has(g, GF_PERSISTENCE) ? json_boolean(g->persistence_mode) : json_null());
+		json_t *mig = gpu_mig_devices_json(g);
+		if (!mig) {
+			json_decref(o);
+			return CD_ENOMEM;
+		}
+		json_object_set_new(o, "mig_devices", mig);
 		json_array_append_new(arr, o);
 	}
 	return report_json_set(r, "gpus", arr);

@@ -49,8 +49,32 @@ static void fill_driver(struct doctor_facts *df, bool kb_ok)
 	}
 }
 
+/* MIG devices for the CUDA_VISIBLE_DEVICES rule: known with MIG mode off (none) or
+ * listed with it on; unknown otherwise. */
+static void fill_migs(const struct gpu_info *g, struct stack_gpu *s, struct stack_mig *next)
+{
+	if (!gpu_has(g, GF_MIG_MODE))
+		return;
+	if (!g->mig_mode_current) {
+		s->mig_listed = true;
+		return;
+	}
+	if (!gpu_has(g, GF_MIG_DEVICES))
+		return;
+	s->mig_listed = true;
+	s->migs = next;
+	s->n_migs = g->n_mig_devices;
+	for (size_t k = 0; k < g->n_mig_devices; k++) {
+		next[k].uuid = g->mig_devices[k].uuid[0] ? g->mig_devices[k].uuid : NULL;
+		next[k].gpu_instance_id = (int)g->mig_devices[k].gpu_instance_id;
+		next[k].compute_instance_id = (int)g->mig_devices[k].compute_instance_id;
+	}
+}
+
 static void fill_gpus(struct doctor_facts *df, bool kb_ok)
 {
+	size_t used_migs = 0;
+
 	for (size_t i = 0; i < df->gp.n_gpus; i++) {
 		const struct gpu_info *g = &df->gp.gpus[i];
 		struct stack_gpu *s = &df->gpus[i];
@@ -65,6 +89,8 @@ static void fill_gpus(struct doctor_facts *df, bool kb_ok)
 		s->pci_bus_id = gpu_has(g, GF_PCI_BUS_ID) ? g->pci_bus_id : NULL;
 		s->uuid = gpu_has(g, GF_UUID) ? g->uuid : NULL;
 		s->persistence = gpu_has(g, GF_PERSISTENCE) ? g->persistence_mode : -1;
+		fill_migs(g, s, df->migs + used_migs);
+		used_migs += s->n_migs;
 		if (kb_ok && s->cc_major > 0) {
 			const struct kb_toolkit *first = NULL, *last = NULL;
 			struct kb_arch a = { .num = s->cc_major * 10 + s->cc_minor, .suffix = 0 };
@@ -221,6 +247,10 @@ int doctor_collect(struct doctor_facts *df, const struct doctor_opts *o, char *e
 
 	kb_ok = kb_load(df->kb_error) == CD_OK;
 	ALLOC(df->gpus, df->gp.n_gpus);
+	size_t n_migs = 0;
+	for (size_t i = 0; i < df->gp.n_gpus; i++)
+		n_migs += df->gp.gpus[i].n_mig_devices;
+	ALLOC(df->migs, n_migs);
 	ALLOC(df->toolkits, df->tk.n);
 	ALLOC(df->archs, df->tk.n);
 	ALLOC(df->tk_min_driver, df->tk.n);
@@ -252,6 +282,7 @@ void doctor_facts_free(struct doctor_facts *df)
 		runtimes_free(&df->libs[l]);
 	python_free(&df->py);
 	free(df->gpus);
+	free(df->migs);
 	free(df->toolkits);
 	free(df->archs);
 	free(df->tk_min_driver);

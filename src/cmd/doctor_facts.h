@@ -34,6 +34,7 @@ struct doctor_facts {
 	/* the rules' view; pointers into the probes above and into these arrays */
 	struct stack_facts sf;
 	struct stack_gpu *gpus;
+	struct stack_mig *migs;       /* every GPU's MIG devices, one block */
 	struct stack_toolkit *toolkits;
 	int (*archs)[DOCTOR_MAX_ARCHS];
 	char (*tk_min_driver)[32];

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cmd/driver_check.h"
+#include "cmd/gpu_mig.h"
 #include "cmd/mem_internal.h"
 #include "kb/oom.h"
 #include "mem/context_cost.h"
@@ -103,6 +104,11 @@ static void show_gpu(struct report *r, struct status_gpu *s, json_t *arr)
 		report_kv(r, "MIG", "%s%s", mig ? "enabled: processes below carry their GPU/compute instance" : "disabled",
 			  g->mig_mode_pending != g->mig_mode_current ? " (a change is pending a reset)" : "");
 		json_object_set_new(j, "mig_enabled", json_boolean(mig));
+	}
+	/* MIG slices: each is a device of its own to CUDA, with its own memory */
+	if (mig) {
+		gpu_mig_devices_text(r, g);
+		json_object_set_new(j, "mig_devices", gpu_mig_devices_json(g));
 	}
 	json_t *procs = json_array();
 	if (g->n_processes) {

@@ -74,6 +74,11 @@ static const struct symbol symbols[] = {
 	SYM(DeviceGetRemappedRows, "nvmlDeviceGetRemappedRows"),
 	SYM(DeviceGetComputeMode, "nvmlDeviceGetComputeMode"),
 	SYM(DeviceGetPerformanceState, "nvmlDeviceGetPerformanceState"),
+	SYM(DeviceGetMaxMigDeviceCount, "nvmlDeviceGetMaxMigDeviceCount"),
+	SYM(DeviceGetMigDeviceHandleByIndex, "nvmlDeviceGetMigDeviceHandleByIndex"),
+	SYM(DeviceIsMigDeviceHandle, "nvmlDeviceIsMigDeviceHandle"),
+	SYM(DeviceGetGpuInstanceId, "nvmlDeviceGetGpuInstanceId"),
+	SYM(DeviceGetComputeInstanceId, "nvmlDeviceGetComputeInstanceId"),
 };
 
 static void append_word(char *buf, size_t size, const char *fmt, const char *a, const char *b)

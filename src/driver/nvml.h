@@ -179,6 +179,13 @@ struct nvml {
 							    nvmlProcessInfo_v1_t *infos);
 	nvmlReturn_t (*DeviceGetComputeMode)(nvmlDevice_t dev, int *mode);
 	nvmlReturn_t (*DeviceGetPerformanceState)(nvmlDevice_t dev, int *pstate);
+	/* MIG devices (R450+): a MIG device handle answers the name, UUID and memory calls
+	 * above for its own slice */
+	nvmlReturn_t (*DeviceGetMaxMigDeviceCount)(nvmlDevice_t dev, unsigned int *count);
+	nvmlReturn_t (*DeviceGetMigDeviceHandleByIndex)(nvmlDevice_t dev, unsigned int index, nvmlDevice_t *mig);
+	nvmlReturn_t (*DeviceIsMigDeviceHandle)(nvmlDevice_t dev, unsigned int *is_mig);
+	nvmlReturn_t (*DeviceGetGpuInstanceId)(nvmlDevice_t mig, unsigned int *id);
+	nvmlReturn_t (*DeviceGetComputeInstanceId)(nvmlDevice_t mig, unsigned int *id);
 };
 
 /* Loads NVML: $CUDOCTOR_LIBNVML if set (only that file), else dlopen("libnvidia-ml.so.1")

@@ -642,6 +642,44 @@ static int rule_torch_cpu(const struct stack_facts *f, struct report *r)
 
 /* --- platform ----------------------------------------------------------------------- */
 
+/* How many MIG devices a MIG- token names: "MIG-<uuid>" (R470+, any unique prefix, as
+ * for GPU- tokens) or the older "MIG-GPU-<gpu uuid>/<GI>/<CI>". -1: the MIG devices are
+ * not known for every GPU, so the token cannot be judged. */
+static int mig_token_matches(const struct stack_facts *f, const char *tok, size_t *n_mig_total)
+{
+	int matches = 0;
+	const char *slash = strchr(tok, '/');
+
+	*n_mig_total = 0;
+	for (size_t g = 0; g < f->n_gpus; g++) {
+		if (!f->gpus[g].mig_listed)
+			return -1;
+		*n_mig_total += f->gpus[g].n_migs;
+	}
+	for (size_t g = 0; g < f->n_gpus; g++) {
+		const struct stack_gpu *gpu = &f->gpus[g];
+		for (size_t k = 0; k < gpu->n_migs; k++) {
+			const struct stack_mig *m = &gpu->migs[k];
+			if (!slash) {
+				if (m->uuid && str_starts_with(m->uuid, tok))
+					matches++;
+				continue;
+			}
+			/* MIG-GPU-<uuid>/GI/CI */
+			size_t ulen = (size_t)(slash - (tok + 4));
+			char *end;
+			long gi = strtol(slash + 1, &end, 10), ci = -1;
+			if (*end == '/')
+				ci = strtol(end + 1, &end, 10);
+			if (*end || !gpu->uuid || strlen(gpu->uuid) != ulen || strncmp(gpu->uuid, tok + 4, ulen) != 0)
+				continue;
+			if (m->gpu_instance_id == gi && m->compute_instance_id == ci)
+				matches++;
+		}
+	}
+	return matches;
+}
+
 static int rule_visible_devices(const struct stack_facts *f, struct report *r)
 {
 	const struct visible_devices *vd = &f->platform.visible;
@@ -702,6 +740,18 @@ static int rule_visible_devices(const struct stack_facts *f, struct report *r)
 				visible++;
 				break;
 			case VIS_MIG_UUID:
+				if (physical > 0) {
+					size_t n_mig = 0;
+					int matches = mig_token_matches(f, t->text, &n_mig);
+					if (matches == 0 || matches > 1) {
+						snprintf(why, sizeof why, "\"%s\" %s; it and every later token are ignored", t->text,
+							 matches > 1 ? "matches more than one MIG device"
+							 : n_mig == 0 ? "matches no MIG device here (no GPU has a MIG instance)"
+								      : "matches no MIG device here");
+						problem = why;
+						break;
+					}
+				}
 				visible++;
 				break;
 			}
@@ -717,7 +767,7 @@ static int rule_visible_devices(const struct stack_facts *f, struct report *r)
 		NOMEM(finding_evidence(x, "%zu GPU(s) in the machine, %zu visible to CUDA after this setting", physical, visible) == CD_OK);
 	NOMEM(finding_why(x, "CUDA reads CUDA_VISIBLE_DEVICES once, at cuInit, and stops at the first token it cannot resolve; "
 			  "GPUs after it are hidden and the remaining ones are renumbered from 0, so 'cuda:1' may then be an invalid device ordinal.") == CD_OK);
-	NOMEM(finding_fix(x, "nvidia-smi -L   # the indices and UUIDs that exist") == CD_OK);
+	NOMEM(finding_fix(x, "nvidia-smi -L   # the indices and UUIDs that exist (MIG devices as MIG-<uuid>)") == CD_OK);
 	NOMEM(finding_fix(x, "export CUDA_VISIBLE_DEVICES=0   # or a GPU-<uuid> from nvidia-smi -L; unset it to see every GPU") == CD_OK);
 	return CD_OK;
 }

@@ -34,6 +34,12 @@ struct stack_driver {
 	const char *branch;           /* "R550", NULL if unknown */
 };
 
+/* One MIG device (compute instance) of a GPU, for CUDA_VISIBLE_DEVICES=MIG-... */
+struct stack_mig {
+	const char *uuid;             /* "MIG-..." as NVML gives it; NULL unknown */
+	int gpu_instance_id, compute_instance_id;  /* -1 unknown */
+};
+
 struct stack_gpu {
 	int cuda_index;               /* ordinal as CUDA numbers it (-1: hidden from CUDA) */
 	int pci_index;                /* NVML / nvidia-smi / PCI order */
@@ -46,6 +52,10 @@ struct stack_gpu {
 	const char *last_toolkit;     /* last CUDA that can, NULL: still supported */
 	/* hardware health (ECC, retired pages, PCIe, clocks) is judged by cmd/gpu_findings */
 	int persistence;              /* 1 on, 0 off, -1 unknown */
+	/* MIG devices: mig_listed when they are known (MIG mode off: known, none) */
+	bool mig_listed;
+	const struct stack_mig *migs;
+	size_t n_migs;
 };
 
 struct stack_toolkit {

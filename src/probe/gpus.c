@@ -394,6 +394,84 @@ static int collect_processes(const struct nvml *nv, nvmlDevice_t dev, struct gpu
 	return CD_OK;
 }
 
+/* One MIG device's identity and memory; a query that fails leaves its value unknown. */
+static void collect_mig_device(const struct nvml *nv, nvmlDevice_t mig, struct gpu_info *g, struct gpu_mig_device *m)
+{
+	char buf[NVML_DEVICE_UUID_V2_BUFFER_SIZE + 160];
+	unsigned int id;
+
+	m->gpu_instance_id = m->compute_instance_id = -1;
+	if (nv->DeviceGetGpuInstanceId && nv_ok(nv, g, "nvmlDeviceGetGpuInstanceId", nv->DeviceGetGpuInstanceId(mig, &id)))
+		m->gpu_instance_id = id;
+	if (nv->DeviceGetComputeInstanceId &&
+	    nv_ok(nv, g, "nvmlDeviceGetComputeInstanceId", nv->DeviceGetComputeInstanceId(mig, &id)))
+		m->compute_instance_id = id;
+	memset(buf, 0, sizeof(buf));
+	if (nv->DeviceGetUUID &&
+	    nv_ok(nv, g, "nvmlDeviceGetUUID", nv->DeviceGetUUID(mig, buf, NVML_DEVICE_UUID_V2_BUFFER_SIZE)))
+		snprintf(m->uuid, sizeof(m->uuid), "%.*s", (int)sizeof(m->uuid) - 1, buf);
+	memset(buf, 0, sizeof(buf));
+	if (nv->DeviceGetName &&
+	    nv_ok(nv, g, "nvmlDeviceGetName", nv->DeviceGetName(mig, buf, NVML_DEVICE_NAME_V2_BUFFER_SIZE)))
+		snprintf(m->name, sizeof(m->name), "%.*s", (int)sizeof(m->name) - 1, buf);
+	/* the unversioned call is the one NVML documents for MIG device handles */
+	if (nv->DeviceGetMemoryInfo) {
+		nvmlMemory_t mem;
+		if (nv_ok(nv, g, "nvmlDeviceGetMemoryInfo", nv->DeviceGetMemoryInfo(mig, &mem))) {
+			m->memory_total_bytes = (long long)mem.total;
+			m->memory_used_bytes = (long long)mem.used;
+			m->memory_free_bytes = (long long)mem.free;
+			m->has_memory = true;
+		}
+	} else if (nv->DeviceGetMemoryInfo_v2) {
+		nvmlMemory_v2_t mem;
+		memset(&mem, 0, sizeof(mem));
+		mem.version = NVML_MEMORY_V2_VERSION;
+		if (nv_ok(nv, g, "nvmlDeviceGetMemoryInfo_v2", nv->DeviceGetMemoryInfo_v2(mig, &mem))) {
+			m->memory_total_bytes = (long long)mem.total;
+			m->memory_used_bytes = (long long)mem.used;
+			m->memory_free_bytes = (long long)mem.free;
+			m->has_memory = true;
+		}
+	}
+}
+
+/* The MIG devices of a GPU in MIG mode. Indices may be sparse (NOT_FOUND for a slot
+ * without a compute instance), so every index up to the maximum is asked. */
+static int collect_mig_devices(const struct nvml *nv, nvmlDevice_t dev, struct gpu_info *g, char *err)
+{
+	unsigned int max = 0;
+
+	if (!gpu_has(g, GF_MIG_MODE) || !g->mig_mode_current || !nv->DeviceGetMaxMigDeviceCount ||
+	    !nv->DeviceGetMigDeviceHandleByIndex)
+		return CD_OK;
+	if (!nv_ok(nv, g, "nvmlDeviceGetMaxMigDeviceCount", nv->DeviceGetMaxMigDeviceCount(dev, &max)))
+		return CD_OK;
+	if (max > GPU_PROBE_MAX_MIG_DEVICES)
+		max = GPU_PROBE_MAX_MIG_DEVICES;
+	g->mig_devices = max ? calloc(max, sizeof(*g->mig_devices)) : NULL;
+	if (max && !g->mig_devices)
+		return cd_fail(err, CD_ENOMEM, "out of memory listing MIG devices");
+	for (unsigned int i = 0; i < max; i++) {
+		nvmlDevice_t mig = NULL;
+		nvmlReturn_t r = nv->DeviceGetMigDeviceHandleByIndex(dev, i, &mig);
+
+		if (r == NVML_ERROR_NOT_FOUND || r == NVML_ERROR_INVALID_ARGUMENT)
+			continue;
+		if (!nv_ok(nv, g, "nvmlDeviceGetMigDeviceHandleByIndex", r) || !mig) {
+			free(g->mig_devices);
+			g->mig_devices = NULL;
+			g->n_mig_devices = 0;
+			return CD_OK;
+		}
+		struct gpu_mig_device *m = &g->mig_devices[g->n_mig_devices++];
+		m->index = i;
+		collect_mig_device(nv, mig, g, m);
+	}
+	gpu_mark(g, GF_MIG_DEVICES);
+	return CD_OK;
+}
+
 static void collect_nvml_identity(const struct nvml *nv, nvmlDevice_t dev, struct gpu_info *g)
 {
 	char buf[NVML_DEVICE_UUID_V2_BUFFER_SIZE + 160];
@@ -610,7 +688,8 @@ static int collect_nvml_device(const struct nvml *nv, nvmlDevice_t dev, struct g
 			gpu_mark(g, GF_PSTATE);
 		}
 	}
-	return collect_processes(nv, dev, g, err);
+	int rc = collect_processes(nv, dev, g, err);
+	return rc == CD_OK ? collect_mig_devices(nv, dev, g, err) : rc;
 }
 
 /* The CUDA entry that is this NVML device: same UUID, else same PCI address. */
@@ -739,8 +818,10 @@ out:
 
 void gpu_probe_free(struct gpu_probe *p)
 {
-	for (size_t i = 0; i < p->n_gpus; i++)
+	for (size_t i = 0; i < p->n_gpus; i++) {
 		free(p->gpus[i].processes);
+		free(p->gpus[i].mig_devices);
+	}
 	free(p->gpus);
 	p->gpus = NULL;
 	p->n_gpus = 0;

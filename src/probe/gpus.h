@@ -12,6 +12,7 @@
 
 #define GPU_PROBE_MAX_GPUS 64
 #define GPU_PROBE_MAX_PROCESSES 4096
+#define GPU_PROBE_MAX_MIG_DEVICES 64   /* an H100/H200 has at most 7 GPU instances */
 
 enum gpu_field {
 	/* identity (CUDA, else NVML) */
@@ -34,6 +35,7 @@ enum gpu_field {
 	GF_CLOCK_MAX_GRAPHICS, GF_CLOCK_MAX_SM, GF_CLOCK_MAX_MEMORY, GF_CLOCK_EVENT_REASONS,
 	GF_ECC_MODE, GF_ECC_VOLATILE, GF_ECC_AGGREGATE, GF_RETIRED_PAGES, GF_RETIRED_PENDING,
 	GF_REMAPPED_ROWS, GF_PROCESSES, GF_PSTATE,
+	GF_MIG_DEVICES,               /* mig_devices listed (MIG mode on and the calls exist) */
 	GF_COUNT
 };
 
@@ -42,6 +44,17 @@ struct gpu_process {
 	long long used_memory_bytes;  /* -1: the driver cannot say (other container, WDDM) */
 	long long gpu_instance_id;    /* -1 without MIG */
 	long long compute_instance_id;
+};
+
+/* One MIG device (a compute instance inside a GPU instance), as NVML lists it under
+ * its parent GPU. Unknown values: ids -1, strings "", has_memory false. */
+struct gpu_mig_device {
+	unsigned int index;           /* nvmlDeviceGetMigDeviceHandleByIndex's index */
+	long long gpu_instance_id, compute_instance_id;
+	char uuid[96];                /* "MIG-8-4-4-4-12" (R470+) or "MIG-GPU-.../GI/CI" */
+	char name[96];                /* "NVIDIA H200 MIG 1g.18gb" */
+	bool has_memory;
+	long long memory_total_bytes, memory_used_bytes, memory_free_bytes;
 };
 
 struct gpu_info {
@@ -89,6 +102,8 @@ struct gpu_info {
 	long long pstate;
 	struct gpu_process *processes;
 	size_t n_processes;
+	struct gpu_mig_device *mig_devices;  /* GF_MIG_DEVICES; may be 0 with MIG on */
+	size_t n_mig_devices;
 
 	/* calls that failed for a reason other than "not supported": "nvmlDeviceGetPowerUsage:
 	 * NVML_ERROR_GPU_IS_LOST; ..." (evidence for a finding, truncated when long) */

@@ -1,7 +1,8 @@
 /* A fake libnvidia-ml.so.1 for tests: the NVML subset cudoctor calls, answering from
  * FAKE_GPUS and FAKE_NVML_* environment variables (see tests/fakes/README.md). Built
  * twice: the normal library and, with FAKE_OLD_ABI, one with only the unversioned
- * entry points of an old driver (nvmlInit, nvmlDeviceGetPciInfo, ...ThrottleReasons). */
+ * entry points of an old driver (nvmlInit, nvmlDeviceGetPciInfo, ...ThrottleReasons),
+ * and, with FAKE_NO_MIG_DEVICES, one that knows MIG mode but not MIG device handles. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,9 @@
 
 typedef int nvmlReturn_t;
 typedef struct fake_handle *nvmlDevice_t;
-struct fake_handle { int index; };
+struct fake_handle { int index; int mig; };  /* mig: position in FAKE_NVML_MIG_DEVICES, -1 for a GPU */
+
+#define FAKE_MAX_MIG 8
 
 enum {
 	SUCCESS = 0, UNINITIALIZED = 1, INVALID_ARGUMENT = 2, NOT_SUPPORTED = 3,
@@ -37,6 +40,57 @@ typedef struct {
 
 static int init_count;
 static struct fake_handle handles[FAKE_MAX_GPUS];
+static struct fake_handle mig_handles[FAKE_MAX_GPUS][FAKE_MAX_MIG];
+
+/* One MIG device of FAKE_NVML_MIG_DEVICES="GPU:PROFILE:TOTAL[:USED];..." (sizes as in
+ * FAKE_NVML_PROCS); the n-th device of a GPU has GPU instance n+1, compute instance 0. */
+struct fake_mig {
+	char profile[32];
+	unsigned long long total, used;
+};
+
+static unsigned long long mig_size(const char *s, bool *ok)
+{
+	char *unit;
+	unsigned long long v = strtoull(s, &unit, 10);
+
+	*ok = unit != s;
+	if (strcmp(unit, "GiB") == 0)
+		return v << 30;
+	if (strcmp(unit, "MiB") == 0)
+		return v << 20;
+	*ok = *ok && *unit == '\0';
+	return v;
+}
+
+static int mig_devices(int gpu_index, struct fake_mig *out, int max)
+{
+	const char *s = getenv("FAKE_NVML_MIG_DEVICES");
+	int n = 0;
+
+	while (s && *s && n < max) {
+		const char *end = strchr(s, ';');
+		size_t len = end ? (size_t)(end - s) : strlen(s);
+		char one[128], profile[32], total[32], used[32] = "0";
+		int idx, got;
+
+		if (len < sizeof(one)) {
+			memcpy(one, s, len);
+			one[len] = 0;
+			got = sscanf(one, "%d:%31[^:]:%31[^:]:%31s", &idx, profile, total, used);
+			if (got >= 3 && idx == gpu_index) {
+				bool ok1, ok2;
+				out[n].total = mig_size(total, &ok1);
+				out[n].used = mig_size(used, &ok2);
+				snprintf(out[n].profile, sizeof(out[n].profile), "%s", profile);
+				if (ok1 && ok2 && out[n].used <= out[n].total)
+					n++;
+			}
+		}
+		s = end ? end + 1 : NULL;
+	}
+	return n;
+}
 
 static const struct { nvmlReturn_t code; const char *text; } error_texts[] = {
 	{ 0, "Success" }, { 1, "Uninitialized" }, { 2, "Invalid Argument" },
@@ -140,6 +194,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int index, nvmlDevice_t 
 	if (!dev || index >= (unsigned int)fake_gpus_parse(g))
 		return INVALID_ARGUMENT;
 	handles[index].index = (int)index;
+	handles[index].mig = -1;
 	*dev = &handles[index];
 	return SUCCESS;
 }
@@ -169,6 +224,22 @@ static nvmlReturn_t gpu(nvmlDevice_t dev, struct fake_gpu *out, bool lost_ok)
 	return SUCCESS;
 }
 
+/* The MIG device behind a MIG handle (and its parent GPU); false for anything else. */
+static bool mig_of(nvmlDevice_t dev, struct fake_gpu *parent, struct fake_mig *out)
+{
+	struct fake_mig m[FAKE_MAX_MIG];
+	const struct fake_handle *first = &mig_handles[0][0];
+
+	if (!init_count || !dev || dev < first || dev >= first + FAKE_MAX_GPUS * FAKE_MAX_MIG)
+		return false;
+	if (gpu(&handles[dev->index], parent, true) != SUCCESS)
+		return false;
+	if (dev->mig >= mig_devices(dev->index, m, FAKE_MAX_MIG))
+		return false;
+	*out = m[dev->mig];
+	return true;
+}
+
 static bool unsupported(const char *what)
 {
 	return fake_env_has_word("FAKE_NVML_NOT_SUPPORTED", what);
@@ -182,6 +253,13 @@ static bool datacenter(const struct fake_gpu *g)
 EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t dev, char *name, unsigned int len)
 {
 	struct fake_gpu g;
+	struct fake_mig m;
+	char text[160];
+
+	if (mig_of(dev, &g, &m)) {
+		snprintf(text, sizeof(text), "%s MIG %s", g.name, m.profile);
+		return put_string(name, len, text);
+	}
 	nvmlReturn_t r = gpu(dev, &g, true);
 
 	return r ? r : put_string(name, len, g.name);
@@ -190,7 +268,16 @@ EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t dev, char *name, unsigned int
 EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t dev, char *uuid, unsigned int len)
 {
 	struct fake_gpu g;
+	struct fake_mig m;
 	char text[64];
+
+	if (mig_of(dev, &g, &m)) {
+		/* R470+ form: MIG- and a UUID of its own (here the parent's, last byte changed) */
+		g.uuid[15] = (unsigned char)(g.uuid[15] ^ (0x80 | dev->mig));
+		fake_uuid_text(g.uuid, text, sizeof(text));
+		memcpy(text, "MIG", 3);
+		return put_string(uuid, len, text);
+	}
 	nvmlReturn_t r = gpu(dev, &g, true);
 
 	if (r)
@@ -310,7 +397,15 @@ static nvmlReturn_t memory(nvmlDevice_t dev, unsigned long long *total, unsigned
 			   unsigned long long *used)
 {
 	struct fake_gpu g;
+	struct fake_mig m;
 	nvmlProcessInfo_v2_t p[64];
+
+	if (mig_of(dev, &g, &m)) {
+		*total = m.total;
+		*reserved = 0;
+		*used = m.used;
+		return unsupported("memory") ? NOT_SUPPORTED : SUCCESS;
+	}
 	nvmlReturn_t r = gpu(dev, &g, false);
 
 	if (r)
@@ -434,10 +529,12 @@ EXPORT nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t dev, int *mode)
 	return r;
 }
 
-/* FAKE_NVML_MIG="GPU:CURRENT:PENDING"; only datacenter parts of CC >= 8.0 know MIG */
+/* FAKE_NVML_MIG="GPU:CURRENT:PENDING"; only datacenter parts of CC >= 8.0 know MIG.
+ * A GPU named in FAKE_NVML_MIG_DEVICES is in MIG mode unless FAKE_NVML_MIG says otherwise. */
 EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t dev, unsigned int *current, unsigned int *pending)
 {
 	struct fake_gpu g;
+	struct fake_mig m[FAKE_MAX_MIG];
 	nvmlReturn_t r = gpu(dev, &g, false);
 
 	if (r)
@@ -446,9 +543,101 @@ EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t dev, unsigned int *current
 		return INVALID_ARGUMENT;
 	if (!datacenter(&g) || g.cc_major < 8 || unsupported("mig"))
 		return NOT_SUPPORTED;
-	r = uint_value(dev, "mig", "FAKE_NVML_MIG", 0, 0, current);
+	r = uint_value(dev, "mig", "FAKE_NVML_MIG", 0, mig_devices(dev->index, m, FAKE_MAX_MIG) > 0, current);
 	return r ? r : uint_value(dev, "mig", "FAKE_NVML_MIG", 1, *current, pending);
 }
+
+#ifndef FAKE_NO_MIG_DEVICES
+static bool mig_on(nvmlDevice_t dev)
+{
+	unsigned int cur = 0, pending = 0;
+
+	return nvmlDeviceGetMigMode(dev, &cur, &pending) == SUCCESS && cur == 1;
+}
+
+/* 7 slots, as an H100/H200 has, while MIG mode is on; 0 otherwise (as NVML answers) */
+EXPORT nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t dev, unsigned int *count)
+{
+	struct fake_gpu g;
+	struct fake_mig m[FAKE_MAX_MIG];
+	nvmlReturn_t r = gpu(dev, &g, false);
+
+	if (r)
+		return r;
+	if (!count)
+		return INVALID_ARGUMENT;
+	int n = mig_devices(dev->index, m, FAKE_MAX_MIG);
+	*count = mig_on(dev) ? (unsigned int)(n > 7 ? n : 7) : 0;
+	return SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t dev, unsigned int index, nvmlDevice_t *mig)
+{
+	struct fake_gpu g;
+	struct fake_mig m[FAKE_MAX_MIG];
+	unsigned int max = 0;
+	nvmlReturn_t r = gpu(dev, &g, false);
+
+	if (r)
+		return r;
+	if (!mig)
+		return INVALID_ARGUMENT;
+	if (!mig_on(dev))
+		return NOT_SUPPORTED;
+	nvmlDeviceGetMaxMigDeviceCount(dev, &max);
+	if (index >= max)
+		return INVALID_ARGUMENT;
+	if (index >= (unsigned int)mig_devices(dev->index, m, FAKE_MAX_MIG))
+		return NOT_FOUND;
+	mig_handles[dev->index][index].index = dev->index;
+	mig_handles[dev->index][index].mig = (int)index;
+	*mig = &mig_handles[dev->index][index];
+	return SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t dev, unsigned int *is_mig)
+{
+	struct fake_gpu g;
+	struct fake_mig m;
+
+	if (!is_mig)
+		return INVALID_ARGUMENT;
+	if (mig_of(dev, &g, &m)) {
+		*is_mig = 1;
+		return SUCCESS;
+	}
+	nvmlReturn_t r = gpu(dev, &g, true);
+	if (r == SUCCESS)
+		*is_mig = 0;
+	return r;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t dev, unsigned int *id)
+{
+	struct fake_gpu g;
+	struct fake_mig m;
+
+	if (!id)
+		return INVALID_ARGUMENT;
+	if (!mig_of(dev, &g, &m))
+		return gpu(dev, &g, true) == SUCCESS ? NOT_SUPPORTED : INVALID_ARGUMENT;
+	*id = (unsigned int)dev->mig + 1;
+	return SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t dev, unsigned int *id)
+{
+	struct fake_gpu g;
+	struct fake_mig m;
+
+	if (!id)
+		return INVALID_ARGUMENT;
+	if (!mig_of(dev, &g, &m))
+		return gpu(dev, &g, true) == SUCCESS ? NOT_SUPPORTED : INVALID_ARGUMENT;
+	*id = 0;
+	return SUCCESS;
+}
+#endif
 
 /* FAKE_NVML_POWER="GPU:USAGE_MW:LIMIT_MW" */
 EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t dev, unsigned int *mw)

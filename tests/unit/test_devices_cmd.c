@@ -138,6 +138,115 @@ static void test_every_key_is_documented(void **state)
 	run_result_free(&r);
 }
 
+#define MIG_TWO "FAKE_NVML_MIG_DEVICES=0:1g.18gb:18GiB:20MiB;0:3g.71gb:71GiB"
+
+/* MIG on with two instances: JSON lists both with their own memory (every key documented),
+ * the text shows them as a table under the GPU. */
+static void test_mig_two_instances(void **state)
+{
+	struct run_result r = devices(true, MIG_TWO, NULL, NULL);
+	json_t *j, *g, *m, *v;
+	const char *key;
+	char *doc = NULL, *section;
+	size_t len = 0;
+	FILE *f = fopen(CUDOCTOR_SOURCE_DIR "/docs/json.md", "r");
+
+	(void)state;
+	assert_int_equal(r.status, 0);
+	j = parse(&r);
+	g = json_array_get(json_object_get(j, "gpus"), 0);
+	assert_true(json_is_true(json_object_get(g, "mig_mode_current")));
+	assert_int_equal(json_array_size(json_object_get(g, "mig_devices")), 2);
+	m = json_array_get(json_object_get(g, "mig_devices"), 0);
+	assert_int_equal(json_integer_value(json_object_get(m, "index")), 0);
+	assert_int_equal(json_integer_value(json_object_get(m, "gpu_instance_id")), 1);
+	assert_int_equal(json_integer_value(json_object_get(m, "compute_instance_id")), 0);
+	assert_string_equal(json_string_value(json_object_get(m, "name")), "NVIDIA H200 MIG 1g.18gb");
+	assert_true(strncmp(json_string_value(json_object_get(m, "uuid")), "MIG-", 4) == 0);
+	assert_int_equal(json_integer_value(json_object_get(m, "memory_total_bytes")), 18LL << 30);
+	assert_int_equal(json_integer_value(json_object_get(m, "memory_used_bytes")), 20LL << 20);
+	assert_int_equal(json_integer_value(json_object_get(m, "memory_free_bytes")), (18LL << 30) - (20LL << 20));
+	m = json_array_get(json_object_get(g, "mig_devices"), 1);
+	assert_int_equal(json_integer_value(json_object_get(m, "memory_total_bytes")), 71LL << 30);
+	assert_int_equal(json_integer_value(json_object_get(m, "gpu_instance_id")), 2);
+	/* the keys of a MIG device are documented with the devices keys */
+	assert_non_null(f);
+	assert_int_equal(getdelim(&doc, &len, '\0', f) > 0, 1);
+	fclose(f);
+	section = strstr(doc, "## devices");
+	assert_non_null(section);
+	char *end = strstr(section + 3, "\n## ");
+	if (end)
+		*end = '\0';
+	json_object_foreach(json_array_get(json_object_get(g, "mig_devices"), 0), key, v) {
+		char quoted[128];
+		snprintf(quoted, sizeof(quoted), "`%s`", key);
+		if (!strstr(section, quoted))
+			fail_msg("mig_devices[].%s is not documented in docs/json.md", key);
+	}
+	free(doc);
+	json_decref(j);
+	run_result_free(&r);
+
+	r = devices(false, MIG_TWO, NULL, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "MIG mode                    enabled"));
+	assert_non_null(strstr(r.out, "NVIDIA H200 MIG 1g.18gb"));
+	assert_non_null(strstr(r.out, "NVIDIA H200 MIG 3g.71gb"));
+	assert_non_null(strstr(r.out, "18432 MiB"));
+	assert_non_null(strstr(r.out, "72704 MiB"));
+	assert_non_null(strstr(r.out, "2/0"));
+	run_result_free(&r);
+}
+
+/* MIG on without instances: an empty list, said in the text; MIG off: null. */
+static void test_mig_none_and_off(void **state)
+{
+	struct run_result r = devices(true, "FAKE_NVML_MIG=0:1:1", NULL, NULL);
+	json_t *j, *g;
+
+	(void)state;
+	j = parse(&r);
+	g = json_array_get(json_object_get(j, "gpus"), 0);
+	assert_true(json_is_array(json_object_get(g, "mig_devices")));
+	assert_int_equal(json_array_size(json_object_get(g, "mig_devices")), 0);
+	json_decref(j);
+	run_result_free(&r);
+	r = devices(false, "FAKE_NVML_MIG=0:1:1", NULL, NULL);
+	assert_non_null(strstr(r.out, "MIG devices: none"));
+	run_result_free(&r);
+
+	r = devices(true, NULL, NULL, NULL);
+	j = parse(&r);
+	g = json_array_get(json_object_get(j, "gpus"), 0);
+	assert_true(json_is_false(json_object_get(g, "mig_mode_current")));
+	assert_true(json_is_null(json_object_get(g, "mig_devices")));
+	json_decref(j);
+	run_result_free(&r);
+}
+
+/* An NVML without the MIG device calls: the mode shows, the instances are unknown. */
+static void test_mig_without_symbols(void **state)
+{
+	struct run_result r = devices(true, "CUDOCTOR_LIBNVML=" CUDOCTOR_FAKES_DIR "/nomig/libnvidia-ml.so.1", MIG_TWO, NULL);
+	json_t *j, *g;
+
+	(void)state;
+	assert_int_equal(r.status, 0);
+	j = parse(&r);
+	g = json_array_get(json_object_get(j, "gpus"), 0);
+	assert_true(json_is_true(json_object_get(g, "mig_mode_current")));
+	assert_true(json_is_null(json_object_get(g, "mig_devices")));
+	assert_int_equal(json_array_size(json_object_get(g, "errors")), 0);
+	json_decref(j);
+	run_result_free(&r);
+	r = devices(false, "CUDOCTOR_LIBNVML=" CUDOCTOR_FAKES_DIR "/nomig/libnvidia-ml.so.1", MIG_TWO, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "MIG devices: not listed"));
+	assert_null(strstr(r.out, "1g.18gb"));
+	run_result_free(&r);
+}
+
 static void test_no_driver(void **state)
 {
 	struct run_result r = devices(true, "CUDOCTOR_LIBCUDA=/nonexistent/libcuda.so.1", NULL, NULL);
@@ -282,6 +391,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_h200),
 		cmocka_unit_test(test_every_key_is_documented),
+		cmocka_unit_test(test_mig_two_instances),
+		cmocka_unit_test(test_mig_none_and_off),
+		cmocka_unit_test(test_mig_without_symbols),
 		cmocka_unit_test(test_no_driver),
 		cmocka_unit_test(test_cuinit_results),
 		cmocka_unit_test(test_eight_gpus_text_table),

@@ -315,6 +315,72 @@ static void test_two_gpus_order_and_visible(void **state)
 	json_decref(j);
 }
 
+/* MIG on with two instances: gpus[].mig_devices lists them; CUDA_VISIBLE_DEVICES=MIG-...
+ * is checked against their UUIDs (both spellings), and only when they are known. */
+static void test_mig_instances_and_visible(void **state)
+{
+	const char *env[] = { path_13, "FAKE_NVML_MIG_DEVICES=0:1g.18gb:18GiB:20MiB;0:3g.71gb:71GiB", NULL };
+	const char *env_none[] = { path_13, "FAKE_NVML_MIG=0:1:1", NULL };
+	char good[160], legacy[200], wrong_ci[200];
+	int status;
+	json_t *j, *g, *m, *f;
+
+	(void)state;
+	j = doctor_json(env, &status);
+	g = json_array_get(json_object_get(j, "gpus"), 0);
+	assert_true(json_is_true(json_object_get(g, "mig_mode")));
+	assert_int_equal(json_array_size(json_object_get(g, "mig_devices")), 2);
+	m = json_array_get(json_object_get(g, "mig_devices"), 1);
+	assert_string_equal(sget(m, "name"), "NVIDIA H200 MIG 3g.71gb");
+	assert_int_equal(json_integer_value(json_object_get(m, "memory_total_bytes")), 71LL << 30);
+	snprintf(good, sizeof good, "CUDA_VISIBLE_DEVICES=%s", sget(m, "uuid"));
+	snprintf(legacy, sizeof legacy, "CUDA_VISIBLE_DEVICES=MIG-%s/2/0", sget(g, "uuid"));
+	snprintf(wrong_ci, sizeof wrong_ci, "CUDA_VISIBLE_DEVICES=MIG-%s/2/5", sget(g, "uuid"));
+	assert_null(finding(j, "visible-devices-invalid"));
+	json_decref(j);
+
+	const char *env_good[] = { path_13, env[1], good, NULL };
+	j = doctor_json(env_good, &status);
+	assert_null(finding(j, "visible-devices-invalid"));
+	json_decref(j);
+	const char *env_legacy[] = { path_13, env[1], legacy, NULL };
+	j = doctor_json(env_legacy, &status);
+	assert_null(finding(j, "visible-devices-invalid"));
+	json_decref(j);
+	const char *env_wrong[] = { path_13, env[1], wrong_ci, NULL };
+	j = doctor_json(env_wrong, &status);
+	f = need(j, "visible-devices-invalid");
+	assert_non_null(strstr(sget(f, "title"), "matches no MIG device here"));
+	json_decref(j);
+	const char *env_bad[] = { path_13, env[1], "CUDA_VISIBLE_DEVICES=MIG-00000000-1111-2222-3333-444444444444", NULL };
+	j = doctor_json(env_bad, &status);
+	f = need(j, "visible-devices-invalid");
+	assert_string_equal(sget(f, "severity"), "error"); /* nothing visible to CUDA */
+	json_decref(j);
+
+	/* MIG on without instances: an empty list, and no MIG- token can exist */
+	j = doctor_json(env_none, &status);
+	g = json_array_get(json_object_get(j, "gpus"), 0);
+	assert_true(json_is_array(json_object_get(g, "mig_devices")));
+	assert_int_equal(json_array_size(json_object_get(g, "mig_devices")), 0);
+	json_decref(j);
+	const char *env_none_tok[] = { path_13, "FAKE_NVML_MIG=0:1:1", "CUDA_VISIBLE_DEVICES=MIG-0bacaf01", NULL };
+	j = doctor_json(env_none_tok, &status);
+	f = need(j, "visible-devices-invalid");
+	assert_non_null(strstr(sget(f, "title"), "no GPU has a MIG instance"));
+	json_decref(j);
+
+	/* an NVML without the MIG device calls: instances unknown, the token is not judged */
+	const char *env_nomig[] = { path_13, env[1], "CUDOCTOR_LIBNVML=" CUDOCTOR_FAKES_DIR "/nomig/libnvidia-ml.so.1",
+				    "CUDA_VISIBLE_DEVICES=MIG-00000000-1111-2222-3333-444444444444", NULL };
+	j = doctor_json(env_nomig, &status);
+	g = json_array_get(json_object_get(j, "gpus"), 0);
+	assert_true(json_is_true(json_object_get(g, "mig_mode")));
+	assert_true(json_is_null(json_object_get(g, "mig_devices")));
+	assert_null(finding(j, "visible-devices-invalid"));
+	json_decref(j);
+}
+
 /* P8: an old cuDNN in LD_LIBRARY_PATH wins over the one the venv's wheel ships. */
 static void test_cudnn_shadowed_and_torch(void **state)
 {
@@ -425,6 +491,7 @@ int main(void)
 		cmocka_unit_test(test_v100_nvcc13),
 		cmocka_unit_test(test_healthy_h200),
 		cmocka_unit_test(test_two_gpus_order_and_visible),
+		cmocka_unit_test(test_mig_instances_and_visible),
 		cmocka_unit_test(test_cudnn_shadowed_and_torch),
 		cmocka_unit_test(test_verbose_and_markdown),
 		cmocka_unit_test(test_usage),

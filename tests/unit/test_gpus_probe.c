@@ -15,7 +15,7 @@ static const char *const env_names[] = {
 	"FAKE_GPUS", "FAKE_CUDA_INIT_RESULT", "FAKE_CUDA_DRIVER_VERSION", "FAKE_CUDA_ORDER",
 	"FAKE_CUDA_ATTR_UNSUPPORTED", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "FAKE_NVML_INIT_RESULT",
 	"FAKE_NVML_PROCS", "FAKE_NVML_NOT_SUPPORTED", "FAKE_NVML_LOST", "FAKE_NVML_ECC",
-	"FAKE_NVML_CLOCK_REASONS", "FAKE_NVML_PCIE", NULL,
+	"FAKE_NVML_CLOCK_REASONS", "FAKE_NVML_PCIE", "FAKE_NVML_MIG", "FAKE_NVML_MIG_DEVICES", NULL,
 };
 
 static void use_fakes(const char *dir)
@@ -332,6 +332,90 @@ static void test_old_abi(void **state)
 	gpu_probe_free(&p);
 }
 
+/* MIG on with two instances: each listed under its GPU with its own ids, UUID, name, memory. */
+static void test_mig_two_instances(void **state)
+{
+	struct gpu_probe p;
+
+	(void)state;
+	setenv("FAKE_NVML_MIG_DEVICES", "0:1g.18gb:18GiB:20MiB;0:3g.71gb:71GiB", 1);
+	probe(&p);
+	const struct gpu_info *g = &p.gpus[0];
+	assert_true(gpu_has(g, GF_MIG_MODE) && g->mig_mode_current);
+	assert_true(gpu_has(g, GF_MIG_DEVICES));
+	assert_int_equal(g->n_mig_devices, 2);
+	assert_int_equal(g->mig_devices[0].index, 0);
+	assert_int_equal(g->mig_devices[0].gpu_instance_id, 1);
+	assert_int_equal(g->mig_devices[0].compute_instance_id, 0);
+	assert_string_equal(g->mig_devices[0].name, "NVIDIA H200 MIG 1g.18gb");
+	assert_true(strncmp(g->mig_devices[0].uuid, "MIG-", 4) == 0 && strlen(g->mig_devices[0].uuid) == 40);
+	assert_string_not_equal(g->mig_devices[0].uuid, g->mig_devices[1].uuid);
+	assert_true(g->mig_devices[0].has_memory);
+	assert_int_equal(g->mig_devices[0].memory_total_bytes, 18LL << 30);
+	assert_int_equal(g->mig_devices[0].memory_used_bytes, 20LL << 20);
+	assert_int_equal(g->mig_devices[0].memory_free_bytes, (18LL << 30) - (20LL << 20));
+	assert_int_equal(g->mig_devices[1].gpu_instance_id, 2);
+	assert_string_equal(g->mig_devices[1].name, "NVIDIA H200 MIG 3g.71gb");
+	assert_int_equal(g->mig_devices[1].memory_total_bytes, 71LL << 30);
+	assert_int_equal(g->mig_devices[1].memory_used_bytes, 0);
+	/* the GPU's own facts stay the GPU's */
+	assert_string_equal(g->name, "NVIDIA H200");
+	assert_int_equal(g->nvml_memory_total_bytes, 141LL << 30);
+	assert_string_equal(g->errors, "");
+	gpu_probe_free(&p);
+}
+
+/* MIG on without instances: the list is known and empty; MIG off: no list at all. */
+static void test_mig_on_without_instances_and_off(void **state)
+{
+	struct gpu_probe p;
+
+	(void)state;
+	setenv("FAKE_NVML_MIG", "0:1:1", 1);
+	probe(&p);
+	assert_true(p.gpus[0].mig_mode_current);
+	assert_true(gpu_has(&p.gpus[0], GF_MIG_DEVICES));
+	assert_int_equal(p.gpus[0].n_mig_devices, 0);
+	gpu_probe_free(&p);
+
+	/* instances configured but MIG switched off: NVML lists nothing */
+	setenv("FAKE_NVML_MIG", "0:0:0", 1);
+	setenv("FAKE_NVML_MIG_DEVICES", "0:1g.18gb:18GiB", 1);
+	probe(&p);
+	assert_true(gpu_has(&p.gpus[0], GF_MIG_MODE));
+	assert_false(p.gpus[0].mig_mode_current);
+	assert_false(gpu_has(&p.gpus[0], GF_MIG_DEVICES));
+	assert_null(p.gpus[0].mig_devices);
+	gpu_probe_free(&p);
+
+	/* a consumer card knows no MIG: neither mode nor list, and no error */
+	setenv("FAKE_GPUS", "NVIDIA GeForce RTX 4060 Ti:8.9:8GiB", 1);
+	setenv("FAKE_NVML_MIG_DEVICES", "0:1g.18gb:18GiB", 1);
+	unsetenv("FAKE_NVML_MIG");
+	probe(&p);
+	assert_false(gpu_has(&p.gpus[0], GF_MIG_MODE));
+	assert_false(gpu_has(&p.gpus[0], GF_MIG_DEVICES));
+	assert_string_equal(p.gpus[0].errors, "");
+	gpu_probe_free(&p);
+}
+
+/* An NVML without the MIG device calls: the mode is shown, the instances stay unknown. */
+static void test_mig_without_symbols(void **state)
+{
+	struct gpu_probe p;
+
+	(void)state;
+	setenv("CUDOCTOR_LIBNVML", CUDOCTOR_FAKES_DIR "/nomig/libnvidia-ml.so.1", 1);
+	setenv("FAKE_NVML_MIG_DEVICES", "0:1g.18gb:18GiB;0:3g.71gb:71GiB", 1);
+	probe(&p);
+	assert_non_null(strstr(p.nvml_missing, "nvmlDeviceGetMigDeviceHandleByIndex"));
+	assert_true(gpu_has(&p.gpus[0], GF_MIG_MODE) && p.gpus[0].mig_mode_current);
+	assert_false(gpu_has(&p.gpus[0], GF_MIG_DEVICES));
+	assert_int_equal(p.gpus[0].n_mig_devices, 0);
+	assert_string_equal(p.gpus[0].errors, "");
+	gpu_probe_free(&p);
+}
+
 static void test_pci_uuid_reason_helpers(void **state)
 {
 	char out[64];
@@ -377,6 +461,9 @@ int main(void)
 		cmocka_unit_test_setup(test_unsupported_lost_and_attr, setup),
 		cmocka_unit_test_setup(test_processes_and_health, setup),
 		cmocka_unit_test_setup(test_old_abi, setup),
+		cmocka_unit_test_setup(test_mig_two_instances, setup),
+		cmocka_unit_test_setup(test_mig_on_without_instances_and_off, setup),
+		cmocka_unit_test_setup(test_mig_without_symbols, setup),
 		cmocka_unit_test(test_pci_uuid_reason_helpers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

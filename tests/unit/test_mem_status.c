@@ -138,6 +138,58 @@ static void mig_mode_and_no_driver(void **state)
 	run_result_free(&r);
 }
 
+/* MIG slices with their own memory (JSON and text); none; NVML that cannot list them. */
+static void mig_slices_with_their_memory(void **state)
+{
+	int st;
+	(void)state;
+	json_t *j = status_json(NULL, "FAKE_NVML_MIG_DEVICES=0:1g.10gb:10GiB:1GiB;0:3g.40gb:40GiB", NULL, &st);
+	json_t *g = json_array_get(json_object_get(j, "gpus"), 0);
+	assert_true(json_is_true(json_object_get(g, "mig_enabled")));
+	json_t *migs = json_object_get(g, "mig_devices");
+	assert_int_equal(json_array_size(migs), 2);
+	json_t *m = json_array_get(migs, 0);
+	assert_string_equal(json_string_value(json_object_get(m, "name")), "NVIDIA H100 80GB HBM3 MIG 1g.10gb");
+	assert_int_equal(json_integer_value(json_object_get(m, "memory_total_bytes")), 10ll << 30);
+	assert_int_equal(json_integer_value(json_object_get(m, "memory_used_bytes")), 1ll << 30);
+	assert_int_equal(json_integer_value(json_object_get(m, "memory_free_bytes")), 9ll << 30);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(migs, 1), "memory_total_bytes")), 40ll << 30);
+	json_decref(j);
+
+	const char *env[] = {FAKE_CUDA, FAKE_NVML, "FAKE_GPUS=NVIDIA H100 80GB HBM3:9.0:80GiB",
+			     "FAKE_NVML_MIG_DEVICES=0:1g.10gb:10GiB:1GiB;0:3g.40gb:40GiB", NULL};
+	const char *argv[] = {CUDOCTOR_BINARY, "--color=never", "mem", "status", NULL};
+	struct run_result r;
+	assert_int_equal(testlib_run(argv, env, NULL, &r), 0);
+	assert_non_null(strstr(r.out, "NVIDIA H100 80GB HBM3 MIG 3g.40gb"));
+	assert_non_null(strstr(r.out, "10240 MiB"));
+	assert_non_null(strstr(r.out, "1024 MiB"));
+	run_result_free(&r);
+
+	j = status_json(NULL, "FAKE_NVML_MIG=0:1:1", NULL, &st);
+	g = json_array_get(json_object_get(j, "gpus"), 0);
+	assert_true(json_is_array(json_object_get(g, "mig_devices")));
+	assert_int_equal(json_array_size(json_object_get(g, "mig_devices")), 0);
+	json_decref(j);
+
+	const char *env_nomig[] = {FAKE_CUDA, "CUDOCTOR_LIBNVML=" CUDOCTOR_FAKES_DIR "/nomig/libnvidia-ml.so.1",
+				   "FAKE_GPUS=NVIDIA H100 80GB HBM3:9.0:80GiB", "FAKE_NVML_MIG=0:1:1", NULL};
+	const char *argv_json[] = {CUDOCTOR_BINARY, "--json", "mem", "status", NULL};
+	assert_int_equal(testlib_run(argv_json, env_nomig, NULL, &r), 0);
+	j = json_loads(r.out, 0, NULL);
+	assert_non_null(j);
+	g = json_array_get(json_object_get(j, "gpus"), 0);
+	assert_true(json_is_true(json_object_get(g, "mig_enabled")));
+	assert_true(json_is_null(json_object_get(g, "mig_devices")));
+	json_decref(j);
+	run_result_free(&r);
+
+	/* MIG off: no slices key */
+	j = status_json(NULL, NULL, NULL, &st);
+	assert_null(json_object_get(json_array_get(json_object_get(j, "gpus"), 0), "mig_devices"));
+	json_decref(j);
+}
+
 /* explain's classification of the message in a file, or NULL if it has no PyTorch OOM */
 static const char *explain_oom_class(const char *path, char *buf, size_t cap)
 {
@@ -219,6 +271,7 @@ int main(void)
 		cmocka_unit_test(processes_and_other_process_finding),
 		cmocka_unit_test(own_process_resolves_to_command_line),
 		cmocka_unit_test(mig_mode_and_no_driver),
+		cmocka_unit_test(mig_slices_with_their_memory),
 		cmocka_unit_test(agrees_with_explain_on_real_messages),
 		cmocka_unit_test(live_co_tenant_added_to_a_bare_message),
 	};

@@ -59,6 +59,11 @@ static void test_load_override_binds_newest_symbols(void **state)
 	assert_non_null(n.DeviceGetMemoryInfo_v2);
 	assert_non_null(n.DeviceGetComputeRunningProcesses);
 	assert_null(n.DeviceGetComputeRunningProcesses_v1);
+	assert_non_null(n.DeviceGetMaxMigDeviceCount);
+	assert_non_null(n.DeviceGetMigDeviceHandleByIndex);
+	assert_non_null(n.DeviceIsMigDeviceHandle);
+	assert_non_null(n.DeviceGetGpuInstanceId);
+	assert_non_null(n.DeviceGetComputeInstanceId);
 	assert_int_equal(n.Init(), NVML_SUCCESS);
 	unsigned int count = 0;
 	assert_int_equal(n.DeviceGetCount(&count), NVML_SUCCESS);
@@ -90,6 +95,43 @@ static void test_load_old_abi_falls_back(void **state)
 	assert_null(n.DeviceGetMemoryInfo_v2);
 	assert_non_null(n.DeviceGetCurrentClocksEventReasons);
 	nvml_unload(&n);
+}
+
+/* MIG device handles through the fake: the handle answers as a MIG device. */
+static void test_mig_device_handles(void **state)
+{
+	struct nvml n;
+	char err[CD_ERRMSG] = "", name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
+	nvmlDevice_t dev, mig;
+	unsigned int max = 0, is_mig = 9, gi = 0, ci = 9;
+	nvmlMemory_t mem;
+
+	(void)state;
+	setenv("CUDOCTOR_LIBNVML", FAKE_NVML, 1);
+	setenv("FAKE_NVML_MIG_DEVICES", "0:2g.35gb:35GiB:1GiB", 1);
+	assert_int_equal(nvml_load(&n, err), CD_OK);
+	assert_int_equal(n.Init(), NVML_SUCCESS);
+	assert_int_equal(n.DeviceGetHandleByIndex(0, &dev), NVML_SUCCESS);
+	assert_int_equal(n.DeviceGetMaxMigDeviceCount(dev, &max), NVML_SUCCESS);
+	assert_int_equal(max, 7);
+	assert_int_equal(n.DeviceIsMigDeviceHandle(dev, &is_mig), NVML_SUCCESS);
+	assert_int_equal(is_mig, 0);
+	assert_int_equal(n.DeviceGetMigDeviceHandleByIndex(dev, 1, &mig), NVML_ERROR_NOT_FOUND);
+	assert_int_equal(n.DeviceGetMigDeviceHandleByIndex(dev, 0, &mig), NVML_SUCCESS);
+	assert_int_equal(n.DeviceIsMigDeviceHandle(mig, &is_mig), NVML_SUCCESS);
+	assert_int_equal(is_mig, 1);
+	assert_int_equal(n.DeviceGetGpuInstanceId(mig, &gi), NVML_SUCCESS);
+	assert_int_equal(n.DeviceGetComputeInstanceId(mig, &ci), NVML_SUCCESS);
+	assert_int_equal(gi, 1);
+	assert_int_equal(ci, 0);
+	assert_int_equal(n.DeviceGetName(mig, name, sizeof(name)), NVML_SUCCESS);
+	assert_string_equal(name, "NVIDIA H200 MIG 2g.35gb");
+	assert_int_equal(n.DeviceGetMemoryInfo(mig, &mem), NVML_SUCCESS);
+	assert_int_equal(mem.total, 35ULL << 30);
+	assert_int_equal(mem.used, 1ULL << 30);
+	assert_int_equal(n.Shutdown(), NVML_SUCCESS);
+	nvml_unload(&n);
+	unsetenv("FAKE_NVML_MIG_DEVICES");
 }
 
 static void test_missing_file_names_it(void **state)
@@ -131,6 +173,7 @@ int main(void)
 		cmocka_unit_test(test_struct_layouts),
 		cmocka_unit_test_setup(test_load_override_binds_newest_symbols, clear_env),
 		cmocka_unit_test_setup(test_load_old_abi_falls_back, clear_env),
+		cmocka_unit_test_setup(test_mig_device_handles, clear_env),
 		cmocka_unit_test_setup(test_missing_file_names_it, clear_env),
 		cmocka_unit_test_setup(test_init_mismatch_and_error_names, clear_env),
 	};

@@ -624,6 +624,59 @@ static void test_visible_devices(void **state)
 	}
 }
 
+/* MIG- tokens against the MIG devices NVML listed: both spellings, a prefix that names two,
+ * and no judgement while one GPU's MIG devices are unknown. */
+static void test_visible_mig_devices(void **state)
+{
+	static const struct stack_mig migs[2] = {
+		{ "MIG-0123abcd-0000-1111-2222-333333333333", 1, 0 },
+		{ "MIG-0123abcd-0000-1111-2222-444444444444", 2, 0 },
+	};
+	static const struct {
+		const char *token;
+		bool g1_listed;
+		const char *title; /* NULL: no finding */
+	} cases[] = {
+		{ "MIG-0123abcd-0000-1111-2222-444444444444", true, NULL },
+		{ "MIG-GPU-11111111-2222-3333-4444-555555555555/2/0", true, NULL },
+		{ "MIG-GPU-11111111-2222-3333-4444-555555555555/3/0", true, "matches no MIG device here" },
+		{ "MIG-GPU-aaaaaaaa-2222-3333-4444-555555555555/1/0", true, "matches no MIG device here" },
+		{ "MIG-0123abcd", true, "more than one MIG device" },
+		{ "MIG-ffffffff", true, "matches no MIG device here" },
+		{ "MIG-ffffffff", false, NULL },
+	};
+	struct report r;
+
+	(void)state;
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		struct stack_gpu g[2] = { gpu(0, 0, "NVIDIA H200", 9, 0), gpu(1, 1, "NVIDIA H200", 9, 0) };
+		struct stack_facts f = base();
+
+		g[0].uuid = "GPU-11111111-2222-3333-4444-555555555555";
+		g[1].uuid = "GPU-aaaaaaaa-2222-3333-4444-555555555555";
+		g[0].mig_listed = true;
+		g[0].migs = migs;
+		g[0].n_migs = 2;
+		g[1].mig_listed = cases[c].g1_listed; /* MIG off there, or unknown */
+		f.gpus = g;
+		f.n_gpus = 2;
+		f.platform.visible.set = true;
+		f.platform.visible.raw = cases[c].token;
+		f.platform.visible.n = 1;
+		f.platform.visible.tok[0].kind = VIS_MIG_UUID;
+		snprintf(f.platform.visible.tok[0].text, sizeof f.platform.visible.tok[0].text, "%s", cases[c].token);
+		run(&f, &r);
+		if (!cases[c].title) {
+			assert_int_equal(count(&r, "visible-devices-invalid"), 0);
+		} else {
+			const struct finding *x = expect(&r, "visible-devices-invalid", SEV_ERROR);
+			if (!strstr(x->title, cases[c].title))
+				fail_msg("%s: %s", cases[c].token, x->title);
+		}
+		report_free(&r);
+	}
+}
+
 static void test_device_order(void **state)
 {
 	/* PCI order: 4060 Ti (bus 18), H200 (bus 28); CUDA puts the H200 first */
@@ -802,6 +855,7 @@ int main(void)
 		cmocka_unit_test(test_library_shadowed),
 		cmocka_unit_test(test_torch_cpu_only),
 		cmocka_unit_test(test_visible_devices),
+		cmocka_unit_test(test_visible_mig_devices),
 		cmocka_unit_test(test_device_order),
 		cmocka_unit_test(test_device_nodes),
 		cmocka_unit_test(test_wsl),
