@@ -108,30 +108,32 @@ static int strv_push(char ***v, size_t *n, char *s)
 	return CD_OK;
 }
 
+/* evidence[] and fix[] grow the same way; f == NULL (an earlier OOM) is passed through. */
+static int finding_push(struct finding *f, char ***v, size_t *n, const char *fmt, va_list ap)
+{
+	return f ? strv_push(v, n, cd_vasprintf(fmt, ap)) : CD_ENOMEM;
+}
+
 int finding_evidence(struct finding *f, const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
+	int rc;
 
-	if (!f)
-		return CD_ENOMEM;
 	va_start(ap, fmt);
-	s = cd_vasprintf(fmt, ap);
+	rc = finding_push(f, f ? &f->evidence : NULL, f ? &f->n_evidence : NULL, fmt, ap);
 	va_end(ap);
-	return strv_push(&f->evidence, &f->n_evidence, s);
+	return rc;
 }
 
 int finding_fix(struct finding *f, const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
+	int rc;
 
-	if (!f)
-		return CD_ENOMEM;
 	va_start(ap, fmt);
-	s = cd_vasprintf(fmt, ap);
+	rc = finding_push(f, f ? &f->fix : NULL, f ? &f->n_fix : NULL, fmt, ap);
 	va_end(ap);
-	return strv_push(&f->fix, &f->n_fix, s);
+	return rc;
 }
 
 int finding_why(struct finding *f, const char *fmt, ...)
