@@ -464,7 +464,10 @@ static int rule_toolkit_vs_gpu(const struct stack_facts *f, struct report *r)
 					NOMEM(finding_fix(x, "use CUDA %s or older (the last toolkit that builds sm_%d) for code that must run on this GPU", g->last_toolkit, sm) == CD_OK);
 				else
 					NOMEM(finding_fix(x, "use an older CUDA toolkit (12.x) for code that must run on this GPU") == CD_OK);
-				NOMEM(finding_fix(x, "for PyTorch: a wheel built for sm_%d, e.g. pip install torch --index-url https://download.pytorch.org/whl/cu126", sm) == CD_OK);
+				/* which PyTorch wheels still list an arch is not in kb/: say how to check, name none */
+				NOMEM(finding_fix(x, "for PyTorch: a wheel built with CUDA %s or older that lists sm_%d: pip install torch --index-url https://download.pytorch.org/whl/cuXYZ, "
+						  "then python -c 'import torch; print(torch.cuda.get_arch_list())'",
+						  g->last_toolkit ? g->last_toolkit : "12.x", sm) == CD_OK);
 				continue;
 			}
 			bool reaches = toolkit_reaches(t, sm);
@@ -635,7 +638,7 @@ static int rule_torch_cpu(const struct stack_facts *f, struct report *r)
 			NOMEM(finding_fix(x, "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cuXYZ   # XYZ <= %d%d, what this driver supports",
 					  f->driver.cuda.major, f->driver.cuda.minor) == CD_OK);
 		else
-			NOMEM(finding_fix(x, "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu126   # pick the cuXYZ your driver supports") == CD_OK);
+			NOMEM(finding_fix(x, "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cuXYZ   # XYZ: a CUDA version your driver supports (cudoctor kb driver VERSION)") == CD_OK);
 	}
 	return CD_OK;
 }
