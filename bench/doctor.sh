@@ -14,6 +14,7 @@ PYTHON=${PYTHON:-python3}
 
 if [ ! -x "$CUINIT" ]; then
 	CUINIT=$(mktemp /tmp/cuinit.XXXXXX)
+	trap 'rm -f "$CUINIT"' EXIT
 	cc -O2 -o "$CUINIT" "$here/cuinit.c" -ldl || { echo "cannot build $here/cuinit.c" >&2; exit 3; }
 fi
 
