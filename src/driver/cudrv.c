@@ -1,33 +1,14 @@
 /* Loading libcuda.so.1 with dlopen and resolving each entry point by its versioned name. */
-#include <dlfcn.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "driver/cudrv.h"
-
-/* Where driver libraries live when the loader's search does not find them: WSL2's
- * driver store, NVIDIA container toolkit mounts, and the distributions' paths. */
-static const char *const known_dirs[] = {
-	"/usr/lib/wsl/lib",
-	"/usr/local/nvidia/lib64",
-	"/usr/local/nvidia/lib",
-	"/run/nvidia/driver/usr/lib/x86_64-linux-gnu",
-	"/usr/lib/x86_64-linux-gnu",
-	"/usr/lib64",
-	"/usr/lib/aarch64-linux-gnu",
-	NULL,
-};
-
-struct symbol {
-	size_t offset;          /* of the pointer in struct cudrv */
-	const char *names[3];   /* newest first */
-};
+#include "driver/loader.h"
 
 #define SYM(field, ...) { offsetof(struct cudrv, field), { __VA_ARGS__ } }
 
-static const struct symbol symbols[] = {
+static const struct dl_symbol symbols[] = {
 	SYM(Init, "cuInit"),
 	SYM(DriverGetVersion, "cuDriverGetVersion"),
 	SYM(GetErrorName, "cuGetErrorName"),
@@ -88,83 +69,28 @@ static const struct symbol symbols[] = {
 	SYM(MemGetAllocationGranularity, "cuMemGetAllocationGranularity"),
 };
 
-static void note_missing(struct cudrv *d, const char *name)
-{
-	size_t len = strlen(d->missing);
-
-	snprintf(d->missing + len, sizeof(d->missing) - len, "%s%s", len ? " " : "", name);
-}
-
-static void resolve_symbols(struct cudrv *d)
-{
-	for (size_t i = 0; i < sizeof(symbols) / sizeof(symbols[0]); i++) {
-		void *p = NULL;
-
-		for (size_t k = 0; k < 3 && symbols[i].names[k] && !p; k++)
-			p = dlsym(d->handle, symbols[i].names[k]);
-		if (!p)
-			note_missing(d, symbols[i].names[0]);
-		/* POSIX guarantees function pointers round-trip through void *. */
-		memcpy((char *)d + symbols[i].offset, &p, sizeof(p));
-	}
-}
-
-/* The file the loader actually mapped, whatever name we asked for. */
-static void record_path(struct cudrv *d, const char *fallback)
-{
-	Dl_info info;
-	void *sym = dlsym(d->handle, "cuInit");
-	char real[PATH_MAX];
-
-	if (sym && dladdr(sym, &info) && info.dli_fname && info.dli_fname[0] == '/')
-		fallback = info.dli_fname;
-	if (realpath(fallback, real))
-		fallback = real;
-	snprintf(d->path, sizeof(d->path), "%s", fallback);
-}
-
 int cudrv_load(struct cudrv *d, char *err)
 {
-	const char *override = getenv("CUDOCTOR_LIBCUDA");
-	char path[PATH_MAX];
-	char first_error[CD_ERRMSG] = "";
+	static const struct dl_spec spec = { "libcuda.so.1", "CUDOCTOR_LIBCUDA", "cuInit", NULL, true };
+	struct dl_lib lib;
+	int rc;
 
 	memset(d, 0, sizeof(*d));
-	if (override && *override) {
-		d->handle = dlopen(override, RTLD_NOW | RTLD_LOCAL);
-		if (!d->handle)
-			return cd_fail(err, CD_ENOTFOUND, "CUDOCTOR_LIBCUDA=%s: %s", override, dlerror());
-		snprintf(d->how, sizeof(d->how), "CUDOCTOR_LIBCUDA");
-		record_path(d, override);
-		goto loaded;
-	}
-	d->handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (d->handle) {
-		snprintf(d->how, sizeof(d->how), "loader search");
-		record_path(d, "libcuda.so.1");
-		goto loaded;
-	}
-	snprintf(first_error, sizeof(first_error), "%s", dlerror());
-	for (size_t i = 0; known_dirs[i]; i++) {
-		snprintf(path, sizeof(path), "%s/libcuda.so.1", known_dirs[i]);
-		d->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-		if (d->handle) {
-			snprintf(d->how, sizeof(d->how), "known path");
-			record_path(d, path);
-			goto loaded;
-		}
-	}
-	/* dlerror() already names the file: "libcuda.so.1: cannot open shared object file: ..." */
-	return cd_fail(err, CD_ENOTFOUND, "%s", first_error);
-loaded:
-	resolve_symbols(d);
+	if ((rc = dl_open(&spec, &lib, err)) != CD_OK)
+		return rc;
+	dl_bind(&lib, symbols, sizeof(symbols) / sizeof(symbols[0]), d, NULL);
+	d->handle = lib.handle;
+	snprintf(d->path, sizeof(d->path), "%s", lib.path);
+	snprintf(d->how, sizeof(d->how), "%s", lib.how);
+	snprintf(d->missing, sizeof(d->missing), "%s", lib.missing);
 	return CD_OK;
 }
 
 void cudrv_unload(struct cudrv *d)
 {
-	if (d->handle)
-		dlclose(d->handle);
+	struct dl_lib lib = { .handle = d->handle };
+
+	dl_close(&lib);
 	memset(d, 0, sizeof(*d));
 }
 

@@ -3,39 +3,18 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <dlfcn.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver/loader.h"
 #include "driver/nvml.h"
-
-/* Where the driver's libraries live when the loader's search does not find them:
- * WSL2's driver store, NVIDIA container toolkit mounts, distribution paths. */
-static const char *const known_dirs[] = {
-	"/usr/lib/wsl/lib",
-	"/usr/local/nvidia/lib64",
-	"/usr/local/nvidia/lib",
-	"/run/nvidia/driver/usr/lib/x86_64-linux-gnu",
-	"/run/nvidia/driver/usr/lib64",
-	"/usr/lib/x86_64-linux-gnu",
-	"/usr/lib/x86_64-linux-gnu/nvidia/current",
-	"/usr/lib64",
-	"/usr/lib64/nvidia",
-	"/usr/lib/aarch64-linux-gnu",
-	NULL,
-};
-
-struct symbol {
-	size_t offset;          /* of the pointer in struct nvml */
-	const char *names[3];   /* newest first; later names must share the signature */
-};
 
 #define SYM(field, ...) { offsetof(struct nvml, field), { __VA_ARGS__ } }
 
-static const struct symbol symbols[] = {
+static const struct dl_symbol symbols[] = {
 	SYM(Init, "nvmlInit_v2", "nvmlInit"),
 	SYM(Shutdown, "nvmlShutdown"),
 	SYM(ErrorString, "nvmlErrorString"),
@@ -92,26 +71,6 @@ static void append_word(char *buf, size_t size, const char *fmt, const char *a, 
 	snprintf(buf + len, size - len, fmt, a, b);
 }
 
-/* Returns which of names[] was bound (0 = newest), or -1 when none was. */
-static int bind_symbol(struct nvml *n, const struct symbol *s)
-{
-	void *p = NULL;
-	int which = -1;
-
-	for (int k = 0; k < 3 && s->names[k] && !p; k++) {
-		p = dlsym(n->handle, s->names[k]);
-		if (p)
-			which = k;
-	}
-	/* POSIX guarantees function pointers round-trip through void *. */
-	memcpy((char *)n + s->offset, &p, sizeof(p));
-	if (which < 0)
-		append_word(n->missing, sizeof(n->missing), "%s%s", s->names[0], "");
-	else if (which > 0)
-		append_word(n->fallbacks, sizeof(n->fallbacks), "%s (not %s)", s->names[which], s->names[0]);
-	return which;
-}
-
 /* Process lists come in two struct layouts: _v3 and _v2 fill nvmlProcessInfo_v2_t,
  * the unversioned call the smaller nvmlProcessInfo_v1_t, so it gets its own pointer. */
 static void bind_processes(struct nvml *n)
@@ -119,11 +78,12 @@ static void bind_processes(struct nvml *n)
 	static const char *const v3 = "nvmlDeviceGetComputeRunningProcesses_v3";
 	static const char *const v2 = "nvmlDeviceGetComputeRunningProcesses_v2";
 	static const char *const v1 = "nvmlDeviceGetComputeRunningProcesses";
-	void *p = dlsym(n->handle, v3);
+	struct dl_lib lib = { .handle = n->handle };
+	void *p = dl_sym(&lib, v3);
 
 	n->processes_version = 3;
 	if (!p) {
-		p = dlsym(n->handle, v2);
+		p = dl_sym(&lib, v2);
 		n->processes_version = 2;
 	}
 	memcpy(&n->DeviceGetComputeRunningProcesses, &p, sizeof(p));
@@ -132,7 +92,7 @@ static void bind_processes(struct nvml *n)
 			append_word(n->fallbacks, sizeof(n->fallbacks), "%s (not %s)", v2, v3);
 		return;
 	}
-	p = dlsym(n->handle, v1);
+	p = dl_sym(&lib, v1);
 	memcpy(&n->DeviceGetComputeRunningProcesses_v1, &p, sizeof(p));
 	n->processes_version = p ? 1 : 0;
 	if (p)
@@ -141,80 +101,44 @@ static void bind_processes(struct nvml *n)
 		append_word(n->missing, sizeof(n->missing), "%s%s", v3, "");
 }
 
-static void resolve_symbols(struct nvml *n)
+static void resolve_symbols(struct nvml *n, struct dl_lib *lib)
 {
-	for (size_t i = 0; i < sizeof(symbols) / sizeof(symbols[0]); i++) {
-		int which = bind_symbol(n, &symbols[i]);
+	enum { N = sizeof(symbols) / sizeof(symbols[0]) };
+	int which[N];
 
+	dl_bind(lib, symbols, N, n, which);
+	for (size_t i = 0; i < N; i++) {
+		if (which[i] > 0)
+			append_word(n->fallbacks, sizeof(n->fallbacks), "%s (not %s)", symbols[i].names[which[i]],
+				    symbols[i].names[0]);
 		if (symbols[i].offset == offsetof(struct nvml, DeviceGetPciInfo))
-			n->pci_info_version = which < 0 ? 0 : 3 - which;
+			n->pci_info_version = which[i] < 0 ? 0 : 3 - which[i];
 	}
+	snprintf(n->missing, sizeof(n->missing), "%s", lib->missing);
 	bind_processes(n);
-}
-
-/* The file the loader actually mapped, whatever name we asked for. */
-static void record_path(struct nvml *n, const char *fallback)
-{
-	Dl_info info;
-	void *sym = dlsym(n->handle, "nvmlErrorString");
-	char real[PATH_MAX];
-
-	if (!sym)
-		sym = dlsym(n->handle, "nvmlInit");
-	if (sym && dladdr(sym, &info) && info.dli_fname && info.dli_fname[0] == '/')
-		fallback = info.dli_fname;
-	if (realpath(fallback, real))
-		fallback = real;
-	snprintf(n->path, sizeof(n->path), "%s", fallback);
 }
 
 int nvml_load(struct nvml *n, char *err)
 {
-	const char *override = getenv("CUDOCTOR_LIBNVML");
-	char path[PATH_MAX];
-	char first_error[CD_ERRMSG] = "";
-	const char *e;
+	static const struct dl_spec spec = { "libnvidia-ml.so.1", "CUDOCTOR_LIBNVML", "nvmlErrorString", NULL, true };
+	struct dl_lib lib;
+	int rc;
 
 	memset(n, 0, sizeof(*n));
-	if (override && *override) {
-		n->handle = dlopen(override, RTLD_NOW | RTLD_LOCAL);
-		if (!n->handle) {
-			e = dlerror();
-			return cd_fail(err, CD_ENOTFOUND, "CUDOCTOR_LIBNVML=%s: %s", override, e ? e : "cannot load");
-		}
-		snprintf(n->how, sizeof(n->how), "CUDOCTOR_LIBNVML");
-		record_path(n, override);
-		goto loaded;
-	}
-	n->handle = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (n->handle) {
-		snprintf(n->how, sizeof(n->how), "loader search");
-		record_path(n, "libnvidia-ml.so.1");
-		goto loaded;
-	}
-	e = dlerror();
-	snprintf(first_error, sizeof(first_error), "%s", e ? e : "cannot load");
-	for (size_t i = 0; known_dirs[i]; i++) {
-		snprintf(path, sizeof(path), "%s/libnvidia-ml.so.1", known_dirs[i]);
-		n->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-		if (n->handle) {
-			snprintf(n->how, sizeof(n->how), "known path");
-			record_path(n, path);
-			goto loaded;
-		}
-	}
-	return cd_fail(err, CD_ENOTFOUND, "libnvidia-ml.so.1: %s (also not in /usr/lib/wsl/lib, "
-		       "/usr/local/nvidia/lib64 and %zu other known directories)", first_error,
-		       sizeof(known_dirs) / sizeof(known_dirs[0]) - 3);
-loaded:
-	resolve_symbols(n);
+	if ((rc = dl_open(&spec, &lib, err)) != CD_OK)
+		return rc;
+	n->handle = lib.handle;
+	snprintf(n->path, sizeof(n->path), "%s", lib.path);
+	snprintf(n->how, sizeof(n->how), "%s", lib.how);
+	resolve_symbols(n, &lib);
 	return CD_OK;
 }
 
 void nvml_unload(struct nvml *n)
 {
-	if (n->handle)
-		dlclose(n->handle);
+	struct dl_lib lib = { .handle = n->handle };
+
+	dl_close(&lib);
 	memset(n, 0, sizeof(*n));
 }
 

@@ -1,0 +1,133 @@
+/* The one place cudoctor calls dlopen: finding an NVIDIA library and binding its entry points. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "driver/loader.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/err.h"
+
+/* Where driver libraries live when the loader's search does not find them: WSL2's driver
+ * store, NVIDIA container toolkit mounts, and the distributions' paths. */
+const char *const dl_driver_dirs[] = {
+	"/usr/lib/wsl/lib",
+	"/usr/local/nvidia/lib64",
+	"/usr/local/nvidia/lib",
+	"/run/nvidia/driver/usr/lib/x86_64-linux-gnu",
+	"/run/nvidia/driver/usr/lib64",
+	"/usr/lib/x86_64-linux-gnu",
+	"/usr/lib/x86_64-linux-gnu/nvidia/current",
+	"/usr/lib64",
+	"/usr/lib64/nvidia",
+	"/usr/lib/aarch64-linux-gnu",
+	NULL,
+};
+
+static void append_word(char *buf, size_t cap, const char *word)
+{
+	size_t len = strlen(buf);
+
+	if (len < cap)
+		snprintf(buf + len, cap - len, "%s%s", len ? " " : "", word);
+}
+
+/* The file the loader actually mapped, whatever name we asked for. */
+static void record_path(struct dl_lib *lib, const char *symbol, const char *fallback)
+{
+	Dl_info info;
+	void *sym = symbol ? dlsym(lib->handle, symbol) : NULL;
+	char real[PATH_MAX];
+
+	if (sym && dladdr(sym, &info) && info.dli_fname && info.dli_fname[0] == '/')
+		fallback = info.dli_fname;
+	if (realpath(fallback, real))
+		fallback = real;
+	snprintf(lib->path, sizeof(lib->path), "%s", fallback);
+}
+
+static bool try_open(struct dl_lib *lib, const struct dl_spec *spec, const char *file, const char *how)
+{
+	lib->handle = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+	if (!lib->handle)
+		return false;
+	snprintf(lib->how, sizeof(lib->how), "%s", how);
+	record_path(lib, spec->path_symbol, file);
+	return true;
+}
+
+static bool try_dirs(struct dl_lib *lib, const struct dl_spec *spec, const char *const *dirs, size_t *n)
+{
+	char path[PATH_MAX];
+
+	for (size_t i = 0; dirs && dirs[i]; i++, (*n)++) {
+		if (snprintf(path, sizeof(path), "%s/%s", dirs[i], spec->soname) >= (int)sizeof(path))
+			continue;
+		if (try_open(lib, spec, path, "known path"))
+			return true;
+	}
+	return false;
+}
+
+int dl_open(const struct dl_spec *spec, struct dl_lib *lib, char *err)
+{
+	const char *override = spec->override_env ? getenv(spec->override_env) : NULL;
+	char first_error[CD_ERRMSG] = "";
+	const char *e;
+	size_t searched = 0;
+
+	memset(lib, 0, sizeof(*lib));
+	if (override && *override) {
+		if (try_open(lib, spec, override, spec->override_env))
+			return CD_OK;
+		e = dlerror();
+		return cd_fail(err, CD_ENOTFOUND, "%s=%s: %s", spec->override_env, override, e ? e : "cannot load");
+	}
+	if (try_open(lib, spec, spec->soname, "loader search"))
+		return CD_OK;
+	e = dlerror();
+	/* dlerror() already names the file: "libcuda.so.1: cannot open shared object file: ..." */
+	snprintf(first_error, sizeof(first_error), "%s", e ? e : spec->soname);
+	if (try_dirs(lib, spec, spec->dirs, &searched) ||
+	    (spec->driver_dirs && try_dirs(lib, spec, dl_driver_dirs, &searched)))
+		return CD_OK;
+	if (!searched)
+		return cd_fail(err, CD_ENOTFOUND, "%s", first_error);
+	return cd_fail(err, CD_ENOTFOUND, "%s (nor in %zu other known directories)", first_error, searched);
+}
+
+void dl_bind(struct dl_lib *lib, const struct dl_symbol *syms, size_t n, void *table, int *which)
+{
+	for (size_t i = 0; i < n; i++) {
+		void *p = NULL;
+		int k;
+
+		for (k = 0; k < DL_MAX_NAMES && syms[i].names[k]; k++)
+			if ((p = dlsym(lib->handle, syms[i].names[k])))
+				break;
+		if (!p) {
+			append_word(lib->missing, sizeof(lib->missing), syms[i].names[0]);
+			k = -1;
+		}
+		if (which)
+			which[i] = k;
+		/* POSIX guarantees function pointers round-trip through void *. */
+		memcpy((char *)table + syms[i].offset, &p, sizeof(p));
+	}
+}
+
+void *dl_sym(const struct dl_lib *lib, const char *name)
+{
+	return lib->handle ? dlsym(lib->handle, name) : NULL;
+}
+
+void dl_close(struct dl_lib *lib)
+{
+	if (lib->handle)
+		dlclose(lib->handle);
+	memset(lib, 0, sizeof(*lib));
+}
