@@ -8,10 +8,10 @@
 #include "cmd/cmd.h"
 #include "cmd/driver_check.h"
 #include "explain/checks.h"
-#include "kb/gencode.h"
 #include "kb/kb.h"
 #include "probe/gpus.h"
 #include "probe/toolkits.h"
+#include "rules/gencode.h"
 #include "util/err.h"
 
 static const char gencode_help[] =
