@@ -308,7 +308,8 @@ static int kb_driver_cmd(struct report_rec *top, const char *query, char *err)
 	const struct kb_driver_branch *b;
 	const struct kb_toolkit *native = NULL;
 	const struct kb_ptx_isa *ptx;
-	struct version v, zstd_min = { 550, 54, 14, 3 };
+	const struct kb_toolkit *z = kb_toolkit_first_zstd();
+	struct version v;
 	struct report_rec w;
 	bool exact, zstd;
 	char cuda[16], buf[32];
@@ -339,7 +340,7 @@ static int kb_driver_cmd(struct report_rec *top, const char *query, char *err)
 	}
 	n_compat = json_array_size(compat);
 	ptx = kb_ptx_isa_max_for_cuda(&b->cuda);
-	zstd = version_cmp(&v, &zstd_min) >= 0;
+	zstd = z && version_cmp(&v, &z->min_driver) >= 0;
 	report_rec_object(top, "driver", &w);
 	report_rec_section(&w, "driver %s", query);
 	report_field(&w, NULL, "version", rv_str(query));
@@ -362,8 +363,11 @@ static int kb_driver_cmd(struct report_rec *top, const char *query, char *err)
 		report_fieldf(&w, "newest PTX it can JIT", "ptx_isa_max", rv_str(buf), "ISA %s%s", buf,
 			      unc(ptx->uncertain));
 	}
-	report_fieldf(&w, "zstd-compressed fatbins", "zstd", rv_bool(zstd), "%s",
-		      zstd ? "yes" : "no (needs 550.54.14 or newer)");
+	if (zstd)
+		report_field(&w, "zstd-compressed fatbins", "zstd", rv_bool(true));
+	else
+		report_fieldf(&w, "zstd-compressed fatbins", "zstd", rv_bool(false), "no (needs %s or newer)",
+			      z ? z->min_driver_text : "?");
 	report_field(&w, *b->notes ? "notes" : NULL, "notes", rv_str(b->notes));
 	sources_fields(&w, b->source);
 	return report_rec_end(&w);

@@ -87,6 +87,9 @@ const struct kb_toolkit *kb_toolkit_at(size_t i);   /* ordered oldest first */
 /* By major.minor ("12.8.1" finds 12.8). NULL when not in the table. */
 const struct kb_toolkit *kb_toolkit_find(const struct version *v);
 const struct kb_toolkit *kb_toolkit_newest_known(void); /* newest with a known arch list */
+/* The first toolkit that can write zstd-compressed fatbins (12.4): its minimum driver is
+ * the oldest that loads them. NULL when the table names none. */
+const struct kb_toolkit *kb_toolkit_first_zstd(void);
 bool kb_toolkit_accepts(const struct kb_toolkit *t, struct kb_arch a);
 /* Oldest and newest toolkits that accept a; *last is NULL when the newest toolkit
  * with a known arch list still accepts it. CD_ENOTFOUND when none does. */

@@ -52,6 +52,17 @@ const struct kb_toolkit *kb_toolkit_newest_known(void)
 	return NULL;
 }
 
+const struct kb_toolkit *kb_toolkit_first_zstd(void)
+{
+	for (size_t i = 0; i < kb_toolkit_count(); i++) {
+		const struct kb_toolkit *t = kb_toolkit_at(i);
+
+		if (t->zstd != KB_ZSTD_NO && t->has_min_driver)
+			return t;
+	}
+	return NULL;
+}
+
 bool kb_toolkit_accepts(const struct kb_toolkit *t, struct kb_arch a)
 {
 	if (!t || !t->archs_known)
