@@ -10,6 +10,7 @@
 #include "cmd/arch_internal.h"
 #include "util/err.h"
 #include "util/str.h"
+#include "util/units.h"
 
 #define KERNELS_CAP ((size_t)256 << 20) /* largest image --kernels decompresses */
 
@@ -124,16 +125,6 @@ json_t *arch_images_json(const struct arch_file *f, const struct arch_opts *o)
 	return arr;
 }
 
-static void human_bytes(uint64_t n, char *buf, size_t cap)
-{
-	if (n >= 10u << 20)
-		snprintf(buf, cap, "%.0f MiB", (double)n / (1 << 20));
-	else if (n >= 10u << 10)
-		snprintf(buf, cap, "%.0f KiB", (double)n / (1 << 10));
-	else
-		snprintf(buf, cap, "%llu B", (unsigned long long)n);
-}
-
 static int kernels_line(struct report *r, const struct dc_image *im, size_t index)
 {
 	char err[CD_ERRMSG], arch[32];
@@ -222,8 +213,8 @@ int arch_list_text(struct report *r, const struct arch_file *f, const struct arc
 			dc_image_arch_name(im, arch, sizeof(arch));
 			if (im->kind == FATBIN_KIND_PTX)
 				snprintf(isa, sizeof(isa), "%u.%u", im->ptx_major, im->ptx_minor);
-			human_bytes(im->stored_bytes, st, sizeof(st));
-			human_bytes(im->uncompressed_bytes, un, sizeof(un));
+			units_fmt_bytes(im->stored_bytes, st, sizeof(st));
+			units_fmt_bytes(im->uncompressed_bytes, un, sizeof(un));
 			char kb[24];
 			const char *row[] = {idx, kind_text(im->kind, kb, sizeof(kb)), arch, isa, compression_name(im->compression),
 					     st, un, im->debug ? "yes" : "", im->identifier ? im->identifier : "",

@@ -12,6 +12,7 @@
 #include "cmd/gpu_mig.h"
 #include "probe/gpus.h"
 #include "util/err.h"
+#include "util/units.h"
 
 enum kind { K_INT, K_BOOL };
 
@@ -309,18 +310,6 @@ static int put_json(struct report *r, const struct gpu_probe *p)
 
 /* ---- text ---- */
 
-static void human_bytes(long long b, char *buf, size_t len)
-{
-	if (b >= (1LL << 30))
-		snprintf(buf, len, "%.1f GiB (%lld bytes)", (double)b / (1 << 30), b);
-	else if (b >= (1LL << 20))
-		snprintf(buf, len, "%lld MiB (%lld bytes)", b >> 20, b);
-	else if (b >= 1024 && b % 1024 == 0)
-		snprintf(buf, len, "%lld KiB", b >> 10);
-	else
-		snprintf(buf, len, "%lld bytes", b);
-}
-
 #define KV_IF(field, key, ...)                                   \
 	do {                                                     \
 		if (gpu_has(g, field))                           \
@@ -347,12 +336,12 @@ static void put_gpu_text(struct report *r, const struct gpu_info *g)
 		  g->cuda_ordinal >= 0 ? (snprintf(a, sizeof(a), "%d", g->cuda_ordinal), a) : "not visible to CUDA",
 		  g->nvml_index >= 0 ? (snprintf(b, sizeof(b), "%d", g->nvml_index), b) : "not seen by NVML");
 	if (gpu_has(g, GF_MEMORY_TOTAL)) {
-		human_bytes(g->memory_total_bytes, a, sizeof(a));
-		report_kv(r, "global memory", "%s", a);
+		units_fmt_bytes((uint64_t)g->memory_total_bytes, a, sizeof(a));
+		report_kv(r, "global memory", "%s (%lld bytes)", a, g->memory_total_bytes);
 	}
 	if (gpu_has(g, GF_NVML_MEMORY)) {
-		human_bytes(g->memory_used_bytes, a, sizeof(a));
-		human_bytes(g->memory_free_bytes, b, sizeof(b));
+		units_fmt_bytes((uint64_t)g->memory_used_bytes, a, sizeof(a));
+		units_fmt_bytes((uint64_t)g->memory_free_bytes, b, sizeof(b));
 		report_kv(r, "memory used / free", "%s / %s", a, b);
 	}
 	KV_IF(GF_SM_COUNT, "multiprocessors", "%lld", g->sm_count);
@@ -360,7 +349,7 @@ static void put_gpu_text(struct report *r, const struct gpu_info *g)
 	KV_IF(GF_MEMORY_CLOCK_RATE, "memory clock", "%lld MHz", g->memory_clock_rate_khz / 1000);
 	KV_IF(GF_MEMORY_BUS_WIDTH, "memory bus width", "%lld bits", g->memory_bus_width_bits);
 	if (gpu_has(g, GF_L2_CACHE)) {
-		human_bytes(g->l2_cache_bytes, a, sizeof(a));
+		units_fmt_bytes((uint64_t)g->l2_cache_bytes, a, sizeof(a));
 		report_kv(r, "L2 cache", "%s", a);
 	}
 	KV_IF(GF_CONST_MEMORY, "constant memory", "%lld bytes", g->const_memory_bytes);

@@ -11,6 +11,7 @@
 #include "cmd/gpu_mig.h"
 #include "util/err.h"
 #include "util/str.h"
+#include "util/units.h"
 
 static const char doctor_help[] =
 	"usage: cudoctor [GLOBAL OPTIONS] doctor\n"
@@ -41,24 +42,6 @@ static const char *or_dash(const char *s)
 	return s && *s ? s : "-";
 }
 
-static void mm(const struct version *v, char *buf, size_t n)
-{
-	if (v->parts >= 2)
-		snprintf(buf, n, "%d.%d", v->major, v->minor);
-	else if (v->parts == 1)
-		snprintf(buf, n, "%d", v->major);
-	else
-		snprintf(buf, n, "-");
-}
-
-static void human_bytes(long long b, char *buf, size_t n)
-{
-	if (b <= 0)
-		snprintf(buf, n, "-");
-	else
-		snprintf(buf, n, "%.1f GiB", (double)b / (1024.0 * 1024.0 * 1024.0));
-}
-
 /* --- Driver ----------------------------------------------------------------------- */
 
 static int section_driver(struct report *r, const struct doctor_facts *df)
@@ -74,7 +57,7 @@ static int section_driver(struct report *r, const struct doctor_facts *df)
 		report_kv(r, "driver version", "%s%s%s%s", di->version[0] ? di->version : "unknown",
 			  di->version_source ? " (from " : "", di->version_source ? di->version_source : "", di->version_source ? ")" : "");
 		if (di->cuda_version > 0) {
-			mm(&sd->cuda, cv, sizeof cv);
+			version_format(&sd->cuda, 2, cv, sizeof cv);
 			report_kv(r, "CUDA (driver API)", "%s: the newest CUDA this driver runs (nvidia-smi's \"CUDA Version\"), not an installed toolkit", cv);
 		}
 		if (di->init_called)
@@ -101,7 +84,7 @@ static int section_driver(struct report *r, const struct doctor_facts *df)
 
 	if (!j)
 		return CD_ENOMEM;
-	mm(&sd->cuda, cv, sizeof cv);
+	version_format(&sd->cuda, 2, cv, sizeof cv);
 	json_object_set_new(j, "loaded", json_boolean(di->loaded));
 	json_object_set_new(j, "library_path", di->loaded ? jstr(di->library_path) : json_null());
 	json_object_set_new(j, "how", di->loaded ? jstr(di->how) : json_null());
@@ -150,7 +133,10 @@ static int section_gpus(struct report *r, const struct doctor_facts *df)
 				snprintf(cc, sizeof cc, "-");
 				if (gpu_has(g, GF_CC))
 					snprintf(cc, sizeof cc, "%lld.%lld", g->cc_major, g->cc_minor);
-				human_bytes(gpu_has(g, GF_MEMORY_TOTAL) ? g->memory_total_bytes : 0, mem, sizeof mem);
+				if (gpu_has(g, GF_MEMORY_TOTAL) && g->memory_total_bytes > 0)
+					units_fmt_bytes((uint64_t)g->memory_total_bytes, mem, sizeof mem);
+				else
+					snprintf(mem, sizeof mem, "-");
 				const char *mig = !gpu_has(g, GF_MIG_MODE) ? "-" : g->mig_mode_current ? "on" : g->mig_mode_pending ? "pending" : "off";
 				const char *row[] = { ci, ni, or_dash(g->name), cc, mem, or_dash(g->pci_bus_id), or_dash(g->uuid), mig };
 				report_table_row(r, row);

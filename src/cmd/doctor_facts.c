@@ -11,16 +11,6 @@
 #include "util/err.h"
 #include "util/str.h"
 
-static void fmt_version(const struct version *v, char *buf, size_t n)
-{
-	if (v->parts >= 3)
-		snprintf(buf, n, "%d.%d.%02d", v->major, v->minor, v->patch);
-	else if (v->parts == 2)
-		snprintf(buf, n, "%d.%02d", v->major, v->minor);
-	else
-		snprintf(buf, n, "%d", v->major);
-}
-
 /* The oldest driver branch that runs CUDA v fully: its first release and its name. */
 static bool branch_for(const struct version *v, bool kb_ok, char *min_driver, size_t n1, char *branch, size_t n2)
 {
@@ -28,7 +18,7 @@ static bool branch_for(const struct version *v, bool kb_ok, char *min_driver, si
 
 	if (!kb_ok || v->parts == 0 || !(b = kb_driver_branch_for_cuda(v)))
 		return false;
-	fmt_version(&b->first_version, min_driver, n1);
+	version_format(&b->first_version, 3, min_driver, n1);
 	snprintf(branch, n2, "R%d", b->branch);
 	return true;
 }

@@ -3,6 +3,7 @@
 
 #include "cmd/gpu_mig.h"
 #include "util/err.h"
+#include "util/units.h"
 
 static json_t *int_or_null(bool valid, long long v)
 {
@@ -42,14 +43,6 @@ json_t *gpu_mig_devices_json(const struct gpu_info *g)
 	return a;
 }
 
-static void mib(bool valid, long long b, char *buf, size_t len)
-{
-	if (valid)
-		snprintf(buf, len, "%lld MiB", b >> 20);
-	else
-		snprintf(buf, len, "-");
-}
-
 int gpu_mig_devices_text(struct report *r, const struct gpu_info *g)
 {
 	static const char *const head[] = { "MIG device", "GI/CI", "name", "UUID", "memory total", "used", "free" };
@@ -72,9 +65,15 @@ int gpu_mig_devices_text(struct report *r, const struct gpu_info *g)
 			snprintf(ids, sizeof(ids), "%lld/%lld", m->gpu_instance_id, m->compute_instance_id);
 		else
 			snprintf(ids, sizeof(ids), "-");
-		mib(m->has_memory, m->memory_total_bytes, tot, sizeof(tot));
-		mib(m->has_memory, m->memory_used_bytes, used, sizeof(used));
-		mib(m->has_memory, m->memory_free_bytes, fr, sizeof(fr));
+		if (m->has_memory) {
+			units_fmt_bytes((uint64_t)m->memory_total_bytes, tot, sizeof(tot));
+			units_fmt_bytes((uint64_t)m->memory_used_bytes, used, sizeof(used));
+			units_fmt_bytes((uint64_t)m->memory_free_bytes, fr, sizeof(fr));
+		} else {
+			snprintf(tot, sizeof(tot), "-");
+			snprintf(used, sizeof(used), "-");
+			snprintf(fr, sizeof(fr), "-");
+		}
 		if (report_table_row(r, row) != CD_OK)
 			return CD_ENOMEM;
 	}

@@ -9,7 +9,7 @@
 #include "cmd/mem_internal.h"
 #include "mem/estimate.h"
 #include "mem/load.h"
-#include "mem/units.h"
+#include "util/units.h"
 #include "util/err.h"
 
 struct est_args {
@@ -44,17 +44,17 @@ static int parse_args(int argc, char **argv, struct est_args *a, char *err)
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_PARAMS:
-			if (mem_parse_count(optarg, &a->params) || !a->params)
+			if (units_parse_count(optarg, &a->params) || !a->params)
 				return cd_fail(err, CD_EUSAGE, "--params: '%s' is not a count (8e9, 7B, 70b)", optarg);
 			break;
 		case O_DTYPE: a->dtype = optarg; break;
 		case O_CONTEXT:
-			if (mem_parse_count(optarg, &a->o.context) || !a->o.context)
+			if (units_parse_count(optarg, &a->o.context) || !a->o.context)
 				return cd_fail(err, CD_EUSAGE, "--context: '%s' is not a token count (8192, 128k)", optarg);
 			a->context_given = true;
 			break;
 		case O_BATCH:
-			if (mem_parse_count(optarg, &a->o.batch) || !a->o.batch)
+			if (units_parse_count(optarg, &a->o.batch) || !a->o.batch)
 				return cd_fail(err, CD_EUSAGE, "--batch: '%s' is not a positive count", optarg);
 			break;
 		case O_KV:
@@ -70,7 +70,7 @@ static int parse_args(int argc, char **argv, struct est_args *a, char *err)
 		case O_CKPT: a->o.checkpointing = true; break;
 		case O_GPU: a->gpu_spec = optarg; break;
 		case O_GPUMEM:
-			if (mem_parse_size(optarg, &a->gpu_memory) || !a->gpu_memory)
+			if (units_parse_size(optarg, &a->gpu_memory) || !a->gpu_memory)
 				return cd_fail(err, CD_EUSAGE, "--gpu-memory: '%s' is not a size (80GiB, 24GB)", optarg);
 			break;
 		case O_RUNTIME:
@@ -84,7 +84,7 @@ static int parse_args(int argc, char **argv, struct est_args *a, char *err)
 			a->runtime_given = true;
 			break;
 		case O_CUDACTX:
-			if (mem_parse_size(optarg, &a->o.cuda_context))
+			if (units_parse_size(optarg, &a->o.cuda_context))
 				return cd_fail(err, CD_EUSAGE, "--cuda-context: '%s' is not a size", optarg);
 			break;
 		default:
@@ -170,14 +170,14 @@ static void show_model(struct report *r, const struct mem_model *m, const char *
 	else
 		report_kv(r, "source", "--params (%s)", m->dtype);
 	report_kv(r, "architecture", "%s", m->arch);
-	report_kv(r, "parameters", "%s (%.2f %s%s)", mem_fmt_count(m->params, a, sizeof a),
+	report_kv(r, "parameters", "%s (%.2f %s%s)", units_fmt_count(m->params, a, sizeof a),
 		  m->params >= 1000000000ull ? m->params / 1e9 : m->params / 1e6,
 		  m->params >= 1000000000ull ? "B" : "M",
 		  m->params_exact ? (m->format[0] == 'p' ? ", given" : ", exact from tensor shapes")
 				  : ", by formula");
 	if (m->params)
 		report_kv(r, "weights", "%s, mostly %s, %.3f bits per parameter%s",
-			  mem_fmt_size(m->weight_bytes, b, sizeof b), m->dtype,
+			  units_fmt_bytes(m->weight_bytes, b, sizeof b), m->dtype,
 			  8.0 * (double)m->weight_bytes / (double)m->params,
 			  m->bytes_exact ? " (exact: sum of tensor sizes)" : "");
 	if (m->n_layers)
@@ -200,7 +200,7 @@ static void show_model(struct report *r, const struct mem_model *m, const char *
 static void row(struct report *r, const char *part, uint64_t bytes, const char *how)
 {
 	char b[48];
-	const char *cells[] = {part, mem_fmt_size(bytes, b, sizeof b), how};
+	const char *cells[] = {part, units_fmt_bytes(bytes, b, sizeof b), how};
 	report_table_row(r, cells);
 }
 
@@ -232,7 +232,7 @@ static void show_breakdown(struct report *r, const struct mem_model *m, const st
 			snprintf(how, sizeof how, "%s; the other variant: %s",
 				 o->checkpointing ? "with checkpointing: block inputs + one block recomputed"
 						  : "no checkpointing: 34 s b h L bytes (Korthikanti, flash attention) + logits",
-				 mem_fmt_size(o->checkpointing ? e->act_full : e->act_checkpointed, s1, sizeof s1));
+				 units_fmt_bytes(o->checkpointing ? e->act_full : e->act_checkpointed, s1, sizeof s1));
 			row(r, "activations", e->activations, how);
 		} else {
 			row(r, "activations", 0, "unknown without the architecture (give config.json or a model file)");
@@ -241,7 +241,7 @@ static void show_breakdown(struct report *r, const struct mem_model *m, const st
 	} else {
 		if (llama && e->weights_host)
 			snprintf(how, sizeof how, "exact; token_embd (%s) stays on the CPU",
-				 mem_fmt_size(e->weights_host, s1, sizeof s1));
+				 units_fmt_bytes(e->weights_host, s1, sizeof s1));
 		else
 			snprintf(how, sizeof how, "%s", m->bytes_exact ? "exact: every tensor" : "parameters x dtype size");
 		if (o->weight_scale != 1.0)
@@ -249,7 +249,7 @@ static void show_breakdown(struct report *r, const struct mem_model *m, const st
 		row(r, "weights", e->weights, how);
 		if (e->kv_known)
 			snprintf(how, sizeof how, "formula: %s per token over all layers%s",
-				 mem_fmt_size(e->kv_per_token, s2, sizeof s2),
+				 units_fmt_bytes(e->kv_per_token, s2, sizeof s2),
 				 m->sliding_window ? ", windowed layers capped at the window" : "");
 		else
 			snprintf(how, sizeof how, "unknown: no attention shape (%.300s)", m->note[0] ? m->note : "no metadata");
@@ -271,7 +271,7 @@ static void show_breakdown(struct report *r, const struct mem_model *m, const st
 			       "weights + gradients + m + v at 16 B/param. It leaves out activations, the CUDA context "
 			       "and workspaces; mixed-precision Adam also lands at 16 B/param (2 + 2 + 4 master + 8), "
 			       "SGD and Adafactor need less.",
-			    mem_fmt_size(e->seed_rule, s1, sizeof s1));
+			    units_fmt_bytes(e->seed_rule, s1, sizeof s1));
 }
 
 static void oom_finding(struct report *r, const struct mem_model *m, const struct mem_opts *o,
@@ -279,19 +279,19 @@ static void oom_finding(struct report *r, const struct mem_model *m, const struc
 {
 	char s1[48], s2[48], s3[48];
 	struct finding *fd = report_add_finding(r, SEV_ERROR, "oom-capacity", t->name,
-						"needs %s, %s has %s", mem_fmt_size(e->total, s1, sizeof s1),
-						t->name, mem_fmt_size(t->budget, s2, sizeof s2));
+						"needs %s, %s has %s", units_fmt_bytes(e->total, s1, sizeof s1),
+						t->name, units_fmt_bytes(t->budget, s2, sizeof s2));
 	if (!fd)
 		return;
 	finding_evidence(fd, "estimate total %" PRIu64 " bytes > %s %" PRIu64 " bytes", e->total, t->basis, t->budget);
 	if (o->train)
 		finding_evidence(fd, "weights %s, gradients + optimizer states %s, activations %s",
-				 mem_fmt_size(e->weights + e->master_weights, s1, sizeof s1),
-				 mem_fmt_size(e->gradients + e->optimizer, s2, sizeof s2),
-				 mem_fmt_size(e->activations, s3, sizeof s3));
+				 units_fmt_bytes(e->weights + e->master_weights, s1, sizeof s1),
+				 units_fmt_bytes(e->gradients + e->optimizer, s2, sizeof s2),
+				 units_fmt_bytes(e->activations, s3, sizeof s3));
 	else
-		finding_evidence(fd, "weights %s, KV cache %s, activations %s", mem_fmt_size(e->weights, s1, sizeof s1),
-				 mem_fmt_size(e->kv, s2, sizeof s2), mem_fmt_size(e->activations, s3, sizeof s3));
+		finding_evidence(fd, "weights %s, KV cache %s, activations %s", units_fmt_bytes(e->weights, s1, sizeof s1),
+				 units_fmt_bytes(e->kv, s2, sizeof s2), units_fmt_bytes(e->activations, s3, sizeof s3));
 	finding_why(fd, "Device memory is one fixed pool per GPU: weights, KV cache, activations and the CUDA "
 			"context must all be resident at once, so no allocator setting can make this fit.");
 	if (f->context_matters && f->max_context && f->max_context < o->context)
@@ -312,7 +312,7 @@ static void oom_finding(struct report *r, const struct mem_model *m, const struc
 			    f->gpus_needed, o->train ? "; FSDP or ZeRO-3 for training" : "");
 	if (o->train && !o->checkpointing && e->act_known)
 		finding_fix(fd, "turn on activation checkpointing (model.gradient_checkpointing_enable()): activations %s -> %s",
-			    mem_fmt_size(e->act_full, s1, sizeof s1), mem_fmt_size(e->act_checkpointed, s2, sizeof s2));
+			    units_fmt_bytes(e->act_full, s1, sizeof s1), units_fmt_bytes(e->act_checkpointed, s2, sizeof s2));
 	if (o->train && o->optimizer != MEM_OPT_ADAFACTOR)
 		finding_fix(fd, "a lighter optimizer: --optimizer adafactor or 8-bit Adam (bitsandbytes), or LoRA");
 }
@@ -328,11 +328,11 @@ static void show_fit(struct report *r, const struct mem_model *m, const struct m
 		struct mem_fit f;
 		char mem[64], hr[48], ctx[32], bat[32], lay[32], s[48];
 		mem_fit_search(m, o, targets[i].budget, &f);
-		snprintf(mem, sizeof mem, "%s %s", mem_fmt_size(targets[i].budget, s, sizeof s), targets[i].basis);
+		snprintf(mem, sizeof mem, "%s %s", units_fmt_bytes(targets[i].budget, s, sizeof s), targets[i].basis);
 		if (f.headroom >= 0)
-			mem_fmt_size((uint64_t)f.headroom, hr, sizeof hr);
+			units_fmt_bytes((uint64_t)f.headroom, hr, sizeof hr);
 		else
-			snprintf(hr, sizeof hr, "-%s", mem_fmt_size((uint64_t)-f.headroom, s, sizeof s));
+			snprintf(hr, sizeof hr, "-%s", units_fmt_bytes((uint64_t)-f.headroom, s, sizeof s));
 		snprintf(ctx, sizeof ctx, f.context_matters ? "%" PRIu64 : "n/a", f.max_context);
 		snprintf(bat, sizeof bat, f.context_matters ? "%" PRIu64 : "n/a", f.max_batch);
 		snprintf(lay, sizeof lay, o->train || !m->n_layers ? "n/a" : "%u of %u", f.layers_fit, m->n_layers);

@@ -9,28 +9,28 @@
 #include "cmd/driver_check.h"
 #include "cmd/mem_internal.h"
 #include "mem/probe.h"
-#include "mem/units.h"
+#include "util/units.h"
 #include "util/err.h"
 
 static void show_probe(struct report *r, const char *gpu, const struct mem_probe *p, json_t *j)
 {
 	char a[48], b[48], c[48];
 	report_kv(r, "free / total", "%s / %s (cuMemGetInfo, with cudoctor's own context)",
-		  mem_fmt_size(p->free_before, a, sizeof a), mem_fmt_size(p->total, b, sizeof b));
-	report_kv(r, "probe limit", "%s (--max of the free memory)", mem_fmt_size(p->limit, a, sizeof a));
+		  units_fmt_bytes(p->free_before, a, sizeof a), units_fmt_bytes(p->total, b, sizeof b));
+	report_kv(r, "probe limit", "%s (--max of the free memory)", units_fmt_bytes(p->limit, a, sizeof a));
 	if (p->largest_capped)
-		report_kv(r, "largest block", "at least %s (the limit itself was granted)", mem_fmt_size(p->largest, a, sizeof a));
+		report_kv(r, "largest block", "at least %s (the limit itself was granted)", units_fmt_bytes(p->largest, a, sizeof a));
 	else
-		report_kv(r, "largest block", "%s (%s failed)", mem_fmt_size(p->largest, a, sizeof a),
-			  mem_fmt_size(p->smallest_failed, b, sizeof b));
-	report_kv(r, "in blocks", "%s in %u blocks", mem_fmt_size(p->in_blocks, a, sizeof a), p->n_blocks);
+		report_kv(r, "largest block", "%s (%s failed)", units_fmt_bytes(p->largest, a, sizeof a),
+			  units_fmt_bytes(p->smallest_failed, b, sizeof b));
+	report_kv(r, "in blocks", "%s in %u blocks", units_fmt_bytes(p->in_blocks, a, sizeof a), p->n_blocks);
 	uint64_t gap = p->in_blocks > p->largest ? p->in_blocks - p->largest : 0;
-	report_kv(r, "fragmentation", "%s (%.1f%% of what was allocatable): %s", mem_fmt_size(gap, a, sizeof a),
+	report_kv(r, "fragmentation", "%s (%.1f%% of what was allocatable): %s", units_fmt_bytes(gap, a, sizeof a),
 		  p->in_blocks ? 100.0 * (double)gap / (double)p->in_blocks : 0.0,
 		  gap * 10 > p->in_blocks ? "the driver cannot give the free memory as one block"
 					  : "the driver gives the free memory as one block");
 	report_kv(r, "probe ran", "%.1f ms, %u cuMemAlloc calls, each block freed at once; free afterwards %s",
-		  p->held_ms, p->n_calls, mem_fmt_size(p->free_after, c, sizeof c));
+		  p->held_ms, p->n_calls, units_fmt_bytes(p->free_after, c, sizeof c));
 	json_object_set_new(j, "gpu", json_string(gpu));
 	json_object_set_new(j, "free_bytes", json_integer((json_int_t)p->free_before));
 	json_object_set_new(j, "total_bytes", json_integer((json_int_t)p->total));
@@ -47,7 +47,7 @@ static void show_probe(struct report *r, const char *gpu, const struct mem_probe
 	if (gap * 10 > p->in_blocks) {
 		struct finding *f = report_add_finding(r, SEV_WARN, "oom-fragmentation", gpu,
 						       "free memory exists but not as one block: largest %s of %s",
-						       mem_fmt_size(p->largest, a, sizeof a), mem_fmt_size(p->in_blocks, b, sizeof b));
+						       units_fmt_bytes(p->largest, a, sizeof a), units_fmt_bytes(p->in_blocks, b, sizeof b));
 		if (f) {
 			finding_evidence(f, "largest cuMemAlloc %" PRIu64 " bytes; %u blocks together %" PRIu64 " bytes",
 					 p->largest, p->n_blocks, p->in_blocks);
@@ -65,21 +65,21 @@ static void show_demo(struct report *r, const struct mem_demo *m, json_t *j)
 	char a[48], b[48], c[48], d[48];
 	report_line(r, "Demonstration: %u segments x %u blocks of %s; blocks 1 and 3 of each segment freed "
 		       "(%s free in total, largest hole %s); then a request of %s.",
-		    m->segments, m->blocks_per_segment, mem_fmt_size(m->block, a, sizeof a),
-		    mem_fmt_size(m->freed, b, sizeof b), mem_fmt_size(m->largest_hole, c, sizeof c),
-		    mem_fmt_size(m->request, d, sizeof d));
+		    m->segments, m->blocks_per_segment, units_fmt_bytes(m->block, a, sizeof a),
+		    units_fmt_bytes(m->freed, b, sizeof b), units_fmt_bytes(m->largest_hole, c, sizeof c),
+		    units_fmt_bytes(m->request, d, sizeof d));
 	report_kv(r, "segments (cuMemAlloc each)", "reserved %s -> %s: the request fits no hole, so the allocator "
 		  "asks the driver for a new segment while %s sit idle (driver: +%s used)",
-		  mem_fmt_size(m->seg_reserved_before, a, sizeof a), mem_fmt_size(m->seg_reserved_after, b, sizeof b),
-		  mem_fmt_size(m->freed, c, sizeof c),
-		  mem_fmt_size(m->seg_driver_used_delta > 0 ? (uint64_t)m->seg_driver_used_delta : 0, d, sizeof d));
+		  units_fmt_bytes(m->seg_reserved_before, a, sizeof a), units_fmt_bytes(m->seg_reserved_after, b, sizeof b),
+		  units_fmt_bytes(m->freed, c, sizeof c),
+		  units_fmt_bytes(m->seg_driver_used_delta > 0 ? (uint64_t)m->seg_driver_used_delta : 0, d, sizeof d));
 	if (m->vmm_supported)
 		report_kv(r, "one reservation (cuMemMap)", "mapped %s -> %s: freed blocks were unmapped and their pages "
 			  "returned; the request was mapped %s after the last block (driver: +%s used; granularity %s)",
-			  mem_fmt_size(m->vmm_mapped_before, a, sizeof a), mem_fmt_size(m->vmm_mapped_after, b, sizeof b),
+			  units_fmt_bytes(m->vmm_mapped_before, a, sizeof a), units_fmt_bytes(m->vmm_mapped_after, b, sizeof b),
 			  m->vmm_request_contiguous ? "contiguously" : "NOT",
-			  mem_fmt_size(m->vmm_driver_used_delta > 0 ? (uint64_t)m->vmm_driver_used_delta : 0, c, sizeof c),
-			  mem_fmt_size(m->granularity, d, sizeof d));
+			  units_fmt_bytes(m->vmm_driver_used_delta > 0 ? (uint64_t)m->vmm_driver_used_delta : 0, c, sizeof c),
+			  units_fmt_bytes(m->granularity, d, sizeof d));
 	else
 		report_kv(r, "one reservation (cuMemMap)", "not shown: this driver/GPU lacks virtual memory management");
 	report_line(r, "This is what PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True changes: one growing "

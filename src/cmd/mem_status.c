@@ -14,7 +14,7 @@
 #include "cmd/mem_internal.h"
 #include "kb/oom.h"
 #include "mem/context_cost.h"
-#include "mem/units.h"
+#include "util/units.h"
 #include "probe/gpus.h"
 #include "util/err.h"
 #include "util/file.h"
@@ -71,11 +71,11 @@ static void show_gpu(struct report *r, struct status_gpu *s, json_t *arr)
 	json_object_set_new(j, "nvml_index", json_integer(g->nvml_index));
 	if (gpu_has(g, GF_NVML_MEMORY)) {
 		report_kv(r, "NVML", "total %s, used %s, free %s%s%s",
-			  mem_fmt_size((uint64_t)g->nvml_memory_total_bytes, a, sizeof a),
-			  mem_fmt_size((uint64_t)g->memory_used_bytes, b, sizeof b),
-			  mem_fmt_size((uint64_t)g->memory_free_bytes, c, sizeof c),
+			  units_fmt_bytes((uint64_t)g->nvml_memory_total_bytes, a, sizeof a),
+			  units_fmt_bytes((uint64_t)g->memory_used_bytes, b, sizeof b),
+			  units_fmt_bytes((uint64_t)g->memory_free_bytes, c, sizeof c),
 			  gpu_has(g, GF_NVML_MEMORY_RESERVED) ? ", reserved by the driver " : "",
-			  gpu_has(g, GF_NVML_MEMORY_RESERVED) ? mem_fmt_size((uint64_t)g->memory_reserved_bytes, d, sizeof d) : "");
+			  gpu_has(g, GF_NVML_MEMORY_RESERVED) ? units_fmt_bytes((uint64_t)g->memory_reserved_bytes, d, sizeof d) : "");
 		json_object_set_new(j, "nvml_total_bytes", json_integer(g->nvml_memory_total_bytes));
 		json_object_set_new(j, "nvml_used_bytes", json_integer(g->memory_used_bytes));
 		json_object_set_new(j, "nvml_free_bytes", json_integer(g->memory_free_bytes));
@@ -86,12 +86,12 @@ static void show_gpu(struct report *r, struct status_gpu *s, json_t *arr)
 	}
 	if (s->cost.cu_valid) {
 		report_kv(r, "driver", "free %s of %s (cuMemGetInfo, with cudoctor's context)",
-			  mem_fmt_size(s->cost.cu_free, a, sizeof a), mem_fmt_size(s->cost.cu_total, b, sizeof b));
+			  units_fmt_bytes(s->cost.cu_free, a, sizeof a), units_fmt_bytes(s->cost.cu_total, b, sizeof b));
 		json_object_set_new(j, "cuda_free_bytes", json_integer((json_int_t)s->cost.cu_free));
 		json_object_set_new(j, "cuda_total_bytes", json_integer((json_int_t)s->cost.cu_total));
 	}
 	if (s->cost.measured) {
-		report_kv(r, "CUDA context", "%s on this driver and GPU (%s)", mem_fmt_size(s->cost.bytes, a, sizeof a),
+		report_kv(r, "CUDA context", "%s on this driver and GPU (%s)", units_fmt_bytes(s->cost.bytes, a, sizeof a),
 			  s->cost.how);
 		json_object_set_new(j, "cuda_context_bytes", json_integer((json_int_t)s->cost.bytes));
 	} else {
@@ -124,7 +124,7 @@ static void show_gpu(struct report *r, struct status_gpu *s, json_t *arr)
 		char pid[24], mem[48], gi[48], cmd[256];
 		snprintf(pid, sizeof pid, "%u", p->pid);
 		if (p->used_memory_bytes >= 0)
-			mem_fmt_size((uint64_t)p->used_memory_bytes, mem, sizeof mem);
+			units_fmt_bytes((uint64_t)p->used_memory_bytes, mem, sizeof mem);
 		else
 			snprintf(mem, sizeof mem, "not available");
 		if (p->gpu_instance_id >= 0)
@@ -160,14 +160,14 @@ static void other_process_finding(struct report *r, const struct status_gpu *s)
 		return;
 	snprintf(subject, sizeof subject, "GPU %d (%s)", g->cuda_ordinal >= 0 ? g->cuda_ordinal : g->nvml_index, g->name);
 	struct finding *f = report_add_finding(r, SEV_WARN, "oom-other-process", subject,
-					       "other processes hold %s of %s", mem_fmt_size(s->others, a, sizeof a),
-					       mem_fmt_size((uint64_t)t, b, sizeof b));
+					       "other processes hold %s of %s", units_fmt_bytes(s->others, a, sizeof a),
+					       units_fmt_bytes((uint64_t)t, b, sizeof b));
 	if (!f)
 		return;
 	for (size_t i = 0; i < g->n_processes; i++)
 		if (g->processes[i].used_memory_bytes > 0 && g->processes[i].pid != (unsigned)getpid())
 			finding_evidence(f, "PID %u holds %s", g->processes[i].pid,
-					 mem_fmt_size((uint64_t)g->processes[i].used_memory_bytes, a, sizeof a));
+					 units_fmt_bytes((uint64_t)g->processes[i].used_memory_bytes, a, sizeof a));
 	finding_why(f, "Device memory is shared by every process on the GPU and not paged out: what another "
 		       "process holds is simply not there for yours.");
 	finding_fix(f, "stop or move the processes listed (nvidia-smi shows the same PIDs)");
@@ -216,16 +216,16 @@ static void classify_message(struct report *r, const char *text, size_t len, str
 	if (!f)
 		goto out;
 	if (m.n.have & OOM_HAVE_REQUESTED)
-		finding_evidence(f, "tried to allocate %s", mem_fmt_size((uint64_t)m.n.requested, a, sizeof a));
+		finding_evidence(f, "tried to allocate %s", units_fmt_bytes((uint64_t)m.n.requested, a, sizeof a));
 	if ((m.n.have & OOM_HAVE_TOTAL) && (m.n.have & OOM_HAVE_FREE))
-		finding_evidence(f, "total %s, free %s", mem_fmt_size((uint64_t)m.n.total, a, sizeof a),
-				 mem_fmt_size((uint64_t)m.n.free_bytes, b, sizeof b));
+		finding_evidence(f, "total %s, free %s", units_fmt_bytes((uint64_t)m.n.total, a, sizeof a),
+				 units_fmt_bytes((uint64_t)m.n.free_bytes, b, sizeof b));
 	if (m.n.have & OOM_HAVE_RESERVED_UNALLOC)
 		finding_evidence(f, "reserved by PyTorch but unallocated %s",
-				 mem_fmt_size((uint64_t)m.n.reserved_unalloc, c, sizeof c));
+				 units_fmt_bytes((uint64_t)m.n.reserved_unalloc, c, sizeof c));
 	double o = oom_others(&m.n);
 	if (o >= 0)
-		finding_evidence(f, "other processes %s (from %s)", mem_fmt_size((uint64_t)o, a, sizeof a), others_from);
+		finding_evidence(f, "other processes %s (from %s)", units_fmt_bytes((uint64_t)o, a, sizeof a), others_from);
 	if (cls == OOM_CLASS_FRAGMENTATION) {
 		finding_why(f, "PyTorch's caching allocator keeps freed blocks inside the segments it got from "
 			       "cudaMalloc; blocks in different segments never merge, so free space can be large and "

@@ -14,6 +14,7 @@
 #include "probe/driver_info.h"
 #include "util/err.h"
 #include "util/file.h"
+#include "util/units.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -594,7 +595,7 @@ static size_t line(char lines[][400], size_t n, size_t max, const char *fmt, ...
 
 static void size_text(double b, char *buf, size_t n)
 {
-	oom_format_size(b, buf, n);
+	units_fmt_bytes(b > 0 ? (uint64_t)(b + 0.5) : 0, buf, n);
 }
 
 static size_t oom_lines(const struct explain_match *m, char lines[][400], size_t n, size_t max)

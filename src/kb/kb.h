@@ -8,28 +8,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "kb/arch_name.h"
 #include "kb/embedded.h"
 #include "util/version.h"
-
-/* A compilation target as nvcc names it: sm_90a -> {90, 'a'}; CC 9.0 -> {90, 0}.
- * num is 10*major + minor (12.1 -> 121). suffix is 0, 'a' (arch-specific) or 'f' (family). */
-struct kb_arch {
-	int num;
-	char suffix;
-};
-
-static inline int kb_arch_major(struct kb_arch a) { return a.num / 10; }
-static inline int kb_arch_minor(struct kb_arch a) { return a.num % 10; }
-static inline bool kb_arch_eq(struct kb_arch a, struct kb_arch b)
-{
-	return a.num == b.num && a.suffix == b.suffix;
-}
-
-/* Parses "sm_90a", "compute_90a", "lto_90", "90a", "90", "9.0", "12.0", "sm_100f".
- * Returns CD_OK or CD_EFORMAT. Does not check that the arch exists. */
-int kb_arch_parse(const char *text, struct kb_arch *out);
-/* "sm_90a" with prefix "sm_", "compute_90a" with "compute_", "9.0" with NULL (no suffix). */
-void kb_arch_format(struct kb_arch a, const char *prefix, char *buf, size_t n);
 
 /* Parses every table. CD_OK, or CD_EFORMAT / CD_ENOMEM with "file:line: why" in err.
  * Repeated calls return the first result. */
@@ -106,6 +87,9 @@ const struct kb_toolkit *kb_toolkit_at(size_t i);   /* ordered oldest first */
 /* By major.minor ("12.8.1" finds 12.8). NULL when not in the table. */
 const struct kb_toolkit *kb_toolkit_find(const struct version *v);
 const struct kb_toolkit *kb_toolkit_newest_known(void); /* newest with a known arch list */
+/* The first toolkit that can write zstd-compressed fatbins (12.4): its minimum driver is
+ * the oldest that loads them. NULL when the table names none. */
+const struct kb_toolkit *kb_toolkit_first_zstd(void);
 bool kb_toolkit_accepts(const struct kb_toolkit *t, struct kb_arch a);
 /* Oldest and newest toolkits that accept a; *last is NULL when the newest toolkit
  * with a known arch list still accepts it. CD_ENOTFOUND when none does. */

@@ -165,13 +165,6 @@ static int field_cc(const struct tsv_table *t, size_t row, size_t col, const cha
 	return CD_OK;
 }
 
-#define CHECK(call)                \
-	do {                       \
-		rc = (call);       \
-		if (rc)            \
-			goto out;  \
-	} while (0)
-
 /* ---- one loader per table ---- */
 
 static const char *gpu_cols[] = { "name", "aliases", "cc", "architecture", "year", "memory",
@@ -233,18 +226,18 @@ static int load_gpus(const struct tsv_table *t, char *err)
 	for (size_t i = 0; i < t->nrows; i++) {
 		struct kb_gpu *g = &db.gpus[i];
 
-		CHECK(field_nonempty(t, i, 0, gpu_cols, &g->name, err));
-		CHECK(split_aliases(t, i, g, err));
-		CHECK(field_cc(t, i, 2, gpu_cols, &g->cc_major, &g->cc_minor, err));
+		TRY(field_nonempty(t, i, 0, gpu_cols, &g->name, err));
+		TRY(split_aliases(t, i, g, err));
+		TRY(field_cc(t, i, 2, gpu_cols, &g->cc_major, &g->cc_minor, err));
 		g->arch = g->cc_major * 10 + g->cc_minor;
-		CHECK(field_nonempty(t, i, 3, gpu_cols, &g->architecture, err));
-		CHECK(field_int(t, i, 4, gpu_cols, true, &g->year, err));
+		TRY(field_nonempty(t, i, 3, gpu_cols, &g->architecture, err));
+		TRY(field_int(t, i, 4, gpu_cols, true, &g->year, err));
 		g->memory = tsv_cell(t, i, 5);
-		CHECK(split_memory(t, i, g, err));
+		TRY(split_memory(t, i, g, err));
 		g->segment = tsv_cell(t, i, 7);
 		g->driver_support = tsv_cell(t, i, 8);
-		CHECK(field_bool(t, i, 9, gpu_cols, &g->uncertain, err));
-		CHECK(field_nonempty(t, i, 10, gpu_cols, &g->source, err));
+		TRY(field_bool(t, i, 9, gpu_cols, &g->uncertain, err));
+		TRY(field_nonempty(t, i, 10, gpu_cols, &g->source, err));
 		g->notes = tsv_cell(t, i, 11);
 		db.n_gpus++;
 	}
@@ -271,24 +264,24 @@ static int load_toolkits(const struct tsv_table *t, char *err)
 
 		/* counted first so that a failure below still frees this row's lists */
 		db.n_toolkits++;
-		CHECK(field_version(t, i, 0, tk_cols, false, &k->release, NULL, err));
+		TRY(field_version(t, i, 0, tk_cols, false, &k->release, NULL, err));
 		if (k->release.parts != 2)
 			return bad(t, i, 0, tk_cols, "release must be MAJOR.MINOR", err);
 		if (i > 0 && version_cmp(&db.toolkits[i - 1].release, &k->release) >= 0)
 			return bad(t, i, 0, tk_cols, "releases must be in ascending order", err);
 		k->release_text = tsv_cell(t, i, 0);
-		CHECK(field_nonempty(t, i, 1, tk_cols, &k->ga_date, err));
-		CHECK(field_version(t, i, 2, tk_cols, true, &k->min_driver, &k->has_min_driver, err));
+		TRY(field_nonempty(t, i, 1, tk_cols, &k->ga_date, err));
+		TRY(field_version(t, i, 2, tk_cols, true, &k->min_driver, &k->has_min_driver, err));
 		k->min_driver_text = tsv_cell(t, i, 2);
 		k->min_driver_update_text = tsv_cell(t, i, 3);
 		k->minor_compat_floor_text = tsv_cell(t, i, 11);
-		CHECK(field_version(t, i, 3, tk_cols, true, &k->min_driver_update,
+		TRY(field_version(t, i, 3, tk_cols, true, &k->min_driver_update,
 				    &k->has_min_driver_update, err));
-		CHECK(field_nonempty(t, i, 4, tk_cols, &k->min_windows_driver, err));
-		CHECK(field_archs(t, i, 5, tk_cols, &k->archs, &k->n_archs, &k->archs_known, err));
-		CHECK(field_archs(t, i, 6, tk_cols, &k->deprecated, &k->n_deprecated, NULL, err));
-		CHECK(field_archs(t, i, 7, tk_cols, &k->removed, &k->n_removed, NULL, err));
-		CHECK(field_version(t, i, 8, tk_cols, false, &ptx, NULL, err));
+		TRY(field_nonempty(t, i, 4, tk_cols, &k->min_windows_driver, err));
+		TRY(field_archs(t, i, 5, tk_cols, &k->archs, &k->n_archs, &k->archs_known, err));
+		TRY(field_archs(t, i, 6, tk_cols, &k->deprecated, &k->n_deprecated, NULL, err));
+		TRY(field_archs(t, i, 7, tk_cols, &k->removed, &k->n_removed, NULL, err));
+		TRY(field_version(t, i, 8, tk_cols, false, &ptx, NULL, err));
 		if (ptx.parts != 2)
 			return bad(t, i, 8, tk_cols, "PTX ISA must be MAJOR.MINOR", err);
 		k->ptx_major = ptx.major;
@@ -306,12 +299,12 @@ static int load_toolkits(const struct tsv_table *t, char *err)
 		else
 			return bad(t, i, 10, tk_cols, "expected no, optional or default", err);
 		if (strcmp(tsv_cell(t, i, 11), "-") != 0) {
-			CHECK(field_version(t, i, 11, tk_cols, false, &k->minor_compat_floor, NULL, err));
+			TRY(field_version(t, i, 11, tk_cols, false, &k->minor_compat_floor, NULL, err));
 			k->has_minor_compat = true;
 		}
-		CHECK(field_bool(t, i, 12, tk_cols, &k->uncertain, err));
+		TRY(field_bool(t, i, 12, tk_cols, &k->uncertain, err));
 		k->notes = tsv_cell(t, i, 13);
-		CHECK(field_nonempty(t, i, 14, tk_cols, &k->source, err));
+		TRY(field_nonempty(t, i, 14, tk_cols, &k->source, err));
 	}
 out:
 	return rc;
@@ -330,19 +323,19 @@ static int load_drivers(const struct tsv_table *t, char *err)
 	for (size_t i = 0; i < t->nrows; i++) {
 		struct kb_driver_branch *d = &db.drivers[i];
 
-		CHECK(field_int(t, i, 0, drv_cols, false, &d->branch, err));
+		TRY(field_int(t, i, 0, drv_cols, false, &d->branch, err));
 		if (i > 0 && db.drivers[i - 1].branch >= d->branch)
 			return bad(t, i, 0, drv_cols, "branches must be in ascending order", err);
-		CHECK(field_version(t, i, 1, drv_cols, false, &d->first_version, NULL, err));
+		TRY(field_version(t, i, 1, drv_cols, false, &d->first_version, NULL, err));
 		d->first_version_text = tsv_cell(t, i, 1);
 		if (d->first_version.major != d->branch)
 			return bad(t, i, 1, drv_cols, "first version is not of this branch", err);
-		CHECK(field_version(t, i, 2, drv_cols, false, &d->cuda, NULL, err));
+		TRY(field_version(t, i, 2, drv_cols, false, &d->cuda, NULL, err));
 		d->versions_seen = tsv_cell(t, i, 3);
-		CHECK(field_nonempty(t, i, 4, drv_cols, &d->can_run, err));
+		TRY(field_nonempty(t, i, 4, drv_cols, &d->can_run, err));
 		d->notes = tsv_cell(t, i, 5);
-		CHECK(field_bool(t, i, 6, drv_cols, &d->uncertain, err));
-		CHECK(field_nonempty(t, i, 7, drv_cols, &d->source, err));
+		TRY(field_bool(t, i, 6, drv_cols, &d->uncertain, err));
+		TRY(field_nonempty(t, i, 7, drv_cols, &d->source, err));
 		db.n_drivers++;
 	}
 out:
@@ -363,7 +356,7 @@ static int load_ptx(const struct tsv_table *t, char *err)
 		struct kb_ptx_isa *p = &db.ptx[i];
 		struct version v;
 
-		CHECK(field_version(t, i, 0, ptx_cols, false, &v, NULL, err));
+		TRY(field_version(t, i, 0, ptx_cols, false, &v, NULL, err));
 		if (v.parts != 2)
 			return bad(t, i, 0, ptx_cols, "PTX ISA must be MAJOR.MINOR", err);
 		p->major = v.major;
@@ -371,12 +364,12 @@ static int load_ptx(const struct tsv_table *t, char *err)
 		if (i > 0 && (db.ptx[i - 1].major * 100 + db.ptx[i - 1].minor >=
 			      p->major * 100 + p->minor))
 			return bad(t, i, 0, ptx_cols, "ISA versions must be in ascending order", err);
-		CHECK(field_version(t, i, 1, ptx_cols, false, &p->cuda, NULL, err));
-		CHECK(field_version(t, i, 2, ptx_cols, true, &p->min_driver, &p->has_min_driver, err));
+		TRY(field_version(t, i, 1, ptx_cols, false, &p->cuda, NULL, err));
+		TRY(field_version(t, i, 2, ptx_cols, true, &p->min_driver, &p->has_min_driver, err));
 		p->min_driver_text = tsv_cell(t, i, 2);
-		CHECK(field_bool(t, i, 3, ptx_cols, &p->uncertain, err));
+		TRY(field_bool(t, i, 3, ptx_cols, &p->uncertain, err));
 		p->notes = tsv_cell(t, i, 4);
-		CHECK(field_nonempty(t, i, 5, ptx_cols, &p->source, err));
+		TRY(field_nonempty(t, i, 5, ptx_cols, &p->source, err));
 		db.n_ptx++;
 	}
 out:
@@ -402,7 +395,7 @@ static int load_families(const struct tsv_table *t, char *err)
 		    strchr(tsv_cell(t, i, 0), '.'))
 			return bad(t, i, 0, fam_cols, "expected a family target like 100f", err);
 		f->arch = a.num;
-		CHECK(field_archs(t, i, 1, fam_cols, &members, &n, NULL, err));
+		TRY(field_archs(t, i, 1, fam_cols, &members, &n, NULL, err));
 		if (n == 0 || n > KB_MAX_FAMILY) {
 			free(members);
 			return bad(t, i, 1, fam_cols, "expected 1 to 8 member archs", err);
@@ -416,10 +409,10 @@ static int load_families(const struct tsv_table *t, char *err)
 		}
 		f->n_members = n;
 		free(members);
-		CHECK(field_version(t, i, 2, fam_cols, false, &f->first_toolkit, NULL, err));
-		CHECK(field_bool(t, i, 3, fam_cols, &f->uncertain, err));
+		TRY(field_version(t, i, 2, fam_cols, false, &f->first_toolkit, NULL, err));
+		TRY(field_bool(t, i, 3, fam_cols, &f->uncertain, err));
 		f->notes = tsv_cell(t, i, 4);
-		CHECK(field_nonempty(t, i, 5, fam_cols, &f->source, err));
+		TRY(field_nonempty(t, i, 5, fam_cols, &f->source, err));
 		db.n_families++;
 	}
 out:
@@ -442,15 +435,15 @@ static int load_archs(const struct tsv_table *t, char *err)
 		if (kb_arch_parse(tsv_cell(t, i, 0), &a->arch) != CD_OK ||
 		    strchr(tsv_cell(t, i, 0), '.') || strchr(tsv_cell(t, i, 0), '_'))
 			return bad(t, i, 0, arch_cols, "expected a target like 90a", err);
-		CHECK(field_nonempty(t, i, 1, arch_cols, &a->architecture, err));
-		CHECK(field_version(t, i, 2, arch_cols, false, &a->first_toolkit, NULL, err));
+		TRY(field_nonempty(t, i, 1, arch_cols, &a->architecture, err));
+		TRY(field_version(t, i, 2, arch_cols, false, &a->first_toolkit, NULL, err));
 		if (strcmp(tsv_cell(t, i, 3), "-") != 0) {
-			CHECK(field_version(t, i, 3, arch_cols, false, &a->last_toolkit, NULL, err));
+			TRY(field_version(t, i, 3, arch_cols, false, &a->last_toolkit, NULL, err));
 			a->has_last = true;
 		}
-		CHECK(field_bool(t, i, 4, arch_cols, &a->uncertain, err));
+		TRY(field_bool(t, i, 4, arch_cols, &a->uncertain, err));
 		a->notes = tsv_cell(t, i, 5);
-		CHECK(field_nonempty(t, i, 6, arch_cols, &a->source, err));
+		TRY(field_nonempty(t, i, 6, arch_cols, &a->source, err));
 		db.n_archs++;
 	}
 out:
@@ -477,12 +470,12 @@ static int load_errors(const struct tsv_table *t, char *err)
 			e->api = KB_API_DRIVER;
 		else
 			return bad(t, i, 0, err_cols, "expected runtime or driver", err);
-		CHECK(field_int(t, i, 1, err_cols, false, &e->code, err));
-		CHECK(field_nonempty(t, i, 2, err_cols, &e->name, err));
+		TRY(field_int(t, i, 1, err_cols, false, &e->code, err));
+		TRY(field_nonempty(t, i, 2, err_cols, &e->name, err));
 		if (!(e->api == KB_API_RUNTIME ? strncmp(e->name, "cuda", 4) == 0
 					       : strncmp(e->name, "CUDA_", 5) == 0))
 			return bad(t, i, 2, err_cols, "name does not belong to this API", err);
-		CHECK(field_nonempty(t, i, 3, err_cols, &e->string, err));
+		TRY(field_nonempty(t, i, 3, err_cols, &e->string, err));
 		s = tsv_cell(t, i, 4);
 		if (strcmp(s, "cudart") && strcmp(s, "cudart-same-number") && strcmp(s, "header-doc"))
 			return bad(t, i, 4, err_cols, "expected cudart, cudart-same-number or header-doc",
@@ -492,7 +485,7 @@ static int load_errors(const struct tsv_table *t, char *err)
 		if (*s == '\0')
 			return bad(t, i, 5, err_cols, "empty (use - for none)", err);
 		e->finding = strcmp(s, "-") == 0 ? NULL : s;
-		CHECK(field_nonempty(t, i, 6, err_cols, &e->source, err));
+		TRY(field_nonempty(t, i, 6, err_cols, &e->source, err));
 		db.n_errors++;
 	}
 out:
@@ -515,8 +508,8 @@ static int load_messages(const struct tsv_table *t, char *err)
 		char *p = t->cells[i * t->ncols + 1];
 		bool known = false;
 
-		CHECK(field_nonempty(t, i, 0, msg_cols, &m->key, err));
-		CHECK(field_nonempty(t, i, 1, msg_cols, &m->parts[0], err));
+		TRY(field_nonempty(t, i, 0, msg_cols, &m->key, err));
+		TRY(field_nonempty(t, i, 1, msg_cols, &m->parts[0], err));
 		/* "a&&b": every part on one line */
 		m->n_parts = 1;
 		while ((p = strstr(p, "&&")) != NULL) {
@@ -529,13 +522,13 @@ static int load_messages(const struct tsv_table *t, char *err)
 		for (size_t k = 0; k < m->n_parts; k++)
 			if (strlen(m->parts[k]) < 4)
 				return bad(t, i, 1, msg_cols, "a part shorter than 4 characters", err);
-		CHECK(field_nonempty(t, i, 2, msg_cols, &m->finding, err));
+		TRY(field_nonempty(t, i, 2, msg_cols, &m->finding, err));
 		m->extract = tsv_cell(t, i, 3);
 		for (size_t k = 0; k < sizeof(extracts) / sizeof(extracts[0]); k++)
 			known |= strcmp(m->extract, extracts[k]) == 0;
 		if (!known)
 			return bad(t, i, 3, msg_cols, "unknown extractor", err);
-		CHECK(field_nonempty(t, i, 4, msg_cols, &m->source, err));
+		TRY(field_nonempty(t, i, 4, msg_cols, &m->source, err));
 		db.n_messages++;
 	}
 out:
@@ -556,14 +549,14 @@ static int load_explain(const struct tsv_table *t, char *err)
 		struct kb_explanation *e = &db.explanations[i];
 		char *p;
 
-		CHECK(field_nonempty(t, i, 0, expl_cols, &e->finding, err));
-		CHECK(field_nonempty(t, i, 1, expl_cols, &e->severity, err));
+		TRY(field_nonempty(t, i, 0, expl_cols, &e->finding, err));
+		TRY(field_nonempty(t, i, 1, expl_cols, &e->severity, err));
 		if (strcmp(e->severity, "ok") && strcmp(e->severity, "info") &&
 		    strcmp(e->severity, "warn") && strcmp(e->severity, "error"))
 			return bad(t, i, 1, expl_cols, "expected ok, info, warn or error", err);
-		CHECK(field_nonempty(t, i, 2, expl_cols, &e->layer, err));
-		CHECK(field_nonempty(t, i, 3, expl_cols, &e->title, err));
-		CHECK(field_nonempty(t, i, 4, expl_cols, &e->why, err));
+		TRY(field_nonempty(t, i, 2, expl_cols, &e->layer, err));
+		TRY(field_nonempty(t, i, 3, expl_cols, &e->title, err));
+		TRY(field_nonempty(t, i, 4, expl_cols, &e->why, err));
 		/* fix steps are separated by " ;; " */
 		p = t->cells[i * t->ncols + 5];
 		if (*p == '\0')
@@ -576,8 +569,8 @@ static int load_explain(const struct tsv_table *t, char *err)
 				return bad(t, i, 5, expl_cols, "too many or empty fix steps", err);
 			e->fix[e->n_fix++] = p;
 		}
-		CHECK(field_nonempty(t, i, 6, expl_cols, &e->checks, err));
-		CHECK(field_nonempty(t, i, 7, expl_cols, &e->source, err));
+		TRY(field_nonempty(t, i, 6, expl_cols, &e->checks, err));
+		TRY(field_nonempty(t, i, 7, expl_cols, &e->source, err));
 		for (size_t k = 0; k < i; k++)
 			if (strcmp(db.explanations[k].finding, e->finding) == 0)
 				return bad(t, i, 0, expl_cols, "finding listed twice", err);
@@ -599,15 +592,15 @@ static int load_xid(const struct tsv_table *t, char *err)
 	for (size_t i = 0; i < t->nrows; i++) {
 		struct kb_xid *x = &db.xids[i];
 
-		CHECK(field_int(t, i, 0, xid_cols, false, &x->xid, err));
-		CHECK(field_nonempty(t, i, 1, xid_cols, &x->name, err));
-		CHECK(field_nonempty(t, i, 2, xid_cols, &x->meaning, err));
-		CHECK(field_nonempty(t, i, 3, xid_cols, &x->kind, err));
+		TRY(field_int(t, i, 0, xid_cols, false, &x->xid, err));
+		TRY(field_nonempty(t, i, 1, xid_cols, &x->name, err));
+		TRY(field_nonempty(t, i, 2, xid_cols, &x->meaning, err));
+		TRY(field_nonempty(t, i, 3, xid_cols, &x->kind, err));
 		if (strcmp(x->kind, "application") && strcmp(x->kind, "driver") &&
 		    strcmp(x->kind, "hardware"))
 			return bad(t, i, 3, xid_cols, "expected application, driver or hardware", err);
-		CHECK(field_bool(t, i, 4, xid_cols, &x->uncertain, err));
-		CHECK(field_nonempty(t, i, 5, xid_cols, &x->source, err));
+		TRY(field_bool(t, i, 4, xid_cols, &x->uncertain, err));
+		TRY(field_nonempty(t, i, 5, xid_cols, &x->source, err));
 		db.n_xids++;
 	}
 out:
@@ -624,8 +617,8 @@ static int load_sources(const struct tsv_table *t, char *err)
 	if (!db.sources)
 		return cd_fail(err, CD_ENOMEM, "sources.tsv: out of memory");
 	for (size_t i = 0; i < t->nrows; i++) {
-		CHECK(field_nonempty(t, i, 0, src_cols, &db.sources[i].key, err));
-		CHECK(field_nonempty(t, i, 1, src_cols, &db.sources[i].what, err));
+		TRY(field_nonempty(t, i, 0, src_cols, &db.sources[i].key, err));
+		TRY(field_nonempty(t, i, 1, src_cols, &db.sources[i].what, err));
 		db.n_sources++;
 	}
 out:

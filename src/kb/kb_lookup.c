@@ -1,70 +1,9 @@
-/* Lookups over the loaded kb tables: targets, toolkits, driver branches, PTX ISA,
+/* Lookups over the loaded kb tables: toolkits, driver branches, PTX ISA,
  * families, archs and the error catalogue. */
-#include <ctype.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "kb/kb_internal.h"
 #include "util/err.h"
-
-/* ---- targets ---- */
-
-int kb_arch_parse(const char *text, struct kb_arch *out)
-{
-	const char *p = text;
-	int major = 0, minor = 0, num = 0, digits = 0;
-
-	memset(out, 0, sizeof(*out));
-	if (!text)
-		return CD_EFORMAT;
-	if (strncmp(p, "sm_", 3) == 0 || strncmp(p, "SM_", 3) == 0)
-		p += 3;
-	else if (strncmp(p, "compute_", 8) == 0)
-		p += 8;
-	else if (strncmp(p, "lto_", 4) == 0)
-		p += 4;
-	if (!isdigit((unsigned char)*p))
-		return CD_EFORMAT;
-	while (isdigit((unsigned char)*p) && digits < 4) {
-		num = num * 10 + (*p++ - '0');
-		digits++;
-	}
-	if (*p == '.') {
-		/* "9.0", "12.1": a compute capability */
-		if (digits > 2 || !isdigit((unsigned char)p[1]) || isdigit((unsigned char)p[2]))
-			return CD_EFORMAT;
-		major = num;
-		minor = p[1] - '0';
-		p += 2;
-		num = major * 10 + minor;
-		if (major < 1)
-			return CD_EFORMAT;
-	} else if (digits < 2 || digits > 3) {
-		return CD_EFORMAT;
-	}
-	if (*p == 'a' || *p == 'f' || *p == 'A' || *p == 'F') {
-		out->suffix = (char)tolower((unsigned char)*p);
-		p++;
-	}
-	if (*p != '\0')
-		return CD_EFORMAT;
-	if (num < 10)
-		return CD_EFORMAT;
-	out->num = num;
-	return CD_OK;
-}
-
-void kb_arch_format(struct kb_arch a, const char *prefix, char *buf, size_t n)
-{
-	if (!n)
-		return;
-	if (!prefix)
-		snprintf(buf, n, "%d.%d", kb_arch_major(a), kb_arch_minor(a));
-	else if (a.suffix)
-		snprintf(buf, n, "%s%d%c", prefix, a.num, a.suffix);
-	else
-		snprintf(buf, n, "%s%d", prefix, a.num);
-}
 
 /* ---- generic accessors ---- */
 
@@ -110,6 +49,17 @@ const struct kb_toolkit *kb_toolkit_newest_known(void)
 	for (size_t i = kb_toolkit_count(); i-- > 0;)
 		if (kb_toolkit_at(i)->archs_known)
 			return kb_toolkit_at(i);
+	return NULL;
+}
+
+const struct kb_toolkit *kb_toolkit_first_zstd(void)
+{
+	for (size_t i = 0; i < kb_toolkit_count(); i++) {
+		const struct kb_toolkit *t = kb_toolkit_at(i);
+
+		if (t->zstd != KB_ZSTD_NO && t->has_min_driver)
+			return t;
+	}
 	return NULL;
 }
 

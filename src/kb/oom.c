@@ -69,16 +69,6 @@ int oom_parse_size(const char *s, size_t len, double *bytes, size_t *used)
 	return CD_EFORMAT;
 }
 
-void oom_format_size(double bytes, char *buf, size_t n)
-{
-	if (bytes >= GIB)
-		snprintf(buf, n, "%.2f GiB", bytes / GIB);
-	else if (bytes >= MIB)
-		snprintf(buf, n, "%.2f MiB", bytes / MIB);
-	else
-		snprintf(buf, n, "%.0f bytes", bytes);
-}
-
 /* The size right after `before` (searching from s), e.g. before = "Tried to allocate ". */
 static bool size_after(const char *s, size_t len, const char *before, double *out, size_t *end)
 {

@@ -65,7 +65,5 @@ const char *oom_class_finding(enum oom_class c); /* "oom-capacity", ... or "out-
 
 /* "20.00 MiB" -> 20971520. CD_OK or CD_EFORMAT; *used = characters consumed. */
 int oom_parse_size(const char *s, size_t len, double *bytes, size_t *used);
-/* 1.5 GiB style, into buf */
-void oom_format_size(double bytes, char *buf, size_t n);
 
 #endif

@@ -34,16 +34,6 @@ static bool known(const struct version *v)
 	return v->parts > 0;
 }
 
-/* "12.4" into buf */
-static const char *mm(const struct version *v, char *buf, size_t n)
-{
-	if (!known(v))
-		snprintf(buf, n, "unknown");
-	else
-		snprintf(buf, n, "%d.%d", v->major, v->minor);
-	return buf;
-}
-
 static bool driver_usable(const struct stack_driver *d)
 {
 	return d->loaded && known(&d->cuda);
@@ -69,10 +59,10 @@ static int driver_evidence(struct finding *f, const struct stack_driver *d)
 
 	if (d->version)
 		NOMEM(finding_evidence(f, "driver %s supports CUDA up to %s (cuDriverGetVersion = %d; nvidia-smi prints it as \"CUDA Version\")",
-				       d->version, mm(&d->cuda, b, sizeof b), version_to_cuda_int(&d->cuda)) == CD_OK);
+				       d->version, version_format(&d->cuda, 2, b, sizeof b), version_to_cuda_int(&d->cuda)) == CD_OK);
 	else
 		NOMEM(finding_evidence(f, "the driver supports CUDA up to %s (cuDriverGetVersion = %d)",
-				       mm(&d->cuda, b, sizeof b), version_to_cuda_int(&d->cuda)) == CD_OK);
+				       version_format(&d->cuda, 2, b, sizeof b), version_to_cuda_int(&d->cuda)) == CD_OK);
 	return CD_OK;
 }
 
@@ -83,10 +73,10 @@ static int fix_driver_for(struct finding *f, const struct version *need, const c
 
 	if (min_driver)
 		NOMEM(finding_fix(f, "install NVIDIA driver %s or newer (%s%ssupports CUDA %s): sudo apt install nvidia-driver-%.3s   # or your distribution's package",
-				  min_driver, min_branch ? min_branch : "", min_branch ? ", " : "", mm(need, b, sizeof b), min_driver) == CD_OK);
+				  min_driver, min_branch ? min_branch : "", min_branch ? ", " : "", version_format(need, 2, b, sizeof b), min_driver) == CD_OK);
 	else
 		NOMEM(finding_fix(f, "install an NVIDIA driver whose \"CUDA Version\" (nvidia-smi) is %s or newer",
-				  mm(need, b, sizeof b)) == CD_OK);
+				  version_format(need, 2, b, sizeof b)) == CD_OK);
 	return CD_OK;
 }
 
@@ -326,8 +316,8 @@ static int rule_toolkit_vs_driver(const struct stack_facts *f, struct report *r)
 		tn = compare_to_driver(&t->version, &d->cuda);
 		if (tn == FITS)
 			continue;
-		mm(&t->version, tv, sizeof tv);
-		mm(&d->cuda, dv, sizeof dv);
+		version_format(&t->version, 2, tv, sizeof tv);
+		version_format(&d->cuda, 2, dv, sizeof dv);
 		if (tn == NEWER_MAJOR) {
 			x = report_add_finding(r, t->selected ? SEV_ERROR : SEV_WARN, "toolkit-newer-than-driver", t->nvcc,
 					       "nvcc %s builds programs this driver (CUDA %s%s%s) cannot run", tv, dv,
@@ -354,7 +344,7 @@ static int rule_toolkit_vs_driver(const struct stack_facts *f, struct report *r)
 		const struct stack_toolkit *ok = fitting_toolkit(f);
 		if (ok && t->selected)
 			NOMEM(finding_fix(x, "or build with CUDA %s, which this driver runs: export PATH=%s/bin:$PATH",
-					  mm(&ok->version, tv, sizeof tv), ok->path) == CD_OK);
+					  version_format(&ok->version, 2, tv, sizeof tv), ok->path) == CD_OK);
 		else if (tn == NEWER_MAJOR)
 			NOMEM(finding_fix(x, "or install a CUDA %d.x toolkit no newer than %s", d->cuda.major, dv) == CD_OK);
 	}
@@ -381,7 +371,7 @@ static int rule_smi_cuda_version(const struct stack_facts *f, struct report *r)
 			return CD_OK;
 		x = report_add_finding(r, SEV_INFO, "driver-cuda-version", "nvidia-smi",
 				       "nvidia-smi's \"CUDA Version: %s\" is what the driver supports; the toolkit here is CUDA %s",
-				       mm(&d->cuda, dv, sizeof dv), mm(&t->version, tv, sizeof tv));
+				       version_format(&d->cuda, 2, dv, sizeof dv), version_format(&t->version, 2, tv, sizeof tv));
 		NOMEM(x);
 		NOMEM(driver_evidence(x, d) == CD_OK);
 		NOMEM(finding_evidence(x, "%s reports CUDA %s", t->nvcc, tv) == CD_OK);
@@ -448,7 +438,7 @@ static int rule_toolkit_vs_gpu(const struct stack_facts *f, struct report *r)
 
 			if (!t->kb_known || t->n_archs == 0 || stack_toolkit_targets(t, g->cc_major, g->cc_minor))
 				continue;
-			mm(&t->version, tv, sizeof tv);
+			version_format(&t->version, 2, tv, sizeof tv);
 			gpu_subject(g, subj, sizeof subj);
 			if (sm < min_arch(t)) {
 				x = report_add_finding(r, t->selected ? SEV_ERROR : SEV_WARN, "arch-dropped-by-toolkit", subj,
@@ -515,7 +505,7 @@ static int rule_runtime_vs_driver(const struct stack_facts *f, struct report *r)
 
 	if (!driver_usable(d))
 		return CD_OK;
-	mm(&d->cuda, dv, sizeof dv);
+	version_format(&d->cuda, 2, dv, sizeof dv);
 	for (size_t i = 0; i < f->n_runtimes; i++) {
 		const struct stack_runtime *rt = &f->runtimes[i];
 		struct finding *x;
@@ -525,7 +515,7 @@ static int rule_runtime_vs_driver(const struct stack_facts *f, struct report *r)
 			continue;
 		if (!known(&rt->version) || compare_to_driver(&rt->version, &d->cuda) != NEWER_MAJOR)
 			continue;
-		mm(&rt->version, rv, sizeof rv);
+		version_format(&rt->version, 2, rv, sizeof rv);
 		x = report_add_finding(r, runtime_used(rt, f) ? SEV_ERROR : SEV_WARN, "runtime-newer-than-driver", rt->path,
 				       "CUDA runtime %s (%s) needs a newer driver than this one (CUDA %s)", rv, runtime_origin_name(rt->origin), dv);
 		NOMEM(x);
@@ -567,7 +557,7 @@ static const char *full(const struct stack_runtime *rt, char *buf, size_t n)
 	if (rt->version_text && *rt->version_text)
 		snprintf(buf, n, "%s", rt->version_text);
 	else
-		mm(&rt->version, buf, n);
+		version_format(&rt->version, 2, buf, n);
 	return buf;
 }
 
@@ -983,7 +973,7 @@ int stack_verdict(const struct stack_facts *f, struct report *r)
 			       "driver, GPUs, toolkits, runtimes and frameworks fit each other");
 	NOMEM(x);
 	NOMEM(finding_evidence(x, "driver %s runs CUDA up to %s", d->version ? d->version : "(version unknown)",
-			       mm(&d->cuda, b, sizeof b)) == CD_OK);
+			       version_format(&d->cuda, 2, b, sizeof b)) == CD_OK);
 	NOMEM(finding_evidence(x, "%zu GPU(s), %zu toolkit(s), %zu CUDA librar%s, %zu framework(s) checked against it",
 			       f->n_gpus, f->n_toolkits, f->n_runtimes, f->n_runtimes == 1 ? "y" : "ies",
 			       f->n_frameworks) == CD_OK);

@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "lab/gpu.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -19,16 +20,12 @@ double lab_now_s(void)
 static int attr(struct cudrv *d, CUdevice dev, int which, int *v)
 {
 	*v = 0;
-	if (!d->DeviceGetAttribute)
-		return -1;
 	return d->DeviceGetAttribute(v, which, dev) == CUDA_SUCCESS ? 0 : -1;
 }
 
 int lab_read_dev(struct cudrv *d, CUdevice dev, struct lab_dev *o, char *err)
 {
 	memset(o, 0, sizeof *o);
-	if (!d->DeviceGetAttribute)
-		return cd_fail(err, CD_EDRIVER, "cuDeviceGetAttribute is missing from %s", d->path);
 	if (d->DeviceGetName)
 		d->DeviceGetName(o->name, (int)sizeof o->name - 1, dev);
 	attr(d, dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &o->cc_major);
@@ -61,27 +58,95 @@ int lab_read_dev(struct cudrv *d, CUdevice dev, struct lab_dev *o, char *err)
 	return CD_OK;
 }
 
+int lab_cu(const struct lab_ctx *c, CUresult r, const char *call, char *err)
+{
+	return r == CUDA_SUCCESS ? CD_OK : cudrv_fail(c->d, err, call, r);
+}
+
+/* Every entry point a lab calls or cleans up with; the optional ones (device name, PCI
+ * bus id, total memory) are tested where they are read. */
+#define ENTRY(field, name) { offsetof(struct cudrv, field), name }
+static const struct {
+	size_t offset;
+	const char *name;
+} needed[] = {
+	ENTRY(Init, "cuInit"),
+	ENTRY(DeviceGetCount, "cuDeviceGetCount"),
+	ENTRY(DeviceGet, "cuDeviceGet"),
+	ENTRY(DeviceGetAttribute, "cuDeviceGetAttribute"),
+	ENTRY(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
+	ENTRY(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease"),
+	ENTRY(CtxSetCurrent, "cuCtxSetCurrent"),
+	ENTRY(CtxSynchronize, "cuCtxSynchronize"),
+	ENTRY(MemGetInfo, "cuMemGetInfo"),
+	ENTRY(MemAlloc, "cuMemAlloc"),
+	ENTRY(MemFree, "cuMemFree"),
+	ENTRY(MemHostAlloc, "cuMemHostAlloc"),
+	ENTRY(MemFreeHost, "cuMemFreeHost"),
+	ENTRY(MemcpyHtoD, "cuMemcpyHtoD"),
+	ENTRY(MemcpyDtoH, "cuMemcpyDtoH"),
+	ENTRY(MemcpyHtoDAsync, "cuMemcpyHtoDAsync"),
+	ENTRY(MemcpyDtoHAsync, "cuMemcpyDtoHAsync"),
+	ENTRY(MemsetD8, "cuMemsetD8"),
+	ENTRY(MemsetD32, "cuMemsetD32"),
+	ENTRY(ModuleLoadData, "cuModuleLoadData"),
+	ENTRY(ModuleUnload, "cuModuleUnload"),
+	ENTRY(ModuleGetFunction, "cuModuleGetFunction"),
+	ENTRY(ModuleGetGlobal, "cuModuleGetGlobal"),
+	ENTRY(FuncGetAttribute, "cuFuncGetAttribute"),
+	ENTRY(LaunchKernel, "cuLaunchKernel"),
+	ENTRY(OccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor"),
+	ENTRY(StreamCreate, "cuStreamCreate"),
+	ENTRY(StreamDestroy, "cuStreamDestroy"),
+	ENTRY(StreamSynchronize, "cuStreamSynchronize"),
+	ENTRY(StreamBeginCapture, "cuStreamBeginCapture"),
+	ENTRY(StreamEndCapture, "cuStreamEndCapture"),
+	ENTRY(GraphInstantiate, "cuGraphInstantiate"),
+	ENTRY(GraphLaunch, "cuGraphLaunch"),
+	ENTRY(GraphExecDestroy, "cuGraphExecDestroy"),
+	ENTRY(GraphDestroy, "cuGraphDestroy"),
+	ENTRY(EventCreate, "cuEventCreate"),
+	ENTRY(EventRecord, "cuEventRecord"),
+	ENTRY(EventSynchronize, "cuEventSynchronize"),
+	ENTRY(EventElapsedTime, "cuEventElapsedTime"),
+	ENTRY(EventDestroy, "cuEventDestroy"),
+};
+#undef ENTRY
+
+static int check_entry_points(const struct cudrv *d, char *err)
+{
+	for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++) {
+		void (*fn)(void);
+
+		memcpy(&fn, (const char *)d + needed[i].offset, sizeof fn);
+		if (!fn)
+			return cd_fail(err, CD_EDRIVER, "%s is missing from %s", needed[i].name, d->path);
+	}
+	return CD_OK;
+}
+
 int lab_open(struct lab_ctx *c, struct cudrv *d, int ordinal, const void *image, char *err)
 {
 	int rc = CD_OK;
 	size_t total = 0;
 	c->d = d;
-	CU(Init, 0);
+	TRY(check_entry_points(d, err));
+	TRY(lab_cu(c, c->d->Init(0), "cuInit", err));
 	int count = 0;
-	CU(DeviceGetCount, &count);
+	TRY(lab_cu(c, c->d->DeviceGetCount(&count), "cuDeviceGetCount", err));
 	if (ordinal < 0 || ordinal >= count) {
 		rc = cd_fail(err, CD_EUSAGE, "no CUDA device %d (%d visible)", ordinal, count);
 		goto out;
 	}
-	CU(DeviceGet, &c->dev, ordinal);
+	TRY(lab_cu(c, c->d->DeviceGet(&c->dev, ordinal), "cuDeviceGet", err));
 	TRY(lab_read_dev(d, c->dev, &c->info, err));
-	CU(DevicePrimaryCtxRetain, &c->ctx, c->dev);
-	CU(CtxSetCurrent, c->ctx);
-	CU(MemGetInfo, &c->info.free_mem, &total);
-	CU(ModuleLoadData, &c->mod, image);
+	TRY(lab_cu(c, c->d->DevicePrimaryCtxRetain(&c->ctx, c->dev), "cuDevicePrimaryCtxRetain", err));
+	TRY(lab_cu(c, c->d->CtxSetCurrent(c->ctx), "cuCtxSetCurrent", err));
+	TRY(lab_cu(c, c->d->MemGetInfo(&c->info.free_mem, &total), "cuMemGetInfo", err));
+	TRY(lab_cu(c, c->d->ModuleLoadData(&c->mod, image), "cuModuleLoadData", err));
 	/* a blocking stream: the synchronous cuMemcpy/cuMemset calls that upload inputs and
 	 * poison outputs run on the legacy stream, and must stay ordered with the kernels */
-	CU(StreamCreate, &c->s, CU_STREAM_DEFAULT);
+	TRY(lab_cu(c, c->d->StreamCreate(&c->s, CU_STREAM_DEFAULT), "cuStreamCreate", err));
 out:
 	if (rc != CD_OK)
 		lab_close(c);
@@ -92,11 +157,11 @@ void lab_close(struct lab_ctx *c)
 {
 	if (!c->d)
 		return;
-	if (c->s && c->d->StreamDestroy)
+	if (c->s)
 		c->d->StreamDestroy(c->s);
-	if (c->mod && c->d->ModuleUnload)
+	if (c->mod)
 		c->d->ModuleUnload(c->mod);
-	if (c->ctx && c->d->DevicePrimaryCtxRelease)
+	if (c->ctx)
 		c->d->DevicePrimaryCtxRelease(c->dev);
 	c->s = NULL;
 	c->mod = NULL;
@@ -106,7 +171,7 @@ void lab_close(struct lab_ctx *c)
 int lab_fn(struct lab_ctx *c, const char *name, CUfunction *f, char *err)
 {
 	int rc = CD_OK;
-	CUresult r = c->d->ModuleGetFunction ? c->d->ModuleGetFunction(f, c->mod, name) : CUDA_ERROR_NOT_FOUND;
+	CUresult r = c->d->ModuleGetFunction(f, c->mod, name);
 	if (r != CUDA_SUCCESS)
 		rc = cd_fail(err, CD_EDRIVER, "cuModuleGetFunction(%s): %s (%d)", name, cudrv_result_name(c->d, r), r);
 	return rc;
@@ -116,7 +181,7 @@ int lab_launch(struct lab_ctx *c, CUfunction f, unsigned gx, unsigned gy, unsign
 	       unsigned smem, void **args, char *err)
 {
 	int rc = CD_OK;
-	CU(LaunchKernel, f, gx, gy, 1, bx, by, 1, smem, c->s, args, NULL);
+	TRY(lab_cu(c, c->d->LaunchKernel(f, gx, gy, 1, bx, by, 1, smem, c->s, args, NULL), "cuLaunchKernel", err));
 out:
 	return rc;
 }
@@ -131,14 +196,14 @@ int lab_alloc(struct lab_ctx *c, CUdeviceptr *p, size_t bytes, char *err)
 {
 	int rc = CD_OK;
 	*p = 0;
-	CU(MemAlloc, p, bytes);
+	TRY(lab_cu(c, c->d->MemAlloc(p, bytes), "cuMemAlloc", err));
 out:
 	return rc;
 }
 
 void lab_free(struct lab_ctx *c, CUdeviceptr *p)
 {
-	if (*p && c->d->MemFree)
+	if (*p)
 		c->d->MemFree(*p);
 	*p = 0;
 }
@@ -146,7 +211,7 @@ void lab_free(struct lab_ctx *c, CUdeviceptr *p)
 int lab_sync(struct lab_ctx *c, char *err)
 {
 	int rc = CD_OK;
-	CU(StreamSynchronize, c->s);
+	TRY(lab_cu(c, c->d->StreamSynchronize(c->s), "cuStreamSynchronize", err));
 out:
 	return rc;
 }
@@ -161,23 +226,23 @@ int lab_time(struct lab_ctx *c, lab_body_fn body, void *arg, int warmup, int rep
 {
 	int rc = CD_OK;
 	CUevent a = NULL, b = NULL;
-	CU(EventCreate, &a, CU_EVENT_DEFAULT);
-	CU(EventCreate, &b, CU_EVENT_DEFAULT);
+	TRY(lab_cu(c, c->d->EventCreate(&a, CU_EVENT_DEFAULT), "cuEventCreate", err));
+	TRY(lab_cu(c, c->d->EventCreate(&b, CU_EVENT_DEFAULT), "cuEventCreate", err));
 	for (int i = 0; i < warmup; i++)
 		TRY(body(c, arg, err));
 	for (int i = 0; i < reps; i++) {
 		float t = 0;
-		CU(EventRecord, a, c->s);
+		TRY(lab_cu(c, c->d->EventRecord(a, c->s), "cuEventRecord", err));
 		TRY(body(c, arg, err));
-		CU(EventRecord, b, c->s);
-		CU(EventSynchronize, b);
-		CU(EventElapsedTime, &t, a, b);
+		TRY(lab_cu(c, c->d->EventRecord(b, c->s), "cuEventRecord", err));
+		TRY(lab_cu(c, c->d->EventSynchronize(b), "cuEventSynchronize", err));
+		TRY(lab_cu(c, c->d->EventElapsedTime(&t, a, b), "cuEventElapsedTime", err));
 		ms[i] = t;
 	}
 out:
-	if (a && c->d->EventDestroy)
+	if (a)
 		c->d->EventDestroy(a);
-	if (b && c->d->EventDestroy)
+	if (b)
 		c->d->EventDestroy(b);
 	return rc;
 }

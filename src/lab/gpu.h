@@ -4,32 +4,17 @@
 #define CUDOCTOR_LAB_GPU_H
 
 #include "lab/lab.h"
+#include "util/err.h"
 
-/* A failed or missing driver call becomes CD_EDRIVER with "cuName: CUDA_ERROR_X (n)".
- * Needs `int rc`, `char *err`, `struct lab_ctx *c` and an `out:` label in scope. */
-#define CU(fn, ...)                                                                           \
-	do {                                                                                  \
-		if (!c->d->fn) {                                                              \
-			rc = cd_fail(err, CD_EDRIVER, "cu" #fn " is missing from %s", c->d->path); \
-			goto out;                                                             \
-		}                                                                             \
-		CUresult cu_r_ = c->d->fn(__VA_ARGS__);                                       \
-		if (cu_r_ != CUDA_SUCCESS) {                                                  \
-			rc = cudrv_fail(c->d, err, "cu" #fn, cu_r_);                          \
-			goto out;                                                             \
-		}                                                                             \
-	} while (0)
-
-/* Runs a call that returns a CD status; jumps to out on failure. */
-#define TRY(expr)                                      \
-	do {                                           \
-		rc = (expr);                           \
-		if (rc != CD_OK)                       \
-			goto out;                      \
-	} while (0)
+/* A driver call's result as a CD status: CD_OK, or CD_EDRIVER with "cuMemAlloc:
+ * CUDA_ERROR_OUT_OF_MEMORY (2)" in err. call is the entry point's name. Used as
+ * TRY(lab_cu(c, c->d->MemAlloc(&p, n), "cuMemAlloc", err)); lab_open has checked that
+ * every entry point the labs call exists, so the pointer needs no test. */
+int lab_cu(const struct lab_ctx *c, CUresult r, const char *call, char *err);
 
 int lab_read_dev(struct cudrv *d, CUdevice dev, struct lab_dev *out, char *err);
-/* cuInit, device `ordinal`, primary context, the module from `image`, one stream. */
+/* Checks that d has every entry point the labs call ("cuX is missing from PATH" if not),
+ * then cuInit, device `ordinal`, primary context, the module from `image`, one stream. */
 int lab_open(struct lab_ctx *c, struct cudrv *d, int ordinal, const void *image, char *err);
 void lab_close(struct lab_ctx *c);
 

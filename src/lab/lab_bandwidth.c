@@ -37,7 +37,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	TRY(lab_fn(c, "lab_fill_unit", &fill, err));
 	TRY(lab_fn(c, "lab_bw_check", &check, err));
 	TRY(lab_fn(c, kfn[K_TRIAD], &a.f, err));
-	CU(OccupancyMaxActiveBlocksPerMultiprocessor, &per_sm, a.f, (int)a.block, 0);
+	TRY(lab_cu(c, c->d->OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, a.f, (int)a.block, 0), "cuOccupancyMaxActiveBlocksPerMultiprocessor", err));
 	/* tuning knobs for bench/lab.md; the defaults are what the lab uses */
 	const char *env_vec = getenv("CUDOCTOR_LAB_BW_VEC"), *env_el = getenv("CUDOCTOR_LAB_BW_ELEMS");
 	int vec = env_vec && atoi(env_vec) == 1 ? 1 : env_vec ? 2 : DEFAULT_VEC;
@@ -71,7 +71,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 		TRY(lab_fn(c, vec == 2 ? kfn[k] : kfn_d[k], &a.f, err));
 		a.params = k == K_DOT ? pdot : p3;
 		a.grid = k == K_DOT ? dot_grid : stream_grid;
-		CU(MemsetD32, C, 0xFFFFFFFFu, n * 2); /* NaN poison */
+		TRY(lab_cu(c, c->d->MemsetD32(C, 0xFFFFFFFFu, n * 2), "cuMemsetD32", err)); /* NaN poison */
 		TRY(lab_time(c, lab_launch1d_body, &a, warm, reps, ms, err));
 		struct lab_stats st = lab_stats_of(ms, (size_t)reps);
 		double moved = (double)karrays[k] * (double)n * 8;
@@ -81,16 +81,16 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 		int kind = k;
 		unsigned long long h_bad = 0;
 		double h_ref = 0;
-		CU(MemsetD32, bad, 0, 2);
-		CU(MemsetD32, ref, 0, 2);
+		TRY(lab_cu(c, c->d->MemsetD32(bad, 0, 2), "cuMemsetD32", err));
+		TRY(lab_cu(c, c->d->MemsetD32(ref, 0, 2), "cuMemsetD32", err));
 		void *pc[] = { &kind, &C, &n, &seed_a, &seed_b, &s, &bad, &ref };
 		TRY(lab_launch(c, check, dot_grid, 1, 256, 1, 0, pc, err));
 		TRY(lab_sync(c, err));
-		CU(MemcpyDtoH, &h_bad, bad, 8);
-		CU(MemcpyDtoH, &h_ref, ref, 8);
+		TRY(lab_cu(c, c->d->MemcpyDtoH(&h_bad, bad, 8), "cuMemcpyDtoH", err));
+		TRY(lab_cu(c, c->d->MemcpyDtoH(&h_ref, ref, 8), "cuMemcpyDtoH", err));
 		if (k == K_DOT) {
 			double sum = 0;
-			CU(MemcpyDtoH, h_part, partial, dot_grid * sizeof(double));
+			TRY(lab_cu(c, c->d->MemcpyDtoH(h_part, partial, dot_grid * sizeof(double)), "cuMemcpyDtoH", err));
 			for (unsigned i = 0; i < dot_grid; i++)
 				sum += h_part[i];
 			if (!(fabs(sum - h_ref) <= 1e-9 * fabs(h_ref)))

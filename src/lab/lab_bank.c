@@ -25,7 +25,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	double ms[16], med[NS];
 	int nrep = c->quick ? 3 : 7;
 	TRY(lab_fn(c, "lab_bank", &a.f, err));
-	CU(OccupancyMaxActiveBlocksPerMultiprocessor, &per_sm, a.f, BLOCK, 0);
+	TRY(lab_cu(c, c->d->OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, a.f, BLOCK, 0), "cuOccupancyMaxActiveBlocksPerMultiprocessor", err));
 	a.grid = c->tiny ? 4 : lab_fill_grid(c, per_sm);
 	size_t T = (size_t)a.grid * BLOCK;
 	for (unsigned i = 0; i < WORDS; i++)
@@ -37,16 +37,16 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		goto out;
 	}
-	CU(MemcpyHtoD, in, h_in, sizeof h_in);
+	TRY(lab_cu(c, c->d->MemcpyHtoD(in, h_in, sizeof h_in), "cuMemcpyHtoD", err));
 	unsigned stride;
 	void *params[] = { &in, &out, &stride, &reps };
 	a.params = params;
 	for (size_t i = 0; i < NS; i++) {
 		stride = strides[i];
 		lab_progress(c, (double)i / NS, "stride %u", stride);
-		CU(MemsetD32, out, 0xDEADBEEFu, T);
+		TRY(lab_cu(c, c->d->MemsetD32(out, 0xDEADBEEFu, T), "cuMemsetD32", err));
 		TRY(lab_time(c, lab_launch1d_body, &a, 1, nrep, ms, err));
-		CU(MemcpyDtoH, h_out, out, T * 4);
+		TRY(lab_cu(c, c->d->MemcpyDtoH(h_out, out, T * 4), "cuMemcpyDtoH", err));
 		unsigned want[32];
 		for (unsigned lane = 0; lane < 32; lane++) {
 			unsigned sum = 0, base = (lane * stride) & 1023u;

@@ -41,19 +41,19 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 		a.block = (unsigned)bs[i];
 		a.grid = (unsigned)((n + a.block - 1) / a.block);
 		lab_progress(c, (double)i / (double)nb, "%d threads", bs[i]);
-		CU(OccupancyMaxActiveBlocksPerMultiprocessor, &blocks, a.f, bs[i], 0);
+		TRY(lab_cu(c, c->d->OccupancyMaxActiveBlocksPerMultiprocessor(&blocks, a.f, bs[i], 0), "cuOccupancyMaxActiveBlocksPerMultiprocessor", err));
 		int warps = blocks * ((bs[i] + 31) / 32);
 		occ[i] = warps_per_sm > 0 ? (double)warps / warps_per_sm : 0;
 		resident[i] = c->info.max_threads_per_sm > 0 ? (double)blocks * bs[i] / c->info.max_threads_per_sm : 0;
-		CU(MemsetD32, B, 0xFFFFFFFFu, n * 2);
+		TRY(lab_cu(c, c->d->MemsetD32(B, 0xFFFFFFFFu, n * 2), "cuMemsetD32", err));
 		TRY(lab_time(c, lab_launch1d_body, &a, 1, nrep, ms, err));
 		/* every element: B = s * A (kind 1 of lab_bw_check) */
 		int kind = 1;
 		unsigned long long h_bad = 0;
-		CU(MemsetD32, bad, 0, 2);
+		TRY(lab_cu(c, c->d->MemsetD32(bad, 0, 2), "cuMemsetD32", err));
 		void *pc[] = { &kind, &B, &n, &seed_a, &seed_b, &s, &bad, &bad };
 		TRY(lab_launch(c, check, fill_grid, 1, 256, 1, 0, pc, err));
-		CU(MemcpyDtoH, &h_bad, bad, 8);
+		TRY(lab_cu(c, c->d->MemcpyDtoH(&h_bad, bad, 8), "cuMemcpyDtoH", err));
 		if (h_bad) {
 			r->wrong_result = true;
 			snprintf(r->note, sizeof r->note, "%d threads per block: %llu elements wrong", bs[i], h_bad);

@@ -53,10 +53,10 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 		offset = is_off ? offsets[pass - nst] : 0;
 		n = (words - 64) / stride;
 		lab_progress(c, (double)step++ / (double)total, "stride %u offset %u", stride, offset);
-		CU(MemsetD32, out, POISON, T);
+		TRY(lab_cu(c, c->d->MemsetD32(out, POISON, T), "cuMemsetD32", err));
 		TRY(lab_time(c, lab_launch1d_body, &a, 1, reps, ms, err));
 		/* check: every thread wrote, and sampled threads' sums match the host's */
-		CU(MemcpyDtoH, h, out, T * 4);
+		TRY(lab_cu(c, c->d->MemcpyDtoH(h, out, T * 4), "cuMemcpyDtoH", err));
 		size_t unwritten = 0, wrong = 0;
 		for (unsigned long long t = 0; t < T; t++)
 			unwritten += h[t] == POISON;

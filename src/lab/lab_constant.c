@@ -25,15 +25,15 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	unsigned reps = c->quick ? 512 : 2048;
 	double ms[16], med[ND];
 	TRY(lab_fn(c, "lab_const_read", &a.f, err));
-	CU(ModuleGetGlobal, &tab, &tab_bytes, c->mod, "lab_const_tab");
+	TRY(lab_cu(c, c->d->ModuleGetGlobal(&tab, &tab_bytes, c->mod, "lab_const_tab"), "cuModuleGetGlobal", err));
 	if (tab_bytes < sizeof h_tab) {
 		rc = cd_fail(err, CD_EFORMAT, "lab_const_tab is %zu bytes, expected %zu", tab_bytes, sizeof h_tab);
 		goto out;
 	}
 	for (unsigned i = 0; i < WORDS; i++)
 		h_tab[i] = lab_rand32(c->seed ^ 0xC0457ull, i);
-	CU(MemcpyHtoD, tab, h_tab, sizeof h_tab);
-	CU(OccupancyMaxActiveBlocksPerMultiprocessor, &per_sm, a.f, BLOCK, 0);
+	TRY(lab_cu(c, c->d->MemcpyHtoD(tab, h_tab, sizeof h_tab), "cuMemcpyHtoD", err));
+	TRY(lab_cu(c, c->d->OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, a.f, BLOCK, 0), "cuOccupancyMaxActiveBlocksPerMultiprocessor", err));
 	a.grid = lab_fill_grid(c, per_sm);
 	size_t T = (size_t)a.grid * BLOCK;
 	TRY(lab_alloc(c, &out, T * 4, err));
@@ -48,9 +48,9 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	for (size_t i = 0; i < ND; i++) {
 		d = distinct[i];
 		lab_progress(c, (double)i / ND, "%u addresses", d);
-		CU(MemsetD32, out, 0xDEADBEEFu, T);
+		TRY(lab_cu(c, c->d->MemsetD32(out, 0xDEADBEEFu, T), "cuMemsetD32", err));
 		TRY(lab_time(c, lab_launch1d_body, &a, 1, nrep, ms, err));
-		CU(MemcpyDtoH, h_out, out, T * 4);
+		TRY(lab_cu(c, c->d->MemcpyDtoH(h_out, out, T * 4), "cuMemcpyDtoH", err));
 		unsigned want[32];
 		for (unsigned lane = 0; lane < 32; lane++) {
 			unsigned sum = 0, base = lane % d;

@@ -32,7 +32,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	int per_sm = 0, iters = c->tiny ? 16 : 4096, nrep = c->quick ? 3 : 7;
 	double ms[16], lane_ms[NP], warp_ms[NP];
 	TRY(lab_fn(c, "lab_diverge", &a.f, err));
-	CU(OccupancyMaxActiveBlocksPerMultiprocessor, &per_sm, a.f, BLOCK, 0);
+	TRY(lab_cu(c, c->d->OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, a.f, BLOCK, 0), "cuOccupancyMaxActiveBlocksPerMultiprocessor", err));
 	a.grid = lab_fill_grid(c, per_sm * 2);
 	size_t T = (size_t)a.grid * BLOCK;
 	h_in = malloc(T * sizeof *h_in);
@@ -45,7 +45,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 		h_in[t] = (float)lab_rand_unit(c->seed ^ 0xD1Full, t);
 	TRY(lab_alloc(c, &in, T * 4, err));
 	TRY(lab_alloc(c, &out, T * 4, err));
-	CU(MemcpyHtoD, in, h_in, T * 4);
+	TRY(lab_cu(c, c->d->MemcpyHtoD(in, h_in, T * 4), "cuMemcpyHtoD", err));
 	int k, by_warp;
 	void *params[] = { &in, &out, &k, &by_warp, &iters };
 	a.params = params;
@@ -53,9 +53,9 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 		k = paths[i % NP];
 		by_warp = i >= NP;
 		lab_progress(c, (double)i / (2 * NP), "%d paths %s", k, by_warp ? "per warp" : "per lane");
-		CU(MemsetD32, out, 0x7FC00000u, T); /* NaN */
+		TRY(lab_cu(c, c->d->MemsetD32(out, 0x7FC00000u, T), "cuMemsetD32", err)); /* NaN */
 		TRY(lab_time(c, lab_launch1d_body, &a, 1, nrep, ms, err));
-		CU(MemcpyDtoH, h_out, out, T * 4);
+		TRY(lab_cu(c, c->d->MemcpyDtoH(h_out, out, T * 4), "cuMemcpyDtoH", err));
 		for (size_t t = 0; t < T; t += 613) {
 			int sel = by_warp ? (int)((t >> 5) % (size_t)k) : (int)((t & 31) % (size_t)k);
 			float want = expect(h_in[t], sel, iters);

@@ -20,7 +20,7 @@ static int launches(struct lab_ctx *c, void *arg, char *err)
 	struct tiny *t = arg;
 	void *args[] = { &t->counter };
 	for (int i = 0; i < t->n; i++)
-		CU(LaunchKernel, t->f, 1, 1, 1, 32, 1, 1, 0, c->s, args, NULL);
+		TRY(lab_cu(c, c->d->LaunchKernel(t->f, 1, 1, 1, 32, 1, 1, 0, c->s, args, NULL), "cuLaunchKernel", err));
 out:
 	return rc;
 }
@@ -29,7 +29,7 @@ static int replay(struct lab_ctx *c, void *arg, char *err)
 {
 	int rc = CD_OK;
 	struct tiny *t = arg;
-	CU(GraphLaunch, t->exec, c->s);
+	TRY(lab_cu(c, c->d->GraphLaunch(t->exec, c->s), "cuGraphLaunch", err));
 out:
 	return rc;
 }
@@ -44,30 +44,27 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	unsigned expected = 0, got = 0;
 	TRY(lab_fn(c, "lab_tiny", &t.f, err));
 	TRY(lab_alloc(c, &t.counter, 4, err));
-	CU(MemsetD32, t.counter, 0, 1);
+	TRY(lab_cu(c, c->d->MemsetD32(t.counter, 0, 1), "cuMemsetD32", err));
 	TRY(lab_time(c, launches, &t, 1, nrep, ms, err));
 	expected += (unsigned)t.n * (unsigned)(nrep + 1);
 	double stream_us = lab_stats_of(ms, (size_t)nrep).median * 1e3 / t.n;
 
 	double t0 = lab_now_s();
-	CU(StreamBeginCapture, c->s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+	TRY(lab_cu(c, c->d->StreamBeginCapture(c->s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture", err));
 	rc = launches(c, &t, err);
-	CUresult er = c->d->StreamEndCapture ? c->d->StreamEndCapture(c->s, &g) : CUDA_ERROR_NOT_FOUND;
+	CUresult er = c->d->StreamEndCapture(c->s, &g); /* ends the capture even when a launch failed */
 	if (rc != CD_OK)
 		goto out;
-	if (er != CUDA_SUCCESS) {
-		rc = cudrv_fail(c->d, err, "cuStreamEndCapture", er);
-		goto out;
-	}
+	TRY(lab_cu(c, er, "cuStreamEndCapture", err));
 	double capture_ms = (lab_now_s() - t0) * 1e3;
 	t0 = lab_now_s();
-	CU(GraphInstantiate, &t.exec, g, 0);
+	TRY(lab_cu(c, c->d->GraphInstantiate(&t.exec, g, 0), "cuGraphInstantiate", err));
 	double inst_ms = (lab_now_s() - t0) * 1e3;
 	TRY(lab_time(c, replay, &t, 1, nrep, ms, err));
 	expected += (unsigned)t.n * (unsigned)(nrep + 1);
 	double graph_us = lab_stats_of(ms, (size_t)nrep).median * 1e3 / t.n;
 	TRY(lab_sync(c, err));
-	CU(MemcpyDtoH, &got, t.counter, 4);
+	TRY(lab_cu(c, c->d->MemcpyDtoH(&got, t.counter, 4), "cuMemcpyDtoH", err));
 	if (got != expected) {
 		r->wrong_result = true;
 		snprintf(r->note, sizeof r->note, "the counter says %u kernels ran, %u were launched", got, expected);
@@ -90,9 +87,9 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	snprintf(r->plot.ylabel, sizeof r->plot.ylabel, "microseconds per kernel");
 	judge_graphs(r, stream_us, graph_us);
 out:
-	if (t.exec && c->d->GraphExecDestroy)
+	if (t.exec)
 		c->d->GraphExecDestroy(t.exec);
-	if (g && c->d->GraphDestroy)
+	if (g)
 		c->d->GraphDestroy(g);
 	lab_free(c, &t.counter);
 	return rc;

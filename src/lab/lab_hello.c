@@ -19,14 +19,14 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	TRY(lab_fn(c, "lab_hello", &f, err));
 	TRY(lab_alloc(c, &count, sizeof(unsigned), err));
 	TRY(lab_alloc(c, &pairs, sizeof h_pairs, err));
-	CU(MemsetD32, count, 0, 1);
-	CU(MemsetD32, pairs, 0xFFFFFFFFu, 2 * N); /* poison */
+	TRY(lab_cu(c, c->d->MemsetD32(count, 0, 1), "cuMemsetD32", err));
+	TRY(lab_cu(c, c->d->MemsetD32(pairs, 0xFFFFFFFFu, 2 * N), "cuMemsetD32", err)); /* poison */
 	unsigned cap = 2 * N;
 	void *args[] = { &count, &pairs, &cap };
 	TRY(lab_launch(c, f, BLOCKS, 1, THREADS, 1, 0, args, err));
 	TRY(lab_sync(c, err));
-	CU(MemcpyDtoH, &h_count, count, sizeof h_count);
-	CU(MemcpyDtoH, h_pairs, pairs, sizeof h_pairs);
+	TRY(lab_cu(c, c->d->MemcpyDtoH(&h_count, count, sizeof h_count), "cuMemcpyDtoH", err));
+	TRY(lab_cu(c, c->d->MemcpyDtoH(h_pairs, pairs, sizeof h_pairs), "cuMemcpyDtoH", err));
 
 	unsigned seen[BLOCKS][THREADS];
 	memset(seen, 0, sizeof seen);

@@ -30,17 +30,17 @@ static int copy_n(struct lab_ctx *c, void *arg, char *err)
 	struct xfer *x = arg;
 	for (int i = 0; i < x->count; i++) {
 		if (x->pinned && x->h2d)
-			CU(MemcpyHtoDAsync, x->dev, x->host, x->bytes, c->s);
+			TRY(lab_cu(c, c->d->MemcpyHtoDAsync(x->dev, x->host, x->bytes, c->s), "cuMemcpyHtoDAsync", err));
 		else if (x->pinned)
-			CU(MemcpyDtoHAsync, x->host, x->dev, x->bytes, c->s);
+			TRY(lab_cu(c, c->d->MemcpyDtoHAsync(x->host, x->dev, x->bytes, c->s), "cuMemcpyDtoHAsync", err));
 		else if (x->h2d)
-			CU(MemcpyHtoD, x->dev, x->host, x->bytes);
+			TRY(lab_cu(c, c->d->MemcpyHtoD(x->dev, x->host, x->bytes), "cuMemcpyHtoD", err));
 		else
-			CU(MemcpyDtoH, x->host, x->dev, x->bytes);
+			TRY(lab_cu(c, c->d->MemcpyDtoH(x->host, x->dev, x->bytes), "cuMemcpyDtoH", err));
 	}
 	/* a pageable H2D copy can return before its last DMA lands */
 	if (!x->pinned)
-		CU(CtxSynchronize);
+		TRY(lab_cu(c, c->d->CtxSynchronize(), "cuCtxSynchronize", err));
 out:
 	return rc;
 }
@@ -110,8 +110,8 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	int reps = c->quick ? 3 : 5;
 	double bw[4][MAXS]; /* pinned h2d, pinned d2h, pageable h2d, pageable d2h */
 	static const char *const names[4] = { "pinned H2D", "pinned D2H", "pageable H2D", "pageable D2H" };
-	CU(MemHostAlloc, &pin_src, top, 0);
-	CU(MemHostAlloc, &pin_dst, top, 0);
+	TRY(lab_cu(c, c->d->MemHostAlloc(&pin_src, top, 0), "cuMemHostAlloc", err));
+	TRY(lab_cu(c, c->d->MemHostAlloc(&pin_dst, top, 0), "cuMemHostAlloc", err));
 	page_src = malloc(top);
 	page_dst = malloc(top);
 	if (!page_src || !page_dst) {
@@ -132,7 +132,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 			size_t cnt = ((size_t)256 << 20) / sizes[i];
 			x.count = cnt < 1 ? 1 : cnt > 100 ? 100 : (int)cnt;
 			if (h2d)
-				CU(MemsetD8, dev, 0xA5, sizes[i]);
+				TRY(lab_cu(c, c->d->MemsetD8(dev, 0xA5, sizes[i]), "cuMemsetD8", err));
 			else
 				memset(x.host, 0x5A, sizes[i]);
 			double sec = 0;
@@ -141,7 +141,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 			/* check: the bytes arrived */
 			bool ok;
 			if (h2d) {
-				CU(MemcpyDtoH, pin_dst, dev, sizes[i]);
+				TRY(lab_cu(c, c->d->MemcpyDtoH(pin_dst, dev, sizes[i]), "cuMemcpyDtoH", err));
 				ok = memcmp(pin_dst, pin_src, sizes[i]) == 0;
 			} else {
 				ok = memcmp(x.host, pin_src, sizes[i]) == 0;
@@ -183,9 +183,9 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	snprintf(r->plot.ylabel, sizeof r->plot.ylabel, "GB/s");
 	judge_hostxfer(r, bw[0][ns - 1], bw[1][ns - 1], bw[2][ns - 1], bw[3][ns - 1], link);
 out:
-	if (pin_src && c->d->MemFreeHost)
+	if (pin_src)
 		c->d->MemFreeHost(pin_src);
-	if (pin_dst && c->d->MemFreeHost)
+	if (pin_dst)
 		c->d->MemFreeHost(pin_dst);
 	free(page_src);
 	free(page_dst);

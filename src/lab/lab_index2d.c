@@ -32,10 +32,10 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	size_t once = 0, outside = 0, guard_writes = 0, warp_errors = 0;
 	for (int pass = 0; pass < 2; pass++) {
 		checked = pass == 0;
-		CU(MemsetD32, img, 0, pixels + guard);
+		TRY(lab_cu(c, c->d->MemsetD32(img, 0, pixels + guard), "cuMemsetD32", err));
 		TRY(lab_launch(c, f, gx, gy, B, B, 0, args, err));
 		TRY(lab_sync(c, err));
-		CU(MemcpyDtoH, h, img, (pixels + guard) * sizeof *h);
+		TRY(lab_cu(c, c->d->MemcpyDtoH(h, img, (pixels + guard) * sizeof *h), "cuMemcpyDtoH", err));
 		if (pass == 0) {
 			for (size_t i = 0; i < pixels; i++)
 				once += h[i] == 1;
@@ -46,11 +46,11 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 				guard_writes += h[i];
 		}
 	}
-	CU(MemsetD32, warps, 0xFFFFFFFFu, pixels);
+	TRY(lab_cu(c, c->d->MemsetD32(warps, 0xFFFFFFFFu, pixels), "cuMemsetD32", err));
 	void *wargs[] = { &warps, &w, &hh };
 	TRY(lab_launch(c, fw, gx, gy, B, B, 0, wargs, err));
 	TRY(lab_sync(c, err));
-	CU(MemcpyDtoH, h, warps, pixels * sizeof *h);
+	TRY(lab_cu(c, c->d->MemcpyDtoH(h, warps, pixels * sizeof *h), "cuMemcpyDtoH", err));
 	for (size_t y = 0; y < H; y++)
 		for (size_t x = 0; x < W; x++) {
 			unsigned lin = (unsigned)((y % B) * B + (x % B));

@@ -21,8 +21,8 @@ static int load(struct lab_ctx *c, const void *image, CUmodule *m, double *ms, c
 	int rc = CD_OK;
 	CUfunction f;
 	double t0 = lab_now_s();
-	CU(ModuleLoadData, m, image);
-	CU(ModuleGetFunction, &f, *m, "lab_jit_saxpy");
+	TRY(lab_cu(c, c->d->ModuleLoadData(m, image), "cuModuleLoadData", err));
+	TRY(lab_cu(c, c->d->ModuleGetFunction(&f, *m, "lab_jit_saxpy"), "cuModuleGetFunction", err));
 	*ms = (lab_now_s() - t0) * 1e3;
 out:
 	return rc;
@@ -36,14 +36,14 @@ static int saxpy(struct lab_ctx *c, CUmodule m, CUdeviceptr y, CUdeviceptr x, co
 	CUfunction f;
 	float a = 0.75f;
 	unsigned long long n = N;
-	CU(ModuleGetFunction, &f, m, "lab_jit_saxpy");
-	CU(FuncGetAttribute, ptx_ver, CU_FUNC_ATTRIBUTE_PTX_VERSION, f);
-	CU(FuncGetAttribute, bin_ver, CU_FUNC_ATTRIBUTE_BINARY_VERSION, f);
-	CU(MemcpyHtoD, y, y0, N * sizeof *y0);
+	TRY(lab_cu(c, c->d->ModuleGetFunction(&f, m, "lab_jit_saxpy"), "cuModuleGetFunction", err));
+	TRY(lab_cu(c, c->d->FuncGetAttribute(ptx_ver, CU_FUNC_ATTRIBUTE_PTX_VERSION, f), "cuFuncGetAttribute", err));
+	TRY(lab_cu(c, c->d->FuncGetAttribute(bin_ver, CU_FUNC_ATTRIBUTE_BINARY_VERSION, f), "cuFuncGetAttribute", err));
+	TRY(lab_cu(c, c->d->MemcpyHtoD(y, y0, N * sizeof *y0), "cuMemcpyHtoD", err));
 	void *args[] = { &y, &x, &a, &n };
 	TRY(lab_launch(c, f, lab_fill_grid(c, 4), 1, 256, 1, 0, args, err));
 	TRY(lab_sync(c, err));
-	CU(MemcpyDtoH, out, y, N * sizeof *out);
+	TRY(lab_cu(c, c->d->MemcpyDtoH(out, y, N * sizeof *out), "cuMemcpyDtoH", err));
 out:
 	return rc;
 }
@@ -84,7 +84,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	}
 	TRY(lab_alloc(c, &x, N * sizeof *hx, err));
 	TRY(lab_alloc(c, &y, N * sizeof *hy, err));
-	CU(MemcpyHtoD, x, hx, N * sizeof *hx);
+	TRY(lab_cu(c, c->d->MemcpyHtoD(x, hx, N * sizeof *hx), "cuMemcpyHtoD", err));
 	int ptx1 = 0, bin1 = 0, ptx2 = 0, bin2 = 0;
 	TRY(saxpy(c, m_sass, y, x, hy, o1, &ptx1, &bin1, err));
 	TRY(saxpy(c, m_cold, y, x, hy, o2, &ptx2, &bin2, err));
@@ -118,14 +118,12 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	snprintf(r->plot.ylabel, sizeof r->plot.ylabel, "ms");
 	judge_jit(r, sass_ms, cold_ms, warm_ms, same, disabled);
 out:
-	if (c->d->ModuleUnload) {
-		if (m_sass)
-			c->d->ModuleUnload(m_sass);
-		if (m_cold)
-			c->d->ModuleUnload(m_cold);
-		if (m_warm)
-			c->d->ModuleUnload(m_warm);
-	}
+	if (m_sass)
+		c->d->ModuleUnload(m_sass);
+	if (m_cold)
+		c->d->ModuleUnload(m_cold);
+	if (m_warm)
+		c->d->ModuleUnload(m_warm);
 	free(ptx);
 	free(hx);
 	free(hy);

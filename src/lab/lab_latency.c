@@ -94,8 +94,8 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 			unsigned long long h_end = 0;
 			double t = 0;
 			TRY(lab_time(c, body, &ch, 0, 1, &t, err));
-			CU(MemcpyDtoH, &h_end, end, 8);
-			CU(MemcpyDtoH, &h_cyc, cyc, 8);
+			TRY(lab_cu(c, c->d->MemcpyDtoH(&h_end, end, 8), "cuMemcpyDtoH", err));
+			TRY(lab_cu(c, c->d->MemcpyDtoH(&h_cyc, cyc, 8), "cuMemcpyDtoH", err));
 			pos = (pos + ch.hops) % n;
 			if (h_end != buf + perm(pos, n, half, key) * SLOT) {
 				r->wrong_result = true;

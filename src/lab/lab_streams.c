@@ -30,9 +30,9 @@ static int stage(struct lab_ctx *c, struct pipe *p, int which, char *err)
 	int rc = CD_OK;
 	size_t bytes = p->n * 4;
 	if (which == 0)
-		CU(MemcpyHtoDAsync, p->d, p->h_in, bytes, c->s);
+		TRY(lab_cu(c, c->d->MemcpyHtoDAsync(p->d, p->h_in, bytes, c->s), "cuMemcpyHtoDAsync", err));
 	else if (which == 2)
-		CU(MemcpyDtoHAsync, p->h_out, p->d, bytes, c->s);
+		TRY(lab_cu(c, c->d->MemcpyDtoHAsync(p->h_out, p->d, bytes, c->s), "cuMemcpyDtoHAsync", err));
 	else {
 		void *args[] = { &p->d, &p->n, &p->iters, &p->a, &p->b };
 		TRY(lab_launch(c, p->f, p->grid, 1, 256, 1, 0, args, err));
@@ -55,13 +55,13 @@ static int pipeline(struct lab_ctx *c, struct pipe *p, double *sec, char *err)
 		unsigned long long off = chunk * (unsigned long long)j;
 		unsigned long long len = j == p->k - 1 ? p->n - off : chunk;
 		CUdeviceptr d = p->d + off * 4;
-		CU(MemcpyHtoDAsync, d, p->h_in + off, len * 4, p->st[j]);
+		TRY(lab_cu(c, c->d->MemcpyHtoDAsync(d, p->h_in + off, len * 4, p->st[j]), "cuMemcpyHtoDAsync", err));
 		void *args[] = { &d, &len, &p->iters, &p->a, &p->b };
-		CU(LaunchKernel, p->f, p->grid, 1, 1, 256, 1, 1, 0, p->st[j], args, NULL);
-		CU(MemcpyDtoHAsync, p->h_out + off, d, len * 4, p->st[j]);
+		TRY(lab_cu(c, c->d->LaunchKernel(p->f, p->grid, 1, 1, 256, 1, 1, 0, p->st[j], args, NULL), "cuLaunchKernel", err));
+		TRY(lab_cu(c, c->d->MemcpyDtoHAsync(p->h_out + off, d, len * 4, p->st[j]), "cuMemcpyDtoHAsync", err));
 	}
 	for (int j = 0; j < p->k; j++)
-		CU(StreamSynchronize, p->st[j]);
+		TRY(lab_cu(c, c->d->StreamSynchronize(p->st[j]), "cuStreamSynchronize", err));
 	*sec = lab_now_s() - t0;
 out:
 	return rc;
@@ -81,11 +81,11 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	int nrep = 3;
 	double ms[16], t_h2d, t_k, t_d2h, total[NK];
 	TRY(lab_fn(c, "lab_stream_work", &p.f, err));
-	CU(MemHostAlloc, (void **)&p.h_in, bytes, 0);
-	CU(MemHostAlloc, (void **)&p.h_out, bytes, 0);
+	TRY(lab_cu(c, c->d->MemHostAlloc((void **)&p.h_in, bytes, 0), "cuMemHostAlloc", err));
+	TRY(lab_cu(c, c->d->MemHostAlloc((void **)&p.h_out, bytes, 0), "cuMemHostAlloc", err));
 	TRY(lab_alloc(c, &p.d, bytes, err));
 	for (int j = 0; j < 8; j++)
-		CU(StreamCreate, &p.st[j], CU_STREAM_NON_BLOCKING);
+		TRY(lab_cu(c, c->d->StreamCreate(&p.st[j], CU_STREAM_NON_BLOCKING), "cuStreamCreate", err));
 	for (unsigned long long i = 0; i < p.n; i++)
 		p.h_in[i] = (float)lab_rand_unit(c->seed ^ 0x57Eull, i);
 
@@ -145,11 +145,11 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	judge_streams(r, ks, total, NK, t_h2d, t_k, t_d2h, c->info.async_engines);
 out:
 	for (int j = 0; j < 8; j++)
-		if (p.st[j] && c->d->StreamDestroy)
+		if (p.st[j])
 			c->d->StreamDestroy(p.st[j]);
-	if (p.h_in && c->d->MemFreeHost)
+	if (p.h_in)
 		c->d->MemFreeHost(p.h_in);
-	if (p.h_out && c->d->MemFreeHost)
+	if (p.h_out)
 		c->d->MemFreeHost(p.h_out);
 	lab_free(c, &p.d);
 	return rc;

@@ -52,15 +52,15 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 		}
 		lab_progress(c, (double)v / NV, "%s", vname[v]);
 		TRY(lab_fn(c, vfn[v], &a.f, err));
-		CU(MemsetD32, out, 0x7FC00000u, bytes / 4);
+		TRY(lab_cu(c, c->d->MemsetD32(out, 0x7FC00000u, bytes / 4), "cuMemsetD32", err));
 		TRY(lab_time(c, body, &a, 1, nrep, ms, err));
 		gbs[v] = 2.0 * (double)bytes / (lab_stats_of(ms, (size_t)nrep).median * 1e-3);
 		if (v != COPY) {
 			unsigned long long h_bad = 0;
-			CU(MemsetD32, bad, 0, 2);
+			TRY(lab_cu(c, c->d->MemsetD32(bad, 0, 2), "cuMemsetD32", err));
 			void *kp[] = { &out, &n, &seed, &bad };
 			TRY(lab_launch(c, check, grid, 1, 256, 1, 0, kp, err));
-			CU(MemcpyDtoH, &h_bad, bad, 8);
+			TRY(lab_cu(c, c->d->MemcpyDtoH(&h_bad, bad, 8), "cuMemcpyDtoH", err));
 			if (h_bad) {
 				r->wrong_result = true;
 				snprintf(r->note, sizeof r->note, "%s: %llu elements are not the transpose", vname[v], h_bad);

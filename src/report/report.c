@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "report/report_internal.h"
 #include "util/err.h"
 #include "util/str.h"
 
@@ -280,6 +281,13 @@ int report_table(struct report *r, size_t ncols, const char *const headers[])
 		return CD_ENOMEM;
 	it->ncols = ncols;
 	return table_add_row(r, it, headers);
+}
+
+int report_table_row_at(struct report *r, size_t item, const char *const cells[])
+{
+	if (item >= r->n_items || r->items[item].kind != ITEM_TABLE)
+		return CD_EUSAGE;
+	return table_add_row(r, &r->items[item], cells);
 }
 
 int report_table_row(struct report *r, const char *const cells[])

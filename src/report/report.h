@@ -75,4 +75,116 @@ int report_table_row(struct report *r, const char *const cells[]);
 /* JSON helpers that record OOM in r instead of failing silently. */
 int report_json_set(struct report *r, const char *key, json_t *value); /* steals value */
 
+/* ---- Describing a thing once: records ----
+ *
+ * A record is one thing a command reports (a GPU, a toolkit, the command's own top-level
+ * keys, one row of a table). Each field is written once, with its text label and its JSON
+ * key side by side; the record sends the label to the text body and the key to JSON:
+ *
+ *     struct report_rec top, gpus, g;
+ *
+ *     report_rec_top(&top, r);                      // r->data's keys; text as key/values
+ *     report_field(&top, NULL, "topic", rv_str("gpu"));           // JSON only
+ *     report_rec_array(&top, "gpus", &gpus);        // "gpus": [ ... ]
+ *     report_rec_item(&gpus, &g);                   // one object of that array
+ *     report_rec_section(&g, "%s", name);           // text only
+ *     report_fieldf(&g, "compute capability", "compute_capability", rv_str("9.0"),
+ *                   "9.0 (sm_90), %s", "Hopper");   // text "9.0 (sm_90), Hopper", JSON "9.0"
+ *     report_field(&g, "segment", "segment", rv_str("datacenter"));
+ *     TRY(report_rec_end(&g));
+ *     TRY(report_rec_end(&gpus));
+ *     TRY(report_rec_end(&top));
+ *
+ * A field with label NULL is JSON only; with key NULL it is text only. Text goes where the
+ * record's mode says: REPORT_TEXT_KV, one aligned "label  value" line per field (report_kv);
+ * REPORT_TEXT_ROW, the cell under the column whose header equals the label (a record made
+ * by report_rec_item on a table); REPORT_TEXT_NONE, nowhere (a JSON-only view, switched
+ * with report_rec_text). Children inherit the mode; items of a table are rows.
+ *
+ * Errors are sticky, as in struct strbuf: the first failure (CD_ENOMEM; CD_EUSAGE for a row
+ * label that is no column header, or a JSON value with no text form) is kept, later writes
+ * to the record are ignored, and report_rec_end returns it and hands it to the parent.
+ * Every record must be ended, children before parents; the end is what must be checked.
+ * An out-of-memory also sets r->oom, like every report_* call. */
+
+enum report_text { REPORT_TEXT_KV, REPORT_TEXT_ROW, REPORT_TEXT_NONE };
+
+enum report_value_kind { RV_NULL, RV_STRING, RV_INT, RV_BOOL, RV_REAL, RV_JSON };
+
+/* A field's JSON value; its text form, when the field has no format, is the string itself,
+ * the integer in decimal, "yes"/"no", %g, "none" for null, and a JSON array of strings
+ * joined with ", ". */
+struct report_value {
+	enum report_value_kind kind;
+	const char *s;
+	long long i;
+	double d;
+	bool b;
+	json_t *j;
+};
+
+static inline struct report_value rv_null(void)
+{
+	return (struct report_value){ .kind = RV_NULL };
+}
+static inline struct report_value rv_str(const char *s) /* NULL: null */
+{
+	return (struct report_value){ .kind = s ? RV_STRING : RV_NULL, .s = s };
+}
+static inline struct report_value rv_int(long long i)
+{
+	return (struct report_value){ .kind = RV_INT, .i = i };
+}
+static inline struct report_value rv_bool(bool b)
+{
+	return (struct report_value){ .kind = RV_BOOL, .b = b };
+}
+static inline struct report_value rv_real(double d)
+{
+	return (struct report_value){ .kind = RV_REAL, .d = d };
+}
+/* Steals j (an array or object built by the caller); NULL means its allocation failed. */
+static inline struct report_value rv_json(json_t *j)
+{
+	return (struct report_value){ .kind = RV_JSON, .j = j };
+}
+
+struct report_rec {
+	struct report *r;
+	struct report_rec *parent;  /* errors go up to it at the end; NULL for the top */
+	json_t *json;               /* the object or array filled (borrowed); NULL: no JSON */
+	enum report_text text;
+	bool table;                 /* an array whose items are the rows of a text table */
+	size_t table_item;          /* that table's index in r->items */
+	char **cells;               /* a row's cells until its end */
+	int rc;                     /* first error */
+};
+
+/* The command's top-level JSON keys (r->data), text as key/values. */
+void report_rec_top(struct report_rec *top, struct report *r);
+/* A JSON object under parent's key (parent an object; items of arrays: report_rec_item). */
+void report_rec_object(struct report_rec *parent, const char *key, struct report_rec *child);
+/* A JSON array under parent's key; its items come from report_rec_item. */
+void report_rec_array(struct report_rec *parent, const char *key, struct report_rec *list);
+/* A text table with these headers whose rows are also the objects of a JSON array under
+ * parent's key (key NULL: text only). */
+void report_rec_table(struct report_rec *parent, const char *key, size_t ncols,
+		      const char *const headers[], struct report_rec *table);
+/* One object of list (a record of report_rec_array or report_rec_table). */
+void report_rec_item(struct report_rec *list, struct report_rec *item);
+void report_rec_text(struct report_rec *w, enum report_text mode);
+
+/* Text only: a section title or a free line (KV mode; ignored in the other modes). */
+void report_rec_section(struct report_rec *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void report_rec_line(struct report_rec *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* One field: label (text, NULL: none), key (JSON, NULL: none), value; the text is the
+ * value's own form (report_field) or the format (report_fieldf). */
+void report_field(struct report_rec *w, const char *label, const char *key, struct report_value v);
+void report_fieldf(struct report_rec *w, const char *label, const char *key, struct report_value v,
+		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Ends w (a row is added to its table here); returns w's first error, else CD_OK. */
+int report_rec_end(struct report_rec *w) __attribute__((warn_unused_result));
+
 #endif

@@ -16,6 +16,18 @@ enum cd_status {
 
 #define CD_ERRMSG 256
 
+/* The code base's one error-propagation macro. Runs `expr` (a call returning CD_OK or a
+ * negative CD_E*), keeps its status in the caller's `int rc` and, when it failed, jumps to
+ * the caller's `out:` label, where the one cleanup path runs. Spelling the jump out with
+ * an if would be the same thing; the macro keeps a run of calls readable. No other macro
+ * may return or jump. */
+#define TRY(expr)                       \
+	do {                            \
+		rc = (expr);            \
+		if (rc != CD_OK)        \
+			goto out;       \
+	} while (0)
+
 const char *cd_strerror(int status);
 
 /* Writes a one-line message into err (which holds CD_ERRMSG bytes) if err is

@@ -1,6 +1,7 @@
 /* Dotted versions as users and NVIDIA write them, and the driver API's integer encoding. */
 #include <ctype.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "util/err.h"
@@ -69,4 +70,20 @@ struct version version_from_cuda_int(int v)
 int version_to_cuda_int(const struct version *v)
 {
 	return v->major * 1000 + v->minor * 10;
+}
+
+const char *version_format(const struct version *v, int max_parts, char *buf, size_t n)
+{
+	int parts = v->parts < max_parts ? v->parts : max_parts;
+	bool driver = v->major >= 100;
+
+	if (parts <= 0)
+		snprintf(buf, n, "unknown");
+	else if (parts == 1)
+		snprintf(buf, n, "%d", v->major);
+	else if (parts == 2)
+		snprintf(buf, n, driver ? "%d.%02d" : "%d.%d", v->major, v->minor);
+	else
+		snprintf(buf, n, driver ? "%d.%02d.%02d" : "%d.%d.%d", v->major, v->minor, v->patch);
+	return buf;
 }

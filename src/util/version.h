@@ -3,6 +3,7 @@
 #define CUDOCTOR_VERSION_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct version {
 	int major, minor, patch; /* absent parts are 0 */
@@ -16,5 +17,9 @@ int version_cmp(const struct version *a, const struct version *b);
 /* 12040 -> 12.4 ; as cuDriverGetVersion and cudaRuntimeGetVersion encode it */
 struct version version_from_cuda_int(int v);
 int version_to_cuda_int(const struct version *v);
+/* The one version formatter: at most max_parts of v's parts ("12.4" from 12.4.127 with 2).
+ * A driver's numbering (major 100 and up) keeps its two-digit minor and patch ("528.02",
+ * "470.57.02"), which parsing dropped; no parts is "unknown". Returns buf. */
+const char *version_format(const struct version *v, int max_parts, char *buf, size_t n);
 
 #endif

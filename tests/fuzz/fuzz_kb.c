@@ -5,8 +5,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kb/gencode.h"
 #include "kb/kb.h"
+#include "rules/gencode.h"
 #include "util/err.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -193,8 +193,8 @@ static void test_mig_two_instances(void **state)
 	assert_non_null(strstr(r.out, "MIG mode                    enabled"));
 	assert_non_null(strstr(r.out, "NVIDIA H200 MIG 1g.18gb"));
 	assert_non_null(strstr(r.out, "NVIDIA H200 MIG 3g.71gb"));
-	assert_non_null(strstr(r.out, "18432 MiB"));
-	assert_non_null(strstr(r.out, "72704 MiB"));
+	assert_non_null(strstr(r.out, " 18 GiB "));
+	assert_non_null(strstr(r.out, " 71 GiB"));
 	assert_non_null(strstr(r.out, "2/0"));
 	run_result_free(&r);
 }

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "binfmt/devcode.h"
-#include "kb/gencode.h"
+#include "rules/gencode.h"
 #include "testlib.h"
 #include "util/err.h"
 #include "util/file.h"

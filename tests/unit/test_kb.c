@@ -408,6 +408,10 @@ static void toolkit_lookups(void **state)
 	assert_non_null(t);
 	assert_string_equal(t->release_text, "12.8");
 	assert_true(kb_toolkit_accepts(t, a));
+	/* zstd fatbins came with nvcc 12.4, whose minimum driver is the oldest that loads them */
+	assert_non_null(kb_toolkit_first_zstd());
+	assert_string_equal(kb_toolkit_first_zstd()->release_text, "12.4");
+	assert_string_equal(kb_toolkit_first_zstd()->min_driver_text, "550.54.14");
 	assert_int_equal(kb_arch_toolkit_range(a, &first, &last), CD_OK);
 	assert_string_equal(first->release_text, "12.8");
 	assert_null(last);

@@ -134,7 +134,7 @@ static void training_shows_the_seed_rule(void **state)
 	struct run_result r;
 	assert_int_equal(testlib_run(argv, no_gpu_env, NULL, &r), 0);
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "parameters x 4 bytes x (2 + 2) = 14.90 GiB"));
+	assert_non_null(strstr(r.out, "parameters x 4 bytes x (2 + 2) = 14.9 GiB"));
 	assert_non_null(strstr(r.out, "optimizer states"));
 	run_result_free(&r);
 }

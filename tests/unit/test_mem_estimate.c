@@ -10,7 +10,6 @@
 
 #include "mem/estimate.h"
 #include "mem/load.h"
-#include "mem/units.h"
 #include "mem_fixtures.h"
 #include "util/err.h"
 
@@ -293,29 +292,6 @@ static void fit_search_boundaries(void **state)
 	mem_model_free(&m);
 }
 
-static void units(void **state)
-{
-	uint64_t v;
-	char b[48];
-	(void)state;
-	assert_int_equal(mem_parse_count("8e9", &v), CD_OK);
-	assert_int_equal(v, 8000000000ull);
-	assert_int_equal(mem_parse_count("7B", &v), CD_OK);
-	assert_int_equal(v, 7000000000ull);
-	assert_int_equal(mem_parse_count("128k", &v), CD_OK);
-	assert_int_equal(v, 128000);
-	assert_int_equal(mem_parse_count("-1", &v), CD_EUSAGE);
-	assert_int_equal(mem_parse_count("12 apples", &v), CD_EUSAGE);
-	assert_int_equal(mem_parse_size("80GiB", &v), CD_OK);
-	assert_int_equal(v, 80ull << 30);
-	assert_int_equal(mem_parse_size("24GB", &v), CD_OK);
-	assert_int_equal(v, 24000000000ull);
-	assert_int_equal(mem_parse_size("1e30", &v), CD_EUSAGE);
-	assert_string_equal(mem_fmt_size(1ull << 30, b, sizeof b), "1.00 GiB");
-	assert_string_equal(mem_fmt_size(1000, b, sizeof b), "1000 bytes");
-	assert_string_equal(mem_fmt_count(8030261248ull, b, sizeof b), "8,030,261,248");
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,7 +305,6 @@ int main(void)
 		cmocka_unit_test(training_bytes_per_parameter),
 		cmocka_unit_test(training_activations_and_checkpointing),
 		cmocka_unit_test(fit_search_boundaries),
-		cmocka_unit_test(units),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

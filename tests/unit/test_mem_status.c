@@ -162,8 +162,8 @@ static void mig_slices_with_their_memory(void **state)
 	struct run_result r;
 	assert_int_equal(testlib_run(argv, env, NULL, &r), 0);
 	assert_non_null(strstr(r.out, "NVIDIA H100 80GB HBM3 MIG 3g.40gb"));
-	assert_non_null(strstr(r.out, "10240 MiB"));
-	assert_non_null(strstr(r.out, "1024 MiB"));
+	assert_non_null(strstr(r.out, " 10 GiB "));
+	assert_non_null(strstr(r.out, " 1 GiB "));
 	run_result_free(&r);
 
 	j = status_json(NULL, "FAKE_NVML_MIG=0:1:1", NULL, &st);

@@ -10,6 +10,7 @@
 
 #include "report/render.h"
 #include "report/report.h"
+#include "util/err.h"
 
 static char *render_to_string(const struct report *r, enum output_format fmt, int verbosity)
 {
@@ -109,11 +110,118 @@ static void test_text_and_markdown(void **state)
 	report_free(&r);
 }
 
+/* One description, two outputs: the text body and the JSON keys come from the same calls. */
+static void test_records(void **state)
+{
+	static const char *const hdr[] = { "arch", "kind" };
+	struct report r;
+	struct report_rec top, gpus, g, tab, row;
+	json_t *root, *o, *aliases = json_pack("[s, s]", "AD106", "RTX 4060 Ti 16GB");
+	char *s;
+
+	(void)state;
+	assert_int_equal(report_init(&r, "test"), 0);
+	report_rec_top(&top, &r);
+	report_field(&top, NULL, "topic", rv_str("gpu"));
+	report_field(&top, NULL, "query", rv_str(NULL));
+	report_rec_array(&top, "gpus", &gpus);
+	report_rec_item(&gpus, &g);
+	report_rec_section(&g, "%s", "NVIDIA GeForce RTX 4060 Ti");
+	report_fieldf(&g, "compute capability", "compute_capability", rv_str("8.9"), "%s (sm_89), %s",
+		      "8.9", "Ada Lovelace");
+	report_field(&g, "also called", "aliases", rv_json(aliases));
+	report_field(&g, "released", "year", rv_int(2023));
+	report_field(&g, "uncertain", "uncertain", rv_bool(false));
+	report_fieldf(&g, "only text", NULL, rv_json(json_pack("{s:i}", "x", 1)), "%s", "shown"); /* freed */
+	assert_int_equal(report_rec_end(&g), CD_OK);
+	assert_int_equal(report_rec_end(&gpus), CD_OK);
+	report_rec_table(&top, "images", 2, hdr, &tab);
+	report_rec_item(&tab, &row);
+	report_field(&row, "kind", "kind", rv_str("sass"));  /* cells by header, not by call order */
+	report_field(&row, "arch", "sm", rv_str("sm_89"));
+	report_rec_text(&row, REPORT_TEXT_NONE);
+	report_field(&row, "size", "bytes", rv_int(4096)); /* JSON only from here */
+	assert_int_equal(report_rec_end(&row), CD_OK);
+	assert_int_equal(report_rec_end(&tab), CD_OK);
+	assert_int_equal(report_rec_end(&top), CD_OK);
+	assert_false(r.oom);
+
+	s = render_to_string(&r, FMT_TEXT, 0);
+	assert_string_equal(s, "NVIDIA GeForce RTX 4060 Ti\n"
+			       "  compute capability  8.9 (sm_89), Ada Lovelace\n"
+			       "  also called         AD106, RTX 4060 Ti 16GB\n"
+			       "  released            2023\n"
+			       "  uncertain           no\n"
+			       "  only text           shown\n"
+			       "  arch   kind\n"
+			       "  sm_89  sass\n");
+	free(s);
+	s = render_to_string(&r, FMT_JSON, 0);
+	root = json_loads(s, 0, NULL);
+	assert_non_null(root);
+	assert_string_equal(json_string_value(json_object_get(root, "topic")), "gpu");
+	assert_true(json_is_null(json_object_get(root, "query")));
+	o = json_array_get(json_object_get(root, "gpus"), 0);
+	assert_int_equal(json_object_size(o), 4);
+	assert_string_equal(json_string_value(json_object_get(o, "compute_capability")), "8.9");
+	assert_int_equal(json_array_size(json_object_get(o, "aliases")), 2);
+	assert_int_equal(json_integer_value(json_object_get(o, "year")), 2023);
+	assert_true(json_is_false(json_object_get(o, "uncertain")));
+	o = json_array_get(json_object_get(root, "images"), 0);
+	assert_int_equal(json_object_size(o), 3);
+	assert_string_equal(json_string_value(json_object_get(o, "sm")), "sm_89");
+	assert_int_equal(json_integer_value(json_object_get(o, "bytes")), 4096);
+	json_decref(root);
+	free(s);
+	report_free(&r);
+}
+
+/* The first failure is kept, later writes are ignored, and the ends hand it up. */
+static void test_record_errors(void **state)
+{
+	static const char *const hdr[] = { "arch", "kind" };
+	struct report r;
+	struct report_rec top, tab, row, obj;
+
+	(void)state;
+	assert_int_equal(report_init(&r, "test"), 0);
+	report_rec_top(&top, &r);
+	report_rec_table(&top, "images", 2, hdr, &tab);
+	report_rec_item(&tab, &row);
+	report_field(&row, "size", NULL, rv_int(1));        /* no such column */
+	report_field(&row, "arch", "sm", rv_str("sm_90"));  /* ignored after the failure */
+	assert_int_equal(report_rec_end(&row), CD_EUSAGE);
+	assert_int_equal(report_rec_end(&tab), CD_EUSAGE);
+	assert_int_equal(report_rec_end(&top), CD_EUSAGE);
+	assert_int_equal(r.items[0].nrows, 1);               /* the header only: no half row */
+	assert_false(r.oom);
+	report_free(&r);
+
+	assert_int_equal(report_init(&r, "test"), 0);
+	report_rec_top(&top, &r);
+	report_rec_object(&top, "driver", &obj);
+	report_field(&obj, "sources", "sources", rv_json(json_object())); /* an object has no text */
+	assert_int_equal(report_rec_end(&obj), CD_EUSAGE);
+	report_free(&r);
+
+	assert_int_equal(report_init(&r, "test"), 0);
+	report_rec_top(&top, &r);
+	report_field(&top, "aliases", "aliases", rv_json(NULL)); /* the caller's allocation failed */
+	report_field(&top, "year", "year", rv_int(2023));
+	assert_int_equal(report_rec_end(&top), CD_ENOMEM);
+	assert_true(r.oom);
+	assert_null(json_object_get(r.data, "year"));
+	assert_int_equal(r.n_items, 0);
+	report_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_contract),
 		cmocka_unit_test(test_text_and_markdown),
+		cmocka_unit_test(test_records),
+		cmocka_unit_test(test_record_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

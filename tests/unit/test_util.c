@@ -11,6 +11,7 @@
 #include "util/err.h"
 #include "util/file.h"
 #include "util/str.h"
+#include "util/units.h"
 #include "util/version.h"
 
 static void test_version_parse(void **state)
@@ -51,6 +52,61 @@ static void test_version_cuda_int(void **state)
 	assert_true(version_cmp(&v, &w) > 0);
 	assert_true(version_cmp(&w, &v) < 0);
 	assert_int_equal(version_cmp(&v, &v), 0);
+}
+
+static void test_version_format(void **state)
+{
+	struct version v;
+	char b[32];
+
+	(void)state;
+	version_parse("12.4.127", &v);
+	assert_string_equal(version_format(&v, 2, b, sizeof b), "12.4");
+	assert_string_equal(version_format(&v, 3, b, sizeof b), "12.4.127");
+	version_parse("12", &v);
+	assert_string_equal(version_format(&v, 2, b, sizeof b), "12");
+	version_parse("470.57.02", &v);
+	assert_string_equal(version_format(&v, 3, b, sizeof b), "470.57.02");
+	version_parse("528.02", &v); /* a Windows driver: the zero belongs to the version */
+	assert_string_equal(version_format(&v, 3, b, sizeof b), "528.02");
+	v = version_from_cuda_int(13000);
+	assert_string_equal(version_format(&v, 2, b, sizeof b), "13.0");
+	memset(&v, 0, sizeof v);
+	assert_string_equal(version_format(&v, 2, b, sizeof b), "unknown");
+}
+
+/* One spelling of sizes for every command, and the parsers of what users type. */
+static void test_units(void **state)
+{
+	uint64_t v;
+	char b[UNITS_BUF];
+
+	(void)state;
+	assert_string_equal(units_fmt_bytes(0, b, sizeof b), "0 bytes");
+	assert_string_equal(units_fmt_bytes(1000, b, sizeof b), "1000 bytes");
+	assert_string_equal(units_fmt_bytes(1023, b, sizeof b), "1023 bytes");
+	assert_string_equal(units_fmt_bytes(1024, b, sizeof b), "1 KiB");
+	assert_string_equal(units_fmt_bytes(1536, b, sizeof b), "1.5 KiB");
+	assert_string_equal(units_fmt_bytes(512ull << 20, b, sizeof b), "512 MiB");
+	assert_string_equal(units_fmt_bytes(1ull << 30, b, sizeof b), "1 GiB");
+	assert_string_equal(units_fmt_bytes(150117318656ull, b, sizeof b), "139.8 GiB"); /* an H200 */
+	assert_string_equal(units_fmt_bytes((1ull << 30) - (1ull << 10), b, sizeof b), "1 GiB");
+	assert_string_equal(units_fmt_bytes(UINT64_MAX, b, sizeof b), "16 EiB");
+	assert_string_equal(units_fmt_count(8030261248ull, b, sizeof b), "8,030,261,248");
+	assert_string_equal(units_fmt_count(0, b, sizeof b), "0");
+	assert_int_equal(units_parse_count("8e9", &v), CD_OK);
+	assert_int_equal(v, 8000000000ull);
+	assert_int_equal(units_parse_count("7B", &v), CD_OK);
+	assert_int_equal(v, 7000000000ull);
+	assert_int_equal(units_parse_count("128k", &v), CD_OK);
+	assert_int_equal(v, 128000);
+	assert_int_equal(units_parse_count("-1", &v), CD_EUSAGE);
+	assert_int_equal(units_parse_count("12 apples", &v), CD_EUSAGE);
+	assert_int_equal(units_parse_size("80GiB", &v), CD_OK);
+	assert_int_equal(v, 80ull << 30);
+	assert_int_equal(units_parse_size("24GB", &v), CD_OK);
+	assert_int_equal(v, 24000000000ull);
+	assert_int_equal(units_parse_size("1e30", &v), CD_EUSAGE);
 }
 
 static void test_strbuf(void **state)
@@ -102,6 +158,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_version_parse),
 		cmocka_unit_test(test_version_cuda_int),
+		cmocka_unit_test(test_version_format),
+		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_strbuf),
 		cmocka_unit_test(test_file_errors_name_the_path),
 	};

@@ -8,10 +8,10 @@
 #include "cmd/cmd.h"
 #include "cmd/driver_check.h"
 #include "explain/checks.h"
-#include "kb/gencode.h"
 #include "kb/kb.h"
 #include "probe/gpus.h"
 #include "probe/toolkits.h"
+#include "rules/gencode.h"
 #include "util/err.h"
 
 static const char gencode_help[] =
@@ -91,8 +91,8 @@ static int parse_args(int argc, char **argv, struct gencode_args *a, char *err)
 }
 
 /* The toolkit the flags are for: --toolkit, else the nvcc here, else the newest known. */
-static int pick_toolkit(struct report *r, const struct gencode_args *a, const struct kb_toolkit **tk,
-			char *err)
+static int pick_toolkit(struct report_rec *top, const struct gencode_args *a,
+			const struct kb_toolkit **tk, char *err)
 {
 	struct toolkits ts = { 0 };
 	struct toolkits_opts o = { 0 };
@@ -108,7 +108,8 @@ static int pick_toolkit(struct report *r, const struct gencode_args *a, const st
 		if (!*tk || !(*tk)->archs_known)
 			return cd_fail(err, CD_EUSAGE, "the tables do not know which archs CUDA %d.%d builds",
 				       v.major, v.minor);
-		report_kv(r, "toolkit", "CUDA %s (--toolkit)", (*tk)->release_text);
+		report_fieldf(top, "toolkit", "toolkit", rv_str((*tk)->release_text), "CUDA %s (--toolkit)",
+			      (*tk)->release_text);
 		return CD_OK;
 	}
 	if ((rc = toolkits_probe(&ts, &o, nerr)) == CD_ENOMEM)
@@ -117,22 +118,24 @@ static int pick_toolkit(struct report *r, const struct gencode_args *a, const st
 	if (nv && nv->version.parts) {
 		*tk = kb_toolkit_find(&nv->version);
 		if (*tk && (*tk)->archs_known) {
-			report_kv(r, "toolkit", "CUDA %s (%s)", (*tk)->release_text, nv->nvcc);
-			report_json_set(r, "nvcc_path", json_string(nv->nvcc));
+			report_fieldf(top, "toolkit", "toolkit", rv_str((*tk)->release_text), "CUDA %s (%s)",
+				      (*tk)->release_text, nv->nvcc);
+			report_field(top, NULL, "nvcc_path", rv_str(nv->nvcc));
 			goto out;
 		}
-		report_line(r, "nvcc %s at %s is not in the tables; using the newest known toolkit",
-			    nv->version_text, nv->nvcc);
+		report_rec_line(top, "nvcc %s at %s is not in the tables; using the newest known toolkit",
+				nv->version_text, nv->nvcc);
 	} else {
-		report_line(r, "no nvcc found; using the newest toolkit the tables know (give --toolkit "
-			    "to choose)");
+		report_rec_line(top, "no nvcc found; using the newest toolkit the tables know (give "
+				"--toolkit to choose)");
 	}
 	*tk = kb_toolkit_newest_known();
 	if (!*tk) {
 		rc = cd_fail(err, CD_EFORMAT, "the toolkit table knows no arch list");
 		goto out;
 	}
-	report_kv(r, "toolkit", "CUDA %s (newest in the tables)", (*tk)->release_text);
+	report_fieldf(top, "toolkit", "toolkit", rv_str((*tk)->release_text), "CUDA %s (newest in the tables)",
+		      (*tk)->release_text);
 out:
 	toolkits_free(&ts);
 	return rc == CD_ENOMEM ? rc : CD_OK;
@@ -184,54 +187,76 @@ out:
 	return rc;
 }
 
-static void refuse(struct report *r, const struct gencode_plan *p, const struct gencode_target *t)
+/* The error finding for a target tk cannot build. */
+static int refuse(struct report *r, const struct gencode_plan *p, const struct gencode_target *t)
 {
 	const struct kb_toolkit *tk = p->toolkit;
+	bool dropped = strcmp(t->refusal, "arch-dropped-by-toolkit") == 0;
 	char sm[24];
 	struct finding *f;
+	int rc;
 
 	kb_arch_format(t->spec.arch, "sm_", sm, sizeof(sm));
 	f = report_add_finding(r, SEV_ERROR, t->refusal, t->spec.label,
-			       strcmp(t->refusal, "arch-dropped-by-toolkit") == 0
-				       ? "CUDA %s no longer builds %s"
-				       : "CUDA %s cannot build %s", tk->release_text, sm);
+			       dropped ? "CUDA %s no longer builds %s" : "CUDA %s cannot build %s",
+			       tk->release_text, sm);
 	if (!f)
-		return;
+		return CD_ENOMEM;
 	if (t->min_toolkit)
-		finding_evidence(f, "toolkits that build %s: CUDA %s%s%s", sm, t->min_toolkit->release_text,
-				 t->max_toolkit ? " to " : " and newer",
-				 t->max_toolkit ? t->max_toolkit->release_text : "");
+		TRY(finding_evidence(f, "toolkits that build %s: CUDA %s%s%s", sm,
+				     t->min_toolkit->release_text, t->max_toolkit ? " to " : " and newer",
+				     t->max_toolkit ? t->max_toolkit->release_text : ""));
 	else
-		finding_evidence(f, "no toolkit in the tables builds %s", sm);
-	finding_why(f, "%s", strcmp(t->refusal, "arch-dropped-by-toolkit") == 0
-		    ? "Toolkits drop old architectures (CUDA 13.0 removed sm_50-sm_72, 12.0 sm_35/37); "
-		      "the GPU still runs code built by an older toolkit on a driver that supports it."
-		    : "Each nvcc knows a fixed list of architectures; a GPU newer than the toolkit cannot "
-		      "be targeted by it.");
+		TRY(finding_evidence(f, "no toolkit in the tables builds %s", sm));
+	TRY(finding_why(f, "%s", dropped
+			? "Toolkits drop old architectures (CUDA 13.0 removed sm_50-sm_72, 12.0 sm_35/37); "
+			  "the GPU still runs code built by an older toolkit on a driver that supports it."
+			: "Each nvcc knows a fixed list of architectures; a GPU newer than the toolkit cannot "
+			  "be targeted by it."));
 	if (t->min_toolkit)
-		finding_fix(f, "build with CUDA %s%s%s: cudoctor gencode --toolkit %s --gpu %s",
-			    t->min_toolkit->release_text, t->max_toolkit ? "-" : " or newer",
-			    t->max_toolkit ? t->max_toolkit->release_text : "",
-			    (t->max_toolkit ? t->max_toolkit : t->min_toolkit)->release_text, sm);
-	finding_fix(f, "or leave %s out of the build", sm);
+		TRY(finding_fix(f, "build with CUDA %s%s%s: cudoctor gencode --toolkit %s --gpu %s",
+				t->min_toolkit->release_text, t->max_toolkit ? "-" : " or newer",
+				t->max_toolkit ? t->max_toolkit->release_text : "",
+				(t->max_toolkit ? t->max_toolkit : t->min_toolkit)->release_text, sm));
+	TRY(finding_fix(f, "or leave %s out of the build", sm));
+out:
+	return rc;
 }
 
-static void print_flags(struct report *r, const struct gencode_plan *p, const char *format)
+static int no_common_toolkit(struct report *r, const struct gencode_plan *p)
+{
+	struct finding *f = report_add_finding(r, SEV_WARN, "no-common-toolkit", "these GPUs",
+					       "no single toolkit builds all of these archs");
+	int rc;
+
+	if (!f)
+		return CD_ENOMEM;
+	TRY(finding_evidence(f, "the newest arch needs CUDA %s or newer; the oldest is dropped after "
+			     "CUDA %s", p->min_toolkit ? p->min_toolkit->release_text : "?",
+			     p->max_toolkit ? p->max_toolkit->release_text : "?"));
+	TRY(finding_why(f, "Old architectures leave the toolkit before new ones arrive; one build "
+			"cannot cover both ends."));
+	TRY(finding_fix(f, "build twice with two toolkits, or drop the oldest GPUs"));
+out:
+	return rc;
+}
+
+/* The four spellings: each in JSON, in the text when --format asks for it. */
+static void flag_fields(struct report_rec *top, const struct gencode_plan *p, const char *format)
 {
 	bool all = strcmp(format, "all") == 0;
 
-	report_section(r, "Flags");
-	if (all || strcmp(format, "nvcc") == 0)
-		report_kv(r, "nvcc", "%s", p->nvcc);
-	if (all || strcmp(format, "cmake") == 0)
-		report_kv(r, "cmake", "-DCMAKE_CUDA_ARCHITECTURES=\"%s\"", p->cmake);
-	if (all || strcmp(format, "torch") == 0)
-		report_kv(r, "torch", "TORCH_CUDA_ARCH_LIST=\"%s\"", p->torch);
-	if (all || strcmp(format, "makefile") == 0)
-		report_kv(r, "makefile", "%s", p->makefile);
+	report_rec_section(top, "Flags");
+	report_field(top, all || strcmp(format, "nvcc") == 0 ? "nvcc" : NULL, "nvcc", rv_str(p->nvcc));
+	report_fieldf(top, all || strcmp(format, "cmake") == 0 ? "cmake" : NULL, "cmake", rv_str(p->cmake),
+		      "-DCMAKE_CUDA_ARCHITECTURES=\"%s\"", p->cmake);
+	report_fieldf(top, all || strcmp(format, "torch") == 0 ? "torch" : NULL, "torch", rv_str(p->torch),
+		      "TORCH_CUDA_ARCH_LIST=\"%s\"", p->torch);
+	report_field(top, all || strcmp(format, "makefile") == 0 ? "makefile" : NULL, "makefile",
+		     rv_str(p->makefile));
 }
 
-static void explain_choice(struct report *r, const struct gencode_plan *p)
+static void explain_choice(struct report_rec *top, const struct gencode_plan *p)
 {
 	bool any_a = false, any_f = false;
 
@@ -239,59 +264,82 @@ static void explain_choice(struct report *r, const struct gencode_plan *p)
 		any_a |= p->sass[i].suffix == 'a';
 		any_f |= p->sass[i].suffix == 'f';
 	}
-	report_section(r, "Why these");
-	report_line(r, "SASS (code=sm_XY) for each arch: a GPU runs SASS of its own major with minor <= "
+	report_rec_section(top, "Why these");
+	report_rec_line(top, "SASS (code=sm_XY) for each arch: a GPU runs SASS of its own major with minor <= "
 		    "its own directly, with no JIT.");
 	if (p->has_ptx)
-		report_line(r, "PTX (code=compute_%d) for the newest: a later GPU JIT-compiles it at first "
+		report_rec_line(top, "PTX (code=compute_%d) for the newest: a later GPU JIT-compiles it at first "
 			    "launch (slower start, cached in ~/.nv/ComputeCache); the driver must know "
 			    "PTX ISA %d.%d (driver %s or newer).", p->ptx.num, p->toolkit->ptx_major,
 			    p->toolkit->ptx_minor, p->ptx_min_driver);
 	else
-		report_line(r, "No PTX (--no-ptx): GPUs newer than the listed archs cannot run the result.");
-	report_line(r, "Each extra arch compiles every kernel once more: build time and binary size grow "
+		report_rec_line(top, "No PTX (--no-ptx): GPUs newer than the listed archs cannot run the result.");
+	report_rec_line(top, "Each extra arch compiles every kernel once more: build time and binary size grow "
 		    "about linearly with the number of archs, so list the GPUs you ship to.");
 	if (any_a || any_f)
-		report_line(r, "%s targets use arch-specific features and run only on %s; their PTX does "
+		report_rec_line(top, "%s targets use arch-specific features and run only on %s; their PTX does "
 			    "not carry to later GPUs. Use them only for code that needs those features "
 			    "(wgmma, tcgen05).", any_a ? "'a'" : "'f'",
 			    any_a ? "that exact compute capability" : "their family");
 	else
-		report_line(r, "No 'a'/'f' targets: ask for sm_90a or sm_100f only when the code uses "
+		report_rec_line(top, "No 'a'/'f' targets: ask for sm_90a or sm_100f only when the code uses "
 			    "arch-specific features; they run only on that CC (or family).");
 }
 
-static void report_toolkit_range(struct report *r, const struct gencode_plan *p)
+/* What builds every target: a line, and min_toolkit/max_toolkit. */
+static void toolkit_range_field(struct report_rec *top, const struct gencode_plan *p)
 {
+	const char *label = "toolkits that build every target";
+
 	if (p->no_common_toolkit || !p->min_toolkit)
-		report_kv(r, "toolkits that build every target", "none");
+		report_fieldf(top, label, "min_toolkit", rv_null(), "none");
 	else
-		report_kv(r, "toolkits that build every target", "CUDA %s%s%s", p->min_toolkit->release_text,
-			  p->max_toolkit ? " to " : " and newer",
-			  p->max_toolkit ? p->max_toolkit->release_text : "");
+		report_fieldf(top, label, "min_toolkit", rv_str(p->min_toolkit->release_text), "CUDA %s%s%s",
+			      p->min_toolkit->release_text, p->max_toolkit ? " to " : " and newer",
+			      p->max_toolkit ? p->max_toolkit->release_text : "");
+	report_field(top, NULL, "max_toolkit", rv_str(p->max_toolkit && !p->no_common_toolkit
+						       ? p->max_toolkit->release_text : NULL));
 }
 
-static json_t *targets_json(const struct gencode_plan *p)
+/* One row per target, each also an object of "targets"; refusals become findings. */
+static int target_table(struct report_rec *top, const struct gencode_plan *p)
 {
-	json_t *arr = json_array();
+	static const char *const hdr[] = { "GPU", "CC", "target", "toolkits that build it" };
+	struct report_rec tab, row;
+	int rc = CD_OK;
 
-	for (size_t i = 0; arr && i < p->n; i++) {
+	report_rec_table(top, "targets", 4, hdr, &tab);
+	for (size_t i = 0; i < p->n; i++) {
 		const struct gencode_target *t = &p->t[i];
+		const char *name = t->spec.gpu ? t->spec.gpu->name : t->spec.label;
 		char cc[16], sm[24];
 
 		kb_arch_format(t->spec.arch, NULL, cc, sizeof(cc));
 		kb_arch_format(t->spec.arch, "sm_", sm, sizeof(sm));
-		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "gpu",
-						     t->spec.gpu ? t->spec.gpu->name : t->spec.label,
-						     "compute_capability", cc, "sm", sm, "min_toolkit",
-						     t->min_toolkit ? json_string(t->min_toolkit->release_text)
-								    : json_null(),
-						     "max_toolkit", t->max_toolkit
-						     ? json_string(t->max_toolkit->release_text) : json_null(),
-						     "refusal", t->refusal ? json_string(t->refusal)
-									   : json_null()));
+		report_rec_item(&tab, &row);
+		if (t->spec.gpu && t->spec.gpu->uncertain)
+			report_fieldf(&row, "GPU", "gpu", rv_str(name), "%.80s (uncertain row)", name);
+		else
+			report_fieldf(&row, "GPU", "gpu", rv_str(name), "%.100s", name);
+		report_field(&row, "CC", "compute_capability", rv_str(cc));
+		report_field(&row, "target", "sm", rv_str(sm));
+		if (t->min_toolkit)
+			report_fieldf(&row, "toolkits that build it", "min_toolkit",
+				      rv_str(t->min_toolkit->release_text), "CUDA %s%s%s",
+				      t->min_toolkit->release_text, t->max_toolkit ? " to " : " and newer",
+				      t->max_toolkit ? t->max_toolkit->release_text : "");
+		else
+			report_fieldf(&row, "toolkits that build it", "min_toolkit", rv_null(), "none known");
+		report_field(&row, NULL, "max_toolkit", rv_str(t->max_toolkit ? t->max_toolkit->release_text
+									   : NULL));
+		report_field(&row, NULL, "refusal", rv_str(t->refusal));
+		TRY(report_rec_end(&row));
+		if (t->refusal)
+			TRY(refuse(top->r, p, t));
 	}
-	return arr;
+	rc = report_rec_end(&tab);
+out:
+	return rc;
 }
 
 static int gencode_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
@@ -299,98 +347,53 @@ static int gencode_run(struct report *r, int argc, char **argv, const struct cd_
 	struct gencode_args *a = calloc(1, sizeof(*a));
 	struct gencode_plan *p = calloc(1, sizeof(*p));
 	const struct kb_toolkit *tk = NULL;
-	static const char *const hdr[] = { "GPU", "CC", "target", "toolkits that build it" };
+	struct report_rec top;
 	int rc;
 
 	(void)g;
+	report_rec_top(&top, r);
 	if (!a || !p) {
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = kb_load(err)) != CD_OK || (rc = parse_args(argc, argv, a, err)) != CD_OK)
-		goto out;
-	report_section(r, "Build");
-	if ((rc = pick_toolkit(r, a, &tk, err)) != CD_OK)
-		goto out;
-	if (a->native && (rc = add_native(r, a, err)) != CD_OK)
-		goto out;
+	TRY(kb_load(err));
+	TRY(parse_args(argc, argv, a, err));
+	report_rec_section(&top, "Build");
+	TRY(pick_toolkit(&top, a, &tk, err));
+	if (a->native)
+		TRY(add_native(r, a, err));
 	if (a->all || a->all_major)
 		a->n += gencode_all_archs(tk, a->all_major, a->specs + a->n, GENCODE_MAX - a->n);
 	if (a->n == 0) /* --native found nothing: the finding says why */
-		goto out;
-	if ((rc = gencode_plan(a->specs, a->n, tk, a->ptx, p, err)) != CD_OK)
-		goto out;
-	report_table(r, 4, hdr);
-	for (size_t i = 0; i < p->n; i++) {
-		const struct gencode_target *t = &p->t[i];
-		char cc[16], sm[24], range[64], name[128];
-		const char *row[4];
-
-		kb_arch_format(t->spec.arch, NULL, cc, sizeof(cc));
-		kb_arch_format(t->spec.arch, "sm_", sm, sizeof(sm));
-		if (t->min_toolkit)
-			snprintf(range, sizeof(range), "CUDA %s%s%s", t->min_toolkit->release_text,
-				 t->max_toolkit ? " to " : " and newer",
-				 t->max_toolkit ? t->max_toolkit->release_text : "");
-		else
-			snprintf(range, sizeof(range), "none known");
-		if (t->spec.gpu && t->spec.gpu->uncertain)
-			snprintf(name, sizeof(name), "%.80s (uncertain row)", t->spec.gpu->name);
-		else
-			snprintf(name, sizeof(name), "%.100s", t->spec.gpu ? t->spec.gpu->name : t->spec.label);
-		row[0] = name;
-		row[1] = cc;
-		row[2] = sm;
-		row[3] = range;
-		report_table_row(r, row);
-		if (t->refusal)
-			refuse(r, p, t);
-	}
-	report_json_set(r, "targets", targets_json(p));
-	report_json_set(r, "toolkit", json_string(tk->release_text));
-	if (p->no_common_toolkit) {
-		struct finding *f = report_add_finding(r, SEV_WARN, "no-common-toolkit", "these GPUs",
-						       "no single toolkit builds all of these archs");
-
-		if (f) {
-			finding_evidence(f, "the newest arch needs CUDA %s or newer; the oldest is dropped "
-					 "after CUDA %s", p->min_toolkit ? p->min_toolkit->release_text : "?",
-					 p->max_toolkit ? p->max_toolkit->release_text : "?");
-			finding_why(f, "Old architectures leave the toolkit before new ones arrive; one "
-				    "build cannot cover both ends.");
-			finding_fix(f, "build twice with two toolkits, or drop the oldest GPUs");
-		}
-	}
+		goto end;
+	TRY(gencode_plan(a->specs, a->n, tk, a->ptx, p, err));
+	TRY(target_table(&top, p));
+	if (p->no_common_toolkit)
+		TRY(no_common_toolkit(r, p));
 	if (p->refused || p->n_sass == 0) {
-		report_json_set(r, "nvcc", json_null());
-		report_json_set(r, "cmake", json_null());
-		report_json_set(r, "torch", json_null());
-		report_section(r, "Toolkits");
-		report_toolkit_range(r, p);
-		goto json;
+		report_field(&top, NULL, "nvcc", rv_null());
+		report_field(&top, NULL, "cmake", rv_null());
+		report_field(&top, NULL, "torch", rv_null());
+		report_rec_section(&top, "Toolkits");
+		toolkit_range_field(&top, p);
+		report_field(&top, NULL, "min_driver", rv_null());
+		report_field(&top, NULL, "ptx_min_driver", rv_null());
+		goto end;
 	}
-	print_flags(r, p, a->format);
-	report_json_set(r, "nvcc", json_string(p->nvcc));
-	report_json_set(r, "cmake", json_string(p->cmake));
-	report_json_set(r, "torch", json_string(p->torch));
-	report_json_set(r, "makefile", json_string(p->makefile));
-	report_section(r, "The result needs");
-	report_toolkit_range(r, p);
-	report_kv(r, "driver", "%s or newer to run (CUDA %d.x%s)", p->min_driver, tk->release.major,
-		  tk->has_minor_compat ? " minor-version compatibility floor" : "");
-	if (p->has_ptx)
-		report_kv(r, "driver for PTX JIT", "%s or newer (PTX ISA %d.%d)", p->ptx_min_driver,
-			  tk->ptx_major, tk->ptx_minor);
-	explain_choice(r, p);
-json:
-	report_json_set(r, "min_toolkit", p->min_toolkit && !p->no_common_toolkit
-			? json_string(p->min_toolkit->release_text) : json_null());
-	report_json_set(r, "max_toolkit", p->max_toolkit && !p->no_common_toolkit
-			? json_string(p->max_toolkit->release_text) : json_null());
-	report_json_set(r, "min_driver", p->n_sass && !p->refused ? json_string(p->min_driver)
-								  : json_null());
-	report_json_set(r, "ptx_min_driver", p->has_ptx && !p->refused ? json_string(p->ptx_min_driver)
-								       : json_null());
+	flag_fields(&top, p, a->format);
+	report_rec_section(&top, "The result needs");
+	toolkit_range_field(&top, p);
+	report_fieldf(&top, "driver", "min_driver", rv_str(p->min_driver), "%s or newer to run (CUDA %d.x%s)",
+		      p->min_driver, tk->release.major,
+		      tk->has_minor_compat ? " minor-version compatibility floor" : "");
+	report_fieldf(&top, p->has_ptx ? "driver for PTX JIT" : NULL, "ptx_min_driver",
+		      rv_str(p->has_ptx ? p->ptx_min_driver : NULL), "%s or newer (PTX ISA %d.%d)",
+		      p->ptx_min_driver, tk->ptx_major, tk->ptx_minor);
+	explain_choice(&top, p);
+end:
+	rc = report_rec_end(&top);
+	if (rc == CD_ENOMEM)
+		rc = cd_fail(err, rc, "out of memory");
 out:
 	free(a);
 	free(p);

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kb/gencode.h"
+#include "rules/gencode.h"
 #include "util/err.h"
 
 static int arch_order(struct kb_arch a, struct kb_arch b)

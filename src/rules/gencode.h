@@ -1,8 +1,8 @@
 /* Choosing nvcc targets for a set of GPUs and a toolkit: SASS for each GPU's arch, PTX
  * for the newest so future GPUs can JIT, and the toolkit and driver range the result
  * needs. Pure: the kb tables in, a plan out. */
-#ifndef CUDOCTOR_KB_GENCODE_H
-#define CUDOCTOR_KB_GENCODE_H
+#ifndef CUDOCTOR_RULES_GENCODE_H
+#define CUDOCTOR_RULES_GENCODE_H
 
 #include <stdbool.h>
 #include <stddef.h>

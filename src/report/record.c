@@ -1,0 +1,304 @@
+/* Records: a thing described once, its labelled fields sent to the text body (key/value
+ * lines or table cells) and its keyed fields to the command's JSON. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "report/report_internal.h"
+#include "util/err.h"
+#include "util/str.h"
+
+/* The first error stays; an out-of-memory is also the report's. */
+static void rec_fail(struct report_rec *w, int rc)
+{
+	if (rc == CD_ENOMEM && w->r)
+		w->r->oom = true;
+	if (w->rc == CD_OK)
+		w->rc = rc;
+}
+
+/* child starts with parent's mode and error; json is its JSON (stolen), NULL when the
+ * parent has none or when want_json is false. */
+static void rec_child(struct report_rec *parent, struct report_rec *child, json_t *json, bool want_json)
+{
+	memset(child, 0, sizeof(*child));
+	child->r = parent->r;
+	child->parent = parent;
+	/* a row's cells belong to the row: what nests inside it is JSON only */
+	child->text = parent->text == REPORT_TEXT_ROW ? REPORT_TEXT_NONE : parent->text;
+	child->rc = parent->rc;
+	if (parent->rc != CD_OK || !want_json || !parent->json)
+		return;
+	if (!json)
+		rec_fail(child, CD_ENOMEM);
+	child->json = json;
+}
+
+/* Hands json to parent (under key, or appended); returns the borrowed pointer or NULL. */
+static json_t *attach(struct report_rec *parent, const char *key, json_t *json)
+{
+	int bad;
+
+	if (!parent->json || !json) {
+		json_decref(json);
+		return NULL;
+	}
+	if (json_is_array(parent->json))
+		bad = json_array_append_new(parent->json, json);
+	else
+		bad = json_object_set_new(parent->json, key, json);
+	return bad ? NULL : json;
+}
+
+void report_rec_top(struct report_rec *top, struct report *r)
+{
+	memset(top, 0, sizeof(*top));
+	top->r = r;
+	top->json = r->data;
+	top->text = REPORT_TEXT_KV;
+}
+
+void report_rec_object(struct report_rec *parent, const char *key, struct report_rec *child)
+{
+	json_t *o = parent->json && parent->rc == CD_OK ? attach(parent, key, json_object()) : NULL;
+
+	rec_child(parent, child, o, true);
+}
+
+void report_rec_array(struct report_rec *parent, const char *key, struct report_rec *list)
+{
+	json_t *a = parent->json && parent->rc == CD_OK ? attach(parent, key, json_array()) : NULL;
+
+	rec_child(parent, list, a, true);
+}
+
+void report_rec_table(struct report_rec *parent, const char *key, size_t ncols,
+		      const char *const headers[], struct report_rec *table)
+{
+	json_t *a = key && parent->json && parent->rc == CD_OK ? attach(parent, key, json_array()) : NULL;
+	int rc;
+
+	rec_child(parent, table, a, key != NULL);
+	table->table = true;
+	table->text = parent->text == REPORT_TEXT_KV ? REPORT_TEXT_ROW : REPORT_TEXT_NONE;
+	if (table->rc != CD_OK || table->text != REPORT_TEXT_ROW)
+		return; /* a table inside a JSON-only record has no text */
+	if ((rc = report_table(table->r, ncols, headers)) != CD_OK) {
+		rec_fail(table, rc);
+		return;
+	}
+	table->table_item = table->r->n_items - 1;
+}
+
+void report_rec_item(struct report_rec *list, struct report_rec *item)
+{
+	json_t *o = list->json && list->rc == CD_OK ? attach(list, NULL, json_object()) : NULL;
+
+	rec_child(list, item, o, true);
+	if (!list->table || list->text != REPORT_TEXT_ROW || item->rc != CD_OK)
+		return;
+	item->text = REPORT_TEXT_ROW;
+	item->table_item = list->table_item;
+	item->cells = calloc(list->r->items[list->table_item].ncols, sizeof(char *));
+	if (!item->cells) {
+		item->text = REPORT_TEXT_NONE;
+		rec_fail(item, CD_ENOMEM);
+	}
+}
+
+void report_rec_text(struct report_rec *w, enum report_text mode)
+{
+	if (mode == REPORT_TEXT_ROW && !w->cells)
+		mode = REPORT_TEXT_NONE; /* only a table's row has cells */
+	w->text = mode;
+}
+
+void report_rec_section(struct report_rec *w, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int rc;
+
+	if (w->rc != CD_OK || w->text != REPORT_TEXT_KV)
+		return;
+	va_start(ap, fmt);
+	s = cd_vasprintf(fmt, ap);
+	va_end(ap);
+	rc = s ? report_section(w->r, "%s", s) : CD_ENOMEM;
+	free(s);
+	if (rc != CD_OK)
+		rec_fail(w, rc);
+}
+
+void report_rec_line(struct report_rec *w, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int rc;
+
+	if (w->rc != CD_OK || w->text != REPORT_TEXT_KV)
+		return;
+	va_start(ap, fmt);
+	s = cd_vasprintf(fmt, ap);
+	va_end(ap);
+	rc = s ? report_line(w->r, "%s", s) : CD_ENOMEM;
+	free(s);
+	if (rc != CD_OK)
+		rec_fail(w, rc);
+}
+
+static json_t *value_json(const struct report_value *v)
+{
+	switch (v->kind) {
+	case RV_NULL: return json_null();
+	case RV_STRING: return json_string(v->s);
+	case RV_INT: return json_integer((json_int_t)v->i);
+	case RV_BOOL: return json_boolean(v->b);
+	case RV_REAL: return json_real(v->d);
+	case RV_JSON: return v->j; /* stolen */
+	}
+	return NULL;
+}
+
+/* The value's own text form; NULL with *rc set when it has none or memory ran out. */
+static char *value_text(const struct report_value *v, int *rc)
+{
+	struct strbuf sb;
+	size_t i;
+	json_t *e;
+	char *s = NULL;
+
+	*rc = CD_ENOMEM;
+	switch (v->kind) {
+	case RV_NULL: s = cd_strdup("none"); break;
+	case RV_STRING: s = cd_strdup(v->s); break;
+	case RV_INT: s = cd_asprintf("%lld", v->i); break;
+	case RV_BOOL: s = cd_strdup(v->b ? "yes" : "no"); break;
+	case RV_REAL: s = cd_asprintf("%g", v->d); break;
+	case RV_JSON:
+		if (!v->j)
+			return NULL;
+		if (!json_is_array(v->j)) {
+			*rc = CD_EUSAGE;
+			return NULL;
+		}
+		sb_init(&sb);
+		json_array_foreach(v->j, i, e) {
+			if (!json_is_string(e)) {
+				sb_free(&sb);
+				*rc = CD_EUSAGE;
+				return NULL;
+			}
+			sb_printf(&sb, "%s%s", i ? ", " : "", json_string_value(e));
+		}
+		s = sb.len ? sb_detach(&sb) : (sb_free(&sb), cd_strdup(""));
+		break;
+	}
+	return s;
+}
+
+/* Text: a key/value line, or the cell of the column named label. Takes text. */
+static void put_text(struct report_rec *w, const char *label, char *text)
+{
+	const struct report_item *t;
+	int rc;
+
+	if (w->text == REPORT_TEXT_KV) {
+		rc = report_kv(w->r, label, "%s", text);
+		free(text);
+		if (rc != CD_OK)
+			rec_fail(w, rc);
+		return;
+	}
+	if (!w->cells) { /* a table's own fields have no cell */
+		free(text);
+		rec_fail(w, CD_EUSAGE);
+		return;
+	}
+	t = &w->r->items[w->table_item];
+	for (size_t c = 0; c < t->ncols; c++) {
+		if (strcmp(t->cells[c], label) != 0)
+			continue;
+		free(w->cells[c]);
+		w->cells[c] = text;
+		return;
+	}
+	free(text);
+	rec_fail(w, CD_EUSAGE);
+}
+
+/* Takes text (NULL: no text form, text_rc says why) and v's stolen JSON. */
+static void field(struct report_rec *w, const char *label, const char *key,
+		  const struct report_value *v, char *text, int text_rc)
+{
+	bool keep = key && w->json && w->rc == CD_OK;
+	json_t *j = keep ? value_json(v) : NULL;
+
+	if (!keep && v->kind == RV_JSON)
+		json_decref(v->j);
+	if (w->rc != CD_OK) {
+		free(text);
+		return;
+	}
+	if (keep && (!j || json_object_set_new(w->json, key, j) != 0)) {
+		free(text);
+		rec_fail(w, CD_ENOMEM);
+		return;
+	}
+	if (!label || w->text == REPORT_TEXT_NONE)
+		free(text);
+	else if (!text)
+		rec_fail(w, text_rc);
+	else
+		put_text(w, label, text);
+}
+
+static bool wants_text(const struct report_rec *w, const char *label)
+{
+	return label && w->rc == CD_OK && w->text != REPORT_TEXT_NONE;
+}
+
+void report_field(struct report_rec *w, const char *label, const char *key, struct report_value v)
+{
+	int rc = CD_OK;
+	char *text = wants_text(w, label) ? value_text(&v, &rc) : NULL;
+
+	field(w, label, key, &v, text, rc);
+}
+
+void report_fieldf(struct report_rec *w, const char *label, const char *key, struct report_value v,
+		   const char *fmt, ...)
+{
+	va_list ap;
+	char *text = NULL;
+
+	if (wants_text(w, label)) {
+		va_start(ap, fmt);
+		text = cd_vasprintf(fmt, ap);
+		va_end(ap);
+	}
+	field(w, label, key, &v, text, CD_ENOMEM);
+}
+
+int report_rec_end(struct report_rec *w)
+{
+	int rc;
+
+	if (w->cells) {
+		size_t n = w->r->items[w->table_item].ncols;
+
+		if (w->rc == CD_OK) {
+			rc = report_table_row_at(w->r, w->table_item, (const char *const *)w->cells);
+			if (rc != CD_OK)
+				rec_fail(w, rc);
+		}
+		for (size_t c = 0; c < n; c++)
+			free(w->cells[c]);
+		free(w->cells);
+		w->cells = NULL;
+	}
+	if (w->parent && w->rc != CD_OK && w->parent->rc == CD_OK)
+		w->parent->rc = w->rc;
+	return w->rc;
+}

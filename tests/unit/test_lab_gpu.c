@@ -1,0 +1,69 @@
+/* The labs' driver layer against the fake libcuda of tests/fakes: a driver without an entry
+ * point the labs call is refused before cuInit, naming it; a failed call reads
+ * "cuName: CUDA_ERROR_X (n)". */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lab/gpu.h"
+
+static const unsigned char not_a_module[16];
+
+static void open_with(const char *libcuda, struct cudrv *d, struct lab_ctx *c, char *err)
+{
+	setenv("CUDOCTOR_LIBCUDA", libcuda, 1);
+	setenv("FAKE_GPUS", "NVIDIA H200:9.0:141GiB", 1);
+	memset(d, 0, sizeof *d);
+	memset(c, 0, sizeof *c);
+	assert_int_equal(cudrv_load(d, err), CD_OK);
+}
+
+static void test_old_driver_is_refused_naming_the_entry_point(void **state)
+{
+	struct cudrv d;
+	struct lab_ctx c;
+	char err[CD_ERRMSG] = "";
+
+	(void)state;
+	open_with(CUDOCTOR_FAKES_DIR "/old/libcuda.so.1", &d, &c, err);
+	assert_int_equal(lab_open(&c, &d, 0, not_a_module, err), CD_EDRIVER);
+	/* the old fake has cuMemGetInfo but not cuMemGetInfo_v2, which cudoctor binds */
+	assert_non_null(strstr(err, "cuMemGetInfo is missing from "));
+	assert_non_null(strstr(err, "old/libcuda.so.1"));
+	assert_null(c.ctx);
+	cudrv_unload(&d);
+}
+
+static void test_failed_calls_name_the_call_and_result(void **state)
+{
+	struct cudrv d;
+	struct lab_ctx c;
+	char err[CD_ERRMSG] = "";
+
+	(void)state;
+	open_with(CUDOCTOR_FAKES_DIR "/libcuda.so.1", &d, &c, err);
+	/* the fake answers cuModuleLoadData with CUDA_ERROR_NOT_SUPPORTED */
+	assert_int_equal(lab_open(&c, &d, 0, not_a_module, err), CD_EDRIVER);
+	assert_string_equal(err, "cuModuleLoadData: CUDA_ERROR_NOT_SUPPORTED (801)");
+	assert_null(c.ctx); /* the primary context was released on the way out */
+	assert_int_equal(lab_open(&c, &d, 3, not_a_module, err), CD_EUSAGE);
+	assert_string_equal(err, "no CUDA device 3 (1 visible)");
+	c.d = &d;
+	assert_int_equal(lab_cu(&c, CUDA_SUCCESS, "cuMemAlloc", err), CD_OK);
+	assert_int_equal(lab_cu(&c, CUDA_ERROR_OUT_OF_MEMORY, "cuMemAlloc", err), CD_EDRIVER);
+	assert_string_equal(err, "cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY (2)");
+	cudrv_unload(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_old_driver_is_refused_naming_the_entry_point),
+		cmocka_unit_test(test_failed_calls_name_the_call_and_result),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
