@@ -45,5 +45,6 @@ const struct cd_command cmd_mem = {
 	.name = "mem",
 	.summary = "GPU memory: who holds it, largest block now, will a model fit",
 	.help = mem_help,
+	.needs = NEEDS_DRIVER_GENTLY, /* status and probe open the run's driver; estimate does not */
 	.run = mem_run,
 };

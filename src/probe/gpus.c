@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "probe/gpus.h"
+
+#include "probe/driver_info.h"
 #include "util/str.h"
 
 /* Appends "call: what" to g->errors when the whole entry fits, else marks the list cut. */
@@ -79,42 +81,6 @@ bool gpu_normalize_pci_bus_id(const char *s, char *out, size_t len)
 	snprintf(out, len, domain > 0xffff ? "%08llx:%02llx:%02llx.%llx" : "%04llx:%02llx:%02llx.%llx",
 		 domain, bus, dev, fn);
 	return true;
-}
-
-static const struct {
-	unsigned long long bit;
-	const char *name;
-} reason_names[] = {
-	{ NVML_CLOCKS_EVENT_GPU_IDLE, "gpu_idle" },
-	{ NVML_CLOCKS_EVENT_APPLICATIONS_CLOCKS, "applications_clocks_setting" },
-	{ NVML_CLOCKS_EVENT_SW_POWER_CAP, "sw_power_cap" },
-	{ NVML_CLOCKS_EVENT_HW_SLOWDOWN, "hw_slowdown" },
-	{ NVML_CLOCKS_EVENT_SYNC_BOOST, "sync_boost" },
-	{ NVML_CLOCKS_EVENT_SW_THERMAL_SLOWDOWN, "sw_thermal_slowdown" },
-	{ NVML_CLOCKS_EVENT_HW_THERMAL_SLOWDOWN, "hw_thermal_slowdown" },
-	{ NVML_CLOCKS_EVENT_HW_POWER_BRAKE, "hw_power_brake_slowdown" },
-	{ NVML_CLOCKS_EVENT_DISPLAY_CLOCK_SETTING, "display_clock_setting" },
-};
-
-void gpu_clock_event_reason_names(unsigned long long mask, char *buf, size_t len)
-{
-	size_t used = 0;
-	unsigned long long known = 0;
-
-	if (len == 0)
-		return;
-	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(reason_names) / sizeof(reason_names[0]); i++) {
-		known |= reason_names[i].bit;
-		if ((mask & reason_names[i].bit) && used < len) {
-			int n = snprintf(buf + used, len - used, "%s%s", used ? "," : "", reason_names[i].name);
-			used += n > 0 ? (size_t)n : 0;
-		}
-	}
-	if ((mask & ~known) && used < len)
-		snprintf(buf + used, len - used, "%sunknown_0x%llx", used ? "," : "", mask & ~known);
-	else if (mask == 0)
-		snprintf(buf, len, "none");
 }
 
 /* ---- CUDA ---- */
@@ -760,8 +726,6 @@ static int collect_nvml(struct gpu_probe *p, const struct nvml *nv, char *err)
 			goto out;
 	}
 out:
-	if (nv->Shutdown)
-		nv->Shutdown();
 	return rc;
 }
 
@@ -788,6 +752,7 @@ int gpu_probe_collect(struct gpu_probe *p, const struct cudrv *cu, const struct 
 		if (rc != CD_OK)
 			return rc;
 	}
+	driver_info_collect(p, NULL);
 	return CD_OK;
 }
 
@@ -806,6 +771,8 @@ int gpu_probe_run(struct gpu_probe *p, char *err)
 	cu_ok = cudrv_load(cu, p->cuda_load_error) == CD_OK;
 	nv_loaded = nvml_load(nv, p->nvml_load_error) == CD_OK;
 	rc = gpu_probe_collect(p, cu_ok ? cu : NULL, nv_loaded ? nv : NULL, err);
+	if (driver_nvml_ok(p) && nv->Shutdown)
+		nv->Shutdown();
 	if (cu_ok)
 		cudrv_unload(cu);
 	if (nv_loaded)
