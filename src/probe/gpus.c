@@ -287,14 +287,18 @@ static bool nv_ok(const struct nvml *nv, struct gpu_info *g, const char *call, n
 	return false;
 }
 
-#define NV_UINT(fn, field, dst)                                                        \
-	do {                                                                           \
-		unsigned int v_;                                                       \
-		if (nv->fn && nv_ok(nv, g, "nvml" #fn, nv->fn(dev, &v_))) {            \
-			(dst) = v_;                                                    \
-			gpu_mark(g, field);                                            \
-		}                                                                      \
-	} while (0)
+/* One NVML call that answers an unsigned int into dst, marking field when it did. */
+static void nv_uint(const struct nvml *nv, struct gpu_info *g, nvmlDevice_t dev,
+		    nvmlReturn_t (*fn)(nvmlDevice_t, unsigned int *), const char *call,
+		    enum gpu_field field, long long *dst)
+{
+	unsigned int v;
+
+	if (fn && nv_ok(nv, g, call, fn(dev, &v))) {
+		*dst = v;
+		gpu_mark(g, field);
+	}
+}
 
 static int collect_processes(const struct nvml *nv, nvmlDevice_t dev, struct gpu_info *g, char *err)
 {
@@ -493,7 +497,7 @@ static void collect_nvml_identity(const struct nvml *nv, nvmlDevice_t dev, struc
 
 static int collect_nvml_device(const struct nvml *nv, nvmlDevice_t dev, struct gpu_info *g, char *err)
 {
-	NV_UINT(DeviceGetMinorNumber, GF_NVML_MINOR, g->nvml_minor);
+	nv_uint(nv, g, dev, nv->DeviceGetMinorNumber, "nvmlDeviceGetMinorNumber", GF_NVML_MINOR, &g->nvml_minor);
 	if (nv->DeviceGetMemoryInfo_v2) {
 		nvmlMemory_v2_t m;
 		memset(&m, 0, sizeof(m));
@@ -520,11 +524,11 @@ static int collect_nvml_device(const struct nvml *nv, nvmlDevice_t dev, struct g
 		g->memory_total_bytes = g->nvml_memory_total_bytes;
 		gpu_mark(g, GF_MEMORY_TOTAL);
 	}
-	NV_UINT(DeviceGetCurrPcieLinkGeneration, GF_PCIE_GEN_CURRENT, g->pcie_gen_current);
-	NV_UINT(DeviceGetCurrPcieLinkWidth, GF_PCIE_WIDTH_CURRENT, g->pcie_width_current);
-	NV_UINT(DeviceGetMaxPcieLinkGeneration, GF_PCIE_GEN_MAX, g->pcie_gen_max);
-	NV_UINT(DeviceGetMaxPcieLinkWidth, GF_PCIE_WIDTH_MAX, g->pcie_width_max);
-	NV_UINT(DeviceGetGpuMaxPcieLinkGeneration, GF_PCIE_GEN_GPU_MAX, g->pcie_gen_gpu_max);
+	nv_uint(nv, g, dev, nv->DeviceGetCurrPcieLinkGeneration, "nvmlDeviceGetCurrPcieLinkGeneration", GF_PCIE_GEN_CURRENT, &g->pcie_gen_current);
+	nv_uint(nv, g, dev, nv->DeviceGetCurrPcieLinkWidth, "nvmlDeviceGetCurrPcieLinkWidth", GF_PCIE_WIDTH_CURRENT, &g->pcie_width_current);
+	nv_uint(nv, g, dev, nv->DeviceGetMaxPcieLinkGeneration, "nvmlDeviceGetMaxPcieLinkGeneration", GF_PCIE_GEN_MAX, &g->pcie_gen_max);
+	nv_uint(nv, g, dev, nv->DeviceGetMaxPcieLinkWidth, "nvmlDeviceGetMaxPcieLinkWidth", GF_PCIE_WIDTH_MAX, &g->pcie_width_max);
+	nv_uint(nv, g, dev, nv->DeviceGetGpuMaxPcieLinkGeneration, "nvmlDeviceGetGpuMaxPcieLinkGeneration", GF_PCIE_GEN_GPU_MAX, &g->pcie_gen_gpu_max);
 	if (nv->DeviceGetPersistenceMode) {
 		int mode;
 		if (nv_ok(nv, g, "nvmlDeviceGetPersistenceMode", nv->DeviceGetPersistenceMode(dev, &mode))) {
@@ -540,9 +544,9 @@ static int collect_nvml_device(const struct nvml *nv, nvmlDevice_t dev, struct g
 			gpu_mark(g, GF_MIG_MODE);
 		}
 	}
-	NV_UINT(DeviceGetPowerUsage, GF_POWER_DRAW, g->power_draw_mw);
-	NV_UINT(DeviceGetPowerManagementLimit, GF_POWER_LIMIT, g->power_limit_mw);
-	NV_UINT(DeviceGetEnforcedPowerLimit, GF_POWER_ENFORCED_LIMIT, g->power_enforced_limit_mw);
+	nv_uint(nv, g, dev, nv->DeviceGetPowerUsage, "nvmlDeviceGetPowerUsage", GF_POWER_DRAW, &g->power_draw_mw);
+	nv_uint(nv, g, dev, nv->DeviceGetPowerManagementLimit, "nvmlDeviceGetPowerManagementLimit", GF_POWER_LIMIT, &g->power_limit_mw);
+	nv_uint(nv, g, dev, nv->DeviceGetEnforcedPowerLimit, "nvmlDeviceGetEnforcedPowerLimit", GF_POWER_ENFORCED_LIMIT, &g->power_enforced_limit_mw);
 	if (nv->DeviceGetTemperature) {
 		unsigned int c;
 		if (nv_ok(nv, g, "nvmlDeviceGetTemperature", nv->DeviceGetTemperature(dev, NVML_TEMPERATURE_GPU, &c))) {
