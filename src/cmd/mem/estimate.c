@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/mem_internal.h"
+#include "cmd/mem/internal.h"
 #include "mem/estimate.h"
 #include "mem/load.h"
 #include "mem/units.h"

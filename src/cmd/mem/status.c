@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "cmd/gpu_mig.h"
-#include "cmd/mem_internal.h"
+#include "cmd/mem/internal.h"
 #include "kb/oom.h"
 #include "mem/context_cost.h"
 #include "mem/units.h"

@@ -1,9 +1,9 @@
 /* `cudoctor mem`: who holds GPU memory (status), how large a block can be had now
- * (probe), and whether a model fits (estimate). Dispatches to src/cmd/mem_*.c. */
+ * (probe), and whether a model fits (estimate). Dispatches to src/cmd/mem/. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/mem_internal.h"
+#include "cmd/mem/internal.h"
 #include "util/err.h"
 
 static const char mem_help[] =

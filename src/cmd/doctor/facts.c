@@ -1,6 +1,6 @@
 /* doctor's facts: probes in the order that lets later ones use earlier results (Python's
  * site-packages feed the toolkit and runtime searches), then the kb's knowledge. */
-#include "cmd/doctor_facts.h"
+#include "cmd/doctor/facts.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/mem_internal.h"
+#include "cmd/mem/internal.h"
 #include "mem/probe.h"
 #include "mem/units.h"
 #include "util/err.h"

@@ -1,12 +1,12 @@
 /* `cudoctor doctor`: every layer of the CUDA stack found, shown, and checked against the
- * others. Collection is doctor_facts.c, judgement src/rules; this file renders. */
+ * others. Collection is doctor/facts.c, judgement src/rules; this file renders. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/doctor_facts.h"
+#include "cmd/doctor/facts.h"
 #include "cmd/gpu_mig.h"
 #include "rules/rules.h"
 #include "util/err.h"
