@@ -114,7 +114,8 @@ static int take_global_options(int *argc, char **argv, struct cd_globals *g, boo
 
 int main(int argc, char **argv)
 {
-	struct cd_globals g = { { FMT_TEXT, false, 0 }, false };
+	static struct cd_run run; /* the run context: what the command's needs open, once */
+	struct cd_globals g = { { FMT_TEXT, false, 0 }, false, &run };
 	const struct cd_command *cmd;
 	char *default_argv[] = { "doctor", NULL };
 	char err[CD_ERRMSG] = "";
@@ -156,7 +157,9 @@ int main(int argc, char **argv)
 		fputs("cudoctor: out of memory\n", stderr);
 		return EXIT_TOOL;
 	}
-	rc = cmd->run(&r, argc, argv, &g, err);
+	rc = cmd->needs == NEEDS_DRIVER ? cd_run_driver(&run, &r, err) : CD_OK;
+	if (rc == CD_OK)
+		rc = cmd->run(&r, argc, argv, &g, err);
 	if (rc == CD_EUSAGE) {
 		fprintf(stderr, "cudoctor %s: %s\nTry 'cudoctor %s --help'.\n", cmd->name, err, cmd->name);
 		code = EXIT_USAGE;
@@ -181,6 +184,7 @@ int main(int argc, char **argv)
 		code = report_has_errors(&r) ? EXIT_FINDING : EXIT_CLEAN;
 	}
 out:
+	cd_run_close(&run);
 	report_free(&r);
 	return code;
 }

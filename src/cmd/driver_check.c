@@ -1,64 +1,30 @@
-/* One driver-layer judgement for doctor's neighbours (devices, lab, mem): the same facts
- * through the same rules, so a broken driver reads the same in every command. */
+/* The run context's driver steps for one command path, the facts moved out to the caller. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cmd.h"
 #include "cmd/driver_check.h"
-#include "cmd/gpu_findings.h"
-#include "probe/driver_info.h"
-#include "probe/platform.h"
+#include "rules/rules.h"
 #include "util/err.h"
-
-static int judge(struct report *r, const struct gpu_probe *p, char *err)
-{
-	struct driver_seen seen;
-	struct driver_info *di = calloc(1, sizeof(*di));
-	struct platform_info *pf = calloc(1, sizeof(*pf));
-	struct stack_platform sp;
-	int rc;
-
-	if (!di || !pf) {
-		rc = cd_fail(err, CD_ENOMEM, "out of memory");
-		goto out;
-	}
-	gpu_driver_seen(p, &seen);
-	driver_info_collect(di, &seen, NULL);
-	if ((rc = platform_probe(pf, NULL, err)) != CD_OK)
-		goto out;
-	platform_stack_facts(pf, &sp);
-	rc = gpu_driver_findings(r, p, di, &sp);
-out:
-	free(di);
-	free(pf);
-	return rc;
-}
 
 int driver_check_run(struct report *r, struct gpu_probe *p, char *err)
 {
-	int rc = gpu_probe_run(p, err);
+	struct cd_run *run = calloc(1, sizeof(*run));
+	int rc;
 
-	return rc == CD_OK ? judge(r, p, err) : rc;
+	memset(p, 0, sizeof(*p));
+	if (!run)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	rc = cd_run_driver(run, r, err);
+	*p = run->probe;
+	run->probe.gpus = NULL;
+	run->probe.n_gpus = 0;
+	cd_run_close(run);
+	free(run);
+	return rc;
 }
 
 bool driver_check_cuda_usable(const struct gpu_probe *p)
 {
-	/* mirrors rule_no_driver, rule_init and rule_no_device_count */
-	return p->cuda_loaded && p->cuda_init_called && p->cuda_init_result == CUDA_SUCCESS &&
-	       !(p->has_cuda_device_count && p->cuda_device_count == 0);
-}
-
-int driver_check(struct report *r, bool *cuda_usable, char *err)
-{
-	struct gpu_probe *p = calloc(1, sizeof(*p));
-	int rc;
-
-	*cuda_usable = false;
-	if (!p)
-		return cd_fail(err, CD_ENOMEM, "out of memory");
-	rc = driver_check_run(r, p, err);
-	if (rc == CD_OK)
-		*cuda_usable = driver_check_cuda_usable(p);
-	gpu_probe_free(p);
-	free(p);
-	return rc;
+	return rules_cuda_usable(p);
 }

@@ -1,5 +1,5 @@
-/* This machine's driver layer judged once, the same way for every command: the GPU probe,
- * /proc's driver info and the platform through gpu_driver_findings (kb/stack_rules.c). */
+/* The driver opened and judged for a command that needs it on one path only (gencode
+ * --native): the run context's own steps (cmd/run.c), with the facts handed back. */
 #ifndef CUDOCTOR_CMD_DRIVER_CHECK_H
 #define CUDOCTOR_CMD_DRIVER_CHECK_H
 
@@ -8,17 +8,13 @@
 #include "probe/gpus.h"
 #include "report/report.h"
 
-/* Runs the GPU probe into p (the caller frees it with gpu_probe_free) and adds the driver
- * findings (no-driver, no-device, driver-init-failed, ...): driver info from /proc,
- * platform from the environment. */
+/* Opens the driver as cd_run_driver does, adds the driver findings (no-driver, no-device,
+ * driver-init-failed, ...) and moves the driver and GPU facts into p (the caller frees
+ * them with gpu_probe_free); the libraries are closed again. */
 int driver_check_run(struct report *r, struct gpu_probe *p, char *err);
 
-/* Whether the probe says CUDA can run work: libcuda loaded, cuInit succeeded and no
- * device count of 0. When false, driver_check_run has added an error finding saying why. */
+/* Whether the facts say CUDA can run work (rules_cuda_usable). When false,
+ * driver_check_run has added an error finding saying why. */
 bool driver_check_cuda_usable(const struct gpu_probe *p);
-
-/* For commands that hold no probe (lab, mem probe): probes, adds the driver findings and
- * tells whether CUDA can run work. */
-int driver_check(struct report *r, bool *cuda_usable, char *err);
 
 #endif

@@ -11,7 +11,6 @@
 #include "binfmt/devcode.h"
 #include "explain/checks.h"
 #include "kb/compat.h"
-#include "probe/driver_info.h"
 #include "util/err.h"
 #include "util/file.h"
 #include "util/units.h"
@@ -180,26 +179,15 @@ static void compat_env_for(struct compat_env *e, unsigned cc, const struct gpu_p
 static void check_driver(const struct explain_env *env, struct explain_checks *out)
 {
 	const struct gpu_probe *g = &env->gpus;
-	struct driver_seen seen = { 0 };
-	struct driver_info di;
 	struct explain_check *c;
 	struct version v;
 
-	/* doctor's view of the driver layer: the module version, the user-space version, compat */
-	seen.loaded = g->cuda_loaded;
-	seen.library_path = g->cuda_path;
-	seen.how = g->cuda_how;
-	seen.load_error = g->cuda_load_error;
-	seen.init_called = g->cuda_init_called;
-	seen.init_result = g->cuda_init_result;
-	seen.init_result_name = g->cuda_init_result_name;
-	seen.cuda_version = g->has_cuda_driver_version ? g->cuda_driver_version : 0;
-	seen.nvml_version = g->has_driver_version ? g->driver_version : NULL;
-	driver_info_collect(&di, &seen, NULL);
+	/* doctor's view of the driver layer: the module version, the user-space version, compat
+	 * (the GPU probe fills them) */
 	if (!g->cuda_loaded) {
 		c = add(out, "driver", CHECK_PROBLEM, "libcuda.so.1 does not load here: %s", g->cuda_load_error);
-		if (di.kmod_present)
-			more(c, "; the kernel module %s is loaded", di.kmod_version);
+		if (g->kmod_present)
+			more(c, "; the kernel module %s is loaded", g->kmod_version);
 		return;
 	}
 	if (g->cuda_init_called && g->cuda_init_result != 0) {
@@ -208,16 +196,16 @@ static void check_driver(const struct explain_env *env, struct explain_checks *o
 	} else {
 		c = add(out, "driver", CHECK_OK, "libcuda %s", g->cuda_path);
 	}
-	if (di.version[0])
-		more(c, "; driver %s", di.version);
-	if (di.kmod_present && di.kmod_version[0]) {
-		more(c, "; kernel module %s", di.kmod_version);
-		if (di.version[0] && strcmp(di.version, di.kmod_version) != 0 && c) {
+	if (g->user_driver_version[0])
+		more(c, "; driver %s", g->user_driver_version);
+	if (g->kmod_present && g->kmod_version[0]) {
+		more(c, "; kernel module %s", g->kmod_version);
+		if (g->user_driver_version[0] && strcmp(g->user_driver_version, g->kmod_version) != 0 && c) {
 			c->result = CHECK_PROBLEM;
 			more(c, " (differs from the user-space driver: reboot or reload the module)");
 		}
 	}
-	if (di.compat_lib && c) {
+	if (g->compat_lib && c) {
 		/* the cuda-compat package's user-mode driver (error 804 on unsupported GPUs) */
 		c->result = CHECK_PROBLEM;
 		more(c, "; this libcuda is a cuda-compat forward-compatibility driver");

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "probe/gpus.h"
+
+#include "probe/driver_info.h"
 #include "util/str.h"
 
 /* Appends "call: what" to g->errors when the whole entry fits, else marks the list cut. */
@@ -79,42 +81,6 @@ bool gpu_normalize_pci_bus_id(const char *s, char *out, size_t len)
 	snprintf(out, len, domain > 0xffff ? "%08llx:%02llx:%02llx.%llx" : "%04llx:%02llx:%02llx.%llx",
 		 domain, bus, dev, fn);
 	return true;
-}
-
-static const struct {
-	unsigned long long bit;
-	const char *name;
-} reason_names[] = {
-	{ NVML_CLOCKS_EVENT_GPU_IDLE, "gpu_idle" },
-	{ NVML_CLOCKS_EVENT_APPLICATIONS_CLOCKS, "applications_clocks_setting" },
-	{ NVML_CLOCKS_EVENT_SW_POWER_CAP, "sw_power_cap" },
-	{ NVML_CLOCKS_EVENT_HW_SLOWDOWN, "hw_slowdown" },
-	{ NVML_CLOCKS_EVENT_SYNC_BOOST, "sync_boost" },
-	{ NVML_CLOCKS_EVENT_SW_THERMAL_SLOWDOWN, "sw_thermal_slowdown" },
-	{ NVML_CLOCKS_EVENT_HW_THERMAL_SLOWDOWN, "hw_thermal_slowdown" },
-	{ NVML_CLOCKS_EVENT_HW_POWER_BRAKE, "hw_power_brake_slowdown" },
-	{ NVML_CLOCKS_EVENT_DISPLAY_CLOCK_SETTING, "display_clock_setting" },
-};
-
-void gpu_clock_event_reason_names(unsigned long long mask, char *buf, size_t len)
-{
-	size_t used = 0;
-	unsigned long long known = 0;
-
-	if (len == 0)
-		return;
-	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(reason_names) / sizeof(reason_names[0]); i++) {
-		known |= reason_names[i].bit;
-		if ((mask & reason_names[i].bit) && used < len) {
-			int n = snprintf(buf + used, len - used, "%s%s", used ? "," : "", reason_names[i].name);
-			used += n > 0 ? (size_t)n : 0;
-		}
-	}
-	if ((mask & ~known) && used < len)
-		snprintf(buf + used, len - used, "%sunknown_0x%llx", used ? "," : "", mask & ~known);
-	else if (mask == 0)
-		snprintf(buf, len, "none");
 }
 
 /* ---- CUDA ---- */
@@ -321,14 +287,18 @@ static bool nv_ok(const struct nvml *nv, struct gpu_info *g, const char *call, n
 	return false;
 }
 
-#define NV_UINT(fn, field, dst)                                                        \
-	do {                                                                           \
-		unsigned int v_;                                                       \
-		if (nv->fn && nv_ok(nv, g, "nvml" #fn, nv->fn(dev, &v_))) {            \
-			(dst) = v_;                                                    \
-			gpu_mark(g, field);                                            \
-		}                                                                      \
-	} while (0)
+/* One NVML call that answers an unsigned int into dst, marking field when it did. */
+static void nv_uint(const struct nvml *nv, struct gpu_info *g, nvmlDevice_t dev,
+		    nvmlReturn_t (*fn)(nvmlDevice_t, unsigned int *), const char *call,
+		    enum gpu_field field, long long *dst)
+{
+	unsigned int v;
+
+	if (fn && nv_ok(nv, g, call, fn(dev, &v))) {
+		*dst = v;
+		gpu_mark(g, field);
+	}
+}
 
 static int collect_processes(const struct nvml *nv, nvmlDevice_t dev, struct gpu_info *g, char *err)
 {
@@ -527,7 +497,7 @@ static void collect_nvml_identity(const struct nvml *nv, nvmlDevice_t dev, struc
 
 static int collect_nvml_device(const struct nvml *nv, nvmlDevice_t dev, struct gpu_info *g, char *err)
 {
-	NV_UINT(DeviceGetMinorNumber, GF_NVML_MINOR, g->nvml_minor);
+	nv_uint(nv, g, dev, nv->DeviceGetMinorNumber, "nvmlDeviceGetMinorNumber", GF_NVML_MINOR, &g->nvml_minor);
 	if (nv->DeviceGetMemoryInfo_v2) {
 		nvmlMemory_v2_t m;
 		memset(&m, 0, sizeof(m));
@@ -554,11 +524,11 @@ static int collect_nvml_device(const struct nvml *nv, nvmlDevice_t dev, struct g
 		g->memory_total_bytes = g->nvml_memory_total_bytes;
 		gpu_mark(g, GF_MEMORY_TOTAL);
 	}
-	NV_UINT(DeviceGetCurrPcieLinkGeneration, GF_PCIE_GEN_CURRENT, g->pcie_gen_current);
-	NV_UINT(DeviceGetCurrPcieLinkWidth, GF_PCIE_WIDTH_CURRENT, g->pcie_width_current);
-	NV_UINT(DeviceGetMaxPcieLinkGeneration, GF_PCIE_GEN_MAX, g->pcie_gen_max);
-	NV_UINT(DeviceGetMaxPcieLinkWidth, GF_PCIE_WIDTH_MAX, g->pcie_width_max);
-	NV_UINT(DeviceGetGpuMaxPcieLinkGeneration, GF_PCIE_GEN_GPU_MAX, g->pcie_gen_gpu_max);
+	nv_uint(nv, g, dev, nv->DeviceGetCurrPcieLinkGeneration, "nvmlDeviceGetCurrPcieLinkGeneration", GF_PCIE_GEN_CURRENT, &g->pcie_gen_current);
+	nv_uint(nv, g, dev, nv->DeviceGetCurrPcieLinkWidth, "nvmlDeviceGetCurrPcieLinkWidth", GF_PCIE_WIDTH_CURRENT, &g->pcie_width_current);
+	nv_uint(nv, g, dev, nv->DeviceGetMaxPcieLinkGeneration, "nvmlDeviceGetMaxPcieLinkGeneration", GF_PCIE_GEN_MAX, &g->pcie_gen_max);
+	nv_uint(nv, g, dev, nv->DeviceGetMaxPcieLinkWidth, "nvmlDeviceGetMaxPcieLinkWidth", GF_PCIE_WIDTH_MAX, &g->pcie_width_max);
+	nv_uint(nv, g, dev, nv->DeviceGetGpuMaxPcieLinkGeneration, "nvmlDeviceGetGpuMaxPcieLinkGeneration", GF_PCIE_GEN_GPU_MAX, &g->pcie_gen_gpu_max);
 	if (nv->DeviceGetPersistenceMode) {
 		int mode;
 		if (nv_ok(nv, g, "nvmlDeviceGetPersistenceMode", nv->DeviceGetPersistenceMode(dev, &mode))) {
@@ -574,9 +544,9 @@ static int collect_nvml_device(const struct nvml *nv, nvmlDevice_t dev, struct g
 			gpu_mark(g, GF_MIG_MODE);
 		}
 	}
-	NV_UINT(DeviceGetPowerUsage, GF_POWER_DRAW, g->power_draw_mw);
-	NV_UINT(DeviceGetPowerManagementLimit, GF_POWER_LIMIT, g->power_limit_mw);
-	NV_UINT(DeviceGetEnforcedPowerLimit, GF_POWER_ENFORCED_LIMIT, g->power_enforced_limit_mw);
+	nv_uint(nv, g, dev, nv->DeviceGetPowerUsage, "nvmlDeviceGetPowerUsage", GF_POWER_DRAW, &g->power_draw_mw);
+	nv_uint(nv, g, dev, nv->DeviceGetPowerManagementLimit, "nvmlDeviceGetPowerManagementLimit", GF_POWER_LIMIT, &g->power_limit_mw);
+	nv_uint(nv, g, dev, nv->DeviceGetEnforcedPowerLimit, "nvmlDeviceGetEnforcedPowerLimit", GF_POWER_ENFORCED_LIMIT, &g->power_enforced_limit_mw);
 	if (nv->DeviceGetTemperature) {
 		unsigned int c;
 		if (nv_ok(nv, g, "nvmlDeviceGetTemperature", nv->DeviceGetTemperature(dev, NVML_TEMPERATURE_GPU, &c))) {
@@ -760,8 +730,6 @@ static int collect_nvml(struct gpu_probe *p, const struct nvml *nv, char *err)
 			goto out;
 	}
 out:
-	if (nv->Shutdown)
-		nv->Shutdown();
 	return rc;
 }
 
@@ -788,6 +756,7 @@ int gpu_probe_collect(struct gpu_probe *p, const struct cudrv *cu, const struct 
 		if (rc != CD_OK)
 			return rc;
 	}
+	driver_info_collect(p, NULL);
 	return CD_OK;
 }
 
@@ -806,6 +775,8 @@ int gpu_probe_run(struct gpu_probe *p, char *err)
 	cu_ok = cudrv_load(cu, p->cuda_load_error) == CD_OK;
 	nv_loaded = nvml_load(nv, p->nvml_load_error) == CD_OK;
 	rc = gpu_probe_collect(p, cu_ok ? cu : NULL, nv_loaded ? nv : NULL, err);
+	if (driver_nvml_ok(p) && nv->Shutdown)
+		nv->Shutdown();
 	if (cu_ok)
 		cudrv_unload(cu);
 	if (nv_loaded)

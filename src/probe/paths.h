@@ -5,7 +5,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define PROBE_PATH 4096
+#include "facts/path.h"
+
+#define PROBE_PATH FACTS_PATH
 
 /* out = a + "/" + b; CD_EFORMAT (out left empty) if it does not fit. */
 int path_join(char *out, size_t n, const char *a, const char *b);

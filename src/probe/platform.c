@@ -216,19 +216,3 @@ int platform_probe(struct platform_info *p, const char *root, char *err)
 	return CD_OK;
 }
 
-void platform_stack_facts(const struct platform_info *pf, struct stack_platform *p)
-{
-	memset(p, 0, sizeof *p);
-	p->wsl = pf->wsl;
-	p->wsl_lib_dir = pf->wsl_lib_dir;
-	p->wsl_libcuda1 = pf->wsl_libcuda1;
-	p->wsl_libcuda1_symlink = pf->wsl_libcuda1_symlink;
-	p->wsl_libcuda_unversioned = pf->wsl_libcuda_unversioned;
-	p->wsl_dxg = pf->wsl_dxg;
-	p->wsl_distro_libcuda = pf->wsl_distro_libcuda[0] ? pf->wsl_distro_libcuda : NULL;
-	p->container = pf->container;
-	p->nodes = pf->nodes;
-	p->n_nodes = pf->n_nodes;
-	p->visible = pf->visible;
-	p->device_order = pf->device_order;
-}

@@ -1,5 +1,5 @@
 /* `devices`, `doctor`, `lab`, `mem` and `gencode --native` judge the driver layer with one implementation
- * (stack_driver_rules): run each through the fake drivers and require the same driver
+ * (rules_driver, run once by the run context): run each through the fake drivers and require the same driver
  * findings, object for object. */
 #include <setjmp.h>
 #include <stdarg.h>

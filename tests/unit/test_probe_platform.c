@@ -138,52 +138,53 @@ static void test_container_and_nodes(void **state)
 static void test_driver_version_sources(void **state)
 {
 	char root[64];
-	struct driver_info di;
-	struct driver_seen s = { 0 };
+	static struct gpu_probe p;
 
 	(void)state;
 	assert_non_null(tree_new(root, sizeof root));
 	tree_file(root, "proc/driver/nvidia/version",
 		  "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build  (dvs-builder@U22-I3-B13-02-5)  Tue Sep 23 09:55:41 UTC 2025\n"
 		  "GCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04)\n", 0);
-	s.loaded = true;
-	s.library_path = "/usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04";
-	s.how = "loader search";
-	s.init_called = true;
-	s.init_result = 0;
-	s.init_result_name = "CUDA_SUCCESS";
-	s.cuda_version = 13000;
-	driver_info_collect(&di, &s, root);
-	assert_true(di.loaded);
-	assert_string_equal(di.version, "580.159.04");
-	assert_string_equal(di.version_source, "libcuda file name");
-	assert_true(di.kmod_present);
-	assert_string_equal(di.kmod_version, "580.95.05");
-	assert_true(di.kmod_open);
-	assert_int_equal(di.cuda_version, 13000);
-	assert_false(di.compat_lib);
+	memset(&p, 0, sizeof p);
+	p.cuda_loaded = true;
+	snprintf(p.cuda_path, sizeof p.cuda_path, "/usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04");
+	snprintf(p.cuda_how, sizeof p.cuda_how, "loader search");
+	p.cuda_init_called = true;
+	p.cuda_init_result = 0;
+	snprintf(p.cuda_init_result_name, sizeof p.cuda_init_result_name, "CUDA_SUCCESS");
+	p.has_cuda_driver_version = true;
+	p.cuda_driver_version = 13000;
+	driver_info_collect(&p, root);
+	assert_string_equal(p.user_driver_version, "580.159.04");
+	assert_string_equal(p.user_driver_version_source, "libcuda file name");
+	assert_true(p.kmod_present);
+	assert_string_equal(p.kmod_version, "580.95.05");
+	assert_true(p.kmod_open);
+	assert_int_equal(p.cuda_driver_version, 13000);
+	assert_false(p.compat_lib);
 
-	s.nvml_version = "580.159.04";
-	s.library_path = "/usr/local/cuda-12.8/compat/libcuda.so.1";
-	driver_info_collect(&di, &s, root);
-	assert_string_equal(di.version_source, "NVML");
-	assert_true(di.compat_lib);
+	p.has_driver_version = true;
+	snprintf(p.driver_version, sizeof p.driver_version, "580.159.04");
+	snprintf(p.cuda_path, sizeof p.cuda_path, "/usr/local/cuda-12.8/compat/libcuda.so.1");
+	driver_info_collect(&p, root);
+	assert_string_equal(p.user_driver_version_source, "NVML");
+	assert_true(p.compat_lib);
 
 	/* no libcuda at all: the kernel module still names the driver */
-	memset(&s, 0, sizeof s);
-	s.load_error = "libcuda.so.1: cannot open shared object file: No such file or directory";
-	driver_info_collect(&di, &s, root);
-	assert_false(di.loaded);
-	assert_string_equal(di.version, "580.95.05");
-	assert_string_equal(di.version_source, "/proc/driver/nvidia/version");
-	assert_non_null(strstr(di.load_error, "cannot open"));
+	memset(&p, 0, sizeof p);
+	snprintf(p.cuda_load_error, sizeof p.cuda_load_error, "libcuda.so.1: cannot open shared object file: No such file or directory");
+	driver_info_collect(&p, root);
+	assert_false(p.cuda_loaded);
+	assert_string_equal(p.user_driver_version, "580.95.05");
+	assert_string_equal(p.user_driver_version_source, "/proc/driver/nvidia/version");
+	assert_non_null(strstr(p.cuda_load_error, "cannot open"));
 	tree_remove(root);
 
 	/* and nothing at all */
 	assert_non_null(tree_new(root, sizeof root));
-	driver_info_collect(&di, &s, root);
-	assert_false(di.kmod_present);
-	assert_string_equal(di.version, "");
+	driver_info_collect(&p, root);
+	assert_false(p.kmod_present);
+	assert_string_equal(p.user_driver_version, "");
 	tree_remove(root);
 }
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/mem_internal.h"
+#include "cmd/mem/internal.h"
 #include "kb/kb.h"
 #include "probe/gpus.h"
 #include "util/err.h"

@@ -7,10 +7,9 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/driver_check.h"
-#include "cmd/gpu_findings.h"
 #include "cmd/gpu_mig.h"
 #include "probe/gpus.h"
+#include "rules/rules.h"
 #include "util/err.h"
 #include "util/units.h"
 
@@ -463,28 +462,20 @@ static void put_text(struct report *r, const struct gpu_probe *p)
 static int devices_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
 	static const struct option opts[] = { { 0, 0, 0, 0 } };
-	struct gpu_probe *p;
+	const struct gpu_probe *p = &g->run->probe; /* opened and judged by the run context */
 	int c, rc;
 
-	(void)g;
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1)
 		return cd_fail(err, CD_EUSAGE, "unknown option '%s'", argv[optind - 1]);
 	if (optind < argc)
 		return cd_fail(err, CD_EUSAGE, "unexpected argument '%s'", argv[optind]);
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return cd_fail(err, CD_ENOMEM, "out of memory");
-	rc = driver_check_run(r, p, err);
-	if (rc == CD_OK)
-		rc = gpu_health_findings(r, p);
+	rc = rules_gpu_health(p, r);
 	if (rc == CD_OK)
 		rc = put_json(r, p);
 	if (rc == CD_OK)
 		put_text(r, p);
-	gpu_probe_free(p);
-	free(p);
 	return rc;
 }
 
@@ -507,5 +498,6 @@ const struct cd_command cmd_devices = {
 		"clocks-throttled.\n"
 		"--json carries every field, units in the key names (docs/json.md); unknown values are null.\n"
 		"Environment: CUDOCTOR_LIBCUDA, CUDOCTOR_LIBNVML select the driver libraries.\n",
+	.needs = NEEDS_DRIVER,
 	.run = devices_run,
 };

@@ -9,9 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd/driver_check.h"
 #include "cmd/gpu_mig.h"
-#include "cmd/mem_internal.h"
+#include "cmd/mem/internal.h"
 #include "kb/oom.h"
 #include "mem/context_cost.h"
 #include "util/units.h"
@@ -166,13 +165,13 @@ static void other_process_finding(struct report *r, const struct status_gpu *s)
 		return;
 	for (size_t i = 0; i < g->n_processes; i++)
 		if (g->processes[i].used_memory_bytes > 0 && g->processes[i].pid != (unsigned)getpid())
-			finding_evidence(f, "PID %u holds %s", g->processes[i].pid,
-					 units_fmt_bytes((uint64_t)g->processes[i].used_memory_bytes, a, sizeof a));
-	finding_why(f, "Device memory is shared by every process on the GPU and not paged out: what another "
-		       "process holds is simply not there for yours.");
-	finding_fix(f, "stop or move the processes listed (nvidia-smi shows the same PIDs)");
-	finding_fix(f, "run on another GPU: CUDA_VISIBLE_DEVICES=N");
-	finding_fix(f, "cap the neighbours: torch.cuda.set_per_process_memory_fraction(F), vLLM --gpu-memory-utilization F");
+			cmd_note(r, finding_evidence(f, "PID %u holds %s", g->processes[i].pid,
+					 units_fmt_bytes((uint64_t)g->processes[i].used_memory_bytes, a, sizeof a)));
+	cmd_note(r, finding_why(f, "Device memory is shared by every process on the GPU and not paged out: what another "
+		       "process holds is simply not there for yours."));
+	cmd_note(r, finding_fix(f, "stop or move the processes listed (nvidia-smi shows the same PIDs)"));
+	cmd_note(r, finding_fix(f, "run on another GPU: CUDA_VISIBLE_DEVICES=N"));
+	cmd_note(r, finding_fix(f, "cap the neighbours: torch.cuda.set_per_process_memory_fraction(F), vLLM --gpu-memory-utilization F"));
 }
 
 static void classify_message(struct report *r, const char *text, size_t len, struct status_gpu *gpus, size_t n)
@@ -216,30 +215,30 @@ static void classify_message(struct report *r, const char *text, size_t len, str
 	if (!f)
 		goto out;
 	if (m.n.have & OOM_HAVE_REQUESTED)
-		finding_evidence(f, "tried to allocate %s", units_fmt_bytes((uint64_t)m.n.requested, a, sizeof a));
+		cmd_note(r, finding_evidence(f, "tried to allocate %s", units_fmt_bytes((uint64_t)m.n.requested, a, sizeof a)));
 	if ((m.n.have & OOM_HAVE_TOTAL) && (m.n.have & OOM_HAVE_FREE))
-		finding_evidence(f, "total %s, free %s", units_fmt_bytes((uint64_t)m.n.total, a, sizeof a),
-				 units_fmt_bytes((uint64_t)m.n.free_bytes, b, sizeof b));
+		cmd_note(r, finding_evidence(f, "total %s, free %s", units_fmt_bytes((uint64_t)m.n.total, a, sizeof a),
+				 units_fmt_bytes((uint64_t)m.n.free_bytes, b, sizeof b)));
 	if (m.n.have & OOM_HAVE_RESERVED_UNALLOC)
-		finding_evidence(f, "reserved by PyTorch but unallocated %s",
-				 units_fmt_bytes((uint64_t)m.n.reserved_unalloc, c, sizeof c));
+		cmd_note(r, finding_evidence(f, "reserved by PyTorch but unallocated %s",
+				 units_fmt_bytes((uint64_t)m.n.reserved_unalloc, c, sizeof c)));
 	double o = oom_others(&m.n);
 	if (o >= 0)
-		finding_evidence(f, "other processes %s (from %s)", units_fmt_bytes((uint64_t)o, a, sizeof a), others_from);
+		cmd_note(r, finding_evidence(f, "other processes %s (from %s)", units_fmt_bytes((uint64_t)o, a, sizeof a), others_from));
 	if (cls == OOM_CLASS_FRAGMENTATION) {
-		finding_why(f, "PyTorch's caching allocator keeps freed blocks inside the segments it got from "
+		cmd_note(r, finding_why(f, "PyTorch's caching allocator keeps freed blocks inside the segments it got from "
 			       "cudaMalloc; blocks in different segments never merge, so free space can be large and "
-			       "still not hold one request.");
+			       "still not hold one request."));
 		if (oom_expandable_helps(&m.n))
-			finding_fix(f, "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
-		finding_fix(f, "allocate the largest tensors first; keep shapes few (pad to buckets)");
+			cmd_note(r, finding_fix(f, "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"));
+		cmd_note(r, finding_fix(f, "allocate the largest tensors first; keep shapes few (pad to buckets)"));
 	} else if (cls == OOM_CLASS_OTHER_PROCESS) {
-		finding_why(f, "Another process held the memory this one needed.");
-		finding_fix(f, "see the processes above; stop or move them, or pick another GPU with CUDA_VISIBLE_DEVICES");
+		cmd_note(r, finding_why(f, "Another process held the memory this one needed."));
+		cmd_note(r, finding_fix(f, "see the processes above; stop or move them, or pick another GPU with CUDA_VISIBLE_DEVICES"));
 	} else if (cls == OOM_CLASS_CAPACITY) {
-		finding_why(f, "This process's own tensors fill the GPU; the allocator already freed its cache and retried.");
-		finding_fix(f, "cudoctor mem estimate MODEL --gpu-memory SIZE: the largest batch/context that fits");
-		finding_fix(f, "smaller batch or context, activation checkpointing, quantised weights, more GPUs");
+		cmd_note(r, finding_why(f, "This process's own tensors fill the GPU; the allocator already freed its cache and retried."));
+		cmd_note(r, finding_fix(f, "cudoctor mem estimate MODEL --gpu-memory SIZE: the largest batch/context that fits"));
+		cmd_note(r, finding_fix(f, "smaller batch or context, activation checkpointing, quantised weights, more GPUs"));
 	}
 out:
 	json_object_set_new(j, "gpu", json_integer(m.gpu));
@@ -281,33 +280,27 @@ int mem_status_run(struct report *r, int argc, char **argv, const struct cd_glob
 	if (oom_path && (rc = read_message(oom_path, &msg, &msg_len, err)))
 		return rc;
 
-	struct gpu_probe p;
+	/* the run's driver, judged as doctor and devices judge it (no libcuda and no NVML: no-driver) */
+	struct cd_run *run = g->run;
 	struct status_gpu *gpus = NULL;
-	struct cudrv cu;
-	struct nvml nv;
-	bool cu_ok = false, nv_ok = false;
-	memset(&p, 0, sizeof p);
-	memset(&cu, 0, sizeof cu);
-	memset(&nv, 0, sizeof nv);
-	/* the driver judged as doctor and devices judge it (no libcuda and no NVML: no-driver) */
-	if ((rc = driver_check_run(r, &p, err)))
+	if ((rc = cd_run_driver(run, r, err)))
 		goto out;
-	gpus = calloc(p.n_gpus ? p.n_gpus : 1, sizeof *gpus);
+	const struct gpu_probe *pp = &run->probe;
+	gpus = calloc(pp->n_gpus ? pp->n_gpus : 1, sizeof *gpus);
 	if (!gpus) {
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		goto out;
 	}
-	char lerr[CD_ERRMSG];
-	cu_ok = cudrv_load(&cu, lerr) == CD_OK && cu.Init && cu.Init(0) == CUDA_SUCCESS;
-	nv_ok = nvml_load(&nv, lerr) == CD_OK && nv.Init && nv.Init() == NVML_SUCCESS;
+	const struct cudrv *cu = run->cuda_usable ? run->cu : NULL;
+	const struct nvml *nv = driver_nvml_ok(pp) ? run->nv : NULL;
 	json_t *arr = json_array();
 	report_json_set(r, "gpus", arr);
-	for (size_t i = 0; i < p.n_gpus; i++) {
+	for (size_t i = 0; i < pp->n_gpus; i++) {
 		struct status_gpu *s = &gpus[i];
-		s->g = &p.gpus[i];
-		if (cu_ok && s->g->cuda_ordinal >= 0) {
+		s->g = &pp->gpus[i];
+		if (cu && s->g->cuda_ordinal >= 0) {
 			char cerr[CD_ERRMSG];
-			if (mem_context_cost(&cu, nv_ok ? &nv : NULL, s->g->cuda_ordinal, s->g->nvml_index, &s->cost, cerr))
+			if (mem_context_cost(cu, nv, s->g->cuda_ordinal, s->g->nvml_index, &s->cost, cerr))
 				report_line(r, "GPU %d: context not measured: %s", s->g->cuda_ordinal, cerr);
 		}
 		s->others_known = gpu_has(s->g, GF_PROCESSES);
@@ -318,17 +311,9 @@ int mem_status_run(struct report *r, int argc, char **argv, const struct cd_glob
 		other_process_finding(r, s);
 	}
 	if (msg)
-		classify_message(r, msg, msg_len, gpus, p.n_gpus);
-	(void)g;
+		classify_message(r, msg, msg_len, gpus, pp->n_gpus);
 out:
-	if (nv_ok && nv.Shutdown)
-		nv.Shutdown();
-	if (nv.handle)
-		nvml_unload(&nv);
-	if (cu.handle)
-		cudrv_unload(&cu);
 	free(gpus);
-	gpu_probe_free(&p);
 	free(msg);
 	return rc;
 }

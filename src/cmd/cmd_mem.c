@@ -1,9 +1,9 @@
 /* `cudoctor mem`: who holds GPU memory (status), how large a block can be had now
- * (probe), and whether a model fits (estimate). Dispatches to src/cmd/mem_*.c. */
+ * (probe), and whether a model fits (estimate). Dispatches to src/cmd/mem/. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/mem_internal.h"
+#include "cmd/mem/internal.h"
 #include "util/err.h"
 
 static const char mem_help[] =
@@ -45,5 +45,6 @@ const struct cd_command cmd_mem = {
 	.name = "mem",
 	.summary = "GPU memory: who holds it, largest block now, will a model fit",
 	.help = mem_help,
+	.needs = NEEDS_DRIVER_GENTLY, /* status and probe open the run's driver; estimate does not */
 	.run = mem_run,
 };

@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/driver_check.h"
-#include "cmd/mem_internal.h"
+#include "cmd/mem/internal.h"
 #include "mem/probe.h"
 #include "util/units.h"
 #include "util/err.h"
@@ -49,13 +48,13 @@ static void show_probe(struct report *r, const char *gpu, const struct mem_probe
 						       "free memory exists but not as one block: largest %s of %s",
 						       units_fmt_bytes(p->largest, a, sizeof a), units_fmt_bytes(p->in_blocks, b, sizeof b));
 		if (f) {
-			finding_evidence(f, "largest cuMemAlloc %" PRIu64 " bytes; %u blocks together %" PRIu64 " bytes",
-					 p->largest, p->n_blocks, p->in_blocks);
-			finding_why(f, "Each cuMemAlloc needs one contiguous virtual range backed by the driver's pages; "
+			cmd_note(r, finding_evidence(f, "largest cuMemAlloc %" PRIu64 " bytes; %u blocks together %" PRIu64 " bytes",
+					 p->largest, p->n_blocks, p->in_blocks));
+			cmd_note(r, finding_why(f, "Each cuMemAlloc needs one contiguous virtual range backed by the driver's pages; "
 				       "when device memory is split between live allocations no single request can "
-				       "take all of it.");
-			finding_fix(f, "allocate the largest buffers first, once, and reuse them");
-			finding_fix(f, "PyTorch: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+				       "take all of it."));
+			cmd_note(r, finding_fix(f, "allocate the largest buffers first, once, and reuse them"));
+			cmd_note(r, finding_fix(f, "PyTorch: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"));
 		}
 	}
 }
@@ -171,35 +170,21 @@ int mem_probe_run(struct report *r, int argc, char **argv, const struct cd_globa
 	}
 	if (optind < argc)
 		return cd_fail(err, CD_EUSAGE, "mem probe: unexpected '%s'", argv[optind]);
-	/* the driver judged as doctor and devices judge it; nothing to probe unless CUDA works */
-	bool usable;
-	int rc = driver_check(r, &usable, err);
-	if (rc != CD_OK || !usable)
+	/* the run's driver, judged as doctor and devices judge it; nothing to probe unless CUDA works */
+	struct cd_run *run = g->run;
+	int rc = cd_run_driver(run, r, err);
+	if (rc != CD_OK || !run->cuda_usable)
 		return rc;
-	struct cudrv d;
-	char lerr[CD_ERRMSG];
-	if (cudrv_load(&d, lerr))
-		return cd_fail(err, CD_EDRIVER, "%s", lerr);
-	CUresult cr = d.Init ? d.Init(0) : CUDA_ERROR_NOT_INITIALIZED;
-	if (cr != CUDA_SUCCESS) {
-		rc = cudrv_fail(&d, err, "cuInit", cr);
-		goto out;
-	}
-	if ((cr = d.DeviceGetCount(&count)) != CUDA_SUCCESS) {
-		rc = cudrv_fail(&d, err, "cuDeviceGetCount", cr);
-		goto out;
-	}
-	if (only >= count) {
-		rc = cd_fail(err, CD_EUSAGE, "--device %d: this machine has %d CUDA device(s)", only, count);
-		goto out;
-	}
+	const struct cudrv *d = run->cu;
+	CUresult cr;
+	if ((cr = d->DeviceGetCount(&count)) != CUDA_SUCCESS)
+		return cudrv_fail(d, err, "cuDeviceGetCount", cr);
+	if (only >= count)
+		return cd_fail(err, CD_EUSAGE, "--device %d: this machine has %d CUDA device(s)", only, count);
 	json_t *arr = json_array();
 	report_json_set(r, "probe", arr);
 	for (int i = 0; i < count && rc == CD_OK; i++)
 		if (only < 0 || only == i)
-			rc = probe_device(&d, i, max, demo, r, arr, err);
-	(void)g;
-out:
-	cudrv_unload(&d);
+			rc = probe_device(d, i, max, demo, r, arr, err);
 	return rc;
 }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/mem_internal.h"
+#include "cmd/mem/internal.h"
 #include "mem/estimate.h"
 #include "mem/load.h"
 #include "util/units.h"
@@ -283,38 +283,38 @@ static void oom_finding(struct report *r, const struct mem_model *m, const struc
 						t->name, units_fmt_bytes(t->budget, s2, sizeof s2));
 	if (!fd)
 		return;
-	finding_evidence(fd, "estimate total %" PRIu64 " bytes > %s %" PRIu64 " bytes", e->total, t->basis, t->budget);
+	cmd_note(r, finding_evidence(fd, "estimate total %" PRIu64 " bytes > %s %" PRIu64 " bytes", e->total, t->basis, t->budget));
 	if (o->train)
-		finding_evidence(fd, "weights %s, gradients + optimizer states %s, activations %s",
+		cmd_note(r, finding_evidence(fd, "weights %s, gradients + optimizer states %s, activations %s",
 				 units_fmt_bytes(e->weights + e->master_weights, s1, sizeof s1),
 				 units_fmt_bytes(e->gradients + e->optimizer, s2, sizeof s2),
-				 units_fmt_bytes(e->activations, s3, sizeof s3));
+				 units_fmt_bytes(e->activations, s3, sizeof s3)));
 	else
-		finding_evidence(fd, "weights %s, KV cache %s, activations %s", units_fmt_bytes(e->weights, s1, sizeof s1),
-				 units_fmt_bytes(e->kv, s2, sizeof s2), units_fmt_bytes(e->activations, s3, sizeof s3));
-	finding_why(fd, "Device memory is one fixed pool per GPU: weights, KV cache, activations and the CUDA "
-			"context must all be resident at once, so no allocator setting can make this fit.");
+		cmd_note(r, finding_evidence(fd, "weights %s, KV cache %s, activations %s", units_fmt_bytes(e->weights, s1, sizeof s1),
+				 units_fmt_bytes(e->kv, s2, sizeof s2), units_fmt_bytes(e->activations, s3, sizeof s3)));
+	cmd_note(r, finding_why(fd, "Device memory is one fixed pool per GPU: weights, KV cache, activations and the CUDA "
+			"context must all be resident at once, so no allocator setting can make this fit."));
 	if (f->context_matters && f->max_context && f->max_context < o->context)
-		finding_fix(fd, "use a shorter context: --context %" PRIu64 " fits (llama.cpp -c %" PRIu64
-				", vLLM --max-model-len %" PRIu64 ")", f->max_context, f->max_context, f->max_context);
+		cmd_note(r, finding_fix(fd, "use a shorter context: --context %" PRIu64 " fits (llama.cpp -c %" PRIu64
+				", vLLM --max-model-len %" PRIu64 ")", f->max_context, f->max_context, f->max_context));
 	if (!o->train && f->quant_fit[0]) {
 		/* llama-quantize's names: the K-quants of 3-5 bits come as _M mixes */
 		const char *mix = strcmp(f->quant_fit, "Q5_K") == 0 || strcmp(f->quant_fit, "Q4_K") == 0 ||
 					  strcmp(f->quant_fit, "Q3_K") == 0 ? "_M" : "";
-		finding_fix(fd, "quantise the weights to %s: llama-quantize model-f16.gguf model-%s%s.gguf %s%s",
-			    f->quant_fit, f->quant_fit, mix, f->quant_fit, mix);
+		cmd_note(r, finding_fix(fd, "quantise the weights to %s: llama-quantize model-f16.gguf model-%s%s.gguf %s%s",
+			    f->quant_fit, f->quant_fit, mix, f->quant_fit, mix));
 	}
 	if (!o->train && f->layers_fit < m->n_layers)
-		finding_fix(fd, "offload part: %u of %u layers fit on this GPU (llama.cpp -ngl %u; the rest runs on the CPU)",
-			    f->layers_fit, m->n_layers, f->layers_fit);
+		cmd_note(r, finding_fix(fd, "offload part: %u of %u layers fit on this GPU (llama.cpp -ngl %u; the rest runs on the CPU)",
+			    f->layers_fit, m->n_layers, f->layers_fit));
 	if (f->gpus_needed > 1)
-		finding_fix(fd, "split across %u such GPUs (llama.cpp --split-mode layer; tensor or pipeline parallelism in vLLM%s)",
-			    f->gpus_needed, o->train ? "; FSDP or ZeRO-3 for training" : "");
+		cmd_note(r, finding_fix(fd, "split across %u such GPUs (llama.cpp --split-mode layer; tensor or pipeline parallelism in vLLM%s)",
+			    f->gpus_needed, o->train ? "; FSDP or ZeRO-3 for training" : ""));
 	if (o->train && !o->checkpointing && e->act_known)
-		finding_fix(fd, "turn on activation checkpointing (model.gradient_checkpointing_enable()): activations %s -> %s",
-			    units_fmt_bytes(e->act_full, s1, sizeof s1), units_fmt_bytes(e->act_checkpointed, s2, sizeof s2));
+		cmd_note(r, finding_fix(fd, "turn on activation checkpointing (model.gradient_checkpointing_enable()): activations %s -> %s",
+			    units_fmt_bytes(e->act_full, s1, sizeof s1), units_fmt_bytes(e->act_checkpointed, s2, sizeof s2)));
 	if (o->train && o->optimizer != MEM_OPT_ADAFACTOR)
-		finding_fix(fd, "a lighter optimizer: --optimizer adafactor or 8-bit Adam (bitsandbytes), or LoRA");
+		cmd_note(r, finding_fix(fd, "a lighter optimizer: --optimizer adafactor or 8-bit Adam (bitsandbytes), or LoRA"));
 }
 
 static void show_fit(struct report *r, const struct mem_model *m, const struct mem_opts *o,

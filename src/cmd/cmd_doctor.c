@@ -1,14 +1,15 @@
 /* `cudoctor doctor`: every layer of the CUDA stack found, shown, and checked against the
- * others. Collection is doctor_facts.c, judgement kb/stack_rules.c; this file renders. */
+ * others. Collection is doctor/facts.c, judgement src/rules; this file renders. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/doctor_facts.h"
-#include "cmd/gpu_findings.h"
+#include "cmd/doctor/facts.h"
 #include "cmd/gpu_mig.h"
+#include "rules/rules.h"
 #include "util/err.h"
 #include "util/str.h"
 #include "util/units.h"
@@ -46,59 +47,65 @@ static const char *or_dash(const char *s)
 
 static int section_driver(struct report *r, const struct doctor_facts *df)
 {
-	const struct driver_info *di = &df->di;
-	const struct stack_driver *sd = &df->sf.driver;
+	const struct gpu_probe *p = df->gp;
+	bool nvml_failed = !driver_nvml_ok(p);
+	bool has_cuda = p->cuda_loaded && p->has_cuda_driver_version && p->cuda_driver_version > 0;
+	struct version cuda = { 0, 0, 0, 0 };
 	json_t *j = json_object();
 	char cv[32];
 
+	if (has_cuda)
+		cuda = version_from_cuda_int(p->cuda_driver_version);
 	report_section(r, "Driver");
-	if (di->loaded) {
-		report_kv(r, "libcuda", "%s (%s)", di->library_path, di->how[0] ? di->how : "loaded");
-		report_kv(r, "driver version", "%s%s%s%s", di->version[0] ? di->version : "unknown",
-			  di->version_source ? " (from " : "", di->version_source ? di->version_source : "", di->version_source ? ")" : "");
-		if (di->cuda_version > 0) {
-			version_format(&sd->cuda, 2, cv, sizeof cv);
+	if (p->cuda_loaded) {
+		const char *src = p->user_driver_version_source;
+		report_kv(r, "libcuda", "%s (%s)", p->cuda_path, p->cuda_how[0] ? p->cuda_how : "loaded");
+		report_kv(r, "driver version", "%s%s%s%s", p->user_driver_version[0] ? p->user_driver_version : "unknown",
+			  src ? " (from " : "", src ? src : "", src ? ")" : "");
+		if (has_cuda) {
+			version_format(&cuda, 2, cv, sizeof cv);
 			report_kv(r, "CUDA (driver API)", "%s: the newest CUDA this driver runs (nvidia-smi's \"CUDA Version\"), not an installed toolkit", cv);
 		}
-		if (di->init_called)
-			report_kv(r, "cuInit", "%s (%d)", di->init_result_name[0] ? di->init_result_name : "?", di->init_result);
-		if (di->compat_lib)
+		if (p->cuda_init_called)
+			report_kv(r, "cuInit", "%s (%d)", p->cuda_init_result_name[0] ? p->cuda_init_result_name : "?", p->cuda_init_result);
+		if (p->compat_lib)
 			report_kv(r, "forward compatibility", "yes: a cuda-compat libcuda runs on an older kernel driver (data-center GPUs and Jetson only)");
 	} else {
-		report_kv(r, "libcuda", "not loaded: %s", di->load_error);
-		if (di->version[0])
-			report_kv(r, "driver version", "%s (from %s)", di->version, di->version_source ? di->version_source : "?");
+		report_kv(r, "libcuda", "not loaded: %s", p->cuda_load_error[0] ? p->cuda_load_error : "libcuda.so.1 not loaded");
+		if (p->user_driver_version[0])
+			report_kv(r, "driver version", "%s (from %s)", p->user_driver_version,
+				  p->user_driver_version_source ? p->user_driver_version_source : "?");
 	}
-	if (di->kmod_present)
-		report_kv(r, "kernel module", "%s%s", di->kmod_version[0] ? di->kmod_version : "unknown version",
-			  di->kmod_open ? " (open kernel module)" : "");
+	if (p->kmod_present)
+		report_kv(r, "kernel module", "%s%s", p->kmod_version[0] ? p->kmod_version : "unknown version",
+			  p->kmod_open ? " (open kernel module)" : "");
 	else
 		report_kv(r, "kernel module", "not loaded (/proc/driver/nvidia/version absent)");
-	if (df->gp.nvml_loaded)
-		report_kv(r, "NVML", "%s%s%s", df->gp.nvml_path,
-			  sd->nvml_failed ? ": " : "", sd->nvml_failed ? or_dash(sd->nvml_error) : "");
-	else if (di->loaded)
-		report_kv(r, "NVML", "not loaded: %s", or_dash(df->gp.nvml_load_error));
-	if (df->driver_branch[0])
-		report_kv(r, "branch", "%s", df->driver_branch);
+	if (p->nvml_loaded)
+		report_kv(r, "NVML", "%s%s%s", p->nvml_path,
+			  nvml_failed ? ": " : "", nvml_failed ? or_dash(driver_nvml_error(p)) : "");
+	else if (p->cuda_loaded)
+		report_kv(r, "NVML", "not loaded: %s", or_dash(p->nvml_load_error));
+	if (p->kb_branch[0])
+		report_kv(r, "branch", "%s", p->kb_branch);
 
 	if (!j)
 		return CD_ENOMEM;
-	version_format(&sd->cuda, 2, cv, sizeof cv);
-	json_object_set_new(j, "loaded", json_boolean(di->loaded));
-	json_object_set_new(j, "library_path", di->loaded ? jstr(di->library_path) : json_null());
-	json_object_set_new(j, "how", di->loaded ? jstr(di->how) : json_null());
-	json_object_set_new(j, "load_error", di->loaded ? json_null() : jstr(di->load_error));
-	json_object_set_new(j, "version", jstr(di->version));
-	json_object_set_new(j, "version_source", jstr(di->version_source));
-	json_object_set_new(j, "cuda_version", di->cuda_version > 0 ? json_string(cv) : json_null());
-	json_object_set_new(j, "init_result", di->init_called ? json_integer(di->init_result) : json_null());
-	json_object_set_new(j, "init_result_name", di->init_called ? jstr(di->init_result_name) : json_null());
-	json_object_set_new(j, "kernel_module_version", jstr(di->kmod_version));
-	json_object_set_new(j, "kernel_module_open", json_boolean(di->kmod_open));
-	json_object_set_new(j, "branch", jstr(df->driver_branch));
-	json_object_set_new(j, "nvml_ok", json_boolean(!sd->nvml_failed));
-	json_object_set_new(j, "forward_compat", json_boolean(di->compat_lib));
+	version_format(&cuda, 2, cv, sizeof cv);
+	json_object_set_new(j, "loaded", json_boolean(p->cuda_loaded));
+	json_object_set_new(j, "library_path", p->cuda_loaded ? jstr(p->cuda_path) : json_null());
+	json_object_set_new(j, "how", p->cuda_loaded ? jstr(p->cuda_how) : json_null());
+	json_object_set_new(j, "load_error", p->cuda_loaded ? json_null() : jstr(p->cuda_load_error[0] ? p->cuda_load_error : "libcuda.so.1 not loaded"));
+	json_object_set_new(j, "version", jstr(p->user_driver_version));
+	json_object_set_new(j, "version_source", jstr(p->user_driver_version_source));
+	json_object_set_new(j, "cuda_version", has_cuda ? json_string(cv) : json_null());
+	json_object_set_new(j, "init_result", p->cuda_init_called ? json_integer(p->cuda_init_result) : json_null());
+	json_object_set_new(j, "init_result_name", p->cuda_init_called ? jstr(p->cuda_init_result_name) : json_null());
+	json_object_set_new(j, "kernel_module_version", jstr(p->kmod_version));
+	json_object_set_new(j, "kernel_module_open", json_boolean(p->kmod_open));
+	json_object_set_new(j, "branch", jstr(p->kb_branch));
+	json_object_set_new(j, "nvml_ok", json_boolean(!nvml_failed));
+	json_object_set_new(j, "forward_compat", json_boolean(p->compat_lib));
 	return report_json_set(r, "driver", j);
 }
 
@@ -107,20 +114,20 @@ static int section_driver(struct report *r, const struct doctor_facts *df)
 static int section_gpus(struct report *r, const struct doctor_facts *df)
 {
 	static const char *const hdr[] = { "CUDA", "nvidia-smi", "name", "CC", "memory", "PCI bus", "UUID", "MIG" };
-	const struct platform_info *pf = &df->pf;
+	const struct platform_info *pf = df->pf;
 	json_t *arr = json_array();
 
 	if (!arr)
 		return CD_ENOMEM;
 	report_section(r, "GPUs");
-	if (df->gp.n_gpus == 0) {
-		report_line(r, "%s", df->di.loaded ? "no GPU visible to CUDA or NVML" : "none (no driver)");
+	if (df->gp->n_gpus == 0) {
+		report_line(r, "%s", df->gp->cuda_loaded ? "no GPU visible to CUDA or NVML" : "none (no driver)");
 	} else {
 		report_table(r, 8, hdr);
 		/* rows in CUDA order, then the GPUs CUDA does not see */
 		for (int pass = 0; pass < 2; pass++) {
-			for (size_t i = 0; i < df->gp.n_gpus; i++) {
-				const struct gpu_info *g = &df->gp.gpus[i];
+			for (size_t i = 0; i < df->gp->n_gpus; i++) {
+				const struct gpu_info *g = &df->gp->gpus[i];
 				char ci[16], ni[16], cc[16], mem[32];
 				if ((pass == 0) != (g->cuda_ordinal >= 0))
 					continue;
@@ -144,8 +151,8 @@ static int section_gpus(struct report *r, const struct doctor_facts *df)
 		}
 	}
 	/* MIG instances under their GPU: CUDA sees these, not the GPU, when MIG is on */
-	for (size_t i = 0; i < df->gp.n_gpus; i++) {
-		const struct gpu_info *g = &df->gp.gpus[i];
+	for (size_t i = 0; i < df->gp->n_gpus; i++) {
+		const struct gpu_info *g = &df->gp->gpus[i];
 		if (!gpu_has(g, GF_MIG_MODE) || !g->mig_mode_current)
 			continue;
 		char count[32] = "unknown";
@@ -159,11 +166,11 @@ static int section_gpus(struct report *r, const struct doctor_facts *df)
 		report_kv(r, "CUDA_VISIBLE_DEVICES", "\"%s\"", pf->visible.raw ? pf->visible.raw : "");
 	if (pf->device_order)
 		report_kv(r, "CUDA_DEVICE_ORDER", "%s", pf->device_order);
-	else if (df->gp.n_gpus > 1)
+	else if (df->gp->n_gpus > 1)
 		report_kv(r, "CUDA_DEVICE_ORDER", "unset: CUDA orders FASTEST_FIRST, nvidia-smi by PCI bus");
 
-	for (size_t i = 0; i < df->gp.n_gpus; i++) {
-		const struct gpu_info *g = &df->gp.gpus[i];
+	for (size_t i = 0; i < df->gp->n_gpus; i++) {
+		const struct gpu_info *g = &df->gp->gpus[i];
 		json_t *o = json_object();
 		char cc[16];
 		if (!o)
@@ -192,44 +199,47 @@ static int section_gpus(struct report *r, const struct doctor_facts *df)
 /* --- Toolkits --------------------------------------------------------------------- */
 
 /* "yes" / "no: needs R580" / "JIT-limited" for the driver column */
-static const char *runs_here(const struct stack_toolkit *t, const struct stack_driver *d, char *buf, size_t n)
+static const char *runs_here(const struct toolkit *t, const struct gpu_probe *d, char *buf, size_t n)
 {
-	if (!d->loaded || d->cuda.parts == 0 || t->version.parts == 0)
+	struct version cuda;
+
+	if (!d->cuda_loaded || !d->has_cuda_driver_version || d->cuda_driver_version <= 0 || t->version.parts == 0)
 		return "-";
-	if (t->version.major < d->cuda.major || (t->version.major == d->cuda.major && t->version.minor <= d->cuda.minor))
+	cuda = version_from_cuda_int(d->cuda_driver_version);
+	if (t->version.major < cuda.major || (t->version.major == cuda.major && t->version.minor <= cuda.minor))
 		return "yes";
-	if (t->version.major == d->cuda.major && t->version.major >= 11)
+	if (t->version.major == cuda.major && t->version.major >= 11)
 		return "yes (minor-version compat; no PTX JIT)";
-	snprintf(buf, n, "no: needs %s", t->min_branch ? t->min_branch : "a newer driver");
+	snprintf(buf, n, "no: needs %s", t->kb.min_branch[0] ? t->kb.min_branch : "a newer driver");
 	return buf;
 }
 
-static void targets_here(const struct stack_toolkit *t, const struct doctor_facts *df, char *buf, size_t n)
+static void targets_here(const struct toolkit *t, const struct doctor_facts *df, char *buf, size_t n)
 {
 	size_t used = 0;
 
 	buf[0] = '\0';
-	if (!t->kb_known) {
+	if (!t->kb.known) {
 		snprintf(buf, n, "-");
 		return;
 	}
-	if (df->gp.n_gpus == 0) {
-		snprintf(buf, n, "sm_%d..sm_%d", t->archs[0], t->archs[t->n_archs - 1]);
+	if (df->gp->n_gpus == 0) {
+		snprintf(buf, n, "sm_%d..sm_%d", t->kb.archs[0], t->kb.archs[t->kb.n_archs - 1]);
 		return;
 	}
-	for (size_t i = 0; i < df->sf.n_gpus; i++) {
-		const struct stack_gpu *g = &df->sf.gpus[i];
+	for (size_t i = 0; i < df->gp->n_gpus; i++) {
+		const struct gpu_info *g = &df->gp->gpus[i];
 		int w;
-		if (g->cc_major <= 0)
+		if (gpu_sm(g) <= 0)
 			continue;
-		w = snprintf(buf + used, n - used, "%ssm_%d %s", used ? ", " : "", g->cc_major * 10 + g->cc_minor,
-			     stack_toolkit_targets(t, g->cc_major, g->cc_minor) ? "yes" : "no");
+		w = snprintf(buf + used, n - used, "%ssm_%d %s", used ? ", " : "", gpu_sm(g),
+			     rules_toolkit_targets(t, (int)g->cc_major, (int)g->cc_minor) ? "yes" : "no");
 		if (w < 0 || (size_t)w >= n - used)
 			break;
 		used += (size_t)w;
 	}
 	if (!used)
-		snprintf(buf, n, "sm_%d..sm_%d", t->archs[0], t->archs[t->n_archs - 1]);
+		snprintf(buf, n, "sm_%d..sm_%d", t->kb.archs[0], t->kb.archs[t->kb.n_archs - 1]);
 }
 
 static int section_toolkits(struct report *r, const struct doctor_facts *df)
@@ -246,7 +256,6 @@ static int section_toolkits(struct report *r, const struct doctor_facts *df)
 		report_table(r, 7, hdr);
 	for (size_t i = 0; i < df->tk.n; i++) {
 		const struct toolkit *t = &df->tk.t[i];
-		const struct stack_toolkit *st = &df->sf.toolkits[i];
 		char by[96], tg[160], run[64], ver[32];
 		json_t *o = json_object(), *fb = json_array(), *archs = json_array();
 
@@ -257,10 +266,10 @@ static int section_toolkits(struct report *r, const struct doctor_facts *df)
 			return CD_ENOMEM;
 		}
 		toolkit_found_by_text(t->found_by, by, sizeof by);
-		targets_here(st, df, tg, sizeof tg);
+		targets_here(t, df, tg, sizeof tg);
 		snprintf(ver, sizeof ver, "%s", t->version_text[0] ? t->version_text : "unknown");
 		const char *row[] = { t->selected ? "*" : "", t->nvcc, ver, or_dash(t->version_source), by, tg,
-				      runs_here(st, &df->sf.driver, run, sizeof run) };
+				      runs_here(t, df->gp, run, sizeof run) };
 		report_table_row(r, row);
 
 		json_object_set_new(o, "path", jstr(t->root));
@@ -275,13 +284,13 @@ static int section_toolkits(struct report *r, const struct doctor_facts *df)
 			p = comma ? comma + 2 : p + strlen(p);
 		}
 		json_object_set_new(o, "found_by", fb);
-		for (size_t k = 0; k < st->n_archs; k++) {
+		for (size_t k = 0; k < t->kb.n_archs; k++) {
 			char a[16];
-			snprintf(a, sizeof a, "sm_%d", st->archs[k]);
+			snprintf(a, sizeof a, "sm_%d", t->kb.archs[k]);
 			json_array_append_new(archs, json_string(a));
 		}
-		json_object_set_new(o, "archs", st->kb_known ? archs : (json_decref(archs), json_null()));
-		json_object_set_new(o, "min_driver", jstr(st->min_driver));
+		json_object_set_new(o, "archs", t->kb.known ? archs : (json_decref(archs), json_null()));
+		json_object_set_new(o, "min_driver", jstr(t->kb.min_driver));
 		json_object_set_new(o, "nvcc_list_gpu_arch", jstr(t->gpu_archs));
 		json_array_append_new(arr, o);
 	}
@@ -355,32 +364,33 @@ static int section_runtimes(struct report *r, const struct doctor_facts *df, boo
 		return CD_ENOMEM;
 	}
 	report_section(r, "Runtimes");
-	if (df->rt.n == 0)
+	if (df->rt[0].n == 0)
 		report_line(r, "no libcudart found (LD_LIBRARY_PATH, ld.so.cache, toolkits, Python wheels, torch/lib, conda)");
 	else
 		report_table(r, 5, hdr);
-	for (size_t i = 0; i < df->rt.n; i++) {
-		runtime_row(r, &df->rt.r[i]);
-		json_array_append_new(arr, runtime_json(&df->rt.r[i], NULL));
+	for (size_t i = 0; i < df->rt[0].n; i++) {
+		runtime_row(r, &df->rt[0].r[i]);
+		json_array_append_new(arr, runtime_json(&df->rt[0].r[i], NULL));
 	}
-	if (!df->rt.ldcache_ok && df->rt.ldcache_error[0])
-		report_line(r, "ld.so.cache not read: %s", df->rt.ldcache_error);
+	if (!df->rt[0].ldcache_ok && df->rt[0].ldcache_error[0])
+		report_line(r, "ld.so.cache not read: %s", df->rt[0].ldcache_error);
 
 	/* the other CUDA libraries: in JSON always, in text with -v (a summary otherwise) */
 	sb_init(&sb);
-	for (size_t l = 0; l < df->n_libs; l++) {
-		if (df->libs[l].n == 0)
+	for (size_t l = 0; l + 1 < df->n_rt; l++) {
+		const struct runtimes *set = &df->rt[1 + l];
+		if (set->n == 0)
 			continue;
-		sb_printf(&sb, "%s%s x%zu", copies ? ", " : "", runtime_libraries[l], df->libs[l].n);
-		copies += df->libs[l].n;
-		for (size_t i = 0; i < df->libs[l].n; i++)
-			json_array_append_new(libs, runtime_json(&df->libs[l].r[i], runtime_libraries[l]));
+		sb_printf(&sb, "%s%s x%zu", copies ? ", " : "", runtime_libraries[l], set->n);
+		copies += set->n;
+		for (size_t i = 0; i < set->n; i++)
+			json_array_append_new(libs, runtime_json(&set->r[i], runtime_libraries[l]));
 	}
 	if (copies && verbose) {
 		report_table(r, 5, hdr);
-		for (size_t l = 0; l < df->n_libs; l++)
-			for (size_t i = 0; i < df->libs[l].n; i++)
-				runtime_row(r, &df->libs[l].r[i]);
+		for (size_t l = 1; l < df->n_rt; l++)
+			for (size_t i = 0; i < df->rt[l].n; i++)
+				runtime_row(r, &df->rt[l].r[i]);
 	} else if (copies) {
 		char *s = sb_detach(&sb);
 		if (s)
@@ -468,7 +478,7 @@ static int section_python(struct report *r, const struct doctor_facts *df)
 
 static int section_platform(struct report *r, const struct doctor_facts *df)
 {
-	const struct platform_info *pf = &df->pf;
+	const struct platform_info *pf = df->pf;
 	json_t *o = json_object(), *nodes = json_array();
 	struct strbuf sb;
 
@@ -515,18 +525,19 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 
 	if (argc > 1)
 		return cd_fail(err, CD_EUSAGE, "doctor takes no arguments (got '%s')", argv[1]);
-	rc = doctor_collect(&df, &o, err);
+	/* the driver was opened and judged by the run context (needs = NEEDS_DRIVER) */
+	rc = doctor_collect(&df, g->run, &o, err);
 	if (rc != CD_OK)
 		return rc;
 	if ((rc = section_driver(r, &df)) != CD_OK || (rc = section_gpus(r, &df)) != CD_OK ||
 	    (rc = section_toolkits(r, &df)) != CD_OK || (rc = section_runtimes(r, &df, g->render.verbosity > 0)) != CD_OK ||
 	    (rc = section_python(r, &df)) != CD_OK || (rc = section_platform(r, &df)) != CD_OK)
 		goto out;
-	if ((rc = stack_rules_run(&df.sf, r)) != CD_OK)
+	if ((rc = rules_stack(&df.f, r)) != CD_OK)
 		goto out;
-	if ((rc = gpu_health_findings(r, &df.gp)) != CD_OK)
+	if ((rc = rules_gpu_health(df.gp, r)) != CD_OK)
 		goto out;
-	rc = stack_verdict(&df.sf, r);
+	rc = rules_verdict(&df.f, r);
 out:
 	doctor_facts_free(&df);
 	if (rc != CD_OK)
@@ -538,5 +549,6 @@ const struct cd_command cmd_doctor = {
 	.name = "doctor",
 	.summary = "check driver, GPUs, toolkits, runtimes, Python and platform against each other",
 	.help = doctor_help,
+	.needs = NEEDS_DRIVER,
 	.run = doctor_run,
 };

@@ -1,4 +1,4 @@
-/* Shared by the `cudoctor mem` subcommands (src/cmd/mem*.c). */
+/* Shared by the `cudoctor mem` subcommands (src/cmd/mem/). */
 #ifndef CUDOCTOR_CMD_MEM_INTERNAL_H
 #define CUDOCTOR_CMD_MEM_INTERNAL_H
 

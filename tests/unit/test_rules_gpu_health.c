@@ -1,5 +1,5 @@
-/* The driver rules (the stack rules doctor runs, reached from a GPU probe) and the
- * hardware-health rules on fabricated GPU facts: which finding, which severity, and the
+/* rules/driver.c (reached from a GPU probe's facts) and rules/gpu_health.c on fabricated
+ * GPU facts: which finding, which severity, and the
  * evidence and fix that make it actionable. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,8 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/gpu_findings.h"
+#include "probe/driver_info.h"
 #include "probe/platform.h"
+#include "rules/rules.h"
 
 static struct gpu_probe healthy_probe(struct gpu_info *g)
 {
@@ -90,18 +91,18 @@ static bool any_contains(char **v, size_t n, const char *needle)
 
 static int run_all(struct ctx *c, const char *visible)
 {
-	struct driver_seen seen;
-	struct driver_info di;
-	struct stack_platform pl;
+	static struct platform_info pl;
+	struct facts f = { 0 };
 
-	gpu_driver_seen(&c->p, &seen);
-	driver_info_collect(&di, &seen, NO_PROC_ROOT);
+	driver_info_collect(&c->p, NO_PROC_ROOT);
 	memset(&pl, 0, sizeof(pl));
 	visible_devices_parse(visible, &pl.visible);
 	pl.container = c->container;
-	int rc = gpu_driver_findings(&c->r, &c->p, &di, &pl);
+	f.driver = &c->p;
+	f.platform = &pl;
+	int rc = rules_driver(&f, &c->r);
 
-	return rc ? rc : gpu_health_findings(&c->r, &c->p);
+	return rc ? rc : rules_gpu_health(&c->p, &c->r);
 }
 
 static void test_healthy_machine_has_no_findings(void **state)

@@ -9,7 +9,6 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
-#include "cmd/driver_check.h"
 #include "driver/cudrv.h"
 #include "lab/fatbin.h"
 #include "lab/gpu.h"
@@ -108,33 +107,33 @@ static void render_lab(struct report *r, json_t *jlabs, const struct lab *l, con
 		f = report_add_finding(r, SEV_ERROR, "lab-wrong-result", l->name, "lab %s: the GPU computed a wrong result",
 				       l->name);
 		if (f) {
-			finding_evidence(f, "%s", res->note[0] ? res->note : res->decided);
-			finding_why(f, "Every lab checks its outputs before trusting a timing; a wrong result means the "
-				       "GPU, the driver or the kernel is broken, not that the model is.");
-			finding_fix(f, "compute-sanitizer --tool memcheck cudoctor lab run %s --quick", l->name);
-			finding_fix(f, "nvidia-smi -q -d ECC,PAGE_RETIREMENT");
+			cmd_note(r, finding_evidence(f, "%s", res->note[0] ? res->note : res->decided));
+			cmd_note(r, finding_why(f, "Every lab checks its outputs before trusting a timing; a wrong result means the "
+				       "GPU, the driver or the kernel is broken, not that the model is."));
+			cmd_note(r, finding_fix(f, "compute-sanitizer --tool memcheck cudoctor lab run %s --quick", l->name));
+			cmd_note(r, finding_fix(f, "nvidia-smi -q -d ECC,PAGE_RETIREMENT"));
 		}
 	} else if (res->verdict == LAB_FAILED) {
 		f = report_add_finding(r, SEV_ERROR, "lab-failed", l->name, "lab %s could not run", l->name);
 		if (f) {
-			finding_evidence(f, "%s", err);
-			finding_why(f, "A driver call the lab depends on failed, so there is no measurement to judge.");
-			finding_fix(f, "cudoctor doctor");
+			cmd_note(r, finding_evidence(f, "%s", err));
+			cmd_note(r, finding_why(f, "A driver call the lab depends on failed, so there is no measurement to judge."));
+			cmd_note(r, finding_fix(f, "cudoctor doctor"));
 		}
 	} else if (res->verdict == LAB_REFUTED) {
 		f = report_add_finding(r, SEV_WARN, "lab-refuted", l->name, "lab %s: the claim did not hold on this GPU",
 				       l->name);
 		if (f) {
-			finding_evidence(f, "%s", res->decided);
-			finding_why(f, "The measurement fell outside the band the programming model predicts; a busy or "
-				       "throttled GPU, or an unusual part, can cause this.");
-			finding_fix(f, "nvidia-smi -q -d PERFORMANCE,CLOCK");
-			finding_fix(f, "cudoctor lab run %s", l->name);
+			cmd_note(r, finding_evidence(f, "%s", res->decided));
+			cmd_note(r, finding_why(f, "The measurement fell outside the band the programming model predicts; a busy or "
+				       "throttled GPU, or an unusual part, can cause this."));
+			cmd_note(r, finding_fix(f, "nvidia-smi -q -d PERFORMANCE,CLOCK"));
+			cmd_note(r, finding_fix(f, "cudoctor lab run %s", l->name));
 		}
 	} else if (res->verdict == LAB_INCONCLUSIVE) {
 		f = report_add_finding(r, SEV_INFO, "lab-inconclusive", l->name, "lab %s: inconclusive", l->name);
 		if (f)
-			finding_evidence(f, "%s", res->decided);
+			cmd_note(r, finding_evidence(f, "%s", res->decided));
 	}
 }
 
@@ -183,10 +182,10 @@ static void labs_not_started(struct report *r, int device, const char *evidence)
 	struct finding *f = report_add_finding(r, SEV_ERROR, "lab-failed", "cudoctor lab",
 					       "the labs could not start on CUDA device %d", device);
 	if (f) {
-		finding_evidence(f, "%s", evidence);
-		finding_why(f, "The driver initialised, but a call the labs need before any experiment (context, "
-			       "module load, stream) failed, so there is nothing to measure.");
-		finding_fix(f, "cudoctor doctor");
+		cmd_note(r, finding_evidence(f, "%s", evidence));
+		cmd_note(r, finding_why(f, "The driver initialised, but a call the labs need before any experiment (context, "
+			       "module load, stream) failed, so there is nothing to measure."));
+		cmd_note(r, finding_fix(f, "cudoctor doctor"));
 	}
 }
 
@@ -258,43 +257,35 @@ static int run(struct report *r, int argc, char **argv, const struct cd_globals 
 		return cd_fail(err, CD_EIO, "--plot %s: %s", plot, strerror(errno));
 
 	/* the driver judged as doctor and devices judge it; the kernels are this build's own */
-	bool usable;
-	int rc = driver_check(r, &usable, err);
+	struct cd_run *run = g->run;
+	int rc = cd_run_driver(run, r, err);
 	if (rc != CD_OK)
 		return rc;
 	if (lab_fatbin_size == 0) {
 		struct finding *f = report_add_finding(r, SEV_ERROR, "lab-no-kernels", "cudoctor lab",
 						       "this cudoctor was built without the lab kernels");
 		if (f) {
-			finding_evidence(f, "nvcc was not found when cudoctor was built");
-			finding_why(f, "The labs run kernels that nvcc compiled into cudoctor when it was built.");
-			finding_fix(f, "install the CUDA toolkit (nvcc), then rebuild: make");
+			cmd_note(r, finding_evidence(f, "nvcc was not found when cudoctor was built"));
+			cmd_note(r, finding_why(f, "The labs run kernels that nvcc compiled into cudoctor when it was built."));
+			cmd_note(r, finding_fix(f, "install the CUDA toolkit (nvcc), then rebuild: make"));
 		}
 		return CD_OK;
 	}
-	if (!usable)
+	if (!run->cuda_usable)
 		return CD_OK;
 
-	struct cudrv d;
-	memset(&d, 0, sizeof d);
+	struct cudrv *d = run->cu;
 	char lerr[CD_ERRMSG] = "";
-	if (cudrv_load(&d, lerr) != CD_OK) {
-		labs_not_started(r, device, lerr);
-		return CD_OK;
-	}
 	struct lab_ctx c;
 	memset(&c, 0, sizeof c);
 	c.quick = quick;
 	c.tiny = getenv("CUDOCTOR_LAB_TINY") && strcmp(getenv("CUDOCTOR_LAB_TINY"), "1") == 0;
 	c.seed = seed;
-	rc = lab_open(&c, &d, device, lab_fatbin, lerr);
-	if (rc == CD_EUSAGE) {
-		cudrv_unload(&d);
+	rc = lab_open(&c, d, device, lab_fatbin, lerr);
+	if (rc == CD_EUSAGE)
 		return cd_fail(err, CD_EUSAGE, "%s", lerr);
-	}
 	if (rc != CD_OK) {
 		labs_not_started(r, device, lerr);
-		cudrv_unload(&d);
 		return CD_OK;
 	}
 	struct lab_nvml nv;
@@ -359,7 +350,6 @@ static int run(struct report *r, int argc, char **argv, const struct cd_globals 
 	report_json_set(r, "labs", jlabs ? jlabs : json_array());
 	lab_close(&c);
 	lab_nvml_close(&nv);
-	cudrv_unload(&d);
 	return status;
 }
 
@@ -367,5 +357,6 @@ const struct cd_command cmd_lab = {
 	.name = "lab",
 	.summary = "prove the CUDA programming model on this GPU, claim by claim",
 	.help = help,
+	.needs = NEEDS_DRIVER_GENTLY, /* `lab list` needs no driver */
 	.run = run,
 };

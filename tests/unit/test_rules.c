@@ -1,4 +1,4 @@
-/* kb/stack_rules: each rule fed fabricated facts, asserting the finding's id, severity and
+/* src/rules: each rule fed fabricated facts, asserting the finding's id, severity and
  * the versions, branches and commands it names. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,13 +10,15 @@
 #include <string.h>
 
 #include "driver/cuda_types.h"
-#include "kb/stack_rules.h"
 #include "report/report.h"
+#include "rules/rules.h"
 #include "util/err.h"
 
 static const int archs_130[] = { 75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121 };
 static const int archs_126[] = { 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90 };
 static const int archs_124[] = { 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90 };
+
+#define SET(dst, text) snprintf((dst), sizeof(dst), "%s", (text))
 
 static struct version V(int major, int minor)
 {
@@ -24,61 +26,147 @@ static struct version V(int major, int minor)
 	return v;
 }
 
-/* A working driver 550.54.14 (CUDA 12.4, R550), kernel module of the same version. */
-static struct stack_facts base(void)
-{
-	struct stack_facts f;
+/* One machine's facts as the probes (and facts/kb.c) would have filled them. */
+struct world {
+	struct gpu_probe driver;
+	struct gpu_info gpus[4];
+	struct platform_info platform;
+	struct toolkits tk;
+	struct toolkit t[2];
+	struct runtimes rt;
+	struct runtime r[3];
+	struct python_info py;
+	struct py_framework fw[1];
+	struct facts f;
+};
 
-	memset(&f, 0, sizeof f);
-	f.driver.loaded = true;
-	f.driver.library_path = "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.14";
-	f.driver.init_called = true;
-	f.driver.init_result = CUDA_SUCCESS;
-	f.driver.init_result_name = "CUDA_SUCCESS";
-	f.driver.cuda = V(12, 4);
-	f.driver.version = "550.54.14";
-	f.driver.version_source = "NVML";
-	f.driver.kmod_version = "550.54.14";
-	f.driver.branch = "R550";
-	return f;
+static struct world W;
+
+/* A working driver 550.54.14 (CUDA 12.4, R550), kernel module of the same version; no
+ * GPU, toolkit, runtime or framework until a test adds one. */
+static struct world *base(void)
+{
+	struct world *w = &W;
+
+	memset(w, 0, sizeof *w);
+	w->driver.cuda_loaded = true;
+	SET(w->driver.cuda_path, "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.14");
+	w->driver.cuda_init_called = true;
+	w->driver.cuda_init_result = CUDA_SUCCESS;
+	SET(w->driver.cuda_init_result_name, "CUDA_SUCCESS");
+	w->driver.has_cuda_driver_version = true;
+	w->driver.cuda_driver_version = 12040;
+	SET(w->driver.user_driver_version, "550.54.14");
+	w->driver.user_driver_version_source = "NVML";
+	w->driver.kmod_present = true;
+	SET(w->driver.kmod_version, "550.54.14");
+	SET(w->driver.kb_branch, "R550");
+	/* NVML loaded and initialised */
+	w->driver.nvml_loaded = true;
+	w->driver.nvml_init_called = true;
+	w->driver.nvml_init_result = NVML_SUCCESS;
+	w->driver.gpus = w->gpus;
+	w->tk.t = w->t;
+	w->rt.r = w->r;
+	w->py.fw = w->fw;
+	w->f.driver = &w->driver;
+	w->f.platform = &w->platform;
+	w->f.toolkits = &w->tk;
+	w->f.runtimes = &w->rt;
+	w->f.n_runtime_sets = 1;
+	w->f.python = &w->py;
+	return w;
 }
 
-static struct stack_gpu gpu(int cuda, int pci, const char *name, int major, int minor)
+static void set_cuda(struct world *w, int major, int minor)
 {
-	struct stack_gpu g;
+	w->driver.cuda_driver_version = major * 1000 + minor * 10;
+}
 
-	memset(&g, 0, sizeof g);
-	g.cuda_index = cuda;
-	g.pci_index = pci;
-	g.name = name;
-	g.cc_major = major;
-	g.cc_minor = minor;
-	g.persistence = -1;
+/* a GPU with CUDA ordinal cuda (-1 hidden) and nvidia-smi index pci */
+static struct gpu_info *gpu(struct world *w, int cuda, int pci, const char *name, int major, int minor)
+{
+	struct gpu_info *g = &w->gpus[w->driver.n_gpus++];
+
+	memset(g, 0, sizeof *g);
+	g->cuda_ordinal = cuda;
+	g->nvml_index = pci;
+	SET(g->name, name);
+	gpu_mark(g, GF_NAME);
+	g->cc_major = major;
+	g->cc_minor = minor;
+	gpu_mark(g, GF_CC);
 	return g;
 }
 
-static struct stack_toolkit toolkit(const char *root, const char *nvcc, int major, int minor, bool selected,
-				    const int *archs, size_t n, const char *min_driver, const char *branch)
+static void set_uuid(struct gpu_info *g, const char *uuid)
 {
-	struct stack_toolkit t;
+	SET(g->uuid, uuid);
+	gpu_mark(g, GF_UUID);
+}
 
-	memset(&t, 0, sizeof t);
-	t.path = root;
-	t.nvcc = nvcc;
-	t.version = V(major, minor);
-	t.selected = selected;
-	t.archs = archs;
-	t.n_archs = n;
-	t.kb_known = archs != NULL;
-	t.min_driver = min_driver;
-	t.min_branch = branch;
+static struct toolkit *toolkit(struct world *w, const char *root, const char *nvcc, int major, int minor, bool selected,
+			       const int *archs, size_t n, const char *min_driver, const char *branch)
+{
+	struct toolkit *t = &w->t[w->tk.n++];
+
+	memset(t, 0, sizeof *t);
+	SET(t->root, root);
+	SET(t->nvcc, nvcc);
+	t->version = V(major, minor);
+	t->selected = selected;
+	if (archs)
+		memcpy(t->kb.archs, archs, n * sizeof archs[0]);
+	t->kb.n_archs = archs ? n : 0;
+	t->kb.known = archs != NULL;
+	if (min_driver)
+		SET(t->kb.min_driver, min_driver);
+	if (branch)
+		SET(t->kb.min_branch, branch);
 	return t;
 }
 
-static void run(const struct stack_facts *f, struct report *r)
+static struct runtime *runtime(struct world *w, const char *path, const char *soname, int major, int minor,
+			       enum runtime_origin origin, int rank)
+{
+	struct runtime *rt = &w->r[w->rt.n++];
+
+	memset(rt, 0, sizeof *rt);
+	SET(rt->path, path);
+	SET(rt->real_path, path);
+	SET(rt->soname, soname);
+	rt->version = V(major, minor);
+	rt->origin = origin;
+	rt->rank = rank;
+	return rt;
+}
+
+static struct py_framework *framework(struct world *w, const char *name, const char *version, const char *cuda,
+				      bool cpu_only, const char *path)
+{
+	struct py_framework *fw = &w->fw[w->py.n_fw++];
+
+	memset(fw, 0, sizeof *fw);
+	SET(fw->name, name);
+	SET(fw->version, version);
+	SET(fw->cuda, cuda ? cuda : "");
+	fw->cpu_only = cpu_only;
+	SET(fw->path, path);
+	return fw;
+}
+
+/* what doctor runs: the driver layer (the run context's), then every other layer */
+static int run_rules(const struct facts *f, struct report *r)
+{
+	int rc = rules_driver(f, r);
+
+	return rc == CD_OK ? rules_stack(f, r) : rc;
+}
+
+static void run(const struct world *w, struct report *r)
 {
 	assert_int_equal(report_init(r, "doctor"), CD_OK);
-	assert_int_equal(stack_rules_run(f, r), CD_OK);
+	assert_int_equal(run_rules(&w->f, r), CD_OK);
 	assert_false(r->oom);
 }
 
@@ -118,17 +206,16 @@ static const struct finding *expect(const struct report *r, const char *id, enum
 
 static void test_no_driver(void **state)
 {
-	struct stack_facts f = base();
-	struct stack_toolkit t = toolkit("/usr/local/cuda-13.0", "/usr/local/cuda-13.0/bin/nvcc", 13, 0, true, archs_130, 12, "580.65.06", "R580");
+	struct world *w = base();
 	struct report r;
 
 	(void)state;
-	f.driver.loaded = false;
-	f.driver.load_error = "libcuda.so.1: cannot open shared object file: No such file or directory";
-	f.driver.kmod_version = NULL;
-	f.toolkits = &t;
-	f.n_toolkits = 1;
-	run(&f, &r);
+	toolkit(w, "/usr/local/cuda-13.0", "/usr/local/cuda-13.0/bin/nvcc", 13, 0, true, archs_130, 12, "580.65.06", "R580");
+	w->driver.cuda_loaded = false;
+	SET(w->driver.cuda_load_error, "libcuda.so.1: cannot open shared object file: No such file or directory");
+	w->driver.kmod_present = false;
+	w->driver.kmod_version[0] = '\0';
+	run(w, &r);
 	const struct finding *x = expect(&r, "no-driver", SEV_ERROR);
 	assert_true(any_has(x->evidence, x->n_evidence, "cannot open shared object"));
 	assert_true(report_has_errors(&r));
@@ -155,11 +242,11 @@ static void test_init_results(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		struct stack_facts f = base();
+		struct world *w = base();
 		struct report r;
-		f.driver.init_result = cases[i].result;
-		f.driver.init_result_name = cases[i].name;
-		run(&f, &r);
+		w->driver.cuda_init_result = cases[i].result;
+		SET(w->driver.cuda_init_result_name, cases[i].name);
+		run(w, &r);
 		const struct finding *x = expect(&r, cases[i].id, SEV_ERROR);
 		char ev[64];
 		snprintf(ev, sizeof ev, "%s (%d)", cases[i].name, cases[i].result);
@@ -171,39 +258,37 @@ static void test_init_results(void **state)
 
 static void test_init_804_fix_names_compat(void **state)
 {
-	struct stack_facts f = base();
+	struct world *w = base();
 	struct report r;
 
 	(void)state;
-	f.driver.library_path = "/usr/local/cuda-12.8/compat/libcuda.so.570.124.06";
-	f.driver.init_result = CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE;
-	f.driver.init_result_name = "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE";
-	run(&f, &r);
+	SET(w->driver.cuda_path, "/usr/local/cuda-12.8/compat/libcuda.so.570.124.06");
+	w->driver.cuda_init_result = CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE;
+	SET(w->driver.cuda_init_result_name, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE");
+	run(w, &r);
 	const struct finding *x = expect(&r, "forward-compat-unsupported", SEV_ERROR);
 	assert_true(any_has(x->evidence, x->n_evidence, "/compat/libcuda.so.570.124.06"));
 	assert_true(any_has(x->fix, x->n_fix, "LD_LIBRARY_PATH"));
 	report_free(&r);
 }
 
-/* stack_driver_rules is what `devices` runs: the driver layer alone, the same findings
- * stack_rules_run gives for it, and nothing from the other layers. */
+/* rules_driver is what the run context runs for every command: the driver layer alone, the
+ * same findings doctor's full run gives for it, and nothing from the other layers. */
 static void test_driver_rules_alone(void **state)
 {
-	struct stack_toolkit t = toolkit("/usr/local/cuda-13.0", "/usr/local/cuda-13.0/bin/nvcc", 13, 0, true, archs_130, 12, "580.65.06", "R580");
 	static const int results[] = { CUDA_ERROR_SYSTEM_NOT_READY, CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE, CUDA_ERROR_NO_DEVICE };
 
 	(void)state;
 	for (size_t i = 0; i < sizeof results / sizeof results[0]; i++) {
-		struct stack_facts f = base();
+		struct world *w = base();
 		struct report all, drv;
-		f.driver.init_result = results[i];
-		f.driver.init_result_name = "CUresult";
-		f.driver.cuda = V(13, 1); /* so the toolkit is judged (and fits) in the full run */
-		f.toolkits = &t;
-		f.n_toolkits = 1;
-		run(&f, &all);
+		toolkit(w, "/usr/local/cuda-13.0", "/usr/local/cuda-13.0/bin/nvcc", 13, 0, true, archs_130, 12, "580.65.06", "R580");
+		w->driver.cuda_init_result = results[i];
+		SET(w->driver.cuda_init_result_name, "CUresult");
+		set_cuda(w, 13, 1); /* so the toolkit is judged (and fits) in the full run */
+		run(w, &all);
 		assert_int_equal(report_init(&drv, "devices"), CD_OK);
-		assert_int_equal(stack_driver_rules(&f, &drv), CD_OK);
+		assert_int_equal(rules_driver(&w->f, &drv), CD_OK);
 		assert_int_equal(drv.n_findings, 1);
 		assert_true(report_has_finding(&all, drv.findings[0].id));
 		assert_string_equal(report_find(&all, drv.findings[0].id)->title, drv.findings[0].title);
@@ -215,21 +300,21 @@ static void test_driver_rules_alone(void **state)
 /* cuInit succeeded but cuDeviceGetCount says 0; NVML's count is evidence. */
 static void test_device_count_zero(void **state)
 {
-	struct stack_facts f = base();
+	struct world *w = base();
 	struct report r;
 
 	(void)state;
-	f.driver.has_device_count = true;
-	f.driver.device_count = 0;
-	f.driver.has_nvml_device_count = true;
-	f.driver.nvml_device_count = 2;
-	run(&f, &r);
+	w->driver.has_cuda_device_count = true;
+	w->driver.cuda_device_count = 0;
+	w->driver.has_nvml_device_count = true;
+	w->driver.nvml_device_count = 2;
+	run(w, &r);
 	const struct finding *x = expect(&r, "no-device", SEV_ERROR);
 	assert_true(any_has(x->evidence, x->n_evidence, "cuDeviceGetCount = 0"));
 	assert_true(any_has(x->evidence, x->n_evidence, "NVML sees 2 GPU(s)"));
 	report_free(&r);
-	f.driver.device_count = 1;
-	run(&f, &r);
+	w->driver.cuda_device_count = 1;
+	run(w, &r);
 	assert_int_equal(count(&r, "no-device"), 0);
 	report_free(&r);
 }
@@ -237,21 +322,20 @@ static void test_device_count_zero(void **state)
 /* NVML's own result picks the advice: 18 is a version mismatch (reboot), 9 no kernel module. */
 static void test_nvml_result_advice(void **state)
 {
-	struct stack_facts f = base();
+	struct world *w = base();
 	struct report r;
 
 	(void)state;
-	f.driver.nvml_failed = true;
-	f.driver.nvml_error = "NVML_ERROR_LIB_RM_VERSION_MISMATCH";
-	f.driver.nvml_result = 18;
-	run(&f, &r);
+	w->driver.nvml_init_result = 18;
+	SET(w->driver.nvml_init_result_name, "NVML_ERROR_LIB_RM_VERSION_MISMATCH");
+	run(w, &r);
 	const struct finding *x = expect(&r, "nvml-unavailable", SEV_WARN);
 	assert_true(any_has(x->evidence, x->n_evidence, "nvmlInit = NVML_ERROR_LIB_RM_VERSION_MISMATCH (18)"));
 	assert_true(any_has(x->fix, x->n_fix, "reboot"));
 	report_free(&r);
-	f.driver.nvml_error = "NVML_ERROR_DRIVER_NOT_LOADED";
-	f.driver.nvml_result = 9;
-	run(&f, &r);
+	w->driver.nvml_init_result = 9;
+	SET(w->driver.nvml_init_result_name, "NVML_ERROR_DRIVER_NOT_LOADED");
+	run(w, &r);
 	x = expect(&r, "nvml-unavailable", SEV_WARN);
 	assert_true(any_has(x->fix, x->n_fix, "modprobe nvidia"));
 	assert_false(any_has(x->fix, x->n_fix, "reboot"));
@@ -261,16 +345,16 @@ static void test_nvml_result_advice(void **state)
 /* no libcuda but NVML sees GPUs: the driver is installed, its libcuda is what is missing */
 static void test_no_driver_nvml_sees_gpus(void **state)
 {
-	struct stack_facts f = base();
+	struct world *w = base();
 	struct report r;
 
 	(void)state;
-	f.driver.loaded = false;
-	f.driver.load_error = "libcuda.so.1: cannot open shared object file";
-	f.driver.has_nvml_device_count = true;
-	f.driver.nvml_device_count = 1;
-	f.driver.nvml_path = "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1";
-	run(&f, &r);
+	w->driver.cuda_loaded = false;
+	SET(w->driver.cuda_load_error, "libcuda.so.1: cannot open shared object file");
+	w->driver.has_nvml_device_count = true;
+	w->driver.nvml_device_count = 1;
+	SET(w->driver.nvml_path, "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1");
+	run(w, &r);
 	const struct finding *x = expect(&r, "no-driver", SEV_ERROR);
 	assert_true(any_has(x->evidence, x->n_evidence, "NVML (/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1) sees 1 GPU(s)"));
 	report_free(&r);
@@ -279,20 +363,14 @@ static void test_no_driver_nvml_sees_gpus(void **state)
 /* The example: RTX 4060 Ti on a CUDA 12.4 driver with nvcc 13.0 first on PATH. */
 static void test_toolkit_newer_than_driver(void **state)
 {
-	struct stack_facts f = base();
-	struct stack_gpu g = gpu(0, 0, "NVIDIA GeForce RTX 4060 Ti", 8, 9);
-	struct stack_toolkit t[2] = {
-		toolkit("/usr/local/cuda-13.0", "/usr/local/cuda-13.0/bin/nvcc", 13, 0, true, archs_130, 12, "580.65.06", "R580"),
-		toolkit("/usr/local/cuda-12.4", "/usr/local/cuda-12.4/bin/nvcc", 12, 4, false, archs_124, 14, "550.54.14", "R550"),
-	};
+	struct world *w = base();
 	struct report r;
 
 	(void)state;
-	f.gpus = &g;
-	f.n_gpus = 1;
-	f.toolkits = t;
-	f.n_toolkits = 2;
-	run(&f, &r);
+	gpu(w, 0, 0, "NVIDIA GeForce RTX 4060 Ti", 8, 9);
+	toolkit(w, "/usr/local/cuda-13.0", "/usr/local/cuda-13.0/bin/nvcc", 13, 0, true, archs_130, 12, "580.65.06", "R580");
+	toolkit(w, "/usr/local/cuda-12.4", "/usr/local/cuda-12.4/bin/nvcc", 12, 4, false, archs_124, 14, "550.54.14", "R550");
+	run(w, &r);
 	const struct finding *x = expect(&r, "toolkit-newer-than-driver", SEV_ERROR);
 	assert_string_equal(x->subject, "/usr/local/cuda-13.0/bin/nvcc");
 	assert_non_null(strstr(x->title, "13.0"));
@@ -313,14 +391,12 @@ static void test_toolkit_newer_than_driver(void **state)
 
 static void test_toolkit_newer_minor_is_warning(void **state)
 {
-	struct stack_facts f = base();
-	struct stack_toolkit t = toolkit("/usr/local/cuda-12.8", "/usr/local/cuda-12.8/bin/nvcc", 12, 8, true, NULL, 0, "570.26", "R570");
+	struct world *w = base();
 	struct report r;
 
 	(void)state;
-	f.toolkits = &t;
-	f.n_toolkits = 1;
-	run(&f, &r);
+	toolkit(w, "/usr/local/cuda-12.8", "/usr/local/cuda-12.8/bin/nvcc", 12, 8, true, NULL, 0, "570.26", "R570");
+	run(w, &r);
 	const struct finding *x = expect(&r, "toolkit-newer-than-driver", SEV_WARN);
 	assert_non_null(strstr(x->why, "minor-version compatibility"));
 	assert_non_null(strstr(x->why, "222"));
@@ -330,18 +406,16 @@ static void test_toolkit_newer_minor_is_warning(void **state)
 
 static void test_cuda_118_driver(void **state)
 {
-	struct stack_facts f = base();
-	struct stack_toolkit t = toolkit("/usr/local/cuda-12.4", "/usr/local/cuda-12.4/bin/nvcc", 12, 4, true, archs_124, 14, "550.54.14", "R550");
+	struct world *w = base();
 	struct report r;
 
 	(void)state;
-	f.driver.cuda = V(11, 8);
-	f.driver.version = "520.61.05";
-	f.driver.kmod_version = "520.61.05";
-	f.driver.branch = "R520";
-	f.toolkits = &t;
-	f.n_toolkits = 1;
-	run(&f, &r);
+	toolkit(w, "/usr/local/cuda-12.4", "/usr/local/cuda-12.4/bin/nvcc", 12, 4, true, archs_124, 14, "550.54.14", "R550");
+	set_cuda(w, 11, 8);
+	SET(w->driver.user_driver_version, "520.61.05");
+	SET(w->driver.kmod_version, "520.61.05");
+	SET(w->driver.kb_branch, "R520");
+	run(w, &r);
 	const struct finding *x = expect(&r, "toolkit-newer-than-driver", SEV_ERROR);
 	assert_non_null(strstr(x->title, "11.8"));
 	assert_true(any_has(x->fix, x->n_fix, "550.54.14"));
@@ -351,14 +425,12 @@ static void test_cuda_118_driver(void **state)
 
 static void test_smi_cuda_version_explained(void **state)
 {
-	struct stack_facts f = base();
-	struct stack_toolkit t = toolkit("/usr/local/cuda-11.8", "/usr/local/cuda-11.8/bin/nvcc", 11, 8, true, NULL, 0, NULL, NULL);
+	struct world *w = base();
 	struct report r;
 
 	(void)state;
-	f.toolkits = &t;
-	f.n_toolkits = 1;
-	run(&f, &r);
+	toolkit(w, "/usr/local/cuda-11.8", "/usr/local/cuda-11.8/bin/nvcc", 11, 8, true, NULL, 0, NULL, NULL);
+	run(w, &r);
 	const struct finding *x = expect(&r, "driver-cuda-version", SEV_INFO);
 	assert_non_null(strstr(x->title, "12.4"));
 	assert_non_null(strstr(x->title, "11.8"));
@@ -368,21 +440,18 @@ static void test_smi_cuda_version_explained(void **state)
 
 static void test_v100_with_cuda13(void **state)
 {
-	struct stack_facts f = base();
-	struct stack_gpu g = gpu(0, 0, "Tesla V100-SXM2-16GB", 7, 0);
-	struct stack_toolkit t = toolkit("/usr/local/cuda-13.0", "/usr/local/cuda-13.0/bin/nvcc", 13, 0, true, archs_130, 12, "580.65.06", "R580");
+	struct world *w = base();
 	struct report r;
 
 	(void)state;
-	g.last_toolkit = "12.9";
-	g.first_toolkit = "9.0";
-	f.driver.cuda = V(13, 0);
-	f.driver.version = f.driver.kmod_version = "580.95.05";
-	f.gpus = &g;
-	f.n_gpus = 1;
-	f.toolkits = &t;
-	f.n_toolkits = 1;
-	run(&f, &r);
+	struct gpu_info *g = gpu(w, 0, 0, "Tesla V100-SXM2-16GB", 7, 0);
+	toolkit(w, "/usr/local/cuda-13.0", "/usr/local/cuda-13.0/bin/nvcc", 13, 0, true, archs_130, 12, "580.65.06", "R580");
+	SET(g->kb_last_toolkit, "12.9");
+	SET(g->kb_first_toolkit, "9.0");
+	set_cuda(w, 13, 0);
+	SET(w->driver.user_driver_version, "580.95.05");
+	SET(w->driver.kmod_version, "580.95.05");
+	run(w, &r);
 	const struct finding *x = expect(&r, "arch-dropped-by-toolkit", SEV_ERROR);
 	assert_string_equal(x->subject, "GPU 0 (Tesla V100-SXM2-16GB)");
 	assert_non_null(strstr(x->title, "sm_70"));
@@ -393,21 +462,36 @@ static void test_v100_with_cuda13(void **state)
 	report_free(&r);
 }
 
-static void test_rtx5090_with_cuda126(void **state)
+/* A GPU CUDA does not see is named by NVML's index, the same subject as the health rules
+ * give it (rules/subject.c). */
+static void test_hidden_gpu_subject(void **state)
 {
-	struct stack_facts f = base();
-	struct stack_gpu g = gpu(0, 0, "NVIDIA GeForce RTX 5090", 12, 0);
-	struct stack_toolkit t = toolkit("/usr/local/cuda-12.6", "/usr/local/cuda-12.6/bin/nvcc", 12, 6, true, archs_126, 14, "560.28.03", "R560");
+	struct world *w = base();
 	struct report r;
 
 	(void)state;
-	g.first_toolkit = "12.8";
-	f.driver.cuda = V(12, 8);
-	f.gpus = &g;
-	f.n_gpus = 1;
-	f.toolkits = &t;
-	f.n_toolkits = 1;
-	run(&f, &r);
+	gpu(w, -1, 1, "Tesla V100-SXM2-16GB", 7, 0);
+	toolkit(w, "/usr/local/cuda-13.0", "/usr/local/cuda-13.0/bin/nvcc", 13, 0, true, archs_130, 12, "580.65.06", "R580");
+	set_cuda(w, 13, 0);
+	SET(w->driver.user_driver_version, "580.95.05");
+	SET(w->driver.kmod_version, "580.95.05");
+	run(w, &r);
+	const struct finding *x = expect(&r, "arch-dropped-by-toolkit", SEV_ERROR);
+	assert_string_equal(x->subject, "NVML device 1 (Tesla V100-SXM2-16GB)");
+	report_free(&r);
+}
+
+static void test_rtx5090_with_cuda126(void **state)
+{
+	struct world *w = base();
+	struct report r;
+
+	(void)state;
+	struct gpu_info *g = gpu(w, 0, 0, "NVIDIA GeForce RTX 5090", 12, 0);
+	toolkit(w, "/usr/local/cuda-12.6", "/usr/local/cuda-12.6/bin/nvcc", 12, 6, true, archs_126, 14, "560.28.03", "R560");
+	SET(g->kb_first_toolkit, "12.8");
+	set_cuda(w, 12, 8);
+	run(w, &r);
 	/* compute_90 PTX still JIT-compiles for 12.0, so this is a warning */
 	const struct finding *x = expect(&r, "toolkit-cannot-target-gpu", SEV_WARN);
 	assert_non_null(strstr(x->title, "sm_120"));
@@ -419,34 +503,15 @@ static void test_rtx5090_with_cuda126(void **state)
 
 static void test_runtime_newer_than_driver(void **state)
 {
-	struct stack_facts f = base();
-	struct stack_runtime rt[2];
-	struct stack_framework fw;
+	struct world *w = base();
 	struct report r;
 
 	(void)state;
-	memset(rt, 0, sizeof rt);
-	memset(&fw, 0, sizeof fw);
-	rt[0].path = rt[0].real_path = "/venv/lib/python3.11/site-packages/nvidia/cu13/lib/libcudart.so.13";
-	rt[0].soname = "libcudart.so.13";
-	rt[0].version = V(13, 0);
-	rt[0].origin = ORIGIN_PIP;
-	rt[0].rank = -1;
-	rt[0].min_driver = "580.65.06";
-	rt[1].path = rt[1].real_path = "/usr/local/cuda-12.4/lib64/libcudart.so.12";
-	rt[1].soname = "libcudart.so.12";
-	rt[1].version = V(12, 4);
-	rt[1].origin = ORIGIN_TOOLKIT;
-	rt[1].rank = 1000;
-	fw.name = "torch";
-	fw.version = "2.9.0+cu130";
-	fw.cuda = "13.0";
-	fw.path = "/venv/lib/python3.11/site-packages/torch";
-	f.runtimes = rt;
-	f.n_runtimes = 2;
-	f.frameworks = &fw;
-	f.n_frameworks = 1;
-	run(&f, &r);
+	struct runtime *rt = runtime(w, "/venv/lib/python3.11/site-packages/nvidia/cu13/lib/libcudart.so.13", "libcudart.so.13", 13, 0, ORIGIN_PIP, -1);
+	SET(rt->kb_min_driver, "580.65.06");
+	runtime(w, "/usr/local/cuda-12.4/lib64/libcudart.so.12", "libcudart.so.12", 12, 4, ORIGIN_TOOLKIT, 1000);
+	framework(w, "torch", "2.9.0+cu130", "13.0", false, "/venv/lib/python3.11/site-packages/torch");
+	run(w, &r);
 	assert_int_equal(count(&r, "runtime-newer-than-driver"), 2);
 	const struct finding *x = expect(&r, "runtime-newer-than-driver", SEV_ERROR);
 	assert_non_null(strstr(x->subject, "cu13/lib/libcudart.so.13"));
@@ -466,33 +531,17 @@ static void test_runtime_newer_than_driver(void **state)
 
 static void test_library_shadowed(void **state)
 {
-	struct stack_facts f = base();
-	struct stack_runtime rt[3];
+	struct world *w = base();
 	struct report r;
 
 	(void)state;
-	memset(rt, 0, sizeof rt);
 	/* a toolkit dir in LD_LIBRARY_PATH beats the wheel's RUNPATH (jax#28929 style) */
-	rt[0].path = rt[0].real_path = "/usr/local/cuda-12.1/lib64/libcudart.so.12";
-	rt[0].soname = "libcudart.so.12";
-	rt[0].version = V(12, 1);
-	rt[0].origin = ORIGIN_TOOLKIT;
-	rt[0].rank = 0;
-	rt[0].from_ld_library_path = true;
-	rt[1].path = rt[1].real_path = "/venv/lib/python3.11/site-packages/nvidia/cuda_runtime/lib/libcudart.so.12";
-	rt[1].soname = "libcudart.so.12";
-	rt[1].version = V(12, 4);
-	rt[1].origin = ORIGIN_PIP;
-	rt[1].rank = -1;
+	struct runtime *a = runtime(w, "/usr/local/cuda-12.1/lib64/libcudart.so.12", "libcudart.so.12", 12, 1, ORIGIN_TOOLKIT, 0);
+	a->from_ld_library_path = true;
+	struct runtime *b = runtime(w, "/venv/lib/python3.11/site-packages/nvidia/cuda_runtime/lib/libcudart.so.12", "libcudart.so.12", 12, 4, ORIGIN_PIP, -1);
 	/* same version in the ld cache: not a shadowing problem */
-	rt[2].path = rt[2].real_path = "/usr/lib/x86_64-linux-gnu/libcudart.so.12";
-	rt[2].soname = "libcudart.so.12";
-	rt[2].version = V(12, 1);
-	rt[2].origin = ORIGIN_SYSTEM;
-	rt[2].rank = 1005;
-	f.runtimes = rt;
-	f.n_runtimes = 3;
-	run(&f, &r);
+	runtime(w, "/usr/lib/x86_64-linux-gnu/libcudart.so.12", "libcudart.so.12", 12, 1, ORIGIN_SYSTEM, 1005);
+	run(w, &r);
 	assert_int_equal(count(&r, "library-shadowed"), 1);
 	const struct finding *x = expect(&r, "library-shadowed", SEV_WARN);
 	assert_true(any_has(x->evidence, x->n_evidence, "picked: /usr/local/cuda-12.1/lib64/libcudart.so.12, version 12.1"));
@@ -501,43 +550,36 @@ static void test_library_shadowed(void **state)
 	report_free(&r);
 
 	/* a bare soname major (no minor known) is never compared */
-	rt[1].version.parts = 1;
-	run(&f, &r);
+	b->version.parts = 1;
+	run(w, &r);
 	assert_int_equal(count(&r, "library-shadowed"), 0);
 	report_free(&r);
 }
 
 static void test_torch_cpu_only(void **state)
 {
-	struct stack_facts f = base();
-	struct stack_gpu g = gpu(0, 0, "NVIDIA H200", 9, 0);
-	struct stack_framework fw;
+	struct world *w = base();
 	struct report r;
 
 	(void)state;
-	memset(&fw, 0, sizeof fw);
-	fw.name = "torch";
-	fw.version = "2.5.1+cpu";
-	fw.cpu_only = true;
-	fw.path = "/venv/site-packages/torch";
-	f.frameworks = &fw;
-	f.n_frameworks = 1;
-	f.gpus = &g;
-	f.n_gpus = 1;
-	run(&f, &r);
+	framework(w, "torch", "2.5.1+cpu", NULL, true, "/venv/site-packages/torch");
+	gpu(w, 0, 0, "NVIDIA H200", 9, 0);
+	run(w, &r);
 	const struct finding *x = expect(&r, "torch-cpu-only", SEV_WARN);
 	assert_non_null(strstr(x->title, "2.5.1+cpu"));
 	assert_true(any_has(x->fix, x->n_fix, "<= 124"));
 	report_free(&r);
 }
 
-static void visible(struct stack_facts *f, const char *raw, const char *const toks[], size_t n)
+static void visible(struct world *w, const char *raw, const char *const toks[], size_t n)
 {
-	f->platform.visible.set = true;
-	f->platform.visible.raw = raw;
-	f->platform.visible.n = n;
+	struct visible_devices *vd = &w->platform.visible;
+
+	vd->set = true;
+	vd->raw = raw;
+	vd->n = n;
 	for (size_t i = 0; i < n; i++) {
-		struct visible_token *t = &f->platform.visible.tok[i];
+		struct visible_token *t = &vd->tok[i];
 		snprintf(t->text, sizeof t->text, "%s", toks[i]);
 		if (strncmp(toks[i], "GPU-", 4) == 0) {
 			t->kind = VIS_GPU_UUID;
@@ -550,31 +592,34 @@ static void visible(struct stack_facts *f, const char *raw, const char *const to
 	}
 }
 
+/* two H200s with UUIDs, for the CUDA_VISIBLE_DEVICES cases */
+static struct world *two_gpus(void)
+{
+	struct world *w = base();
+
+	set_uuid(gpu(w, 0, 0, "NVIDIA H200", 9, 0), "GPU-11111111-2222-3333-4444-555555555555");
+	set_uuid(gpu(w, 1, 1, "NVIDIA H200", 9, 0), "GPU-aaaaaaaa-2222-3333-4444-555555555555");
+	return w;
+}
+
 static void test_visible_devices(void **state)
 {
-	struct stack_gpu g[2] = { gpu(0, 0, "NVIDIA H200", 9, 0), gpu(1, 1, "NVIDIA H200", 9, 0) };
 	struct report r;
 
 	(void)state;
-	g[0].uuid = "GPU-11111111-2222-3333-4444-555555555555";
-	g[1].uuid = "GPU-aaaaaaaa-2222-3333-4444-555555555555";
 	{
-		struct stack_facts f = base();
-		f.gpus = g;
-		f.n_gpus = 2;
-		visible(&f, "", NULL, 0);
-		run(&f, &r);
+		struct world *w = two_gpus();
+		visible(w, "", NULL, 0);
+		run(w, &r);
 		const struct finding *x = expect(&r, "visible-devices-invalid", SEV_ERROR);
 		assert_non_null(strstr(x->title, "empty"));
 		report_free(&r);
 	}
 	{
 		const char *toks[] = { "0", "7" };
-		struct stack_facts f = base();
-		f.gpus = g;
-		f.n_gpus = 2;
-		visible(&f, "0,7", toks, 2);
-		run(&f, &r);
+		struct world *w = two_gpus();
+		visible(w, "0,7", toks, 2);
+		run(w, &r);
 		const struct finding *x = expect(&r, "visible-devices-invalid", SEV_WARN);
 		assert_non_null(strstr(x->title, "index 7 does not exist"));
 		assert_true(any_has(x->evidence, x->n_evidence, "1 visible"));
@@ -582,42 +627,34 @@ static void test_visible_devices(void **state)
 	}
 	{
 		const char *toks[] = { "1", "1" };
-		struct stack_facts f = base();
-		f.gpus = g;
-		f.n_gpus = 2;
-		visible(&f, "1,1", toks, 2);
-		run(&f, &r);
+		struct world *w = two_gpus();
+		visible(w, "1,1", toks, 2);
+		run(w, &r);
 		expect(&r, "visible-devices-invalid", SEV_ERROR);
 		report_free(&r);
 	}
 	{
 		const char *toks[] = { "GPU-aaaa", "0" };
-		struct stack_facts f = base();
-		f.gpus = g;
-		f.n_gpus = 2;
-		visible(&f, "GPU-aaaa,0", toks, 2);
-		run(&f, &r);
+		struct world *w = two_gpus();
+		visible(w, "GPU-aaaa,0", toks, 2);
+		run(w, &r);
 		assert_int_equal(count(&r, "visible-devices-invalid"), 0);
 		report_free(&r);
 	}
 	{
 		const char *toks[] = { "GPU-", "0" }; /* a prefix of both: ambiguous */
-		struct stack_facts f = base();
-		f.gpus = g;
-		f.n_gpus = 2;
-		visible(&f, "GPU-,0", toks, 2);
-		run(&f, &r);
+		struct world *w = two_gpus();
+		visible(w, "GPU-,0", toks, 2);
+		run(w, &r);
 		const struct finding *x = expect(&r, "visible-devices-invalid", SEV_ERROR);
 		assert_non_null(strstr(x->title, "more than one GPU"));
 		report_free(&r);
 	}
 	{
 		const char *toks[] = { "-1" }; /* the usual way to hide GPUs on purpose */
-		struct stack_facts f = base();
-		f.gpus = g;
-		f.n_gpus = 2;
-		visible(&f, "-1", toks, 1);
-		run(&f, &r);
+		struct world *w = two_gpus();
+		visible(w, "-1", toks, 1);
+		run(w, &r);
 		const struct finding *x = expect(&r, "visible-devices-invalid", SEV_WARN);
 		assert_non_null(strstr(x->title, "negative"));
 		report_free(&r);
@@ -628,10 +665,6 @@ static void test_visible_devices(void **state)
  * and no judgement while one GPU's MIG devices are unknown. */
 static void test_visible_mig_devices(void **state)
 {
-	static const struct stack_mig migs[2] = {
-		{ "MIG-0123abcd-0000-1111-2222-333333333333", 1, 0 },
-		{ "MIG-0123abcd-0000-1111-2222-444444444444", 2, 0 },
-	};
 	static const struct {
 		const char *token;
 		bool g1_listed;
@@ -649,23 +682,29 @@ static void test_visible_mig_devices(void **state)
 
 	(void)state;
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-		struct stack_gpu g[2] = { gpu(0, 0, "NVIDIA H200", 9, 0), gpu(1, 1, "NVIDIA H200", 9, 0) };
-		struct stack_facts f = base();
+		struct gpu_mig_device migs[2];
+		struct world *w = two_gpus();
+		struct gpu_info *g0 = &w->gpus[0], *g1 = &w->gpus[1];
 
-		g[0].uuid = "GPU-11111111-2222-3333-4444-555555555555";
-		g[1].uuid = "GPU-aaaaaaaa-2222-3333-4444-555555555555";
-		g[0].mig_listed = true;
-		g[0].migs = migs;
-		g[0].n_migs = 2;
-		g[1].mig_listed = cases[c].g1_listed; /* MIG off there, or unknown */
-		f.gpus = g;
-		f.n_gpus = 2;
-		f.platform.visible.set = true;
-		f.platform.visible.raw = cases[c].token;
-		f.platform.visible.n = 1;
-		f.platform.visible.tok[0].kind = VIS_MIG_UUID;
-		snprintf(f.platform.visible.tok[0].text, sizeof f.platform.visible.tok[0].text, "%s", cases[c].token);
-		run(&f, &r);
+		memset(migs, 0, sizeof migs);
+		SET(migs[0].uuid, "MIG-0123abcd-0000-1111-2222-333333333333");
+		migs[0].gpu_instance_id = 1;
+		SET(migs[1].uuid, "MIG-0123abcd-0000-1111-2222-444444444444");
+		migs[1].gpu_instance_id = 2;
+		/* GPU 0: MIG on, two devices listed; GPU 1: MIG off, or its state unknown */
+		g0->mig_mode_current = true;
+		gpu_mark(g0, GF_MIG_MODE);
+		g0->mig_devices = migs;
+		g0->n_mig_devices = 2;
+		gpu_mark(g0, GF_MIG_DEVICES);
+		if (cases[c].g1_listed)
+			gpu_mark(g1, GF_MIG_MODE);
+		w->platform.visible.set = true;
+		w->platform.visible.raw = cases[c].token;
+		w->platform.visible.n = 1;
+		w->platform.visible.tok[0].kind = VIS_MIG_UUID;
+		SET(w->platform.visible.tok[0].text, cases[c].token);
+		run(w, &r);
 		if (!cases[c].title) {
 			assert_int_equal(count(&r, "visible-devices-invalid"), 0);
 		} else {
@@ -679,72 +718,73 @@ static void test_visible_mig_devices(void **state)
 
 static void test_device_order(void **state)
 {
-	/* PCI order: 4060 Ti (bus 18), H200 (bus 28); CUDA puts the H200 first */
-	struct stack_gpu g[2] = { gpu(1, 0, "NVIDIA GeForce RTX 4060 Ti", 8, 9), gpu(0, 1, "NVIDIA H200", 9, 0) };
-	struct stack_facts f = base();
+	struct world *w = base();
 	struct report r;
 
 	(void)state;
-	f.gpus = g;
-	f.n_gpus = 2;
-	run(&f, &r);
+	/* PCI order: 4060 Ti (bus 18), H200 (bus 28); CUDA puts the H200 first */
+	struct gpu_info *a = gpu(w, 1, 0, "NVIDIA GeForce RTX 4060 Ti", 8, 9);
+	struct gpu_info *b = gpu(w, 0, 1, "NVIDIA H200", 9, 0);
+	run(w, &r);
 	const struct finding *x = expect(&r, "device-order-mismatch", SEV_WARN);
 	assert_true(any_has(x->evidence, x->n_evidence, "nvidia-smi GPU 0 = CUDA device 1: NVIDIA GeForce RTX 4060 Ti"));
 	assert_true(any_has(x->fix, x->n_fix, "CUDA_DEVICE_ORDER=PCI_BUS_ID"));
 	report_free(&r);
 
-	f.platform.device_order = "PCI_BUS_ID";
-	run(&f, &r);
+	w->platform.device_order = "PCI_BUS_ID";
+	run(w, &r);
 	assert_int_equal(count(&r, "device-order-mismatch"), 0);
 	report_free(&r);
 
 	/* same order: nothing to say */
-	f.platform.device_order = NULL;
-	g[0].cuda_index = 0;
-	g[1].cuda_index = 1;
-	run(&f, &r);
+	w->platform.device_order = NULL;
+	a->cuda_ordinal = 0;
+	b->cuda_ordinal = 1;
+	run(w, &r);
 	assert_int_equal(count(&r, "device-order-mismatch"), 0);
 	report_free(&r);
 }
 
 static void test_device_nodes(void **state)
 {
-	struct device_node nodes[3] = {
+	static const struct device_node nodes[3] = {
 		{ "/dev/nvidiactl", true, true },
 		{ "/dev/nvidia-uvm", false, false },
 		{ "/dev/nvidia0", true, true },
 	};
-	struct stack_facts f = base();
+	struct world *w = base();
+	struct device_node *n = w->platform.nodes;
 	struct report r;
 
 	(void)state;
-	f.platform.nodes = nodes;
-	f.platform.n_nodes = 3;
+	memcpy(n, nodes, sizeof nodes);
+	w->platform.n_nodes = 3;
 	/* cuInit worked: the nodes it needs were there, whatever a stat says */
-	run(&f, &r);
+	run(w, &r);
 	assert_int_equal(count(&r, "device-nodes"), 0);
 	report_free(&r);
 
-	f.driver.init_result = CUDA_ERROR_UNKNOWN;
-	f.driver.init_result_name = "CUDA_ERROR_UNKNOWN";
-	run(&f, &r);
+	w->driver.cuda_init_result = CUDA_ERROR_UNKNOWN;
+	SET(w->driver.cuda_init_result_name, "CUDA_ERROR_UNKNOWN");
+	run(w, &r);
 	const struct finding *x = expect(&r, "device-nodes", SEV_WARN);
 	assert_true(any_has(x->fix, x->n_fix, "modprobe nvidia_uvm"));
 	report_free(&r);
 
-	nodes[1].exists = nodes[1].accessible = true;
-	nodes[2].accessible = false;
-	run(&f, &r);
+	n[1].exists = n[1].accessible = true;
+	n[2].accessible = false;
+	run(w, &r);
 	x = expect(&r, "device-nodes", SEV_ERROR);
 	assert_true(any_has(x->evidence, x->n_evidence, "/dev/nvidia0: permission denied"));
 	assert_true(any_has(x->fix, x->n_fix, "usermod -aG video"));
 	report_free(&r);
 
 	/* a machine without any driver: no-driver says it all */
-	nodes[0].exists = nodes[2].exists = false;
-	f.driver.loaded = false;
-	f.driver.kmod_version = NULL;
-	run(&f, &r);
+	n[0].exists = n[2].exists = false;
+	w->driver.cuda_loaded = false;
+	w->driver.kmod_present = false;
+	w->driver.kmod_version[0] = '\0';
+	run(w, &r);
 	assert_int_equal(count(&r, "device-nodes"), 0);
 	expect(&r, "no-driver", SEV_ERROR);
 	report_free(&r);
@@ -752,30 +792,31 @@ static void test_device_nodes(void **state)
 
 static void test_wsl(void **state)
 {
-	struct stack_facts f = base();
+	struct world *w = base();
+	struct platform_info *p = &w->platform;
 	struct report r;
 
 	(void)state;
-	f.platform.wsl = true;
-	f.platform.wsl_lib_dir = f.platform.wsl_libcuda1 = f.platform.wsl_dxg = true;
-	f.platform.wsl_libcuda1_symlink = true;
-	f.platform.wsl_libcuda_unversioned = true;
-	run(&f, &r);
+	p->wsl = true;
+	p->wsl_lib_dir = p->wsl_libcuda1 = p->wsl_dxg = true;
+	p->wsl_libcuda1_symlink = true;
+	p->wsl_libcuda_unversioned = true;
+	run(w, &r);
 	assert_int_equal(count(&r, "wsl-libcuda"), 0);
 	report_free(&r);
 
-	f.platform.wsl_distro_libcuda = "/usr/lib/x86_64-linux-gnu/libcuda.so.1";
-	f.platform.wsl_libcuda_unversioned = false;
-	run(&f, &r);
+	SET(p->wsl_distro_libcuda, "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+	p->wsl_libcuda_unversioned = false;
+	run(w, &r);
 	assert_int_equal(count(&r, "wsl-libcuda"), 2);
 	const struct finding *x = expect(&r, "wsl-libcuda", SEV_ERROR);
 	assert_string_equal(x->subject, "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
 	report_free(&r);
 
-	f.platform.wsl_distro_libcuda = NULL;
-	f.platform.wsl_libcuda1 = false;
-	f.platform.wsl_dxg = false;
-	run(&f, &r);
+	p->wsl_distro_libcuda[0] = '\0';
+	p->wsl_libcuda1 = false;
+	p->wsl_dxg = false;
+	run(w, &r);
 	x = expect(&r, "wsl-libcuda", SEV_ERROR);
 	assert_true(any_has(x->evidence, x->n_evidence, "/dev/dxg is missing"));
 	report_free(&r);
@@ -783,17 +824,16 @@ static void test_wsl(void **state)
 
 static void test_module_mismatch_and_persistence(void **state)
 {
-	struct stack_facts f = base();
-	struct stack_gpu g = gpu(0, 0, "NVIDIA H200", 9, 0);
+	struct world *w = base();
 	struct report r;
 
 	(void)state;
-	f.driver.kmod_version = "580.95.05";
-	f.driver.version = "580.159.04";
-	g.persistence = 0;
-	f.gpus = &g;
-	f.n_gpus = 1;
-	run(&f, &r);
+	struct gpu_info *g = gpu(w, 0, 0, "NVIDIA H200", 9, 0);
+	SET(w->driver.kmod_version, "580.95.05");
+	SET(w->driver.user_driver_version, "580.159.04");
+	g->persistence_mode = false;
+	gpu_mark(g, GF_PERSISTENCE);
+	run(w, &r);
 	const struct finding *x = expect(&r, "driver-library-mismatch", SEV_ERROR);
 	assert_non_null(strstr(x->title, "580.95.05"));
 	assert_non_null(strstr(x->title, "580.159.04"));
@@ -802,34 +842,34 @@ static void test_module_mismatch_and_persistence(void **state)
 	assert_string_equal(x->subject, "GPU 0 (NVIDIA H200)");
 	report_free(&r);
 
-	g.persistence = 1;
-	f.driver.kmod_version = "580.159.04";
-	run(&f, &r);
+	g->persistence_mode = true;
+	SET(w->driver.kmod_version, "580.159.04");
+	run(w, &r);
 	assert_int_equal(r.n_findings, 0);
 	report_free(&r);
 }
 
 static void test_verdict_only_when_clean(void **state)
 {
-	struct stack_facts f = base();
+	struct world *w = base();
 	struct report r;
 
 	(void)state;
 	assert_int_equal(report_init(&r, "doctor"), CD_OK);
-	assert_int_equal(stack_verdict(&f, &r), CD_OK);
+	assert_int_equal(rules_verdict(&w->f, &r), CD_OK);
 	assert_true(report_has_finding(&r, "stack-consistent"));
 	assert_int_equal(r.findings[0].severity, SEV_OK);
 	report_free(&r);
 
 	assert_int_equal(report_init(&r, "doctor"), CD_OK);
 	report_add_finding(&r, SEV_WARN, "library-shadowed", "x", "a warning");
-	assert_int_equal(stack_verdict(&f, &r), CD_OK);
+	assert_int_equal(rules_verdict(&w->f, &r), CD_OK);
 	assert_false(report_has_finding(&r, "stack-consistent"));
 	report_free(&r);
 
-	f.driver.init_result = 999;
+	w->driver.cuda_init_result = 999;
 	assert_int_equal(report_init(&r, "doctor"), CD_OK);
-	assert_int_equal(stack_verdict(&f, &r), CD_OK);
+	assert_int_equal(rules_verdict(&w->f, &r), CD_OK);
 	assert_false(report_has_finding(&r, "stack-consistent"));
 	report_free(&r);
 }
@@ -850,6 +890,7 @@ int main(void)
 		cmocka_unit_test(test_cuda_118_driver),
 		cmocka_unit_test(test_smi_cuda_version_explained),
 		cmocka_unit_test(test_v100_with_cuda13),
+		cmocka_unit_test(test_hidden_gpu_subject),
 		cmocka_unit_test(test_rtx5090_with_cuda126),
 		cmocka_unit_test(test_runtime_newer_than_driver),
 		cmocka_unit_test(test_library_shadowed),

@@ -1,0 +1,65 @@
+/* doctor's facts: probes in the order that lets later ones use earlier results (Python's
+ * site-packages feed the toolkit and runtime searches), then the kb's knowledge. */
+#include "cmd/doctor/facts.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "facts/kb.h"
+#include "util/err.h"
+
+int doctor_collect(struct doctor_facts *df, struct cd_run *run, const struct doctor_opts *o, char *err)
+{
+	struct toolkits_opts to = { 0 };
+	struct runtimes_opts ro = { 0 };
+	struct python_opts po = { .home = getenv("HOME") };
+	int rc;
+
+	memset(df, 0, sizeof *df);
+	df->gp = &run->probe;
+	df->pf = &run->platform;
+	if ((rc = python_probe(&df->py, &po, err)) != CD_OK)
+		goto fail;
+	to.root = o->root;
+	to.site_dirs = (const char *const *)df->py.site_dirs;
+	to.n_site_dirs = df->py.n_site_dirs;
+	to.list_archs = o->list_archs;
+	if ((rc = toolkits_probe(&df->tk, &to, err)) != CD_OK)
+		goto fail;
+	ro.root = o->root;
+	ro.site_dirs = to.site_dirs;
+	ro.n_site_dirs = to.n_site_dirs;
+	if ((rc = runtimes_probe(&df->rt[0], &ro, err)) != CD_OK)
+		goto fail;
+	df->n_rt = 1;
+	for (size_t l = 0; runtime_libraries[l] && df->n_rt < DOCTOR_MAX_RUNTIME_SETS; l++) {
+		ro.library = runtime_libraries[l];
+		if ((rc = runtimes_probe(&df->rt[df->n_rt], &ro, err)) != CD_OK)
+			goto fail;
+		df->n_rt++;
+	}
+	/* without the kb the rules still run, on the collected facts alone */
+	if (facts_add_kb(&run->probe, &df->tk, df->rt, df->n_rt, &df->py, df->kb_error) == CD_ENOMEM) {
+		rc = cd_fail(err, CD_ENOMEM, "doctor: out of memory");
+		goto fail;
+	}
+	df->f.driver = df->gp;
+	df->f.platform = df->pf;
+	df->f.toolkits = &df->tk;
+	df->f.runtimes = df->rt;
+	df->f.n_runtime_sets = df->n_rt;
+	df->f.python = &df->py;
+	return CD_OK;
+fail:
+	doctor_facts_free(df);
+	return rc;
+}
+
+void doctor_facts_free(struct doctor_facts *df)
+{
+	toolkits_free(&df->tk);
+	for (size_t l = 0; l < df->n_rt; l++)
+		runtimes_free(&df->rt[l]);
+	python_free(&df->py);
+	memset(df, 0, sizeof *df);
+}

@@ -1,0 +1,58 @@
+/* The run context: the driver opened once per run for every command that needs it, and
+ * judged once, so a broken driver reads the same in every command. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "probe/gpus.h"
+#include "probe/platform.h"
+#include "rules/rules.h"
+#include "util/err.h"
+
+int cd_run_driver(struct cd_run *run, struct report *r, char *err)
+{
+	struct facts f = { 0 };
+	int rc;
+
+	if (run->opened)
+		return CD_OK;
+	run->opened = true;
+	run->cu = calloc(1, sizeof(*run->cu));
+	run->nv = calloc(1, sizeof(*run->nv));
+	if (!run->cu || !run->nv)
+		return cd_fail(err, CD_ENOMEM, "out of memory loading the driver libraries");
+	if (cudrv_load(run->cu, run->probe.cuda_load_error) != CD_OK) {
+		free(run->cu);
+		run->cu = NULL;
+	}
+	if (nvml_load(run->nv, run->probe.nvml_load_error) != CD_OK) {
+		free(run->nv);
+		run->nv = NULL;
+	}
+	if ((rc = gpu_probe_collect(&run->probe, run->cu, run->nv, err)) != CD_OK)
+		return rc;
+	if ((rc = platform_probe(&run->platform, NULL, err)) != CD_OK)
+		return rc;
+	run->cuda_usable = rules_cuda_usable(&run->probe);
+	f.driver = &run->probe;
+	f.platform = &run->platform;
+	if ((rc = rules_driver(&f, r)) != CD_OK)
+		return cd_fail(err, rc, "%s", cd_strerror(rc));
+	return CD_OK;
+}
+
+void cd_run_close(struct cd_run *run)
+{
+	if (run->nv) {
+		if (driver_nvml_ok(&run->probe) && run->nv->Shutdown)
+			run->nv->Shutdown();
+		nvml_unload(run->nv);
+		free(run->nv);
+	}
+	if (run->cu) {
+		cudrv_unload(run->cu);
+		free(run->cu);
+	}
+	gpu_probe_free(&run->probe);
+	memset(run, 0, sizeof(*run));
+}

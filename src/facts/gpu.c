@@ -1,0 +1,43 @@
+/* The names of NVML's clock event reason bits, for evidence and the JSON report. */
+#include "facts/gpu.h"
+
+#include <stdio.h>
+
+#include "driver/nvml.h"
+
+static const struct {
+	unsigned long long bit;
+	const char *name;
+} reason_names[] = {
+	{ NVML_CLOCKS_EVENT_GPU_IDLE, "gpu_idle" },
+	{ NVML_CLOCKS_EVENT_APPLICATIONS_CLOCKS, "applications_clocks_setting" },
+	{ NVML_CLOCKS_EVENT_SW_POWER_CAP, "sw_power_cap" },
+	{ NVML_CLOCKS_EVENT_HW_SLOWDOWN, "hw_slowdown" },
+	{ NVML_CLOCKS_EVENT_SYNC_BOOST, "sync_boost" },
+	{ NVML_CLOCKS_EVENT_SW_THERMAL_SLOWDOWN, "sw_thermal_slowdown" },
+	{ NVML_CLOCKS_EVENT_HW_THERMAL_SLOWDOWN, "hw_thermal_slowdown" },
+	{ NVML_CLOCKS_EVENT_HW_POWER_BRAKE, "hw_power_brake_slowdown" },
+	{ NVML_CLOCKS_EVENT_DISPLAY_CLOCK_SETTING, "display_clock_setting" },
+};
+
+void gpu_clock_event_reason_names(unsigned long long mask, char *buf, size_t len)
+{
+	size_t used = 0;
+	unsigned long long known = 0;
+
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(reason_names) / sizeof(reason_names[0]); i++) {
+		known |= reason_names[i].bit;
+		if ((mask & reason_names[i].bit) && used < len) {
+			int n = snprintf(buf + used, len - used, "%s%s", used ? "," : "", reason_names[i].name);
+			used += n > 0 ? (size_t)n : 0;
+		}
+	}
+	if ((mask & ~known) && used < len)
+		snprintf(buf + used, len - used, "%sunknown_0x%llx", used ? "," : "", mask & ~known);
+	else if (mask == 0)
+		snprintf(buf, len, "none");
+}
+

@@ -1,0 +1,47 @@
+/* What was collected about Python: environments, their site-packages, the CUDA
+ * frameworks and NVIDIA wheels installed in them. probe/python.c fills it (facts/kb.c
+ * the kb part); rules and renderers only read it. */
+#ifndef CUDOCTOR_FACTS_PYTHON_H
+#define CUDOCTOR_FACTS_PYTHON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "facts/path.h"
+
+struct py_env {
+	char interpreter[FACTS_PATH]; /* python3 on PATH, or the env's bin/python3 */
+	char prefix[FACTS_PATH];
+	const char *kind;             /* "venv", "conda", "pyenv", "system" */
+};
+
+struct py_framework {
+	char name[40];                /* "torch", "jax", "cupy-cuda12x", ... */
+	char version[64];
+	char cuda[64];                /* CUDA it was built for, "" unknown or none */
+	bool cpu_only;
+	bool rocm;                    /* torch built for HIP */
+	char path[FACTS_PATH];        /* package directory, or the dist-info when there is none */
+	char kb_min_driver[32];       /* the kb's driver floor of its CUDA release, "" unknown (facts/kb.c) */
+};
+
+struct py_wheel {                 /* nvidia-* CUDA wheels */
+	char name[96];                /* "nvidia-cuda-runtime-cu12" */
+	char version[48];
+	char site[FACTS_PATH];
+};
+
+#define PY_MAX_ENVS 4
+
+struct python_info {
+	struct py_env envs[PY_MAX_ENVS];
+	size_t n_envs;
+	char **site_dirs;             /* existing site/dist-packages dirs, first env first, no duplicates */
+	size_t n_site_dirs;
+	struct py_framework *fw;
+	size_t n_fw;
+	struct py_wheel *wheels;
+	size_t n_wheels;
+};
+
+#endif

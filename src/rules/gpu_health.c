@@ -1,0 +1,206 @@
+/* GPU state and health rules: NVML's view of each GPU (lost, ECC, memory retirement,
+ * PCIe link, clock limits, persistence mode). */
+#include <stdio.h>
+#include <string.h>
+
+#include "driver/nvml.h"
+#include "rules/internal.h"
+#include "util/err.h"
+
+static int ecc_errors(struct report *r, const struct gpu_info *g, const char *subject)
+{
+	bool oom = false;
+	bool volatile_unc = gpu_has(g, GF_ECC_VOLATILE) && g->ecc_uncorrected_volatile > 0;
+	bool aggregate_unc = gpu_has(g, GF_ECC_AGGREGATE) && g->ecc_uncorrected_aggregate > 0;
+	struct finding *f;
+
+	if (!volatile_unc && !aggregate_unc)
+		return rules_status(oom);
+	if (volatile_unc)
+		f = report_add_finding(r, SEV_ERROR, "ecc-errors", subject,
+				       "%lld uncorrectable ECC error(s) since the driver loaded",
+				       g->ecc_uncorrected_volatile);
+	else
+		f = report_add_finding(r, SEV_WARN, "ecc-errors", subject,
+				       "%lld uncorrectable ECC error(s) over the GPU's lifetime",
+				       g->ecc_uncorrected_aggregate);
+	oom |= !f;
+	if (gpu_has(g, GF_ECC_VOLATILE))
+		oom |= finding_evidence(f, "volatile (since driver load): %lld corrected, %lld uncorrected",
+				 g->ecc_corrected_volatile, g->ecc_uncorrected_volatile) != CD_OK;
+	if (gpu_has(g, GF_ECC_AGGREGATE))
+		oom |= finding_evidence(f, "aggregate (lifetime): %lld corrected, %lld uncorrected",
+				 g->ecc_corrected_aggregate, g->ecc_uncorrected_aggregate) != CD_OK;
+	oom |= finding_why(f, "An uncorrectable ECC error means data in GPU memory was corrupted and could not be "
+		       "repaired; the process that touched it was stopped (Xid 48/63/94/95) and results "
+		       "computed around that time are suspect.") != CD_OK;
+	oom |= finding_fix(f, "nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER -i %s", g->pci_bus_id[0] ? g->pci_bus_id : "0") != CD_OK;
+	oom |= finding_fix(f, "reset the GPU when it is idle (sudo nvidia-smi -r) or reboot, so the bad memory is retired or remapped") != CD_OK;
+	oom |= finding_fix(f, "if uncorrectable errors return after that, contact the vendor (RMA)") != CD_OK;
+	return rules_status(oom);
+}
+
+static int retirement_pending(struct report *r, const struct gpu_info *g, const char *subject)
+{
+	bool oom = false;
+	bool pages = gpu_has(g, GF_RETIRED_PENDING) && g->retired_pages_pending;
+	bool rows = gpu_has(g, GF_REMAPPED_ROWS) && g->remapped_rows_pending;
+	bool failed = gpu_has(g, GF_REMAPPED_ROWS) && g->remapped_rows_failure;
+	struct finding *f;
+
+	if (!pages && !rows && !failed)
+		return rules_status(oom);
+	if (failed)
+		f = report_add_finding(r, SEV_ERROR, "retired-pages-pending", subject,
+				       "row remapping failed: the GPU ran out of spare memory rows");
+	else
+		f = report_add_finding(r, SEV_WARN, "retired-pages-pending", subject,
+				       "memory with ECC errors waits for a GPU reset to be %s",
+				       pages ? "retired" : "remapped");
+	oom |= !f;
+	if (gpu_has(g, GF_RETIRED_PAGES) || gpu_has(g, GF_RETIRED_PENDING))
+		oom |= finding_evidence(f, "retired pages: %lld single-bit, %lld double-bit; pending: %s",
+				 g->retired_pages_sbe, g->retired_pages_dbe, g->retired_pages_pending ? "yes" : "no") != CD_OK;
+	if (gpu_has(g, GF_REMAPPED_ROWS))
+		oom |= finding_evidence(f, "remapped rows: %lld correctable, %lld uncorrectable; pending: %s; failure: %s",
+				 g->remapped_rows_correctable, g->remapped_rows_uncorrectable,
+				 g->remapped_rows_pending ? "yes" : "no", g->remapped_rows_failure ? "yes" : "no") != CD_OK;
+	oom |= finding_why(f, "Memory that produced ECC errors is taken out of use (pages retired on Volta and "
+		       "earlier, rows remapped on Ampere and later) only when the GPU is reset; until then "
+		       "the faulty memory stays in use.") != CD_OK;
+	if (failed)
+		oom |= finding_fix(f, "the GPU has no spare rows left: contact the vendor (RMA)") != CD_OK;
+	oom |= finding_fix(f, "reset the GPU when it is idle (sudo nvidia-smi -r) or reboot") != CD_OK;
+	oom |= finding_fix(f, "nvidia-smi -q -d PAGE_RETIREMENT,ROW_REMAPPER") != CD_OK;
+	return rules_status(oom);
+}
+
+static int pcie_degraded(struct report *r, const struct gpu_info *g, const char *subject)
+{
+	bool oom = false;
+	bool width_low = gpu_has(g, GF_PCIE_WIDTH_CURRENT) && gpu_has(g, GF_PCIE_WIDTH_MAX) &&
+			 g->pcie_width_current > 0 && g->pcie_width_current < g->pcie_width_max;
+	bool gen_low = gpu_has(g, GF_PCIE_GEN_CURRENT) && gpu_has(g, GF_PCIE_GEN_MAX) &&
+		       g->pcie_gen_current > 0 && g->pcie_gen_current < g->pcie_gen_max;
+	bool idle = gpu_has(g, GF_CLOCK_EVENT_REASONS) && (g->clock_event_reasons & NVML_CLOCKS_EVENT_GPU_IDLE);
+	struct finding *f;
+
+	/* an idle GPU lowers its link generation to save power: only the width is a fault then */
+	if (!width_low && !(gen_low && !idle))
+		return rules_status(oom);
+	f = report_add_finding(r, SEV_WARN, "pcie-link-degraded", subject,
+			       "PCIe link runs at Gen %lld x%lld, below the Gen %lld x%lld it can do",
+			       g->pcie_gen_current, g->pcie_width_current, g->pcie_gen_max, g->pcie_width_max);
+	oom |= !f;
+	oom |= finding_evidence(f, "current: Gen %lld x%lld; max (GPU and host): Gen %lld x%lld", g->pcie_gen_current,
+			 g->pcie_width_current, g->pcie_gen_max, g->pcie_width_max) != CD_OK;
+	if (gpu_has(g, GF_CLOCK_EVENT_REASONS))
+		oom |= finding_evidence(f, "GPU idle: %s (idle GPUs lower the generation, not the width)", idle ? "yes" : "no") != CD_OK;
+	oom |= finding_why(f, "Host-device copies travel over the PCIe link; a link trained below its capability "
+		       "(riser, wrong slot, contacts, BIOS setting) divides copy bandwidth by the lost "
+		       "generations and lanes.") != CD_OK;
+	oom |= finding_fix(f, "nvidia-smi --query-gpu=pcie.link.gen.current,pcie.link.width.current --format=csv -lms 500   # while a copy runs") != CD_OK;
+	oom |= finding_fix(f, "sudo lspci -vv -s %s | grep -E 'LnkCap|LnkSta'", g->pci_bus_id[0] ? g->pci_bus_id : "<bus id>") != CD_OK;
+	oom |= finding_fix(f, "reseat the card, use an x16 slot wired to the CPU, remove risers, check the BIOS PCIe generation setting") != CD_OK;
+	return rules_status(oom);
+}
+
+static int clocks_throttled(struct report *r, const struct gpu_info *g, const char *subject)
+{
+	bool oom = false;
+	const unsigned long long hard = NVML_CLOCKS_EVENT_HW_SLOWDOWN | NVML_CLOCKS_EVENT_HW_THERMAL_SLOWDOWN |
+					NVML_CLOCKS_EVENT_HW_POWER_BRAKE | NVML_CLOCKS_EVENT_SW_THERMAL_SLOWDOWN;
+	char names[256];
+	struct finding *f;
+
+	if (!gpu_has(g, GF_CLOCK_EVENT_REASONS))
+		return rules_status(oom);
+	unsigned long long m = g->clock_event_reasons;
+	if (!(m & (hard | NVML_CLOCKS_EVENT_SW_POWER_CAP)))
+		return rules_status(oom);
+	gpu_clock_event_reason_names(m, names, sizeof(names));
+	if (m & hard)
+		f = report_add_finding(r, SEV_WARN, "clocks-throttled", subject,
+				       "clocks are held down by %s", names);
+	else
+		f = report_add_finding(r, SEV_INFO, "clocks-throttled", subject,
+				       "clocks are limited by the power cap");
+	oom |= !f;
+	oom |= finding_evidence(f, "clock event reasons: 0x%llx (%s)", m, names) != CD_OK;
+	if (gpu_has(g, GF_CLOCK_SM) && gpu_has(g, GF_CLOCK_MAX_SM))
+		oom |= finding_evidence(f, "SM clock %lld MHz of %lld MHz max", g->clock_sm_mhz, g->clock_max_sm_mhz) != CD_OK;
+	if (gpu_has(g, GF_TEMPERATURE))
+		oom |= finding_evidence(f, "temperature %lld C", g->temperature_c) != CD_OK;
+	if (gpu_has(g, GF_POWER_DRAW) && gpu_has(g, GF_POWER_LIMIT))
+		oom |= finding_evidence(f, "power %lld.%lld W of %lld.%lld W limit", g->power_draw_mw / 1000,
+				 g->power_draw_mw % 1000 / 100, g->power_limit_mw / 1000, g->power_limit_mw % 1000 / 100) != CD_OK;
+	if (m & hard) {
+		oom |= finding_why(f, "The GPU lowered its clocks for a hardware reason (overheating, a power-brake "
+			       "signal from the board or chassis, or an external slowdown): kernels run slower "
+			       "than on the same GPU elsewhere and measurements here are not representative.") != CD_OK;
+		oom |= finding_fix(f, "nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER") != CD_OK;
+		oom |= finding_fix(f, "check cooling (fans, airflow, dust) and the power connectors and supply") != CD_OK;
+	} else {
+		oom |= finding_why(f, "Under load the GPU keeps within its power limit by lowering clocks; this is "
+			       "normal, but performance then depends on the configured limit.") != CD_OK;
+		oom |= finding_fix(f, "nvidia-smi -q -d POWER   # compare the enforced limit with the default limit") != CD_OK;
+	}
+	return rules_status(oom);
+}
+
+static int gpu_lost(struct report *r, const struct gpu_info *g, const char *subject)
+{
+	bool oom = false;
+	struct finding *f;
+
+	if (!g->nvml_gpu_lost)
+		return rules_status(oom);
+	f = report_add_finding(r, SEV_ERROR, "gpu-lost", subject,
+			       "the GPU has fallen off the bus or is otherwise inaccessible");
+	oom |= !f;
+	oom |= finding_evidence(f, "%s", g->errors) != CD_OK;
+	if (g->pci_bus_id[0])
+		oom |= finding_evidence(f, "PCI bus id %s", g->pci_bus_id) != CD_OK;
+	oom |= finding_why(f, "NVML answers NVML_ERROR_GPU_IS_LOST when the driver can no longer talk to the GPU "
+		       "(the kernel log usually shows Xid 79); every CUDA call on it fails until it is "
+		       "recovered.") != CD_OK;
+	oom |= finding_fix(f, "sudo dmesg | grep -i -E 'xid|fallen off the bus'") != CD_OK;
+	oom |= finding_fix(f, "reboot; if it recurs check power cables, seating, temperature and the PCIe slot") != CD_OK;
+	return rules_status(oom);
+}
+
+int rules_gpu_health(const struct gpu_probe *p, struct report *r)
+{
+	for (size_t i = 0; i < p->n_gpus; i++) {
+		const struct gpu_info *g = &p->gpus[i];
+		char subject[320];
+		int rc;
+
+		gpu_subject(g, subject, sizeof(subject));
+		if ((rc = gpu_lost(r, g, subject)) || (rc = ecc_errors(r, g, subject)) || (rc = retirement_pending(r, g, subject)) ||
+		    (rc = pcie_degraded(r, g, subject)) || (rc = clocks_throttled(r, g, subject)))
+			return rc;
+	}
+	return CD_OK;
+}
+
+int rule_persistence(const struct facts *f, struct report *r)
+{
+	bool oom = false;
+	char subj[320];
+
+	for (size_t i = 0; i < f->driver->n_gpus; i++) {
+		const struct gpu_info *g = &f->driver->gpus[i];
+		struct finding *x;
+
+		if (!gpu_has(g, GF_PERSISTENCE) || g->persistence_mode)
+			continue;
+		gpu_subject(g, subj, sizeof subj);
+		x = report_add_finding(r, SEV_INFO, "persistence-off", subj, "Persistence mode is off: every first CUDA call reinitialises the GPU");
+		oom |= !x;
+		oom |= finding_evidence(x, "NVML persistence mode: disabled") != CD_OK;
+		oom |= finding_why(x, "Without persistence the driver tears the GPU down when the last client exits, so each new process pays for it again in cuInit (up to seconds).") != CD_OK;
+		oom |= finding_fix(x, "sudo systemctl enable --now nvidia-persistenced") != CD_OK;
+	}
+	return rules_status(oom);
+}

@@ -1,0 +1,77 @@
+/* What the rule files share: reading the driver facts as versions, the evidence and fix
+ * lines several layers write, and each layer's rules for stack.c's table. */
+#ifndef CUDOCTOR_RULES_INTERNAL_H
+#define CUDOCTOR_RULES_INTERNAL_H
+
+#include "rules/rules.h"
+#include "util/err.h"
+#include "util/version.h"
+
+/* A rule adds its finding's lines and keeps going when one fails: only running out of
+ * memory fails them, and the rule then returns CD_ENOMEM. */
+static inline int rules_status(bool oom)
+{
+	return oom ? CD_ENOMEM : CD_OK;
+}
+
+/* s when it says something, else NULL (the facts keep "" for unknown). */
+static inline const char *rules_opt(const char *s)
+{
+	return s && *s ? s : NULL;
+}
+
+static inline bool rules_known(const struct version *v)
+{
+	return v->parts > 0;
+}
+
+/* "12.4" into buf, "unknown" for an unknown version. */
+
+/* The newest CUDA the loaded driver runs (cuDriverGetVersion); parts 0 when unknown. */
+struct version rules_driver_cuda(const struct gpu_probe *p);
+
+/* libcuda loaded and its CUDA version known: there is a driver to compare against. */
+bool rules_driver_usable(const struct gpu_probe *p);
+
+enum too_new { FITS, NEWER_MINOR, NEWER_MAJOR };
+
+/* Whether code built against CUDA v runs on a driver supporting drv. */
+enum too_new rules_compare_to_driver(const struct version *v, const struct version *drv);
+
+/* "driver 550.54.14 supports CUDA up to 12.4 (cuDriverGetVersion = 12040; ...)" */
+int rules_driver_evidence(struct finding *f, const struct gpu_probe *p);
+
+/* "install NVIDIA driver 580.65.06 or newer (R580, supports CUDA 13.0): ..." */
+int rules_fix_driver_for(struct finding *f, const struct version *need, const char *min_driver,
+			 const char *min_branch);
+
+typedef int (*rules_fn)(const struct facts *f, struct report *r);
+
+/* driver.c */
+int rule_no_driver(const struct facts *f, struct report *r);
+int rule_init(const struct facts *f, struct report *r);
+int rule_no_device_count(const struct facts *f, struct report *r);
+int rule_module_mismatch(const struct facts *f, struct report *r);
+int rule_nvml(const struct facts *f, struct report *r);
+/* toolkit.c */
+int rule_toolkit_vs_driver(const struct facts *f, struct report *r);
+int rule_toolkit_vs_gpu(const struct facts *f, struct report *r);
+int rule_smi_cuda_version(const struct facts *f, struct report *r);
+/* runtime.c */
+int rule_runtime_vs_driver(const struct facts *f, struct report *r);
+int rule_shadowed(const struct facts *f, struct report *r);
+/* python.c */
+int rule_framework_vs_driver(const struct facts *f, struct report *r);
+int rule_torch_cpu(const struct facts *f, struct report *r);
+/* platform.c */
+int rule_visible_devices(const struct facts *f, struct report *r);
+int rule_device_order(const struct facts *f, struct report *r);
+int rule_device_nodes(const struct facts *f, struct report *r);
+int rule_wsl(const struct facts *f, struct report *r);
+/* gpu_health.c */
+int rule_persistence(const struct facts *f, struct report *r);
+
+/* Runs rules[0..n) in order; stops at the first that fails. */
+int rules_run_table(const rules_fn *rules, size_t n, const struct facts *f, struct report *r);
+
+#endif

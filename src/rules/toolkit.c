@@ -1,0 +1,206 @@
+/* Toolkit rules: each nvcc against the driver (what its builds need) and against the
+ * GPUs (what it can target), and nvidia-smi's "CUDA Version" read as the toolkit's. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/cuda_types.h"
+#include "rules/internal.h"
+#include "util/err.h"
+#include "util/version.h"
+#include "util/str.h"
+
+/* The newest toolkit in f that the driver can run, for a concrete fix. */
+static const struct toolkit *fitting_toolkit(const struct facts *f)
+{
+	struct version cuda = rules_driver_cuda(f->driver);
+	const struct toolkit *best = NULL;
+
+	for (size_t i = 0; i < f->toolkits->n; i++) {
+		const struct toolkit *t = &f->toolkits->t[i];
+		if (!rules_known(&t->version) || rules_compare_to_driver(&t->version, &cuda) != FITS)
+			continue;
+		if (!best || version_cmp(&t->version, &best->version) > 0)
+			best = t;
+	}
+	return best;
+}
+
+int rule_toolkit_vs_driver(const struct facts *f, struct report *r)
+{
+	bool oom = false;
+	const struct gpu_probe *d = f->driver;
+	struct version cuda = rules_driver_cuda(d);
+	char tv[32], dv[32];
+
+	if (!rules_driver_usable(d))
+		return rules_status(oom);
+	for (size_t i = 0; i < f->toolkits->n; i++) {
+		const struct toolkit *t = &f->toolkits->t[i];
+		enum too_new tn;
+		struct finding *x;
+
+		if (!rules_known(&t->version))
+			continue;
+		tn = rules_compare_to_driver(&t->version, &cuda);
+		if (tn == FITS)
+			continue;
+		version_format(&t->version, 2, tv, sizeof tv);
+		version_format(&cuda, 2, dv, sizeof dv);
+		if (tn == NEWER_MAJOR) {
+			x = report_add_finding(r, t->selected ? SEV_ERROR : SEV_WARN, "toolkit-newer-than-driver", t->nvcc,
+					       "nvcc %s builds programs this driver (CUDA %s%s%s) cannot run", tv, dv,
+					       rules_opt(d->kb_branch) ? ", " : "", rules_opt(d->kb_branch) ? rules_opt(d->kb_branch) : "");
+			oom |= !x;
+			oom |= finding_evidence(x, "%s reports CUDA %s%s", t->nvcc, tv, t->selected ? " (first nvcc on PATH: builds use it)" : "") != CD_OK;
+			oom |= rules_driver_evidence(x, d) != CD_OK;
+			oom |= finding_why(x, "A program built with CUDA %s links the CUDA %d runtime, which refuses a driver older than its major release "
+					  "(\"CUDA driver version is insufficient for CUDA runtime version\", error 35). "
+					  "nvidia-smi's \"CUDA Version\" is the newest CUDA the driver supports, not an installed toolkit.",
+					  tv, t->version.major) != CD_OK;
+		} else {
+			x = report_add_finding(r, t->selected ? SEV_WARN : SEV_INFO, "toolkit-newer-than-driver", t->nvcc,
+					       "nvcc %s is newer than this driver's CUDA %s: programs run, but its PTX cannot be JIT-compiled here", tv, dv);
+			oom |= !x;
+			oom |= finding_evidence(x, "%s reports CUDA %s", t->nvcc, tv) != CD_OK;
+			oom |= rules_driver_evidence(x, d) != CD_OK;
+			oom |= finding_why(x, "Within CUDA %d, minor-version compatibility lets programs built with %s run on this driver, "
+					  "but PTX it emits uses a PTX ISA this driver cannot JIT (error 222, \"unsupported toolchain\") and newer APIs return error 36. "
+					  "Build SASS for each GPU (-arch=sm_XY) or update the driver.",
+					  t->version.major, tv) != CD_OK;
+		}
+		oom |= rules_fix_driver_for(x, &t->version, rules_opt(t->kb.min_driver), rules_opt(t->kb.min_branch)) != CD_OK;
+		const struct toolkit *ok = fitting_toolkit(f);
+		if (ok && t->selected)
+			oom |= finding_fix(x, "or build with CUDA %s, which this driver runs: export PATH=%s/bin:$PATH",
+					  version_format(&ok->version, 2, tv, sizeof tv), ok->root) != CD_OK;
+		else if (tn == NEWER_MAJOR)
+			oom |= finding_fix(x, "or install a CUDA %d.x toolkit no newer than %s", cuda.major, dv) != CD_OK;
+	}
+	return rules_status(oom);
+}
+
+/* nvidia-smi's "CUDA Version" read as the toolkit is the most common confusion. */
+int rule_smi_cuda_version(const struct facts *f, struct report *r)
+{
+	bool oom = false;
+	const struct gpu_probe *d = f->driver;
+	struct version cuda = rules_driver_cuda(d);
+	char tv[32], dv[32];
+
+	if (!rules_driver_usable(d))
+		return rules_status(oom);
+	for (size_t i = 0; i < f->toolkits->n; i++) {
+		const struct toolkit *t = &f->toolkits->t[i];
+		struct finding *x;
+
+		if (!t->selected || !rules_known(&t->version))
+			continue;
+		if (rules_compare_to_driver(&t->version, &cuda) != FITS)
+			return rules_status(oom); /* toolkit-newer-than-driver explains it */
+		if (t->version.major == cuda.major && t->version.minor == cuda.minor)
+			return rules_status(oom);
+		x = report_add_finding(r, SEV_INFO, "driver-cuda-version", "nvidia-smi",
+				       "nvidia-smi's \"CUDA Version: %s\" is what the driver supports; the toolkit here is CUDA %s",
+				       version_format(&cuda, 2, dv, sizeof dv), version_format(&t->version, 2, tv, sizeof tv));
+		oom |= !x;
+		oom |= rules_driver_evidence(x, d) != CD_OK;
+		oom |= finding_evidence(x, "%s reports CUDA %s", t->nvcc, tv) != CD_OK;
+		oom |= finding_why(x, "The driver runs programs built with any CUDA up to %s; the toolkit decides what you build with. "
+				  "The two numbers differing is normal as long as the toolkit is not the newer one.", dv) != CD_OK;
+		oom |= finding_fix(x, "nothing to fix; a toolkit up to CUDA %s would also run here: nvcc --version shows the one builds use", dv) != CD_OK;
+		return rules_status(oom);
+	}
+	return rules_status(oom);
+}
+
+bool rules_toolkit_targets(const struct toolkit *t, int cc_major, int cc_minor)
+{
+	int sm = cc_major * 10 + cc_minor;
+
+	for (size_t i = 0; i < t->kb.n_archs; i++)
+		if (t->kb.archs[i] == sm)
+			return true;
+	return false;
+}
+
+static int min_arch(const struct toolkit *t)
+{
+	int m = 0;
+
+	for (size_t i = 0; i < t->kb.n_archs; i++)
+		if (m == 0 || t->kb.archs[i] < m)
+			m = t->kb.archs[i];
+	return m;
+}
+
+/* Can anything this toolkit builds run on CC major.minor? SASS of the same major
+ * with a lower minor does, and PTX of any lower arch can be JIT-compiled. */
+static bool toolkit_reaches(const struct toolkit *t, int sm)
+{
+	for (size_t i = 0; i < t->kb.n_archs; i++)
+		if (t->kb.archs[i] <= sm)
+			return true;
+	return false;
+}
+
+int rule_toolkit_vs_gpu(const struct facts *f, struct report *r)
+{
+	bool oom = false;
+	char subj[320], tv[32];
+
+	for (size_t gi = 0; gi < f->driver->n_gpus; gi++) {
+		const struct gpu_info *g = &f->driver->gpus[gi];
+		int sm = gpu_sm(g);
+
+		if (sm <= 0)
+			continue;
+		for (size_t ti = 0; ti < f->toolkits->n; ti++) {
+			const struct toolkit *t = &f->toolkits->t[ti];
+			struct finding *x;
+
+			if (!t->kb.known || t->kb.n_archs == 0 || rules_toolkit_targets(t, (int)g->cc_major, (int)g->cc_minor))
+				continue;
+			version_format(&t->version, 2, tv, sizeof tv);
+			gpu_subject(g, subj, sizeof subj);
+			if (sm < min_arch(t)) {
+				x = report_add_finding(r, t->selected ? SEV_ERROR : SEV_WARN, "arch-dropped-by-toolkit", subj,
+						       "CUDA %s no longer supports sm_%d (%s): nvcc %s cannot build for this GPU",
+						       tv, sm, gpu_name(g) ? gpu_name(g) : "this GPU", t->nvcc);
+				oom |= !x;
+				oom |= finding_evidence(x, "%s: compute capability %d.%d", subj, (int)g->cc_major, (int)g->cc_minor) != CD_OK;
+				oom |= finding_evidence(x, "CUDA %s builds sm_%d and newer (kb: toolkits.tsv)", tv, min_arch(t)) != CD_OK;
+				oom |= finding_why(x, "Machine code (SASS) runs only on its own major architecture and PTX only on GPUs at least as new as its target, "
+						  "so nothing a toolkit builds can run on an architecture it has removed: \"nvcc fatal: Unsupported gpu architecture 'compute_%d'\".",
+						  sm) != CD_OK;
+				if (rules_opt(g->kb_last_toolkit))
+					oom |= finding_fix(x, "use CUDA %s or older (the last toolkit that builds sm_%d) for code that must run on this GPU", rules_opt(g->kb_last_toolkit), sm) != CD_OK;
+				else
+					oom |= finding_fix(x, "use an older CUDA toolkit (12.x) for code that must run on this GPU") != CD_OK;
+				/* which PyTorch wheels still list an arch is not in kb/: say how to check, name none */
+				oom |= finding_fix(x, "for PyTorch: a wheel built with CUDA %s or older that lists sm_%d: pip install torch --index-url https://download.pytorch.org/whl/cuXYZ, "
+						  "then python -c 'import torch; print(torch.cuda.get_arch_list())'",
+						  rules_opt(g->kb_last_toolkit) ? rules_opt(g->kb_last_toolkit) : "12.x", sm) != CD_OK;
+				continue;
+			}
+			bool reaches = toolkit_reaches(t, sm);
+			x = report_add_finding(r, (t->selected && !reaches) ? SEV_ERROR : SEV_WARN, "toolkit-cannot-target-gpu", subj,
+					       "nvcc %s does not know sm_%d (%s)", tv, sm, gpu_name(g) ? gpu_name(g) : "this GPU");
+			oom |= !x;
+			oom |= finding_evidence(x, "%s: compute capability %d.%d", subj, (int)g->cc_major, (int)g->cc_minor) != CD_OK;
+			oom |= finding_evidence(x, "%s (CUDA %s) accepts sm_%d .. sm_%d, not sm_%d", t->nvcc, tv, min_arch(t),
+					       t->kb.archs[t->kb.n_archs - 1], sm) != CD_OK;
+			if (rules_opt(g->kb_first_toolkit))
+				oom |= finding_evidence(x, "sm_%d needs CUDA %s or newer", sm, rules_opt(g->kb_first_toolkit)) != CD_OK;
+			oom |= finding_why(x, "-arch=sm_%d or -arch=native fails with \"Unsupported gpu architecture\". %s", sm,
+					  reaches ? "Code built for an older arch still runs: SASS of the same major with a lower minor, or PTX the driver JIT-compiles at load time (slower start)."
+						  : "No arch this toolkit knows can run on this GPU.") != CD_OK;
+			if (rules_opt(g->kb_first_toolkit))
+				oom |= finding_fix(x, "install CUDA %s or newer and put its bin/ first on PATH", rules_opt(g->kb_first_toolkit)) != CD_OK;
+			oom |= finding_fix(x, "meanwhile: nvcc -gencode arch=compute_%d,code=compute_%d ...   # PTX the driver JIT-compiles for this GPU",
+					  t->kb.archs[t->kb.n_archs - 1] <= sm ? t->kb.archs[t->kb.n_archs - 1] : min_arch(t),
+					  t->kb.archs[t->kb.n_archs - 1] <= sm ? t->kb.archs[t->kb.n_archs - 1] : min_arch(t)) != CD_OK;
+		}
+	}
+	return rules_status(oom);
+}
