@@ -63,6 +63,16 @@ static enum too_new compare_to_driver(const struct version *v, const struct vers
 	return v->major >= 11 ? NEWER_MINOR : NEWER_MAJOR;
 }
 
+enum stack_cuda_fit stack_cuda_fit(const struct version *cuda, const struct version *driver_cuda)
+{
+	switch (compare_to_driver(cuda, driver_cuda)) {
+	case FITS: return STACK_CUDA_FITS;
+	case NEWER_MINOR: return STACK_CUDA_NEWER_MINOR;
+	case NEWER_MAJOR: break;
+	}
+	return STACK_CUDA_NEWER_MAJOR;
+}
+
 static int driver_evidence(struct finding *f, const struct stack_driver *d)
 {
 	char b[32];

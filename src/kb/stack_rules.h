@@ -161,6 +161,11 @@ int stack_driver_rules(const struct stack_facts *f, struct report *r);
  * an ok finding `stack-consistent` with what was checked. Run after every other rule. */
 int stack_verdict(const struct stack_facts *f, struct report *r);
 
+/* Whether code built against CUDA `cuda` runs on a driver that supports `driver_cuda`:
+ * the rule toolkit-newer-than-driver applies (minor-version compatibility from CUDA 11). */
+enum stack_cuda_fit { STACK_CUDA_FITS, STACK_CUDA_NEWER_MINOR, STACK_CUDA_NEWER_MAJOR };
+enum stack_cuda_fit stack_cuda_fit(const struct version *cuda, const struct version *driver_cuda);
+
 /* True when a toolkit accepts sm_<cc_major><cc_minor> (plain target). */
 bool stack_toolkit_targets(const struct stack_toolkit *t, int cc_major, int cc_minor);
 
