@@ -2,6 +2,7 @@
  * with the install commands; the decisions are src/rules/plan.c's, this file wires the
  * GPUs here (or named) and the driver into it and writes the report. */
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +144,21 @@ out:
 }
 
 /* ---- text helpers ---- */
+
+/* appends to buf (size n) at *used; stops quietly at the end */
+static void __attribute__((format(printf, 4, 5))) cat(char *buf, size_t n, size_t *used, const char *fmt, ...)
+{
+	va_list ap;
+	int w;
+
+	if (*used >= n)
+		return;
+	va_start(ap, fmt);
+	w = vsnprintf(buf + *used, n - *used, fmt, ap);
+	va_end(ap);
+	if (w > 0)
+		*used += (size_t)w;
+}
 
 static const char *branch_text(int branch, char *buf, size_t n)
 {
@@ -405,10 +421,10 @@ static int torch_section(struct report *r, const struct plan *p)
 			json_array_append_new(arr, torch_json(p, t));
 			if (!t->fits_gpus)
 				continue;
-			uf += (size_t)snprintf(fits + uf, uf < sizeof(fits) ? sizeof(fits) - uf : 0, "%s%s%s", uf ? " " : "",
+			cat(fits, sizeof(fits), &uf, "%s%s%s", uf ? " " : "",
 					       t->b->variant, all_sass_text(t, p->n_gpus));
 			if (t->runnable && p->in.driver.known)
-				ur += (size_t)snprintf(runs + ur, ur < sizeof(runs) ? sizeof(runs) - ur : 0, "%s%s", ur ? " " : "",
+				cat(runs, sizeof(runs), &ur, "%s%s", ur ? " " : "",
 						       t->b->variant);
 		}
 		report_table_row(r, (const char *const[]){ rel, *fits ? fits : "none", !p->in.driver.known ? "?" : *runs ? runs : "none" });
@@ -476,7 +492,7 @@ static int fw_section(struct report *r, const struct plan *p)
 
 		for (size_t g = 0; g < p->n_gpus; g++)
 			if (!f->gpu_ok[g])
-				u += (size_t)snprintf(gpus + u, u < sizeof(gpus) ? sizeof(gpus) - u : 0, "%sno %s",
+				cat(gpus, sizeof(gpus), &u, "%sno %s",
 						      u ? ", " : "", gpu_name(&p->gpu[g]));
 		report_table_row(r, (const char *const[]){ f->b->variant, f->b->cuda_text, *gpus ? gpus : "all",
 			f->driver_ok < 0 ? "?" : f->driver_ok ? "runs" : "too old", f->b->install });
@@ -521,8 +537,8 @@ static int split_section(struct report *r, const struct plan *p)
 		for (size_t g = 0; g < p->n_gpus; g++) {
 			if (!grp->member[g])
 				continue;
-			un += (size_t)snprintf(names + un, un < sizeof(names) ? sizeof(names) - un : 0, "%s%s", un ? ", " : "", gpu_name(&p->gpu[g]));
-			ui += (size_t)snprintf(idx + ui, ui < sizeof(idx) ? sizeof(idx) - ui : 0, "%s%zu", ui ? "," : "", g);
+			cat(names, sizeof(names), &un, "%s%s", un ? ", " : "", gpu_name(&p->gpu[g]));
+			cat(idx, sizeof(idx), &ui, "%s%zu", ui ? "," : "", g);
 			if (members)
 				json_array_append_new(members, json_string(gpu_name(&p->gpu[g])));
 		}
