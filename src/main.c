@@ -21,6 +21,7 @@ static const struct cd_command *const commands[] = {
 	&cmd_arch,
 	&cmd_explain,
 	&cmd_gencode,
+	&cmd_plan,
 	&cmd_kb,
 	&cmd_mem,
 	&cmd_lab,
