@@ -115,6 +115,9 @@ static void parse_version(struct nccl_log *l, const char *line)
 static int parse_channel(struct nccl_log *l, const char *line, size_t *cap, char *err)
 {
 	const char *p = strstr(line, "Channel "), *via = strstr(line, " via ");
+
+	if (!p && (p = strstr(line, "Ring ")) != NULL)
+		p += strlen("Ring ") - strlen("Channel ");
 	struct nccl_channel c;
 	int used = 0;
 
@@ -131,10 +134,18 @@ static int parse_channel(struct nccl_log *l, const char *line, size_t *cap, char
 	p += 3;
 	while (*p == ' ')
 		p++;
-	if (sscanf(p, "%d[%23[^]]] -> %d[%23[^]]]%n", &c.src_rank, c.src_dev, &c.dst_rank, c.dst_dev, &used) != 4 ||
-	    p + used > via)
+	if (sscanf(p, "%d[%23[^]]] -> %d[%23[^]]]%n", &c.src_rank, c.src_dev, &c.dst_rank, c.dst_dev, &used) != 4) {
+		used = 0;
+		c.src_dev[0] = c.dst_dev[0] = '\0';
+		if (sscanf(p, "%d -> %d%n", &c.src_rank, &c.dst_rank, &used) != 2)
+			return CD_OK;
+	}
+	if (p + used > via)
 		return CD_OK;
-	word(via + 5, " \t\r", c.via, sizeof c.via);
+	if (strncmp(via + 5, "direct shared memory", 20) == 0)
+		snprintf(c.via, sizeof c.via, "SHM/direct shared memory");
+	else
+		word(via + 5, " \t\r", c.via, sizeof c.via);
 	word(c.via, "/ \t", c.transport, sizeof c.transport);
 	if (!c.transport[0])
 		return CD_OK;
@@ -187,6 +198,25 @@ static void parse_cuda_failure(struct nccl_log *l, const char *line)
 	word(q + 1, "'", l->cuda_error, sizeof l->cuda_error);
 }
 
+/* "node01:1297856:1297856 [0] NCCL INFO ...": the host before the pid and thread ids */
+static void parse_host(struct nccl_log *l, const char *line)
+{
+	char host[64];
+	size_t k = strcspn(line, ": \t");
+	const char *p = line + k;
+	int pid = 0, tid = 0, used = 0;
+
+	if (k == 0 || k >= sizeof host || *p != ':' || sscanf(p, ":%d:%d [%*d]%n", &pid, &tid, &used) != 2 || !used)
+		return;
+	memcpy(host, line, k);
+	host[k] = '\0';
+	for (size_t i = 0; i < l->n_hosts; i++)
+		if (strcmp(l->hosts[i], host) == 0)
+			return;
+	if (l->n_hosts < NCCL_LOG_HOSTS)
+		memcpy(l->hosts[l->n_hosts++], host, k + 1);
+}
+
 static int parse_line(struct nccl_log *l, const char *line, size_t *cap, char *err)
 {
 	const char *p;
@@ -212,7 +242,13 @@ static int parse_line(struct nccl_log *l, const char *line, size_t *cap, char *e
 			p += strcspn(p, "]") + (p[strcspn(p, "]")] ? 1 : 0);
 		word(p, ": \t\r", l->bootstrap_if, sizeof l->bootstrap_if);
 	}
-	if (strstr(line, "Channel "))
+	if (strstr(line, "NCCL WARN") || strstr(line, "NCCL error") || strstr(line, "NCCL failure") ||
+	    strstr(line, "NCCL Error"))
+		l->warn_lines++;
+	if (strstr(line, "NET/Socket : Using"))
+		l->socket_net = true;
+	parse_host(l, line);
+	if (strstr(line, "Channel ") || strstr(line, "Ring "))
 		return parse_channel(l, line, cap, err);
 	parse_result_code(l, line);
 	return CD_OK;

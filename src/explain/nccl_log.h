@@ -11,8 +11,10 @@
 #define NCCL_LOG_LINE 240   /* characters of a line kept as evidence */
 #define NCCL_LOG_VERSIONS 8
 #define NCCL_LOG_CHANNELS 512
+#define NCCL_LOG_HOSTS 16
 
-/* "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read" */
+/* "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read"; before 2.5 "Ring 00 : 0[0] -> 1[1] via direct
+ * shared memory" (SHM) and "Ring 00 : 15 -> 0 [send] via NET/Socket/0" (no device) */
 struct nccl_channel {
 	int channel;
 	int src_rank, dst_rank;
@@ -46,6 +48,10 @@ struct nccl_seen {
 
 struct nccl_log {
 	size_t nccl_lines;                       /* lines that are NCCL's (or about NCCL) */
+	size_t warn_lines;                       /* "NCCL WARN" lines and errors a framework raised */
+	size_t n_hosts;                          /* distinct "host:pid:tid [dev]" prefixes, up to NCCL_LOG_HOSTS */
+	char hosts[NCCL_LOG_HOSTS][64];
+	bool socket_net;                         /* "NET/Socket : Using ..." */
 	char versions[NCCL_LOG_VERSIONS][32];    /* distinct "2.18.1+cuda12.1", first seen first */
 	size_t n_versions;
 	char version_lines[NCCL_LOG_VERSIONS][NCCL_LOG_LINE];

@@ -25,6 +25,13 @@ static bool seen(const struct nccl_log *l, enum nccl_event e)
 	return l->ev[e].count > 0;
 }
 
+/* "-> N" lines count only beside a WARN or an error a framework raised: NCCL also traces
+ * failures it recovers from (a missing plugin, an IB extension turned off) */
+static size_t codes(const struct nccl_log *l, int code)
+{
+	return l->warn_lines ? l->result_codes[code] : 0;
+}
+
 /* evidence: the first line of an event, or the first "-> code" trace line */
 static int ev_line(struct finding *f, const struct nccl_log *l, enum nccl_event e)
 {
@@ -33,7 +40,7 @@ static int ev_line(struct finding *f, const struct nccl_log *l, enum nccl_event 
 
 static int code_line(struct finding *f, const struct nccl_log *l, int code)
 {
-	if (!l->result_codes[code])
+	if (!codes(l, code))
 		return CD_OK;
 	return finding_evidence(f, "%s (%zu line%s; result %d is %s)", l->result_line[code], l->result_codes[code],
 				l->result_codes[code] == 1 ? "" : "s", code, result_names[code]);
@@ -63,10 +70,14 @@ static int channel_evidence(struct finding *f, const struct nccl_channel *c, siz
 				n == 1 ? "" : "s");
 }
 
+/* sockets between nodes: a channel over NET/Socket, or the socket network on a log of
+ * several hosts */
 static bool socket_traffic(const struct nccl_log *l)
 {
+	bool socket = strcmp(l->network, "Socket") == 0 || l->socket_net;
+
 	return first_channel(l, "NET", "Socket") != NULL ||
-	       (strcmp(l->network, "Socket") == 0 && first_channel(l, "NET", NULL) != NULL);
+	       (socket && (first_channel(l, "NET", NULL) != NULL || l->n_hosts >= 2));
 }
 
 static int rule_version(const struct nccl_log *l, struct report *r, char *err)
@@ -189,7 +200,7 @@ static const struct kb_error *cuda_error_of(const struct nccl_log *l)
 
 static int rule_cuda(const struct nccl_log *l, struct report *r, char *err)
 {
-	if (!seen(l, NCCL_EV_CUDA) && !l->result_codes[1])
+	if (!seen(l, NCCL_EV_CUDA) && !codes(l, 1))
 		return CD_OK;
 	const struct kb_error *e = cuda_error_of(l);
 	struct finding *f;
@@ -218,7 +229,7 @@ static int rule_system(const struct nccl_log *l, struct report *r, char *err)
 {
 	bool shm = seen(l, NCCL_EV_SHM_DEV);
 
-	if (!seen(l, NCCL_EV_SYSTEM) && !shm && !l->result_codes[2])
+	if (!seen(l, NCCL_EV_SYSTEM) && !shm && !codes(l, 2))
 		return CD_OK;
 	struct finding *f = report_add_finding(r, SEV_ERROR, "nccl-system-error", subject, "%s",
 					       shm ? "NCCL could not create its shared-memory segment (/dev/shm)"
@@ -242,7 +253,7 @@ static int rule_usage(const struct nccl_log *l, struct report *r, char *err)
 {
 	bool dup = seen(l, NCCL_EV_DUP_GPU);
 
-	if (!seen(l, NCCL_EV_INVALID_USAGE) && !dup && !l->result_codes[5])
+	if (!seen(l, NCCL_EV_INVALID_USAGE) && !dup && !codes(l, 5))
 		return CD_OK;
 	struct finding *f = report_add_finding(r, SEV_ERROR, "nccl-invalid-usage", subject, "%s",
 					       dup ? "two ranks of one communicator use the same GPU"
@@ -263,7 +274,7 @@ static int rule_usage(const struct nccl_log *l, struct report *r, char *err)
 
 static int rule_internal(const struct nccl_log *l, struct report *r, char *err)
 {
-	if (!seen(l, NCCL_EV_INTERNAL) && !l->result_codes[3])
+	if (!seen(l, NCCL_EV_INTERNAL) && !codes(l, 3))
 		return CD_OK;
 	struct finding *f = report_add_finding(r, SEV_ERROR, "nccl-internal-error", subject,
 					       "NCCL reported an internal error (ncclInternalError, result 3)");
