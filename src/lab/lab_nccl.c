@@ -350,9 +350,12 @@ static int measure(struct run *u, struct lab_result *r, char *err)
 			ok ? verified++ : wrong++;
 			if ((rc = time_coll(u, (enum nccl_coll)k, sizes[i], warmup, iters, &sec[k][i], err)) != CD_OK)
 				return rc;
-			busbw[k][i] = (double)sizes[i] / sec[k][i] * nccl_bus_factor((enum nccl_coll)k, u->n);
-			lab_plot_point(&r->plot, (size_t)k, nccl_coll_name[k], (double)sizes[i],
-				       (double)sizes[i] / sec[k][i] / 1e9);
+			/* the bytes moved: a size that n does not divide is rounded down, as in nccl-tests */
+			size_t count, recv_n, chunk;
+			counts_of((enum nccl_coll)k, sizes[i], u->n, &count, &recv_n, &chunk);
+			double moved = 4.0 * (double)(chunk ? chunk * (size_t)u->n : count);
+			busbw[k][i] = moved / sec[k][i] * nccl_bus_factor((enum nccl_coll)k, u->n);
+			lab_plot_point(&r->plot, (size_t)k, nccl_coll_name[k], (double)sizes[i], moved / sec[k][i] / 1e9);
 		}
 	}
 	lab_add(r, "ranks", u->n, "GPUs in the communicator");
@@ -385,6 +388,18 @@ static int measure(struct run *u, struct lab_result *r, char *err)
 	return CD_OK;
 }
 
+/* every libnccl the search saw, so a user sees which one ran and which others exist */
+static void copies_note(const struct nccl_copies *c, char *note, size_t cap)
+{
+	size_t used = (size_t)snprintf(note, cap, "libnccl copies found:");
+
+	for (size_t i = 0; i < c->rt.n && used < cap; i++)
+		used += (size_t)snprintf(note + used, cap - used, "%s %s (%s)", i ? "," : "", c->rt.r[i].path,
+					 c->rt.r[i].version_text[0] ? c->rt.r[i].version_text : "version unknown");
+	if (c->rt.n == 0)
+		snprintf(note, cap, "libnccl copies found: none");
+}
+
 static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 {
 	struct nccl_copies copies;
@@ -396,6 +411,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	if (rc != CD_OK)
 		return rc;
 	rc = nccl_load(&nc, (const char *const *)copies.dirs, lerr);
+	copies_note(&copies, r->note, sizeof r->note);
 	nccl_copies_free(&copies);
 	if (rc == CD_ENOTFOUND) {
 		r->verdict = LAB_INCONCLUSIVE;
