@@ -115,16 +115,16 @@ static void parse_version(struct nccl_log *l, const char *line)
 static int parse_channel(struct nccl_log *l, const char *line, size_t *cap, char *err)
 {
 	const char *p = strstr(line, "Channel "), *via = strstr(line, " via ");
-
-	if (!p && (p = strstr(line, "Ring ")) != NULL)
-		p += strlen("Ring ") - strlen("Channel ");
 	struct nccl_channel c;
 	int used = 0;
 
+	if (p)
+		p += strlen("Channel ");
+	else if ((p = strstr(line, "Ring ")) != NULL)
+		p += strlen("Ring ");
 	if (!p || !via || via < p)
 		return CD_OK;
 	memset(&c, 0, sizeof c);
-	p += strlen("Channel ");
 	if (!isdigit((unsigned char)*p))
 		return CD_OK;
 	c.channel = atoi(p);
