@@ -8,6 +8,7 @@
 #include "cmd/cmd.h"
 #include "explain/checks.h"
 #include "explain/explain.h"
+#include "rules/nccl.h"
 #include "util/err.h"
 #include "util/str.h"
 
@@ -212,6 +213,8 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 			goto out;
 	report_json_set(r, "matches", matches);
 	matches = NULL;
+	if ((rc = nccl_explain(r, text, len, err)) != CD_OK)
+		goto out;
 	report_json_set(r, "offline", json_boolean(offline));
 out:
 	json_decref(matches);

@@ -53,6 +53,7 @@ static const struct dl_symbol symbols[] = {
 	SYM(DeviceGetRemappedRows, "nvmlDeviceGetRemappedRows"),
 	SYM(DeviceGetComputeMode, "nvmlDeviceGetComputeMode"),
 	SYM(DeviceGetPerformanceState, "nvmlDeviceGetPerformanceState"),
+	SYM(DeviceGetNvLinkState, "nvmlDeviceGetNvLinkState"),
 	SYM(DeviceGetMaxMigDeviceCount, "nvmlDeviceGetMaxMigDeviceCount"),
 	SYM(DeviceGetMigDeviceHandleByIndex, "nvmlDeviceGetMigDeviceHandleByIndex"),
 	SYM(DeviceIsMigDeviceHandle, "nvmlDeviceIsMigDeviceHandle"),

@@ -179,6 +179,7 @@ struct nvml {
 							    nvmlProcessInfo_v1_t *infos);
 	nvmlReturn_t (*DeviceGetComputeMode)(nvmlDevice_t dev, int *mode);
 	nvmlReturn_t (*DeviceGetPerformanceState)(nvmlDevice_t dev, int *pstate);
+	nvmlReturn_t (*DeviceGetNvLinkState)(nvmlDevice_t dev, unsigned int link, int *active); /* nvmlEnableState_t */
 	/* MIG devices (R450+): a MIG device handle answers the name, UUID and memory calls
 	 * above for its own slice */
 	nvmlReturn_t (*DeviceGetMaxMigDeviceCount)(nvmlDevice_t dev, unsigned int *count);

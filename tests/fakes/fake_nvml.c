@@ -891,6 +891,22 @@ EXPORT nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t dev, int *mode)
 	return r;
 }
 
+/* FAKE_NVML_NVLINK="GPU:ACTIVE": links 0..ACTIVE-1 active; without it the GPU has none */
+EXPORT nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t dev, unsigned int link, int *active)
+{
+	unsigned int n;
+	nvmlReturn_t r = uint_value(dev, "nvlink", "FAKE_NVML_NVLINK", 0, 0, &n);
+
+	if (r == SUCCESS && n == 0)
+		return NOT_SUPPORTED;
+	if (r == SUCCESS) {
+		if (!active || link >= 18)
+			return INVALID_ARGUMENT;
+		*active = link < n;
+	}
+	return r;
+}
+
 EXPORT nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t dev, int *pstate)
 {
 	unsigned int v;
