@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "driver/nccl.h"
-#include "lab/cu_check.h"
+#include "lab/gpu.h"
 #include "lab/fatbin.h"
 #include "lab/gpu.h"
 #include "lab/nccl_judge.h"

@@ -1,9 +1,0 @@
-/* Checked driver calls for lab code, without a macro that jumps. */
-#include "lab/cu_check.h"
-
-#include "util/err.h"
-
-int lab_cu(struct lab_ctx *c, CUresult r, const char *call, char *err)
-{
-	return r == CUDA_SUCCESS ? CD_OK : cudrv_fail(c->d, err, call, r);
-}
