@@ -453,6 +453,9 @@ int arch_judge(const struct arch_file *f, const struct arch_target *t, struct ar
 				fill(v, &ty.t);
 			}
 		}
+		if (v->chosen_image >= 0 && (v->verdict == VERDICT_NATIVE || v->verdict == VERDICT_JIT ||
+					     v->verdict == VERDICT_PARTIAL))
+			dc_image_arch_name(&f->inv.images[v->chosen_image], v->image, sizeof(v->image));
 		if ((rc = reason_of(f, t, &t->gpus[gi], v)) != CD_OK)
 			goto out;
 	}

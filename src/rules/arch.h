@@ -53,6 +53,7 @@ struct arch_verdict {
 	size_t stubs;                 /* kernel-less containers left out */
 	size_t zstd_unloadable;       /* containers whose chosen image is Zstandard the driver cannot read */
 	long chosen_image;            /* an image index the driver would use, -1 none */
+	char image[32];               /* its arch name ("sm_90") when the verdict runs something, else "" */
 	long failing_container;       /* a container that fails, -1 none */
 	unsigned newest_ptx_isa;      /* of the PTX the ISA check excluded */
 	char reason[1024];            /* the verdict as one sentence */

@@ -33,7 +33,7 @@ void arch_target_probe(struct arch_target *t, char *why, size_t why_cap);
 
 /* verdicts.c: one verdict as arch's JSON object (gpu, compute_capability, result, ...),
  * and the driver object; NULL when out of memory. */
-json_t *arch_verdict_json(const struct arch_file *f, const struct arch_gpu *g, const struct arch_verdict *v);
+json_t *arch_verdict_json(const struct arch_gpu *g, const struct arch_verdict *v);
 json_t *arch_driver_json(const struct arch_driver *d);
 /* Judges f on every GPU of t: findings and one line per GPU into r, the verdicts array
  * (GPUs with nothing to judge left out) into *out. CD_OK or CD_ENOMEM. */

@@ -11,7 +11,7 @@ static int set(json_t *o, const char *key, json_t *v)
 	return json_object_set_new(o, key, v) ? CD_ENOMEM : CD_OK;
 }
 
-json_t *arch_verdict_json(const struct arch_file *f, const struct arch_gpu *g, const struct arch_verdict *v)
+json_t *arch_verdict_json(const struct arch_gpu *g, const struct arch_verdict *v)
 {
 	json_t *jv = json_object();
 	char cc[16];
@@ -23,12 +23,8 @@ json_t *arch_verdict_json(const struct arch_file *f, const struct arch_gpu *g, c
 	bad = set(jv, "gpu", json_string(g->name));
 	bad |= set(jv, "compute_capability", json_string(cc));
 	bad |= set(jv, "result", json_string(compat_verdict_name(v->verdict)));
-	if (v->chosen_image >= 0 &&
-	    (v->verdict == VERDICT_NATIVE || v->verdict == VERDICT_JIT || v->verdict == VERDICT_PARTIAL)) {
-		char a[32];
-		dc_image_arch_name(&f->inv.images[v->chosen_image], a, sizeof(a));
-		bad |= set(jv, "image", json_string(a));
-	}
+	if (v->image[0])
+		bad |= set(jv, "image", json_string(v->image));
 	bad |= set(jv, "reason", json_string(v->reason));
 	bad |= set(jv, "containers_without_image", json_integer((json_int_t)v->failing));
 	bad |= set(jv, "containers_judged", json_integer((json_int_t)v->judged));
@@ -88,7 +84,7 @@ int arch_verdicts(struct report *r, const struct arch_file *f, const struct arch
 		if (v[i].verdict == VERDICT_NONE)
 			continue;
 		if ((rc = arch_findings(r, f, t, g, &v[i])) != CD_OK ||
-		    !(jv = arch_verdict_json(f, g, &v[i])) || json_array_append_new(arr, jv) ||
+		    !(jv = arch_verdict_json(g, &v[i])) || json_array_append_new(arr, jv) ||
 		    report_kv(r, g->name, "%s: %s", compat_verdict_name(v[i].verdict), v[i].reason) != CD_OK) {
 			rc = cd_fail(err, CD_ENOMEM, "out of memory");
 			goto out;
