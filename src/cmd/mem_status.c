@@ -12,7 +12,7 @@
 #include "cmd/driver_check.h"
 #include "cmd/gpu_mig.h"
 #include "cmd/mem_internal.h"
-#include "kb/oom.h"
+#include "explain/oom_text.h"
 #include "mem/context_cost.h"
 #include "mem/units.h"
 #include "probe/gpus.h"
