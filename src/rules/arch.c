@@ -408,11 +408,14 @@ static int reason_of(const struct arch_file *f, const struct arch_target *t, con
 	}
 	if (v->pooled) {
 		/* the sentence above speaks of containers; say what was judged instead */
-		char tmp[sizeof(v->reason)];
-		snprintf(tmp, sizeof(tmp),
-			 "judged on the images outside .nv_fatbin, which the program loads itself (the containers the "
-			 "CUDA runtime registers hold no kernels): %s", reason);
-		snprintf(reason, cap, "%s", tmp);
+		static const char pre[] = "judged on the images outside .nv_fatbin, which the program loads itself "
+					  "(the containers the CUDA runtime registers hold no kernels): ";
+		size_t plen = sizeof(pre) - 1, len = strlen(reason);
+		if (plen + len >= cap)
+			len = cap - plen - 1;
+		memmove(reason + plen, reason, len);
+		memcpy(reason, pre, plen);
+		reason[plen + len] = '\0';
 	}
 	free(all);
 	free(bad);
