@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "kb/kb.h"
-#include "kb/oom.h"
+#include "explain/oom_text.h"
 
 #define EXPLAIN_LINE_MAX 320   /* characters of a matched line kept as evidence */
 #define EXPLAIN_MAX_LINES 4    /* distinct matched lines kept per finding */

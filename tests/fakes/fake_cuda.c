@@ -128,12 +128,26 @@ static CUresult device(CUdevice dev, struct fake_gpu *out)
 	return OK;
 }
 
+/* FAKE_CUDA_CALL_LOG=FILE: each call named here appends its name and a newline, so a
+ * test can tell whether it was made at all (e.g. that cuInit was skipped). */
+static void log_call(const char *name)
+{
+	const char *path = getenv("FAKE_CUDA_CALL_LOG");
+	FILE *f = path && *path ? fopen(path, "a") : NULL;
+
+	if (!f)
+		return;
+	fprintf(f, "%s\n", name);
+	fclose(f);
+}
+
 EXPORT CUresult cuInit(unsigned int flags)
 {
 	struct fake_gpu g[FAKE_MAX_GPUS];
 	int map[FAKE_MAX_GPUS];
 	CUresult r = (CUresult)fake_env_int("FAKE_CUDA_INIT_RESULT", 0);
 
+	log_call("cuInit");
 	if (flags != 0)
 		return INVALID_VALUE;
 	if (r == OK && visible_devices(g, map) == 0)

@@ -8,7 +8,7 @@
 #include "explain/checks.h"
 #include "explain/explain.h"
 #include "kb/kb.h"
-#include "kb/oom.h"
+#include "explain/oom_text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

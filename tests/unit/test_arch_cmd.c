@@ -26,7 +26,8 @@
 #endif
 
 /* No libcuda in the child: verdicts come from --gpu/--driver only, on any machine. */
-static const char *const no_driver[] = {"CUDOCTOR_LIBCUDA=/nonexistent/libcuda.so.1", "CUDA_FORCE_PTX_JIT=",
+static const char *const no_driver[] = {"CUDOCTOR_LIBCUDA=/nonexistent/libcuda.so.1",
+					"CUDOCTOR_LIBNVML=/nonexistent/libnvidia-ml.so.1", "CUDA_FORCE_PTX_JIT=",
 					"CUDA_DISABLE_PTX_JIT=", "CUDA_FORCE_JIT=", "CUDA_DISABLE_JIT=", NULL};
 
 static void need_fixtures(void)
@@ -401,7 +402,9 @@ static void test_gpus_here(void **state)
 		fprintf(stderr, "skipping: no fake libcuda in %s\n", CUDOCTOR_FAKES_DIR);
 		skip();
 	}
+	/* two kinds of GPU in CUDA's default order: NVML cannot tell that order, libcuda says it */
 	const char *env[] = {"CUDOCTOR_LIBCUDA=" CUDOCTOR_FAKES_DIR "/libcuda.so.1",
+			     "CUDOCTOR_LIBNVML=" CUDOCTOR_FAKES_DIR "/libnvidia-ml.so.1",
 			     "FAKE_GPUS=NVIDIA GeForce RTX 4060 Ti:8.9:8GiB;NVIDIA H200:9.0:141GiB",
 			     "FAKE_CUDA_DRIVER_VERSION=12040", "CUDA_VISIBLE_DEVICES=", "CUDA_FORCE_PTX_JIT=",
 			     "CUDA_DISABLE_PTX_JIT=", NULL};
@@ -423,7 +426,8 @@ static void test_gpus_here(void **state)
 	json_decref(j);
 
 	/* a driver that fails cuInit: listing only, said in the report, not an error */
-	const char *broken[] = {"CUDOCTOR_LIBCUDA=" CUDOCTOR_FAKES_DIR "/libcuda.so.1", "FAKE_CUDA_INIT_RESULT=999", NULL};
+	const char *broken[] = {"CUDOCTOR_LIBCUDA=" CUDOCTOR_FAKES_DIR "/libcuda.so.1",
+				"CUDOCTOR_LIBNVML=/nonexistent/libnvidia-ml.so.1", "FAKE_CUDA_INIT_RESULT=999", NULL};
 	const char *text[] = {CUDOCTOR_BINARY, "arch", "k_sm90.fatbin", NULL};
 	struct run_result res;
 	assert_int_equal(run_in(ARCH_FIXTURES, text, broken, &res), 0);
@@ -431,6 +435,103 @@ static void test_gpus_here(void **state)
 	assert_non_null(strstr(res.out, "cuInit failed"));
 	assert_non_null(strstr(res.out, "sm_90"));
 	run_result_free(&res);
+}
+
+/* Runs arch on k_sm90.fatbin with env plus a cuInit log; returns the JSON, and in
+ * *cuinit whether libcuda's cuInit was called. */
+static json_t *gpus_run(const char *const extra[], bool *cuinit)
+{
+	char log[] = "/tmp/cudoctor-cuinit-XXXXXX", log_env[64];
+	int fd = mkstemp(log);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(log_env, sizeof(log_env), "FAKE_CUDA_CALL_LOG=%s", log);
+	const char *env[16] = {"CUDOCTOR_LIBCUDA=" CUDOCTOR_FAKES_DIR "/libcuda.so.1",
+			       "CUDOCTOR_LIBNVML=" CUDOCTOR_FAKES_DIR "/libnvidia-ml.so.1", log_env,
+			       "CUDA_VISIBLE_DEVICES=", "CUDA_DEVICE_ORDER=", "FAKE_CUDA_ORDER=", NULL};
+	size_t n = 6;
+	for (size_t i = 0; extra[i] && n < 15; i++)
+		env[n++] = extra[i];
+	env[n] = NULL;
+	const char *argv[] = {CUDOCTOR_BINARY, "--json", "arch", "k_sm90.fatbin", NULL};
+	int status;
+	json_t *j = run_json(argv, env, &status);
+	char *calls = read_all(log);
+	assert_non_null(calls);
+	*cuinit = strstr(calls, "cuInit") != NULL;
+	free(calls);
+	unlink(log);
+	return j;
+}
+
+static const char *gpu_name(json_t *j, size_t i)
+{
+	return json_string_value(json_object_get(json_array_get(json_object_get(j, "gpus"), i), "gpu"));
+}
+
+/* arch takes the GPUs and the driver from NVML, without cuInit, where NVML can say what CUDA
+ * would see; where it cannot (MIG, CUDA's own ordering of differing GPUs, unknown tokens),
+ * from libcuda. */
+static void test_gpus_from_nvml(void **state)
+{
+	(void)state;
+	need_fixtures();
+	if (access(CUDOCTOR_FAKES_DIR "/libnvidia-ml.so.1", R_OK) != 0) {
+		fprintf(stderr, "skipping: no fake NVML in %s\n", CUDOCTOR_FAKES_DIR);
+		skip();
+	}
+	bool cuinit;
+	const char *two_h200[] = {"FAKE_GPUS=NVIDIA H200:9.0:141GiB;NVIDIA H200:9.0:141GiB",
+				  "FAKE_NVML_DRIVER_VERSION=550.54.14", "FAKE_NVML_CUDA_VERSION=12040",
+				  "FAKE_CUDA_DRIVER_VERSION=12040", "CUDA_VISIBLE_DEVICES=1", NULL};
+	json_t *j = gpus_run(two_h200, &cuinit);
+	assert_false(cuinit);
+	assert_int_equal(json_array_size(json_object_get(j, "gpus")), 1);
+	assert_string_equal(gpu_name(j, 0), "GPU 0 (NVIDIA H200)");
+	json_t *d = json_object_get(j, "driver");
+	assert_string_equal(json_string_value(json_object_get(d, "version")), "550.54.14");
+	assert_string_equal(json_string_value(json_object_get(d, "cuda_version")), "12.4");
+	assert_string_equal(json_string_value(json_object_get(d, "ptx_isa_max")), "8.4");
+	json_t *v = json_object_get(file_entry(j, "k_sm90.fatbin"), "verdicts");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(v, 0), "result")), "native");
+	json_decref(j);
+
+	/* differing GPUs in PCI order: NVML's order is CUDA's; index 1 is the H200 */
+	const char *pci[] = {"FAKE_GPUS=NVIDIA GeForce RTX 4060 Ti:8.9:8GiB;NVIDIA H200:9.0:141GiB",
+			     "CUDA_DEVICE_ORDER=PCI_BUS_ID", "FAKE_CUDA_ORDER=1,0", "CUDA_VISIBLE_DEVICES=1,0", NULL};
+	j = gpus_run(pci, &cuinit);
+	assert_false(cuinit);
+	assert_string_equal(gpu_name(j, 0), "GPU 0 (NVIDIA H200)");
+	assert_string_equal(gpu_name(j, 1), "GPU 1 (NVIDIA GeForce RTX 4060 Ti)");
+	json_decref(j);
+
+	/* the same GPUs in CUDA's default order: only cuInit knows it (here H200 first) */
+	const char *fastest[] = {"FAKE_GPUS=NVIDIA GeForce RTX 4060 Ti:8.9:8GiB;NVIDIA H200:9.0:141GiB",
+				 "FAKE_CUDA_ORDER=1,0", NULL};
+	j = gpus_run(fastest, &cuinit);
+	assert_true(cuinit);
+	assert_string_equal(gpu_name(j, 0), "GPU 0 (NVIDIA H200)");
+	assert_string_equal(gpu_name(j, 1), "GPU 1 (NVIDIA GeForce RTX 4060 Ti)");
+	json_decref(j);
+
+	/* tokens NVML cannot resolve as CUDA would, MIG on, and no NVML at all: cuInit */
+	const char *mig_token[] = {"CUDA_VISIBLE_DEVICES=MIG-0c1e2f3a-0000-0000-0000-000000000000", NULL};
+	const char *bad_token[] = {"CUDA_VISIBLE_DEVICES=0,banana", NULL};
+	const char *mig_on[] = {"FAKE_NVML_MIG_DEVICES=0:1g.18gb:18GiB", NULL};
+	const char *no_nvml[] = {"CUDOCTOR_LIBNVML=/nonexistent/libnvidia-ml.so.1", NULL};
+	const char *const *fallbacks[] = {mig_token, bad_token, mig_on, no_nvml};
+	for (size_t i = 0; i < sizeof(fallbacks) / sizeof(fallbacks[0]); i++) {
+		j = gpus_run(fallbacks[i], &cuinit);
+		if (!cuinit)
+			fail_msg("case %zu: cuInit was not called", i);
+		json_decref(j);
+	}
+	/* one plain GPU: NVML alone */
+	const char *one[] = {"FAKE_GPUS=NVIDIA GeForce RTX 3090:8.6:24GiB", NULL};
+	j = gpus_run(one, &cuinit);
+	assert_false(cuinit);
+	assert_string_equal(gpu_name(j, 0), "GPU 0 (NVIDIA GeForce RTX 3090)");
+	json_decref(j);
 }
 
 /* --ollama reads $OLLAMA_LIBRARY_PATH; --python=PY asks PY for its site-packages. Both take
@@ -477,7 +578,7 @@ int main(void)
 		cmocka_unit_test(test_exit_codes),               cmocka_unit_test(test_jit_environment),
 		cmocka_unit_test(test_driver_option),            cmocka_unit_test(test_kernels_and_directories),
 		cmocka_unit_test(test_environment_scans),        cmocka_unit_test(test_library_listings_equal_cuobjdump),
-		cmocka_unit_test(test_gpus_here),
+		cmocka_unit_test(test_gpus_here),                cmocka_unit_test(test_gpus_from_nvml),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

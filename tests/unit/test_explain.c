@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,6 +268,109 @@ static void expandable_segments_only_when_it_applies(void **state)
 	free(cap);
 }
 
+/* ---- explain and arch: one verdict ---- */
+
+static json_t *run_json_in_fixtures(const char *const argv[])
+{
+	static const char *const env[] = { "CUDOCTOR_LIBCUDA=/nonexistent/libcuda.so.1",
+					   "CUDOCTOR_LIBNVML=/nonexistent/libnvidia-ml.so.1", "CUDA_FORCE_PTX_JIT=",
+					   "CUDA_DISABLE_PTX_JIT=", "CUDA_FORCE_JIT=", "CUDA_DISABLE_JIT=", NULL };
+	struct run_result r;
+	json_error_t je;
+	json_t *j;
+
+	assert_int_equal(testlib_run(argv, env, NULL, &r), 0);
+	j = json_loads(r.out, 0, &je);
+	if (!j)
+		fail_msg("%s %s: not JSON (%s): %s", argv[2], argv[3], je.text, r.err);
+	run_result_free(&r);
+	return j;
+}
+
+/* gpu, result and image of each verdict, one line each */
+static void verdict_lines(json_t *verdicts, char *out, size_t cap)
+{
+	size_t i, used = 0;
+	json_t *v;
+
+	out[0] = '\0';
+	json_array_foreach(verdicts, i, v) {
+		const char *img = json_string_value(json_object_get(v, "image"));
+
+		used += (size_t)snprintf(out + used, cap - used, "%s: %s %s\n",
+					 json_string_value(json_object_get(v, "gpu")),
+					 json_string_value(json_object_get(v, "result")), img ? img : "-");
+		if (used >= cap)
+			fail_msg("verdicts too long");
+	}
+}
+
+/* explain --offline --binary F --gpu G reaches arch --gpu G F's verdict, for every nvcc
+ * fixture and GPU (and, all GPUs at once, on an older driver named with --driver). */
+static void explain_and_arch_agree(void **state)
+{
+	static const char *const gpus[] = { "sm_75", "8.6", "8.9", "9.0", "10.0", "12.0" };
+	static const char text[] = "no kernel image is available for execution on the device";
+	DIR *d = opendir(CUDOCTOR_FIXTURES_DIR "/arch");
+	struct dirent *e;
+	size_t files = 0, compared = 0;
+
+	(void)state;
+	if (!d || !path_is_file(CUDOCTOR_FIXTURES_DIR "/arch/k_sm90.fatbin")) {
+		if (d)
+			closedir(d);
+		print_message("SKIP: arch's nvcc fixtures were not built\n");
+		skip();
+	}
+	while ((e = readdir(d)) != NULL) {
+		char path[1024], a_lines[4096], e_lines[4096];
+		size_t len = strlen(e->d_name);
+
+		if (e->d_name[0] == '.' || (len > 4 && strcmp(e->d_name + len - 4, ".txt") == 0))
+			continue;
+		snprintf(path, sizeof(path), "%s/arch/%s", CUDOCTOR_FIXTURES_DIR, e->d_name);
+		files++;
+		for (size_t g = 0; g <= sizeof(gpus) / sizeof(gpus[0]); g++) {
+			bool all = g == sizeof(gpus) / sizeof(gpus[0]);
+			const char *arch_argv[24] = { CUDOCTOR_BINARY, "--json", "arch" };
+			const char *explain_argv[24] = { CUDOCTOR_BINARY, "--json", "explain", "--offline",
+							 "--binary", path };
+			size_t na = 3, ne = 6;
+
+			for (size_t k = all ? 0 : g; k < (all ? sizeof(gpus) / sizeof(gpus[0]) : g + 1); k++) {
+				arch_argv[na++] = explain_argv[ne++] = "--gpu";
+				arch_argv[na++] = explain_argv[ne++] = gpus[k];
+			}
+			if (all) {
+				arch_argv[na++] = explain_argv[ne++] = "--driver";
+				arch_argv[na++] = explain_argv[ne++] = "535.104.05";
+			}
+			arch_argv[na++] = path;
+			explain_argv[ne++] = text;
+			json_t *ja = run_json_in_fixtures(arch_argv);
+			json_t *je = run_json_in_fixtures(explain_argv);
+			json_t *file = json_array_get(json_object_get(ja, "files"), 0);
+			json_t *match = json_array_get(json_object_get(je, "matches"), 0);
+
+			assert_non_null(file);
+			assert_non_null(match);
+			assert_string_equal(json_string_value(json_object_get(match, "id")), "no-kernel-image");
+			verdict_lines(json_object_get(file, "verdicts"), a_lines, sizeof(a_lines));
+			verdict_lines(json_object_get(json_object_get(match, "binary"), "verdicts"), e_lines,
+				      sizeof(e_lines));
+			if (strcmp(a_lines, e_lines) != 0)
+				fail_msg("%s: arch says\n%sexplain says\n%s", e->d_name, a_lines, e_lines);
+			compared += json_array_size(json_object_get(file, "verdicts"));
+			json_decref(ja);
+			json_decref(je);
+		}
+	}
+	closedir(d);
+	print_message("%zu fixtures, %zu verdicts compared\n", files, compared);
+	assert_true(files >= 25);
+	assert_true(compared >= 25 * 6);
+}
+
 static void unknown_text(void **state)
 {
 	const char *args[] = { "--json", "--offline", NULL };
@@ -292,6 +396,7 @@ int main(void)
 		cmocka_unit_test(binary_images_judged_for_the_gpu_here),
 		cmocka_unit_test(expandable_segments_only_when_it_applies),
 		cmocka_unit_test(unknown_text),
+		cmocka_unit_test(explain_and_arch_agree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "kb/oom.h"
+#include "explain/oom_text.h"
 #include "util/err.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)

@@ -11,7 +11,7 @@
 
 #include "cmd/gpu_mig.h"
 #include "cmd/mem/internal.h"
-#include "kb/oom.h"
+#include "explain/oom_text.h"
 #include "mem/context_cost.h"
 #include "util/units.h"
 #include "probe/gpus.h"
@@ -148,7 +148,7 @@ static void show_gpu(struct report *r, struct status_gpu *s, json_t *arr)
 	json_array_append_new(arr, j);
 }
 
-/* Other processes holding memory: the threshold of src/kb/oom.c's rule 3. */
+/* Other processes holding memory: the threshold of src/rules/oom.c's rule 3. */
 static void other_process_finding(struct report *r, const struct status_gpu *s)
 {
 	const struct gpu_info *g = s->g;

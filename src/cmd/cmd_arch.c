@@ -1,5 +1,6 @@
 /* `cudoctor arch`: which kernel images files carry and whether the GPUs here (or named)
- * can run them. Wires binfmt/devcode (what is there), kb/compat (what runs) and the report. */
+ * can run them. Wires binfmt/devcode (what is there), rules/arch (what runs) and the report;
+ * its parts are in cmd/arch/. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cmd/arch_internal.h"
+#include "cmd/arch/arch.h"
 #include "cmd/cmd.h"
 #include "util/err.h"
 #include "util/file.h"
@@ -59,11 +60,6 @@ static void release_behind(const unsigned char *upto, void *ctx)
 	}
 }
 
-static const char *env_get(const char *name)
-{
-	return getenv(name);
-}
-
 static int parse_args(int argc, char **argv, const struct cd_globals *g, struct arch_opts *o,
 		      struct arch_inputs *in, char *err)
 {
@@ -91,16 +87,11 @@ static int parse_args(int argc, char **argv, const struct cd_globals *g, struct 
 		case OPT_PYTHON: python = true; python_path = optarg; break;
 		case OPT_OLLAMA: ollama = true; break;
 		case 'g':
-			if (o->n_gpus == sizeof(o->gpus) / sizeof(o->gpus[0]))
-				return cd_fail(err, CD_EUSAGE, "at most %zu --gpu options", o->n_gpus);
-			char label[128];
-			if ((rc = arch_parse_gpu_spec(optarg, &o->gpus[o->n_gpus].cc, label, sizeof(label), err)))
+			if ((rc = arch_target_gpu_option(&o->target, optarg, err)))
 				return rc;
-			snprintf(o->gpus[o->n_gpus].name, sizeof(o->gpus[0].name), "--gpu %s", label);
-			o->n_gpus++;
 			break;
 		case OPT_DRIVER:
-			if ((rc = arch_driver_from_text(optarg, &o->driver, err)))
+			if ((rc = arch_target_driver_option(&o->target, optarg, err)))
 				return rc;
 			break;
 		case OPT_KERNELS: o->kernels = true; break;
@@ -137,27 +128,6 @@ static int parse_args(int argc, char **argv, const struct cd_globals *g, struct 
 	return CD_OK;
 }
 
-static json_t *driver_json(const struct arch_driver *d)
-{
-	json_t *j = json_object();
-	if (!j || !d->known)
-		return j;
-	json_object_set_new(j, "source", json_string(d->source));
-	if (d->version[0])
-		json_object_set_new(j, "version", json_string(d->version));
-	if (d->cuda) {
-		char v[16];
-		snprintf(v, sizeof(v), "%d.%d", d->cuda / 1000, (d->cuda % 1000) / 10);
-		json_object_set_new(j, "cuda_version", json_string(v));
-	}
-	if (d->ptx_isa_max) {
-		char v[16];
-		snprintf(v, sizeof(v), "%u.%u", d->ptx_isa_max / 100, d->ptx_isa_max % 100);
-		json_object_set_new(j, "ptx_isa_max", json_string(v));
-	}
-	return j;
-}
-
 static unsigned scan_opts(const struct arch_opts *o, bool explicit_input)
 {
 	if (o->cuobjdump)
@@ -171,7 +141,7 @@ static bool do_file(struct report *r, const char *path, bool explicit_input, con
 		    json_t *files, size_t *listed)
 {
 	struct mapped_file mf;
-	struct arch_file f = {.path = path, .explicit_input = explicit_input};
+	struct arch_file f = {.path = path};
 	char err[CD_ERRMSG] = "";
 	bool ok = false;
 	dc_init(&f.inv);
@@ -247,8 +217,8 @@ static bool do_file(struct report *r, const char *path, bool explicit_input, con
 	json_object_set_new(j, "primary_containers", json_integer((json_int_t)primary));
 	json_t *images = o->json ? arch_images_json(&f, o) : json_array();
 	rel.done = 0; /* the judge reads small payloads in file order: release behind it too */
-	json_t *verdicts = arch_judge_file(r, &f, o);
-	if (!images || !verdicts) {
+	json_t *verdicts = NULL;
+	if (arch_verdicts(r, &f, &o->target, &verdicts, err) != CD_OK || !images) {
 		json_decref(images);
 		json_decref(verdicts);
 		json_decref(j);
@@ -268,36 +238,31 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 {
 	struct arch_opts o;
 	struct arch_inputs in = {0};
-	char why[CD_ERRMSG + 64];
+	char why[CD_ERRMSG + 64] = "";
 	memset(&o, 0, sizeof(o));
-	o.driver.zstd_ok = -1;
+	arch_target_init(&o.target);
+	const struct arch_target *t = &o.target;
+	const struct arch_driver *d = &o.target.driver;
 	int rc = parse_args(argc, argv, g, &o, &in, err);
 	if (rc)
 		goto out;
-	o.family = arch_family_table(&o.n_family);
-	struct compat_env ev = {0};
-	compat_env_from_vars(&ev, env_get);
-	o.force_jit = ev.force_ptx_jit;
-	o.disable_jit = ev.disable_ptx_jit;
-	if (!o.cuobjdump && !(o.n_gpus && o.driver.known))
-		arch_probe_here(&o, why, sizeof(why));
-	else
-		why[0] = 0;
+	if (!o.cuobjdump)
+		arch_target_probe(&o.target, why, sizeof(why));
 	if (!o.cuobjdump) {
 		report_section(r, "Judged against");
-		if (o.n_gpus == 0)
+		if (t->n_gpus == 0)
 			report_kv(r, "GPUs", "%s", why[0] ? why : "none");
-		for (size_t i = 0; i < o.n_gpus; i++)
-			report_kv(r, o.gpus[i].name, "compute capability %u.%u", o.gpus[i].cc / 10, o.gpus[i].cc % 10);
-		if (o.driver.known)
-			report_kv(r, "driver", "%s%s%s: CUDA %d.%d, PTX JIT up to ISA %u.%u", o.driver.source,
-				  o.driver.version[0] ? " " : "", o.driver.version, o.driver.cuda / 1000,
-				  (o.driver.cuda % 1000) / 10, o.driver.ptx_isa_max / 100, o.driver.ptx_isa_max % 100);
+		for (size_t i = 0; i < t->n_gpus; i++)
+			report_kv(r, t->gpus[i].name, "compute capability %u.%u", t->gpus[i].cc / 10, t->gpus[i].cc % 10);
+		if (d->known)
+			report_kv(r, "driver", "%s%s%s: CUDA %d.%d, PTX JIT up to ISA %u.%u", d->source,
+				  d->version[0] ? " " : "", d->version, d->cuda / 1000,
+				  (d->cuda % 1000) / 10, d->ptx_isa_max / 100, d->ptx_isa_max % 100);
 		else
 			report_kv(r, "driver", "unknown (PTX ISA and compression not checked; use --driver)");
-		if (o.force_jit)
+		if (t->force_jit)
 			report_kv(r, "CUDA_FORCE_PTX_JIT", "set: SASS in fatbins is ignored");
-		if (o.disable_jit)
+		if (t->disable_jit)
 			report_kv(r, "CUDA_DISABLE_PTX_JIT", "set: PTX is never compiled");
 	}
 	json_t *files = json_array();
@@ -316,17 +281,17 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 	if (o.note[0] && !o.cuobjdump)
 		report_line(r, "%s", o.note);
 	json_t *gpus = json_array();
-	for (size_t i = 0; gpus && i < o.n_gpus; i++) {
+	for (size_t i = 0; gpus && i < t->n_gpus; i++) {
 		json_t *jg = json_object();
 		char cc[16];
-		snprintf(cc, sizeof(cc), "%u.%u", o.gpus[i].cc / 10, o.gpus[i].cc % 10);
-		json_object_set_new(jg, "gpu", json_string(o.gpus[i].name));
+		snprintf(cc, sizeof(cc), "%u.%u", t->gpus[i].cc / 10, t->gpus[i].cc % 10);
+		json_object_set_new(jg, "gpu", json_string(t->gpus[i].name));
 		json_object_set_new(jg, "compute_capability", json_string(cc));
 		json_array_append_new(gpus, jg);
 	}
 	report_json_set(r, "files", files);
 	report_json_set(r, "gpus", gpus);
-	report_json_set(r, "driver", driver_json(&o.driver));
+	report_json_set(r, "driver", arch_driver_json(d));
 	/* exit 3 only when every input failed */
 	if (in.n > 0 && failed == in.n) {
 		r->exit_override = 3;

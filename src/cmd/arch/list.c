@@ -7,7 +7,7 @@
 #include "binfmt/cubin.h"
 #include "binfmt/decompress.h"
 #include "binfmt/ptx.h"
-#include "cmd/arch_internal.h"
+#include "cmd/arch/arch.h"
 #include "util/err.h"
 #include "util/str.h"
 #include "util/units.h"

@@ -1,7 +1,7 @@
-/* PyTorch's "CUDA out of memory" message: its numbers, and the one classification
- * (capacity / other processes / fragmentation) that explain and mem both use. */
-#ifndef CUDOCTOR_KB_OOM_H
-#define CUDOCTOR_KB_OOM_H
+/* Classifying a CUDA out-of-memory from its numbers (capacity / other processes /
+ * fragmentation): the one rule explain and mem both use. Pure. */
+#ifndef CUDOCTOR_RULES_OOM_H
+#define CUDOCTOR_RULES_OOM_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,21 +22,6 @@ struct oom_numbers {
 	unsigned have;
 	double requested, total, free_bytes, allocated, reserved_unalloc, this_process, others;
 };
-
-/* What a PyTorch OOM message said, beyond the numbers. */
-struct oom_message {
-	struct oom_numbers n;
-	int gpu;                 /* device index in the message, -1 if absent */
-	int n_processes;         /* "Process N has X memory in use" lines */
-	bool legacy;             /* the PyTorch 1.x "(GPU 0; X total capacity; ...)" form */
-	bool suggests_expandable;/* the message itself prints the expandable_segments hint */
-	size_t offset, length;   /* where "CUDA out of memory" starts and the message ends */
-};
-
-/* Finds the first PyTorch OOM message in text (len bytes, need not be NUL-terminated)
- * and reads its numbers. CD_OK, or CD_ENOTFOUND when there is none. Bounded: reads at
- * most a few KiB after the match. */
-int oom_parse(const char *text, size_t len, struct oom_message *out);
 
 enum oom_class {
 	OOM_CLASS_UNKNOWN,       /* not enough numbers to say */
@@ -62,8 +47,5 @@ double oom_others(const struct oom_numbers *n);
  * with a large reserved-but-unallocated cache (U >= T/20). */
 bool oom_expandable_helps(const struct oom_numbers *n);
 const char *oom_class_finding(enum oom_class c); /* "oom-capacity", ... or "out-of-memory" */
-
-/* "20.00 MiB" -> 20971520. CD_OK or CD_EFORMAT; *used = characters consumed. */
-int oom_parse_size(const char *s, size_t len, double *bytes, size_t *used);
 
 #endif

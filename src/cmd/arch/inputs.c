@@ -12,7 +12,7 @@
 #include "binfmt/ar.h"
 #include "binfmt/elf.h"
 #include "binfmt/fatbin.h"
-#include "cmd/arch_internal.h"
+#include "cmd/arch/arch.h"
 #include "util/err.h"
 #include "util/file.h"
 #include "util/str.h"

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd/arch/arch.h"
 #include "cmd/cmd.h"
 #include "explain/checks.h"
 #include "explain/explain.h"
@@ -15,7 +16,7 @@
 #define STDIN_MAX (16u << 20)
 
 static const char explain_help[] =
-	"usage: cudoctor explain [--offline] [--binary PATH] [TEXT...]\n"
+	"usage: cudoctor explain [--offline] [--binary PATH] [--gpu SPEC]... [--driver VER] [TEXT...]\n"
 	"       some-command 2>&1 | cudoctor explain\n"
 	"\n"
 	"Recognises every CUDA error cudoctor's catalogue knows in TEXT (or stdin; a whole log is\n"
@@ -24,8 +25,16 @@ static const char explain_help[] =
 	"llama.cpp, cuDNN and the kernel log (Xid). For each: the cause in terms of the stack and\n"
 	"the programming model, checks on this machine, and the fix.\n"
 	"\n"
-	"  --offline      skip the checks on this machine\n"
-	"  --binary PATH  the program or library that failed: check which images it carries\n";
+	"  --offline         skip the checks on this machine\n"
+	"  --binary PATH     the program or library that failed: check which images it carries\n"
+	"                    and judge them as `cudoctor arch` does\n"
+	"  -g, --gpu SPEC    judge --binary against this GPU (sm_89, 8.9, 89, sm_90a, H200)\n"
+	"                    instead of the GPUs here; repeatable; also with --offline, for a\n"
+	"                    log from another machine\n"
+	"      --driver VER  judge against this driver (550.54.14) or CUDA version (12.4)\n"
+	"                    instead of the installed one\n"
+	"\n"
+	"Options come before the text; everything after the first other word is the text.\n";
 
 static int read_stdin(char **out, size_t *len, char *err)
 {
@@ -78,6 +87,32 @@ static size_t line_of(const char *text, size_t offset)
 	return n;
 }
 
+/* The binary check's verdicts as arch prints them for a file: {path, format, verdicts}. */
+static json_t *binary_json(const struct explain_binary *b)
+{
+	json_t *jb = json_object(), *jv = json_array();
+
+	if (!jb || !jv || json_object_set_new(jb, "path", json_string(b->path)) ||
+	    json_object_set_new(jb, "format", json_string(b->format)))
+		goto oom;
+	for (size_t i = 0; i < b->n; i++)
+		if (json_array_append_new(jv, arch_verdict_json(b->gpus[i], &b->v[i])))
+			goto oom;
+	if (json_object_set_new(jb, "verdicts", jv) == 0)
+		return jb;
+	jv = NULL;
+oom:
+	json_decref(jv);
+	json_decref(jb);
+	return NULL;
+}
+
+/* Appends s to arr; false when out of memory. */
+static bool push(json_t *arr, json_t *s)
+{
+	return json_array_append_new(arr, s) == 0;
+}
+
 static int report_match(struct report *r, const struct explain_match *m, const char *text,
 			struct explain_env *env, bool offline, json_t *matches, char *err)
 {
@@ -86,87 +121,130 @@ static int report_match(struct report *r, const struct explain_match *m, const c
 	char ev[8][400], subject[48];
 	size_t n_ev;
 	struct finding *f;
-	json_t *jm, *jchecks = json_array(), *jfix = json_array(), *jev = json_array();
-	int rc;
+	json_t *jm = NULL, *jchecks = json_array(), *jfix = json_array(), *jev = json_array();
+	bool ok;
+	int rc = CD_OK;
 
 	if (!x)
 		x = kb_explanation_find("cuda-error");
-	if (!x)
-		return cd_fail(err, CD_EFORMAT, "explain.tsv has no entry for %s", m->finding);
-	if (!offline && (rc = explain_checks_run(m, x, env, &ck, err)) != CD_OK)
-		return rc;
+	if (!x) {
+		rc = cd_fail(err, CD_EFORMAT, "explain.tsv has no entry for %s", m->finding);
+		goto out;
+	}
+	if (!jchecks || !jfix || !jev)
+		goto oom;
+	/* offline, only a binary against named GPUs is checked */
+	bool checked = !offline || env->target.n_gpus > 0;
+	if (checked && (rc = explain_checks_run(m, x, env, &ck, err)) != CD_OK)
+		goto out;
 	snprintf(subject, sizeof(subject), "pasted text, line %zu", line_of(text, m->offset));
 	f = report_add_finding(r, severity_of(x->severity), m->finding, subject,
 			       "%s%s%s%s", x->title, m->error ? " (" : "", m->error ? m->error->name : "",
 			       m->error ? ")" : "");
 	if (!f)
-		return cd_fail(err, CD_ENOMEM, "out of memory");
-	for (size_t i = 0; i < m->n_lines; i++) {
-		finding_evidence(f, "matched: %s", m->lines[i]);
-		json_array_append_new(jev, json_string(m->lines[i]));
-	}
-	if (m->count > m->n_lines)
-		finding_evidence(f, "(%zu mentions in the text)", m->count);
+		goto oom;
+	for (size_t i = 0; i < m->n_lines; i++)
+		if (finding_evidence(f, "matched: %s", m->lines[i]) || !push(jev, json_string(m->lines[i])))
+			goto oom;
+	if (m->count > m->n_lines && finding_evidence(f, "(%zu mentions in the text)", m->count))
+		goto oom;
 	n_ev = explain_offline_evidence(m, ev, 8);
-	for (size_t i = 0; i < n_ev; i++) {
-		finding_evidence(f, "%s", ev[i]);
-		json_array_append_new(jev, json_string(ev[i]));
-	}
-	for (size_t i = 0; i < ck.n; i++) {
-		finding_evidence(f, "here, %s: %s: %s", ck.c[i].name, check_result_name(ck.c[i].result),
-				 ck.c[i].detail);
-		json_array_append_new(jchecks, json_pack("{s:s, s:s, s:s}", "name", ck.c[i].name, "result",
-							 check_result_name(ck.c[i].result), "detail",
-							 ck.c[i].detail));
-	}
-	if (offline)
-		finding_evidence(f, "checks on this machine skipped (--offline)");
-	finding_why(f, "[%s] %s", x->layer, x->why);
+	for (size_t i = 0; i < n_ev; i++)
+		if (finding_evidence(f, "%s", ev[i]) || !push(jev, json_string(ev[i])))
+			goto oom;
+	for (size_t i = 0; i < ck.n; i++)
+		if (finding_evidence(f, "here, %s: %s: %s", ck.c[i].name, check_result_name(ck.c[i].result),
+				     ck.c[i].detail) ||
+		    !push(jchecks, json_pack("{s:s, s:s, s:s}", "name", ck.c[i].name, "result",
+					     check_result_name(ck.c[i].result), "detail", ck.c[i].detail)))
+			goto oom;
+	if (offline && finding_evidence(f, "checks on this machine skipped (--offline)"))
+		goto oom;
+	if (finding_why(f, "[%s] %s", x->layer, x->why))
+		goto oom;
 	for (size_t i = 0; i < x->n_fix; i++) {
 		/* the allocator setting helps only when PyTorch's cache holds the memory */
 		if (strstr(x->fix[i], "expandable_segments") &&
 		    !(m->has_oom && oom_expandable_helps(&m->oom.n)))
 			continue;
-		finding_fix(f, "%s", x->fix[i]);
-		json_array_append_new(jfix, json_string(x->fix[i]));
+		if (finding_fix(f, "%s", x->fix[i]) || !push(jfix, json_string(x->fix[i])))
+			goto oom;
 	}
-	jm = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o}", "id", m->finding, "severity",
+	jm = json_pack("{s:s, s:s, s:s, s:s, s:s, s:O, s:O, s:O}", "id", m->finding, "severity",
 		       x->severity, "matched_text", m->lines[0], "layer", x->layer, "why", x->why,
-		       "evidence", jev, "checks", offline ? (json_decref(jchecks), json_null()) : jchecks,
-		       "fix", jfix);
-	if (jm && m->error) {
-		json_object_set_new(jm, "error", json_pack("{s:s, s:i, s:s}", "name", m->error->name, "code",
-							   m->error->code, "api",
-							   kb_api_name(m->error->api)));
+		       "evidence", jev, "checks", checked ? jchecks : json_null(), "fix", jfix);
+	if (!jm)
+		goto oom;
+	ok = !m->error || json_object_set_new(jm, "error", json_pack("{s:s, s:i, s:s}", "name", m->error->name,
+								     "code", m->error->code, "api",
+								     kb_api_name(m->error->api))) == 0;
+	if (ok && ck.binary.judged)
+		ok = json_object_set_new(jm, "binary", binary_json(&ck.binary)) == 0;
+	if (!ok || json_array_append_new(matches, jm))
+		goto oom;
+	jm = NULL;
+	goto out;
+oom:
+	rc = cd_fail(err, CD_ENOMEM, "out of memory");
+out:
+	json_decref(jm);
+	json_decref(jchecks);
+	json_decref(jfix);
+	json_decref(jev);
+	explain_checks_free(&ck);
+	return rc;
+}
+
+/* argv[*a] is option name (with its value next, or as name=VALUE; short, when not NULL,
+ * takes the next word): the value, advancing *a; NULL when argv[*a] is not that option.
+ * *missing is set when the option is there without a value. */
+static const char *option_value(int argc, char **argv, int *a, const char *name, const char *short_name,
+				bool *missing)
+{
+	size_t n = strlen(name);
+
+	if (strcmp(argv[*a], name) == 0 || (short_name && strcmp(argv[*a], short_name) == 0)) {
+		if (*a + 1 >= argc) {
+			*missing = true;
+			return NULL;
+		}
+		return argv[++*a];
 	}
-	if (jm)
-		json_array_append_new(matches, jm);
-	return CD_OK;
+	if (strncmp(argv[*a], name, n) == 0 && argv[*a][n] == '=')
+		return argv[*a] + n + 1;
+	return NULL;
 }
 
 static int explain_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
-	struct explain_env env = { 0 };
+	struct explain_env env;
 	struct explain_result res = { 0 };
 	struct strbuf sb;
 	char *text = NULL;
 	size_t len = 0;
 	bool offline = false;
 	json_t *matches = NULL;
-	int a, rc;
+	const char *v;
+	bool missing = false;
+	int a, rc = CD_OK;
 
 	(void)g;
+	explain_env_init(&env);
 	/* options first; everything after is the text, even words that start with '-'
 	 * ("-> CUDA driver version is insufficient ...") */
 	for (a = 1; a < argc; a++) {
 		if (strcmp(argv[a], "--offline") == 0) {
 			offline = true;
-		} else if (strcmp(argv[a], "--binary") == 0) {
-			if (a + 1 >= argc)
-				return cd_fail(err, CD_EUSAGE, "--binary needs a path");
-			env.binary = argv[++a];
-		} else if (strncmp(argv[a], "--binary=", 9) == 0) {
-			env.binary = argv[a] + 9;
+		} else if ((v = option_value(argc, argv, &a, "--binary", NULL, &missing))) {
+			env.binary = v;
+		} else if ((v = option_value(argc, argv, &a, "--gpu", "-g", &missing))) {
+			if ((rc = arch_target_gpu_option(&env.target, v, err)) != CD_OK)
+				return rc;
+		} else if ((v = option_value(argc, argv, &a, "--driver", NULL, &missing))) {
+			if ((rc = arch_target_driver_option(&env.target, v, err)) != CD_OK)
+				return rc;
+		} else if (missing) {
+			return cd_fail(err, CD_EUSAGE, "%s needs a value", argv[a]);
 		} else if (strcmp(argv[a], "--") == 0) {
 			a++;
 			break;
@@ -192,6 +270,7 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 		if ((rc = read_stdin(&text, &len, err)) != CD_OK)
 			return rc;
 	}
+	env.offline = offline;
 	if ((rc = explain_text(text, len, &res, err)) != CD_OK)
 		goto out;
 	matches = json_array();

@@ -1,21 +1,16 @@
-/* Reading PyTorch's CUDA OOM message into numbers, and classifying an OOM from numbers.
- * The message is untrusted pasted text: every read is bounded by the window. */
+/* Reading PyTorch's CUDA OOM message into numbers. The message is untrusted pasted text:
+ * every read is bounded by the window. */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "kb/oom.h"
+#include "explain/oom_text.h"
 #include "util/err.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define MIB (1024.0 * 1024.0)
 /* the whole message is well under this; a log may put it on one long line */
 #define WINDOW 6144
-
-static double max2(double a, double b)
-{
-	return a > b ? a : b;
-}
 
 /* Bounded substring search; returns the offset of needle in s[0..len) or -1. */
 static long find(const char *s, size_t len, const char *needle)
@@ -292,69 +287,4 @@ int oom_parse(const char *text, size_t len, struct oom_message *out)
 		parse_current(s, wlen, out);
 	out->suggests_expandable = find(s, wlen, "expandable_segments") >= 0;
 	return CD_OK;
-}
-
-double oom_others(const struct oom_numbers *n)
-{
-	double o;
-
-	if (n->have & OOM_HAVE_OTHERS)
-		return n->others;
-	if ((n->have & (OOM_HAVE_TOTAL | OOM_HAVE_FREE)) != (OOM_HAVE_TOTAL | OOM_HAVE_FREE))
-		return -1;
-	if (n->have & OOM_HAVE_THIS_PROCESS) {
-		o = n->total - n->free_bytes - n->this_process;
-	} else if ((n->have & OOM_HAVE_ALLOCATED) && (n->have & OOM_HAVE_RESERVED_UNALLOC)) {
-		/* no per-process numbers: what PyTorch does not hold, less a context allowance */
-		o = n->total - n->free_bytes - n->allocated - n->reserved_unalloc - GIB;
-	} else {
-		return -1;
-	}
-	return o > 0 ? o : 0;
-}
-
-static double have_or_zero(const struct oom_numbers *n, unsigned bit, double v)
-{
-	return (n->have & bit) ? v : 0;
-}
-
-enum oom_class oom_classify(const struct oom_numbers *n)
-{
-	double others = oom_others(n), t = n->total, r = n->requested;
-	double u = have_or_zero(n, OOM_HAVE_RESERVED_UNALLOC, n->reserved_unalloc);
-	double f = have_or_zero(n, OOM_HAVE_FREE, n->free_bytes);
-
-	if ((n->have & (OOM_HAVE_REQUESTED | OOM_HAVE_TOTAL)) != (OOM_HAVE_REQUESTED | OOM_HAVE_TOTAL))
-		return OOM_CLASS_UNKNOWN;
-	if (r > t)
-		return OOM_CLASS_CAPACITY;
-	if ((n->have & OOM_HAVE_FREE) && f >= r + max2(GIB, t / 10))
-		return OOM_CLASS_UNKNOWN;
-	if (others >= 0 && others >= max2(GIB, t / 10))
-		return OOM_CLASS_OTHER_PROCESS;
-	if (u + f >= r * 1.25 && (u >= t / 20 || f >= t / 20))
-		return OOM_CLASS_FRAGMENTATION;
-	if (n->have & (OOM_HAVE_FREE | OOM_HAVE_RESERVED_UNALLOC | OOM_HAVE_ALLOCATED))
-		return OOM_CLASS_CAPACITY;
-	return OOM_CLASS_UNKNOWN;
-}
-
-bool oom_expandable_helps(const struct oom_numbers *n)
-{
-	return oom_classify(n) == OOM_CLASS_FRAGMENTATION && (n->have & OOM_HAVE_RESERVED_UNALLOC) &&
-	       n->reserved_unalloc >= n->total / 20;
-}
-
-const char *oom_class_finding(enum oom_class c)
-{
-	switch (c) {
-	case OOM_CLASS_CAPACITY:
-		return "oom-capacity";
-	case OOM_CLASS_OTHER_PROCESS:
-		return "oom-other-process";
-	case OOM_CLASS_FRAGMENTATION:
-		return "oom-fragmentation";
-	default:
-		return "out-of-memory";
-	}
 }
