@@ -411,3 +411,48 @@ void judge_jit(struct lab_result *r, double sass_ms, double ptx_cold_ms, double 
 		say(r, "the second PTX load was not at least 2x faster (JIT cache)");
 	}
 }
+
+void judge_libraries(struct lab_result *r, const struct lab_gemm_point *p, size_t n, const char *library_error)
+{
+	set(r, LAB_CONFIRMED);
+	if (library_error && library_error[0]) {
+		set(r, LAB_INCONCLUSIVE);
+		say(r, "no cuBLAS to compare with: %s", library_error);
+		return;
+	}
+	if (n == 0) {
+		set(r, LAB_INCONCLUSIVE);
+		say(r, "nothing measured");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double hand = p[i].naive > p[i].tiled ? p[i].naive : p[i].tiled;
+		if (p[i].library <= 0 || hand <= 0) {
+			worsen(r, LAB_INCONCLUSIVE);
+			say(r, "%s %d^3: a variant was not measured", p[i].dtype, p[i].n);
+			continue;
+		}
+		/* "beats": a clear margin (>= 1.5x), not noise */
+		double ratio = p[i].library / hand;
+		const char *flag = ratio < 1.0 ? " SLOWER" : ratio < 1.5 ? " NOT A CLEAR WIN" : "";
+		if (ratio < 1.0)
+			worsen(r, LAB_REFUTED);
+		else if (ratio < 1.5)
+			worsen(r, LAB_INCONCLUSIVE);
+		if (p[i].peak <= 0) {
+			say(r, "%s %d^3: cuBLAS %.1f TFLOP/s, %.1fx the best hand-written kernel (%.1f)%s; peak unknown",
+			    p[i].dtype, p[i].n, p[i].library / 1e12, ratio, hand / 1e12, flag);
+			continue;
+		}
+		/* a library should run near the hardware's rate on large problems: >= 70% at 8192^3,
+		 * >= 50% from 4096^3; smaller problems do not fill the GPU and are only reported */
+		double f = p[i].library / p[i].peak, need = p[i].n >= 8192 ? 0.70 : p[i].n >= 4096 ? 0.50 : 0;
+		say(r, "%s %d^3: cuBLAS %.1f TFLOP/s = %.0f%% of peak %.0f%s, %.1fx the best hand-written (tiled %.1f%%, "
+		       "naive %.2f%% of peak)%s",
+		    p[i].dtype, p[i].n, p[i].library / 1e12, f * 100, p[i].peak / 1e12,
+		    f > 1.05 ? " ABOVE PEAK" : f < need ? " BELOW BAND" : "", ratio, p[i].tiled / p[i].peak * 100,
+		    p[i].naive / p[i].peak * 100, flag);
+		if (f > 1.05 || f < need)
+			worsen(r, LAB_INCONCLUSIVE);
+	}
+}

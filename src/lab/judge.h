@@ -43,4 +43,13 @@ void judge_transpose(struct lab_result *r, double naive, double tiled, double pa
 void judge_jit(struct lab_result *r, double sass_ms, double ptx_cold_ms, double ptx_warm_ms, bool same,
 	       bool cache_disabled);
 
+/* libraries: one data type at its largest size, in FLOP/s (0: not measured); peak 0 when
+ * the arch is not in kb/sm_flops.tsv. library_error is non-empty when cuBLAS was not used. */
+struct lab_gemm_point {
+	char dtype[8];
+	int n;
+	double naive, tiled, library, peak;
+};
+void judge_libraries(struct lab_result *r, const struct lab_gemm_point *p, size_t n, const char *library_error);
+
 #endif

@@ -5,7 +5,8 @@
 #include "lab/lab.h"
 
 extern const struct lab lab_hello, lab_index2d, lab_coalescing, lab_bank, lab_transpose, lab_constant, lab_latency,
-	lab_bandwidth, lab_hostxfer, lab_divergence, lab_blocksize, lab_streams, lab_graphs, lab_jit;
+	lab_bandwidth, lab_hostxfer, lab_divergence, lab_blocksize, lab_streams, lab_graphs, lab_jit,
+	lab_libraries;
 
 static const struct lab *const all_labs[] = {
 	&lab_hello,
@@ -22,6 +23,7 @@ static const struct lab *const all_labs[] = {
 	&lab_streams,
 	&lab_graphs,
 	&lab_jit,
+	&lab_libraries,
 };
 
 size_t lab_count(void)

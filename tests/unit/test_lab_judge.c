@@ -247,6 +247,64 @@ static void test_graphs_constant_transpose_jit(void **state)
 	assert_int_equal(res.verdict, LAB_REFUTED);
 }
 
+/* fabricated H200-like numbers: cuBLAS bf16 750 TFLOP/s of a 1070 peak, tiled 15, naive 2 */
+static void test_libraries(void **state)
+{
+	(void)state;
+	struct lab_gemm_point p[3] = {
+		{ "fp32", 8192, 0, 12e12, 50e12, 67e12 },
+		{ "fp16", 8192, 0, 14e12, 760e12, 1070e12 },
+		{ "bf16", 8192, 0, 14e12, 750e12, 1070e12 },
+	};
+	judge_libraries(&res, p, 3, "");
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	assert_non_null(strstr(res.decided, "bf16 8192^3: cuBLAS 750.0 TFLOP/s = 70% of peak 1070"));
+	assert_non_null(strstr(res.decided, "53.6x"));
+	/* fast, but below 70% of peak at 8192^3: the library did not run at its rate */
+	p[2].library = 600e12;
+	judge_libraries(&res, p, 3, "");
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	assert_non_null(strstr(res.decided, "BELOW BAND"));
+	/* at 4096^3 the band is 50% */
+	for (int i = 0; i < 3; i++)
+		p[i].n = 4096;
+	judge_libraries(&res, p, 3, "");
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	/* above the peak: the table or the clock is wrong */
+	p[1].library = 1200e12;
+	judge_libraries(&res, p, 3, "");
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	assert_non_null(strstr(res.decided, "ABOVE PEAK"));
+	p[1].library = 760e12;
+	/* the hand-written kernel wins: refuted, whatever the peak says */
+	p[0].tiled = 60e12;
+	judge_libraries(&res, p, 3, "");
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	assert_non_null(strstr(res.decided, "SLOWER"));
+	/* a win of less than 1.5x is no lesson */
+	p[0].tiled = 40e12;
+	judge_libraries(&res, p, 3, "");
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	assert_non_null(strstr(res.decided, "NOT A CLEAR WIN"));
+	/* unknown arch: ratios only */
+	p[0].tiled = 12e12;
+	for (int i = 0; i < 3; i++)
+		p[i].peak = 0;
+	judge_libraries(&res, p, 3, "");
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	assert_non_null(strstr(res.decided, "peak unknown"));
+	/* no cuBLAS: nothing to compare with */
+	judge_libraries(&res, p, 3, "CUDOCTOR_LIBCUBLAS=/x: cannot open shared object file");
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	assert_non_null(strstr(res.decided, "no cuBLAS to compare with: CUDOCTOR_LIBCUBLAS=/x"));
+	/* a variant missing */
+	p[1].library = 0;
+	judge_libraries(&res, p, 3, "");
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	judge_libraries(&res, p, 0, "");
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +320,7 @@ int main(void)
 		cmocka_unit_test_setup(test_hostxfer, reset),
 		cmocka_unit_test_setup(test_streams, reset),
 		cmocka_unit_test_setup(test_graphs_constant_transpose_jit, reset),
+		cmocka_unit_test_setup(test_libraries, reset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,9 @@
+/* One driver result turned into a CD status and one line of error text. */
+#include "lab/cu_check.h"
+
+#include "util/err.h"
+
+int lab_cu(struct lab_ctx *c, CUresult r, const char *call, char *err)
+{
+	return r == CUDA_SUCCESS ? CD_OK : cudrv_fail(c->d, err, call, r);
+}
