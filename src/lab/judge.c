@@ -447,11 +447,14 @@ void judge_libraries(struct lab_result *r, const struct lab_gemm_point *p, size_
 		/* a library should run near the hardware's rate on large problems: >= 70% at 8192^3,
 		 * >= 50% from 4096^3; smaller problems do not fill the GPU and are only reported */
 		double f = p[i].library / p[i].peak, need = p[i].n >= 8192 ? 0.70 : p[i].n >= 4096 ? 0.50 : 0;
-		say(r, "%s %d^3: cuBLAS %.1f TFLOP/s = %.0f%% of peak %.0f%s, %.1fx the best hand-written (tiled %.1f%%, "
-		       "naive %.2f%% of peak)%s",
+		char naive[48] = ""; /* naive is not run at the largest sizes */
+		if (p[i].naive > 0)
+			snprintf(naive, sizeof naive, ", naive %.2f%%", p[i].naive / p[i].peak * 100);
+		say(r, "%s %d^3: cuBLAS %.1f TFLOP/s = %.0f%% of peak %.0f%s, %.1fx the best hand-written (tiled %.1f%%%s "
+		       "of peak)%s",
 		    p[i].dtype, p[i].n, p[i].library / 1e12, f * 100, p[i].peak / 1e12,
-		    f > 1.05 ? " ABOVE PEAK" : f < need ? " BELOW BAND" : "", ratio, p[i].tiled / p[i].peak * 100,
-		    p[i].naive / p[i].peak * 100, flag);
+		    f > 1.05 ? " ABOVE PEAK" : f < need ? " BELOW BAND" : "", ratio, p[i].tiled / p[i].peak * 100, naive,
+		    flag);
 		if (f > 1.05 || f < need)
 			worsen(r, LAB_INCONCLUSIVE);
 	}
