@@ -8,6 +8,7 @@
 struct cd_globals {
 	struct render_opts render;
 	bool stderr_is_tty;  /* progress bars only then */
+	const char *html;    /* --html FILE: also write the report as one HTML page */
 };
 
 struct cd_command {
