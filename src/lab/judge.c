@@ -459,3 +459,81 @@ void judge_libraries(struct lab_result *r, const struct lab_gemm_point *p, size_
 			worsen(r, LAB_INCONCLUSIVE);
 	}
 }
+
+static double occ_uncapped(const struct lab_occ_model *m, double warps)
+{
+	return m->latency_ns > 0 ? m->sm_count * warps * m->request_bytes / (m->latency_ns * 1e-9) : 0;
+}
+
+double lab_occ_little(const struct lab_occ_model *m, double warps)
+{
+	double v = occ_uncapped(m, warps);
+	return m->peak > 0 && v > m->peak ? m->peak : v;
+}
+
+double lab_occ_warps_needed(const struct lab_occ_model *m)
+{
+	double per_warp = occ_uncapped(m, 1);
+	return per_warp > 0 && m->peak > 0 ? m->peak / per_warp : 0;
+}
+
+void judge_occupancy(struct lab_result *r, const int *warps, const double *bw, size_t n,
+		     const struct lab_occ_model *m)
+{
+	set(r, LAB_CONFIRMED);
+	if (m->latency_ns <= 0 || m->sm_count <= 0 || m->request_bytes <= 0 || n < 3) {
+		set(r, LAB_INCONCLUSIVE);
+		say(r, "no DRAM latency or fewer than 3 occupancy points to judge");
+		return;
+	}
+	if (m->peak <= 0) {
+		set(r, LAB_INCONCLUSIVE);
+		say(r, "the driver reports no memory clock or bus width, so there is no peak to saturate at");
+		return;
+	}
+	say(r, "idle DRAM latency %.0f ns: the %.2f TB/s peak needs %.0f KiB in flight, %.1f warps per SM", m->latency_ns,
+	    m->peak / 1e12, m->latency_ns * 1e-9 * m->peak / 1024, lab_occ_warps_needed(m));
+	/* the latency-bound points: Little's law predicts under half the peak there */
+	size_t bound = 0, prev = 0;
+	for (size_t i = 0; i < n; i++) {
+		double pred = occ_uncapped(m, warps[i]);
+		if (pred >= 0.5 * m->peak || bw[i] <= 0)
+			continue;
+		double ratio = bw[i] / pred;
+		const char *flag = ratio > 1.25 ? " ABOVE THE LAW" : ratio < 0.5 ? " BELOW BAND" : "";
+		say(r, "%d warps/SM: %.0f GB/s = %.2fx Little's law%s", warps[i], bw[i] / 1e9, ratio, flag);
+		if (ratio > 1.25) {
+			worsen(r, LAB_INCONCLUSIVE);
+			say(r, "more than one request per warp was in flight: the kernel broke the premise");
+		} else if (ratio < 0.5) {
+			worsen(r, LAB_REFUTED);
+		}
+		if (bound++ > 0) {
+			double g = (bw[i] / bw[prev]) / ((double)warps[i] / warps[prev]);
+			if (g < 0.7) {
+				worsen(r, LAB_REFUTED);
+				say(r, "%d -> %d warps: bandwidth grew only %.2fx", warps[prev], warps[i], bw[i] / bw[prev]);
+			}
+		}
+		prev = i;
+	}
+	if (bound < 2) {
+		worsen(r, LAB_INCONCLUSIVE);
+		say(r, "fewer than 2 points below half the peak: the sweep never was latency-bound");
+	}
+	double best = 0;
+	int at = 0;
+	for (size_t i = 0; i < n; i++)
+		if (bw[i] > best) {
+			best = bw[i];
+			at = warps[i];
+		}
+	say(r, "best %.0f GB/s = %.0f%% of peak at %d warps/SM", best / 1e9, best / m->peak * 100, at);
+	if (best > 1.02 * m->peak) {
+		worsen(r, LAB_INCONCLUSIVE);
+		say(r, "above the peak: the data sat in cache or bytes were miscounted");
+	} else if (best < 0.6 * m->peak) {
+		worsen(r, LAB_REFUTED);
+		say(r, "never reached 60%% of peak: more warps did not hide the latency");
+	}
+}

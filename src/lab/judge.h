@@ -52,4 +52,20 @@ struct lab_gemm_point {
 };
 void judge_libraries(struct lab_result *r, const struct lab_gemm_point *p, size_t n, const char *library_error);
 
+
+/* occupancy: Little's law with one request of request_bytes in flight per warp */
+struct lab_occ_model {
+	double latency_ns; /* idle DRAM latency (pointer chase) */
+	double peak;       /* DRAM peak from clocks, bytes/s; 0 unknown */
+	int sm_count;
+	int request_bytes;
+};
+/* bytes/s that `warps` resident warps per SM sustain: SMs x warps x request / latency, at most the peak */
+double lab_occ_little(const struct lab_occ_model *m, double warps);
+/* resident warps per SM whose requests fill latency x peak */
+double lab_occ_warps_needed(const struct lab_occ_model *m);
+/* warps ascending, bw in bytes/s */
+void judge_occupancy(struct lab_result *r, const int *warps, const double *bw, size_t n,
+		     const struct lab_occ_model *m);
+
 #endif

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <string.h>
 
 #include "lab/judge.h"
@@ -305,6 +306,63 @@ static void test_libraries(void **state)
 	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
 }
 
+static void test_occupancy(void **state)
+{
+	(void)state;
+	/* an H200-like part: 650 ns idle latency, 4.8 TB/s, 132 SMs, 512 B per warp */
+	struct lab_occ_model m = { .latency_ns = 650, .peak = 4.8e12, .sm_count = 132, .request_bytes = 512 };
+	assert_true(fabs(lab_occ_little(&m, 1) - 132 * 512 / 650e-9) < 1);
+	assert_true(lab_occ_little(&m, 64) == 4.8e12); /* capped at the peak */
+	assert_true(fabs(lab_occ_warps_needed(&m) - 4.8e12 / (132 * 512 / 650e-9)) < 1e-9);
+	int w[] = { 1, 2, 4, 8, 16, 32, 64 };
+	double ok[] = { 95e9, 185e9, 360e9, 700e9, 1300e9, 3000e9, 4100e9 };
+	judge_occupancy(&res, w, ok, 7, &m);
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	assert_non_null(strstr(res.decided, "1 warps/SM: 95 GB/s = 0.91x Little's law"));
+	assert_non_null(strstr(res.decided, "best 4100 GB/s = 85% of peak at 64 warps/SM"));
+	/* bandwidth that does not grow with warps */
+	double flat[] = { 95e9, 100e9, 105e9, 110e9, 1300e9, 3000e9, 4100e9 };
+	judge_occupancy(&res, w, flat, 7, &m);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	assert_non_null(strstr(res.decided, "1 -> 2 warps: bandwidth grew only 1.05x"));
+	/* far below the law at low occupancy */
+	double slow[] = { 30e9, 60e9, 120e9, 240e9, 1300e9, 3000e9, 4100e9 };
+	judge_occupancy(&res, w, slow, 7, &m);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	assert_non_null(strstr(res.decided, "BELOW BAND"));
+	/* never near the peak */
+	double low[] = { 95e9, 185e9, 360e9, 700e9, 1300e9, 2000e9, 2500e9 };
+	judge_occupancy(&res, w, low, 7, &m);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	assert_non_null(strstr(res.decided, "never reached 60%"));
+	/* more in flight than one request per warp: the premise failed */
+	double hot[] = { 200e9, 400e9, 800e9, 1600e9, 3200e9, 4000e9, 4100e9 };
+	judge_occupancy(&res, w, hot, 7, &m);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	assert_non_null(strstr(res.decided, "ABOVE THE LAW"));
+	/* above the peak */
+	double cached[] = { 95e9, 185e9, 360e9, 700e9, 1300e9, 3000e9, 5200e9 };
+	judge_occupancy(&res, w, cached, 7, &m);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	/* no latency, no peak, too few points */
+	struct lab_occ_model none = m;
+	none.latency_ns = 0;
+	judge_occupancy(&res, w, ok, 7, &none);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	none = m;
+	none.peak = 0;
+	judge_occupancy(&res, w, ok, 7, &none);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	judge_occupancy(&res, w, ok, 2, &m);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	/* a sweep that starts saturated */
+	int big[] = { 32, 48, 64 };
+	double sat[] = { 3000e9, 3900e9, 4100e9 };
+	judge_occupancy(&res, big, sat, 3, &m);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	assert_non_null(strstr(res.decided, "never was latency-bound"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -321,6 +379,7 @@ int main(void)
 		cmocka_unit_test_setup(test_streams, reset),
 		cmocka_unit_test_setup(test_graphs_constant_transpose_jit, reset),
 		cmocka_unit_test_setup(test_libraries, reset),
+		cmocka_unit_test_setup(test_occupancy, reset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
