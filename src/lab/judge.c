@@ -537,3 +537,34 @@ void judge_occupancy(struct lab_result *r, const int *warps, const double *bw, s
 		say(r, "never reached 60%% of peak: more warps did not hide the latency");
 	}
 }
+
+static const char *tex_word(double speedup)
+{
+	return speedup >= 1.1 ? "helps" : speedup <= 0.9 ? "hurts" : "no difference";
+}
+
+void judge_texture(struct lab_result *r, const struct lab_tex_point *p, size_t n)
+{
+	set(r, LAB_CONFIRMED);
+	bool judged = false;
+	for (size_t i = 0; i < n; i++) {
+		if (p[i].plain <= 0 || p[i].ldg <= 0 || p[i].tex <= 0) {
+			worsen(r, LAB_INCONCLUSIVE);
+			say(r, "%s: a path was not measured", p[i].work);
+			continue;
+		}
+		double tex = p[i].plain / p[i].tex, ldg = p[i].plain / p[i].ldg;
+		say(r, "%s: texture %.2fx plain (%s), __ldg %.2fx plain (%s), texture %.2fx __ldg", p[i].work, tex,
+		    tex_word(tex), ldg, tex_word(ldg), p[i].ldg / p[i].tex);
+		/* the claim is about reads across rows: the rotated sample decides it */
+		if (strcmp(p[i].work, "bilinear") == 0) {
+			judged = true;
+			if (tex < 1.1)
+				worsen(r, LAB_REFUTED);
+		}
+	}
+	if (!judged) {
+		worsen(r, LAB_INCONCLUSIVE);
+		say(r, "no bilinear sample measured");
+	}
+}

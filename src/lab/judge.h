@@ -68,4 +68,11 @@ double lab_occ_warps_needed(const struct lab_occ_model *m);
 void judge_occupancy(struct lab_result *r, const int *warps, const double *bw, size_t n,
 		     const struct lab_occ_model *m);
 
+/* texture: one workload's median ms per path; 0 = not measured */
+struct lab_tex_point {
+	char work[16]; /* "stencil", "bilinear" */
+	double plain, ldg, tex;
+};
+void judge_texture(struct lab_result *r, const struct lab_tex_point *p, size_t n);
+
 #endif

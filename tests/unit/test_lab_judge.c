@@ -363,6 +363,34 @@ static void test_occupancy(void **state)
 	assert_non_null(strstr(res.decided, "never was latency-bound"));
 }
 
+static void test_texture(void **state)
+{
+	(void)state;
+	/* ms per path: the stencil the same on every path, the rotated sample faster from the texture */
+	struct lab_tex_point p[2] = { { "stencil", 1.00, 0.98, 1.02 }, { "bilinear", 2.0, 1.9, 1.2 } };
+	judge_texture(&res, p, 2);
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	assert_non_null(strstr(res.decided, "stencil: texture 0.98x plain (no difference)"));
+	assert_non_null(strstr(res.decided, "bilinear: texture 1.67x plain (helps)"));
+	/* the texture no faster for the rotated sample: refuted, whatever the stencil does */
+	p[1].tex = 1.95;
+	p[0].tex = 0.5;
+	judge_texture(&res, p, 2);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	assert_non_null(strstr(res.decided, "stencil: texture 2.00x plain (helps)"));
+	p[1].tex = 2.5;
+	judge_texture(&res, p, 2);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	assert_non_null(strstr(res.decided, "bilinear: texture 0.80x plain (hurts)"));
+	/* missing numbers */
+	p[1].tex = 0;
+	judge_texture(&res, p, 2);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	judge_texture(&res, p, 1);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	assert_non_null(strstr(res.decided, "no bilinear sample measured"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -380,6 +408,7 @@ int main(void)
 		cmocka_unit_test_setup(test_graphs_constant_transpose_jit, reset),
 		cmocka_unit_test_setup(test_libraries, reset),
 		cmocka_unit_test_setup(test_occupancy, reset),
+		cmocka_unit_test_setup(test_texture, reset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
