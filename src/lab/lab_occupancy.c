@@ -103,13 +103,11 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 
 	for (size_t i = 0; i < nwant && n < MAXC; i++) {
 		int w = want[i] < max_warps ? want[i] : max_warps;
-		if (n && w <= warps[n - 1])
-			continue;
-		/* up to 8 warps per block, then more blocks per SM */
-		int per_block = w < 8 ? w : 8, k = w / per_block, got = 0;
+		/* up to 8 warps per block (a divisor of w), then more blocks per SM */
+		int per_block = w <= 8 ? w : w % 8 == 0 ? 8 : w % 4 == 0 ? 4 : w % 2 == 0 ? 2 : 1, k = w / per_block, got = 0;
 		o.block = (unsigned)(per_block * ws);
 		TRY(smem_for(c, o.f, (int)o.block, k, &o.smem, &got, err));
-		if (got < 1)
+		if (got < 1 || (n && got * per_block <= warps[n - 1]))
 			continue;
 		o.grid = (unsigned)(got * c->info.sm_count); /* one wave: every block resident at once */
 		lab_progress(c, (double)(i + 1) / (double)(nwant + 1), "%d warps/SM", got * per_block);
