@@ -6,6 +6,7 @@
 
 #include "cmd/cmd.h"
 #include "report/render.h"
+#include "report/render_html.h"
 #include "util/err.h"
 
 #ifndef CUDOCTOR_VERSION
@@ -48,6 +49,7 @@ static void print_help(FILE *out)
 	fputs("\nglobal options:\n"
 	      "  --json           one JSON object on stdout (see docs/json.md)\n"
 	      "  --markdown       Markdown, ready to paste into a GitHub issue\n"
+	      "  --html FILE      also write the report (lab: with charts) as one self-contained page\n"
 	      "  --color=WHEN     auto (default; honours NO_COLOR), always, never\n"
 	      "  -q, --quiet      only warnings and errors\n"
 	      "  -v, --verbose    more detail\n"
@@ -82,6 +84,13 @@ static int take_global_options(int *argc, char **argv, struct cd_globals *g, boo
 			argv[out++] = a;
 		} else if (is_flag(a, "--json")) {
 			g->render.format = FMT_JSON;
+		} else if (is_flag(a, "--html") || strncmp(a, "--html=", 7) == 0) {
+			if (a[6] == '=')
+				g->html = a + 7;
+			else if (i + 1 < *argc)
+				g->html = argv[++i];
+			if (!g->html || !*g->html)
+				return cd_fail(err, CD_EUSAGE, "--html wants a file name");
 		} else if (is_flag(a, "--markdown")) {
 			g->render.format = FMT_MARKDOWN;
 		} else if (strncmp(a, "--color=", 8) == 0) {
@@ -116,7 +125,7 @@ static int take_global_options(int *argc, char **argv, struct cd_globals *g, boo
 int main(int argc, char **argv)
 {
 	static struct cd_run run; /* the run context: what the command's needs open, once */
-	struct cd_globals g = { { FMT_TEXT, false, 0 }, false, &run };
+	struct cd_globals g = { { FMT_TEXT, false, 0 }, false, &run, NULL };
 	const struct cd_command *cmd;
 	char *default_argv[] = { "doctor", NULL };
 	char err[CD_ERRMSG] = "";
@@ -173,6 +182,11 @@ int main(int argc, char **argv)
 	}
 	if ((!r.self_rendered && render_report(&r, &g.render, stdout) != 0) || fflush(stdout) != 0) {
 		fprintf(stderr, "cudoctor: cannot write the report\n");
+		code = EXIT_TOOL;
+		goto out;
+	}
+	if (g.html && !r.oom && render_html_file(&r, g.html, err) != CD_OK) {
+		fprintf(stderr, "cudoctor: %s\n", err);
 		code = EXIT_TOOL;
 		goto out;
 	}

@@ -52,6 +52,7 @@ struct cd_globals {
 	struct render_opts render;
 	bool stderr_is_tty;  /* progress bars only then */
 	struct cd_run *run;  /* opened by main.c for NEEDS_DRIVER; on demand otherwise */
+	const char *html;    /* --html FILE: also write the report as one HTML page */
 };
 
 struct cd_command {

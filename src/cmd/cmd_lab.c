@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
+#include "cmd/lab_render.h"
 #include "driver/cudrv.h"
 #include "lab/fatbin.h"
 #include "lab/gpu.h"
@@ -30,7 +31,9 @@ static const char help[] =
 	"  --quick        smaller sweeps and fewer repetitions (seconds)\n"
 	"  --plot DIR     write one SVG chart per lab into DIR\n"
 	"  --device N     run on CUDA device N (default 0)\n"
-	"  --seed N       seed of the random inputs (default: from the clock)\n";
+	"  --seed N       seed of the random inputs (default: from the clock)\n"
+	"\n"
+	"cudoctor --html FILE lab ... also writes one self-contained page with every chart.\n";
 
 struct progress {
 	bool on;
@@ -71,7 +74,7 @@ static void fmt_value(char *buf, size_t n, double v)
 		snprintf(buf, n, "%.3g", v);
 }
 
-static void render_lab(struct report *r, json_t *jlabs, const struct lab *l, const struct lab_result *res,
+void lab_render_result(struct report *r, json_t *jlabs, const struct lab *l, const struct lab_result *res,
 		       const char *err)
 {
 	report_section(r, "lab %s: %s", l->name, l->concept);
@@ -88,6 +91,10 @@ static void render_lab(struct report *r, json_t *jlabs, const struct lab *l, con
 			report_table_row(r, row);
 		}
 	}
+	char *svg = res->plot.used ? lab_svg_render(&res->plot) : NULL;
+	if (svg)
+		report_figure(r, res->plot.title, svg);
+	free(svg);
 	report_kv(r, "verdict", "%s: %s", lab_verdict_name(res->verdict), res->decided[0] ? res->decided : err);
 	if (res->note[0])
 		report_kv(r, "note", "%s", res->note);
@@ -332,7 +339,7 @@ static int run(struct report *r, int argc, char **argv, const struct cd_globals 
 			res->verdict = LAB_FAILED;
 		}
 		/* a failed launch can leave the context unusable: say so once and stop */
-		render_lab(r, jlabs, chosen[i], res, e);
+		lab_render_result(r, jlabs, chosen[i], res, e);
 		if (plot && lrc == CD_OK) {
 			char perr[CD_ERRMSG];
 			if (write_plot(plot, chosen[i], res, perr) != CD_OK)

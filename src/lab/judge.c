@@ -411,3 +411,160 @@ void judge_jit(struct lab_result *r, double sass_ms, double ptx_cold_ms, double 
 		say(r, "the second PTX load was not at least 2x faster (JIT cache)");
 	}
 }
+
+void judge_libraries(struct lab_result *r, const struct lab_gemm_point *p, size_t n, const char *library_error)
+{
+	set(r, LAB_CONFIRMED);
+	if (library_error && library_error[0]) {
+		set(r, LAB_INCONCLUSIVE);
+		say(r, "no cuBLAS to compare with: %s", library_error);
+		return;
+	}
+	if (n == 0) {
+		set(r, LAB_INCONCLUSIVE);
+		say(r, "nothing measured");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double hand = p[i].naive > p[i].tiled ? p[i].naive : p[i].tiled;
+		if (p[i].library <= 0 || hand <= 0) {
+			worsen(r, LAB_INCONCLUSIVE);
+			say(r, "%s %d^3: a variant was not measured", p[i].dtype, p[i].n);
+			continue;
+		}
+		/* "beats": a clear margin (>= 1.5x), not noise */
+		double ratio = p[i].library / hand;
+		const char *flag = ratio < 1.0 ? " SLOWER" : ratio < 1.5 ? " NOT A CLEAR WIN" : "";
+		if (ratio < 1.0)
+			worsen(r, LAB_REFUTED);
+		else if (ratio < 1.5)
+			worsen(r, LAB_INCONCLUSIVE);
+		if (p[i].peak <= 0) {
+			say(r, "%s %d^3: cuBLAS %.1f TFLOP/s, %.1fx the best hand-written kernel (%.1f)%s; peak unknown",
+			    p[i].dtype, p[i].n, p[i].library / 1e12, ratio, hand / 1e12, flag);
+			continue;
+		}
+		/* a library should run near the hardware's rate on large problems: >= 70% at 8192^3,
+		 * >= 50% from 4096^3; smaller problems do not fill the GPU and are only reported */
+		double f = p[i].library / p[i].peak, need = p[i].n >= 8192 ? 0.70 : p[i].n >= 4096 ? 0.50 : 0;
+		char naive[48] = ""; /* naive is not run at the largest sizes */
+		if (p[i].naive > 0)
+			snprintf(naive, sizeof naive, ", naive %.2f%%", p[i].naive / p[i].peak * 100);
+		say(r, "%s %d^3: cuBLAS %.1f TFLOP/s = %.0f%% of peak %.0f%s, %.1fx the best hand-written (tiled %.1f%%%s "
+		       "of peak)%s",
+		    p[i].dtype, p[i].n, p[i].library / 1e12, f * 100, p[i].peak / 1e12,
+		    f > 1.05 ? " ABOVE PEAK" : f < need ? " BELOW BAND" : "", ratio, p[i].tiled / p[i].peak * 100, naive,
+		    flag);
+		if (f > 1.05 || f < need)
+			worsen(r, LAB_INCONCLUSIVE);
+	}
+}
+
+static double occ_uncapped(const struct lab_occ_model *m, double warps)
+{
+	return m->latency_ns > 0 ? m->sm_count * warps * m->request_bytes / (m->latency_ns * 1e-9) : 0;
+}
+
+double lab_occ_little(const struct lab_occ_model *m, double warps)
+{
+	double v = occ_uncapped(m, warps);
+	return m->peak > 0 && v > m->peak ? m->peak : v;
+}
+
+double lab_occ_warps_needed(const struct lab_occ_model *m)
+{
+	double per_warp = occ_uncapped(m, 1);
+	return per_warp > 0 && m->peak > 0 ? m->peak / per_warp : 0;
+}
+
+void judge_occupancy(struct lab_result *r, const int *warps, const double *bw, size_t n,
+		     const struct lab_occ_model *m)
+{
+	set(r, LAB_CONFIRMED);
+	if (m->latency_ns <= 0 || m->sm_count <= 0 || m->request_bytes <= 0 || n < 3) {
+		set(r, LAB_INCONCLUSIVE);
+		say(r, "no DRAM latency or fewer than 3 occupancy points to judge");
+		return;
+	}
+	if (m->peak <= 0) {
+		set(r, LAB_INCONCLUSIVE);
+		say(r, "the driver reports no memory clock or bus width, so there is no peak to saturate at");
+		return;
+	}
+	say(r, "idle DRAM latency %.0f ns: the %.2f TB/s peak needs %.0f KiB in flight, %.1f warps per SM", m->latency_ns,
+	    m->peak / 1e12, m->latency_ns * 1e-9 * m->peak / 1024, lab_occ_warps_needed(m));
+	/* the latency-bound points: Little's law predicts under half the peak there */
+	size_t bound = 0, prev = 0;
+	for (size_t i = 0; i < n; i++) {
+		double pred = occ_uncapped(m, warps[i]);
+		if (pred >= 0.5 * m->peak || bw[i] <= 0)
+			continue;
+		double ratio = bw[i] / pred;
+		const char *flag = ratio > 1.25 ? " ABOVE THE LAW" : ratio < 0.5 ? " BELOW BAND" : "";
+		say(r, "%d warps/SM: %.0f GB/s = %.2fx Little's law%s", warps[i], bw[i] / 1e9, ratio, flag);
+		if (ratio > 1.25) {
+			worsen(r, LAB_INCONCLUSIVE);
+			say(r, "more than one request per warp was in flight: the kernel broke the premise");
+		} else if (ratio < 0.5) {
+			worsen(r, LAB_REFUTED);
+		}
+		if (bound++ > 0) {
+			double g = (bw[i] / bw[prev]) / ((double)warps[i] / warps[prev]);
+			if (g < 0.7) {
+				worsen(r, LAB_REFUTED);
+				say(r, "%d -> %d warps: bandwidth grew only %.2fx", warps[prev], warps[i], bw[i] / bw[prev]);
+			}
+		}
+		prev = i;
+	}
+	if (bound < 2) {
+		worsen(r, LAB_INCONCLUSIVE);
+		say(r, "fewer than 2 points below half the peak: the sweep never was latency-bound");
+	}
+	double best = 0;
+	int at = 0;
+	for (size_t i = 0; i < n; i++)
+		if (bw[i] > best) {
+			best = bw[i];
+			at = warps[i];
+		}
+	say(r, "best %.0f GB/s = %.0f%% of peak at %d warps/SM", best / 1e9, best / m->peak * 100, at);
+	if (best > 1.02 * m->peak) {
+		worsen(r, LAB_INCONCLUSIVE);
+		say(r, "above the peak: the data sat in cache or bytes were miscounted");
+	} else if (best < 0.6 * m->peak) {
+		worsen(r, LAB_REFUTED);
+		say(r, "never reached 60%% of peak: more warps did not hide the latency");
+	}
+}
+
+static const char *tex_word(double speedup)
+{
+	return speedup >= 1.1 ? "helps" : speedup <= 0.9 ? "hurts" : "no difference";
+}
+
+void judge_texture(struct lab_result *r, const struct lab_tex_point *p, size_t n)
+{
+	set(r, LAB_CONFIRMED);
+	bool judged = false;
+	for (size_t i = 0; i < n; i++) {
+		if (p[i].plain <= 0 || p[i].ldg <= 0 || p[i].tex <= 0) {
+			worsen(r, LAB_INCONCLUSIVE);
+			say(r, "%s: a path was not measured", p[i].work);
+			continue;
+		}
+		double tex = p[i].plain / p[i].tex, ldg = p[i].plain / p[i].ldg;
+		say(r, "%s: texture %.2fx plain (%s), __ldg %.2fx plain (%s), texture %.2fx __ldg", p[i].work, tex,
+		    tex_word(tex), ldg, tex_word(ldg), p[i].ldg / p[i].tex);
+		/* the claim is about reads across rows: the rotated sample decides it */
+		if (strcmp(p[i].work, "bilinear") == 0) {
+			judged = true;
+			if (tex < 1.1)
+				worsen(r, LAB_REFUTED);
+		}
+	}
+	if (!judged) {
+		worsen(r, LAB_INCONCLUSIVE);
+		say(r, "no bilinear sample measured");
+	}
+}

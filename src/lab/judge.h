@@ -43,4 +43,36 @@ void judge_transpose(struct lab_result *r, double naive, double tiled, double pa
 void judge_jit(struct lab_result *r, double sass_ms, double ptx_cold_ms, double ptx_warm_ms, bool same,
 	       bool cache_disabled);
 
+/* libraries: one data type at its largest size, in FLOP/s (0: not measured); peak 0 when
+ * the arch is not in kb/sm_flops.tsv. library_error is non-empty when cuBLAS was not used. */
+struct lab_gemm_point {
+	char dtype[8];
+	int n;
+	double naive, tiled, library, peak;
+};
+void judge_libraries(struct lab_result *r, const struct lab_gemm_point *p, size_t n, const char *library_error);
+
+
+/* occupancy: Little's law with one request of request_bytes in flight per warp */
+struct lab_occ_model {
+	double latency_ns; /* idle DRAM latency (pointer chase) */
+	double peak;       /* DRAM peak from clocks, bytes/s; 0 unknown */
+	int sm_count;
+	int request_bytes;
+};
+/* bytes/s that `warps` resident warps per SM sustain: SMs x warps x request / latency, at most the peak */
+double lab_occ_little(const struct lab_occ_model *m, double warps);
+/* resident warps per SM whose requests fill latency x peak */
+double lab_occ_warps_needed(const struct lab_occ_model *m);
+/* warps ascending, bw in bytes/s */
+void judge_occupancy(struct lab_result *r, const int *warps, const double *bw, size_t n,
+		     const struct lab_occ_model *m);
+
+/* texture: one workload's median ms per path; 0 = not measured */
+struct lab_tex_point {
+	char work[16]; /* "stencil", "bilinear" */
+	double plain, ldg, tex;
+};
+void judge_texture(struct lab_result *r, const struct lab_tex_point *p, size_t n);
+
 #endif

@@ -6,7 +6,7 @@
 
 extern const struct lab lab_hello, lab_index2d, lab_coalescing, lab_bank, lab_transpose, lab_constant, lab_latency,
 	lab_bandwidth, lab_hostxfer, lab_divergence, lab_blocksize, lab_streams, lab_graphs, lab_jit,
-	lab_nccl;
+	lab_nccl, lab_libraries, lab_occupancy, lab_texture;
 
 static const struct lab *const all_labs[] = {
 	&lab_hello,
@@ -15,15 +15,18 @@ static const struct lab *const all_labs[] = {
 	&lab_bank,
 	&lab_transpose,
 	&lab_constant,
+	&lab_texture,
 	&lab_latency,
 	&lab_bandwidth,
 	&lab_hostxfer,
 	&lab_divergence,
 	&lab_blocksize,
+	&lab_occupancy,
 	&lab_streams,
 	&lab_graphs,
 	&lab_jit,
 	&lab_nccl,
+	&lab_libraries,
 };
 
 size_t lab_count(void)

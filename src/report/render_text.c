@@ -91,6 +91,8 @@ int render_text(const struct report *r, const struct render_opts *o, FILE *out)
 		for (size_t i = 0; i < r->n_items; i++) {
 			const struct report_item *it = &r->items[i];
 
+			if (it->kind == ITEM_FIGURE)
+				continue; /* charts are for the HTML page */
 			switch (it->kind) {
 			case ITEM_SECTION:
 				fprintf(out, "%s%s%s%s\n", any_item ? "\n" : "", col(o, C_BOLD), it->a,
@@ -107,6 +109,8 @@ int render_text(const struct report *r, const struct render_opts *o, FILE *out)
 				break;
 			case ITEM_TABLE:
 				text_table(it, out, o);
+				break;
+			case ITEM_FIGURE:
 				break;
 			}
 			any_item = true;
@@ -168,6 +172,8 @@ int render_markdown(const struct report *r, const struct render_opts *o, FILE *o
 	for (size_t i = 0; o->verbosity >= 0 && i < r->n_items; i++) {
 		const struct report_item *it = &r->items[i];
 
+		if (it->kind == ITEM_FIGURE)
+			continue;
 		if (in_list && it->kind != ITEM_KV) {
 			fputc('\n', out);
 			in_list = false;
@@ -203,6 +209,8 @@ int render_markdown(const struct report *r, const struct render_opts *o, FILE *o
 				}
 			}
 			fputc('\n', out);
+			break;
+		case ITEM_FIGURE:
 			break;
 		}
 	}

@@ -199,7 +199,7 @@ static int push_text(struct report *r, enum report_item_kind kind, char *a, char
 {
 	struct report_item *it;
 
-	if (!a || (kind == ITEM_KV && !b))
+	if (!a || ((kind == ITEM_KV || kind == ITEM_FIGURE) && !b))
 		goto oom;
 	it = push_item(r, kind);
 	if (!it)
@@ -296,6 +296,11 @@ int report_table_row(struct report *r, const char *const cells[])
 		if (r->items[i].kind == ITEM_TABLE)
 			return table_add_row(r, &r->items[i], cells);
 	return CD_EUSAGE;
+}
+
+int report_figure(struct report *r, const char *caption, const char *svg)
+{
+	return push_text(r, ITEM_FIGURE, cd_strdup(caption ? caption : ""), cd_strdup(svg ? svg : ""));
 }
 
 int report_json_set(struct report *r, const char *key, json_t *value)

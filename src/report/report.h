@@ -24,7 +24,8 @@ struct finding {
 	size_t n_fix;
 };
 
-enum report_item_kind { ITEM_SECTION, ITEM_KV, ITEM_LINE, ITEM_TABLE };
+/* ITEM_FIGURE: a chart (a: caption, b: a standalone SVG document) that only the HTML page draws */
+enum report_item_kind { ITEM_SECTION, ITEM_KV, ITEM_LINE, ITEM_TABLE, ITEM_FIGURE };
 
 struct report_item {
 	enum report_item_kind kind;
@@ -71,6 +72,8 @@ int report_line(struct report *r, const char *fmt, ...) __attribute__((format(pr
 /* Starts a table; rows go to the most recent table. */
 int report_table(struct report *r, size_t ncols, const char *const headers[]);
 int report_table_row(struct report *r, const char *const cells[]);
+/* A chart for the HTML page (copied); text, Markdown and JSON leave it out. */
+int report_figure(struct report *r, const char *caption, const char *svg);
 
 /* JSON helpers that record OOM in r instead of failing silently. */
 int report_json_set(struct report *r, const char *key, json_t *value); /* steals value */

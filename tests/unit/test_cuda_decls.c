@@ -115,8 +115,40 @@
 #define CUgraph ours_CUgraph
 #define CUgraphExec ours_CUgraphExec
 #define CUmemGenericAllocationHandle ours_CUmemGenericAllocationHandle
+#define CUDA_ERROR_NOT_READY ours_CUDA_ERROR_NOT_READY
+#define CU_MEMHOSTALLOC_DEVICEMAP ours_CU_MEMHOSTALLOC_DEVICEMAP
+#define CU_LIMIT_MALLOC_HEAP_SIZE ours_CU_LIMIT_MALLOC_HEAP_SIZE
+#define CU_AD_FORMAT_FLOAT ours_CU_AD_FORMAT_FLOAT
+#define CU_RESOURCE_TYPE_ARRAY ours_CU_RESOURCE_TYPE_ARRAY
+#define CU_TR_ADDRESS_MODE_CLAMP ours_CU_TR_ADDRESS_MODE_CLAMP
+#define CU_TR_FILTER_MODE_POINT ours_CU_TR_FILTER_MODE_POINT
+#define CU_TR_FILTER_MODE_LINEAR ours_CU_TR_FILTER_MODE_LINEAR
+#define CU_MEMORYTYPE_DEVICE ours_CU_MEMORYTYPE_DEVICE
+#define CU_MEMORYTYPE_ARRAY ours_CU_MEMORYTYPE_ARRAY
+#define CUarray ours_CUarray
+#define CUtexObject ours_CUtexObject
+#define CUDA_ARRAY_DESCRIPTOR ours_CUDA_ARRAY_DESCRIPTOR
+#define CUDA_MEMCPY2D ours_CUDA_MEMCPY2D
+#define CUDA_RESOURCE_DESC ours_CUDA_RESOURCE_DESC
+#define CUDA_TEXTURE_DESC ours_CUDA_TEXTURE_DESC
 #include "driver/cuda_types.h"
 #include "driver/cudrv.h"
+#undef CUDA_ERROR_NOT_READY
+#undef CU_MEMHOSTALLOC_DEVICEMAP
+#undef CU_LIMIT_MALLOC_HEAP_SIZE
+#undef CU_AD_FORMAT_FLOAT
+#undef CU_RESOURCE_TYPE_ARRAY
+#undef CU_TR_ADDRESS_MODE_CLAMP
+#undef CU_TR_FILTER_MODE_POINT
+#undef CU_TR_FILTER_MODE_LINEAR
+#undef CU_MEMORYTYPE_DEVICE
+#undef CU_MEMORYTYPE_ARRAY
+#undef CUarray
+#undef CUtexObject
+#undef CUDA_ARRAY_DESCRIPTOR
+#undef CUDA_MEMCPY2D
+#undef CUDA_RESOURCE_DESC
+#undef CUDA_TEXTURE_DESC
 #undef CUDA_SUCCESS
 #undef CUDA_ERROR_INVALID_VALUE
 #undef CUDA_ERROR_OUT_OF_MEMORY
@@ -306,6 +338,16 @@ SAME_VALUE(CU_MEM_LOCATION_TYPE_DEVICE);
 SAME_VALUE(CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
 SAME_VALUE(CU_MEM_ALLOC_GRANULARITY_MINIMUM);
 SAME_VALUE(CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
+SAME_VALUE(CUDA_ERROR_NOT_READY);
+SAME_VALUE(CU_MEMHOSTALLOC_DEVICEMAP);
+SAME_VALUE(CU_LIMIT_MALLOC_HEAP_SIZE);
+SAME_VALUE(CU_AD_FORMAT_FLOAT);
+SAME_VALUE(CU_RESOURCE_TYPE_ARRAY);
+SAME_VALUE(CU_TR_ADDRESS_MODE_CLAMP);
+SAME_VALUE(CU_TR_FILTER_MODE_POINT);
+SAME_VALUE(CU_TR_FILTER_MODE_LINEAR);
+SAME_VALUE(CU_MEMORYTYPE_DEVICE);
+SAME_VALUE(CU_MEMORYTYPE_ARRAY);
 
 /* Struct layouts the driver reads: size and every member's offset. */
 #define SAME_LAYOUT(ours, theirs) _Static_assert(sizeof(ours) == sizeof(theirs), #theirs " size differs")
@@ -321,6 +363,39 @@ SAME_OFFSET(ours_CUmemAllocationProp, CUmemAllocationProp, win32HandleMetaData);
 SAME_OFFSET(ours_CUmemAllocationProp, CUmemAllocationProp, allocFlags);
 SAME_LAYOUT(ours_CUmemAccessDesc, CUmemAccessDesc);
 SAME_OFFSET(ours_CUmemAccessDesc, CUmemAccessDesc, flags);
+SAME_LAYOUT(ours_CUDA_ARRAY_DESCRIPTOR, CUDA_ARRAY_DESCRIPTOR);
+SAME_OFFSET(ours_CUDA_ARRAY_DESCRIPTOR, CUDA_ARRAY_DESCRIPTOR, Format);
+SAME_OFFSET(ours_CUDA_ARRAY_DESCRIPTOR, CUDA_ARRAY_DESCRIPTOR, NumChannels);
+SAME_LAYOUT(ours_CUDA_MEMCPY2D, CUDA_MEMCPY2D);
+SAME_OFFSET(ours_CUDA_MEMCPY2D, CUDA_MEMCPY2D, srcY);
+SAME_OFFSET(ours_CUDA_MEMCPY2D, CUDA_MEMCPY2D, srcMemoryType);
+SAME_OFFSET(ours_CUDA_MEMCPY2D, CUDA_MEMCPY2D, srcHost);
+SAME_OFFSET(ours_CUDA_MEMCPY2D, CUDA_MEMCPY2D, srcDevice);
+SAME_OFFSET(ours_CUDA_MEMCPY2D, CUDA_MEMCPY2D, srcArray);
+SAME_OFFSET(ours_CUDA_MEMCPY2D, CUDA_MEMCPY2D, srcPitch);
+SAME_OFFSET(ours_CUDA_MEMCPY2D, CUDA_MEMCPY2D, dstXInBytes);
+SAME_OFFSET(ours_CUDA_MEMCPY2D, CUDA_MEMCPY2D, dstY);
+SAME_OFFSET(ours_CUDA_MEMCPY2D, CUDA_MEMCPY2D, dstMemoryType);
+SAME_OFFSET(ours_CUDA_MEMCPY2D, CUDA_MEMCPY2D, dstHost);
+SAME_OFFSET(ours_CUDA_MEMCPY2D, CUDA_MEMCPY2D, dstDevice);
+SAME_OFFSET(ours_CUDA_MEMCPY2D, CUDA_MEMCPY2D, dstArray);
+SAME_OFFSET(ours_CUDA_MEMCPY2D, CUDA_MEMCPY2D, dstPitch);
+SAME_OFFSET(ours_CUDA_MEMCPY2D, CUDA_MEMCPY2D, WidthInBytes);
+SAME_OFFSET(ours_CUDA_MEMCPY2D, CUDA_MEMCPY2D, Height);
+SAME_LAYOUT(ours_CUDA_RESOURCE_DESC, CUDA_RESOURCE_DESC);
+SAME_OFFSET(ours_CUDA_RESOURCE_DESC, CUDA_RESOURCE_DESC, res);
+SAME_OFFSET(ours_CUDA_RESOURCE_DESC, CUDA_RESOURCE_DESC, res.array.hArray);
+SAME_OFFSET(ours_CUDA_RESOURCE_DESC, CUDA_RESOURCE_DESC, flags);
+SAME_LAYOUT(ours_CUDA_TEXTURE_DESC, CUDA_TEXTURE_DESC);
+SAME_OFFSET(ours_CUDA_TEXTURE_DESC, CUDA_TEXTURE_DESC, filterMode);
+SAME_OFFSET(ours_CUDA_TEXTURE_DESC, CUDA_TEXTURE_DESC, flags);
+SAME_OFFSET(ours_CUDA_TEXTURE_DESC, CUDA_TEXTURE_DESC, maxAnisotropy);
+SAME_OFFSET(ours_CUDA_TEXTURE_DESC, CUDA_TEXTURE_DESC, mipmapFilterMode);
+SAME_OFFSET(ours_CUDA_TEXTURE_DESC, CUDA_TEXTURE_DESC, mipmapLevelBias);
+SAME_OFFSET(ours_CUDA_TEXTURE_DESC, CUDA_TEXTURE_DESC, minMipmapLevelClamp);
+SAME_OFFSET(ours_CUDA_TEXTURE_DESC, CUDA_TEXTURE_DESC, maxMipmapLevelClamp);
+SAME_OFFSET(ours_CUDA_TEXTURE_DESC, CUDA_TEXTURE_DESC, borderColor);
+_Static_assert(sizeof(ours_CUtexObject) == sizeof(CUtexObject), "CUtexObject size");
 _Static_assert(sizeof(ours_CUresult) == sizeof(CUresult), "CUresult size");
 _Static_assert(sizeof(ours_CUdeviceptr) == sizeof(CUdeviceptr), "CUdeviceptr size");
 _Static_assert(sizeof(ours_CUmemGenericAllocationHandle) == sizeof(CUmemGenericAllocationHandle), "handle size");
@@ -374,6 +449,10 @@ SAME_SIG(MemAddressFree, cuMemAddressFree, CUdeviceptr, size_t);
 SAME_SIG(MemRelease, cuMemRelease, CUmemGenericAllocationHandle);
 SAME_SIG(MemMap, cuMemMap, CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long);
 SAME_SIG(MemUnmap, cuMemUnmap, CUdeviceptr, size_t);
+SAME_SIG(ArrayDestroy, cuArrayDestroy, CUarray);
+SAME_SIG(TexObjectDestroy, cuTexObjectDestroy, CUtexObject);
+SAME_SIG(MemHostGetDevicePointer, cuMemHostGetDevicePointer_v2, CUdeviceptr *, void *, unsigned int);
+SAME_SIG(StreamQuery, cuStreamQuery, CUstream);
 
 /* These take our own struct types, which have their own spelling on each side. */
 _Static_assert(__builtin_types_compatible_p(__typeof__(((struct cudrv *)0)->DeviceGetUuid),

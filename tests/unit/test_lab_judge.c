@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <string.h>
 
 #include "lab/judge.h"
@@ -247,6 +248,149 @@ static void test_graphs_constant_transpose_jit(void **state)
 	assert_int_equal(res.verdict, LAB_REFUTED);
 }
 
+/* fabricated H200-like numbers: cuBLAS bf16 750 TFLOP/s of a 1070 peak, tiled 15, naive 2 */
+static void test_libraries(void **state)
+{
+	(void)state;
+	struct lab_gemm_point p[3] = {
+		{ "fp32", 8192, 0, 12e12, 50e12, 67e12 },
+		{ "fp16", 8192, 0, 14e12, 760e12, 1070e12 },
+		{ "bf16", 8192, 0, 14e12, 750e12, 1070e12 },
+	};
+	judge_libraries(&res, p, 3, "");
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	assert_non_null(strstr(res.decided, "bf16 8192^3: cuBLAS 750.0 TFLOP/s = 70% of peak 1070"));
+	assert_non_null(strstr(res.decided, "53.6x"));
+	/* fast, but below 70% of peak at 8192^3: the library did not run at its rate */
+	p[2].library = 600e12;
+	judge_libraries(&res, p, 3, "");
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	assert_non_null(strstr(res.decided, "BELOW BAND"));
+	/* at 4096^3 the band is 50% */
+	for (int i = 0; i < 3; i++)
+		p[i].n = 4096;
+	judge_libraries(&res, p, 3, "");
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	/* above the peak: the table or the clock is wrong */
+	p[1].library = 1200e12;
+	judge_libraries(&res, p, 3, "");
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	assert_non_null(strstr(res.decided, "ABOVE PEAK"));
+	p[1].library = 760e12;
+	/* the hand-written kernel wins: refuted, whatever the peak says */
+	p[0].tiled = 60e12;
+	judge_libraries(&res, p, 3, "");
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	assert_non_null(strstr(res.decided, "SLOWER"));
+	/* a win of less than 1.5x is no lesson */
+	p[0].tiled = 40e12;
+	judge_libraries(&res, p, 3, "");
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	assert_non_null(strstr(res.decided, "NOT A CLEAR WIN"));
+	/* unknown arch: ratios only */
+	p[0].tiled = 12e12;
+	for (int i = 0; i < 3; i++)
+		p[i].peak = 0;
+	judge_libraries(&res, p, 3, "");
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	assert_non_null(strstr(res.decided, "peak unknown"));
+	/* no cuBLAS: nothing to compare with */
+	judge_libraries(&res, p, 3, "CUDOCTOR_LIBCUBLAS=/x: cannot open shared object file");
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	assert_non_null(strstr(res.decided, "no cuBLAS to compare with: CUDOCTOR_LIBCUBLAS=/x"));
+	/* a variant missing */
+	p[1].library = 0;
+	judge_libraries(&res, p, 3, "");
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	judge_libraries(&res, p, 0, "");
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+}
+
+static void test_occupancy(void **state)
+{
+	(void)state;
+	/* an H200-like part: 650 ns idle latency, 4.8 TB/s, 132 SMs, 512 B per warp */
+	struct lab_occ_model m = { .latency_ns = 650, .peak = 4.8e12, .sm_count = 132, .request_bytes = 512 };
+	assert_true(fabs(lab_occ_little(&m, 1) - 132 * 512 / 650e-9) < 1);
+	assert_true(lab_occ_little(&m, 64) == 4.8e12); /* capped at the peak */
+	assert_true(fabs(lab_occ_warps_needed(&m) - 4.8e12 / (132 * 512 / 650e-9)) < 1e-9);
+	int w[] = { 1, 2, 4, 8, 16, 32, 64 };
+	double ok[] = { 95e9, 185e9, 360e9, 700e9, 1300e9, 3000e9, 4100e9 };
+	judge_occupancy(&res, w, ok, 7, &m);
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	assert_non_null(strstr(res.decided, "1 warps/SM: 95 GB/s = 0.91x Little's law"));
+	assert_non_null(strstr(res.decided, "best 4100 GB/s = 85% of peak at 64 warps/SM"));
+	/* bandwidth that does not grow with warps */
+	double flat[] = { 95e9, 100e9, 105e9, 110e9, 1300e9, 3000e9, 4100e9 };
+	judge_occupancy(&res, w, flat, 7, &m);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	assert_non_null(strstr(res.decided, "1 -> 2 warps: bandwidth grew only 1.05x"));
+	/* far below the law at low occupancy */
+	double slow[] = { 30e9, 60e9, 120e9, 240e9, 1300e9, 3000e9, 4100e9 };
+	judge_occupancy(&res, w, slow, 7, &m);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	assert_non_null(strstr(res.decided, "BELOW BAND"));
+	/* never near the peak */
+	double low[] = { 95e9, 185e9, 360e9, 700e9, 1300e9, 2000e9, 2500e9 };
+	judge_occupancy(&res, w, low, 7, &m);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	assert_non_null(strstr(res.decided, "never reached 60%"));
+	/* more in flight than one request per warp: the premise failed */
+	double hot[] = { 200e9, 400e9, 800e9, 1600e9, 3200e9, 4000e9, 4100e9 };
+	judge_occupancy(&res, w, hot, 7, &m);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	assert_non_null(strstr(res.decided, "ABOVE THE LAW"));
+	/* above the peak */
+	double cached[] = { 95e9, 185e9, 360e9, 700e9, 1300e9, 3000e9, 5200e9 };
+	judge_occupancy(&res, w, cached, 7, &m);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	/* no latency, no peak, too few points */
+	struct lab_occ_model none = m;
+	none.latency_ns = 0;
+	judge_occupancy(&res, w, ok, 7, &none);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	none = m;
+	none.peak = 0;
+	judge_occupancy(&res, w, ok, 7, &none);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	judge_occupancy(&res, w, ok, 2, &m);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	/* a sweep that starts saturated */
+	int big[] = { 32, 48, 64 };
+	double sat[] = { 3000e9, 3900e9, 4100e9 };
+	judge_occupancy(&res, big, sat, 3, &m);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	assert_non_null(strstr(res.decided, "never was latency-bound"));
+}
+
+static void test_texture(void **state)
+{
+	(void)state;
+	/* ms per path: the stencil the same on every path, the rotated sample faster from the texture */
+	struct lab_tex_point p[2] = { { "stencil", 1.00, 0.98, 1.02 }, { "bilinear", 2.0, 1.9, 1.2 } };
+	judge_texture(&res, p, 2);
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	assert_non_null(strstr(res.decided, "stencil: texture 0.98x plain (no difference)"));
+	assert_non_null(strstr(res.decided, "bilinear: texture 1.67x plain (helps)"));
+	/* the texture no faster for the rotated sample: refuted, whatever the stencil does */
+	p[1].tex = 1.95;
+	p[0].tex = 0.5;
+	judge_texture(&res, p, 2);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	assert_non_null(strstr(res.decided, "stencil: texture 2.00x plain (helps)"));
+	p[1].tex = 2.5;
+	judge_texture(&res, p, 2);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	assert_non_null(strstr(res.decided, "bilinear: texture 0.80x plain (hurts)"));
+	/* missing numbers */
+	p[1].tex = 0;
+	judge_texture(&res, p, 2);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	judge_texture(&res, p, 1);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	assert_non_null(strstr(res.decided, "no bilinear sample measured"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +406,9 @@ int main(void)
 		cmocka_unit_test_setup(test_hostxfer, reset),
 		cmocka_unit_test_setup(test_streams, reset),
 		cmocka_unit_test_setup(test_graphs_constant_transpose_jit, reset),
+		cmocka_unit_test_setup(test_libraries, reset),
+		cmocka_unit_test_setup(test_occupancy, reset),
+		cmocka_unit_test_setup(test_texture, reset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
