@@ -13,8 +13,14 @@ extern "C" __global__ void lab_occ_read(const float4 *__restrict__ a, unsigned l
 		float4 v = a[i];
 		acc += (v.x + v.y) + (v.z + v.w);
 	}
-	/* small integers: every partial sum is exact in float */
-	atomicAdd(total, (unsigned long long)acc);
+	/* small integers: every partial sum is exact in float. One atomic per warp, not per
+	 * thread: a same-address atomic per thread serialises in L2 and, with many resident
+	 * warps, costs more than the reads being measured. */
+	unsigned long long sum = (unsigned long long)acc;
+	for (int off = 16; off > 0; off >>= 1)
+		sum += __shfl_down_sync(0xffffffffu, sum, off);
+	if ((threadIdx.x & 31) == 0)
+		atomicAdd(total, sum);
 }
 
 /* integers 0..15 as floats, from the counter hash */

@@ -29,7 +29,7 @@ struct gpu_caps {
 	char version[32];             /* "580.95.05"; "" unknown (libcuda alone does not say) */
 	struct gpu_cap gpus[GPU_CAPS_MAX];
 	size_t n_gpus;
-	const char *gpus_from;        /* "NVML", "libcuda", NULL */
+	const char *gpus_from;        /* "/proc/driver/nvidia and the kb's GPU names", "NVML", "libcuda", NULL */
 	bool cuinit_called;
 	enum gpu_caps_missing missing;
 	char detail[CD_ERRMSG];

@@ -1,15 +1,22 @@
-/* GPU compute capabilities and the driver version: NVML first (its init does not set up
- * CUDA), libcuda's cuInit only where NVML is missing or cannot say what CUDA would see. */
+/* GPU compute capabilities and the driver version: the kernel module's own /proc files
+ * with the kb's names first (no library at all), then NVML (its init does not set up CUDA),
+ * libcuda's cuInit only where neither can say what CUDA would see. */
 #include "probe/gpu_caps.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "driver/cudrv.h"
 #include "driver/nvml.h"
+#include "kb/kb.h"
+#include "probe/paths.h"
 #include "probe/platform.h"
+#include "probe/vertext.h"
+#include "util/file.h"
 #include "util/str.h"
+#include "util/version.h"
 
 struct nvml_gpu {
 	char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
@@ -76,14 +83,148 @@ static bool cuda_view(const struct nvml_gpu *g, size_t n, const bool *mig, int *
 	return true;
 }
 
+/* Fills c's GPUs with CUDA's view of g (PCI order); false when that view needs cuInit. */
+static bool take_view(struct gpu_caps *c, const struct nvml_gpu *g, size_t n, const bool *mig, const char *from)
+{
+	int map[GPU_CAPS_MAX];
+	size_t n_map = 0;
+
+	if (!cuda_view(g, n, mig, map, &n_map))
+		return false;
+	for (size_t k = 0; k < n_map; k++) {
+		struct gpu_cap *o = &c->gpus[c->n_gpus++];
+
+		o->ordinal = (int)k;
+		o->cc = g[map[k]].cc;
+		snprintf(o->name, sizeof(o->name), "%s", g[map[k]].name);
+	}
+	c->gpus_from = from;
+	return true;
+}
+
+/* The value of "Key:" in a /proc information file, blanks trimmed, into out. */
+static bool info_field(const char *text, const char *key, char *out, size_t n)
+{
+	size_t klen = strlen(key);
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *v, *e;
+
+		if (strncmp(l, key, klen) != 0 || l[klen] != ':')
+			continue;
+		for (v = l + klen + 1; *v == ' ' || *v == '\t'; v++)
+			;
+		for (e = v; *e && *e != '\n'; e++)
+			;
+		while (e > v && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+			e--;
+		snprintf(out, n, "%.*s", (int)(e - v), v);
+		return true;
+	}
+	return false;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One GPU of /proc/driver/nvidia/gpus/BUS: its model named in the kb (for the compute
+ * capability), its UUID, and whether MIG instances exist on it (CUDA then shows those). */
+static bool proc_gpu(const char *root, const char *bus, struct nvml_gpu *g, bool *mig)
+{
+	char path[PROBE_PATH], rel[PROBE_PATH], minor[16] = "", *text = NULL;
+	const struct kb_gpu *k;
+	size_t len;
+	bool ok = false;
+	DIR *d;
+	struct dirent *e;
+
+	memset(g, 0, sizeof(*g));
+	*mig = false;
+	snprintf(rel, sizeof rel, "/driver/nvidia/gpus/%s/information", bus);
+	if (path_rooted(path, sizeof path, root, rel) != CD_OK || file_read_text(path, 16 * 1024, &text, &len, NULL) != CD_OK)
+		return false;
+	if (!info_field(text, "Model", g->name, sizeof g->name) || !(k = kb_gpu_by_name(g->name)) || k->arch <= 0)
+		goto out;
+	g->cc = (unsigned)k->arch;
+	if (!info_field(text, "GPU UUID", g->uuid, sizeof g->uuid) || !str_starts_with(g->uuid, "GPU-"))
+		g->uuid[0] = '\0';
+	if (!info_field(text, "Device Minor", minor, sizeof minor))
+		goto out;
+	snprintf(rel, sizeof rel, "/driver/nvidia/capabilities/gpu%s/mig", minor);
+	if (path_rooted(path, sizeof path, root, rel) == CD_OK && (d = opendir(path))) {
+		while ((e = readdir(d)))
+			if (strncmp(e->d_name, "gi", 2) == 0)
+				*mig = true;
+		closedir(d);
+	}
+	ok = true;
+out:
+	free(text);
+	return ok;
+}
+
+/* The driver and the GPUs from the kernel module's /proc files (root: $CUDOCTOR_PROC_ROOT,
+ * else /proc), each model's compute capability and the branch's CUDA version from the kb.
+ * Returns whether everything asked for is known; on false c is left as it was. */
+static bool probe_proc(struct gpu_caps *c, bool want_gpus)
+{
+	const char *root = getenv("CUDOCTOR_PROC_ROOT");
+	char path[PROBE_PATH], version[32], *text = NULL, *names[GPU_CAPS_MAX], err[CD_ERRMSG];
+	struct nvml_gpu g[GPU_CAPS_MAX];
+	bool mig[GPU_CAPS_MAX], exact = false, open_module = false, ok = false;
+	const struct kb_driver_branch *b;
+	struct version v;
+	size_t len, n = 0;
+	DIR *d = NULL;
+	struct dirent *e;
+
+	if (!root || !*root)
+		root = "/proc";
+	if (path_rooted(path, sizeof path, root, "/driver/nvidia/version") != CD_OK ||
+	    file_read_text(path, 16 * 1024, &text, &len, NULL) != CD_OK ||
+	    vt_proc_driver_version(text, len, version, sizeof version, &open_module) != CD_OK ||
+	    version_parse(version, &v) != CD_OK || kb_load(err) != CD_OK ||
+	    kb_driver_branch_of(&v, &b, &exact) != CD_OK || !exact || b->cuda.parts == 0)
+		goto out;
+	if (want_gpus) {
+		if (path_rooted(path, sizeof path, root, "/driver/nvidia/gpus") != CD_OK || !(d = opendir(path)))
+			goto out;
+		while ((e = readdir(d)) && n < GPU_CAPS_MAX)
+			if (e->d_name[0] != '.' && !(names[n++] = cd_strdup(e->d_name)))
+				goto out;
+		if (e || n == 0)
+			goto out; /* more GPUs than we hold, or none */
+		qsort(names, n, sizeof(names[0]), cmp_name);
+		for (size_t i = 0; i < n; i++)
+			if (!proc_gpu(root, names[i], &g[i], &mig[i]))
+				goto out;
+		if (!take_view(c, g, n, mig, "/proc/driver/nvidia and the kb's GPU names"))
+			goto out;
+	}
+	c->cuda = version_to_cuda_int(&b->cuda);
+	snprintf(c->version, sizeof c->version, "%s", version);
+	ok = true;
+out:
+	if (!ok) {
+		c->n_gpus = 0;
+		c->gpus_from = NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	if (d)
+		closedir(d);
+	free(text);
+	return ok;
+}
+
 /* GPUs through NVML; false when they must come from cuInit instead. */
 static bool nvml_gpus(const struct nvml *nv, struct gpu_caps *c)
 {
 	struct nvml_gpu g[GPU_CAPS_MAX];
 	bool mig[GPU_CAPS_MAX];
-	int map[GPU_CAPS_MAX];
 	unsigned count = 0;
-	size_t n_map = 0;
 
 	if (!nv->DeviceGetCount || !nv->DeviceGetHandleByIndex || !nv->DeviceGetCudaComputeCapability ||
 	    nv->DeviceGetCount(&count) != NVML_SUCCESS || count == 0 || count > GPU_CAPS_MAX)
@@ -105,17 +246,7 @@ static bool nvml_gpus(const struct nvml *nv, struct gpu_caps *c)
 		mig[i] = nv->DeviceGetMigMode && nv->DeviceGetMigMode(dev, &cur, &pending) == NVML_SUCCESS &&
 			 cur == NVML_DEVICE_MIG_ENABLE;
 	}
-	if (!cuda_view(g, count, mig, map, &n_map))
-		return false;
-	for (size_t k = 0; k < n_map; k++) {
-		struct gpu_cap *o = &c->gpus[c->n_gpus++];
-
-		o->ordinal = (int)k;
-		o->cc = g[map[k]].cc;
-		snprintf(o->name, sizeof(o->name), "%s", g[map[k]].name);
-	}
-	c->gpus_from = "NVML";
-	return true;
+	return take_view(c, g, count, mig, "NVML");
 }
 
 /* The driver (and the GPUs, when asked and mappable) from NVML. Returns whether the GPUs
@@ -187,6 +318,8 @@ void gpu_caps_probe(struct gpu_caps *c, bool want_gpus)
 	int ver = 0;
 
 	memset(c, 0, sizeof(*c));
+	if (want_gpus && probe_proc(c, want_gpus))
+		return;
 	/* without GPUs to enumerate, libcuda's cuDriverGetVersion (no cuInit) is the cheaper call */
 	if (want_gpus && probe_nvml(c, want_gpus))
 		return;

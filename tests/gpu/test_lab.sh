@@ -111,9 +111,13 @@ sys.exit(0 if ok else 1)
 PY
 fi
 # every lab kernel under compute-sanitizer: memcheck over all labs, racecheck one lab per
-# process, all at once (CUDOCTOR_LAB_TINY shrinks the launches; racecheck is slow)
-CUDOCTOR_LAB_TINY=1 timeout 120 compute-sanitizer --tool memcheck "$bin" lab all --quick >"$out/sanitizer_memcheck.log" 2>&1 &
+# process, all at once (CUDOCTOR_LAB_TINY shrinks the launches; racecheck is slow). NCCL's own
+# start-up probes kernels it carries no image for (cudaFuncGetAttributes -> error 209, handled
+# inside NCCL), which memcheck reports as API errors; tests/gpu/test_nccl.sh runs nccl under
+# memcheck with those reports off, so here it is left out of the all-labs run.
 labs=$("$bin" --json lab list | python3 -c 'import json,sys; print(" ".join(l["name"] for l in json.load(sys.stdin)["available"]))')
+mlabs=$(echo "$labs" | tr ' ' '\n' | grep -vx nccl | tr '\n' ' ')
+CUDOCTOR_LAB_TINY=1 timeout 120 compute-sanitizer --tool memcheck "$bin" lab run $mlabs --quick >"$out/sanitizer_memcheck.log" 2>&1 &
 for l in $labs; do
 	CUDOCTOR_LAB_TINY=1 timeout 120 compute-sanitizer --tool racecheck "$bin" lab "$l" --quick >"$out/racecheck_$l.log" 2>&1 &
 done

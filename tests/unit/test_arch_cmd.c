@@ -448,8 +448,9 @@ static json_t *gpus_run(const char *const extra[], bool *cuinit)
 	snprintf(log_env, sizeof(log_env), "FAKE_CUDA_CALL_LOG=%s", log);
 	const char *env[16] = {"CUDOCTOR_LIBCUDA=" CUDOCTOR_FAKES_DIR "/libcuda.so.1",
 			       "CUDOCTOR_LIBNVML=" CUDOCTOR_FAKES_DIR "/libnvidia-ml.so.1", log_env,
-			       "CUDA_VISIBLE_DEVICES=", "CUDA_DEVICE_ORDER=", "FAKE_CUDA_ORDER=", NULL};
-	size_t n = 6;
+			       "CUDA_VISIBLE_DEVICES=", "CUDA_DEVICE_ORDER=", "FAKE_CUDA_ORDER=",
+			       "CUDOCTOR_PROC_ROOT=/nonexistent/proc", NULL};
+	size_t n = 7;
 	for (size_t i = 0; extra[i] && n < 15; i++)
 		env[n++] = extra[i];
 	env[n] = NULL;
@@ -462,6 +463,100 @@ static json_t *gpus_run(const char *const extra[], bool *cuinit)
 	free(calls);
 	unlink(log);
 	return j;
+}
+
+static const char *gpu_name(json_t *j, size_t i);
+
+/* A /proc/driver/nvidia tree as the kernel module writes it (H200, 580.159.04 on the
+ * project's GPU machine), one directory per GPU. */
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	assert_true(fputs(text, f) >= 0);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void make_proc(const char *root, const char *const buses[], const char *const models[], size_t n)
+{
+	char p[512];
+	snprintf(p, sizeof p, "mkdir -p %s/driver/nvidia/gpus", root);
+	assert_int_equal(system(p), 0);
+	snprintf(p, sizeof p, "%s/driver/nvidia/version", root);
+	write_file(p, "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  "
+		      "(dvs-builder@U22-I3-AE18-23-3)  Thu Mar  6 2025\nGCC version:  gcc version 12.3.0\n");
+	for (size_t i = 0; i < n; i++) {
+		char text[512];
+		snprintf(p, sizeof p, "mkdir -p %s/driver/nvidia/gpus/%s %s/driver/nvidia/capabilities/gpu%zu/mig", root,
+			 buses[i], root, i);
+		assert_int_equal(system(p), 0);
+		snprintf(p, sizeof p, "%s/driver/nvidia/gpus/%s/information", root, buses[i]);
+		snprintf(text, sizeof text,
+			 "Model: \t\t %s\nIRQ:   \t\t 50\nGPU UUID: \t GPU-16288b7a-ae7b-af08-6b95-94e095802d%02zx\n"
+			 "Video BIOS: \t 96.00.a5.00.01\nBus Type: \t PCIe\nDMA Size: \t 52 bits\n"
+			 "DMA Mask: \t 0xfffffffffffff\nBus Location: \t %s\nDevice Minor: \t %zu\nGPU Excluded:\t No\n",
+			 models[i], i, buses[i], i);
+		write_file(p, text);
+	}
+}
+
+static json_t *proc_run(const char *root, const char *visible, bool *cuinit)
+{
+	char proc_env[300], vis_env[200];
+	snprintf(proc_env, sizeof proc_env, "CUDOCTOR_PROC_ROOT=%s", root);
+	snprintf(vis_env, sizeof vis_env, "CUDA_VISIBLE_DEVICES=%s", visible ? visible : "");
+	const char *extra[] = {proc_env, visible ? vis_env : "FAKE_GPUS=NVIDIA GeForce RTX 3090:8.6:24GiB", NULL};
+	return gpus_run(extra, cuinit);
+}
+
+/* arch reads the GPUs from the kernel module's /proc files and the kb's names, with no
+ * NVML and no cuInit; what /proc cannot settle (MIG, an unknown model) goes to the libraries. */
+static void test_gpus_from_proc(void **state)
+{
+	(void)state;
+	need_fixtures();
+	char root[] = "/tmp/cudoctor-proc-XXXXXX", p[600];
+	assert_non_null(mkdtemp(root));
+	const char *buses[] = {"0000:00:06.0", "0000:00:07.0"};
+	const char *models[] = {"NVIDIA H200", "NVIDIA H200"};
+	make_proc(root, buses, models, 2);
+	bool cuinit;
+	/* NVML and libcuda point nowhere: /proc alone answers */
+	char proc_env[300];
+	snprintf(proc_env, sizeof proc_env, "CUDOCTOR_PROC_ROOT=%s", root);
+	const char *alone[] = {proc_env, "CUDOCTOR_LIBNVML=/nonexistent/libnvidia-ml.so.1",
+			       "CUDOCTOR_LIBCUDA=/nonexistent/libcuda.so.1", "CUDA_VISIBLE_DEVICES=1", NULL};
+	json_t *j = gpus_run(alone, &cuinit);
+	assert_false(cuinit);
+	assert_int_equal(json_array_size(json_object_get(j, "gpus")), 1);
+	assert_string_equal(gpu_name(j, 0), "GPU 0 (NVIDIA H200)");
+	json_t *d = json_object_get(j, "driver");
+	assert_string_equal(json_string_value(json_object_get(d, "version")), "580.159.04");
+	assert_string_equal(json_string_value(json_object_get(d, "cuda_version")), "13.0");
+	json_t *v = json_object_get(file_entry(j, "k_sm90.fatbin"), "verdicts");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(v, 0), "result")), "native");
+	json_decref(j);
+	/* a UUID prefix maps through /proc's "GPU UUID" */
+	j = proc_run(root, "GPU-16288b7a-ae7b-af08-6b95-94e095802d01", &cuinit);
+	assert_false(cuinit);
+	assert_int_equal(json_array_size(json_object_get(j, "gpus")), 1);
+	json_decref(j);
+	/* MIG instances on a GPU: CUDA shows those, so the libraries decide */
+	snprintf(p, sizeof p, "mkdir -p %s/driver/nvidia/capabilities/gpu1/mig/gi1", root);
+	assert_int_equal(system(p), 0);
+	j = proc_run(root, NULL, &cuinit);
+	assert_string_equal(gpu_name(j, 0), "GPU 0 (NVIDIA GeForce RTX 3090)");
+	json_decref(j);
+	/* a model the kb does not name: the libraries decide */
+	const char *odd[] = {"NVIDIA Prototype X1"};
+	char root2[] = "/tmp/cudoctor-proc-XXXXXX";
+	assert_non_null(mkdtemp(root2));
+	make_proc(root2, buses, odd, 1);
+	j = proc_run(root2, NULL, &cuinit);
+	assert_string_equal(gpu_name(j, 0), "GPU 0 (NVIDIA GeForce RTX 3090)");
+	json_decref(j);
+	snprintf(p, sizeof p, "rm -rf %s %s", root, root2);
+	assert_int_equal(system(p), 0);
 }
 
 static const char *gpu_name(json_t *j, size_t i)
@@ -579,6 +674,7 @@ int main(void)
 		cmocka_unit_test(test_driver_option),            cmocka_unit_test(test_kernels_and_directories),
 		cmocka_unit_test(test_environment_scans),        cmocka_unit_test(test_library_listings_equal_cuobjdump),
 		cmocka_unit_test(test_gpus_here),                cmocka_unit_test(test_gpus_from_nvml),
+		cmocka_unit_test(test_gpus_from_proc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
