@@ -21,6 +21,6 @@ struct cd_command {
 };
 
 extern const struct cd_command cmd_doctor, cmd_devices, cmd_arch, cmd_explain,
-	cmd_gencode, cmd_kb, cmd_mem, cmd_lab;
+	cmd_gencode, cmd_kb, cmd_mem, cmd_lab, cmd_topo;
 
 #endif

@@ -33,6 +33,11 @@ out:
 	return rc;
 }
 
+int driver_check_facts(struct report *r, const struct gpu_probe *p, char *err)
+{
+	return judge(r, p, err);
+}
+
 int driver_check_run(struct report *r, struct gpu_probe *p, char *err)
 {
 	int rc = gpu_probe_run(p, err);

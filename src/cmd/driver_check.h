@@ -13,6 +13,10 @@
  * platform from the environment. */
 int driver_check_run(struct report *r, struct gpu_probe *p, char *err);
 
+/* The driver findings from a probe the caller collected itself (with libraries it keeps
+ * loaded, as topo does). */
+int driver_check_facts(struct report *r, const struct gpu_probe *p, char *err);
+
 /* Whether the probe says CUDA can run work: libcuda loaded, cuInit succeeded and no
  * device count of 0. When false, driver_check_run has added an error finding saying why. */
 bool driver_check_cuda_usable(const struct gpu_probe *p);

@@ -245,3 +245,16 @@ int gpu_health_findings(struct report *r, const struct gpu_probe *p)
 	}
 	return CD_OK;
 }
+
+int gpu_pcie_findings(struct report *r, const struct gpu_probe *p)
+{
+	for (size_t i = 0; i < p->n_gpus; i++) {
+		char subject[320];
+		int rc;
+
+		gpu_subject(&p->gpus[i], subject, sizeof(subject));
+		if ((rc = pcie_degraded(r, &p->gpus[i], subject)) != CD_OK)
+			return rc;
+	}
+	return CD_OK;
+}

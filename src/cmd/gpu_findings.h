@@ -24,6 +24,9 @@ int gpu_driver_findings(struct report *r, const struct gpu_probe *p, const struc
 /* gpu-lost, ecc-errors, retired-pages-pending, pcie-link-degraded, clocks-throttled, per GPU. */
 int gpu_health_findings(struct report *r, const struct gpu_probe *p);
 
+/* pcie-link-degraded alone, per GPU (for commands that judge links, not health). */
+int gpu_pcie_findings(struct report *r, const struct gpu_probe *p);
+
 /* "GPU 0 (NVIDIA H200)", or "NVML device 1 (NVIDIA H200)" for a GPU CUDA does not see. */
 void gpu_subject(const struct gpu_info *g, char *buf, size_t len);
 

@@ -67,6 +67,13 @@ static const struct dl_symbol symbols[] = {
 	SYM(MemUnmap, "cuMemUnmap"),
 	SYM(MemSetAccess, "cuMemSetAccess"),
 	SYM(MemGetAllocationGranularity, "cuMemGetAllocationGranularity"),
+	SYM(DeviceCanAccessPeer, "cuDeviceCanAccessPeer"),
+	SYM(DeviceGetP2PAttribute, "cuDeviceGetP2PAttribute"),
+	SYM(CtxEnablePeerAccess, "cuCtxEnablePeerAccess"),
+	SYM(CtxDisablePeerAccess, "cuCtxDisablePeerAccess"),
+	SYM(MemcpyPeerAsync, "cuMemcpyPeerAsync"),
+	SYM(MemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2"),
+	SYM(StreamWaitEvent, "cuStreamWaitEvent"),
 };
 
 int cudrv_load(struct cudrv *d, char *err)

@@ -80,6 +80,15 @@ struct cudrv {
 	CUresult (*MemSetAccess)(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count);
 	CUresult (*MemGetAllocationGranularity)(size_t *granularity, const CUmemAllocationProp *prop,
 						int option);
+	/* peer to peer */
+	CUresult (*DeviceCanAccessPeer)(int *can, CUdevice dev, CUdevice peer);
+	CUresult (*DeviceGetP2PAttribute)(int *value, int attrib, CUdevice src, CUdevice dst);
+	CUresult (*CtxEnablePeerAccess)(CUcontext peer, unsigned int flags);
+	CUresult (*CtxDisablePeerAccess)(CUcontext peer);
+	CUresult (*MemcpyPeerAsync)(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx,
+				    size_t bytes, CUstream s);
+	CUresult (*MemHostGetDevicePointer)(CUdeviceptr *dptr, void *p, unsigned int flags); /* _v2 */
+	CUresult (*StreamWaitEvent)(CUstream s, CUevent e, unsigned int flags);
 };
 
 /* Loads libcuda: $CUDOCTOR_LIBCUDA if set (only that file), else dlopen("libcuda.so.1")

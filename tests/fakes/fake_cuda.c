@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fake_gpus.h"
+#include "fake_topo.h"
 
 typedef int CUresult;
 typedef int CUdevice;
@@ -504,4 +505,62 @@ UNSUPPORTED(cuMemMap)
 UNSUPPORTED(cuMemUnmap)
 UNSUPPORTED(cuMemSetAccess)
 UNSUPPORTED(cuMemGetAllocationGranularity)
+UNSUPPORTED(cuCtxEnablePeerAccess)
+UNSUPPORTED(cuCtxDisablePeerAccess)
+UNSUPPORTED(cuMemcpyPeerAsync)
+UNSUPPORTED(cuMemHostGetDevicePointer_v2)
+UNSUPPORTED(cuStreamWaitEvent)
 #endif
+
+/* Peer queries answer from the simulated topology (fake_topo.h): access where NVML's read
+ * status is OK, atomics and CUDA arrays over NVLink only, rank 0 over NVLink, else 1. */
+static CUresult peer_pair(CUdevice dev, CUdevice peer, struct fake_gpu *all, int *n, int *a, int *b)
+{
+	struct fake_gpu one, two;
+	CUresult r = device(dev, &one);
+
+	if (r != OK || (r = device(peer, &two)) != OK)
+		return r;
+	if (dev == peer)
+		return INVALID_DEVICE;
+	*n = fake_gpus_parse(all);
+	*a = one.index;
+	*b = two.index;
+	return OK;
+}
+
+EXPORT CUresult cuDeviceCanAccessPeer(int *can, CUdevice dev, CUdevice peer)
+{
+	struct fake_gpu g[FAKE_MAX_GPUS];
+	int n, a, b;
+	CUresult r = can ? peer_pair(dev, peer, g, &n, &a, &b) : INVALID_VALUE;
+
+	if (r == INVALID_DEVICE && dev == peer && can) {
+		*can = 0;
+		return OK;
+	}
+	if (r != OK)
+		return r;
+	*can = fake_topo_p2p_status(g, n, a, b, 0) == 0;
+	return OK;
+}
+
+EXPORT CUresult cuDeviceGetP2PAttribute(int *value, int attrib, CUdevice src, CUdevice dst)
+{
+	struct fake_gpu g[FAKE_MAX_GPUS];
+	int n, a, b;
+	CUresult r = value ? peer_pair(src, dst, g, &n, &a, &b) : INVALID_VALUE;
+
+	if (r != OK)
+		return r;
+	bool access = fake_topo_p2p_status(g, n, a, b, 0) == 0;
+	bool nvlink = fake_topo_nvlinks_between(g, n, a, b) > 0;
+	switch (attrib) {
+	case 1: *value = !access ? 0 : nvlink ? 0 : 1; break;   /* performance rank */
+	case 2: *value = access; break;
+	case 3: *value = access && nvlink; break;               /* native atomics */
+	case 4: *value = access && nvlink; break;               /* CUDA arrays */
+	default: return INVALID_VALUE;
+	}
+	return OK;
+}
