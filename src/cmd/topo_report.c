@@ -235,10 +235,12 @@ static int put_matrix(struct report *r, const struct topo_probe *t)
 				nic_cell(t, &t->nics[i - t->n_gpus], j, cell, 64);
 			else if (i == j)
 				snprintf(cell, 64, "X");
-			else
-				snprintf(cell, 64, "%s", topo_sysfs_level(t->nics[i - t->n_gpus].pci_path, t->nics[j - t->n_gpus].pci_path,
-									 false) < 0 ? "?" : topo_level_name(topo_sysfs_level(
-									 t->nics[i - t->n_gpus].pci_path, t->nics[j - t->n_gpus].pci_path, false)));
+			else {
+				const struct topo_nic *x = &t->nics[i - t->n_gpus], *y = &t->nics[j - t->n_gpus];
+				bool same = x->has_numa_node && y->has_numa_node && x->numa_node == y->numa_node;
+				int level = topo_sysfs_level(x->pci_path, y->pci_path, same);
+				snprintf(cell, 64, "%s", level < 0 ? "?" : topo_level_name(level));
+			}
 		}
 		if (i < t->n_gpus) {
 			const struct topo_gpu *g = &t->gpus[i];
@@ -282,7 +284,7 @@ static int put_pairs(struct report *r, const struct topo_probe *t)
 
 	for (size_t i = 0; rc == CD_OK && i < t->n_pairs; i++) {
 		const struct topo_pair *p = &t->pairs[i];
-		char pair[32], cell[16], theory[160], access[8], atom[8], arr[8], rank[16], nv[160];
+		char pair[64], cell[32], theory[160], access[8], atom[8], arr[8], rank[32], nv[160];
 		const char *row[8] = { pair, cell, theory, access, atom, arr, rank, nv };
 		struct topo_theory th;
 		size_t used = 0;
@@ -318,7 +320,7 @@ static int put_gpus(struct report *r, const struct topo_probe *t)
 
 	for (size_t i = 0; rc == CD_OK && i < t->n_gpus; i++) {
 		const struct topo_gpu *g = &t->gpus[i];
-		char idx[16], links[32], pcie[160], numa[16], cpus[512];
+		char idx[32], links[48], pcie[160], numa[32], cpus[512];
 		const char *row[7] = { idx, g->info->name, g->info->pci_bus_id, links, pcie, numa, cpus };
 		struct topo_theory th;
 

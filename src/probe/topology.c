@@ -398,6 +398,7 @@ static void cuda_pair(struct topo_probe *t, struct topo_pair *p, const struct cu
 		if (r != CUDA_SUCCESS)
 			note_error(t, "cuDeviceCanAccessPeer", cudrv_result_name(cu, r));
 	}
+	/* CUdevice_P2PAttribute 1..4: performance rank, access, native atomics, CUDA arrays */
 	for (int i = 0; i < 4 && cu->DeviceGetP2PAttribute; i++) {
 		CUresult r = cu->DeviceGetP2PAttribute(&p->attr[i], i + 1, da, db);
 		p->has_attr[i] = r == CUDA_SUCCESS;
