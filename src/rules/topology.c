@@ -158,7 +158,10 @@ static int nvlink_down(struct report *r, const struct topo_probe *t, size_t i)
 		}
 	/* a PCIe card without bridges reports every link inactive: only partial fabrics and
 	 * SXM parts (whose links are all wired) count; no link at all means NVML cannot say */
-	bool short_of_model = model && g->links_up < model->links;
+	/* a GPU alone (one visible, no link up) has no fabric to train against: only a
+	 * partial fabric says something is broken then */
+	bool alone = t->n_gpus == 1 && g->links_up == 0;
+	bool short_of_model = model && g->links_up < model->links && !alone;
 	if (g->links_present == 0 || (!short_of_model && !(g->links_up > 0 && down > 0)))
 		return CD_OK;
 	topo_gpu_label(t, i, label, sizeof label);

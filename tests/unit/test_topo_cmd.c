@@ -250,6 +250,21 @@ static void test_nvlink_down(void **state)
 	json_decref(j);
 	run_result_free(&r);
 
+	/* one GPU of a baseboard given alone (every link down): nothing to judge against */
+	const char *all_down[] = { "FAKE_TOPO_NVLINK_DOWN=0:0;0:1;0:2;0:3;0:4;0:5;0:6;0:7;0:8;0:9;0:10;0:11;0:12;0:13;0:14;0:15;0:16;0:17", NULL };
+	r = topo(true, H200, "nvswitch", all_down);
+	j = parse(&r);
+	assert_int_equal(count_findings(j, "nvlink-down", NULL), 0);
+	json_decref(j);
+	run_result_free(&r);
+	/* the same with two GPUs: the second one's fabric shows the first is cut off */
+	r = topo(true, repeat(H200, 2), "nvswitch", all_down);
+	j = parse(&r);
+	assert_int_equal(count_findings(j, "nvlink-down", NULL), 1);
+	assert_true(finding_mentions(finding(j, "nvlink-down"), "0 of 18 NVLinks active"));
+	json_decref(j);
+	run_result_free(&r);
+
 	/* a bridged GeForce pair: the model is not in the table, only an inactive link counts */
 	r = topo(true, repeat("NVIDIA GeForce RTX 3090:8.6:24GiB", 2), "nvlink-pairs", NULL);
 	j = parse(&r);
