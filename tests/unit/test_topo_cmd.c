@@ -339,8 +339,8 @@ static void make_sysfs(const char *gpu_cpus)
 	snprintf(rel, sizeof rel, "%s/0000:02:01.0/0000:19:00.0", sw);
 	link_to("class/infiniband/mlx5_0/device", rel);
 	link_to("class/net/ib0/device", rel);   /* the same port as a net interface: listed once */
-	put("devices/system/node/node0/cpulist", "0-63\n");
-	put("devices/system/node/node1/cpulist", "64-127\n");
+	put("devices/system/node/node0/cpulist", "0-3999\n");
+	put("devices/system/node/node1/cpulist", "4000-4095\n");
 }
 
 static void drop_sysfs(void)
@@ -359,8 +359,8 @@ static void test_numa_affinity_and_nics(void **state)
 	json_t *j;
 
 	(void)state;
-	/* this machine's CPUs are below 64: a GPU whose local CPUs are 64-127 is on another node */
-	make_sysfs("64-127\n");
+	/* no machine runs this process on CPUs 4000-4095: a GPU local to them is on another node */
+	make_sysfs("4000-4095\n");
 	snprintf(root, sizeof root, "CUDOCTOR_SYSFS=%s", sysroot);
 	r = topo(true, H200, "pcie", e);
 	j = parse(&r);
@@ -370,7 +370,7 @@ static void test_numa_affinity_and_nics(void **state)
 	json_t *t = json_object_get(j, "topology");
 	json_t *g0 = json_array_get(json_object_get(t, "gpus"), 0);
 	assert_int_equal(json_integer_value(json_object_get(g0, "numa_node")), 1);
-	assert_string_equal(pstr(g0, "local_cpus"), "64-127");
+	assert_string_equal(pstr(g0, "local_cpus"), "4000-4095");
 	assert_int_equal(json_array_size(json_object_get(t, "nics")), 1);
 	json_t *nic = json_array_get(json_object_get(t, "nics"), 0);
 	assert_string_equal(pstr(nic, "name"), "mlx5_0");
@@ -385,7 +385,7 @@ static void test_numa_affinity_and_nics(void **state)
 	drop_sysfs();
 
 	/* a GPU whose CPUs include this process's: no finding */
-	make_sysfs("0-127\n");
+	make_sysfs("0-4095\n");
 	r = topo(true, H200, "pcie", e);
 	j = parse(&r);
 	assert_int_equal(count_findings(j, "numa-affinity", NULL), 0);
