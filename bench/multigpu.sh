@@ -7,7 +7,8 @@
 #   sh bench/multigpu.sh --nvbandwidth SRC --cuda-samples SRC [--bin build/cudoctor] [--out DIR]
 # Builds into .peers/multigpu/ (git-ignored); raw outputs and a summary go to --out
 # (default bench/results/multigpu_<date>). Exit 0 when every step ran, 1 when a comparison
-# failed, 3 when something could not be built or run.
+# failed (a mismatch, or lab p2p under its target against the peers), 3 when something could
+# not be built or run.
 set -u
 NVBW_SRC="" SAMPLES_SRC="" BIN=build/cudoctor OUT=""
 while [ $# -gt 0 ]; do
@@ -98,11 +99,24 @@ if [ -n "$SAMPLES_SRC" ]; then
 	fi
 fi
 
-# ---- cudoctor lab p2p, when this build has it
-if "$BIN" lab --list 2>/dev/null | grep -q '^ *p2p'; then
-	"$BIN" --json lab p2p >"$OUT/cudoctor-lab-p2p.json" 2>&1
+# ---- cudoctor lab p2p against the peers: >= 97% of nvbandwidth per pair and direction,
+# 4-byte latency within 10% of p2pBandwidthLatencyTest (bench/p2p_compare.py)
+if "$BIN" lab list 2>/dev/null | grep -q '^ *p2p '; then
+	"$BIN" --json lab p2p --plot "$OUT/plots" >"$OUT/cudoctor-lab-p2p.json" 2>"$OUT/cudoctor-lab-p2p.err"
+	log "cudoctor lab p2p: exit $?"
 	"$BIN" --color=never lab p2p >"$OUT/cudoctor-lab-p2p.txt" 2>&1
-	log "cudoctor lab p2p: run (compare by hand with the peers' matrices until its JSON is fixed)"
+	python3 "$here/p2p_compare.py" "$OUT" >"$OUT/p2p-compare.txt" 2>&1
+	case $? in
+	0) log "lab p2p vs peers: $(tail -1 "$OUT/p2p-compare.txt")" ;;
+	1) log "lab p2p vs peers: BELOW TARGET, see p2p-compare.txt ($(grep -c '^  OUT:' "$OUT/p2p-compare.txt") cells)"; status=1 ;;
+	*) log "lab p2p vs peers: could not compare ($(tail -1 "$OUT/p2p-compare.txt"))"; status=3 ;;
+	esac
+	if python3 "$root/tests/gpu/test_p2p.py" "$BIN" >"$OUT/test-p2p.txt" 2>&1; then
+		log "tests/gpu/test_p2p.py: ok"
+	else
+		log "tests/gpu/test_p2p.py: FAILED, see test-p2p.txt"
+		status=1
+	fi
 else
 	log "cudoctor lab p2p: not in this build"
 fi
