@@ -19,6 +19,7 @@ enum { EXIT_CLEAN = 0, EXIT_FINDING = 1, EXIT_USAGE = 2, EXIT_TOOL = 3 };
 static const struct cd_command *const commands[] = {
 	&cmd_doctor,
 	&cmd_devices,
+	&cmd_topo,
 	&cmd_arch,
 	&cmd_explain,
 	&cmd_gencode,

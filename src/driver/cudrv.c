@@ -76,6 +76,12 @@ static const struct dl_symbol symbols[] = {
 	SYM(CtxGetLimit, "cuCtxGetLimit"),
 	SYM(MemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2"),
 	SYM(StreamQuery, "cuStreamQuery"),
+	SYM(DeviceCanAccessPeer, "cuDeviceCanAccessPeer"),
+	SYM(DeviceGetP2PAttribute, "cuDeviceGetP2PAttribute"),
+	SYM(CtxEnablePeerAccess, "cuCtxEnablePeerAccess"),
+	SYM(CtxDisablePeerAccess, "cuCtxDisablePeerAccess"),
+	SYM(MemcpyPeerAsync, "cuMemcpyPeerAsync"),
+	SYM(StreamWaitEvent, "cuStreamWaitEvent"),
 };
 
 int cudrv_load(struct cudrv *d, char *err)

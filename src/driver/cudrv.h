@@ -90,6 +90,14 @@ struct cudrv {
 	CUresult (*CtxGetLimit)(size_t *value, int limit);
 	CUresult (*MemHostGetDevicePointer)(CUdeviceptr *dptr, void *p, unsigned int flags); /* _v2 */
 	CUresult (*StreamQuery)(CUstream s);
+	/* peer to peer */
+	CUresult (*DeviceCanAccessPeer)(int *can, CUdevice dev, CUdevice peer);
+	CUresult (*DeviceGetP2PAttribute)(int *value, int attrib, CUdevice src, CUdevice dst);
+	CUresult (*CtxEnablePeerAccess)(CUcontext peer, unsigned int flags);
+	CUresult (*CtxDisablePeerAccess)(CUcontext peer);
+	CUresult (*MemcpyPeerAsync)(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx,
+				    size_t bytes, CUstream s);
+	CUresult (*StreamWaitEvent)(CUstream s, CUevent e, unsigned int flags);
 };
 
 /* Loads libcuda: $CUDOCTOR_LIBCUDA if set (only that file), else dlopen("libcuda.so.1")

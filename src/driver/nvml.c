@@ -59,6 +59,12 @@ static const struct dl_symbol symbols[] = {
 	SYM(DeviceIsMigDeviceHandle, "nvmlDeviceIsMigDeviceHandle"),
 	SYM(DeviceGetGpuInstanceId, "nvmlDeviceGetGpuInstanceId"),
 	SYM(DeviceGetComputeInstanceId, "nvmlDeviceGetComputeInstanceId"),
+	SYM(DeviceGetTopologyCommonAncestor, "nvmlDeviceGetTopologyCommonAncestor"),
+	SYM(DeviceGetP2PStatus, "nvmlDeviceGetP2PStatus"),
+	SYM(DeviceGetNvLinkVersion, "nvmlDeviceGetNvLinkVersion"),
+	SYM(DeviceGetNvLinkRemotePciInfo, "nvmlDeviceGetNvLinkRemotePciInfo_v2"),
+	SYM(DeviceGetNvLinkRemoteDeviceType, "nvmlDeviceGetNvLinkRemoteDeviceType"),
+	SYM(DeviceGetCpuAffinity, "nvmlDeviceGetCpuAffinity"),
 };
 
 static void append_word(char *buf, size_t size, const char *fmt, const char *a, const char *b)

@@ -568,3 +568,109 @@ void judge_texture(struct lab_result *r, const struct lab_tex_point *p, size_t n
 		say(r, "no bilinear sample measured");
 	}
 }
+
+double p2p_best_peer(const struct p2p_meas *m)
+{
+	return m->peer ? fmax(fmax(m->ce_write, m->ce_read), fmax(m->sm_write, m->sm_read)) : 0;
+}
+
+static const struct p2p_meas *p2p_reverse(const struct p2p_meas *m, size_t n, const struct p2p_meas *p)
+{
+	for (size_t i = 0; i < n; i++)
+		if (m[i].a == p->b && m[i].b == p->a)
+			return &m[i];
+	return NULL;
+}
+
+/* both ways at once over one way, the worse of CE and SM; 0 when neither was measured */
+static double p2p_duplex(const struct p2p_meas *p)
+{
+	double d = 0;
+	if (p->ce_both > 0 && p->ce_write > 0)
+		d = p->ce_both / p->ce_write;
+	if (p->sm_both > 0 && p->sm_write > 0 && (d == 0 || p->sm_both / p->sm_write < d))
+		d = p->sm_both / p->sm_write;
+	return d;
+}
+
+void judge_p2p(struct lab_result *r, const struct p2p_meas *m, size_t n, int gpus)
+{
+	set(r, LAB_CONFIRMED);
+	if (gpus < 2 || n == 0) {
+		set(r, LAB_INCONCLUSIVE);
+		say(r, "%d GPU%s visible: there is no pair to measure", gpus, gpus == 1 ? "" : "s");
+		return;
+	}
+	size_t peers = 0, judged = 0;
+	double lo = INFINITY, hi = 0, asym = 0, duplex = INFINITY, over_host = INFINITY;
+	for (size_t i = 0; i < n; i++) {
+		const struct p2p_meas *p = &m[i], *rev = p2p_reverse(m, n, p);
+		double best = p2p_best_peer(p);
+		if (!p->peer || best <= 0)
+			continue;
+		peers++;
+		if (p->theory > 0) {
+			judged++;
+			lo = fmin(lo, best / p->theory);
+			hi = fmax(hi, best / p->theory);
+		}
+		if (rev && p2p_best_peer(rev) > 0)
+			asym = fmax(asym, fabs(best / p2p_best_peer(rev) - 1));
+		if (p2p_duplex(p) > 0)
+			duplex = fmin(duplex, p2p_duplex(p));
+		if (p->host > 0)
+			over_host = fmin(over_host, best / p->host);
+	}
+	say(r, "%zu of %zu ordered pairs with peer access", peers, n);
+	if (peers == 0) {
+		set(r, LAB_INCONCLUSIVE);
+		say(r, "%zu ordered pairs, none with peer access: only the path through the host was measured", n);
+		return;
+	}
+	if (judged)
+		say(r, "best one-way peer copy %.0f%%-%.0f%% of the link theory", lo * 100, hi * 100);
+	say(r, "directions differ by up to %.0f%%", asym * 100);
+	if (isfinite(duplex))
+		say(r, "both ways at once keep >= %.0f%% per direction", duplex * 100);
+	if (isfinite(over_host))
+		say(r, "peer >= %.2fx the host path", over_host);
+	/* then each pair outside a band, as long as there is room */
+	for (size_t i = 0; i < n; i++) {
+		const struct p2p_meas *p = &m[i], *rev = p2p_reverse(m, n, p);
+		double best = p2p_best_peer(p);
+		if (!p->peer || best <= 0)
+			continue;
+		if (p->theory <= 0) {
+			worsen(r, LAB_INCONCLUSIVE);
+			say(r, "GPU%d->GPU%d: no link theory to judge %.1f GB/s against", p->a, p->b, best / 1e9);
+		} else if (best > P2P_MAX_OF_THEORY * p->theory) {
+			worsen(r, LAB_INCONCLUSIVE);
+			say(r, "GPU%d->GPU%d: %.1f GB/s is faster than %s: the timing or the link reading is wrong", p->a,
+			    p->b, best / 1e9, p->theory_text[0] ? p->theory_text : "the link");
+		} else if (best < P2P_MIN_OF_THEORY * p->theory) {
+			worsen(r, LAB_REFUTED);
+			say(r, "GPU%d->GPU%d: %.1f GB/s is %.0f%% of %s", p->a, p->b, best / 1e9, best / p->theory * 100,
+			    p->theory_text[0] ? p->theory_text : "the link");
+		}
+		double rbest = rev ? p2p_best_peer(rev) : 0;
+		if (rbest > 0 && p->a < p->b && fabs(best / rbest - 1) > P2P_MAX_ASYMMETRY) {
+			worsen(r, LAB_REFUTED);
+			say(r, "GPU%d->GPU%d %.1f GB/s but GPU%d->GPU%d %.1f GB/s", p->a, p->b, best / 1e9, p->b, p->a,
+			    rbest / 1e9);
+		}
+		double d = p2p_duplex(p);
+		if (d > 0 && d < P2P_MIN_DUPLEX) {
+			worsen(r, LAB_REFUTED);
+			say(r, "GPU%d->GPU%d keeps %.0f%% of its one-way rate while GPU%d->GPU%d runs", p->a, p->b, d * 100,
+			    p->b, p->a);
+		}
+		if (p->host > 0 && best < P2P_MIN_OVER_HOST * p->host) {
+			worsen(r, LAB_REFUTED);
+			say(r, "GPU%d->GPU%d: peer %.1f GB/s is slower than through the host (%.1f GB/s)", p->a, p->b,
+			    best / 1e9, p->host / 1e9);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!m[i].peer || p2p_best_peer(&m[i]) <= 0)
+			say(r, "GPU%d->GPU%d: no peer access, host path %.1f GB/s", m[i].a, m[i].b, m[i].host / 1e9);
+}

@@ -75,4 +75,29 @@ struct lab_tex_point {
 };
 void judge_texture(struct lab_result *r, const struct lab_tex_point *p, size_t n);
 
+/* lab p2p: one ordered pair of GPUs, data flowing from a to b (CUDA ordinals). Rates in
+ * bytes/s, 0 where not measured; the peer rows need peer access enabled both ways. */
+struct p2p_meas {
+	int a, b;
+	bool peer;                 /* peer access enabled: the CE and SM rows were measured */
+	double ce_write, ce_read;  /* cuMemcpyPeerAsync issued on the source's / destination's stream */
+	double ce_both;            /* a -> b while b -> a runs at the same time */
+	double sm_write, sm_read;  /* copy kernel on the source (stores to the peer) / destination (loads) */
+	double sm_both;
+	double host;               /* staged through pinned host memory, peer access not used */
+	double theory;             /* the link's rate per direction; 0 unknown */
+	char theory_text[128];
+};
+/* Bands (docs/lab.md): the best one-way peer copy within [0.60, 1.05] x theory, a -> b
+ * within 15% of b -> a, each direction both ways at once >= 70% of one way, and the
+ * peer copy >= 95% of the host path. */
+#define P2P_MIN_OF_THEORY 0.60
+#define P2P_MAX_OF_THEORY 1.05
+#define P2P_MAX_ASYMMETRY 0.15
+#define P2P_MIN_DUPLEX 0.70
+#define P2P_MIN_OVER_HOST 0.95
+double p2p_best_peer(const struct p2p_meas *m);
+void judge_p2p(struct lab_result *r, const struct p2p_meas *m, size_t n, int gpus);
+
+
 #endif

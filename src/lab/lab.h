@@ -50,6 +50,7 @@ struct lab_series {
 struct lab_plot {
 	bool used;
 	bool bars;                 /* bars: series[0].y with labels[] on the x axis */
+	bool heatmap;              /* series[0].y: an n x n matrix row by row, labels[] name rows and columns */
 	bool logx, logy;
 	char title[96], xlabel[64], ylabel[64];
 	size_t n_series;
@@ -57,7 +58,7 @@ struct lab_plot {
 	char labels[LAB_MAX_POINTS][16];
 };
 
-#define LAB_MAX_MEAS 96
+#define LAB_MAX_MEAS 1024        /* lab p2p: 14 rows per ordered pair, 56 pairs on 8 GPUs */
 struct lab_result {
 	const char *name;
 	char setup[512];

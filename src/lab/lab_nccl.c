@@ -252,7 +252,7 @@ static double link_theory(struct run *u, char *what, size_t cap)
 
 	for (int i = 0; i < u->n; i++) {
 		struct lab_nvml *v = &u->rk[i].nv;
-		int links = 0, gen = 0, width = 0, cc = 0;
+		int links = 0, gen = 0, width = 0, cc = 0, cc_minor = 0;
 
 		for (unsigned l = 0; v->ok && v->n.DeviceGetNvLinkState && l < 18; l++) {
 			int active = 0;
@@ -260,7 +260,8 @@ static double link_theory(struct run *u, char *what, size_t cap)
 				links++;
 		}
 		u->c->d->DeviceGetAttribute(&cc, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, u->rk[i].dev);
-		double bw = links * nccl_nvlink_rate(cc);
+		u->c->d->DeviceGetAttribute(&cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, u->rk[i].dev);
+		double bw = links * nccl_nvlink_rate(cc, cc_minor);
 		if (nvl < 0 || bw < nvl) {
 			nvl = bw;
 			min_links = links;

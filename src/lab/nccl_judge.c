@@ -1,7 +1,9 @@
 /* lab nccl's verdict: every result verified, and with two or more GPUs the all-reduce's bus
  * bandwidth at the largest size between 60% of the slowest link and the link itself (5%
  * over it for clock and timer noise). Bands and sources in docs/lab.md. */
+#include "kb/links.h"
 #include "lab/nccl_judge.h"
+#include "util/err.h"
 
 #include <stdio.h>
 
@@ -19,18 +21,15 @@ double nccl_bus_factor(enum nccl_coll c, int nranks)
 	}
 }
 
-double nccl_nvlink_rate(int cc_major)
+double nccl_nvlink_rate(int cc_major, int cc_minor)
 {
-	/* per GPU, both directions, on NVIDIA's NVLink page: 2nd generation (Volta) 300 GB/s over
-	 * 6 links, 3rd (Ampere) 600 GB/s over 12, 4th (Hopper) 900 GB/s over 18, 5th (Blackwell)
-	 * 1800 GB/s over 18 */
-	switch (cc_major) {
-	case 7:
-	case 8:
-	case 9: return 25e9;
-	case 10: return 50e9;
-	default: return 0;
-	}
+	const struct kb_link *k;
+	char err[CD_ERRMSG];
+
+	/* the one table of link rates, shared with topo and lab p2p */
+	if (kb_links_load(err) != CD_OK || !(k = kb_nvlink_for_cc(cc_major, cc_minor)))
+		return 0;
+	return k->gbs * 1e9;
 }
 
 void judge_nccl(struct lab_result *r, int nranks, size_t verified, size_t wrong, double busbw, size_t top_bytes,

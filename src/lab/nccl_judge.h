@@ -17,7 +17,7 @@ double nccl_bus_factor(enum nccl_coll c, int nranks);
 
 /* Bytes/s one NVLink moves per direction on a GPU of compute capability `cc_major`.x
  * (0 when the generation has none or is unknown). */
-double nccl_nvlink_rate(int cc_major);
+double nccl_nvlink_rate(int cc_major, int cc_minor); /* bytes/s per link and direction, kb/links.tsv; 0 unknown */
 
 /* The sweep's verdict. busbw: the all-reduce's at the largest size (bytes/s); link: the
  * slowest GPU's link bandwidth per direction (0 unknown), link_what names it; wrong: the

@@ -152,3 +152,23 @@ double lab_pcie_bytes_per_s(int gen, int width)
 	double eff = gen <= 2 ? 0.8 : gen <= 5 ? 128.0 / 130.0 : 242.0 / 256.0;
 	return gts[gen] * 1e9 * eff * width / 8.0;
 }
+
+size_t lab_p2p_bytes(size_t min_free, bool quick, bool tiny)
+{
+	size_t want = tiny ? 4 * LAB_MIB : quick ? 256 * LAB_MIB : 1024 * LAB_MIB;
+	size_t cap = min_free / 4;
+	if (want > cap)
+		want = cap;
+	want -= want % LAB_MIB;
+	return want;
+}
+
+size_t lab_p2p_latency_sizes(bool quick, size_t *out, size_t max)
+{
+	static const size_t full[] = { 4, 4096, 65536 }, fast[] = { 4, 65536 };
+	const size_t *v = quick ? fast : full;
+	size_t n = quick ? sizeof fast / sizeof *fast : sizeof full / sizeof *full, m = 0;
+	for (size_t i = 0; i < n && m < max; i++)
+		out[m++] = v[i];
+	return m;
+}

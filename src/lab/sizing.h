@@ -42,4 +42,11 @@ double lab_peak_dram(const struct lab_dev *d);
  * coding, in bytes/s (0 when unknown). */
 double lab_pcie_bytes_per_s(int gen, int width);
 
+/* lab p2p: bytes per copy buffer from the least free memory among the GPUs (each holds a
+ * source and a destination): 1 GiB, quick 256 MiB, tiny 4 MiB, never more than a quarter
+ * of that free memory; a multiple of 1 MiB; 0 when not even 1 MiB fits. */
+size_t lab_p2p_bytes(size_t min_free, bool quick, bool tiny);
+/* Copy sizes of the latency rows, ascending: 4 B, 4 KiB, 64 KiB (quick: 4 B and 64 KiB). */
+size_t lab_p2p_latency_sizes(bool quick, size_t *out, size_t max);
+
 #endif

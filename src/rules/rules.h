@@ -31,6 +31,8 @@ int rules_stack(const struct facts *f, struct report *r);
 /* gpu-lost, ecc-errors, retired-pages-pending, pcie-link-degraded, clocks-throttled, per
  * GPU. Returns CD_OK or CD_ENOMEM. */
 int rules_gpu_health(const struct gpu_probe *p, struct report *r);
+/* pcie-link-degraded alone, per GPU (for commands that judge links, not health: topo). */
+int rules_gpu_pcie(const struct gpu_probe *p, struct report *r);
 
 /* The one-line verdict when the report holds no warning or error and CUDA initialised:
  * an ok finding `stack-consistent` with what was checked. Run after every other rule. */

@@ -158,9 +158,9 @@ static void test_factors(void **state)
 	assert_true(nccl_bus_factor(NCCL_ALL_GATHER, 4) == 0.75);
 	assert_true(nccl_bus_factor(NCCL_REDUCE_SCATTER, 2) == 0.5);
 	assert_true(nccl_bus_factor(NCCL_BROADCAST, 8) == 1.0);
-	assert_true(nccl_nvlink_rate(9) == 25e9);
-	assert_true(nccl_nvlink_rate(10) == 50e9);
-	assert_true(nccl_nvlink_rate(6) == 0);
+	assert_true(nccl_nvlink_rate(9, 0) == 25e9);
+	assert_true(nccl_nvlink_rate(10, 0) == 50e9);
+	assert_true(nccl_nvlink_rate(5, 2) == 0);
 }
 
 static void test_verdicts(void **state)
