@@ -289,6 +289,8 @@ static int run(struct report *r, int argc, char **argv, const struct cd_globals 
 	c.tiny = getenv("CUDOCTOR_LAB_TINY") && strcmp(getenv("CUDOCTOR_LAB_TINY"), "1") == 0;
 	c.seed = seed;
 	rc = lab_open(&c, d, device, lab_fatbin, lerr);
+	c.nv = driver_nvml_ok(&run->probe) ? run->nv : NULL;
+	c.probe = &run->probe;
 	if (rc == CD_EUSAGE)
 		return cd_fail(err, CD_EUSAGE, "%s", lerr);
 	if (rc != CD_OK) {
@@ -296,7 +298,7 @@ static int run(struct report *r, int argc, char **argv, const struct cd_globals 
 		return CD_OK;
 	}
 	struct lab_nvml nv;
-	lab_nvml_open(&nv, c.d, c.dev);
+	lab_nvml_open(&nv, c.nv, c.d, c.dev);
 	c.sm_clock_mhz = lab_nvml_sm_clock;
 	c.pcie_link = lab_nvml_link;
 	c.clock_user = &nv;

@@ -7,6 +7,8 @@
 #include <stddef.h>
 
 #include "driver/cudrv.h"
+#include "driver/nvml.h"
+#include "facts/driver.h"
 
 /* Device facts every lab sizes itself from (read once through cuDeviceGetAttribute). */
 struct lab_dev {
@@ -76,6 +78,8 @@ typedef void (*lab_progress_fn)(void *user, const char *lab, double fraction, co
 
 struct lab_ctx {
 	struct cudrv *d;
+	const struct nvml *nv;     /* the run's NVML, initialised; NULL without one */
+	const struct gpu_probe *probe; /* the run's driver and GPU facts */
 	CUdevice dev;
 	CUcontext ctx;
 	CUmodule mod;

@@ -81,7 +81,7 @@ static int open_ranks(struct run *u, size_t *min_free, char *err)
 			return rc;
 		if (free_b < *min_free)
 			*min_free = free_b;
-		lab_nvml_open(&k->nv, d, k->dev);
+		lab_nvml_open(&k->nv, u->c->nv, d, k->dev);
 		k->nv_open = true;
 	}
 	return CD_OK;
@@ -254,9 +254,9 @@ static double link_theory(struct run *u, char *what, size_t cap)
 		struct lab_nvml *v = &u->rk[i].nv;
 		int links = 0, gen = 0, width = 0, cc = 0, cc_minor = 0;
 
-		for (unsigned l = 0; v->ok && v->n.DeviceGetNvLinkState && l < 18; l++) {
+		for (unsigned l = 0; v->ok && v->n->DeviceGetNvLinkState && l < 18; l++) {
 			int active = 0;
-			if (v->n.DeviceGetNvLinkState(v->dev, l, &active) == NVML_SUCCESS && active)
+			if (v->n->DeviceGetNvLinkState(v->dev, l, &active) == NVML_SUCCESS && active)
 				links++;
 		}
 		u->c->d->DeviceGetAttribute(&cc, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, u->rk[i].dev);

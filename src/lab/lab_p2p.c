@@ -536,7 +536,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		goto out;
 	}
-	TRY(p2p_links_collect(c->d, links, err));
+	TRY(p2p_links_collect(c->d, c->nv, c->probe, links, err));
 	size_t min_free = (size_t)-1;
 	for (int i = 0; i < P.n; i++) {
 		TRY(lab_open(&P.g[i].x, c->d, i, lab_fatbin, err));

@@ -12,29 +12,21 @@
 #include "rules/topology.h"
 #include "util/err.h"
 
-int p2p_links_collect(const struct cudrv *cu, struct p2p_links *o, char *err)
+int p2p_links_collect(const struct cudrv *cu, const struct nvml *nv, const struct gpu_probe *p,
+		      struct p2p_links *o, char *err)
 {
 	int rc = CD_OK;
-	struct gpu_probe *p = calloc(1, sizeof *p);
 	struct topo_probe *t = calloc(1, sizeof *t);
-	struct nvml nv;
-	bool nv_ok = false, have_t = false, have_p = false;
+	bool have_t = false;
 
 	memset(o, 0, sizeof *o);
-	memset(&nv, 0, sizeof nv);
-	if (!p || !t) {
-		rc = cd_fail(err, CD_ENOMEM, "out of memory");
-		goto out;
-	}
+	if (!t)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
 	if ((rc = kb_links_load(err)) != CD_OK)
 		goto out;
-	nv_ok = nvml_load(&nv, p->nvml_load_error) == CD_OK;
-	if (!nv_ok)
-		snprintf(o->why_unknown, sizeof o->why_unknown, "%s", p->nvml_load_error);
-	have_p = true;
-	if ((rc = gpu_probe_collect(p, cu, nv_ok ? &nv : NULL, err)) != CD_OK)
-		goto out;
-	if ((rc = topo_probe_collect(t, p, cu, nv_ok ? &nv : NULL, NULL, err)) != CD_OK)
+	if (!nv)
+		snprintf(o->why_unknown, sizeof o->why_unknown, "%s", p->nvml_load_error[0] ? p->nvml_load_error : "NVML is not available");
+	if ((rc = topo_probe_collect(t, p, cu, nv, NULL, err)) != CD_OK)
 		goto out;
 	have_t = true;
 	for (size_t a = 0; a < t->n_gpus; a++)
@@ -54,11 +46,6 @@ int p2p_links_collect(const struct cudrv *cu, struct p2p_links *o, char *err)
 out:
 	if (have_t)
 		topo_probe_free(t);
-	if (have_p)
-		gpu_probe_free(p);
-	if (nv_ok)
-		nvml_unload(&nv);
 	free(t);
-	free(p);
 	return rc;
 }

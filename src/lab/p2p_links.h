@@ -16,6 +16,8 @@ struct p2p_links {
 /* Loads NVML through the shared loader, collects the GPU and topology probes with the
  * caller's libcuda, and fills o. A missing NVML leaves the NVLink theory unknown (and
  * says why); only running out of memory or a broken kb table fails. */
-int p2p_links_collect(const struct cudrv *cu, struct p2p_links *o, char *err);
+/* From the run's libraries and facts (nv NULL without NVML); nothing is loaded again. */
+int p2p_links_collect(const struct cudrv *cu, const struct nvml *nv, const struct gpu_probe *p,
+		      struct p2p_links *o, char *err);
 
 #endif
