@@ -3,8 +3,9 @@
 # tests/gpu/test_lab.sh: time limits, sanitizers over every lab, peers where present), then
 # the libraries lab alone: its numbers, cuBLAS's fraction of the bf16 peak at 8192^3 (target
 # >= 70%), a missing CUDOCTOR_LIBCUBLAS, and memcheck and racecheck of the lab with --quick;
-# occupancy and texture with their numbers, verdicts, run times and sanitizers; and one
-# --html page of `lab all --quick` ($OUT/labs.html) to screenshot elsewhere.
+# occupancy, texture, sync and device-malloc with their numbers, verdicts, run times and
+# sanitizers (sync: what its divergent barriers did, and no hang); and one --html page of
+# `lab all --quick` ($OUT/labs.html) to screenshot elsewhere.
 # Usage: sh bench/labs_h200.sh [path/to/cudoctor]; results under $OUT (default: a temp dir).
 set -u
 bin=$(realpath "${1:-build/cudoctor}")
@@ -39,7 +40,7 @@ grep -q "CUDOCTOR_LIBCUBLAS=/nonexistent/libcublas.so.13" "$out/libraries_missin
 grep -E "verdict|note" "$out/libraries_missing.txt"
 
 # the labs after libraries: numbers and verdict, full and --quick, each within its time budget
-for lab in occupancy texture; do
+for lab in occupancy texture sync device-malloc; do
 	for mode in full quick; do
 		flag=; limit=3; [ $mode = quick ] && { flag=--quick; limit=1; }
 		t0=$(date +%s.%N)
@@ -52,13 +53,18 @@ print("== %s (%.2f s, budget %s s)" % (sys.argv[2], float(sys.argv[3]), sys.argv
 for x in lab["measurements"]:
     print("  %-66s %10.2f %s" % (x["label"], x["value"], x["unit"]))
 print("verdict:", lab["verdict"], "--", lab["decided"])
+if lab.get("note"):
+    print("note:", lab["note"])
 # the process time includes context creation and module load (~0.3 s)
 sys.exit(0 if lab["verdict"] == "confirmed" and float(sys.argv[3]) < float(sys.argv[4]) + 0.5 else 1)
 PY
 	done
 done
 
-for lab in libraries occupancy texture; do
+# sync must never leave a kernel behind: no "still ran" failure, and the GPU idle afterwards
+grep -q "still ran" "$out/sync_full.json" "$out/sync_quick.json" && bad "sync: a divergent-barrier kernel outlived its limit"
+nvidia-smi --query-gpu=utilization.gpu,clocks.sm --format=csv,noheader
+for lab in libraries occupancy texture sync device-malloc; do
 	for tool in memcheck racecheck; do
 		CUDOCTOR_LAB_TINY=1 timeout 300 compute-sanitizer --tool $tool "$bin" lab $lab --quick \
 			>"$out/sanitizer_${tool}_$lab.log" 2>&1
@@ -71,7 +77,8 @@ done
 # one page with every lab, its chart and verdict
 "$bin" --html "$out/labs.html" lab all --quick >"$out/labs_all_quick.txt" 2>&1
 grep -q "<figure><svg" "$out/labs.html" && grep -q "lab occupancy" "$out/labs.html" &&
-	grep -q "lab texture" "$out/labs.html" || bad "--html page of lab all"
+	grep -q "lab texture" "$out/labs.html" && grep -q "lab sync" "$out/labs.html" &&
+	grep -q "lab device-malloc" "$out/labs.html" || bad "--html page of lab all"
 grep -E "^lab |verdict" "$out/labs_all_quick.txt"
 [ $fail -eq 0 ] && echo "labs_h200: ok" || echo "labs_h200: FAILED"
 exit $fail

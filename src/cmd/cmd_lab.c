@@ -348,7 +348,7 @@ static int run(struct report *r, int argc, char **argv, const struct cd_globals 
 				report_line(r, "plot not written: %s", perr);
 		}
 		free(res);
-		if (lrc != CD_OK && strstr(e, "ILLEGAL") != NULL)
+		if ((lrc != CD_OK && strstr(e, "ILLEGAL") != NULL) || c.hung)
 			break;
 	}
 	if (prog.on)

@@ -674,3 +674,110 @@ void judge_p2p(struct lab_result *r, const struct p2p_meas *m, size_t n, int gpu
 		if (!m[i].peer || p2p_best_peer(&m[i]) <= 0)
 			say(r, "GPU%d->GPU%d: no peer access, host path %.1f GB/s", m[i].a, m[i].b, m[i].host / 1e9);
 }
+
+void judge_device_malloc(struct lab_result *r, const struct lab_dm_point *p, size_t n)
+{
+	set(r, LAB_CONFIRMED);
+	if (n == 0) {
+		set(r, LAB_INCONCLUSIVE);
+		say(r, "nothing measured");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (p[i].prealloc <= 0 || p[i].per_thread <= 0 || p[i].per_block <= 0) {
+			worsen(r, LAB_INCONCLUSIVE);
+			say(r, "%u B: a path was not measured", p[i].bytes);
+			continue;
+		}
+		double t = p[i].per_thread / p[i].prealloc, b = p[i].per_block / p[i].prealloc;
+		/* "avoid": a clear loss (>= 2x) for the per-thread pattern the advice is about;
+		 * under 1.25x the advice does not hold here */
+		const char *flag = t < 1.25 ? " NO REAL COST" : t < 2 ? " NOT A CLEAR LOSS" : "";
+		say(r, "%u B per thread: malloc per thread %.1fx, one per block %.2fx the preallocated buffer's time%s",
+		    p[i].bytes, t, b, flag);
+		if (t < 1.25)
+			worsen(r, LAB_REFUTED);
+		else if (t < 2)
+			worsen(r, LAB_INCONCLUSIVE);
+		if (p[i].null_thread || p[i].null_block) {
+			/* a thread without scratch skips the work: its time is not comparable */
+			worsen(r, LAB_INCONCLUSIVE);
+			say(r, "%u B: %llu per-thread and %llu per-block malloc() returned NULL (heap full)",
+			    p[i].bytes, p[i].null_thread, p[i].null_block);
+		}
+	}
+}
+
+static void judge_sync_div(struct lab_result *r, const char *what, const struct lab_sync_div *d, bool by_watchdog)
+{
+	if (!d->run)
+		return;
+	unsigned long long gave_up = d->b_clock + d->b_watchdog;
+	if (d->b_saw > 0) {
+		/* side A got past its barrier while side B was still waiting: no deadlock */
+		worsen(r, LAB_REFUTED);
+		say(r, "%s: %llu of %llu waiting threads saw side A pass its barrier without them", what, d->b_saw,
+		    d->b_threads);
+		return;
+	}
+	if (gave_up != d->b_threads || d->a_passed != d->a_threads) {
+		worsen(r, LAB_INCONCLUSIVE);
+		say(r, "%s: counts do not add up (%llu/%llu side-A threads passed, %llu/%llu waiters gave up)", what,
+		    d->a_passed, d->a_threads, gave_up, d->b_threads);
+		return;
+	}
+	say(r, "%s: deadlock until all %llu waiters gave up (%llu clock64, %llu watchdog), %.1f ms", what, d->b_threads,
+	    d->b_clock, d->b_watchdog, d->ms);
+	if (by_watchdog && d->b_watchdog != d->b_threads) {
+		worsen(r, LAB_INCONCLUSIVE);
+		say(r, "the watchdog reached only %llu of %llu waiters", d->b_watchdog, d->b_threads);
+	}
+}
+
+void judge_sync(struct lab_result *r, const struct lab_sync_cost *c, size_t n, const struct lab_sync_divergent *d)
+{
+	set(r, LAB_CONFIRMED);
+	if (n == 0) {
+		set(r, LAB_INCONCLUSIVE);
+		say(r, "no block size measured");
+	}
+	char list[256] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < n; i++) {
+		double cyc = c[i].bar_cycles - c[i].nobar_cycles;
+		if (len < sizeof list)
+			len += (size_t)snprintf(list + len, sizeof list - len, "%s%d: %.1f%s", i ? ", " : "", c[i].block,
+						cyc, cyc < 1 ? " NO COST" : "");
+		if (cyc < 1)
+			worsen(r, LAB_REFUTED);
+	}
+	if (n)
+		say(r, "cycles per barrier by block size: %s", list);
+	if (n >= 2) {
+		double first = c[0].bar_cycles - c[0].nobar_cycles, last = c[n - 1].bar_cycles - c[n - 1].nobar_cycles;
+		/* a barrier over every warp of a full block waits at least as long as one over one warp */
+		if (last < 0.9 * first) {
+			worsen(r, LAB_REFUTED);
+			say(r, "%d threads paid less per barrier than %d", c[n - 1].block, c[0].block);
+		}
+	}
+	if (!d) {
+		say(r, "divergent barriers not run");
+		return;
+	}
+	if (!d->one_sided.run) {
+		worsen(r, LAB_INCONCLUSIVE);
+		say(r, "no one-sided barrier run, so no deadlock shown");
+	}
+	judge_sync_div(r, "one-sided", &d->one_sided, false);
+	judge_sync_div(r, "host-released", &d->watchdog, true);
+	/* undefined behaviour that happens to complete: reported, not judged */
+	const struct lab_sync_div *m = &d->mismatched, *e = &d->early_exit;
+	unsigned long long all = m->a_threads + m->b_threads;
+	if (m->run)
+		say(r, "__syncthreads() per branch: %s (%llu/%llu tokens)", m->exchanged == all ? "paired as one" : "did NOT pair",
+		    m->exchanged, all);
+	if (e->run)
+		say(r, "early return: side A passed (%llu/%llu)%s", e->a_passed, e->a_threads,
+		    e->a_passed == e->a_threads ? ", exited threads not waited for" : "");
+}

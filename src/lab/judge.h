@@ -100,4 +100,36 @@ double p2p_best_peer(const struct p2p_meas *m);
 void judge_p2p(struct lab_result *r, const struct p2p_meas *m, size_t n, int gpus);
 
 
+/* device-malloc: one scratch size, median ms per path; nulls are malloc() calls that
+ * returned NULL over all the size's launches */
+struct lab_dm_point {
+	unsigned bytes;
+	double prealloc, per_thread, per_block;
+	unsigned long long null_thread, null_block;
+};
+void judge_device_malloc(struct lab_result *r, const struct lab_dm_point *p, size_t n);
+
+/* sync, the cost half: one block per SM, k iterations with and without a barrier each;
+ * cycles per iteration from clock64 (median over blocks and runs) */
+struct lab_sync_cost {
+	int block;
+	double bar_cycles, nobar_cycles;
+};
+/* sync, one divergent-barrier experiment: threads counted over the grid (side A: the
+ * warps with the barrier, side B: the others), the counts the kernel returned */
+struct lab_sync_div {
+	bool run;
+	unsigned long long a_threads, b_threads;
+	unsigned long long a_passed, exchanged, b_saw, b_clock, b_watchdog, a_saw_gone;
+	double ms; /* host clock from launch to the stream's completion */
+};
+/* mismatched: a __syncthreads() in each branch; one_sided: only side A has one and side B
+ * waits for a flag A sets after it, released by the clock budget; watchdog: the same,
+ * released by the host's watchdog word; early_exit: side B returns first */
+struct lab_sync_divergent {
+	struct lab_sync_div mismatched, one_sided, watchdog, early_exit;
+};
+void judge_sync(struct lab_result *r, const struct lab_sync_cost *c, size_t n, const struct lab_sync_divergent *d);
+
+
 #endif

@@ -88,6 +88,9 @@ struct lab_ctx {
 	bool quick;
 	bool tiny;                 /* CUDOCTOR_LAB_TINY: smallest shapes, for compute-sanitizer */
 	unsigned long long seed;
+	/* a kernel outlived its time limit and may still run: nothing more may be queued or
+	 * waited for; the process's exit tears the context down */
+	bool hung;
 	lab_progress_fn progress;
 	void *progress_user;
 	const char *current;       /* lab running now, for progress */

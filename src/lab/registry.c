@@ -6,7 +6,7 @@
 
 extern const struct lab lab_hello, lab_index2d, lab_coalescing, lab_bank, lab_transpose, lab_constant, lab_latency,
 	lab_bandwidth, lab_hostxfer, lab_divergence, lab_blocksize, lab_streams, lab_graphs, lab_jit,
-	lab_nccl, lab_libraries, lab_occupancy, lab_texture, lab_p2p;
+	lab_nccl, lab_libraries, lab_occupancy, lab_texture, lab_p2p, lab_syncthreads, lab_device_malloc;
 
 static const struct lab *const all_labs[] = {
 	&lab_hello,
@@ -20,6 +20,7 @@ static const struct lab *const all_labs[] = {
 	&lab_bandwidth,
 	&lab_hostxfer,
 	&lab_divergence,
+	&lab_syncthreads,
 	&lab_blocksize,
 	&lab_occupancy,
 	&lab_streams,
@@ -28,6 +29,7 @@ static const struct lab *const all_labs[] = {
 	&lab_p2p,
 	&lab_nccl,
 	&lab_libraries,
+	&lab_device_malloc,
 };
 
 size_t lab_count(void)

@@ -172,3 +172,36 @@ size_t lab_p2p_latency_sizes(bool quick, size_t *out, size_t max)
 		out[m++] = v[i];
 	return m;
 }
+
+size_t lab_sync_block_sizes(const struct lab_dev *d, bool quick, int *out, size_t max)
+{
+	int ws = d->warp_size > 0 ? d->warp_size : 32, top = d->max_threads_per_block;
+	int all[32];
+	size_t n = 0, k = 0;
+	for (int b = ws; b <= top && n < sizeof all / sizeof *all; b *= 2)
+		all[n++] = b;
+	for (size_t i = 0; i < n && k < max; i++)
+		if (!quick || i == 0 || i == n / 2 || i + 1 == n)
+			out[k++] = all[i];
+	return k;
+}
+
+size_t lab_heap_bytes(const struct lab_dev *d, size_t need, size_t current)
+{
+	size_t mem = d->free_mem ? d->free_mem : d->total_mem, want = 2 * need + 16 * LAB_MIB;
+	if (want > mem / 8)
+		want = mem / 8;
+	want -= want % LAB_MIB;
+	return want > current ? want : current;
+}
+
+unsigned lab_heap_threads(size_t heap, unsigned bytes, unsigned block, unsigned max_threads)
+{
+	if (block == 0)
+		return 0;
+	size_t fit = bytes ? heap / 2 / bytes : max_threads;
+	if (fit > max_threads)
+		fit = max_threads;
+	fit -= fit % block;
+	return fit < block ? block : (unsigned)fit;
+}

@@ -31,6 +31,18 @@ size_t lab_xfer_sizes(const struct lab_dev *d, bool quick, size_t *out, size_t m
 /* Block sizes 32..max threads per block in steps of 32, plus 33 and 100. Ascending. */
 size_t lab_block_sizes(const struct lab_dev *d, bool quick, int *out, size_t max);
 
+/* Block sizes for the barrier sweep: powers of two from the warp size to the largest
+ * block (quick: the smallest, one in the middle, the largest). Ascending. */
+size_t lab_sync_block_sizes(const struct lab_dev *d, bool quick, int *out, size_t max);
+
+/* Device malloc heap to ask for when `need` bytes are live at once: twice that (the
+ * allocator's headers and fragmentation) plus 16 MiB, a multiple of 1 MiB, at most an
+ * eighth of the free memory; never below `current`. */
+size_t lab_heap_bytes(const struct lab_dev *d, size_t need, size_t current);
+/* Threads whose `bytes` each fit in half of `heap`: a multiple of `block`, at least one
+ * block, at most `max_threads`. */
+unsigned lab_heap_threads(size_t heap, unsigned bytes, unsigned block, unsigned max_threads);
+
 /* Square matrix edge for transpose: a multiple of 32 with n*n*4 bytes >= 4 x L2,
  * capped by memory. */
 int lab_transpose_n(const struct lab_dev *d);

@@ -391,6 +391,128 @@ static void test_texture(void **state)
 	assert_non_null(strstr(res.decided, "no bilinear sample measured"));
 }
 
+static void test_device_malloc(void **state)
+{
+	(void)state;
+	/* ms per path at three sizes: per-thread malloc far slower, per-block close to the buffer */
+	struct lab_dm_point p[3] = { { 16, 0.010, 0.900, 0.020, 0, 0 },
+				     { 256, 0.030, 1.100, 0.045, 0, 0 },
+				     { 4096, 0.400, 6.000, 0.600, 0, 0 } };
+	judge_device_malloc(&res, p, 3);
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	assert_non_null(strstr(res.decided, "16 B per thread: malloc per thread 90.0x, one per block 2.00x"));
+	assert_non_null(strstr(res.decided, "4096 B per thread: malloc per thread 15.0x, one per block 1.50x"));
+	assert_null(strstr(res.decided, "NULL"));
+	/* a size where malloc costs little: the advice does not hold there */
+	p[2].per_thread = 0.44;
+	judge_device_malloc(&res, p, 3);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	assert_non_null(strstr(res.decided, "1.1x, one per block 1.50x the preallocated buffer's time NO REAL COST"));
+	/* a loss, but not a clear one */
+	p[2].per_thread = 0.6;
+	judge_device_malloc(&res, p, 3);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	assert_non_null(strstr(res.decided, "NOT A CLEAR LOSS"));
+	/* NULLs from a full heap make the times incomparable, and are said */
+	p[2].per_thread = 6.0;
+	p[2].null_thread = 12;
+	judge_device_malloc(&res, p, 3);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	assert_non_null(strstr(res.decided, "4096 B: 12 per-thread and 0 per-block malloc() returned NULL"));
+	/* a refutation outranks the NULLs */
+	p[0].per_thread = 0.011;
+	judge_device_malloc(&res, p, 3);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	/* nothing or a path missing */
+	judge_device_malloc(&res, p, 0);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	p[0].per_thread = 0.9;
+	p[2].null_thread = 0;
+	p[1].per_block = 0;
+	judge_device_malloc(&res, p, 3);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	assert_non_null(strstr(res.decided, "256 B: a path was not measured"));
+}
+
+/* what a deadlocked one-sided barrier returns: every waiter out on the clock, side A through */
+static struct lab_sync_div deadlocked(unsigned long long clock, unsigned long long watchdog)
+{
+	struct lab_sync_div d = { .run = true, .a_threads = 16896, .b_threads = 16896, .a_passed = 16896,
+				  .b_clock = clock, .b_watchdog = watchdog, .a_saw_gone = 16896, .ms = 1.2 };
+	return d;
+}
+
+static void test_sync(void **state)
+{
+	(void)state;
+	/* cycles per loop iteration, with and without a barrier, one block per SM */
+	struct lab_sync_cost c[3] = { { 32, 30.0, 8.0 }, { 256, 52.0, 20.0 }, { 1024, 140.0, 70.0 } };
+	struct lab_sync_divergent d = { 0 };
+	d.one_sided = deadlocked(16896, 0);
+	d.watchdog = deadlocked(0, 16896);
+	d.watchdog.ms = 20.4;
+	d.mismatched = (struct lab_sync_div){ .run = true, .a_threads = 16896, .b_threads = 16896, .a_passed = 16896,
+					      .exchanged = 33792 };
+	d.early_exit = (struct lab_sync_div){ .run = true, .a_threads = 16896, .b_threads = 16896, .a_passed = 16896 };
+	judge_sync(&res, c, 3, &d);
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	assert_non_null(strstr(res.decided, "cycles per barrier by block size: 32: 22.0, 256: 32.0, 1024: 70.0"));
+	assert_non_null(strstr(res.decided, "one-sided: deadlock until all 16896 waiters gave up (16896 clock64, 0 "
+					    "watchdog), 1.2 ms"));
+	assert_non_null(strstr(res.decided, "host-released: deadlock until all 16896 waiters gave up (0 clock64, 16896 "
+					    "watchdog), 20.4 ms"));
+	assert_non_null(strstr(res.decided, "__syncthreads() per branch: paired as one (33792/33792 tokens)"));
+	assert_non_null(strstr(res.decided, "early return: side A passed (16896/16896), exited threads not waited for"));
+	assert_true(strlen(res.decided) < sizeof res.decided - 1); /* nothing cut off */
+	struct lab_sync_cost six[6] = { c[0], c[0], c[1], c[1], c[2], c[2] };
+	judge_sync(&res, six, 6, &d);
+	assert_non_null(strstr(res.decided, "exited threads not waited for")); /* the last clause fits */
+	/* mismatched barriers that do not pair are reported, not judged (undefined behaviour) */
+	d.mismatched.exchanged = 100;
+	judge_sync(&res, c, 3, &d);
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	assert_non_null(strstr(res.decided, "did NOT pair (100/33792 tokens)"));
+	/* a barrier that costs nothing at one size */
+	c[1].bar_cycles = 20.5;
+	judge_sync(&res, c, 3, &d);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	assert_non_null(strstr(res.decided, "256: 0.5 NO COST"));
+	c[1].bar_cycles = 52;
+	/* a full block cheaper per barrier than one warp */
+	c[2].bar_cycles = 85;
+	judge_sync(&res, c, 3, &d);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	assert_non_null(strstr(res.decided, "1024 threads paid less per barrier than 32"));
+	c[2].bar_cycles = 140;
+	/* side A got through while side B still waited: no deadlock on this GPU */
+	d.one_sided.b_saw = 16896;
+	d.one_sided.b_clock = 0;
+	judge_sync(&res, c, 3, &d);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	assert_non_null(strstr(res.decided, "16896 of 16896 waiting threads saw side A pass its barrier without them"));
+	/* counts that do not add up */
+	d.one_sided = deadlocked(16000, 0);
+	judge_sync(&res, c, 3, &d);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	assert_non_null(strstr(res.decided, "counts do not add up (16896/16896 side-A threads passed, 16000/16896"));
+	/* the host's watchdog not seen before the clock budget: the safety net is unproven */
+	d.one_sided = deadlocked(16896, 0);
+	d.watchdog = deadlocked(16000, 896);
+	judge_sync(&res, c, 3, &d);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	assert_non_null(strstr(res.decided, "the watchdog reached only 896 of 16896 waiters"));
+	/* no divergent half: the cost alone decides, and says so */
+	judge_sync(&res, c, 3, NULL);
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	assert_non_null(strstr(res.decided, "divergent barriers not run"));
+	d.one_sided.run = false;
+	d.watchdog = deadlocked(0, 16896);
+	judge_sync(&res, c, 3, &d);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+	judge_sync(&res, c, 0, NULL);
+	assert_int_equal(res.verdict, LAB_INCONCLUSIVE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +531,8 @@ int main(void)
 		cmocka_unit_test_setup(test_libraries, reset),
 		cmocka_unit_test_setup(test_occupancy, reset),
 		cmocka_unit_test_setup(test_texture, reset),
+		cmocka_unit_test_setup(test_device_malloc, reset),
+		cmocka_unit_test_setup(test_sync, reset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
