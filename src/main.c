@@ -27,6 +27,7 @@ static const struct cd_command *const commands[] = {
 	&cmd_kb,
 	&cmd_mem,
 	&cmd_lab,
+	&cmd_completion,
 	NULL,
 };
 
@@ -282,7 +283,7 @@ static char **command_argv(const struct parsed *p, int *argc)
 int main(int argc, char **argv)
 {
 	static struct cd_run run; /* the run context: what the command's needs open, once */
-	struct cd_globals g = { { FMT_TEXT, false, 0 }, false, &run, NULL };
+	struct cd_globals g = { { FMT_TEXT, false, 0 }, false, &run, NULL, commands, global_opts };
 	struct parsed p = { 0 };
 	char err[CD_ERRMSG] = "";
 	char **cargv = NULL;

@@ -65,6 +65,10 @@ struct cd_globals {
 	/* the values of the command's (and subcommand's) own options, parsed by main.c from
 	 * the command's option table, in command-line order */
 	const struct cli_args *args;
+	/* main.c's tables, for the commands that describe the command line itself
+	 * (completion and the man page read them) */
+	const struct cd_command *const *commands;
+	const struct cli_opt *global_opts;
 };
 
 /* A subcommand (`mem estimate`): its own synopsis and options. */
@@ -101,6 +105,6 @@ struct cd_command {
 void cmd_input_error(struct report *r, const char *command, const char *message);
 
 extern const struct cd_command cmd_doctor, cmd_devices, cmd_arch, cmd_explain,
-	cmd_gencode, cmd_kb, cmd_mem, cmd_lab, cmd_plan;
+	cmd_gencode, cmd_kb, cmd_mem, cmd_lab, cmd_plan, cmd_completion;
 
 #endif
