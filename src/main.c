@@ -225,6 +225,11 @@ static int parse_command_line(int argc, char **argv, struct parsed *p, char *err
 		if (p->sub)
 			i++;
 	}
+	if (p->command->options_first && !p->cmd.ended) {
+		if ((rc = cli_parse(argc, argv, &i, tables, CLI_STOP_AT_OPERAND, &p->global, &p->cmd, err)))
+			return rc;
+		p->cmd.ended = true;
+	}
 	if ((rc = cli_parse(argc, argv, &i, tables, p->cmd.ended ? CLI_NO_OPTIONS : 0, &p->global, &p->cmd, err)))
 		return rc;
 done:

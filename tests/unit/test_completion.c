@@ -87,7 +87,7 @@ static void test_values_follow_the_table(void **state)
 	assert_string_equal(r.out, "--format=cmake\n");
 	run_result_free(&r);
 	assert_int_equal(testlib_run(argv2, NULL, NULL, &r), 0);
-	assert_string_equal(r.out, "gpu\ntoolkit\ndriver\nerror\n");
+	assert_string_equal(r.out, "gpu\ntoolkit\ndriver\nerror\ntorch\nframework\n");
 	run_result_free(&r);
 }
 
