@@ -1,8 +1,10 @@
 /* cudoctor's front door: global options, the command table, parsing every command line
  * through the option tables, help, rendering and exit codes. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/opts.h"
@@ -32,7 +34,7 @@ static const struct cd_command *const commands[] = {
 };
 
 enum {
-	G_JSON = 1000, G_MARKDOWN, G_COLOR, G_NO_COLOR, G_QUIET, G_VERBOSE, G_VERSION, G_HELP,
+	G_JSON = 1000, G_MARKDOWN, G_COLOR, G_NO_COLOR, G_QUIET, G_VERBOSE, G_VERSION, G_HELP, G_OUTPUT,
 };
 enum { GROUP_FORMAT = 1, GROUP_VERBOSITY, GROUP_COLOR };
 
@@ -50,6 +52,10 @@ static const struct cli_opt global_opts[] = {
 	  .group = GROUP_VERBOSITY },
 	{ .id = G_VERBOSE, .short_name = 'v', .long_name = "verbose", .help = "more detail",
 	  .group = GROUP_VERBOSITY },
+	{ .id = G_OUTPUT, .short_name = 'o', .long_name = "output", .arg = CLI_REQUIRED, .metavar = "FILE",
+	  .help = "write the report to FILE instead of stdout (a temporary file renamed into place, so "
+		  "FILE is never half-written)",
+	  .complete = CLI_C_FILE },
 	{ .id = G_VERSION, .long_name = "version", .help = "print the version and exit" },
 	{ .id = G_HELP, .short_name = 'h', .long_name = "help",
 	  .help = "this text; `cudoctor COMMAND --help` or `cudoctor help COMMAND` for a command" },
@@ -164,7 +170,7 @@ static int print_command_help(FILE *out, const struct cd_command *c, const struc
 		sb_wrap(&sb, c->notes, 0, 0, width);
 		sb_append(&sb, "\n");
 	}
-	sb_append(&sb, "\nGlobal options (--json, --markdown, -q, -v, --color) go anywhere; see cudoctor --help.\n");
+	sb_append(&sb, "\nGlobal options (--json, --markdown, -q, -v, --color, --output) go anywhere; see cudoctor --help.\n");
 	return print_text(out, &sb);
 }
 
@@ -268,6 +274,59 @@ static int apply_globals(const struct cli_args *a, struct cd_globals *g, char *e
 	return CD_OK;
 }
 
+/* --output FILE: stdout goes to a temporary file beside FILE, renamed over it once the
+ * report is complete, so a reader never sees half a report. */
+struct output {
+	char *path, *tmp;
+};
+
+static int output_open(struct output *o, const char *path, char *err)
+{
+	int fd;
+
+	o->path = (char *)path;
+	if (!(o->tmp = cd_asprintf("%s.XXXXXX", path)))
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	if ((fd = mkstemp(o->tmp)) < 0) {
+		int e = errno;
+
+		free(o->tmp);
+		o->tmp = NULL;
+		return cd_fail(err, CD_EIO, "--output %.200s: %s", path, strerror(e));
+	}
+	fchmod(fd, 0644);
+	fflush(stdout);
+	if (dup2(fd, STDOUT_FILENO) < 0) {
+		int e = errno;
+
+		close(fd);
+		unlink(o->tmp);
+		return cd_fail(err, CD_EIO, "--output %.200s: %s", path, strerror(e));
+	}
+	close(fd);
+	return CD_OK;
+}
+
+/* keep: the report is complete; else the temporary file goes */
+static int output_close(struct output *o, bool keep)
+{
+	int rc = 0;
+
+	if (!o->tmp)
+		return 0;
+	if (fflush(stdout) != 0 || fsync(STDOUT_FILENO) != 0)
+		keep = false, rc = -1;
+	if (keep && rename(o->tmp, o->path) != 0) {
+		fprintf(stderr, "cudoctor: --output %s: %s\n", o->path, strerror(errno));
+		rc = -1;
+	}
+	if (!keep || rc)
+		unlink(o->tmp);
+	free(o->tmp);
+	o->tmp = NULL;
+	return rc;
+}
+
 /* argv for the command: its name, the subcommand's, then the operands. */
 static char **command_argv(const struct parsed *p, int *argc)
 {
@@ -295,6 +354,7 @@ int main(int argc, char **argv)
 	const char *who;
 	struct report r;
 	bool report_made = false;
+	struct output output = { 0 };
 	int rc, code, cargc = 0;
 
 	rc = parse_command_line(argc, argv, &p, err, &who);
@@ -312,6 +372,13 @@ int main(int argc, char **argv)
 	}
 	g.stderr_is_tty = term_is_tty(STDERR_FILENO);
 	g.args = &p.cmd;
+	for (size_t k = 0; k < p.global.n; k++)
+		if (p.global.v[k].opt->id == G_OUTPUT && !p.help && !p.version &&
+		    (rc = output_open(&output, p.global.v[k].value, err)) != CD_OK) {
+			fprintf(stderr, "cudoctor: %s\n", err);
+			code = CD_EXIT_FAILED;
+			goto out;
+		}
 	if (p.version) {
 		printf("cudoctor %s\n", CUDOCTOR_VERSION);
 		code = CD_EXIT_CLEAN;
@@ -354,6 +421,11 @@ int main(int argc, char **argv)
 		code = report_has_errors(&r) ? CD_EXIT_FINDING : CD_EXIT_CLEAN;
 	}
 out:
+	/* a report with findings is complete; a usage error or a failed run leaves no file */
+	if (output_close(&output, code == CD_EXIT_CLEAN || code == CD_EXIT_FINDING ||
+				     (code == CD_EXIT_FAILED && report_made && !r.oom && rc == CD_OK)) != 0 &&
+	    code < CD_EXIT_USAGE)
+		code = CD_EXIT_FAILED;
 	cd_run_close(&run);
 	if (report_made)
 		report_free(&r);

@@ -135,8 +135,8 @@ int cli_parse(int argc, char **argv, int *next, const struct cli_opt *const *tab
 
 	for (; i < argc; i++) {
 		char *w = argv[i];
-		const struct cli_opt *o;
-		size_t level;
+		const struct cli_opt *o = NULL;
+		size_t level = 0;
 
 		if (!options || w[0] != '-' || w[1] == '\0') {
 			if (flags & CLI_STOP_AT_OPERAND)

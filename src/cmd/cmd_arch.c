@@ -222,6 +222,14 @@ static bool do_file(struct report *r, const char *path, bool explicit_input, con
 	json_object_set_new(j, "images", images);
 	json_object_set_new(j, "verdicts", verdicts);
 	json_array_append_new(files, j);
+	/* -q: one verdict line per file and GPU */
+	for (size_t i = 0; i < json_array_size(verdicts); i++) {
+		json_t *v = json_array_get(verdicts, i);
+		cmd_note(r, report_answer(r, "%s: %s: %s", path, json_string_value(json_object_get(v, "gpu")),
+					  json_string_value(json_object_get(v, "result"))));
+	}
+	if (json_array_size(verdicts) == 0)
+		cmd_note(r, report_answer(r, "%s: %s", path, f.inv.n_images ? "not judged (no GPU)" : "no device code"));
 out:
 	dc_free(&f.inv);
 	file_unmap(&mf);

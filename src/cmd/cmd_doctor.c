@@ -512,6 +512,24 @@ static int section_platform(struct report *r, const struct doctor_facts *df)
 
 static const struct cli_opt doctor_opts[] = { { 0 } };
 
+/* -q's answer: one line, the verdict and what decided it. */
+static int verdict_line(struct report *r)
+{
+	size_t n[4] = { 0 };
+	const struct finding *worst = NULL;
+
+	for (size_t i = 0; i < r->n_findings; i++) {
+		n[r->findings[i].severity]++;
+		if (!worst || r->findings[i].severity > worst->severity)
+			worst = &r->findings[i];
+	}
+	if (n[SEV_ERROR] || n[SEV_WARN])
+		return report_answer(r, "%s: %zu error%s, %zu warning%s; first: %s: %s", n[SEV_ERROR] ? "error" : "warn",
+				     n[SEV_ERROR], n[SEV_ERROR] == 1 ? "" : "s", n[SEV_WARN], n[SEV_WARN] == 1 ? "" : "s",
+				     worst->id, worst->title);
+	return report_answer(r, "ok: %s", worst ? worst->title : "nothing to report");
+}
+
 static int doctor_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
 	struct doctor_opts o = { .root = NULL, .list_archs = g->render.verbosity > 0 };
@@ -532,7 +550,9 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 		goto out;
 	if ((rc = rules_gpu_health(df.gp, r)) != CD_OK)
 		goto out;
-	rc = rules_verdict(&df.f, r);
+	if ((rc = rules_verdict(&df.f, r)) != CD_OK)
+		goto out;
+	rc = verdict_line(r);
 out:
 	doctor_facts_free(&df);
 	if (rc != CD_OK)

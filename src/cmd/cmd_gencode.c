@@ -257,6 +257,19 @@ static void flag_fields(struct report_rec *top, const struct gencode_plan *p, co
 		     rv_str(p->makefile));
 }
 
+/* The line a build script wants: nvcc $(cudoctor gencode --gpu sm_90 --format nvcc) ... */
+static int answer(struct report *r, const struct gencode_plan *p, const char *format)
+{
+	r->answer_only = strcmp(format, "nvcc") == 0 || strcmp(format, "cmake") == 0 || strcmp(format, "torch") == 0;
+	if (strcmp(format, "cmake") == 0)
+		return report_answer(r, "-DCMAKE_CUDA_ARCHITECTURES=\"%s\"", p->cmake);
+	if (strcmp(format, "torch") == 0)
+		return report_answer(r, "TORCH_CUDA_ARCH_LIST=\"%s\"", p->torch);
+	if (strcmp(format, "makefile") == 0)
+		return report_answer(r, "%s", p->makefile);
+	return report_answer(r, "%s", p->nvcc); /* -q without --format: the nvcc flags */
+}
+
 static void explain_choice(struct report_rec *top, const struct gencode_plan *p)
 {
 	bool any_a = false, any_f = false;
@@ -382,6 +395,7 @@ static int gencode_run(struct report *r, int argc, char **argv, const struct cd_
 		goto end;
 	}
 	flag_fields(&top, p, a->format);
+	TRY(answer(r, p, a->format));
 	report_rec_section(&top, "The result needs");
 	toolkit_range_field(&top, p);
 	report_fieldf(&top, "driver", "min_driver", rv_str(p->min_driver), "%s or newer to run (CUDA %d.x%s)",
