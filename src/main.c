@@ -10,6 +10,7 @@
 #include "cli/opts.h"
 #include "cmd/cmd.h"
 #include "report/render.h"
+#include "report/render_html.h"
 #include "util/err.h"
 #include "util/str.h"
 #include "util/term.h"
@@ -34,7 +35,7 @@ static const struct cd_command *const commands[] = {
 };
 
 enum {
-	G_JSON = 1000, G_MARKDOWN, G_COLOR, G_NO_COLOR, G_QUIET, G_VERBOSE, G_VERSION, G_HELP, G_OUTPUT,
+	G_JSON = 1000, G_MARKDOWN, G_COLOR, G_NO_COLOR, G_QUIET, G_VERBOSE, G_VERSION, G_HELP, G_OUTPUT, G_HTML,
 };
 enum { GROUP_FORMAT = 1, GROUP_VERBOSITY, GROUP_COLOR };
 
@@ -43,6 +44,8 @@ static const struct cli_opt global_opts[] = {
 	  .group = GROUP_FORMAT },
 	{ .id = G_MARKDOWN, .long_name = "markdown", .help = "Markdown, ready to paste into a GitHub issue",
 	  .group = GROUP_FORMAT },
+	{ .id = G_HTML, .long_name = "html", .arg = CLI_REQUIRED, .metavar = "FILE",
+	  .help = "also write the report as one self-contained HTML page to FILE", .complete = CLI_C_FILE },
 	{ .id = G_COLOR, .long_name = "color", .arg = CLI_REQUIRED, .metavar = "WHEN",
 	  .help = "auto (the default: colour on a terminal unless NO_COLOR is set), always or never",
 	  .complete = CLI_C_WORDS, .words = "auto always never", .group = GROUP_COLOR },
@@ -260,6 +263,11 @@ static int apply_globals(const struct cli_args *a, struct cd_globals *g, char *e
 		case G_NO_COLOR: color = "never"; break;
 		case G_QUIET: g->render.verbosity = -1; break;
 		case G_VERBOSE: g->render.verbosity = 1; break;
+		case G_HTML:
+			if (!*v->value)
+				return cd_fail(err, CD_EUSAGE, "--html wants a file name");
+			g->html = v->value;
+			break;
 		default: break;
 		}
 	}
@@ -347,7 +355,8 @@ static char **command_argv(const struct parsed *p, int *argc)
 int main(int argc, char **argv)
 {
 	static struct cd_run run; /* the run context: what the command's needs open, once */
-	struct cd_globals g = { { FMT_TEXT, false, 0 }, false, &run, NULL, commands, global_opts };
+	struct cd_globals g = { .render = { FMT_TEXT, false, 0 }, .run = &run, .commands = commands,
+				.global_opts = global_opts };
 	struct parsed p = { 0 };
 	char err[CD_ERRMSG] = "";
 	char **cargv = NULL;
@@ -409,6 +418,11 @@ int main(int argc, char **argv)
 	}
 	if ((!r.self_rendered && render_report(&r, &g.render, stdout) != 0) || fflush(stdout) != 0) {
 		fprintf(stderr, "cudoctor: cannot write the report\n");
+		code = CD_EXIT_FAILED;
+		goto out;
+	}
+	if (g.html && !r.oom && render_html_file(&r, g.html, err) != CD_OK) {
+		fprintf(stderr, "cudoctor: %s\n", err);
 		code = CD_EXIT_FAILED;
 		goto out;
 	}
