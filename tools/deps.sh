@@ -21,6 +21,7 @@ need libcmocka-dev have_header cmocka.h
 need zlib1g-dev have_header zlib.h    # the tests read gzip'd expected listings
 need python3 command -v python3
 need chromium sh -c 'command -v chromium || command -v chromium-browser'  # draws --html pages in the tests
+need zsh command -v zsh          # the completion test loads the zsh script
 need python3-pip sh -c 'python3 -m pip --version'
 
 if [ -n "$missing" ]; then

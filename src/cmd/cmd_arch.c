@@ -1,7 +1,6 @@
 /* `cudoctor arch`: which kernel images files carry and whether the GPUs here (or named)
  * can run them. Wires binfmt/devcode (what is there), rules/arch (what runs) and the report;
  * its parts are in cmd/arch/. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,30 +14,37 @@
 #include "util/str.h"
 
 static const char arch_help[] =
-	"usage: cudoctor arch [options] [FILE|DIR]...\n"
-	"\n"
-	"Lists the kernel images (SASS sm_XY, PTX compute_XY) in executables, shared libraries,\n"
-	"objects, static archives, .fatbin, .cubin and .ptx files, and says whether each GPU\n"
-	"can run them: native, jit, partial, no-image, ptx-too-new or jit-disabled.\n"
-	"Only headers are read, so whole environments take milliseconds.\n"
-	"\n"
-	"options:\n"
-	"  -r, --recursive      descend into directories\n"
-	"      --python [PY]    scan the site-packages of python3 (or of interpreter PY)\n"
-	"      --ollama         scan Ollama's library folders\n"
-	"  -g, --gpu SPEC       judge against this GPU (sm_89, 8.9, 89, sm_90a); repeatable.\n"
-	"                       Default: every GPU here\n"
-	"      --driver VER     judge against this driver (550.54.14) or CUDA version (12.4);\n"
-	"                       default: the installed driver\n"
-	"      --kernels        decompress images and list their kernels\n"
-	"      --cuobjdump      print the listing as cuobjdump --list-elf --list-ptx does\n"
-	"\n"
-	"CUDA_FORCE_PTX_JIT and CUDA_DISABLE_PTX_JIT in the environment are honoured as the\n"
-	"driver honours them. Containers in sections cuobjdump does not read (.cask_resource,\n"
-	"cuFFT's .ldata, ...) are listed with their section and left out of verdicts.\n"
-	"See docs/arch.md.\n";
+	"Lists the kernel images (SASS sm_XY, PTX compute_XY) in executables, shared libraries, "
+	"objects, static archives, .fatbin, .cubin and .ptx files, and says whether each GPU "
+	"can run them: native, jit, partial, no-image, ptx-too-new or jit-disabled. "
+	"Only headers are read, so whole environments take milliseconds.";
 
-enum { OPT_PYTHON = 256, OPT_OLLAMA, OPT_DRIVER, OPT_KERNELS, OPT_CUOBJDUMP };
+static const char arch_notes[] =
+	"CUDA_FORCE_PTX_JIT and CUDA_DISABLE_PTX_JIT in the environment are honoured as the "
+	"driver honours them. Containers in sections cuobjdump does not read (.cask_resource, "
+	"cuFFT's .ldata, ...) are listed with their section and left out of verdicts. "
+	"An input that cannot be read (missing, a FIFO, a device) is named on stderr and the run "
+	"exits 3. See docs/arch.md.";
+
+enum { OPT_RECURSIVE = 1, OPT_GPU, OPT_PYTHON, OPT_OLLAMA, OPT_DRIVER, OPT_KERNELS, OPT_CUOBJDUMP };
+
+static const struct cli_opt arch_opts[] = {
+	{ .id = OPT_RECURSIVE, .short_name = 'r', .long_name = "recursive", .help = "descend into directories" },
+	{ .id = OPT_PYTHON, .long_name = "python", .arg = CLI_OPTIONAL, .metavar = "PY",
+	  .help = "scan the site-packages of python3 (or of interpreter PY)" },
+	{ .id = OPT_OLLAMA, .long_name = "ollama", .help = "scan Ollama's library folders" },
+	{ .id = OPT_GPU, .short_name = 'g', .long_name = "gpu", .arg = CLI_REQUIRED, .metavar = "SPEC",
+	  .help = "judge against this GPU (sm_89, 8.9, 89, sm_90a, or a name: \"RTX 4090\", H200); "
+		  "repeatable. Default: every GPU here",
+	  .complete = CLI_C_GPU, .flags = CLI_REPEAT },
+	{ .id = OPT_DRIVER, .long_name = "driver", .arg = CLI_REQUIRED, .metavar = "VER",
+	  .help = "judge against this driver (550.54.14) or CUDA version (12.4); default: the "
+		  "installed driver" },
+	{ .id = OPT_KERNELS, .long_name = "kernels", .help = "decompress images and list their kernels" },
+	{ .id = OPT_CUOBJDUMP, .long_name = "cuobjdump",
+	  .help = "print the listing as cuobjdump --list-elf --list-ptx does" },
+	{ 0 },
+};
 
 /* Releases the pages a walk has passed, so memory stays flat on gigabyte libraries. */
 struct release_ctx {
@@ -63,51 +69,40 @@ static void release_behind(const unsigned char *upto, void *ctx)
 static int parse_args(int argc, char **argv, const struct cd_globals *g, struct arch_opts *o,
 		      struct arch_inputs *in, char *err)
 {
-	static const struct option longs[] = {
-		{"recursive", no_argument, NULL, 'r'},
-		{"python", optional_argument, NULL, OPT_PYTHON},
-		{"ollama", no_argument, NULL, OPT_OLLAMA},
-		{"gpu", required_argument, NULL, 'g'},
-		{"driver", required_argument, NULL, OPT_DRIVER},
-		{"kernels", no_argument, NULL, OPT_KERNELS},
-		{"cuobjdump", no_argument, NULL, OPT_CUOBJDUMP},
-		{NULL, 0, NULL, 0},
-	};
 	bool python = false, ollama = false;
 	const char *python_path = NULL;
-	int c, rc;
+	int rc;
 	o->verbose = g->render.verbosity > 0;
 	o->quiet = g->render.verbosity < 0;
 	o->json = g->render.format == FMT_JSON;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "rg:", longs, NULL)) != -1) {
-		switch (c) {
-		case 'r': o->recursive = true; break;
-		case OPT_PYTHON: python = true; python_path = optarg; break;
+	for (size_t i = 0; i < g->args->n; i++) {
+		const char *val = g->args->v[i].value;
+		switch (g->args->v[i].opt->id) {
+		case OPT_RECURSIVE: o->recursive = true; break;
+		case OPT_PYTHON: python = true; python_path = val; break;
 		case OPT_OLLAMA: ollama = true; break;
-		case 'g':
-			if ((rc = arch_target_gpu_option(&o->target, optarg, err)))
+		case OPT_GPU:
+			if ((rc = arch_target_gpu_option(&o->target, val, err)))
 				return rc;
 			break;
 		case OPT_DRIVER:
-			if ((rc = arch_target_driver_option(&o->target, optarg, err)))
+			if ((rc = arch_target_driver_option(&o->target, val, err)))
 				return rc;
 			break;
 		case OPT_KERNELS: o->kernels = true; break;
 		case OPT_CUOBJDUMP: o->cuobjdump = true; break;
-		default:
-			return cd_fail(err, CD_EUSAGE, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	for (int i = optind; i < argc; i++) {
-		/* "--python PY" as the issue writes it: a following interpreter is taken as PY */
+	for (int i = 1; i < argc; i++) {
+		/* "--python PY": a following interpreter is taken as PY */
 		const char *base = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
 		if (python && !python_path && strncmp(base, "python", 6) == 0 && !strstr(base, ".so") &&
 		    access(argv[i], X_OK) == 0 && !path_is_dir(argv[i])) {
 			python_path = argv[i];
 			continue;
 		}
+		if (path_is_dir(argv[i]) && !o->recursive)
+			return cd_fail(err, CD_EUSAGE, "%.200s is a directory; use -r to search it", argv[i]);
 		if (path_is_dir(argv[i]))
 			rc = arch_inputs_expand_dir(in, argv[i], o->recursive, err);
 		else
@@ -123,7 +118,7 @@ static int parse_args(int argc, char **argv, const struct cd_globals *g, struct 
 		snprintf(o->note, sizeof(o->note), "%s", err); /* nothing to scan is an answer, not a failure */
 		err[0] = 0;
 	}
-	if (argc == optind && !python && !ollama)
+	if (argc == 1 && !python && !ollama)
 		return cd_fail(err, CD_EUSAGE, "name a file or directory, or use --python / --ollama");
 	return CD_OK;
 }
@@ -161,9 +156,8 @@ static bool do_file(struct report *r, const char *path, bool explicit_input, con
 		}
 	}
 	if (rc) {
-		if (o->cuobjdump)
-			fprintf(stderr, "cudoctor arch: %s\n", err);
-		else {
+		cmd_input_error(r, "arch", err);
+		if (!o->cuobjdump) {
 			report_section(r, "%s", path);
 			report_line(r, "error: %s", err);
 		}
@@ -228,6 +222,14 @@ static bool do_file(struct report *r, const char *path, bool explicit_input, con
 	json_object_set_new(j, "images", images);
 	json_object_set_new(j, "verdicts", verdicts);
 	json_array_append_new(files, j);
+	/* -q: one verdict line per file and GPU */
+	for (size_t i = 0; i < json_array_size(verdicts); i++) {
+		json_t *v = json_array_get(verdicts, i);
+		cmd_note(r, report_answer(r, "%s: %s: %s", path, json_string_value(json_object_get(v, "gpu")),
+					  json_string_value(json_object_get(v, "result"))));
+	}
+	if (json_array_size(verdicts) == 0)
+		cmd_note(r, report_answer(r, "%s: %s", path, f.inv.n_images ? "not judged (no GPU)" : "no device code"));
 out:
 	dc_free(&f.inv);
 	file_unmap(&mf);
@@ -292,12 +294,7 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 	report_json_set(r, "files", files);
 	report_json_set(r, "gpus", gpus);
 	report_json_set(r, "driver", arch_driver_json(d));
-	/* exit 3 only when every input failed */
-	if (in.n > 0 && failed == in.n) {
-		r->exit_override = 3;
-		if (o.cuobjdump)
-			r->self_rendered = true;
-	}
+	/* an input that failed made the run exit 3 (cmd_input_error) */
 	rc = CD_OK;
 out:
 	arch_inputs_free(&in);
@@ -307,6 +304,11 @@ out:
 const struct cd_command cmd_arch = {
 	.name = "arch",
 	.summary = "which kernel images (SASS/PTX) files carry and whether each GPU can run them",
+	.usage = "cudoctor arch [OPTIONS] FILE|DIR...\n"
+		 "       cudoctor arch [OPTIONS] --python[=PY] | --ollama",
 	.help = arch_help,
+	.notes = arch_notes,
+	.opts = arch_opts,
+	.operands = CLI_C_FILE,
 	.run = arch_run,
 };

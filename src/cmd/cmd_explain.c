@@ -11,30 +11,38 @@
 #include "explain/explain.h"
 #include "rules/nccl.h"
 #include "util/err.h"
+#include "util/file.h"
 #include "util/str.h"
 
 #define STDIN_MAX (16u << 20)
 
 static const char explain_help[] =
-	"usage: cudoctor explain [--offline] [--binary PATH] [--gpu SPEC]... [--driver VER] [TEXT...]\n"
-	"       some-command 2>&1 | cudoctor explain\n"
-	"\n"
-	"Recognises every CUDA error cudoctor's catalogue knows in TEXT (or stdin; a whole log is\n"
-	"fine): by message, by name (cudaErrorNoKernelImageForDevice, CUDA_ERROR_NO_BINARY_FOR_GPU),\n"
-	"by number in context (CUDA error 209), and the messages of PyTorch, nvcc, NVML, Ollama,\n"
-	"llama.cpp, cuDNN and the kernel log (Xid). For each: the cause in terms of the stack and\n"
+	"Recognises every CUDA error cudoctor's catalogue knows in TEXT (or stdin; a whole log is "
+	"fine): by message, by name (cudaErrorNoKernelImageForDevice, CUDA_ERROR_NO_BINARY_FOR_GPU), "
+	"by number in context (CUDA error 209), and the messages of PyTorch, nvcc, NVML, Ollama, "
+	"llama.cpp, cuDNN and the kernel log (Xid). For each: the cause in terms of the stack and "
 	"the programming model, checks on this machine, and the fix.\n"
 	"\n"
-	"  --offline         skip the checks on this machine\n"
-	"  --binary PATH     the program or library that failed: check which images it carries\n"
-	"                    and judge them as `cudoctor arch` does\n"
-	"  -g, --gpu SPEC    judge --binary against this GPU (sm_89, 8.9, 89, sm_90a, H200)\n"
-	"                    instead of the GPUs here; repeatable; also with --offline, for a\n"
-	"                    log from another machine\n"
-	"      --driver VER  judge against this driver (550.54.14) or CUDA version (12.4)\n"
-	"                    instead of the installed one\n"
-	"\n"
-	"Options come before the text; everything after the first other word is the text.\n";
+	"Options come before the text; everything from the first other word on is the text, even "
+	"words that start with '-' (\"-> CUDA driver version is insufficient\").";
+
+enum { OPT_OFFLINE = 1, OPT_BINARY, OPT_GPU, OPT_DRIVER };
+
+static const struct cli_opt explain_opts[] = {
+	{ .id = OPT_OFFLINE, .long_name = "offline", .help = "skip the checks on this machine" },
+	{ .id = OPT_BINARY, .long_name = "binary", .arg = CLI_REQUIRED, .metavar = "PATH",
+	  .help = "the program or library that failed: check which images it carries and judge them "
+		  "as `cudoctor arch` does",
+	  .complete = CLI_C_FILE },
+	{ .id = OPT_GPU, .short_name = 'g', .long_name = "gpu", .arg = CLI_REQUIRED, .metavar = "SPEC",
+	  .help = "judge --binary against this GPU (sm_89, 8.9, 89, sm_90a, H200) instead of the GPUs "
+		  "here; repeatable; also with --offline, for a log from another machine",
+	  .complete = CLI_C_GPU, .flags = CLI_REPEAT },
+	{ .id = OPT_DRIVER, .long_name = "driver", .arg = CLI_REQUIRED, .metavar = "VER",
+	  .help = "judge against this driver (550.54.14) or CUDA version (12.4) instead of the "
+		  "installed one" },
+	{ 0 },
+};
 
 static int read_stdin(char **out, size_t *len, char *err)
 {
@@ -195,26 +203,6 @@ out:
 	return rc;
 }
 
-/* argv[*a] is option name (with its value next, or as name=VALUE; short, when not NULL,
- * takes the next word): the value, advancing *a; NULL when argv[*a] is not that option.
- * *missing is set when the option is there without a value. */
-static const char *option_value(int argc, char **argv, int *a, const char *name, const char *short_name,
-				bool *missing)
-{
-	size_t n = strlen(name);
-
-	if (strcmp(argv[*a], name) == 0 || (short_name && strcmp(argv[*a], short_name) == 0)) {
-		if (*a + 1 >= argc) {
-			*missing = true;
-			return NULL;
-		}
-		return argv[++*a];
-	}
-	if (strncmp(argv[*a], name, n) == 0 && argv[*a][n] == '=')
-		return argv[*a] + n + 1;
-	return NULL;
-}
-
 static int explain_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
 	struct explain_env env;
@@ -224,31 +212,36 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 	size_t len = 0;
 	bool offline = false;
 	json_t *matches = NULL;
-	const char *v;
-	bool missing = false;
-	int a, rc = CD_OK;
+	int a = 1, rc = CD_OK;
 
-	(void)g;
 	explain_env_init(&env);
-	/* options first; everything after is the text, even words that start with '-'
-	 * ("-> CUDA driver version is insufficient ...") */
-	for (a = 1; a < argc; a++) {
-		if (strcmp(argv[a], "--offline") == 0) {
-			offline = true;
-		} else if ((v = option_value(argc, argv, &a, "--binary", NULL, &missing))) {
+	/* main.c parsed the options up to the text (options_first): the operands are the text */
+	for (size_t i = 0; i < g->args->n; i++) {
+		const char *v = g->args->v[i].value;
+
+		switch (g->args->v[i].opt->id) {
+		case OPT_OFFLINE: offline = true; break;
+		case OPT_BINARY: {
+			/* a --binary that cannot be read is said on stderr and exits 3; the text is
+			 * still explained, and the check says it was skipped */
+			char ferr[CD_ERRMSG];
+			size_t size;
+			int fd;
+
 			env.binary = v;
-		} else if ((v = option_value(argc, argv, &a, "--gpu", "-g", &missing))) {
+			if (file_open_input(v, &fd, &size, ferr) != CD_OK)
+				cmd_input_error(r, "explain", ferr);
+			else
+				close(fd);
+			break;
+		}
+		case OPT_GPU:
 			if ((rc = arch_target_gpu_option(&env.target, v, err)) != CD_OK)
 				return rc;
-		} else if ((v = option_value(argc, argv, &a, "--driver", NULL, &missing))) {
+			break;
+		case OPT_DRIVER:
 			if ((rc = arch_target_driver_option(&env.target, v, err)) != CD_OK)
 				return rc;
-		} else if (missing) {
-			return cd_fail(err, CD_EUSAGE, "%s needs a value", argv[a]);
-		} else if (strcmp(argv[a], "--") == 0) {
-			a++;
-			break;
-		} else {
 			break;
 		}
 	}
@@ -306,6 +299,10 @@ out:
 const struct cd_command cmd_explain = {
 	.name = "explain",
 	.summary = "what a pasted CUDA error means, checked on this machine, and its fix",
+	.usage = "cudoctor explain [--offline] [--binary PATH] [--gpu SPEC]... [--driver VER] [TEXT...]\n"
+		 "       some-command 2>&1 | cudoctor explain",
 	.help = explain_help,
+	.opts = explain_opts,
+	.options_first = true,
 	.run = explain_run,
 };

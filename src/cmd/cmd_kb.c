@@ -11,16 +11,18 @@
 #include "util/str.h"
 
 static const char kb_help[] =
-	"usage: cudoctor kb gpu [NAME|CC]       GPUs: name, compute capability, memory, toolkits\n"
-	"       cudoctor kb toolkit [VERSION]   CUDA toolkits: driver minimums, archs, PTX ISA\n"
-	"       cudoctor kb driver VERSION      what a driver version runs (580.65.06, 572.61)\n"
-	"       cudoctor kb error CODE|NAME     the CUDA error catalogue (209, cudaErrorNoKernelImageForDevice)\n"
-	"       cudoctor kb torch [RELEASE|cuXYZ] PyTorch wheels: CUDA variants and the archs each carries\n"
-	"       cudoctor kb framework [NAME]    JAX, vLLM and Ollama CUDA builds: GPUs and drivers they need\n"
+	"  gpu [NAME|CC]            GPUs: name, compute capability, memory, toolkits\n"
+	"  toolkit [VERSION]        CUDA toolkits: driver minimums, archs, PTX ISA\n"
+	"  driver VERSION           what a driver version runs (580.65.06, 572.61)\n"
+	"  error CODE|NAME          the CUDA error catalogue (209, cudaErrorNoKernelImageForDevice)\n"
+	"  torch [RELEASE|cuXYZ]    PyTorch wheels: CUDA variants and the archs each carries\n"
+	"  framework [NAME]         JAX, vLLM and Ollama CUDA builds: GPUs and drivers they need\n"
 	"\n"
-	"Prints facts from the embedded tables (kb/*.tsv) with their sources; facts the sources\n"
-	"disagree on or barely support are marked (uncertain). Without an argument, gpu and\n"
-	"toolkit list every row.\n";
+	"Prints facts from the embedded tables (kb/*.tsv) with their sources; facts the sources "
+	"disagree on or barely support are marked (uncertain). Without an argument, gpu and "
+	"toolkit list every row.";
+
+static const struct cli_opt kb_opts[] = { { 0 } };
 
 /* ---- shared helpers ---- */
 
@@ -477,6 +479,15 @@ static int kb_run(struct report *r, int argc, char **argv, const struct cd_globa
 const struct cd_command cmd_kb = {
 	.name = "kb",
 	.summary = "facts about GPUs, toolkits, drivers and CUDA errors, with sources",
+	.usage = "cudoctor kb gpu [NAME|CC]\n"
+		 "       cudoctor kb toolkit [VERSION]\n"
+		 "       cudoctor kb driver VERSION\n"
+		 "       cudoctor kb error CODE|NAME\n"
+		 "       cudoctor kb torch [RELEASE|cuXYZ]\n"
+		 "       cudoctor kb framework [NAME]",
 	.help = kb_help,
+	.opts = kb_opts,
+	.operands = CLI_C_WORDS,
+	.operand_words = "gpu toolkit driver error torch framework",
 	.run = kb_run,
 };

@@ -1,7 +1,6 @@
 /* `cudoctor plan`: which driver branch, CUDA toolkit and framework build fit these GPUs,
  * with the install commands; the decisions are src/rules/plan.c's, this file wires the
  * GPUs here (or named) and the driver into it and writes the report. */
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,22 +13,28 @@
 #include "util/err.h"
 
 static const char plan_help[] =
-	"usage: cudoctor plan [--gpu SPEC]... [--driver VERSION]\n"
-	"                     [--framework torch[==VERSION]|jax|vllm|ollama|none]\n"
-	"\n"
-	"Says which driver branches support every GPU, which CUDA toolkits build for all of\n"
-	"them and run on the driver (minor-version compatibility included), and which\n"
-	"framework builds carry code for every GPU (SASS, or PTX the driver can JIT) and run\n"
-	"on the driver, with the recommended one, why, and its pip / uv pip install line.\n"
-	"When no build fits every GPU it says which GPU forces which limit and how to split\n"
-	"them. Without --gpu it plans for the GPUs and driver here.\n"
-	"\n"
-	"  --gpu SPEC        sm_89, 8.9, 89, or a GPU name or part of one (\"RTX 4060 Ti\");\n"
-	"                    repeatable\n"
-	"  --driver VERSION  the driver to plan for (580, R550, 550.54.14); default: the\n"
-	"                    installed one, when the GPUs are this machine's\n"
-	"  --framework F     torch (default; torch==2.7 for one release), jax, vllm, ollama,\n"
-	"                    or none (driver and toolkit only)\n";
+	"Says which driver branches support every GPU, which CUDA toolkits build for all of "
+	"them and run on the driver (minor-version compatibility included), and which "
+	"framework builds carry code for every GPU (SASS, or PTX the driver can JIT) and run "
+	"on the driver, with the recommended one, why, and its pip / uv pip install line. "
+	"When no build fits every GPU it says which GPU forces which limit and how to split "
+	"them. Without --gpu it plans for the GPUs and driver here.";
+
+enum { O_GPU = 1, O_DRIVER, O_FRAMEWORK };
+
+static const struct cli_opt plan_opts[] = {
+	{ .id = O_GPU, .short_name = 'g', .long_name = "gpu", .arg = CLI_REQUIRED, .metavar = "SPEC",
+	  .help = "sm_89, 8.9, 89, or a GPU name or part of one (\"RTX 4060 Ti\"); repeatable",
+	  .complete = CLI_C_GPU, .flags = CLI_REPEAT },
+	{ .id = O_DRIVER, .long_name = "driver", .arg = CLI_REQUIRED, .metavar = "VERSION",
+	  .help = "the driver to plan for (580, R550, 550.54.14); default: the installed one, when the "
+		  "GPUs are this machine's" },
+	{ .id = O_FRAMEWORK, .long_name = "framework", .arg = CLI_REQUIRED, .metavar = "F",
+	  .help = "torch (default; torch==2.7 for one release), jax, vllm, ollama, or none (driver "
+		  "and toolkit only)",
+	  .complete = CLI_C_WORDS, .words = "torch jax vllm ollama none" },
+	{ 0 },
+};
 
 struct plan_args {
 	struct gpu_spec specs[PLAN_MAX_GPUS];
@@ -57,41 +62,31 @@ static int parse_framework(const char *s, struct plan_args *a, char *err)
 	return cd_fail(err, CD_EUSAGE, "--framework is torch[==VERSION], jax, vllm, ollama or none");
 }
 
-static int parse_args(int argc, char **argv, struct plan_args *a, char *err)
+static int parse_args(int argc, char **argv, const struct cli_args *args, struct plan_args *a, char *err)
 {
-	static const struct option opts[] = {
-		{ "gpu", required_argument, NULL, 'g' },
-		{ "driver", required_argument, NULL, 'd' },
-		{ "framework", required_argument, NULL, 'f' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, rc;
+	int rc;
 
 	memset(a, 0, sizeof(*a));
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		switch (c) {
-		case 'g':
+	for (size_t i = 0; i < args->n; i++) {
+		const char *val = args->v[i].value;
+
+		switch (args->v[i].opt->id) {
+		case O_GPU:
 			if (a->n == PLAN_MAX_GPUS)
 				return cd_fail(err, CD_EUSAGE, "at most %d --gpu", PLAN_MAX_GPUS);
-			if ((rc = kb_parse_gpu_spec(optarg, &a->specs[a->n], err)) != CD_OK)
+			if ((rc = kb_parse_gpu_spec(val, &a->specs[a->n], err)) != CD_OK)
 				return rc;
 			a->n++;
 			break;
-		case 'd': a->driver = optarg; break;
-		case 'f':
-			if ((rc = parse_framework(optarg, a, err)) != CD_OK)
+		case O_DRIVER: a->driver = val; break;
+		case O_FRAMEWORK:
+			if ((rc = parse_framework(val, a, err)) != CD_OK)
 				return rc;
 			break;
-		case ':':
-			return cd_fail(err, CD_EUSAGE, "%s needs a value", argv[optind - 1]);
-		default:
-			return cd_fail(err, CD_EUSAGE, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind < argc)
-		return cd_fail(err, CD_EUSAGE, "unexpected '%s' (GPUs are named with --gpu)", argv[optind]);
+	if (argc > 1)
+		return cd_fail(err, CD_EUSAGE, "unexpected '%.60s' (GPUs are named with --gpu)", argv[1]);
 	return CD_OK;
 }
 
@@ -587,7 +582,7 @@ static int plan_run(struct report *r, int argc, char **argv, const struct cd_glo
 	int rc;
 
 	(void)gl;
-	if ((rc = parse_args(argc, argv, &a, err)) != CD_OK)
+	if ((rc = parse_args(argc, argv, gl->args, &a, err)) != CD_OK)
 		return rc;
 	if ((rc = kb_load(err)) != CD_OK)
 		return rc;
@@ -625,6 +620,9 @@ out:
 const struct cd_command cmd_plan = {
 	.name = "plan",
 	.summary = "which driver, CUDA toolkit and framework build fit these GPUs",
+	.usage = "cudoctor plan [--gpu SPEC]... [--driver VERSION]\n"
+		 "                     [--framework torch[==VERSION]|jax|vllm|ollama|none]",
 	.help = plan_help,
+	.opts = plan_opts,
 	.run = plan_run,
 };

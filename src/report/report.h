@@ -46,6 +46,9 @@ struct report {
 	bool oom;                  /* some add failed for lack of memory */
 	int exit_override;         /* -1: exit code from findings; else this code */
 	bool self_rendered;        /* the command printed its own stdout (arch --cuobjdump): render nothing */
+	char **answer;             /* the essential answer: what -q prints, alone (report_answer) */
+	size_t n_answer;
+	bool answer_only;          /* print only the answer even without -q (gencode --format nvcc) */
 };
 
 int report_init(struct report *r, const char *command);
@@ -69,6 +72,9 @@ int report_section(struct report *r, const char *title_fmt, ...) __attribute__((
 int report_kv(struct report *r, const char *key, const char *value_fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int report_line(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* One line of the essential answer, the whole text output under -q (or answer_only):
+ * gencode's flags, doctor's verdict, arch's verdict per file and GPU. */
+int report_answer(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Starts a table; rows go to the most recent table. */
 int report_table(struct report *r, size_t ncols, const char *const headers[]);
 int report_table_row(struct report *r, const char *const cells[]);
