@@ -422,7 +422,7 @@ static void test_usage_and_no_driver(void **state)
 	(void)state;
 	assert_int_equal(testlib_run(argv, env, NULL, &r), 0);
 	assert_int_equal(r.status, 2);
-	assert_non_null(strstr(r.err, "unexpected argument 'extra'"));
+	assert_non_null(strstr(r.err, "topo takes no arguments (got 'extra')"));
 	run_result_free(&r);
 	assert_int_equal(testlib_run(argv_json, none, NULL, &r), 0);
 	assert_int_equal(r.status, 1);
