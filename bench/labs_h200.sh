@@ -16,6 +16,7 @@ fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 if ! nvidia-smi -L >/dev/null 2>&1; then echo "skipped: no NVIDIA GPU here"; exit 0; fi
 
+mkdir -p "$out/test_lab"
 OUT="$out/test_lab" sh "$root/tests/gpu/test_lab.sh" "$bin" || bad "tests/gpu/test_lab.sh"
 
 "$bin" lab libraries --plot "$out/plots" >"$out/libraries.txt" 2>&1

@@ -65,6 +65,7 @@ static const struct dl_symbol symbols[] = {
 	SYM(DeviceGetNvLinkRemotePciInfo, "nvmlDeviceGetNvLinkRemotePciInfo_v2"),
 	SYM(DeviceGetNvLinkRemoteDeviceType, "nvmlDeviceGetNvLinkRemoteDeviceType"),
 	SYM(DeviceGetCpuAffinity, "nvmlDeviceGetCpuAffinity"),
+	SYM(DeviceGetMemoryAffinity, "nvmlDeviceGetMemoryAffinity"),
 };
 
 static void append_word(char *buf, size_t size, const char *fmt, const char *a, const char *b)

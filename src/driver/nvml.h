@@ -194,6 +194,8 @@ struct nvml {
 	nvmlReturn_t (*DeviceGetNvLinkRemotePciInfo)(nvmlDevice_t dev, unsigned int link, nvmlPciInfo_t *pci); /* _v2 */
 	nvmlReturn_t (*DeviceGetNvLinkRemoteDeviceType)(nvmlDevice_t dev, unsigned int link, int *type);
 	nvmlReturn_t (*DeviceGetCpuAffinity)(nvmlDevice_t dev, unsigned int words, unsigned long *cpu_set);
+	/* scope 0: NVML_AFFINITY_SCOPE_NODE; node_set one bit per NUMA node (R470+) */
+	nvmlReturn_t (*DeviceGetMemoryAffinity)(nvmlDevice_t dev, unsigned int words, unsigned long *node_set, unsigned int scope);
 };
 
 /* nvmlGpuTopologyLevel_t, nvmlGpuP2PCapsIndex_t, nvmlGpuP2PStatus_t,

@@ -33,9 +33,10 @@ void judge_bandwidth(struct lab_result *r, double copy, double scale, double add
 void judge_hostxfer(struct lab_result *r, double pin_h2d, double pin_d2h, double page_h2d, double page_d2h,
 		    double link);
 /* the model: max(h2d, k, d2h) + (sum of the other two) / k, with copies summed when one copy engine */
-double lab_streams_model(double h2d, double kern, double d2h, int k, int copy_engines);
+/* duplex: H2D and D2H of the whole array at the same time, ms (0: not measured) */
+double lab_streams_model(double h2d, double kern, double d2h, double duplex, int k, int copy_engines);
 void judge_streams(struct lab_result *r, const int *k, const double *ms, size_t n, double h2d, double kern,
-		   double d2h, int copy_engines);
+		   double d2h, double duplex, int copy_engines);
 void judge_graphs(struct lab_result *r, double stream_us, double graph_us);
 /* distinct[0] must be 1 */
 void judge_constant(struct lab_result *r, const unsigned *distinct, const double *ms, size_t n);

@@ -71,7 +71,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	unsigned grid = c->tiny ? 2 : lab_fill_grid(c, c->quick ? 1 : 2);
 	size_t threads_max = (size_t)grid * BLOCK, heap0 = 0, heap = 0;
 	int reps = c->tiny ? 1 : c->quick ? 3 : 5;
-	bool changed = false;
+	bool changed = false, launched = false;
 	CUdeviceptr pre = 0, out = 0, counts = 0;
 	uint64_t *h_out = NULL;
 	CUfunction f;
@@ -120,6 +120,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 			lab_progress(c, (double)(s * NMODE + (size_t)m) / (double)(ns * NMODE), "%u B, %s", bytes, mode_name[m]);
 			TRY(lab_cu(c, c->d->MemsetD32(counts, 0, 2 * NCOUNT), "cuMemsetD32", err));
 			TRY(lab_cu(c, c->d->MemsetD32(out, 0xFFFFFFFFu, (size_t)threads * 2), "cuMemsetD32", err));
+			launched = true;
 			TRY(lab_time(c, body, &o, 1, reps, ms, err));
 			TRY(lab_cu(c, c->d->MemcpyDtoH(cnt, counts, sizeof cnt), "cuMemcpyDtoH", err));
 			TRY(check(c, r, out, h_out, threads, seed, bytes, mode_name[m], &no_scratch, err));
@@ -170,15 +171,17 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	snprintf(r->plot.ylabel, sizeof r->plot.ylabel, "time / preallocated time");
 	judge_device_malloc(r, pts, ns);
 out:
-	if (changed) {
-		/* the driver refuses once a malloc kernel ran (documented): then the heap stays */
-		CUresult sr = c->d->CtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE, heap0);
-		if (sr != CUDA_SUCCESS && !heap_note[0])
+	if (changed && launched) {
+		/* cuCtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE) returns CUDA_ERROR_INVALID_VALUE once a kernel
+		 * that calls malloc has run (driver API reference): not asked, the heap stays */
+		if (!heap_note[0])
 			snprintf(heap_note, sizeof heap_note,
-				 "the heap stays at %zu MiB for this context: cuCtxSetLimit back to %zu MiB returned %s, as "
-				 "the driver API documents after a malloc kernel ran",
-				 heap >> 20, heap0 >> 20, cudrv_result_name(c->d, sr));
-		else if (sr == CUDA_SUCCESS)
+				 "the heap stays at %zu MiB for this context: the driver refuses to change it once a "
+				 "kernel that calls malloc has run (cuCtxSetLimit), so it was not set back to %zu MiB",
+				 heap >> 20, heap0 >> 20);
+	} else if (changed) {
+		CUresult sr = c->d->CtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE, heap0);
+		if (sr == CUDA_SUCCESS)
 			snprintf(heap_note, sizeof heap_note, "heap limit restored to %zu MiB", heap0 >> 20);
 	}
 	if (heap_note[0] && !r->wrong_result)

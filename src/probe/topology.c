@@ -278,6 +278,14 @@ static void nvml_affinity(struct topo_probe *t, struct topo_gpu *g, const struct
 		if ((set[c / bits] >> (c % bits)) & 1UL)
 			topo_cpuset_add(&g->cpu_affinity, (long)c);
 	g->has_cpu_affinity = !topo_cpuset_empty(&g->cpu_affinity);
+	/* nvidia-smi's NUMA column is NVML's memory affinity: it names a node where sysfs says
+	 * -1 (one-node machines, many VMs). One node set: that node; else sysfs stands. */
+	unsigned long nodes[1] = { 0 };
+	if (nv->DeviceGetMemoryAffinity && nv->DeviceGetMemoryAffinity(h, 1, nodes, 0) == NVML_SUCCESS &&
+	    nodes[0] && !(nodes[0] & (nodes[0] - 1))) {
+		g->numa_node = __builtin_ctzl(nodes[0]);
+		g->has_numa_node = true;
+	}
 }
 
 static int count_links_to(const struct topo_gpu *a, const struct topo_gpu *b)

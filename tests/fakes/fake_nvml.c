@@ -1030,6 +1030,25 @@ EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t dev, unsign
 	return SUCCESS;
 }
 
+/* FAKE_NVML_NUMA=NODE: every GPU's memory is on NUMA node NODE (one bit); unset: not supported */
+EXPORT nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t dev, unsigned int words, unsigned long *set, unsigned int scope)
+{
+	struct fake_gpu g[FAKE_MAX_GPUS];
+	int n;
+	long long node = fake_env_int("FAKE_NVML_NUMA", -1);
+	nvmlReturn_t r = topo_gpus(dev, g, &n);
+
+	if (r)
+		return r;
+	if (node < 0 || node > 63)
+		return NOT_SUPPORTED;
+	if (!set || words == 0 || scope != 0)
+		return INVALID_ARGUMENT;
+	memset(set, 0, words * sizeof(unsigned long));
+	set[0] = 1UL << node;
+	return SUCCESS;
+}
+
 EXPORT nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t dev, unsigned int words, unsigned long *set)
 {
 	struct fake_gpu g[FAKE_MAX_GPUS];

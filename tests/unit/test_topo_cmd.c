@@ -384,6 +384,18 @@ static void test_numa_affinity_and_nics(void **state)
 	run_result_free(&r);
 	drop_sysfs();
 
+	/* NVML's memory affinity is the node nvidia-smi shows; it wins over sysfs (which says -1
+	 * on one-node machines and many VMs) */
+	make_sysfs("4000-4095\n");
+	const char *e2[] = { root, "FAKE_NVML_NUMA=0", NULL };
+	r = topo(true, H200, "pcie", e2);
+	j = parse(&r);
+	g0 = json_array_get(json_object_get(json_object_get(j, "topology"), "gpus"), 0);
+	assert_int_equal(json_integer_value(json_object_get(g0, "numa_node")), 0);
+	json_decref(j);
+	run_result_free(&r);
+	drop_sysfs();
+
 	/* a GPU whose CPUs include this process's: no finding */
 	make_sysfs("0-4095\n");
 	r = topo(true, H200, "pcie", e);
