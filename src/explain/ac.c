@@ -134,6 +134,13 @@ int ac_build(const char *const *patterns, size_t n, struct ac *a, char *err)
 		for (uint32_t k = a->out_start[fail[s]]; k < a->out_start[fail[s] + 1]; k++)
 			a->out[w++] = a->out[k];
 	}
+	if ((size_t)a->n_states * a->n_classes >= AC_ENDS)
+		goto out;
+	for (size_t i = 0; i < (size_t)a->n_states * a->n_classes; i++) {
+		uint32_t t = a->next[i];
+
+		a->next[i] = t * a->n_classes | (a->out_start[t] != a->out_start[t + 1] ? AC_ENDS : 0);
+	}
 	rc = CD_OK;
 out:
 	free(ends);

@@ -19,7 +19,7 @@
 
 /* ---- the pattern set, built once from the kb ---- */
 
-enum pat_kind { PK_ERROR, PK_PART, PK_NAME, PK_CUDA, PK_GPU, PK_NCCL, PK_SUPPORTS, PK_CC_OLD, PK_WSL };
+enum pat_kind { PK_ERROR, PK_PART, PK_NAME, PK_NUMKEY, PK_CUDA, PK_GPU, PK_NCCL, PK_SUPPORTS, PK_CC_OLD, PK_WSL };
 
 struct pat {
 	enum pat_kind kind;
@@ -68,6 +68,10 @@ static bool matchable(const struct kb_error *e)
 	       strcmp(e->string_source, "header-doc") != 0 && strlen(e->string) >= 8;
 }
 
+/* the words a CUDA error number follows ("CUDA error 209", "code=209(", "err: 999") */
+static const char *const number_keys[] = { "error", "failure", "code=", "code #", "returned", "err:", "err=",
+					   "status:" };
+
 /* the status names of the runtime, the driver and every library (their lines need not say CUDA) */
 static const char *const name_prefixes[] = {
 	"cudaError", "CUDA_ERROR_", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CURAND_STATUS_",
@@ -101,6 +105,10 @@ static int build_patterns(char *err)
 			ok = add_pat(&pl, kb_message_at(i)->parts[k], (struct pat){ PK_PART, NULL, i, k });
 	for (size_t i = 0; i < sizeof(name_prefixes) / sizeof(name_prefixes[0]) && ok; i++)
 		ok = add_pat(&pl, name_prefixes[i], (struct pat){ PK_NAME, NULL, 0, 0 });
+	ok = ok && add_pat(&pl, "error_", (struct pat){ PK_NAME, NULL, 0, 0 }); /* Julia's ERROR_INVALID_DEVICE */
+	for (size_t i = 0; i < sizeof(number_keys) / sizeof(number_keys[0]) && ok; i++)
+		ok = add_pat(&pl, number_keys[i], (struct pat){ PK_NUMKEY, NULL, 0, 0 });
+	ok = ok && add_pat(&pl, " vs. 0)", (struct pat){ PK_NUMKEY, NULL, 0, 0 });
 	ok = ok && add_pat(&pl, "cuda", (struct pat){ PK_CUDA, NULL, 0, 0 });
 	for (size_t i = 0; i < 2 && ok; i++)
 		ok = add_pat(&pl, gpu_words[i], (struct pat){ PK_GPU, NULL, 0, 0 });
@@ -360,11 +368,10 @@ static int number_after(const struct line *l, size_t i)
 /* only_codes: just "error code N" / "status: N" (a line under a CUDA error header) */
 static int numbers_on_line(const struct line *l, int *out, int max, bool only_codes)
 {
-	static const char *const keys[] = { "error", "failure", "code=", "code #", "returned", "err:", "err=",
-					    "status:" };
+	const char *const *keys = number_keys;
 	int n = 0;
 
-	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+	for (size_t k = 0; k < sizeof(number_keys) / sizeof(number_keys[0]); k++) {
 		const char *key = keys[k];
 		size_t klen = strlen(key);
 
@@ -372,7 +379,7 @@ static int numbers_on_line(const struct line *l, int *out, int max, bool only_co
 			int v;
 			bool code_form;
 
-			if (strncmp(l->low + i, key, klen) != 0)
+			if (l->low[i] != key[0] || strncmp(l->low + i, key, klen) != 0)
 				continue;
 			if (i > 0 && isalpha((unsigned char)l->low[i - 1]) && (k < 2 || k >= 5) &&
 			    !(i >= 4 && strncmp(l->low + i - 4, "cuda", 4) == 0))
@@ -584,15 +591,23 @@ static int scan_line(struct explain_scan *sc)
 	struct line *l = &sc->l;
 	struct explain_result *r = &sc->r;
 	const struct kb_error *by_string = NULL;
-	bool found = false, nccl = false, in_ctx;
+	bool found = false, nccl = false, in_ctx, parts = false, names = false, numkeys = false;
 	int rc;
 
 	for (size_t i = 0; i < l->len; i++)
 		l->low[i] = l->s[i] ? (char)tolower((unsigned char)l->s[i]) : ' ';
 	l->low[l->len] = '\0';
 	l->has_cuda = false;
-	memset(sc->msg_seen, 0, kb_message_count());
 	in_ctx = l->no <= sc->ctx_until;
+	for (size_t h = 0; h < sc->n_hits; h++) {
+		enum pat_kind k = P.pats[sc->hits[h].pat].kind;
+
+		parts |= k == PK_PART;
+		names |= k == PK_NAME;
+		numkeys |= k == PK_NUMKEY;
+	}
+	if (parts)
+		memset(sc->msg_seen, 0, kb_message_count());
 	for (size_t h = 0; h < sc->n_hits; h++) {
 		const struct pat *p = &P.pats[sc->hits[h].pat];
 		uint32_t start = sc->hits[h].end - P.ac.len[sc->hits[h].pat];
@@ -623,10 +638,10 @@ static int scan_line(struct explain_scan *sc)
 		sc->ctx_until = l->no + CTX_LINES;
 	if (nccl && (rc = nccl_log_line(&sc->nccl, l->s, l->len, NULL)) != CD_OK)
 		return rc;
-	nccl = strstr(l->low, "nccl") != NULL;
-	if ((rc = match_messages(sc, l, &found)) != CD_OK)
+	nccl = nccl && strstr(l->low, "nccl") != NULL;
+	if (parts && (rc = match_messages(sc, l, &found)) != CD_OK)
 		return rc;
-	if ((rc = match_names(r, l, &found)) != CD_OK)
+	if (names && (rc = match_names(r, l, &found)) != CD_OK)
 		return rc;
 	/* catalogue strings: the longest wins (717's "operation not supported on global/shared
 	 * address space" holds 801's "operation not supported") */
@@ -648,7 +663,7 @@ static int scan_line(struct explain_scan *sc)
 			const struct pat *q = &P.pats[sc->hits[k].pat];
 			uint32_t e2 = sc->hits[k].end, s2 = e2 - P.ac.len[sc->hits[k].pat];
 
-			shadowed = k != h && (q->kind == PK_ERROR || (q->kind == PK_PART && sc->msg_seen[q->msg] ==
+			shadowed = k != h && (q->kind == PK_ERROR || (q->kind == PK_PART && parts && sc->msg_seen[q->msg] ==
 								      (1u << kb_message_at(q->msg)->n_parts) - 1)) &&
 				   inside(s1, e1, s2, e2);
 		}
@@ -662,9 +677,9 @@ static int scan_line(struct explain_scan *sc)
 		by_string = p->error;
 		found = true;
 	}
-	if (by_string)
+	if (by_string && numkeys)
 		note_old_number(r, l, by_string);
-	else if (!found && !nccl && !build_tool_line(l) && (l->has_cuda || in_ctx) &&
+	else if (!found && numkeys && !nccl && (l->has_cuda || in_ctx) && !build_tool_line(l) &&
 		 (rc = match_numbers(r, l, !l->has_cuda)) != CD_OK)
 		return rc;
 	/* what later lines add to earlier matches */
@@ -678,7 +693,7 @@ static int scan_line(struct explain_scan *sc)
 			ex_cc_old(m, l);
 	}
 	for (size_t i = 0; i < r->n; i++) {
-		if (strcmp(r->m[i].finding, "no-kernel-image") == 0)
+		if (strcmp(r->m[i].finding, "no-kernel-image") == 0 && !r->m[i].path[0] && r->m[i].last_line + 5 >= l->no)
 			ex_path(&r->m[i], l);
 		if (strcmp(r->m[i].finding, "launch-out-of-resources") == 0 && r->m[i].last_line + 3 >= l->no)
 			ex_block(&r->m[i], l);
@@ -697,9 +712,12 @@ static int take_line(struct explain_scan *sc, const char *s, size_t len, size_t 
 	sc->n_hits = 0;
 	for (size_t i = 0; i < len; i++) {
 		st = ac_step(&P.ac, st, (unsigned char)s[i]);
-		if (ac_ends(&P.ac, st))
-			for (uint32_t k = P.ac.out_start[st]; k < P.ac.out_start[st + 1] && sc->n_hits < LINE_HITS; k++)
+		if (st & AC_ENDS) {
+			uint32_t q = ac_state(&P.ac, st);
+
+			for (uint32_t k = P.ac.out_start[q]; k < P.ac.out_start[q + 1] && sc->n_hits < LINE_HITS; k++)
 				sc->hits[sc->n_hits++] = (struct hit){ P.ac.out[k], (uint32_t)(i + 1) };
+		}
 	}
 	if (sc->n_pend)
 		pend_feed(sc, s, len);
