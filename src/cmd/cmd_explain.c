@@ -90,8 +90,79 @@ static bool push(json_t *arr, json_t *s)
 	return json_array_append_new(arr, s) == 0;
 }
 
+/* A fix line with what is known put in for its placeholders; false when the line does not
+ * apply (PyTorch advice for a text and binary that are not PyTorch's). */
+static bool fill_fix(const char *fix, const struct explain_match *m, const struct explain_env *env, bool torch,
+		     char *out, size_t n)
+{
+	const struct arch_target *t = &env->target;
+	const char *binary = env->binary ? env->binary : m->path[0] ? m->path : NULL;
+	char gpus[160] = "", gpu_opts[200] = "", code[16] = "";
+	size_t used = 0, uo = 0;
+
+	if (!torch && (strstr(fix, "torch") || strstr(fix, "PyTorch") || strstr(fix, "TORCH_")))
+		return false;
+	for (size_t i = 0; i < t->n_gpus; i++) {
+		bool seen = false;
+
+		for (size_t k = 0; k < i; k++)
+			seen |= t->gpus[k].cc == t->gpus[i].cc;
+		if (seen)
+			continue;
+		if (used < sizeof(gpus))
+			used += (size_t)snprintf(gpus + used, sizeof(gpus) - used, "%ssm_%u", used ? " --gpu " : "",
+						 t->gpus[i].cc);
+		if (uo < sizeof(gpu_opts))
+			uo += (size_t)snprintf(gpu_opts + uo, sizeof(gpu_opts) - uo, " --gpu sm_%u", t->gpus[i].cc);
+	}
+	if (m->error)
+		snprintf(code, sizeof(code), "%d", m->error->code);
+	{
+		const struct {
+			const char *ph, *val;
+		} subs[] = {
+			{ "<this GPU>", gpus[0] ? gpus : NULL },
+			{ "<GPU>", gpus[0] ? gpus : NULL },
+			{ "<each GPU you ship to>", gpus[0] ? gpus : NULL },
+			{ "<the binary or library that failed>", binary },
+			{ "<your driver version>", t->driver.version[0] ? t->driver.version : NULL },
+			{ "<code>", code[0] ? code : NULL },
+			{ "<the library>", m->library[0] ? m->library : NULL },
+		};
+		size_t o = 0;
+
+		for (const char *p = fix; *p && o + 1 < n;) {
+			bool done = false;
+
+			for (size_t k = 0; k < sizeof(subs) / sizeof(subs[0]) && !done; k++) {
+				size_t l = strlen(subs[k].ph);
+
+				if (subs[k].val && strncmp(p, subs[k].ph, l) == 0) {
+					o += (size_t)snprintf(out + o, n - o, "%s", subs[k].val);
+					if (o >= n)
+						o = n - 1;
+					p += l;
+					done = true;
+				}
+			}
+			if (!done)
+				out[o++] = *p++;
+		}
+		out[o] = '\0';
+	}
+	/* "cudoctor gencode --native" builds for this machine's GPUs; named ones replace it */
+	if (gpu_opts[0] && strncmp(out, "cudoctor gencode --native", 25) == 0) {
+		char rest[600];
+
+		if (snprintf(rest, sizeof(rest), "%s", out + 25) >= (int)sizeof(rest) ||
+		    snprintf(out, n, "cudoctor gencode%s%s", gpu_opts, rest) >= (int)n)
+			out[n - 1] = '\0';
+	}
+	return true;
+}
+
 static int report_match(struct report *r, const struct explain_match *m, struct explain_env *env, bool offline,
-			json_t *matches, char *err)
+			bool torch, json_t *matches, char *err)
 {
 	const struct kb_explanation *x = kb_explanation_find(m->finding);
 	struct explain_checks ck = { 0 };
@@ -144,11 +215,15 @@ static int report_match(struct report *r, const struct explain_match *m, struct 
 	if (finding_why(f, "[%s] %s", x->layer, x->why))
 		goto oom;
 	for (size_t i = 0; i < x->n_fix; i++) {
+		char fix[600];
+
 		/* the allocator setting helps only when PyTorch's cache holds the memory */
 		if (strstr(x->fix[i], "expandable_segments") &&
 		    !(m->has_oom && oom_expandable_helps(&m->oom.n)))
 			continue;
-		if (finding_fix(f, "%s", x->fix[i]) || !push(jfix, json_string(x->fix[i])))
+		if (!fill_fix(x->fix[i], m, env, torch, fix, sizeof(fix)))
+			continue;
+		if (finding_fix(f, "%s", fix) || !push(jfix, json_string(fix)))
 			goto oom;
 	}
 	jm = json_pack("{s:s, s:s, s:s, s:s, s:s, s:O, s:O, s:O, s:I, s:I, s:I, s:s}", "id", m->finding, "severity",
@@ -278,7 +353,8 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 			    "or paste more of the log.");
 	}
 	for (size_t i = 0; i < res.n; i++)
-		if ((rc = report_match(r, &res.m[i], &env, offline, matches, err)) != CD_OK)
+		if ((rc = report_match(r, &res.m[i], &env, offline,
+				       res.torch || (env.binary && strstr(env.binary, "torch")), matches, err)) != CD_OK)
 			goto out;
 	report_json_set(r, "matches", matches);
 	matches = NULL;

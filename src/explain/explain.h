@@ -52,6 +52,7 @@ struct explain_match {
 struct explain_result {
 	struct explain_match *m;
 	size_t n, cap;
+	bool torch;                          /* the text is PyTorch's (it names torch) */
 };
 
 /* Scans text (len bytes; need not be NUL-terminated). CD_OK (possibly no matches),

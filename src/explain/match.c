@@ -19,7 +19,7 @@
 
 /* ---- the pattern set, built once from the kb ---- */
 
-enum pat_kind { PK_ERROR, PK_PART, PK_NAME, PK_NUMKEY, PK_CUDA, PK_GPU, PK_NCCL, PK_SUPPORTS, PK_CC_OLD, PK_WSL };
+enum pat_kind { PK_ERROR, PK_PART, PK_NAME, PK_NUMKEY, PK_CUDA, PK_GPU, PK_NCCL, PK_SUPPORTS, PK_CC_OLD, PK_WSL, PK_TORCH };
 
 struct pat {
 	enum pat_kind kind;
@@ -114,6 +114,7 @@ static int build_patterns(char *err)
 		ok = add_pat(&pl, gpu_words[i], (struct pat){ PK_GPU, NULL, 0, 0 });
 	for (size_t i = 0; i < 3 && ok; i++)
 		ok = add_pat(&pl, wsl_words[i], (struct pat){ PK_WSL, NULL, 0, 0 });
+	ok = ok && add_pat(&pl, "torch", (struct pat){ PK_TORCH, NULL, 0, 0 });
 	ok = ok && add_pat(&pl, "supports cuda capabilities ", (struct pat){ PK_SUPPORTS, NULL, 0, 0 });
 	ok = ok && add_pat(&pl, " which is of cuda capability ", (struct pat){ PK_CC_OLD, NULL, 0, 0 });
 	for (size_t i = 0; i < nccl_log_anchor_count() && ok; i++)
@@ -629,6 +630,9 @@ static int scan_line(struct explain_scan *sc)
 			break;
 		case PK_WSL:
 			sc->wsl = true;
+			break;
+		case PK_TORCH:
+			r->torch = true;
 			break;
 		default:
 			break;
