@@ -458,6 +458,98 @@ static void unknown_text(void **state)
 	run_result_free(&r);
 }
 
+/* A log fed in pieces of every size gives what the whole text gives: lines that span pieces,
+ * and an OOM message whose numbers arrive after its first line. */
+static void pieces_like_whole(void **state)
+{
+	static const char *const names[] = { "561.txt", "502.txt", "536.txt", "599.txt", "504.txt", "529.txt" };
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		char *text = corpus_text(names[k]), err[CD_ERRMSG];
+		size_t len = strlen(text);
+		struct explain_result whole, part;
+
+		assert_int_equal(explain_text(text, len, &whole, err), CD_OK);
+		for (size_t piece = 1; piece < 64; piece += 7) {
+			struct explain_scan *sc;
+
+			assert_int_equal(explain_scan_new(&sc, err), CD_OK);
+			for (size_t at = 0; at < len; at += piece)
+				assert_int_equal(explain_scan_feed(sc, text + at, len - at < piece ? len - at : piece, err), CD_OK);
+			assert_int_equal(explain_scan_finish(sc, &part, err), CD_OK);
+			explain_scan_free(sc);
+			assert_int_equal(part.n, whole.n);
+			for (size_t i = 0; i < whole.n; i++) {
+				assert_string_equal(part.m[i].finding, whole.m[i].finding);
+				assert_int_equal(part.m[i].last_line, whole.m[i].last_line);
+			}
+			explain_result_free(&part);
+		}
+		explain_result_free(&whole);
+		free(text);
+	}
+}
+
+/* Edges of recognition on small inputs */
+static void recognition_edges(void **state)
+{
+	struct explain_result r;
+	char err[CD_ERRMSG];
+	/* the numbers of the H200 case: another process holds 93.64 GiB, the request would fit
+	 * without it */
+	static const char h200[] =
+		"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 55.90 GiB. GPU 0 has a total capacity "
+		"of 139.80 GiB of which 45.60 GiB is free. Process 1608 has 93.64 GiB memory in use. Of the allocated "
+		"memory 0 bytes is allocated by PyTorch, and 0 bytes is reserved by PyTorch but unallocated.";
+	static const char logs[] = "epoch 1 loss 0.3\nepoch 2 loss 0.2\nRuntimeError: CUDA error: an illegal memory access "
+				   "was encountered\nepoch 3\nRuntimeError: CUDA error: an illegal memory access was "
+				   "encountered\n";
+
+	(void)state;
+	assert_int_equal(explain_text(h200, strlen(h200), &r, err), CD_OK);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.m[0].finding, "oom-other-process");
+	explain_result_free(&r);
+	/* a shorter catalogue string inside a longer one is not a second finding (717 holds 801) */
+	assert_int_equal(explain_text("CUDA error: operation not supported on global/shared address space", 66, &r, err),
+			 CD_OK);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.m[0].finding, "illegal-address");
+	explain_result_free(&r);
+	/* make's Error N on a line with cuda in a path is not a CUDA error */
+	{
+		static const char mk[] = "make[2]: *** [CMakeFiles/x.dir/build.make:76: kernels.cu.o] Error 1\n"
+					 "make: *** [cuda28] Error 2\n/usr/local/cuda/bin/nvcc failed with error 1\n";
+
+		assert_int_equal(explain_text(mk, strlen(mk), &r, err), CD_OK);
+		assert_int_equal(r.n, 0);
+		explain_result_free(&r);
+	}
+	/* the last occurrence, its line and the count */
+	assert_int_equal(explain_text(logs, strlen(logs), &r, err), CD_OK);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.m[0].line, 3);
+	assert_int_equal(r.m[0].last_line, 5);
+	assert_int_equal(r.m[0].count, 2);
+	explain_result_free(&r);
+	/* a header two lines above its number */
+	{
+		static const char hdr[] = "CUDA Error:\n    File: a.cpp\n    Error code: 98\n";
+
+		assert_int_equal(explain_text(hdr, strlen(hdr), &r, err), CD_OK);
+		assert_int_equal(r.n, 1);
+		assert_string_equal(r.m[0].finding, "no-kernel-image");
+		explain_result_free(&r);
+	}
+	/* a library status name on a line that does not say CUDA */
+	assert_int_equal(explain_text("cuFFT error: CUFFT_INTERNAL_ERROR", 33, &r, err), CD_OK);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.m[0].finding, "library-arch-mismatch");
+	assert_string_equal(r.m[0].error->name, "CUFFT_INTERNAL_ERROR");
+	explain_result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -469,6 +561,8 @@ int main(void)
 		cmocka_unit_test(expandable_segments_only_when_it_applies),
 		cmocka_unit_test(unknown_text),
 		cmocka_unit_test(explain_and_arch_agree),
+		cmocka_unit_test(pieces_like_whole),
+		cmocka_unit_test(recognition_edges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
