@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmd/arch/arch.h"
+#include "rules/driver_need.h"
 #include "cmd/cmd.h"
 #include "util/err.h"
 #include "util/file.h"
@@ -266,6 +267,14 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 			report_kv(r, "CUDA_FORCE_PTX_JIT", "set: SASS in fatbins is ignored");
 		if (t->disable_jit)
 			report_kv(r, "CUDA_DISABLE_PTX_JIT", "set: PTX is never compiled");
+		for (size_t i = 0; i < t->n_gpus && rc == CD_OK; i++) {
+			bool fails;
+
+			if (driver_gpu_judge(r, &t->gpus[i], d, &fails) != CD_OK)
+				rc = cd_fail(err, CD_ENOMEM, "out of memory");
+		}
+		if (rc)
+			goto out;
 	}
 	json_t *files = json_array();
 	if (!files) {

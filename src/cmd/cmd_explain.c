@@ -14,14 +14,15 @@
 #include "util/file.h"
 #include "util/str.h"
 
-#define STDIN_MAX (16u << 20)
-
 static const char explain_help[] =
-	"Recognises every CUDA error cudoctor's catalogue knows in TEXT (or stdin; a whole log is "
-	"fine): by message, by name (cudaErrorNoKernelImageForDevice, CUDA_ERROR_NO_BINARY_FOR_GPU), "
-	"by number in context (CUDA error 209), and the messages of PyTorch, nvcc, NVML, Ollama, "
-	"llama.cpp, cuDNN and the kernel log (Xid). For each: the cause in terms of the stack and "
-	"the programming model, checks on this machine, and the fix.\n"
+	"Recognises every CUDA error cudoctor's catalogue knows in TEXT (or stdin: a log of any size, "
+	"read to its end in one pass): by message, in the wording of every CUDA release, by name "
+	"(cudaErrorNoKernelImageForDevice, CUDA_ERROR_NO_BINARY_FOR_GPU, CUBLAS_STATUS_*, CUDNN_STATUS_* "
+	"and the other CUDA libraries' status codes), by number in a CUDA context (CUDA error 209), "
+	"loader errors of CUDA libraries, and the messages of PyTorch, TensorFlow/XLA, JAX, vLLM, "
+	"Ollama, llama.cpp, ComfyUI, onnxruntime, Triton, nvcc, NVML, NCCL and the kernel log (Xid). "
+	"For each: the cause in terms of the stack and the programming model, the last line it was "
+	"seen on and how often, checks on this machine, and the fix.\n"
 	"\n"
 	"Options come before the text; everything from the first other word on is the text, even "
 	"words that start with '-' (\"-> CUDA driver version is insufficient\").";
@@ -44,34 +45,20 @@ static const struct cli_opt explain_opts[] = {
 	{ 0 },
 };
 
-static int read_stdin(char **out, size_t *len, char *err)
+/* stdin is read to its end in pieces and judged as it arrives: a log of any size, and the
+ * program writing into the pipe never gets SIGPIPE */
+static int scan_stdin(struct explain_scan *sc, char *err)
 {
-	struct strbuf sb;
-	char buf[65536];
+	static char buf[1 << 20];
 	size_t n;
+	int rc;
 
-	sb_init(&sb);
-	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0) {
-		if (sb.len + n > STDIN_MAX) {
-			sb_free(&sb);
-			return cd_fail(err, CD_EUSAGE, "the text on stdin is over %u MiB; paste the part "
-				       "around the error", STDIN_MAX >> 20);
-		}
-		sb_append_n(&sb, buf, n);
-	}
-	if (ferror(stdin)) {
-		sb_free(&sb);
+	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
+		if ((rc = explain_scan_feed(sc, buf, n, err)) != CD_OK)
+			return rc;
+	if (ferror(stdin))
 		return cd_fail(err, CD_EIO, "reading stdin failed");
-	}
-	if (sb.failed) {
-		sb_free(&sb);
-		return cd_fail(err, CD_ENOMEM, "out of memory");
-	}
-	*len = sb.len;
-	*out = sb_detach(&sb);
-	if (!*out)
-		*out = cd_strdup("");
-	return *out ? CD_OK : cd_fail(err, CD_ENOMEM, "out of memory");
+	return CD_OK;
 }
 
 static enum severity severity_of(const char *s)
@@ -83,16 +70,6 @@ static enum severity severity_of(const char *s)
 	if (!strcmp(s, "warn"))
 		return SEV_WARN;
 	return SEV_ERROR;
-}
-
-/* 1-based line of offset */
-static size_t line_of(const char *text, size_t offset)
-{
-	size_t n = 1;
-
-	for (size_t i = 0; i < offset; i++)
-		n += text[i] == '\n';
-	return n;
 }
 
 /* The binary check's verdicts as arch prints them for a file: {path, format, verdicts}. */
@@ -121,8 +98,79 @@ static bool push(json_t *arr, json_t *s)
 	return json_array_append_new(arr, s) == 0;
 }
 
-static int report_match(struct report *r, const struct explain_match *m, const char *text,
-			struct explain_env *env, bool offline, json_t *matches, char *err)
+/* A fix line with what is known put in for its placeholders; false when the line does not
+ * apply (PyTorch advice for a text and binary that are not PyTorch's). */
+static bool fill_fix(const char *fix, const struct explain_match *m, const struct explain_env *env, bool torch,
+		     char *out, size_t n)
+{
+	const struct arch_target *t = &env->target;
+	const char *binary = env->binary ? env->binary : m->path[0] ? m->path : NULL;
+	char gpus[160] = "", gpu_opts[200] = "", code[16] = "";
+	size_t used = 0, uo = 0;
+
+	if (!torch && (strstr(fix, "torch") || strstr(fix, "PyTorch") || strstr(fix, "TORCH_")))
+		return false;
+	for (size_t i = 0; i < t->n_gpus; i++) {
+		bool seen = false;
+
+		for (size_t k = 0; k < i; k++)
+			seen |= t->gpus[k].cc == t->gpus[i].cc;
+		if (seen)
+			continue;
+		if (used < sizeof(gpus))
+			used += (size_t)snprintf(gpus + used, sizeof(gpus) - used, "%ssm_%u", used ? " --gpu " : "",
+						 t->gpus[i].cc);
+		if (uo < sizeof(gpu_opts))
+			uo += (size_t)snprintf(gpu_opts + uo, sizeof(gpu_opts) - uo, " --gpu sm_%u", t->gpus[i].cc);
+	}
+	if (m->error)
+		snprintf(code, sizeof(code), "%d", m->error->code);
+	{
+		const struct {
+			const char *ph, *val;
+		} subs[] = {
+			{ "<this GPU>", gpus[0] ? gpus : NULL },
+			{ "<GPU>", gpus[0] ? gpus : NULL },
+			{ "<each GPU you ship to>", gpus[0] ? gpus : NULL },
+			{ "<the binary or library that failed>", binary },
+			{ "<your driver version>", t->driver.version[0] ? t->driver.version : NULL },
+			{ "<code>", code[0] ? code : NULL },
+			{ "<the library>", m->library[0] ? m->library : NULL },
+		};
+		size_t o = 0;
+
+		for (const char *p = fix; *p && o + 1 < n;) {
+			bool done = false;
+
+			for (size_t k = 0; k < sizeof(subs) / sizeof(subs[0]) && !done; k++) {
+				size_t l = strlen(subs[k].ph);
+
+				if (subs[k].val && strncmp(p, subs[k].ph, l) == 0) {
+					o += (size_t)snprintf(out + o, n - o, "%s", subs[k].val);
+					if (o >= n)
+						o = n - 1;
+					p += l;
+					done = true;
+				}
+			}
+			if (!done)
+				out[o++] = *p++;
+		}
+		out[o] = '\0';
+	}
+	/* "cudoctor gencode --native" builds for this machine's GPUs; named ones replace it */
+	if (gpu_opts[0] && strncmp(out, "cudoctor gencode --native", 25) == 0) {
+		char rest[600];
+
+		if (snprintf(rest, sizeof(rest), "%s", out + 25) >= (int)sizeof(rest) ||
+		    snprintf(out, n, "cudoctor gencode%s%s", gpu_opts, rest) >= (int)n)
+			out[n - 1] = '\0';
+	}
+	return true;
+}
+
+static int report_match(struct report *r, const struct explain_match *m, struct explain_env *env, bool offline,
+			bool torch, json_t *matches, char *err)
 {
 	const struct kb_explanation *x = kb_explanation_find(m->finding);
 	struct explain_checks ck = { 0 };
@@ -145,7 +193,10 @@ static int report_match(struct report *r, const struct explain_match *m, const c
 	bool checked = !offline || env->target.n_gpus > 0;
 	if (checked && (rc = explain_checks_run(m, x, env, &ck, err)) != CD_OK)
 		goto out;
-	snprintf(subject, sizeof(subject), "pasted text, line %zu", line_of(text, m->offset));
+	if (m->count > 1)
+		snprintf(subject, sizeof(subject), "text, line %zu (last of %zu)", m->last_line, m->count);
+	else
+		snprintf(subject, sizeof(subject), "text, line %zu", m->line);
 	f = report_add_finding(r, severity_of(x->severity), m->finding, subject,
 			       "%s%s%s%s", x->title, m->error ? " (" : "", m->error ? m->error->name : "",
 			       m->error ? ")" : "");
@@ -154,7 +205,8 @@ static int report_match(struct report *r, const struct explain_match *m, const c
 	for (size_t i = 0; i < m->n_lines; i++)
 		if (finding_evidence(f, "matched: %s", m->lines[i]) || !push(jev, json_string(m->lines[i])))
 			goto oom;
-	if (m->count > m->n_lines && finding_evidence(f, "(%zu mentions in the text)", m->count))
+	if (m->count > 1 && finding_evidence(f, "%zu lines, first line %zu, last line %zu: %s", m->count, m->line,
+					      m->last_line, m->last))
 		goto oom;
 	n_ev = explain_offline_evidence(m, ev, 8);
 	for (size_t i = 0; i < n_ev; i++)
@@ -171,16 +223,22 @@ static int report_match(struct report *r, const struct explain_match *m, const c
 	if (finding_why(f, "[%s] %s", x->layer, x->why))
 		goto oom;
 	for (size_t i = 0; i < x->n_fix; i++) {
+		char fix[600];
+
 		/* the allocator setting helps only when PyTorch's cache holds the memory */
 		if (strstr(x->fix[i], "expandable_segments") &&
 		    !(m->has_oom && oom_expandable_helps(&m->oom.n)))
 			continue;
-		if (finding_fix(f, "%s", x->fix[i]) || !push(jfix, json_string(x->fix[i])))
+		if (!fill_fix(x->fix[i], m, env, torch, fix, sizeof(fix)))
+			continue;
+		if (finding_fix(f, "%s", fix) || !push(jfix, json_string(fix)))
 			goto oom;
 	}
-	jm = json_pack("{s:s, s:s, s:s, s:s, s:s, s:O, s:O, s:O}", "id", m->finding, "severity",
+	jm = json_pack("{s:s, s:s, s:s, s:s, s:s, s:O, s:O, s:O, s:I, s:I, s:I, s:s}", "id", m->finding, "severity",
 		       x->severity, "matched_text", m->lines[0], "layer", x->layer, "why", x->why,
-		       "evidence", jev, "checks", checked ? jchecks : json_null(), "fix", jfix);
+		       "evidence", jev, "checks", checked ? jchecks : json_null(), "fix", jfix, "line",
+		       (json_int_t)m->line, "last_line", (json_int_t)m->last_line, "count", (json_int_t)m->count,
+		       "last_text", m->last);
 	if (!jm)
 		goto oom;
 	ok = !m->error || json_object_set_new(jm, "error", json_pack("{s:s, s:i, s:s}", "name", m->error->name,
@@ -207,9 +265,9 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 {
 	struct explain_env env;
 	struct explain_result res = { 0 };
+	struct explain_scan *sc = NULL;
 	struct strbuf sb;
-	char *text = NULL;
-	size_t len = 0;
+	size_t len = 0, lines;
 	bool offline = false;
 	json_t *matches = NULL;
 	int a = 1, rc = CD_OK;
@@ -245,6 +303,9 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 			break;
 		}
 	}
+	env.offline = offline;
+	if ((rc = explain_scan_new(&sc, err)) != CD_OK)
+		goto out;
 	if (a < argc && strcmp(argv[a], "-") != 0) {
 		sb_init(&sb);
 		for (int i = a; i < argc; i++) {
@@ -252,19 +313,24 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 				sb_append(&sb, " ");
 			sb_append(&sb, argv[i]);
 		}
-		len = sb.len;
-		text = sb_detach(&sb);
-		if (!text)
-			return cd_fail(err, CD_ENOMEM, "out of memory");
+		if (sb.failed) {
+			sb_free(&sb);
+			rc = cd_fail(err, CD_ENOMEM, "out of memory");
+			goto out;
+		}
+		rc = explain_scan_feed(sc, sb.buf ? sb.buf : "", sb.len, err);
+		sb_free(&sb);
+	} else if (isatty(STDIN_FILENO)) {
+		rc = cd_fail(err, CD_EUSAGE, "give the error text as an argument or pipe it in "
+			     "(cmd 2>&1 | cudoctor explain)");
 	} else {
-		if (isatty(STDIN_FILENO))
-			return cd_fail(err, CD_EUSAGE, "give the error text as an argument or pipe it in "
-				       "(cmd 2>&1 | cudoctor explain)");
-		if ((rc = read_stdin(&text, &len, err)) != CD_OK)
-			return rc;
+		rc = scan_stdin(sc, err);
 	}
-	env.offline = offline;
-	if ((rc = explain_text(text, len, &res, err)) != CD_OK)
+	if (rc != CD_OK)
+		goto out;
+	len = explain_scan_bytes(sc);
+	lines = explain_scan_lines(sc);
+	if ((rc = explain_scan_finish(sc, &res, err)) != CD_OK)
 		goto out;
 	matches = json_array();
 	if (!matches) {
@@ -272,8 +338,7 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 		goto out;
 	}
 	report_section(r, "Explain");
-	report_kv(r, "text", "%zu bytes, %zu line%s", len, line_of(text, len) - (len && text[len - 1] == '\n'),
-		  line_of(text, len) - (len && text[len - 1] == '\n') == 1 ? "" : "s");
+	report_kv(r, "text", "%zu bytes, %zu line%s", len, lines, lines == 1 ? "" : "s");
 	report_kv(r, "recognised", "%zu", res.n);
 	if (res.n == 0) {
 		report_line(r, "No CUDA error that cudoctor knows is in the text.");
@@ -281,18 +346,19 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 			    "or paste more of the log.");
 	}
 	for (size_t i = 0; i < res.n; i++)
-		if ((rc = report_match(r, &res.m[i], text, &env, offline, matches, err)) != CD_OK)
+		if ((rc = report_match(r, &res.m[i], &env, offline,
+				       res.torch || (env.binary && strstr(env.binary, "torch")), matches, err)) != CD_OK)
 			goto out;
 	report_json_set(r, "matches", matches);
 	matches = NULL;
-	if ((rc = nccl_explain(r, text, len, err)) != CD_OK)
+	if ((rc = nccl_explain_log(r, explain_scan_nccl(sc), err)) != CD_OK)
 		goto out;
 	report_json_set(r, "offline", json_boolean(offline));
 out:
 	json_decref(matches);
 	explain_result_free(&res);
+	explain_scan_free(sc);
 	explain_env_free(&env);
-	free(text);
 	return rc;
 }
 

@@ -7,6 +7,7 @@
 
 #include "binfmt/devcode.h"
 #include "explain/checks.h"
+#include "rules/driver_need.h"
 #include "kb/compat.h"
 #include "util/err.h"
 #include "util/file.h"
@@ -292,6 +293,36 @@ static void check_gpus(const struct explain_match *m, const struct explain_env *
 
 /* Which images the binary carries and, for each GPU of the target, arch's verdict on it
  * (rules/arch). CD_OK or CD_ENOMEM. */
+/* the binary's own CUDA runtime against the driver judged against (rules/driver_need) */
+static void check_runtime_need(const struct arch_file *f, const struct arch_target *t, struct explain_checks *out)
+{
+	struct runtime_need need;
+	struct report scratch;
+	struct explain_check *c;
+	bool fails = false;
+
+	runtime_need_of(f->data, f->size, &need);
+	if (!need.known)
+		return;
+	if (!t->driver.known) {
+		add(out, "runtime", CHECK_INFO, "%s: needs driver %s or newer (driver unknown here; give --driver)",
+		    need.how, need.min_driver_text[0] ? need.min_driver_text : "(unknown)");
+		return;
+	}
+	if (report_init(&scratch, "explain") == CD_OK) {
+		if (driver_need_judge(&scratch, f->path, &need, &t->driver, &fails) != CD_OK)
+			fails = false;
+		report_free(&scratch);
+	}
+	c = add(out, "runtime", fails ? CHECK_PROBLEM : CHECK_OK,
+	    "%s needs driver %s or newer (CUDA %d.x); the driver judged against is %s%s%s (CUDA %d.%d)%s", need.how,
+	    need.min_driver_text[0] ? need.min_driver_text : "(unknown)", need.cuda.major, t->driver.source,
+	    t->driver.version[0] ? " " : "", t->driver.version, t->driver.cuda / 1000, (t->driver.cuda % 1000) / 10,
+	    fails ? ": error 35 (cudaErrorInsufficientDriver) at the first CUDA call" : "");
+	if (c && fails && need.branch)
+		more(c, "; the R%d branch or newer fixes it", need.branch);
+}
+
 static int check_binary(const struct explain_match *m, const struct explain_env *env,
 			struct explain_checks *out, char *err)
 {
@@ -332,6 +363,7 @@ static int check_binary(const struct explain_match *m, const struct explain_env 
 	}
 	if (f.inv.n_images > 24)
 		more(c, " ... (%zu images)", f.inv.n_images);
+	check_runtime_need(&f, t, out);
 	if (!t->n_gpus || !f.inv.n_images)
 		goto out;
 	free(b->v);

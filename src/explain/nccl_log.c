@@ -19,38 +19,39 @@ struct ev_pattern {
 	enum nccl_event ev;
 	const char *text;
 	bool ci;
+	bool needs_nccl; /* counts only once NCCL has spoken ("Cuda failure" is everyone's) */
 };
 
 static const struct ev_pattern patterns[] = {
-	{ NCCL_EV_CUDA, "unhandled cuda error", true },
-	{ NCCL_EV_CUDA, "ncclUnhandledCudaError", false },
-	{ NCCL_EV_CUDA, "Cuda failure", true },
-	{ NCCL_EV_SYSTEM, "unhandled system error", true },
-	{ NCCL_EV_SYSTEM, "ncclSystemError", false },
-	{ NCCL_EV_SHM_DEV, "creating shared memory segment", false },
-	{ NCCL_EV_SHM_DEV, "/dev/shm", false },
-	{ NCCL_EV_SHM_DEV, "posix_fallocate", false },
-	{ NCCL_EV_INTERNAL, "internal error", true },
-	{ NCCL_EV_INTERNAL, "ncclInternalError", false },
-	{ NCCL_EV_INVALID_USAGE, "invalid usage", true },
-	{ NCCL_EV_INVALID_USAGE, "ncclInvalidUsage", false },
-	{ NCCL_EV_INVALID_ARG, "ncclInvalidArgument", false },
-	{ NCCL_EV_INVALID_ARG, "invalid argument (run with NCCL_DEBUG", false },
-	{ NCCL_EV_REMOTE, "remote process exited or there was a network error", true },
-	{ NCCL_EV_REMOTE, "ncclRemoteError", false },
-	{ NCCL_EV_TIMEOUT, "Watchdog caught collective operation timeout", false },
-	{ NCCL_EV_TIMEOUT, "milliseconds before timing out", false },
-	{ NCCL_EV_TIMEOUT, "NCCL timeout", true },
-	{ NCCL_EV_TIMEOUT, "NCCL communicator was aborted", false },
-	{ NCCL_EV_DUP_GPU, "Duplicate GPU detected", false },
-	{ NCCL_EV_P2P_DISABLED, "P2P is disabled between", false },
-	{ NCCL_EV_P2P_DISABLED, "NCCL_P2P_DISABLE set by environment to 1", false },
-	{ NCCL_EV_IB_MISSING, "NET/IB : No device found", false },
-	{ NCCL_EV_IB_MISSING, "NET/IB: No device found", false },
-	{ NCCL_EV_IB_CONFIGURED, "NCCL_IB_HCA set", false },
-	{ NCCL_EV_IB_CONFIGURED, "NCCL_NET set by environment to IB", false },
-	{ NCCL_EV_NO_IFACE, "no socket interface found", true },
-	{ NCCL_EV_NO_IFACE, "No usable listening interface found", false },
+	{ NCCL_EV_CUDA, "unhandled cuda error", true, false },
+	{ NCCL_EV_CUDA, "ncclUnhandledCudaError", false, false },
+	{ NCCL_EV_CUDA, "Cuda failure", true, true },
+	{ NCCL_EV_SYSTEM, "unhandled system error", true, false },
+	{ NCCL_EV_SYSTEM, "ncclSystemError", false, false },
+	{ NCCL_EV_SHM_DEV, "creating shared memory segment", false, false },
+	{ NCCL_EV_SHM_DEV, "/dev/shm", false, false },
+	{ NCCL_EV_SHM_DEV, "posix_fallocate", false, false },
+	{ NCCL_EV_INTERNAL, "internal error", true, false },
+	{ NCCL_EV_INTERNAL, "ncclInternalError", false, false },
+	{ NCCL_EV_INVALID_USAGE, "invalid usage", true, false },
+	{ NCCL_EV_INVALID_USAGE, "ncclInvalidUsage", false, false },
+	{ NCCL_EV_INVALID_ARG, "ncclInvalidArgument", false, false },
+	{ NCCL_EV_INVALID_ARG, "invalid argument (run with NCCL_DEBUG", false, false },
+	{ NCCL_EV_REMOTE, "remote process exited or there was a network error", true, false },
+	{ NCCL_EV_REMOTE, "ncclRemoteError", false, false },
+	{ NCCL_EV_TIMEOUT, "Watchdog caught collective operation timeout", false, false },
+	{ NCCL_EV_TIMEOUT, "milliseconds before timing out", false, false },
+	{ NCCL_EV_TIMEOUT, "NCCL timeout", true, false },
+	{ NCCL_EV_TIMEOUT, "NCCL communicator was aborted", false, false },
+	{ NCCL_EV_DUP_GPU, "Duplicate GPU detected", false, false },
+	{ NCCL_EV_P2P_DISABLED, "P2P is disabled between", false, false },
+	{ NCCL_EV_P2P_DISABLED, "NCCL_P2P_DISABLE set by environment to 1", false, false },
+	{ NCCL_EV_IB_MISSING, "NET/IB : No device found", false, false },
+	{ NCCL_EV_IB_MISSING, "NET/IB: No device found", false, false },
+	{ NCCL_EV_IB_CONFIGURED, "NCCL_IB_HCA set", false, false },
+	{ NCCL_EV_IB_CONFIGURED, "NCCL_NET set by environment to IB", false, false },
+	{ NCCL_EV_NO_IFACE, "no socket interface found", true, false },
+	{ NCCL_EV_NO_IFACE, "No usable listening interface found", false, false },
 };
 
 static void keep_line(char *dst, const char *line)
@@ -224,6 +225,8 @@ static int parse_line(struct nccl_log *l, const char *line, size_t *cap, char *e
 
 	for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; i++) {
 		const struct ev_pattern *e = &patterns[i];
+		if (e->needs_nccl && !l->nccl_lines && !strcasestr(line, "nccl"))
+			continue;
 		if (e->ci ? strcasestr(line, e->text) != NULL : strstr(line, e->text) != NULL) {
 			see(l, e->ev, line);
 			any = true;
@@ -254,31 +257,56 @@ static int parse_line(struct nccl_log *l, const char *line, size_t *cap, char *e
 	return CD_OK;
 }
 
-int nccl_log_parse(const char *text, size_t len, struct nccl_log *out, char *err)
+void nccl_log_init(struct nccl_log *l)
+{
+	memset(l, 0, sizeof *l);
+	l->cuda_code = -1;
+}
+
+int nccl_log_line(struct nccl_log *l, const char *text, size_t len, char *err)
 {
 	char line[LINE_MAX_PARSED];
-	size_t cap = 0, i = 0;
+	size_t k = 0;
+	int rc;
+
+	/* a line longer than the buffer is read from its start; NUL bytes end it early */
+	for (size_t j = 0; j < len && k + 1 < sizeof line && text[j]; j++)
+		line[k++] = text[j];
+	while (k > 0 && (line[k - 1] == '\r' || line[k - 1] == ' '))
+		k--;
+	line[k] = '\0';
+	if (!k)
+		return CD_OK;
+	rc = parse_line(l, line, &l->ch_cap, err);
+	if (rc != CD_OK)
+		nccl_log_free(l);
+	return rc;
+}
+
+size_t nccl_log_anchor_count(void)
+{
+	return sizeof patterns / sizeof patterns[0] + 1;
+}
+
+const char *nccl_log_anchor(size_t i)
+{
+	return i < sizeof patterns / sizeof patterns[0] ? patterns[i].text : i == sizeof patterns / sizeof patterns[0] ? "nccl" : NULL;
+}
+
+int nccl_log_parse(const char *text, size_t len, struct nccl_log *out, char *err)
+{
+	size_t i = 0;
 	int rc = CD_OK;
 
-	memset(out, 0, sizeof *out);
-	out->cuda_code = -1;
+	nccl_log_init(out);
 	while (i < len && rc == CD_OK) {
-		size_t start = i, k = 0;
+		size_t start = i;
 
 		while (i < len && text[i] != '\n')
 			i++;
-		/* a line longer than the buffer is read from its start; NUL bytes end it early */
-		for (size_t j = start; j < i && k + 1 < sizeof line && text[j]; j++)
-			line[k++] = text[j];
-		while (k > 0 && (line[k - 1] == '\r' || line[k - 1] == ' '))
-			k--;
-		line[k] = '\0';
+		rc = nccl_log_line(out, text + start, i - start, err);
 		i++;
-		if (k)
-			rc = parse_line(out, line, &cap, err);
 	}
-	if (rc != CD_OK)
-		nccl_log_free(out);
 	return rc;
 }
 
@@ -287,4 +315,5 @@ void nccl_log_free(struct nccl_log *l)
 	free(l->ch);
 	l->ch = NULL;
 	l->n_ch = 0;
+	l->ch_cap = 0;
 }

@@ -65,10 +65,19 @@ struct nccl_log {
 	char result_line[8][NCCL_LOG_LINE];      /* the first "-> N" line of each code */
 	char cuda_error[96];                     /* "invalid device function" from Cuda failure '...' */
 	int cuda_code;                           /* the number beside it, -1 when none */
+	size_t ch_cap;                           /* allocated entries of ch */
 };
 
 /* CD_OK (a text without NCCL lines gives an empty log) or CD_ENOMEM. */
 int nccl_log_parse(const char *text, size_t len, struct nccl_log *out, char *err);
+
+/* The same, a line at a time (explain's one pass over a log): init, then every line that
+ * holds one of the anchors (len bytes, no newline, need not be NUL-terminated). A line
+ * with none of them is not NCCL's. */
+void nccl_log_init(struct nccl_log *l);
+int nccl_log_line(struct nccl_log *l, const char *line, size_t len, char *err);
+size_t nccl_log_anchor_count(void);
+const char *nccl_log_anchor(size_t i); /* compared ignoring ASCII case */
 void nccl_log_free(struct nccl_log *l);
 
 #endif

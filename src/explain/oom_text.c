@@ -122,21 +122,81 @@ static void read_processes(const char *s, size_t len, struct oom_message *m, dou
 	}
 }
 
-/* Of the listed processes, the one closest above PyTorch's own reservation is this one. */
+/* Of the listed processes, the one whose size is PyTorch's own reservation plus a context is
+ * this one (a container's PID namespace prints it as "Process N"); every other one, and all
+ * of them when the message also says what "this process" has, is held by others. */
 static void others_from_list(struct oom_message *m, const double *sizes, int n, double sum)
 {
-	double own = -1, want;
+	double own = -1, want, slack;
 
-	if (!(m->n.have & OOM_HAVE_ALLOCATED))
+	if (m->n.have & OOM_HAVE_THIS_PROCESS) {
+		m->n.others = sum;
+		m->n.have |= OOM_HAVE_OTHERS;
 		return;
+	}
+	if (!(m->n.have & OOM_HAVE_ALLOCATED)) {
+		m->n.others = sum;
+		m->n.have |= OOM_HAVE_OTHERS;
+		return;
+	}
 	want = m->n.allocated + ((m->n.have & OOM_HAVE_RESERVED_UNALLOC) ? m->n.reserved_unalloc : 0);
+	slack = want / 10 > 1.5 * GIB ? want / 10 : 1.5 * GIB; /* the CUDA context and libraries */
 	for (int i = 0; i < n; i++)
-		if (sizes[i] >= want * 0.95 && (own < 0 || sizes[i] < own))
+		if (sizes[i] >= want * 0.95 && sizes[i] <= want + slack && (own < 0 || sizes[i] < own))
 			own = sizes[i];
-	if (own < 0)
-		return;
-	m->n.others = sum - own;
+	m->n.others = own < 0 ? sum : sum - own;
 	m->n.have |= OOM_HAVE_OTHERS;
+}
+
+/* "Label : 20.00 MiB", the colon possibly on the next line, as cudaMallocAsync's message
+ * prints them */
+static bool labelled_size(const char *s, size_t len, const char *label, double *out)
+{
+	long at = find(s, len, label);
+	size_t p, used;
+
+	if (at < 0)
+		return false;
+	p = (size_t)at + strlen(label);
+	while (p < len && (s[p] == ' ' || s[p] == '\t' || s[p] == '\r' || s[p] == '\n'))
+		p++;
+	if (p >= len || s[p] != ':')
+		return false;
+	p++;
+	while (p < len && (s[p] == ' ' || s[p] == '\t'))
+		p++;
+	return oom_parse_size(s + p, len - p, out, &used) == CD_OK;
+}
+
+/* "Allocation on device 0 would exceed allowed memory. (out of memory)\n Currently allocated :
+ * 15.16 GiB\n Requested : 512.00 KiB\n Device limit : 15.99 GiB\n Free (according to CUDA): 0 bytes":
+ * the cudaMallocAsync backend, which keeps no cache of its own (U = 0) */
+static void parse_async(const char *s, size_t len, struct oom_message *m)
+{
+	size_t p = 0;
+	double v;
+
+	if (len > 20 && memcmp(s, "Allocation on device ", 21) == 0) {
+		p = 21;
+		m->gpu = read_int(s, len, &p);
+	}
+	if (labelled_size(s, len, "Currently allocated", &v)) {
+		m->n.allocated = v;
+		m->n.reserved_unalloc = 0;
+		m->n.have |= OOM_HAVE_ALLOCATED | OOM_HAVE_RESERVED_UNALLOC;
+	}
+	if (labelled_size(s, len, "Requested", &v)) {
+		m->n.requested = v;
+		m->n.have |= OOM_HAVE_REQUESTED;
+	}
+	if (labelled_size(s, len, "Device limit", &v)) {
+		m->n.total = v;
+		m->n.have |= OOM_HAVE_TOTAL;
+	}
+	if (labelled_size(s, len, "Free (according to CUDA)", &v)) {
+		m->n.free_bytes = v;
+		m->n.have |= OOM_HAVE_FREE;
+	}
 }
 
 static void parse_current(const char *s, size_t len, struct oom_message *m)
@@ -253,10 +313,10 @@ static void parse_legacy(const char *s, size_t len, struct oom_message *m)
 
 int oom_parse(const char *text, size_t len, struct oom_message *out)
 {
-	static const char key[] = "CUDA out of memory";
+	const char *key = "CUDA out of memory";
 	const char *s;
 	size_t wlen, used;
-	long at, stop;
+	long at, stop, async;
 	double v;
 
 	memset(out, 0, sizeof(*out));
@@ -264,6 +324,16 @@ int oom_parse(const char *text, size_t len, struct oom_message *out)
 	if (!text)
 		return CD_ENOTFOUND;
 	at = find(text, len, key);
+	async = find(text, len, "Allocation on device ");
+	if (async >= 0 && (at < 0 || async < at) &&
+	    find(text + async, len - (size_t)async < 200 ? len - (size_t)async : 200, " would exceed allowed memory") >= 0) {
+		s = text + async;
+		wlen = len - (size_t)async < WINDOW ? len - (size_t)async : WINDOW;
+		out->offset = (size_t)async;
+		out->length = wlen;
+		parse_async(s, wlen, out);
+		return CD_OK;
+	}
 	if (at < 0)
 		return CD_ENOTFOUND;
 	out->offset = (size_t)at;

@@ -478,21 +478,99 @@ static bool looks_like_torch(const char *path)
 	       strncmp(base, "libc10", 6) == 0;
 }
 
-/* Fix lines are shell lines: a command with what to adapt, and a comment saying why. */
-static int build_fixes(struct finding *fd, const char *path, unsigned cc)
+/* NVIDIA's own libraries, shipped as pip wheels: fixed by the release that carries the arch,
+ * never by rebuilding them. The wheel of each library's base name. */
+static const char *vendor_wheel(const char *path)
 {
-	unsigned major = cc / 10, minor = cc % 10;
+	static const struct {
+		const char *base, *wheel;
+	} libs[] = {
+		{ "libcusparseLt", "nvidia-cusparselt" }, { "libcublasLt", "nvidia-cublas" }, { "libcublas", "nvidia-cublas" },
+		{ "libcudnn", "nvidia-cudnn" },		  { "libnccl", "nvidia-nccl" },	      { "libcufft", "nvidia-cufft" },
+		{ "libcusolver", "nvidia-cusolver" },	  { "libcusparse", "nvidia-cusparse" }, { "libcurand", "nvidia-curand" },
+		{ "libnvrtc", "nvidia-cuda-nvrtc" },	  { "libnvJitLink", "nvidia-nvjitlink" }, { "libcutensor", "cutensor" },
+		{ "libnvinfer", "tensorrt" },		  { "libcudart", "nvidia-cuda-runtime" },
+	};
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
+		if (strncmp(base, libs[i].base, strlen(libs[i].base)) == 0)
+			return libs[i].wheel;
+	return NULL;
+}
+
+/* One flag set for every GPU judged (a single-arch line per GPU would drop the others):
+ * SASS for each distinct compute capability, PTX for the newest. */
+static void arch_lists(const struct arch_target *t, unsigned cc, char *nvcc, size_t nn, char *cmake, size_t cn,
+		       char *torch, size_t tn)
+{
+	unsigned ccs[ARCH_MAX_GPUS];
+	size_t n = 0, un = 0, uc = 0, ut = 0;
+	unsigned newest = 0;
+
+	ccs[n++] = cc;
+	for (size_t i = 0; t && i < t->n_gpus; i++) {
+		bool seen = false;
+
+		for (size_t k = 0; k < n; k++)
+			seen |= ccs[k] == t->gpus[i].cc;
+		if (!seen && n < ARCH_MAX_GPUS)
+			ccs[n++] = t->gpus[i].cc;
+	}
+	/* ascending, so the lists read in order */
+	for (size_t i = 1; i < n; i++)
+		for (size_t k = i; k > 0 && ccs[k - 1] > ccs[k]; k--) {
+			unsigned x = ccs[k];
+
+			ccs[k] = ccs[k - 1];
+			ccs[k - 1] = x;
+		}
+	nvcc[0] = cmake[0] = torch[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		newest = ccs[i];
+		if (un < nn)
+			un += (size_t)snprintf(nvcc + un, nn - un, "-gencode arch=compute_%u,code=sm_%u ", ccs[i], ccs[i]);
+		if (uc < cn)
+			uc += (size_t)snprintf(cmake + uc, cn - uc, "%s%u-real", i ? ";" : "", ccs[i]);
+		if (ut < tn)
+			ut += (size_t)snprintf(torch + ut, tn - ut, "%s%u.%u%s", i ? ";" : "", ccs[i] / 10, ccs[i] % 10,
+					       i + 1 == n ? "+PTX" : "");
+	}
+	if (un < nn)
+		snprintf(nvcc + un, nn - un, "-gencode arch=compute_%u,code=compute_%u", newest, newest);
+	if (uc < cn)
+		snprintf(cmake + uc, cn - uc, ";%u-virtual", newest);
+}
+
+/* Fix lines are shell lines: a command with what to adapt, and a comment saying why. */
+static int build_fixes(struct finding *fd, const char *path, unsigned cc, const struct arch_target *t)
+{
+	const char *wheel = vendor_wheel(path);
+	const struct kb_toolkit *tk_first, *tk_last;
+	struct kb_arch arch = { (int)cc, 0 };
+	char nvcc[512], cmake[256], torch[256];
 	int rc = CD_OK;
 
+	arch_lists(t, cc, nvcc, sizeof(nvcc), cmake, sizeof(cmake), torch, sizeof(torch));
 	if (looks_like_torch(path)) {
 		rc |= finding_fix(fd, "python -c 'import torch; print(torch.cuda.get_arch_list())'   # the archs this torch was built for");
 		rc |= finding_fix(fd, "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu130   # a build whose list has sm_%u (pick the CUDA tag your driver runs)", cc);
-		rc |= finding_fix(fd, "TORCH_CUDA_ARCH_LIST=\"%u.%u+PTX\" python setup.py develop   # when building PyTorch from source", major, minor);
+		rc |= finding_fix(fd, "TORCH_CUDA_ARCH_LIST=\"%s\" python setup.py develop   # when building PyTorch from source", torch);
+	} else if (wheel) {
+		int major = kb_arch_toolkit_range(arch, &tk_first, &tk_last) == CD_OK && tk_first ? tk_first->release.major : 12;
+
+		if (major < 12)
+			major = 12;
+		rc |= finding_fix(fd, "pip install -U '%s-cu%d'   # NVIDIA's library: a release whose kernels include sm_%u, not a rebuild",
+				  wheel, major, cc);
+		rc |= finding_fix(fd, "pip show %s-cu%d 2>/dev/null | grep -i version   # the release installed now", wheel, major);
+		rc |= finding_fix(fd, "# a system copy: install the package of a CUDA release that supports sm_%u (the library's "
+				      "release notes list its architectures)", cc);
 	} else {
-		rc |= finding_fix(fd, "nvcc -gencode arch=compute_%u,code=sm_%u -gencode arch=compute_%u,code=compute_%u ...   # SASS for this GPU + PTX for newer ones",
-				  cc, cc, cc, cc);
-		rc |= finding_fix(fd, "cmake -DCMAKE_CUDA_ARCHITECTURES=\"%u-real;%u-virtual\" ...   # or \"native\" for the GPUs of the build machine", cc, cc);
-		rc |= finding_fix(fd, "TORCH_CUDA_ARCH_LIST=\"%u.%u+PTX\" pip install --no-build-isolation .   # PyTorch extensions", major, minor);
+		rc |= finding_fix(fd, "nvcc %s ...   # SASS for every GPU here + PTX for newer ones", nvcc);
+		rc |= finding_fix(fd, "cmake -DCMAKE_CUDA_ARCHITECTURES=\"%s\" ...   # the same with CMake", cmake);
+		rc |= finding_fix(fd, "TORCH_CUDA_ARCH_LIST=\"%s\" pip install --no-build-isolation .   # a PyTorch extension", torch);
 	}
 	/* toolkits drop old archs (CUDA 13 cannot build sm_70): say which ones still can */
 	const struct kb_toolkit *first, *last;
@@ -506,8 +584,9 @@ static int build_fixes(struct finding *fd, const char *path, unsigned cc)
 	return rc ? CD_ENOMEM : CD_OK;
 }
 
-static int partial_finding(struct report *r, const struct arch_file *f, const struct arch_gpu *g,
-			   const struct arch_verdict *v, const char *subject, const char *all, const char *bad)
+static int partial_finding(struct report *r, const struct arch_file *f, const struct arch_target *t,
+			   const struct arch_gpu *g, const struct arch_verdict *v, const char *subject, const char *all,
+			   const char *bad)
 {
 	unsigned major = g->cc / 10, minor = g->cc % 10;
 	/* a few arch-specific extras are normal in libraries; most containers failing is not */
@@ -523,7 +602,7 @@ static int partial_finding(struct report *r, const struct arch_file *f, const st
 			"of the GPU's major version with a minor no higher, or PTX it can JIT. Containers that "
 			"hold only another GPU's arch-specific code are harmless if the library never calls them here."))
 		return CD_ENOMEM;
-	return build_fixes(fd, f->path, g->cc);
+	return build_fixes(fd, f->path, g->cc, t);
 }
 
 static int no_image_finding(struct report *r, const struct arch_file *f, const struct arch_target *t,
@@ -542,7 +621,7 @@ static int no_image_finding(struct report *r, const struct arch_file *f, const s
 			"any GPU of capability X.Y or higher. This file has neither for %u.%u.", major, minor) ||
 	    (t->force_jit && finding_fix(fd, "unset CUDA_FORCE_PTX_JIT CUDA_FORCE_JIT   # let the driver use the SASS")))
 		return CD_ENOMEM;
-	return build_fixes(fd, f->path, g->cc);
+	return build_fixes(fd, f->path, g->cc, t);
 }
 
 static int ptx_too_new_finding(struct report *r, const struct arch_target *t, const struct arch_gpu *g,
@@ -569,8 +648,8 @@ static int ptx_too_new_finding(struct report *r, const struct arch_target *t, co
 	return CD_OK;
 }
 
-static int jit_disabled_finding(struct report *r, const struct arch_file *f, const struct arch_gpu *g,
-				const char *subject, const char *all)
+static int jit_disabled_finding(struct report *r, const struct arch_file *f, const struct arch_target *t,
+				const struct arch_gpu *g, const char *subject, const char *all)
 {
 	unsigned major = g->cc / 10, minor = g->cc % 10;
 	struct finding *fd = report_add_finding(r, SEV_ERROR, "jit-disabled", subject,
@@ -584,7 +663,7 @@ static int jit_disabled_finding(struct report *r, const struct arch_file *f, con
 			"has PTX but no fitting SASS.") ||
 	    finding_fix(fd, "unset CUDA_DISABLE_PTX_JIT CUDA_DISABLE_JIT   # let the driver compile the PTX"))
 		return CD_ENOMEM;
-	return build_fixes(fd, f->path, g->cc);
+	return build_fixes(fd, f->path, g->cc, t);
 }
 
 static int zstd_finding(struct report *r, const struct arch_target *t, const struct arch_verdict *v,
@@ -622,7 +701,7 @@ int arch_findings(struct report *r, const struct arch_file *f, const struct arch
 	snprintf(subject, sizeof(subject), "%s on %s", f->path, g->name);
 	switch (v->verdict) {
 	case VERDICT_PARTIAL:
-		rc = partial_finding(r, f, g, v, subject, all, bad);
+		rc = partial_finding(r, f, t, g, v, subject, all, bad);
 		break;
 	case VERDICT_NO_IMAGE:
 		rc = no_image_finding(r, f, t, g, subject, all);
@@ -631,7 +710,7 @@ int arch_findings(struct report *r, const struct arch_file *f, const struct arch
 		rc = ptx_too_new_finding(r, t, g, v, subject);
 		break;
 	case VERDICT_JIT_DISABLED:
-		rc = jit_disabled_finding(r, f, g, subject, all);
+		rc = jit_disabled_finding(r, f, t, g, subject, all);
 		break;
 	default:
 		break;

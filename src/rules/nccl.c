@@ -362,8 +362,16 @@ int nccl_explain(struct report *r, const char *text, size_t len, char *err)
 
 	if (rc != CD_OK)
 		return rc;
-	if (l.nccl_lines && (rc = render(&l, r)) == CD_OK)
-		rc = nccl_rules(&l, r, err);
+	rc = nccl_explain_log(r, &l, err);
 	nccl_log_free(&l);
+	return rc;
+}
+
+int nccl_explain_log(struct report *r, const struct nccl_log *l, char *err)
+{
+	int rc = CD_OK;
+
+	if (l->nccl_lines && (rc = render(l, r)) == CD_OK)
+		rc = nccl_rules(l, r, err);
 	return rc;
 }

@@ -16,5 +16,7 @@ int nccl_rules(const struct nccl_log *l, struct report *r, char *err);
  * network, bootstrap interface, the transport per channel), the JSON key "nccl", and the
  * findings. A text without NCCL lines adds nothing. */
 int nccl_explain(struct report *r, const char *text, size_t len, char *err);
+/* The same for a log already read (explain's one pass). */
+int nccl_explain_log(struct report *r, const struct nccl_log *l, char *err);
 
 #endif

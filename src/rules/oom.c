@@ -2,6 +2,9 @@
 #include "rules/oom.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
+/* free memory a few MiB above the request is the driver's granularity, not a usable block */
+#define OOM_SLACK (64.0 * 1024.0 * 1024.0)
+#define OOM_OTHERS_MIN GIB /* below this, what others hold is a desktop or a context, not the cause */
 
 static double max2(double a, double b)
 {
@@ -46,8 +49,13 @@ enum oom_class oom_classify(const struct oom_numbers *n)
 		return OOM_CLASS_UNKNOWN;
 	if (others >= 0 && others >= max2(GIB, t / 10))
 		return OOM_CLASS_OTHER_PROCESS;
-	if (u + f >= r * 1.25 && (u >= t / 20 || f >= t / 20))
+	/* PyTorch frees its cache and retries before it raises: when free plus cached still
+	 * covers the request, the memory exists but not in one block */
+	if (u + f > 0 && u + f >= r && (u >= r / 4 || f >= r + OOM_SLACK))
 		return OOM_CLASS_FRAGMENTATION;
+	/* without what others hold, the request would have fit */
+	if (others >= 0 && others >= r && others >= OOM_OTHERS_MIN)
+		return OOM_CLASS_OTHER_PROCESS;
 	if (n->have & (OOM_HAVE_FREE | OOM_HAVE_RESERVED_UNALLOC | OOM_HAVE_ALLOCATED))
 		return OOM_CLASS_CAPACITY;
 	return OOM_CLASS_UNKNOWN;

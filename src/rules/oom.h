@@ -35,9 +35,10 @@ enum oom_class {
  *  1. R > T                                    -> capacity (no arrangement fits)
  *  2. F >= R + max(1 GiB, T/10)                -> unknown (plenty is free: not a memory shortage)
  *  3. O >= max(1 GiB, T/10)                    -> other-process
- *  4. U + F >= 1.25 R and (U >= T/20 or F >= T/20) -> fragmentation (clearly enough exists, not in
- *                                                 one block; PyTorch already retried after freeing its cache)
- *  5. otherwise                                -> capacity (this process's own data fills it)
+ *  4. U + F >= R, with U >= R/4 or F >= R + 64 MiB -> fragmentation (enough exists, not in one
+ *                                                 block; PyTorch already retried after freeing its cache)
+ *  5. O >= R and O >= 1 GiB                     -> other-process (without them it would fit)
+ *  6. otherwise                                -> capacity (this process's own data fills it)
  * O is derived when not given: T - F - this_process, or without that
  * T - F - (allocated + reserved_unalloc) - 1 GiB (an allowance for the CUDA context). */
 enum oom_class oom_classify(const struct oom_numbers *n);

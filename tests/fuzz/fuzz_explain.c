@@ -25,6 +25,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			explain_offline_evidence(&r.m[i], lines, 8);
 		explain_result_free(&r);
 	}
+	/* the same bytes fed in pieces must not break the one-pass scanner */
+	if (size > 1) {
+		struct explain_scan *sc;
+		size_t cut = data[0] % size;
+
+		if (explain_scan_new(&sc, NULL) == 0) {
+			if (explain_scan_feed(sc, (const char *)data, cut, NULL) == 0 &&
+			    explain_scan_feed(sc, (const char *)data + cut, size - cut, NULL) == 0 &&
+			    explain_scan_finish(sc, &r, NULL) == 0)
+				explain_result_free(&r);
+			explain_scan_free(sc);
+		}
+	}
 	if (oom_parse((const char *)data, size, &m) == 0)
 		oom_classify(&m.n);
 	if (size > 256)

@@ -25,9 +25,19 @@ int arch_parse_gpu_spec(const char *spec, unsigned *cc, char *label, size_t labe
 int arch_driver_from_text(const char *text, struct arch_driver *d, char *err)
 {
 	struct version v;
+	size_t dots = 0;
+	bool digits_only = text[0] != '\0';
+
 	memset(d, 0, sizeof(*d));
-	if (version_parse(text, &v) != CD_OK || v.major <= 0)
-		return cd_fail(err, CD_EUSAGE, "--driver '%s' is neither a driver version (550.54.14) nor a CUDA version (12.4)", text);
+	for (const char *p = text; *p; p++) {
+		dots += *p == '.';
+		digits_only &= (*p >= '0' && *p <= '9') || (*p == '.' && p[1] && p[1] != '.');
+	}
+	/* a driver has up to three parts (550.54.14), a CUDA version two (12.4) */
+	if (!digits_only || dots > 2 || version_parse(text, &v) != CD_OK || v.major <= 0 ||
+	    (v.major < 100 && !kb_toolkit_find(&v)))
+		return cd_fail(err, CD_EUSAGE, "--driver '%s' is neither a driver version (550.54.14) nor a CUDA version "
+			       "cudoctor knows (12.4)", text);
 	d->known = true;
 	snprintf(d->source, sizeof(d->source), "--driver");
 	if (v.major >= 100) {

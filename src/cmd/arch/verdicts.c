@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "cmd/arch/arch.h"
+#include "rules/driver_need.h"
 #include "util/err.h"
 
 static int set(json_t *o, const char *key, json_t *v)
@@ -77,6 +78,21 @@ int arch_verdicts(struct report *r, const struct arch_file *f, const struct arch
 	}
 	if ((rc = arch_judge(f, t, v, err)) != CD_OK)
 		goto out;
+	{
+		struct runtime_need need;
+		bool fails;
+
+		runtime_need_of(f->data, f->size, &need);
+		if (need.known && report_kv(r, "CUDA runtime", "%s: needs driver %s or newer", need.how,
+					    need.min_driver_text[0] ? need.min_driver_text : "(unknown)") != CD_OK) {
+			rc = cd_fail(err, CD_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (driver_need_judge(r, f->path, &need, &t->driver, &fails) != CD_OK) {
+			rc = cd_fail(err, CD_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
 	for (size_t i = 0; i < t->n_gpus; i++) {
 		const struct arch_gpu *g = &t->gpus[i];
 		json_t *jv;
