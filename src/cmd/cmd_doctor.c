@@ -8,6 +8,10 @@
 #include "cmd/cmd.h"
 #include "cmd/doctor/facts.h"
 #include "cmd/gpu_mig.h"
+#include "cmd/topo_report.h"
+#include "kb/links.h"
+#include "probe/topology.h"
+#include "rules/topology.h"
 #include "rules/rules.h"
 #include "util/err.h"
 #include "util/str.h"
@@ -530,6 +534,28 @@ static int verdict_line(struct report *r)
 	return report_answer(r, "ok: %s", worst ? worst->title : "nothing to report");
 }
 
+/* With two or more GPUs: how they connect, one line per pair, and the topology findings
+ * (nvlink-down, p2p-unsupported, numa-affinity) through the run's libraries. */
+static int section_topology(struct report *r, const struct cd_run *run, char *err)
+{
+	struct topo_probe *t;
+	int rc;
+
+	if (run->probe.n_gpus < 2)
+		return CD_OK;
+	if ((rc = kb_links_load(err)) != CD_OK)
+		return rc;
+	if (!(t = calloc(1, sizeof(*t))))
+		return CD_ENOMEM;
+	if ((rc = topo_probe_collect(t, &run->probe, run->cu, run->nv, NULL, err)) == CD_OK) {
+		if ((rc = topo_report_summary(r, t)) == CD_OK)
+			rc = topo_rules(r, t);
+		topo_probe_free(t);
+	}
+	free(t);
+	return rc;
+}
+
 static int doctor_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
 	struct doctor_opts o = { .root = NULL, .list_archs = g->render.verbosity > 0 };
@@ -543,6 +569,7 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 	if (rc != CD_OK)
 		return rc;
 	if ((rc = section_driver(r, &df)) != CD_OK || (rc = section_gpus(r, &df)) != CD_OK ||
+	    (rc = section_topology(r, g->run, err)) != CD_OK ||
 	    (rc = section_toolkits(r, &df)) != CD_OK || (rc = section_runtimes(r, &df, g->render.verbosity > 0)) != CD_OK ||
 	    (rc = section_python(r, &df)) != CD_OK || (rc = section_platform(r, &df)) != CD_OK)
 		goto out;

@@ -4,12 +4,15 @@
 #include <string.h>
 
 #include "kb/links.h"
+#include "rules/rules.h"
 #include "rules/topology.h"
 #include "util/err.h"
 
+/* The one GPU subject (rules/subject.c): "GPU 0 (NVIDIA H200)" by CUDA's number, as every
+ * other finding names a GPU; the matrix keeps nvidia-smi's GPU0..GPUn. */
 void topo_gpu_label(const struct topo_probe *t, size_t i, char *buf, size_t len)
 {
-	snprintf(buf, len, "GPU%zu (%s)", i, t->gpus[i].info->name[0] ? t->gpus[i].info->name : "unknown");
+	gpu_subject(t->gpus[i].info, buf, len);
 }
 
 void topo_pcie_theory(const struct gpu_info *g, struct topo_theory *out)

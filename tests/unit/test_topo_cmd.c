@@ -237,7 +237,7 @@ static void test_nvlink_down(void **state)
 	assert_int_equal(count_findings(j, "nvlink-down", "warn"), 1);
 	assert_true(finding_mentions(finding(j, "nvlink-down"), "17 of 18 NVLinks active"));
 	assert_true(finding_mentions(finding(j, "nvlink-down"), "inactive: 3"));
-	assert_true(finding_mentions(finding(j, "nvlink-down"), "GPU1"));
+	assert_true(finding_mentions(finding(j, "nvlink-down"), "GPU 1"));
 	assert_string_equal(pstr(pair(j, 0, 1), "link"), "NV17");
 	json_decref(j);
 	run_result_free(&r);
