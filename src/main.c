@@ -28,6 +28,7 @@ static const struct cd_command *const commands[] = {
 	&cmd_explain,
 	&cmd_gencode,
 	&cmd_plan,
+	&cmd_diff,
 	&cmd_kb,
 	&cmd_mem,
 	&cmd_lab,
