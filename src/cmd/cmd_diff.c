@@ -44,10 +44,10 @@ static const char *side_str(const json_t *r, const char *key)
 
 static int describe_side(struct report *r, const char *tag, const char *path, const json_t *j)
 {
-	json_t *o = json_pack("{s:s, s:s, s:o, s:o}", "path", path, "command",
-			      json_string_value(json_object_get(j, "command")), "node",
-			      json_deep_copy(json_object_get(json_object_get(j, "header"), "node")), "date",
-			      json_deep_copy(json_object_get(json_object_get(j, "header"), "date")));
+	const json_t *h = json_object_get(j, "header");
+	json_t *o = json_pack("{s:s, s:s, s:O?, s:O?}", "path", path, "command",
+			      json_string_value(json_object_get(j, "command")), "node", json_object_get(h, "node"),
+			      "date", json_object_get(h, "date"));
 	int rc;
 
 	if ((rc = report_kv(r, tag, "%s: node %s, %s", path, side_str(j, "node"), side_str(j, "date"))) != CD_OK)

@@ -51,7 +51,9 @@ static int setup(void **state)
 	    make_report("doctor", c_json, "FAKE_CUDA_INIT_RESULT=999", NULL) ||
 	    make_report("devices", dev_json, NULL, NULL))
 		return -1;
-	return tree_file(root, "broken.json", "{\"tool\": \"cudoctor\", \"command\": ", 0) ||
+	return tree_file(root, "old.json", "{\"tool\": \"cudoctor\", \"version\": \"0.0.9\", \"command\": \"doctor\", "
+				 "\"findings\": [], \"driver\": {\"version\": \"535.104.05\"}}\n", 0) ||
+	       tree_file(root, "broken.json", "{\"tool\": \"cudoctor\", \"command\": ", 0) ||
 	       tree_file(root, "other.json", "{\"name\": \"not a report\"}\n", 0);
 }
 
@@ -119,6 +121,7 @@ static void test_driver_and_gpu_changes(void **state)
 static void test_findings_and_no_change(void **state)
 {
 	struct run_result j = diff(a_json, c_json, "--json"), same = diff(a_json, a_json, "-q");
+	char old[128];
 	json_t *root_j;
 
 	(void)state;
@@ -128,6 +131,16 @@ static void test_findings_and_no_change(void **state)
 	/* cuInit failing on the second machine: the findings say so */
 	assert_non_null(change(json_object_get(root_j, "changes"), "findings", "added", "", NULL));
 	assert_non_null(change(json_object_get(root_j, "changes"), "driver", "changed", "driver", NULL));
+	json_decref(root_j);
+	run_result_free(&j);
+	/* a report without a header compares too */
+	snprintf(old, sizeof old, "%s/old.json", root);
+	j = diff(old, a_json, "--json");
+	assert_int_equal(j.status, 0);
+	root_j = json_loads(j.out, 0, NULL);
+	assert_non_null(root_j);
+	assert_true(json_is_null(json_object_get(json_object_get(root_j, "a"), "node")));
+	assert_non_null(change(json_object_get(root_j, "changes"), "driver", "changed", "driver", "version"));
 	json_decref(root_j);
 	assert_int_equal(same.status, 0);
 	assert_string_equal(same.out, "0 changes\n");
