@@ -362,7 +362,7 @@ static char **command_argv(const struct parsed *p, int *argc)
 int main(int argc, char **argv)
 {
 	static struct cd_run run; /* the run context: what the command's needs open, once */
-	struct cd_globals g = { .render = { FMT_TEXT, false, 0 }, .run = &run, .commands = commands,
+	struct cd_globals g = { .render = { .format = FMT_TEXT }, .run = &run, .commands = commands,
 				.global_opts = global_opts };
 	struct parsed p = { 0 };
 	char err[CD_ERRMSG] = "";
