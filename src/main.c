@@ -28,6 +28,7 @@ static const struct cd_command *const commands[] = {
 	&cmd_explain,
 	&cmd_gencode,
 	&cmd_plan,
+	&cmd_diff,
 	&cmd_kb,
 	&cmd_mem,
 	&cmd_lab,
@@ -37,6 +38,7 @@ static const struct cd_command *const commands[] = {
 
 enum {
 	G_JSON = 1000, G_MARKDOWN, G_COLOR, G_NO_COLOR, G_QUIET, G_VERBOSE, G_VERSION, G_HELP, G_OUTPUT, G_HTML,
+	G_ANONYMIZE,
 };
 enum { GROUP_FORMAT = 1, GROUP_VERBOSITY, GROUP_COLOR };
 
@@ -60,6 +62,9 @@ static const struct cli_opt global_opts[] = {
 	  .help = "write the report to FILE instead of stdout (a temporary file renamed into place, so "
 		  "FILE is never half-written)",
 	  .complete = CLI_C_FILE },
+	{ .id = G_ANONYMIZE, .long_name = "anonymize",
+	  .help = "before sharing: the host name, GPU UUIDs and serials replaced by stable hashes, "
+		  "/home/NAME by /home/USER" },
 	{ .id = G_VERSION, .long_name = "version", .help = "print the version and exit" },
 	{ .id = G_HELP, .short_name = 'h', .long_name = "help",
 	  .help = "this text; `cudoctor COMMAND --help` or `cudoctor help COMMAND` for a command" },
@@ -264,6 +269,7 @@ static int apply_globals(const struct cli_args *a, struct cd_globals *g, char *e
 		case G_NO_COLOR: color = "never"; break;
 		case G_QUIET: g->render.verbosity = -1; break;
 		case G_VERBOSE: g->render.verbosity = 1; break;
+		case G_ANONYMIZE: g->anonymize = true; break;
 		case G_HTML:
 			if (!*v->value)
 				return cd_fail(err, CD_EUSAGE, "--html wants a file name");
@@ -356,7 +362,7 @@ static char **command_argv(const struct parsed *p, int *argc)
 int main(int argc, char **argv)
 {
 	static struct cd_run run; /* the run context: what the command's needs open, once */
-	struct cd_globals g = { .render = { FMT_TEXT, false, 0 }, .run = &run, .commands = commands,
+	struct cd_globals g = { .render = { .format = FMT_TEXT }, .run = &run, .commands = commands,
 				.global_opts = global_opts };
 	struct parsed p = { 0 };
 	char err[CD_ERRMSG] = "";
@@ -389,6 +395,7 @@ int main(int argc, char **argv)
 			code = CD_EXIT_FAILED;
 			goto out;
 		}
+	g.render.width = term_width(STDOUT_FILENO); /* after --output: a file gets 80 */
 	if (p.version) {
 		printf("cudoctor %s\n", CUDOCTOR_VERSION);
 		code = CD_EXIT_CLEAN;
@@ -414,6 +421,11 @@ int main(int argc, char **argv)
 	}
 	if (rc != CD_OK) {
 		fprintf(stderr, "cudoctor %s: %s\n", p.command->name, *err ? err : cd_strerror(rc));
+		code = CD_EXIT_FAILED;
+		goto out;
+	}
+	if (!r.self_rendered && cmd_share_header(&r, g.anonymize) != CD_OK) {
+		fputs("cudoctor: out of memory\n", stderr);
 		code = CD_EXIT_FAILED;
 		goto out;
 	}

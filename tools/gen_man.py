@@ -156,6 +156,12 @@ the width text is wrapped to (else the terminal's, else 80)
 .TP
 .B NO_COLOR
 turns colour off when \\-\\-color=auto
+.TP
+.B CUDOCTOR_NODE
+the node name in every report's header (else the host name), for fleets of reports
+.TP
+.B SOURCE_DATE_EPOCH
+the date in the report's header, in seconds since 1970 (else now)
 .SH FILES
 The knowledge tables (kb/*.tsv in the source tree) and the lab kernels are built into the
 binary; cudoctor reads no configuration file.

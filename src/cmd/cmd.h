@@ -62,6 +62,7 @@ struct cd_globals {
 	bool stderr_is_tty;  /* progress bars only then */
 	struct cd_run *run;  /* opened by main.c for NEEDS_DRIVER; on demand otherwise */
 	const char *html;    /* --html FILE: also write the report as one HTML page */
+	bool anonymize;      /* --anonymize: main.c scrubs the report before rendering it */
 	/* the values of the command's (and subcommand's) own options, parsed by main.c from
 	 * the command's option table, in command-line order */
 	const struct cli_args *args;
@@ -105,7 +106,12 @@ struct cd_command {
  * it too, where the command shows it), and the run exits 3. */
 void cmd_input_error(struct report *r, const char *command, const char *message);
 
+/* Sets r's header (version, OS, kernel, glibc, CPU, date, host and node: probe/host.c;
+ * $CUDOCTOR_HOST_ROOT prefixes the files it reads) and, with anonymize, takes the host name,
+ * UUIDs, serials and user names out of the whole report. CD_OK or CD_ENOMEM. */
+int cmd_share_header(struct report *r, bool anonymize);
+
 extern const struct cd_command cmd_doctor, cmd_devices, cmd_arch, cmd_explain,
-	cmd_gencode, cmd_kb, cmd_mem, cmd_lab, cmd_plan, cmd_topo, cmd_completion;
+	cmd_gencode, cmd_kb, cmd_mem, cmd_lab, cmd_plan, cmd_topo, cmd_completion, cmd_diff;
 
 #endif

@@ -25,8 +25,8 @@ enum { GROUP_WHICH = 1, GROUP_PTX };
 
 static const struct cli_opt gencode_opts[] = {
 	{ .id = O_GPU, .short_name = 'g', .long_name = "gpu", .arg = CLI_REQUIRED, .metavar = "SPEC",
-	  .help = "sm_89, 8.9, 89, sm_90a, sm_100f, or a GPU name or part of one (\"RTX 4060 Ti\", "
-		  "H200); repeatable",
+	  .help = "sm_89, 8.9, 89, sm_90a, sm_100f, or a GPU name or part of one, case and "
+		  "spacing ignored (\"RTX 4060 Ti\", rtx4090, H200); repeatable",
 	  .complete = CLI_C_GPU, .flags = CLI_REPEAT },
 	{ .id = O_NATIVE, .long_name = "native", .help = "the GPUs this machine has (through the driver)" },
 	{ .id = O_ALL, .long_name = "all", .help = "every arch the toolkit builds", .group = GROUP_WHICH },

@@ -1,27 +1,37 @@
 /* GPU names and --gpu SPEC: a compute capability or target (8.9, 89, sm_90a, sm_100f)
- * or a product name as nvidia-smi prints it, or any unambiguous part of it. */
+ * or a product name as nvidia-smi prints it, or any unambiguous part of it, matched on
+ * words and digits with case and spacing ignored; a near miss gets "did you mean". */
 #include <ctype.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "kb/kb_internal.h"
 #include "util/err.h"
 
-#define MAX_TOKENS 16
+#define MAX_TOKENS 24
 #define TOKEN_LEN 24
 
-/* Words of a name, lower-cased; punctuation and blanks separate them. */
+/* Words of a name, lower-cased; punctuation and blanks separate them, and so does a change
+ * between letters and digits, so "rtx4090", "RTX 4090" and "RTX-4090" are the same words. */
 struct words {
 	char w[MAX_TOKENS][TOKEN_LEN];
 	size_t n;
 	bool overflow;
 };
 
+static bool same_class(char a, char b)
+{
+	return !!isdigit((unsigned char)a) == !!isdigit((unsigned char)b);
+}
+
 static void split_words(const char *s, struct words *out)
 {
 	memset(out, 0, sizeof(*out));
 	while (s && *s) {
 		size_t len = 0;
+		char first;
 
 		while (*s && !isalnum((unsigned char)*s))
 			s++;
@@ -31,7 +41,8 @@ static void split_words(const char *s, struct words *out)
 			out->overflow = true;
 			return;
 		}
-		while (isalnum((unsigned char)*s)) {
+		first = *s;
+		while (isalnum((unsigned char)*s) && same_class(*s, first)) {
 			if (len + 1 < TOKEN_LEN)
 				out->w[out->n][len++] = (char)tolower((unsigned char)*s);
 			else
@@ -52,18 +63,38 @@ static bool words_equal(const struct words *a, size_t a_from, const struct words
 	return true;
 }
 
-/* q appears in a as consecutive words */
-static bool words_contain(const struct words *a, const struct words *q)
+/* How the query's words sit among a name's words. */
+enum fit { FIT_TAIL, FIT_RUN, FIT_ORDER, FIT_PREFIX };
+
+static bool word_fits(const char *have, const char *want, bool prefix)
+{
+	return prefix ? strncmp(have, want, strlen(want)) == 0 : strcmp(have, want) == 0;
+}
+
+/* FIT_TAIL: q ends a ("970" in "GTX 970", not in "GTX 970M"); FIT_RUN: q appears in a as
+ * consecutive words; FIT_ORDER: q's words appear in a in order
+ * ("A100 40GB" in "A100-SXM4-40GB"); FIT_PREFIX: in order, the last one may be the start of
+ * a word ("RTX 40" in "RTX 4090"). */
+static bool words_fit(const struct words *a, const struct words *q, enum fit how)
 {
 	if (q->n == 0 || q->n > a->n)
 		return false;
-	for (size_t start = 0; start + q->n <= a->n; start++) {
-		size_t i;
+	if (how == FIT_TAIL)
+		return words_equal(a, a->n - q->n, q);
+	if (how == FIT_RUN) {
+		for (size_t start = 0; start + q->n <= a->n; start++) {
+			size_t i;
 
-		for (i = 0; i < q->n; i++)
-			if (strcmp(a->w[start + i], q->w[i]) != 0)
-				break;
-		if (i == q->n)
+			for (i = 0; i < q->n; i++)
+				if (strcmp(a->w[start + i], q->w[i]) != 0)
+					break;
+			if (i == q->n)
+				return true;
+		}
+		return false;
+	}
+	for (size_t i = 0, j = 0; j < a->n; j++) {
+		if (word_fits(a->w[j], q->w[i], how == FIT_PREFIX && i + 1 == q->n) && ++i == q->n)
 			return true;
 	}
 	return false;
@@ -75,53 +106,176 @@ static bool is_vendor_word(const char *w)
 	       !strcmp(w, "quadro");
 }
 
-/* 1 exact name, 2 exact alias, 3 name without vendor words, 4 consecutive words; 0 none */
-static int match_tier(const struct kb_gpu *g, const struct words *q)
+#define COMPACT_LEN 64
+
+/* A name's letters and digits, lower-cased, vendor words left out: "rtx4090". */
+static void compact(const char *s, char *out)
 {
-	struct words name, alias;
+	struct words w;
+	size_t len = 0;
+
+	split_words(s, &w);
+	out[0] = '\0';
+	for (size_t i = 0; i < w.n; i++) {
+		size_t k = strlen(w.w[i]);
+
+		if (is_vendor_word(w.w[i]) || len + k >= COMPACT_LEN)
+			continue;
+		memcpy(out + len, w.w[i], k + 1);
+		len += k;
+	}
+}
+
+#define TIER_NONE 8
+
+/* 1 exact name, 2 exact alias (or the alias with its blanks squeezed out: "rtx5090dv2"),
+ * 3 name without vendor words (or squeezed), 4 the last words, 5 consecutive words,
+ * 6 words in order, 7 words in order ending in the start of a word; TIER_NONE none. qc: the query compacted. */
+static int match_tier(const struct kb_gpu *g, const struct words *q, const char *qc)
+{
+	struct words name, alias[KB_MAX_ALIASES];
+	char c[COMPACT_LEN];
 	size_t skip = 0;
-	int tier = 0;
 
 	split_words(g->name, &name);
 	if (words_equal(&name, 0, q))
 		return 1;
 	for (size_t i = 0; i < g->n_aliases; i++) {
-		split_words(g->aliases[i], &alias);
-		if (words_equal(&alias, 0, q))
+		split_words(g->aliases[i], &alias[i]);
+		compact(g->aliases[i], c);
+		if (words_equal(&alias[i], 0, q) || !strcmp(c, qc))
 			return 2;
-		if (words_contain(&alias, q))
-			tier = 4;
 	}
 	while (skip < name.n && is_vendor_word(name.w[skip]))
 		skip++;
-	if (skip > 0 && words_equal(&name, skip, q))
+	compact(g->name, c);
+	if ((skip > 0 && words_equal(&name, skip, q)) || !strcmp(c, qc))
 		return 3;
-	if (words_contain(&name, q))
-		tier = 4;
-	return tier;
+	for (int how = FIT_TAIL; how <= FIT_PREFIX; how++) {
+		if (words_fit(&name, q, (enum fit)how))
+			return 4 + how;
+		for (size_t i = 0; i < g->n_aliases; i++)
+			if (words_fit(&alias[i], q, (enum fit)how))
+				return 4 + how;
+	}
+	return TIER_NONE;
 }
 
 size_t kb_gpu_search(const char *query, const struct kb_gpu **out, size_t max)
 {
 	struct words q;
-	int best = 5;
+	char qc[COMPACT_LEN];
+	int best = TIER_NONE;
 	size_t n = 0;
 
 	split_words(query, &q);
 	if (q.n == 0 || q.overflow)
 		return 0;
+	compact(query, qc);
 	for (size_t i = 0; i < kb_gpu_count(); i++) {
-		int t = match_tier(kb_gpu_at(i), &q);
+		int t = match_tier(kb_gpu_at(i), &q, qc);
 
-		if (t && t < best)
+		if (t < best)
 			best = t;
 	}
-	if (best == 5)
+	if (best == TIER_NONE)
 		return 0;
 	for (size_t i = 0; i < kb_gpu_count(); i++) {
 		const struct kb_gpu *g = kb_gpu_at(i);
 
-		if (match_tier(g, &q) != best)
+		if (match_tier(g, &q, qc) != best)
+			continue;
+		if (n < max)
+			out[n] = g;
+		n++;
+	}
+	return n;
+}
+
+/* Edits (insert, delete, substitute, swap two neighbours) from a to b. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t d[COMPACT_LEN + 1][COMPACT_LEN + 1];
+
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		for (size_t j = 1; j <= lb; j++) {
+			size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	}
+	return d[la][lb];
+}
+
+/* Characters one has and the other lacks, order ignored: of two names at one edit
+ * distance, the one with the same digits is the likelier slip ("4909" is nearer "4090"
+ * than "4000"). */
+static size_t bag_distance(const char *a, const char *b)
+{
+	int count[UCHAR_MAX + 1] = { 0 };
+	size_t d = 0;
+
+	for (; *a; a++)
+		count[(unsigned char)*a]++;
+	for (; *b; b++)
+		count[(unsigned char)*b]--;
+	for (size_t i = 0; i <= UCHAR_MAX; i++)
+		d += (size_t)(count[i] < 0 ? -count[i] : count[i]);
+	return d;
+}
+
+#define NO_DISTANCE SIZE_MAX
+
+/* Edit distance first, the bag distance breaking ties; NO_DISTANCE beyond limit edits. */
+static size_t row_distance(const struct kb_gpu *g, const char *q, size_t limit)
+{
+	char c[COMPACT_LEN];
+	size_t best = NO_DISTANCE;
+
+	for (size_t i = 0; i <= g->n_aliases; i++) {
+		size_t e, d;
+
+		compact(i == 0 ? g->name : g->aliases[i - 1], c);
+		if ((e = edit_distance(q, c)) > limit)
+			continue;
+		d = e * 2 * COMPACT_LEN + bag_distance(q, c);
+		if (d < best)
+			best = d;
+	}
+	return best;
+}
+
+size_t kb_gpu_suggest(const char *query, const struct kb_gpu **out, size_t max)
+{
+	char q[COMPACT_LEN];
+	size_t limit, best = NO_DISTANCE, n = 0;
+
+	compact(query, q);
+	if (strlen(q) < 3)
+		return 0;
+	limit = strlen(q) <= 4 ? 1 : 2;
+	for (size_t i = 0; i < kb_gpu_count(); i++) {
+		size_t d = row_distance(kb_gpu_at(i), q, limit);
+
+		if (d < best)
+			best = d;
+	}
+	for (size_t i = 0; best != NO_DISTANCE && i < kb_gpu_count(); i++) {
+		const struct kb_gpu *g = kb_gpu_at(i);
+
+		if (row_distance(g, q, limit) != best)
 			continue;
 		if (n < max)
 			out[n] = g;
@@ -168,19 +322,39 @@ static void fill_from_gpu(struct gpu_spec *out, const struct kb_gpu *g)
 
 #define MAX_CANDIDATES 64
 
-/* Several rows with one name (memory variants of one product) are one GPU. */
-static bool one_product(const struct kb_gpu **c, size_t n)
+static bool same_memory(const struct kb_gpu *a, const struct kb_gpu *b)
 {
-	for (size_t i = 1; i < n; i++)
-		if (strcmp(c[i]->name, c[0]->name) != 0 || c[i]->arch != c[0]->arch)
+	if (a->n_memory_gb == 0 || a->n_memory_gb != b->n_memory_gb)
+		return false;
+	for (size_t i = 0; i < a->n_memory_gb; i++)
+		if (a->memory_gb[i] != b->memory_gb[i])
 			return false;
 	return true;
 }
 
+/* Rows of one target that share a name (memory variants of one product) or their memory
+ * (the SXM and PCIe boards of "A100 40GB") are one GPU for every question --gpu answers. */
+static bool one_gpu(const struct kb_gpu **c, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (c[i]->arch != c[0]->arch ||
+		    (strcmp(c[i]->name, c[0]->name) != 0 && !same_memory(c[i], c[0])))
+			return false;
+	return true;
+}
+
+#define SHOWN_CANDIDATES 8
+
+/* The shortest way the table writes a row: its first alias ("RTX 4090"), else its name. */
+static const char *short_name(const struct kb_gpu *g)
+{
+	return g->n_aliases && strlen(g->aliases[0]) < strlen(g->name) ? g->aliases[0] : g->name;
+}
+
 static int list_candidates(const char *spec, const struct kb_gpu **c, size_t n, char *err)
 {
-	char list[CD_ERRMSG] = "";
-	size_t used = 0, shown = 0;
+	char list[CD_ERRMSG - 96] = "";
+	size_t used = 0, shown = 0, names = 0;
 
 	for (size_t i = 0; i < n && i < MAX_CANDIDATES; i++) {
 		bool dup = false;
@@ -190,15 +364,43 @@ static int list_candidates(const char *spec, const struct kb_gpu **c, size_t n, 
 			dup |= strcmp(c[j]->name, c[i]->name) == 0;
 		if (dup)
 			continue;
-		w = snprintf(list + used, sizeof(list) - used, "%s%s", shown ? "; " : "", c[i]->name);
+		names++;
+		if (shown == SHOWN_CANDIDATES)
+			continue;
+		w = snprintf(list + used, sizeof(list) - used, "%s%s", shown ? ", " : "",
+			     short_name(c[i]));
 		if (w < 0 || (size_t)w >= sizeof(list) - used) {
 			list[used] = '\0';
-			break;
+			shown = SHOWN_CANDIDATES;
+			continue;
 		}
 		used += (size_t)w;
 		shown++;
 	}
+	if (names > shown || n > MAX_CANDIDATES)
+		return cd_fail(err, CD_EUSAGE,
+			       "GPU '%.40s' is ambiguous (%zu matches): %s; and more: "
+			       "`cudoctor kb gpu '%.40s'` lists them all", spec, n, list, spec);
 	return cd_fail(err, CD_EUSAGE, "GPU '%.40s' is ambiguous (%zu matches): %s", spec, n, list);
+}
+
+#define MAX_SUGGESTIONS 4
+
+static int no_match(const char *spec, char *err)
+{
+	const struct kb_gpu *s[MAX_SUGGESTIONS];
+	size_t n = kb_gpu_suggest(spec, s, MAX_SUGGESTIONS);
+
+	if (n == 0)
+		return cd_fail(err, CD_EUSAGE,
+			       "no known GPU matches '%.60s'; give a compute capability (8.9, sm_89) or "
+			       "see `cudoctor kb gpu` for the list", spec);
+	if (n > MAX_SUGGESTIONS)
+		n = MAX_SUGGESTIONS;
+	return cd_fail(err, CD_EUSAGE, "no known GPU matches '%.40s'; did you mean %s%s%s%s%s%s%s?",
+		       spec, s[0]->name, n > 1 ? (n > 2 ? ", " : " or ") : "", n > 1 ? s[1]->name : "",
+		       n > 2 ? (n > 3 ? ", " : " or ") : "", n > 2 ? s[2]->name : "",
+		       n > 3 ? " or " : "", n > 3 ? s[3]->name : "");
 }
 
 int kb_parse_gpu_spec(const char *spec, struct gpu_spec *out, char *err)
@@ -223,7 +425,7 @@ int kb_parse_gpu_spec(const char *spec, struct gpu_spec *out, char *err)
 		return CD_OK;
 	}
 	n = kb_gpu_search(spec, c, MAX_CANDIDATES);
-	if (n == 1 || (n > 1 && n <= MAX_CANDIDATES && one_product(c, n))) {
+	if (n == 1 || (n > 1 && n <= MAX_CANDIDATES && one_gpu(c, n))) {
 		fill_from_gpu(out, c[0]);
 		return CD_OK;
 	}
@@ -238,7 +440,5 @@ int kb_parse_gpu_spec(const char *spec, struct gpu_spec *out, char *err)
 			       "`cudoctor kb gpu` lists the known GPUs", spec, cc,
 			       a.suffix == 'f' ? ", and family targets start at sm_100f" : "");
 	}
-	return cd_fail(err, CD_EUSAGE,
-		       "no known GPU matches '%.60s'; give a compute capability (8.9, sm_89) or "
-		       "see `cudoctor kb gpu` for the list", spec);
+	return no_match(spec, err);
 }

@@ -40,9 +40,14 @@ const struct kb_gpu *kb_gpu_at(size_t i);
 /* Exact name as the driver reports it (ASCII case and repeated blanks ignored). NULL if none. */
 const struct kb_gpu *kb_gpu_by_name(const char *driver_name);
 /* All rows matching a product name, alias or part of one, best match tier only
- * (exact name > exact alias > name without vendor words > contiguous words).
- * Fills out (up to max) and returns how many matched in total. */
+ * (exact name > exact alias > name without vendor words > its last words > contiguous
+ * words > words in order > words in order, the last one the start of a word). Words are runs of letters or
+ * of digits, case ignored: "rtx4090" is "RTX 4090". Fills out (up to max) and returns how
+ * many matched in total. */
 size_t kb_gpu_search(const char *query, const struct kb_gpu **out, size_t max);
+/* The rows nearest a name that matched none (within two edits of a name or alias, one for
+ * short names): "RTX 4909" -> RTX 4090. Fills out (up to max), returns how many in total. */
+size_t kb_gpu_suggest(const char *query, const struct kb_gpu **out, size_t max);
 
 /* What --gpu SPEC names: sm_89, 8.9, 89, sm_90a, sm_100f, or a product name or
  * unambiguous part of one ("RTX 4060 Ti", H200). */
@@ -52,7 +57,8 @@ struct gpu_spec {
 	const struct kb_gpu *gpu;    /* the named product, or NULL for a CC/arch spec */
 	char label[96];              /* "sm_89" or "NVIDIA GeForce RTX 4060 Ti (sm_89)" */
 };
-/* CD_OK; CD_EUSAGE (err lists the candidates, or says the CC is unknown). */
+/* CD_OK; CD_EUSAGE (err lists the candidates, says "did you mean", or says the CC is
+ * unknown). */
 int kb_parse_gpu_spec(const char *spec, struct gpu_spec *out, char *err);
 
 /* ---- toolkits (toolkits.tsv) ---- */

@@ -13,10 +13,11 @@ struct render_opts {
 	enum output_format format;
 	bool color;
 	int verbosity; /* -1 quiet (warn/error findings only), 0 normal, 1 verbose */
+	size_t width;  /* text: columns to wrap to; 0: no wrapping */
 };
 
 int render_report(const struct report *r, const struct render_opts *o, FILE *out);
-/* The JSON object of the contract: tool, version, command, findings, then r->data's keys. */
+/* The JSON object of the contract: tool, version, command, header, findings, then r->data's keys. */
 json_t *report_to_json(const struct report *r);
 
 #endif

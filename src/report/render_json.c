@@ -1,4 +1,4 @@
-/* The JSON contract: tool, version, command, findings, then the command's own keys. */
+/* The JSON contract: tool, version, command, header, findings, then the command's own keys. */
 #include "report/render.h"
 #include "report/render_internal.h"
 #include "util/err.h"
@@ -44,6 +44,8 @@ json_t *report_to_json(const struct report *r)
 			 "command", r->command);
 	findings = json_array();
 	if (!root || !findings)
+		goto oom;
+	if (r->header && json_object_set(root, "header", r->header) != 0)
 		goto oom;
 	for (size_t i = 0; i < r->n_findings; i++)
 		if (json_array_append_new(findings, finding_json(&r->findings[i])) != 0)

@@ -3,6 +3,7 @@
 
 #include "report/render.h"
 #include "report/render_internal.h"
+#include "util/str.h"
 
 #define C_RESET "\033[0m"
 #define C_BOLD "\033[1m"
@@ -82,6 +83,74 @@ static void text_finding(const struct finding *f, FILE *out, const struct render
 		fprintf(out, "      fix: %s%s%s\n", col(o, C_BOLD), f->fix[i], col(o, C_RESET));
 }
 
+static const char *hget(const json_t *h, const char *key)
+{
+	const char *v = json_string_value(json_object_get(h, key));
+
+	return v && *v ? v : NULL;
+}
+
+/* Appends a CPU model without its trademark signs and clock ("Intel Xeon Gold 6338"). */
+static void short_cpu(struct strbuf *sb, const char *cpu)
+{
+	static const char *const noise[] = { "(R)", "(r)", "(TM)", "(tm)", " CPU", " Processor", NULL };
+	const char *at = strstr(cpu, " @ ");
+	size_t n = at ? (size_t)(at - cpu) : strlen(cpu);
+	bool space = false;
+
+	for (size_t i = 0; i < n;) {
+		size_t skip = 0;
+
+		for (size_t k = 0; noise[k] && !skip; k++)
+			if (strncmp(cpu + i, noise[k], strlen(noise[k])) == 0)
+				skip = strlen(noise[k]);
+		if (skip) {
+			i += skip;
+			continue;
+		}
+		if (cpu[i] == ' ') {
+			space = true;
+		} else {
+			if (space && sb->len)
+				sb_append(sb, " ");
+			space = false;
+			sb_append_n(sb, cpu + i, 1);
+		}
+		i++;
+	}
+}
+
+/* One line: "cudoctor 0.4.0 on HOST: OS, kernel 6.8.0, glibc 2.39, CPU, date". */
+static void text_header(const struct report *r, FILE *out, const struct render_opts *o)
+{
+	const char *host = hget(r->header, "hostname"), *node = hget(r->header, "node");
+	const char *kernel = hget(r->header, "kernel"), *v;
+	struct strbuf sb, cpu;
+
+	sb_init(&sb);
+	sb_init(&cpu);
+	sb_printf(&sb, "cudoctor %s", hget(r->header, "version") ? hget(r->header, "version") : "?");
+	if (host)
+		sb_printf(&sb, " on %s", host);
+	if (node && (!host || strcmp(node, host) != 0))
+		sb_printf(&sb, " (node %s)", node);
+	sb_printf(&sb, ": %s", hget(r->header, "os") ? hget(r->header, "os") : "unknown OS");
+	if (kernel)
+		sb_printf(&sb, ", kernel %s", str_starts_with(kernel, "Linux ") ? kernel + 6 : kernel);
+	if ((v = hget(r->header, "glibc")))
+		sb_printf(&sb, ", glibc %s", v);
+	if ((v = hget(r->header, "cpu"))) {
+		short_cpu(&cpu, v);
+		sb_printf(&sb, ", %s", cpu.buf ? cpu.buf : "");
+	}
+	if ((v = hget(r->header, "date")))
+		sb_printf(&sb, ", %s", v);
+	if (!sb.failed && !cpu.failed)
+		fprintf(out, "%s%s%s\n\n", col(o, C_DIM), sb.buf, col(o, C_RESET));
+	sb_free(&sb);
+	sb_free(&cpu);
+}
+
 /* -q: the essential answer alone, for scripts */
 static bool answer_only(const struct report *r, const struct render_opts *o, FILE *out)
 {
@@ -99,6 +168,8 @@ int render_text(const struct report *r, const struct render_opts *o, FILE *out)
 
 	if (answer_only(r, o, out))
 		return ferror(out) ? -2 : 0;
+	if (r->header && o->verbosity >= 0)
+		text_header(r, out, o);
 
 	if (o->verbosity >= 0) {
 		for (size_t i = 0; i < r->n_items; i++) {
@@ -154,13 +225,129 @@ int render_text(const struct report *r, const struct render_opts *o, FILE *out)
 	return ferror(out) ? -2 : 0;
 }
 
+static bool md_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* Markdown: characters that would start emphasis, code, a link, HTML or a table cell are
+ * escaped, so a path like we|ird_*name* reads as written. An underscore inside a word
+ * (sm_90) emphasises nothing on GitHub and stays as it is. */
+static void md_escape_n(const char *s, size_t n, FILE *out)
+{
+	for (size_t i = 0; i < n && s[i]; i++) {
+		bool inner_ = s[i] == '_' && i > 0 && md_alnum(s[i - 1]) && md_alnum(s[i + 1]);
+
+		if (strchr("\\`*_|<>[]", s[i]) && !inner_)
+			fputc('\\', out);
+		fputc(s[i] == '\n' ? ' ' : s[i], out);
+	}
+}
+
 static void md_escape(const char *s, FILE *out)
 {
+	md_escape_n(s, strlen(s), out);
+}
+
+/* s as a code span; in a table cell a | must still be escaped (GitHub's tables). */
+static void md_code_n(const char *s, size_t n, bool in_table, FILE *out)
+{
+	fputc('`', out);
+	for (size_t i = 0; i < n; i++) {
+		if (in_table && s[i] == '|')
+			fputc('\\', out);
+		fputc(s[i] == '\n' ? ' ' : s[i], out);
+	}
+	fputc('`', out);
+}
+
+/* A flag: -x, --long, -gencode, -arch=sm_90 (not "-1" or a dash standing alone). */
+static bool is_flag(const char *w, size_t n)
+{
+	size_t dashes = w[0] == '-' ? (n > 1 && w[1] == '-' ? 2 : 1) : 0;
+
+	return dashes && n > dashes && ((w[dashes] >= 'a' && w[dashes] <= 'z') || (w[dashes] >= 'A' && w[dashes] <= 'Z'));
+}
+
+/* A word that belongs to a command line after a flag: another flag or NAME=VALUE. */
+static bool is_flag_operand(const char *w, size_t n)
+{
+	return is_flag(w, n) || (memchr(w, '=', n) && w[0] != '=');
+}
+
+/* How many trailing characters of a word are punctuation of the sentence, not of the word:
+ * "--gpu," ends in a comma; -DX="90" keeps its closing quote. */
+static size_t trailing_punct(const char *w, size_t n)
+{
+	size_t quotes = 0, trail = 0;
+
+	for (size_t i = 0; i < n; i++)
+		quotes += w[i] == '"';
+	while (trail < n && strchr(",.;:)\"", w[n - 1 - trail])) {
+		if (w[n - 1 - trail] == '"' && quotes % 2 == 0)
+			break;
+		trail++;
+	}
+	return trail;
+}
+
+/* Prose: `quoted` spans stay code, a flag and the flags and NAME=VALUE words after it become
+ * one code span, everything else is escaped. */
+static void md_text(const char *s, bool in_table, FILE *out)
+{
+	while (*s) {
+		const char *close;
+		size_t n, trail;
+
+		if (*s == '`' && (close = strchr(s + 1, '`')) && close > s + 1 && !memchr(s, '\n', (size_t)(close - s))) {
+			md_code_n(s + 1, (size_t)(close - s - 1), in_table, out);
+			s = close + 1;
+			continue;
+		}
+		if (*s == ' ' || *s == '\n' || *s == '(' || *s == '"') {
+			md_escape_n(s, 1, out);
+			s++;
+			continue;
+		}
+		n = strcspn(s, " \n`");
+		trail = trailing_punct(s, n);
+		if (is_flag(s, n - trail)) {
+			size_t span = n - trail;
+
+			/* extend over "arch=compute_90,code=sm_90 -gencode ..." while the word
+			 * before ended without punctuation */
+			while (!trail && s[span] == ' ') {
+				const char *w = s + span + 1;
+				size_t wn = strcspn(w, " \n`"), wt = trailing_punct(w, wn);
+
+				if (!wn || !is_flag_operand(w, wn - wt))
+					break;
+				span = (size_t)(w - s) + wn - wt;
+				n = (size_t)(w - s) + wn;
+				trail = wt;
+			}
+			md_code_n(s, span, in_table, out);
+			md_escape_n(s + span, n - span, out);
+		} else {
+			md_escape_n(s, n, out);
+		}
+		s += n;
+		if (*s == '`') { /* a lone backtick */
+			md_escape_n(s, 1, out);
+			s++;
+		}
+	}
+}
+
+static void html_escape(const char *s, FILE *out)
+{
 	for (; *s; s++) {
-		if (*s == '|')
-			fputs("\\|", out);
-		else if (*s == '\n')
-			fputc(' ', out);
+		if (*s == '<')
+			fputs("&lt;", out);
+		else if (*s == '>')
+			fputs("&gt;", out);
+		else if (*s == '&')
+			fputs("&amp;", out);
 		else
 			fputc(*s, out);
 	}
@@ -177,13 +364,101 @@ static const char *md_badge(enum severity s)
 	return "?";
 }
 
+/* A section longer than this many lines is folded into <details>. */
+#define MD_FOLD_LINES 12
+
+/* Lines the section starting at item i shows, up to the next section. */
+static size_t md_section_lines(const struct report *r, size_t i)
+{
+	size_t n = 0;
+
+	for (i++; i < r->n_items && r->items[i].kind != ITEM_SECTION; i++)
+		n += r->items[i].kind == ITEM_TABLE ? r->items[i].nrows : r->items[i].kind != ITEM_FIGURE;
+	return n;
+}
+
+static void md_summary(const struct report *r, FILE *out)
+{
+	size_t counts[4] = { 0 };
+
+	for (size_t i = 0; i < r->n_findings; i++)
+		counts[r->findings[i].severity]++;
+	fputs("**Summary:** ", out);
+	if (r->n_findings)
+		fprintf(out, "%zu error%s, %zu warning%s, %zu info, %zu ok", counts[SEV_ERROR],
+			counts[SEV_ERROR] == 1 ? "" : "s", counts[SEV_WARN], counts[SEV_WARN] == 1 ? "" : "s",
+			counts[SEV_INFO], counts[SEV_OK]);
+	else
+		fputs("no findings", out);
+	if (r->n_answer == 1) {
+		fputs("; ", out);
+		md_text(r->answer[0], false, out);
+	}
+	fputs("\n\n", out);
+}
+
+static void md_header(const struct report *r, FILE *out)
+{
+	static const char *const keys[] = { "version", "hostname", "node", "os", "kernel", "glibc", "cpu", "date" };
+	static const char *const labels[] = { "cudoctor", "host", "node", "OS", "kernel", "glibc", "CPU", "date (UTC)" };
+	const size_t n = sizeof keys / sizeof keys[0];
+
+	fputc('|', out);
+	for (size_t k = 0; k < n; k++)
+		fprintf(out, " %s |", labels[k]);
+	fputs("\n|", out);
+	for (size_t k = 0; k < n; k++)
+		fputs("---|", out);
+	fputs("\n|", out);
+	for (size_t k = 0; k < n; k++) {
+		const char *v = json_string_value(json_object_get(r->header, keys[k]));
+
+		fputc(' ', out);
+		md_escape(v && *v ? v : "?", out);
+		fputs(" |", out);
+	}
+	fputs("\n\n", out);
+}
+
+static void md_finding(const struct finding *f, FILE *out)
+{
+	fprintf(out, "- **%s** `%s`: ", md_badge(f->severity), f->id);
+	md_text(f->title, false, out);
+	if (f->subject && *f->subject) {
+		fputs(" (", out);
+		md_escape(f->subject, out);
+		fputc(')', out);
+	}
+	fputc('\n', out);
+	for (size_t k = 0; k < f->n_evidence; k++) {
+		fputs("  - evidence: ", out);
+		md_text(f->evidence[k], false, out);
+		fputc('\n', out);
+	}
+	if (f->why) {
+		fputs("  - why: ", out);
+		md_text(f->why, false, out);
+		fputc('\n', out);
+	}
+	if (f->n_fix) {
+		fputs("  - fix:\n    ```sh\n", out);
+		for (size_t k = 0; k < f->n_fix; k++)
+			fprintf(out, "    %s\n", f->fix[k]);
+		fputs("    ```\n", out);
+	}
+}
+
 int render_markdown(const struct report *r, const struct render_opts *o, FILE *out)
 {
-	bool in_list = false;
+	bool in_list = false, folded = false;
+	size_t quiet_findings = 0;
 
 	if (answer_only(r, o, out))
 		return ferror(out) ? -2 : 0;
 	fprintf(out, "## cudoctor %s\n\n", r->command);
+	md_summary(r, out);
+	if (r->header)
+		md_header(r, out);
 	for (size_t i = 0; o->verbosity >= 0 && i < r->n_items; i++) {
 		const struct report_item *it = &r->items[i];
 
@@ -195,24 +470,39 @@ int render_markdown(const struct report *r, const struct render_opts *o, FILE *o
 		}
 		switch (it->kind) {
 		case ITEM_SECTION:
-			fprintf(out, "### %s\n\n", it->a);
+			if (folded)
+				fputs("</details>\n\n", out);
+			folded = md_section_lines(r, i) > MD_FOLD_LINES;
+			if (folded) {
+				fputs("<details><summary>", out);
+				html_escape(it->a, out);
+				fprintf(out, " (%zu lines)</summary>\n\n", md_section_lines(r, i));
+			} else {
+				fputs("### ", out);
+				md_escape(it->a, out);
+				fputs("\n\n", out);
+			}
 			break;
 		case ITEM_KV:
-			fprintf(out, "- **%s:** ", it->a);
-			md_escape(it->b, out);
+			fputs("- **", out);
+			md_escape(it->a, out);
+			fputs(":** ", out);
+			md_text(it->b, false, out);
 			fputc('\n', out);
 			in_list = true;
 			break;
 		case ITEM_LINE:
-			md_escape(it->a, out);
+			md_text(it->a, false, out);
 			fputs("\n\n", out);
 			break;
 		case ITEM_TABLE:
+			if (!folded && it->nrows > MD_FOLD_LINES)
+				fprintf(out, "<details><summary>%zu rows</summary>\n\n", it->nrows - 1);
 			for (size_t row = 0; row < it->nrows; row++) {
 				fputc('|', out);
 				for (size_t c = 0; c < it->ncols; c++) {
 					fputc(' ', out);
-					md_escape(it->cells[row * it->ncols + c], out);
+					md_text(it->cells[row * it->ncols + c], true, out);
 					fputs(" |", out);
 				}
 				fputc('\n', out);
@@ -224,6 +514,8 @@ int render_markdown(const struct report *r, const struct render_opts *o, FILE *o
 				}
 			}
 			fputc('\n', out);
+			if (!folded && it->nrows > MD_FOLD_LINES)
+				fputs("</details>\n\n", out);
 			break;
 		case ITEM_FIGURE:
 			break;
@@ -231,35 +523,24 @@ int render_markdown(const struct report *r, const struct render_opts *o, FILE *o
 	}
 	if (in_list)
 		fputc('\n', out);
+	if (folded)
+		fputs("</details>\n\n", out);
 	if (r->n_findings)
 		fputs("### Findings\n\n", out);
-	for (int sev = SEV_ERROR; sev >= SEV_OK; sev--) {
-		for (size_t i = 0; i < r->n_findings; i++) {
-			const struct finding *f = &r->findings[i];
-			if ((int)f->severity != sev || (o->verbosity < 0 && f->severity < SEV_WARN))
-				continue;
-			fprintf(out, "- **%s** `%s`: ", md_badge(f->severity), f->id);
-			md_escape(f->title, out);
-			if (f->subject && *f->subject)
-				fprintf(out, " (%s)", f->subject);
-			fputc('\n', out);
-			for (size_t k = 0; k < f->n_evidence; k++) {
-				fputs("  - evidence: ", out);
-				md_escape(f->evidence[k], out);
-				fputc('\n', out);
-			}
-			if (f->why) {
-				fputs("  - why: ", out);
-				md_escape(f->why, out);
-				fputc('\n', out);
-			}
-			if (f->n_fix) {
-				fputs("  - fix:\n    ```sh\n", out);
-				for (size_t k = 0; k < f->n_fix; k++)
-					fprintf(out, "    %s\n", f->fix[k]);
-				fputs("    ```\n", out);
-			}
-		}
-	}
+	for (int sev = SEV_ERROR; sev >= SEV_WARN; sev--)
+		for (size_t i = 0; i < r->n_findings; i++)
+			if ((int)r->findings[i].severity == sev)
+				md_finding(&r->findings[i], out);
+	for (size_t i = 0; o->verbosity >= 0 && i < r->n_findings; i++)
+		quiet_findings += r->findings[i].severity < SEV_WARN;
+	/* info and ok findings: many on a healthy machine, so folded when there are several */
+	if (quiet_findings > 3)
+		fprintf(out, "\n<details><summary>%zu info and ok findings</summary>\n\n", quiet_findings);
+	for (int sev = SEV_INFO; quiet_findings && sev >= SEV_OK; sev--)
+		for (size_t i = 0; i < r->n_findings; i++)
+			if ((int)r->findings[i].severity == sev)
+				md_finding(&r->findings[i], out);
+	if (quiet_findings > 3)
+		fputs("\n</details>\n", out);
 	return ferror(out) ? -2 : 0;
 }

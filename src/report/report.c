@@ -8,6 +8,17 @@
 #include "util/err.h"
 #include "util/str.h"
 
+int report_set_header(struct report *r, json_t *header)
+{
+	if (!header) {
+		r->oom = true;
+		return CD_ENOMEM;
+	}
+	json_decref(r->header);
+	r->header = header;
+	return CD_OK;
+}
+
 const char *severity_name(enum severity s)
 {
 	switch (s) {
@@ -56,6 +67,7 @@ void report_free(struct report *r)
 	free(r->items);
 	free_strv(r->answer, r->n_answer);
 	json_decref(r->data);
+	json_decref(r->header);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -49,6 +49,9 @@ struct report {
 	char **answer;             /* the essential answer: what -q prints, alone (report_answer) */
 	size_t n_answer;
 	bool answer_only;          /* print only the answer even without -q (gencode --format nvcc) */
+	/* where the report comes from, for sharing it (docs/json.md "header"): version, os,
+	 * kernel, glibc, cpu, date, hostname, node...; NULL: none (report_set_header) */
+	json_t *header;
 };
 
 int report_init(struct report *r, const char *command);
@@ -80,6 +83,20 @@ int report_table(struct report *r, size_t ncols, const char *const headers[]);
 int report_table_row(struct report *r, const char *const cells[]);
 /* A chart for the HTML page (copied); text, Markdown and JSON leave it out. */
 int report_figure(struct report *r, const char *caption, const char *svg);
+
+/* The report's header object (steals it; NULL header: CD_ENOMEM). */
+int report_set_header(struct report *r, json_t *header);
+
+/* What --anonymize takes out of a report before it is shared. */
+struct report_anon {
+	const char *hostname; /* replaced wherever it stands as a word, and header.hostname/node */
+	const char *home;     /* $HOME: replaced by /home/USER like every /home/NAME */
+};
+/* Replaces, in every string of the report (header, findings, sections, answers, JSON):
+ * the host name and the node name by "anon-" and a stable hash of each, UUIDs (GPU-..., MIG-...)
+ * by "anon-" and a stable hash, /home/NAME and the home directory by /home/USER, and the
+ * value of every JSON key that holds a serial number by "anon". CD_OK or CD_ENOMEM. */
+int report_anonymize(struct report *r, const struct report_anon *a);
 
 /* JSON helpers that record OOM in r instead of failing silently. */
 int report_json_set(struct report *r, const char *key, json_t *value); /* steals value */

@@ -14,7 +14,7 @@
 
 static char *render_to_string(const struct report *r, enum output_format fmt, int verbosity)
 {
-	struct render_opts o = { fmt, false, verbosity };
+	struct render_opts o = { fmt, false, verbosity, 0 };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);

@@ -1,0 +1,165 @@
+/* cudoctor diff A.json B.json: what changed between two reports of one command (the thing
+ * to paste when "it worked yesterday"). The comparison is cmd/diff/report_diff.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "cmd/diff/report_diff.h"
+#include "util/file.h"
+#include "util/str.h"
+
+#define REPORT_MAX (64u << 20)
+
+static const struct cli_opt diff_opts[] = { { 0 } };
+
+static int load(const char *path, json_t **out, char *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	*out = NULL;
+	if ((rc = file_read_text(path, REPORT_MAX, &text, &len, err)) != CD_OK)
+		return rc;
+	rc = report_diff_load(path, (const unsigned char *)text, len, out, err);
+	free(text);
+	return rc;
+}
+
+static char *value_text(const json_t *v)
+{
+	if (!v || json_is_null(v))
+		return cd_strdup("none");
+	if (json_is_string(v))
+		return cd_strdup(json_string_value(v));
+	return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+}
+
+static const char *side_str(const json_t *r, const char *key)
+{
+	const char *v = json_string_value(json_object_get(json_object_get(r, "header"), key));
+
+	return v ? v : "?";
+}
+
+static int describe_side(struct report *r, const char *tag, const char *path, const json_t *j)
+{
+	const json_t *h = json_object_get(j, "header");
+	json_t *o = json_pack("{s:s, s:s, s:O?, s:O?}", "path", path, "command",
+			      json_string_value(json_object_get(j, "command")), "node", json_object_get(h, "node"),
+			      "date", json_object_get(h, "date"));
+	int rc;
+
+	if ((rc = report_kv(r, tag, "%s: node %s, %s", path, side_str(j, "node"), side_str(j, "date"))) != CD_OK)
+		return rc;
+	return report_json_set(r, !strcmp(tag, "A") ? "a" : "b", o);
+}
+
+static const char *area_title(const char *area)
+{
+	static const char *const t[][2] = { { "machine", "Machine" }, { "driver", "Driver" }, { "gpus", "GPUs" },
+					    { "toolkits", "Toolkits" }, { "runtimes", "Runtimes" },
+					    { "frameworks", "Frameworks" }, { "findings", "Findings" } };
+
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		if (!strcmp(t[i][0], area))
+			return t[i][1];
+	return area;
+}
+
+static int render_changes(struct report *r, const struct diff_result *d)
+{
+	json_t *arr = json_array();
+	const char *area = NULL;
+	int rc = arr ? CD_OK : CD_ENOMEM;
+
+	for (size_t i = 0; rc == CD_OK && i < d->n; i++) {
+		const struct diff_entry *e = &d->e[i];
+		char *before = NULL, *after = NULL;
+		json_t *o;
+
+		if ((!area || strcmp(area, e->area) != 0) && (rc = report_section(r, "%s", area_title(e->area))) != CD_OK)
+			break;
+		area = e->area;
+		if (e->change == DIFF_CHANGED) {
+			before = value_text(e->before);
+			after = value_text(e->after);
+			rc = !before || !after ? CD_ENOMEM
+			     : !strcmp(e->item, e->area)
+				     ? report_line(r, "changed  %s: %s -> %s", e->field, before, after)
+				     : report_line(r, "changed  %s: %s %s -> %s", e->item, e->field, before, after);
+		} else {
+			rc = report_line(r, "%s  %s", e->change == DIFF_ADDED ? "added  " : "removed", e->item);
+		}
+		o = json_pack("{s:s, s:s, s:s, s:s?, s:O?, s:O?}", "area", e->area, "change", diff_change_name(e->change),
+			      "item", e->item, "field", e->field, "before", e->before, "after", e->after);
+		if (rc == CD_OK && json_array_append_new(arr, o) != 0)
+			rc = CD_ENOMEM;
+		free(before);
+		free(after);
+	}
+	if (rc == CD_OK && d->n == 0)
+		rc = report_line(r, "no change in the machine, driver, GPUs, toolkits, runtimes, frameworks or findings");
+	if (rc == CD_OK)
+		rc = report_json_set(r, "changes", arr);
+	else
+		json_decref(arr);
+	if (rc == CD_OK)
+		rc = report_answer(r, "%zu change%s", d->n, d->n == 1 ? "" : "s");
+	return rc;
+}
+
+static int run_diff(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
+{
+	json_t *a = NULL, *b = NULL;
+	struct diff_result d = { 0 };
+	const char *ca, *cb;
+	int rc;
+
+	(void)g;
+	if (argc != 3)
+		return cd_fail(err, CD_EUSAGE, "diff compares two reports: cudoctor diff A.json B.json (%s)",
+			       argc < 3 ? "too few" : "too many");
+	if ((rc = load(argv[1], &a, err)) != CD_OK || (rc = load(argv[2], &b, err)) != CD_OK)
+		goto out;
+	ca = json_string_value(json_object_get(a, "command"));
+	cb = json_string_value(json_object_get(b, "command"));
+	if (strcmp(ca, cb) != 0) {
+		rc = cd_fail(err, CD_EUSAGE, "%.100s is a '%.20s' report and %.100s a '%.20s' one; diff compares two "
+			     "reports of one command", argv[1], ca, argv[2], cb);
+		goto out;
+	}
+	if ((rc = report_section(r, "Comparing %s reports", ca)) != CD_OK ||
+	    (rc = describe_side(r, "A", argv[1], a)) != CD_OK || (rc = describe_side(r, "B", argv[2], b)) != CD_OK ||
+	    (rc = report_json_set(r, "compared_command", json_string(ca))) != CD_OK)
+		goto out;
+	if ((rc = report_diff(a, b, &d)) != CD_OK) {
+		cd_fail(err, rc, "out of memory");
+		goto out;
+	}
+	rc = render_changes(r, &d);
+out:
+	report_diff_free(&d);
+	json_decref(a);
+	json_decref(b);
+	return rc;
+}
+
+const struct cd_command cmd_diff = {
+	.name = "diff",
+	.summary = "what changed between two --json reports of one command (driver, GPUs, toolkits, findings)",
+	.usage = "cudoctor diff A.json B.json",
+	.opts = diff_opts,
+	.operands = CLI_C_FILE,
+	.help = "Compares two reports made with `cudoctor --json COMMAND` (yesterday's and today's, or two "
+		"machines'): the machine (OS, kernel, glibc, CPU, node), the driver (version, CUDA "
+		"version, branch, kernel module), the GPUs (by UUID, else PCI address or index: added, "
+		"removed, name, compute capability, memory), the toolkits (by nvcc), the runtimes (by "
+		"file), the Python frameworks and the findings (by id and subject: added, removed, "
+		"severity or title changed). -q prints the number of changes; --json lists each as "
+		"{area, change, item, field, before, after} (docs/json.md).\n\n"
+		"Exit status: 0 when both reports were read and compared (whatever changed), 2 when they "
+		"come from different commands, 3 when one cannot be read or is no cudoctor report.",
+	.needs = NEEDS_NONE,
+	.run = run_diff,
+};

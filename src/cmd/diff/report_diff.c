@@ -1,0 +1,316 @@
+/* Comparing two reports: each area is a list of items found by a key (a GPU by its UUID,
+ * a toolkit by its nvcc, a finding by its id and subject) and the fields compared on them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/diff/report_diff.h"
+#include "util/err.h"
+#include "util/str.h"
+
+int report_diff_load(const char *name, const unsigned char *data, size_t size, json_t **out, char *err)
+{
+	json_error_t je;
+	json_t *j;
+	const char *tool;
+
+	*out = NULL;
+	if (!(j = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, &je)))
+		return cd_fail(err, CD_EFORMAT, "%.200s: not JSON (line %d, column %d: %.80s)", name, je.line,
+			       je.column, je.text);
+	if (!json_is_object(j)) {
+		json_decref(j);
+		return cd_fail(err, CD_EFORMAT, "%.200s: not a cudoctor report (not a JSON object)", name);
+	}
+	tool = json_string_value(json_object_get(j, "tool"));
+	if (!tool || strcmp(tool, "cudoctor") != 0 || !json_is_string(json_object_get(j, "command"))) {
+		json_decref(j);
+		return cd_fail(err, CD_EFORMAT,
+			       "%.200s: not a cudoctor report (no \"tool\": \"cudoctor\" and \"command\"; "
+			       "make one with `cudoctor --json COMMAND`)", name);
+	}
+	*out = j;
+	return CD_OK;
+}
+
+const char *diff_change_name(enum diff_change c)
+{
+	switch (c) {
+	case DIFF_ADDED: return "added";
+	case DIFF_REMOVED: return "removed";
+	case DIFF_CHANGED: return "changed";
+	}
+	return "?";
+}
+
+/* An area: where its items are (a dotted path to an array, or to one object), which keys
+ * name an item (the first present wins), how to label it and which fields to compare. */
+struct area {
+	const char *name;
+	const char *path;
+	const char *const *keys;      /* NULL: the path is one object */
+	const char *label;            /* a field shown beside the key ("name"), or NULL */
+	const char *const *fields;
+};
+
+static const char *const header_fields[] = { "version", "os", "kernel", "machine", "glibc", "cpu", "node", NULL };
+static const char *const driver_fields[] = { "loaded", "version", "cuda_version", "init_result_name", "branch",
+					     "kernel_module_version", "kernel_module_open", "library_path",
+					     "forward_compat", "nvml_ok", NULL };
+static const char *const root_driver_fields[] = { "driver_version", NULL };
+static const char *const gpu_keys[] = { "uuid", "pci_bus_id", "index", "cuda_ordinal", NULL };
+static const char *const gpu_fields[] = { "name", "compute_capability", "memory_total_bytes", "pci_bus_id",
+					  "index", "cuda_ordinal", "mig_mode", "persistence_mode", NULL };
+static const char *const toolkit_keys[] = { "real_nvcc", "nvcc", "path", NULL };
+static const char *const toolkit_fields[] = { "version", "selected", "min_driver", NULL };
+static const char *const runtime_keys[] = { "real_path", "path", NULL };
+static const char *const runtime_fields[] = { "version", "picked", "origin", NULL };
+static const char *const framework_keys[] = { "path", "name", NULL };
+static const char *const framework_fields[] = { "name", "version", "cuda", "cpu_only", NULL };
+static const char *const finding_keys[] = { "id", NULL }; /* with the subject: finding_key() */
+static const char *const finding_fields[] = { "severity", "title", NULL };
+
+static const struct area areas[] = {
+	{ "machine", "header", NULL, NULL, header_fields },
+	{ "driver", "driver", NULL, NULL, driver_fields },
+	{ "driver", "", NULL, NULL, root_driver_fields }, /* devices: a top-level driver_version */
+	{ "gpus", "gpus", gpu_keys, "name", gpu_fields },
+	{ "toolkits", "toolkits", toolkit_keys, NULL, toolkit_fields },
+	{ "runtimes", "runtimes", runtime_keys, NULL, runtime_fields },
+	{ "frameworks", "python.frameworks", framework_keys, "name", framework_fields },
+	{ "findings", "findings", finding_keys, NULL, finding_fields },
+};
+
+static const json_t *at_path(const json_t *root, const char *path)
+{
+	char part[64];
+
+	while (root && *path) {
+		size_t n = strcspn(path, ".");
+
+		if (n >= sizeof part)
+			return NULL;
+		memcpy(part, path, n);
+		part[n] = '\0';
+		root = json_object_get(root, part);
+		path += n + (path[n] == '.');
+	}
+	return root;
+}
+
+/* A scalar as text, for keys and labels; NULL for objects, arrays and null. */
+static char *scalar_text(const json_t *v)
+{
+	if (json_is_string(v))
+		return cd_strdup(json_string_value(v));
+	if (json_is_integer(v))
+		return cd_asprintf("%lld", (long long)json_integer_value(v));
+	if (json_is_real(v))
+		return cd_asprintf("%g", json_real_value(v));
+	if (json_is_boolean(v))
+		return cd_strdup(json_is_true(v) ? "true" : "false");
+	return NULL;
+}
+
+static bool has_scalar(const json_t *it, const char *key)
+{
+	const json_t *v = json_object_get(it, key);
+
+	return v && (json_is_string(v) || json_is_integer(v)) && !(json_is_string(v) && !*json_string_value(v));
+}
+
+/* Which key field names the items of this area: the first one every item on both sides
+ * has (GPUs by UUID; by PCI address or index where a report has no UUIDs). */
+static const char *common_key(const struct area *ar, const json_t *a, const json_t *b)
+{
+	for (size_t k = 0; ar->keys[k]; k++) {
+		bool all = true;
+		size_t i;
+		json_t *v;
+
+		json_array_foreach(a, i, v)
+			all = all && has_scalar(v, ar->keys[k]);
+		json_array_foreach(b, i, v)
+			all = all && has_scalar(v, ar->keys[k]);
+		if (all)
+			return ar->keys[k];
+	}
+	return NULL;
+}
+
+/* The item's name in its area: its key, with the finding's subject or the label beside it.
+ * NULL when it has no key (or out of memory). */
+static char *item_name(const struct area *ar, const json_t *it, const char *key)
+{
+	char *k = scalar_text(json_object_get(it, key)), *label = NULL, *full;
+	const char *subject;
+
+	if (!k)
+		return NULL;
+	if (ar->keys == finding_keys) {
+		subject = json_string_value(json_object_get(it, "subject"));
+		full = subject && *subject ? cd_asprintf("%s [%s]", k, subject) : cd_strdup(k);
+	} else if (ar->label && (label = scalar_text(json_object_get(it, ar->label))) && strcmp(label, k) != 0) {
+		full = cd_asprintf("%s (%s)", k, label);
+	} else {
+		full = cd_strdup(k);
+	}
+	free(k);
+	free(label);
+	return full;
+}
+
+static int add(struct diff_result *d, const char *area, enum diff_change c, const char *item, const char *field,
+	       const json_t *before, const json_t *after)
+{
+	struct diff_entry *e;
+
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 16;
+		struct diff_entry *n = realloc(d->e, cap * sizeof(*n));
+
+		if (!n)
+			return CD_ENOMEM;
+		d->e = n;
+		d->cap = cap;
+	}
+	e = &d->e[d->n];
+	memset(e, 0, sizeof(*e));
+	e->area = area;
+	e->change = c;
+	e->field = field;
+	if (!(e->item = cd_strdup(item)))
+		return CD_ENOMEM;
+	e->before = before ? json_deep_copy(before) : NULL;
+	e->after = after ? json_deep_copy(after) : NULL;
+	d->n++;
+	if ((before && !e->before) || (after && !e->after))
+		return CD_ENOMEM;
+	return CD_OK;
+}
+
+static bool same(const json_t *x, const json_t *y)
+{
+	if (!x || !y)
+		return !x && !y;
+	return json_equal((json_t *)x, (json_t *)y);
+}
+
+static int compare_fields(struct diff_result *d, const struct area *ar, const char *item, const json_t *a,
+			  const json_t *b)
+{
+	for (size_t f = 0; ar->fields[f]; f++) {
+		const json_t *x = json_object_get(a, ar->fields[f]), *y = json_object_get(b, ar->fields[f]);
+		int rc;
+
+		if (!x && !y)
+			continue;
+		if (!same(x, y) && (rc = add(d, ar->name, DIFF_CHANGED, item, ar->fields[f], x ? x : json_null(),
+					     y ? y : json_null())) != CD_OK)
+			return rc;
+	}
+	return CD_OK;
+}
+
+/* The index in arr of the item named name (key as in common_key), or -1. */
+static long find_item(const struct area *ar, const json_t *arr, const char *key, const char *name, int *rc)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(arr, i, v) {
+		char *n = item_name(ar, v, key);
+		bool hit;
+
+		if (!n) {
+			*rc = has_scalar(v, key) ? CD_ENOMEM : *rc;
+			continue;
+		}
+		hit = strcmp(n, name) == 0;
+		free(n);
+		if (hit)
+			return (long)i;
+	}
+	return -1;
+}
+
+/* One side's items missing on the other (change: added or removed), and, from a's side,
+ * the fields of items both have. */
+static int compare_side(struct diff_result *d, const struct area *ar, const json_t *from, const json_t *to,
+			const char *key, enum diff_change missing)
+{
+	size_t i;
+	json_t *v;
+	int rc = CD_OK;
+
+	json_array_foreach(from, i, v) {
+		char *name = item_name(ar, v, key);
+		long j;
+
+		if (!name) {
+			if (has_scalar(v, key))
+				return CD_ENOMEM;
+			continue; /* an item without its key cannot be matched */
+		}
+		j = find_item(ar, to, key, name, &rc);
+		if (rc == CD_OK && j < 0)
+			rc = add(d, ar->name, missing, name, NULL, NULL, NULL);
+		else if (rc == CD_OK && missing == DIFF_REMOVED)
+			rc = compare_fields(d, ar, name, v, json_array_get(to, (size_t)j));
+		free(name);
+		if (rc != CD_OK)
+			return rc;
+	}
+	return CD_OK;
+}
+
+/* Arrays of GPUs may lose their UUIDs (anonymized on one side only): name GPUs by the
+ * first key both sides can use. */
+static int compare_area(struct diff_result *d, const struct area *ar, const json_t *a, const json_t *b)
+{
+	const json_t *x = at_path(a, ar->path), *y = at_path(b, ar->path);
+	const json_t *empty;
+	const char *key;
+	int rc;
+
+	if (!ar->keys) {
+		if (!json_is_object(x) && !json_is_object(y))
+			return CD_OK;
+		return compare_fields(d, ar, ar->name, json_is_object(x) ? x : json_null(),
+				      json_is_object(y) ? y : json_null());
+	}
+	if (!json_is_array(x) && !json_is_array(y))
+		return CD_OK;
+	if (!(empty = json_array()))
+		return CD_ENOMEM;
+	if (!json_is_array(x))
+		x = empty;
+	if (!json_is_array(y))
+		y = empty;
+	key = common_key(ar, x, y);
+	rc = key ? compare_side(d, ar, x, y, key, DIFF_REMOVED) : CD_OK;
+	if (rc == CD_OK && key)
+		rc = compare_side(d, ar, y, x, key, DIFF_ADDED);
+	json_decref((json_t *)empty);
+	return rc;
+}
+
+int report_diff(const json_t *a, const json_t *b, struct diff_result *out)
+{
+	int rc = CD_OK;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; rc == CD_OK && i < sizeof areas / sizeof areas[0]; i++)
+		rc = compare_area(out, &areas[i], a, b);
+	return rc;
+}
+
+void report_diff_free(struct diff_result *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		free(d->e[i].item);
+		json_decref(d->e[i].before);
+		json_decref(d->e[i].after);
+	}
+	free(d->e);
+	memset(d, 0, sizeof(*d));
+}
