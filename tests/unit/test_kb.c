@@ -420,6 +420,14 @@ static void toolkit_lookups(void **state)
 	assert_int_equal(kb_arch_toolkit_range(a, &first, &last), CD_OK);
 	assert_string_equal(first->release_text, "9.0");
 	assert_string_equal(last->release_text, "12.9");
+	a.num = 61; /* Pascal: CUDA 8.0 first (Pascal compatibility guide), 12.9 last */
+	assert_int_equal(kb_arch_toolkit_range(a, &first, &last), CD_OK);
+	assert_string_equal(first->release_text, "8.0");
+	assert_string_equal(last->release_text, "12.9");
+	assert_string_equal(first->min_driver_text, "367.48");
+	a.num = 20; /* Fermi: 8.0 was the last */
+	assert_int_equal(kb_arch_toolkit_range(a, &first, &last), CD_OK);
+	assert_string_equal(last->release_text, "8.0");
 	a.num = 90;
 	a.suffix = 'f';
 	assert_int_equal(kb_arch_toolkit_range(a, &first, &last), CD_ENOTFOUND);
