@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "binfmt/ar.h"
+#include "binfmt/decompress.h"
 #include "binfmt/cubin.h"
 #include "binfmt/elf.h"
 #include "binfmt/ptx.h"
@@ -429,4 +430,14 @@ int dc_scan(struct dc_inventory *inv, const unsigned char *data, size_t size, un
 	if (inv->n_containers == 0 && inv->format != DC_FATBIN)
 		inv->format = DC_NO_DEVICE_CODE;
 	return CD_OK;
+}
+
+int dc_image_bytes(const struct dc_image *im, size_t cap, unsigned char **buf, size_t *len, char *err)
+{
+	struct fatbin_entry e = {.payload = im->payload, .payload_len = im->payload_len};
+
+	e.flags = im->compression == FATBIN_LZ4 ? FATBIN_FLAG_LZ4 : im->compression == FATBIN_ZSTD ? FATBIN_FLAG_ZSTD : 0;
+	e.payload_size = im->payload_len;
+	e.uncompressed_size = im->uncompressed_bytes;
+	return decompress_entry(&e, cap, buf, len, err);
 }

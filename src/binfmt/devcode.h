@@ -73,6 +73,11 @@ void dc_free(struct dc_inventory *inv);
  * error; an unrecognised or malformed file is CD_EFORMAT with the offset in err. */
 int dc_scan(struct dc_inventory *inv, const unsigned char *data, size_t size, unsigned opts, char *err);
 
+/* The image's bytes, decompressed when stored compressed (at most cap bytes): *buf is
+ * malloc'ed, the caller frees it. CD_OK, CD_EFORMAT / CD_EUNSUPPORTED (err says why),
+ * CD_ENOMEM. */
+int dc_image_bytes(const struct dc_image *im, size_t cap, unsigned char **buf, size_t *len, char *err);
+
 const char *dc_format_name(enum dc_format f);
 /* "sm_90a", "compute_100f": the arch as nvcc spells it for this kind. */
 void dc_image_arch_name(const struct dc_image *im, char *buf, size_t cap);

@@ -27,7 +27,7 @@ static const char arch_notes[] =
 	"An input that cannot be read (missing, a FIFO, a device) is named on stderr and the run "
 	"exits 3. See docs/arch.md.";
 
-enum { OPT_RECURSIVE = 1, OPT_GPU, OPT_PYTHON, OPT_OLLAMA, OPT_DRIVER, OPT_KERNELS, OPT_CUOBJDUMP };
+enum { OPT_RECURSIVE = 1, OPT_GPU, OPT_PYTHON, OPT_OLLAMA, OPT_DRIVER, OPT_KERNELS, OPT_CUOBJDUMP, OPT_RESOURCES };
 
 static const struct cli_opt arch_opts[] = {
 	{ .id = OPT_RECURSIVE, .short_name = 'r', .long_name = "recursive", .help = "descend into directories" },
@@ -42,6 +42,9 @@ static const struct cli_opt arch_opts[] = {
 	  .help = "judge against this driver (550.54.14) or CUDA version (12.4); default: the "
 		  "installed driver" },
 	{ .id = OPT_KERNELS, .long_name = "kernels", .help = "decompress images and list their kernels" },
+	{ .id = OPT_RESOURCES, .long_name = "resources",
+	  .help = "list each SASS image's kernels: registers per thread, static shared, local (stack "
+		  "and spills) and constant memory, launch bounds, and the largest block that launches" },
 	{ .id = OPT_CUOBJDUMP, .long_name = "cuobjdump",
 	  .help = "print the listing as cuobjdump --list-elf --list-ptx does" },
 	{ 0 },
@@ -92,6 +95,7 @@ static int parse_args(int argc, char **argv, const struct cd_globals *g, struct 
 			break;
 		case OPT_KERNELS: o->kernels = true; break;
 		case OPT_CUOBJDUMP: o->cuobjdump = true; break;
+		case OPT_RESOURCES: o->resources = true; break;
 		}
 	}
 	for (int i = 1; i < argc; i++) {
@@ -222,6 +226,16 @@ static bool do_file(struct report *r, const char *path, bool explicit_input, con
 	}
 	json_object_set_new(j, "images", images);
 	json_object_set_new(j, "verdicts", verdicts);
+	if (o->resources) {
+		json_t *res = NULL;
+
+		if (arch_resources(r, &f, &res, err) != CD_OK) {
+			json_decref(j);
+			r->oom = true;
+			goto out;
+		}
+		json_object_set_new(j, "resources", res);
+	}
 	json_array_append_new(files, j);
 	/* -q: one verdict line per file and GPU */
 	for (size_t i = 0; i < json_array_size(verdicts); i++) {

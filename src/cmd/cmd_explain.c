@@ -27,7 +27,7 @@ static const char explain_help[] =
 	"Options come before the text; everything from the first other word on is the text, even "
 	"words that start with '-' (\"-> CUDA driver version is insufficient\").";
 
-enum { OPT_OFFLINE = 1, OPT_BINARY, OPT_GPU, OPT_DRIVER };
+enum { OPT_OFFLINE = 1, OPT_BINARY, OPT_GPU, OPT_DRIVER, OPT_BLOCK };
 
 static const struct cli_opt explain_opts[] = {
 	{ .id = OPT_OFFLINE, .long_name = "offline", .help = "skip the checks on this machine" },
@@ -42,6 +42,10 @@ static const struct cli_opt explain_opts[] = {
 	{ .id = OPT_DRIVER, .long_name = "driver", .arg = CLI_REQUIRED, .metavar = "VER",
 	  .help = "judge against this driver (550.54.14) or CUDA version (12.4) instead of the "
 		  "installed one" },
+	{ .id = OPT_BLOCK, .long_name = "block", .arg = CLI_REQUIRED, .metavar = "N",
+	  .help = "threads per block of the failed launch, for `too many resources requested for "
+		  "launch`: names the kernels of --binary that cannot launch with N threads on the GPU "
+		  "and the largest block each can (default: the block the text names, else 1024)" },
 	{ 0 },
 };
 
@@ -90,6 +94,27 @@ oom:
 	json_decref(jv);
 	json_decref(jb);
 	return NULL;
+}
+
+/* The launch check as {block, block_from, kernels: [{gpu, image, name, registers, limit,
+ * largest_block}]}: the kernels that cannot launch. */
+static json_t *launch_json(const struct explain_launch *l)
+{
+	json_t *jk = json_array();
+
+	for (size_t i = 0; jk && i < l->n; i++) {
+		const struct explain_launch_kernel *k = &l->k[i];
+
+		if (json_array_append_new(jk, json_pack("{s:s, s:s, s:s, s:i, s:s, s:i}", "gpu", k->gpu, "image",
+							k->image, "name", k->name, "registers", (int)k->registers,
+							"limit", launch_limit_name(k->limit), "largest_block",
+							(int)k->largest))) {
+			json_decref(jk);
+			return NULL;
+		}
+	}
+	return jk ? json_pack("{s:i, s:s, s:o}", "block", (int)l->block, "block_from", l->block_from, "kernels", jk)
+		  : NULL;
 }
 
 /* Appends s to arr; false when out of memory. */
@@ -246,6 +271,8 @@ static int report_match(struct report *r, const struct explain_match *m, struct 
 								     kb_api_name(m->error->api))) == 0;
 	if (ok && ck.binary.judged)
 		ok = json_object_set_new(jm, "binary", binary_json(&ck.binary)) == 0;
+	if (ok && ck.launch.judged)
+		ok = json_object_set_new(jm, "launch", launch_json(&ck.launch)) == 0;
 	if (!ok || json_array_append_new(matches, jm))
 		goto oom;
 	jm = NULL;
@@ -301,6 +328,15 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 			if ((rc = arch_target_driver_option(&env.target, v, err)) != CD_OK)
 				return rc;
 			break;
+		case OPT_BLOCK: {
+			char *end;
+			unsigned long n = strtoul(v, &end, 10);
+
+			if (!*v || *end || *v == '-' || n == 0 || n > 1u << 20)
+				return cd_fail(err, CD_EUSAGE, "--block %.40s: give threads per block, 1 to 1048576", v);
+			env.block = (unsigned)n;
+			break;
+		}
 		}
 	}
 	env.offline = offline;
@@ -365,7 +401,7 @@ out:
 const struct cd_command cmd_explain = {
 	.name = "explain",
 	.summary = "what a pasted CUDA error means, checked on this machine, and its fix",
-	.usage = "cudoctor explain [--offline] [--binary PATH] [--gpu SPEC]... [--driver VER] [TEXT...]\n"
+	.usage = "cudoctor explain [--offline] [--binary PATH] [--gpu SPEC]... [--driver VER] [--block N] [TEXT...]\n"
 		 "       some-command 2>&1 | cudoctor explain",
 	.help = explain_help,
 	.opts = explain_opts,

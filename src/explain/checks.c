@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binfmt/cubin_attrs.h"
 #include "binfmt/devcode.h"
 #include "explain/checks.h"
 #include "rules/driver_need.h"
 #include "kb/compat.h"
+#include "kb/sm_limits.h"
 #include "util/err.h"
 #include "util/file.h"
 #include "util/units.h"
@@ -122,6 +124,8 @@ void explain_env_init(struct explain_env *env)
 
 void explain_checks_free(struct explain_checks *c)
 {
+	free(c->launch.k);
+	memset(&c->launch, 0, sizeof(c->launch));
 	free(c->binary.v);
 	free(c->binary.gpus);
 	memset(&c->binary, 0, sizeof(c->binary));
@@ -403,6 +407,161 @@ out:
 	return rc;
 }
 
+#define LAUNCH_IMAGE_CAP ((size_t)256 << 20) /* largest image decompressed */
+#define LAUNCH_NAMED_MAX 8                   /* kernels named in the check's sentence */
+
+static int launch_push(struct explain_launch *l, const struct arch_gpu *g, const char *image,
+		       const struct cubin_kernel_res *k, const struct launch_fit *fit)
+{
+	struct explain_launch_kernel *e;
+
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 8;
+		struct explain_launch_kernel *nk = realloc(l->k, nc * sizeof(*nk));
+
+		if (!nk)
+			return CD_ENOMEM;
+		l->k = nk;
+		l->cap = nc;
+	}
+	e = &l->k[l->n++];
+	snprintf(e->gpu, sizeof(e->gpu), "%s", g->name);
+	snprintf(e->image, sizeof(e->image), "%s", image);
+	snprintf(e->name, sizeof(e->name), "%s", k->name);
+	e->registers = k->registers;
+	e->limit = fit->limit;
+	e->largest = fit->largest;
+	return CD_OK;
+}
+
+/* The kernels of one SASS image that cannot launch on GPU g with the block judged. */
+static int launch_image(const struct dc_image *im, const struct arch_gpu *g, struct explain_launch *l,
+			struct explain_check *c, char *err)
+{
+	struct cubin_resources res;
+	struct kb_sm_limits lim;
+	unsigned char *buf = NULL;
+	size_t len = 0, bad = 0;
+	char image[32], ierr[CD_ERRMSG];
+	int rc;
+
+	dc_image_arch_name(im, image, sizeof(image));
+	if ((rc = kb_sm_limits_find((int)g->cc, &lim, ierr)) != CD_OK) {
+		more(c, "; %s: %s", g->name, ierr);
+		return CD_OK;
+	}
+	rc = dc_image_bytes(im, LAUNCH_IMAGE_CAP, &buf, &len, ierr);
+	if (rc == CD_OK)
+		rc = cubin_resources_read(buf, len, &res, ierr);
+	free(buf);
+	if (rc == CD_ENOMEM)
+		return cd_fail(err, rc, "out of memory");
+	if (rc != CD_OK) {
+		more(c, "; %s: its %s image cannot be read: %s", g->name, image, ierr);
+		return CD_OK;
+	}
+	for (size_t i = 0; i < res.n; i++) {
+		struct launch_fit fit;
+
+		launch_fit_judge(&res.k[i], &lim, l->block, &fit);
+		if (fit.limit == LAUNCH_FITS)
+			continue;
+		if (launch_push(l, g, image, &res.k[i], &fit) != CD_OK) {
+			cubin_resources_free(&res);
+			return cd_fail(err, CD_ENOMEM, "out of memory");
+		}
+		if (bad++ == 0)
+			more(c, "; on %s (%s image, CC %u.%u limits: %u registers per block):", g->name, image,
+			     g->cc / 10, g->cc % 10, fit.regs_available);
+		if (bad > LAUNCH_NAMED_MAX)
+			continue;
+		more(c, "%s", bad > 1 ? "," : "");
+		if (fit.limit == LAUNCH_REGISTERS)
+			more(c, " %s (%u registers per thread: %u threads need %lu registers; largest block %u)",
+			     res.k[i].name, res.k[i].registers, l->block, fit.regs_needed, fit.largest);
+		else if (fit.limit == LAUNCH_BOUNDS)
+			more(c, " %s (launch bounds %u threads; largest block %u)", res.k[i].name,
+			     cubin_kernel_bound(&res.k[i]), fit.largest);
+		else
+			more(c, " %s (more than %u threads per block; largest block %u)", res.k[i].name,
+			     lim.max_threads_per_block, fit.largest);
+	}
+	if (bad > LAUNCH_NAMED_MAX)
+		more(c, " and %zu more", bad - LAUNCH_NAMED_MAX);
+	if (!bad)
+		more(c, "; on %s every kernel of its %s image (%zu) launches with %u threads", g->name, image, res.n,
+		     l->block);
+	if (bad && c)
+		c->result = CHECK_PROBLEM;
+	cubin_resources_free(&res);
+	return CD_OK;
+}
+
+/* Which kernels of the binary cannot launch with the block size of the text (--block, or
+ * "Block [512x1x1]" in the text, else 1024) on each GPU judged: the image the driver would
+ * pick for it (rules/arch), its kernels' registers and launch bounds against the GPU's limits. */
+static int check_launch(const struct explain_match *m, const struct explain_env *env,
+			struct explain_checks *out, char *err)
+{
+	const char *path = env->binary ? env->binary : m->path[0] ? m->path : NULL;
+	const struct arch_target *t = &env->target;
+	struct explain_launch *l = &out->launch;
+	struct arch_verdict *v = NULL;
+	struct arch_file f = { .path = path };
+	struct mapped_file mf;
+	struct explain_check *c;
+	char ferr[CD_ERRMSG];
+	int rc = CD_OK;
+
+	l->block = env->block ? env->block : m->block_threads > 0 ? (unsigned)m->block_threads : 1024;
+	l->block_from = env->block ? "--block" : m->block_threads > 0 ? "the text" : "the default";
+	if (!path) {
+		add(out, "launch", CHECK_SKIPPED, "give --binary PATH (and --block N) to name the kernels that "
+		    "cannot launch with %u threads per block", l->block);
+		return CD_OK;
+	}
+	if (!t->n_gpus) {
+		add(out, "launch", CHECK_SKIPPED, "no GPU to judge %s against (name one with --gpu)", path);
+		return CD_OK;
+	}
+	if (file_map(path, &mf, ferr) != CD_OK) {
+		add(out, "launch", CHECK_SKIPPED, "%s", ferr);
+		return CD_OK;
+	}
+	dc_init(&f.inv);
+	f.data = mf.data;
+	f.size = mf.size;
+	if (dc_scan(&f.inv, mf.data, mf.size, DC_SCAN_ALL_SECTIONS, ferr) != CD_OK) {
+		add(out, "launch", CHECK_SKIPPED, "%s: %s", path, ferr);
+		goto out;
+	}
+	v = calloc(t->n_gpus, sizeof(*v));
+	if (!v) {
+		rc = cd_fail(err, CD_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = arch_judge(&f, t, v, err)) != CD_OK)
+		goto out;
+	l->judged = true;
+	c = add(out, "launch", CHECK_OK, "%s with %u threads per block (from %s)", path, l->block, l->block_from);
+	for (size_t g = 0; g < t->n_gpus && rc == CD_OK; g++) {
+		long ci = v[g].chosen_image;
+
+		if (ci < 0 || (size_t)ci >= f.inv.n_images)
+			more(c, "; on %s: no image it runs", t->gpus[g].name);
+		else if (f.inv.images[ci].kind != FATBIN_KIND_ELF)
+			more(c, "; on %s: the driver JIT-compiles %s, whose registers are known only then "
+			     "(cudaFuncGetAttributes)", t->gpus[g].name, v[g].image);
+		else
+			rc = launch_image(&f.inv.images[ci], &t->gpus[g], l, c, err);
+	}
+out:
+	free(v);
+	dc_free(&f.inv);
+	file_unmap(&mf);
+	return rc;
+}
+
 static void check_nvcc(const struct explain_match *m, const struct explain_env *env,
 		       struct explain_checks *out)
 {
@@ -587,6 +746,9 @@ int explain_checks_run(const struct explain_match *m, const struct kb_explanatio
 			if (!strcmp(name, "binary") && env->target.n_gpus &&
 			    (rc = check_binary(m, env, out, err)) != CD_OK)
 				return rc;
+			if (!strcmp(name, "launch") && env->target.n_gpus &&
+			    (rc = check_launch(m, env, out, err)) != CD_OK)
+				return rc;
 			continue;
 		}
 		if (!strcmp(name, "driver") || !strcmp(name, "gpus") || !strcmp(name, "memory") ||
@@ -600,7 +762,7 @@ int explain_checks_run(const struct explain_match *m, const struct kb_explanatio
 		}
 		if ((!strcmp(name, "nodes") || !strcmp(name, "wsl")) && (rc = ensure_platform(env, err)) != CD_OK)
 			return rc;
-		if (!strcmp(name, "binary"))
+		if (!strcmp(name, "binary") || !strcmp(name, "launch"))
 			ensure_target(env);
 		if (!strcmp(name, "driver"))
 			check_driver(env, out);
@@ -608,6 +770,10 @@ int explain_checks_run(const struct explain_match *m, const struct kb_explanatio
 			check_gpus(m, env, out);
 		else if (!strcmp(name, "binary")) {
 			if ((rc = check_binary(m, env, out, err)) != CD_OK)
+				return rc;
+		}
+		else if (!strcmp(name, "launch")) {
+			if ((rc = check_launch(m, env, out, err)) != CD_OK)
 				return rc;
 		}
 		else if (!strcmp(name, "nvcc"))

@@ -13,13 +13,14 @@
 #include "probe/platform.h"
 #include "probe/toolkits.h"
 #include "rules/arch.h"
+#include "rules/arch_launch.h"
 
 #define EXPLAIN_MAX_CHECKS 12
 
 enum check_result { CHECK_OK, CHECK_PROBLEM, CHECK_INFO, CHECK_SKIPPED };
 
 struct explain_check {
-	char name[24];       /* driver, gpus, binary, nvcc, ptx, env, nodes, wsl, ldpath, memory */
+	char name[24];       /* driver, gpus, binary, launch, nvcc, ptx, env, nodes, wsl, ldpath, memory */
 	enum check_result result;
 	char detail[512];
 };
@@ -35,10 +36,30 @@ struct explain_binary {
 	size_t n;
 };
 
+/* The launch check: each kernel of the image a GPU would run that cannot launch with the
+ * block size judged (rules/arch_launch), with the largest block that would. */
+struct explain_launch_kernel {
+	char gpu[160];
+	char image[32];                  /* "sm_90" */
+	char name[128];                  /* the kernel (mangled, as the symbol table has it) */
+	unsigned registers;
+	enum launch_limit limit;
+	unsigned largest;                /* 0: no block launches */
+};
+
+struct explain_launch {
+	bool judged;
+	unsigned block;                  /* threads per block judged */
+	const char *block_from;          /* "--block", "the text", "the default" */
+	struct explain_launch_kernel *k; /* heap */
+	size_t n, cap;
+};
+
 struct explain_checks {
 	struct explain_check c[EXPLAIN_MAX_CHECKS];
 	size_t n;
 	struct explain_binary binary;
+	struct explain_launch launch;
 };
 
 /* What the machine looks like, probed once and shared by every match. */
@@ -52,6 +73,7 @@ struct explain_env {
 	struct arch_target target;
 	bool offline;        /* --offline: only the binary check, and only against named GPUs */
 	const char *binary;  /* --binary PATH, or NULL */
+	unsigned block;      /* --block N: threads per block the launch used; 0 when not given */
 };
 
 /* An env with no probe made yet and the target of arch_target_init. */

@@ -24,7 +24,7 @@ enum pat_kind { PK_ERROR, PK_PART, PK_NAME, PK_NUMKEY, PK_CUDA, PK_GPU, PK_NCCL,
 struct pat {
 	enum pat_kind kind;
 	const struct kb_error *error; /* PK_ERROR */
-	size_t msg, part;             /* PK_PART */
+	size_t msg, part;             /* PK_PART; PK_NCCL: msg is the anchor's index */
 };
 
 static struct {
@@ -118,7 +118,7 @@ static int build_patterns(char *err)
 	ok = ok && add_pat(&pl, "supports cuda capabilities ", (struct pat){ PK_SUPPORTS, NULL, 0, 0 });
 	ok = ok && add_pat(&pl, " which is of cuda capability ", (struct pat){ PK_CC_OLD, NULL, 0, 0 });
 	for (size_t i = 0; i < nccl_log_anchor_count() && ok; i++)
-		ok = add_pat(&pl, nccl_log_anchor(i), (struct pat){ PK_NCCL, NULL, 0, 0 });
+		ok = add_pat(&pl, nccl_log_anchor(i), (struct pat){ PK_NCCL, NULL, i, 0 });
 	if (!ok) {
 		free(pl.text);
 		free(pl.pats);
@@ -165,6 +165,7 @@ struct explain_scan {
 	struct nccl_log nccl;
 	struct line l;
 	unsigned char *msg_seen; /* per message: bits of the parts seen on this line */
+	bool *nccl_hit;          /* per NCCL anchor: seen on this line (the automaton found it) */
 	int failed;
 };
 
@@ -595,8 +596,11 @@ static int scan_line(struct explain_scan *sc)
 	bool found = false, nccl = false, in_ctx, parts = false, names = false, numkeys = false;
 	int rc;
 
-	for (size_t i = 0; i < l->len; i++)
-		l->low[i] = l->s[i] ? (char)tolower((unsigned char)l->s[i]) : ' ';
+	for (size_t i = 0; i < l->len; i++) {
+		unsigned char c = (unsigned char)l->s[i];
+
+		l->low[i] = c >= 'A' && c <= 'Z' ? (char)(c + 'a' - 'A') : c ? (char)c : ' ';
+	}
 	l->low[l->len] = '\0';
 	l->has_cuda = false;
 	in_ctx = l->no <= sc->ctx_until;
@@ -626,7 +630,10 @@ static int scan_line(struct explain_scan *sc)
 			sc->msg_seen[p->msg] |= (unsigned char)(1u << p->part);
 			break;
 		case PK_NCCL:
+			if (!nccl)
+				memset(sc->nccl_hit, 0, nccl_log_anchor_count());
 			nccl = true;
+			sc->nccl_hit[p->msg] = true;
 			break;
 		case PK_WSL:
 			sc->wsl = true;
@@ -640,7 +647,7 @@ static int scan_line(struct explain_scan *sc)
 	}
 	if (l->has_cuda)
 		sc->ctx_until = l->no + CTX_LINES;
-	if (nccl && (rc = nccl_log_line(&sc->nccl, l->s, l->len, NULL)) != CD_OK)
+	if (nccl && (rc = nccl_log_line_hits(&sc->nccl, l->s, l->len, sc->nccl_hit, NULL)) != CD_OK)
 		return rc;
 	nccl = nccl && strstr(l->low, "nccl") != NULL;
 	if (parts && (rc = match_messages(sc, l, &found)) != CD_OK)
@@ -762,7 +769,10 @@ int explain_scan_new(struct explain_scan **out, char *err)
 	if (!P.built && (rc = build_patterns(err)) != CD_OK)
 		return rc;
 	sc = calloc(1, sizeof(*sc));
-	if (!sc || !(sc->msg_seen = calloc(kb_message_count() + 1, 1))) {
+	if (!sc || !(sc->msg_seen = calloc(kb_message_count() + 1, 1)) ||
+	    !(sc->nccl_hit = calloc(nccl_log_anchor_count(), sizeof(bool)))) {
+		if (sc)
+			free(sc->msg_seen);
 		free(sc);
 		return cd_fail(err, CD_ENOMEM, "out of memory");
 	}
@@ -936,6 +946,7 @@ void explain_scan_free(struct explain_scan *sc)
 		free(sc->pend[i].buf);
 	free(sc->carry);
 	free(sc->msg_seen);
+	free(sc->nccl_hit);
 	explain_result_free(&sc->r);
 	nccl_log_free(&sc->nccl);
 	free(sc);

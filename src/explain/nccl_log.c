@@ -112,12 +112,72 @@ static void parse_version(struct nccl_log *l, const char *line)
 	l->n_versions++;
 }
 
+/* An int at *p as %d reads it (blanks, a sign, digits); advances *p. false without digits. */
+static bool int_at(const char **p, int *v)
+{
+	char *end;
+	long n = strtol(*p, &end, 10);
+
+	if (end == *p)
+		return false;
+	*v = n > 2147483647L ? 2147483647 : n < -2147483647L ? -2147483647 : (int)n;
+	*p = end;
+	return true;
+}
+
+static const char *skip_blanks(const char *p)
+{
+	while (isspace((unsigned char)*p))
+		p++;
+	return p;
+}
+
+/* ":pid:tid [rank]" after the host */
+static bool host_ids(const char *p, int *pid, int *tid)
+{
+	int rank;
+
+	if (*p++ != ':' || !int_at(&p, pid) || *p++ != ':' || !int_at(&p, tid))
+		return false;
+	p = skip_blanks(p);
+	return *p++ == '[' && int_at(&p, &rank) && *p == ']';
+}
+
+/* "rank[dev]": the device text, 1 to cap-1 bytes up to ']' */
+static bool rank_dev(const char **pp, int *rank, char *dev, size_t cap)
+{
+	const char *p = *pp;
+	size_t k = 0;
+
+	if (!int_at(&p, rank) || *p++ != '[')
+		return false;
+	while (p[k] && p[k] != ']' && k + 1 < cap)
+		k++;
+	if (k == 0 || p[k] != ']')
+		return false;
+	memcpy(dev, p, k);
+	dev[k] = '\0';
+	*pp = p + k + 1;
+	return true;
+}
+
+/* " -> " with any blanks around the arrow */
+static bool arrow(const char **pp)
+{
+	const char *p = skip_blanks(*pp);
+
+	if (p[0] != '-' || p[1] != '>')
+		return false;
+	*pp = skip_blanks(p + 2);
+	return true;
+}
+
 /* "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read", "Channel 01 : 1[3000] -> 0[2000] [send] via NET/Socket/0" */
 static int parse_channel(struct nccl_log *l, const char *line, size_t *cap, char *err)
 {
 	const char *p = strstr(line, "Channel "), *via = strstr(line, " via ");
 	struct nccl_channel c;
-	int used = 0;
+	const char *q;
 
 	if (p)
 		p += strlen("Channel ");
@@ -135,13 +195,15 @@ static int parse_channel(struct nccl_log *l, const char *line, size_t *cap, char
 	p += 3;
 	while (*p == ' ')
 		p++;
-	if (sscanf(p, "%d[%23[^]]] -> %d[%23[^]]]%n", &c.src_rank, c.src_dev, &c.dst_rank, c.dst_dev, &used) != 4) {
-		used = 0;
+	q = p;
+	if (!rank_dev(&q, &c.src_rank, c.src_dev, sizeof c.src_dev) || !arrow(&q) ||
+	    !rank_dev(&q, &c.dst_rank, c.dst_dev, sizeof c.dst_dev)) {
+		q = p;
 		c.src_dev[0] = c.dst_dev[0] = '\0';
-		if (sscanf(p, "%d -> %d%n", &c.src_rank, &c.dst_rank, &used) != 2)
+		if (!int_at(&q, &c.src_rank) || !arrow(&q) || !int_at(&q, &c.dst_rank))
 			return CD_OK;
 	}
-	if (p + used > via)
+	if (q > via)
 		return CD_OK;
 	if (strncmp(via + 5, "direct shared memory", 20) == 0)
 		snprintf(c.via, sizeof c.via, "SHM/direct shared memory");
@@ -205,9 +267,9 @@ static void parse_host(struct nccl_log *l, const char *line)
 	char host[64];
 	size_t k = strcspn(line, ": \t");
 	const char *p = line + k;
-	int pid = 0, tid = 0, used = 0;
+	int pid = 0, tid = 0;
 
-	if (k == 0 || k >= sizeof host || *p != ':' || sscanf(p, ":%d:%d [%*d]%n", &pid, &tid, &used) != 2 || !used)
+	if (k == 0 || k >= sizeof host || !host_ids(p, &pid, &tid))
 		return;
 	memcpy(host, line, k);
 	host[k] = '\0';
@@ -218,14 +280,18 @@ static void parse_host(struct nccl_log *l, const char *line)
 		memcpy(l->hosts[l->n_hosts++], host, k + 1);
 }
 
-static int parse_line(struct nccl_log *l, const char *line, size_t *cap, char *err)
+#define N_PATTERNS (sizeof patterns / sizeof patterns[0])
+
+static int parse_line(struct nccl_log *l, const char *line, const bool *hit, size_t *cap, char *err)
 {
 	const char *p;
 	bool any = false;
 
-	for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; i++) {
+	for (size_t i = 0; i < N_PATTERNS; i++) {
 		const struct ev_pattern *e = &patterns[i];
-		if (e->needs_nccl && !l->nccl_lines && !strcasestr(line, "nccl"))
+		if (hit && !hit[i])
+			continue;
+		if (e->needs_nccl && !l->nccl_lines && (hit ? !hit[N_PATTERNS] : !strcasestr(line, "nccl")))
 			continue;
 		if (e->ci ? strcasestr(line, e->text) != NULL : strstr(line, e->text) != NULL) {
 			see(l, e->ev, line);
@@ -236,7 +302,8 @@ static int parse_line(struct nccl_log *l, const char *line, size_t *cap, char *e
 		return CD_OK;
 	l->nccl_lines++;
 	parse_version(l, line);
-	parse_cuda_failure(l, line);
+	if (!hit || hit[2]) /* "Cuda failure" */
+		parse_cuda_failure(l, line);
 	if ((p = strstr(line, "Using network ")) && !l->network[0])
 		word(p + strlen("Using network "), " \t\r", l->network, sizeof l->network);
 	if ((p = strstr(line, "Bootstrap")) && (p = strstr(p, "Using ")) && !l->bootstrap_if[0]) {
@@ -265,6 +332,11 @@ void nccl_log_init(struct nccl_log *l)
 
 int nccl_log_line(struct nccl_log *l, const char *text, size_t len, char *err)
 {
+	return nccl_log_line_hits(l, text, len, NULL, err);
+}
+
+int nccl_log_line_hits(struct nccl_log *l, const char *text, size_t len, const bool *hit, char *err)
+{
 	char line[LINE_MAX_PARSED];
 	size_t k = 0;
 	int rc;
@@ -277,7 +349,7 @@ int nccl_log_line(struct nccl_log *l, const char *text, size_t len, char *err)
 	line[k] = '\0';
 	if (!k)
 		return CD_OK;
-	rc = parse_line(l, line, &l->ch_cap, err);
+	rc = parse_line(l, line, hit, &l->ch_cap, err);
 	if (rc != CD_OK)
 		nccl_log_free(l);
 	return rc;
@@ -285,12 +357,12 @@ int nccl_log_line(struct nccl_log *l, const char *text, size_t len, char *err)
 
 size_t nccl_log_anchor_count(void)
 {
-	return sizeof patterns / sizeof patterns[0] + 1;
+	return N_PATTERNS + 1;
 }
 
 const char *nccl_log_anchor(size_t i)
 {
-	return i < sizeof patterns / sizeof patterns[0] ? patterns[i].text : i == sizeof patterns / sizeof patterns[0] ? "nccl" : NULL;
+	return i < N_PATTERNS ? patterns[i].text : i == N_PATTERNS ? "nccl" : NULL;
 }
 
 int nccl_log_parse(const char *text, size_t len, struct nccl_log *out, char *err)

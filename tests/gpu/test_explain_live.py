@@ -105,17 +105,22 @@ def out_of_bounds():
 def too_many_registers():
     prog = build("regs", "regs.cu", "-arch=native")
     rc, out = run(prog)
-    doc = explain(out, None, "--binary", prog)
-    expect(doc, ["launch-out-of-resources"], lambda m: has_check(m, "gpus", text="registers per block"),
-           "the GPU's registers per block")
+    doc = explain(out, None, "--binary", prog, "--block", "1024")
+    expect(doc, ["launch-out-of-resources"],
+           lambda m: has_check(m, "gpus", text="registers per block") and
+           any(k["name"].find("heavy") >= 0 and k["limit"] == "exceeds-registers" and 0 < k["largest_block"] < 1024
+               for k in (m.get("launch") or {}).get("kernels", [])),
+           "the GPU's registers per block, and the launch check naming heavy with a block that fits")
 
 
 def block_2048():
     prog = build("block2048", "block2048.cu", "-arch=native")
     rc, out = run(prog)
-    doc = explain(out, None, "--binary", prog)
-    expect(doc, ["launch-out-of-resources"], lambda m: has_check(m, "gpus", text="1024 threads"),
-           "the 1024-thread limit")
+    doc = explain(out, None, "--binary", prog, "--block", "2048")
+    expect(doc, ["launch-out-of-resources"],
+           lambda m: has_check(m, "gpus", text="1024 threads") and
+           any(k["limit"] == "exceeds-block-limit" for k in (m.get("launch") or {}).get("kernels", [])),
+           "the 1024-thread limit, and the launch check's block limit")
 
 
 def oom():

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kb/kb.h"
 #include "util/err.h"
@@ -419,6 +420,14 @@ static void toolkit_lookups(void **state)
 	assert_int_equal(kb_arch_toolkit_range(a, &first, &last), CD_OK);
 	assert_string_equal(first->release_text, "9.0");
 	assert_string_equal(last->release_text, "12.9");
+	a.num = 61; /* Pascal: CUDA 8.0 first (Pascal compatibility guide), 12.9 last */
+	assert_int_equal(kb_arch_toolkit_range(a, &first, &last), CD_OK);
+	assert_string_equal(first->release_text, "8.0");
+	assert_string_equal(last->release_text, "12.9");
+	assert_string_equal(first->min_driver_text, "367.48");
+	a.num = 20; /* Fermi: 8.0 was the last */
+	assert_int_equal(kb_arch_toolkit_range(a, &first, &last), CD_OK);
+	assert_string_equal(last->release_text, "8.0");
 	a.num = 90;
 	a.suffix = 'f';
 	assert_int_equal(kb_arch_toolkit_range(a, &first, &last), CD_ENOTFOUND);
@@ -661,6 +670,64 @@ static void every_source_is_explained(void **state)
 		check_sources(kb_xid_at(i)->source, "xid.tsv");
 }
 
+/* A path a source names ("bench/results/x.md", `kb/tools/errors_tsv.py`) exists in the
+ * repository; false when it does not. */
+static bool repo_file_exists(const char *path, size_t len)
+{
+	char full[512];
+
+	if (len >= 256)
+		return false;
+	snprintf(full, sizeof(full), "%s/%.*s", CUDOCTOR_SOURCE_DIR, (int)len, path);
+	return access(full, R_OK) == 0;
+}
+
+/* Every source is public (a URL) or a file of this repository: none names a document the
+ * repository lacks (docs/reference/..., the reference notes) or says how it was looked up.
+ * Rows that are marks rather than sources (INF, GUESS), and quoted nvidia-smi lines and
+ * third-party notes kept without one address each, need no URL but obey the rest. */
+static void every_source_is_public(void **state)
+{
+	static const char *const outside[] = { "docs/reference", "doctor_anchors", "mem_anchors", "kb_notes",
+						"bench_anchors", "style_anchors", "fatbin.md", "DESIGN.md",
+						"shared/docs", "the project's reference" };
+	static const char *const lookup[] = { "code search", "recalled", "re-fetched", "not reachable",
+					      "verbatim public copy", "could not be called here", "build machine",
+					      "the seed", "stub libcuda" };
+	static const char *const dirs[] = { "docs/", "bench/", "kb/", "tests/", "tools/", "src/" };
+
+	(void)state;
+	assert_true(kb_source_count() > 50);
+	for (size_t i = 0; i < kb_source_count(); i++) {
+		const struct kb_source *s = kb_source_at(i);
+		bool url = strstr(s->what, "https://") != NULL, file = false;
+		bool mark = !strcmp(s->key, "INF") || !strcmp(s->key, "GUESS") || !strncmp(s->key, "SMI_", 4) ||
+			    !strncmp(s->key, "THIRD_PARTY_", 12);
+
+		for (size_t k = 0; k < sizeof(outside) / sizeof(outside[0]); k++)
+			if (strstr(s->what, outside[k]))
+				fail_msg("source %s names %s, which the repository does not contain", s->key, outside[k]);
+		for (size_t k = 0; k < sizeof(lookup) / sizeof(lookup[0]); k++)
+			if (strstr(s->what, lookup[k]))
+				fail_msg("source %s says how it was looked up (\"%s\")", s->key, lookup[k]);
+		/* every repository path it names exists */
+		for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++)
+			for (const char *p = s->what; (p = strstr(p, dirs[d])) != NULL; p++) {
+				size_t n = strcspn(p, " `,;)'\"");
+
+				if (p > s->what && (p[-1] == '/' || isalnum((unsigned char)p[-1])))
+					continue; /* inside a URL or a longer path */
+				while (n && (p[n - 1] == '.' || p[n - 1] == ':'))
+					n--;
+				if (!repo_file_exists(p, n))
+					fail_msg("source %s names %.*s, which is not in the repository", s->key, (int)n, p);
+				file = true;
+			}
+		if (!url && !file && !mark)
+			fail_msg("source %s has neither a URL nor a file of this repository: %s", s->key, s->what);
+	}
+}
+
 /* Every finding an error code or a message maps to has its explanation. */
 static void every_finding_is_explained(void **state)
 {
@@ -809,6 +876,7 @@ int main(void)
 		cmocka_unit_test(catalogue_covers_driver_header),
 		cmocka_unit_test(error_lookups),
 		cmocka_unit_test(every_source_is_explained),
+		cmocka_unit_test(every_source_is_public),
 		cmocka_unit_test(every_finding_is_explained),
 		cmocka_unit_test(command_line),
 		cmocka_unit_test(malformed_tables_are_refused),

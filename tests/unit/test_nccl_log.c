@@ -153,6 +153,52 @@ static void facts_of_one_log(void **state)
 	free(text);
 }
 
+/* The channel and host fields read as scanf's "%d[%23[^]]] -> %d[...]" and ":%d:%d [%d]"
+ * read them: blanks around the arrow optional, a device of 24 bytes or more refused, a
+ * caller's anchor hits standing in for the search. */
+static void channel_fields(void **state)
+{
+	static const char *const lines[] = {
+		"h1:11:12 [0] NCCL INFO Channel 02 : 3[3]->4[4] via SHM/direct/direct",
+		"h1:11:12 [0] NCCL INFO Channel 03 : 5[0123456789abcdef0123456789] -> 6[1] via P2P/IPC",
+		"h1:11:12 [0] NCCL INFO Channel 04 : 7 -> 8 via NET/IB/0",
+		"h2:x:12 [0] NCCL INFO Channel 05 : 1[1] -> 2[2] via P2P/IPC",
+		"h3:13:14[1] NCCL INFO ncclSystemError: System call failed",
+	};
+	bool hit[64] = { false };
+	char err[CD_ERRMSG];
+	struct nccl_log l;
+	size_t n = nccl_log_anchor_count();
+
+	(void)state;
+	assert_true(n <= 64);
+	nccl_log_init(&l);
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(nccl_log_line(&l, lines[i], strlen(lines[i]), err), CD_OK);
+	assert_int_equal(l.n_ch, 3); /* the 26-byte device is not a device */
+	assert_int_equal(l.ch[0].src_rank, 3);
+	assert_string_equal(l.ch[0].dst_dev, "4");
+	assert_string_equal(l.ch[1].src_dev, "");
+	assert_int_equal(l.ch[1].dst_rank, 8);
+	assert_string_equal(l.ch[1].transport, "NET");
+	assert_int_equal(l.ch[2].channel, 5);
+	assert_int_equal(l.n_hosts, 1); /* "h2:x:12" has no pid */
+	assert_string_equal(l.hosts[0], "h1");
+	/* the anchors found by the caller: ncclSystemError's and "nccl" */
+	for (size_t i = 0; i + 1 < n; i++)
+		hit[i] = strcmp(nccl_log_anchor(i), "ncclSystemError") == 0;
+	hit[n - 1] = true;
+	assert_int_equal(nccl_log_line_hits(&l, lines[4], strlen(lines[4]), hit, err), CD_OK);
+	assert_int_equal(l.ev[NCCL_EV_SYSTEM].count, 1);
+	assert_int_equal(l.n_hosts, 2); /* "h3:13:14[1]": the blank before '[' is optional */
+	/* an anchor the caller did not see is not counted, though the text has it */
+	memset(hit, 0, sizeof(hit));
+	hit[n - 1] = true;
+	assert_int_equal(nccl_log_line_hits(&l, lines[4], strlen(lines[4]), hit, err), CD_OK);
+	assert_int_equal(l.ev[NCCL_EV_SYSTEM].count, 1);
+	nccl_log_free(&l);
+}
+
 static void cuda_error_named(void **state)
 {
 	size_t len;
@@ -257,7 +303,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(whole_corpus),	    cmocka_unit_test(facts_of_one_log), cmocka_unit_test(cuda_error_named),
-		cmocka_unit_test(version_mismatch), cmocka_unit_test(edges),	      cmocka_unit_test(through_explain),
+		cmocka_unit_test(version_mismatch), cmocka_unit_test(edges), cmocka_unit_test(channel_fields),	      cmocka_unit_test(through_explain),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 
 struct arch_opts {
 	bool recursive, kernels, cuobjdump, verbose, quiet;
+	bool resources;       /* --resources: each SASS image's kernels and what they use */
 	bool json;            /* --json: build the images arrays (skipped otherwise: memory) */
 	char note[256];       /* said once in the report (e.g. no Ollama folder) */
 	struct arch_target target;
@@ -47,6 +48,11 @@ int arch_list_text(struct report *r, const struct arch_file *f, const struct arc
 int arch_cuobjdump_lines(const struct arch_file *f, unsigned *elf_no, unsigned *ptx_no, FILE *out);
 /* The kernels of image i (decompressing it): a JSON array of names, or NULL with err. */
 json_t *arch_image_kernels(const struct dc_image *im, char *err);
+
+/* resources.c: every SASS image's kernel resources as tables into r, and the JSON array
+ * (one object per image) into *out. CD_OK or CD_ENOMEM; an image that cannot be read is
+ * a line and an object with "error". */
+int arch_resources(struct report *r, const struct arch_file *f, json_t **out, char *err);
 
 /* inputs.c: expands directories (-r), --python and --ollama into file paths. */
 struct arch_inputs {

@@ -51,11 +51,7 @@ json_t *arch_image_kernels(const struct dc_image *im, char *err)
 	}
 	if (im->kind != FATBIN_KIND_ELF && im->kind != FATBIN_KIND_PTX)
 		return names;
-	struct fatbin_entry e = {.payload = im->payload, .payload_len = im->payload_len};
-	e.flags = im->compression == FATBIN_LZ4 ? FATBIN_FLAG_LZ4 : im->compression == FATBIN_ZSTD ? FATBIN_FLAG_ZSTD : 0;
-	e.payload_size = im->payload_len;
-	e.uncompressed_size = im->uncompressed_bytes;
-	if ((rc = decompress_entry(&e, KERNELS_CAP, &buf, &len, err)))
+	if ((rc = dc_image_bytes(im, KERNELS_CAP, &buf, &len, err)))
 		goto fail;
 	if (im->kind == FATBIN_KIND_ELF)
 		rc = cubin_kernels(buf, len, add_name, names, err);
