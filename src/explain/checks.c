@@ -460,6 +460,10 @@ static int launch_image(const struct dc_image *im, const struct arch_gpu *g, str
 		more(c, "; %s: its %s image cannot be read: %s", g->name, image, ierr);
 		return CD_OK;
 	}
+	if (res.n == 0) { /* a container without kernels (the static runtime's, an nvlink stub) */
+		cubin_resources_free(&res);
+		return CD_OK;
+	}
 	for (size_t i = 0; i < res.n; i++) {
 		struct launch_fit fit;
 
@@ -552,8 +556,19 @@ static int check_launch(const struct explain_match *m, const struct explain_env 
 		else if (f.inv.images[ci].kind != FATBIN_KIND_ELF)
 			more(c, "; on %s: the driver JIT-compiles %s, whose registers are known only then "
 			     "(cudaFuncGetAttributes)", t->gpus[g].name, v[g].image);
-		else
-			rc = launch_image(&f.inv.images[ci], &t->gpus[g], l, c, err);
+		else {
+			/* the same arch in every container: a binary links one fatbin per object file
+			 * (and the static runtime's own), each with its own kernels */
+			char want[32], have[32];
+			dc_image_arch_name(&f.inv.images[ci], want, sizeof(want));
+			for (size_t i = 0; i < f.inv.n_images && rc == CD_OK; i++) {
+				if (f.inv.images[i].kind != FATBIN_KIND_ELF)
+					continue;
+				dc_image_arch_name(&f.inv.images[i], have, sizeof(have));
+				if (strcmp(have, want) == 0)
+					rc = launch_image(&f.inv.images[i], &t->gpus[g], l, c, err);
+			}
+		}
 	}
 out:
 	free(v);

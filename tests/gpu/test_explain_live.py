@@ -69,7 +69,9 @@ def case(name, fn):
 def expect(doc, ids, check=None, what=""):
     m = match_of(doc, ids)
     if not m:
-        raise AssertionError("wanted %s, got %s" % ("/".join(ids), [x["id"] for x in doc.get("matches", [])]))
+        raise AssertionError("wanted %s, got %s (matched: %s)" % (
+            "/".join(ids), [x["id"] for x in doc.get("matches", [])],
+            "; ".join(x.get("matched_text") or "" for x in doc.get("matches", []))[:300]))
     if check and not check(m):
         raise AssertionError("%s: live evidence lacks %s: %s" % (m["id"], what, checks_text(m)))
     return m

@@ -372,6 +372,32 @@ static void test_explain_block(void **state)
 	run_result_free(&rr);
 }
 
+/* An executable links one fatbin per object file and the static runtime's own, which has no
+ * kernels: every container of the chosen arch is judged, so k_exe_static's kernels are named
+ * (found on the H200, where only the runtime's empty container was read). */
+static void test_explain_block_executable(void **state)
+{
+	const char *argv[] = { CUDOCTOR_BINARY, "--json", "explain", "--offline", "--gpu", "sm_80", "--binary",
+			       ARCH_FIXTURES "/k_exe_static", "--block", "2048",
+			       "CUDA error 9 (cudaErrorInvalidConfiguration): invalid configuration argument", NULL };
+	struct run_result rr;
+	json_error_t je;
+	json_t *j, *ks;
+
+	(void)state;
+	if (access(ARCH_FIXTURES "/k_exe_static", R_OK) != 0)
+		skip();
+	assert_int_equal(testlib_run(argv, NULL, NULL, &rr), 0);
+	j = json_loads(rr.out, 0, &je);
+	assert_non_null(j);
+	ks = json_object_get(json_object_get(json_array_get(json_object_get(j, "matches"), 0), "launch"), "kernels");
+	assert_true(json_array_size(ks) >= 1);
+	for (size_t i = 0; i < json_array_size(ks); i++)
+		assert_string_equal(json_string_value(json_object_get(json_array_get(ks, i), "limit")), "exceeds-block-limit");
+	json_decref(j);
+	run_result_free(&rr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -384,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_bad_records),
 		cmocka_unit_test(test_arch_resources_cmd),
 		cmocka_unit_test(test_explain_block),
+		cmocka_unit_test(test_explain_block_executable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
