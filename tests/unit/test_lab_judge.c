@@ -487,12 +487,18 @@ static void test_sync(void **state)
 	judge_sync(&res, c, 3, &d);
 	assert_int_equal(res.verdict, LAB_CONFIRMED);
 	assert_non_null(strstr(res.decided, "did NOT pair (100/33792 tokens)"));
-	/* a barrier that costs nothing at one size */
+	/* a barrier hidden at a middle size (the H200 full run: 64 threads 0.0) is no refutation */
 	c[1].bar_cycles = 20.5;
 	judge_sync(&res, c, 3, &d);
-	assert_int_equal(res.verdict, LAB_REFUTED);
-	assert_non_null(strstr(res.decided, "256: 0.5 NO COST"));
+	assert_int_equal(res.verdict, LAB_CONFIRMED);
+	assert_non_null(strstr(res.decided, "256: 0.5 (hidden)"));
 	c[1].bar_cycles = 52;
+	/* the full block paying nothing is */
+	c[2].bar_cycles = 70.5;
+	judge_sync(&res, c, 3, &d);
+	assert_int_equal(res.verdict, LAB_REFUTED);
+	assert_non_null(strstr(res.decided, "1024: 0.5 NO COST"));
+	c[2].bar_cycles = 140;
 	/* a full block cheaper per barrier than eight warps */
 	c[2].bar_cycles = 95;
 	judge_sync(&res, c, 3, &d);
