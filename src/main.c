@@ -24,6 +24,7 @@ static const struct cd_command *const commands[] = {
 	&cmd_kb,
 	&cmd_mem,
 	&cmd_lab,
+	&cmd_fleet,
 	NULL,
 };
 

@@ -66,6 +66,6 @@ struct cd_command {
 };
 
 extern const struct cd_command cmd_doctor, cmd_devices, cmd_arch, cmd_explain,
-	cmd_gencode, cmd_kb, cmd_mem, cmd_lab;
+	cmd_gencode, cmd_kb, cmd_mem, cmd_lab, cmd_fleet;
 
 #endif
