@@ -1,6 +1,7 @@
 /* `cudoctor fleet`: many nodes judged together, from --json reports gathered any way
  * (FILE...) or, under mpirun or srun, collected by one leader rank per node and gathered
  * by rank 0 (cmd/fleet/). The judgement itself is src/fleet. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "fleet/mpi.h"
 #include "lab/lab.h"
 #include "util/err.h"
+#include "report/render.h"
 #include "util/file.h"
 
 #define DEFAULT_TIMEOUT_S 300
@@ -43,6 +45,8 @@ static const char fleet_help[] =
 	"  --timeout S      rank 0 waits at most S seconds for the other nodes (default 300);\n"
 	"                   nodes that did not report by then are named (fleet-node-missing)\n"
 	"  --prometheus DIR also write DIR/NODE.prom per node, for node_exporter's textfile collector\n"
+	"  --output FILE    write the report to FILE, not stdout (under MPI: rank 0 writes it itself,\n"
+	"                   so it survives a launcher that ends the job when a rank dies)\n"
 	"\n"
 	"Environment: CUDOCTOR_NODE names this node (default: the host name).\n"
 	"Exit status: 0 no error finding on any node, 1 an error finding, 2 usage, 3 cudoctor failed.\n";
@@ -59,7 +63,22 @@ static int parse_labs(struct fleet_opts *o, char *list, char *err)
 	return o->n_labs ? CD_OK : cd_fail(err, CD_EUSAGE, "--labs wants a list like bandwidth,host-transfer");
 }
 
-static int read_files(struct report *r, int n, char **files, const struct fleet_opts *o, char *err)
+int fleet_render(struct report *r, const struct fleet_opts *o, const struct cd_globals *g, char *err)
+{
+	FILE *out = o->output ? fopen(o->output, "w") : stdout;
+	int rc;
+
+	if (!out)
+		return cd_fail(err, CD_EIO, "--output %s: %s", o->output, strerror(errno));
+	rc = render_report(r, &g->render, out);
+	if (fflush(out) != 0 || (out != stdout && fclose(out) != 0) || rc != CD_OK)
+		return cd_fail(err, CD_EIO, "cannot write the report%s%s", o->output ? " to " : "", o->output ? o->output : "");
+	r->self_rendered = true;
+	return CD_OK;
+}
+
+static int read_files(struct report *r, int n, char **files, const struct fleet_opts *o, const struct cd_globals *g,
+		      char *err)
 {
 	struct fleet_judge_opts jo = { -1, 0 };
 	struct fleet f;
@@ -84,6 +103,8 @@ static int read_files(struct report *r, int n, char **files, const struct fleet_
 		rc = fleet_write_prometheus(&f, o->prometheus_dir, err);
 	else if (rc != CD_OK)
 		cd_fail(err, rc, "fleet: %s", cd_strerror(rc));
+	if (rc == CD_OK && o->output)
+		rc = fleet_render(r, o, g, err);
 	fleet_free(&f);
 	return rc;
 }
@@ -93,6 +114,7 @@ static int fleet_run(struct report *r, int argc, char **argv, const struct cd_gl
 	static const struct option opts[] = {
 		{ "labs", required_argument, NULL, 'l' }, { "quick", no_argument, NULL, 'q' },
 		{ "timeout", required_argument, NULL, 't' }, { "prometheus", required_argument, NULL, 'p' },
+		{ "output", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fleet_opts o = { .timeout_s = DEFAULT_TIMEOUT_S };
@@ -116,6 +138,7 @@ static int fleet_run(struct report *r, int argc, char **argv, const struct cd_gl
 			o.timeout_s = (int)v;
 			break;
 		case 'p': o.prometheus_dir = optarg; break;
+		case 'o': o.output = optarg; break;
 		default:
 			return cd_fail(err, CD_EUSAGE, "unknown option '%s'", argv[optind - 1]);
 		}
@@ -123,7 +146,7 @@ static int fleet_run(struct report *r, int argc, char **argv, const struct cd_gl
 	if (optind < argc) {
 		if (o.n_labs)
 			return cd_fail(err, CD_EUSAGE, "--labs runs under an MPI launcher; reports given as files are read as they are");
-		return read_files(r, argc - optind, argv + optind, &o, err);
+		return read_files(r, argc - optind, argv + optind, &o, g, err);
 	}
 	if (!fleet_under_launcher())
 		return cd_fail(err, CD_EUSAGE, "name --json report files, or start under an MPI launcher "

@@ -168,8 +168,13 @@ static int heterogeneity(const struct fleet *f, struct report_rec *top, struct r
 {
 	struct report_rec arr;
 	int rc = CD_OK, end;
+	bool any = false;
 
-	report_rec_section(top, "Heterogeneity");
+	for (size_t i = 0; i < f->n_nodes && !any; i++)
+		for (int k = 0; k < FF_COUNT && !any; k++)
+			any = f->nodes[i].facts[k] != NULL;
+	if (any)
+		report_rec_section(top, "Heterogeneity");
 	report_rec_array(top, "heterogeneity", &arr);
 	for (int k = 0; k < FF_COUNT && rc == CD_OK; k++)
 		rc = fact_groups(f, (enum fleet_fact)k, &arr, r);

@@ -4,6 +4,7 @@
 #include "fleet/judge.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,8 +53,26 @@ static void where(const struct fleet *f, const struct sentry *e, char *buf, size
 		snprintf(buf, n, "%s", f->nodes[e->node].name);
 }
 
+/* The outlier table, opened at the first outlier so a fleet without any shows none. */
+struct out_table {
+	struct report_rec *top;
+	struct report_rec tab;
+	bool open;
+};
+
+static void open_table(struct out_table *t)
+{
+	static const char *const hdr[] = { "measurement", "node", "GPU", "value", "median", "off", "robust z" };
+
+	if (t->open)
+		return;
+	report_rec_section(t->top, "Outliers (median and MAD per measurement)");
+	report_rec_table(t->top, "outliers", 7, hdr, &t->tab);
+	t->open = true;
+}
+
 /* One measurement's samples e[0..n): its spread, and a finding when some are far off. */
-static int one_metric(const struct fleet *f, struct sentry *e, size_t n, struct report_rec *tab, struct report *r)
+static int one_metric(const struct fleet *f, struct sentry *e, size_t n, struct out_table *t, struct report *r)
 {
 	double *v = malloc(n * sizeof *v);
 	size_t *idx = malloc(n * sizeof *idx), n_out = 0;
@@ -77,6 +96,7 @@ static int one_metric(const struct fleet *f, struct sentry *e, size_t n, struct 
 	}
 	if (n_out == 0)
 		goto out;
+	open_table(t);
 	qsort(e, n_out, sizeof *e, cmp_far);
 	for (size_t i = 0; i < n_out; i++)
 		idx[i] = e[i].node;
@@ -97,7 +117,7 @@ static int one_metric(const struct fleet *f, struct sentry *e, size_t n, struct 
 			TRY(finding_evidence(fd, "%s: %.4g %s, %.1f%% %s the median %.4g (robust z %+.1f, MAD %.3g)", at,
 					     o->s->value, o->s->unit, fabs(off), off < 0 ? "below" : "above", sp.median,
 					     o->z, sp.mad));
-		report_rec_item(tab, &row);
+		report_rec_item(&t->tab, &row);
 		report_field(&row, "measurement", "metric", rv_str(o->s->metric));
 		report_field(&row, "node", "node", rv_str(f->nodes[o->node].name));
 		if (o->s->gpu >= 0)
@@ -130,33 +150,38 @@ out:
 
 int fleet_judge_outliers(const struct fleet *f, struct report_rec *top, struct report *r)
 {
-	static const char *const hdr[] = { "measurement", "node", "GPU", "value", "median", "off", "robust z" };
+	struct out_table t = { .top = top };
 	struct sentry *e = NULL;
-	size_t n = 0;
-	struct report_rec tab;
+	size_t n = 0, metrics = 0;
 	int rc = CD_OK, end;
 
 	for (size_t i = 0; i < f->n_nodes; i++)
 		n += f->nodes[i].n_samples;
-	if (n == 0)
-		return CD_OK;
-	if (!(e = malloc(n * sizeof *e)))
+	if (n && !(e = malloc(n * sizeof *e)))
 		return CD_ENOMEM;
 	n = 0;
 	for (size_t i = 0; i < f->n_nodes; i++)
 		for (size_t k = 0; k < f->nodes[i].n_samples; k++)
 			e[n++] = (struct sentry){ &f->nodes[i].samples[k], i, 0 };
-	qsort(e, n, sizeof *e, cmp_metric);
-	report_rec_section(top, "Outliers (median and MAD per measurement)");
-	report_rec_table(top, "outliers", 7, hdr, &tab);
+	if (n)
+		qsort(e, n, sizeof *e, cmp_metric);
 	for (size_t i = 0, j; i < n && rc == CD_OK; i = j) {
 		for (j = i + 1; j < n && same_metric(&e[i], &e[j]); j++)
 			;
-		if (j - i >= MIN_SAMPLES)
-			rc = one_metric(f, e + i, j - i, &tab, r);
+		if (j - i >= MIN_SAMPLES) {
+			metrics++;
+			rc = one_metric(f, e + i, j - i, &t, r);
+		}
 	}
 	free(e);
-	/* ended either way: the record frees its cells; the first error wins */
-	end = report_rec_end(&tab);
-	return rc != CD_OK ? rc : end;
+	if (t.open) {
+		/* ended either way: the record frees its cells; the first error wins */
+		end = report_rec_end(&t.tab);
+		return rc != CD_OK ? rc : end;
+	}
+	if (rc == CD_OK && metrics)
+		report_rec_line(top, "lab numbers: no outlier in %zu measurement%s", metrics, metrics == 1 ? "" : "s");
+	if (rc == CD_OK)
+		report_field(top, NULL, "outliers", rv_json(json_array()));
+	return rc;
 }

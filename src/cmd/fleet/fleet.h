@@ -16,7 +16,11 @@ struct fleet_opts {
 	bool quick;                        /* --quick for the labs */
 	int timeout_s;                     /* how long rank 0 waits for the other nodes */
 	const char *prometheus_dir;        /* --prometheus DIR: one textfile per node */
+	const char *output;                /* --output FILE: the report there, not on stdout */
 };
+
+/* Renders r to --output's file (or stdout) and marks it rendered. CD_OK or CD_EIO. */
+int fleet_render(struct report *r, const struct fleet_opts *o, const struct cd_globals *g, char *err);
 
 /* This node's doctor, devices and lab reports as one "fleet-node" JSON bundle: what
  * `cudoctor --json doctor` and `devices` print, run through the same commands. A command

@@ -177,10 +177,8 @@ int fleet_mpi_run(struct report *r, const struct fleet_opts *o, const struct cd_
 	fleet_free(&f);
 	if (rc != CD_OK)
 		goto out;
-	if (render_report(r, &g->render, stdout) != CD_OK || fflush(stdout) != 0) {
-		rc = cd_fail(err, CD_EIO, "cannot write the report");
+	if ((rc = fleet_render(r, o, g, err)) != CD_OK)
 		goto out;
-	}
 	code = r->oom ? 3 : report_has_errors(r) ? 1 : 0;
 out:
 	free(own);
