@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "binfmt/devcode.h"
-#include "cmd/arch_internal.h"
+#include "rules/arch.h"
 #include "driver/cudrv.h"
 #include "kb/compat.h"
 #include "util/err.h"
@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 	arch_driver_complete(&drv);
 	struct compat_env env = {.cc = (unsigned)(major * 10 + minor), .ptx_isa_max = drv.ptx_isa_max,
 				 .zstd_ok = drv.zstd_ok};
-	env.family = arch_family_table(&env.n_family);
+	env.family = compat_family_table(&env.n_family);
 	compat_env_from_vars(&env, env_get);
 	printf("# GPU 0 cc %d.%d, driver CUDA %d, PTX ISA max %u, force_jit=%d disable_jit=%d\n", major, minor, ver,
 	       env.ptx_isa_max, env.force_ptx_jit, env.disable_ptx_jit);
@@ -69,13 +69,8 @@ int main(int argc, char **argv)
 				continue;
 			struct compat_image imgs[256];
 			size_t n = dc->n_images < 256 ? dc->n_images : 256;
-			for (size_t k = 0; k < n; k++) {
-				const struct dc_image *im = &inv.images[dc->first_image + k];
-				imgs[k] = (struct compat_image){
-					.kind = im->kind == FATBIN_KIND_ELF ? COMPAT_KIND_SASS : im->kind == FATBIN_KIND_PTX ? COMPAT_KIND_PTX : 0,
-					.arch = im->arch, .suffix = im->suffix, .ptx_isa = COMPAT_ISA(im->ptx_major, im->ptx_minor),
-					.zstd = im->compression == FATBIN_ZSTD};
-			}
+			for (size_t k = 0; k < n; k++)
+				arch_compat_image(&inv.images[dc->first_image + k], &imgs[k]);
 			struct compat_env e = env;
 			if (inv.format == DC_CUBIN)
 				e.force_ptx_jit = false; /* a bare cubin is loaded as is */

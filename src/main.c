@@ -1,31 +1,85 @@
-/* cudoctor's front door: global options, the command table, rendering and exit codes. */
+/* cudoctor's front door: global options, the command table, parsing every command line
+ * through the option tables, help, rendering and exit codes. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/opts.h"
 #include "cmd/cmd.h"
 #include "report/render.h"
+#include "report/render_html.h"
 #include "util/err.h"
+#include "util/str.h"
+#include "util/term.h"
 
 #ifndef CUDOCTOR_VERSION
 #define CUDOCTOR_VERSION "0.0.0"
 #endif
 
-enum { EXIT_CLEAN = 0, EXIT_FINDING = 1, EXIT_USAGE = 2, EXIT_TOOL = 3 };
-
 /* Keep in the order `cudoctor --help` lists them. A command is listed only once it works. */
 static const struct cd_command *const commands[] = {
 	&cmd_doctor,
 	&cmd_devices,
+	&cmd_topo,
 	&cmd_arch,
 	&cmd_explain,
 	&cmd_gencode,
+	&cmd_plan,
 	&cmd_kb,
 	&cmd_mem,
 	&cmd_lab,
 	&cmd_fleet,
+	&cmd_completion,
 	NULL,
+};
+
+enum {
+	G_JSON = 1000, G_MARKDOWN, G_COLOR, G_NO_COLOR, G_QUIET, G_VERBOSE, G_VERSION, G_HELP, G_OUTPUT, G_HTML,
+};
+enum { GROUP_FORMAT = 1, GROUP_VERBOSITY, GROUP_COLOR };
+
+static const struct cli_opt global_opts[] = {
+	{ .id = G_JSON, .long_name = "json", .help = "one JSON object on stdout (docs/json.md)",
+	  .group = GROUP_FORMAT },
+	{ .id = G_MARKDOWN, .long_name = "markdown", .help = "Markdown, ready to paste into a GitHub issue",
+	  .group = GROUP_FORMAT },
+	{ .id = G_HTML, .long_name = "html", .arg = CLI_REQUIRED, .metavar = "FILE",
+	  .help = "also write the report as one self-contained HTML page to FILE", .complete = CLI_C_FILE },
+	{ .id = G_COLOR, .long_name = "color", .arg = CLI_REQUIRED, .metavar = "WHEN",
+	  .help = "auto (the default: colour on a terminal unless NO_COLOR is set), always or never",
+	  .complete = CLI_C_WORDS, .words = "auto always never", .group = GROUP_COLOR },
+	{ .id = G_NO_COLOR, .long_name = "no-color", .help = "the same as --color=never", .group = GROUP_COLOR },
+	{ .id = G_QUIET, .short_name = 'q', .long_name = "quiet",
+	  .help = "only the essential answer: the verdict, the flags, the findings that matter",
+	  .group = GROUP_VERBOSITY },
+	{ .id = G_VERBOSE, .short_name = 'v', .long_name = "verbose", .help = "more detail",
+	  .group = GROUP_VERBOSITY },
+	{ .id = G_OUTPUT, .short_name = 'o', .long_name = "output", .arg = CLI_REQUIRED, .metavar = "FILE",
+	  .help = "write the report to FILE instead of stdout (a temporary file renamed into place, so "
+		  "FILE is never half-written)",
+	  .complete = CLI_C_FILE },
+	{ .id = G_VERSION, .long_name = "version", .help = "print the version and exit" },
+	{ .id = G_HELP, .short_name = 'h', .long_name = "help",
+	  .help = "this text; `cudoctor COMMAND --help` or `cudoctor help COMMAND` for a command" },
+	{ 0 },
+};
+
+static const char exit_table[] =
+	"exit status:\n"
+	"  0  no finding of severity error\n"
+	"  1  at least one finding of severity error\n"
+	"  2  usage error: the command line was wrong (one line on stderr says how)\n"
+	"  3  an input could not be read, or cudoctor itself failed (stderr says what)\n";
+
+struct parsed {
+	struct cli_args global;  /* values of global_opts, wherever they stood */
+	struct cli_args cmd;     /* the command's (and subcommand's) values and operands */
+	const struct cd_command *command;
+	const struct cd_subcommand *sub;
+	bool help, version;
 };
 
 static const struct cd_command *find_command(const char *name)
@@ -36,156 +90,363 @@ static const struct cd_command *find_command(const char *name)
 	return NULL;
 }
 
-static void print_help(FILE *out)
+static const struct cd_subcommand *find_sub(const struct cd_command *c, const char *name)
 {
-	fputs("usage: cudoctor [--json|--markdown] [--color=auto|always|never] [-q|-v] COMMAND [ARGS]\n"
-	      "\n"
-	      "Checks the CUDA stack on this machine and explains what it finds.\n"
-	      "`cudoctor` alone runs `cudoctor doctor`.\n\ncommands:\n",
-	      out);
-	for (size_t i = 0; commands[i]; i++)
-		fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
-	fputs("\nglobal options:\n"
-	      "  --json           one JSON object on stdout (see docs/json.md)\n"
-	      "  --markdown       Markdown, ready to paste into a GitHub issue\n"
-	      "  --color=WHEN     auto (default; honours NO_COLOR), always, never\n"
-	      "  -q, --quiet      only warnings and errors\n"
-	      "  -v, --verbose    more detail\n"
-	      "  --version        print the version\n"
-	      "  -h, --help       this text; `cudoctor COMMAND --help` for a command\n"
-	      "\nexit codes: 0 no error finding, 1 an error finding, 2 usage error, 3 cudoctor failed\n",
-	      out);
+	for (const struct cd_subcommand *s = c->subs; s && s->name; s++)
+		if (strcmp(s->name, name) == 0)
+			return s;
+	return NULL;
 }
 
-static bool is_flag(const char *a, const char *flag)
+static int print_text(FILE *out, struct strbuf *sb)
 {
-	return strcmp(a, flag) == 0;
+	if (sb->failed) {
+		sb_free(sb);
+		fputs("cudoctor: out of memory\n", stderr);
+		return CD_EXIT_FAILED;
+	}
+	fputs(sb->buf ? sb->buf : "", out);
+	sb_free(sb);
+	return CD_EXIT_CLEAN;
 }
 
-/* Global options may stand anywhere before `--`; they are taken out of argv. */
-static int take_global_options(int *argc, char **argv, struct cd_globals *g, bool *help,
-			       bool *version, char *err)
+static int print_top_help(FILE *out)
 {
-	const char *color = "auto";
-	int out = 1;
-	bool passthrough = false;
+	size_t width = term_width(fileno(out));
+	struct strbuf sb;
 
-	for (int i = 1; i < *argc; i++) {
-		char *a = argv[i];
+	sb_init(&sb);
+	sb_append(&sb, "usage: cudoctor [GLOBAL OPTIONS] [COMMAND [OPTIONS] [ARGS]]\n\n");
+	sb_wrap(&sb, "Checks the CUDA stack on this machine and explains what it finds. `cudoctor` alone "
+		"runs `cudoctor doctor`. Options may stand before or after the command's arguments; "
+		"`--` ends them.", 0, 0, width);
+	sb_append(&sb, "\n\ncommands:\n");
+	for (size_t i = 0; commands[i]; i++) {
+		sb_printf(&sb, "  %-10s ", commands[i]->name);
+		sb_wrap(&sb, commands[i]->summary, 13, 13, width);
+		sb_append(&sb, "\n");
+	}
+	sb_printf(&sb, "  %-10s ", "help");
+	sb_wrap(&sb, "the usage and options of a command: cudoctor help COMMAND", 13, 13, width);
+	sb_append(&sb, "\n\nglobal options:\n");
+	cli_help_options(&sb, global_opts, width);
+	sb_printf(&sb, "\n%s", exit_table);
+	return print_text(out, &sb);
+}
 
-		if (passthrough || a[0] != '-') {
-			argv[out++] = a;
-			continue;
+static int print_command_help(FILE *out, const struct cd_command *c, const struct cd_subcommand *sub)
+{
+	size_t width = term_width(fileno(out));
+	struct strbuf sb;
+
+	sb_init(&sb);
+	if (!c->opts && !c->subs) { /* a command that still writes its own help text */
+		sb_append(&sb, c->help);
+		return print_text(out, &sb);
+	}
+	if (sub) {
+		sb_printf(&sb, "usage: cudoctor %s %s\n\n", c->name, sub->usage);
+		sb_wrap(&sb, sub->summary, 0, 0, width);
+		sb_append(&sb, "\n");
+		if (sub->opts && sub->opts[0].id) {
+			sb_append(&sb, "\noptions:\n");
+			cli_help_options(&sb, sub->opts, width);
 		}
-		if (is_flag(a, "--")) {
-			passthrough = true;
-			argv[out++] = a;
-		} else if (is_flag(a, "--json")) {
-			g->render.format = FMT_JSON;
-		} else if (is_flag(a, "--markdown")) {
-			g->render.format = FMT_MARKDOWN;
-		} else if (strncmp(a, "--color=", 8) == 0) {
-			color = a + 8;
-		} else if (is_flag(a, "--no-color")) {
-			color = "never";
-		} else if (is_flag(a, "-q") || is_flag(a, "--quiet")) {
-			g->render.verbosity = -1;
-		} else if (is_flag(a, "-v") || is_flag(a, "--verbose")) {
-			g->render.verbosity = 1;
-		} else if (is_flag(a, "--version")) {
-			*version = true;
-		} else if (is_flag(a, "-h") || is_flag(a, "--help")) {
-			*help = true;
-		} else {
-			argv[out++] = a;
+	} else {
+		sb_printf(&sb, "usage: %s\n\n", c->usage);
+		sb_wrap(&sb, c->help, 0, 0, width);
+		sb_append(&sb, "\n");
+		if (c->subs) {
+			sb_append(&sb, "\nsubcommands (cudoctor help ");
+			sb_printf(&sb, "%s SUBCOMMAND for its options):\n", c->name);
+			for (const struct cd_subcommand *s = c->subs; s->name; s++) {
+				sb_printf(&sb, "  %-10s ", s->name);
+				sb_wrap(&sb, s->summary, 13, 13, width);
+				sb_append(&sb, "\n");
+			}
+		}
+		if (c->opts && c->opts[0].id) {
+			sb_append(&sb, "\noptions:\n");
+			cli_help_options(&sb, c->opts, width);
 		}
 	}
-	argv[out] = NULL;
-	*argc = out;
+	if (c->notes && !sub) {
+		sb_append(&sb, "\n");
+		sb_wrap(&sb, c->notes, 0, 0, width);
+		sb_append(&sb, "\n");
+	}
+	sb_append(&sb, "\nGlobal options (--json, --markdown, -q, -v, --color, --output) go anywhere; see cudoctor --help.\n");
+	return print_text(out, &sb);
+}
+
+/* Where an unknown option before the command is some command's option, say so. */
+static void usage_error(const char *cmd, const char *msg)
+{
+	if (cmd)
+		fprintf(stderr, "cudoctor %s: %s\nTry 'cudoctor %s --help'.\n", cmd, msg, cmd);
+	else
+		fprintf(stderr, "cudoctor: %s\nTry 'cudoctor --help'.\n", msg);
+}
+
+/* Parses the whole command line: global options up to the command name, then the
+ * command's (and a subcommand's) options and operands mixed with global options. */
+static int parse_command_line(int argc, char **argv, struct parsed *p, char *err, const char **who)
+{
+	const struct cli_opt *const globals_only[] = { global_opts, NULL };
+	const struct cli_opt *tables[] = { global_opts, NULL, NULL };
+	int i = 1, rc;
+
+	*who = NULL;
+	if ((rc = cli_parse(argc, argv, &i, globals_only, CLI_STOP_AT_OPERAND, &p->global, &p->global, err)))
+		return rc;
+	for (size_t k = 0; k < p->global.n; k++) {
+		p->help |= p->global.v[k].opt->id == G_HELP;
+		p->version |= p->global.v[k].opt->id == G_VERSION;
+	}
+	if (i >= argc) {
+		if (p->help || p->version)
+			return CD_OK;
+		p->command = &cmd_doctor;
+		return CD_OK;
+	}
+	if (strcmp(argv[i], "help") == 0) {
+		p->help = true;
+		i++;
+		if (i >= argc)
+			return CD_OK;
+	}
+	if (!(p->command = find_command(argv[i])))
+		return cd_fail(err, CD_EUSAGE, "unknown command '%.60s'", argv[i]);
+	*who = p->command->name;
+	i++;
+	if (!p->command->opts && !p->command->subs) {
+		/* parses its own options: main.c takes out only the global ones */
+		if ((rc = cli_parse(argc, argv, &i, tables, CLI_PASS_UNKNOWN, &p->global, &p->cmd, err)))
+			return rc;
+		goto done;
+	}
+	tables[1] = p->command->opts;
+	if (p->command->subs) {
+		if ((rc = cli_parse(argc, argv, &i, tables, CLI_STOP_AT_OPERAND, &p->global, &p->cmd, err)))
+			return rc;
+		if (i < argc && (p->sub = find_sub(p->command, argv[i])))
+			tables[1] = p->sub->opts;
+		else if (i < argc && !p->cmd.ended)
+			return cd_fail(err, CD_EUSAGE, "unknown subcommand '%.60s'", argv[i]);
+		if (p->sub)
+			i++;
+	}
+	if (p->command->options_first && !p->cmd.ended) {
+		if ((rc = cli_parse(argc, argv, &i, tables, CLI_STOP_AT_OPERAND, &p->global, &p->cmd, err)))
+			return rc;
+		p->cmd.ended = true;
+	}
+	if ((rc = cli_parse(argc, argv, &i, tables, p->cmd.ended ? CLI_NO_OPTIONS : 0, &p->global, &p->cmd, err)))
+		return rc;
+done:
+	for (size_t k = 0; k < p->global.n; k++) {
+		p->help |= p->global.v[k].opt->id == G_HELP;
+		p->version |= p->global.v[k].opt->id == G_VERSION;
+	}
+	return CD_OK;
+}
+
+static int apply_globals(const struct cli_args *a, struct cd_globals *g, char *err)
+{
+	const char *color = "auto";
+
+	for (size_t k = 0; k < a->n; k++) {
+		const struct cli_value *v = &a->v[k];
+
+		switch (v->opt->id) {
+		case G_JSON: g->render.format = FMT_JSON; break;
+		case G_MARKDOWN: g->render.format = FMT_MARKDOWN; break;
+		case G_COLOR: color = v->value; break;
+		case G_NO_COLOR: color = "never"; break;
+		case G_QUIET: g->render.verbosity = -1; break;
+		case G_VERBOSE: g->render.verbosity = 1; break;
+		case G_HTML:
+			if (!*v->value)
+				return cd_fail(err, CD_EUSAGE, "--html wants a file name");
+			g->html = v->value;
+			break;
+		default: break;
+		}
+	}
 	if (strcmp(color, "always") == 0)
 		g->render.color = true;
 	else if (strcmp(color, "never") == 0)
 		g->render.color = false;
 	else if (strcmp(color, "auto") == 0)
-		g->render.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+		g->render.color = term_is_tty(STDOUT_FILENO) && !getenv("NO_COLOR");
 	else
-		return cd_fail(err, CD_EUSAGE, "--color must be auto, always or never, not '%s'", color);
+		return cd_fail(err, CD_EUSAGE, "--color must be auto, always or never, not '%.40s'", color);
 	return CD_OK;
+}
+
+/* --output FILE: stdout goes to a temporary file beside FILE, renamed over it once the
+ * report is complete, so a reader never sees half a report. */
+struct output {
+	char *path, *tmp;
+};
+
+static int output_open(struct output *o, const char *path, char *err)
+{
+	int fd;
+
+	o->path = (char *)path;
+	if (!(o->tmp = cd_asprintf("%s.XXXXXX", path)))
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	if ((fd = mkstemp(o->tmp)) < 0) {
+		int e = errno;
+
+		free(o->tmp);
+		o->tmp = NULL;
+		return cd_fail(err, CD_EIO, "--output %.200s: %s", path, strerror(e));
+	}
+	fchmod(fd, 0644);
+	fflush(stdout);
+	if (dup2(fd, STDOUT_FILENO) < 0) {
+		int e = errno;
+
+		close(fd);
+		unlink(o->tmp);
+		return cd_fail(err, CD_EIO, "--output %.200s: %s", path, strerror(e));
+	}
+	close(fd);
+	return CD_OK;
+}
+
+/* keep: the report is complete; else the temporary file goes */
+static int output_close(struct output *o, bool keep)
+{
+	int rc = 0;
+
+	if (!o->tmp)
+		return 0;
+	if (fflush(stdout) != 0 || fsync(STDOUT_FILENO) != 0)
+		keep = false, rc = -1;
+	if (keep && rename(o->tmp, o->path) != 0) {
+		fprintf(stderr, "cudoctor: --output %s: %s\n", o->path, strerror(errno));
+		rc = -1;
+	}
+	if (!keep || rc)
+		unlink(o->tmp);
+	free(o->tmp);
+	o->tmp = NULL;
+	return rc;
+}
+
+/* argv for the command: its name, the subcommand's, then the operands. */
+static char **command_argv(const struct parsed *p, int *argc)
+{
+	size_t n = p->cmd.n_operands + 3;
+	char **v = calloc(n, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	*argc = 0;
+	v[(*argc)++] = (char *)p->command->name;
+	if (p->sub)
+		v[(*argc)++] = (char *)p->sub->name;
+	for (size_t k = 0; k < p->cmd.n_operands; k++)
+		v[(*argc)++] = p->cmd.operands[k];
+	return v;
 }
 
 int main(int argc, char **argv)
 {
 	static struct cd_run run; /* the run context: what the command's needs open, once */
-	struct cd_globals g = { { FMT_TEXT, false, 0 }, false, &run };
-	const struct cd_command *cmd;
-	char *default_argv[] = { "doctor", NULL };
+	struct cd_globals g = { .render = { FMT_TEXT, false, 0 }, .run = &run, .commands = commands,
+				.global_opts = global_opts };
+	struct parsed p = { 0 };
 	char err[CD_ERRMSG] = "";
+	char **cargv = NULL;
+	const char *who;
 	struct report r;
-	bool help = false, version = false;
-	int rc, code;
+	bool report_made = false;
+	struct output output = { 0 };
+	int rc, code, cargc = 0;
 
-	if (take_global_options(&argc, argv, &g, &help, &version, err)) {
-		fprintf(stderr, "cudoctor: %s\n", err);
-		return EXIT_USAGE;
-	}
-	g.stderr_is_tty = isatty(STDERR_FILENO);
-	if (version) {
-		printf("cudoctor %s\n", CUDOCTOR_VERSION);
-		return EXIT_CLEAN;
-	}
-	if (argc < 2 && help) {
-		print_help(stdout);
-		return EXIT_CLEAN;
-	}
-	if (argc < 2) {
-		argc = 1;
-		argv = default_argv;
-	} else {
-		argc--;
-		argv++;
-	}
-	cmd = find_command(argv[0]);
-	if (!cmd) {
-		fprintf(stderr, "cudoctor: unknown command '%s'\n", argv[0]);
-		print_help(stderr);
-		return EXIT_USAGE;
-	}
-	if (help) {
-		fputs(cmd->help, stdout);
-		return EXIT_CLEAN;
-	}
-	if (report_init(&r, cmd->name)) {
-		fputs("cudoctor: out of memory\n", stderr);
-		return EXIT_TOOL;
-	}
-	rc = cmd->needs == NEEDS_DRIVER ? cd_run_driver(&run, &r, err) : CD_OK;
+	rc = parse_command_line(argc, argv, &p, err, &who);
 	if (rc == CD_OK)
-		rc = cmd->run(&r, argc, argv, &g, err);
+		rc = apply_globals(&p.global, &g, err);
 	if (rc == CD_EUSAGE) {
-		fprintf(stderr, "cudoctor %s: %s\nTry 'cudoctor %s --help'.\n", cmd->name, err, cmd->name);
-		code = EXIT_USAGE;
+		usage_error(who, err);
+		code = CD_EXIT_USAGE;
 		goto out;
 	}
 	if (rc != CD_OK) {
-		fprintf(stderr, "cudoctor %s: %s\n", cmd->name, *err ? err : cd_strerror(rc));
-		code = EXIT_TOOL;
+		fprintf(stderr, "cudoctor: %s\n", err);
+		code = CD_EXIT_FAILED;
+		goto out;
+	}
+	g.stderr_is_tty = term_is_tty(STDERR_FILENO);
+	g.args = &p.cmd;
+	for (size_t k = 0; k < p.global.n; k++)
+		if (p.global.v[k].opt->id == G_OUTPUT && !p.help && !p.version &&
+		    (rc = output_open(&output, p.global.v[k].value, err)) != CD_OK) {
+			fprintf(stderr, "cudoctor: %s\n", err);
+			code = CD_EXIT_FAILED;
+			goto out;
+		}
+	if (p.version) {
+		printf("cudoctor %s\n", CUDOCTOR_VERSION);
+		code = CD_EXIT_CLEAN;
+		goto out;
+	}
+	if (p.help) {
+		code = p.command ? print_command_help(stdout, p.command, p.sub) : print_top_help(stdout);
+		goto out;
+	}
+	if (!(cargv = command_argv(&p, &cargc)) || report_init(&r, p.command->name)) {
+		fputs("cudoctor: out of memory\n", stderr);
+		code = CD_EXIT_FAILED;
+		goto out;
+	}
+	report_made = true;
+	rc = p.command->needs == NEEDS_DRIVER ? cd_run_driver(&run, &r, err) : CD_OK;
+	if (rc == CD_OK)
+		rc = p.command->run(&r, cargc, cargv, &g, err);
+	if (rc == CD_EUSAGE) {
+		usage_error(p.command->name, err);
+		code = CD_EXIT_USAGE;
+		goto out;
+	}
+	if (rc != CD_OK) {
+		fprintf(stderr, "cudoctor %s: %s\n", p.command->name, *err ? err : cd_strerror(rc));
+		code = CD_EXIT_FAILED;
 		goto out;
 	}
 	if ((!r.self_rendered && render_report(&r, &g.render, stdout) != 0) || fflush(stdout) != 0) {
 		fprintf(stderr, "cudoctor: cannot write the report\n");
-		code = EXIT_TOOL;
+		code = CD_EXIT_FAILED;
+		goto out;
+	}
+	if (g.html && !r.oom && render_html_file(&r, g.html, err) != CD_OK) {
+		fprintf(stderr, "cudoctor: %s\n", err);
+		code = CD_EXIT_FAILED;
 		goto out;
 	}
 	if (r.oom) {
 		fprintf(stderr, "cudoctor: out of memory; the report is incomplete\n");
-		code = EXIT_TOOL;
+		code = CD_EXIT_FAILED;
 	} else if (r.exit_override >= 0) {
 		code = r.exit_override;
 	} else {
-		code = report_has_errors(&r) ? EXIT_FINDING : EXIT_CLEAN;
+		code = report_has_errors(&r) ? CD_EXIT_FINDING : CD_EXIT_CLEAN;
 	}
 out:
+	/* a report with findings is complete; a usage error or a failed run leaves no file */
+	if (output_close(&output, code == CD_EXIT_CLEAN || code == CD_EXIT_FINDING ||
+				     (code == CD_EXIT_FAILED && report_made && !r.oom && rc == CD_OK)) != 0 &&
+	    code < CD_EXIT_USAGE)
+		code = CD_EXIT_FAILED;
 	cd_run_close(&run);
-	report_free(&r);
+	if (report_made)
+		report_free(&r);
+	free(cargv);
+	cli_args_free(&p.global);
+	cli_args_free(&p.cmd);
 	return code;
 }

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "cli/opts.h"
 #include "driver/cudrv.h"
 #include "driver/nvml.h"
 #include "facts/driver.h"
@@ -13,6 +14,14 @@
 #include "report/render.h"
 #include "report/report.h"
 #include "util/err.h"
+
+/* The exit status, one table for every command (docs/exit-codes in `cudoctor --help`). */
+enum cd_exit {
+	CD_EXIT_CLEAN = 0,   /* no finding of severity error */
+	CD_EXIT_FINDING = 1, /* at least one finding of severity error */
+	CD_EXIT_USAGE = 2,   /* the command line was wrong; one line on stderr says how */
+	CD_EXIT_FAILED = 3,  /* an input could not be read, or cudoctor itself failed */
+};
 
 /* What main.c sets up before a command runs (git's RUN_SETUP, RUN_SETUP_GENTLY). */
 enum cd_needs {
@@ -52,20 +61,51 @@ struct cd_globals {
 	struct render_opts render;
 	bool stderr_is_tty;  /* progress bars only then */
 	struct cd_run *run;  /* opened by main.c for NEEDS_DRIVER; on demand otherwise */
+	const char *html;    /* --html FILE: also write the report as one HTML page */
+	/* the values of the command's (and subcommand's) own options, parsed by main.c from
+	 * the command's option table, in command-line order */
+	const struct cli_args *args;
+	/* main.c's tables, for the commands that describe the command line itself
+	 * (completion and the man page read them) */
+	const struct cd_command *const *commands;
+	const struct cli_opt *global_opts;
+};
+
+/* A subcommand (`mem estimate`): its own synopsis and options. */
+struct cd_subcommand {
+	const char *name;
+	const char *summary;
+	const char *usage;           /* what follows "cudoctor CMD " in the synopsis */
+	const struct cli_opt *opts;  /* NULL: none */
+	enum cli_complete operands;  /* what a shell completes for its operands */
 };
 
 struct cd_command {
 	const char *name;
 	const char *summary; /* one line for `cudoctor --help` */
-	const char *help;    /* full text for `cudoctor NAME --help` */
+	/* `cudoctor NAME --help` is usage, help, the options of opts, then notes. A command
+	 * whose opts is NULL parses its own options: help is then its whole text, and the
+	 * words main.c does not know reach it in argv. */
+	const char *usage;   /* synopsis lines, each starting "cudoctor NAME" */
+	const char *help;    /* what the command does */
+	const char *notes;   /* after the options: environment, files, see also; may be NULL */
+	const struct cli_opt *opts;
+	const struct cd_subcommand *subs; /* ended by a NULL name; NULL: none */
+	enum cli_complete operands;       /* what a shell completes for the operands */
+	const char *operand_words;        /* CLI_C_WORDS: the words, space-separated */
+	bool options_first;               /* options end at the first operand (explain's text) */
 	enum cd_needs needs;
-	/* argv[0] is the command name; getopt_long-ready (set optind = 0 first).
-	 * Returns CD_OK (exit code from findings), CD_EUSAGE (exit 2, err says why),
-	 * or another negative status (exit 3, err says why). */
+	/* argv[0] is the command name (then the subcommand's, if any), then the operands;
+	 * option values are in g->args. Returns CD_OK (exit code from findings), CD_EUSAGE
+	 * (exit 2, err says why), or another negative status (exit 3, err says why). */
 	int (*run)(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err);
 };
 
+/* An input named on the command line could not be read: said on stderr (the report says
+ * it too, where the command shows it), and the run exits 3. */
+void cmd_input_error(struct report *r, const char *command, const char *message);
+
 extern const struct cd_command cmd_doctor, cmd_devices, cmd_arch, cmd_explain,
-	cmd_gencode, cmd_kb, cmd_mem, cmd_lab, cmd_fleet;
+	cmd_gencode, cmd_kb, cmd_mem, cmd_lab, cmd_plan, cmd_topo, cmd_completion, cmd_fleet;
 
 #endif

@@ -1,6 +1,5 @@
 /* `cudoctor devices`: every GPU with what deviceQuery prints plus what NVML adds, as a
  * table per GPU or as JSON (every field, units in the key names), with health findings. */
-#include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -459,18 +458,15 @@ static void put_text(struct report *r, const struct gpu_probe *p)
 		put_gpu_text(r, &p->gpus[i]);
 }
 
+static const struct cli_opt devices_opts[] = { { 0 } };
+
 static int devices_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
-	static const struct option opts[] = { { 0, 0, 0, 0 } };
 	const struct gpu_probe *p = &g->run->probe; /* opened and judged by the run context */
-	int c, rc;
+	int rc;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1)
-		return cd_fail(err, CD_EUSAGE, "unknown option '%s'", argv[optind - 1]);
-	if (optind < argc)
-		return cd_fail(err, CD_EUSAGE, "unexpected argument '%s'", argv[optind]);
+	if (argc > 1)
+		return cd_fail(err, CD_EUSAGE, "devices takes no arguments (got '%.60s')", argv[1]);
 	rc = rules_gpu_health(p, r);
 	if (rc == CD_OK)
 		rc = put_json(r, p);
@@ -482,22 +478,21 @@ static int devices_run(struct report *r, int argc, char **argv, const struct cd_
 const struct cd_command cmd_devices = {
 	.name = "devices",
 	.summary = "every GPU: what deviceQuery prints plus NVML's state and health",
-	.help = "usage: cudoctor devices\n"
-		"\n"
-		"Lists every GPU the CUDA driver and NVML see, in CUDA order (GPUs hidden from CUDA\n"
-		"by CUDA_VISIBLE_DEVICES follow, from NVML): name, compute capability, memory, SMs,\n"
-		"clocks, limits per block and SM, caches, PCI location, UUID, compute mode; and from\n"
-		"NVML the driver version, PCIe link, persistence, MIG mode and MIG devices (their\n"
-		"GPU/compute instance, UUID and memory), power, temperature, clocks and clock event\n"
-		"reasons, ECC counters, retired pages / remapped rows and processes.\n"
-		"Reads only; creates no CUDA context.\n"
-		"\n"
-		"Findings: no-driver, no-device, driver-init-failed, system-not-ready,\n"
-		"driver-library-mismatch, forward-compat-unsupported, nvml-unavailable (the same driver\n"
-		"rules as doctor), gpu-lost, ecc-errors, retired-pages-pending, pcie-link-degraded,\n"
-		"clocks-throttled.\n"
-		"--json carries every field, units in the key names (docs/json.md); unknown values are null.\n"
-		"Environment: CUDOCTOR_LIBCUDA, CUDOCTOR_LIBNVML select the driver libraries.\n",
+	.usage = "cudoctor devices",
+	.opts = devices_opts,
+	.help = "Lists every GPU the CUDA driver and NVML see, in CUDA order (GPUs hidden from CUDA "
+		"by CUDA_VISIBLE_DEVICES follow, from NVML): name, compute capability, memory, SMs, "
+		"clocks, limits per block and SM, caches, PCI location, UUID, compute mode; and from "
+		"NVML the driver version, PCIe link, persistence, MIG mode and MIG devices (their "
+		"GPU/compute instance, UUID and memory), power, temperature, clocks and clock event "
+		"reasons, ECC counters, retired pages / remapped rows and processes. "
+		"Reads only; creates no CUDA context.\n\n"
+		"Findings: no-driver, no-device, driver-init-failed, system-not-ready, "
+		"driver-library-mismatch, forward-compat-unsupported, nvml-unavailable (the same driver "
+		"rules as doctor), gpu-lost, ecc-errors, retired-pages-pending, pcie-link-degraded, "
+		"clocks-throttled. "
+		"--json carries every field, units in the key names (docs/json.md); unknown values are null.",
+	.notes = "Environment: CUDOCTOR_LIBCUDA, CUDOCTOR_LIBNVML select the driver libraries.",
 	.needs = NEEDS_DRIVER,
 	.run = devices_run,
 };

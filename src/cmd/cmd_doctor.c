@@ -1,6 +1,5 @@
 /* `cudoctor doctor`: every layer of the CUDA stack found, shown, and checked against the
  * others. Collection is doctor/facts.c, judgement src/rules; this file renders. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
@@ -9,14 +8,16 @@
 #include "cmd/cmd.h"
 #include "cmd/doctor/facts.h"
 #include "cmd/gpu_mig.h"
+#include "cmd/topo_report.h"
+#include "kb/links.h"
+#include "probe/topology.h"
+#include "rules/topology.h"
 #include "rules/rules.h"
 #include "util/err.h"
 #include "util/str.h"
 #include "util/units.h"
 
 static const char doctor_help[] =
-	"usage: cudoctor [GLOBAL OPTIONS] doctor\n"
-	"\n"
 	"One verdict across the CUDA stack. Finds and checks against each other:\n"
 	"  Driver     the libcuda loaded and how, its version, the CUDA version it supports,\n"
 	"             the kernel module's version\n"
@@ -26,12 +27,8 @@ static const char doctor_help[] =
 	"  Runtimes   every libcudart the loader or a framework could load, and which wins\n"
 	"  Python     frameworks and NVIDIA wheels, read from disk without importing them\n"
 	"  Platform   WSL2, containers, /dev/nvidia* nodes\n"
-	"then prints the findings with evidence and fixes.\n"
-	"\n"
-	"  -v      also ask the selected nvcc for --list-gpu-arch (runs it)\n"
-	"  --json  the report as one JSON object (docs/json.md)\n"
-	"\n"
-	"Exit status: 0 no error finding, 1 an error finding (e.g. no-driver), 3 cudoctor failed.\n";
+	"then prints the findings with evidence and fixes. With -v it also asks the selected nvcc "
+	"for --list-gpu-arch (runs it); with -q it prints the verdict line only.";
 
 static json_t *jstr(const char *s)
 {
@@ -517,6 +514,48 @@ static int section_platform(struct report *r, const struct doctor_facts *df)
 	return report_json_set(r, "platform", o);
 }
 
+static const struct cli_opt doctor_opts[] = { { 0 } };
+
+/* -q's answer: one line, the verdict and what decided it. */
+static int verdict_line(struct report *r)
+{
+	size_t n[4] = { 0 };
+	const struct finding *worst = NULL;
+
+	for (size_t i = 0; i < r->n_findings; i++) {
+		n[r->findings[i].severity]++;
+		if (!worst || r->findings[i].severity > worst->severity)
+			worst = &r->findings[i];
+	}
+	if (n[SEV_ERROR] || n[SEV_WARN])
+		return report_answer(r, "%s: %zu error%s, %zu warning%s; first: %s: %s", n[SEV_ERROR] ? "error" : "warn",
+				     n[SEV_ERROR], n[SEV_ERROR] == 1 ? "" : "s", n[SEV_WARN], n[SEV_WARN] == 1 ? "" : "s",
+				     worst->id, worst->title);
+	return report_answer(r, "ok: %s", worst ? worst->title : "nothing to report");
+}
+
+/* With two or more GPUs: how they connect, one line per pair, and the topology findings
+ * (nvlink-down, p2p-unsupported, numa-affinity) through the run's libraries. */
+static int section_topology(struct report *r, const struct cd_run *run, char *err)
+{
+	struct topo_probe *t;
+	int rc;
+
+	if (run->probe.n_gpus < 2)
+		return CD_OK;
+	if ((rc = kb_links_load(err)) != CD_OK)
+		return rc;
+	if (!(t = calloc(1, sizeof(*t))))
+		return CD_ENOMEM;
+	if ((rc = topo_probe_collect(t, &run->probe, run->cu, run->nv, NULL, err)) == CD_OK) {
+		if ((rc = topo_report_summary(r, t)) == CD_OK)
+			rc = topo_rules(r, t);
+		topo_probe_free(t);
+	}
+	free(t);
+	return rc;
+}
+
 static int doctor_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
 	struct doctor_opts o = { .root = NULL, .list_archs = g->render.verbosity > 0 };
@@ -524,12 +563,13 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 	int rc;
 
 	if (argc > 1)
-		return cd_fail(err, CD_EUSAGE, "doctor takes no arguments (got '%s')", argv[1]);
+		return cd_fail(err, CD_EUSAGE, "doctor takes no arguments (got '%.60s')", argv[1]);
 	/* the driver was opened and judged by the run context (needs = NEEDS_DRIVER) */
 	rc = doctor_collect(&df, g->run, &o, err);
 	if (rc != CD_OK)
 		return rc;
 	if ((rc = section_driver(r, &df)) != CD_OK || (rc = section_gpus(r, &df)) != CD_OK ||
+	    (rc = section_topology(r, g->run, err)) != CD_OK ||
 	    (rc = section_toolkits(r, &df)) != CD_OK || (rc = section_runtimes(r, &df, g->render.verbosity > 0)) != CD_OK ||
 	    (rc = section_python(r, &df)) != CD_OK || (rc = section_platform(r, &df)) != CD_OK)
 		goto out;
@@ -537,7 +577,9 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 		goto out;
 	if ((rc = rules_gpu_health(df.gp, r)) != CD_OK)
 		goto out;
-	rc = rules_verdict(&df.f, r);
+	if ((rc = rules_verdict(&df.f, r)) != CD_OK)
+		goto out;
+	rc = verdict_line(r);
 out:
 	doctor_facts_free(&df);
 	if (rc != CD_OK)
@@ -548,7 +590,9 @@ out:
 const struct cd_command cmd_doctor = {
 	.name = "doctor",
 	.summary = "check driver, GPUs, toolkits, runtimes, Python and platform against each other",
+	.usage = "cudoctor [GLOBAL OPTIONS] doctor",
 	.help = doctor_help,
+	.opts = doctor_opts,
 	.needs = NEEDS_DRIVER,
 	.run = doctor_run,
 };

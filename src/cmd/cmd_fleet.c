@@ -45,8 +45,9 @@ static const char fleet_help[] =
 	"  --timeout S      rank 0 waits at most S seconds for the other nodes (default 300);\n"
 	"                   nodes that did not report by then are named (fleet-node-missing)\n"
 	"  --prometheus DIR also write DIR/NODE.prom per node, for node_exporter's textfile collector\n"
-	"  --output FILE    write the report to FILE, not stdout (under MPI: rank 0 writes it itself,\n"
-	"                   so it survives a launcher that ends the job when a rank dies)\n"
+	"  --save FILE      rank 0 writes the report to FILE itself, not to stdout: it survives a\n"
+	"                   launcher that ends the job when a rank dies (the global --output would\n"
+	"                   be written by every rank)\n"
 	"\n"
 	"Environment: CUDOCTOR_NODE names this node (default: the host name).\n"
 	"Exit status: 0 no error finding on any node, 1 an error finding, 2 usage, 3 cudoctor failed.\n";
@@ -65,14 +66,14 @@ static int parse_labs(struct fleet_opts *o, char *list, char *err)
 
 int fleet_render(struct report *r, const struct fleet_opts *o, const struct cd_globals *g, char *err)
 {
-	FILE *out = o->output ? fopen(o->output, "w") : stdout;
+	FILE *out = o->save ? fopen(o->save, "w") : stdout;
 	int rc;
 
 	if (!out)
-		return cd_fail(err, CD_EIO, "--output %s: %s", o->output, strerror(errno));
+		return cd_fail(err, CD_EIO, "--save %s: %s", o->save, strerror(errno));
 	rc = render_report(r, &g->render, out);
 	if (fflush(out) != 0 || (out != stdout && fclose(out) != 0) || rc != CD_OK)
-		return cd_fail(err, CD_EIO, "cannot write the report%s%s", o->output ? " to " : "", o->output ? o->output : "");
+		return cd_fail(err, CD_EIO, "cannot write the report%s%s", o->save ? " to " : "", o->save ? o->save : "");
 	r->self_rendered = true;
 	return CD_OK;
 }
@@ -103,7 +104,7 @@ static int read_files(struct report *r, int n, char **files, const struct fleet_
 		rc = fleet_write_prometheus(&f, o->prometheus_dir, err);
 	else if (rc != CD_OK)
 		cd_fail(err, rc, "fleet: %s", cd_strerror(rc));
-	if (rc == CD_OK && o->output)
+	if (rc == CD_OK && o->save)
 		rc = fleet_render(r, o, g, err);
 	fleet_free(&f);
 	return rc;
@@ -114,7 +115,7 @@ static int fleet_run(struct report *r, int argc, char **argv, const struct cd_gl
 	static const struct option opts[] = {
 		{ "labs", required_argument, NULL, 'l' }, { "quick", no_argument, NULL, 'q' },
 		{ "timeout", required_argument, NULL, 't' }, { "prometheus", required_argument, NULL, 'p' },
-		{ "output", required_argument, NULL, 'o' },
+		{ "save", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fleet_opts o = { .timeout_s = DEFAULT_TIMEOUT_S };
@@ -138,7 +139,7 @@ static int fleet_run(struct report *r, int argc, char **argv, const struct cd_gl
 			o.timeout_s = (int)v;
 			break;
 		case 'p': o.prometheus_dir = optarg; break;
-		case 'o': o.output = optarg; break;
+		case 's': o.save = optarg; break;
 		default:
 			return cd_fail(err, CD_EUSAGE, "unknown option '%s'", argv[optind - 1]);
 		}

@@ -1,6 +1,5 @@
 /* `cudoctor gencode`: nvcc -gencode flags, CMAKE_CUDA_ARCHITECTURES and TORCH_CUDA_ARCH_LIST
  * for named GPUs (or the ones here), with the toolkit and driver range the build needs. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,21 +14,34 @@
 #include "util/err.h"
 
 static const char gencode_help[] =
-	"usage: cudoctor gencode [--gpu SPEC]... [--native] [--all|--all-major] [--toolkit VERSION]\n"
-	"                        [--ptx|--no-ptx] [--format nvcc|cmake|torch|makefile|all]\n"
-	"\n"
-	"Prints the nvcc -gencode flags, CMAKE_CUDA_ARCHITECTURES and TORCH_CUDA_ARCH_LIST that\n"
-	"build SASS for each GPU and PTX for the newest (so later GPUs can JIT it), and the\n"
-	"toolkit and driver the result needs. Refuses when the toolkit cannot target a GPU,\n"
-	"and says which toolkits can.\n"
-	"\n"
-	"  --gpu SPEC        sm_89, 8.9, 89, sm_90a, sm_100f, or a GPU name or part of one\n"
-	"                    (\"RTX 4060 Ti\", H200); repeatable\n"
-	"  --native          the GPUs this machine has (through the driver)\n"
-	"  --all             every arch the toolkit builds; --all-major: the lowest of each major\n"
-	"  --toolkit VERSION the CUDA release that will build (default: the nvcc found)\n"
-	"  --ptx / --no-ptx  PTX for the newest arch (default on)\n"
-	"  --format F        which spelling to print (default all)\n";
+	"Prints the nvcc -gencode flags, CMAKE_CUDA_ARCHITECTURES and TORCH_CUDA_ARCH_LIST that "
+	"build SASS for each GPU and PTX for the newest (so later GPUs can JIT it), and the "
+	"toolkit and driver the result needs. Refuses when the toolkit cannot target a GPU, "
+	"and says which toolkits can. With --format nvcc, cmake or torch (or -q) only that line "
+	"is printed, for `nvcc $(cudoctor gencode --gpu sm_90 --format nvcc) ...`.";
+
+enum { O_GPU = 1, O_NATIVE, O_ALL, O_ALL_MAJOR, O_TOOLKIT, O_PTX, O_NO_PTX, O_FORMAT };
+enum { GROUP_WHICH = 1, GROUP_PTX };
+
+static const struct cli_opt gencode_opts[] = {
+	{ .id = O_GPU, .short_name = 'g', .long_name = "gpu", .arg = CLI_REQUIRED, .metavar = "SPEC",
+	  .help = "sm_89, 8.9, 89, sm_90a, sm_100f, or a GPU name or part of one (\"RTX 4060 Ti\", "
+		  "H200); repeatable",
+	  .complete = CLI_C_GPU, .flags = CLI_REPEAT },
+	{ .id = O_NATIVE, .long_name = "native", .help = "the GPUs this machine has (through the driver)" },
+	{ .id = O_ALL, .long_name = "all", .help = "every arch the toolkit builds", .group = GROUP_WHICH },
+	{ .id = O_ALL_MAJOR, .long_name = "all-major", .help = "the lowest arch of each major version",
+	  .group = GROUP_WHICH },
+	{ .id = O_TOOLKIT, .long_name = "toolkit", .arg = CLI_REQUIRED, .metavar = "VERSION",
+	  .help = "the CUDA release that will build (default: the nvcc found)" },
+	{ .id = O_PTX, .long_name = "ptx", .help = "PTX for the newest arch (the default)", .group = GROUP_PTX },
+	{ .id = O_NO_PTX, .long_name = "no-ptx", .help = "SASS only: no PTX", .group = GROUP_PTX },
+	{ .id = O_FORMAT, .long_name = "format", .arg = CLI_REQUIRED, .metavar = "F",
+	  .help = "which spelling to print: nvcc, cmake, torch (one line only), makefile, or all "
+		  "(the default)",
+	  .complete = CLI_C_WORDS, .words = "nvcc cmake torch makefile all" },
+	{ 0 },
+};
 
 struct gencode_args {
 	struct gpu_spec specs[GENCODE_MAX];
@@ -38,53 +50,42 @@ struct gencode_args {
 	const char *toolkit, *format;
 };
 
-static int parse_args(int argc, char **argv, struct gencode_args *a, char *err)
+static int parse_args(int argc, char **argv, const struct cli_args *args, struct gencode_args *a,
+		      char *err)
 {
-	static const struct option opts[] = {
-		{ "gpu", required_argument, NULL, 'g' },     { "native", no_argument, NULL, 'n' },
-		{ "all", no_argument, NULL, 'a' },           { "all-major", no_argument, NULL, 'm' },
-		{ "toolkit", required_argument, NULL, 't' }, { "ptx", no_argument, NULL, 'p' },
-		{ "no-ptx", no_argument, NULL, 'P' },        { "format", required_argument, NULL, 'f' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, rc;
+	int rc;
 
 	memset(a, 0, sizeof(*a));
 	a->ptx = true;
 	a->format = "all";
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		switch (c) {
-		case 'g':
+	for (size_t i = 0; i < args->n; i++) {
+		const char *val = args->v[i].value;
+
+		switch (args->v[i].opt->id) {
+		case O_GPU:
 			if (a->n == GENCODE_MAX)
 				return cd_fail(err, CD_EUSAGE, "at most %d --gpu", GENCODE_MAX);
-			if ((rc = kb_parse_gpu_spec(optarg, &a->specs[a->n], err)) != CD_OK)
+			if ((rc = kb_parse_gpu_spec(val, &a->specs[a->n], err)) != CD_OK)
 				return rc;
 			a->n++;
 			break;
-		case 'n': a->native = true; break;
-		case 'a': a->all = true; break;
-		case 'm': a->all_major = true; break;
-		case 't': a->toolkit = optarg; break;
-		case 'p': a->ptx = true; break;
-		case 'P': a->ptx = false; break;
-		case 'f':
-			a->format = optarg;
-			if (strcmp(optarg, "nvcc") && strcmp(optarg, "cmake") && strcmp(optarg, "torch") &&
-			    strcmp(optarg, "makefile") && strcmp(optarg, "all"))
-				return cd_fail(err, CD_EUSAGE, "--format is nvcc, cmake, torch, makefile or all");
+		case O_NATIVE: a->native = true; break;
+		case O_ALL: a->all = true; break;
+		case O_ALL_MAJOR: a->all_major = true; break;
+		case O_TOOLKIT: a->toolkit = val; break;
+		case O_PTX: a->ptx = true; break;
+		case O_NO_PTX: a->ptx = false; break;
+		case O_FORMAT:
+			a->format = val;
+			if (strcmp(val, "nvcc") && strcmp(val, "cmake") && strcmp(val, "torch") &&
+			    strcmp(val, "makefile") && strcmp(val, "all"))
+				return cd_fail(err, CD_EUSAGE, "--format is nvcc, cmake, torch, makefile or all, not '%.40s'",
+					       val);
 			break;
-		case ':':
-			return cd_fail(err, CD_EUSAGE, "%s needs a value", argv[optind - 1]);
-		default:
-			return cd_fail(err, CD_EUSAGE, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind < argc)
-		return cd_fail(err, CD_EUSAGE, "unexpected '%s' (GPUs are named with --gpu)", argv[optind]);
-	if (a->all && a->all_major)
-		return cd_fail(err, CD_EUSAGE, "--all and --all-major exclude each other");
+	if (argc > 1)
+		return cd_fail(err, CD_EUSAGE, "unexpected '%.60s' (GPUs are named with --gpu)", argv[1]);
 	if (!a->n && !a->native && !a->all && !a->all_major)
 		return cd_fail(err, CD_EUSAGE, "name GPUs with --gpu, or use --native, --all or --all-major");
 	return CD_OK;
@@ -256,6 +257,19 @@ static void flag_fields(struct report_rec *top, const struct gencode_plan *p, co
 		     rv_str(p->makefile));
 }
 
+/* The line a build script wants: nvcc $(cudoctor gencode --gpu sm_90 --format nvcc) ... */
+static int answer(struct report *r, const struct gencode_plan *p, const char *format)
+{
+	r->answer_only = strcmp(format, "nvcc") == 0 || strcmp(format, "cmake") == 0 || strcmp(format, "torch") == 0;
+	if (strcmp(format, "cmake") == 0)
+		return report_answer(r, "-DCMAKE_CUDA_ARCHITECTURES=\"%s\"", p->cmake);
+	if (strcmp(format, "torch") == 0)
+		return report_answer(r, "TORCH_CUDA_ARCH_LIST=\"%s\"", p->torch);
+	if (strcmp(format, "makefile") == 0)
+		return report_answer(r, "%s", p->makefile);
+	return report_answer(r, "%s", p->nvcc); /* -q without --format: the nvcc flags */
+}
+
 static void explain_choice(struct report_rec *top, const struct gencode_plan *p)
 {
 	bool any_a = false, any_f = false;
@@ -357,7 +371,7 @@ static int gencode_run(struct report *r, int argc, char **argv, const struct cd_
 		goto out;
 	}
 	TRY(kb_load(err));
-	TRY(parse_args(argc, argv, a, err));
+	TRY(parse_args(argc, argv, g->args, a, err));
 	report_rec_section(&top, "Build");
 	TRY(pick_toolkit(&top, a, &tk, err));
 	if (a->native)
@@ -381,6 +395,7 @@ static int gencode_run(struct report *r, int argc, char **argv, const struct cd_
 		goto end;
 	}
 	flag_fields(&top, p, a->format);
+	TRY(answer(r, p, a->format));
 	report_rec_section(&top, "The result needs");
 	toolkit_range_field(&top, p);
 	report_fieldf(&top, "driver", "min_driver", rv_str(p->min_driver), "%s or newer to run (CUDA %d.x%s)",
@@ -403,6 +418,9 @@ out:
 const struct cd_command cmd_gencode = {
 	.name = "gencode",
 	.summary = "nvcc/CMake/PyTorch arch flags for your GPUs, and the toolkit and driver they need",
+	.usage = "cudoctor gencode [--gpu SPEC]... [--native] [--all|--all-major] [--toolkit VERSION]\n"
+		 "                        [--ptx|--no-ptx] [--format nvcc|cmake|torch|makefile|all]",
 	.help = gencode_help,
+	.opts = gencode_opts,
 	.run = gencode_run,
 };

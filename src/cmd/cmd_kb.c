@@ -5,19 +5,24 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/kb_torch.h"
 #include "kb/kb.h"
 #include "util/err.h"
 #include "util/str.h"
 
 static const char kb_help[] =
-	"usage: cudoctor kb gpu [NAME|CC]       GPUs: name, compute capability, memory, toolkits\n"
-	"       cudoctor kb toolkit [VERSION]   CUDA toolkits: driver minimums, archs, PTX ISA\n"
-	"       cudoctor kb driver VERSION      what a driver version runs (580.65.06, 572.61)\n"
-	"       cudoctor kb error CODE|NAME     the CUDA error catalogue (209, cudaErrorNoKernelImageForDevice)\n"
+	"  gpu [NAME|CC]            GPUs: name, compute capability, memory, toolkits\n"
+	"  toolkit [VERSION]        CUDA toolkits: driver minimums, archs, PTX ISA\n"
+	"  driver VERSION           what a driver version runs (580.65.06, 572.61)\n"
+	"  error CODE|NAME          the CUDA error catalogue (209, cudaErrorNoKernelImageForDevice)\n"
+	"  torch [RELEASE|cuXYZ]    PyTorch wheels: CUDA variants and the archs each carries\n"
+	"  framework [NAME]         JAX, vLLM and Ollama CUDA builds: GPUs and drivers they need\n"
 	"\n"
-	"Prints facts from the embedded tables (kb/*.tsv) with their sources; facts the sources\n"
-	"disagree on or barely support are marked (uncertain). Without an argument, gpu and\n"
-	"toolkit list every row.\n";
+	"Prints facts from the embedded tables (kb/*.tsv) with their sources; facts the sources "
+	"disagree on or barely support are marked (uncertain). Without an argument, gpu and "
+	"toolkit list every row.";
+
+static const struct cli_opt kb_opts[] = { { 0 } };
 
 /* ---- shared helpers ---- */
 
@@ -440,7 +445,9 @@ static int kb_topic(struct report_rec *top, const char *topic, const char *query
 		return kb_driver_cmd(top, query, err);
 	if (strcmp(topic, "error") == 0)
 		return kb_error_cmd(top, query, err);
-	return cd_fail(err, CD_EUSAGE, "unknown topic '%.30s': gpu, toolkit, driver or error", topic);
+	if (strcmp(topic, "torch") == 0 || strcmp(topic, "framework") == 0)
+		return topic[0] == 't' ? kb_torch_cmd(top->r, query, err) : kb_framework_cmd(top->r, query, err);
+	return cd_fail(err, CD_EUSAGE, "unknown topic '%.30s': gpu, toolkit, driver, error, torch or framework", topic);
 }
 
 static int kb_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
@@ -451,7 +458,7 @@ static int kb_run(struct report *r, int argc, char **argv, const struct cd_globa
 
 	(void)g;
 	if (argc < 2)
-		return cd_fail(err, CD_EUSAGE, "name a topic: gpu, toolkit, driver or error");
+		return cd_fail(err, CD_EUSAGE, "name a topic: gpu, toolkit, driver, error, torch or framework");
 	if ((rc = kb_load(err)) != CD_OK)
 		return rc;
 	topic = argv[1];
@@ -472,6 +479,15 @@ static int kb_run(struct report *r, int argc, char **argv, const struct cd_globa
 const struct cd_command cmd_kb = {
 	.name = "kb",
 	.summary = "facts about GPUs, toolkits, drivers and CUDA errors, with sources",
+	.usage = "cudoctor kb gpu [NAME|CC]\n"
+		 "       cudoctor kb toolkit [VERSION]\n"
+		 "       cudoctor kb driver VERSION\n"
+		 "       cudoctor kb error CODE|NAME\n"
+		 "       cudoctor kb torch [RELEASE|cuXYZ]\n"
+		 "       cudoctor kb framework [NAME]",
 	.help = kb_help,
+	.opts = kb_opts,
+	.operands = CLI_C_WORDS,
+	.operand_words = "gpu toolkit driver error torch framework",
 	.run = kb_run,
 };

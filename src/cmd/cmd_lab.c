@@ -1,7 +1,6 @@
 /* `cudoctor lab`: runs the experiments of src/lab/ on a GPU and reports each claim,
  * its set-up, measurements, verdict and lesson; --plot writes SVG charts. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
+#include "cmd/lab_render.h"
 #include "driver/cudrv.h"
 #include "lab/fatbin.h"
 #include "lab/gpu.h"
@@ -19,18 +19,23 @@
 #include "util/str.h"
 
 static const char help[] =
-	"usage: cudoctor lab list\n"
-	"       cudoctor lab [run] NAME... [--quick] [--plot DIR] [--device N]\n"
-	"       cudoctor lab all [--quick] [--plot DIR] [--device N]\n"
-	"\n"
-	"Proves the claims of the CUDA programming model on this GPU: each lab prints the claim,\n"
-	"the set-up, a table of measurements, the verdict (confirmed, refuted, inconclusive) with\n"
-	"the numbers that decided it, and what it means for your code.\n"
-	"\n"
-	"  --quick        smaller sweeps and fewer repetitions (seconds)\n"
-	"  --plot DIR     write one SVG chart per lab into DIR\n"
-	"  --device N     run on CUDA device N (default 0)\n"
-	"  --seed N       seed of the random inputs (default: from the clock)\n";
+	"Proves the claims of the CUDA programming model on this GPU: each lab prints the claim, "
+	"the set-up, a table of measurements, the verdict (confirmed, refuted, inconclusive) with "
+	"the numbers that decided it, and what it means for your code. `cudoctor lab list` names "
+	"every lab. `cudoctor --html FILE lab ...` also writes one self-contained page with every chart.";
+
+enum { O_QUICK = 1, O_PLOT, O_DEVICE, O_SEED };
+
+static const struct cli_opt lab_opts[] = {
+	{ .id = O_QUICK, .long_name = "quick", .help = "smaller sweeps and fewer repetitions (seconds)" },
+	{ .id = O_PLOT, .long_name = "plot", .arg = CLI_REQUIRED, .metavar = "DIR",
+	  .help = "write one SVG chart per lab into DIR", .complete = CLI_C_DIR },
+	{ .id = O_DEVICE, .long_name = "device", .arg = CLI_REQUIRED, .metavar = "N",
+	  .help = "run on CUDA device N (default 0)" },
+	{ .id = O_SEED, .long_name = "seed", .arg = CLI_REQUIRED, .metavar = "N",
+	  .help = "seed of the random inputs (default: from the clock)" },
+	{ 0 },
+};
 
 struct progress {
 	bool on;
@@ -71,7 +76,7 @@ static void fmt_value(char *buf, size_t n, double v)
 		snprintf(buf, n, "%.3g", v);
 }
 
-static void render_lab(struct report *r, json_t *jlabs, const struct lab *l, const struct lab_result *res,
+void lab_render_result(struct report *r, json_t *jlabs, const struct lab *l, const struct lab_result *res,
 		       const char *err)
 {
 	report_section(r, "lab %s: %s", l->name, l->concept);
@@ -88,6 +93,10 @@ static void render_lab(struct report *r, json_t *jlabs, const struct lab *l, con
 			report_table_row(r, row);
 		}
 	}
+	char *svg = res->plot.used ? lab_svg_render(&res->plot) : NULL;
+	if (svg)
+		report_figure(r, res->plot.title, svg);
+	free(svg);
 	report_kv(r, "verdict", "%s: %s", lab_verdict_name(res->verdict), res->decided[0] ? res->decided : err);
 	if (res->note[0])
 		report_kv(r, "note", "%s", res->note);
@@ -191,47 +200,39 @@ static void labs_not_started(struct report *r, int device, const char *evidence)
 
 static int run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
-	static const struct option opts[] = {
-		{ "quick", no_argument, NULL, 'q' }, { "plot", required_argument, NULL, 'p' },
-		{ "device", required_argument, NULL, 'd' }, { "seed", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
-	};
 	bool quick = false;
 	const char *plot = NULL;
 	int device = 0;
 	unsigned long long seed = (unsigned long long)time(NULL);
-	optind = 0;
-	for (int o; (o = getopt_long(argc, argv, "+", opts, NULL)) != -1;) {
+
+	for (size_t i = 0; i < g->args->n; i++) {
+		const char *optarg = g->args->v[i].value;
 		char *end;
-		switch (o) {
-		case 'q': quick = true; break;
-		case 'p': plot = optarg; break;
-		case 'd':
+
+		switch (g->args->v[i].opt->id) {
+		case O_QUICK: quick = true; break;
+		case O_PLOT: plot = optarg; break;
+		case O_DEVICE:
 			device = (int)strtol(optarg, &end, 10);
-			if (*end || device < 0)
-				return cd_fail(err, CD_EUSAGE, "--device wants a device number, not '%s'", optarg);
+			if (end == optarg || *end || device < 0)
+				return cd_fail(err, CD_EUSAGE, "--device wants a device number, not '%.40s'", optarg);
 			break;
-		case 's':
+		case O_SEED:
 			seed = strtoull(optarg, &end, 0);
-			if (*end)
-				return cd_fail(err, CD_EUSAGE, "--seed wants a number, not '%s'", optarg);
+			if (end == optarg || *end)
+				return cd_fail(err, CD_EUSAGE, "--seed wants a number, not '%.40s'", optarg);
 			break;
-		case 'h': return cd_fail(err, CD_EUSAGE, "%s", help);
-		default: return cd_fail(err, CD_EUSAGE, "unknown option; see cudoctor lab --help");
 		}
 	}
-	/* the rest: list | all | run NAME... | NAME...; options may also follow names */
+	/* the operands: list | all | run NAME... | NAME... */
 	const struct lab *chosen[64];
 	size_t n = 0;
 	bool all = false, list = false;
-	for (int i = optind; i < argc; i++) {
+	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (strcmp(a, "--quick") == 0) { quick = true; continue; }
-		if (strcmp(a, "--plot") == 0 && i + 1 < argc) { plot = argv[++i]; continue; }
-		if (strncmp(a, "--plot=", 7) == 0) { plot = a + 7; continue; }
-		if (i == optind && strcmp(a, "run") == 0)
+		if (i == 1 && strcmp(a, "run") == 0)
 			continue;
-		if (i == optind && strcmp(a, "list") == 0) { list = true; continue; }
+		if (i == 1 && strcmp(a, "list") == 0) { list = true; continue; }
 		if (strcmp(a, "all") == 0) { all = true; continue; }
 		const struct lab *l = lab_find(a);
 		if (!l) {
@@ -239,7 +240,7 @@ static int run(struct report *r, int argc, char **argv, const struct cd_globals 
 			sb_init(&sb);
 			for (size_t k = 0; k < lab_count(); k++)
 				sb_printf(&sb, "%s%s", k ? ", " : "", lab_at(k)->name);
-			cd_fail(err, CD_EUSAGE, "no lab named '%s' (labs: %s)", a, sb.buf ? sb.buf : "");
+			cd_fail(err, CD_EUSAGE, "no lab named '%.40s' (labs: %s)", a, sb.buf ? sb.buf : "");
 			sb_free(&sb);
 			return CD_EUSAGE;
 		}
@@ -252,7 +253,7 @@ static int run(struct report *r, int argc, char **argv, const struct cd_globals 
 		for (n = 0; n < lab_count() && n < sizeof chosen / sizeof *chosen; n++)
 			chosen[n] = lab_at(n);
 	if (n == 0)
-		return cd_fail(err, CD_EUSAGE, "name a lab, `all` or `list`; see cudoctor lab --help");
+		return cd_fail(err, CD_EUSAGE, "name a lab, `all` or `list`");
 	if (plot && mkdir(plot, 0777) != 0 && errno != EEXIST)
 		return cd_fail(err, CD_EIO, "--plot %s: %s", plot, strerror(errno));
 
@@ -282,6 +283,8 @@ static int run(struct report *r, int argc, char **argv, const struct cd_globals 
 	c.tiny = getenv("CUDOCTOR_LAB_TINY") && strcmp(getenv("CUDOCTOR_LAB_TINY"), "1") == 0;
 	c.seed = seed;
 	rc = lab_open(&c, d, device, lab_fatbin, lerr);
+	c.nv = driver_nvml_ok(&run->probe) ? run->nv : NULL;
+	c.probe = &run->probe;
 	if (rc == CD_EUSAGE)
 		return cd_fail(err, CD_EUSAGE, "%s", lerr);
 	if (rc != CD_OK) {
@@ -289,7 +292,7 @@ static int run(struct report *r, int argc, char **argv, const struct cd_globals 
 		return CD_OK;
 	}
 	struct lab_nvml nv;
-	lab_nvml_open(&nv, c.d, c.dev);
+	lab_nvml_open(&nv, c.nv, c.d, c.dev);
 	c.sm_clock_mhz = lab_nvml_sm_clock;
 	c.pcie_link = lab_nvml_link;
 	c.clock_user = &nv;
@@ -332,14 +335,14 @@ static int run(struct report *r, int argc, char **argv, const struct cd_globals 
 			res->verdict = LAB_FAILED;
 		}
 		/* a failed launch can leave the context unusable: say so once and stop */
-		render_lab(r, jlabs, chosen[i], res, e);
+		lab_render_result(r, jlabs, chosen[i], res, e);
 		if (plot && lrc == CD_OK) {
 			char perr[CD_ERRMSG];
 			if (write_plot(plot, chosen[i], res, perr) != CD_OK)
 				report_line(r, "plot not written: %s", perr);
 		}
 		free(res);
-		if (lrc != CD_OK && strstr(e, "ILLEGAL") != NULL)
+		if ((lrc != CD_OK && strstr(e, "ILLEGAL") != NULL) || c.hung)
 			break;
 	}
 	if (prog.on)
@@ -356,7 +359,13 @@ static int run(struct report *r, int argc, char **argv, const struct cd_globals 
 const struct cd_command cmd_lab = {
 	.name = "lab",
 	.summary = "prove the CUDA programming model on this GPU, claim by claim",
+	.usage = "cudoctor lab list\n"
+		 "       cudoctor lab [run] NAME... [--quick] [--plot DIR] [--device N] [--seed N]\n"
+		 "       cudoctor lab all [--quick] [--plot DIR] [--device N] [--seed N]",
 	.help = help,
+	.opts = lab_opts,
+	.operands = CLI_C_LAB,
+	.operand_words = "list all run",
 	.needs = NEEDS_DRIVER_GENTLY, /* `lab list` needs no driver */
 	.run = run,
 };

@@ -17,6 +17,8 @@ typedef struct CUevent_st *CUevent;
 typedef struct CUgraph_st *CUgraph;
 typedef struct CUgraphExec_st *CUgraphExec;
 typedef unsigned long long CUmemGenericAllocationHandle;
+typedef struct CUarray_st *CUarray;
+typedef unsigned long long CUtexObject;
 
 typedef struct { char bytes[16]; } CUuuid;
 
@@ -29,9 +31,13 @@ enum {
 	CUDA_ERROR_INVALID_DEVICE = 101,
 	CUDA_ERROR_INVALID_IMAGE = 200,
 	CUDA_ERROR_NO_BINARY_FOR_GPU = 209,
+	CUDA_ERROR_PEER_ACCESS_UNSUPPORTED = 217,
 	CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222,
 	CUDA_ERROR_JIT_COMPILATION_DISABLED = 223,
 	CUDA_ERROR_NOT_FOUND = 500,
+	CUDA_ERROR_NOT_READY = 600,
+	CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704,
+	CUDA_ERROR_PEER_ACCESS_NOT_ENABLED = 705,
 	CUDA_ERROR_SYSTEM_NOT_READY = 802,
 	CUDA_ERROR_SYSTEM_DRIVER_MISMATCH = 803,
 	CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE = 804,
@@ -108,6 +114,8 @@ enum {
 	CU_STREAM_DEFAULT = 0,
 	CU_STREAM_NON_BLOCKING = 1,
 	CU_MEMHOSTALLOC_PORTABLE = 1,
+	CU_MEMHOSTALLOC_DEVICEMAP = 2,
+	CU_LIMIT_MALLOC_HEAP_SIZE = 2,
 	CU_STREAM_CAPTURE_MODE_GLOBAL = 0,
 	CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
 	CU_STREAM_CAPTURE_MODE_RELAXED = 2,
@@ -141,5 +149,63 @@ typedef struct {
 	CUmemLocation location;
 	CUmemAccess_flags flags;
 } CUmemAccessDesc;
+
+/* Textures (cuArrayCreate, cuMemcpy2D, cuTexObjectCreate); the enum-typed members of
+ * cuda.h are ints here, the same size */
+enum {
+	CU_AD_FORMAT_FLOAT = 0x20,
+	CU_RESOURCE_TYPE_ARRAY = 0,
+	CU_TR_ADDRESS_MODE_CLAMP = 1,
+	CU_TR_FILTER_MODE_POINT = 0,
+	CU_TR_FILTER_MODE_LINEAR = 1,
+	CU_MEMORYTYPE_DEVICE = 2,
+	CU_MEMORYTYPE_ARRAY = 3,
+};
+
+typedef struct {
+	size_t Width, Height;
+	int Format; /* CUarray_format */
+	unsigned int NumChannels;
+} CUDA_ARRAY_DESCRIPTOR;
+
+typedef struct {
+	size_t srcXInBytes, srcY;
+	int srcMemoryType; /* CUmemorytype */
+	const void *srcHost;
+	CUdeviceptr srcDevice;
+	CUarray srcArray;
+	size_t srcPitch;
+	size_t dstXInBytes, dstY;
+	int dstMemoryType;
+	void *dstHost;
+	CUdeviceptr dstDevice;
+	CUarray dstArray;
+	size_t dstPitch;
+	size_t WidthInBytes, Height;
+} CUDA_MEMCPY2D;
+
+typedef struct {
+	int resType; /* CUresourcetype */
+	union {
+		struct {
+			CUarray hArray;
+		} array;
+		struct {
+			int reserved[32];
+		} reserved;
+	} res;
+	unsigned int flags;
+} CUDA_RESOURCE_DESC;
+
+typedef struct {
+	int addressMode[3]; /* CUaddress_mode */
+	int filterMode;     /* CUfilter_mode */
+	unsigned int flags;
+	unsigned int maxAnisotropy;
+	int mipmapFilterMode;
+	float mipmapLevelBias, minMipmapLevelClamp, maxMipmapLevelClamp;
+	float borderColor[4];
+	int reserved[12];
+} CUDA_TEXTURE_DESC;
 
 #endif

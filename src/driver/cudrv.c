@@ -67,6 +67,21 @@ static const struct dl_symbol symbols[] = {
 	SYM(MemUnmap, "cuMemUnmap"),
 	SYM(MemSetAccess, "cuMemSetAccess"),
 	SYM(MemGetAllocationGranularity, "cuMemGetAllocationGranularity"),
+	SYM(ArrayCreate, "cuArrayCreate_v2"),
+	SYM(ArrayDestroy, "cuArrayDestroy"),
+	SYM(Memcpy2D, "cuMemcpy2D_v2"),
+	SYM(TexObjectCreate, "cuTexObjectCreate"),
+	SYM(TexObjectDestroy, "cuTexObjectDestroy"),
+	SYM(CtxSetLimit, "cuCtxSetLimit"),
+	SYM(CtxGetLimit, "cuCtxGetLimit"),
+	SYM(MemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2"),
+	SYM(StreamQuery, "cuStreamQuery"),
+	SYM(DeviceCanAccessPeer, "cuDeviceCanAccessPeer"),
+	SYM(DeviceGetP2PAttribute, "cuDeviceGetP2PAttribute"),
+	SYM(CtxEnablePeerAccess, "cuCtxEnablePeerAccess"),
+	SYM(CtxDisablePeerAccess, "cuCtxDisablePeerAccess"),
+	SYM(MemcpyPeerAsync, "cuMemcpyPeerAsync"),
+	SYM(StreamWaitEvent, "cuStreamWaitEvent"),
 };
 
 int cudrv_load(struct cudrv *d, char *err)

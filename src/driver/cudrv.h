@@ -80,6 +80,24 @@ struct cudrv {
 	CUresult (*MemSetAccess)(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count);
 	CUresult (*MemGetAllocationGranularity)(size_t *granularity, const CUmemAllocationProp *prop,
 						int option);
+	CUresult (*ArrayCreate)(CUarray *array, const CUDA_ARRAY_DESCRIPTOR *desc);  /* _v2 */
+	CUresult (*ArrayDestroy)(CUarray array);
+	CUresult (*Memcpy2D)(const CUDA_MEMCPY2D *copy);                              /* _v2 */
+	CUresult (*TexObjectCreate)(CUtexObject *tex, const CUDA_RESOURCE_DESC *res, const CUDA_TEXTURE_DESC *td,
+				    const void *view); /* view: CUDA_RESOURCE_VIEW_DESC, NULL here */
+	CUresult (*TexObjectDestroy)(CUtexObject tex);
+	CUresult (*CtxSetLimit)(int limit, size_t value);
+	CUresult (*CtxGetLimit)(size_t *value, int limit);
+	CUresult (*MemHostGetDevicePointer)(CUdeviceptr *dptr, void *p, unsigned int flags); /* _v2 */
+	CUresult (*StreamQuery)(CUstream s);
+	/* peer to peer */
+	CUresult (*DeviceCanAccessPeer)(int *can, CUdevice dev, CUdevice peer);
+	CUresult (*DeviceGetP2PAttribute)(int *value, int attrib, CUdevice src, CUdevice dst);
+	CUresult (*CtxEnablePeerAccess)(CUcontext peer, unsigned int flags);
+	CUresult (*CtxDisablePeerAccess)(CUcontext peer);
+	CUresult (*MemcpyPeerAsync)(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx,
+				    size_t bytes, CUstream s);
+	CUresult (*StreamWaitEvent)(CUstream s, CUevent e, unsigned int flags);
 };
 
 /* Loads libcuda: $CUDOCTOR_LIBCUDA if set (only that file), else dlopen("libcuda.so.1")

@@ -53,11 +53,19 @@ static const struct dl_symbol symbols[] = {
 	SYM(DeviceGetRemappedRows, "nvmlDeviceGetRemappedRows"),
 	SYM(DeviceGetComputeMode, "nvmlDeviceGetComputeMode"),
 	SYM(DeviceGetPerformanceState, "nvmlDeviceGetPerformanceState"),
+	SYM(DeviceGetNvLinkState, "nvmlDeviceGetNvLinkState"),
 	SYM(DeviceGetMaxMigDeviceCount, "nvmlDeviceGetMaxMigDeviceCount"),
 	SYM(DeviceGetMigDeviceHandleByIndex, "nvmlDeviceGetMigDeviceHandleByIndex"),
 	SYM(DeviceIsMigDeviceHandle, "nvmlDeviceIsMigDeviceHandle"),
 	SYM(DeviceGetGpuInstanceId, "nvmlDeviceGetGpuInstanceId"),
 	SYM(DeviceGetComputeInstanceId, "nvmlDeviceGetComputeInstanceId"),
+	SYM(DeviceGetTopologyCommonAncestor, "nvmlDeviceGetTopologyCommonAncestor"),
+	SYM(DeviceGetP2PStatus, "nvmlDeviceGetP2PStatus"),
+	SYM(DeviceGetNvLinkVersion, "nvmlDeviceGetNvLinkVersion"),
+	SYM(DeviceGetNvLinkRemotePciInfo, "nvmlDeviceGetNvLinkRemotePciInfo_v2"),
+	SYM(DeviceGetNvLinkRemoteDeviceType, "nvmlDeviceGetNvLinkRemoteDeviceType"),
+	SYM(DeviceGetCpuAffinity, "nvmlDeviceGetCpuAffinity"),
+	SYM(DeviceGetMemoryAffinity, "nvmlDeviceGetMemoryAffinity"),
 };
 
 static void append_word(char *buf, size_t size, const char *fmt, const char *a, const char *b)

@@ -179,6 +179,7 @@ struct nvml {
 							    nvmlProcessInfo_v1_t *infos);
 	nvmlReturn_t (*DeviceGetComputeMode)(nvmlDevice_t dev, int *mode);
 	nvmlReturn_t (*DeviceGetPerformanceState)(nvmlDevice_t dev, int *pstate);
+	nvmlReturn_t (*DeviceGetNvLinkState)(nvmlDevice_t dev, unsigned int link, int *active); /* nvmlEnableState_t */
 	/* MIG devices (R450+): a MIG device handle answers the name, UUID and memory calls
 	 * above for its own slice */
 	nvmlReturn_t (*DeviceGetMaxMigDeviceCount)(nvmlDevice_t dev, unsigned int *count);
@@ -186,6 +187,43 @@ struct nvml {
 	nvmlReturn_t (*DeviceIsMigDeviceHandle)(nvmlDevice_t dev, unsigned int *is_mig);
 	nvmlReturn_t (*DeviceGetGpuInstanceId)(nvmlDevice_t mig, unsigned int *id);
 	nvmlReturn_t (*DeviceGetComputeInstanceId)(nvmlDevice_t mig, unsigned int *id);
+	/* topology (nvidia-smi topo -m): PCIe common ancestor, P2P status, NVLinks, CPU affinity */
+	nvmlReturn_t (*DeviceGetTopologyCommonAncestor)(nvmlDevice_t a, nvmlDevice_t b, int *level);
+	nvmlReturn_t (*DeviceGetP2PStatus)(nvmlDevice_t a, nvmlDevice_t b, int caps_index, int *status);
+	nvmlReturn_t (*DeviceGetNvLinkVersion)(nvmlDevice_t dev, unsigned int link, unsigned int *version);
+	nvmlReturn_t (*DeviceGetNvLinkRemotePciInfo)(nvmlDevice_t dev, unsigned int link, nvmlPciInfo_t *pci); /* _v2 */
+	nvmlReturn_t (*DeviceGetNvLinkRemoteDeviceType)(nvmlDevice_t dev, unsigned int link, int *type);
+	nvmlReturn_t (*DeviceGetCpuAffinity)(nvmlDevice_t dev, unsigned int words, unsigned long *cpu_set);
+	/* scope 0: NVML_AFFINITY_SCOPE_NODE; node_set one bit per NUMA node (R470+) */
+	nvmlReturn_t (*DeviceGetMemoryAffinity)(nvmlDevice_t dev, unsigned int words, unsigned long *node_set, unsigned int scope);
+};
+
+/* nvmlGpuTopologyLevel_t, nvmlGpuP2PCapsIndex_t, nvmlGpuP2PStatus_t,
+ * nvmlIntNvLinkDeviceType_t (nvml.h) */
+enum {
+	NVML_TOPOLOGY_INTERNAL = 0,
+	NVML_TOPOLOGY_SINGLE = 10,
+	NVML_TOPOLOGY_MULTIPLE = 20,
+	NVML_TOPOLOGY_HOSTBRIDGE = 30,
+	NVML_TOPOLOGY_NODE = 40,
+	NVML_TOPOLOGY_SYSTEM = 50,
+	NVML_P2P_CAPS_INDEX_READ = 0,
+	NVML_P2P_CAPS_INDEX_WRITE = 1,
+	NVML_P2P_CAPS_INDEX_NVLINK = 2,
+	NVML_P2P_CAPS_INDEX_ATOMICS = 3,
+	NVML_P2P_CAPS_INDEX_PROP = 4,
+	NVML_P2P_STATUS_OK = 0,
+	NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED = 1,
+	NVML_P2P_STATUS_GPU_NOT_SUPPORTED = 2,
+	NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED = 3,
+	NVML_P2P_STATUS_DISABLED_BY_REGKEY = 4,
+	NVML_P2P_STATUS_NOT_SUPPORTED = 5,
+	NVML_P2P_STATUS_UNKNOWN = 6,
+	NVML_NVLINK_DEVICE_TYPE_GPU = 0,
+	NVML_NVLINK_DEVICE_TYPE_IBMNPU = 1,
+	NVML_NVLINK_DEVICE_TYPE_SWITCH = 2,
+	NVML_NVLINK_DEVICE_TYPE_UNKNOWN = 0xff,
+	NVML_NVLINK_MAX_LINKS = 18,
 };
 
 /* Loads NVML: $CUDOCTOR_LIBNVML if set (only that file), else dlopen("libnvidia-ml.so.1")

@@ -1,15 +1,13 @@
 /* explain's evidence: what the text itself implies (offline) and what this machine says
  * (live), each through the probes and rules the other commands use. */
-#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "binfmt/devcode.h"
 #include "explain/checks.h"
+#include "rules/driver_need.h"
 #include "kb/compat.h"
 #include "util/err.h"
 #include "util/file.h"
@@ -88,6 +86,47 @@ static int ensure_toolkits(struct explain_env *env, char *err)
 	return CD_OK;
 }
 
+/* The platform as doctor sees it (probe/platform.c). */
+static int ensure_platform(struct explain_env *env, char *err)
+{
+	char perr[CD_ERRMSG];
+
+	if (env->platform_probed)
+		return CD_OK;
+	env->platform_probed = true;
+	if (platform_probe(&env->platform, NULL, perr) != CD_OK)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	return CD_OK;
+}
+
+/* What binaries are judged against: the named GPUs and driver, the rest from this machine
+ * the way arch finds them (probe/gpu_caps). */
+static void ensure_target(struct explain_env *env)
+{
+	struct gpu_caps caps;
+
+	if (env->target_probed || env->offline)
+		return;
+	env->target_probed = true;
+	if (env->target.n_gpus && env->target.driver.known)
+		return;
+	gpu_caps_probe(&caps, env->target.n_gpus == 0);
+	arch_target_add_caps(&env->target, &caps);
+}
+
+void explain_env_init(struct explain_env *env)
+{
+	memset(env, 0, sizeof(*env));
+	arch_target_init(&env->target);
+}
+
+void explain_checks_free(struct explain_checks *c)
+{
+	free(c->binary.v);
+	free(c->binary.gpus);
+	memset(&c->binary, 0, sizeof(c->binary));
+}
+
 void explain_env_free(struct explain_env *env)
 {
 	if (env->gpus_probed)
@@ -130,48 +169,32 @@ static size_t visible_gpus(const struct gpu_probe *g)
 	return n;
 }
 
-/* kb/arch_families.tsv as compat's family table */
-static size_t family_table(struct compat_family_member *out, size_t max)
+/* What compat's SASS and PTX tests need of a GPU: its capability and the family table. */
+static void compat_env_for(struct compat_env *e, unsigned cc)
 {
-	size_t n = 0;
-
-	for (size_t i = 0; i < kb_family_count(); i++) {
-		const struct kb_family *f = kb_family_at(i);
-
-		for (size_t k = 0; k < f->n_members && n < max; k++) {
-			out[n].target = (unsigned)f->arch;
-			out[n].cc = (unsigned)f->members[k];
-			n++;
-		}
-	}
-	return n;
-}
-
-static const char *env_get(const char *name)
-{
-	return getenv(name);
-}
-
-static void compat_env_for(struct compat_env *e, unsigned cc, const struct gpu_probe *g,
-			   struct compat_family_member *fam, size_t n_fam)
-{
-	struct version v;
-	const struct kb_ptx_isa *isa;
-
 	memset(e, 0, sizeof(*e));
 	e->cc = cc;
 	e->zstd_ok = -1;
-	if (driver_cuda(g, &v) && (isa = kb_ptx_isa_max_for_cuda(&v)) != NULL)
-		e->ptx_isa_max = COMPAT_ISA(isa->major, isa->minor);
-	if (g->has_driver_version) {
-		struct version dv, zmin = { 550, 54, 14, 3 };
+	e->family = compat_family_table(&e->n_family);
+}
 
-		if (version_parse(g->driver_version, &dv) == CD_OK)
-			e->zstd_ok = version_cmp(&dv, &zmin) >= 0;
+/* The driver the ptx check speaks of: --driver when given, else the one here. */
+static bool ptx_driver(const struct explain_env *env, struct arch_driver *d)
+{
+	struct version v;
+
+	if (env->target.driver.known && strcmp(env->target.driver.source, "--driver") == 0) {
+		*d = env->target.driver;
+		return true;
 	}
-	compat_env_from_vars(e, env_get);
-	e->family = fam;
-	e->n_family = n_fam;
+	memset(d, 0, sizeof(*d));
+	if (!driver_cuda(&env->gpus, &v))
+		return false;
+	d->known = true;
+	d->cuda = version_to_cuda_int(&v);
+	snprintf(d->source, sizeof(d->source), "installed driver");
+	arch_driver_complete(d);
+	return d->ptx_isa_max != 0;
 }
 
 /* ---- one function per check ---- */
@@ -224,8 +247,7 @@ static void check_gpus(const struct explain_match *m, const struct explain_env *
 		       struct explain_checks *out)
 {
 	const struct gpu_probe *g = &env->gpus;
-	struct compat_family_member fam[32];
-	size_t n_fam = family_table(fam, 32), vis = visible_gpus(g);
+	size_t vis = visible_gpus(g);
 	struct explain_check *c;
 	const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
 
@@ -250,7 +272,7 @@ static void check_gpus(const struct explain_match *m, const struct explain_env *
 			struct compat_env e;
 			bool runs = false;
 
-			compat_env_for(&e, cc, g, fam, n_fam);
+			compat_env_for(&e, cc);
 			for (size_t k = 0; k < m->n_supported; k++) {
 				struct compat_image im = { COMPAT_KIND_SASS, (unsigned)m->supported[k].num,
 							   m->supported[k].suffix, 0, false, false };
@@ -269,83 +291,116 @@ static void check_gpus(const struct explain_match *m, const struct explain_env *
 	}
 }
 
-static void check_binary(const struct explain_match *m, const struct explain_env *env,
-			 struct explain_checks *out)
+/* Which images the binary carries and, for each GPU of the target, arch's verdict on it
+ * (rules/arch). CD_OK or CD_ENOMEM. */
+/* the binary's own CUDA runtime against the driver judged against (rules/driver_need) */
+static void check_runtime_need(const struct arch_file *f, const struct arch_target *t, struct explain_checks *out)
+{
+	struct runtime_need need;
+	struct report scratch;
+	struct explain_check *c;
+	bool fails = false;
+
+	runtime_need_of(f->data, f->size, &need);
+	if (!need.known)
+		return;
+	if (!t->driver.known) {
+		add(out, "runtime", CHECK_INFO, "%s: needs driver %s or newer (driver unknown here; give --driver)",
+		    need.how, need.min_driver_text[0] ? need.min_driver_text : "(unknown)");
+		return;
+	}
+	if (report_init(&scratch, "explain") == CD_OK) {
+		if (driver_need_judge(&scratch, f->path, &need, &t->driver, &fails) != CD_OK)
+			fails = false;
+		report_free(&scratch);
+	}
+	c = add(out, "runtime", fails ? CHECK_PROBLEM : CHECK_OK,
+	    "%s needs driver %s or newer (CUDA %d.x); the driver judged against is %s%s%s (CUDA %d.%d)%s", need.how,
+	    need.min_driver_text[0] ? need.min_driver_text : "(unknown)", need.cuda.major, t->driver.source,
+	    t->driver.version[0] ? " " : "", t->driver.version, t->driver.cuda / 1000, (t->driver.cuda % 1000) / 10,
+	    fails ? ": error 35 (cudaErrorInsufficientDriver) at the first CUDA call" : "");
+	if (c && fails && need.branch)
+		more(c, "; the R%d branch or newer fixes it", need.branch);
+}
+
+static int check_binary(const struct explain_match *m, const struct explain_env *env,
+			struct explain_checks *out, char *err)
 {
 	const char *path = env->binary ? env->binary : m->path[0] ? m->path : NULL;
-	struct compat_family_member fam[32];
-	size_t n_fam = family_table(fam, 32);
+	const struct arch_target *t = &env->target;
+	struct explain_binary *b = &out->binary;
 	struct mapped_file mf;
-	struct dc_inventory inv;
+	struct arch_file f = { .path = path };
 	struct explain_check *c;
 	char ferr[CD_ERRMSG];
+	int rc = CD_OK;
 
 	if (!path) {
 		add(out, "binary", CHECK_SKIPPED, "give --binary PATH (the program or library that "
 		    "failed) to check which images it carries");
-		return;
+		return CD_OK;
 	}
 	if (file_map(path, &mf, ferr) != CD_OK) {
 		add(out, "binary", CHECK_SKIPPED, "%s", ferr);
-		return;
+		return CD_OK;
 	}
-	dc_init(&inv);
-	if (dc_scan(&inv, mf.data, mf.size, 0, ferr) != CD_OK) {
+	dc_init(&f.inv);
+	f.data = mf.data;
+	f.size = mf.size;
+	/* named by the user, so read as arch reads a file named on its command line */
+	if (dc_scan(&f.inv, mf.data, mf.size, DC_SCAN_ALL_SECTIONS, ferr) != CD_OK) {
 		add(out, "binary", CHECK_PROBLEM, "%s: %s", path, ferr);
 		goto out;
 	}
 	c = add(out, "binary", CHECK_INFO, "%s carries", path);
-	if (inv.n_images == 0)
+	if (f.inv.n_images == 0)
 		more(c, " no device code");
-	for (size_t i = 0; i < inv.n_images && i < 24; i++) {
+	for (size_t i = 0; i < f.inv.n_images && i < 24; i++) {
 		char name[32];
 
-		dc_image_arch_name(&inv.images[i], name, sizeof(name));
+		dc_image_arch_name(&f.inv.images[i], name, sizeof(name));
 		more(c, " %s", name);
 	}
-	if (inv.n_images > 24)
-		more(c, " ... (%zu images)", inv.n_images);
-	for (size_t g = 0; g < env->gpus.n_gpus && inv.n_images; g++) {
-		const struct gpu_info *gi = &env->gpus.gpus[g];
-		struct compat_tally tally = { 0 };
-		struct compat_env e;
-		enum compat_verdict v;
+	if (f.inv.n_images > 24)
+		more(c, " ... (%zu images)", f.inv.n_images);
+	check_runtime_need(&f, t, out);
+	if (!t->n_gpus || !f.inv.n_images)
+		goto out;
+	free(b->v);
+	free(b->gpus);
+	memset(b, 0, sizeof(*b));
+	b->v = calloc(t->n_gpus, sizeof(*b->v));
+	b->gpus = calloc(t->n_gpus, sizeof(*b->gpus));
+	if (!b->v || !b->gpus) {
+		rc = cd_fail(err, CD_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = arch_judge(&f, t, b->v, err)) != CD_OK)
+		goto out;
+	b->judged = true;
+	snprintf(b->path, sizeof(b->path), "%s", path);
+	b->format = dc_format_name(f.inv.format);
+	for (size_t g = 0; g < t->n_gpus; g++) {
+		const struct arch_gpu *gi = &t->gpus[g];
+		enum compat_verdict v = b->v[g].verdict;
 
-		if (gi->cuda_ordinal < 0 || !gpu_has(gi, GF_CC))
+		if (v == VERDICT_NONE)
 			continue;
-		compat_env_for(&e, (unsigned)(gi->cc_major * 10 + gi->cc_minor), &env->gpus, fam, n_fam);
-		for (size_t k = 0; k < inv.n_containers; k++) {
-			const struct dc_container *ct = &inv.containers[k];
-			struct compat_image ims[64];
-			struct compat_choice ch;
-			size_t n = 0;
-
-			if (!ct->primary || ct->n_images == 0)
-				continue;
-			for (uint32_t j = 0; j < ct->n_images && n < 64; j++) {
-				const struct dc_image *im = &inv.images[ct->first_image + j];
-
-				ims[n].kind = im->kind;
-				ims[n].arch = im->arch;
-				ims[n].suffix = im->suffix;
-				ims[n].ptx_isa = COMPAT_ISA(im->ptx_major, im->ptx_minor);
-				ims[n].zstd = im->compression == FATBIN_ZSTD;
-				ims[n].compat_blob = (im->flags & 0x1000000) != 0;
-				n++;
-			}
-			compat_choose(ims, n, &e, &ch);
-			compat_tally_add(&tally, ch.outcome);
-		}
-		v = compat_verdict_of(&tally);
-		more(c, "; on GPU %d (CC %lld.%lld): %s", gi->cuda_ordinal, gi->cc_major, gi->cc_minor,
-		     compat_verdict_name(v));
-		if (v == VERDICT_NO_IMAGE || v == VERDICT_PTX_TOO_NEW || v == VERDICT_JIT_DISABLED ||
-		    v == VERDICT_PARTIAL)
+		b->v[b->n] = b->v[g];
+		b->gpus[b->n++] = gi;
+		if (gi->ordinal >= 0)
+			more(c, "; on GPU %d (CC %u.%u): %s", gi->ordinal, gi->cc / 10, gi->cc % 10,
+			     compat_verdict_name(v));
+		else
+			more(c, "; on %s (CC %u.%u): %s", gi->name, gi->cc / 10, gi->cc % 10, compat_verdict_name(v));
+		if (c && (v == VERDICT_NO_IMAGE || v == VERDICT_PTX_TOO_NEW || v == VERDICT_JIT_DISABLED ||
+			  v == VERDICT_PARTIAL))
 			c->result = CHECK_PROBLEM;
 	}
 out:
-	dc_free(&inv);
+	dc_free(&f.inv);
 	file_unmap(&mf);
+	return rc;
 }
 
 static void check_nvcc(const struct explain_match *m, const struct explain_env *env,
@@ -381,25 +436,29 @@ static void check_ptx(const struct explain_env *env, struct explain_checks *out)
 {
 	const struct toolkit *t = explain_build_nvcc(&env->toolkits);
 	const struct kb_toolkit *k = t && t->version.parts ? kb_toolkit_find(&t->version) : NULL;
-	const struct kb_ptx_isa *isa;
-	struct version v;
+	struct arch_driver d;
+	unsigned isa;
+	int cmaj, cmin;
 
-	if (!driver_cuda(&env->gpus, &v) || !(isa = kb_ptx_isa_max_for_cuda(&v))) {
+	if (!ptx_driver(env, &d) || !d.ptx_isa_max) {
 		add(out, "ptx", CHECK_SKIPPED, "the driver's CUDA version is unknown here");
 		return;
 	}
+	isa = d.ptx_isa_max;
+	cmaj = d.cuda / 1000;
+	cmin = (d.cuda % 1000) / 10;
 	if (!k) {
-		add(out, "ptx", CHECK_INFO, "this driver (CUDA %d.%d) JITs PTX up to ISA %d.%d", v.major,
-		    v.minor, isa->major, isa->minor);
+		add(out, "ptx", CHECK_INFO, "this driver (CUDA %d.%d) JITs PTX up to ISA %u.%u", cmaj, cmin,
+		    isa / 100, isa % 100);
 		return;
 	}
-	if (COMPAT_ISA(k->ptx_major, k->ptx_minor) > COMPAT_ISA(isa->major, isa->minor))
+	if (COMPAT_ISA(k->ptx_major, k->ptx_minor) > isa)
 		add(out, "ptx", CHECK_PROBLEM, "nvcc %s here emits PTX ISA %d.%d; this driver (CUDA %d.%d) "
-		    "JITs up to %d.%d, so PTX-only code built here fails with 222", k->release_text,
-		    k->ptx_major, k->ptx_minor, v.major, v.minor, isa->major, isa->minor);
+		    "JITs up to %u.%u, so PTX-only code built here fails with 222", k->release_text,
+		    k->ptx_major, k->ptx_minor, cmaj, cmin, isa / 100, isa % 100);
 	else
-		add(out, "ptx", CHECK_OK, "nvcc %s here emits PTX ISA %d.%d; this driver JITs up to %d.%d",
-		    k->release_text, k->ptx_major, k->ptx_minor, isa->major, isa->minor);
+		add(out, "ptx", CHECK_OK, "nvcc %s here emits PTX ISA %d.%d; this driver JITs up to %u.%u",
+		    k->release_text, k->ptx_major, k->ptx_minor, isa / 100, isa % 100);
 }
 
 static void check_env(const struct explain_match *m, struct explain_checks *out)
@@ -423,41 +482,33 @@ static void check_env(const struct explain_match *m, struct explain_checks *out)
 		    m->has_oom && oom_expandable_helps(&m->oom.n) ? "; expandable_segments:True applies" : "");
 }
 
-static void check_nodes(struct explain_checks *out)
+/* The device nodes probe/platform.c looked at (on WSL2 the GPU is reached through /dev/dxg). */
+static void check_nodes(const struct platform_info *p, struct explain_checks *out)
 {
-	static const char *const nodes[] = { "/dev/nvidiactl", "/dev/nvidia0", "/dev/nvidia-uvm" };
-	struct explain_check *c = add(out, "nodes", CHECK_OK, "device nodes:");
+	struct explain_check *c;
 
-	for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
-		bool ok = access(nodes[i], R_OK | W_OK) == 0;
+	if (p->wsl) {
+		add(out, "nodes", p->wsl_dxg ? CHECK_OK : CHECK_PROBLEM, "WSL2: GPUs are reached through "
+		    "/dev/dxg, which is %s", p->wsl_dxg ? "there" : "missing");
+		return;
+	}
+	c = add(out, "nodes", CHECK_OK, "device nodes:");
+	for (size_t i = 0; i < p->n_nodes; i++) {
+		const struct device_node *n = &p->nodes[i];
 
-		more(c, " %s %s", nodes[i], ok ? "ok" : path_is_file(nodes[i]) ? "not accessible"
-			 : "missing");
-		if (!ok && c)
+		more(c, " %s %s", n->path, n->accessible ? "ok" : n->exists ? "not accessible" : "missing");
+		if (!n->accessible && c)
 			c->result = CHECK_PROBLEM;
 	}
 }
 
-static void check_wsl(struct explain_checks *out)
+static void check_wsl(const struct platform_info *p, struct explain_checks *out)
 {
-	char *v = NULL;
-	size_t len;
-	struct stat st;
-	bool wsl = false;
-
-	if (file_read_text("/proc/version", 4096, &v, &len, NULL) == CD_OK) {
-		for (char *p = v; *p; p++)
-			*p = (char)tolower((unsigned char)*p);
-		wsl = strstr(v, "microsoft") != NULL;
-		free(v);
-	}
-	if (!wsl) {
+	if (!p->wsl)
 		add(out, "wsl", CHECK_INFO, "this is not a WSL2 kernel");
-		return;
-	}
-	if (lstat("/usr/lib/wsl/lib/libcuda.so.1", &st) != 0)
+	else if (!p->wsl_libcuda1)
 		add(out, "wsl", CHECK_PROBLEM, "WSL2, but /usr/lib/wsl/lib/libcuda.so.1 is missing");
-	else if (S_ISLNK(st.st_mode))
+	else if (p->wsl_libcuda1_symlink)
 		add(out, "wsl", CHECK_OK, "WSL2; /usr/lib/wsl/lib/libcuda.so.1 is a symlink");
 	else
 		add(out, "wsl", CHECK_INFO, "WSL2; /usr/lib/wsl/lib/libcuda.so.1 is a copy (what ldconfig "
@@ -531,8 +582,15 @@ int explain_checks_run(const struct explain_match *m, const struct kb_explanatio
 
 		snprintf(name, sizeof(name), "%.*s", (int)(n < sizeof(name) - 1 ? n : sizeof(name) - 1), p);
 		p += n + (p[n] == ' ');
-		if (!strcmp(name, "driver") || !strcmp(name, "gpus") || !strcmp(name, "binary") ||
-		    !strcmp(name, "memory") || !strcmp(name, "ptx")) {
+		if (env->offline) {
+			/* nothing of this machine: only a binary against the GPUs the user named */
+			if (!strcmp(name, "binary") && env->target.n_gpus &&
+			    (rc = check_binary(m, env, out, err)) != CD_OK)
+				return rc;
+			continue;
+		}
+		if (!strcmp(name, "driver") || !strcmp(name, "gpus") || !strcmp(name, "memory") ||
+		    !strcmp(name, "ptx")) {
 			if ((rc = ensure_gpus(env, err)) != CD_OK)
 				return rc;
 		}
@@ -540,12 +598,18 @@ int explain_checks_run(const struct explain_match *m, const struct kb_explanatio
 			if ((rc = ensure_toolkits(env, err)) != CD_OK)
 				return rc;
 		}
+		if ((!strcmp(name, "nodes") || !strcmp(name, "wsl")) && (rc = ensure_platform(env, err)) != CD_OK)
+			return rc;
+		if (!strcmp(name, "binary"))
+			ensure_target(env);
 		if (!strcmp(name, "driver"))
 			check_driver(env, out);
 		else if (!strcmp(name, "gpus"))
 			check_gpus(m, env, out);
-		else if (!strcmp(name, "binary"))
-			check_binary(m, env, out);
+		else if (!strcmp(name, "binary")) {
+			if ((rc = check_binary(m, env, out, err)) != CD_OK)
+				return rc;
+		}
 		else if (!strcmp(name, "nvcc"))
 			check_nvcc(m, env, out);
 		else if (!strcmp(name, "ptx"))
@@ -553,9 +617,9 @@ int explain_checks_run(const struct explain_match *m, const struct kb_explanatio
 		else if (!strcmp(name, "env"))
 			check_env(m, out);
 		else if (!strcmp(name, "nodes"))
-			check_nodes(out);
+			check_nodes(&env->platform, out);
 		else if (!strcmp(name, "wsl"))
-			check_wsl(out);
+			check_wsl(&env->platform, out);
 		else if (!strcmp(name, "ldpath"))
 			check_ldpath(out);
 		else if (!strcmp(name, "memory"))
@@ -651,16 +715,12 @@ size_t explain_offline_evidence(const struct explain_match *m, char lines[][400]
 			 m->arch.num, g ? "" : "");
 	}
 	if (m->n_supported) {
-		struct compat_family_member fam[32];
-		struct compat_env e = { 0 };
+		struct compat_env e;
 		char list[200] = "";
 		size_t used = 0;
-		bool runs = false;
+		bool runs = false, jit = false;
 
-		e.cc = (unsigned)m->arch.num;
-		e.family = fam;
-		e.n_family = family_table(fam, 32);
-		bool jit = false;
+		compat_env_for(&e, (unsigned)m->arch.num);
 
 		for (size_t k = 0; k < m->n_supported; k++) {
 			struct compat_image im = { m->supported_ptx[k] ? COMPAT_KIND_PTX : COMPAT_KIND_SASS,

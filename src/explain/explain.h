@@ -1,5 +1,7 @@
-/* Recognising CUDA errors in pasted text: catalogue strings, names and numbers, and the
- * framework/tool messages of kb/messages.tsv. Pure: text in, matches out; no I/O. */
+/* Recognising CUDA errors in pasted text or a whole log: catalogue strings (of every release),
+ * names of every CUDA library's status codes and numbers in a CUDA context, loader errors, and
+ * the framework/tool messages of kb/messages.tsv. One pass, fed in pieces of any size. Pure:
+ * text in, matches out; no I/O. */
 #ifndef CUDOCTOR_EXPLAIN_H
 #define CUDOCTOR_EXPLAIN_H
 
@@ -7,7 +9,8 @@
 #include <stddef.h>
 
 #include "kb/kb.h"
-#include "kb/oom.h"
+#include "explain/nccl_log.h"
+#include "explain/oom_text.h"
 
 #define EXPLAIN_LINE_MAX 320   /* characters of a matched line kept as evidence */
 #define EXPLAIN_MAX_LINES 4    /* distinct matched lines kept per finding */
@@ -22,6 +25,8 @@ struct explain_match {
 	size_t offset;                       /* of the first matched line in the text */
 	size_t count;                        /* lines with a hit folded into this match */
 	size_t last_offset;                  /* of the last line counted */
+	size_t line, last_line;              /* 1-based numbers of the first and the last */
+	char last[EXPLAIN_LINE_MAX];         /* the last matched line, trimmed */
 	const struct kb_error *error;        /* catalogue entry, when a code was recognised */
 	const struct kb_message *message;    /* message pattern, when one matched */
 	int code_seen;                       /* a number printed beside a known string that
@@ -38,17 +43,33 @@ struct explain_match {
 	struct oom_message oom;
 	bool has_oom;
 	char path[256];                      /* a library or binary path in the text, if any */
+	char library[96];                    /* the soname a loader error names ("libcudart.so.12") */
+	int driver_cuda;                     /* "found version 11040": the CUDA the driver runs, else 0 */
+	char versions[2][32];                /* library-version-mismatch: what was loaded, what was built for */
+	int block_threads;                   /* "Block [512x1x1]": threads per block in the text, else 0 */
 };
 
 struct explain_result {
 	struct explain_match *m;
 	size_t n, cap;
+	bool torch;                          /* the text is PyTorch's (it names torch) */
 };
 
 /* Scans text (len bytes; need not be NUL-terminated). CD_OK (possibly no matches),
  * CD_ENOMEM, or the kb's load error. */
 int explain_text(const char *text, size_t len, struct explain_result *out, char *err);
 void explain_result_free(struct explain_result *r);
+
+/* The same over a stream: new, feed pieces of any size (lines may span pieces), finish
+ * (moves the matches to out). The NCCL lines are read into an nccl_log on the way. */
+struct explain_scan;
+int explain_scan_new(struct explain_scan **out, char *err);
+int explain_scan_feed(struct explain_scan *s, const char *data, size_t n, char *err);
+int explain_scan_finish(struct explain_scan *s, struct explain_result *out, char *err);
+const struct nccl_log *explain_scan_nccl(const struct explain_scan *s);
+size_t explain_scan_bytes(const struct explain_scan *s);
+size_t explain_scan_lines(const struct explain_scan *s);
+void explain_scan_free(struct explain_scan *s);
 
 /* For an nvcc "Unsupported gpu architecture" on arch a: arch-dropped-by-toolkit when no
  * current toolkit accepts it but an older one did (or it predates the tables), else

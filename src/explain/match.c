@@ -1,46 +1,179 @@
-/* The explain matcher: walks pasted text line by line and folds every recognised CUDA
- * error or framework message into one match per finding. The text is untrusted: every
- * scan is bounded by the line it is on. */
+/* The explain matcher: one pass over a text or a log of any size. Every catalogue string
+ * (and its older wordings), message part and anchor is found by one automaton (ac.h); only
+ * the lines it flags are looked at closely, and every recognised error or framework message
+ * is folded into one match per finding, with the first and last line and a count. The text
+ * is untrusted: every scan is bounded by the line it is on. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "explain/ac.h"
 #include "explain/explain.h"
+#include "explain/scan_line.h"
 #include "util/err.h"
 
-/* A line longer than this is scanned in pieces of this size (a log without newlines). */
-#define CHUNK 4096
+#define LINE_HITS 256    /* pattern hits kept per line */
+#define CTX_LINES 8      /* a CUDA or GPU mention makes the next lines a CUDA context */
+#define OOM_WINDOW 6144  /* an OOM message and what follows it */
+#define MAX_PENDING 4
 
-struct line {
-	const char *s;    /* original text */
-	size_t len;
-	char low[CHUNK + 1]; /* ASCII-lowercased copy, NUL-terminated */
-	size_t offset;    /* in the whole text */
-	bool has_cuda;    /* "cuda" appears: short strings and numbers count only then */
+/* ---- the pattern set, built once from the kb ---- */
+
+enum pat_kind { PK_ERROR, PK_PART, PK_NAME, PK_NUMKEY, PK_CUDA, PK_GPU, PK_NCCL, PK_SUPPORTS, PK_CC_OLD, PK_WSL, PK_TORCH };
+
+struct pat {
+	enum pat_kind kind;
+	const struct kb_error *error; /* PK_ERROR */
+	size_t msg, part;             /* PK_PART */
 };
 
-/* ---- bounded helpers ---- */
+static struct {
+	bool built;
+	struct ac ac;
+	struct pat *pats;
+	size_t n;
+} P;
 
-static long find_ci(const struct line *l, const char *needle)
+struct pat_list {
+	const char **text;
+	struct pat *pats;
+	size_t n, cap;
+};
+
+static bool add_pat(struct pat_list *pl, const char *text, struct pat p)
 {
-	char low[256];
-	size_t n = strlen(needle);
-	const char *at;
+	if (pl->n == pl->cap) {
+		size_t ncap = pl->cap ? pl->cap * 2 : 256;
+		const char **nt = realloc(pl->text, ncap * sizeof(*nt));
 
-	if (n == 0 || n > l->len || n >= sizeof(low))
-		return -1;
-	for (size_t i = 0; i <= n; i++)
-		low[i] = (char)tolower((unsigned char)needle[i]);
-	at = strstr(l->low, low);
-	return at ? (long)(at - l->low) : -1;
+		if (!nt)
+			return false;
+		pl->text = nt;
+		struct pat *np = realloc(pl->pats, ncap * sizeof(*np));
+
+		if (!np)
+			return false;
+		pl->pats = np;
+		pl->cap = ncap;
+	}
+	pl->text[pl->n] = text;
+	pl->pats[pl->n++] = p;
+	return true;
 }
+
+/* A catalogue string is matched as text only where a runtime or driver prints it. */
+static bool matchable(const struct kb_error *e)
+{
+	return e->code != 0 && (e->api == KB_API_RUNTIME || e->api == KB_API_DRIVER) &&
+	       strcmp(e->string_source, "header-doc") != 0 && strlen(e->string) >= 8;
+}
+
+/* the words a CUDA error number follows ("CUDA error 209", "code=209(", "err: 999") */
+static const char *const number_keys[] = { "error", "failure", "code=", "code #", "returned", "err:", "err=",
+					   "status:" };
+
+/* the status names of the runtime, the driver and every library (their lines need not say CUDA) */
+static const char *const name_prefixes[] = {
+	"cudaError", "CUDA_ERROR_", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CURAND_STATUS_",
+	"CUSOLVER_STATUS_", "CUSPARSE_STATUS_", "NVRTC_ERROR_", "NVJITLINK_ERROR_",
+};
+
+static int build_patterns(char *err)
+{
+	static const char *const gpu_words[] = { "nvidia", "gpu" };
+	static const char *const wsl_words[] = { "/usr/lib/wsl", "wsl2", "microsoft-standard" };
+	struct pat_list pl = { 0 };
+	bool ok = true;
+	int rc;
+
+	for (size_t i = 0; i < kb_error_count() && ok; i++) {
+		const struct kb_error *e = kb_error_at(i);
+		bool dup = false;
+
+		if (!matchable(e))
+			continue;
+		/* a runtime and a driver code often share a string: the first (runtime) row speaks */
+		for (size_t k = 0; k < pl.n && !dup; k++)
+			dup = pl.pats[k].kind == PK_ERROR && strcmp(pl.text[k], e->string) == 0;
+		if (!dup)
+			ok = add_pat(&pl, e->string, (struct pat){ PK_ERROR, e, 0, 0 });
+	}
+	for (size_t i = 0; i < kb_wording_count() && ok; i++)
+		ok = add_pat(&pl, kb_wording_at(i)->string, (struct pat){ PK_ERROR, kb_wording_at(i)->error, 0, 0 });
+	for (size_t i = 0; i < kb_message_count() && ok; i++)
+		for (size_t k = 0; k < kb_message_at(i)->n_parts && ok; k++)
+			ok = add_pat(&pl, kb_message_at(i)->parts[k], (struct pat){ PK_PART, NULL, i, k });
+	for (size_t i = 0; i < sizeof(name_prefixes) / sizeof(name_prefixes[0]) && ok; i++)
+		ok = add_pat(&pl, name_prefixes[i], (struct pat){ PK_NAME, NULL, 0, 0 });
+	ok = ok && add_pat(&pl, "error_", (struct pat){ PK_NAME, NULL, 0, 0 }); /* Julia's ERROR_INVALID_DEVICE */
+	for (size_t i = 0; i < sizeof(number_keys) / sizeof(number_keys[0]) && ok; i++)
+		ok = add_pat(&pl, number_keys[i], (struct pat){ PK_NUMKEY, NULL, 0, 0 });
+	ok = ok && add_pat(&pl, " vs. 0)", (struct pat){ PK_NUMKEY, NULL, 0, 0 });
+	ok = ok && add_pat(&pl, "cuda", (struct pat){ PK_CUDA, NULL, 0, 0 });
+	for (size_t i = 0; i < 2 && ok; i++)
+		ok = add_pat(&pl, gpu_words[i], (struct pat){ PK_GPU, NULL, 0, 0 });
+	for (size_t i = 0; i < 3 && ok; i++)
+		ok = add_pat(&pl, wsl_words[i], (struct pat){ PK_WSL, NULL, 0, 0 });
+	ok = ok && add_pat(&pl, "torch", (struct pat){ PK_TORCH, NULL, 0, 0 });
+	ok = ok && add_pat(&pl, "supports cuda capabilities ", (struct pat){ PK_SUPPORTS, NULL, 0, 0 });
+	ok = ok && add_pat(&pl, " which is of cuda capability ", (struct pat){ PK_CC_OLD, NULL, 0, 0 });
+	for (size_t i = 0; i < nccl_log_anchor_count() && ok; i++)
+		ok = add_pat(&pl, nccl_log_anchor(i), (struct pat){ PK_NCCL, NULL, 0, 0 });
+	if (!ok) {
+		free(pl.text);
+		free(pl.pats);
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	}
+	rc = ac_build(pl.text, pl.n, &P.ac, err);
+	free(pl.text);
+	if (rc != CD_OK) {
+		free(pl.pats);
+		return rc;
+	}
+	P.pats = pl.pats;
+	P.n = pl.n;
+	P.built = true;
+	return CD_OK;
+}
+
+/* ---- the scanner ---- */
+
+struct hit {
+	uint32_t pat;
+	uint32_t end; /* offset just past the match, in the line */
+};
+
+struct pending {
+	size_t match;   /* index into the result */
+	char *buf;
+	size_t len;
+	size_t lines;
+};
+
+struct explain_scan {
+	struct explain_result r;
+	uint32_t state;
+	struct hit hits[LINE_HITS];
+	size_t n_hits;
+	char *carry;            /* a line that began in an earlier piece */
+	size_t carry_len;
+	size_t bytes, lines;    /* consumed so far; lines: complete lines seen */
+	size_t ctx_until;       /* lines up to this number are in a CUDA context */
+	bool wsl;               /* the text mentions WSL2 */
+	struct pending pend[MAX_PENDING];
+	size_t n_pend;
+	struct nccl_log nccl;
+	struct line l;
+	unsigned char *msg_seen; /* per message: bits of the parts seen on this line */
+	int failed;
+};
 
 static bool is_ident(int c)
 {
 	return isalnum(c) || c == '_';
 }
 
-static void keep_line(struct explain_match *m, const struct line *l)
+static void trim_copy(char *dst, size_t cap, const struct line *l)
 {
 	size_t a = 0, b = l->len, n;
 
@@ -48,19 +181,26 @@ static void keep_line(struct explain_match *m, const struct line *l)
 		a++;
 	while (b > a && isspace((unsigned char)l->s[b - 1]))
 		b--;
-	n = b - a < EXPLAIN_LINE_MAX - 1 ? b - a : EXPLAIN_LINE_MAX - 1;
-	for (size_t i = 0; i < m->n_lines; i++)
-		if (strncmp(m->lines[i], l->s + a, n) == 0 && m->lines[i][n] == '\0')
-			return;
-	if (m->n_lines == EXPLAIN_MAX_LINES)
-		return;
-	memcpy(m->lines[m->n_lines], l->s + a, n);
+	n = b - a < cap - 1 ? b - a : cap - 1;
+	memcpy(dst, l->s + a, n);
 	/* pasted text may hold control bytes; evidence is printed, so keep it printable */
 	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)m->lines[m->n_lines][i] < 0x20)
-			m->lines[m->n_lines][i] = ' ';
-	m->lines[m->n_lines][n] = '\0';
-	m->n_lines++;
+		if ((unsigned char)dst[i] < 0x20)
+			dst[i] = ' ';
+	dst[n] = '\0';
+}
+
+static void keep_line(struct explain_match *m, const struct line *l)
+{
+	char t[EXPLAIN_LINE_MAX];
+
+	trim_copy(t, sizeof(t), l);
+	memcpy(m->last, t, sizeof(t));
+	for (size_t i = 0; i < m->n_lines; i++)
+		if (strcmp(m->lines[i], t) == 0)
+			return;
+	if (m->n_lines < EXPLAIN_MAX_LINES)
+		memcpy(m->lines[m->n_lines++], t, sizeof(t));
 }
 
 /* The match for finding, created at the first hit. NULL on OOM. */
@@ -74,6 +214,7 @@ static struct explain_match *hit(struct explain_result *r, const char *finding, 
 			if (r->m[i].last_offset != l->offset)
 				r->m[i].count++;
 			r->m[i].last_offset = l->offset;
+			r->m[i].last_line = l->no;
 			keep_line(&r->m[i], l);
 			return &r->m[i];
 		}
@@ -91,8 +232,8 @@ static struct explain_match *hit(struct explain_result *r, const char *finding, 
 	memset(m, 0, sizeof(*m));
 	m->finding = finding;
 	m->via = via;
-	m->offset = l->offset;
-	m->last_offset = l->offset;
+	m->offset = m->last_offset = l->offset;
+	m->line = m->last_line = l->no;
 	m->count = 1;
 	m->code_seen = -1;
 	keep_line(m, l);
@@ -122,168 +263,30 @@ const char *explain_nvcc_arch_finding(struct kb_arch a)
 	return "toolkit-cannot-target-gpu";
 }
 
-/* Reads "compute_120a" / "sm_86" at p (bounded by end). */
-static bool read_arch(const char *p, const char *end, struct kb_arch *a)
-{
-	char tok[24];
-	size_t n = 0;
+/* ---- context ---- */
 
-	while (p < end && n + 1 < sizeof(tok) && is_ident((unsigned char)*p))
-		tok[n++] = *p++;
-	tok[n] = '\0';
-	return n > 0 && kb_arch_parse(tok, a) == CD_OK;
+/* "cuda" counts unless it is part of a path or a file name ("/usr/local/cuda-12.4/bin",
+ * "ggml-cuda.cu" beside a path): the word a path holds says nothing about an error */
+static bool cuda_outside_path(const struct line *l, size_t at)
+{
+	size_t a = at, b = at;
+
+	while (a > 0 && !isspace((unsigned char)l->s[a - 1]))
+		a--;
+	while (b < l->len && !isspace((unsigned char)l->s[b]))
+		b++;
+	return memchr(l->s + a, '/', b - a) == NULL && memchr(l->s + a, '\\', b - a) == NULL;
 }
 
-/* ---- extractors for kb/messages.tsv rows ---- */
-
-static void copy_name(struct explain_match *m, const char *s, size_t n)
+/* a build tool's own failure ("make: *** [x.o] Error 2", "ninja: build stopped") */
+static bool build_tool_line(const struct line *l)
 {
-	while (n && isspace((unsigned char)*s)) {
-		s++;
-		n--;
-	}
-	while (n && isspace((unsigned char)s[n - 1]))
-		n--;
-	if (n >= sizeof(m->gpu_name))
-		n = sizeof(m->gpu_name) - 1;
-	memcpy(m->gpu_name, s, n);
-	m->gpu_name[n] = '\0';
+	return strstr(l->low, "] error ") || strstr(l->low, "*** [") || strstr(l->low, "ninja: ") ||
+	       strstr(l->low, "exit status ") || strstr(l->low, "make[") || strstr(l->low, "make: ");
 }
 
-/* "NVIDIA GeForce RTX 3090 with CUDA capability sm_86 is not compatible ..." and, on the
- * next lines, "The current PyTorch install supports CUDA capabilities sm_37 sm_50 ..." */
-static void extract_torch_cc(struct explain_match *m, const struct line *l, const char *text,
-			     size_t len)
-{
-	long at = find_ci(l, " with cuda capability sm_");
-	const char *p, *end;
+/* ---- names ---- */
 
-	if (at >= 0) {
-		const char *start = l->s;
-		long colon = -1;
-
-		for (long i = 0; i < at; i++)
-			if (l->s[i] == ':' && i + 1 < at && l->s[i + 1] == ' ')
-				colon = i + 2;
-		if (colon >= 0)
-			start = l->s + colon;
-		copy_name(m, start, (size_t)(l->s + at - start));
-		m->has_arch = read_arch(l->s + at + 22, l->s + l->len, &m->arch);
-	}
-	/* the supported list follows within a few lines */
-	p = l->s;
-	end = text + len;
-	if ((size_t)(end - p) > 1024)
-		end = p + 1024;
-	for (const char *q = p; q + 30 < end; q++) {
-		if (strncmp(q, "supports CUDA capabilities ", 27) != 0)
-			continue;
-		q += 27;
-		while (q < end && *q != '\n' && m->n_supported < 24) {
-			struct kb_arch a;
-
-			while (q < end && *q == ' ')
-				q++;
-			if (!read_arch(q, end, &a))
-				break;
-			m->supported_ptx[m->n_supported] = end - q > 8 && strncmp(q, "compute_", 8) == 0;
-			m->supported[m->n_supported++] = a;
-			while (q < end && is_ident((unsigned char)*q))
-				q++;
-		}
-		break;
-	}
-}
-
-/* "Found GPU0 GeForce 820M which is of cuda capability 2.1." */
-static void extract_torch_cc_old(struct explain_match *m, const char *text, size_t len, size_t from)
-{
-	size_t end = from + 2048 < len ? from + 2048 : len;
-
-	for (size_t i = from > 512 ? from - 512 : 0; i + 30 < end; i++) {
-		if (strncmp(text + i, " which is of cuda capability ", 29) != 0)
-			continue;
-		{
-			size_t s = i, j = i + 29;
-			char cc[8];
-			size_t n = 0;
-
-			while (s > 0 && text[s - 1] != '\n' && i - s < 80)
-				s--;
-			while (s < i && isspace((unsigned char)text[s]))
-				s++;
-			if (i - s > 5 && strncmp(text + s, "Found GPU", 9) == 0) {
-				s += 9;
-				while (s < i && isdigit((unsigned char)text[s]))
-					s++;
-			}
-			copy_name(m, text + s, i - s);
-			while (j < end && n + 1 < sizeof(cc) && (isdigit((unsigned char)text[j]) ||
-								 text[j] == '.'))
-				cc[n++] = text[j++];
-			if (n && cc[n - 1] == '.')
-				n--;
-			cc[n] = '\0';
-			m->has_arch = kb_arch_parse(cc, &m->arch) == CD_OK;
-		}
-		return;
-	}
-}
-
-/* "NVRM: Xid (PCI:0000:06:00): 79, pid=..." */
-static void extract_xid(struct explain_match *m, const struct line *l)
-{
-	long at = find_ci(l, "xid (");
-	size_t i;
-	int v = 0, digits = 0;
-
-	if (at < 0)
-		return;
-	for (i = (size_t)at; i < l->len && l->s[i] != ')'; i++)
-		;
-	if (i + 2 >= l->len || l->s[i + 1] != ':')
-		return;
-	for (i += 2; i < l->len && l->s[i] == ' '; i++)
-		;
-	while (i < l->len && isdigit((unsigned char)l->s[i]) && digits < 4) {
-		v = v * 10 + (l->s[i++] - '0');
-		digits++;
-	}
-	if (!digits)
-		return;
-	for (size_t k = 0; k < m->n_xids; k++)
-		if (m->xids[k] == v)
-			return;
-	if (m->n_xids < sizeof(m->xids) / sizeof(m->xids[0]))
-		m->xids[m->n_xids++] = v;
-}
-
-/* the first absolute path to a shared library or CUDA binary on the line */
-static void extract_path(struct explain_match *m, const struct line *l)
-{
-	if (m->path[0])
-		return;
-	for (size_t i = 0; i < l->len; i++) {
-		size_t j = i, n;
-
-		if (l->s[i] != '/' || (i > 0 && !isspace((unsigned char)l->s[i - 1]) &&
-				       l->s[i - 1] != '"' && l->s[i - 1] != '\'' && l->s[i - 1] != '('))
-			continue;
-		while (j < l->len && !isspace((unsigned char)l->s[j]) && l->s[j] != ':' &&
-		       l->s[j] != '"' && l->s[j] != '\'' && l->s[j] != ',' && l->s[j] != ')')
-			j++;
-		n = j - i;
-		if (n < 5 || n >= sizeof(m->path))
-			continue;
-		if (strstr(l->low + i, ".so") && (size_t)(strstr(l->low + i, ".so") - (l->low + i)) < n) {
-			memcpy(m->path, l->s + i, n);
-			m->path[n] = '\0';
-			return;
-		}
-	}
-}
-
-/* ---- the three ways a catalogue code shows up ---- */
 
 /* "e == cudaSuccess || e == cudaErrorCudartUnloading": a name compared against, not raised */
 static bool after_comparison(const struct line *l, size_t start)
@@ -302,6 +305,7 @@ static int match_names(struct explain_result *r, const struct line *l, bool *fou
 		size_t n = 0, start = i;
 		const struct kb_error *e = NULL;
 		struct explain_match *m;
+		bool known = false;
 
 		if (!is_ident((unsigned char)l->s[i]) || (i > 0 && is_ident((unsigned char)l->s[i - 1]))) {
 			i++;
@@ -313,9 +317,11 @@ static int match_names(struct explain_result *r, const struct line *l, bool *fou
 			i++;
 		}
 		tok[n] = '\0';
-		if (i - start >= sizeof(tok) || n < 9 || after_comparison(l, start))
+		if (i - start >= sizeof(tok) || n < 6 || after_comparison(l, start))
 			continue;
-		if (strncmp(tok, "cudaError", 9) == 0 || strncmp(tok, "CUDA_ERROR_", 11) == 0) {
+		for (size_t k = 0; k < sizeof(name_prefixes) / sizeof(name_prefixes[0]) && !known; k++)
+			known = strncmp(tok, name_prefixes[k], strlen(name_prefixes[k])) == 0;
+		if (known) {
 			e = kb_error_by_name(tok);
 		} else if (strncmp(tok, "ERROR_", 6) == 0 && l->has_cuda) {
 			/* Julia's CUDAdrv prints "ERROR_INVALID_DEVICE" */
@@ -324,7 +330,8 @@ static int match_names(struct explain_result *r, const struct line *l, bool *fou
 			strcat(full, tok);
 			e = kb_error_by_name(full);
 		}
-		if (!e || e->code == 0)
+		/* NCCL's result codes are read by the NCCL log reader and judged by rules/nccl */
+		if (!e || e->code == 0 || e->api == KB_API_NCCL)
 			continue;
 		m = hit(r, error_finding(e), VIA_NAME, l);
 		if (!m)
@@ -336,39 +343,10 @@ static int match_names(struct explain_result *r, const struct line *l, bool *fou
 	return CD_OK;
 }
 
-/* Strings the runtime prints; short ones count only on a line that mentions CUDA. */
-static int match_strings(struct explain_result *r, const struct line *l, bool *found,
-			 const struct kb_error **which)
-{
-	for (size_t i = 0; i < kb_error_count(); i++) {
-		const struct kb_error *e = kb_error_at(i);
-		size_t n = strlen(e->string);
-		struct explain_match *m;
-		long at;
-
-		if (e->code == 0 || strcmp(e->string_source, "header-doc") == 0 || n < 8)
-			continue;
-		if (n < 30 && !l->has_cuda)
-			continue;
-		at = find_ci(l, e->string);
-		if (at < 0)
-			continue;
-		/* a runtime and a driver code often share a string: one hit is enough */
-		if (*which && strcmp((*which)->string, e->string) == 0)
-			continue;
-		m = hit(r, error_finding(e), VIA_STRING, l);
-		if (!m)
-			return CD_ENOMEM;
-		if (!m->error)
-			m->error = e;
-		*which = e;
-		*found = true;
-	}
-	return CD_OK;
-}
+/* ---- numbers ---- */
 
 /* "CUDA error 222", "error = 48", "error #35", "code=802(", "returned 35", "(35 vs. 0)",
- * "CUDA failure 35", "Error 804:", "error (10)". Returns the number or -1. */
+ * "CUDA failure 35", "Error 804:", "error (10)", "err: 999". Returns the number or -1. */
 static int number_after(const struct line *l, size_t i)
 {
 	int v = 0, digits = 0;
@@ -388,26 +366,31 @@ static int number_after(const struct line *l, size_t i)
 	return v;
 }
 
-static int numbers_on_line(const struct line *l, int *out, int max)
+/* only_codes: just "error code N" / "status: N" (a line under a CUDA error header) */
+static int numbers_on_line(const struct line *l, int *out, int max, bool only_codes)
 {
-	static const char *const keys[] = { "error", "failure", "code=", "code #", "returned" };
+	const char *const *keys = number_keys;
 	int n = 0;
 
-	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+	for (size_t k = 0; k < sizeof(number_keys) / sizeof(number_keys[0]); k++) {
 		const char *key = keys[k];
 		size_t klen = strlen(key);
 
 		for (size_t i = 0; i + klen <= l->len && n < max; i++) {
 			int v;
+			bool code_form;
 
-			if (strncmp(l->low + i, key, klen) != 0)
+			if (l->low[i] != key[0] || strncmp(l->low + i, key, klen) != 0)
 				continue;
-			if (i > 0 && isalpha((unsigned char)l->low[i - 1]) && k < 2 &&
+			if (i > 0 && isalpha((unsigned char)l->low[i - 1]) && (k < 2 || k >= 5) &&
 			    !(i >= 4 && strncmp(l->low + i - 4, "cuda", 4) == 0))
 				continue; /* "cudaError..." is a name, "xerror" is not ours */
-			/* "error code 35" */
-			if (k == 0 && strncmp(l->low + i + klen, " code ", 6) == 0)
-				v = number_after(l, i + klen + 6);
+			code_form = k == 7 || (k == 0 && strncmp(l->low + i + klen, " code", 5) == 0);
+			if (only_codes && !code_form)
+				continue;
+			/* "error code 35", "Error code: 98" */
+			if (k == 0 && strncmp(l->low + i + klen, " code", 5) == 0)
+				v = number_after(l, i + klen + 5);
 			else
 				v = number_after(l, i + klen);
 			if (v >= 0)
@@ -415,7 +398,7 @@ static int numbers_on_line(const struct line *l, int *out, int max)
 		}
 	}
 	/* "(35 vs. 0)" from glog's CHECK_EQ on cudaSuccess */
-	for (size_t i = 0; i + 8 < l->len && n < max; i++) {
+	for (size_t i = 0; !only_codes && i + 8 < l->len && n < max; i++) {
 		if (l->s[i] == '(' && isdigit((unsigned char)l->s[i + 1])) {
 			size_t j = i + 1;
 			int v = 0;
@@ -429,14 +412,11 @@ static int numbers_on_line(const struct line *l, int *out, int max)
 	return n;
 }
 
-static int match_numbers(struct explain_result *r, const struct line *l, bool *found)
+static int match_numbers(struct explain_result *r, const struct line *l, bool only_codes)
 {
 	int nums[8];
-	int n;
+	int n = numbers_on_line(l, nums, 8, only_codes);
 
-	if (!l->has_cuda)
-		return CD_OK;
-	n = numbers_on_line(l, nums, 8);
 	for (int i = 0; i < n; i++) {
 		const struct kb_error *e = kb_error_by_code(KB_API_RUNTIME, nums[i]);
 		struct explain_match *m;
@@ -450,7 +430,6 @@ static int match_numbers(struct explain_result *r, const struct line *l, bool *f
 			return CD_ENOMEM;
 		if (!m->error)
 			m->error = e;
-		*found = true;
 	}
 	return CD_OK;
 }
@@ -460,7 +439,7 @@ static int match_numbers(struct explain_result *r, const struct line *l, bool *f
 static void note_old_number(struct explain_result *r, const struct line *l, const struct kb_error *e)
 {
 	int nums[8];
-	int n = numbers_on_line(l, nums, 8);
+	int n = numbers_on_line(l, nums, 8, false);
 
 	for (size_t i = 0; i < r->n; i++) {
 		if (r->m[i].error != e)
@@ -471,81 +450,382 @@ static void note_old_number(struct explain_result *r, const struct line *l, cons
 	}
 }
 
-/* ---- kb/messages.tsv ---- */
+/* ---- pending extractions: an OOM message's numbers follow it ---- */
 
-static int match_messages(struct explain_result *r, const struct line *l, const char *text,
-			  size_t len)
+static int pend_start(struct explain_scan *sc, size_t match, const struct line *l)
 {
+	struct pending *p;
+
+	if (sc->n_pend == MAX_PENDING)
+		return CD_OK;
+	p = &sc->pend[sc->n_pend];
+	p->buf = malloc(OOM_WINDOW);
+	if (!p->buf)
+		return CD_ENOMEM;
+	p->match = match;
+	p->len = l->len < OOM_WINDOW ? l->len : OOM_WINDOW;
+	memcpy(p->buf, l->s, p->len);
+	p->lines = 1;
+	sc->n_pend++;
+	return CD_OK;
+}
+
+static void pend_close(struct explain_scan *sc, size_t i)
+{
+	struct pending *p = &sc->pend[i];
+	struct explain_match *m = &sc->r.m[p->match];
+
+	if (!m->has_oom)
+		m->has_oom = oom_parse(p->buf, p->len, &m->oom) == CD_OK;
+	free(p->buf);
+	sc->pend[i] = sc->pend[--sc->n_pend];
+}
+
+/* every line (matched or not) goes to the open windows */
+static void pend_feed(struct explain_scan *sc, const char *s, size_t len)
+{
+	for (size_t i = sc->n_pend; i-- > 0;) {
+		struct pending *p = &sc->pend[i];
+		size_t room = OOM_WINDOW - p->len;
+
+		if (room > 1) {
+			p->buf[p->len++] = '\n';
+			room--;
+			if (len < room)
+				room = len;
+			memcpy(p->buf + p->len, s, room);
+			p->len += room;
+		}
+		if (++p->lines > 40 || p->len >= OOM_WINDOW || len == 0)
+			pend_close(sc, i);
+	}
+}
+
+/* ---- messages ---- */
+
+static struct explain_match *last_with(struct explain_result *r, const char *extract, size_t line, size_t within)
+{
+	for (size_t i = r->n; i-- > 0;) {
+		struct explain_match *m = &r->m[i];
+
+		if (m->message && strcmp(m->message->extract, extract) == 0 && m->last_line + within >= line)
+			return m;
+	}
+	return NULL;
+}
+
+static int match_messages(struct explain_scan *sc, const struct line *l, bool *found)
+{
+	struct explain_result *r = &sc->r;
+
 	for (size_t i = 0; i < kb_message_count(); i++) {
 		const struct kb_message *msg = kb_message_at(i);
-		const char *finding = msg->finding;
+		const char *finding = msg->finding, *x = msg->extract;
 		struct explain_match *m;
-		bool all = true;
 		struct kb_arch a;
 		bool have_a = false;
+		char lib[96] = "";
 
-		for (size_t k = 0; k < msg->n_parts && all; k++)
-			all = find_ci(l, msg->parts[k]) >= 0;
-		if (!all)
+		if (sc->msg_seen[i] != (1u << msg->n_parts) - 1)
 			continue;
-		if (strcmp(msg->extract, "nvcc_arch") == 0) {
-			long at = find_ci(l, "architecture '");
+		if (strcmp(x, "nvcc_arch") == 0) {
+			long at = line_find(l, "architecture '");
 
 			if (at < 0)
-				at = find_ci(l, "value '");
+				at = line_find(l, "value '");
 			if (at >= 0) {
 				const char *q = memchr(l->s + at, '\'', l->len - (size_t)at);
 
-				have_a = q && read_arch(q + 1, l->s + l->len, &a);
+				have_a = q && ex_arch_at(q + 1, l->s + l->len, &a);
 			}
 			if (have_a)
 				finding = explain_nvcc_arch_finding(a);
+		} else if (strcmp(x, "loader") == 0) {
+			finding = ex_loader(l, finding, lib, sizeof(lib));
+			if (!finding)
+				continue;
 		}
 		m = hit(r, finding, VIA_MESSAGE, l);
 		if (!m)
 			return CD_ENOMEM;
+		if (strcmp(x, "fallback") != 0)
+			*found = true;
 		if (!m->message)
 			m->message = msg;
 		if (have_a && !m->has_arch) {
 			m->arch = a;
 			m->has_arch = true;
 		}
-		if (strcmp(msg->extract, "torch_cc") == 0 && !m->has_arch)
-			extract_torch_cc(m, l, text, len);
-		else if (strcmp(msg->extract, "torch_cc_old") == 0 && !m->has_arch)
-			extract_torch_cc_old(m, text, len, l->offset);
-		else if (strcmp(msg->extract, "xid") == 0)
-			extract_xid(m, l);
-		else if (strcmp(msg->extract, "oom") == 0 && !m->has_oom)
-			m->has_oom = oom_parse(text + l->offset, len - l->offset, &m->oom) == CD_OK;
+		if (lib[0] && !m->library[0])
+			memcpy(m->library, lib, sizeof(m->library));
+		if (strcmp(x, "torch_cc") == 0)
+			ex_torch_cc(m, l);
+		else if (strcmp(x, "xid") == 0)
+			ex_xid(m, l);
+		else if (strcmp(x, "driver_found") == 0)
+			ex_driver_found(m, l);
+		else if (strcmp(x, "lib_versions") == 0)
+			ex_lib_versions(m, l);
+		else if (strcmp(x, "gpu_cc") == 0)
+			ex_gpu_cc(m, l);
+		else if (strcmp(x, "oom") == 0 && !m->has_oom) {
+			bool open = false;
+
+			for (size_t k = 0; k < sc->n_pend; k++)
+				open |= sc->pend[k].match == (size_t)(m - r->m);
+			if (!open && pend_start(sc, (size_t)(m - r->m), l) != CD_OK)
+				return CD_ENOMEM;
+		}
 	}
 	return CD_OK;
 }
 
-static int scan_line(struct explain_result *r, struct line *l, const char *text, size_t len)
+/* ---- one line ---- */
+
+static bool inside(uint32_t s1, uint32_t e1, uint32_t s2, uint32_t e2)
 {
+	return s2 <= s1 && e1 <= e2 && (e2 - s2) > (e1 - s1);
+}
+
+static int scan_line(struct explain_scan *sc)
+{
+	struct line *l = &sc->l;
+	struct explain_result *r = &sc->r;
 	const struct kb_error *by_string = NULL;
-	bool found = false;
+	bool found = false, nccl = false, in_ctx, parts = false, names = false, numkeys = false;
 	int rc;
 
-	/* a NUL byte in pasted text must not end the searches early */
 	for (size_t i = 0; i < l->len; i++)
 		l->low[i] = l->s[i] ? (char)tolower((unsigned char)l->s[i]) : ' ';
 	l->low[l->len] = '\0';
-	l->has_cuda = strstr(l->low, "cuda") != NULL;
-	if ((rc = match_messages(r, l, text, len)) != CD_OK)
+	l->has_cuda = false;
+	in_ctx = l->no <= sc->ctx_until;
+	for (size_t h = 0; h < sc->n_hits; h++) {
+		enum pat_kind k = P.pats[sc->hits[h].pat].kind;
+
+		parts |= k == PK_PART;
+		names |= k == PK_NAME;
+		numkeys |= k == PK_NUMKEY;
+	}
+	if (parts)
+		memset(sc->msg_seen, 0, kb_message_count());
+	for (size_t h = 0; h < sc->n_hits; h++) {
+		const struct pat *p = &P.pats[sc->hits[h].pat];
+		uint32_t start = sc->hits[h].end - P.ac.len[sc->hits[h].pat];
+
+		switch (p->kind) {
+		case PK_CUDA:
+			if (cuda_outside_path(l, start))
+				l->has_cuda = true;
+			break;
+		case PK_GPU:
+			if (cuda_outside_path(l, start))
+				sc->ctx_until = l->no + CTX_LINES;
+			break;
+		case PK_PART:
+			sc->msg_seen[p->msg] |= (unsigned char)(1u << p->part);
+			break;
+		case PK_NCCL:
+			nccl = true;
+			break;
+		case PK_WSL:
+			sc->wsl = true;
+			break;
+		case PK_TORCH:
+			r->torch = true;
+			break;
+		default:
+			break;
+		}
+	}
+	if (l->has_cuda)
+		sc->ctx_until = l->no + CTX_LINES;
+	if (nccl && (rc = nccl_log_line(&sc->nccl, l->s, l->len, NULL)) != CD_OK)
 		return rc;
-	if ((rc = match_names(r, l, &found)) != CD_OK)
+	nccl = nccl && strstr(l->low, "nccl") != NULL;
+	if (parts && (rc = match_messages(sc, l, &found)) != CD_OK)
 		return rc;
-	if ((rc = match_strings(r, l, &found, &by_string)) != CD_OK)
+	if (names && (rc = match_names(r, l, &found)) != CD_OK)
 		return rc;
-	if (by_string)
+	/* catalogue strings: the longest wins (717's "operation not supported on global/shared
+	 * address space" holds 801's "operation not supported") */
+	for (size_t h = 0; h < sc->n_hits; h++) {
+		const struct pat *p = &P.pats[sc->hits[h].pat];
+		uint32_t e1 = sc->hits[h].end, s1 = e1 - P.ac.len[sc->hits[h].pat];
+		bool shadowed = false;
+		size_t n = P.ac.len[sc->hits[h].pat];
+		struct explain_match *m;
+
+		if (p->kind != PK_ERROR)
+			continue;
+		/* short strings count only in a CUDA context; a code without a diagnosis only on a
+		 * line that says CUDA */
+		if ((n < 30 && !l->has_cuda && !(in_ctx && n > 20 && p->error->finding)) ||
+		    (!p->error->finding && !l->has_cuda))
+			continue;
+		for (size_t k = 0; k < sc->n_hits && !shadowed; k++) {
+			const struct pat *q = &P.pats[sc->hits[k].pat];
+			uint32_t e2 = sc->hits[k].end, s2 = e2 - P.ac.len[sc->hits[k].pat];
+
+			shadowed = k != h && (q->kind == PK_ERROR || (q->kind == PK_PART && parts && sc->msg_seen[q->msg] ==
+								      (1u << kb_message_at(q->msg)->n_parts) - 1)) &&
+				   inside(s1, e1, s2, e2);
+		}
+		if (shadowed)
+			continue;
+		m = hit(r, error_finding(p->error), VIA_STRING, l);
+		if (!m)
+			return CD_ENOMEM;
+		if (!m->error)
+			m->error = p->error;
+		by_string = p->error;
+		found = true;
+	}
+	if (by_string && numkeys)
 		note_old_number(r, l, by_string);
-	else if (!found && (rc = match_numbers(r, l, &found)) != CD_OK)
+	else if (!found && numkeys && !nccl && (l->has_cuda || in_ctx) && !build_tool_line(l) &&
+		 (rc = match_numbers(r, l, !l->has_cuda)) != CD_OK)
 		return rc;
-	for (size_t i = 0; i < r->n; i++)
-		if (strcmp(r->m[i].finding, "no-kernel-image") == 0 && r->m[i].offset <= l->offset)
-			extract_path(&r->m[i], l);
+	/* what later lines add to earlier matches */
+	for (size_t h = 0; h < sc->n_hits; h++) {
+		const struct pat *p = &P.pats[sc->hits[h].pat];
+		struct explain_match *m;
+
+		if (p->kind == PK_SUPPORTS && (m = last_with(r, "torch_cc", l->no, 10)))
+			ex_supported(m, l);
+		else if (p->kind == PK_CC_OLD && (m = last_with(r, "torch_cc_old", l->no, 10)))
+			ex_cc_old(m, l);
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		if (strcmp(r->m[i].finding, "no-kernel-image") == 0 && !r->m[i].path[0] && r->m[i].last_line + 5 >= l->no)
+			ex_path(&r->m[i], l);
+		if (strcmp(r->m[i].finding, "launch-out-of-resources") == 0 && r->m[i].last_line + 3 >= l->no)
+			ex_block(&r->m[i], l);
+	}
+	return CD_OK;
+}
+
+/* A line (or a piece of a long one) ready: run the automaton over it, look closer if it hit. */
+static int take_line(struct explain_scan *sc, const char *s, size_t len, size_t offset)
+{
+	uint32_t st = 0;
+	int rc;
+
+	if (len && s[len - 1] == '\r')
+		len--;
+	sc->n_hits = 0;
+	for (size_t i = 0; i < len; i++) {
+		st = ac_step(&P.ac, st, (unsigned char)s[i]);
+		if (st & AC_ENDS) {
+			uint32_t q = ac_state(&P.ac, st);
+
+			for (uint32_t k = P.ac.out_start[q]; k < P.ac.out_start[q + 1] && sc->n_hits < LINE_HITS; k++)
+				sc->hits[sc->n_hits++] = (struct hit){ P.ac.out[k], (uint32_t)(i + 1) };
+		}
+	}
+	if (sc->n_pend)
+		pend_feed(sc, s, len);
+	if (!sc->n_hits)
+		return CD_OK;
+	sc->l.s = s;
+	sc->l.len = len;
+	sc->l.offset = offset;
+	sc->l.no = sc->lines + 1;
+	rc = scan_line(sc);
+	return rc;
+}
+
+/* one physical line, in pieces of at most SCAN_CHUNK bytes */
+static int take_physical(struct explain_scan *sc, const char *s, size_t len, size_t offset)
+{
+	int rc = CD_OK;
+
+	for (size_t p = 0; rc == CD_OK && (p < len || p == 0); p += SCAN_CHUNK) {
+		size_t n = len - p < SCAN_CHUNK ? len - p : SCAN_CHUNK;
+
+		rc = take_line(sc, s + p, n, offset + p);
+		if (len - p <= SCAN_CHUNK)
+			break;
+	}
+	sc->lines++;
+	return rc;
+}
+
+int explain_scan_new(struct explain_scan **out, char *err)
+{
+	struct explain_scan *sc;
+	int rc;
+
+	*out = NULL;
+	if ((rc = kb_load(err)) != CD_OK)
+		return rc;
+	if (!P.built && (rc = build_patterns(err)) != CD_OK)
+		return rc;
+	sc = calloc(1, sizeof(*sc));
+	if (!sc || !(sc->msg_seen = calloc(kb_message_count() + 1, 1))) {
+		free(sc);
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	}
+	nccl_log_init(&sc->nccl);
+	*out = sc;
+	return CD_OK;
+}
+
+int explain_scan_feed(struct explain_scan *sc, const char *data, size_t n, char *err)
+{
+	size_t pos = 0;
+	int rc = CD_OK;
+
+	if (sc->failed)
+		return sc->failed;
+	while (pos < n && rc == CD_OK) {
+		const char *nl = memchr(data + pos, '\n', n - pos);
+		size_t end = nl ? (size_t)(nl - data) : n;
+
+		if (!nl) {
+			/* keep the partial line (a line longer than a chunk is taken in pieces) */
+			size_t add = end - pos;
+			char *nc = realloc(sc->carry, sc->carry_len + add + 1);
+
+			if (!nc) {
+				rc = CD_ENOMEM;
+				break;
+			}
+			sc->carry = nc;
+			memcpy(sc->carry + sc->carry_len, data + pos, add);
+			sc->carry_len += add;
+			while (rc == CD_OK && sc->carry_len > 4 * SCAN_CHUNK) {
+				/* a piece of a line longer than the chunk: take it now, keep the rest */
+				rc = take_line(sc, sc->carry, SCAN_CHUNK, sc->bytes - sc->carry_len + add);
+				memmove(sc->carry, sc->carry + SCAN_CHUNK, sc->carry_len - SCAN_CHUNK);
+				sc->carry_len -= SCAN_CHUNK;
+			}
+			sc->bytes += add;
+			pos = n;
+			break;
+		}
+		if (sc->carry_len) {
+			size_t add = end - pos;
+			char *nc = realloc(sc->carry, sc->carry_len + add + 1);
+
+			if (!nc) {
+				rc = CD_ENOMEM;
+				break;
+			}
+			sc->carry = nc;
+			memcpy(sc->carry + sc->carry_len, data + pos, add);
+			rc = take_physical(sc, sc->carry, sc->carry_len + add, sc->bytes - sc->carry_len);
+			sc->carry_len = 0;
+		} else {
+			rc = take_physical(sc, data + pos, end - pos, sc->bytes);
+		}
+		sc->bytes += end - pos + 1;
+		pos = end + 1;
+	}
+	if (rc != CD_OK) {
+		sc->failed = rc;
+		return cd_fail(err, rc, "out of memory");
+	}
 	return CD_OK;
 }
 
@@ -565,62 +845,116 @@ static bool present(const struct explain_result *r, const char *prefix)
 	return false;
 }
 
-/* A PyTorch OOM message becomes oom-capacity / -other-process / -fragmentation. The
- * generic out-of-memory is dropped when a classified one exists. */
-static void settle_oom(struct explain_result *r)
+static bool is_fallback(const struct explain_match *m)
 {
+	return m->message && strcmp(m->message->extract, "fallback") == 0 && m->via == VIA_MESSAGE;
+}
+
+/* A PyTorch OOM message becomes oom-capacity / -other-process / -fragmentation; the generic
+ * out-of-memory is dropped when a classified one exists. A message that only says the GPU
+ * went unused ("no compatible GPUs were discovered") gives way to any error that says why.
+ * "cannot find -lcuda" on WSL2 is WSL's missing link. */
+static void settle(struct explain_scan *sc)
+{
+	struct explain_result *r = &sc->r;
+	size_t others = 0;
+
 	for (size_t i = 0; i < r->n; i++) {
 		struct explain_match *m = &r->m[i];
 
-		if (strcmp(m->finding, "out-of-memory") != 0 || !m->has_oom)
-			continue;
-		if (oom_classify(&m->oom.n) != OOM_CLASS_UNKNOWN)
+		if (strcmp(m->finding, "out-of-memory") == 0 && m->has_oom &&
+		    oom_classify(&m->oom.n) != OOM_CLASS_UNKNOWN)
 			m->finding = oom_class_finding(oom_classify(&m->oom.n));
+		if (strcmp(m->finding, "libcuda-link-missing") == 0 && sc->wsl)
+			m->finding = "wsl-libcuda";
 	}
+	/* two matches may now share a finding: keep the first */
+	for (size_t i = r->n; i-- > 0;)
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(r->m[k].finding, r->m[i].finding) == 0) {
+				r->m[k].count += r->m[i].count;
+				if (r->m[i].last_line > r->m[k].last_line) {
+					r->m[k].last_line = r->m[i].last_line;
+					memcpy(r->m[k].last, r->m[i].last, sizeof(r->m[k].last));
+				}
+				drop(r, i);
+				break;
+			}
 	if (present(r, "oom-"))
 		for (size_t i = r->n; i-- > 0;)
 			if (strcmp(r->m[i].finding, "out-of-memory") == 0)
 				drop(r, i);
+	for (size_t i = 0; i < r->n; i++)
+		others += !is_fallback(&r->m[i]);
+	if (others)
+		for (size_t i = r->n; i-- > 0;)
+			if (is_fallback(&r->m[i]))
+				drop(r, i);
+}
+
+int explain_scan_finish(struct explain_scan *sc, struct explain_result *out, char *err)
+{
+	int rc = CD_OK;
+
+	memset(out, 0, sizeof(*out));
+	if (sc->failed)
+		return cd_fail(err, sc->failed, "out of memory");
+	if (sc->carry_len) {
+		rc = take_physical(sc, sc->carry, sc->carry_len, sc->bytes - sc->carry_len);
+		sc->carry_len = 0;
+	}
+	while (sc->n_pend)
+		pend_close(sc, 0);
+	if (rc != CD_OK)
+		return cd_fail(err, rc, "out of memory");
+	settle(sc);
+	*out = sc->r;
+	memset(&sc->r, 0, sizeof(sc->r));
+	return CD_OK;
+}
+
+const struct nccl_log *explain_scan_nccl(const struct explain_scan *sc)
+{
+	return &sc->nccl;
+}
+
+size_t explain_scan_bytes(const struct explain_scan *sc)
+{
+	return sc->bytes;
+}
+
+size_t explain_scan_lines(const struct explain_scan *sc)
+{
+	return sc->lines + (sc->carry_len > 0);
+}
+
+void explain_scan_free(struct explain_scan *sc)
+{
+	if (!sc)
+		return;
+	for (size_t i = 0; i < sc->n_pend; i++)
+		free(sc->pend[i].buf);
+	free(sc->carry);
+	free(sc->msg_seen);
+	explain_result_free(&sc->r);
+	nccl_log_free(&sc->nccl);
+	free(sc);
 }
 
 int explain_text(const char *text, size_t len, struct explain_result *out, char *err)
 {
-	struct line *l;
-	size_t pos = 0;
+	struct explain_scan *sc;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = kb_load(err)) != CD_OK)
+	if ((rc = explain_scan_new(&sc, err)) != CD_OK)
 		return rc;
-	if (!text)
-		return CD_OK;
-	l = malloc(sizeof(*l));
-	if (!l)
-		return cd_fail(err, CD_ENOMEM, "out of memory");
-	while (pos < len) {
-		const char *nl = memchr(text + pos, '\n', len - pos);
-		size_t end = nl ? (size_t)(nl - text) : len;
-
-		/* one physical line, in chunks of at most CHUNK bytes */
-		for (size_t s = pos; s < end || s == pos; s += CHUNK) {
-			l->s = text + s;
-			l->len = end - s < CHUNK ? end - s : CHUNK;
-			l->offset = s;
-			if (l->len && l->s[l->len - 1] == '\r')
-				l->len--;
-			if ((rc = scan_line(out, l, text, len)) != CD_OK) {
-				free(l);
-				explain_result_free(out);
-				return cd_fail(err, rc, "out of memory");
-			}
-			if (end - s <= CHUNK)
-				break;
-		}
-		pos = end + 1;
-	}
-	free(l);
-	settle_oom(out);
-	return CD_OK;
+	if (text)
+		rc = explain_scan_feed(sc, text, len, err);
+	if (rc == CD_OK)
+		rc = explain_scan_finish(sc, out, err);
+	explain_scan_free(sc);
+	return rc;
 }
 
 void explain_result_free(struct explain_result *r)

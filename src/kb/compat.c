@@ -1,8 +1,30 @@
-/* Image selection and file verdicts (fatbin.md §4.2-4.7); pure, unit-tested case by case. */
+/* Image selection and file verdicts (fatbin.md §4.2-4.7), pure and unit-tested case by case,
+ * and the one family table they use (kb/arch_families.tsv). */
 #include "kb/compat.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "kb/kb.h"
+
+const struct compat_family_member *compat_family_table(size_t *n)
+{
+	static struct compat_family_member table[128];
+	static size_t count;
+	static bool built;
+
+	if (!built) {
+		for (size_t i = 0; i < kb_family_count(); i++) {
+			const struct kb_family *f = kb_family_at(i);
+
+			for (size_t k = 0; k < f->n_members && count < sizeof(table) / sizeof(table[0]); k++)
+				table[count++] = (struct compat_family_member){ (unsigned)f->arch, (unsigned)f->members[k] };
+		}
+		built = true;
+	}
+	*n = count;
+	return table;
+}
 
 bool compat_in_family(const struct compat_env *env, unsigned target, unsigned cc)
 {

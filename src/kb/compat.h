@@ -54,6 +54,10 @@ struct compat_choice {
 	bool zstd_unloadable;  /* the selected image is Zstandard and the driver cannot read it (200) */
 };
 
+/* kb/arch_families.tsv (Programming Guide Table 28) as pairs, built once: the one family
+ * table arch and explain judge with. */
+const struct compat_family_member *compat_family_table(size_t *n);
+
 bool compat_in_family(const struct compat_env *env, unsigned target, unsigned cc);
 bool compat_sass_runs(const struct compat_env *env, const struct compat_image *im);
 bool compat_ptx_runs(const struct compat_env *env, const struct compat_image *im); /* ignores ISA and JIT switches */

@@ -165,13 +165,17 @@ const struct kb_arch_info *kb_arch_at(size_t i);
 const struct kb_arch_info *kb_arch_find(struct kb_arch a);
 
 /* ---- the CUDA error catalogue (errors.tsv) ---- */
-enum kb_api { KB_API_RUNTIME, KB_API_DRIVER };
+/* The CUDA runtime and driver (errors.tsv) and the libraries whose status codes
+ * lib_errors.tsv lists. */
+enum kb_api { KB_API_RUNTIME, KB_API_DRIVER, KB_API_CUBLAS, KB_API_CUDNN, KB_API_CUFFT, KB_API_CURAND,
+	      KB_API_CUSOLVER, KB_API_CUSPARSE, KB_API_NVRTC, KB_API_NVJITLINK, KB_API_NCCL, KB_API_COUNT };
 struct kb_error {
 	enum kb_api api;
 	int code;
 	const char *name;            /* cudaErrorNoKernelImageForDevice / CUDA_ERROR_NO_BINARY_FOR_GPU */
 	const char *string;          /* what cudaGetErrorString prints */
-	const char *string_source;   /* cudart | cudart-same-number | header-doc */
+	const char *string_source;   /* cudart | cudart-same-number | header-doc | library-doc (the
+				      * library's documented meaning, not text it prints) */
 	const char *finding;         /* finding id, or NULL when no specific one */
 	const char *source;
 };
@@ -179,7 +183,19 @@ size_t kb_error_count(void);
 const struct kb_error *kb_error_at(size_t i);
 const struct kb_error *kb_error_by_name(const char *name);      /* exact name */
 const struct kb_error *kb_error_by_code(enum kb_api api, int code);
-const char *kb_api_name(enum kb_api api);                      /* "runtime" "driver" */
+const char *kb_api_name(enum kb_api api);                      /* "runtime" "driver" "cublas" ... */
+/* "cublas" -> KB_API_CUBLAS; CD_OK or CD_ENOTFOUND. */
+int kb_api_parse(const char *s, enum kb_api *out);
+
+/* ---- wordings of a code in other CUDA releases (error_wordings.tsv) ---- */
+struct kb_wording {
+	const struct kb_error *error; /* the code whose text this was */
+	const char *string;           /* what cudaGetErrorString printed then */
+	const char *releases;         /* "9.0-10.2" */
+	const char *source;
+};
+size_t kb_wording_count(void);
+const struct kb_wording *kb_wording_at(size_t i);
 
 /* ---- framework and tool messages explain recognises (messages.tsv) ---- */
 #define KB_MAX_PARTS 3
@@ -188,7 +204,9 @@ struct kb_message {
 	const char *parts[KB_MAX_PARTS]; /* substrings that must all be on one line (ASCII case ignored) */
 	size_t n_parts;
 	const char *finding;
-	const char *extract;         /* none, torch_cc, torch_cc_old, nvcc_arch, xid, oom */
+	const char *extract;         /* none, torch_cc, torch_cc_old, nvcc_arch, xid, oom, loader,
+				      * driver_found, lib_versions, gpu_cc; fallback: a message that
+				      * gives way to any other error in the text */
 	const char *source;          /* the public issue the text was seen in, or a source key */
 };
 size_t kb_message_count(void);

@@ -6,7 +6,7 @@
 #include "kb/tsv.h"
 
 enum { KB_T_GPUS, KB_T_TOOLKITS, KB_T_DRIVERS, KB_T_PTX, KB_T_FAMILIES, KB_T_ARCHS,
-       KB_T_ERRORS, KB_T_MESSAGES, KB_T_EXPLAIN, KB_T_XID, KB_T_SOURCES, KB_T_COUNT };
+       KB_T_ERRORS, KB_T_LIB_ERRORS, KB_T_WORDINGS, KB_T_MESSAGES, KB_T_EXPLAIN, KB_T_XID, KB_T_SOURCES, KB_T_COUNT };
 
 struct kb_db {
 	bool tried;
@@ -25,8 +25,10 @@ struct kb_db {
 	size_t n_families;
 	struct kb_arch_info *archs;
 	size_t n_archs;
-	struct kb_error *errors;
+	struct kb_error *errors;     /* errors.tsv's rows, then lib_errors.tsv's */
 	size_t n_errors;
+	struct kb_wording *wordings;
+	size_t n_wordings;
 	struct kb_message *messages;
 	size_t n_messages;
 	struct kb_explanation *explanations;

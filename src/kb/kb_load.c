@@ -492,12 +492,94 @@ out:
 	return rc;
 }
 
+/* Each library's status names start with its own prefix. */
+static bool lib_name_ok(enum kb_api api, const char *name)
+{
+	static const char *const prefix[KB_API_COUNT] = {
+		[KB_API_CUBLAS] = "CUBLAS_STATUS_", [KB_API_CUDNN] = "CUDNN_STATUS_",
+		[KB_API_CUFFT] = "CUFFT_",	    [KB_API_CURAND] = "CURAND_STATUS_",
+		[KB_API_CUSOLVER] = "CUSOLVER_STATUS_", [KB_API_CUSPARSE] = "CUSPARSE_STATUS_",
+		[KB_API_NVRTC] = "NVRTC_",	    [KB_API_NVJITLINK] = "NVJITLINK_",
+		[KB_API_NCCL] = "nccl",
+	};
+
+	return prefix[api] && strncmp(name, prefix[api], strlen(prefix[api])) == 0;
+}
+
+static const char *lib_cols[] = { "api", "code", "name", "meaning", "finding", "source" };
+
+/* lib_errors.tsv: appended to errors.tsv's rows, so every lookup by name sees both. */
+static int load_lib_errors(const struct tsv_table *t, char *err)
+{
+	struct kb_error *grown = realloc(db.errors, (db.n_errors + t->nrows + 1) * sizeof(*db.errors));
+	int rc = CD_OK;
+
+	if (!grown)
+		return cd_fail(err, CD_ENOMEM, "lib_errors.tsv: out of memory");
+	db.errors = grown;
+	for (size_t i = 0; i < t->nrows; i++) {
+		struct kb_error *e = &db.errors[db.n_errors];
+		const char *s = tsv_cell(t, i, 0);
+
+		memset(e, 0, sizeof(*e));
+		if (kb_api_parse(s, &e->api) != CD_OK || e->api == KB_API_RUNTIME || e->api == KB_API_DRIVER)
+			return bad(t, i, 0, lib_cols, "expected a library (cublas, cudnn, ..., nccl)", err);
+		TRY(field_int(t, i, 1, lib_cols, false, &e->code, err));
+		TRY(field_nonempty(t, i, 2, lib_cols, &e->name, err));
+		if (!lib_name_ok(e->api, e->name))
+			return bad(t, i, 2, lib_cols, "name does not belong to this library", err);
+		TRY(field_nonempty(t, i, 3, lib_cols, &e->string, err));
+		e->string_source = "library-doc";
+		s = tsv_cell(t, i, 4);
+		if (*s == '\0')
+			return bad(t, i, 4, lib_cols, "empty (use - for none)", err);
+		e->finding = strcmp(s, "-") == 0 ? NULL : s;
+		TRY(field_nonempty(t, i, 5, lib_cols, &e->source, err));
+		db.n_errors++;
+	}
+out:
+	return rc;
+}
+
+static const char *word_cols[] = { "api", "code", "string", "releases", "source" };
+
+/* error_wordings.tsv: older texts of a code errors.tsv has */
+static int load_wordings(const struct tsv_table *t, char *err)
+{
+	int rc = CD_OK;
+
+	db.wordings = calloc(t->nrows ? t->nrows : 1, sizeof(*db.wordings));
+	if (!db.wordings)
+		return cd_fail(err, CD_ENOMEM, "error_wordings.tsv: out of memory");
+	for (size_t i = 0; i < t->nrows; i++) {
+		struct kb_wording *w = &db.wordings[i];
+		enum kb_api api;
+		int code;
+
+		if (kb_api_parse(tsv_cell(t, i, 0), &api) != CD_OK)
+			return bad(t, i, 0, word_cols, "unknown api", err);
+		TRY(field_int(t, i, 1, word_cols, false, &code, err));
+		for (size_t k = 0; k < db.n_errors && !w->error; k++)
+			if (db.errors[k].api == api && db.errors[k].code == code)
+				w->error = &db.errors[k];
+		if (!w->error)
+			return bad(t, i, 1, word_cols, "no such code in errors.tsv", err);
+		TRY(field_nonempty(t, i, 2, word_cols, &w->string, err));
+		TRY(field_nonempty(t, i, 3, word_cols, &w->releases, err));
+		TRY(field_nonempty(t, i, 4, word_cols, &w->source, err));
+		db.n_wordings++;
+	}
+out:
+	return rc;
+}
+
 static const char *msg_cols[] = { "key", "pattern", "finding", "extract", "source" };
 
 static int load_messages(const struct tsv_table *t, char *err)
 {
 	static const char *const extracts[] = { "none", "torch_cc", "torch_cc_old", "nvcc_arch", "xid",
-						"oom" };
+						"oom", "loader", "driver_found", "lib_versions", "gpu_cc",
+						"fallback" };
 	int rc = CD_OK;
 
 	db.messages = calloc(t->nrows ? t->nrows : 1, sizeof(*db.messages));
@@ -643,6 +725,8 @@ static const struct table_def defs[KB_T_COUNT] = {
 	[KB_T_FAMILIES] = DEF("arch_families.tsv", fam_cols, load_families),
 	[KB_T_ARCHS] = DEF("archs.tsv", arch_cols, load_archs),
 	[KB_T_ERRORS] = DEF("errors.tsv", err_cols, load_errors),
+	[KB_T_LIB_ERRORS] = DEF("lib_errors.tsv", lib_cols, load_lib_errors),
+	[KB_T_WORDINGS] = DEF("error_wordings.tsv", word_cols, load_wordings),
 	[KB_T_MESSAGES] = DEF("messages.tsv", msg_cols, load_messages),
 	[KB_T_EXPLAIN] = DEF("explain.tsv", expl_cols, load_explain),
 	[KB_T_XID] = DEF("xid.tsv", xid_cols, load_xid),
@@ -663,6 +747,7 @@ static void db_free(void)
 	free(db.families);
 	free(db.archs);
 	free(db.errors);
+	free(db.wordings);
 	free(db.messages);
 	free(db.explanations);
 	free(db.xids);

@@ -26,6 +26,7 @@ ACCESSORS(ptx_isa, struct kb_ptx_isa, ptx, n_ptx)
 ACCESSORS(family, struct kb_family, families, n_families)
 ACCESSORS(arch, struct kb_arch_info, archs, n_archs)
 ACCESSORS(error, struct kb_error, errors, n_errors)
+ACCESSORS(wording, struct kb_wording, wordings, n_wordings)
 ACCESSORS(message, struct kb_message, messages, n_messages)
 ACCESSORS(explanation, struct kb_explanation, explanations, n_explanations)
 ACCESSORS(xid, struct kb_xid, xids, n_xids)
@@ -213,9 +214,23 @@ const struct kb_error *kb_error_by_code(enum kb_api api, int code)
 	return NULL;
 }
 
+static const char *const api_names[KB_API_COUNT] = {
+	"runtime", "driver", "cublas", "cudnn", "cufft", "curand", "cusolver", "cusparse", "nvrtc", "nvjitlink", "nccl",
+};
+
 const char *kb_api_name(enum kb_api api)
 {
-	return api == KB_API_RUNTIME ? "runtime" : "driver";
+	return (unsigned)api < KB_API_COUNT ? api_names[api] : "?";
+}
+
+int kb_api_parse(const char *s, enum kb_api *out)
+{
+	for (int i = 0; i < KB_API_COUNT; i++)
+		if (strcmp(s, api_names[i]) == 0) {
+			*out = (enum kb_api)i;
+			return CD_OK;
+		}
+	return CD_ENOTFOUND;
 }
 
 const struct kb_explanation *kb_explanation_find(const char *finding)

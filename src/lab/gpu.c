@@ -110,6 +110,10 @@ static const struct {
 	ENTRY(EventSynchronize, "cuEventSynchronize"),
 	ENTRY(EventElapsedTime, "cuEventElapsedTime"),
 	ENTRY(EventDestroy, "cuEventDestroy"),
+	ENTRY(CtxGetLimit, "cuCtxGetLimit"),
+	ENTRY(CtxSetLimit, "cuCtxSetLimit"),
+	ENTRY(MemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2"),
+	ENTRY(StreamQuery, "cuStreamQuery"),
 };
 #undef ENTRY
 
@@ -155,7 +159,8 @@ out:
 
 void lab_close(struct lab_ctx *c)
 {
-	if (!c->d)
+	/* unloading or releasing under a kernel that still runs would wait for it */
+	if (!c->d || c->hung)
 		return;
 	if (c->s)
 		c->d->StreamDestroy(c->s);

@@ -7,6 +7,8 @@
 #include <stddef.h>
 
 #include "driver/cudrv.h"
+#include "driver/nvml.h"
+#include "facts/driver.h"
 
 /* Device facts every lab sizes itself from (read once through cuDeviceGetAttribute). */
 struct lab_dev {
@@ -50,6 +52,7 @@ struct lab_series {
 struct lab_plot {
 	bool used;
 	bool bars;                 /* bars: series[0].y with labels[] on the x axis */
+	bool heatmap;              /* series[0].y: an n x n matrix row by row, labels[] name rows and columns */
 	bool logx, logy;
 	char title[96], xlabel[64], ylabel[64];
 	size_t n_series;
@@ -57,7 +60,7 @@ struct lab_plot {
 	char labels[LAB_MAX_POINTS][16];
 };
 
-#define LAB_MAX_MEAS 96
+#define LAB_MAX_MEAS 1024        /* lab p2p: 14 rows per ordered pair, 56 pairs on 8 GPUs */
 struct lab_result {
 	const char *name;
 	char setup[512];
@@ -75,6 +78,8 @@ typedef void (*lab_progress_fn)(void *user, const char *lab, double fraction, co
 
 struct lab_ctx {
 	struct cudrv *d;
+	const struct nvml *nv;     /* the run's NVML, initialised; NULL without one */
+	const struct gpu_probe *probe; /* the run's driver and GPU facts */
 	CUdevice dev;
 	CUcontext ctx;
 	CUmodule mod;
@@ -83,6 +88,9 @@ struct lab_ctx {
 	bool quick;
 	bool tiny;                 /* CUDOCTOR_LAB_TINY: smallest shapes, for compute-sanitizer */
 	unsigned long long seed;
+	/* a kernel outlived its time limit and may still run: nothing more may be queued or
+	 * waited for; the process's exit tears the context down */
+	bool hung;
 	lab_progress_fn progress;
 	void *progress_user;
 	const char *current;       /* lab running now, for progress */

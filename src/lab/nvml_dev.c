@@ -7,7 +7,7 @@ int lab_nvml_sm_clock(void *user)
 {
 	struct lab_nvml *v = user;
 	unsigned mhz = 0;
-	if (!v || !v->ok || !v->n.DeviceGetClockInfo || v->n.DeviceGetClockInfo(v->dev, NVML_CLOCK_SM, &mhz) != NVML_SUCCESS)
+	if (!v || !v->ok || !v->n->DeviceGetClockInfo || v->n->DeviceGetClockInfo(v->dev, NVML_CLOCK_SM, &mhz) != NVML_SUCCESS)
 		return 0;
 	return (int)mhz;
 }
@@ -16,39 +16,33 @@ int lab_nvml_link(void *user, int *gen, int *width)
 {
 	struct lab_nvml *v = user;
 	unsigned g = 0, w = 0;
-	if (!v || !v->ok || !v->n.DeviceGetCurrPcieLinkGeneration || !v->n.DeviceGetCurrPcieLinkWidth ||
-	    v->n.DeviceGetCurrPcieLinkGeneration(v->dev, &g) != NVML_SUCCESS ||
-	    v->n.DeviceGetCurrPcieLinkWidth(v->dev, &w) != NVML_SUCCESS)
+	if (!v || !v->ok || !v->n->DeviceGetCurrPcieLinkGeneration || !v->n->DeviceGetCurrPcieLinkWidth ||
+	    v->n->DeviceGetCurrPcieLinkGeneration(v->dev, &g) != NVML_SUCCESS ||
+	    v->n->DeviceGetCurrPcieLinkWidth(v->dev, &w) != NVML_SUCCESS)
 		return -1;
 	*gen = (int)g;
 	*width = (int)w;
 	return 0;
 }
 
-void lab_nvml_open(struct lab_nvml *v, struct cudrv *d, CUdevice dev)
+void lab_nvml_open(struct lab_nvml *v, const struct nvml *nv, struct cudrv *d, CUdevice dev)
 {
-	char e[CD_ERRMSG];
 	int dom = -1, bus = -1, slot = -1;
 	unsigned count = 0;
 	memset(v, 0, sizeof *v);
-	if (!d->DeviceGetAttribute || d->DeviceGetAttribute(&dom, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, dev) != CUDA_SUCCESS ||
+	if (!nv || !d->DeviceGetAttribute || d->DeviceGetAttribute(&dom, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, dev) != CUDA_SUCCESS ||
 	    d->DeviceGetAttribute(&bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, dev) != CUDA_SUCCESS ||
 	    d->DeviceGetAttribute(&slot, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, dev) != CUDA_SUCCESS)
 		return;
-	if (nvml_load(&v->n, e) != CD_OK)
-		return;
-	if (!v->n.Init || v->n.Init() != NVML_SUCCESS) {
-		nvml_unload(&v->n);
-		return;
-	}
-	if (!v->n.DeviceGetCount || !v->n.DeviceGetHandleByIndex || !v->n.DeviceGetPciInfo ||
-	    v->n.DeviceGetCount(&count) != NVML_SUCCESS)
+	v->n = nv;
+	if (!nv->DeviceGetCount || !nv->DeviceGetHandleByIndex || !nv->DeviceGetPciInfo ||
+	    nv->DeviceGetCount(&count) != NVML_SUCCESS)
 		return;
 	for (unsigned i = 0; i < count && !v->ok; i++) {
 		nvmlDevice_t h;
 		nvmlPciInfo_t pci;
 		memset(&pci, 0, sizeof pci);
-		if (v->n.DeviceGetHandleByIndex(i, &h) == NVML_SUCCESS && v->n.DeviceGetPciInfo(h, &pci) == NVML_SUCCESS &&
+		if (nv->DeviceGetHandleByIndex(i, &h) == NVML_SUCCESS && nv->DeviceGetPciInfo(h, &pci) == NVML_SUCCESS &&
 		    pci.domain == (unsigned)dom && pci.bus == (unsigned)bus && pci.device == (unsigned)slot) {
 			v->dev = h;
 			v->ok = true;
@@ -56,10 +50,8 @@ void lab_nvml_open(struct lab_nvml *v, struct cudrv *d, CUdevice dev)
 	}
 }
 
+/* The NVML handle belongs to the run context, which shuts it down. */
 void lab_nvml_close(struct lab_nvml *v)
 {
-	if (v->n.handle && v->n.Shutdown)
-		v->n.Shutdown();
-	nvml_unload(&v->n);
-	v->ok = false;
+	memset(v, 0, sizeof *v);
 }

@@ -9,13 +9,14 @@
 #include "driver/nvml.h"
 
 struct lab_nvml {
-	struct nvml n;
+	const struct nvml *n; /* the run's NVML (borrowed, initialised); NULL without one */
 	nvmlDevice_t dev;
-	bool ok;        /* NVML loaded, initialised, and the device found */
+	bool ok;        /* NVML there and the device found */
 };
 
-/* Never fails: without NVML, or without a matching device, ok stays false. */
-void lab_nvml_open(struct lab_nvml *v, struct cudrv *d, CUdevice dev);
+/* Finds CUDA device dev in the run's NVML nv (already initialised; NULL when there is none).
+ * Never fails: without NVML, or without a matching device, ok stays false. */
+void lab_nvml_open(struct lab_nvml *v, const struct nvml *nv, struct cudrv *d, CUdevice dev);
 void lab_nvml_close(struct lab_nvml *v);
 /* callbacks for struct lab_ctx (user = struct lab_nvml *) */
 int lab_nvml_sm_clock(void *user);                     /* MHz, 0 when unknown */

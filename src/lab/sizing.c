@@ -152,3 +152,56 @@ double lab_pcie_bytes_per_s(int gen, int width)
 	double eff = gen <= 2 ? 0.8 : gen <= 5 ? 128.0 / 130.0 : 242.0 / 256.0;
 	return gts[gen] * 1e9 * eff * width / 8.0;
 }
+
+size_t lab_p2p_bytes(size_t min_free, bool quick, bool tiny)
+{
+	size_t want = tiny ? 4 * LAB_MIB : quick ? 256 * LAB_MIB : 1024 * LAB_MIB;
+	size_t cap = min_free / 4;
+	if (want > cap)
+		want = cap;
+	want -= want % LAB_MIB;
+	return want;
+}
+
+size_t lab_p2p_latency_sizes(bool quick, size_t *out, size_t max)
+{
+	static const size_t full[] = { 4, 4096, 65536 }, fast[] = { 4, 65536 };
+	const size_t *v = quick ? fast : full;
+	size_t n = quick ? sizeof fast / sizeof *fast : sizeof full / sizeof *full, m = 0;
+	for (size_t i = 0; i < n && m < max; i++)
+		out[m++] = v[i];
+	return m;
+}
+
+size_t lab_sync_block_sizes(const struct lab_dev *d, bool quick, int *out, size_t max)
+{
+	int ws = d->warp_size > 0 ? d->warp_size : 32, top = d->max_threads_per_block;
+	int all[32];
+	size_t n = 0, k = 0;
+	for (int b = ws; b <= top && n < sizeof all / sizeof *all; b *= 2)
+		all[n++] = b;
+	for (size_t i = 0; i < n && k < max; i++)
+		if (!quick || i == 0 || i == n / 2 || i + 1 == n)
+			out[k++] = all[i];
+	return k;
+}
+
+size_t lab_heap_bytes(const struct lab_dev *d, size_t need, size_t current)
+{
+	size_t mem = d->free_mem ? d->free_mem : d->total_mem, want = 2 * need + 16 * LAB_MIB;
+	if (want > mem / 8)
+		want = mem / 8;
+	want -= want % LAB_MIB;
+	return want > current ? want : current;
+}
+
+unsigned lab_heap_threads(size_t heap, unsigned bytes, unsigned block, unsigned max_threads)
+{
+	if (block == 0)
+		return 0;
+	size_t fit = bytes ? heap / 2 / bytes : max_threads;
+	if (fit > max_threads)
+		fit = max_threads;
+	fit -= fit % block;
+	return fit < block ? block : (unsigned)fit;
+}

@@ -31,6 +31,18 @@ size_t lab_xfer_sizes(const struct lab_dev *d, bool quick, size_t *out, size_t m
 /* Block sizes 32..max threads per block in steps of 32, plus 33 and 100. Ascending. */
 size_t lab_block_sizes(const struct lab_dev *d, bool quick, int *out, size_t max);
 
+/* Block sizes for the barrier sweep: powers of two from the warp size to the largest
+ * block (quick: the smallest, one in the middle, the largest). Ascending. */
+size_t lab_sync_block_sizes(const struct lab_dev *d, bool quick, int *out, size_t max);
+
+/* Device malloc heap to ask for when `need` bytes are live at once: twice that (the
+ * allocator's headers and fragmentation) plus 16 MiB, a multiple of 1 MiB, at most an
+ * eighth of the free memory; never below `current`. */
+size_t lab_heap_bytes(const struct lab_dev *d, size_t need, size_t current);
+/* Threads whose `bytes` each fit in half of `heap`: a multiple of `block`, at least one
+ * block, at most `max_threads`. */
+unsigned lab_heap_threads(size_t heap, unsigned bytes, unsigned block, unsigned max_threads);
+
 /* Square matrix edge for transpose: a multiple of 32 with n*n*4 bytes >= 4 x L2,
  * capped by memory. */
 int lab_transpose_n(const struct lab_dev *d);
@@ -41,5 +53,12 @@ double lab_peak_dram(const struct lab_dev *d);
 /* PCIe bandwidth per direction for gen/width, after 8b/10b or 128b/130b line
  * coding, in bytes/s (0 when unknown). */
 double lab_pcie_bytes_per_s(int gen, int width);
+
+/* lab p2p: bytes per copy buffer from the least free memory among the GPUs (each holds a
+ * source and a destination): 1 GiB, quick 256 MiB, tiny 4 MiB, never more than a quarter
+ * of that free memory; a multiple of 1 MiB; 0 when not even 1 MiB fits. */
+size_t lab_p2p_bytes(size_t min_free, bool quick, bool tiny);
+/* Copy sizes of the latency rows, ascending: 4 B, 4 KiB, 64 KiB (quick: 4 B and 64 KiB). */
+size_t lab_p2p_latency_sizes(bool quick, size_t *out, size_t max);
 
 #endif

@@ -110,6 +110,8 @@ static void fit(struct axis *a, double lo, double hi, bool from_zero)
 
 char *lab_svg_render(const struct lab_plot *p)
 {
+	if (p->heatmap)
+		return lab_svg_heatmap(p);
 	struct axis ax = { .log = p->logx && !p->bars, .px0 = ML, .px1 = W - MR };
 	struct axis ay = { .log = p->logy, .px0 = H - MB, .px1 = MT };
 	double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
@@ -210,6 +212,78 @@ char *lab_svg_render(const struct lab_plot *p)
 		sb_printf(&sb, "<text x=\"%d\" y=\"%d\">", W - MR + 38, ly + 4);
 		put_escaped(&sb, se->name[0] ? se->name : "series");
 		sb_append(&sb, "</text>\n");
+	}
+	sb_append(&sb, "</svg>\n");
+	return sb_detach(&sb);
+}
+
+/* a shade from pale (f = 0) to dark blue (f = 1) */
+static void heat_colour(double f, char *buf, size_t n)
+{
+	static const int lo[3] = { 0xf7, 0xfb, 0xff }, hi[3] = { 0x08, 0x30, 0x6b };
+	int c[3];
+	f = f < 0 ? 0 : f > 1 ? 1 : f;
+	for (int i = 0; i < 3; i++)
+		c[i] = (int)(lo[i] + (hi[i] - lo[i]) * f + 0.5);
+	snprintf(buf, n, "#%02x%02x%02x", c[0], c[1], c[2]);
+}
+
+char *lab_svg_heatmap(const struct lab_plot *p)
+{
+	enum { CELL = 64, HL = 96, HT = 84, HR = 24, HB = 40 };
+	size_t cells = p->n_series ? p->series[0].n : 0, n = 0;
+	while ((n + 1) * (n + 1) <= cells)
+		n++;
+	if (n == 0 || n * n != cells)
+		return NULL;
+	double top = 0;
+	for (size_t i = 0; i < cells; i++)
+		if (i / n != i % n && isfinite(p->series[0].y[i]) && p->series[0].y[i] > top)
+			top = p->series[0].y[i];
+	int w = HL + (int)n * CELL + HR, h = HT + (int)n * CELL + HB;
+	struct strbuf sb;
+	sb_init(&sb);
+	sb_printf(&sb, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		       "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n", w, h, w, h);
+	sb_printf(&sb, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", w, h);
+	sb_append(&sb, "<text x=\"12\" y=\"24\" font-size=\"15\" font-weight=\"bold\">");
+	put_escaped(&sb, p->title);
+	sb_append(&sb, "</text>\n");
+	sb_printf(&sb, "<text x=\"%d\" y=\"48\" text-anchor=\"middle\">", HL + (int)n * CELL / 2);
+	put_escaped(&sb, p->xlabel);
+	sb_append(&sb, "</text>\n");
+	sb_printf(&sb, "<text transform=\"translate(16 %d) rotate(-90)\" text-anchor=\"middle\">", HT + (int)n * CELL / 2);
+	put_escaped(&sb, p->ylabel);
+	sb_append(&sb, "</text>\n");
+	for (size_t i = 0; i < n; i++) {
+		sb_printf(&sb, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", HL + (int)i * CELL + CELL / 2, HT - 8);
+		put_escaped(&sb, p->labels[i]);
+		sb_append(&sb, "</text>\n");
+		sb_printf(&sb, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", HL - 8, HT + (int)i * CELL + CELL / 2 + 4);
+		put_escaped(&sb, p->labels[i]);
+		sb_append(&sb, "</text>\n");
+	}
+	for (size_t i = 0; i < cells; i++) {
+		size_t row = i / n, col = i % n;
+		double v = p->series[0].y[i];
+		bool have = row != col && isfinite(v) && v > 0;
+		char fill[8] = "#e8e8e8", label[32] = "";
+		double f = have && top > 0 ? v / top : 0;
+		if (have) {
+			heat_colour(f, fill, sizeof fill);
+			snprintf(label, sizeof label, v >= 100 ? "%.0f" : "%.1f", v);
+		} else {
+			snprintf(label, sizeof label, "%s", row == col ? "X" : "n/a");
+		}
+		int x = HL + (int)col * CELL, y = HT + (int)row * CELL;
+		sb_printf(&sb, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" stroke=\"white\"><title>",
+			  x, y, CELL, CELL, fill);
+		put_escaped(&sb, p->labels[row]);
+		sb_append(&sb, " -&gt; ");
+		put_escaped(&sb, p->labels[col]);
+		sb_printf(&sb, ": %s</title></rect>\n", label);
+		sb_printf(&sb, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"%s\">%s</text>\n", x + CELL / 2,
+			  y + CELL / 2 + 4, f > 0.55 ? "white" : "black", label);
 	}
 	sb_append(&sb, "</svg>\n");
 	return sb_detach(&sb);

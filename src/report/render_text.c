@@ -82,15 +82,30 @@ static void text_finding(const struct finding *f, FILE *out, const struct render
 		fprintf(out, "      fix: %s%s%s\n", col(o, C_BOLD), f->fix[i], col(o, C_RESET));
 }
 
+/* -q: the essential answer alone, for scripts */
+static bool answer_only(const struct report *r, const struct render_opts *o, FILE *out)
+{
+	if (!r->n_answer || !(o->verbosity < 0 || r->answer_only))
+		return false;
+	for (size_t i = 0; i < r->n_answer; i++)
+		fprintf(out, "%s\n", r->answer[i]);
+	return true;
+}
+
 int render_text(const struct report *r, const struct render_opts *o, FILE *out)
 {
 	size_t width = 0, counts[4] = { 0 };
 	bool any_item = false;
 
+	if (answer_only(r, o, out))
+		return ferror(out) ? -2 : 0;
+
 	if (o->verbosity >= 0) {
 		for (size_t i = 0; i < r->n_items; i++) {
 			const struct report_item *it = &r->items[i];
 
+			if (it->kind == ITEM_FIGURE)
+				continue; /* charts are for the HTML page */
 			switch (it->kind) {
 			case ITEM_SECTION:
 				fprintf(out, "%s%s%s%s\n", any_item ? "\n" : "", col(o, C_BOLD), it->a,
@@ -107,6 +122,8 @@ int render_text(const struct report *r, const struct render_opts *o, FILE *out)
 				break;
 			case ITEM_TABLE:
 				text_table(it, out, o);
+				break;
+			case ITEM_FIGURE:
 				break;
 			}
 			any_item = true;
@@ -164,10 +181,14 @@ int render_markdown(const struct report *r, const struct render_opts *o, FILE *o
 {
 	bool in_list = false;
 
+	if (answer_only(r, o, out))
+		return ferror(out) ? -2 : 0;
 	fprintf(out, "## cudoctor %s\n\n", r->command);
 	for (size_t i = 0; o->verbosity >= 0 && i < r->n_items; i++) {
 		const struct report_item *it = &r->items[i];
 
+		if (it->kind == ITEM_FIGURE)
+			continue;
 		if (in_list && it->kind != ITEM_KV) {
 			fputc('\n', out);
 			in_list = false;
@@ -203,6 +224,8 @@ int render_markdown(const struct report *r, const struct render_opts *o, FILE *o
 				}
 			}
 			fputc('\n', out);
+			break;
+		case ITEM_FIGURE:
 			break;
 		}
 	}

@@ -54,6 +54,7 @@ void report_free(struct report *r)
 		free_strv(it->cells, it->ncols * it->nrows);
 	}
 	free(r->items);
+	free_strv(r->answer, r->n_answer);
 	json_decref(r->data);
 	memset(r, 0, sizeof(*r));
 }
@@ -199,7 +200,7 @@ static int push_text(struct report *r, enum report_item_kind kind, char *a, char
 {
 	struct report_item *it;
 
-	if (!a || (kind == ITEM_KV && !b))
+	if (!a || ((kind == ITEM_KV || kind == ITEM_FIGURE) && !b))
 		goto oom;
 	it = push_item(r, kind);
 	if (!it)
@@ -245,6 +246,25 @@ int report_line(struct report *r, const char *fmt, ...)
 	s = cd_vasprintf(fmt, ap);
 	va_end(ap);
 	return push_text(r, ITEM_LINE, s, NULL);
+}
+
+int report_answer(struct report *r, const char *fmt, ...)
+{
+	va_list ap;
+	char *s, **p;
+
+	va_start(ap, fmt);
+	s = cd_vasprintf(fmt, ap);
+	va_end(ap);
+	p = s ? realloc(r->answer, (r->n_answer + 1) * sizeof(*p)) : NULL;
+	if (!p) {
+		free(s);
+		r->oom = true;
+		return CD_ENOMEM;
+	}
+	r->answer = p;
+	r->answer[r->n_answer++] = s;
+	return CD_OK;
 }
 
 static int table_add_row(struct report *r, struct report_item *t, const char *const cells[])
@@ -296,6 +316,11 @@ int report_table_row(struct report *r, const char *const cells[])
 		if (r->items[i].kind == ITEM_TABLE)
 			return table_add_row(r, &r->items[i], cells);
 	return CD_EUSAGE;
+}
+
+int report_figure(struct report *r, const char *caption, const char *svg)
+{
+	return push_text(r, ITEM_FIGURE, cd_strdup(caption ? caption : ""), cd_strdup(svg ? svg : ""));
 }
 
 int report_json_set(struct report *r, const char *key, json_t *value)

@@ -24,7 +24,8 @@ struct finding {
 	size_t n_fix;
 };
 
-enum report_item_kind { ITEM_SECTION, ITEM_KV, ITEM_LINE, ITEM_TABLE };
+/* ITEM_FIGURE: a chart (a: caption, b: a standalone SVG document) that only the HTML page draws */
+enum report_item_kind { ITEM_SECTION, ITEM_KV, ITEM_LINE, ITEM_TABLE, ITEM_FIGURE };
 
 struct report_item {
 	enum report_item_kind kind;
@@ -45,6 +46,9 @@ struct report {
 	bool oom;                  /* some add failed for lack of memory */
 	int exit_override;         /* -1: exit code from findings; else this code */
 	bool self_rendered;        /* the command printed its own stdout (arch --cuobjdump): render nothing */
+	char **answer;             /* the essential answer: what -q prints, alone (report_answer) */
+	size_t n_answer;
+	bool answer_only;          /* print only the answer even without -q (gencode --format nvcc) */
 };
 
 int report_init(struct report *r, const char *command);
@@ -68,9 +72,14 @@ int report_section(struct report *r, const char *title_fmt, ...) __attribute__((
 int report_kv(struct report *r, const char *key, const char *value_fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int report_line(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* One line of the essential answer, the whole text output under -q (or answer_only):
+ * gencode's flags, doctor's verdict, arch's verdict per file and GPU. */
+int report_answer(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Starts a table; rows go to the most recent table. */
 int report_table(struct report *r, size_t ncols, const char *const headers[]);
 int report_table_row(struct report *r, const char *const cells[]);
+/* A chart for the HTML page (copied); text, Markdown and JSON leave it out. */
+int report_figure(struct report *r, const char *caption, const char *svg);
 
 /* JSON helpers that record OOM in r instead of failing silently. */
 int report_json_set(struct report *r, const char *key, json_t *value); /* steals value */

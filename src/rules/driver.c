@@ -37,6 +37,16 @@ enum too_new rules_compare_to_driver(const struct version *v, const struct versi
 	return v->major >= 11 ? NEWER_MINOR : NEWER_MAJOR;
 }
 
+enum cuda_fit rules_cuda_fit(const struct version *cuda, const struct version *driver_cuda)
+{
+	switch (rules_compare_to_driver(cuda, driver_cuda)) {
+	case FITS: return CUDA_FITS;
+	case NEWER_MINOR: return CUDA_NEWER_MINOR;
+	case NEWER_MAJOR: break;
+	}
+	return CUDA_NEWER_MAJOR;
+}
+
 int rules_driver_evidence(struct finding *f, const struct gpu_probe *d)
 {
 	bool oom = false;

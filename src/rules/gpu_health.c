@@ -184,6 +184,19 @@ int rules_gpu_health(const struct gpu_probe *p, struct report *r)
 	return CD_OK;
 }
 
+int rules_gpu_pcie(const struct gpu_probe *p, struct report *r)
+{
+	for (size_t i = 0; i < p->n_gpus; i++) {
+		char subject[320];
+		int rc;
+
+		gpu_subject(&p->gpus[i], subject, sizeof(subject));
+		if ((rc = pcie_degraded(r, &p->gpus[i], subject)) != CD_OK)
+			return rc;
+	}
+	return CD_OK;
+}
+
 int rule_persistence(const struct facts *f, struct report *r)
 {
 	bool oom = false;

@@ -31,12 +31,19 @@ int rules_stack(const struct facts *f, struct report *r);
 /* gpu-lost, ecc-errors, retired-pages-pending, pcie-link-degraded, clocks-throttled, per
  * GPU. Returns CD_OK or CD_ENOMEM. */
 int rules_gpu_health(const struct gpu_probe *p, struct report *r);
+/* pcie-link-degraded alone, per GPU (for commands that judge links, not health: topo). */
+int rules_gpu_pcie(const struct gpu_probe *p, struct report *r);
 
 /* The one-line verdict when the report holds no warning or error and CUDA initialised:
  * an ok finding `stack-consistent` with what was checked. Run after every other rule. */
 int rules_verdict(const struct facts *f, struct report *r);
 
 /* True when a toolkit accepts sm_<cc_major><cc_minor> (plain target), by the kb. */
+/* Whether code built against CUDA `cuda` runs on a driver that supports `driver_cuda`: the
+ * rule toolkit-newer-than-driver applies (minor-version compatibility from CUDA 11 on). */
+enum cuda_fit { CUDA_FITS, CUDA_NEWER_MINOR, CUDA_NEWER_MAJOR };
+enum cuda_fit rules_cuda_fit(const struct version *cuda, const struct version *driver_cuda);
+
 bool rules_toolkit_targets(const struct toolkit *t, int cc_major, int cc_minor);
 
 /* The subject of every finding about one GPU: "GPU 0 (NVIDIA H200)" by CUDA's ordinal,

@@ -10,35 +10,73 @@
 #include "util/err.h"
 #include "util/file.h"
 
-int file_map(const char *path, struct mapped_file *mf, char *err)
+static const char *kind_of(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO (named pipe)";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	return "not a regular file";
+}
+
+int file_open_input(const char *path, int *fd, size_t *size, char *err)
 {
 	struct stat st;
-	void *p;
-	int fd, rc = CD_OK;
+	int e;
 
-	memset(mf, 0, sizeof(*mf));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return cd_fail(err, CD_EIO, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st) != 0) {
-		rc = cd_fail(err, CD_EIO, "%s: %s", path, strerror(errno));
-		goto out;
+	*fd = -1;
+	if (!path || !*path)
+		return cd_fail(err, CD_EIO, "'' is an empty file name");
+	/* O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting */
+	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (*fd < 0) {
+		e = errno;
+		/* a socket cannot be opened (ENXIO): name what it is */
+		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+			return cd_fail(err, CD_EIO, "%s: %s, not a regular file; skipped", path, kind_of(st.st_mode));
+		return cd_fail(err, CD_EIO, "%s: %s", path, strerror(e));
+	}
+	if (fstat(*fd, &st) != 0) {
+		e = errno;
+		close(*fd);
+		*fd = -1;
+		return cd_fail(err, CD_EIO, "%s: %s", path, strerror(e));
 	}
 	if (!S_ISREG(st.st_mode)) {
-		rc = cd_fail(err, CD_EIO, "%s: not a regular file", path);
-		goto out;
+		close(*fd);
+		*fd = -1;
+		return cd_fail(err, CD_EIO, "%s: %s, not a regular file; skipped", path, kind_of(st.st_mode));
 	}
-	if (st.st_size == 0)
+	*size = (size_t)st.st_size;
+	return CD_OK;
+}
+
+int file_map(const char *path, struct mapped_file *mf, char *err)
+{
+	size_t size;
+	void *p;
+	int fd, rc;
+
+	memset(mf, 0, sizeof(*mf));
+	if ((rc = file_open_input(path, &fd, &size, err)) != CD_OK)
+		return rc;
+	if (size == 0)
 		goto out;
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (p == MAP_FAILED) {
 		rc = cd_fail(err, CD_EIO, "%s: mmap: %s", path, strerror(errno));
 		goto out;
 	}
 	mf->data = p;
-	mf->size = (size_t)st.st_size;
+	mf->size = size;
 	mf->map_base = p;
-	mf->map_size = (size_t)st.st_size;
+	mf->map_size = size;
 out:
 	close(fd);
 	return rc;
@@ -61,9 +99,8 @@ int file_read_text(const char *path, size_t max, char **out, size_t *len, char *
 	*out = NULL;
 	if (len)
 		*len = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return cd_fail(err, CD_EIO, "%s: %s", path, strerror(errno));
+	if ((rc = file_open_input(path, &fd, &(size_t){ 0 }, err)) != CD_OK)
+		return rc;
 	buf = malloc(max + 1);
 	if (!buf) {
 		rc = cd_fail(err, CD_ENOMEM, "%s: out of memory", path);

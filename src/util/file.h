@@ -12,12 +12,17 @@ struct mapped_file {
 	size_t map_size;
 };
 
-/* Maps path read-only. A directory, device or unreadable file is an error
- * naming the path. */
+/* Opens an input for reading, regular files only: opened without blocking (a FIFO with no
+ * writer cannot hang the tool), then fstat'ed; a FIFO, socket, device or directory is
+ * refused with a message naming what it is. *size is the file's size. Every input is
+ * opened here. */
+int file_open_input(const char *path, int *fd, size_t *size, char *err);
+
+/* Maps path read-only (through file_open_input). */
 int file_map(const char *path, struct mapped_file *mf, char *err);
 void file_unmap(struct mapped_file *mf);
 
-/* Reads at most max bytes of a small text file, NUL-terminated. */
+/* Reads at most max bytes of a small text file, NUL-terminated (through file_open_input). */
 int file_read_text(const char *path, size_t max, char **out, size_t *len, char *err);
 
 bool path_is_file(const char *path);

@@ -178,3 +178,68 @@ void sb_free(struct strbuf *sb)
 	free(sb->buf);
 	sb_init(sb);
 }
+
+/* Display columns of s[0..n): UTF-8 continuation bytes and ANSI colour sequences take none. */
+static size_t columns_of(const char *s, size_t n)
+{
+	size_t cols = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == 0x1b && i + 1 < n && s[i + 1] == '[') {
+			for (i += 2; i < n && !(s[i] >= '@' && s[i] <= '~'); i++)
+				;
+			continue;
+		}
+		cols += (c & 0xc0) != 0x80;
+	}
+	return cols;
+}
+
+int sb_wrap(struct strbuf *sb, const char *text, size_t first_col, size_t indent, size_t width)
+{
+	size_t col = first_col;
+	bool line_has_word = first_col > indent;
+	const char *p = text;
+
+	if (width < indent + 20)
+		width = indent + 20; /* a very narrow terminal still gets readable lines */
+	while (*p) {
+		size_t spaces = 0, len, cols;
+
+		if (*p == '\n') {
+			sb_append_n(sb, "\n", 1);
+			for (size_t k = 0; k < indent; k++)
+				sb_append_n(sb, " ", 1);
+			col = indent;
+			line_has_word = false;
+			p++;
+			continue;
+		}
+		while (p[spaces] == ' ')
+			spaces++;
+		p += spaces;
+		if (!*p || *p == '\n')
+			continue;
+		len = strcspn(p, " \n");
+		cols = columns_of(p, len);
+		if (line_has_word && col + (spaces ? spaces : 1) + cols > width) {
+			sb_append_n(sb, "\n", 1);
+			for (size_t k = 0; k < indent; k++)
+				sb_append_n(sb, " ", 1);
+			col = indent;
+		} else if (line_has_word || spaces) {
+			/* keep the author's spacing inside a line (aligned columns, two spaces) */
+			size_t s = line_has_word ? (spaces ? spaces : 1) : spaces;
+			for (size_t k = 0; k < s; k++)
+				sb_append_n(sb, " ", 1);
+			col += s;
+		}
+		sb_append_n(sb, p, len);
+		col += cols;
+		line_has_word = true;
+		p += len;
+	}
+	return sb->failed ? CD_ENOMEM : CD_OK;
+}

@@ -31,4 +31,9 @@ int sb_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(pri
 char *sb_detach(struct strbuf *sb);             /* caller frees; NULL if failed */
 void sb_free(struct strbuf *sb);
 
+/* Appends text wrapped at spaces to width columns, the first line starting at column
+ * first_col (what the caller already wrote), later lines indented by indent spaces (a
+ * hanging indent). Newlines in text are kept; a word longer than the line stands alone. */
+int sb_wrap(struct strbuf *sb, const char *text, size_t first_col, size_t indent, size_t width);
+
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fake_gpus.h"
+#include "fake_topo.h"
 
 typedef int CUresult;
 typedef int CUdevice;
@@ -32,6 +33,10 @@ static const struct { CUresult code; const char *name, *text; } errors[] = {
 	{ 101, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal" },
 	{ 201, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context" },
 	{ 209, "CUDA_ERROR_NO_BINARY_FOR_GPU", "no kernel image is available for execution on the device" },
+	{ 217, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED", "peer access is not supported across the given devices" },
+	{ 704, "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED", "peer access is already enabled" },
+	{ 705, "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED", "peer access has not been enabled" },
+	{ 711, "CUDA_ERROR_TOO_MANY_PEERS", "peer mapping resources exhausted" },
 	{ 802, "CUDA_ERROR_SYSTEM_NOT_READY", "system not yet initialized" },
 	{ 803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "system has unsupported display driver / cuda driver combination" },
 	{ 801, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported" },
@@ -128,12 +133,26 @@ static CUresult device(CUdevice dev, struct fake_gpu *out)
 	return OK;
 }
 
+/* FAKE_CUDA_CALL_LOG=FILE: each call named here appends its name and a newline, so a
+ * test can tell whether it was made at all (e.g. that cuInit was skipped). */
+static void log_call(const char *name)
+{
+	const char *path = getenv("FAKE_CUDA_CALL_LOG");
+	FILE *f = path && *path ? fopen(path, "a") : NULL;
+
+	if (!f)
+		return;
+	fprintf(f, "%s\n", name);
+	fclose(f);
+}
+
 EXPORT CUresult cuInit(unsigned int flags)
 {
 	struct fake_gpu g[FAKE_MAX_GPUS];
 	int map[FAKE_MAX_GPUS];
 	CUresult r = (CUresult)fake_env_int("FAKE_CUDA_INIT_RESULT", 0);
 
+	log_call("cuInit");
 	if (flags != 0)
 		return INVALID_VALUE;
 	if (r == OK && visible_devices(g, map) == 0)
@@ -474,16 +493,12 @@ UNSUPPORTED(cuMemcpyHtoDAsync_v2)
 UNSUPPORTED(cuMemcpyDtoHAsync_v2)
 UNSUPPORTED(cuMemsetD8_v2)
 UNSUPPORTED(cuMemsetD32_v2)
-UNSUPPORTED(cuModuleLoadData)
-UNSUPPORTED(cuModuleUnload)
 UNSUPPORTED(cuModuleGetFunction)
 UNSUPPORTED(cuModuleGetGlobal_v2)
 UNSUPPORTED(cuFuncGetAttribute)
 UNSUPPORTED(cuFuncSetAttribute)
 UNSUPPORTED(cuLaunchKernel)
 UNSUPPORTED(cuOccupancyMaxActiveBlocksPerMultiprocessor)
-UNSUPPORTED(cuStreamCreate)
-UNSUPPORTED(cuStreamDestroy_v2)
 UNSUPPORTED(cuStreamSynchronize)
 UNSUPPORTED(cuStreamBeginCapture_v2)
 UNSUPPORTED(cuStreamEndCapture)
@@ -504,4 +519,163 @@ UNSUPPORTED(cuMemMap)
 UNSUPPORTED(cuMemUnmap)
 UNSUPPORTED(cuMemSetAccess)
 UNSUPPORTED(cuMemGetAllocationGranularity)
+UNSUPPORTED(cuArrayCreate_v2)
+UNSUPPORTED(cuArrayDestroy)
+UNSUPPORTED(cuMemcpy2D_v2)
+UNSUPPORTED(cuTexObjectCreate)
+UNSUPPORTED(cuTexObjectDestroy)
+UNSUPPORTED(cuCtxSetLimit)
+UNSUPPORTED(cuCtxGetLimit)
+UNSUPPORTED(cuMemHostGetDevicePointer_v2)
+UNSUPPORTED(cuStreamQuery)
+UNSUPPORTED(cuMemcpyPeerAsync)
+UNSUPPORTED(cuStreamWaitEvent)
+#endif
+
+/* Peer queries answer from the simulated topology (fake_topo.h): access where NVML's read
+ * status is OK, atomics and CUDA arrays over NVLink only, rank 0 over NVLink, else 1. */
+static CUresult peer_pair(CUdevice dev, CUdevice peer, struct fake_gpu *all, int *n, int *a, int *b)
+{
+	struct fake_gpu one, two;
+	CUresult r = device(dev, &one);
+
+	if (r != OK || (r = device(peer, &two)) != OK)
+		return r;
+	if (dev == peer)
+		return INVALID_DEVICE;
+	*n = fake_gpus_parse(all);
+	*a = one.index;
+	*b = two.index;
+	return OK;
+}
+
+EXPORT CUresult cuDeviceCanAccessPeer(int *can, CUdevice dev, CUdevice peer)
+{
+	struct fake_gpu g[FAKE_MAX_GPUS];
+	int n, a, b;
+	CUresult r = can ? peer_pair(dev, peer, g, &n, &a, &b) : INVALID_VALUE;
+
+	if (r == INVALID_DEVICE && dev == peer && can) {
+		*can = 0;
+		return OK;
+	}
+	if (r != OK)
+		return r;
+	*can = fake_topo_p2p_status(g, n, a, b, 0) == 0;
+	return OK;
+}
+
+EXPORT CUresult cuDeviceGetP2PAttribute(int *value, int attrib, CUdevice src, CUdevice dst)
+{
+	struct fake_gpu g[FAKE_MAX_GPUS];
+	int n, a, b;
+	CUresult r = value ? peer_pair(src, dst, g, &n, &a, &b) : INVALID_VALUE;
+
+	if (r != OK)
+		return r;
+	bool access = fake_topo_p2p_status(g, n, a, b, 0) == 0;
+	bool nvlink = fake_topo_nvlinks_between(g, n, a, b) > 0;
+	switch (attrib) {
+	case 1: *value = !access ? 0 : nvlink ? 0 : 1; break;   /* performance rank */
+	case 2: *value = access; break;
+	case 3: *value = access && nvlink; break;               /* native atomics */
+	case 4: *value = access && nvlink; break;               /* CUDA arrays */
+	default: return INVALID_VALUE;
+	}
+	return OK;
+}
+
+/* FAKE_CUDA_MODULES=1: modules load and streams exist (no code runs: launches and
+ * function lookups still answer 801), so a lab gets past lab_open to its own calls. */
+#ifndef FAKE_OLD_ABI
+static char fake_module, fake_stream;
+
+static int modules_on(void)
+{
+	return fake_env_int("FAKE_CUDA_MODULES", 0) == 1;
+}
+
+EXPORT CUresult cuModuleLoadData(void **mod, const void *image)
+{
+	if (!modules_on())
+		return 801;
+	if (!mod || !image)
+		return INVALID_VALUE;
+	if (current_dev < 0)
+		return INVALID_CONTEXT;
+	*mod = &fake_module;
+	return OK;
+}
+
+EXPORT CUresult cuModuleUnload(void *mod)
+{
+	return !modules_on() ? 801 : mod == &fake_module ? OK : INVALID_VALUE;
+}
+
+EXPORT CUresult cuStreamCreate(void **stream, unsigned int flags)
+{
+	(void)flags;
+	if (!modules_on())
+		return 801;
+	if (!stream)
+		return INVALID_VALUE;
+	if (current_dev < 0)
+		return INVALID_CONTEXT;
+	*stream = &fake_stream;
+	return OK;
+}
+
+EXPORT CUresult cuStreamDestroy_v2(void *stream)
+{
+	return !modules_on() ? 801 : stream == &fake_stream ? OK : INVALID_VALUE;
+}
+
+/* Peer access from the current context to peer's, as the driver answers it: 217 where
+ * cuDeviceCanAccessPeer says no, 704 when already enabled, 705 disabling what is not;
+ * FAKE_CUDA_PEER_RESULT=N is what enabling an allowed pair returns (0 by default). */
+static char peer_on[FAKE_MAX_GPUS][FAKE_MAX_GPUS];
+
+static CUresult peer_context(CUcontext peer, int *to)
+{
+	if (!initialized)
+		return NOT_INITIALIZED;
+	if (current_dev < 0 || !peer || (char *)peer < contexts || (char *)peer >= contexts + FAKE_MAX_GPUS)
+		return INVALID_CONTEXT;
+	*to = (int)((char *)peer - contexts);
+	return *to == current_dev ? INVALID_DEVICE : OK;
+}
+
+EXPORT CUresult cuCtxEnablePeerAccess(CUcontext peer, unsigned int flags)
+{
+	int to, can = 0;
+	CUresult r = peer_context(peer, &to);
+
+	if (r != OK)
+		return r;
+	if (flags != 0)
+		return INVALID_VALUE;
+	if ((r = cuDeviceCanAccessPeer(&can, current_dev, to)) != OK)
+		return r;
+	if (!can)
+		return 217;
+	if (peer_on[current_dev][to])
+		return 704;
+	r = (CUresult)fake_env_int("FAKE_CUDA_PEER_RESULT", 0);
+	if (r == OK)
+		peer_on[current_dev][to] = 1;
+	return r;
+}
+
+EXPORT CUresult cuCtxDisablePeerAccess(CUcontext peer)
+{
+	int to;
+	CUresult r = peer_context(peer, &to);
+
+	if (r != OK)
+		return r;
+	if (!peer_on[current_dev][to])
+		return 705;
+	peer_on[current_dev][to] = 0;
+	return OK;
+}
 #endif

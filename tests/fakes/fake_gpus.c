@@ -74,6 +74,7 @@ static bool parse_one(const char *s, const char *end, int index, struct fake_gpu
 	g->pci_bus = 0x18 + 0x10 * index;
 	g->pci_device = 0;
 	make_uuid(index, g->name, g->uuid);
+	g->index = index;
 	return true;
 }
 

@@ -14,6 +14,7 @@ struct fake_gpu {
 	int sm_count;
 	int pci_domain, pci_bus, pci_device;
 	unsigned char uuid[16];
+	int index;            /* position in PCI order */
 };
 
 /* FAKE_GPUS="NAME:MAJOR.MINOR:SIZE[:SMS];..." (SIZE like 8GiB, 512MiB, 16GB, 1234)

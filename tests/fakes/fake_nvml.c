@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fake_gpus.h"
+#include "fake_topo.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -903,3 +904,166 @@ EXPORT nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t dev, int *pstate)
 	}
 	return r;
 }
+
+#ifndef FAKE_OLD_ABI
+/* Topology (fake_topo.h): FAKE_TOPO picks the layout; "topology" in FAKE_NVML_NOT_SUPPORTED
+ * makes every topology query answer NOT_SUPPORTED. */
+static nvmlReturn_t topo_gpus(nvmlDevice_t dev, struct fake_gpu *all, int *n)
+{
+	struct fake_gpu one;
+	nvmlReturn_t r = gpu(dev, &one, false);
+
+	if (r)
+		return r;
+	if (unsupported("topology"))
+		return NOT_SUPPORTED;
+	*n = fake_gpus_parse(all);
+	return SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t a, nvmlDevice_t b, int *level)
+{
+	struct fake_gpu g[FAKE_MAX_GPUS];
+	int n;
+	nvmlReturn_t r = topo_gpus(a, g, &n);
+
+	if (r || (r = topo_gpus(b, g, &n)))
+		return r;
+	if (!level)
+		return INVALID_ARGUMENT;
+	*level = fake_topo_level(a->index, b->index);
+	return SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t a, nvmlDevice_t b, int cap, int *status)
+{
+	struct fake_gpu g[FAKE_MAX_GPUS];
+	int n;
+	nvmlReturn_t r = topo_gpus(a, g, &n);
+
+	if (r || (r = topo_gpus(b, g, &n)))
+		return r;
+	if (!status || cap < 0 || cap > 4)
+		return INVALID_ARGUMENT;
+	*status = a->index == b->index ? 5 : fake_topo_p2p_status(g, n, a->index, b->index, cap);
+	return SUCCESS;
+}
+
+static nvmlReturn_t link_of(nvmlDevice_t dev, unsigned int link, struct fake_gpu *g, int *n)
+{
+	nvmlReturn_t r = topo_gpus(dev, g, n);
+
+	if (r)
+		return r;
+	if (fake_topo_links(&g[dev->index]) == 0)
+		return NOT_SUPPORTED;
+	return link < (unsigned int)fake_topo_links(&g[dev->index]) ? SUCCESS : INVALID_ARGUMENT;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t dev, unsigned int link, int *active)
+{
+	struct fake_gpu g[FAKE_MAX_GPUS];
+	int n;
+	nvmlReturn_t r = link_of(dev, link, g, &n);
+
+	if (r)
+		return r;
+	if (!active)
+		return INVALID_ARGUMENT;
+	*active = fake_topo_link_up(dev->index, (int)link);
+	return SUCCESS;
+}
+
+/* nvmlNvlinkVersion_t: 4 (NVML_NVLINK_VERSION_3_0) on 8.0, 6 (4_0) on 9.0, 7 (5_0) on 10.x */
+EXPORT nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t dev, unsigned int link, unsigned int *version)
+{
+	struct fake_gpu g[FAKE_MAX_GPUS];
+	int n;
+	nvmlReturn_t r = link_of(dev, link, g, &n);
+
+	if (r)
+		return r;
+	if (!version)
+		return INVALID_ARGUMENT;
+	switch (g[dev->index].cc_major) {
+	case 6: *version = 1; break;
+	case 7: *version = 2; break;
+	case 8: *version = 4; break;
+	case 9: *version = 6; break;
+	default: *version = 7; break;
+	}
+	return SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t dev, unsigned int link, nvmlPciInfo_t *pci)
+{
+	struct fake_gpu g[FAKE_MAX_GPUS];
+	int n;
+	nvmlReturn_t r = link_of(dev, link, g, &n);
+
+	if (r)
+		return r;
+	if (!pci)
+		return INVALID_ARGUMENT;
+	int peer = fake_topo_link_peer(&g[dev->index], n, (int)link);
+	memset(pci, 0, sizeof(*pci));
+	/* NVSwitches at buses 0xc0.. (one per 9 links), as on an HGX baseboard */
+	unsigned int bus = peer >= 0 ? (unsigned int)g[peer].pci_bus : 0xc0u + link / 9u;
+	snprintf(pci->busIdLegacy, sizeof(pci->busIdLegacy), "0000:%02x:00.0", bus & 0xffu);
+	snprintf(pci->busId, sizeof(pci->busId), "00000000:%02X:00.0", bus & 0xffu);
+	pci->bus = bus;
+	pci->pciDeviceId = peer >= 0 ? 0x233510deu : 0x22a310deu;
+	return SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t dev, unsigned int link, int *type)
+{
+	struct fake_gpu g[FAKE_MAX_GPUS];
+	int n;
+	nvmlReturn_t r = link_of(dev, link, g, &n);
+
+	if (r)
+		return r;
+	if (!type)
+		return INVALID_ARGUMENT;
+	*type = fake_topo_link_peer(&g[dev->index], n, (int)link) >= 0 ? 0 : 2;
+	return SUCCESS;
+}
+
+/* FAKE_NVML_NUMA=NODE: every GPU's memory is on NUMA node NODE (one bit); unset: not supported */
+EXPORT nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t dev, unsigned int words, unsigned long *set, unsigned int scope)
+{
+	struct fake_gpu g[FAKE_MAX_GPUS];
+	int n;
+	long long node = fake_env_int("FAKE_NVML_NUMA", -1);
+	nvmlReturn_t r = topo_gpus(dev, g, &n);
+
+	if (r)
+		return r;
+	if (node < 0 || node > 63)
+		return NOT_SUPPORTED;
+	if (!set || words == 0 || scope != 0)
+		return INVALID_ARGUMENT;
+	memset(set, 0, words * sizeof(unsigned long));
+	set[0] = 1UL << node;
+	return SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t dev, unsigned int words, unsigned long *set)
+{
+	struct fake_gpu g[FAKE_MAX_GPUS];
+	int n, first, last;
+	nvmlReturn_t r = topo_gpus(dev, g, &n);
+	const unsigned bits = 8 * sizeof(unsigned long);
+
+	if (r)
+		return r;
+	if (!set || words == 0)
+		return INVALID_ARGUMENT;
+	memset(set, 0, words * sizeof(unsigned long));
+	fake_topo_cpus(dev->index, &first, &last);
+	for (int c = first; c <= last && c >= 0 && (unsigned)c < words * bits; c++)
+		set[(unsigned)c / bits] |= 1UL << ((unsigned)c % bits);
+	return SUCCESS;
+}
+#endif

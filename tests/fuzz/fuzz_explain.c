@@ -8,7 +8,7 @@
 #include "explain/checks.h"
 #include "explain/explain.h"
 #include "kb/kb.h"
-#include "kb/oom.h"
+#include "explain/oom_text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -24,6 +24,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < r.n; i++)
 			explain_offline_evidence(&r.m[i], lines, 8);
 		explain_result_free(&r);
+	}
+	/* the same bytes fed in pieces must not break the one-pass scanner */
+	if (size > 1) {
+		struct explain_scan *sc;
+		size_t cut = data[0] % size;
+
+		if (explain_scan_new(&sc, NULL) == 0) {
+			if (explain_scan_feed(sc, (const char *)data, cut, NULL) == 0 &&
+			    explain_scan_feed(sc, (const char *)data + cut, size - cut, NULL) == 0 &&
+			    explain_scan_finish(sc, &r, NULL) == 0)
+				explain_result_free(&r);
+			explain_scan_free(sc);
+		}
 	}
 	if (oom_parse((const char *)data, size, &m) == 0)
 		oom_classify(&m.n);

@@ -48,7 +48,9 @@ d = json.load(open(sys.argv[1]))
 ok = True
 for l in d["labs"]:
     print("  %-16s %-12s %s" % (l["name"], l["verdict"], l["decided"][:160]))
-    ok &= l["verdict"] == "confirmed"
+    # p2p on a lone GPU has no pair to judge (tests/gpu/test_p2p.py checks that answer)
+    lone = l["name"] == "p2p" and l["verdict"] == "inconclusive" and "no pair" in l["decided"]
+    ok &= l["verdict"] == "confirmed" or lone
 ok &= not any(f["severity"] == "error" for f in d["findings"])
 sys.exit(0 if ok and d["labs"] else 1)
 PY
@@ -111,9 +113,13 @@ sys.exit(0 if ok else 1)
 PY
 fi
 # every lab kernel under compute-sanitizer: memcheck over all labs, racecheck one lab per
-# process, all at once (CUDOCTOR_LAB_TINY shrinks the launches; racecheck is slow)
-CUDOCTOR_LAB_TINY=1 timeout 120 compute-sanitizer --tool memcheck "$bin" lab all --quick >"$out/sanitizer_memcheck.log" 2>&1 &
+# process, all at once (CUDOCTOR_LAB_TINY shrinks the launches; racecheck is slow). NCCL's own
+# start-up probes kernels it carries no image for (cudaFuncGetAttributes -> error 209, handled
+# inside NCCL), which memcheck reports as API errors; tests/gpu/test_nccl.sh runs nccl under
+# memcheck with those reports off, so here it is left out of the all-labs run.
 labs=$("$bin" --json lab list | python3 -c 'import json,sys; print(" ".join(l["name"] for l in json.load(sys.stdin)["available"]))')
+mlabs=$(echo "$labs" | tr ' ' '\n' | grep -vx nccl | tr '\n' ' ')
+CUDOCTOR_LAB_TINY=1 timeout 120 compute-sanitizer --tool memcheck "$bin" lab run $mlabs --quick >"$out/sanitizer_memcheck.log" 2>&1 &
 for l in $labs; do
 	CUDOCTOR_LAB_TINY=1 timeout 120 compute-sanitizer --tool racecheck "$bin" lab "$l" --quick >"$out/racecheck_$l.log" 2>&1 &
 done

@@ -26,7 +26,8 @@
 #endif
 
 /* No libcuda in the child: verdicts come from --gpu/--driver only, on any machine. */
-static const char *const no_driver[] = {"CUDOCTOR_LIBCUDA=/nonexistent/libcuda.so.1", "CUDA_FORCE_PTX_JIT=",
+static const char *const no_driver[] = {"CUDOCTOR_LIBCUDA=/nonexistent/libcuda.so.1",
+					"CUDOCTOR_LIBNVML=/nonexistent/libnvidia-ml.so.1", "CUDA_FORCE_PTX_JIT=",
 					"CUDA_DISABLE_PTX_JIT=", "CUDA_FORCE_JIT=", "CUDA_DISABLE_JIT=", NULL};
 
 static void need_fixtures(void)
@@ -211,7 +212,7 @@ static void test_json_contract(void **state)
 			      "k_exe", "k_sm80.fatbin", "libk.a", "k_debug.fatbin", "no_such_file", NULL};
 	int status;
 	json_t *j = run_json(argv, no_driver, &status);
-	assert_int_equal(status, 1); /* k_sm80 cannot run on 9.0: an error finding */
+	assert_int_equal(status, 3); /* no_such_file could not be read; k_sm80's error finding is in the report */
 	assert_string_equal(json_string_value(json_object_get(j, "command")), "arch");
 	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "driver"), "ptx_isa_max")), "9.0");
 	json_t *f = file_entry(j, "libk.a");
@@ -401,7 +402,9 @@ static void test_gpus_here(void **state)
 		fprintf(stderr, "skipping: no fake libcuda in %s\n", CUDOCTOR_FAKES_DIR);
 		skip();
 	}
+	/* two kinds of GPU in CUDA's default order: NVML cannot tell that order, libcuda says it */
 	const char *env[] = {"CUDOCTOR_LIBCUDA=" CUDOCTOR_FAKES_DIR "/libcuda.so.1",
+			     "CUDOCTOR_LIBNVML=" CUDOCTOR_FAKES_DIR "/libnvidia-ml.so.1",
 			     "FAKE_GPUS=NVIDIA GeForce RTX 4060 Ti:8.9:8GiB;NVIDIA H200:9.0:141GiB",
 			     "FAKE_CUDA_DRIVER_VERSION=12040", "CUDA_VISIBLE_DEVICES=", "CUDA_FORCE_PTX_JIT=",
 			     "CUDA_DISABLE_PTX_JIT=", NULL};
@@ -423,7 +426,8 @@ static void test_gpus_here(void **state)
 	json_decref(j);
 
 	/* a driver that fails cuInit: listing only, said in the report, not an error */
-	const char *broken[] = {"CUDOCTOR_LIBCUDA=" CUDOCTOR_FAKES_DIR "/libcuda.so.1", "FAKE_CUDA_INIT_RESULT=999", NULL};
+	const char *broken[] = {"CUDOCTOR_LIBCUDA=" CUDOCTOR_FAKES_DIR "/libcuda.so.1",
+				"CUDOCTOR_LIBNVML=/nonexistent/libnvidia-ml.so.1", "FAKE_CUDA_INIT_RESULT=999", NULL};
 	const char *text[] = {CUDOCTOR_BINARY, "arch", "k_sm90.fatbin", NULL};
 	struct run_result res;
 	assert_int_equal(run_in(ARCH_FIXTURES, text, broken, &res), 0);
@@ -431,6 +435,198 @@ static void test_gpus_here(void **state)
 	assert_non_null(strstr(res.out, "cuInit failed"));
 	assert_non_null(strstr(res.out, "sm_90"));
 	run_result_free(&res);
+}
+
+/* Runs arch on k_sm90.fatbin with env plus a cuInit log; returns the JSON, and in
+ * *cuinit whether libcuda's cuInit was called. */
+static json_t *gpus_run(const char *const extra[], bool *cuinit)
+{
+	char log[] = "/tmp/cudoctor-cuinit-XXXXXX", log_env[64];
+	int fd = mkstemp(log);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(log_env, sizeof(log_env), "FAKE_CUDA_CALL_LOG=%s", log);
+	const char *env[16] = {"CUDOCTOR_LIBCUDA=" CUDOCTOR_FAKES_DIR "/libcuda.so.1",
+			       "CUDOCTOR_LIBNVML=" CUDOCTOR_FAKES_DIR "/libnvidia-ml.so.1", log_env,
+			       "CUDA_VISIBLE_DEVICES=", "CUDA_DEVICE_ORDER=", "FAKE_CUDA_ORDER=",
+			       "CUDOCTOR_PROC_ROOT=/nonexistent/proc", NULL};
+	size_t n = 7;
+	for (size_t i = 0; extra[i] && n < 15; i++)
+		env[n++] = extra[i];
+	env[n] = NULL;
+	const char *argv[] = {CUDOCTOR_BINARY, "--json", "arch", "k_sm90.fatbin", NULL};
+	int status;
+	json_t *j = run_json(argv, env, &status);
+	char *calls = read_all(log);
+	assert_non_null(calls);
+	*cuinit = strstr(calls, "cuInit") != NULL;
+	free(calls);
+	unlink(log);
+	return j;
+}
+
+static const char *gpu_name(json_t *j, size_t i);
+
+/* A /proc/driver/nvidia tree as the kernel module writes it (H200, 580.159.04 on the
+ * project's GPU machine), one directory per GPU. */
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	assert_true(fputs(text, f) >= 0);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void make_proc(const char *root, const char *const buses[], const char *const models[], size_t n)
+{
+	char p[512];
+	snprintf(p, sizeof p, "mkdir -p %s/driver/nvidia/gpus", root);
+	assert_int_equal(system(p), 0);
+	snprintf(p, sizeof p, "%s/driver/nvidia/version", root);
+	write_file(p, "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  "
+		      "(dvs-builder@U22-I3-AE18-23-3)  Thu Mar  6 2025\nGCC version:  gcc version 12.3.0\n");
+	for (size_t i = 0; i < n; i++) {
+		char text[512];
+		snprintf(p, sizeof p, "mkdir -p %s/driver/nvidia/gpus/%s %s/driver/nvidia/capabilities/gpu%zu/mig", root,
+			 buses[i], root, i);
+		assert_int_equal(system(p), 0);
+		snprintf(p, sizeof p, "%s/driver/nvidia/gpus/%s/information", root, buses[i]);
+		snprintf(text, sizeof text,
+			 "Model: \t\t %s\nIRQ:   \t\t 50\nGPU UUID: \t GPU-16288b7a-ae7b-af08-6b95-94e095802d%02zx\n"
+			 "Video BIOS: \t 96.00.a5.00.01\nBus Type: \t PCIe\nDMA Size: \t 52 bits\n"
+			 "DMA Mask: \t 0xfffffffffffff\nBus Location: \t %s\nDevice Minor: \t %zu\nGPU Excluded:\t No\n",
+			 models[i], i, buses[i], i);
+		write_file(p, text);
+	}
+}
+
+static json_t *proc_run(const char *root, const char *visible, bool *cuinit)
+{
+	char proc_env[300], vis_env[200];
+	snprintf(proc_env, sizeof proc_env, "CUDOCTOR_PROC_ROOT=%s", root);
+	snprintf(vis_env, sizeof vis_env, "CUDA_VISIBLE_DEVICES=%s", visible ? visible : "");
+	const char *extra[] = {proc_env, visible ? vis_env : "FAKE_GPUS=NVIDIA GeForce RTX 3090:8.6:24GiB", NULL};
+	return gpus_run(extra, cuinit);
+}
+
+/* arch reads the GPUs from the kernel module's /proc files and the kb's names, with no
+ * NVML and no cuInit; what /proc cannot settle (MIG, an unknown model) goes to the libraries. */
+static void test_gpus_from_proc(void **state)
+{
+	(void)state;
+	need_fixtures();
+	char root[] = "/tmp/cudoctor-proc-XXXXXX", p[600];
+	assert_non_null(mkdtemp(root));
+	const char *buses[] = {"0000:00:06.0", "0000:00:07.0"};
+	const char *models[] = {"NVIDIA H200", "NVIDIA H200"};
+	make_proc(root, buses, models, 2);
+	bool cuinit;
+	/* NVML and libcuda point nowhere: /proc alone answers */
+	char proc_env[300];
+	snprintf(proc_env, sizeof proc_env, "CUDOCTOR_PROC_ROOT=%s", root);
+	const char *alone[] = {proc_env, "CUDOCTOR_LIBNVML=/nonexistent/libnvidia-ml.so.1",
+			       "CUDOCTOR_LIBCUDA=/nonexistent/libcuda.so.1", "CUDA_VISIBLE_DEVICES=1", NULL};
+	json_t *j = gpus_run(alone, &cuinit);
+	assert_false(cuinit);
+	assert_int_equal(json_array_size(json_object_get(j, "gpus")), 1);
+	assert_string_equal(gpu_name(j, 0), "GPU 0 (NVIDIA H200)");
+	json_t *d = json_object_get(j, "driver");
+	assert_string_equal(json_string_value(json_object_get(d, "version")), "580.159.04");
+	assert_string_equal(json_string_value(json_object_get(d, "cuda_version")), "13.0");
+	json_t *v = json_object_get(file_entry(j, "k_sm90.fatbin"), "verdicts");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(v, 0), "result")), "native");
+	json_decref(j);
+	/* a UUID prefix maps through /proc's "GPU UUID" */
+	j = proc_run(root, "GPU-16288b7a-ae7b-af08-6b95-94e095802d01", &cuinit);
+	assert_false(cuinit);
+	assert_int_equal(json_array_size(json_object_get(j, "gpus")), 1);
+	json_decref(j);
+	/* MIG instances on a GPU: CUDA shows those, so the libraries decide */
+	snprintf(p, sizeof p, "mkdir -p %s/driver/nvidia/capabilities/gpu1/mig/gi1", root);
+	assert_int_equal(system(p), 0);
+	j = proc_run(root, NULL, &cuinit);
+	assert_string_equal(gpu_name(j, 0), "GPU 0 (NVIDIA GeForce RTX 3090)");
+	json_decref(j);
+	/* a model the kb does not name: the libraries decide */
+	const char *odd[] = {"NVIDIA Prototype X1"};
+	char root2[] = "/tmp/cudoctor-proc-XXXXXX";
+	assert_non_null(mkdtemp(root2));
+	make_proc(root2, buses, odd, 1);
+	j = proc_run(root2, NULL, &cuinit);
+	assert_string_equal(gpu_name(j, 0), "GPU 0 (NVIDIA GeForce RTX 3090)");
+	json_decref(j);
+	snprintf(p, sizeof p, "rm -rf %s %s", root, root2);
+	assert_int_equal(system(p), 0);
+}
+
+static const char *gpu_name(json_t *j, size_t i)
+{
+	return json_string_value(json_object_get(json_array_get(json_object_get(j, "gpus"), i), "gpu"));
+}
+
+/* arch takes the GPUs and the driver from NVML, without cuInit, where NVML can say what CUDA
+ * would see; where it cannot (MIG, CUDA's own ordering of differing GPUs, unknown tokens),
+ * from libcuda. */
+static void test_gpus_from_nvml(void **state)
+{
+	(void)state;
+	need_fixtures();
+	if (access(CUDOCTOR_FAKES_DIR "/libnvidia-ml.so.1", R_OK) != 0) {
+		fprintf(stderr, "skipping: no fake NVML in %s\n", CUDOCTOR_FAKES_DIR);
+		skip();
+	}
+	bool cuinit;
+	const char *two_h200[] = {"FAKE_GPUS=NVIDIA H200:9.0:141GiB;NVIDIA H200:9.0:141GiB",
+				  "FAKE_NVML_DRIVER_VERSION=550.54.14", "FAKE_NVML_CUDA_VERSION=12040",
+				  "FAKE_CUDA_DRIVER_VERSION=12040", "CUDA_VISIBLE_DEVICES=1", NULL};
+	json_t *j = gpus_run(two_h200, &cuinit);
+	assert_false(cuinit);
+	assert_int_equal(json_array_size(json_object_get(j, "gpus")), 1);
+	assert_string_equal(gpu_name(j, 0), "GPU 0 (NVIDIA H200)");
+	json_t *d = json_object_get(j, "driver");
+	assert_string_equal(json_string_value(json_object_get(d, "version")), "550.54.14");
+	assert_string_equal(json_string_value(json_object_get(d, "cuda_version")), "12.4");
+	assert_string_equal(json_string_value(json_object_get(d, "ptx_isa_max")), "8.4");
+	json_t *v = json_object_get(file_entry(j, "k_sm90.fatbin"), "verdicts");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(v, 0), "result")), "native");
+	json_decref(j);
+
+	/* differing GPUs in PCI order: NVML's order is CUDA's; index 1 is the H200 */
+	const char *pci[] = {"FAKE_GPUS=NVIDIA GeForce RTX 4060 Ti:8.9:8GiB;NVIDIA H200:9.0:141GiB",
+			     "CUDA_DEVICE_ORDER=PCI_BUS_ID", "FAKE_CUDA_ORDER=1,0", "CUDA_VISIBLE_DEVICES=1,0", NULL};
+	j = gpus_run(pci, &cuinit);
+	assert_false(cuinit);
+	assert_string_equal(gpu_name(j, 0), "GPU 0 (NVIDIA H200)");
+	assert_string_equal(gpu_name(j, 1), "GPU 1 (NVIDIA GeForce RTX 4060 Ti)");
+	json_decref(j);
+
+	/* the same GPUs in CUDA's default order: only cuInit knows it (here H200 first) */
+	const char *fastest[] = {"FAKE_GPUS=NVIDIA GeForce RTX 4060 Ti:8.9:8GiB;NVIDIA H200:9.0:141GiB",
+				 "FAKE_CUDA_ORDER=1,0", NULL};
+	j = gpus_run(fastest, &cuinit);
+	assert_true(cuinit);
+	assert_string_equal(gpu_name(j, 0), "GPU 0 (NVIDIA H200)");
+	assert_string_equal(gpu_name(j, 1), "GPU 1 (NVIDIA GeForce RTX 4060 Ti)");
+	json_decref(j);
+
+	/* tokens NVML cannot resolve as CUDA would, MIG on, and no NVML at all: cuInit */
+	const char *mig_token[] = {"CUDA_VISIBLE_DEVICES=MIG-0c1e2f3a-0000-0000-0000-000000000000", NULL};
+	const char *bad_token[] = {"CUDA_VISIBLE_DEVICES=0,banana", NULL};
+	const char *mig_on[] = {"FAKE_NVML_MIG_DEVICES=0:1g.18gb:18GiB", NULL};
+	const char *no_nvml[] = {"CUDOCTOR_LIBNVML=/nonexistent/libnvidia-ml.so.1", NULL};
+	const char *const *fallbacks[] = {mig_token, bad_token, mig_on, no_nvml};
+	for (size_t i = 0; i < sizeof(fallbacks) / sizeof(fallbacks[0]); i++) {
+		j = gpus_run(fallbacks[i], &cuinit);
+		if (!cuinit)
+			fail_msg("case %zu: cuInit was not called", i);
+		json_decref(j);
+	}
+	/* one plain GPU: NVML alone */
+	const char *one[] = {"FAKE_GPUS=NVIDIA GeForce RTX 3090:8.6:24GiB", NULL};
+	j = gpus_run(one, &cuinit);
+	assert_false(cuinit);
+	assert_string_equal(gpu_name(j, 0), "GPU 0 (NVIDIA GeForce RTX 3090)");
+	json_decref(j);
 }
 
 /* --ollama reads $OLLAMA_LIBRARY_PATH; --python=PY asks PY for its site-packages. Both take
@@ -477,7 +673,8 @@ int main(void)
 		cmocka_unit_test(test_exit_codes),               cmocka_unit_test(test_jit_environment),
 		cmocka_unit_test(test_driver_option),            cmocka_unit_test(test_kernels_and_directories),
 		cmocka_unit_test(test_environment_scans),        cmocka_unit_test(test_library_listings_equal_cuobjdump),
-		cmocka_unit_test(test_gpus_here),
+		cmocka_unit_test(test_gpus_here),                cmocka_unit_test(test_gpus_from_nvml),
+		cmocka_unit_test(test_gpus_from_proc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,7 +15,7 @@
 
 #include "arch_fixtures.h"
 #include "binfmt/devcode.h"
-#include "cmd/arch_internal.h"
+#include "cmd/arch/arch.h"
 #include "report/report.h"
 #include "testlib.h"
 #include "util/err.h"
@@ -73,18 +73,20 @@ static void exercise(const unsigned char *data, size_t size)
 			json_t *k = arch_image_kernels(&inv.images[i], err);
 			json_decref(k);
 		}
-		struct arch_file f = {.path = "damaged", .data = data, .size = size, .inv = inv, .explicit_input = true};
+		struct arch_file f = {.path = "damaged", .data = data, .size = size, .inv = inv};
 		struct arch_opts o;
 		memset(&o, 0, sizeof(o));
-		o.n_gpus = 2;
-		o.gpus[0].cc = 90;
-		o.gpus[1].cc = 120;
-		o.driver.ptx_isa_max = 900;
-		o.driver.zstd_ok = 1;
-		o.family = arch_family_table(&o.n_family);
+		o.target.n_gpus = 2;
+		o.target.gpus[0].cc = 90;
+		o.target.gpus[1].cc = 120;
+		o.target.driver.known = true;
+		o.target.driver.ptx_isa_max = 900;
+		o.target.driver.zstd_ok = 1;
 		struct report r;
 		assert_int_equal(report_init(&r, "arch"), 0);
-		json_t *v = arch_judge_file(&r, &f, &o);
+		json_t *v = NULL;
+		assert_int_equal(arch_verdicts(&r, &f, &o.target, &v, err), CD_OK);
+		assert_non_null(v);
 		json_t *im = arch_images_json(&f, &o);
 		json_decref(v);
 		json_decref(im);

@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/arch_internal.h"
+#include "cmd/arch/arch.h"
 #include "kb/compat.h"
 
 static struct compat_env env_for(unsigned cc)
 {
 	struct compat_env e = {.cc = cc, .ptx_isa_max = COMPAT_ISA(9, 0), .zstd_ok = 1};
-	e.family = arch_family_table(&e.n_family);
+	e.family = compat_family_table(&e.n_family);
 	return e;
 }
 

@@ -315,6 +315,26 @@ static void test_two_gpus_order_and_visible(void **state)
 	json_decref(j);
 }
 
+/* Two GPUs: doctor judges their links as topo does (one inactive NVLink of eighteen). */
+static void test_two_gpus_topology(void **state)
+{
+	const char *env[] = { path_13, "FAKE_GPUS=NVIDIA H200:9.0:141GiB;NVIDIA H200:9.0:141GiB", "FAKE_TOPO=nvlink-pairs",
+			      "FAKE_TOPO_NVLINK_DOWN=0:3", "CUDOCTOR_SYSFS=/nonexistent", "FAKE_CUDA_DRIVER_VERSION=13000", NULL };
+	const char *one[] = { path_13, "FAKE_GPUS=NVIDIA H200:9.0:141GiB", "FAKE_TOPO=nvlink-pairs",
+			      "FAKE_TOPO_NVLINK_DOWN=0:3", "CUDOCTOR_SYSFS=/nonexistent", "FAKE_CUDA_DRIVER_VERSION=13000", NULL };
+	int status;
+	json_t *j, *f;
+
+	(void)state;
+	j = doctor_json(env, &status);
+	f = need(j, "nvlink-down");
+	assert_non_null(strstr(sget(f, "subject"), "GPU 0"));
+	json_decref(j);
+	j = doctor_json(one, &status);
+	assert_null(finding(j, "nvlink-down"));
+	json_decref(j);
+}
+
 /* MIG on with two instances: gpus[].mig_devices lists them; CUDA_VISIBLE_DEVICES=MIG-...
  * is checked against their UUIDs (both spellings), and only when they are known. */
 static void test_mig_instances_and_visible(void **state)
@@ -494,6 +514,7 @@ int main(void)
 		cmocka_unit_test(test_mig_instances_and_visible),
 		cmocka_unit_test(test_cudnn_shadowed_and_torch),
 		cmocka_unit_test(test_verbose_and_markdown),
+		cmocka_unit_test(test_two_gpus_topology),
 		cmocka_unit_test(test_usage),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

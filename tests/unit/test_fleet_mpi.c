@@ -53,7 +53,7 @@ static json_t *run_fleet(const char *n, const char *timeout, const char *output,
 	const char *argv[] = { "/usr/bin/timeout", "-s", "KILL", "30", "/usr/bin/mpirun", "--oversubscribe",
 			       "--allow-run-as-root", "-x", "FLEET_DYING_RANK", "-x", "FLEET_DYING_DELAY", "-n", n,
 			       RANK_SH, CUDOCTOR_BINARY, "--json", "fleet", "--timeout", timeout,
-			       output ? "--output" : NULL, output, NULL };
+			       output ? "--save" : NULL, output, NULL };
 	const char *env[16] = { fakes_env, stuck_env, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
 				/* containers often forbid the cross-process copy Open MPI tries first */
 				"OMPI_MCA_btl_vader_single_copy_mechanism=none",
@@ -115,9 +115,10 @@ static void test_fleet_of_eight_ranks(void **state)
 	if (!stuck[0])
 		skip();
 	j = run_fleet("8", "4", NULL, NULL, &status, &secs);
-	/* rank 0 leaves with 1 (error findings) and mpirun ends the job; Open MPI 4.1's mpirun
-	 * sometimes hangs in its own teardown after that, which the outer timeout kills (137) */
-	assert_true(status == 1 || status == 137);
+	/* rank 0 leaves with 1 (error findings) and mpirun ends the job; Open MPI 4.1.4's mpirun
+	 * sometimes then crashes (139) or hangs (137, the outer timeout) in its own PMIx
+	 * teardown, after every rank is gone: only "not 0" is mpirun's to promise */
+	assert_int_not_equal(status, 0);
 	assert_int_equal(json_integer_value(json_object_get(j, "expected_nodes")), 7); /* ranks 0 and 1: node01 */
 	assert_int_equal(json_integer_value(json_object_get(j, "node_count")), 6);
 	assert_true(has_string(json_object_get(j, "missing"), "node07")); /* the hung rank */
@@ -157,7 +158,7 @@ static void test_fleet_of_eight_ranks(void **state)
 /* A rank that dies after start-up: mpirun ends the job, rank 0 still reports and names it. */
 static void test_rank_that_dies(void **state)
 {
-	const char *const env[] = { "FLEET_DYING_RANK=2", "FLEET_DYING_DELAY=4", NULL };
+	const char *const env[] = { "FLEET_DYING_RANK=2", "FLEET_DYING_DELAY=8", NULL };
 	char out[128];
 	double secs;
 	int status;

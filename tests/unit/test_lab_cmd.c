@@ -21,7 +21,8 @@ static void test_list(void **state)
 	assert_int_equal(r.status, 0);
 	static const char *const names[] = { "hello", "indexing-2d", "coalescing", "bank-conflicts", "divergence",
 					     "block-size", "latency", "bandwidth", "host-transfer", "streams",
-					     "graphs", "constant-memory", "transpose" };
+					     "graphs", "constant-memory", "transpose", "occupancy", "texture",
+					     "sync", "device-malloc" };
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
 		assert_non_null(strstr(r.out, names[i]));
 	run_result_free(&r);

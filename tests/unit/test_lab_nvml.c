@@ -18,6 +18,28 @@ static void open_cuda(struct cudrv *d, CUdevice *dev, int ordinal)
 	assert_int_equal(d->DeviceGet(dev, ordinal), CUDA_SUCCESS);
 }
 
+/* The run's NVML as the run context holds it: loaded and initialised, or NULL. */
+static struct nvml *open_nvml(struct nvml *n)
+{
+	char err[CD_ERRMSG];
+	if (nvml_load(n, err) != CD_OK)
+		return NULL;
+	if (!n->Init || n->Init() != NVML_SUCCESS) {
+		nvml_unload(n);
+		return NULL;
+	}
+	return n;
+}
+
+static void close_nvml(struct nvml *n)
+{
+	if (!n)
+		return;
+	if (n->Shutdown)
+		n->Shutdown();
+	nvml_unload(n);
+}
+
 static void test_matches_by_pci_address(void **state)
 {
 	(void)state;
@@ -30,8 +52,10 @@ static void test_matches_by_pci_address(void **state)
 	struct cudrv d;
 	CUdevice dev;
 	open_cuda(&d, &dev, 0);
+	struct nvml nvs, *nv = open_nvml(&nvs);
+	assert_non_null(nv);
 	struct lab_nvml v;
-	lab_nvml_open(&v, &d, dev);
+	lab_nvml_open(&v, nv, &d, dev);
 	assert_true(v.ok);
 	assert_int_equal(lab_nvml_sm_clock(&v), 1980);
 	int gen = 0, width = 0;
@@ -41,13 +65,14 @@ static void test_matches_by_pci_address(void **state)
 	lab_nvml_close(&v);
 	/* CUDA device 1 is the first on the bus */
 	assert_int_equal(d.DeviceGet(&dev, 1), CUDA_SUCCESS);
-	lab_nvml_open(&v, &d, dev);
+	lab_nvml_open(&v, nv, &d, dev);
 	assert_true(v.ok);
 	assert_int_equal(lab_nvml_sm_clock(&v), 2535);
 	assert_int_equal(lab_nvml_link(&v, &gen, &width), 0);
 	assert_int_equal(gen, 4);
 	assert_int_equal(width, 8);
 	lab_nvml_close(&v);
+	close_nvml(nv);
 	cudrv_unload(&d);
 }
 
@@ -61,8 +86,10 @@ static void test_without_nvml(void **state)
 	struct cudrv d;
 	CUdevice dev;
 	open_cuda(&d, &dev, 0);
+	struct nvml nvs, *nv = open_nvml(&nvs);
+	assert_null(nv);
 	struct lab_nvml v;
-	lab_nvml_open(&v, &d, dev);
+	lab_nvml_open(&v, nv, &d, dev);
 	assert_false(v.ok);
 	int gen = 7, width = 7;
 	assert_int_equal(lab_nvml_sm_clock(&v), 0);
@@ -72,7 +99,9 @@ static void test_without_nvml(void **state)
 	/* NVML that fails to initialise (driver/library mismatch) */
 	setenv("CUDOCTOR_LIBNVML", CUDOCTOR_FAKES_DIR "/libnvidia-ml.so.1", 1);
 	setenv("FAKE_NVML_INIT_RESULT", "18", 1);
-	lab_nvml_open(&v, &d, dev);
+	nv = open_nvml(&nvs);
+	assert_null(nv);
+	lab_nvml_open(&v, nv, &d, dev);
 	assert_false(v.ok);
 	lab_nvml_close(&v);
 	unsetenv("FAKE_NVML_INIT_RESULT");

@@ -147,6 +147,38 @@ static void test_xfer_and_block_sizes(void **state)
 	assert_true(n < 12 && b[1] == 33);
 }
 
+static void test_sync_and_heap_sizes(void **state)
+{
+	(void)state;
+	struct lab_dev a = h200(), c = small();
+	int b[16];
+	size_t n = lab_sync_block_sizes(&a, false, b, 16);
+	assert_int_equal(n, 6);
+	assert_int_equal(b[0], 32);
+	assert_int_equal(b[5], 1024);
+	n = lab_sync_block_sizes(&a, true, b, 16);
+	assert_int_equal(n, 3);
+	assert_int_equal(b[0], 32);
+	assert_int_equal(b[1], 256);
+	assert_int_equal(b[2], 1024);
+	n = lab_sync_block_sizes(&c, false, b, 16);
+	assert_int_equal(b[n - 1], 512);
+	assert_int_equal(lab_sync_block_sizes(&a, false, b, 2), 2);
+
+	/* 67584 threads x 4 KiB live: twice that plus 16 MiB, whole MiB */
+	size_t need = 67584ull * 4096, h = lab_heap_bytes(&a, need, 8 * MIB);
+	assert_int_equal(h, (2 * need + 16 * MIB) / MIB * MIB);
+	/* capped at an eighth of the free memory, never below what the context has */
+	assert_int_equal(lab_heap_bytes(&c, 1500 * MIB, 8 * MIB), 1500 * MIB / 8 / MIB * MIB);
+	assert_int_equal(lab_heap_bytes(&c, 0, 300 * MIB), 300 * MIB);
+	/* threads that fit in half the heap: the default 8 MiB holds 1024 x 4 KiB */
+	assert_int_equal(lab_heap_threads(8 * MIB, 4096, 256, 67584), 1024);
+	assert_int_equal(lab_heap_threads(h, 4096, 256, 67584), 67584);
+	assert_int_equal(lab_heap_threads(64 * 1024, 4096, 256, 67584), 256); /* at least one block */
+	assert_int_equal(lab_heap_threads(8 * MIB, 16, 256, 1000), 768);    /* a multiple of the block */
+	assert_int_equal(lab_heap_threads(8 * MIB, 16, 0, 1000), 0);
+}
+
 static void test_transpose_and_peaks(void **state)
 {
 	(void)state;
@@ -190,6 +222,7 @@ int main(void)
 		cmocka_unit_test(test_dram_bytes),
 		cmocka_unit_test(test_latency_sizes),
 		cmocka_unit_test(test_xfer_and_block_sizes),
+		cmocka_unit_test(test_sync_and_heap_sizes),
 		cmocka_unit_test(test_transpose_and_peaks),
 		cmocka_unit_test(test_stats),
 	};

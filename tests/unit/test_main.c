@@ -17,6 +17,16 @@ static struct run_result run(const char *a1, const char *a2)
 	return r;
 }
 
+static struct run_result runv(const char *const *argv)
+{
+	struct run_result r;
+
+	assert_int_equal(testlib_run(argv, NULL, NULL, &r), 0);
+	return r;
+}
+
+#define RUN(...) runv((const char *const[]){ CUDOCTOR_BINARY, __VA_ARGS__, NULL })
+
 static void test_version(void **state)
 {
 	struct run_result r = run("--version", NULL);
@@ -34,7 +44,7 @@ static void test_help_lists_exit_codes(void **state)
 	(void)state;
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "usage: cudoctor"));
-	assert_non_null(strstr(r.out, "exit codes: 0"));
+	assert_non_null(strstr(r.out, "exit status:\n  0  no finding of severity error"));
 	run_result_free(&r);
 }
 
@@ -44,7 +54,7 @@ static void test_unknown_command_is_usage_error(void **state)
 
 	(void)state;
 	assert_int_equal(r.status, 2);
-	assert_non_null(strstr(r.err, "unknown command 'frobnicate'"));
+	assert_string_equal(r.err, "cudoctor: unknown command 'frobnicate'\nTry 'cudoctor --help'.\n");
 	assert_string_equal(r.out, "");
 	run_result_free(&r);
 }
@@ -59,6 +69,81 @@ static void test_bad_color_is_usage_error(void **state)
 	run_result_free(&r);
 }
 
+/* global options anywhere, with either spelling of a value */
+static void test_global_options_anywhere(void **state)
+{
+	struct run_result a = RUN("kb", "gpu", "H200", "--json");
+	struct run_result b = RUN("--color", "never", "-v", "kb", "gpu", "H200");
+	struct run_result c = RUN("kb", "--color=always", "gpu", "H200");
+
+	(void)state;
+	assert_int_equal(a.status, 0);
+	assert_true(strncmp(a.out, "{", 1) == 0);
+	assert_int_equal(b.status, 0);
+	assert_non_null(strstr(b.out, "H200"));
+	assert_int_equal(c.status, 0);
+	assert_non_null(strstr(c.out, "\033["));
+	run_result_free(&a);
+	run_result_free(&b);
+	run_result_free(&c);
+}
+
+static void expect_usage(struct run_result r, const char *err)
+{
+	assert_int_equal(r.status, 2);
+	assert_string_equal(r.err, err);
+	assert_string_equal(r.out, "");
+	run_result_free(&r);
+}
+
+/* one line naming what was wrong, then where to look; never the whole help */
+static void test_usage_errors_are_two_lines(void **state)
+{
+	(void)state;
+	expect_usage(RUN("--bogus"), "cudoctor: unknown option '--bogus'\nTry 'cudoctor --help'.\n");
+	expect_usage(RUN("gencode", "--bogus"),
+		     "cudoctor gencode: unknown option '--bogus'\nTry 'cudoctor gencode --help'.\n");
+	expect_usage(RUN("gencode", "--gpu"),
+		     "cudoctor gencode: option '--gpu' needs a value (SPEC)\nTry 'cudoctor gencode --help'.\n");
+	expect_usage(RUN("--json", "kb", "gpu", "H200", "--markdown"),
+		     "cudoctor kb: options '--json' and '--markdown' exclude each other\nTry 'cudoctor kb --help'.\n");
+	expect_usage(RUN("-qv", "kb", "gpu", "H200"),
+		     "cudoctor: options '--quiet' and '--verbose' exclude each other\nTry 'cudoctor --help'.\n");
+	expect_usage(RUN("mem", "estimate", "--params", "7B", "--gpu", "H100", "--gpu-memory", "80GiB"),
+		     "cudoctor mem: options '--gpu' and '--gpu-memory' exclude each other\nTry 'cudoctor mem --help'.\n");
+	expect_usage(RUN("mem", "frobnicate"),
+		     "cudoctor mem: unknown subcommand 'frobnicate'\nTry 'cudoctor mem --help'.\n");
+}
+
+static void test_help_command_is_command_help(void **state)
+{
+	struct run_result a = RUN("help", "gencode");
+	struct run_result b = RUN("gencode", "--help");
+	struct run_result c = RUN("help", "mem", "estimate");
+
+	(void)state;
+	assert_int_equal(a.status, 0);
+	assert_string_equal(a.out, b.out);
+	assert_non_null(strstr(a.out, "  -g, --gpu SPEC"));
+	assert_non_null(strstr(c.out, "usage: cudoctor mem estimate FILE|DIR"));
+	assert_non_null(strstr(c.out, "--gpu-memory SIZE"));
+	run_result_free(&a);
+	run_result_free(&b);
+	run_result_free(&c);
+}
+
+/* every --gpu counts: two GPUs, two rows of the fit table */
+static void test_every_gpu_is_used(void **state)
+{
+	struct run_result r = RUN("mem", "estimate", "--params", "7B", "-g", "H100 SXM", "--gpu=H200", "--json");
+
+	(void)state;
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "H100"));
+	assert_non_null(strstr(r.out, "H200"));
+	run_result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -66,6 +151,10 @@ int main(void)
 		cmocka_unit_test(test_help_lists_exit_codes),
 		cmocka_unit_test(test_unknown_command_is_usage_error),
 		cmocka_unit_test(test_bad_color_is_usage_error),
+		cmocka_unit_test(test_global_options_anywhere),
+		cmocka_unit_test(test_usage_errors_are_two_lines),
+		cmocka_unit_test(test_help_command_is_command_help),
+		cmocka_unit_test(test_every_gpu_is_used),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

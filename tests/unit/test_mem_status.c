@@ -1,7 +1,7 @@
 /* `cudoctor mem status` through the fake libcuda/NVML: processes and their memory,
  * oom-other-process, MIG, no driver; and on the real PyTorch OOM texts of
  * tests/explain/, the same classification as explain's matcher (one classifier,
- * src/kb/oom.c, behind both). */
+ * src/rules/oom.c, behind both). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "kb/oom.h"
+#include "explain/oom_text.h"
 #include "util/err.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -61,7 +61,8 @@ static const struct oom_case cases[] = {
 	  "PyTorch, and 194.87 MiB is reserved by PyTorch but unallocated. If reserved but "
 	  "unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
 	  "to avoid fragmentation.",
-	  OOM_CLASS_CAPACITY, 22.0 / 1024, 23.65, 11.06 / 1024, false },
+	  /* 194.87 MiB cached but unallocated covers the 22 MiB: not one block of it is free */
+	  OOM_CLASS_FRAGMENTATION, 22.0 / 1024, 23.65, 11.06 / 1024, false },
 	{ "https://github.com/pytorch/pytorch/issues/59778",
 	  "CUDA out of memory. Tried to allocate 2.26 GiB (GPU 0; 6.00 GiB total capacity; 781.59 MiB "
 	  "already allocated; 3.03 GiB free; 1.24 GiB reserved in total by PyTorch)",

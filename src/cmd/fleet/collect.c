@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/opts.h"
 #include "report/render.h"
 #include "util/err.h"
 #include "util/str.h"
@@ -15,10 +16,21 @@
 #define CUDOCTOR_VERSION "0.0.0"
 #endif
 
-/* Runs one command into a fresh report and appends its JSON to reports. */
-static int run_command(const struct cd_command *cmd, int argc, char **argv, const struct cd_globals *g,
-		       json_t *reports, int gpu, struct strbuf *failures)
+/* The command's option of that long name, for values handed to it as main.c would. */
+static const struct cli_opt *opt_named(const struct cd_command *cmd, const char *name)
 {
+	for (const struct cli_opt *o = cmd->opts; o && o->id; o++)
+		if (o->long_name && strcmp(o->long_name, name) == 0)
+			return o;
+	return NULL;
+}
+
+/* Runs one command into a fresh report, with args as its parsed options, and appends its
+ * JSON to reports. */
+static int run_command(const struct cd_command *cmd, int argc, char **argv, const struct cli_args *args,
+		       const struct cd_globals *g, json_t *reports, int gpu, struct strbuf *failures)
+{
+	struct cd_globals sub = *g;
 	struct report r;
 	char err[CD_ERRMSG] = "";
 	json_t *j = NULL;
@@ -26,9 +38,10 @@ static int run_command(const struct cd_command *cmd, int argc, char **argv, cons
 
 	if (report_init(&r, cmd->name) != CD_OK)
 		return CD_ENOMEM;
+	sub.args = args;
 	rc = cd_run_driver(g->run, &r, err);
 	if (rc == CD_OK)
-		rc = cmd->run(&r, argc, argv, g, err);
+		rc = cmd->run(&r, argc, argv, &sub, err);
 	if (rc == CD_ENOMEM || r.oom) {
 		rc = CD_ENOMEM;
 		goto out;
@@ -53,10 +66,15 @@ static int run_labs(const struct fleet_opts *o, const struct cd_globals *g, json
 		    struct strbuf *failures)
 {
 	const struct gpu_probe *p = &g->run->probe;
-	char *argv[FLEET_MAX_LABS + 6], dev[16];
+	const struct cli_opt *quick = opt_named(&cmd_lab, "quick"), *device = opt_named(&cmd_lab, "device");
+	char *argv[FLEET_MAX_LABS + 3], dev[16];
+	struct cli_value vals[2];
 	int rc = CD_OK;
 
+	if (!device) /* the lab command's table lost --device: say so rather than run GPU 0 only */
+		return sb_printf(failures, "%slab: no --device option to run each GPU", failures->len ? "; " : "");
 	for (size_t i = 0; i < p->n_gpus && rc == CD_OK; i++) {
+		struct cli_args args = { 0 };
 		int argc = 0;
 		if (p->gpus[i].cuda_ordinal < 0)
 			continue;
@@ -65,12 +83,13 @@ static int run_labs(const struct fleet_opts *o, const struct cd_globals *g, json
 		argv[argc++] = "run";
 		for (size_t k = 0; k < o->n_labs; k++)
 			argv[argc++] = (char *)o->labs[k];
-		if (o->quick)
-			argv[argc++] = "--quick";
-		argv[argc++] = "--device";
-		argv[argc++] = dev;
 		argv[argc] = NULL;
-		rc = run_command(&cmd_lab, argc, argv, g, reports, p->gpus[i].cuda_ordinal, failures);
+		vals[args.n++] = (struct cli_value){ device, dev };
+		if (o->quick && quick)
+			vals[args.n++] = (struct cli_value){ quick, NULL };
+		args.v = vals;
+		args.cap = args.n;
+		rc = run_command(&cmd_lab, argc, argv, &args, g, reports, p->gpus[i].cuda_ordinal, failures);
 	}
 	return rc;
 }
@@ -79,6 +98,7 @@ int fleet_collect_node(const char *node, const struct fleet_opts *o, const struc
 		       char *err)
 {
 	char *doctor_argv[] = { "doctor", NULL }, *devices_argv[] = { "devices", NULL };
+	static const struct cli_args none = { 0 };
 	json_t *reports = json_array(), *bundle = NULL;
 	struct strbuf failures;
 	char *fail = NULL;
@@ -90,8 +110,8 @@ int fleet_collect_node(const char *node, const struct fleet_opts *o, const struc
 		rc = CD_ENOMEM;
 		goto out;
 	}
-	TRY(run_command(&cmd_doctor, 1, doctor_argv, g, reports, -1, &failures));
-	TRY(run_command(&cmd_devices, 1, devices_argv, g, reports, -1, &failures));
+	TRY(run_command(&cmd_doctor, 1, doctor_argv, &none, g, reports, -1, &failures));
+	TRY(run_command(&cmd_devices, 1, devices_argv, &none, g, reports, -1, &failures));
 	if (o->n_labs)
 		TRY(run_labs(o, g, reports, &failures));
 	if (!(fail = sb_detach(&failures))) {

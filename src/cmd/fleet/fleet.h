@@ -16,10 +16,10 @@ struct fleet_opts {
 	bool quick;                        /* --quick for the labs */
 	int timeout_s;                     /* how long rank 0 waits for the other nodes */
 	const char *prometheus_dir;        /* --prometheus DIR: one textfile per node */
-	const char *output;                /* --output FILE: the report there, not on stdout */
+	const char *save;                  /* --save FILE: the report there, not on stdout */
 };
 
-/* Renders r to --output's file (or stdout) and marks it rendered. CD_OK or CD_EIO. */
+/* Renders r to --save's file (or stdout) and marks it rendered. CD_OK or CD_EIO. */
 int fleet_render(struct report *r, const struct fleet_opts *o, const struct cd_globals *g, char *err);
 
 /* This node's doctor, devices and lab reports as one "fleet-node" JSON bundle: what

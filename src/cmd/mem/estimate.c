@@ -1,6 +1,5 @@
 /* `cudoctor mem estimate`: loads a model description, estimates inference or
  * training memory, checks it against each GPU (or a named one) and renders. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,50 +11,78 @@
 #include "util/units.h"
 #include "util/err.h"
 
+#define MAX_GPU_SPECS 16
+
 struct est_args {
 	const char *path;
 	uint64_t params;
 	const char *dtype;
 	bool context_given;
 	struct mem_opts o;
-	const char *gpu_spec;
+	const char *gpu_specs[MAX_GPU_SPECS];
+	size_t n_gpu_specs;
 	uint64_t gpu_memory;
 	bool runtime_given;
 };
 
-static int parse_args(int argc, char **argv, struct est_args *a, char *err)
+enum { O_PARAMS = 1, O_DTYPE, O_CONTEXT, O_BATCH, O_KV, O_TRAIN, O_OPT, O_MIXED, O_CKPT,
+       O_GPU, O_GPUMEM, O_RUNTIME, O_CUDACTX };
+enum { GROUP_BUDGET = 1 };
+
+const struct cli_opt mem_estimate_opts[] = {
+	{ .id = O_PARAMS, .long_name = "params", .arg = CLI_REQUIRED, .metavar = "N",
+	  .help = "the parameter count instead of a model file (8e9, 7B, 70b)" },
+	{ .id = O_DTYPE, .long_name = "dtype", .arg = CLI_REQUIRED, .metavar = "T",
+	  .help = "the weights' type with --params (default bf16), or a GGUF quantisation",
+	  .complete = CLI_C_WORDS, .words = "fp32 fp16 bf16 fp8 int8 int4 q8_0 q6_k q5_k_m q4_k_m q4_0" },
+	{ .id = O_CONTEXT, .long_name = "context", .arg = CLI_REQUIRED, .metavar = "N",
+	  .help = "tokens of context (default 8192, or the model's if smaller; 2048 for training)" },
+	{ .id = O_BATCH, .long_name = "batch", .arg = CLI_REQUIRED, .metavar = "N",
+	  .help = "sequences at once (default 1)" },
+	{ .id = O_KV, .long_name = "kv-dtype", .arg = CLI_REQUIRED, .metavar = "T",
+	  .help = "the KV cache's type (default: the runtime's)",
+	  .complete = CLI_C_WORDS, .words = "f32 f16 bf16 fp8 q8_0 q4_0" },
+	{ .id = O_TRAIN, .long_name = "train", .help = "training instead of inference" },
+	{ .id = O_OPT, .long_name = "optimizer", .arg = CLI_REQUIRED, .metavar = "NAME",
+	  .help = "with --train: adam, adamw (the default), sgd or adafactor",
+	  .complete = CLI_C_WORDS, .words = "adam adamw sgd adafactor" },
+	{ .id = O_MIXED, .long_name = "mixed-precision", .help = "with --train: fp32 master weights beside bf16" },
+	{ .id = O_CKPT, .long_name = "checkpointing", .help = "with --train: activation checkpointing" },
+	{ .id = O_GPU, .short_name = 'g', .long_name = "gpu", .arg = CLI_REQUIRED, .metavar = "SPEC",
+	  .help = "check against this GPU's memory (\"RTX 4090\", H200, A100); repeatable. "
+		  "Default: every GPU here, by its free memory now",
+	  .complete = CLI_C_GPU, .flags = CLI_REPEAT, .group = GROUP_BUDGET },
+	{ .id = O_GPUMEM, .long_name = "gpu-memory", .arg = CLI_REQUIRED, .metavar = "SIZE",
+	  .help = "check against this much memory (80GiB, 24GB)", .group = GROUP_BUDGET },
+	{ .id = O_RUNTIME, .long_name = "runtime", .arg = CLI_REQUIRED, .metavar = "RT",
+	  .help = "torch or llama.cpp (default: llama.cpp for GGUF, else torch)",
+	  .complete = CLI_C_WORDS, .words = "torch llama.cpp" },
+	{ .id = O_CUDACTX, .long_name = "cuda-context", .arg = CLI_REQUIRED, .metavar = "SIZE",
+	  .help = "the CUDA context's own memory (default: measured here, else an allowance)" },
+	{ 0 },
+};
+
+static int parse_args(int argc, char **argv, const struct cli_args *args, struct est_args *a, char *err)
 {
-	enum { O_PARAMS = 256, O_DTYPE, O_CONTEXT, O_BATCH, O_KV, O_TRAIN, O_OPT, O_MIXED, O_CKPT,
-	       O_GPU, O_GPUMEM, O_RUNTIME, O_CUDACTX };
-	static const struct option longopts[] = {
-		{"params", required_argument, 0, O_PARAMS}, {"dtype", required_argument, 0, O_DTYPE},
-		{"context", required_argument, 0, O_CONTEXT}, {"batch", required_argument, 0, O_BATCH},
-		{"kv-dtype", required_argument, 0, O_KV}, {"train", no_argument, 0, O_TRAIN},
-		{"optimizer", required_argument, 0, O_OPT}, {"mixed-precision", no_argument, 0, O_MIXED},
-		{"checkpointing", no_argument, 0, O_CKPT}, {"gpu", required_argument, 0, O_GPU},
-		{"gpu-memory", required_argument, 0, O_GPUMEM}, {"runtime", required_argument, 0, O_RUNTIME},
-		{"cuda-context", required_argument, 0, O_CUDACTX}, {0, 0, 0, 0},
-	};
-	int c;
 	memset(a, 0, sizeof *a);
 	mem_opts_default(&a->o);
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
+	for (size_t i = 0; i < args->n; i++) {
+		const char *optarg = args->v[i].value;
+
+		switch (args->v[i].opt->id) {
 		case O_PARAMS:
 			if (units_parse_count(optarg, &a->params) || !a->params)
-				return cd_fail(err, CD_EUSAGE, "--params: '%s' is not a count (8e9, 7B, 70b)", optarg);
+				return cd_fail(err, CD_EUSAGE, "--params: '%.40s' is not a count (8e9, 7B, 70b)", optarg);
 			break;
 		case O_DTYPE: a->dtype = optarg; break;
 		case O_CONTEXT:
 			if (units_parse_count(optarg, &a->o.context) || !a->o.context)
-				return cd_fail(err, CD_EUSAGE, "--context: '%s' is not a token count (8192, 128k)", optarg);
+				return cd_fail(err, CD_EUSAGE, "--context: '%.40s' is not a token count (8192, 128k)", optarg);
 			a->context_given = true;
 			break;
 		case O_BATCH:
 			if (units_parse_count(optarg, &a->o.batch) || !a->o.batch)
-				return cd_fail(err, CD_EUSAGE, "--batch: '%s' is not a positive count", optarg);
+				return cd_fail(err, CD_EUSAGE, "--batch: '%.40s' is not a positive count", optarg);
 			break;
 		case O_KV:
 			if (mem_kv_type_parse(optarg, &a->o.kv, err))
@@ -64,14 +91,18 @@ static int parse_args(int argc, char **argv, struct est_args *a, char *err)
 		case O_TRAIN: a->o.train = true; break;
 		case O_OPT:
 			if (mem_optimizer_parse(optarg, &a->o.optimizer))
-				return cd_fail(err, CD_EUSAGE, "--optimizer: '%s' is not adam, adamw, sgd or adafactor", optarg);
+				return cd_fail(err, CD_EUSAGE, "--optimizer: '%.40s' is not adam, adamw, sgd or adafactor", optarg);
 			break;
 		case O_MIXED: a->o.mixed_precision = true; break;
 		case O_CKPT: a->o.checkpointing = true; break;
-		case O_GPU: a->gpu_spec = optarg; break;
+		case O_GPU:
+			if (a->n_gpu_specs == MAX_GPU_SPECS)
+				return cd_fail(err, CD_EUSAGE, "at most %d --gpu", MAX_GPU_SPECS);
+			a->gpu_specs[a->n_gpu_specs++] = optarg;
+			break;
 		case O_GPUMEM:
 			if (units_parse_size(optarg, &a->gpu_memory) || !a->gpu_memory)
-				return cd_fail(err, CD_EUSAGE, "--gpu-memory: '%s' is not a size (80GiB, 24GB)", optarg);
+				return cd_fail(err, CD_EUSAGE, "--gpu-memory: '%.40s' is not a size (80GiB, 24GB)", optarg);
 			break;
 		case O_RUNTIME:
 			if (strcmp(optarg, "torch") == 0 || strcmp(optarg, "pytorch") == 0)
@@ -80,28 +111,24 @@ static int parse_args(int argc, char **argv, struct est_args *a, char *err)
 				 strcmp(optarg, "ollama") == 0)
 				a->o.runtime = MEM_RT_LLAMACPP;
 			else
-				return cd_fail(err, CD_EUSAGE, "--runtime: '%s' is not torch or llama.cpp", optarg);
+				return cd_fail(err, CD_EUSAGE, "--runtime: '%.40s' is not torch or llama.cpp", optarg);
 			a->runtime_given = true;
 			break;
 		case O_CUDACTX:
 			if (units_parse_size(optarg, &a->o.cuda_context))
-				return cd_fail(err, CD_EUSAGE, "--cuda-context: '%s' is not a size", optarg);
+				return cd_fail(err, CD_EUSAGE, "--cuda-context: '%.40s' is not a size", optarg);
 			break;
-		default:
-			return cd_fail(err, CD_EUSAGE, "mem estimate: unknown or incomplete option '%s'",
-				       argv[optind - 1]);
 		}
 	}
-	if (optind < argc)
-		a->path = argv[optind++];
-	if (optind < argc)
-		return cd_fail(err, CD_EUSAGE, "mem estimate: one model at a time ('%s' is extra)", argv[optind]);
+	/* argv: "estimate", then the operands */
+	if (argc > 1)
+		a->path = argv[1];
+	if (argc > 2)
+		return cd_fail(err, CD_EUSAGE, "one model at a time ('%.60s' is extra)", argv[2]);
 	if (!a->path == !a->params)
-		return cd_fail(err, CD_EUSAGE, "mem estimate: name a model FILE|DIR or give --params N --dtype T");
+		return cd_fail(err, CD_EUSAGE, "name a model FILE|DIR or give --params N --dtype T");
 	if (a->params && !a->dtype)
 		a->dtype = "bf16";
-	if (a->gpu_spec && a->gpu_memory)
-		return cd_fail(err, CD_EUSAGE, "--gpu and --gpu-memory: give one");
 	return CD_OK;
 }
 
@@ -365,7 +392,7 @@ int mem_estimate_run(struct report *r, int argc, char **argv, const struct cd_gl
 	struct mem_estimate e;
 	struct mem_target *targets = NULL;
 	size_t n_targets = 0;
-	int rc = parse_args(argc, argv, &a, err);
+	int rc = parse_args(argc, argv, g->args, &a, err);
 	if (rc)
 		return rc;
 	rc = a.path ? mem_load_path(a.path, a.dtype, &m, err) : mem_model_from_params(a.params, a.dtype, &m, err);
@@ -379,7 +406,7 @@ int mem_estimate_run(struct report *r, int argc, char **argv, const struct cd_gl
 
 	show_model(r, &m, a.path);
 	show_breakdown(r, &m, &a.o, &e);
-	if ((rc = mem_targets(a.gpu_spec, a.gpu_memory, &targets, &n_targets, r, err)))
+	if ((rc = mem_targets(a.gpu_specs, a.n_gpu_specs, a.gpu_memory, &targets, &n_targets, r, err)))
 		goto out;
 	if (n_targets)
 		show_fit(r, &m, &a.o, &e, targets, n_targets);

@@ -16,9 +16,13 @@ struct mem_target {
 	const char *basis; /* "free now", "total", "given" */
 };
 
-/* --gpu SPEC, --gpu-memory SIZE, or every GPU here (none: *n = 0 and a line in r). */
-int mem_targets(const char *gpu_spec, uint64_t gpu_memory, struct mem_target **out, size_t *n,
+/* --gpu-memory SIZE, every --gpu SPEC (each memory size of each product), or every GPU
+ * here (none: *n = 0 and a line in r). */
+int mem_targets(const char *const *specs, size_t n_specs, uint64_t gpu_memory, struct mem_target **out, size_t *n,
 		struct report *r, char *err);
+
+/* The subcommands' option tables (estimate.c, status.c, probe.c). */
+extern const struct cli_opt mem_estimate_opts[], mem_status_opts[], mem_probe_opts[];
 
 int mem_estimate_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err);
 int mem_status_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err);

@@ -1,6 +1,5 @@
 /* `cudoctor mem probe [--max FRACTION] [--device N] [--demo]`: opt-in allocation
  * probe on each GPU (or one), through the tool's own primary context. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,37 +138,45 @@ out:
 	return rc;
 }
 
+enum { O_MAX = 1, O_DEMO, O_DEVICE };
+
+const struct cli_opt mem_probe_opts[] = {
+	{ .id = O_MAX, .long_name = "max", .arg = CLI_REQUIRED, .metavar = "FRACTION",
+	  .help = "allocate at most this fraction of the free memory (default 0.9)" },
+	{ .id = O_DEMO, .long_name = "demo",
+	  .help = "also show fragmentation inside cudoctor's own context, and how a virtual reservation "
+		  "(cuMemAddressReserve + cuMemMap) avoids it" },
+	{ .id = O_DEVICE, .long_name = "device", .arg = CLI_REQUIRED, .metavar = "N",
+	  .help = "only CUDA device N (default: every device)" },
+	{ 0 },
+};
+
 int mem_probe_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
-	static const struct option longopts[] = {
-		{"max", required_argument, 0, 'm'}, {"demo", no_argument, 0, 'd'},
-		{"device", required_argument, 0, 'D'}, {0, 0, 0, 0},
-	};
 	double max = 0.9;
 	bool demo = false;
-	int only = -1, c, count = 0;
+	int only = -1, count = 0;
 	char *end;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
+
+	for (size_t i = 0; i < g->args->n; i++) {
+		const char *optarg = g->args->v[i].value;
+
+		switch (g->args->v[i].opt->id) {
+		case O_MAX:
 			max = strtod(optarg, &end);
 			if (end == optarg || *end || !(max > 0 && max <= 1))
-				return cd_fail(err, CD_EUSAGE, "--max: '%s' is not a fraction in (0, 1]", optarg);
+				return cd_fail(err, CD_EUSAGE, "--max: '%.40s' is not a fraction in (0, 1]", optarg);
 			break;
-		case 'd': demo = true; break;
-		case 'D':
+		case O_DEMO: demo = true; break;
+		case O_DEVICE:
 			only = (int)strtol(optarg, &end, 10);
 			if (end == optarg || *end || only < 0)
-				return cd_fail(err, CD_EUSAGE, "--device: '%s' is not a device index", optarg);
+				return cd_fail(err, CD_EUSAGE, "--device: '%.40s' is not a device index", optarg);
 			break;
-		default:
-			return cd_fail(err, CD_EUSAGE, "mem probe: unknown or incomplete option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind < argc)
-		return cd_fail(err, CD_EUSAGE, "mem probe: unexpected '%s'", argv[optind]);
+	if (argc > 1)
+		return cd_fail(err, CD_EUSAGE, "unexpected '%.60s'", argv[1]);
 	/* the run's driver, judged as doctor and devices judge it; nothing to probe unless CUDA works */
 	struct cd_run *run = g->run;
 	int rc = cd_run_driver(run, r, err);

@@ -1,7 +1,6 @@
 /* `cudoctor mem status [--oom FILE|-]`: per GPU, memory by NVML and by the driver,
  * the CUDA context's cost measured here, every process with its memory, MIG; and,
  * given a PyTorch OOM message, its classification with this machine's numbers. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +10,7 @@
 
 #include "cmd/gpu_mig.h"
 #include "cmd/mem/internal.h"
-#include "kb/oom.h"
+#include "explain/oom_text.h"
 #include "mem/context_cost.h"
 #include "util/units.h"
 #include "probe/gpus.h"
@@ -148,7 +147,7 @@ static void show_gpu(struct report *r, struct status_gpu *s, json_t *arr)
 	json_array_append_new(arr, j);
 }
 
-/* Other processes holding memory: the threshold of src/kb/oom.c's rule 3. */
+/* Other processes holding memory: the threshold of src/rules/oom.c's rule 3. */
 static void other_process_finding(struct report *r, const struct status_gpu *s)
 {
 	const struct gpu_info *g = s->g;
@@ -261,20 +260,25 @@ static int read_message(const char *path, char **text, size_t *len, char *err)
 	return *text ? CD_OK : cd_fail(err, CD_ENOMEM, "out of memory");
 }
 
+enum { O_OOM = 1 };
+
+const struct cli_opt mem_status_opts[] = {
+	{ .id = O_OOM, .long_name = "oom", .arg = CLI_REQUIRED, .metavar = "FILE",
+	  .help = "a PyTorch out-of-memory message (a file, or - for stdin) to classify against the "
+		  "GPUs' state", .complete = CLI_C_FILE },
+	{ 0 },
+};
+
 int mem_status_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
-	static const struct option longopts[] = {{"oom", required_argument, 0, 'o'}, {0, 0, 0, 0}};
 	const char *oom_path = NULL;
-	int c, rc = CD_OK;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (c != 'o')
-			return cd_fail(err, CD_EUSAGE, "mem status: unknown or incomplete option '%s'", argv[optind - 1]);
-		oom_path = optarg;
-	}
-	if (optind < argc)
-		return cd_fail(err, CD_EUSAGE, "mem status: unexpected '%s'", argv[optind]);
+	int rc = CD_OK;
+
+	for (size_t i = 0; i < g->args->n; i++)
+		if (g->args->v[i].opt->id == O_OOM)
+			oom_path = g->args->v[i].value;
+	if (argc > 1)
+		return cd_fail(err, CD_EUSAGE, "unexpected '%.60s'", argv[1]);
 	char *msg = NULL;
 	size_t msg_len = 0;
 	if (oom_path && (rc = read_message(oom_path, &msg, &msg_len, err)))

@@ -1,4 +1,4 @@
-/* The budgets `mem estimate` checks against: --gpu-memory, --gpu SPEC (the product's
+/* The budgets `mem estimate` checks against: --gpu-memory, each --gpu SPEC (the product's
  * memory from kb/gpus.tsv), or the GPUs here (their free memory now, from NVML). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,9 +73,11 @@ static int from_here(struct mem_target **out, size_t *n, struct report *r, char 
 	return CD_OK;
 }
 
-int mem_targets(const char *gpu_spec, uint64_t gpu_memory, struct mem_target **out, size_t *n,
+int mem_targets(const char *const *specs, size_t n_specs, uint64_t gpu_memory, struct mem_target **out, size_t *n,
 		struct report *r, char *err)
 {
+	int rc = CD_OK;
+
 	*out = NULL;
 	*n = 0;
 	if (gpu_memory) {
@@ -89,7 +91,27 @@ int mem_targets(const char *gpu_spec, uint64_t gpu_memory, struct mem_target **o
 		*n = 1;
 		return CD_OK;
 	}
-	if (gpu_spec)
-		return from_spec(gpu_spec, out, n, err);
-	return from_here(out, n, r, err);
+	if (n_specs == 0)
+		return from_here(out, n, r, err);
+	for (size_t i = 0; i < n_specs && rc == CD_OK; i++) {
+		struct mem_target *one = NULL, *all;
+		size_t k = 0;
+
+		if ((rc = from_spec(specs[i], &one, &k, err)))
+			break;
+		if (!(all = realloc(*out, (*n + k) * sizeof(*all))))
+			rc = cd_fail(err, CD_ENOMEM, "out of memory");
+		else {
+			memcpy(all + *n, one, k * sizeof(*all));
+			*out = all;
+			*n += k;
+		}
+		free(one);
+	}
+	if (rc) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
 }

@@ -1,0 +1,374 @@
+/* `cudoctor explain`: recognise the CUDA errors in pasted text, say what they mean in the
+ * programming model, check this machine, and give the fix as commands. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/arch/arch.h"
+#include "cmd/cmd.h"
+#include "explain/checks.h"
+#include "explain/explain.h"
+#include "rules/nccl.h"
+#include "util/err.h"
+#include "util/file.h"
+#include "util/str.h"
+
+static const char explain_help[] =
+	"Recognises every CUDA error cudoctor's catalogue knows in TEXT (or stdin: a log of any size, "
+	"read to its end in one pass): by message, in the wording of every CUDA release, by name "
+	"(cudaErrorNoKernelImageForDevice, CUDA_ERROR_NO_BINARY_FOR_GPU, CUBLAS_STATUS_*, CUDNN_STATUS_* "
+	"and the other CUDA libraries' status codes), by number in a CUDA context (CUDA error 209), "
+	"loader errors of CUDA libraries, and the messages of PyTorch, TensorFlow/XLA, JAX, vLLM, "
+	"Ollama, llama.cpp, ComfyUI, onnxruntime, Triton, nvcc, NVML, NCCL and the kernel log (Xid). "
+	"For each: the cause in terms of the stack and the programming model, the last line it was "
+	"seen on and how often, checks on this machine, and the fix.\n"
+	"\n"
+	"Options come before the text; everything from the first other word on is the text, even "
+	"words that start with '-' (\"-> CUDA driver version is insufficient\").";
+
+enum { OPT_OFFLINE = 1, OPT_BINARY, OPT_GPU, OPT_DRIVER };
+
+static const struct cli_opt explain_opts[] = {
+	{ .id = OPT_OFFLINE, .long_name = "offline", .help = "skip the checks on this machine" },
+	{ .id = OPT_BINARY, .long_name = "binary", .arg = CLI_REQUIRED, .metavar = "PATH",
+	  .help = "the program or library that failed: check which images it carries and judge them "
+		  "as `cudoctor arch` does",
+	  .complete = CLI_C_FILE },
+	{ .id = OPT_GPU, .short_name = 'g', .long_name = "gpu", .arg = CLI_REQUIRED, .metavar = "SPEC",
+	  .help = "judge --binary against this GPU (sm_89, 8.9, 89, sm_90a, H200) instead of the GPUs "
+		  "here; repeatable; also with --offline, for a log from another machine",
+	  .complete = CLI_C_GPU, .flags = CLI_REPEAT },
+	{ .id = OPT_DRIVER, .long_name = "driver", .arg = CLI_REQUIRED, .metavar = "VER",
+	  .help = "judge against this driver (550.54.14) or CUDA version (12.4) instead of the "
+		  "installed one" },
+	{ 0 },
+};
+
+/* stdin is read to its end in pieces and judged as it arrives: a log of any size, and the
+ * program writing into the pipe never gets SIGPIPE */
+static int scan_stdin(struct explain_scan *sc, char *err)
+{
+	static char buf[1 << 20];
+	size_t n;
+	int rc;
+
+	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
+		if ((rc = explain_scan_feed(sc, buf, n, err)) != CD_OK)
+			return rc;
+	if (ferror(stdin))
+		return cd_fail(err, CD_EIO, "reading stdin failed");
+	return CD_OK;
+}
+
+static enum severity severity_of(const char *s)
+{
+	if (!strcmp(s, "ok"))
+		return SEV_OK;
+	if (!strcmp(s, "info"))
+		return SEV_INFO;
+	if (!strcmp(s, "warn"))
+		return SEV_WARN;
+	return SEV_ERROR;
+}
+
+/* The binary check's verdicts as arch prints them for a file: {path, format, verdicts}. */
+static json_t *binary_json(const struct explain_binary *b)
+{
+	json_t *jb = json_object(), *jv = json_array();
+
+	if (!jb || !jv || json_object_set_new(jb, "path", json_string(b->path)) ||
+	    json_object_set_new(jb, "format", json_string(b->format)))
+		goto oom;
+	for (size_t i = 0; i < b->n; i++)
+		if (json_array_append_new(jv, arch_verdict_json(b->gpus[i], &b->v[i])))
+			goto oom;
+	if (json_object_set_new(jb, "verdicts", jv) == 0)
+		return jb;
+	jv = NULL;
+oom:
+	json_decref(jv);
+	json_decref(jb);
+	return NULL;
+}
+
+/* Appends s to arr; false when out of memory. */
+static bool push(json_t *arr, json_t *s)
+{
+	return json_array_append_new(arr, s) == 0;
+}
+
+/* A fix line with what is known put in for its placeholders; false when the line does not
+ * apply (PyTorch advice for a text and binary that are not PyTorch's). */
+static bool fill_fix(const char *fix, const struct explain_match *m, const struct explain_env *env, bool torch,
+		     char *out, size_t n)
+{
+	const struct arch_target *t = &env->target;
+	const char *binary = env->binary ? env->binary : m->path[0] ? m->path : NULL;
+	char gpus[160] = "", gpu_opts[200] = "", code[16] = "";
+	size_t used = 0, uo = 0;
+
+	if (!torch && (strstr(fix, "torch") || strstr(fix, "PyTorch") || strstr(fix, "TORCH_")))
+		return false;
+	for (size_t i = 0; i < t->n_gpus; i++) {
+		bool seen = false;
+
+		for (size_t k = 0; k < i; k++)
+			seen |= t->gpus[k].cc == t->gpus[i].cc;
+		if (seen)
+			continue;
+		if (used < sizeof(gpus))
+			used += (size_t)snprintf(gpus + used, sizeof(gpus) - used, "%ssm_%u", used ? " --gpu " : "",
+						 t->gpus[i].cc);
+		if (uo < sizeof(gpu_opts))
+			uo += (size_t)snprintf(gpu_opts + uo, sizeof(gpu_opts) - uo, " --gpu sm_%u", t->gpus[i].cc);
+	}
+	if (m->error)
+		snprintf(code, sizeof(code), "%d", m->error->code);
+	{
+		const struct {
+			const char *ph, *val;
+		} subs[] = {
+			{ "<this GPU>", gpus[0] ? gpus : NULL },
+			{ "<GPU>", gpus[0] ? gpus : NULL },
+			{ "<each GPU you ship to>", gpus[0] ? gpus : NULL },
+			{ "<the binary or library that failed>", binary },
+			{ "<your driver version>", t->driver.version[0] ? t->driver.version : NULL },
+			{ "<code>", code[0] ? code : NULL },
+			{ "<the library>", m->library[0] ? m->library : NULL },
+		};
+		size_t o = 0;
+
+		for (const char *p = fix; *p && o + 1 < n;) {
+			bool done = false;
+
+			for (size_t k = 0; k < sizeof(subs) / sizeof(subs[0]) && !done; k++) {
+				size_t l = strlen(subs[k].ph);
+
+				if (subs[k].val && strncmp(p, subs[k].ph, l) == 0) {
+					o += (size_t)snprintf(out + o, n - o, "%s", subs[k].val);
+					if (o >= n)
+						o = n - 1;
+					p += l;
+					done = true;
+				}
+			}
+			if (!done)
+				out[o++] = *p++;
+		}
+		out[o] = '\0';
+	}
+	/* "cudoctor gencode --native" builds for this machine's GPUs; named ones replace it */
+	if (gpu_opts[0] && strncmp(out, "cudoctor gencode --native", 25) == 0) {
+		char rest[600];
+
+		if (snprintf(rest, sizeof(rest), "%s", out + 25) >= (int)sizeof(rest) ||
+		    snprintf(out, n, "cudoctor gencode%s%s", gpu_opts, rest) >= (int)n)
+			out[n - 1] = '\0';
+	}
+	return true;
+}
+
+static int report_match(struct report *r, const struct explain_match *m, struct explain_env *env, bool offline,
+			bool torch, json_t *matches, char *err)
+{
+	const struct kb_explanation *x = kb_explanation_find(m->finding);
+	struct explain_checks ck = { 0 };
+	char ev[8][400], subject[48];
+	size_t n_ev;
+	struct finding *f;
+	json_t *jm = NULL, *jchecks = json_array(), *jfix = json_array(), *jev = json_array();
+	bool ok;
+	int rc = CD_OK;
+
+	if (!x)
+		x = kb_explanation_find("cuda-error");
+	if (!x) {
+		rc = cd_fail(err, CD_EFORMAT, "explain.tsv has no entry for %s", m->finding);
+		goto out;
+	}
+	if (!jchecks || !jfix || !jev)
+		goto oom;
+	/* offline, only a binary against named GPUs is checked */
+	bool checked = !offline || env->target.n_gpus > 0;
+	if (checked && (rc = explain_checks_run(m, x, env, &ck, err)) != CD_OK)
+		goto out;
+	if (m->count > 1)
+		snprintf(subject, sizeof(subject), "text, line %zu (last of %zu)", m->last_line, m->count);
+	else
+		snprintf(subject, sizeof(subject), "text, line %zu", m->line);
+	f = report_add_finding(r, severity_of(x->severity), m->finding, subject,
+			       "%s%s%s%s", x->title, m->error ? " (" : "", m->error ? m->error->name : "",
+			       m->error ? ")" : "");
+	if (!f)
+		goto oom;
+	for (size_t i = 0; i < m->n_lines; i++)
+		if (finding_evidence(f, "matched: %s", m->lines[i]) || !push(jev, json_string(m->lines[i])))
+			goto oom;
+	if (m->count > 1 && finding_evidence(f, "%zu lines, first line %zu, last line %zu: %s", m->count, m->line,
+					      m->last_line, m->last))
+		goto oom;
+	n_ev = explain_offline_evidence(m, ev, 8);
+	for (size_t i = 0; i < n_ev; i++)
+		if (finding_evidence(f, "%s", ev[i]) || !push(jev, json_string(ev[i])))
+			goto oom;
+	for (size_t i = 0; i < ck.n; i++)
+		if (finding_evidence(f, "here, %s: %s: %s", ck.c[i].name, check_result_name(ck.c[i].result),
+				     ck.c[i].detail) ||
+		    !push(jchecks, json_pack("{s:s, s:s, s:s}", "name", ck.c[i].name, "result",
+					     check_result_name(ck.c[i].result), "detail", ck.c[i].detail)))
+			goto oom;
+	if (offline && finding_evidence(f, "checks on this machine skipped (--offline)"))
+		goto oom;
+	if (finding_why(f, "[%s] %s", x->layer, x->why))
+		goto oom;
+	for (size_t i = 0; i < x->n_fix; i++) {
+		char fix[600];
+
+		/* the allocator setting helps only when PyTorch's cache holds the memory */
+		if (strstr(x->fix[i], "expandable_segments") &&
+		    !(m->has_oom && oom_expandable_helps(&m->oom.n)))
+			continue;
+		if (!fill_fix(x->fix[i], m, env, torch, fix, sizeof(fix)))
+			continue;
+		if (finding_fix(f, "%s", fix) || !push(jfix, json_string(fix)))
+			goto oom;
+	}
+	jm = json_pack("{s:s, s:s, s:s, s:s, s:s, s:O, s:O, s:O, s:I, s:I, s:I, s:s}", "id", m->finding, "severity",
+		       x->severity, "matched_text", m->lines[0], "layer", x->layer, "why", x->why,
+		       "evidence", jev, "checks", checked ? jchecks : json_null(), "fix", jfix, "line",
+		       (json_int_t)m->line, "last_line", (json_int_t)m->last_line, "count", (json_int_t)m->count,
+		       "last_text", m->last);
+	if (!jm)
+		goto oom;
+	ok = !m->error || json_object_set_new(jm, "error", json_pack("{s:s, s:i, s:s}", "name", m->error->name,
+								     "code", m->error->code, "api",
+								     kb_api_name(m->error->api))) == 0;
+	if (ok && ck.binary.judged)
+		ok = json_object_set_new(jm, "binary", binary_json(&ck.binary)) == 0;
+	if (!ok || json_array_append_new(matches, jm))
+		goto oom;
+	jm = NULL;
+	goto out;
+oom:
+	rc = cd_fail(err, CD_ENOMEM, "out of memory");
+out:
+	json_decref(jm);
+	json_decref(jchecks);
+	json_decref(jfix);
+	json_decref(jev);
+	explain_checks_free(&ck);
+	return rc;
+}
+
+static int explain_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
+{
+	struct explain_env env;
+	struct explain_result res = { 0 };
+	struct explain_scan *sc = NULL;
+	struct strbuf sb;
+	size_t len = 0, lines;
+	bool offline = false;
+	json_t *matches = NULL;
+	int a = 1, rc = CD_OK;
+
+	explain_env_init(&env);
+	/* main.c parsed the options up to the text (options_first): the operands are the text */
+	for (size_t i = 0; i < g->args->n; i++) {
+		const char *v = g->args->v[i].value;
+
+		switch (g->args->v[i].opt->id) {
+		case OPT_OFFLINE: offline = true; break;
+		case OPT_BINARY: {
+			/* a --binary that cannot be read is said on stderr and exits 3; the text is
+			 * still explained, and the check says it was skipped */
+			char ferr[CD_ERRMSG];
+			size_t size;
+			int fd;
+
+			env.binary = v;
+			if (file_open_input(v, &fd, &size, ferr) != CD_OK)
+				cmd_input_error(r, "explain", ferr);
+			else
+				close(fd);
+			break;
+		}
+		case OPT_GPU:
+			if ((rc = arch_target_gpu_option(&env.target, v, err)) != CD_OK)
+				return rc;
+			break;
+		case OPT_DRIVER:
+			if ((rc = arch_target_driver_option(&env.target, v, err)) != CD_OK)
+				return rc;
+			break;
+		}
+	}
+	env.offline = offline;
+	if ((rc = explain_scan_new(&sc, err)) != CD_OK)
+		goto out;
+	if (a < argc && strcmp(argv[a], "-") != 0) {
+		sb_init(&sb);
+		for (int i = a; i < argc; i++) {
+			if (i > a)
+				sb_append(&sb, " ");
+			sb_append(&sb, argv[i]);
+		}
+		if (sb.failed) {
+			sb_free(&sb);
+			rc = cd_fail(err, CD_ENOMEM, "out of memory");
+			goto out;
+		}
+		rc = explain_scan_feed(sc, sb.buf ? sb.buf : "", sb.len, err);
+		sb_free(&sb);
+	} else if (isatty(STDIN_FILENO)) {
+		rc = cd_fail(err, CD_EUSAGE, "give the error text as an argument or pipe it in "
+			     "(cmd 2>&1 | cudoctor explain)");
+	} else {
+		rc = scan_stdin(sc, err);
+	}
+	if (rc != CD_OK)
+		goto out;
+	len = explain_scan_bytes(sc);
+	lines = explain_scan_lines(sc);
+	if ((rc = explain_scan_finish(sc, &res, err)) != CD_OK)
+		goto out;
+	matches = json_array();
+	if (!matches) {
+		rc = cd_fail(err, CD_ENOMEM, "out of memory");
+		goto out;
+	}
+	report_section(r, "Explain");
+	report_kv(r, "text", "%zu bytes, %zu line%s", len, lines, lines == 1 ? "" : "s");
+	report_kv(r, "recognised", "%zu", res.n);
+	if (res.n == 0) {
+		report_line(r, "No CUDA error that cudoctor knows is in the text.");
+		report_line(r, "Run `cudoctor doctor` to check the driver, toolkits and runtimes here, "
+			    "or paste more of the log.");
+	}
+	for (size_t i = 0; i < res.n; i++)
+		if ((rc = report_match(r, &res.m[i], &env, offline,
+				       res.torch || (env.binary && strstr(env.binary, "torch")), matches, err)) != CD_OK)
+			goto out;
+	report_json_set(r, "matches", matches);
+	matches = NULL;
+	if ((rc = nccl_explain_log(r, explain_scan_nccl(sc), err)) != CD_OK)
+		goto out;
+	report_json_set(r, "offline", json_boolean(offline));
+out:
+	json_decref(matches);
+	explain_result_free(&res);
+	explain_scan_free(sc);
+	explain_env_free(&env);
+	return rc;
+}
+
+const struct cd_command cmd_explain = {
+	.name = "explain",
+	.summary = "what a pasted CUDA error means, checked on this machine, and its fix",
+	.usage = "cudoctor explain [--offline] [--binary PATH] [--gpu SPEC]... [--driver VER] [TEXT...]\n"
+		 "       some-command 2>&1 | cudoctor explain",
+	.help = explain_help,
+	.opts = explain_opts,
+	.options_first = true,
+	.run = explain_run,
+};

@@ -1,0 +1,628 @@
+/* `cudoctor plan`: which driver branch, CUDA toolkit and framework build fit these GPUs,
+ * with the install commands; the decisions are src/rules/plan.c's, this file wires the
+ * GPUs here (or named) and the driver into it and writes the report. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "cmd/driver_check.h"
+#include "probe/gpus.h"
+#include "rules/plan.h"
+#include "util/err.h"
+
+static const char plan_help[] =
+	"Says which driver branches support every GPU, which CUDA toolkits build for all of "
+	"them and run on the driver (minor-version compatibility included), and which "
+	"framework builds carry code for every GPU (SASS, or PTX the driver can JIT) and run "
+	"on the driver, with the recommended one, why, and its pip / uv pip install line. "
+	"When no build fits every GPU it says which GPU forces which limit and how to split "
+	"them. Without --gpu it plans for the GPUs and driver here.";
+
+enum { O_GPU = 1, O_DRIVER, O_FRAMEWORK };
+
+static const struct cli_opt plan_opts[] = {
+	{ .id = O_GPU, .short_name = 'g', .long_name = "gpu", .arg = CLI_REQUIRED, .metavar = "SPEC",
+	  .help = "sm_89, 8.9, 89, or a GPU name or part of one (\"RTX 4060 Ti\"); repeatable",
+	  .complete = CLI_C_GPU, .flags = CLI_REPEAT },
+	{ .id = O_DRIVER, .long_name = "driver", .arg = CLI_REQUIRED, .metavar = "VERSION",
+	  .help = "the driver to plan for (580, R550, 550.54.14); default: the installed one, when the "
+		  "GPUs are this machine's" },
+	{ .id = O_FRAMEWORK, .long_name = "framework", .arg = CLI_REQUIRED, .metavar = "F",
+	  .help = "torch (default; torch==2.7 for one release), jax, vllm, ollama, or none (driver "
+		  "and toolkit only)",
+	  .complete = CLI_C_WORDS, .words = "torch jax vllm ollama none" },
+	{ 0 },
+};
+
+struct plan_args {
+	struct gpu_spec specs[PLAN_MAX_GPUS];
+	size_t n;
+	const char *driver;
+	enum plan_framework fw;
+	struct version fw_version;
+};
+
+static int parse_framework(const char *s, struct plan_args *a, char *err)
+{
+	static const char *const names[] = { "torch", "jax", "vllm", "ollama", "none" };
+
+	if (strncmp(s, "torch==", 7) == 0) {
+		a->fw = PLAN_FW_TORCH;
+		if (version_parse(s + 7, &a->fw_version) != CD_OK)
+			return cd_fail(err, CD_EUSAGE, "--framework torch==VERSION wants a version like 2.7");
+		return CD_OK;
+	}
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(s, names[i]) == 0) {
+			a->fw = (enum plan_framework)i;
+			return CD_OK;
+		}
+	return cd_fail(err, CD_EUSAGE, "--framework is torch[==VERSION], jax, vllm, ollama or none");
+}
+
+static int parse_args(int argc, char **argv, const struct cli_args *args, struct plan_args *a, char *err)
+{
+	int rc;
+
+	memset(a, 0, sizeof(*a));
+	for (size_t i = 0; i < args->n; i++) {
+		const char *val = args->v[i].value;
+
+		switch (args->v[i].opt->id) {
+		case O_GPU:
+			if (a->n == PLAN_MAX_GPUS)
+				return cd_fail(err, CD_EUSAGE, "at most %d --gpu", PLAN_MAX_GPUS);
+			if ((rc = kb_parse_gpu_spec(val, &a->specs[a->n], err)) != CD_OK)
+				return rc;
+			a->n++;
+			break;
+		case O_DRIVER: a->driver = val; break;
+		case O_FRAMEWORK:
+			if ((rc = parse_framework(val, a, err)) != CD_OK)
+				return rc;
+			break;
+		}
+	}
+	if (argc > 1)
+		return cd_fail(err, CD_EUSAGE, "unexpected '%.60s' (GPUs are named with --gpu)", argv[1]);
+	return CD_OK;
+}
+
+/* The GPUs and driver here, judged as doctor judges the driver layer. */
+static int add_native(struct report *r, struct plan_args *a, struct plan_driver *drv, char *err)
+{
+	struct gpu_probe *h = calloc(1, sizeof(*h));
+	int rc = CD_OK;
+
+	if (!h)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	if ((rc = driver_check_run(r, h, err)) != CD_OK)
+		goto out;
+	if (!driver_check_cuda_usable(h)) {
+		rc = cd_fail(err, CD_EDRIVER, "no usable CUDA driver here: name GPUs with --gpu (and --driver)");
+		goto out;
+	}
+	if (!a->driver && h->has_cuda_driver_version) {
+		char cerr[CD_ERRMSG];
+
+		if (!h->has_driver_version || plan_driver_parse(h->driver_version, drv, cerr) != CD_OK) {
+			memset(drv, 0, sizeof(*drv));
+			drv->known = true;
+		}
+		drv->cuda = version_from_cuda_int(h->cuda_driver_version);
+	}
+	for (size_t i = 0; i < h->n_gpus && a->n < PLAN_MAX_GPUS; i++) {
+		const struct gpu_info *gi = &h->gpus[i];
+		char spec[16];
+
+		if (gi->cuda_ordinal < 0 || !gpu_has(gi, GF_CC))
+			continue;
+		snprintf(spec, sizeof(spec), "%lld.%lld", gi->cc_major, gi->cc_minor);
+		if (kb_parse_gpu_spec(spec, &a->specs[a->n], err) != CD_OK) {
+			rc = cd_fail(err, CD_EFORMAT, "GPU %d (%s) has CC %s, which the tables do not know",
+				     gi->cuda_ordinal, gi->name, spec);
+			goto out;
+		}
+		a->specs[a->n].gpu = kb_gpu_by_name(gi->name);
+		snprintf(a->specs[a->n].label, sizeof(a->specs[a->n].label), "%.70s (sm_%d)", gi->name,
+			 a->specs[a->n].arch.num);
+		a->n++;
+	}
+	if (a->n == 0)
+		rc = cd_fail(err, CD_EDRIVER, "the driver lists no GPU with a compute capability");
+out:
+	gpu_probe_free(h);
+	free(h);
+	return rc;
+}
+
+/* ---- text helpers ---- */
+
+/* appends to buf (size n) at *used; stops quietly at the end */
+static void __attribute__((format(printf, 4, 5))) cat(char *buf, size_t n, size_t *used, const char *fmt, ...)
+{
+	va_list ap;
+	int w;
+
+	if (*used >= n)
+		return;
+	va_start(ap, fmt);
+	w = vsnprintf(buf + *used, n - *used, fmt, ap);
+	va_end(ap);
+	if (w > 0)
+		*used += (size_t)w;
+}
+
+static const char *branch_text(int branch, char *buf, size_t n)
+{
+	if (branch)
+		snprintf(buf, n, "R%d", branch);
+	else
+		snprintf(buf, n, "current");
+	return buf;
+}
+
+static const char *plan_gpu_label(const struct plan_gpu *g)
+{
+	return g->spec.gpu ? g->spec.gpu->name : g->spec.label;
+}
+
+static void fit_text(const struct plan_torch *t, size_t g, char *buf, size_t n)
+{
+	char via[24];
+
+	kb_arch_format(t->via[g], "sm_", via, sizeof(via));
+	switch (t->fit[g]) {
+	case PLAN_FIT_SASS: snprintf(buf, n, "%s SASS", via); break;
+	case PLAN_FIT_SASS_COMPAT: snprintf(buf, n, "%s SASS (same major)", via); break;
+	case PLAN_FIT_PTX: snprintf(buf, n, "PTX %d.%d JIT", t->via[g].num / 10, t->via[g].num % 10); break;
+	case PLAN_FIT_PTX_TOO_NEW: snprintf(buf, n, "PTX too new for this driver"); break;
+	default: snprintf(buf, n, "no code"); break;
+	}
+}
+
+static const char *fit_driver_text(int fit)
+{
+	return fit < 0 ? "unknown" : fit == CUDA_FITS ? "runs" :
+	       fit == CUDA_NEWER_MINOR ? "runs (minor-version compatibility)" : "needs a newer driver";
+}
+
+/* ---- sections ---- */
+
+static const char *all_sass_text(const struct plan_torch *t, size_t n);
+
+static int gpus_section(struct report *r, const struct plan *p)
+{
+	static const char *const hdr[] = { "GPU", "arch", "CUDA toolkits", "driver branches" };
+	json_t *arr = json_array();
+
+	if (!arr)
+		return CD_ENOMEM;
+	report_section(r, "GPUs");
+	report_table(r, 4, hdr);
+	for (size_t i = 0; i < p->n_gpus; i++) {
+		const struct plan_gpu *g = &p->gpu[i];
+		char sm[24], tks[64], br[64], b1[16], b2[16];
+
+		kb_arch_format(g->spec.arch, "sm_", sm, sizeof(sm));
+		snprintf(tks, sizeof(tks), "%s .. %s", g->first_tk ? g->first_tk->release_text : "?",
+			 g->last_tk ? g->last_tk->release_text : "current");
+		if (g->jetson)
+			snprintf(br, sizeof(br), "JetPack (L4T) driver");
+		else
+			snprintf(br, sizeof(br), "%s%s .. %s", g->first_branch_floor ? "<= " : "",
+				 branch_text(g->first_branch, b1, sizeof(b1)), branch_text(g->last_branch, b2, sizeof(b2)));
+		report_table_row(r, (const char *const[]){ plan_gpu_label(g), sm, tks, br });
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:b, s:o, s:o, s:i, s:i, s:b}", "gpu", plan_gpu_label(g),
+			"sm", sm, "jetson", g->jetson,
+			"min_toolkit", g->first_tk ? json_string(g->first_tk->release_text) : json_null(),
+			"max_toolkit", g->last_tk ? json_string(g->last_tk->release_text) : json_null(),
+			"first_branch", g->first_branch, "last_branch", g->last_branch,
+			"driver_supports", g->driver_supports));
+	}
+	return report_json_set(r, "gpus", arr);
+}
+
+static int driver_section(struct report *r, const struct plan *p)
+{
+	const struct plan_driver *d = &p->in.driver;
+	char b1[16], b2[16];
+	struct finding *f;
+	static const char *const verdicts[] = { "unknown", "ok", "too-old", "too-new", "none" };
+
+	report_section(r, "Driver");
+	if (p->drv_empty) {
+		report_kv(r, "every GPU", "no branch: %s needs %s or newer, %s ends with %s",
+			  plan_gpu_label(&p->gpu[p->drv_first_gpu]), branch_text(p->drv_first, b1, sizeof(b1)),
+			  plan_gpu_label(&p->gpu[p->drv_last_gpu]), branch_text(p->drv_last, b2, sizeof(b2)));
+		f = report_add_finding(r, SEV_WARN, "plan-no-common-driver", "driver",
+				       "No driver branch supports every GPU");
+		if (!f || finding_evidence(f, "%s needs %s or newer; %s is supported up to %s",
+					   plan_gpu_label(&p->gpu[p->drv_first_gpu]), b1, plan_gpu_label(&p->gpu[p->drv_last_gpu]), b2) ||
+		    finding_why(f, "Each driver branch supports a fixed set of GPU architectures: new ones from the branch that introduced them, old ones until their last branch.") ||
+		    finding_fix(f, "put these GPUs in different machines, each with a driver that supports it"))
+			return CD_ENOMEM;
+	} else if (!p->any_jetson || p->n_gpus > 1) {
+		report_kv(r, "every GPU", "%s%s .. %s (%s sets the first%s%s)",
+			  p->gpu[p->drv_first_gpu].first_branch_floor ? "<= " : "",
+			  branch_text(p->drv_first, b1, sizeof(b1)), branch_text(p->drv_last, b2, sizeof(b2)),
+			  plan_gpu_label(&p->gpu[p->drv_first_gpu]), p->drv_last ? ", the last: " : "",
+			  p->drv_last ? plan_gpu_label(&p->gpu[p->drv_last_gpu]) : "");
+	}
+	if (d->known) {
+		char cuda[16];
+
+		snprintf(cuda, sizeof(cuda), "%d.%d", d->cuda.major, d->cuda.minor);
+		report_kv(r, "this driver", "%s%s (CUDA %s): %s", d->branch ? "R" : "",
+			  d->branch ? branch_text(d->branch, b1, sizeof(b1)) + 1 : "?", cuda,
+			  p->drv_verdict == PLAN_DRV_OK ? "supports every GPU" :
+			  p->drv_verdict == PLAN_DRV_TOO_OLD ? "too old for a GPU" :
+			  p->drv_verdict == PLAN_DRV_TOO_NEW ? "too new for a GPU" : "cannot support them all");
+		if (p->drv_verdict == PLAN_DRV_TOO_OLD || p->drv_verdict == PLAN_DRV_TOO_NEW) {
+			const struct plan_gpu *g = &p->gpu[p->drv_verdict == PLAN_DRV_TOO_OLD ? p->drv_first_gpu : p->drv_last_gpu];
+
+			f = report_add_finding(r, SEV_WARN, "plan-driver-change", plan_gpu_label(g),
+					       "Driver R%d does not support %s: install %s %s", d->branch, plan_gpu_label(g),
+					       p->drv_verdict == PLAN_DRV_TOO_OLD ? "a branch from" : "a branch up to",
+					       p->drv_verdict == PLAN_DRV_TOO_OLD ? branch_text(p->drv_first, b1, sizeof(b1))
+										  : branch_text(p->drv_last, b2, sizeof(b2)));
+			if (!f || finding_evidence(f, "%s is supported by %s .. %s", plan_gpu_label(g),
+						   branch_text(g->first_branch, b1, sizeof(b1)), branch_text(g->last_branch, b2, sizeof(b2))) ||
+			    finding_why(f, "A GPU architecture runs only on driver branches that know it: from the branch of the first CUDA release that targets it until its last branch.") ||
+			    finding_fix(f, "sudo apt install nvidia-driver-%d   # or your distribution's package for that branch",
+					p->drv_verdict == PLAN_DRV_TOO_OLD ? p->drv_first : p->drv_last))
+				return CD_ENOMEM;
+		}
+	} else {
+		report_kv(r, "this driver", "unknown (give --driver to judge one)");
+	}
+	return report_json_set(r, "driver", json_pack("{s:i, s:i, s:b, s:s, s:o, s:o}", "first_branch", p->drv_first,
+			       "last_branch", p->drv_last, "empty", p->drv_empty, "verdict", verdicts[p->drv_verdict],
+			       "branch", d->known && d->branch ? json_integer(d->branch) : json_null(),
+			       "cuda", d->known ? json_sprintf("%d.%d", d->cuda.major, d->cuda.minor) : json_null()));
+}
+
+static int toolkit_section(struct report *r, const struct plan *p)
+{
+	const struct plan_toolkit *lo = NULL, *hi = NULL, *native = NULL, *compat = NULL;
+	json_t *builds = json_array(), *runs = json_array();
+
+	if (!builds || !runs) {
+		json_decref(builds);
+		json_decref(runs);
+		return CD_ENOMEM;
+	}
+	for (size_t i = 0; i < p->n_tk; i++) {
+		const struct plan_toolkit *t = &p->tk[i];
+
+		if (!t->builds_all)
+			continue;
+		lo = lo ? lo : t;
+		hi = t;
+		json_array_append_new(builds, json_string(t->tk->release_text));
+		if (t->driver_fit == CUDA_FITS)
+			native = t;
+		if (t->driver_fit == CUDA_NEWER_MINOR)
+			compat = t;
+		if (t->driver_fit == CUDA_FITS || t->driver_fit == CUDA_NEWER_MINOR)
+			json_array_append_new(runs, json_string(t->tk->release_text));
+	}
+	report_section(r, "CUDA toolkits");
+	if (lo)
+		report_kv(r, "build every GPU", "CUDA %s .. %s", lo->tk->release_text, hi->tk->release_text);
+	else
+		report_kv(r, "build every GPU", "none: no toolkit builds for all of them");
+	if (p->in.driver.known && lo) {
+		if (native && compat)
+			report_kv(r, "this driver runs", "up to %s natively; up to %s through minor-version compatibility (no PTX JIT of newer code)",
+				  native->tk->release_text, compat->tk->release_text);
+		else if (native || compat)
+			report_kv(r, "this driver runs", "up to %s%s", (native ? native : compat)->tk->release_text,
+				  native ? "" : " through minor-version compatibility");
+		else
+			report_kv(r, "this driver runs", "none of them");
+	}
+	if (p->tk_pick >= 0)
+		report_kv(r, "recommended", "CUDA %s: %s", p->tk[p->tk_pick].tk->release_text, p->tk_why);
+	report_json_set(r, "toolkits_build_all", builds);
+	report_json_set(r, "toolkits_runnable", p->in.driver.known ? runs : json_null());
+	if (!p->in.driver.known)
+		json_decref(runs);
+	return report_json_set(r, "toolkit", p->tk_pick >= 0 ? json_pack("{s:s, s:s}", "release",
+			       p->tk[p->tk_pick].tk->release_text, "why", p->tk_why) : json_null());
+}
+
+static void pip_lines(struct report *r, const struct kb_torch_build *b)
+{
+	report_kv(r, "pip", "pip install torch==%s --index-url %s", b->release, b->index_url);
+	report_kv(r, "uv", "uv pip install torch==%s --index-url %s", b->release, b->index_url);
+}
+
+static json_t *torch_json(const struct plan *p, const struct plan_torch *t)
+{
+	json_t *gpus = json_array();
+
+	for (size_t g = 0; gpus && g < p->n_gpus; g++) {
+		char via[24];
+
+		kb_arch_format(t->via[g], "sm_", via, sizeof(via));
+		json_array_append_new(gpus, json_pack("{s:s, s:s, s:o}", "gpu", plan_gpu_label(&p->gpu[g]), "fit",
+			plan_fit_name(t->fit[g]), "via", t->fit[g] <= PLAN_FIT_PTX ? json_string(via) : json_null()));
+	}
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:b, s:o, s:s, s:b, s:b, s:b, s:s}", "release", t->b->release,
+		"variant", t->b->variant, "cuda", t->b->cuda_text, "status", t->b->experimental ? "experimental" : "stable",
+		"uncertain", t->b->uncertain, "gpus", gpus, "driver", t->driver_fit < 0 ? "unknown" :
+		t->driver_fit == CUDA_FITS ? "runs" : t->driver_fit == CUDA_NEWER_MINOR ? "minor-compat" : "too-old",
+		"fits_gpus", t->fits_gpus, "runnable", t->runnable, "sass_only", t->fits_gpus && !*all_sass_text(t, p->n_gpus),
+		"index_url", t->b->index_url);
+
+	if (o) {
+		json_object_set_new(o, "pip", json_sprintf("pip install torch==%s --index-url %s", t->b->release, t->b->index_url));
+		json_object_set_new(o, "uv", json_sprintf("uv pip install torch==%s --index-url %s", t->b->release, t->b->index_url));
+	}
+	return o;
+}
+
+/* " (PTX)" when some GPU gets only PTX from this build */
+static const char *all_sass_text(const struct plan_torch *t, size_t n)
+{
+	for (size_t g = 0; g < n; g++)
+		if (t->fit[g] == PLAN_FIT_PTX)
+			return " (PTX)";
+	return "";
+}
+
+/* one line per GPU that is served by something other than its own SASS */
+static void torch_gpu_notes(struct report *r, const struct plan *p, const struct plan_torch *t)
+{
+	for (size_t g = 0; g < p->n_gpus; g++) {
+		const struct kb_torch_build *last = plan_torch_last_exact(p->gpu[g].spec.arch);
+		char sm[24], via[24], fit[64];
+
+		if (t->fit[g] == PLAN_FIT_SASS)
+			continue;
+		kb_arch_format(p->gpu[g].spec.arch, "sm_", sm, sizeof(sm));
+		kb_arch_format(t->via[g], "sm_", via, sizeof(via));
+		fit_text(t, g, fit, sizeof(fit));
+		if (last)
+			report_kv(r, plan_gpu_label(&p->gpu[g]), "%s has no %s SASS (the last release that carries it: %s); it runs %s",
+				  t->b->variant, sm, last->release, fit);
+		else
+			report_kv(r, plan_gpu_label(&p->gpu[g]), "no PyTorch wheel in the tables (%s .. %s) carries %s SASS; this one runs %s",
+				  kb_torch_at(0)->release, kb_torch_at(kb_torch_count() - 1)->release, sm, fit);
+	}
+}
+
+static int torch_section(struct report *r, const struct plan *p)
+{
+	static const char *const hdr[] = { "release", "variants with code for every GPU", "this driver runs" };
+	json_t *arr = json_array();
+	struct finding *f;
+
+	if (!arr)
+		return CD_ENOMEM;
+	report_section(r, "PyTorch (download.pytorch.org wheels, Linux x86_64)");
+	report_table(r, 3, hdr);
+	for (size_t i = 0; i < p->n_torch;) {
+		const char *rel = p->torch[i].b->release;
+		char fits[160] = "", runs[160] = "";
+		size_t uf = 0, ur = 0;
+
+		for (; i < p->n_torch && strcmp(p->torch[i].b->release, rel) == 0; i++) {
+			const struct plan_torch *t = &p->torch[i];
+
+			json_array_append_new(arr, torch_json(p, t));
+			if (!t->fits_gpus)
+				continue;
+			cat(fits, sizeof(fits), &uf, "%s%s%s", uf ? " " : "",
+					       t->b->variant, all_sass_text(t, p->n_gpus));
+			if (t->runnable && p->in.driver.known)
+				cat(runs, sizeof(runs), &ur, "%s%s", ur ? " " : "",
+						       t->b->variant);
+		}
+		report_table_row(r, (const char *const[]){ rel, *fits ? fits : "none", !p->in.driver.known ? "?" : *runs ? runs : "none" });
+	}
+	report_json_set(r, "torch_builds", arr);
+	if (p->torch_pick >= 0) {
+		const struct plan_torch *t = &p->torch[p->torch_pick];
+
+		report_kv(r, "recommended", "torch %s %s%s: %s", t->b->release, t->b->variant, t->b->uncertain ? " (uncertain arch list)" : "",
+			  p->in.driver.known ? "the newest release with a build for every GPU that this driver runs; stable CUDA before experimental"
+					     : "the newest release with a build for every GPU (no driver known)");
+		if (p->in.driver.known)
+			report_kv(r, "on this driver", "%s", fit_driver_text(t->driver_fit));
+		pip_lines(r, t->b);
+		torch_gpu_notes(r, p, t);
+	} else if (p->torch_pick_any_driver >= 0) {
+		const struct plan_torch *t = &p->torch[p->torch_pick_any_driver];
+		int need = plan_torch_min_branch(p, t);
+		char b1[16];
+
+		report_kv(r, "recommended", "none runs on this driver; with %s or newer: torch %s %s",
+			  branch_text(need, b1, sizeof(b1)), t->b->release, t->b->variant);
+		pip_lines(r, t->b);
+		f = report_add_finding(r, SEV_WARN, "plan-driver-change", "torch",
+				       "No PyTorch build in the tables runs on this driver for these GPUs; torch %s %s needs %s or newer",
+				       t->b->release, t->b->variant, b1);
+		if (!f || finding_why(f, "A wheel built with CUDA %s runs only on a driver of CUDA %d or newer, and only on GPUs that driver supports.", t->b->cuda_text, t->b->cuda.major) ||
+		    finding_fix(f, "sudo apt install nvidia-driver-%d   # or your distribution's package", need))
+			return CD_ENOMEM;
+	} else if (p->n_torch) {
+		report_kv(r, "recommended", "none: no PyTorch build in the tables carries code for every GPU");
+	}
+	if (p->torch_newest && (p->torch_pick < 0 || strcmp(p->torch[p->torch_pick].b->release, p->torch_newest->release) != 0)) {
+		for (size_t i = 0; i < p->n_torch; i++) {
+			const struct plan_torch *t = &p->torch[i];
+			char why[160] = "";
+
+			if (strcmp(t->b->release, p->torch_newest->release) != 0)
+				continue;
+			for (size_t g = 0; g < p->n_gpus && !*why; g++)
+				if (t->fit[g] > PLAN_FIT_PTX)
+					snprintf(why, sizeof(why), "no code for %s", plan_gpu_label(&p->gpu[g]));
+			if (!*why)
+				snprintf(why, sizeof(why), "%s", t->runnable ? "runs" : fit_driver_text(t->driver_fit));
+			report_kv(r, "newest", "torch %s %s: %s", t->b->release, t->b->variant, why);
+		}
+	}
+	return report_json_set(r, "torch", p->torch_pick >= 0 ? torch_json(p, &p->torch[p->torch_pick]) : json_null());
+}
+
+static int fw_section(struct report *r, const struct plan *p)
+{
+	static const char *const hdr[] = { "build", "CUDA", "GPUs", "driver", "install" };
+	const char *name = plan_framework_name(p->in.framework);
+	json_t *arr = json_array();
+
+	if (!arr)
+		return CD_ENOMEM;
+	report_section(r, "%s builds", name);
+	report_table(r, 5, hdr);
+	for (size_t i = 0; i < p->n_fw; i++) {
+		const struct plan_fw *f = &p->fw[i];
+		char gpus[160] = "";
+		size_t u = 0;
+
+		for (size_t g = 0; g < p->n_gpus; g++)
+			if (!f->gpu_ok[g])
+				cat(gpus, sizeof(gpus), &u, "%sno %s",
+						      u ? ", " : "", plan_gpu_label(&p->gpu[g]));
+		report_table_row(r, (const char *const[]){ f->b->variant, f->b->cuda_text, *gpus ? gpus : "all",
+			f->driver_ok < 0 ? "?" : f->driver_ok ? "runs" : "too old", f->b->install });
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:b, s:o, s:b, s:s, s:b}", "framework", name,
+			"variant", f->b->variant, "cuda", f->b->cuda_text, "fits_gpus", f->fits_gpus,
+			"driver_ok", f->driver_ok < 0 ? json_null() : json_boolean(f->driver_ok), "runnable", f->runnable,
+			"install", f->b->install, "uncertain", f->b->uncertain));
+	}
+	if (p->fw_pick >= 0) {
+		const struct kb_fw_build *b = p->fw[p->fw_pick].b;
+
+		report_kv(r, "recommended", "%s %s%s: the first build %s lists that fits every GPU%s", name, b->variant,
+			  b->uncertain ? " (uncertain)" : "", name, p->in.driver.known ? " and runs on this driver" : "");
+		report_kv(r, "install", "%s", b->install);
+		if (*b->notes)
+			report_kv(r, "note", "%s", b->notes);
+	} else {
+		report_kv(r, "recommended", "none of %s's builds fits every GPU%s", name, p->in.driver.known ? " on this driver" : "");
+	}
+	report_json_set(r, "framework_builds", arr);
+	return report_json_set(r, "framework_build", p->fw_pick >= 0 ? json_string(p->fw[p->fw_pick].b->variant) : json_null());
+}
+
+static int split_section(struct report *r, const struct plan *p)
+{
+	json_t *arr = json_array();
+	struct finding *f;
+
+	if (!arr)
+		return CD_ENOMEM;
+	report_section(r, "No single build fits every GPU: the closest split");
+	f = report_add_finding(r, SEV_WARN, "plan-no-single-build", plan_framework_name(p->in.framework),
+			       "No single %s build carries code for every GPU: %zu environments", plan_framework_name(p->in.framework), p->n_groups);
+	if (!f || finding_why(f, "A build carries SASS for a list of archs and PTX for at most one; GPUs too old for the newer builds and too new for the older ones need separate environments."))
+		return CD_ENOMEM;
+	for (size_t k = 0; k < p->n_groups; k++) {
+		const struct plan_group *grp = &p->group[k];
+		char names[256] = "", idx[64] = "", what[160];
+		size_t un = 0, ui = 0;
+		json_t *members = json_array();
+
+		for (size_t g = 0; g < p->n_gpus; g++) {
+			if (!grp->member[g])
+				continue;
+			cat(names, sizeof(names), &un, "%s%s", un ? ", " : "", plan_gpu_label(&p->gpu[g]));
+			cat(idx, sizeof(idx), &ui, "%s%zu", ui ? "," : "", g);
+			if (members)
+				json_array_append_new(members, json_string(plan_gpu_label(&p->gpu[g])));
+		}
+		if (grp->choice < 0)
+			snprintf(what, sizeof(what), "nothing in the tables fits");
+		else if (p->in.framework == PLAN_FW_TORCH)
+			snprintf(what, sizeof(what), "torch %s %s", p->torch[grp->choice].b->release, p->torch[grp->choice].b->variant);
+		else
+			snprintf(what, sizeof(what), "%s", p->fw[grp->choice].b->install);
+		report_kv(r, names, "%s", what);
+		if (grp->choice >= 0 && p->in.framework == PLAN_FW_TORCH)
+			pip_lines(r, p->torch[grp->choice].b);
+		if (finding_evidence(f, "%s: %s   (CUDA_VISIBLE_DEVICES=%s, in the order given)", names, what, idx))
+			return CD_ENOMEM;
+		json_array_append_new(arr, json_pack("{s:o, s:s}", "gpus", members ? members : json_array(), "choice", what));
+	}
+	if (finding_fix(f, "one virtual environment per group; run each with CUDA_VISIBLE_DEVICES set to its GPUs"))
+		return CD_ENOMEM;
+	return report_json_set(r, "split", arr);
+}
+
+static int jetson_section(struct report *r, const struct plan *p)
+{
+	struct finding *f;
+
+	for (size_t g = 0; g < p->n_gpus; g++) {
+		if (!p->gpu[g].jetson)
+			continue;
+		f = report_add_finding(r, SEV_INFO, "plan-jetson", plan_gpu_label(&p->gpu[g]),
+				       "%s is a Jetson module: its driver and CUDA come with JetPack (L4T)", plan_gpu_label(&p->gpu[g]));
+		if (!f || finding_evidence(f, "gpus.tsv: segment %s", p->gpu[g].spec.gpu ? p->gpu[g].spec.gpu->segment : "Jetson/embedded") ||
+		    finding_why(f, "Jetson's integrated GPU is driven by the L4T kernel of its JetPack release, not by the desktop driver branches; "
+				"download.pytorch.org's aarch64 wheels are built for server (SBSA) GPUs, so PyTorch comes from NVIDIA's JetPack wheels.") ||
+		    finding_fix(f, "cat /etc/nv_tegra_release   # the L4T release, which fixes the CUDA version") ||
+		    finding_fix(f, "see https://docs.nvidia.com/deeplearning/frameworks/install-pytorch-jetson-platform/index.html for the wheel matching your JetPack"))
+			return CD_ENOMEM;
+	}
+	return CD_OK;
+}
+
+static int plan_run(struct report *r, int argc, char **argv, const struct cd_globals *gl, char *err)
+{
+	struct plan_args a;
+	struct plan_input in = { 0 };
+	struct plan *p = NULL;
+	int rc;
+
+	(void)gl;
+	if ((rc = parse_args(argc, argv, gl->args, &a, err)) != CD_OK)
+		return rc;
+	if ((rc = kb_load(err)) != CD_OK)
+		return rc;
+	if (a.driver && (rc = plan_driver_parse(a.driver, &in.driver, err)) != CD_OK)
+		return rc;
+	if (a.n == 0 && (rc = add_native(r, &a, &in.driver, err)) != CD_OK)
+		return rc;
+	if (!(p = calloc(1, sizeof(*p))))
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	in.gpus = a.specs;
+	in.n_gpus = a.n;
+	in.framework = a.fw;
+	in.fw_version = a.fw_version;
+	if ((rc = plan_make(&in, p, err)) != CD_OK)
+		goto out;
+	report_json_set(r, "framework", json_string(plan_framework_name(a.fw)));
+	rc = CD_ENOMEM;
+	if (gpus_section(r, p) || driver_section(r, p) || toolkit_section(r, p) || jetson_section(r, p))
+		goto nomem;
+	if (!p->any_jetson && a.fw == PLAN_FW_TORCH && torch_section(r, p))
+		goto nomem;
+	if (!p->any_jetson && a.fw != PLAN_FW_TORCH && a.fw != PLAN_FW_NONE && fw_section(r, p))
+		goto nomem;
+	if (p->n_groups && split_section(r, p))
+		goto nomem;
+	rc = CD_OK;
+	goto out;
+nomem:
+	rc = cd_fail(err, CD_ENOMEM, "out of memory");
+out:
+	free(p);
+	return rc;
+}
+
+const struct cd_command cmd_plan = {
+	.name = "plan",
+	.summary = "which driver, CUDA toolkit and framework build fit these GPUs",
+	.usage = "cudoctor plan [--gpu SPEC]... [--driver VERSION]\n"
+		 "                     [--framework torch[==VERSION]|jax|vllm|ollama|none]",
+	.help = plan_help,
+	.opts = plan_opts,
+	.run = plan_run,
+};

@@ -1,0 +1,15 @@
+/* The topology as a report: nvidia-smi's matrix, the pairs with their theory and P2P
+ * answers, per-GPU placement (text/Markdown), and the "topology" JSON object. */
+#ifndef CUDOCTOR_CMD_TOPO_REPORT_H
+#define CUDOCTOR_CMD_TOPO_REPORT_H
+
+#include "probe/topology.h"
+#include "report/report.h"
+
+/* Sections for `cudoctor topo` and the "topology" JSON key. */
+int topo_report_full(struct report *r, const struct topo_probe *t);
+/* For doctor: with two or more GPUs, one section with a line per pair (link, theory,
+ * P2P); nothing with fewer. */
+int topo_report_summary(struct report *r, const struct topo_probe *t);
+
+#endif

@@ -1,0 +1,319 @@
+/* NCCL log lines into facts, one line at a time; every field copied with its size checked,
+ * nothing in the text trusted to be NUL-terminated or short. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* strcasestr */
+#endif
+#include "explain/nccl_log.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/err.h"
+
+#define LINE_MAX_PARSED 1024
+
+/* Substrings that mark an event; ci: case-insensitive. */
+struct ev_pattern {
+	enum nccl_event ev;
+	const char *text;
+	bool ci;
+	bool needs_nccl; /* counts only once NCCL has spoken ("Cuda failure" is everyone's) */
+};
+
+static const struct ev_pattern patterns[] = {
+	{ NCCL_EV_CUDA, "unhandled cuda error", true, false },
+	{ NCCL_EV_CUDA, "ncclUnhandledCudaError", false, false },
+	{ NCCL_EV_CUDA, "Cuda failure", true, true },
+	{ NCCL_EV_SYSTEM, "unhandled system error", true, false },
+	{ NCCL_EV_SYSTEM, "ncclSystemError", false, false },
+	{ NCCL_EV_SHM_DEV, "creating shared memory segment", false, false },
+	{ NCCL_EV_SHM_DEV, "/dev/shm", false, false },
+	{ NCCL_EV_SHM_DEV, "posix_fallocate", false, false },
+	{ NCCL_EV_INTERNAL, "internal error", true, false },
+	{ NCCL_EV_INTERNAL, "ncclInternalError", false, false },
+	{ NCCL_EV_INVALID_USAGE, "invalid usage", true, false },
+	{ NCCL_EV_INVALID_USAGE, "ncclInvalidUsage", false, false },
+	{ NCCL_EV_INVALID_ARG, "ncclInvalidArgument", false, false },
+	{ NCCL_EV_INVALID_ARG, "invalid argument (run with NCCL_DEBUG", false, false },
+	{ NCCL_EV_REMOTE, "remote process exited or there was a network error", true, false },
+	{ NCCL_EV_REMOTE, "ncclRemoteError", false, false },
+	{ NCCL_EV_TIMEOUT, "Watchdog caught collective operation timeout", false, false },
+	{ NCCL_EV_TIMEOUT, "milliseconds before timing out", false, false },
+	{ NCCL_EV_TIMEOUT, "NCCL timeout", true, false },
+	{ NCCL_EV_TIMEOUT, "NCCL communicator was aborted", false, false },
+	{ NCCL_EV_DUP_GPU, "Duplicate GPU detected", false, false },
+	{ NCCL_EV_P2P_DISABLED, "P2P is disabled between", false, false },
+	{ NCCL_EV_P2P_DISABLED, "NCCL_P2P_DISABLE set by environment to 1", false, false },
+	{ NCCL_EV_IB_MISSING, "NET/IB : No device found", false, false },
+	{ NCCL_EV_IB_MISSING, "NET/IB: No device found", false, false },
+	{ NCCL_EV_IB_CONFIGURED, "NCCL_IB_HCA set", false, false },
+	{ NCCL_EV_IB_CONFIGURED, "NCCL_NET set by environment to IB", false, false },
+	{ NCCL_EV_NO_IFACE, "no socket interface found", true, false },
+	{ NCCL_EV_NO_IFACE, "No usable listening interface found", false, false },
+};
+
+static void keep_line(char *dst, const char *line)
+{
+	while (*line == ' ' || *line == '\t')
+		line++;
+	size_t k = strlen(line);
+
+	if (k >= NCCL_LOG_LINE)
+		k = NCCL_LOG_LINE - 1;
+	memcpy(dst, line, k);
+	dst[k] = '\0';
+}
+
+static void see(struct nccl_log *l, enum nccl_event ev, const char *line)
+{
+	if (l->ev[ev].count++ == 0)
+		keep_line(l->ev[ev].line, line);
+}
+
+/* copies the word at p (up to a character in stop, or the end) into out */
+static void word(const char *p, const char *stop, char *out, size_t n)
+{
+	size_t k = strcspn(p, stop);
+
+	if (k >= n)
+		k = n - 1;
+	memcpy(out, p, k);
+	out[k] = '\0';
+}
+
+/* "NCCL version 2.18.1+cuda12.1": the dotted numbers only, so PyTorch's "NCCL version
+ * 2.18.1" and NCCL's own line for the same release agree */
+static void parse_version(struct nccl_log *l, const char *line)
+{
+	const char *p = strstr(line, "NCCL version ");
+	char v[32];
+	size_t k = 0;
+
+	if (!p)
+		return;
+	p += strlen("NCCL version ");
+	while (k + 1 < sizeof v && (isdigit((unsigned char)p[k]) || p[k] == '.'))
+		k++;
+	while (k > 0 && p[k - 1] == '.')
+		k--;
+	if (k == 0 || !strchr(p, '.'))
+		return;
+	memcpy(v, p, k);
+	v[k] = '\0';
+	for (size_t i = 0; i < l->n_versions; i++)
+		if (strcmp(l->versions[i], v) == 0)
+			return;
+	if (l->n_versions == NCCL_LOG_VERSIONS)
+		return;
+	memcpy(l->versions[l->n_versions], v, k + 1);
+	keep_line(l->version_lines[l->n_versions], line);
+	l->n_versions++;
+}
+
+/* "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read", "Channel 01 : 1[3000] -> 0[2000] [send] via NET/Socket/0" */
+static int parse_channel(struct nccl_log *l, const char *line, size_t *cap, char *err)
+{
+	const char *p = strstr(line, "Channel "), *via = strstr(line, " via ");
+	struct nccl_channel c;
+	int used = 0;
+
+	if (p)
+		p += strlen("Channel ");
+	else if ((p = strstr(line, "Ring ")) != NULL)
+		p += strlen("Ring ");
+	if (!p || !via || via < p)
+		return CD_OK;
+	memset(&c, 0, sizeof c);
+	if (!isdigit((unsigned char)*p))
+		return CD_OK;
+	c.channel = atoi(p);
+	p = strstr(p, " : ");
+	if (!p || p > via)
+		return CD_OK;
+	p += 3;
+	while (*p == ' ')
+		p++;
+	if (sscanf(p, "%d[%23[^]]] -> %d[%23[^]]]%n", &c.src_rank, c.src_dev, &c.dst_rank, c.dst_dev, &used) != 4) {
+		used = 0;
+		c.src_dev[0] = c.dst_dev[0] = '\0';
+		if (sscanf(p, "%d -> %d%n", &c.src_rank, &c.dst_rank, &used) != 2)
+			return CD_OK;
+	}
+	if (p + used > via)
+		return CD_OK;
+	if (strncmp(via + 5, "direct shared memory", 20) == 0)
+		snprintf(c.via, sizeof c.via, "SHM/direct shared memory");
+	else
+		word(via + 5, " \t\r", c.via, sizeof c.via);
+	word(c.via, "/ \t", c.transport, sizeof c.transport);
+	if (!c.transport[0])
+		return CD_OK;
+	if (l->n_ch == NCCL_LOG_CHANNELS) {
+		l->n_ch_dropped++;
+		return CD_OK;
+	}
+	if (l->n_ch == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 16;
+		struct nccl_channel *nc = realloc(l->ch, ncap * sizeof *nc);
+		if (!nc)
+			return cd_fail(err, CD_ENOMEM, "nccl log: out of memory");
+		l->ch = nc;
+		*cap = ncap;
+	}
+	l->ch[l->n_ch++] = c;
+	return CD_OK;
+}
+
+/* "init.cc:1123 -> 3": NCCL's trace of a failing call prints only the result code */
+static void parse_result_code(struct nccl_log *l, const char *line)
+{
+	for (const char *p = strstr(line, " -> "); p; p = strstr(p + 4, " -> ")) {
+		const char *q = p + 4;
+		if (q[0] >= '1' && q[0] <= '7' && (q[1] == '\0' || q[1] == ' ' || q[1] == '\r' || q[1] == '[')) {
+			int code = q[0] - '0';
+			if (l->result_codes[code]++ == 0)
+				keep_line(l->result_line[code], line);
+			return;
+		}
+	}
+}
+
+/* "Cuda failure 'invalid device function'" or "Cuda failure 98 'invalid device function'" */
+static void parse_cuda_failure(struct nccl_log *l, const char *line)
+{
+	const char *p = strcasestr(line, "Cuda failure");
+	const char *q;
+
+	if (!p || l->cuda_error[0])
+		return;
+	p += strlen("Cuda failure");
+	while (*p == ' ' || *p == ':')
+		p++;
+	if (isdigit((unsigned char)*p))
+		l->cuda_code = atoi(p);
+	q = strchr(p, '\'');
+	if (!q)
+		return;
+	word(q + 1, "'", l->cuda_error, sizeof l->cuda_error);
+}
+
+/* "node01:1297856:1297856 [0] NCCL INFO ...": the host before the pid and thread ids */
+static void parse_host(struct nccl_log *l, const char *line)
+{
+	char host[64];
+	size_t k = strcspn(line, ": \t");
+	const char *p = line + k;
+	int pid = 0, tid = 0, used = 0;
+
+	if (k == 0 || k >= sizeof host || *p != ':' || sscanf(p, ":%d:%d [%*d]%n", &pid, &tid, &used) != 2 || !used)
+		return;
+	memcpy(host, line, k);
+	host[k] = '\0';
+	for (size_t i = 0; i < l->n_hosts; i++)
+		if (strcmp(l->hosts[i], host) == 0)
+			return;
+	if (l->n_hosts < NCCL_LOG_HOSTS)
+		memcpy(l->hosts[l->n_hosts++], host, k + 1);
+}
+
+static int parse_line(struct nccl_log *l, const char *line, size_t *cap, char *err)
+{
+	const char *p;
+	bool any = false;
+
+	for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; i++) {
+		const struct ev_pattern *e = &patterns[i];
+		if (e->needs_nccl && !l->nccl_lines && !strcasestr(line, "nccl"))
+			continue;
+		if (e->ci ? strcasestr(line, e->text) != NULL : strstr(line, e->text) != NULL) {
+			see(l, e->ev, line);
+			any = true;
+		}
+	}
+	if (!any && !strstr(line, "NCCL") && !strstr(line, "nccl"))
+		return CD_OK;
+	l->nccl_lines++;
+	parse_version(l, line);
+	parse_cuda_failure(l, line);
+	if ((p = strstr(line, "Using network ")) && !l->network[0])
+		word(p + strlen("Using network "), " \t\r", l->network, sizeof l->network);
+	if ((p = strstr(line, "Bootstrap")) && (p = strstr(p, "Using ")) && !l->bootstrap_if[0]) {
+		p += strlen("Using ");
+		if (*p == '[')
+			p += strcspn(p, "]") + (p[strcspn(p, "]")] ? 1 : 0);
+		word(p, ": \t\r", l->bootstrap_if, sizeof l->bootstrap_if);
+	}
+	if (strstr(line, "NCCL WARN") || strstr(line, "NCCL error") || strstr(line, "NCCL failure") ||
+	    strstr(line, "NCCL Error"))
+		l->warn_lines++;
+	if (strstr(line, "NET/Socket : Using"))
+		l->socket_net = true;
+	parse_host(l, line);
+	if (strstr(line, "Channel ") || strstr(line, "Ring "))
+		return parse_channel(l, line, cap, err);
+	parse_result_code(l, line);
+	return CD_OK;
+}
+
+void nccl_log_init(struct nccl_log *l)
+{
+	memset(l, 0, sizeof *l);
+	l->cuda_code = -1;
+}
+
+int nccl_log_line(struct nccl_log *l, const char *text, size_t len, char *err)
+{
+	char line[LINE_MAX_PARSED];
+	size_t k = 0;
+	int rc;
+
+	/* a line longer than the buffer is read from its start; NUL bytes end it early */
+	for (size_t j = 0; j < len && k + 1 < sizeof line && text[j]; j++)
+		line[k++] = text[j];
+	while (k > 0 && (line[k - 1] == '\r' || line[k - 1] == ' '))
+		k--;
+	line[k] = '\0';
+	if (!k)
+		return CD_OK;
+	rc = parse_line(l, line, &l->ch_cap, err);
+	if (rc != CD_OK)
+		nccl_log_free(l);
+	return rc;
+}
+
+size_t nccl_log_anchor_count(void)
+{
+	return sizeof patterns / sizeof patterns[0] + 1;
+}
+
+const char *nccl_log_anchor(size_t i)
+{
+	return i < sizeof patterns / sizeof patterns[0] ? patterns[i].text : i == sizeof patterns / sizeof patterns[0] ? "nccl" : NULL;
+}
+
+int nccl_log_parse(const char *text, size_t len, struct nccl_log *out, char *err)
+{
+	size_t i = 0;
+	int rc = CD_OK;
+
+	nccl_log_init(out);
+	while (i < len && rc == CD_OK) {
+		size_t start = i;
+
+		while (i < len && text[i] != '\n')
+			i++;
+		rc = nccl_log_line(out, text + start, i - start, err);
+		i++;
+	}
+	return rc;
+}
+
+void nccl_log_free(struct nccl_log *l)
+{
+	free(l->ch);
+	l->ch = NULL;
+	l->n_ch = 0;
+	l->ch_cap = 0;
+}

@@ -1,0 +1,28 @@
+/* Reading PyTorch's "CUDA out of memory" message into the numbers rules/oom.h classifies. */
+#ifndef CUDOCTOR_EXPLAIN_OOM_TEXT_H
+#define CUDOCTOR_EXPLAIN_OOM_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rules/oom.h"
+
+/* What a PyTorch OOM message said, beyond the numbers. */
+struct oom_message {
+	struct oom_numbers n;
+	int gpu;                 /* device index in the message, -1 if absent */
+	int n_processes;         /* "Process N has X memory in use" lines */
+	bool legacy;             /* the PyTorch 1.x "(GPU 0; X total capacity; ...)" form */
+	bool suggests_expandable;/* the message itself prints the expandable_segments hint */
+	size_t offset, length;   /* where "CUDA out of memory" starts and the message ends */
+};
+
+/* Finds the first PyTorch OOM message in text (len bytes, need not be NUL-terminated)
+ * and reads its numbers. CD_OK, or CD_ENOTFOUND when there is none. Bounded: reads at
+ * most a few KiB after the match. */
+int oom_parse(const char *text, size_t len, struct oom_message *out);
+
+/* "20.00 MiB" -> 20971520. CD_OK or CD_EFORMAT; *used = characters consumed. */
+int oom_parse_size(const char *s, size_t len, double *bytes, size_t *used);
+
+#endif

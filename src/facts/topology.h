@@ -1,0 +1,102 @@
+/* How the GPUs connect, as collected: per GPU its NVLinks, CPU and NUMA affinity; per ordered
+ * pair the PCIe path, NVLinks, what CUDA and NVML say about P2P; the NICs. Plain data and
+ * the accessors that only read it; the probe (probe/topology.c) fills it. */
+#ifndef CUDOCTOR_FACTS_TOPOLOGY_H
+#define CUDOCTOR_FACTS_TOPOLOGY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "driver/nvml.h"
+
+#define TOPO_MAX_GPUS 16
+#define TOPO_MAX_NICS 16
+#define TOPO_MAX_CPUS 4096
+#define TOPO_CPU_WORDS (TOPO_MAX_CPUS / 64)
+
+struct topo_cpuset {
+	unsigned long long bits[TOPO_CPU_WORDS];
+};
+
+enum topo_link_state { TOPO_LINK_ABSENT = 0, TOPO_LINK_DOWN, TOPO_LINK_UP };
+
+struct topo_nvlink {
+	enum topo_link_state state;
+	bool has_version;
+	unsigned int version;        /* nvmlNvlinkVersion_t as NVML answers */
+	bool has_remote;
+	char remote_bus_id[32];      /* "0000:28:00.0" */
+	int remote_type;             /* NVML_NVLINK_DEVICE_TYPE_*, -1 unknown */
+};
+
+struct topo_gpu {
+	const struct gpu_info *info; /* the GPU probe's facts (name, CC, PCIe link, ordinals) */
+	int nvml_index;              /* -1 when NVML does not see it */
+	int cuda_ordinal;            /* -1 when hidden from CUDA */
+	struct topo_nvlink links[NVML_NVLINK_MAX_LINKS];
+	int links_present, links_up, links_to_switch;
+	bool has_cpu_affinity;       /* NVML's ideal CPU set */
+	struct topo_cpuset cpu_affinity;
+	bool has_numa_node;          /* sysfs numa_node (>= 0) */
+	int numa_node;
+	bool has_local_cpus;         /* sysfs local_cpulist */
+	struct topo_cpuset local_cpus;
+	char pci_path[512];          /* sysfs device path, "" when unknown */
+};
+
+/* One ordered pair (a -> b): CUDA's answers are directional. */
+struct topo_pair {
+	int a, b;                    /* indices into topo_probe.gpus */
+	bool has_level;
+	int level;                   /* NVML_TOPOLOGY_* */
+	int nvlinks;                 /* active NVLinks joining them (direct, or both on an NVSwitch) */
+	bool via_switch;
+	bool has_p2p[5];             /* NVML caps index READ, WRITE, NVLINK, ATOMICS, PROP */
+	int p2p[5];                  /* nvmlGpuP2PStatus_t */
+	bool has_can_access;
+	bool can_access;             /* cuDeviceCanAccessPeer(a, b) */
+	bool has_attr[4];            /* CUDA P2P attributes: rank, access, native atomics, arrays */
+	int attr[4];
+};
+
+struct topo_nic {
+	char name[64];               /* "mlx5_0" (InfiniBand) or "eth0" */
+	char bus_id[32];
+	char pci_path[512];
+	bool has_numa_node;
+	int numa_node;
+};
+
+struct topo_probe {
+	bool nvml_ok;                /* NVML answered topology queries */
+	bool cuda_ok;                /* libcuda initialised */
+	char errors[512];            /* calls that failed for another reason than "not supported" */
+	struct topo_gpu gpus[TOPO_MAX_GPUS];
+	size_t n_gpus;
+	struct topo_pair *pairs;     /* n_gpus * (n_gpus - 1), row-major by a, skipping a == b */
+	size_t n_pairs;
+	struct topo_nic nics[TOPO_MAX_NICS];
+	size_t n_nics;
+	bool has_process_cpus;
+	struct topo_cpuset process_cpus;   /* sched_getaffinity of this process */
+	struct topo_cpuset node_cpus[64];  /* sysfs /sys/devices/system/node/nodeN/cpulist */
+	bool has_node[64];
+};
+
+/* The ordered pair a -> b, NULL when a == b or out of range. */
+const struct topo_pair *topo_pair_of(const struct topo_probe *t, size_t a, size_t b);
+
+/* Adds cpu to s (ignored outside 0..TOPO_MAX_CPUS-1). */
+void topo_cpuset_add(struct topo_cpuset *s, long cpu);
+/* "0-31,64-95" (empty set: "") */
+void topo_cpuset_format(const struct topo_cpuset *s, char *buf, size_t len);
+bool topo_cpuset_empty(const struct topo_cpuset *s);
+bool topo_cpuset_intersects(const struct topo_cpuset *a, const struct topo_cpuset *b);
+
+/* "PIX" "PXB" "PHB" "NODE" "SYS" for an NVML_TOPOLOGY_* level ("X" for INTERNAL, "?" else) */
+const char *topo_level_name(int level);
+/* NVML's nvmlGpuP2PStatus_t in words ("IOH topology not supported") */
+const char *topo_p2p_status_text(int status);
+
+#endif

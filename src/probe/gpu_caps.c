@@ -1,0 +1,337 @@
+/* GPU compute capabilities and the driver version: the kernel module's own /proc files
+ * with the kb's names first (no library at all), then NVML (its init does not set up CUDA),
+ * libcuda's cuInit only where neither can say what CUDA would see. */
+#include "probe/gpu_caps.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/cudrv.h"
+#include "driver/nvml.h"
+#include "kb/kb.h"
+#include "probe/paths.h"
+#include "probe/platform.h"
+#include "probe/vertext.h"
+#include "util/file.h"
+#include "util/str.h"
+#include "util/version.h"
+
+struct nvml_gpu {
+	char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
+	char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
+	unsigned cc;
+};
+
+static bool same_kind(const struct nvml_gpu *a, const struct nvml_gpu *b)
+{
+	return a->cc == b->cc && strcmp(a->name, b->name) == 0;
+}
+
+/* The NVML index (PCI order) of CUDA_VISIBLE_DEVICES token t, or -1 when it cannot be
+ * resolved the way CUDA would. */
+static int token_device(const struct visible_token *t, const struct nvml_gpu *g, size_t n)
+{
+	int found = -1;
+
+	if (t->kind == VIS_INDEX)
+		return t->index >= 0 && (size_t)t->index < n ? (int)t->index : -1;
+	if (t->kind != VIS_GPU_UUID)
+		return -1; /* MIG-<uuid> names an instance NVML lists elsewhere; bad tokens end CUDA's list */
+	for (size_t i = 0; i < n; i++)
+		if (str_starts_with(g[i].uuid, t->text)) {
+			if (found >= 0)
+				return -1; /* an ambiguous prefix */
+			found = (int)i;
+		}
+	return found;
+}
+
+/* CUDA's view of the NVML devices: which of them, in which order. False when that cannot
+ * be told without cuInit: MIG on (CUDA then shows instances), differing GPUs in the default
+ * FASTEST_FIRST order (CUDA's ranking is its own), or a CUDA_VISIBLE_DEVICES that CUDA
+ * would cut short or that names what NVML cannot match. */
+static bool cuda_view(const struct nvml_gpu *g, size_t n, const bool *mig, int *map, size_t *n_map)
+{
+	const char *order = getenv("CUDA_DEVICE_ORDER");
+	struct visible_devices vd;
+	bool used[GPU_CAPS_MAX] = { false };
+
+	if (n == 0 || n > GPU_CAPS_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (mig[i] || (!(order && strcmp(order, "PCI_BUS_ID") == 0) && !same_kind(&g[i], &g[0])))
+			return false;
+	visible_devices_parse(getenv("CUDA_VISIBLE_DEVICES"), &vd);
+	*n_map = 0;
+	if (!vd.set) {
+		for (size_t i = 0; i < n; i++)
+			map[(*n_map)++] = (int)i;
+		return true;
+	}
+	if (vd.n == 0 || vd.truncated)
+		return false;
+	for (size_t k = 0; k < vd.n; k++) {
+		int d = token_device(&vd.tok[k], g, n);
+
+		if (d < 0 || used[d])
+			return false;
+		used[d] = true;
+		map[(*n_map)++] = d;
+	}
+	return true;
+}
+
+/* Fills c's GPUs with CUDA's view of g (PCI order); false when that view needs cuInit. */
+static bool take_view(struct gpu_caps *c, const struct nvml_gpu *g, size_t n, const bool *mig, const char *from)
+{
+	int map[GPU_CAPS_MAX];
+	size_t n_map = 0;
+
+	if (!cuda_view(g, n, mig, map, &n_map))
+		return false;
+	for (size_t k = 0; k < n_map; k++) {
+		struct gpu_cap *o = &c->gpus[c->n_gpus++];
+
+		o->ordinal = (int)k;
+		o->cc = g[map[k]].cc;
+		snprintf(o->name, sizeof(o->name), "%s", g[map[k]].name);
+	}
+	c->gpus_from = from;
+	return true;
+}
+
+/* The value of "Key:" in a /proc information file, blanks trimmed, into out. */
+static bool info_field(const char *text, const char *key, char *out, size_t n)
+{
+	size_t klen = strlen(key);
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *v, *e;
+
+		if (strncmp(l, key, klen) != 0 || l[klen] != ':')
+			continue;
+		for (v = l + klen + 1; *v == ' ' || *v == '\t'; v++)
+			;
+		for (e = v; *e && *e != '\n'; e++)
+			;
+		while (e > v && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+			e--;
+		snprintf(out, n, "%.*s", (int)(e - v), v);
+		return true;
+	}
+	return false;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One GPU of /proc/driver/nvidia/gpus/BUS: its model named in the kb (for the compute
+ * capability), its UUID, and whether MIG instances exist on it (CUDA then shows those). */
+static bool proc_gpu(const char *root, const char *bus, struct nvml_gpu *g, bool *mig)
+{
+	char path[PROBE_PATH], rel[PROBE_PATH], minor[16] = "", *text = NULL;
+	const struct kb_gpu *k;
+	size_t len;
+	bool ok = false;
+	DIR *d;
+	struct dirent *e;
+
+	memset(g, 0, sizeof(*g));
+	*mig = false;
+	snprintf(rel, sizeof rel, "/driver/nvidia/gpus/%s/information", bus);
+	if (path_rooted(path, sizeof path, root, rel) != CD_OK || file_read_text(path, 16 * 1024, &text, &len, NULL) != CD_OK)
+		return false;
+	if (!info_field(text, "Model", g->name, sizeof g->name) || !(k = kb_gpu_by_name(g->name)) || k->arch <= 0)
+		goto out;
+	g->cc = (unsigned)k->arch;
+	if (!info_field(text, "GPU UUID", g->uuid, sizeof g->uuid) || !str_starts_with(g->uuid, "GPU-"))
+		g->uuid[0] = '\0';
+	if (!info_field(text, "Device Minor", minor, sizeof minor))
+		goto out;
+	snprintf(rel, sizeof rel, "/driver/nvidia/capabilities/gpu%s/mig", minor);
+	if (path_rooted(path, sizeof path, root, rel) == CD_OK && (d = opendir(path))) {
+		while ((e = readdir(d)))
+			if (strncmp(e->d_name, "gi", 2) == 0)
+				*mig = true;
+		closedir(d);
+	}
+	ok = true;
+out:
+	free(text);
+	return ok;
+}
+
+/* The driver and the GPUs from the kernel module's /proc files (root: $CUDOCTOR_PROC_ROOT,
+ * else /proc), each model's compute capability and the branch's CUDA version from the kb.
+ * Returns whether everything asked for is known; on false c is left as it was. */
+static bool probe_proc(struct gpu_caps *c, bool want_gpus)
+{
+	const char *root = getenv("CUDOCTOR_PROC_ROOT");
+	char path[PROBE_PATH], version[32], *text = NULL, *names[GPU_CAPS_MAX], err[CD_ERRMSG];
+	struct nvml_gpu g[GPU_CAPS_MAX];
+	bool mig[GPU_CAPS_MAX], exact = false, open_module = false, ok = false;
+	const struct kb_driver_branch *b;
+	struct version v;
+	size_t len, n = 0;
+	DIR *d = NULL;
+	struct dirent *e;
+
+	if (!root || !*root)
+		root = "/proc";
+	if (path_rooted(path, sizeof path, root, "/driver/nvidia/version") != CD_OK ||
+	    file_read_text(path, 16 * 1024, &text, &len, NULL) != CD_OK ||
+	    vt_proc_driver_version(text, len, version, sizeof version, &open_module) != CD_OK ||
+	    version_parse(version, &v) != CD_OK || kb_load(err) != CD_OK ||
+	    kb_driver_branch_of(&v, &b, &exact) != CD_OK || !exact || b->cuda.parts == 0)
+		goto out;
+	if (want_gpus) {
+		if (path_rooted(path, sizeof path, root, "/driver/nvidia/gpus") != CD_OK || !(d = opendir(path)))
+			goto out;
+		while ((e = readdir(d)) && n < GPU_CAPS_MAX)
+			if (e->d_name[0] != '.' && !(names[n++] = cd_strdup(e->d_name)))
+				goto out;
+		if (e || n == 0)
+			goto out; /* more GPUs than we hold, or none */
+		qsort(names, n, sizeof(names[0]), cmp_name);
+		for (size_t i = 0; i < n; i++)
+			if (!proc_gpu(root, names[i], &g[i], &mig[i]))
+				goto out;
+		if (!take_view(c, g, n, mig, "/proc/driver/nvidia and the kb's GPU names"))
+			goto out;
+	}
+	c->cuda = version_to_cuda_int(&b->cuda);
+	snprintf(c->version, sizeof c->version, "%s", version);
+	ok = true;
+out:
+	if (!ok) {
+		c->n_gpus = 0;
+		c->gpus_from = NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	if (d)
+		closedir(d);
+	free(text);
+	return ok;
+}
+
+/* GPUs through NVML; false when they must come from cuInit instead. */
+static bool nvml_gpus(const struct nvml *nv, struct gpu_caps *c)
+{
+	struct nvml_gpu g[GPU_CAPS_MAX];
+	bool mig[GPU_CAPS_MAX];
+	unsigned count = 0;
+
+	if (!nv->DeviceGetCount || !nv->DeviceGetHandleByIndex || !nv->DeviceGetCudaComputeCapability ||
+	    nv->DeviceGetCount(&count) != NVML_SUCCESS || count == 0 || count > GPU_CAPS_MAX)
+		return false;
+	for (unsigned i = 0; i < count; i++) {
+		nvmlDevice_t dev;
+		int major = 0, minor = 0;
+		unsigned cur = 0, pending = 0;
+
+		memset(&g[i], 0, sizeof(g[i]));
+		if (nv->DeviceGetHandleByIndex(i, &dev) != NVML_SUCCESS ||
+		    nv->DeviceGetCudaComputeCapability(dev, &major, &minor) != NVML_SUCCESS || major <= 0)
+			return false;
+		g[i].cc = (unsigned)(major * 10 + minor);
+		if (!nv->DeviceGetName || nv->DeviceGetName(dev, g[i].name, sizeof(g[i].name)) != NVML_SUCCESS)
+			g[i].name[0] = '\0';
+		if (nv->DeviceGetUUID && nv->DeviceGetUUID(dev, g[i].uuid, sizeof(g[i].uuid)) != NVML_SUCCESS)
+			g[i].uuid[0] = '\0';
+		mig[i] = nv->DeviceGetMigMode && nv->DeviceGetMigMode(dev, &cur, &pending) == NVML_SUCCESS &&
+			 cur == NVML_DEVICE_MIG_ENABLE;
+	}
+	return take_view(c, g, count, mig, "NVML");
+}
+
+/* The driver (and the GPUs, when asked and mappable) from NVML. Returns whether the GPUs
+ * are done. */
+static bool probe_nvml(struct gpu_caps *c, bool want_gpus)
+{
+	struct nvml nv;
+	char err[CD_ERRMSG];
+	bool done = false;
+	int v = 0;
+
+	if (nvml_load(&nv, err) != CD_OK)
+		return false;
+	if (!nv.Init || nv.Init() != NVML_SUCCESS)
+		goto out;
+	if (nv.SystemGetCudaDriverVersion && nv.SystemGetCudaDriverVersion(&v) == NVML_SUCCESS && v > 0)
+		c->cuda = v;
+	if (nv.SystemGetDriverVersion &&
+	    nv.SystemGetDriverVersion(c->version, (unsigned)sizeof(c->version)) != NVML_SUCCESS)
+		c->version[0] = '\0';
+	done = want_gpus && nvml_gpus(&nv, c);
+	if (nv.Shutdown)
+		nv.Shutdown();
+out:
+	nvml_unload(&nv);
+	return done;
+}
+
+static void cuda_gpus(const struct cudrv *d, struct gpu_caps *c)
+{
+	CUresult rc;
+	int n = 0;
+
+	c->cuinit_called = true;
+	rc = d->Init ? d->Init(0) : CUDA_ERROR_NOT_INITIALIZED;
+	if (rc != CUDA_SUCCESS) {
+		c->missing = CAPS_INIT_FAILED;
+		snprintf(c->detail, sizeof(c->detail), "%s", cudrv_result_name(d, rc));
+		return;
+	}
+	if (!d->DeviceGetCount || d->DeviceGetCount(&n) != CUDA_SUCCESS || n <= 0) {
+		c->missing = CAPS_NO_DEVICE;
+		return;
+	}
+	for (int i = 0; i < n && c->n_gpus < GPU_CAPS_MAX; i++) {
+		CUdevice dev;
+		int major = 0, minor = 0;
+		char name[128] = "";
+
+		if (!d->DeviceGet || d->DeviceGet(&dev, i) != CUDA_SUCCESS || !d->DeviceGetAttribute ||
+		    d->DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) != CUDA_SUCCESS ||
+		    d->DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) != CUDA_SUCCESS)
+			continue;
+		if (d->DeviceGetName && d->DeviceGetName(name, sizeof(name) - 1, dev) != CUDA_SUCCESS)
+			name[0] = '\0';
+		struct gpu_cap *o = &c->gpus[c->n_gpus++];
+		o->ordinal = i;
+		o->cc = (unsigned)(major * 10 + minor);
+		snprintf(o->name, sizeof(o->name), "%s", name);
+	}
+	c->gpus_from = "libcuda";
+	if (c->n_gpus == 0)
+		c->missing = CAPS_NO_DEVICE;
+}
+
+void gpu_caps_probe(struct gpu_caps *c, bool want_gpus)
+{
+	struct cudrv d;
+	int ver = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (want_gpus && probe_proc(c, want_gpus))
+		return;
+	/* without GPUs to enumerate, libcuda's cuDriverGetVersion (no cuInit) is the cheaper call */
+	if (want_gpus && probe_nvml(c, want_gpus))
+		return;
+	if (cudrv_load(&d, c->detail) != CD_OK) {
+		if (want_gpus)
+			c->missing = CAPS_NO_LIBCUDA;
+		return;
+	}
+	c->detail[0] = '\0';
+	if (!c->cuda && d.DriverGetVersion && d.DriverGetVersion(&ver) == CUDA_SUCCESS && ver > 0)
+		c->cuda = ver;
+	if (want_gpus)
+		cuda_gpus(&d, c);
+	cudrv_unload(&d);
+}

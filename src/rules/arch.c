@@ -1,0 +1,724 @@
+/* Arch verdicts: each registered container of a file judged on each GPU by kb/compat.c,
+ * summed into one verdict per GPU with its reason, and the findings of a verdict. Reads
+ * only facts: the file's inventory, the GPUs' compute capabilities and the driver. */
+#include "rules/arch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "binfmt/cubin.h"
+#include "binfmt/decompress.h"
+#include "binfmt/ptx.h"
+#include "kb/kb.h"
+#include "util/err.h"
+#include "util/str.h"
+#include "util/version.h"
+
+#define STUB_CHECK_CAP ((size_t)64 << 20)
+#define STUB_MAX_BYTES 8192 /* per image; nvlink stub images seen: 56 B - 1.5 KB */
+
+static const char *env_get(const char *name)
+{
+	return getenv(name);
+}
+
+void arch_target_init(struct arch_target *t)
+{
+	struct compat_env ev = { 0 };
+
+	memset(t, 0, sizeof(*t));
+	t->driver.zstd_ok = -1;
+	compat_env_from_vars(&ev, env_get);
+	t->force_jit = ev.force_ptx_jit;
+	t->disable_jit = ev.disable_ptx_jit;
+}
+
+/* ---- the driver: what its CUDA version means for PTX and compression ---- */
+
+/* The oldest driver that loads Zstandard-compressed images: the minimum driver of the
+ * first toolkit that could write them (12.4 -> 550.54.14, fatbin.md §3.3). */
+static const struct kb_toolkit *first_zstd_toolkit(void)
+{
+	for (size_t i = 0; i < kb_toolkit_count(); i++) {
+		const struct kb_toolkit *t = kb_toolkit_at(i);
+		if (t->zstd != KB_ZSTD_NO && t->has_min_driver)
+			return t;
+	}
+	return NULL;
+}
+
+void arch_driver_complete(struct arch_driver *d)
+{
+	struct version v;
+	if (!d->cuda && d->version[0] && version_parse(d->version, &v) == CD_OK) {
+		const struct kb_driver_branch *b;
+		bool exact;
+		if (kb_driver_branch_of(&v, &b, &exact) == CD_OK)
+			d->cuda = version_to_cuda_int(&b->cuda);
+	}
+	d->ptx_isa_max = 0;
+	d->zstd_ok = -1;
+	if (!d->cuda)
+		return;
+	struct version cuda = version_from_cuda_int(d->cuda);
+	const struct kb_ptx_isa *p = kb_ptx_isa_max_for_cuda(&cuda);
+	if (p)
+		d->ptx_isa_max = COMPAT_ISA(p->major, p->minor);
+	const struct kb_toolkit *z = first_zstd_toolkit();
+	if (z) {
+		if (d->version[0] && version_parse(d->version, &v) == CD_OK)
+			d->zstd_ok = version_cmp(&v, &z->min_driver) >= 0;
+		else
+			d->zstd_ok = version_cmp(&cuda, &z->release) >= 0;
+	}
+}
+
+const char *arch_zstd_min_driver(void)
+{
+	const struct kb_toolkit *z = first_zstd_toolkit();
+	return z ? z->min_driver_text : "?";
+}
+
+const char *arch_ptx_isa_min_driver(unsigned isa)
+{
+	const struct kb_ptx_isa *p = kb_ptx_isa_find((int)(isa / 100), (int)(isa % 100));
+	return p && p->has_min_driver ? p->min_driver_text : NULL;
+}
+
+void arch_target_add_caps(struct arch_target *t, const struct gpu_caps *caps)
+{
+	if (!t->driver.known && (caps->cuda > 0 || caps->version[0])) {
+		struct arch_driver *d = &t->driver;
+		d->known = true;
+		d->cuda = caps->cuda;
+		snprintf(d->version, sizeof(d->version), "%s", caps->version);
+		snprintf(d->source, sizeof(d->source), "installed driver");
+		arch_driver_complete(d);
+		d->known = d->cuda > 0;
+	}
+	if (t->n_gpus)
+		return; /* GPUs named: judge those only */
+	for (size_t i = 0; i < caps->n_gpus && t->n_gpus < ARCH_MAX_GPUS; i++) {
+		struct arch_gpu *g = &t->gpus[t->n_gpus++];
+		g->cc = caps->gpus[i].cc;
+		g->ordinal = caps->gpus[i].ordinal;
+		snprintf(g->name, sizeof(g->name), "GPU %d (%s)", g->ordinal,
+			 caps->gpus[i].name[0] ? caps->gpus[i].name : "unnamed");
+	}
+}
+
+/* ---- containers without kernels (nvlink stubs) ---- */
+
+/* True when the image certainly holds no kernel: a cubin without .text.* or a PTX
+ * without .entry (nvlink's stub containers, fatbin.md §1.3). Unknown counts as code. */
+static bool image_kernel_less(const struct dc_image *im)
+{
+	if (im->kind != FATBIN_KIND_ELF && im->kind != FATBIN_KIND_PTX)
+		return false;
+	struct fatbin_entry e = {.payload = im->payload, .payload_len = im->payload_len,
+				 .payload_size = im->payload_len, .uncompressed_size = im->uncompressed_bytes};
+	e.flags = im->compression == FATBIN_LZ4 ? FATBIN_FLAG_LZ4 : im->compression == FATBIN_ZSTD ? FATBIN_FLAG_ZSTD : 0;
+	unsigned char *buf;
+	size_t len;
+	if (decompress_entry(&e, STUB_CHECK_CAP, &buf, &len, NULL))
+		return false;
+	bool empty = false;
+	if (im->kind == FATBIN_KIND_ELF) {
+		struct cubin_info ci;
+		empty = cubin_read(buf, len, &ci, NULL) == CD_OK && !ci.has_code;
+	} else {
+		struct ptx_info pi;
+		empty = ptx_read(buf, len, &pi, NULL) == CD_OK && pi.n_entries == 0;
+	}
+	free(buf);
+	return empty;
+}
+
+static bool container_kernel_less(const struct dc_inventory *inv, const struct dc_container *c)
+{
+	if (c->n_images == 0)
+		return true;
+	/* stubs are tiny; anything bigger holds code, and is not decompressed to prove it */
+	for (uint32_t k = 0; k < c->n_images; k++)
+		if (inv->images[c->first_image + k].uncompressed_bytes > STUB_MAX_BYTES)
+			return false;
+	for (uint32_t k = 0; k < c->n_images; k++)
+		if (!image_kernel_less(&inv->images[c->first_image + k]))
+			return false;
+	return true;
+}
+
+/* ---- judging ---- */
+
+void arch_compat_image(const struct dc_image *im, struct compat_image *ci)
+{
+	memset(ci, 0, sizeof(*ci));
+	ci->kind = im->kind == FATBIN_KIND_ELF ? COMPAT_KIND_SASS : im->kind == FATBIN_KIND_PTX ? COMPAT_KIND_PTX : 0;
+	ci->arch = im->arch;
+	ci->suffix = im->suffix;
+	ci->ptx_isa = COMPAT_ISA(im->ptx_major, im->ptx_minor);
+	ci->zstd = im->compression == FATBIN_ZSTD;
+	ci->compat_blob = (im->flags & FATBIN_FLAG_COMPAT_BLOB) != 0;
+}
+
+static void env_for(struct compat_env *env, const struct arch_target *t, const struct arch_gpu *g, bool cubin)
+{
+	memset(env, 0, sizeof(*env));
+	env->cc = g->cc;
+	env->ptx_isa_max = t->driver.ptx_isa_max;
+	env->zstd_ok = t->driver.known ? t->driver.zstd_ok : -1;
+	env->force_ptx_jit = t->force_jit && !cubin; /* a bare cubin is loaded as is */
+	env->disable_ptx_jit = t->disable_jit;
+	env->family = compat_family_table(&env->n_family);
+}
+
+struct tally {
+	struct compat_tally t;
+	struct arch_verdict *v;
+};
+
+/* Kernel-less containers (nvlink stubs) are not judged. They matter only when they would
+ * fail or JIT (a stub that has SASS changes nothing), and only images of stub size are
+ * decompressed to find out; stubs[] caches the answer across GPUs (-1 unknown). */
+static int judge_containers(const struct arch_file *f, const struct arch_target *t, const struct arch_gpu *g,
+			    signed char *stubs, struct tally *out)
+{
+	const struct dc_inventory *inv = &f->inv;
+	struct arch_verdict *v = out->v;
+	struct compat_env env;
+	struct compat_image *imgs = NULL;
+	size_t cap = 0;
+
+	env_for(&env, t, g, inv->format == DC_CUBIN);
+	for (size_t ci = 0; ci < inv->n_containers; ci++) {
+		const struct dc_container *c = &inv->containers[ci];
+		if (!c->primary)
+			continue;
+		if (c->n_images > cap) {
+			free(imgs);
+			cap = c->n_images;
+			if (!(imgs = malloc(cap * sizeof(*imgs))))
+				return CD_ENOMEM;
+		}
+		for (uint32_t k = 0; k < c->n_images; k++)
+			arch_compat_image(&inv->images[c->first_image + k], &imgs[k]);
+		struct compat_choice ch;
+		compat_choose(imgs, c->n_images, &env, &ch);
+		bool fails = ch.outcome != COMPAT_SASS && ch.outcome != COMPAT_JIT;
+		if ((fails || ch.outcome == COMPAT_JIT) && stubs[ci] < 0)
+			stubs[ci] = container_kernel_less(inv, c);
+		if (stubs[ci] == 1) {
+			v->stubs++;
+			continue;
+		}
+		if (fails) {
+			if (v->failing_container < 0)
+				v->failing_container = (long)ci;
+			if (ch.outcome == COMPAT_PTX_TOO_NEW)
+				for (uint32_t k = 0; k < c->n_images; k++)
+					if (imgs[k].kind == COMPAT_KIND_PTX && imgs[k].ptx_isa > v->newest_ptx_isa)
+						v->newest_ptx_isa = imgs[k].ptx_isa;
+		} else if (v->chosen_image < 0 ||
+			   (ch.outcome == COMPAT_JIT && inv->images[v->chosen_image].kind != FATBIN_KIND_PTX)) {
+			v->chosen_image = (long)(c->first_image + (size_t)ch.image);
+		}
+		v->judged++;
+		if (inv->progress && c->file_offset + c->size <= f->size)
+			inv->progress(f->data + c->file_offset + c->size, inv->progress_ctx);
+		if (ch.zstd_unloadable)
+			v->zstd_unloadable++;
+		compat_tally_add(&out->t, ch.outcome);
+	}
+	free(imgs);
+	return CD_OK;
+}
+
+/* Files whose registered containers hold no kernels but whose other sections do (cuFFT's
+ * .ldata, a program's own embedded fatbin): those images are loaded by the program itself,
+ * container by container as it sees fit, so they are judged as one pool: does any image
+ * fit this GPU? Returns CD_OK with *any false when there is no such image. */
+static int judge_pool(const struct arch_file *f, const struct arch_target *t, const struct arch_gpu *g,
+		      struct tally *out, bool *any)
+{
+	const struct dc_inventory *inv = &f->inv;
+	struct arch_verdict *v = out->v;
+	struct compat_env env;
+	size_t n = 0;
+	struct compat_image *imgs = malloc((inv->n_images ? inv->n_images : 1) * sizeof(*imgs));
+	size_t *index = malloc((inv->n_images ? inv->n_images : 1) * sizeof(*index));
+	int rc = CD_OK;
+
+	*any = false;
+	env_for(&env, t, g, false);
+	if (!imgs || !index) {
+		rc = CD_ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < inv->n_images; i++) {
+		const struct dc_image *im = &inv->images[i];
+		if (inv->containers[im->container].primary ||
+		    (im->kind != FATBIN_KIND_ELF && im->kind != FATBIN_KIND_PTX))
+			continue;
+		arch_compat_image(im, &imgs[n]);
+		index[n++] = i;
+	}
+	if (n == 0)
+		goto out;
+	struct compat_choice ch;
+	compat_choose(imgs, n, &env, &ch);
+	memset(&out->t, 0, sizeof(out->t));
+	v->chosen_image = ch.image >= 0 ? (long)index[ch.image] : -1;
+	v->failing_container = -1;
+	v->newest_ptx_isa = 0;
+	if (ch.outcome == COMPAT_PTX_TOO_NEW)
+		for (size_t k = 0; k < n; k++)
+			if (imgs[k].kind == COMPAT_KIND_PTX && imgs[k].ptx_isa > v->newest_ptx_isa)
+				v->newest_ptx_isa = imgs[k].ptx_isa;
+	compat_tally_add(&out->t, ch.outcome);
+	v->judged = 1;
+	v->stubs = 0;
+	v->zstd_unloadable = ch.zstd_unloadable;
+	*any = true;
+out:
+	free(imgs);
+	free(index);
+	return rc;
+}
+
+/* "sm_80, sm_86, compute_90": the distinct archs in a file's primary containers (or in
+ * one container), in order of first appearance. NULL when out of memory. */
+static char *archs_present(const struct dc_inventory *inv, long only_container, bool primary)
+{
+	struct key {
+		uint16_t kind;
+		unsigned arch;
+		char suffix;
+	} seen[64];
+	size_t n_seen = 0;
+	struct strbuf sb;
+	sb_init(&sb);
+	size_t from = 0, to = inv->n_images;
+	if (only_container >= 0) {
+		from = inv->containers[only_container].first_image;
+		to = from + inv->containers[only_container].n_images;
+	}
+	for (size_t i = from; i < to; i++) {
+		const struct dc_image *im = &inv->images[i];
+		if (inv->containers[im->container].primary != primary)
+			continue;
+		if (im->kind != FATBIN_KIND_ELF && im->kind != FATBIN_KIND_PTX)
+			continue;
+		bool dup = false;
+		for (size_t k = 0; k < n_seen && !dup; k++)
+			dup = seen[k].kind == im->kind && seen[k].arch == im->arch && seen[k].suffix == im->suffix;
+		if (dup || n_seen == sizeof(seen) / sizeof(seen[0]))
+			continue;
+		seen[n_seen++] = (struct key){im->kind, im->arch, im->suffix};
+		char a[32];
+		dc_image_arch_name(im, a, sizeof(a));
+		if (sb.len)
+			sb_append(&sb, ", ");
+		sb_append(&sb, a);
+	}
+	if (!sb.len)
+		sb_append(&sb, "no SASS or PTX");
+	return sb_detach(&sb);
+}
+
+static void isa_text(unsigned isa, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%u.%u", isa / 100, isa % 100);
+}
+
+static const char *cache_dir_note(void)
+{
+	return "the JIT cache lives in $CUDA_CACHE_PATH, by default ~/.nv/ComputeCache (CUDA_CACHE_MAXSIZE bounds it)";
+}
+
+/* The verdict as one sentence. CD_OK or CD_ENOMEM. */
+static int reason_of(const struct arch_file *f, const struct arch_target *t, const struct arch_gpu *g,
+		     struct arch_verdict *v)
+{
+	const struct dc_inventory *inv = &f->inv;
+	char *reason = v->reason, isa[16], drv[16] = "", chosen[32] = "";
+	size_t cap = sizeof(v->reason);
+	unsigned major = g->cc / 10, minor = g->cc % 10;
+	char *all = archs_present(inv, -1, !v->pooled);
+	char *bad = v->failing_container >= 0 ? archs_present(inv, v->failing_container, true) : NULL;
+
+	if (!all || (v->failing_container >= 0 && !bad)) {
+		free(all);
+		free(bad);
+		return CD_ENOMEM;
+	}
+	if (t->driver.ptx_isa_max)
+		isa_text(t->driver.ptx_isa_max, drv, sizeof(drv));
+	if (v->chosen_image >= 0)
+		dc_image_arch_name(&inv->images[v->chosen_image], chosen, sizeof(chosen));
+	switch (v->verdict) {
+	case VERDICT_NATIVE:
+		if (v->pooled)
+			snprintf(reason, cap, "SASS that this %u.%u GPU runs as-is is there (%s)", major, minor, chosen);
+		else
+			snprintf(reason, cap, "every container with kernels has SASS this %u.%u GPU runs as-is (%s)",
+				 major, minor, chosen);
+		break;
+	case VERDICT_JIT:
+		if (v->pooled)
+			snprintf(reason, cap, "no SASS for %u.%u, but PTX the driver can JIT (%s): the first load pays a "
+				 "compile cost, and %s", major, minor, chosen, cache_dir_note());
+		else
+			snprintf(reason, cap,
+				 "%zu of %zu containers have no SASS for %u.%u; the driver JIT-compiles their PTX (%s): "
+				 "the first launch pays a compile cost, and %s",
+				 v->jit, v->judged, major, minor, chosen, cache_dir_note());
+		break;
+	case VERDICT_PARTIAL:
+		snprintf(reason, cap,
+			 "%zu of %zu containers have no image for %u.%u (one holds only %s); kernels in them fail "
+			 "with error 209 while the rest run. Libraries often carry arch-specific extras they only "
+			 "use on those GPUs",
+			 v->failing, v->judged, major, minor, bad ? bad : "?");
+		break;
+	case VERDICT_NO_IMAGE:
+		snprintf(reason, cap,
+			 "no SASS for %u.%u and no PTX the driver can JIT (file carries %s): every launch fails with "
+			 "error 209 \"no kernel image is available for execution on the device\"",
+			 major, minor, all);
+		if (t->force_jit && inv->format != DC_CUBIN)
+			strncat(reason, " (CUDA_FORCE_PTX_JIT is set, so SASS is ignored)", cap - strlen(reason) - 1);
+		break;
+	case VERDICT_PTX_TOO_NEW:
+		isa_text(v->newest_ptx_isa, isa, sizeof(isa));
+		snprintf(reason, cap,
+			 "only PTX fits %u.%u and its ISA %s is newer than this driver's JIT accepts (%s): error 222 "
+			 "\"the provided PTX was compiled with an unsupported toolchain\"",
+			 major, minor, isa, drv[0] ? drv : "?");
+		break;
+	case VERDICT_JIT_DISABLED:
+		snprintf(reason, cap,
+			 "only PTX fits %u.%u and CUDA_DISABLE_PTX_JIT forbids compiling it: error 223 \"PTX JIT "
+			 "compilation was disabled\" (unless the JIT cache already holds the result)",
+			 major, minor);
+		break;
+	case VERDICT_NONE:
+		snprintf(reason, cap, "no container with kernels to judge");
+		break;
+	}
+	if (v->pooled) {
+		/* the sentence above speaks of containers; say what was judged instead */
+		static const char pre[] = "judged on the images outside .nv_fatbin, which the program loads itself "
+					  "(the containers the CUDA runtime registers hold no kernels): ";
+		size_t plen = sizeof(pre) - 1, len = strlen(reason);
+		if (plen + len >= cap)
+			len = cap - plen - 1;
+		memmove(reason + plen, reason, len);
+		memcpy(reason, pre, plen);
+		reason[plen + len] = '\0';
+	}
+	free(all);
+	free(bad);
+	return CD_OK;
+}
+
+static void fill(struct arch_verdict *v, const struct compat_tally *t)
+{
+	v->verdict = compat_verdict_of(t);
+	v->jit = t->jit;
+	v->failing = t->no_image + t->ptx_too_new + t->jit_disabled;
+}
+
+int arch_judge(const struct arch_file *f, const struct arch_target *t, struct arch_verdict *out, char *err)
+{
+	size_t nc = f->inv.n_containers ? f->inv.n_containers : 1;
+	signed char *stubs = malloc(nc);
+	int rc = CD_OK;
+
+	if (!stubs)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	memset(stubs, -1, nc);
+	for (size_t gi = 0; gi < t->n_gpus; gi++) {
+		struct arch_verdict *v = &out[gi];
+		struct tally ty = {.v = v};
+		bool any;
+
+		memset(v, 0, sizeof(*v));
+		v->chosen_image = v->failing_container = -1;
+		if ((rc = judge_containers(f, t, &t->gpus[gi], stubs, &ty)) != CD_OK)
+			goto out;
+		fill(v, &ty.t);
+		if (v->verdict == VERDICT_NONE) {
+			if ((rc = judge_pool(f, t, &t->gpus[gi], &ty, &any)) != CD_OK)
+				goto out;
+			if (any) {
+				v->pooled = true;
+				fill(v, &ty.t);
+			}
+		}
+		if (v->chosen_image >= 0 && (v->verdict == VERDICT_NATIVE || v->verdict == VERDICT_JIT ||
+					     v->verdict == VERDICT_PARTIAL))
+			dc_image_arch_name(&f->inv.images[v->chosen_image], v->image, sizeof(v->image));
+		if ((rc = reason_of(f, t, &t->gpus[gi], v)) != CD_OK)
+			goto out;
+	}
+out:
+	free(stubs);
+	return rc ? cd_fail(err, rc, "out of memory") : CD_OK;
+}
+
+/* ---- findings ---- */
+
+/* PyTorch's own CUDA libraries (torch/lib/libtorch_cuda.so, ...): fixed by another wheel */
+static bool looks_like_torch(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	return strstr(path, "/torch/lib/") != NULL || strncmp(base, "libtorch", 8) == 0 ||
+	       strncmp(base, "libc10", 6) == 0;
+}
+
+/* NVIDIA's own libraries, shipped as pip wheels: fixed by the release that carries the arch,
+ * never by rebuilding them. The wheel of each library's base name. */
+static const char *vendor_wheel(const char *path)
+{
+	static const struct {
+		const char *base, *wheel;
+	} libs[] = {
+		{ "libcusparseLt", "nvidia-cusparselt" }, { "libcublasLt", "nvidia-cublas" }, { "libcublas", "nvidia-cublas" },
+		{ "libcudnn", "nvidia-cudnn" },		  { "libnccl", "nvidia-nccl" },	      { "libcufft", "nvidia-cufft" },
+		{ "libcusolver", "nvidia-cusolver" },	  { "libcusparse", "nvidia-cusparse" }, { "libcurand", "nvidia-curand" },
+		{ "libnvrtc", "nvidia-cuda-nvrtc" },	  { "libnvJitLink", "nvidia-nvjitlink" }, { "libcutensor", "cutensor" },
+		{ "libnvinfer", "tensorrt" },		  { "libcudart", "nvidia-cuda-runtime" },
+	};
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
+		if (strncmp(base, libs[i].base, strlen(libs[i].base)) == 0)
+			return libs[i].wheel;
+	return NULL;
+}
+
+/* One flag set for every GPU judged (a single-arch line per GPU would drop the others):
+ * SASS for each distinct compute capability, PTX for the newest. */
+static void arch_lists(const struct arch_target *t, unsigned cc, char *nvcc, size_t nn, char *cmake, size_t cn,
+		       char *torch, size_t tn)
+{
+	unsigned ccs[ARCH_MAX_GPUS];
+	size_t n = 0, un = 0, uc = 0, ut = 0;
+	unsigned newest = 0;
+
+	ccs[n++] = cc;
+	for (size_t i = 0; t && i < t->n_gpus; i++) {
+		bool seen = false;
+
+		for (size_t k = 0; k < n; k++)
+			seen |= ccs[k] == t->gpus[i].cc;
+		if (!seen && n < ARCH_MAX_GPUS)
+			ccs[n++] = t->gpus[i].cc;
+	}
+	/* ascending, so the lists read in order */
+	for (size_t i = 1; i < n; i++)
+		for (size_t k = i; k > 0 && ccs[k - 1] > ccs[k]; k--) {
+			unsigned x = ccs[k];
+
+			ccs[k] = ccs[k - 1];
+			ccs[k - 1] = x;
+		}
+	nvcc[0] = cmake[0] = torch[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		newest = ccs[i];
+		if (un < nn)
+			un += (size_t)snprintf(nvcc + un, nn - un, "-gencode arch=compute_%u,code=sm_%u ", ccs[i], ccs[i]);
+		if (uc < cn)
+			uc += (size_t)snprintf(cmake + uc, cn - uc, "%s%u-real", i ? ";" : "", ccs[i]);
+		if (ut < tn)
+			ut += (size_t)snprintf(torch + ut, tn - ut, "%s%u.%u%s", i ? ";" : "", ccs[i] / 10, ccs[i] % 10,
+					       i + 1 == n ? "+PTX" : "");
+	}
+	if (un < nn)
+		snprintf(nvcc + un, nn - un, "-gencode arch=compute_%u,code=compute_%u", newest, newest);
+	if (uc < cn)
+		snprintf(cmake + uc, cn - uc, ";%u-virtual", newest);
+}
+
+/* Fix lines are shell lines: a command with what to adapt, and a comment saying why. */
+static int build_fixes(struct finding *fd, const char *path, unsigned cc, const struct arch_target *t)
+{
+	const char *wheel = vendor_wheel(path);
+	const struct kb_toolkit *tk_first, *tk_last;
+	struct kb_arch arch = { (int)cc, 0 };
+	char nvcc[512], cmake[256], torch[256];
+	int rc = CD_OK;
+
+	arch_lists(t, cc, nvcc, sizeof(nvcc), cmake, sizeof(cmake), torch, sizeof(torch));
+	if (looks_like_torch(path)) {
+		rc |= finding_fix(fd, "python -c 'import torch; print(torch.cuda.get_arch_list())'   # the archs this torch was built for");
+		rc |= finding_fix(fd, "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu130   # a build whose list has sm_%u (pick the CUDA tag your driver runs)", cc);
+		rc |= finding_fix(fd, "TORCH_CUDA_ARCH_LIST=\"%s\" python setup.py develop   # when building PyTorch from source", torch);
+	} else if (wheel) {
+		int major = kb_arch_toolkit_range(arch, &tk_first, &tk_last) == CD_OK && tk_first ? tk_first->release.major : 12;
+
+		if (major < 12)
+			major = 12;
+		rc |= finding_fix(fd, "pip install -U '%s-cu%d'   # NVIDIA's library: a release whose kernels include sm_%u, not a rebuild",
+				  wheel, major, cc);
+		rc |= finding_fix(fd, "pip show %s-cu%d 2>/dev/null | grep -i version   # the release installed now", wheel, major);
+		rc |= finding_fix(fd, "# a system copy: install the package of a CUDA release that supports sm_%u (the library's "
+				      "release notes list its architectures)", cc);
+	} else {
+		rc |= finding_fix(fd, "nvcc %s ...   # SASS for every GPU here + PTX for newer ones", nvcc);
+		rc |= finding_fix(fd, "cmake -DCMAKE_CUDA_ARCHITECTURES=\"%s\" ...   # the same with CMake", cmake);
+		rc |= finding_fix(fd, "TORCH_CUDA_ARCH_LIST=\"%s\" pip install --no-build-isolation .   # a PyTorch extension", torch);
+	}
+	/* toolkits drop old archs (CUDA 13 cannot build sm_70): say which ones still can */
+	const struct kb_toolkit *first, *last;
+	struct kb_arch a = {(int)cc, 0};
+	if (kb_arch_toolkit_range(a, &first, &last) == CD_OK) {
+		if (last)
+			rc |= finding_fix(fd, "# CUDA %s is the last toolkit that builds sm_%u: use it (or older) for this GPU", last->release_text, cc);
+	} else {
+		rc |= finding_fix(fd, "# no CUDA toolkit cudoctor knows builds sm_%u yet: a newer toolkit, or PTX for an older arch", cc);
+	}
+	return rc ? CD_ENOMEM : CD_OK;
+}
+
+static int partial_finding(struct report *r, const struct arch_file *f, const struct arch_target *t,
+			   const struct arch_gpu *g, const struct arch_verdict *v, const char *subject, const char *all,
+			   const char *bad)
+{
+	unsigned major = g->cc / 10, minor = g->cc % 10;
+	/* a few arch-specific extras are normal in libraries; most containers failing is not */
+	struct finding *fd = report_add_finding(r, 2 * v->failing >= v->judged ? SEV_WARN : SEV_INFO,
+						"partial-kernel-image", subject,
+						"%zu of %zu kernel containers have no image for compute capability %u.%u",
+						v->failing, v->judged, major, minor);
+	if (!fd)
+		return CD_ENOMEM;
+	if (finding_evidence(fd, "file carries: %s", all) ||
+	    finding_evidence(fd, "a container without an image for %u.%u holds: %s", major, minor, bad ? bad : "?") ||
+	    finding_why(fd, "Each container (one registered module) is judged on its own: the driver needs SASS "
+			"of the GPU's major version with a minor no higher, or PTX it can JIT. Containers that "
+			"hold only another GPU's arch-specific code are harmless if the library never calls them here."))
+		return CD_ENOMEM;
+	return build_fixes(fd, f->path, g->cc, t);
+}
+
+static int no_image_finding(struct report *r, const struct arch_file *f, const struct arch_target *t,
+			    const struct arch_gpu *g, const char *subject, const char *all)
+{
+	unsigned major = g->cc / 10, minor = g->cc % 10;
+	struct finding *fd = report_add_finding(r, SEV_ERROR, "no-kernel-image", subject,
+						"no kernel image for compute capability %u.%u (error 209)", major, minor);
+	if (!fd)
+		return CD_ENOMEM;
+	if (finding_evidence(fd, "file carries: %s", all) ||
+	    finding_evidence(fd, "%s has compute capability %u.%u", g->name, major, minor) ||
+	    (t->force_jit && finding_evidence(fd, "CUDA_FORCE_PTX_JIT is set: the driver ignores SASS")) ||
+	    finding_why(fd, "SASS runs only on GPUs of the same major compute capability with an equal or higher "
+			"minor (sm_XYa: exactly X.Y; sm_XYf: its family); PTX compute_XY can be JIT-compiled for "
+			"any GPU of capability X.Y or higher. This file has neither for %u.%u.", major, minor) ||
+	    (t->force_jit && finding_fix(fd, "unset CUDA_FORCE_PTX_JIT CUDA_FORCE_JIT   # let the driver use the SASS")))
+		return CD_ENOMEM;
+	return build_fixes(fd, f->path, g->cc, t);
+}
+
+static int ptx_too_new_finding(struct report *r, const struct arch_target *t, const struct arch_gpu *g,
+			       const struct arch_verdict *v, const char *subject)
+{
+	char isa[16], drv[16] = "";
+	if (t->driver.ptx_isa_max)
+		isa_text(t->driver.ptx_isa_max, drv, sizeof(drv));
+	isa_text(v->newest_ptx_isa, isa, sizeof(isa));
+	struct finding *fd = report_add_finding(r, SEV_ERROR, "ptx-too-new", subject,
+						"PTX ISA %s is newer than the driver's JIT (%s) (error 222)", isa, drv);
+	if (!fd)
+		return CD_ENOMEM;
+	const char *need = arch_ptx_isa_min_driver(v->newest_ptx_isa);
+	if (finding_evidence(fd, "newest PTX ISA in the file: %s; driver (%s) JIT accepts up to %s", isa,
+			     t->driver.source, drv) ||
+	    finding_why(fd, "The driver JIT-compiles PTX only up to the ISA version of the CUDA release it "
+			"belongs to; PTX from a newer toolkit needs a newer driver.") ||
+	    (need ? finding_fix(fd, "# install NVIDIA driver %s or newer: the first whose JIT takes PTX ISA %s", need, isa)
+		  : finding_fix(fd, "# install an NVIDIA driver whose CUDA version emits PTX ISA %s or newer", isa)) ||
+	    finding_fix(fd, "nvcc -gencode arch=compute_%u,code=sm_%u ...   # or ship SASS for this GPU", g->cc, g->cc) ||
+	    finding_fix(fd, "# or build the PTX with a toolkit no newer than the driver's CUDA version"))
+		return CD_ENOMEM;
+	return CD_OK;
+}
+
+static int jit_disabled_finding(struct report *r, const struct arch_file *f, const struct arch_target *t,
+				const struct arch_gpu *g, const char *subject, const char *all)
+{
+	unsigned major = g->cc / 10, minor = g->cc % 10;
+	struct finding *fd = report_add_finding(r, SEV_ERROR, "jit-disabled", subject,
+						"only PTX fits compute capability %u.%u and the JIT is disabled (error 223)",
+						major, minor);
+	if (!fd)
+		return CD_ENOMEM;
+	if (finding_evidence(fd, "CUDA_DISABLE_PTX_JIT (or CUDA_DISABLE_JIT) is set") ||
+	    finding_evidence(fd, "file carries: %s", all) ||
+	    finding_why(fd, "With the JIT disabled the driver may only use SASS built for this GPU; this file "
+			"has PTX but no fitting SASS.") ||
+	    finding_fix(fd, "unset CUDA_DISABLE_PTX_JIT CUDA_DISABLE_JIT   # let the driver compile the PTX"))
+		return CD_ENOMEM;
+	return build_fixes(fd, f->path, g->cc, t);
+}
+
+static int zstd_finding(struct report *r, const struct arch_target *t, const struct arch_verdict *v,
+			const char *subject)
+{
+	struct finding *fd = report_add_finding(r, SEV_ERROR, "zstd-needs-newer-driver", subject,
+						"%zu container(s) would load a Zstandard-compressed image the driver cannot read (error 200)",
+						v->zstd_unloadable);
+	if (!fd)
+		return CD_ENOMEM;
+	if (finding_evidence(fd, "driver (%s): CUDA %d.%d", t->driver.source, t->driver.cuda / 1000,
+			     (t->driver.cuda % 1000) / 10) ||
+	    finding_why(fd, "Zstandard fatbin compression (nvcc --compress-mode=default/balance/size, the CUDA 13 "
+			"default for PTX) needs a driver of CUDA 12.4 (%s) or newer; older ones fail with "
+			"\"device kernel image is invalid\".", arch_zstd_min_driver()) ||
+	    finding_fix(fd, "# install NVIDIA driver %s or newer", arch_zstd_min_driver()) ||
+	    finding_fix(fd, "nvcc --compress-mode=speed ...   # or rebuild with LZ4 (or --compress-mode=none)"))
+		return CD_ENOMEM;
+	return CD_OK;
+}
+
+int arch_findings(struct report *r, const struct arch_file *f, const struct arch_target *t,
+		  const struct arch_gpu *g, const struct arch_verdict *v)
+{
+	const struct dc_inventory *inv = &f->inv;
+	char subject[512];
+	char *all = archs_present(inv, -1, !v->pooled);
+	char *bad = v->failing_container >= 0 ? archs_present(inv, v->failing_container, true) : NULL;
+	int rc = CD_OK;
+
+	if (!all || (v->failing_container >= 0 && !bad)) {
+		rc = CD_ENOMEM;
+		goto out;
+	}
+	snprintf(subject, sizeof(subject), "%s on %s", f->path, g->name);
+	switch (v->verdict) {
+	case VERDICT_PARTIAL:
+		rc = partial_finding(r, f, t, g, v, subject, all, bad);
+		break;
+	case VERDICT_NO_IMAGE:
+		rc = no_image_finding(r, f, t, g, subject, all);
+		break;
+	case VERDICT_PTX_TOO_NEW:
+		rc = ptx_too_new_finding(r, t, g, v, subject);
+		break;
+	case VERDICT_JIT_DISABLED:
+		rc = jit_disabled_finding(r, f, t, g, subject, all);
+		break;
+	default:
+		break;
+	}
+	if (rc == CD_OK && v->zstd_unloadable)
+		rc = zstd_finding(r, t, v, subject);
+out:
+	free(all);
+	free(bad);
+	return rc;
+}

@@ -1,0 +1,83 @@
+/* Arch verdicts, the one implementation arch and explain share: each registered container
+ * of a file judged on each GPU by kb/compat.c, summed into one verdict per GPU with its
+ * reason, and the findings (no-kernel-image, ptx-too-new, ...) a verdict calls for. */
+#ifndef CUDOCTOR_RULES_ARCH_H
+#define CUDOCTOR_RULES_ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "binfmt/devcode.h"
+#include "kb/compat.h"
+#include "facts/gpu_caps.h"
+#include "report/report.h"
+
+#define ARCH_MAX_GPUS 32
+
+struct arch_gpu {
+	char name[160];       /* "GPU 0 (NVIDIA H200)" or "--gpu sm_90" */
+	unsigned cc;          /* 10*major+minor */
+	int ordinal;          /* CUDA ordinal of a GPU here; -1 for a named one */
+};
+
+struct arch_driver {
+	bool known;
+	char source[64];      /* "installed driver", "--driver" */
+	char version[32];     /* driver version if known ("580.159.04"), else "" */
+	int cuda;             /* CUDA version as cuDriverGetVersion encodes it (13000); 0 unknown */
+	unsigned ptx_isa_max; /* COMPAT_ISA; 0 unknown */
+	int zstd_ok;          /* 1, 0, -1 unknown */
+};
+
+/* What a file is judged against: GPUs, driver, and the driver's JIT switches. */
+struct arch_target {
+	struct arch_gpu gpus[ARCH_MAX_GPUS];
+	size_t n_gpus;
+	struct arch_driver driver;
+	bool force_jit, disable_jit;  /* CUDA_FORCE_PTX_JIT / CUDA_DISABLE_PTX_JIT */
+};
+
+/* One scanned file. */
+struct arch_file {
+	const char *path;
+	const unsigned char *data;
+	size_t size;
+	struct dc_inventory inv;
+};
+
+/* The verdict of one file on one GPU. */
+struct arch_verdict {
+	enum compat_verdict verdict;  /* VERDICT_NONE: no container with kernels to judge */
+	bool pooled;                  /* judged on the images outside the registered containers */
+	size_t judged, jit, failing;  /* containers judged, JIT-compiled, without a usable image */
+	size_t stubs;                 /* kernel-less containers left out */
+	size_t zstd_unloadable;       /* containers whose chosen image is Zstandard the driver cannot read */
+	long chosen_image;            /* an image index the driver would use, -1 none */
+	char image[32];               /* its arch name ("sm_90") when the verdict runs something, else "" */
+	long failing_container;       /* a container that fails, -1 none */
+	unsigned newest_ptx_isa;      /* of the PTX the ISA check excluded */
+	char reason[1024];            /* the verdict as one sentence */
+};
+
+/* An empty target: no GPU, driver unknown; the JIT switches from the environment. */
+void arch_target_init(struct arch_target *t);
+/* Completes d's ptx_isa_max and zstd_ok from its cuda (and version) through kb. */
+void arch_driver_complete(struct arch_driver *d);
+/* Adds what the probe found: the driver when t has none, the GPUs when t names none. */
+void arch_target_add_caps(struct arch_target *t, const struct gpu_caps *caps);
+
+/* The header facts of image im as compat.c reads them. */
+void arch_compat_image(const struct dc_image *im, struct compat_image *out);
+
+/* Verdicts of f on every GPU of t, into out[0 .. t->n_gpus). CD_OK or CD_ENOMEM. */
+int arch_judge(const struct arch_file *f, const struct arch_target *t, struct arch_verdict *out, char *err);
+/* The findings verdict v of f on GPU g calls for. CD_OK or CD_ENOMEM. */
+int arch_findings(struct report *r, const struct arch_file *f, const struct arch_target *t,
+		  const struct arch_gpu *g, const struct arch_verdict *v);
+
+/* Oldest driver that reads Zstandard images; oldest driver whose JIT takes PTX ISA isa
+ * (NULL when the table has none). Both from kb. */
+const char *arch_zstd_min_driver(void);
+const char *arch_ptx_isa_min_driver(unsigned isa);
+
+#endif

@@ -1,0 +1,165 @@
+/* A binary's runtime against a driver, and a GPU against a driver branch, through the kb's
+ * toolkit table (each release's minimum driver and the minor-version floor of its family). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memmem */
+#endif
+#include "rules/driver_need.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "binfmt/elf.h"
+#include "binfmt/elf_needed.h"
+#include "kb/kb.h"
+#include "util/err.h"
+
+/* bounded search for needle in data */
+static const unsigned char *find(const unsigned char *data, size_t size, const char *needle)
+{
+	return memmem(data, size, needle, strlen(needle));
+}
+
+/* The minimum driver of CUDA major.minor's family: the minor-version floor, else the release's own. */
+static void family_floor(struct runtime_need *out)
+{
+	struct version first = { out->cuda.major, 0, 0, 2 };
+	const struct kb_toolkit *t = kb_toolkit_find(&first);
+	const struct kb_driver_branch *b;
+
+	if (!t)
+		return;
+	if (t->has_minor_compat) {
+		out->min_driver = t->minor_compat_floor;
+		snprintf(out->min_driver_text, sizeof(out->min_driver_text), "%s", t->minor_compat_floor_text);
+	} else if (t->has_min_driver) {
+		out->min_driver = t->min_driver;
+		snprintf(out->min_driver_text, sizeof(out->min_driver_text), "%s", t->min_driver_text);
+	}
+	b = kb_driver_branch_for_cuda(&first);
+	out->branch = b ? b->branch : 0;
+}
+
+void runtime_need_of(const unsigned char *data, size_t size, struct runtime_need *out)
+{
+	struct elf_file e;
+	const char *needed[64];
+	char err[CD_ERRMSG];
+	const unsigned char *rel;
+	size_t n;
+
+	memset(out, 0, sizeof(*out));
+	if (kb_load(err) != CD_OK || !elf_has_magic(data, size) || elf_open(&e, data, size, err) != CD_OK)
+		return;
+	n = elf_needed(&e, needed, 64);
+	for (size_t i = 0; i < n && i < 64; i++) {
+		if (strncmp(needed[i], "libcudart.so.", 13) != 0 || version_parse(needed[i] + 13, &out->cuda) != CD_OK)
+			continue;
+		out->known = true;
+		snprintf(out->how, sizeof(out->how), "NEEDED %s", needed[i]);
+		family_floor(out);
+		return;
+	}
+	/* a static runtime (nvcc's default) leaves its objects' names and nvcc's release */
+	if (!find(data, size, "libcudart_static_") || !(rel = find(data, size, "Cuda compilation tools, release ")))
+		return;
+	{
+		char txt[16];
+		size_t k = 0, off = (size_t)(rel - data) + 32;
+
+		while (off + k < size && k + 1 < sizeof(txt) && ((data[off + k] >= '0' && data[off + k] <= '9') ||
+								 data[off + k] == '.'))
+			k++;
+		memcpy(txt, data + off, k);
+		txt[k] = '\0';
+		if (version_parse(txt, &out->cuda) != CD_OK || out->cuda.major < 7)
+			return;
+		out->known = out->is_static = true;
+		snprintf(out->how, sizeof(out->how), "a static CUDA runtime (Cuda compilation tools, release %s)", txt);
+		family_floor(out);
+	}
+}
+
+/* the driver's CUDA version as a version */
+static struct version driver_cuda(const struct arch_driver *d)
+{
+	return version_from_cuda_int(d->cuda);
+}
+
+int driver_need_judge(struct report *r, const char *subject, const struct runtime_need *n,
+		      const struct arch_driver *d, bool *fails)
+{
+	struct version dv, dc = driver_cuda(d);
+	bool below;
+	struct finding *f;
+	char dtxt[80];
+
+	*fails = false;
+	if (!n->known || !d->known || !d->cuda)
+		return CD_OK;
+	if (d->version[0] && version_parse(d->version, &dv) == CD_OK && dv.major >= 100 && n->min_driver.major)
+		below = version_cmp(&dv, &n->min_driver) < 0;
+	else
+		below = dc.major < n->cuda.major;
+	if (!below)
+		return CD_OK;
+	*fails = true;
+	if (d->version[0])
+		snprintf(dtxt, sizeof(dtxt), "driver %s (CUDA %d.%d)", d->version, dc.major, dc.minor);
+	else
+		snprintf(dtxt, sizeof(dtxt), "a driver of CUDA %d.%d", dc.major, dc.minor);
+	f = report_add_finding(r, SEV_ERROR, "runtime-newer-than-driver", subject,
+			       "its CUDA %d runtime needs a newer driver than %s: the first CUDA call fails with "
+			       "error 35 (cudaErrorInsufficientDriver)",
+			       n->cuda.major, dtxt);
+	if (!f || finding_evidence(f, "%s", n->how) ||
+	    (n->min_driver_text[0] && finding_evidence(f, "CUDA %d.x runs on driver %s or newer (minor-version "
+						     "compatibility within the major release)",
+						     n->cuda.major, n->min_driver_text)) ||
+	    finding_evidence(f, "judged against %s (%s)", dtxt, d->source) ||
+	    finding_why(f, "A program's CUDA runtime asks the driver for its CUDA version at the first call; a "
+			   "driver whose CUDA major is older than the runtime's refuses it (35), whatever GPU is "
+			   "installed. The runtime is the program's own (linked or loaded), not the toolkit on PATH.") ||
+	    (n->branch && finding_fix(f, "# install the R%d driver branch or newer (CUDA %d.x)", n->branch, n->cuda.major)) ||
+	    finding_fix(f, "# or rebuild it with a CUDA %d.x toolkit that this driver runs (cudoctor kb driver %s)",
+			dc.major, d->version[0] ? d->version : "<version>"))
+		return CD_ENOMEM;
+	return CD_OK;
+}
+
+int driver_gpu_judge(struct report *r, const struct arch_gpu *g, const struct arch_driver *d, bool *fails)
+{
+	struct kb_arch a = { (int)g->cc, 0 };
+	const struct kb_toolkit *first, *last;
+	struct version dv, dc = driver_cuda(d);
+	const struct kb_driver_branch *b;
+	bool below;
+	struct finding *f;
+
+	*fails = false;
+	if (!d->known || !d->cuda || kb_arch_toolkit_range(a, &first, &last) != CD_OK || !first)
+		return CD_OK;
+	/* the oldest driver that supports a GPU is the first toolkit's minimum driver */
+	if (d->version[0] && first->has_min_driver && version_parse(d->version, &dv) == CD_OK && dv.major >= 100)
+		below = version_cmp(&dv, &first->min_driver) < 0;
+	else
+		below = version_cmp(&dc, &first->release) < 0;
+	if (!below)
+		return CD_OK;
+	*fails = true;
+	b = kb_driver_branch_for_cuda(&first->release);
+	f = report_add_finding(r, SEV_ERROR, "gpu-newer-than-driver", g->name,
+			       "the driver %s (CUDA %d.%d) predates this GPU (compute capability %u.%u, first supported by "
+			       "CUDA %s)",
+			       d->version[0] ? d->version : "given", dc.major, dc.minor, g->cc / 10, g->cc % 10,
+			       first->release_text);
+	if (!f ||
+	    (first->has_min_driver &&
+	     finding_evidence(f, "CUDA %s, the first release for sm_%u, needs driver %s or newer", first->release_text,
+			      g->cc, first->min_driver_text)) ||
+	    finding_why(f, "A driver branch supports the GPUs that existed when it was made: an older branch does "
+			   "not enumerate a newer architecture (no device, or cuInit fails), whatever the binary carries.") ||
+	    (b && finding_fix(f, "# install the R%d driver branch or newer", b->branch)))
+		return CD_ENOMEM;
+	return CD_OK;
+}

@@ -1,0 +1,37 @@
+/* The two judgements of a driver that arch and explain share: the driver a binary's own CUDA
+ * runtime needs (a NEEDED libcudart.so.N, or the release a statically linked runtime records),
+ * and whether the driver's branch knows a GPU at all. Pure. */
+#ifndef CUDOCTOR_RULES_DRIVER_NEED_H
+#define CUDOCTOR_RULES_DRIVER_NEED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "report/report.h"
+#include "rules/arch.h"
+#include "util/version.h"
+
+struct runtime_need {
+	bool known;
+	bool is_static;
+	struct version cuda;          /* 13 (NEEDED libcudart.so.13) or 13.0 (static, its release) */
+	char how[160];                /* "NEEDED libcudart.so.13" / "a static CUDA runtime (release 13.0)" */
+	struct version min_driver;    /* the oldest driver its CUDA family runs on (minor-version compatibility) */
+	char min_driver_text[32];
+	int branch;                   /* the first driver branch of that family (580), 0 unknown */
+};
+
+/* What the file's own CUDA runtime needs; out->known is false for a file without one (a
+ * library that leaves the runtime to its host, a driver-API program, not an ELF file). */
+void runtime_need_of(const unsigned char *data, size_t size, struct runtime_need *out);
+
+/* runtime-newer-than-driver when d is below what n needs (error 35 at the first runtime
+ * call). *fails says so. CD_OK or CD_ENOMEM. */
+int driver_need_judge(struct report *r, const char *subject, const struct runtime_need *n,
+		      const struct arch_driver *d, bool *fails);
+
+/* gpu-newer-than-driver when d's branch predates every toolkit that builds for g (R535 and a
+ * Blackwell GPU). *fails says so. CD_OK or CD_ENOMEM. */
+int driver_gpu_judge(struct report *r, const struct arch_gpu *g, const struct arch_driver *d, bool *fails);
+
+#endif

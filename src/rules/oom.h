@@ -1,0 +1,52 @@
+/* Classifying a CUDA out-of-memory from its numbers (capacity / other processes /
+ * fragmentation): the one rule explain and mem both use. Pure. */
+#ifndef CUDOCTOR_RULES_OOM_H
+#define CUDOCTOR_RULES_OOM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Which fields of struct oom_numbers are known. */
+enum {
+	OOM_HAVE_REQUESTED = 1 << 0,
+	OOM_HAVE_TOTAL = 1 << 1,
+	OOM_HAVE_FREE = 1 << 2,
+	OOM_HAVE_ALLOCATED = 1 << 3,       /* allocated by PyTorch (live tensors) */
+	OOM_HAVE_RESERVED_UNALLOC = 1 << 4,/* reserved by PyTorch's cache but unallocated */
+	OOM_HAVE_THIS_PROCESS = 1 << 5,    /* this process, including non-PyTorch memory */
+	OOM_HAVE_OTHERS = 1 << 6,          /* other processes on the GPU */
+};
+
+/* Bytes. Fill what you know and set `have`; mem fills these from NVML and the driver. */
+struct oom_numbers {
+	unsigned have;
+	double requested, total, free_bytes, allocated, reserved_unalloc, this_process, others;
+};
+
+enum oom_class {
+	OOM_CLASS_UNKNOWN,       /* not enough numbers to say */
+	OOM_CLASS_CAPACITY,      /* oom-capacity: the request, or this process's own data, exceeds the GPU */
+	OOM_CLASS_OTHER_PROCESS, /* oom-other-process: other processes hold a large share */
+	OOM_CLASS_FRAGMENTATION, /* oom-fragmentation: enough is cached but not in one block */
+};
+
+/* The rules, in order (T total, F free, R requested, U reserved-but-unallocated, O others;
+ * an unknown F or U counts as 0). R and T are needed, else unknown.
+ *  1. R > T                                    -> capacity (no arrangement fits)
+ *  2. F >= R + max(1 GiB, T/10)                -> unknown (plenty is free: not a memory shortage)
+ *  3. O >= max(1 GiB, T/10)                    -> other-process
+ *  4. U + F >= R, with U >= R/4 or F >= R + 64 MiB -> fragmentation (enough exists, not in one
+ *                                                 block; PyTorch already retried after freeing its cache)
+ *  5. O >= R and O >= 1 GiB                     -> other-process (without them it would fit)
+ *  6. otherwise                                -> capacity (this process's own data fills it)
+ * O is derived when not given: T - F - this_process, or without that
+ * T - F - (allocated + reserved_unalloc) - 1 GiB (an allowance for the CUDA context). */
+enum oom_class oom_classify(const struct oom_numbers *n);
+/* The derived "others" number the rules used (bytes), or -1 when unknown. */
+double oom_others(const struct oom_numbers *n);
+/* Whether PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True addresses it: fragmentation
+ * with a large reserved-but-unallocated cache (U >= T/20). */
+bool oom_expandable_helps(const struct oom_numbers *n);
+const char *oom_class_finding(enum oom_class c); /* "oom-capacity", ... or "out-of-memory" */
+
+#endif

@@ -1,0 +1,39 @@
+/* libFuzzer harness: a binary's own CUDA runtime (binfmt/elf_needed.c's DT_NEEDED entries,
+ * rules/driver_need.c's static-runtime release) on arbitrary bytes, judged against a driver. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "binfmt/elf.h"
+#include "binfmt/elf_needed.h"
+#include "report/report.h"
+#include "rules/driver_need.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct runtime_need n;
+	struct arch_driver d = { .known = true, .cuda = 12020 };
+	struct elf_file e;
+	const char *names[8];
+	struct report r;
+	char err[256];
+	bool fails;
+	size_t total = 0;
+
+	if (elf_open(&e, data, size, err) == 0) {
+		size_t k = elf_needed(&e, names, 8);
+
+		for (size_t i = 0; i < k && i < 8; i++)
+			total += strlen(names[i]);
+	}
+	runtime_need_of(data, size, &n);
+	snprintf(d.version, sizeof(d.version), "535.104");
+	if (report_init(&r, "fuzz") == 0) {
+		driver_need_judge(&r, "input", &n, &d, &fails);
+		report_free(&r);
+	}
+	return total == (size_t)-1;
+}

@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""test_explain_live.py CUDOCTOR: real CUDA failures made on this GPU (small programs in
+tests/gpu/explain_live/, built here with nvcc), each fed to `cudoctor explain --json --binary`
+with the program's own environment; checks the finding and the live evidence explain found on
+this machine. One line per case, "explain live: N passed, N failed"; exit 0 when all pass.
+NVCC=path overrides the nvcc found on PATH or in /usr/local/cuda."""
+import json, os, shutil, subprocess, sys, tempfile, time
+
+BIN = os.path.realpath(sys.argv[1] if len(sys.argv) > 1 else "build/cudoctor")
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "explain_live")
+NVCC = os.environ.get("NVCC") or shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+TMP = tempfile.mkdtemp(prefix="cudoctor_explain_live_")
+results = []
+
+
+def gpu_cc():
+    out = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader", "-i", "0"],
+                         capture_output=True, text=True, timeout=30).stdout.strip()
+    major, minor = out.split(".")
+    return int(major) * 10 + int(minor)
+
+
+def build(name, src, *flags):
+    out = os.path.join(TMP, name)
+    r = subprocess.run([NVCC, "-I", SRC, *flags, "-o", out, os.path.join(SRC, src)],
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        raise RuntimeError("nvcc failed for %s: %s" % (name, r.stderr.strip()[-300:]))
+    return out
+
+
+def run(prog, env=None, args=()):
+    e = dict(os.environ, **(env or {}))
+    r = subprocess.run([prog, *args], capture_output=True, text=True, env=e, timeout=60)
+    return r.returncode, r.stdout + r.stderr
+
+
+def explain(text, env=None, *opts):
+    e = dict(os.environ, **(env or {}))
+    r = subprocess.run([BIN, "explain", "--json", *opts], input=text, capture_output=True, text=True, env=e,
+                       timeout=60)
+    if r.returncode not in (0, 1):
+        raise RuntimeError("explain exited %d: %s" % (r.returncode, r.stderr.strip()))
+    return json.loads(r.stdout)
+
+
+def match_of(doc, ids):
+    for m in doc.get("matches", []):
+        if m["id"] in ids:
+            return m
+    return None
+
+
+def checks_text(m):
+    return " | ".join("%s: %s: %s" % (c["name"], c["result"], c["detail"]) for c in (m.get("checks") or []))
+
+
+def case(name, fn):
+    t0 = time.time()
+    try:
+        fn()
+        results.append((name, True, ""))
+        print("  %-34s ok (%.1fs)" % (name, time.time() - t0))
+    except Exception as e:  # a failed expectation or a tool error: report and go on
+        results.append((name, False, str(e)))
+        print("  %-34s FAILED: %s" % (name, e))
+
+
+def expect(doc, ids, check=None, what=""):
+    m = match_of(doc, ids)
+    if not m:
+        raise AssertionError("wanted %s, got %s" % ("/".join(ids), [x["id"] for x in doc.get("matches", [])]))
+    if check and not check(m):
+        raise AssertionError("%s: live evidence lacks %s: %s" % (m["id"], what, checks_text(m)))
+    return m
+
+
+def has_check(m, name, result=None, text=None):
+    for c in m.get("checks") or []:
+        if c["name"] == name and (result is None or c["result"] == result) and (text is None or text in c["detail"]):
+            return True
+    return False
+
+
+CC = gpu_cc()
+OTHER = 80 if CC // 10 != 8 else 90  # an arch whose SASS cannot run here (another major)
+
+
+def wrong_arch():
+    prog = build("wrong_arch", "kernel.cu", "-gencode", "arch=compute_%d,code=sm_%d" % (OTHER, OTHER))
+    rc, out = run(prog)
+    if rc == 0:
+        raise AssertionError("sm_%d-only program ran on CC %d" % (OTHER, CC))
+    doc = explain(out, None, "--binary", prog)
+    expect(doc, ["no-kernel-image"], lambda m: has_check(m, "binary", "problem"), "the binary check's problem")
+
+
+def out_of_bounds():
+    prog = build("oob", "oob.cu", "-arch=native")
+    rc, out = run(prog)
+    doc = explain(out, None, "--binary", prog)
+    expect(doc, ["illegal-address"])
+
+
+def too_many_registers():
+    prog = build("regs", "regs.cu", "-arch=native")
+    rc, out = run(prog)
+    doc = explain(out, None, "--binary", prog)
+    expect(doc, ["launch-out-of-resources"], lambda m: has_check(m, "gpus", text="registers per block"),
+           "the GPU's registers per block")
+
+
+def block_2048():
+    prog = build("block2048", "block2048.cu", "-arch=native")
+    rc, out = run(prog)
+    doc = explain(out, None, "--binary", prog)
+    expect(doc, ["launch-out-of-resources"], lambda m: has_check(m, "gpus", text="1024 threads"),
+           "the 1024-thread limit")
+
+
+def oom():
+    prog = build("oom", "oom.cu", "-arch=native")
+    rc, out = run(prog, None, ["2.0"])
+    doc = explain(out)
+    expect(doc, ["out-of-memory", "oom-capacity"], lambda m: has_check(m, "memory", "info", "GiB used of"),
+           "the GPU's memory now")
+
+
+def oom_other_process():
+    holder = build("hold", "hold.cu", "-arch=native")
+    prog = build("oom2", "oom.cu", "-arch=native")
+    h = subprocess.Popen([holder, "0.8"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        if h.stdout.readline().strip() != "holding":
+            raise AssertionError("the holder could not allocate 80% of the GPU")
+        rc, out = run(prog, None, ["0.5"])
+        if rc == 0:
+            raise AssertionError("a 50% allocation succeeded while another process held 80%")
+        doc = explain(out)
+        expect(doc, ["out-of-memory", "oom-other-process"], lambda m: has_check(m, "memory", text="process"),
+               "the other process's memory")
+    finally:
+        h.stdin.close()
+        h.wait(timeout=30)
+
+
+def bad_ordinal():
+    prog = build("ordinal", "ordinal.cu", "-arch=native")
+    rc, out = run(prog)
+    doc = explain(out)
+    expect(doc, ["invalid-device-ordinal"], lambda m: has_check(m, "gpus", text="visible"), "the visible GPUs")
+
+
+def hidden_gpu():
+    prog = build("count", "count.cu", "-arch=native")
+    env = {"CUDA_VISIBLE_DEVICES": "99"}
+    rc, out = run(prog, env)
+    doc = explain(out, env)
+    expect(doc, ["no-device", "visible-devices-invalid"],
+           lambda m: has_check(m, "gpus", "problem", "CUDA_VISIBLE_DEVICES=99"), "CUDA_VISIBLE_DEVICES=99")
+
+
+def ptx_only_jit_disabled():
+    prog = build("ptx_only", "kernel.cu", "-gencode", "arch=compute_%d,code=compute_%d" % (min(CC, 90), min(CC, 90)))
+    env = {"CUDA_DISABLE_PTX_JIT": "1"}
+    rc, out = run(prog, env)
+    if rc == 0:
+        raise AssertionError("a PTX-only program ran with CUDA_DISABLE_PTX_JIT=1")
+    doc = explain(out, env, "--binary", prog)
+    expect(doc, ["jit-disabled", "no-kernel-image"],
+           lambda m: has_check(m, "binary", "problem") or has_check(m, "env", "problem"),
+           "the binary or env check's problem")
+
+
+def runtime_newer_than_driver():
+    # this machine's driver runs the program; --driver stands for an R535 machine
+    prog = build("static_rt", "kernel.cu", "-arch=native")
+    r = subprocess.run([BIN, "arch", "--gpu", "sm_%d" % CC, "--driver", "535.104", prog], capture_output=True,
+                       text=True, timeout=60)
+    major = int(subprocess.run([NVCC, "--version"], capture_output=True, text=True).stdout.split("release ")[1]
+                .split(".")[0])
+    if major >= 13:
+        if r.returncode != 1 or "runtime-newer-than-driver" not in r.stdout:
+            raise AssertionError("arch --driver 535.104 on a CUDA %d program: exit %d, no runtime-newer-than-driver"
+                                 % (major, r.returncode))
+        doc = explain("CUDA driver version is insufficient for CUDA runtime version", None, "--driver", "535.104",
+                      "--gpu", "sm_%d" % CC, "--binary", prog)
+        expect(doc, ["runtime-newer-than-driver"], lambda m: has_check(m, "runtime", "problem", "error 35"),
+               "the runtime check's error 35")
+    elif r.returncode != 0:
+        raise AssertionError("arch said exit %d for a CUDA %d program on R535" % (r.returncode, major))
+
+
+t0 = time.time()
+for name, fn in [("no SASS/PTX for this GPU", wrong_arch), ("out-of-bounds write", out_of_bounds),
+                 ("too many registers per block", too_many_registers), ("2048 threads per block", block_2048),
+                 ("out of memory", oom), ("OOM, another process holds 80%", oom_other_process),
+                 ("invalid device ordinal", bad_ordinal), ("CUDA_VISIBLE_DEVICES=99", hidden_gpu),
+                 ("PTX only, CUDA_DISABLE_PTX_JIT=1", ptx_only_jit_disabled),
+                 ("runtime newer than the driver", runtime_newer_than_driver)]:
+    case(name, fn)
+shutil.rmtree(TMP, ignore_errors=True)
+failed = sum(1 for r in results if not r[1])
+print("explain live: %d passed, %d failed (%.0fs)" % (len(results) - failed, failed, time.time() - t0))
+sys.exit(1 if failed else 0)

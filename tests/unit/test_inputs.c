@@ -1,0 +1,170 @@
+/* Inputs are opened safely: a FIFO, a socket and a device are named and skipped within a
+ * second (none can block the tool), a missing input never exits 0, and input errors reach
+ * stderr whatever the output format. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testlib.h"
+#include "util/err.h"
+#include "util/file.h"
+
+static char dir[] = "/tmp/cudoctor-inputs-XXXXXX";
+static char fifo[64], sock[64];
+static int sock_fd = -1;
+
+static int setup(void **state)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	(void)state;
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(sock, sizeof(sock), "%s/sock", dir);
+	if (mkfifo(fifo, 0600) != 0)
+		return -1;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+	sock_fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (sock_fd < 0 || bind(sock_fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	close(sock_fd);
+	unlink(fifo);
+	unlink(sock);
+	rmdir(dir);
+	return 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Runs cudoctor ARGS with the input substituted for "@", within a second. */
+static struct run_result run_on(const char *input, const char *const *args)
+{
+	const char *argv[16] = { CUDOCTOR_BINARY };
+	const char *env[] = { "CUDOCTOR_LIBCUDA=/nonexistent", "CUDOCTOR_LIBNVML=/nonexistent", NULL };
+	struct run_result r;
+	size_t n = 1;
+	double t0 = now();
+
+	for (; *args && n < 15; args++)
+		argv[n++] = strcmp(*args, "@") == 0 ? input : *args;
+	argv[n] = NULL;
+	assert_int_equal(testlib_run(argv, env, NULL, &r), 0);
+	if (now() - t0 > 1.0)
+		fail_msg("cudoctor %s on %s took %.1f s", args[0], input, now() - t0);
+	return r;
+}
+
+static void check_refused(const char *input, const char *kind)
+{
+	static const char *const c0[] = { "arch", "--gpu", "sm_90", "@", NULL };
+	static const char *const c1[] = { "--json", "arch", "--gpu", "sm_90", "@", NULL };
+	static const char *const c2[] = { "mem", "estimate", "@", NULL };
+	static const char *const c3[] = { "mem", "status", "--oom", "@", NULL };
+	static const char *const c4[] = { "explain", "--gpu", "sm_90", "--binary", "@", "CUDA error 209", NULL };
+	static const char *const *const cases[] = { c0, c1, c2, c3, c4 };
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run_result r = run_on(input, cases[i]);
+		char want[160];
+
+		snprintf(want, sizeof(want), "%s: %s, not a regular file; skipped", input, kind);
+		if (strcmp(cases[i][0], "explain") == 0)
+			assert_non_null(strstr(r.out, want)); /* the binary's check says it was skipped */
+		if (!strstr(r.err, want))
+			fail_msg("cudoctor %s %s: stderr lacks '%s': %s", cases[i][0], cases[i][1], want, r.err);
+		assert_int_equal(r.status, 3);
+		run_result_free(&r);
+	}
+}
+
+static void test_fifo_is_named_and_skipped(void **state)
+{
+	(void)state;
+	check_refused(fifo, "a FIFO (named pipe)");
+}
+
+static void test_socket_is_named_and_skipped(void **state)
+{
+	(void)state;
+	check_refused(sock, "a socket");
+}
+
+static void test_device_is_named_and_skipped(void **state)
+{
+	(void)state;
+	check_refused("/dev/zero", "a character device");
+}
+
+/* one good input and one missing: the missing one decides the exit status */
+static void test_missing_input_is_not_a_clean_run(void **state)
+{
+	struct run_result r = run_on("/nonexistent/lib.so",
+				     (const char *const[]){ "arch", "--gpu", "sm_90", "/bin/sh", "@", NULL });
+
+	(void)state;
+	assert_int_equal(r.status, 3);
+	assert_non_null(strstr(r.err, "cudoctor arch: /nonexistent/lib.so: No such file or directory"));
+	run_result_free(&r);
+	r = run_on("", (const char *const[]){ "arch", "--gpu", "sm_90", "@", NULL });
+	assert_int_equal(r.status, 3);
+	assert_non_null(strstr(r.err, "'' is an empty file name"));
+	run_result_free(&r);
+}
+
+static void test_directory_without_r_says_use_r(void **state)
+{
+	struct run_result r = run_on(dir, (const char *const[]){ "arch", "--gpu", "sm_90", "@", NULL });
+
+	(void)state;
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "is a directory; use -r to search it\nTry 'cudoctor arch --help'."));
+	run_result_free(&r);
+}
+
+static void test_library_open_refuses_without_blocking(void **state)
+{
+	char err[CD_ERRMSG];
+	size_t size;
+	int fd;
+
+	(void)state;
+	assert_int_equal(file_open_input(fifo, &fd, &size, err), CD_EIO);
+	assert_int_equal(fd, -1);
+	assert_int_equal(file_open_input("/etc/hostname", &fd, &size, err), CD_OK);
+	close(fd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_library_open_refuses_without_blocking),
+		cmocka_unit_test(test_fifo_is_named_and_skipped),
+		cmocka_unit_test(test_socket_is_named_and_skipped),
+		cmocka_unit_test(test_device_is_named_and_skipped),
+		cmocka_unit_test(test_missing_input_is_not_a_clean_run),
+		cmocka_unit_test(test_directory_without_r_says_use_r),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,376 @@
+/* plan: fixed GPU sets and drivers, each answer checked against the kb tables it comes from
+ * (kb/torch.tsv, kb/frameworks.tsv, drivers.tsv, toolkits.tsv) rather than against itself. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/plan.h"
+#include "testlib.h"
+#include "util/err.h"
+
+static struct plan *make(const char *const gpus[], const char *driver, enum plan_framework fw,
+			 const char *fw_version)
+{
+	static struct gpu_spec specs[PLAN_MAX_GPUS];
+	struct plan_input in = { 0 };
+	struct plan *p = calloc(1, sizeof(*p));
+	char err[CD_ERRMSG];
+
+	assert_non_null(p);
+	for (in.n_gpus = 0; gpus[in.n_gpus]; in.n_gpus++)
+		assert_int_equal(kb_parse_gpu_spec(gpus[in.n_gpus], &specs[in.n_gpus], err), CD_OK);
+	in.gpus = specs;
+	if (driver)
+		assert_int_equal(plan_driver_parse(driver, &in.driver, err), CD_OK);
+	in.framework = fw;
+	if (fw_version)
+		assert_int_equal(version_parse(fw_version, &in.fw_version), CD_OK);
+	assert_int_equal(plan_make(&in, p, err), CD_OK);
+	return p;
+}
+
+static bool has_arch(const struct kb_torch_build *b, int arch)
+{
+	for (size_t i = 0; i < b->n_archs; i++)
+		if (b->archs[i].num == arch)
+			return true;
+	return false;
+}
+
+static const struct kb_torch_build *newest_release(void)
+{
+	return kb_torch_at(kb_torch_count() - 1);
+}
+
+static const struct plan_torch *variant(const struct plan *p, const char *release, const char *v)
+{
+	for (size_t i = 0; i < p->n_torch; i++)
+		if (strcmp(p->torch[i].b->release, release) == 0 && strcmp(p->torch[i].b->variant, v) == 0)
+			return &p->torch[i];
+	fail_msg("torch %s %s not planned", release, v);
+	return NULL;
+}
+
+static const struct plan_toolkit *toolkit(const struct plan *p, const char *release)
+{
+	for (size_t i = 0; i < p->n_tk; i++)
+		if (strcmp(p->tk[i].tk->release_text, release) == 0)
+			return &p->tk[i];
+	fail_msg("toolkit %s not planned", release);
+	return NULL;
+}
+
+static void driver_parse(void **state)
+{
+	struct plan_driver d;
+	char err[CD_ERRMSG];
+
+	(void)state;
+	assert_int_equal(plan_driver_parse("R550", &d, err), CD_OK);
+	assert_int_equal(d.branch, 550);
+	assert_int_equal(d.cuda.major, 12);
+	assert_int_equal(d.cuda.minor, 4);
+	assert_int_equal(plan_driver_parse("572.61", &d, err), CD_OK); /* Windows numbering */
+	assert_int_equal(d.branch, 570);
+	assert_int_equal(plan_driver_parse("580.65.06", &d, err), CD_OK);
+	assert_int_equal(d.cuda.major, 13);
+	assert_int_equal(plan_driver_parse("abc", &d, err), CD_EUSAGE);
+	assert_int_equal(plan_driver_parse("12.4", &d, err), CD_EUSAGE); /* a CUDA version, not a driver */
+}
+
+/* RTX 4060 Ti (sm_89) on R550 (CUDA 12.4): no wheel carries sm_89, sm_86 SASS serves it */
+static void rtx4060ti_on_r550(void **state)
+{
+	struct plan *p = make((const char *[]){ "RTX 4060 Ti", NULL }, "550", PLAN_FW_TORCH, NULL);
+	const struct plan_torch *pick;
+
+	(void)state;
+	assert_int_equal(p->drv_verdict, PLAN_DRV_OK);
+	assert_int_equal(p->gpu[0].first_branch, 520); /* CUDA 11.8 first targets sm_89 */
+	assert_int_equal(p->gpu[0].last_branch, 0);
+	assert_int_equal(toolkit(p, "12.4")->driver_fit, CUDA_FITS);
+	assert_int_equal(toolkit(p, "12.8")->driver_fit, CUDA_NEWER_MINOR);
+	assert_int_equal(toolkit(p, "13.0")->driver_fit, CUDA_NEWER_MAJOR);
+	assert_true(p->torch_pick >= 0);
+	pick = &p->torch[p->torch_pick];
+	assert_string_equal(pick->b->release, newest_release()->release);
+	assert_int_equal(pick->b->cuda.major, 12);       /* a 13.x wheel needs R580 */
+	assert_false(has_arch(pick->b, 89));
+	assert_true(has_arch(pick->b, 86));
+	assert_int_equal(pick->fit[0], PLAN_FIT_SASS_COMPAT);
+	assert_int_equal(pick->via[0].num, 86);
+	assert_int_equal(pick->driver_fit, CUDA_NEWER_MINOR); /* 12.6 on a 12.4 driver */
+	/* the toolkit follows the wheel's CUDA */
+	assert_true(p->tk_pick >= 0);
+	assert_int_equal(version_cmp(&p->tk[p->tk_pick].tk->release, &pick->b->cuda), 0);
+	free(p);
+}
+
+/* the newest release with a CUDA 12.x (<= 12.8) variant carrying sm_120 SASS */
+static const struct kb_torch_build *newest_120_on_128(void)
+{
+	const struct kb_torch_build *best = NULL;
+
+	for (size_t i = 0; i < kb_torch_count(); i++) {
+		const struct kb_torch_build *b = kb_torch_at(i);
+
+		if (b->cuda.major == 12 && has_arch(b, 120) &&
+		    (!best || version_cmp(&b->release_v, &best->release_v) > 0 ||
+		     (version_cmp(&b->release_v, &best->release_v) == 0 && !b->experimental && best->experimental)))
+			best = b;
+	}
+	return best;
+}
+
+static void rtx5060ti_on_r570_and_r550(void **state)
+{
+	struct plan *p = make((const char *[]){ "RTX 5060 Ti", NULL }, "570", PLAN_FW_TORCH, NULL);
+	const struct kb_torch_build *want = newest_120_on_128();
+
+	(void)state;
+	assert_non_null(want);
+	assert_int_equal(p->gpu[0].first_branch, 570);
+	assert_int_equal(p->drv_verdict, PLAN_DRV_OK);
+	assert_true(p->torch_pick >= 0);
+	assert_string_equal(p->torch[p->torch_pick].b->release, want->release);
+	assert_int_equal(p->torch[p->torch_pick].fit[0], PLAN_FIT_SASS);
+	assert_int_equal(p->torch[p->torch_pick].b->cuda.major, 12);
+	/* the newest release has no 12.x variant with sm_120: its cu126 carries nothing for it */
+	assert_int_equal(variant(p, newest_release()->release, "cu126")->fit[0], PLAN_FIT_NONE);
+	free(p);
+
+	p = make((const char *[]){ "RTX 5060 Ti", NULL }, "550", PLAN_FW_TORCH, NULL);
+	assert_int_equal(p->drv_verdict, PLAN_DRV_TOO_OLD);
+	assert_false(p->gpu[0].driver_supports);
+	assert_int_equal(p->torch_pick, -1);
+	assert_true(p->torch_pick_any_driver >= 0);
+	assert_true(plan_torch_min_branch(p, &p->torch[p->torch_pick_any_driver]) >= 570);
+	free(p);
+}
+
+/* GTX 1080 (sm_61) on R580 with PyTorch's newest release: no wheel carries sm_61 */
+static void gtx1080_on_r580_newest(void **state)
+{
+	struct kb_arch sm61 = { 61, 0 };
+	const struct kb_torch_build *newest = newest_release();
+	char rel[16];
+	struct plan *p;
+	const struct plan_torch *pick;
+
+	(void)state;
+	snprintf(rel, sizeof(rel), "%d.%d", newest->release_v.major, newest->release_v.minor);
+	p = make((const char *[]){ "GTX 1080", NULL }, "580", PLAN_FW_TORCH, rel);
+	assert_null(plan_torch_last_exact(sm61));
+	for (size_t i = 0; i < kb_torch_count(); i++)
+		assert_false(has_arch(kb_torch_at(i), 61));
+	assert_int_equal(p->gpu[0].last_branch, 580);
+	assert_int_equal(p->drv_verdict, PLAN_DRV_OK);
+	assert_true(p->torch_pick >= 0);
+	pick = &p->torch[p->torch_pick];
+	assert_string_equal(pick->b->release, newest->release);
+	assert_true(has_arch(pick->b, 60));
+	assert_int_equal(pick->fit[0], PLAN_FIT_SASS_COMPAT);
+	assert_int_equal(pick->via[0].num, 60);
+	/* its CUDA 13 variants carry nothing below sm_75 */
+	for (size_t i = 0; i < p->n_torch; i++)
+		if (p->torch[i].b->cuda.major >= 13)
+			assert_int_equal(p->torch[i].fit[0], PLAN_FIT_NONE);
+	/* a toolkit that builds sm_61 ends with 12.9 */
+	assert_true(toolkit(p, "12.9")->builds_all);
+	assert_false(toolkit(p, "13.0")->builds_all);
+	free(p);
+}
+
+static void v100_and_h200(void **state)
+{
+	struct plan *p = make((const char *[]){ "V100", "H200", NULL }, "580.65.06", PLAN_FW_TORCH, NULL);
+	const struct plan_torch *pick;
+
+	(void)state;
+	assert_int_equal(p->drv_first, 520);
+	assert_int_equal(p->drv_first_gpu, 1); /* the H200 sets the first branch */
+	assert_int_equal(p->drv_last, 580);
+	assert_int_equal(p->drv_last_gpu, 0);  /* the V100 the last */
+	assert_false(toolkit(p, "13.0")->builds_all);
+	assert_int_equal(toolkit(p, "13.0")->blocker, 0);
+	assert_true(toolkit(p, "12.9")->builds_all);
+	assert_string_equal(p->tk[p->tk_pick].tk->release_text, p->torch[p->torch_pick].b->cuda_text);
+	pick = &p->torch[p->torch_pick];
+	assert_true(has_arch(pick->b, 70) && has_arch(pick->b, 90));
+	assert_int_equal(pick->fit[0], PLAN_FIT_SASS);
+	assert_int_equal(pick->fit[1], PLAN_FIT_SASS);
+	assert_int_equal(p->n_groups, 0);
+	free(p);
+}
+
+static void jetson_orin(void **state)
+{
+	struct plan *p = make((const char *[]){ "Jetson AGX Orin", NULL }, NULL, PLAN_FW_TORCH, NULL);
+	struct plan *q = make((const char *[]){ "8.7", NULL }, NULL, PLAN_FW_TORCH, NULL);
+
+	(void)state;
+	assert_true(p->any_jetson && p->gpu[0].jetson);
+	assert_int_equal(p->n_torch, 0); /* download.pytorch.org's wheels do not apply */
+	assert_true(q->gpu[0].jetson);   /* every sm_87 product in gpus.tsv is a Jetson */
+	assert_true(toolkit(p, "11.4")->builds_all);
+	free(p);
+	free(q);
+}
+
+static void gtx1080_and_rtx5090_split(void **state)
+{
+	struct plan *p = make((const char *[]){ "GTX 1080", "RTX 5090", NULL }, "580", PLAN_FW_TORCH, NULL);
+
+	(void)state;
+	assert_int_equal(p->drv_first, 570);
+	assert_int_equal(p->drv_last, 580);
+	assert_int_equal(p->torch_pick_any_driver, -1);
+	assert_int_equal(p->n_groups, 2);
+	for (size_t k = 0; k < 2; k++) {
+		const struct plan_torch *t = &p->torch[p->group[k].choice];
+
+		assert_true(p->group[k].choice >= 0);
+		assert_true(p->group[k].member[k]);
+		assert_true(t->fit[k] <= PLAN_FIT_PTX);
+	}
+	assert_true(has_arch(p->torch[p->group[0].choice].b, 60));
+	assert_true(has_arch(p->torch[p->group[1].choice].b, 120));
+	free(p);
+}
+
+static void other_frameworks(void **state)
+{
+	struct plan *p = make((const char *[]){ "GTX 1080", NULL }, "580", PLAN_FW_JAX, NULL);
+
+	(void)state;
+	assert_true(p->fw_pick >= 0);
+	assert_string_equal(p->fw[p->fw_pick].b->variant, "cuda12"); /* CUDA 13 builds no sm_61 */
+	free(p);
+	p = make((const char *[]){ "V100", NULL }, "580", PLAN_FW_VLLM, NULL);
+	assert_int_equal(p->fw_pick, -1); /* vLLM wants 7.5+ */
+	free(p);
+	p = make((const char *[]){ "GTX 1080", NULL }, "550", PLAN_FW_OLLAMA, NULL);
+	assert_int_equal(p->fw_pick, -1); /* CC 5.0-6.2 needs driver 570 */
+	free(p);
+	p = make((const char *[]){ "GTX 1080", NULL }, "570", PLAN_FW_OLLAMA, NULL);
+	assert_true(p->fw_pick >= 0);
+	free(p);
+}
+
+static void command_line(void **state)
+{
+	const char *ok[] = { CUDOCTOR_BINARY, "plan", "--gpu", "RTX 4060 Ti", "--driver", "550", NULL };
+	const char *js[] = { CUDOCTOR_BINARY, "--json", "plan", "--gpu", "RTX 5060 Ti", "--driver", "R550", NULL };
+	const char *bad[] = { CUDOCTOR_BINARY, "plan", "--gpu", "H200", "--framework", "tensorflow", NULL };
+	const char *kb[] = { CUDOCTOR_BINARY, "kb", "torch", "2.7", NULL };
+	struct run_result r;
+
+	(void)state;
+	assert_int_equal(testlib_run(ok, NULL, NULL, &r), 0);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "pip install torch=="));
+	assert_non_null(strstr(r.out, "uv pip install torch=="));
+	assert_non_null(strstr(r.out, "--index-url https://download.pytorch.org/whl/cu"));
+	run_result_free(&r);
+	assert_int_equal(testlib_run(js, NULL, NULL, &r), 0);
+	assert_non_null(strstr(r.out, "\"plan-driver-change\""));
+	assert_non_null(strstr(r.out, "\"torch_builds\""));
+	assert_non_null(strstr(r.out, "\"verdict\": \"too-old\""));
+	run_result_free(&r);
+	assert_int_equal(testlib_run(bad, NULL, NULL, &r), 0);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--framework"));
+	run_result_free(&r);
+	assert_int_equal(testlib_run(kb, NULL, NULL, &r), 0);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "torch 2.7.1 cu128"));
+	assert_non_null(strstr(r.out, "sm_120"));
+	run_result_free(&r);
+}
+
+/* malformed framework tables are refused with file:line: column */
+static void malformed_tables(void **state)
+{
+	struct kb_blob blobs[2] = {
+		{ "torch.tsv", (const unsigned char *)"release\tvariant\tcuda\tstatus\tplatform\tarchs\tptx\tindex_url\tuncertain\tsource\tnotes\n"
+			"2.7.1\tcu128\t12.6\tstable\tx86_64\t75 80\t-\thttps://download.pytorch.org/whl/cu128\tno\tX\t\n", 0 },
+		{ "frameworks.tsv", (const unsigned char *)"framework\trelease\tvariant\tcuda\tmin_cc\tmax_cc\tmin_driver\tinstall\tuncertain\tsource\tnotes\n", 0 },
+	};
+	char err[CD_ERRMSG];
+
+	(void)state;
+	blobs[0].size = strlen((const char *)blobs[0].data);
+	blobs[1].size = strlen((const char *)blobs[1].data);
+	assert_int_equal(kb_fw_load_blobs(blobs, 2, err), CD_EFORMAT);
+	assert_non_null(strstr(err, "torch.tsv:2: column variant"));
+	assert_int_equal(kb_torch_count(), 0);
+	assert_int_equal(kb_fw_load_blobs(kb_blobs, kb_blob_count, err), CD_OK);
+	assert_true(kb_torch_count() > 40);
+}
+
+static void check_sources(const char *list, const char *where)
+{
+	const char *p = list;
+
+	while (*p) {
+		size_t k = strcspn(p, ";");
+		char key[240];
+
+		snprintf(key, sizeof(key), "%.*s", (int)(k < sizeof(key) - 1 ? k : sizeof(key) - 1), p);
+		p += k + (p[k] == ';');
+		if (strncmp(key, "https://", 8) != 0 && !kb_source_find(key))
+			fail_msg("%s cites %s, which kb/sources.tsv does not explain", where, key);
+	}
+}
+
+/* every row names a URL through its keys or itself */
+static void rows_are_sourced(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < kb_torch_count(); i++) {
+		const struct kb_torch_build *b = kb_torch_at(i);
+
+		check_sources(b->source, b->release);
+		assert_non_null(strstr(b->source, "https://"));
+		/* the CUDA of every variant is a toolkit the tables know */
+		assert_non_null(kb_toolkit_find(&b->cuda));
+	}
+	for (size_t i = 0; i < kb_fw_count(); i++) {
+		const struct kb_source *s = kb_source_find(kb_fw_at(i)->source);
+
+		check_sources(kb_fw_at(i)->source, kb_fw_at(i)->framework);
+		assert_true(s == NULL || strstr(s->what, "https://") != NULL);
+	}
+}
+
+static int load(void **state)
+{
+	char err[CD_ERRMSG];
+
+	(void)state;
+	return kb_load(err) != CD_OK || kb_fw_load(err) != CD_OK;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(driver_parse),
+		cmocka_unit_test(rtx4060ti_on_r550),
+		cmocka_unit_test(rtx5060ti_on_r570_and_r550),
+		cmocka_unit_test(gtx1080_on_r580_newest),
+		cmocka_unit_test(v100_and_h200),
+		cmocka_unit_test(jetson_orin),
+		cmocka_unit_test(gtx1080_and_rtx5090_split),
+		cmocka_unit_test(other_frameworks),
+		cmocka_unit_test(command_line),
+		cmocka_unit_test(malformed_tables),
+		cmocka_unit_test(rows_are_sourced),
+	};
+	return cmocka_run_group_tests(tests, load, NULL);
+}
