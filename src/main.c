@@ -32,6 +32,7 @@ static const struct cd_command *const commands[] = {
 	&cmd_kb,
 	&cmd_mem,
 	&cmd_lab,
+	&cmd_fleet,
 	&cmd_completion,
 	NULL,
 };

@@ -19,6 +19,8 @@ need libzstd-dev have_header zstd.h
 need libjansson-dev have_header jansson.h
 need libcmocka-dev have_header cmocka.h
 need zlib1g-dev have_header zlib.h    # the tests read gzip'd expected listings
+need openmpi-bin command -v mpirun          # the fleet's MPI tests (tests/unit/test_fleet_mpi.c)
+need libopenmpi-dev command -v mpicc      # builds the fleet's MPI plug-in (plugins/)
 need python3 command -v python3
 need chromium sh -c 'command -v chromium || command -v chromium-browser'  # draws --html pages in the tests
 need zsh command -v zsh          # the completion test loads the zsh script

@@ -112,6 +112,6 @@ void cmd_input_error(struct report *r, const char *command, const char *message)
 int cmd_share_header(struct report *r, bool anonymize);
 
 extern const struct cd_command cmd_doctor, cmd_devices, cmd_arch, cmd_explain,
-	cmd_gencode, cmd_kb, cmd_mem, cmd_lab, cmd_plan, cmd_topo, cmd_completion, cmd_diff;
+	cmd_gencode, cmd_kb, cmd_mem, cmd_lab, cmd_plan, cmd_topo, cmd_completion, cmd_diff, cmd_fleet;
 
 #endif

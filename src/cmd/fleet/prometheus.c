@@ -1,0 +1,116 @@
+/* --prometheus DIR: one NODE.prom per node in node_exporter's textfile format, written to
+ * a temporary name and renamed, so the collector never reads half a file. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd/fleet/fleet.h"
+#include "fleet/fleet.h"
+#include "util/err.h"
+
+/* A label value: backslash, double quote and newline escaped, as the format wants. */
+static void label(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fprintf(out, "\\%c", *s);
+		else if (*s == '\n')
+			fputs("\\n", out);
+		else
+			fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void node_metrics(FILE *out, const char *name, const struct fleet_node *n)
+{
+	size_t counts[SEV_ERROR + 1] = { 0 };
+
+	fputs("# HELP cudoctor_node_reported 1 when the node's report reached the fleet\n"
+	      "# TYPE cudoctor_node_reported gauge\ncudoctor_node_reported{node=", out);
+	label(out, name);
+	fprintf(out, "} %d\n", n != NULL);
+	if (!n)
+		return;
+	fputs("# HELP cudoctor_node_collect_failed 1 when the node could not collect its report\n"
+	      "# TYPE cudoctor_node_collect_failed gauge\ncudoctor_node_collect_failed{node=", out);
+	label(out, n->name);
+	fprintf(out, "} %d\n", n->failure != NULL);
+	fputs("# HELP cudoctor_node_info the node's stack, as labels\n# TYPE cudoctor_node_info gauge\n"
+	      "cudoctor_node_info{node=", out);
+	label(out, n->name);
+	for (int k = 0; k < FF_COUNT; k++) {
+		fprintf(out, ",%s=", fleet_fact_key((enum fleet_fact)k));
+		label(out, n->facts[k] ? n->facts[k] : "");
+	}
+	fputs("} 1\n# HELP cudoctor_finding one finding of the node's report\n# TYPE cudoctor_finding gauge\n", out);
+	for (size_t i = 0; i < n->n_findings; i++) {
+		counts[n->findings[i].severity]++;
+		fputs("cudoctor_finding{node=", out);
+		label(out, n->name);
+		fputs(",id=", out);
+		label(out, n->findings[i].id);
+		fputs(",severity=", out);
+		label(out, severity_name(n->findings[i].severity));
+		fputs("} 1\n", out);
+	}
+	fputs("# HELP cudoctor_findings findings of the node's report by severity\n# TYPE cudoctor_findings gauge\n", out);
+	for (int s = SEV_INFO; s <= SEV_ERROR; s++) {
+		fputs("cudoctor_findings{node=", out);
+		label(out, n->name);
+		fputs(",severity=", out);
+		label(out, severity_name((enum severity)s));
+		fprintf(out, "} %zu\n", counts[s]);
+	}
+	if (n->n_samples)
+		fputs("# HELP cudoctor_lab_measurement a lab's measurement on one GPU of the node\n"
+		      "# TYPE cudoctor_lab_measurement gauge\n", out);
+	for (size_t i = 0; i < n->n_samples; i++) {
+		char gpu[16];
+		snprintf(gpu, sizeof gpu, "%d", n->samples[i].gpu);
+		fputs("cudoctor_lab_measurement{node=", out);
+		label(out, n->name);
+		fputs(",gpu=", out);
+		label(out, n->samples[i].gpu >= 0 ? gpu : "");
+		fputs(",measurement=", out);
+		label(out, n->samples[i].metric);
+		fputs(",unit=", out);
+		label(out, n->samples[i].unit);
+		fprintf(out, "} %.17g\n", n->samples[i].value);
+	}
+}
+
+static int write_one(const char *dir, const char *name, const struct fleet_node *n, char *err)
+{
+	char path[4096], tmp[4200];
+	FILE *out;
+
+	if (!*name || *name == '.' || strchr(name, '/'))
+		return cd_fail(err, CD_EUSAGE, "--prometheus: node name '%.64s' is no file name", name);
+	if (snprintf(path, sizeof path, "%s/%s.prom", dir, name) >= (int)sizeof path)
+		return cd_fail(err, CD_EUSAGE, "--prometheus: path too long for %s", name);
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	if (!(out = fopen(tmp, "w")))
+		return cd_fail(err, CD_EIO, "--prometheus: %s: %s", tmp, strerror(errno));
+	node_metrics(out, name, n);
+	if (fclose(out) != 0 || rename(tmp, path) != 0) {
+		remove(tmp);
+		return cd_fail(err, CD_EIO, "--prometheus: %s: %s", path, strerror(errno));
+	}
+	return CD_OK;
+}
+
+int fleet_write_prometheus(const struct fleet *f, const char *dir, char *err)
+{
+	int rc = CD_OK;
+
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+		return cd_fail(err, CD_EIO, "--prometheus %s: %s", dir, strerror(errno));
+	for (size_t i = 0; i < f->n_nodes && rc == CD_OK; i++)
+		rc = write_one(dir, f->nodes[i].name, &f->nodes[i], err);
+	for (size_t i = 0; i < f->n_missing && rc == CD_OK; i++)
+		rc = write_one(dir, f->missing[i], NULL, err);
+	return rc;
+}

@@ -1,0 +1,103 @@
+/* The fleet: every node's facts, findings and measured numbers as read from its reports,
+ * merged by node name. Reading is read.c, judging judge.c; nothing here touches a GPU. */
+#ifndef CUDOCTOR_FLEET_H
+#define CUDOCTOR_FLEET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "report/report.h"
+
+/* What may differ between nodes, in the order the fleet report lists it. */
+enum fleet_fact {
+	FF_DRIVER,      /* "580.159.04" */
+	FF_CUDA,        /* the driver's CUDA version, "13.0" */
+	FF_GPUS,        /* models and counts, "8x NVIDIA H100 80GB HBM3" */
+	FF_TOOLKIT,     /* the nvcc a build uses */
+	FF_RUNTIME,     /* the libcudart the loader picks */
+	FF_TORCH,       /* PyTorch and the CUDA it was built for */
+	FF_NCCL,        /* the libnccl the loader picks */
+	FF_MIG,         /* per GPU, "off" or "on,off" */
+	FF_PERSISTENCE,
+	FF_ECC,
+	FF_COUNT
+};
+
+const char *fleet_fact_label(enum fleet_fact f); /* text: "driver", "CUDA (driver)" */
+const char *fleet_fact_key(enum fleet_fact f);   /* JSON: "driver", "driver_cuda" */
+
+/* One finding of one node; a node holds each id once (its worst severity). */
+struct fleet_finding {
+	char *id;
+	enum severity severity;
+	char *title;
+	char *fix;          /* the node's fix lines, '\n'-joined ("" when none) */
+};
+
+/* One measured number: a lab's measurement on one GPU of the node. */
+struct fleet_sample {
+	char *metric;       /* "bandwidth: device-to-device copy" */
+	char *unit;         /* "GB/s" */
+	int gpu;            /* CUDA ordinal, -1 when the report does not say */
+	double value;
+};
+
+struct fleet_node {
+	char *name;
+	char *facts[FF_COUNT];        /* NULL: no report said */
+	struct fleet_finding *findings;
+	size_t n_findings, cap_findings;
+	struct fleet_sample *samples;
+	size_t n_samples, cap_samples;
+	char *failure;                /* the node could not collect its report: why */
+};
+
+/* An input that was named and left out: a file or a rank's message. */
+struct fleet_skip {
+	char *source;
+	char *reason;
+};
+
+struct fleet {
+	struct fleet_node *nodes;
+	size_t n_nodes, cap_nodes;
+	size_t *index;                /* open-addressing table of node indices + 1, by name */
+	size_t index_cap;
+	struct fleet_skip *skipped;
+	size_t n_skipped, cap_skipped;
+	char **missing;               /* nodes expected (MPI) that sent nothing */
+	size_t n_missing, cap_missing;
+};
+
+void fleet_init(struct fleet *f);
+void fleet_free(struct fleet *f);
+
+/* The node of that name, created when new; NULL on out of memory. */
+struct fleet_node *fleet_node_get(struct fleet *f, const char *name);
+
+/* Sets a fact unless a report already set it (the first report to say wins). */
+int fleet_node_fact(struct fleet_node *n, enum fleet_fact fact, const char *value);
+/* Adds a finding, or raises the severity of the node's finding with that id. */
+int fleet_node_finding(struct fleet_node *n, const char *id, enum severity sev, const char *title,
+		       const char *fix);
+int fleet_node_sample(struct fleet_node *n, const char *metric, const char *unit, int gpu, double value);
+int fleet_node_failed(struct fleet_node *n, const char *why);
+
+/* Moves every node of src into dst (merged by name); src is left to fleet_free. */
+int fleet_merge(struct fleet *dst, struct fleet *src);
+
+int fleet_skip(struct fleet *f, const char *source, const char *reason);
+int fleet_missing(struct fleet *f, const char *name);
+
+/* Reads one `cudoctor --json` report (doctor, devices, lab, or the fleet-node bundle a rank
+ * sends) into f. The node is the report's own (top-level "node", or "header" → "node" /
+ * "hostname"), else fallback_name. CD_OK; CD_EFORMAT (not JSON, truncated, not cudoctor's,
+ * a malformed field) or CD_EUNSUPPORTED (a newer major version, a command the fleet does
+ * not read), err naming what was wrong and where; CD_ENOMEM. */
+int fleet_read_report(struct fleet *f, const unsigned char *data, size_t size, const char *fallback_name,
+		      char *err);
+
+/* The file name's stem: "/x/node03.json" → "node03" (into buf of n bytes). */
+void fleet_name_from_path(const char *path, char *buf, size_t n);
+
+#endif

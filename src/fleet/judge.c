@@ -1,0 +1,545 @@
+/* Heterogeneity, findings by id and the Slurm drain lines. Each grouping sorts once and
+ * walks runs, so 10,000 nodes cost a few sorts, not a comparison of every pair. */
+#include "fleet/judge.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet/hostlist.h"
+#include "util/err.h"
+#include "util/str.h"
+
+/* Lists longer than this in text are summarised; JSON always has them whole. */
+#define TEXT_LIST_MAX 160
+
+static const char *text_list(const char *list, size_t count, char *buf, size_t n)
+{
+	if (strlen(list) <= TEXT_LIST_MAX)
+		return list;
+	snprintf(buf, n, "%zu nodes (--json lists them)", count);
+	return buf;
+}
+
+/* ---- heterogeneity ---- */
+
+struct fact_entry {
+	const char *value;
+	size_t node;
+};
+
+static int cmp_fact_entry(const void *a, const void *b)
+{
+	const struct fact_entry *x = a, *y = b;
+	int c = strcmp(x->value, y->value);
+	return c ? c : (x->node > y->node) - (x->node < y->node);
+}
+
+struct group {
+	size_t start, count;
+};
+
+/* Smaller groups first (the odd nodes out), the majority last; ties by value. */
+static int cmp_group_size(const void *a, const void *b, void *ctx)
+{
+	const struct group *x = a, *y = b;
+	const struct fact_entry *e = ctx;
+
+	if (x->count != y->count)
+		return x->count < y->count ? -1 : 1;
+	return strcmp(e[x->start].value, e[y->start].value);
+}
+
+static const char not_reported[] = "not reported";
+
+static int fact_groups(const struct fleet *f, enum fleet_fact k, struct report_rec *arr, struct report *r)
+{
+	struct fact_entry *e = malloc((f->n_nodes ? f->n_nodes : 1) * sizeof *e);
+	struct group *g = malloc((f->n_nodes ? f->n_nodes : 1) * sizeof *g);
+	size_t *idx = malloc((f->n_nodes ? f->n_nodes : 1) * sizeof *idx);
+	size_t ng = 0, reported = 0, groups_reported = 0;
+	struct strbuf text, evidence;
+	struct report_rec it;
+	json_t *jg = json_array();
+	char *list = NULL, *summary = NULL;
+	int rc = CD_OK;
+
+	sb_init(&text);
+	sb_init(&evidence);
+	if (!e || !g || !idx || !jg) {
+		rc = CD_ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < f->n_nodes; i++) {
+		e[i].value = f->nodes[i].facts[k] ? f->nodes[i].facts[k] : not_reported;
+		e[i].node = i;
+		reported += f->nodes[i].facts[k] != NULL;
+	}
+	if (reported == 0)
+		goto out;
+	qsort(e, f->n_nodes, sizeof *e, cmp_fact_entry);
+	for (size_t i = 0; i < f->n_nodes; i++) {
+		if (i == 0 || strcmp(e[i].value, e[i - 1].value) != 0)
+			g[ng++] = (struct group){ i, 0 };
+		g[ng - 1].count++;
+	}
+	qsort_r(g, ng, sizeof *g, cmp_group_size, e);
+	for (size_t i = 0; i < ng; i++) {
+		const char *v = e[g[i].start].value;
+		char buf[64];
+		json_t *o;
+		bool last = i + 1 == ng;
+
+		groups_reported += v != not_reported;
+		for (size_t j = 0; j < g[i].count; j++)
+			idx[j] = e[g[i].start + j].node;
+		free(list);
+		TRY(fleet_hostlist_of(f, idx, g[i].count, &list));
+		o = json_pack("{s:s?, s:s, s:I}", "value", v == not_reported ? NULL : v, "nodes", list,
+			      "count", (json_int_t)g[i].count);
+		if (!o || json_array_append_new(jg, o)) {
+			rc = CD_ENOMEM;
+			goto out;
+		}
+		if (ng == 1)
+			sb_printf(&text, "%s on all %zu", v, g[i].count);
+		else if (last && g[i].count > 1)
+			sb_printf(&text, "%s on the other %zu", v, g[i].count);
+		else
+			sb_printf(&text, "%s on %s; ", v, text_list(list, g[i].count, buf, sizeof buf));
+		sb_printf(&evidence, "%s%s on %s (%zu)", i ? "\n" : "", v, list, g[i].count); /* one evidence line each */
+	}
+	if (!(summary = sb_detach(&text))) {
+		rc = CD_ENOMEM;
+		goto out;
+	}
+	report_rec_item(arr, &it);
+	report_field(&it, NULL, "fact", rv_str(fleet_fact_key(k)));
+	report_field(&it, NULL, "uniform", rv_bool(groups_reported <= 1));
+	report_field(&it, fleet_fact_label(k), "summary", rv_str(summary));
+	report_field(&it, NULL, "groups", rv_json(jg));
+	jg = NULL;
+	TRY(report_rec_end(&it));
+	if (groups_reported > 1) {
+		/* the majority's value is the one to converge on */
+		const char *major = e[g[ng - 1].start].value;
+		struct finding *fd;
+		char *ev = sb_detach(&evidence);
+		size_t odd = 0;
+		if (!ev) {
+			rc = CD_ENOMEM;
+			goto out;
+		}
+		for (size_t i = 0; i + 1 < ng; i++)
+			for (size_t j = 0; j < g[i].count; j++)
+				idx[odd++] = e[g[i].start + j].node;
+		free(list);
+		list = NULL;
+		rc = fleet_hostlist_of(f, idx, odd, &list);
+		fd = rc == CD_OK ? report_add_finding(r, SEV_WARN, "fleet-heterogeneous", fleet_fact_label(k),
+						    "%s differs across the fleet: %zu values on %zu nodes",
+						    fleet_fact_label(k), ng, f->n_nodes) : NULL;
+		for (char *p = ev, *nl; fd && rc == CD_OK && p; p = nl ? nl + 1 : NULL) {
+			if ((nl = strchr(p, '\n')))
+				*nl = '\0';
+			rc = finding_evidence(fd, "%s", p);
+		}
+		if (!fd || rc != CD_OK ||
+		    (rc = finding_why(fd, "Nodes that run one job together should run one stack: a "
+				      "different driver, runtime or NCCL on a few nodes gives errors or "
+				      "slowness only where a job lands on them.")) != CD_OK ||
+		    (rc = finding_fix(fd, "bring %s to %s, as on the other %zu nodes", list, major,
+				      g[ng - 1].count)) != CD_OK)
+			rc = rc ? rc : CD_ENOMEM;
+		free(ev);
+	}
+out:
+	json_decref(jg);
+	free(summary);
+	free(list);
+	sb_free(&text);
+	sb_free(&evidence);
+	free(idx);
+	free(g);
+	free(e);
+	return rc;
+}
+
+static int heterogeneity(const struct fleet *f, struct report_rec *top, struct report *r)
+{
+	struct report_rec arr;
+	int rc = CD_OK, end;
+	bool any = false;
+
+	for (size_t i = 0; i < f->n_nodes && !any; i++)
+		for (int k = 0; k < FF_COUNT && !any; k++)
+			any = f->nodes[i].facts[k] != NULL;
+	if (any)
+		report_rec_section(top, "Heterogeneity");
+	report_rec_array(top, "heterogeneity", &arr);
+	for (int k = 0; k < FF_COUNT && rc == CD_OK; k++)
+		rc = fact_groups(f, (enum fleet_fact)k, &arr, r);
+	/* ended either way: the record frees its cells; the first error wins */
+	end = report_rec_end(&arr);
+	return rc != CD_OK ? rc : end;
+}
+
+/* ---- every node's findings, grouped by id ---- */
+
+struct fentry {
+	const struct fleet_finding *fd;
+	size_t node;
+};
+
+static int cmp_by_id(const void *a, const void *b)
+{
+	const struct fentry *x = a, *y = b;
+	int c = strcmp(x->fd->id, y->fd->id);
+	return c ? c : (x->node > y->node) - (x->node < y->node);
+}
+
+static const char *title_of(const struct fentry *e)
+{
+	return e->fd->title;
+}
+
+static const char *fix_of(const struct fentry *e)
+{
+	return e->fd->fix;
+}
+
+typedef const char *(*key_fn)(const struct fentry *e);
+
+static int cmp_by_key(const void *a, const void *b, void *ctx)
+{
+	key_fn key = *(key_fn *)ctx;
+	const struct fentry *x = a, *y = b;
+	int c = strcmp(key(x), key(y));
+	return c ? c : (x->node > y->node) - (x->node < y->node);
+}
+
+/* Calls fn once per run of entries of e[0..n) with one key: the run's node list and first entry. */
+typedef int (*run_fn)(struct finding *fd, const char *list, const struct fentry *first);
+
+static int runs(const struct fleet *f, struct fentry *e, size_t n, key_fn key, struct finding *fd, run_fn fn,
+		size_t *idx)
+{
+	int rc = CD_OK;
+
+	qsort_r(e, n, sizeof *e, cmp_by_key, &key);
+	for (size_t i = 0, j; i < n && rc == CD_OK; i = j) {
+		char *list = NULL;
+		for (j = i; j < n && strcmp(key(&e[j]), key(&e[i])) == 0; j++)
+			idx[j - i] = e[j].node;
+		if ((rc = fleet_hostlist_of(f, idx, j - i, &list)) == CD_OK)
+			rc = fn(fd, list, &e[i]);
+		free(list);
+	}
+	return rc;
+}
+
+static int title_evidence(struct finding *fd, const char *list, const struct fentry *first)
+{
+	return finding_evidence(fd, "%s: %s", list, first->fd->title);
+}
+
+static int node_fixes(struct finding *fd, const char *list, const struct fentry *first)
+{
+	int rc = CD_OK;
+
+	for (const char *p = first->fd->fix; *p && rc == CD_OK;) {
+		size_t len = strcspn(p, "\n");
+		rc = finding_fix(fd, "on %s: %.*s", list, (int)len, p);
+		p += len + (p[len] == '\n');
+	}
+	return rc;
+}
+
+static int group_findings(const struct fleet *f, struct report *r)
+{
+	struct fentry *e = NULL;
+	size_t n = 0, cap = 0, *idx = NULL;
+	int rc = CD_OK;
+
+	for (size_t i = 0; i < f->n_nodes; i++)
+		for (size_t k = 0; k < f->nodes[i].n_findings; k++) {
+			const struct fleet_finding *fd = &f->nodes[i].findings[k];
+			if (fd->severity < SEV_WARN)
+				continue;
+			if (n == cap) {
+				size_t nc = cap ? cap * 2 : 64;
+				struct fentry *q = realloc(e, nc * sizeof *e);
+				if (!q) {
+					rc = CD_ENOMEM;
+					goto out;
+				}
+				e = q;
+				cap = nc;
+			}
+			e[n++] = (struct fentry){ fd, i };
+		}
+	if (n == 0)
+		goto out;
+	if (!(idx = malloc(n * sizeof *idx))) {
+		rc = CD_ENOMEM;
+		goto out;
+	}
+	qsort(e, n, sizeof *e, cmp_by_id);
+	for (size_t i = 0, j; i < n; i = j) {
+		enum severity sev = SEV_WARN;
+		struct finding *fd;
+		char *list = NULL;
+		for (j = i; j < n && strcmp(e[j].fd->id, e[i].fd->id) == 0; j++) {
+			if (e[j].fd->severity > sev)
+				sev = e[j].fd->severity;
+			idx[j - i] = e[j].node;
+		}
+		TRY(fleet_hostlist_of(f, idx, j - i, &list));
+		fd = report_add_finding(r, sev, e[i].fd->id, list, "%s (%zu of %zu nodes)", e[i].fd->title, j - i,
+					f->n_nodes);
+		if (!fd) {
+			free(list);
+			rc = CD_ENOMEM;
+			goto out;
+		}
+		if (sev == SEV_ERROR)
+			rc = finding_fix(fd, "scontrol update nodename=%s state=drain reason=\"cudoctor: %s\"", list,
+					 e[i].fd->id);
+		free(list);
+		if (rc == CD_OK)
+			rc = finding_why(fd, "Each node's own report says why (cudoctor doctor on the node); "
+					 "the fleet groups the nodes that share it.");
+		if (rc == CD_OK)
+			rc = runs(f, e + i, j - i, title_of, fd, title_evidence, idx);
+		if (rc == CD_OK)
+			rc = runs(f, e + i, j - i, fix_of, fd, node_fixes, idx);
+		/* runs() reordered e[i..j): still one id, so the outer walk is unaffected */
+		if (rc != CD_OK)
+			goto out;
+	}
+out:
+	free(idx);
+	free(e);
+	return rc;
+}
+
+/* ---- Slurm: one drain line per set of error ids, so each node gets one reason ---- */
+
+struct drain {
+	char *reason;
+	size_t node;
+};
+
+static int cmp_drain(const void *a, const void *b)
+{
+	const struct drain *x = a, *y = b;
+	int c = strcmp(x->reason, y->reason);
+	return c ? c : (x->node > y->node) - (x->node < y->node);
+}
+
+static int slurm_lines(const struct fleet *f, struct report_rec *top)
+{
+	struct drain *d = malloc((f->n_nodes ? f->n_nodes : 1) * sizeof *d);
+	size_t *idx = malloc((f->n_nodes ? f->n_nodes : 1) * sizeof *idx);
+	json_t *lines = json_array();
+	size_t n = 0;
+	int rc = CD_OK;
+
+	if (!d || !idx || !lines) {
+		rc = CD_ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < f->n_nodes; i++) {
+		const struct fleet_node *nd = &f->nodes[i];
+		struct strbuf sb;
+		sb_init(&sb);
+		for (size_t k = 0; k < nd->n_findings; k++)
+			if (nd->findings[k].severity == SEV_ERROR)
+				sb_printf(&sb, "%s%s", sb.len ? "," : "", nd->findings[k].id);
+		if (sb.len == 0 && !sb.failed) {
+			sb_free(&sb);
+			continue;
+		}
+		if (!(d[n].reason = sb_detach(&sb))) {
+			rc = CD_ENOMEM;
+			goto out;
+		}
+		d[n++].node = i;
+	}
+	qsort(d, n, sizeof *d, cmp_drain);
+	if (n)
+		report_rec_section(top, "Slurm");
+	for (size_t i = 0, j; i < n; i = j) {
+		char *list = NULL, *line;
+		for (j = i; j < n && strcmp(d[j].reason, d[i].reason) == 0; j++)
+			idx[j - i] = d[j].node;
+		TRY(fleet_hostlist_of(f, idx, j - i, &list));
+		line = cd_asprintf("scontrol update nodename=%s state=drain reason=\"cudoctor: %s\"", list, d[i].reason);
+		free(list);
+		if (!line || json_array_append_new(lines, json_string(line))) {
+			free(line);
+			rc = CD_ENOMEM;
+			goto out;
+		}
+		report_rec_line(top, "%s", line);
+		free(line);
+	}
+	if (n)
+		report_rec_line(top, "after the fix, on each: scontrol update nodename=NODE state=resume");
+	report_field(top, NULL, "slurm", rv_json(lines));
+	lines = NULL;
+out:
+	json_decref(lines);
+	for (size_t i = 0; i < n; i++)
+		free(d[i].reason);
+	free(d);
+	free(idx);
+	return rc;
+}
+
+/* ---- the inputs: nodes, and what was missing, failed or skipped ---- */
+
+static int node_json(const struct fleet_node *nd, json_t *arr)
+{
+	json_t *o = json_object(), *facts = json_object(), *fds = json_array();
+
+	if (!o || !facts || !fds || json_array_append_new(arr, o)) {
+		json_decref(facts);
+		json_decref(fds);
+		return CD_ENOMEM;
+	}
+	for (int k = 0; k < FF_COUNT; k++)
+		if (json_object_set_new(facts, fleet_fact_key((enum fleet_fact)k),
+					nd->facts[k] ? json_string(nd->facts[k]) : json_null()))
+			goto oom;
+	for (size_t k = 0; k < nd->n_findings; k++)
+		if (json_array_append_new(fds, json_pack("{s:s, s:s}", "id", nd->findings[k].id, "severity",
+							 severity_name(nd->findings[k].severity))))
+			goto oom;
+	if (json_object_set_new(o, "name", json_string(nd->name)) ||
+	    json_object_set_new(o, "failure", nd->failure ? json_string(nd->failure) : json_null()) ||
+	    json_object_set_new(o, "facts", facts) || json_object_set_new(o, "findings", fds) ||
+	    json_object_set_new(o, "samples", json_integer((json_int_t)nd->n_samples)))
+		return CD_ENOMEM;
+	return CD_OK;
+oom:
+	json_decref(facts);
+	json_decref(fds);
+	return CD_ENOMEM;
+}
+
+static int inputs(const struct fleet *f, const struct fleet_judge_opts *o, struct report_rec *top,
+		  struct report *r)
+{
+	size_t *idx = malloc((f->n_nodes ? f->n_nodes : 1) * sizeof *idx), nf = 0;
+	json_t *nodes = json_array(), *missing = json_array(), *skipped = json_array();
+	char *list = NULL, buf[64];
+	struct finding *fd;
+	int rc = CD_OK;
+
+	if (!idx || !nodes || !missing || !skipped) {
+		rc = CD_ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < f->n_nodes; i++) {
+		TRY(node_json(&f->nodes[i], nodes));
+		idx[i] = i;
+	}
+	TRY(fleet_hostlist_of(f, idx, f->n_nodes, &list));
+	report_rec_section(top, "Fleet");
+	if (o->expected_nodes >= 0)
+		report_fieldf(top, "nodes", "node_count", rv_int((long long)f->n_nodes), "%zu reported of %d started",
+			      f->n_nodes, o->expected_nodes);
+	else
+		report_fieldf(top, "nodes", "node_count", rv_int((long long)f->n_nodes), "%zu reported", f->n_nodes);
+	if (f->n_nodes)
+		report_field(top, "node list", "node_list", rv_str(text_list(list, f->n_nodes, buf, sizeof buf)));
+	report_field(top, NULL, "expected_nodes", o->expected_nodes >= 0 ? rv_int(o->expected_nodes) : rv_null());
+	for (size_t i = 0; i < f->n_missing; i++)
+		if (json_array_append_new(missing, json_string(f->missing[i]))) {
+			rc = CD_ENOMEM;
+			goto out;
+		}
+	for (size_t i = 0; i < f->n_skipped; i++)
+		if (json_array_append_new(skipped, json_pack("{s:s, s:s}", "source", f->skipped[i].source, "reason",
+							     f->skipped[i].reason))) {
+			rc = CD_ENOMEM;
+			goto out;
+		}
+	report_field(top, NULL, "nodes", rv_json(nodes));
+	report_field(top, NULL, "missing", rv_json(missing));
+	report_field(top, NULL, "skipped", rv_json(skipped));
+	nodes = missing = skipped = NULL;
+	if (f->n_missing) {
+		free(list);
+		list = NULL;
+		TRY(fleet_hostlist((const char *const *)f->missing, f->n_missing, &list));
+		fd = report_add_finding(r, SEV_ERROR, "fleet-node-missing", list, "%zu node%s sent no report",
+					f->n_missing, f->n_missing == 1 ? "" : "s");
+		if (!fd || finding_evidence(fd, "waited %d s for %s", o->wait_s, list) ||
+		    finding_why(fd, "A node's leader rank died, hung or was cut off before its report reached "
+				"rank 0; the fleet stopped waiting instead of hanging.") ||
+		    finding_fix(fd, "srun -w %s cudoctor doctor", list)) {
+			rc = CD_ENOMEM;
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < f->n_nodes; i++)
+		if (f->nodes[i].failure)
+			idx[nf++] = i;
+	if (nf) {
+		free(list);
+		list = NULL;
+		TRY(fleet_hostlist_of(f, idx, nf, &list));
+		fd = report_add_finding(r, SEV_ERROR, "fleet-node-failed", list, "%zu node%s could not collect a report",
+					nf, nf == 1 ? "" : "s");
+		if (!fd) {
+			rc = CD_ENOMEM;
+			goto out;
+		}
+		for (size_t i = 0; i < nf && rc == CD_OK; i++)
+			rc = finding_evidence(fd, "%s: %s", f->nodes[idx[i]].name, f->nodes[idx[i]].failure);
+		if (rc == CD_OK)
+			rc = finding_why(fd, "cudoctor ran on the node but its collection stopped; the facts "
+					 "it did gather are still judged.");
+		if (rc == CD_OK)
+			rc = finding_fix(fd, "srun -w %s cudoctor doctor", list);
+		if (rc != CD_OK)
+			goto out;
+	}
+	if (f->n_skipped) {
+		fd = report_add_finding(r, SEV_WARN, "fleet-report-skipped", "inputs",
+					"%zu input%s named and skipped", f->n_skipped, f->n_skipped == 1 ? "" : "s");
+		if (!fd) {
+			rc = CD_ENOMEM;
+			goto out;
+		}
+		for (size_t i = 0; i < f->n_skipped && rc == CD_OK; i++)
+			rc = finding_evidence(fd, "%s: %s", f->skipped[i].source, f->skipped[i].reason);
+		if (rc == CD_OK)
+			rc = finding_why(fd, "The fleet reads the --json reports of cudoctor doctor, devices and lab "
+					 "of this major version; anything else would be guessed at.");
+		if (rc == CD_OK)
+			rc = finding_fix(fd, "on each such node: cudoctor --json doctor > \"$(hostname).json\"");
+	}
+out:
+	json_decref(nodes);
+	json_decref(missing);
+	json_decref(skipped);
+	free(list);
+	free(idx);
+	return rc;
+}
+
+int fleet_judge(const struct fleet *f, const struct fleet_judge_opts *o, struct report *r)
+{
+	struct report_rec top;
+	int rc, end;
+
+	report_rec_top(&top, r);
+	if ((rc = inputs(f, o, &top, r)) == CD_OK && (rc = heterogeneity(f, &top, r)) == CD_OK &&
+	    (rc = group_findings(f, r)) == CD_OK && (rc = fleet_judge_outliers(f, &top, r)) == CD_OK)
+		rc = slurm_lines(f, &top);
+	/* ended either way: the record frees its cells; the first error wins */
+	end = report_rec_end(&top);
+	return rc != CD_OK ? rc : end;
+}

@@ -1,0 +1,271 @@
+/* The fleet's store: nodes by name (hashed, so merging 10,000 reports stays linear), each
+ * node's facts, findings and samples, and the inputs that were skipped or never came. */
+#include "fleet/fleet.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/err.h"
+#include "util/str.h"
+
+static const char *const fact_labels[FF_COUNT] = {
+	"driver", "CUDA (driver)", "GPUs", "toolkit (nvcc)", "CUDA runtime", "PyTorch", "NCCL",
+	"MIG mode", "persistence mode", "ECC mode",
+};
+static const char *const fact_keys[FF_COUNT] = {
+	"driver", "driver_cuda", "gpus", "toolkit", "cuda_runtime", "pytorch", "nccl",
+	"mig_mode", "persistence_mode", "ecc_mode",
+};
+
+const char *fleet_fact_label(enum fleet_fact f)
+{
+	return f < FF_COUNT ? fact_labels[f] : "?";
+}
+
+const char *fleet_fact_key(enum fleet_fact f)
+{
+	return f < FF_COUNT ? fact_keys[f] : "?";
+}
+
+void fleet_init(struct fleet *f)
+{
+	memset(f, 0, sizeof *f);
+}
+
+static void node_free(struct fleet_node *n)
+{
+	free(n->name);
+	for (int i = 0; i < FF_COUNT; i++)
+		free(n->facts[i]);
+	for (size_t i = 0; i < n->n_findings; i++) {
+		free(n->findings[i].id);
+		free(n->findings[i].title);
+		free(n->findings[i].fix);
+	}
+	free(n->findings);
+	for (size_t i = 0; i < n->n_samples; i++) {
+		free(n->samples[i].metric);
+		free(n->samples[i].unit);
+	}
+	free(n->samples);
+	free(n->failure);
+}
+
+void fleet_free(struct fleet *f)
+{
+	for (size_t i = 0; i < f->n_nodes; i++)
+		node_free(&f->nodes[i]);
+	free(f->nodes);
+	free(f->index);
+	for (size_t i = 0; i < f->n_skipped; i++) {
+		free(f->skipped[i].source);
+		free(f->skipped[i].reason);
+	}
+	free(f->skipped);
+	for (size_t i = 0; i < f->n_missing; i++)
+		free(f->missing[i]);
+	free(f->missing);
+	memset(f, 0, sizeof *f);
+}
+
+/* Makes room for one more element of size sz in *arr. */
+static int grow(void *arr, size_t *cap, size_t n, size_t sz)
+{
+	void **p = arr;
+	size_t nc;
+	void *q;
+
+	if (n < *cap)
+		return CD_OK;
+	nc = *cap ? *cap * 2 : 8;
+	q = realloc(*p, nc * sz);
+	if (!q)
+		return CD_ENOMEM;
+	*p = q;
+	*cap = nc;
+	return CD_OK;
+}
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static int index_rebuild(struct fleet *f, size_t cap)
+{
+	size_t *t = calloc(cap, sizeof *t);
+
+	if (!t)
+		return CD_ENOMEM;
+	for (size_t i = 0; i < f->n_nodes; i++) {
+		size_t at = name_hash(f->nodes[i].name) & (cap - 1);
+		while (t[at])
+			at = (at + 1) & (cap - 1);
+		t[at] = i + 1;
+	}
+	free(f->index);
+	f->index = t;
+	f->index_cap = cap;
+	return CD_OK;
+}
+
+struct fleet_node *fleet_node_get(struct fleet *f, const char *name)
+{
+	struct fleet_node *n;
+	size_t at;
+
+	if (f->index_cap) {
+		for (at = name_hash(name) & (f->index_cap - 1); f->index[at]; at = (at + 1) & (f->index_cap - 1))
+			if (strcmp(f->nodes[f->index[at] - 1].name, name) == 0)
+				return &f->nodes[f->index[at] - 1];
+	}
+	/* keep the table at most half full */
+	if ((f->n_nodes + 1) * 2 > f->index_cap && index_rebuild(f, f->index_cap ? f->index_cap * 2 : 64) != CD_OK)
+		return NULL;
+	if (grow(&f->nodes, &f->cap_nodes, f->n_nodes, sizeof *f->nodes) != CD_OK)
+		return NULL;
+	n = &f->nodes[f->n_nodes];
+	memset(n, 0, sizeof *n);
+	if (!(n->name = cd_strdup(name)))
+		return NULL;
+	for (at = name_hash(name) & (f->index_cap - 1); f->index[at]; at = (at + 1) & (f->index_cap - 1))
+		;
+	f->index[at] = ++f->n_nodes;
+	return n;
+}
+
+int fleet_node_fact(struct fleet_node *n, enum fleet_fact fact, const char *value)
+{
+	if (fact >= FF_COUNT || !value || n->facts[fact])
+		return CD_OK;
+	n->facts[fact] = cd_strdup(value);
+	return n->facts[fact] ? CD_OK : CD_ENOMEM;
+}
+
+int fleet_node_finding(struct fleet_node *n, const char *id, enum severity sev, const char *title,
+		       const char *fix)
+{
+	struct fleet_finding *ff;
+
+	for (size_t i = 0; i < n->n_findings; i++) {
+		ff = &n->findings[i];
+		if (strcmp(ff->id, id) != 0)
+			continue;
+		if (sev > ff->severity)
+			ff->severity = sev;
+		return CD_OK;
+	}
+	if (grow(&n->findings, &n->cap_findings, n->n_findings, sizeof *n->findings) != CD_OK)
+		return CD_ENOMEM;
+	ff = &n->findings[n->n_findings];
+	ff->id = cd_strdup(id);
+	ff->title = cd_strdup(title ? title : "");
+	ff->fix = cd_strdup(fix ? fix : "");
+	ff->severity = sev;
+	if (!ff->id || !ff->title || !ff->fix) {
+		free(ff->id);
+		free(ff->title);
+		free(ff->fix);
+		return CD_ENOMEM;
+	}
+	n->n_findings++;
+	return CD_OK;
+}
+
+int fleet_node_sample(struct fleet_node *n, const char *metric, const char *unit, int gpu, double value)
+{
+	struct fleet_sample *s;
+
+	if (grow(&n->samples, &n->cap_samples, n->n_samples, sizeof *n->samples) != CD_OK)
+		return CD_ENOMEM;
+	s = &n->samples[n->n_samples];
+	s->metric = cd_strdup(metric);
+	s->unit = cd_strdup(unit ? unit : "");
+	s->gpu = gpu;
+	s->value = value;
+	if (!s->metric || !s->unit) {
+		free(s->metric);
+		free(s->unit);
+		return CD_ENOMEM;
+	}
+	n->n_samples++;
+	return CD_OK;
+}
+
+int fleet_node_failed(struct fleet_node *n, const char *why)
+{
+	if (n->failure)
+		return CD_OK;
+	n->failure = cd_strdup(why);
+	return n->failure ? CD_OK : CD_ENOMEM;
+}
+
+int fleet_skip(struct fleet *f, const char *source, const char *reason)
+{
+	struct fleet_skip *s;
+
+	if (grow(&f->skipped, &f->cap_skipped, f->n_skipped, sizeof *f->skipped) != CD_OK)
+		return CD_ENOMEM;
+	s = &f->skipped[f->n_skipped];
+	s->source = cd_strdup(source);
+	s->reason = cd_strdup(reason);
+	if (!s->source || !s->reason) {
+		free(s->source);
+		free(s->reason);
+		return CD_ENOMEM;
+	}
+	f->n_skipped++;
+	return CD_OK;
+}
+
+int fleet_missing(struct fleet *f, const char *name)
+{
+	char *s;
+
+	if (grow(&f->missing, &f->cap_missing, f->n_missing, sizeof *f->missing) != CD_OK)
+		return CD_ENOMEM;
+	if (!(s = cd_strdup(name)))
+		return CD_ENOMEM;
+	f->missing[f->n_missing++] = s;
+	return CD_OK;
+}
+
+void fleet_name_from_path(const char *path, char *buf, size_t n)
+{
+	const char *base = strrchr(path, '/'), *dot;
+	size_t len;
+
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+	snprintf(buf, n, "%.*s", (int)len, base);
+}
+
+int fleet_merge(struct fleet *dst, struct fleet *src)
+{
+	int rc = CD_OK;
+
+	for (size_t i = 0; i < src->n_nodes; i++) {
+		struct fleet_node *s = &src->nodes[i], *d = fleet_node_get(dst, s->name);
+		if (!d)
+			return CD_ENOMEM;
+		for (int k = 0; k < FF_COUNT; k++)
+			TRY(fleet_node_fact(d, (enum fleet_fact)k, s->facts[k]));
+		for (size_t k = 0; k < s->n_findings; k++)
+			TRY(fleet_node_finding(d, s->findings[k].id, s->findings[k].severity, s->findings[k].title,
+					       s->findings[k].fix));
+		for (size_t k = 0; k < s->n_samples; k++)
+			TRY(fleet_node_sample(d, s->samples[k].metric, s->samples[k].unit, s->samples[k].gpu,
+					      s->samples[k].value));
+		if (s->failure)
+			TRY(fleet_node_failed(d, s->failure));
+	}
+out:
+	return rc;
+}

@@ -1,0 +1,187 @@
+/* Outliers in what the nodes measured: per lab measurement (same name and unit), the
+ * median and MAD over every GPU of every node, and the samples more than FLEET_OUTLIER_Z
+ * robust scales away, with how far off they are. */
+#include "fleet/judge.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet/hostlist.h"
+#include "fleet/stats.h"
+#include "util/err.h"
+#include "util/str.h"
+
+/* Fewer samples than this give no median worth comparing against. */
+#define MIN_SAMPLES 3
+/* Text rows per measurement; JSON lists every outlier. */
+#define TEXT_ROWS 10
+
+struct sentry {
+	const struct fleet_sample *s;
+	size_t node;
+	double z;
+};
+
+static int cmp_metric(const void *a, const void *b)
+{
+	const struct sentry *x = a, *y = b;
+	int c = strcmp(x->s->metric, y->s->metric);
+	if (!c)
+		c = strcmp(x->s->unit, y->s->unit);
+	return c ? c : (x->node > y->node) - (x->node < y->node);
+}
+
+static bool same_metric(const struct sentry *x, const struct sentry *y)
+{
+	return strcmp(x->s->metric, y->s->metric) == 0 && strcmp(x->s->unit, y->s->unit) == 0;
+}
+
+static int cmp_far(const void *a, const void *b)
+{
+	double x = fabs(((const struct sentry *)a)->z), y = fabs(((const struct sentry *)b)->z);
+	return (x < y) - (x > y);
+}
+
+static void where(const struct fleet *f, const struct sentry *e, char *buf, size_t n)
+{
+	if (e->s->gpu >= 0)
+		snprintf(buf, n, "%s GPU %d", f->nodes[e->node].name, e->s->gpu);
+	else
+		snprintf(buf, n, "%s", f->nodes[e->node].name);
+}
+
+/* The outlier table, opened at the first outlier so a fleet without any shows none. */
+struct out_table {
+	struct report_rec *top;
+	struct report_rec tab;
+	bool open;
+};
+
+static void open_table(struct out_table *t)
+{
+	static const char *const hdr[] = { "measurement", "node", "GPU", "value", "median", "off", "robust z" };
+
+	if (t->open)
+		return;
+	report_rec_section(t->top, "Outliers (median and MAD per measurement)");
+	report_rec_table(t->top, "outliers", 7, hdr, &t->tab);
+	t->open = true;
+}
+
+/* One measurement's samples e[0..n): its spread, and a finding when some are far off. */
+static int one_metric(const struct fleet *f, struct sentry *e, size_t n, struct out_table *t, struct report *r)
+{
+	double *v = malloc(n * sizeof *v);
+	size_t *idx = malloc(n * sizeof *idx), n_out = 0;
+	struct fleet_spread sp;
+	struct report_rec row;
+	struct finding *fd;
+	char *list = NULL, lab[64];
+	int rc = CD_OK;
+
+	if (!v || !idx) {
+		rc = CD_ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = e[i].s->value;
+	TRY(fleet_spread_of(v, n, &sp));
+	for (size_t i = 0; i < n; i++) {
+		e[i].z = fleet_robust_z(&sp, e[i].s->value);
+		if (fabs(e[i].z) > FLEET_OUTLIER_Z)
+			e[n_out++] = e[i]; /* compacts the outliers to the front; the rest is done with */
+	}
+	if (n_out == 0)
+		goto out;
+	open_table(t);
+	qsort(e, n_out, sizeof *e, cmp_far);
+	for (size_t i = 0; i < n_out; i++)
+		idx[i] = e[i].node;
+	TRY(fleet_hostlist_of(f, idx, n_out, &list));
+	snprintf(lab, sizeof lab, "%.*s", (int)strcspn(e[0].s->metric, ":"), e[0].s->metric);
+	fd = report_add_finding(r, SEV_WARN, "fleet-outlier", list, "%s: %zu of %zu off the fleet's median %.4g %s",
+				e[0].s->metric, n_out, n, sp.median, e[0].s->unit);
+	if (!fd) {
+		rc = CD_ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n_out; i++) {
+		const struct sentry *o = &e[i];
+		double off = sp.median != 0 ? 100.0 * (o->s->value - sp.median) / fabs(sp.median) : 0;
+		char at[320];
+		where(f, o, at, sizeof at);
+		if (i < TEXT_ROWS)
+			TRY(finding_evidence(fd, "%s: %.4g %s, %.1f%% %s the median %.4g (robust z %+.1f, MAD %.3g)", at,
+					     o->s->value, o->s->unit, fabs(off), off < 0 ? "below" : "above", sp.median,
+					     o->z, sp.mad));
+		report_rec_item(&t->tab, &row);
+		report_field(&row, "measurement", "metric", rv_str(o->s->metric));
+		report_field(&row, "node", "node", rv_str(f->nodes[o->node].name));
+		if (o->s->gpu >= 0)
+			report_field(&row, "GPU", "gpu", rv_int(o->s->gpu));
+		else
+			report_fieldf(&row, "GPU", "gpu", rv_null(), "-");
+		report_fieldf(&row, "value", "value", rv_real(o->s->value), "%.4g %s", o->s->value, o->s->unit);
+		report_field(&row, NULL, "unit", rv_str(o->s->unit));
+		report_fieldf(&row, "median", "median", rv_real(sp.median), "%.4g", sp.median);
+		report_field(&row, NULL, "mad", rv_real(sp.mad));
+		report_fieldf(&row, "off", "off_percent", rv_real(off), "%+.1f%%", off);
+		report_fieldf(&row, "robust z", "robust_z", rv_real(o->z), "%+.1f", o->z);
+		if (i >= TEXT_ROWS)
+			report_rec_text(&row, REPORT_TEXT_NONE);
+		TRY(report_rec_end(&row));
+	}
+	if (n_out > TEXT_ROWS)
+		TRY(finding_evidence(fd, "and %zu more (--json lists them)", n_out - TEXT_ROWS));
+	TRY(finding_why(fd, "Nodes of one model should measure alike; one slow GPU or link sets the pace of "
+			"every collective a job runs across it. Median and MAD are not moved by the "
+			"outliers themselves."));
+	TRY(finding_fix(fd, "srun -w %s cudoctor lab run %s", list, lab));
+	TRY(finding_fix(fd, "srun -w %s nvidia-smi -q -d PERFORMANCE,CLOCK,ECC", list));
+out:
+	free(list);
+	free(idx);
+	free(v);
+	return rc;
+}
+
+int fleet_judge_outliers(const struct fleet *f, struct report_rec *top, struct report *r)
+{
+	struct out_table t = { .top = top };
+	struct sentry *e = NULL;
+	size_t n = 0, metrics = 0;
+	int rc = CD_OK, end;
+
+	for (size_t i = 0; i < f->n_nodes; i++)
+		n += f->nodes[i].n_samples;
+	if (n && !(e = malloc(n * sizeof *e)))
+		return CD_ENOMEM;
+	n = 0;
+	for (size_t i = 0; i < f->n_nodes; i++)
+		for (size_t k = 0; k < f->nodes[i].n_samples; k++)
+			e[n++] = (struct sentry){ &f->nodes[i].samples[k], i, 0 };
+	if (n)
+		qsort(e, n, sizeof *e, cmp_metric);
+	for (size_t i = 0, j; i < n && rc == CD_OK; i = j) {
+		for (j = i + 1; j < n && same_metric(&e[i], &e[j]); j++)
+			;
+		if (j - i >= MIN_SAMPLES) {
+			metrics++;
+			rc = one_metric(f, e + i, j - i, &t, r);
+		}
+	}
+	free(e);
+	if (t.open) {
+		/* ended either way: the record frees its cells; the first error wins */
+		end = report_rec_end(&t.tab);
+		return rc != CD_OK ? rc : end;
+	}
+	if (rc == CD_OK && metrics)
+		report_rec_line(top, "lab numbers: no outlier in %zu measurement%s", metrics, metrics == 1 ? "" : "s");
+	if (rc == CD_OK)
+		report_field(top, NULL, "outliers", rv_json(json_array()));
+	return rc;
+}

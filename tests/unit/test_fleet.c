@@ -1,0 +1,353 @@
+/* The fleet's judgement: host lists, median/MAD, the report reader on real reports of the
+ * built cudoctor (run against tests/fakes) and on bad ones, and `cudoctor fleet FILE...`. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fleet/fleet.h"
+#include "fleet/hostlist.h"
+#include "fleet/judge.h"
+#include "fleet/stats.h"
+#include "report/render.h"
+#include "testlib.h"
+#include "util/err.h"
+
+#define FAKE_CUDA CUDOCTOR_FAKES_DIR "/libcuda.so.1"
+#define FAKE_NVML CUDOCTOR_FAKES_DIR "/libnvidia-ml.so.1"
+#define TWO_H200 "FAKE_GPUS=NVIDIA H200:9.0:141GiB;NVIDIA H200:9.0:141GiB"
+
+static char dir[64];
+
+static void hostlist_is(const char *const *names, size_t n, const char *want)
+{
+	char *got = NULL;
+	assert_int_equal(fleet_hostlist(names, n, &got), CD_OK);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_hostlist(void **state)
+{
+	const char *a[] = { "node17", "node03", "node04", "node05", "node03", "node09" };
+	const char *b[] = { "gpu9", "gpu10", "gpu11", "login", "gpu8" };
+	const char *c[] = { "node007" };
+	const char *d[] = { "a1b2", "a1b3", "rack2-n01", "rack2-n02", "rack1-n01" };
+	(void)state;
+	hostlist_is(a, 6, "node[03-05,09,17]");
+	/* digit counts stay apart, so node9 never reads as node09 */
+	hostlist_is(b, 5, "gpu[8-9],gpu[10-11],login");
+	hostlist_is(c, 1, "node007");
+	hostlist_is(d, 5, "a1b[2-3],rack1-n01,rack2-n[01-02]");
+	hostlist_is(NULL, 0, "");
+	assert_true(fleet_name_cmp("node2", "node10") < 0);
+}
+
+static void test_spread(void **state)
+{
+	double v[] = { 10, 11, 9, 10, 50, 10, 11 };
+	struct fleet_spread s;
+	(void)state;
+	assert_int_equal(fleet_spread_of(v, 7, &s), CD_OK);
+	assert_true(s.median == 10);
+	assert_true(s.mad == 1); /* |x-10|: 0 1 1 0 40 0 1 -> median 1 */
+	assert_true(fabs(s.scale - 1.4826) < 1e-9);
+	assert_true(fleet_robust_z(&s, 50) > FLEET_OUTLIER_Z);
+	assert_true(fabs(fleet_robust_z(&s, 11)) < FLEET_OUTLIER_Z);
+	/* identical values: the 1% floor, so a 0.5% wobble is no outlier and a 10% drop is */
+	double w[] = { 100, 100, 100, 100 };
+	assert_int_equal(fleet_spread_of(w, 4, &s), CD_OK);
+	assert_true(fabs(fleet_robust_z(&s, 99.5)) < FLEET_OUTLIER_Z);
+	assert_true(fleet_robust_z(&s, 90) < -FLEET_OUTLIER_Z);
+}
+
+/* Runs the built cudoctor with the fakes and extra environment; returns stdout (caller frees). */
+static char *cudoctor(const char *const argv_tail[], const char *const extra[], int *status)
+{
+	const char *argv[16] = { CUDOCTOR_BINARY };
+	const char *env[32];
+	size_t n = 0, a = 1;
+	struct run_result res;
+	char *out;
+
+	for (size_t i = 0; argv_tail[i] && a + 1 < 16; i++)
+		argv[a++] = argv_tail[i];
+	argv[a] = NULL;
+	env[n++] = "CUDOCTOR_LIBCUDA=" FAKE_CUDA;
+	env[n++] = "CUDOCTOR_LIBNVML=" FAKE_NVML;
+	env[n++] = "CUDA_VISIBLE_DEVICES=";
+	env[n++] = "CUDOCTOR_NODE=";
+	for (size_t i = 0; extra && extra[i] && n + 1 < 32; i++)
+		env[n++] = extra[i];
+	env[n] = NULL;
+	assert_int_equal(testlib_run(argv, env, NULL, &res), 0);
+	if (status)
+		*status = res.status;
+	out = res.out;
+	res.out = NULL;
+	run_result_free(&res);
+	return out;
+}
+
+static void save(const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+}
+
+/* node01-02 alike, node03 an older driver, node04 ECC errors (devices), node05 one GPU. */
+static int setup(void **state)
+{
+	static const char *const doctor[] = { "--json", "doctor", NULL }, *const devices[] = { "--json", "devices", NULL };
+	/* each report records its node (the report header's node: CUDOCTOR_NODE, else the hostname) */
+	const char *const same1[] = { TWO_H200, "CUDOCTOR_NODE=node01", NULL };
+	const char *const same2[] = { TWO_H200, "CUDOCTOR_NODE=node02", NULL };
+	const char *const old[] = { TWO_H200, "FAKE_NVML_DRIVER_VERSION=535.104.05", "FAKE_CUDA_DRIVER_VERSION=12020",
+				    "CUDOCTOR_NODE=node03", NULL };
+	const char *const ecc[] = { TWO_H200, "FAKE_NVML_ECC=1:0:4:0:4", "CUDOCTOR_NODE=node04", NULL };
+	const char *const one[] = { "FAKE_GPUS=NVIDIA H200:9.0:141GiB", "CUDOCTOR_NODE=node05", NULL };
+	char *s;
+	(void)state;
+	snprintf(dir, sizeof dir, "/tmp/cudoctor-fleet-XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	save("node01.json", s = cudoctor(doctor, same1, NULL)), free(s);
+	save("node02.json", s = cudoctor(doctor, same2, NULL)), free(s);
+	save("node03.json", s = cudoctor(doctor, old, NULL)), free(s);
+	save("node04.json", s = cudoctor(devices, ecc, NULL)), free(s);
+	save("node05.json", s = cudoctor(doctor, one, NULL)), free(s);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+	(void)state;
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static json_t *fleet_json(const char *const files[], int *status)
+{
+	const char *argv[24] = { "--json", "fleet" };
+	char paths[20][256];
+	size_t a = 2;
+	json_error_t je;
+	json_t *j;
+	char *out;
+
+	for (size_t i = 0; files[i] && a + 1 < 24; i++) {
+		snprintf(paths[i], sizeof paths[i], "%s/%s", dir, files[i]);
+		argv[a++] = paths[i];
+	}
+	argv[a] = NULL;
+	out = cudoctor(argv, NULL, status);
+	j = json_loads(out, 0, &je);
+	if (!j)
+		fail_msg("fleet --json is not JSON (%s): %.300s", je.text, out);
+	free(out);
+	return j;
+}
+
+static const json_t *finding(const json_t *j, const char *id, const char *subject)
+{
+	size_t i;
+	const json_t *f;
+	json_array_foreach(json_object_get(j, "findings"), i, f)
+		if (strcmp(json_string_value(json_object_get(f, "id")), id) == 0 &&
+		    (!subject || strcmp(json_string_value(json_object_get(f, "subject")), subject) == 0))
+			return f;
+	return NULL;
+}
+
+static const char *summary_of(const json_t *j, const char *fact)
+{
+	size_t i;
+	const json_t *h;
+	json_array_foreach(json_object_get(j, "heterogeneity"), i, h)
+		if (strcmp(json_string_value(json_object_get(h, "fact")), fact) == 0)
+			return json_string_value(json_object_get(h, "summary"));
+	return NULL;
+}
+
+static bool has_string(const json_t *arr, const char *want)
+{
+	size_t i;
+	const json_t *v;
+	json_array_foreach(arr, i, v)
+		if (json_is_string(v) && strcmp(json_string_value(v), want) == 0)
+			return true;
+	return false;
+}
+
+static void test_offline_fleet(void **state)
+{
+	const char *const files[] = { "node01.json", "node02.json", "node03.json", "node04.json", "node05.json", NULL };
+	const json_t *f;
+	int status;
+	json_t *j = fleet_json(files, &status);
+	(void)state;
+	assert_int_equal(status, 1); /* node03 and node04 have errors */
+	assert_int_equal(json_integer_value(json_object_get(j, "node_count")), 5);
+	assert_string_equal(json_string_value(json_object_get(j, "node_list")), "node[01-05]");
+	assert_string_equal(summary_of(j, "driver"), "535.104.05 on node03; 580.159.04 on the other 4");
+	assert_string_equal(summary_of(j, "gpus"), "1x NVIDIA H200 on node05; 2x NVIDIA H200 on the other 4");
+	assert_non_null(finding(j, "fleet-heterogeneous", "driver"));
+	assert_non_null(f = finding(j, "ecc-errors", "node04"));
+	assert_string_equal(json_string_value(json_object_get(f, "severity")), "error");
+	assert_true(has_string(json_object_get(f, "fix"),
+			       "scontrol update nodename=node04 state=drain reason=\"cudoctor: ecc-errors\""));
+	assert_non_null(f = finding(j, "toolkit-newer-than-driver", "node03"));
+	assert_true(has_string(json_object_get(j, "slurm"),
+			       "scontrol update nodename=node04 state=drain reason=\"cudoctor: ecc-errors\""));
+	assert_null(finding(j, "fleet-report-skipped", NULL));
+	json_decref(j);
+}
+
+/* Bad inputs are named and skipped, the rest still judged. */
+static void test_bad_reports(void **state)
+{
+	const char *const files[] = { "node01.json", "cut.json", "other.json", "newer.json", "arch.json",
+				      "badfind.json", "missing.json", NULL };
+	const json_t *f, *e;
+	size_t i;
+	int status, seen = 0;
+	char *good, *cut;
+	json_t *j;
+	FILE *fp;
+	char path[256];
+	(void)state;
+	snprintf(path, sizeof path, "%s/node01.json", dir);
+	assert_non_null(fp = fopen(path, "r"));
+	good = calloc(1, 1 << 20);
+	assert_true(fread(good, 1, (1 << 20) - 1, fp) > 100);
+	fclose(fp);
+	cut = strdup(good);
+	cut[strlen(cut) / 2] = '\0';
+	save("cut.json", cut);
+	/* nvidia-smi's own JSON-ish output is not ours */
+	save("other.json", "{\"driver_version\": \"580.159.04\", \"gpus\": []}\n");
+	char *newer = strdup(good), *at = strstr(newer, "\"version\": \"");
+	assert_non_null(at);
+	memcpy(at + 12, "9", 1);
+	save("newer.json", newer);
+	save("arch.json", "{\"tool\": \"cudoctor\", \"version\": \"0.1.0\", \"command\": \"arch\", \"findings\": []}");
+	save("badfind.json", "{\"tool\": \"cudoctor\", \"version\": \"0.1.0\", \"command\": \"doctor\", \"findings\": [{\"id\": \"x\", \"severity\": \"fatal\"}]}");
+	j = fleet_json(files, &status);
+	assert_int_equal(json_integer_value(json_object_get(j, "node_count")), 1);
+	assert_non_null(f = finding(j, "fleet-report-skipped", NULL));
+	json_array_foreach(json_object_get(j, "skipped"), i, e) {
+		const char *src = json_string_value(json_object_get(e, "source")), *why = json_string_value(json_object_get(e, "reason"));
+		if (strstr(src, "cut.json"))
+			assert_non_null(strstr(why, "truncated JSON")), seen++;
+		else if (strstr(src, "other.json"))
+			assert_non_null(strstr(why, "not a cudoctor report")), seen++;
+		else if (strstr(src, "newer.json"))
+			assert_non_null(strstr(why, "newer major version")), seen++;
+		else if (strstr(src, "arch.json"))
+			assert_non_null(strstr(why, "'arch' report")), seen++;
+		else if (strstr(src, "badfind.json"))
+			assert_non_null(strstr(why, "severity 'fatal'")), seen++;
+		else if (strstr(src, "missing.json"))
+			seen++;
+	}
+	assert_int_equal(seen, 6);
+	json_decref(j);
+	free(good);
+	free(cut);
+	free(newer);
+}
+
+/* A rank's bundle: the node named inside wins over the fallback; its failure is judged. */
+static void test_bundle_and_outliers(void **state)
+{
+	struct fleet f;
+	struct report r;
+	struct fleet_judge_opts o = { 6, 3 };
+	char err[CD_ERRMSG], buf[1024];
+	json_t *j;
+	(void)state;
+	fleet_init(&f);
+	for (int i = 1; i <= 6; i++) {
+		double bw = i == 4 ? 310.0 : 530.0 + i;
+		snprintf(buf, sizeof buf,
+			 "{\"tool\":\"cudoctor\",\"version\":\"0.1.0\",\"command\":\"fleet-node\",\"node\":\"gpu%02d\","
+			 "\"failure\":%s,\"reports\":[{\"tool\":\"cudoctor\",\"version\":\"0.1.0\",\"command\":\"lab\","
+			 "\"findings\":[],\"fleet_gpu\":0,\"labs\":[{\"name\":\"bandwidth\",\"verdict\":\"confirmed\","
+			 "\"measurements\":[{\"label\":\"device copy\",\"value\":%g,\"unit\":\"GB/s\"}]}]}]}",
+			 i, i == 2 ? "\"devices: out of memory\"" : "null", bw);
+		assert_int_equal(fleet_read_report(&f, (const unsigned char *)buf, strlen(buf), "fallback", err), CD_OK);
+	}
+	assert_int_equal(f.n_nodes, 6);
+	assert_string_equal(f.nodes[0].name, "gpu01");
+	assert_int_equal(fleet_missing(&f, "gpu07"), CD_OK);
+	assert_int_equal(report_init(&r, "fleet"), CD_OK);
+	assert_int_equal(fleet_judge(&f, &o, &r), CD_OK);
+	assert_non_null(report_find(&r, "fleet-node-missing"));
+	assert_string_equal(report_find(&r, "fleet-node-missing")->subject, "gpu07");
+	assert_string_equal(report_find(&r, "fleet-node-failed")->subject, "gpu02");
+	assert_non_null(report_find(&r, "fleet-outlier"));
+	assert_string_equal(report_find(&r, "fleet-outlier")->subject, "gpu04");
+	assert_non_null(strstr(report_find(&r, "fleet-outlier")->evidence[0], "gpu04 GPU 0: 310 GB/s"));
+	assert_non_null(strstr(report_find(&r, "fleet-outlier")->evidence[0], "below the median"));
+	assert_non_null(j = report_to_json(&r));
+	assert_int_equal(json_array_size(json_object_get(j, "outliers")), 1);
+	json_decref(j);
+	report_free(&r);
+	/* a nested bundle and a name that is no host name are refused */
+	snprintf(buf, sizeof buf, "{\"tool\":\"cudoctor\",\"version\":\"0.1.0\",\"command\":\"doctor\",\"node\":\"a b\",\"findings\":[]}");
+	assert_int_equal(fleet_read_report(&f, (const unsigned char *)buf, strlen(buf), "x", err), CD_EFORMAT);
+	assert_non_null(strstr(err, "not a host name"));
+	fleet_free(&f);
+}
+
+/* 10,000 nodes judged in well under a second: the grouping is sort-based. */
+static void test_many_nodes(void **state)
+{
+	struct fleet f;
+	struct report r;
+	struct fleet_judge_opts o = { -1, 0 };
+	char name[32];
+	(void)state;
+	fleet_init(&f);
+	for (int i = 0; i < 10000; i++) {
+		struct fleet_node *n;
+		snprintf(name, sizeof name, "n%05d", i);
+		assert_non_null(n = fleet_node_get(&f, name));
+		assert_int_equal(fleet_node_fact(n, FF_DRIVER, i % 97 ? "580.159.04" : "535.104.05"), CD_OK);
+		if (i % 500 == 0)
+			assert_int_equal(fleet_node_finding(n, "ecc-errors", SEV_ERROR, "ECC", "nvidia-smi -q"), CD_OK);
+		assert_int_equal(fleet_node_sample(n, "bandwidth: copy", "GB/s", 0, i == 77 ? 100.0 : 500.0 + i % 7), CD_OK);
+	}
+	assert_true(fleet_node_get(&f, "n00042") == &f.nodes[42]);
+	assert_int_equal(report_init(&r, "fleet"), CD_OK);
+	assert_int_equal(fleet_judge(&f, &o, &r), CD_OK);
+	assert_string_equal(report_find(&r, "ecc-errors")->subject, "n[00000,00500,01000,01500,02000,02500,03000,03500,04000,04500,05000,05500,06000,06500,07000,07500,08000,08500,09000,09500]");
+	assert_string_equal(report_find(&r, "fleet-outlier")->subject, "n00077");
+	report_free(&r);
+	fleet_free(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hostlist),
+		cmocka_unit_test(test_spread),
+		cmocka_unit_test(test_offline_fleet),
+		cmocka_unit_test(test_bad_reports),
+		cmocka_unit_test(test_bundle_and_outliers),
+		cmocka_unit_test(test_many_nodes),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
