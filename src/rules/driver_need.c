@@ -40,6 +40,20 @@ static void family_floor(struct runtime_need *out)
 	out->branch = b ? b->branch : 0;
 }
 
+/* needle inside the named section, NULL when either is missing: a 500 MB library is searched
+ * in the few sections that can hold it, not read whole */
+static const unsigned char *find_in(const struct elf_file *e, const char *section, const char *needle)
+{
+	struct elf_section sec;
+	char err[CD_ERRMSG];
+	const unsigned char *b;
+	size_t len = 0;
+
+	if (elf_find_section(e, section, &sec, err) != CD_OK || !(b = elf_section_bytes(e, &sec, &len)))
+		return NULL;
+	return find(b, len, needle);
+}
+
 void runtime_need_of(const unsigned char *data, size_t size, struct runtime_need *out)
 {
 	struct elf_file e;
@@ -60,8 +74,10 @@ void runtime_need_of(const unsigned char *data, size_t size, struct runtime_need
 		family_floor(out);
 		return;
 	}
-	/* a static runtime (nvcc's default) leaves its objects' names and nvcc's release */
-	if (!find(data, size, "libcudart_static_") || !(rel = find(data, size, "Cuda compilation tools, release ")))
+	/* a static runtime (nvcc's default) leaves its objects' names in the symbol table and
+	 * nvcc's release in the device code it embedded (the PTX and cubins of .nv_fatbin) */
+	if (!find_in(&e, ".strtab", "libcudart_static_") ||
+	    !(rel = find_in(&e, ".nv_fatbin", "Cuda compilation tools, release ")))
 		return;
 	{
 		char txt[16];
