@@ -24,7 +24,7 @@ gzip -9n <docs/cudoctor.1 >"$root/usr/share/man/man1/cudoctor.1.gz"
 "$bin" completion zsh >"$root/usr/share/zsh/vendor-completions/_cudoctor"
 "$bin" completion fish >"$root/usr/share/fish/vendor_completions.d/cudoctor.fish"
 install -m 644 README.md "$root/usr/share/doc/cudoctor/README.md"
-for f in docs/*.md; do
+for f in docs/*.md docs/cudoctor.schema.json; do
 	install -m 644 "$f" "$root/usr/share/doc/cudoctor/docs/$(basename "$f")"
 done
 chmod 644 "$root"/usr/share/man/man1/* "$root"/usr/share/*/*completion*/* 2>/dev/null || true
