@@ -5,7 +5,7 @@ PREFIX ?= /usr/local
 BUILD ?= build
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build run check install clean
+.PHONY: all deps build run check install deb clean
 
 all: build
 
@@ -37,6 +37,10 @@ install: build
 	./$(BUILD)/cudoctor completion bash >$(DESTDIR)$(PREFIX)/share/bash-completion/completions/cudoctor
 	./$(BUILD)/cudoctor completion zsh >$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_cudoctor
 	./$(BUILD)/cudoctor completion fish >$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/cudoctor.fish
+
+# A Debian binary package (dpkg-deb) in $(BUILD)/deb/: the binary, man page, completions, docs.
+deb: build
+	@sh tools/make_deb.sh $(BUILD)/cudoctor $(BUILD)/deb | sed 's/^/deb: /'
 
 clean:
 	rm -rf build build-asan build-fuzz build*.configure.log

@@ -430,6 +430,8 @@ int main(int argc, char **argv)
 		code = CD_EXIT_FAILED;
 		goto out;
 	}
+	if (r.format >= 0) /* the command's own --format (doctor --format prometheus) */
+		g.render.format = (enum output_format)r.format;
 	if ((!r.self_rendered && render_report(&r, &g.render, stdout) != 0) || fflush(stdout) != 0) {
 		fprintf(stderr, "cudoctor: cannot write the report\n");
 		code = CD_EXIT_FAILED;

@@ -102,6 +102,17 @@ struct cd_command {
 	int (*run)(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err);
 };
 
+/* --format for the commands whose report is also metrics (doctor, devices): an entry of
+ * their option tables, read by cmd_format_option, which sets r->format (prometheus, or
+ * text/markdown/json as their global options) and refuses a second, different format. */
+#define CMD_OPT_FORMAT 900
+#define CMD_OPT_FORMAT_ENTRY                                                                          \
+	{ .id = CMD_OPT_FORMAT, .long_name = "format", .arg = CLI_REQUIRED, .metavar = "FORMAT",         \
+	  .help = "prometheus: findings and GPU facts as metrics for node_exporter's textfile "         \
+		  "collector (docs/prometheus.md); text, markdown and json as --markdown and --json",   \
+	  .complete = CLI_C_WORDS, .words = "text markdown json prometheus" }
+int cmd_format_option(struct report *r, const struct cd_globals *g, char *err);
+
 /* An input named on the command line could not be read: said on stderr (the report says
  * it too, where the command shows it), and the run exits 3. */
 void cmd_input_error(struct report *r, const char *command, const char *message);

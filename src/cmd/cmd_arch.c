@@ -10,6 +10,7 @@
 #include "cmd/arch/arch.h"
 #include "rules/driver_need.h"
 #include "cmd/cmd.h"
+#include "cmd/progress.h"
 #include "util/err.h"
 #include "util/file.h"
 #include "util/str.h"
@@ -138,7 +139,7 @@ static unsigned scan_opts(const struct arch_opts *o, bool explicit_input)
 /* One file: map, scan, list, judge. A file that fails gets its one-line error and the
  * run goes on; returns false then. */
 static bool do_file(struct report *r, const char *path, bool explicit_input, const struct arch_opts *o,
-		    json_t *files, size_t *listed)
+		    json_t *files, size_t *listed, size_t *with_code, struct cmd_progress *prog)
 {
 	struct mapped_file mf;
 	struct arch_file f = {.path = path};
@@ -161,6 +162,7 @@ static bool do_file(struct report *r, const char *path, bool explicit_input, con
 		}
 	}
 	if (rc) {
+		cmd_progress_end(prog); /* the error line starts on a clean line */
 		cmd_input_error(r, "arch", err);
 		if (!o->cuobjdump) {
 			report_section(r, "%s", path);
@@ -175,6 +177,7 @@ static bool do_file(struct report *r, const char *path, bool explicit_input, con
 		goto out;
 	}
 	ok = true;
+	*with_code += f.inv.format != DC_NO_DEVICE_CODE;
 	if (!explicit_input && f.inv.format == DC_NO_DEVICE_CODE)
 		goto out; /* found in a directory: only files with device code are reported */
 	++*listed;
@@ -251,6 +254,99 @@ out:
 	return ok;
 }
 
+/* Over this many files a run shows a count per GPU first, then only the files that do not
+ * run natively on every GPU (every file with -v). */
+#define ARCH_SUMMARY_FILES 20
+
+/* How many files got each verdict, for one GPU. */
+struct arch_tally {
+	size_t n[VERDICT_NONE];
+};
+
+/* Adds a file's verdicts (its JSON object) to the tally; true when the file deserves its
+ * details in a summary: it failed, or some GPU runs it other than natively. A file with no
+ * verdict (no device code) is counted nowhere and needs no details. */
+static bool tally_file(struct arch_tally *tally, const struct arch_target *t, const json_t *file)
+{
+	const json_t *verdicts = json_object_get(file, "verdicts");
+	size_t gpu = 0;
+	bool details = json_object_get(file, "error") != NULL;
+
+	for (size_t k = 0; k < json_array_size(verdicts); k++) {
+		const json_t *v = json_array_get(verdicts, k);
+		const char *name = json_string_value(json_object_get(v, "gpu"));
+		const char *result = json_string_value(json_object_get(v, "result"));
+
+		/* verdicts come in the target's GPU order, GPUs with nothing to judge left out */
+		while (gpu < t->n_gpus && (!name || strcmp(t->gpus[gpu].name, name) != 0))
+			gpu++;
+		if (gpu == t->n_gpus)
+			break;
+		for (int i = 0; i < VERDICT_NONE; i++)
+			if (result && strcmp(result, compat_verdict_name((enum compat_verdict)i)) == 0)
+				tally[gpu].n[i]++;
+		details |= !result || strcmp(result, compat_verdict_name(VERDICT_NATIVE)) != 0;
+		gpu++;
+	}
+	return details;
+}
+
+/* "21 native, 1 jit, 0 partial, 2 no-image" (and any other verdict that occurred) */
+static char *tally_text(const struct arch_tally *a)
+{
+	struct strbuf sb;
+
+	sb_init(&sb);
+	for (int i = 0; i < VERDICT_NONE; i++)
+		if (i <= VERDICT_NO_IMAGE || a->n[i])
+			sb_printf(&sb, "%s%zu %s", i ? ", " : "", a->n[i], compat_verdict_name((enum compat_verdict)i));
+	return sb_detach(&sb);
+}
+
+static int tally_section(struct report *r, const struct arch_target *t, const struct arch_tally *tally,
+			 size_t with_code, size_t shown)
+{
+	report_section(r, "Summary: %zu file%s with device code", with_code, with_code == 1 ? "" : "s");
+	for (size_t i = 0; i < t->n_gpus; i++) {
+		char *line = tally_text(&tally[i]);
+
+		if (!line)
+			return CD_ENOMEM;
+		report_kv(r, t->gpus[i].name, "%s", line);
+		free(line);
+	}
+	report_line(r, "%s", shown ? "Below: only the files that do not run natively on every GPU (-v shows every file)."
+				   : "Every file runs natively on every GPU (-v shows each one).");
+	return r->oom ? CD_ENOMEM : CD_OK;
+}
+
+/* [{gpu, native, jit, partial, no_image, ptx_too_new, jit_disabled}]; NULL when out of memory */
+static json_t *tally_json(const struct arch_target *t, const struct arch_tally *tally)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; arr && i < t->n_gpus; i++) {
+		json_t *o = json_object();
+
+		if (!o || json_array_append_new(arr, o) || json_object_set_new(o, "gpu", json_string(t->gpus[i].name))) {
+			json_decref(arr);
+			return NULL;
+		}
+		for (int v = 0; v < VERDICT_NONE; v++) {
+			char key[32];
+
+			snprintf(key, sizeof key, "%s", compat_verdict_name((enum compat_verdict)v));
+			for (char *c = key; *c; c++)
+				*c = *c == '-' ? '_' : *c;
+			if (json_object_set_new(o, key, json_integer((json_int_t)tally[i].n[v]))) {
+				json_decref(arr);
+				return NULL;
+			}
+		}
+	}
+	return arr;
+}
+
 static int arch_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
 	struct arch_opts o;
@@ -295,14 +391,56 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		goto out;
 	}
-	size_t failed = 0, listed = 0;
-	for (size_t i = 0; i < in.n; i++)
-		if (!do_file(r, in.paths[i], in.explicit_input[i], &o, files, &listed))
+	size_t failed = 0, listed = 0, with_code = 0, shown = 0;
+	bool summary = !o.cuobjdump && !o.verbose && in.n > ARCH_SUMMARY_FILES && t->n_gpus > 0;
+	struct arch_tally *tally = calloc(t->n_gpus ? t->n_gpus : 1, sizeof(*tally));
+	size_t details_at = report_items_mark(r);
+	struct cmd_progress prog;
+
+	if (!tally) {
+		json_decref(files);
+		rc = cd_fail(err, CD_ENOMEM, "out of memory");
+		goto out;
+	}
+	cmd_progress_start(&prog, g->stderr_is_tty && !o.cuobjdump, "arch: searched");
+	for (size_t i = 0; i < in.n; i++) {
+		size_t mark = report_items_mark(r), before = json_array_size(files);
+
+		if (!do_file(r, in.paths[i], in.explicit_input[i], &o, files, &listed, &with_code, &prog))
 			failed++;
+		if (json_array_size(files) > before &&
+		    !tally_file(tally, t, json_array_get(files, before)) && summary)
+			report_items_truncate(r, mark); /* runs natively everywhere: counted, not shown */
+		else if (report_items_mark(r) > mark)
+			shown++;
+		cmd_progress_step(&prog, i + 1, in.n);
+	}
+	cmd_progress_end(&prog);
 	if (o.cuobjdump)
 		r->self_rendered = true;
 	else if (listed + failed == 0)
 		report_line(r, "no files with device code found (%zu searched)", in.n);
+	if (!o.cuobjdump && summary) {
+		size_t summary_at = report_items_mark(r);
+
+		if (tally_section(r, t, tally, with_code, shown) != CD_OK) {
+			free(tally);
+			json_decref(files);
+			rc = cd_fail(err, CD_ENOMEM, "out of memory");
+			goto out;
+		}
+		report_items_move(r, summary_at, details_at);
+	}
+	if (!o.cuobjdump && in.n > 1) {
+		report_section(r, "Searched");
+		report_line(r, "%zu of %zu files carry device code", with_code, in.n);
+		if (failed)
+			report_line(r, "%zu could not be read (named on stderr)", failed);
+	}
+	report_json_set(r, "files_searched", json_integer((json_int_t)in.n));
+	report_json_set(r, "files_with_device_code", json_integer((json_int_t)with_code));
+	report_json_set(r, "summary", tally_json(t, tally));
+	free(tally);
 	if (o.note[0] && !o.cuobjdump)
 		report_line(r, "%s", o.note);
 	json_t *gpus = json_array();

@@ -458,7 +458,7 @@ static void put_text(struct report *r, const struct gpu_probe *p)
 		put_gpu_text(r, &p->gpus[i]);
 }
 
-static const struct cli_opt devices_opts[] = { { 0 } };
+static const struct cli_opt devices_opts[] = { CMD_OPT_FORMAT_ENTRY, { 0 } };
 
 static int devices_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
@@ -467,6 +467,8 @@ static int devices_run(struct report *r, int argc, char **argv, const struct cd_
 
 	if (argc > 1)
 		return cd_fail(err, CD_EUSAGE, "devices takes no arguments (got '%.60s')", argv[1]);
+	if ((rc = cmd_format_option(r, g, err)) != CD_OK)
+		return rc;
 	rc = rules_gpu_health(p, r);
 	if (rc == CD_OK)
 		rc = put_json(r, p);
@@ -478,7 +480,7 @@ static int devices_run(struct report *r, int argc, char **argv, const struct cd_
 const struct cd_command cmd_devices = {
 	.name = "devices",
 	.summary = "every GPU: what deviceQuery prints plus NVML's state and health",
-	.usage = "cudoctor devices",
+	.usage = "cudoctor devices [--format prometheus]",
 	.opts = devices_opts,
 	.help = "Lists every GPU the CUDA driver and NVML see, in CUDA order (GPUs hidden from CUDA "
 		"by CUDA_VISIBLE_DEVICES follow, from NVML): name, compute capability, memory, SMs, "

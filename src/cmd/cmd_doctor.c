@@ -514,7 +514,7 @@ static int section_platform(struct report *r, const struct doctor_facts *df)
 	return report_json_set(r, "platform", o);
 }
 
-static const struct cli_opt doctor_opts[] = { { 0 } };
+static const struct cli_opt doctor_opts[] = { CMD_OPT_FORMAT_ENTRY, { 0 } };
 
 /* -q's answer: one line, the verdict and what decided it. */
 static int verdict_line(struct report *r)
@@ -564,6 +564,8 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 
 	if (argc > 1)
 		return cd_fail(err, CD_EUSAGE, "doctor takes no arguments (got '%.60s')", argv[1]);
+	if ((rc = cmd_format_option(r, g, err)) != CD_OK)
+		return rc;
 	/* the driver was opened and judged by the run context (needs = NEEDS_DRIVER) */
 	rc = doctor_collect(&df, g->run, &o, err);
 	if (rc != CD_OK)
@@ -590,7 +592,7 @@ out:
 const struct cd_command cmd_doctor = {
 	.name = "doctor",
 	.summary = "check driver, GPUs, toolkits, runtimes, Python and platform against each other",
-	.usage = "cudoctor [GLOBAL OPTIONS] doctor",
+	.usage = "cudoctor [GLOBAL OPTIONS] doctor [--format prometheus]",
 	.help = doctor_help,
 	.opts = doctor_opts,
 	.needs = NEEDS_DRIVER,

@@ -5,6 +5,7 @@
 
 #include "kb/arch_name.h"
 #include "util/err.h"
+#include "util/str.h"
 
 int kb_arch_parse(const char *text, struct kb_arch *out)
 {
@@ -61,4 +62,18 @@ void kb_arch_format(struct kb_arch a, const char *prefix, char *buf, size_t n)
 		snprintf(buf, n, "%s%d%c", prefix, a.num, a.suffix);
 	else
 		snprintf(buf, n, "%s%d", prefix, a.num);
+}
+
+int kb_arch_cmp(struct kb_arch a, struct kb_arch b)
+{
+	char x[24], y[24];
+
+	kb_arch_format(a, "sm_", x, sizeof x);
+	kb_arch_format(b, "sm_", y, sizeof y);
+	return str_natcmp(x, y);
+}
+
+int kb_arch_qsort_cmp(const void *a, const void *b)
+{
+	return kb_arch_cmp(*(const struct kb_arch *)a, *(const struct kb_arch *)b);
 }

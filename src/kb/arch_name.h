@@ -25,5 +25,9 @@ static inline bool kb_arch_eq(struct kb_arch a, struct kb_arch b)
 int kb_arch_parse(const char *text, struct kb_arch *out);
 /* "sm_90a" with prefix "sm_", "compute_90a" with "compute_", "9.0" with NULL (no suffix). */
 void kb_arch_format(struct kb_arch a, const char *prefix, char *buf, size_t n);
+/* The order of architectures everywhere they are listed: their names in str_natcmp's order
+ * (sm_75 < sm_80 < sm_90 < sm_90a < sm_90f < sm_100 < sm_120). kb_arch_qsort_cmp: for qsort. */
+int kb_arch_cmp(struct kb_arch a, struct kb_arch b);
+int kb_arch_qsort_cmp(const void *a, const void *b);
 
 #endif

@@ -142,6 +142,8 @@ static int field_archs(const struct tsv_table *t, size_t row, size_t col, const 
 		if (*s == ' ')
 			s++;
 	}
+	if (*n > 1) /* listed in one order whatever the table's */
+		qsort(*out, *n, sizeof **out, kb_arch_qsort_cmp);
 	return CD_OK;
 fail:
 	free(*out);

@@ -1,4 +1,5 @@
-/* Renderers: the same report as colored text, Markdown for a GitHub issue, or JSON. */
+/* Renderers: the same report as colored text, Markdown for a GitHub issue, JSON, or
+ * Prometheus metrics. */
 #ifndef CUDOCTOR_RENDER_H
 #define CUDOCTOR_RENDER_H
 
@@ -7,7 +8,8 @@
 
 #include "report/report.h"
 
-enum output_format { FMT_TEXT, FMT_MARKDOWN, FMT_JSON };
+/* FMT_PROMETHEUS: metrics for node_exporter's textfile collector (doctor and devices) */
+enum output_format { FMT_TEXT, FMT_MARKDOWN, FMT_JSON, FMT_PROMETHEUS };
 
 struct render_opts {
 	enum output_format format;

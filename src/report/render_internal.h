@@ -8,5 +8,6 @@
 
 int render_text(const struct report *r, const struct render_opts *o, FILE *out);
 int render_markdown(const struct report *r, const struct render_opts *o, FILE *out);
+int render_prometheus(const struct report *r, const struct render_opts *o, FILE *out);
 
 #endif

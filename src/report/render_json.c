@@ -78,6 +78,8 @@ int render_report(const struct report *r, const struct render_opts *o, FILE *out
 		return render_text(r, o, out);
 	case FMT_MARKDOWN:
 		return render_markdown(r, o, out);
+	case FMT_PROMETHEUS:
+		return render_prometheus(r, o, out);
 	case FMT_JSON:
 		break;
 	}

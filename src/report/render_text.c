@@ -36,6 +36,46 @@ static size_t kv_run_width(const struct report *r, size_t i)
 	return w;
 }
 
+/* One logical line: lead (what stands before the text, lead_cols columns wide), then text
+ * between the escape codes on and off, wrapped to the width with continuation lines indented
+ * by indent columns (a hanging indent). */
+static void put_wrapped(FILE *out, const struct render_opts *o, const char *lead, size_t lead_cols,
+			const char *on, const char *text, const char *off, size_t indent)
+{
+	struct strbuf sb;
+
+	if (!o->width) {
+		fprintf(out, "%s%s%s%s\n", lead, on, text, off);
+		return;
+	}
+	if (indent + 20 > o->width)
+		indent = o->width > 24 ? 4 : 0; /* a narrow terminal: a short indent keeps lines readable */
+	sb_init(&sb);
+	sb_append(&sb, lead);
+	sb_append(&sb, on);
+	sb_wrap(&sb, text, lead_cols, indent, o->width);
+	sb_append(&sb, off);
+	if (sb.failed) /* out of memory: the line unwrapped rather than lost */
+		fprintf(out, "%s%s%s%s\n", lead, on, text, off);
+	else
+		fprintf(out, "%s\n", sb.buf);
+	sb_free(&sb);
+}
+
+/* "  key  value": a long value wraps under its own column, a long key first on its line */
+static void text_kv(const struct report_item *it, size_t key_width, FILE *out, const struct render_opts *o)
+{
+	struct strbuf lead;
+
+	sb_init(&lead);
+	sb_printf(&lead, "  %-*s  ", (int)key_width, it->a);
+	if (lead.failed)
+		fprintf(out, "  %s  %s\n", it->a, it->b);
+	else
+		put_wrapped(out, o, lead.buf, lead.len, "", it->b, "", key_width + 4);
+	sb_free(&lead);
+}
+
 static void text_table(const struct report_item *t, FILE *out, const struct render_opts *o)
 {
 	size_t w[32] = { 0 };
@@ -64,23 +104,42 @@ static void text_table(const struct report_item *t, FILE *out, const struct rend
 	}
 }
 
+/* A finding's lines: evidence, why and fix hang under their text, so a wrapped line still
+ * reads as part of its label. */
+#define FINDING_INDENT 6
+
+static void finding_line(FILE *out, const struct render_opts *o, const char *label, const char *text,
+			 const char *on, const char *off)
+{
+	char lead[32];
+	size_t cols = (size_t)snprintf(lead, sizeof lead, "%*s%s: ", FINDING_INDENT, "", label);
+
+	put_wrapped(out, o, lead, cols, on, text, off, cols);
+}
+
 static void text_finding(const struct finding *f, FILE *out, const struct render_opts *o)
 {
 	bool brief = f->severity <= SEV_INFO && o->verbosity <= 0;
+	struct strbuf sb;
 
-	fprintf(out, "%s%-5s%s %s%s%s: %s", col(o, sev_color(f->severity)), severity_name(f->severity),
-		col(o, C_RESET), col(o, C_BOLD), f->id, col(o, C_RESET), f->title);
+	sb_init(&sb);
+	sb_printf(&sb, "%s%-5s%s %s%s%s: %s", col(o, sev_color(f->severity)), severity_name(f->severity),
+		  col(o, C_RESET), col(o, C_BOLD), f->id, col(o, C_RESET), f->title);
 	if (f->subject && *f->subject)
-		fprintf(out, " %s[%s]%s", col(o, C_DIM), f->subject, col(o, C_RESET));
-	fputc('\n', out);
+		sb_printf(&sb, " %s[%s]%s", col(o, C_DIM), f->subject, col(o, C_RESET));
+	if (sb.failed)
+		fprintf(out, "%s %s: %s\n", severity_name(f->severity), f->id, f->title);
+	else
+		put_wrapped(out, o, "", 0, "", sb.buf, "", FINDING_INDENT);
+	sb_free(&sb);
 	if (brief && f->severity == SEV_OK)
 		return;
 	for (size_t i = 0; i < f->n_evidence; i++)
-		fprintf(out, "      evidence: %s\n", f->evidence[i]);
+		finding_line(out, o, "evidence", f->evidence[i], "", "");
 	if (f->why && !brief)
-		fprintf(out, "      why: %s\n", f->why);
+		finding_line(out, o, "why", f->why, "", "");
 	for (size_t i = 0; i < f->n_fix; i++)
-		fprintf(out, "      fix: %s%s%s\n", col(o, C_BOLD), f->fix[i], col(o, C_RESET));
+		finding_line(out, o, "fix", f->fix[i], col(o, C_BOLD), col(o, C_RESET));
 }
 
 static const char *hget(const json_t *h, const char *key)
@@ -145,8 +204,10 @@ static void text_header(const struct report *r, FILE *out, const struct render_o
 	}
 	if ((v = hget(r->header, "date")))
 		sb_printf(&sb, ", %s", v);
-	if (!sb.failed && !cpu.failed)
-		fprintf(out, "%s%s%s\n\n", col(o, C_DIM), sb.buf, col(o, C_RESET));
+	if (!sb.failed && !cpu.failed) {
+		put_wrapped(out, o, "", 0, col(o, C_DIM), sb.buf, col(o, C_RESET), 2);
+		fputc('\n', out);
+	}
 	sb_free(&sb);
 	sb_free(&cpu);
 }
@@ -179,17 +240,18 @@ int render_text(const struct report *r, const struct render_opts *o, FILE *out)
 				continue; /* charts are for the HTML page */
 			switch (it->kind) {
 			case ITEM_SECTION:
-				fprintf(out, "%s%s%s%s\n", any_item ? "\n" : "", col(o, C_BOLD), it->a,
-					col(o, C_RESET));
+				if (any_item)
+					fputc('\n', out);
+				put_wrapped(out, o, "", 0, col(o, C_BOLD), it->a, col(o, C_RESET), 2);
 				width = 0;
 				break;
 			case ITEM_KV:
 				if (i == 0 || r->items[i - 1].kind != ITEM_KV)
 					width = kv_run_width(r, i);
-				fprintf(out, "  %-*s  %s\n", (int)width, it->a, it->b);
+				text_kv(it, width, out, o);
 				break;
 			case ITEM_LINE:
-				fprintf(out, "  %s\n", it->a);
+				put_wrapped(out, o, "  ", 2, "", it->a, "", 4);
 				break;
 			case ITEM_TABLE:
 				text_table(it, out, o);

@@ -35,6 +35,7 @@ int report_init(struct report *r, const char *command)
 	memset(r, 0, sizeof(*r));
 	r->command = command;
 	r->exit_override = -1;
+	r->format = -1;
 	r->data = json_object();
 	return r->data ? CD_OK : CD_ENOMEM;
 }
@@ -186,6 +187,37 @@ const struct finding *report_find(const struct report *r, const char *id)
 bool report_has_finding(const struct report *r, const char *id)
 {
 	return report_find(r, id) != NULL;
+}
+
+void report_items_truncate(struct report *r, size_t mark)
+{
+	while (r->n_items > mark) {
+		struct report_item *it = &r->items[--r->n_items];
+
+		free(it->a);
+		free(it->b);
+		free_strv(it->cells, it->ncols * it->nrows);
+	}
+}
+
+static void reverse_items(struct report_item *v, size_t n)
+{
+	for (size_t i = 0; i < n / 2; i++) {
+		struct report_item t = v[i];
+
+		v[i] = v[n - 1 - i];
+		v[n - 1 - i] = t;
+	}
+}
+
+void report_items_move(struct report *r, size_t from, size_t at)
+{
+	if (at >= from || from >= r->n_items)
+		return;
+	/* a rotation by three reversals: no allocation that could fail */
+	reverse_items(r->items + at, from - at);
+	reverse_items(r->items + from, r->n_items - from);
+	reverse_items(r->items + at, r->n_items - at);
 }
 
 static struct report_item *push_item(struct report *r, enum report_item_kind kind)

@@ -49,6 +49,8 @@ struct report {
 	char **answer;             /* the essential answer: what -q prints, alone (report_answer) */
 	size_t n_answer;
 	bool answer_only;          /* print only the answer even without -q (gencode --format nvcc) */
+	int format;                /* -1: the command line's format; else the enum output_format
+				    * (render.h) the command's --format chose (doctor --format prometheus) */
 	/* where the report comes from, for sharing it (docs/json.md "header"): version, os,
 	 * kernel, glibc, cpu, date, hostname, node...; NULL: none (report_set_header) */
 	json_t *header;
@@ -81,6 +83,13 @@ int report_answer(struct report *r, const char *fmt, ...) __attribute__((format(
 /* Starts a table; rows go to the most recent table. */
 int report_table(struct report *r, size_t ncols, const char *const headers[]);
 int report_table_row(struct report *r, const char *const cells[]);
+/* The body as it is built: report_items_mark says where it stands; report_items_truncate
+ * drops what was added after a mark (details a command decides not to show); report_items_move
+ * puts the items from mark `from` on before those from mark `at` (a summary made last but
+ * shown first). */
+static inline size_t report_items_mark(const struct report *r) { return r->n_items; }
+void report_items_truncate(struct report *r, size_t mark);
+void report_items_move(struct report *r, size_t from, size_t at);
 /* A chart for the HTML page (copied); text, Markdown and JSON leave it out. */
 int report_figure(struct report *r, const char *caption, const char *svg);
 

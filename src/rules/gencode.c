@@ -6,18 +6,11 @@
 #include "rules/gencode.h"
 #include "util/err.h"
 
-static int arch_order(struct kb_arch a, struct kb_arch b)
-{
-	if (a.num != b.num)
-		return a.num < b.num ? -1 : 1;
-	return (a.suffix > b.suffix) - (a.suffix < b.suffix);
-}
-
 static void add_sass(struct gencode_plan *p, struct kb_arch a)
 {
 	size_t i = 0;
 
-	while (i < p->n_sass && arch_order(p->sass[i], a) < 0)
+	while (i < p->n_sass && kb_arch_cmp(p->sass[i], a) < 0)
 		i++;
 	if (i < p->n_sass && kb_arch_eq(p->sass[i], a))
 		return;

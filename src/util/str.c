@@ -86,6 +86,43 @@ bool str_contains_ci(const char *haystack, const char *needle)
 	return false;
 }
 
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+int str_natcmp(const char *a, const char *b)
+{
+	while (*a && *b) {
+		if (is_digit(*a) && is_digit(*b)) {
+			const char *ea = a, *eb = b;
+			size_t la, lb;
+
+			while (*a == '0' && is_digit(a[1]))
+				a++;
+			while (*b == '0' && is_digit(b[1]))
+				b++;
+			for (ea = a; is_digit(*ea); ea++)
+				;
+			for (eb = b; is_digit(*eb); eb++)
+				;
+			la = (size_t)(ea - a);
+			lb = (size_t)(eb - b);
+			if (la != lb) /* without leading zeros, the longer run is the larger number */
+				return la < lb ? -1 : 1;
+			for (; a < ea; a++, b++)
+				if (*a != *b)
+					return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		a++;
+		b++;
+	}
+	return (*a != 0) - (*b != 0);
+}
+
 char *str_trim(char *s)
 {
 	char *end;

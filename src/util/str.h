@@ -15,6 +15,9 @@ bool str_starts_with(const char *s, const char *prefix);
 bool str_ends_with(const char *s, const char *suffix);
 bool str_contains_ci(const char *haystack, const char *needle); /* ASCII case-insensitive */
 char *str_trim(char *s);                        /* in place; returns s advanced past spaces */
+/* strcmp with runs of digits compared as numbers: sm_75 < sm_80 < sm_90 < sm_90a < sm_100 <
+ * sm_120, libfoo.so.9 < libfoo.so.12. The one order for every list of architectures. */
+int str_natcmp(const char *a, const char *b);
 
 /* A growable string. After any allocation failure `failed` stays set and further
  * appends are ignored, so callers check once at the end. */

@@ -231,13 +231,17 @@ static struct run_result run_explain(const char *const extra[], const char *cons
 				     const char *stdin_text)
 {
 	const char *argv[12] = { CUDOCTOR_BINARY, "explain" };
+	const char *envw[24] = { "COLUMNS=9999" }; /* these tests read sentences, not the layout */
 	struct run_result r;
-	size_t n = 2;
+	size_t n = 2, ne = 1;
 
 	for (size_t i = 0; extra && extra[i] && n < 11; i++)
 		argv[n++] = extra[i];
 	argv[n] = NULL;
-	assert_int_equal(testlib_run(argv, env, stdin_text, &r), 0);
+	for (size_t i = 0; env && env[i] && ne < 23; i++)
+		envw[ne++] = env[i];
+	envw[ne] = NULL;
+	assert_int_equal(testlib_run(argv, envw, stdin_text, &r), 0);
 	return r;
 }
 

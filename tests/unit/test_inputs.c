@@ -63,7 +63,8 @@ static double now(void)
 static struct run_result run_on(const char *input, const char *const *args)
 {
 	const char *argv[16] = { CUDOCTOR_BINARY };
-	const char *env[] = { "CUDOCTOR_LIBCUDA=/nonexistent", "CUDOCTOR_LIBNVML=/nonexistent", NULL };
+	const char *env[] = { "CUDOCTOR_LIBCUDA=/nonexistent", "CUDOCTOR_LIBNVML=/nonexistent",
+			      "COLUMNS=9999", NULL }; /* lines read whole, not wrapped */
 	struct run_result r;
 	size_t n = 1;
 	double t0 = now();

@@ -269,10 +269,11 @@ static void command_line(void **state)
 	const char *js[] = { CUDOCTOR_BINARY, "--json", "plan", "--gpu", "RTX 5060 Ti", "--driver", "R550", NULL };
 	const char *bad[] = { CUDOCTOR_BINARY, "plan", "--gpu", "H200", "--framework", "tensorflow", NULL };
 	const char *kb[] = { CUDOCTOR_BINARY, "kb", "torch", "2.7", NULL };
+	const char *wide[] = { "COLUMNS=9999", NULL }; /* the pip line read whole */
 	struct run_result r;
 
 	(void)state;
-	assert_int_equal(testlib_run(ok, NULL, NULL, &r), 0);
+	assert_int_equal(testlib_run(ok, wide, NULL, &r), 0);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "pip install torch=="));
 	assert_non_null(strstr(r.out, "uv pip install torch=="));

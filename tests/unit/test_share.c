@@ -134,19 +134,21 @@ static void test_json_header(void **state)
 	run_result_free(&b);
 }
 
-static void test_text_header_is_one_line(void **state)
+static void test_text_header_is_one_paragraph(void **state)
 {
 	struct run_result a = RUN("n1", "devices");
 	struct run_result q = RUN(NULL, "-q", "gencode", "--gpu", "sm_90", "--toolkit", "12.8");
-	char *nl;
+	char *nl, *w;
 
 	(void)state;
 	assert_int_equal(a.status, 0);
 	assert_true(strncmp(a.out, "cudoctor ", 9) == 0);
-	nl = strchr(a.out, '\n');
-	assert_non_null(nl);
-	assert_true(nl[1] == '\n'); /* one line, then the report */
+	nl = strstr(a.out, "\n\n");
+	assert_non_null(nl); /* one paragraph, wrapped to the width, then the report */
 	*nl = '\0';
+	for (w = a.out; (w = strstr(w, "\n  "));) /* its continuation lines joined back */
+		memmove(w, w + 2, strlen(w + 2) + 1), *w = ' ';
+	assert_null(strchr(a.out, '\n'));
 	assert_non_null(strstr(a.out, " (node n1): Ubuntu 24.04.2 LTS, kernel "));
 	assert_non_null(strstr(a.out, ", glibc "));
 	assert_non_null(strstr(a.out, ", Intel Xeon Platinum 8480+, 2023-11-14T22:13:20Z"));
@@ -232,7 +234,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_header),
-		cmocka_unit_test(test_text_header_is_one_line),
+		cmocka_unit_test(test_text_header_is_one_paragraph),
 		cmocka_unit_test(test_anonymize),
 		cmocka_unit_test(test_markdown_for_an_issue),
 	};

@@ -131,6 +131,27 @@ static void test_strbuf(void **state)
 	free(s);
 }
 
+static int cmp_names(const void *a, const void *b)
+{
+	return str_natcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void test_natural_order(void **state)
+{
+	const char *archs[] = { "sm_120", "sm_100", "sm_75", "sm_90a", "sm_80", "sm_90", "sm_100f", "sm_121a", "sm_9" };
+	const char *sorted[] = { "sm_9", "sm_75", "sm_80", "sm_90", "sm_90a", "sm_100", "sm_100f", "sm_120", "sm_121a" };
+
+	(void)state;
+	qsort(archs, sizeof archs / sizeof archs[0], sizeof archs[0], cmp_names);
+	for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++)
+		assert_string_equal(archs[i], sorted[i]);
+	assert_int_equal(str_natcmp("sm_90", "sm_90"), 0);
+	assert_true(str_natcmp("libcudart.so.9", "libcudart.so.12") < 0);
+	assert_true(str_natcmp("sm_090", "sm_90") == 0); /* leading zeros name the same number */
+	assert_true(str_natcmp("compute_120", "sm_75") < 0); /* text before numbers */
+	assert_true(str_natcmp("sm_", "sm_75") < 0);
+}
+
 static void test_file_errors_name_the_path(void **state)
 {
 	struct mapped_file mf;
@@ -161,6 +182,7 @@ int main(void)
 		cmocka_unit_test(test_version_format),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_strbuf),
+		cmocka_unit_test(test_natural_order),
 		cmocka_unit_test(test_file_errors_name_the_path),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

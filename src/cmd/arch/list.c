@@ -8,6 +8,7 @@
 #include "binfmt/decompress.h"
 #include "binfmt/ptx.h"
 #include "cmd/arch/arch.h"
+#include "kb/arch_name.h"
 #include "util/err.h"
 #include "util/str.h"
 #include "util/units.h"
@@ -145,8 +146,8 @@ static int kernels_line(struct report *r, const struct dc_image *im, size_t inde
 	return rc;
 }
 
-/* Summary rows: images grouped by (section, member, kind, arch, compression), listed
- * in the order each group first appears. */
+/* Summary rows: images grouped by (section, member, arch, kind, compression), listed in
+ * that order: architectures in kb_arch_cmp's order within a section and member. */
 struct group_ref {
 	const struct dc_inventory *inv;
 	size_t index, count;
@@ -160,12 +161,11 @@ static long long group_key_cmp(const struct group_ref *x, const struct group_ref
 		return (long long)ca->section - cb->section;
 	if (ca->member != cb->member)
 		return (long long)ca->member - cb->member;
+	int arch = kb_arch_cmp((struct kb_arch){(int)a->arch, a->suffix}, (struct kb_arch){(int)b->arch, b->suffix});
+	if (arch)
+		return arch;
 	if (a->kind != b->kind)
 		return (long long)a->kind - b->kind;
-	if (a->arch != b->arch)
-		return (long long)a->arch - b->arch;
-	if (a->suffix != b->suffix)
-		return (long long)a->suffix - b->suffix;
 	return (long long)a->compression - b->compression;
 }
 
@@ -183,13 +183,7 @@ static int by_group_key(const void *p, const void *q)
 	return (x->index > y->index) - (x->index < y->index);
 }
 
-static int by_first_index(const void *p, const void *q)
-{
-	const struct group_ref *x = p, *y = q;
-	return (x->index > y->index) - (x->index < y->index);
-}
-
-/* A file with many images gets one row per (section, member, kind, arch, compression)
+/* A file with many images gets one row per (section, member, arch, kind, compression)
  * unless -v: libcublasLt alone has 6,000 images. */
 #define FULL_TABLE_MAX 40
 
@@ -241,7 +235,6 @@ int arch_list_text(struct report *r, const struct arch_file *f, const struct arc
 			else
 				groups[ngroups++] = refs[i];
 		}
-		qsort(groups, ngroups, sizeof(*groups), by_first_index);
 		for (size_t g = 0; g < ngroups; g++) {
 			const struct dc_image *a = &inv->images[groups[g].index];
 			const struct dc_container *ca = &inv->containers[a->container];
