@@ -47,8 +47,17 @@ static int teardown(void **state)
 }
 
 /* mpirun -n N rank.sh cudoctor --json fleet ARGS; returns rank 0's JSON. */
+static json_t *run_fleet_try(const char *n, const char *timeout, const char *output, const char *const extra_env[],
+			     int *status, double *seconds, bool must);
+
 static json_t *run_fleet(const char *n, const char *timeout, const char *output, const char *const extra_env[],
 			 int *status, double *seconds)
+{
+	return run_fleet_try(n, timeout, output, extra_env, status, seconds, true);
+}
+
+static json_t *run_fleet_try(const char *n, const char *timeout, const char *output, const char *const extra_env[],
+			     int *status, double *seconds, bool must)
 {
 	const char *argv[] = { "/usr/bin/timeout", "-s", "KILL", "30", "/usr/bin/mpirun", "--oversubscribe",
 			       "--allow-run-as-root", "-x", "FLEET_DYING_RANK", "-x", "FLEET_DYING_DELAY", "-n", n,
@@ -74,6 +83,10 @@ static json_t *run_fleet(const char *n, const char *timeout, const char *output,
 	*seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	*status = res.status;
 	j = output ? json_load_file(output, 0, &je) : json_loads(res.out, 0, &je);
+	if (!j && !must) {
+		run_result_free(&res);
+		return NULL;
+	}
 	if (!j)
 		fail_msg("rank 0 printed no JSON report (%s); status %d; stderr: %.1500s", je.text, res.status, res.err);
 	run_result_free(&res);
@@ -168,8 +181,15 @@ static void test_rank_that_dies(void **state)
 		skip();
 	/* rank 0 writes the file itself: what mpirun forwards of stdout after a rank died may be lost */
 	snprintf(out, sizeof out, "/tmp/cudoctor-fleet-died-%d.json", (int)getpid());
-	j = run_fleet("3", "30", out, env, &status, &secs);
-	unlink(out);
+	/* Open MPI 4.1.4 aborts the job when a rank dies and, under load, sometimes kills rank 0
+	 * before it has written (seen about once in three runs on this 2-core machine while
+	 * other builds ran): the launcher's teardown, not the fleet's wait. Up to three tries;
+	 * the first report rank 0 writes is judged. */
+	j = NULL;
+	for (int attempt = 0; attempt < 3 && !j; attempt++) {
+		j = run_fleet_try("3", "30", out, env, &status, &secs, attempt == 2);
+		unlink(out);
+	}
 	assert_int_not_equal(status, 0);
 	assert_true(has_string(json_object_get(j, "missing"), "node02"));
 	assert_string_equal(json_string_value(json_object_get(j, "node_list")), "node01");
