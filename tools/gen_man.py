@@ -162,6 +162,9 @@ the node name in every report's header (else the host name), for fleets of repor
 .TP
 .B SOURCE_DATE_EPOCH
 the date in the report's header, in seconds since 1970 (else now)
+.TP
+.B CUDOCTOR_PROGRESS_AFTER
+seconds of work before a progress line appears on a terminal's stderr (else 1)
 .SH FILES
 The knowledge tables (kb/*.tsv in the source tree) and the lab kernels are built into the
 binary; cudoctor reads no configuration file.
