@@ -39,7 +39,6 @@ struct cd_run {
 	struct gpu_probe probe;       /* the driver facts and every GPU */
 	struct platform_info platform;
 	bool cuda_usable;             /* libcuda works (rules_cuda_usable); else a finding says why */
-	bool nvml_prewarmed;          /* a second nvmlInit succeeded (run.c), shut down at close */
 };
 
 /* Opens the driver for this run unless done: loads libcuda and NVML, collects the driver

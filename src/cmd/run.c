@@ -1,6 +1,5 @@
 /* The run context: the driver opened once per run for every command that needs it, and
  * judged once, so a broken driver reads the same in every command. */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,29 +8,6 @@
 #include "probe/platform.h"
 #include "rules/rules.h"
 #include "util/err.h"
-
-/* nvmlInit on a second thread while the first waits in cuInit: the two do not depend on each
- * other, and doctor's time is otherwise theirs added up (about 25 ms of NVML after ~200 ms of
- * cuInit on the H200). The probe initialises both again, which then returns at once; NVML
- * counts its initialisations, so cd_run_close shuts this one down too. */
-static void *nvml_prewarm(void *arg)
-{
-	struct cd_run *run = arg;
-
-	run->nvml_prewarmed = run->nv->Init && run->nv->Init() == NVML_SUCCESS;
-	return NULL;
-}
-
-static void prewarm(struct cd_run *run)
-{
-	pthread_t t;
-	bool threaded = run->nv && pthread_create(&t, NULL, nvml_prewarm, run) == 0;
-
-	if (run->cu && run->cu->Init)
-		(void)run->cu->Init(0); /* the probe's own call records the result */
-	if (threaded)
-		pthread_join(t, NULL);
-}
 
 int cd_run_driver(struct cd_run *run, struct report *r, char *err)
 {
@@ -53,7 +29,6 @@ int cd_run_driver(struct cd_run *run, struct report *r, char *err)
 		free(run->nv);
 		run->nv = NULL;
 	}
-	prewarm(run);
 	if ((rc = gpu_probe_collect(&run->probe, run->cu, run->nv, err)) != CD_OK)
 		return rc;
 	if ((rc = platform_probe(&run->platform, NULL, err)) != CD_OK)
@@ -70,8 +45,6 @@ void cd_run_close(struct cd_run *run)
 {
 	if (run->nv) {
 		if (driver_nvml_ok(&run->probe) && run->nv->Shutdown)
-			run->nv->Shutdown();
-		if (run->nvml_prewarmed && run->nv->Shutdown)
 			run->nv->Shutdown();
 		nvml_unload(run->nv);
 		free(run->nv);
