@@ -59,7 +59,7 @@ static json_t *run_fleet(const char *n, const char *timeout, const char *output,
 static json_t *run_fleet_try(const char *n, const char *timeout, const char *output, const char *const extra_env[],
 			     int *status, double *seconds, bool must)
 {
-	const char *argv[] = { "/usr/bin/timeout", "-s", "KILL", "30", "/usr/bin/mpirun", "--oversubscribe",
+	const char *argv[] = { "/usr/bin/timeout", "-s", "KILL", "90", "/usr/bin/mpirun", "--oversubscribe",
 			       "--allow-run-as-root", "-x", "FLEET_DYING_RANK", "-x", "FLEET_DYING_DELAY", "-n", n,
 			       RANK_SH, CUDOCTOR_BINARY, "--json", "fleet", "--timeout", timeout,
 			       output ? "--save" : NULL, output, NULL };
@@ -187,13 +187,13 @@ static void test_rank_that_dies(void **state)
 	 * the first report rank 0 writes is judged. */
 	j = NULL;
 	for (int attempt = 0; attempt < 3 && !j; attempt++) {
-		j = run_fleet_try("3", "30", out, env, &status, &secs, attempt == 2);
+		j = run_fleet_try("3", "60", out, env, &status, &secs, attempt == 2);
 		unlink(out);
 	}
 	assert_int_not_equal(status, 0);
 	assert_true(has_string(json_object_get(j, "missing"), "node02"));
 	assert_string_equal(json_string_value(json_object_get(j, "node_list")), "node01");
-	assert_true(secs < 25); /* not the 30 s wait: the launcher's SIGTERM ended it */
+	assert_true(secs < 50); /* not the 60 s wait: the launcher's SIGTERM ended it (slow teardown under load allowed) */
 	json_decref(j);
 }
 
