@@ -1,6 +1,6 @@
 /* Aho-Corasick construction: a trie of the case-folded patterns, failure links by breadth-first
  * order, then every missing transition filled from the failure state so scanning is a
- * single table lookup per byte. */
+ * single table lookup per byte; the pair prefilter; and the scan that uses both. */
 #include "explain/ac.h"
 
 #include <ctype.h>
@@ -14,12 +14,107 @@ static unsigned char fold(unsigned char c)
 	return (unsigned char)tolower(c);
 }
 
+/* How often a (folded) byte turns up in a log, per mille, roughly: the prefilter takes each
+ * pattern's four bytes with the smallest product. A wrong guess costs speed, never a match. */
+static unsigned byte_weight(unsigned char c)
+{
+	static const char common[] = " etaoinsrlhdcumpfgwy";
+	const char *p;
+
+	if (c >= '0' && c <= '9')
+		return 30;
+	if (c && (p = strchr(common, c)))
+		return 150 - (unsigned)(p - common) * 6;
+	if (c && strchr(".,/:|[]-_()bv", c))
+		return 12;
+	return 3;
+}
+
+#define GRAM_BITS 20 /* 1 Mi bits: 128 KiB, a few hundred set */
+
+static uint32_t gram_hash(uint32_t classes)
+{
+	return (classes * 0x9E3779B1u) >> (32 - GRAM_BITS);
+}
+
+/* records the gram (its hash) of a pattern reaching before and after bytes around it */
+static void add_gram(struct ac *a, uint32_t classes, uint32_t before, uint32_t after)
+{
+	uint32_t h = gram_hash(classes);
+	size_t j = 0;
+
+	a->gram_bits[h >> 3] |= (uint8_t)(1u << (h & 7));
+	while (j < a->n_grams && a->gram_hash[j] < h)
+		j++;
+	if (j == a->n_grams || a->gram_hash[j] != h) {
+		memmove(a->gram_hash + j + 1, a->gram_hash + j, (a->n_grams - j) * sizeof(*a->gram_hash));
+		memmove(a->gram_before + j + 1, a->gram_before + j, (a->n_grams - j) * sizeof(*a->gram_before));
+		memmove(a->gram_after + j + 1, a->gram_after + j, (a->n_grams - j) * sizeof(*a->gram_after));
+		a->gram_hash[j] = h;
+		a->gram_before[j] = a->gram_after[j] = 0;
+		a->n_grams++;
+	}
+	if (before > a->gram_before[j])
+		a->gram_before[j] = before;
+	if (after > a->gram_after[j])
+		a->gram_after[j] = after;
+}
+
+/* chooses each pattern's rarest four bytes; false when out of memory */
+static bool build_grams(const char *const *patterns, size_t n, struct ac *a)
+{
+	size_t cap = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (a->len[i] < 3)
+			return true; /* no prefilter: every byte is stepped through */
+		cap += a->len[i] == 3 ? a->n_classes : 1;
+	}
+	a->gram_bits = calloc((size_t)1 << GRAM_BITS >> 3, 1);
+	a->gram_hash = calloc(cap ? cap : 1, sizeof(*a->gram_hash));
+	a->gram_before = calloc(cap ? cap : 1, sizeof(*a->gram_before));
+	a->gram_after = calloc(cap ? cap : 1, sizeof(*a->gram_after));
+	if (!a->gram_bits || !a->gram_hash || !a->gram_before || !a->gram_after)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const unsigned char *p = (const unsigned char *)patterns[i];
+		size_t best = 0;
+		unsigned long best_w = (unsigned long)-1;
+		uint32_t classes = 0;
+
+		for (size_t k = 0; k + 3 < a->len[i]; k++) {
+			unsigned long w = 1;
+
+			for (size_t j = 0; j < 4; j++)
+				w *= byte_weight(fold(p[k + j]));
+			if (w < best_w) {
+				best_w = w;
+				best = k;
+			}
+		}
+		for (size_t j = 0; j < 3; j++)
+			classes |= (uint32_t)a->cls[p[best + j]] << (8 * j);
+		if (a->len[i] == 3)
+			for (uint32_t c = 0; c < a->n_classes; c++)
+				add_gram(a, classes | c << 24, 0, 3);
+		else
+			add_gram(a, classes | (uint32_t)a->cls[p[best + 3]] << 24, (uint32_t)best,
+				 (uint32_t)(a->len[i] - best));
+	}
+	a->use_grams = true;
+	return true;
+}
+
 void ac_free(struct ac *a)
 {
 	free(a->next);
 	free(a->out_start);
 	free(a->out);
 	free(a->len);
+	free(a->gram_bits);
+	free(a->gram_hash);
+	free(a->gram_before);
+	free(a->gram_after);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -141,6 +236,8 @@ int ac_build(const char *const *patterns, size_t n, struct ac *a, char *err)
 
 		a->next[i] = t * a->n_classes | (a->out_start[t] != a->out_start[t + 1] ? AC_ENDS : 0);
 	}
+	if (!build_grams(patterns, n, a))
+		goto out;
 	rc = CD_OK;
 out:
 	free(ends);
@@ -155,4 +252,99 @@ out:
 		return cd_fail(err, CD_ENOMEM, "pattern matcher: out of memory");
 	}
 	return CD_OK;
+}
+
+/* steps through s[i..to) from *st, storing what ends there */
+static size_t step_range(const struct ac *a, const unsigned char *s, size_t i, size_t to, uint32_t *st,
+			 struct ac_hit *hits, size_t n, size_t max)
+{
+	uint32_t t = *st;
+
+	for (; i < to; i++) {
+		t = ac_step(a, t, s[i]);
+		if (t & AC_ENDS) {
+			uint32_t q = ac_state(a, t);
+
+			for (uint32_t k = a->out_start[q]; k < a->out_start[q + 1] && n < max; k++)
+				hits[n++] = (struct ac_hit){ a->out[k], (uint32_t)(i + 1) };
+		}
+	}
+	*st = t;
+	return n;
+}
+
+/* the first i >= from where the four bytes at i (the class 0 past the end) hash to a
+ * pattern's (its index in *g), or len */
+static size_t next_gram(const struct ac *a, const unsigned char *s, size_t len, size_t from, size_t *g)
+{
+	uint32_t w = 0, h = 0;
+	size_t i = from;
+
+	for (size_t k = 0; k < 3; k++)
+		w = w >> 8 | (uint32_t)(from + k < len ? a->cls[s[from + k]] : 0) << 24;
+	for (;; i++) {
+		if (i + 3 < len)
+			w = w >> 8 | (uint32_t)a->cls[s[i + 3]] << 24;
+		else if (i < len)
+			w >>= 8;
+		else
+			return len;
+		h = gram_hash(w);
+		if (a->gram_bits[h >> 3] >> (h & 7) & 1)
+			break;
+	}
+	size_t lo = 0, hi = a->n_grams;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (a->gram_hash[mid] < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*g = lo;
+	return i;
+}
+
+#define AC_WINDOWS 64 /* a text with more candidates is stepped through whole */
+
+/* Every occurrence lies whole inside the window [c - gram_before, c + gram_after) of the
+ * candidate c its four bytes are at (the bounds of their hash). The windows, sorted by start
+ * and overlapping ones joined, are stepped through from state 0 each: every occurrence is
+ * met once, in order, and in the state a full scan would be in there (a longer state would
+ * mean a pattern reaching out of its window). */
+size_t ac_find(const struct ac *a, const unsigned char *s, size_t len, struct ac_hit *hits, size_t max)
+{
+	size_t from[AC_WINDOWS], to[AC_WINDOWS], nw = 0, n = 0, c = 0, g = 0;
+	uint32_t st = 0;
+
+	if (!a->use_grams)
+		return step_range(a, s, 0, len, &st, hits, 0, max);
+	while ((c = next_gram(a, s, len, c, &g)) < len) {
+		size_t f = c > a->gram_before[g] ? c - a->gram_before[g] : 0;
+		size_t t = len - c > a->gram_after[g] ? c + a->gram_after[g] : len;
+		size_t k = nw;
+
+		if (nw == AC_WINDOWS)
+			return step_range(a, s, 0, len, &st, hits, 0, max);
+		for (; k > 0 && from[k - 1] > f; k--) {
+			from[k] = from[k - 1];
+			to[k] = to[k - 1];
+		}
+		from[k] = f;
+		to[k] = t;
+		nw++;
+		c++;
+	}
+	for (size_t w = 0; w < nw && n < max;) {
+		size_t f = from[w], t = to[w];
+
+		for (w++; w < nw && from[w] <= t; w++)
+			if (to[w] > t)
+				t = to[w];
+		st = 0;
+		n = step_range(a, s, f, t, &st, hits, n, max);
+	}
+	return n;
 }
