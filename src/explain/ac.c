@@ -3,15 +3,15 @@
  * single table lookup per byte; the pair prefilter; and the scan that uses both. */
 #include "explain/ac.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/err.h"
 
+/* ASCII only, whatever the locale: the prefilter's fold (c | 0x20) must agree with it */
 static unsigned char fold(unsigned char c)
 {
-	return (unsigned char)tolower(c);
+	return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c;
 }
 
 /* How often a (folded) byte turns up in a log, per mille, roughly: the prefilter takes each
@@ -30,20 +30,39 @@ static unsigned byte_weight(unsigned char c)
 	return 3;
 }
 
-#define GRAM_BITS 20 /* 1 Mi bits: 128 KiB, a few hundred set */
-
-static uint32_t gram_hash(uint32_t classes)
+/* four bytes read from memory, the first in the low byte */
+static uint32_t le32(uint32_t w)
 {
-	return (classes * 0x9E3779B1u) >> (32 - GRAM_BITS);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return __builtin_bswap32(w);
+#else
+	return w;
+#endif
 }
 
-/* records the gram (its hash) of a pattern reaching before and after bytes around it */
-static void add_gram(struct ac *a, uint32_t classes, uint32_t before, uint32_t after)
+#define GRAM_BITS 20 /* 1 Mi bits: 128 KiB, a few hundred set twice */
+#define GRAM_FOLD 0x20202020u /* bytes ORed with 0x20: A-Z as a-z (and some punctuation paired) */
+
+/* two hashes of four folded bytes (the first in the low byte), both set for a pattern's: a
+ * text's four bytes are a candidate only when both are set */
+static uint32_t gram_hash(uint32_t bytes)
 {
-	uint32_t h = gram_hash(classes);
+	return (bytes * 0x9E3779B1u) >> (32 - GRAM_BITS);
+}
+
+static uint32_t gram_hash2(uint32_t bytes)
+{
+	return (bytes * 0x85EBCA6Bu) >> (32 - GRAM_BITS);
+}
+
+/* records the gram of a pattern reaching before and after bytes around it */
+static void add_gram(struct ac *a, uint32_t bytes, uint32_t before, uint32_t after)
+{
+	uint32_t h = gram_hash(bytes), h2 = gram_hash2(bytes);
 	size_t j = 0;
 
 	a->gram_bits[h >> 3] |= (uint8_t)(1u << (h & 7));
+	a->gram_bits[h2 >> 3] |= (uint8_t)(1u << (h2 & 7));
 	while (j < a->n_grams && a->gram_hash[j] < h)
 		j++;
 	if (j == a->n_grams || a->gram_hash[j] != h) {
@@ -68,7 +87,7 @@ static bool build_grams(const char *const *patterns, size_t n, struct ac *a)
 	for (size_t i = 0; i < n; i++) {
 		if (a->len[i] < 3)
 			return true; /* no prefilter: every byte is stepped through */
-		cap += a->len[i] == 3 ? a->n_classes : 1;
+		cap += a->len[i] == 3 ? 128 : 1;
 	}
 	a->gram_bits = calloc((size_t)1 << GRAM_BITS >> 3, 1);
 	a->gram_hash = calloc(cap ? cap : 1, sizeof(*a->gram_hash));
@@ -80,7 +99,7 @@ static bool build_grams(const char *const *patterns, size_t n, struct ac *a)
 		const unsigned char *p = (const unsigned char *)patterns[i];
 		size_t best = 0;
 		unsigned long best_w = (unsigned long)-1;
-		uint32_t classes = 0;
+		uint32_t bytes = 0;
 
 		for (size_t k = 0; k + 3 < a->len[i]; k++) {
 			unsigned long w = 1;
@@ -93,12 +112,13 @@ static bool build_grams(const char *const *patterns, size_t n, struct ac *a)
 			}
 		}
 		for (size_t j = 0; j < 3; j++)
-			classes |= (uint32_t)a->cls[p[best + j]] << (8 * j);
+			bytes |= (uint32_t)p[best + j] << (8 * j);
+		/* a pattern of three: followed by any byte, or by the end (read as a space) */
 		if (a->len[i] == 3)
-			for (uint32_t c = 0; c < a->n_classes; c++)
-				add_gram(a, classes | c << 24, 0, 3);
+			for (uint32_t c = 0; c < 256; c++)
+				add_gram(a, (bytes | c << 24) | GRAM_FOLD, 0, 3);
 		else
-			add_gram(a, classes | (uint32_t)a->cls[p[best + 3]] << 24, (uint32_t)best,
+			add_gram(a, (bytes | (uint32_t)p[best + 3] << 24) | GRAM_FOLD, (uint32_t)best,
 				 (uint32_t)(a->len[i] - best));
 	}
 	a->use_grams = true;
@@ -273,28 +293,34 @@ static size_t step_range(const struct ac *a, const unsigned char *s, size_t i, s
 	return n;
 }
 
-/* the first i >= from where the four bytes at i (the class 0 past the end) hash to a
- * pattern's (its index in *g), or len */
+static bool gram_bit(const struct ac *a, uint32_t h)
+{
+	return a->gram_bits[h >> 3] >> (h & 7) & 1;
+}
+
+/* the first i >= from where the four bytes at i (spaces past the end) may be a pattern's
+ * (its index in *g), or len */
 static size_t next_gram(const struct ac *a, const unsigned char *s, size_t len, size_t from, size_t *g)
 {
 	uint32_t w = 0, h = 0;
-	size_t i = from;
+	size_t i = from, lo = 0, hi = a->n_grams;
 
-	for (size_t k = 0; k < 3; k++)
-		w = w >> 8 | (uint32_t)(from + k < len ? a->cls[s[from + k]] : 0) << 24;
 	for (;; i++) {
-		if (i + 3 < len)
-			w = w >> 8 | (uint32_t)a->cls[s[i + 3]] << 24;
-		else if (i < len)
-			w >>= 8;
-		else
+		if (i + 4 <= len) {
+			memcpy(&w, s + i, 4);
+		} else if (i < len) {
+			unsigned char tail[4] = { ' ', ' ', ' ', ' ' };
+
+			memcpy(tail, s + i, len - i);
+			memcpy(&w, tail, 4);
+		} else {
 			return len;
+		}
+		w = le32(w) | GRAM_FOLD;
 		h = gram_hash(w);
-		if (a->gram_bits[h >> 3] >> (h & 7) & 1)
+		if (gram_bit(a, h) && gram_bit(a, gram_hash2(w)))
 			break;
 	}
-	size_t lo = 0, hi = a->n_grams;
-
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
