@@ -79,7 +79,28 @@ static void add_gram(struct ac *a, uint32_t bytes, uint32_t before, uint32_t aft
 		a->gram_after[j] = after;
 }
 
-/* chooses each pattern's rarest four bytes; false when out of memory */
+/* the four bytes of p from offset k (which may start before p or run past it: any byte there,
+ * each of them recorded) as a gram of an occurrence reaching before / after around them */
+static void add_grams(struct ac *a, const unsigned char *p, size_t len, long k)
+{
+	long any = -1;
+	uint32_t bytes = 0;
+
+	for (long j = 0; j < 4; j++) {
+		if (k + j < 0 || k + j >= (long)len)
+			any = j; /* at most one here: patterns have three bytes or more */
+		else
+			bytes |= (uint32_t)p[k + j] << (8 * j);
+	}
+	for (uint32_t c = 0; c < (any < 0 ? 1u : 256u); c++)
+		add_gram(a, (bytes | (any < 0 ? 0 : c << (8 * any))) | GRAM_FOLD, k > 0 ? (uint32_t)k : 0,
+			 (uint32_t)((long)len - k));
+}
+
+/* Chooses each pattern's rarest five bytes: the prefilter reads four bytes at every second
+ * offset, so one of the two grams in them is read wherever the pattern is. A pattern of four
+ * has itself and the gram one byte before it; one of three, the grams one byte before and
+ * after it. False when out of memory. */
 static bool build_grams(const char *const *patterns, size_t n, struct ac *a)
 {
 	size_t cap = 0;
@@ -87,7 +108,7 @@ static bool build_grams(const char *const *patterns, size_t n, struct ac *a)
 	for (size_t i = 0; i < n; i++) {
 		if (a->len[i] < 3)
 			return true; /* no prefilter: every byte is stepped through */
-		cap += a->len[i] == 3 ? 128 : 1;
+		cap += a->len[i] >= 5 ? 2 : a->len[i] == 4 ? 1 + 128 : 2 * 128;
 	}
 	a->gram_bits = calloc((size_t)1 << GRAM_BITS >> 3, 1);
 	a->gram_hash = calloc(cap ? cap : 1, sizeof(*a->gram_hash));
@@ -97,29 +118,24 @@ static bool build_grams(const char *const *patterns, size_t n, struct ac *a)
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		const unsigned char *p = (const unsigned char *)patterns[i];
-		size_t best = 0;
+		size_t best = 0, len = a->len[i];
 		unsigned long best_w = (unsigned long)-1;
-		uint32_t bytes = 0;
 
-		for (size_t k = 0; k + 3 < a->len[i]; k++) {
+		for (size_t k = 0; k + 4 < len; k++) {
 			unsigned long w = 1;
 
-			for (size_t j = 0; j < 4; j++)
+			for (size_t j = 0; j < 5; j++)
 				w *= byte_weight(fold(p[k + j]));
 			if (w < best_w) {
 				best_w = w;
 				best = k;
 			}
 		}
-		for (size_t j = 0; j < 3; j++)
-			bytes |= (uint32_t)p[best + j] << (8 * j);
-		/* a pattern of three: followed by any byte, or by the end (read as a space) */
-		if (a->len[i] == 3)
-			for (uint32_t c = 0; c < 256; c++)
-				add_gram(a, (bytes | c << 24) | GRAM_FOLD, 0, 3);
-		else
-			add_gram(a, (bytes | (uint32_t)p[best + 3] << 24) | GRAM_FOLD, (uint32_t)best,
-				 (uint32_t)(a->len[i] - best));
+		if (len == 3)
+			add_grams(a, p, len, 0);
+		add_grams(a, p, len, len == 3 || len == 4 ? -1 : (long)best + 1);
+		if (len >= 4)
+			add_grams(a, p, len, (long)best);
 	}
 	a->use_grams = true;
 	return true;
@@ -298,14 +314,14 @@ static bool gram_bit(const struct ac *a, uint32_t h)
 	return a->gram_bits[h >> 3] >> (h & 7) & 1;
 }
 
-/* the first i >= from where the four bytes at i (spaces past the end) may be a pattern's
- * (its index in *g), or len */
+/* the first even i >= from where the four bytes at i (spaces past the end) may be a
+ * pattern's gram (its index in *g), or len */
 static size_t next_gram(const struct ac *a, const unsigned char *s, size_t len, size_t from, size_t *g)
 {
 	uint32_t w = 0, h = 0;
-	size_t i = from, lo = 0, hi = a->n_grams;
+	size_t i = (from + 1) & ~(size_t)1, lo = 0, hi = a->n_grams;
 
-	for (;; i++) {
+	for (;; i += 2) {
 		if (i + 4 <= len) {
 			memcpy(&w, s + i, 4);
 		} else if (i < len) {
