@@ -1,6 +1,7 @@
 /* A multi-pattern matcher (Aho-Corasick, as a full DFA over ASCII-case-folded bytes): every
- * occurrence of every pattern in one pass, one table step per byte. explain's scanner runs
- * it over whole logs; pure, no I/O. */
+ * occurrence of every pattern in one pass, one table step per byte, behind a prefilter of one
+ * rare four bytes per pattern so text with no candidate is only looked at, never stepped
+ * through. explain's scanner runs it over whole logs; pure, no I/O. */
 #ifndef CUDOCTOR_EXPLAIN_AC_H
 #define CUDOCTOR_EXPLAIN_AC_H
 
@@ -18,6 +19,20 @@ struct ac {
 	uint32_t *out;
 	uint32_t *len;        /* each pattern's length */
 	size_t n_patterns;
+	/* the prefilter: each pattern's rarest four bytes (a pattern of three: those and any
+	 * fourth), as classes, hashed into gram_bits; the hashes in gram_hash, ascending, each
+	 * with how far an occurrence holding it reaches before the four bytes' start
+	 * (gram_before) and after it (gram_after) */
+	uint8_t *gram_bits;
+	uint32_t *gram_hash, *gram_before, *gram_after;
+	size_t n_grams;
+	bool use_grams;          /* false when a pattern is shorter than three bytes */
+};
+
+/* One occurrence: pattern pat ends just before offset end of the text. */
+struct ac_hit {
+	uint32_t pat;
+	uint32_t end;
 };
 
 /* Builds the automaton of n patterns (compared ignoring ASCII case; empty ones never match).
@@ -39,5 +54,11 @@ static inline uint32_t ac_state(const struct ac *a, uint32_t stepped)
 {
 	return (stepped & ~AC_ENDS) / a->n_classes;
 }
+
+/* Every occurrence in s[0..len) (len < 4 GiB), in the order a plain scan from state 0 would
+ * report them (by end, then the automaton's output order), the first max of them in hits.
+ * Returns how many were stored. Only the windows around prefilter candidates are stepped
+ * through; the result is the same as stepping through every byte. */
+size_t ac_find(const struct ac *a, const unsigned char *s, size_t len, struct ac_hit *hits, size_t max);
 
 #endif

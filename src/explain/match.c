@@ -138,11 +138,6 @@ static int build_patterns(char *err)
 
 /* ---- the scanner ---- */
 
-struct hit {
-	uint32_t pat;
-	uint32_t end; /* offset just past the match, in the line */
-};
-
 struct pending {
 	size_t match;   /* index into the result */
 	char *buf;
@@ -153,7 +148,7 @@ struct pending {
 struct explain_scan {
 	struct explain_result r;
 	uint32_t state;
-	struct hit hits[LINE_HITS];
+	struct ac_hit hits[LINE_HITS];
 	size_t n_hits;
 	char *carry;            /* a line that began in an earlier piece */
 	size_t carry_len;
@@ -715,21 +710,11 @@ static int scan_line(struct explain_scan *sc)
 /* A line (or a piece of a long one) ready: run the automaton over it, look closer if it hit. */
 static int take_line(struct explain_scan *sc, const char *s, size_t len, size_t offset)
 {
-	uint32_t st = 0;
 	int rc;
 
 	if (len && s[len - 1] == '\r')
 		len--;
-	sc->n_hits = 0;
-	for (size_t i = 0; i < len; i++) {
-		st = ac_step(&P.ac, st, (unsigned char)s[i]);
-		if (st & AC_ENDS) {
-			uint32_t q = ac_state(&P.ac, st);
-
-			for (uint32_t k = P.ac.out_start[q]; k < P.ac.out_start[q + 1] && sc->n_hits < LINE_HITS; k++)
-				sc->hits[sc->n_hits++] = (struct hit){ P.ac.out[k], (uint32_t)(i + 1) };
-		}
-	}
+	sc->n_hits = ac_find(&P.ac, (const unsigned char *)s, len, sc->hits, LINE_HITS);
 	if (sc->n_pend)
 		pend_feed(sc, s, len);
 	if (!sc->n_hits)
