@@ -195,6 +195,31 @@ static void free_rank(struct fleet_mpi_rank *me)
 	memset(me, 0, sizeof *me);
 }
 
+static int bcast(void *buf, size_t len, double timeout_s, char *err)
+{
+	MPI_Request req;
+	int rc;
+
+	if (len > (size_t)0x7fffffff)
+		return cd_fail(err, CD_EUSAGE, "broadcast of %zu bytes is too large", len);
+	if ((rc = MPI_Ibcast(buf, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD, &req)) != MPI_SUCCESS)
+		return mpi_fail(err, rc, "MPI_Ibcast");
+	return wait_until(&req, now_s() + timeout_s, "broadcasting from rank 0", err);
+}
+
+static int gather(const void *mine, size_t len, void *all, double timeout_s, char *err)
+{
+	MPI_Request req;
+	int rc;
+
+	if (len > (size_t)0x7fffffff)
+		return cd_fail(err, CD_EUSAGE, "gather of %zu bytes is too large", len);
+	if ((rc = MPI_Igather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD, &req)) !=
+	    MPI_SUCCESS)
+		return mpi_fail(err, rc, "MPI_Igather");
+	return wait_until(&req, now_s() + timeout_s, "gathering every rank's result", err);
+}
+
 static struct fleet_mpi api = {
 	.abi = FLEET_MPI_ABI,
 	.mpi_version = version_line,
@@ -203,6 +228,8 @@ static struct fleet_mpi api = {
 	.recv = recv_report,
 	.finish = finish,
 	.free_rank = free_rank,
+	.bcast = bcast,
+	.gather = gather,
 };
 
 __attribute__((visibility("default"))) const struct fleet_mpi *cudoctor_fleet_mpi(void)

@@ -21,7 +21,7 @@
 
 static const char fleet_help[] =
 	"usage: cudoctor [GLOBAL OPTIONS] fleet FILE...\n"
-	"       mpirun -n N cudoctor [GLOBAL OPTIONS] fleet [--labs LIST [--quick]] [--timeout S]\n"
+	"       mpirun -n N cudoctor [GLOBAL OPTIONS] fleet [--labs LIST [--quick]] [--nccl] [--timeout S]\n"
 	"       srun --mpi=pmix cudoctor [GLOBAL OPTIONS] fleet [...]\n"
 	"\n"
 	"Judges many nodes at once: what differs between them (driver and its CUDA version, GPU\n"
@@ -42,6 +42,10 @@ static const char fleet_help[] =
 	"cudoctor, in plugins/ there, in ../lib/cudoctor, or named by CUDOCTOR_FLEET_MPI.\n"
 	"  --labs LIST      also run these labs (e.g. bandwidth,host-transfer) on each GPU\n"
 	"  --quick          the labs' short runs\n"
+	"  --nccl           also a cross-rank NCCL all-reduce, one GPU per rank (its place on\n"
+	"                   its host picks the device), floats verified, 1 MiB to 256 MiB within\n"
+	"                   free memory: algbw and busbw (x 2(n-1)/n) per size and each rank's\n"
+	"                   time; NCCL_NVLS_ENABLE=0 unless set (finding fleet-nccl-failed)\n"
 	"  --timeout S      rank 0 waits at most S seconds for the other nodes (default 300);\n"
 	"                   nodes that did not report by then are named (fleet-node-missing)\n"
 	"  --prometheus DIR also write DIR/NODE.prom per node, for node_exporter's textfile collector\n"
@@ -115,7 +119,7 @@ static int fleet_run(struct report *r, int argc, char **argv, const struct cd_gl
 	static const struct option opts[] = {
 		{ "labs", required_argument, NULL, 'l' }, { "quick", no_argument, NULL, 'q' },
 		{ "timeout", required_argument, NULL, 't' }, { "prometheus", required_argument, NULL, 'p' },
-		{ "save", required_argument, NULL, 's' },
+		{ "save", required_argument, NULL, 's' }, { "nccl", no_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fleet_opts o = { .timeout_s = DEFAULT_TIMEOUT_S };
@@ -140,13 +144,14 @@ static int fleet_run(struct report *r, int argc, char **argv, const struct cd_gl
 			break;
 		case 'p': o.prometheus_dir = optarg; break;
 		case 's': o.save = optarg; break;
+		case 'n': o.nccl = true; break;
 		default:
 			return cd_fail(err, CD_EUSAGE, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc) {
-		if (o.n_labs)
-			return cd_fail(err, CD_EUSAGE, "--labs runs under an MPI launcher; reports given as files are read as they are");
+		if (o.n_labs || o.nccl)
+			return cd_fail(err, CD_EUSAGE, "--labs and --nccl run under an MPI launcher; reports given as files are read as they are");
 		return read_files(r, argc - optind, argv + optind, &o, g, err);
 	}
 	if (!fleet_under_launcher())

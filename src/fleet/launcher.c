@@ -44,7 +44,7 @@ int fleet_mpi_load(struct dl_lib *lib, const char *const *dirs, const struct fle
 	entry = (fleet_mpi_entry)dl_sym(lib, FLEET_MPI_SYMBOL);
 	*api = entry ? entry() : NULL;
 	if (!*api || (*api)->abi != FLEET_MPI_ABI || !(*api)->init || !(*api)->send || !(*api)->recv ||
-	    !(*api)->finish || !(*api)->free_rank) {
+	    !(*api)->bcast || !(*api)->gather || !(*api)->finish || !(*api)->free_rank) {
 		rc = cd_fail(err, CD_EUNSUPPORTED, "%s is not a cudoctor %s plug-in of interface %d", lib->path,
 			     FLEET_MPI_SONAME, FLEET_MPI_ABI);
 		dl_close(lib);

@@ -11,7 +11,7 @@
 
 #include "driver/loader.h"
 
-#define FLEET_MPI_ABI 1
+#define FLEET_MPI_ABI 2
 #define FLEET_MPI_SONAME "libcudoctor-fleet-mpi.so"
 #define FLEET_MPI_SYMBOL "cudoctor_fleet_mpi"
 #define FLEET_NODE_NAME 256
@@ -42,6 +42,12 @@ struct fleet_mpi {
 	 * least 1) without finalizing, so the launcher ends the job. */
 	void (*finish)(bool abort_rest, int code);
 	void (*free_rank)(struct fleet_mpi_rank *me);
+	/* Every rank: rank 0's len bytes of buf into every other rank's buf, waiting at most
+	 * timeout_s. CD_OK or CD_EDRIVER. */
+	int (*bcast)(void *buf, size_t len, double timeout_s, char *err);
+	/* Every rank: len bytes of mine from each rank into rank 0's all (world_size x len,
+	 * by rank; NULL elsewhere), waiting at most timeout_s. CD_OK or CD_EDRIVER. */
+	int (*gather)(const void *mine, size_t len, void *all, double timeout_s, char *err);
 };
 
 typedef const struct fleet_mpi *(*fleet_mpi_entry)(void);

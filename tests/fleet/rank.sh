@@ -3,7 +3,7 @@
 # own node name and fake driver (tests/fakes, FAKE_*), then runs cudoctor with the
 # arguments given. FLEET_FAKES is the fakes' directory, FLEET_STUCK_CUDA the libcuda whose
 # cuInit exits or hangs (tests/fleet/stuck_cuda.c); FLEET_DYING_RANK=N makes rank N die in
-# cuInit after FLEET_DYING_DELAY seconds.
+# cuInit after FLEET_DYING_DELAY seconds; FLEET_NO_NCCL_RANK=N gives rank N no libnccl.
 rank=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-${PMIX_RANK:-0}}}
 two="NVIDIA H200:9.0:141GiB;NVIDIA H200:9.0:141GiB"
 export CUDOCTOR_LIBCUDA="$FLEET_FAKES/libcuda.so.1" CUDOCTOR_LIBNVML="$FLEET_FAKES/libnvidia-ml.so.1"
@@ -18,6 +18,9 @@ case $rank in
 7) export CUDOCTOR_NODE=node07 CUDOCTOR_LIBCUDA="$FLEET_STUCK_CUDA" STUCK_CUDA=hang ;; # hangs
 *) export CUDOCTOR_NODE=node$((rank + 1)) ;;
 esac
+if [ "${FLEET_NO_NCCL_RANK:-}" = "$rank" ]; then
+	export CUDOCTOR_LIBNCCL=/nonexistent/libnccl.so.2
+fi
 if [ "${FLEET_DYING_RANK:-}" = "$rank" ]; then
 	export CUDOCTOR_LIBCUDA="$FLEET_STUCK_CUDA" STUCK_CUDA=exit STUCK_CUDA_DELAY=${FLEET_DYING_DELAY:-0}
 fi

@@ -22,3 +22,23 @@ assert fleet["node_count"] == 1 and fleet["expected_nodes"] == 1, "two ranks on 
 assert got == want, "the fleet's findings differ from doctor's"
 assert not fleet["missing"] and not fleet["skipped"]
 PY
+
+# --nccl: one rank on the one GPU runs the verified all-reduce (busbw is 0 for one rank by
+# definition); two ranks on the one GPU must end in fleet-nccl-failed naming NCCL's error
+# (NCCL refuses two ranks of one communicator on one device: ncclInvalidUsage).
+timeout -s KILL 300 mpirun --oversubscribe -n 1 "$bin" --json fleet --nccl --timeout 120 >"$work/nccl1.json" 2>"$work/nccl1.err"
+echo "test_fleet --nccl -n 1: mpirun exit $?"
+timeout -s KILL 300 mpirun --oversubscribe -n 2 "$bin" --json fleet --nccl --timeout 120 >"$work/nccl2.json" 2>"$work/nccl2.err"
+echo "test_fleet --nccl -n 2: mpirun exit $?"
+python3 - "$work/nccl1.json" "$work/nccl2.json" <<'PY'
+import json, sys
+one, two = (json.load(open(p))["nccl"] for p in sys.argv[1:3])
+print("n=1:", json.dumps(one)[:1500], "\nn=2:", json.dumps(two)[:1500])
+if not one["ran"] and "libnccl" in one.get("why", ""):
+    print("test_fleet --nccl: skipped (no libnccl.so.2 here)"); sys.exit(0)
+assert one["ran"] and one["sizes"], one
+r = one["ranks"][0]
+assert not r["error"] and r["wrong_sizes"] == 0 and r["device"] == 0, r
+assert all(s["algbw_gbs"] > 0 for s in one["sizes"])
+assert two["ran"] and any("ncclCommInitRank" in r["error"] for r in two["ranks"]), two
+PY

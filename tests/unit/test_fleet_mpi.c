@@ -47,22 +47,15 @@ static int teardown(void **state)
 }
 
 /* mpirun -n N rank.sh cudoctor --json fleet ARGS; returns rank 0's JSON. */
-static json_t *run_fleet_try(const char *n, const char *timeout, const char *output, const char *const extra_env[],
-			     int *status, double *seconds, bool must);
-
-static json_t *run_fleet(const char *n, const char *timeout, const char *output, const char *const extra_env[],
-			 int *status, double *seconds)
-{
-	return run_fleet_try(n, timeout, output, extra_env, status, seconds, true);
-}
-
-static json_t *run_fleet_try(const char *n, const char *timeout, const char *output, const char *const extra_env[],
-			     int *status, double *seconds, bool must)
+/* must false: NULL instead of a failure when rank 0 wrote no report */
+static json_t *run_fleet_core(const char *n, const char *timeout, const char *output, const char *const extra_env[],
+			      const char *opt, int *status, double *seconds, bool must)
 {
 	const char *argv[] = { "/usr/bin/timeout", "-s", "KILL", "90", "/usr/bin/mpirun", "--oversubscribe",
 			       "--allow-run-as-root", "-x", "FLEET_DYING_RANK", "-x", "FLEET_DYING_DELAY", "-n", n,
 			       RANK_SH, CUDOCTOR_BINARY, "--json", "fleet", "--timeout", timeout,
-			       output ? "--save" : NULL, output, NULL };
+			       opt ? opt : output ? "--save" : NULL, opt ? (output ? "--save" : NULL) : output,
+			       opt ? output : NULL, NULL };
 	const char *env[16] = { fakes_env, stuck_env, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
 				/* containers often forbid the cross-process copy Open MPI tries first */
 				"OMPI_MCA_btl_vader_single_copy_mechanism=none",
@@ -91,6 +84,18 @@ static json_t *run_fleet_try(const char *n, const char *timeout, const char *out
 		fail_msg("rank 0 printed no JSON report (%s); status %d; stderr: %.1500s", je.text, res.status, res.err);
 	run_result_free(&res);
 	return j;
+}
+
+static json_t *run_fleet_opt(const char *n, const char *timeout, const char *output, const char *const extra_env[],
+			     const char *opt, int *status, double *seconds)
+{
+	return run_fleet_core(n, timeout, output, extra_env, opt, status, seconds, true);
+}
+
+static json_t *run_fleet(const char *n, const char *timeout, const char *output, const char *const extra_env[],
+			 int *status, double *seconds)
+{
+	return run_fleet_core(n, timeout, output, extra_env, NULL, status, seconds, true);
 }
 
 static const json_t *finding(const json_t *j, const char *id)
@@ -187,7 +192,7 @@ static void test_rank_that_dies(void **state)
 	 * the first report rank 0 writes is judged. */
 	j = NULL;
 	for (int attempt = 0; attempt < 3 && !j; attempt++) {
-		j = run_fleet_try("3", "60", out, env, &status, &secs, attempt == 2);
+		j = run_fleet_core("3", "60", out, env, NULL, &status, &secs, attempt == 2);
 		unlink(out);
 	}
 	assert_int_not_equal(status, 0);
@@ -197,11 +202,92 @@ static void test_rank_that_dies(void **state)
 	json_decref(j);
 }
 
+static char nccl_env[512];
+
+/* --nccl through the fakes: every rank loads the fake libnccl, rank 0's unique id reaches
+ * the others through the plug-in's broadcast, ncclCommInitRank fails as the fake is told
+ * (ncclSystemError) and every rank's error comes back to rank 0 by the plug-in's gather. */
+static void test_nccl_init_fails_on_every_rank(void **state)
+{
+	const char *const env[] = { nccl_env, "FAKE_NCCL_INIT_RESULT=2", "FAKE_CUDA_MODULES=1", NULL };
+	const json_t *ranks, *fd;
+	double secs;
+	int status;
+	json_t *j;
+	(void)state;
+	if (!stuck[0])
+		skip();
+	snprintf(nccl_env, sizeof nccl_env, "CUDOCTOR_LIBNCCL=%s/libnccl.so.2", CUDOCTOR_FAKES_DIR);
+	j = run_fleet_opt("3", "20", NULL, env, "--nccl", &status, &secs);
+	assert_int_not_equal(status, 0);
+	assert_true(json_is_true(json_object_get(json_object_get(j, "nccl"), "ran")));
+	ranks = json_object_get(json_object_get(j, "nccl"), "ranks");
+	assert_int_equal(json_array_size(ranks), 3);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(ranks, 2), "node")), "node02");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(ranks, 2), "nccl")), "2.28.9");
+	assert_non_null(strstr(json_string_value(json_object_get(json_array_get(ranks, 1), "error")),
+			       "ncclCommInitRank: ncclSystemError"));
+	/* ranks 0 and 1 share node01's two GPUs: one each */
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(ranks, 1), "device")), 1);
+	fd = finding(j, "fleet-nccl-failed");
+	assert_non_null(fd);
+	assert_true(secs < 40); /* no rank waits out the 20 s twice; teardown under load allowed */
+	json_decref(j);
+}
+
+/* One rank without libnccl: nobody enters ncclCommInitRank, the report names that rank. */
+static void test_nccl_missing_on_one_rank(void **state)
+{
+	const char *const env[] = { nccl_env, "FLEET_NO_NCCL_RANK=2", NULL };
+	double secs;
+	int status;
+	json_t *j;
+	const char *why;
+	(void)state;
+	if (!stuck[0])
+		skip();
+	snprintf(nccl_env, sizeof nccl_env, "CUDOCTOR_LIBNCCL=%s/libnccl.so.2", CUDOCTOR_FAKES_DIR);
+	j = run_fleet_opt("3", "20", NULL, env, "--nccl", &status, &secs);
+	assert_int_not_equal(status, 0);
+	assert_true(json_is_false(json_object_get(json_object_get(j, "nccl"), "ran")));
+	why = json_string_value(json_object_get(json_object_get(j, "nccl"), "why"));
+	assert_non_null(why);
+	assert_non_null(strstr(why, "rank 2 (node02)"));
+	assert_string_equal(subject(j, "fleet-nccl-failed"), "fleet");
+	json_decref(j);
+}
+
+/* A rank that hangs before NCCL (node07, in cuInit): the NCCL part ends after --timeout
+ * and says why, and the fleet's own report still comes, naming node07. */
+static void test_nccl_with_a_hung_rank(void **state)
+{
+	const char *const env[] = { nccl_env, NULL };
+	double secs;
+	int status;
+	json_t *j;
+	const char *why;
+	(void)state;
+	if (!stuck[0])
+		skip();
+	snprintf(nccl_env, sizeof nccl_env, "CUDOCTOR_LIBNCCL=%s/libnccl.so.2", CUDOCTOR_FAKES_DIR);
+	j = run_fleet_opt("8", "4", NULL, env, "--nccl", &status, &secs);
+	assert_int_not_equal(status, 0);
+	assert_true(has_string(json_object_get(j, "missing"), "node07"));
+	assert_true(json_is_false(json_object_get(json_object_get(j, "nccl"), "ran")));
+	why = json_string_value(json_object_get(json_object_get(j, "nccl"), "why"));
+	assert_non_null(why);
+	assert_non_null(strstr(why, "not every rank answered in time"));
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fleet_of_eight_ranks),
 		cmocka_unit_test(test_rank_that_dies),
+		cmocka_unit_test(test_nccl_init_fails_on_every_rank),
+		cmocka_unit_test(test_nccl_missing_on_one_rank),
+		cmocka_unit_test(test_nccl_with_a_hung_rank),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

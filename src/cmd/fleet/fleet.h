@@ -17,7 +17,47 @@ struct fleet_opts {
 	int timeout_s;                     /* how long rank 0 waits for the other nodes */
 	const char *prometheus_dir;        /* --prometheus DIR: one textfile per node */
 	const char *save;                  /* --save FILE: the report there, not on stdout */
+	bool nccl;                         /* --nccl: a cross-rank NCCL all-reduce */
 };
+
+#include "driver/nccl.h"
+#include "fleet/mpi.h"
+
+#define FLEET_NCCL_SIZES 8
+#define FLEET_NCCL_TOP ((size_t)256 << 20)
+#define FLEET_NCCL_ITERS 5
+
+/* What rank 0 decides for every rank: whether to run, the sizes, NCCL's unique id. */
+struct fleet_nccl_plan {
+	int go, nranks, n_sizes;
+	size_t bytes[FLEET_NCCL_SIZES];
+	ncclUniqueId id;
+	char why[384];                     /* go == 0: the first rank that could not take part */
+};
+
+/* One rank's part, gathered by rank 0 (fixed size: sent as bytes). */
+struct fleet_nccl_rank {
+	char node[64], nccl[32], error[256];
+	int device;                        /* CUDA ordinal used, -1 none */
+	size_t free_bytes;
+	int wrong;                         /* sizes whose result was not n(n+1)/2 */
+	double seconds[FLEET_NCCL_SIZES];  /* per all-reduce, by plan size */
+};
+
+struct fleet_nccl_result {
+	struct fleet_nccl_plan plan;
+	struct fleet_nccl_rank *ranks;     /* rank 0 only: n_ranks, by world rank */
+	int n_ranks;
+};
+
+/* Every rank (nccl_run.c): the all-reduce; rank 0 ends with every rank's part in res.
+ * Failures of NCCL, CUDA, and MPI waits that ran out (a rank that hung or died) land in res
+ * (plan.why, ranks[].error); CD_OK, or CD_ENOMEM. */
+int fleet_nccl_run(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *me, const struct cd_globals *g,
+		   double timeout_s, struct fleet_nccl_result *res, char *err);
+void fleet_nccl_free(struct fleet_nccl_result *res);
+/* Rank 0 (nccl_render.c): the NCCL section, its JSON and a fleet-nccl-failed finding. */
+int fleet_nccl_render(struct report *r, const struct fleet_nccl_result *res);
 
 /* Renders r to --save's file (or stdout) and marks it rendered. CD_OK or CD_EIO. */
 int fleet_render(struct report *r, const struct fleet_opts *o, const struct cd_globals *g, char *err);

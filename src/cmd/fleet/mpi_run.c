@@ -131,6 +131,20 @@ static int gather(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *me, 
 	return rc;
 }
 
+/* Every rank opens its driver (a leader's collection already did) and joins the all-reduce. */
+static int nccl_phase(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *me, const struct cd_globals *g,
+		      double timeout_s, struct fleet_nccl_result *res, char *err)
+{
+	struct report scratch;
+	int rc;
+
+	if (report_init(&scratch, "fleet") != CD_OK)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	rc = cd_run_driver(g->run, &scratch, err);
+	report_free(&scratch);
+	return rc != CD_OK ? rc : fleet_nccl_run(mpi, me, g, timeout_s, res, err);
+}
+
 int fleet_mpi_run(struct report *r, const struct fleet_opts *o, const struct cd_globals *g, char *err)
 {
 	char bufs[3][PATH_MAX], node[FLEET_NODE_NAME];
@@ -139,6 +153,7 @@ int fleet_mpi_run(struct report *r, const struct fleet_opts *o, const struct cd_
 	struct fleet_mpi_rank me;
 	struct dl_lib lib;
 	struct fleet f;
+	struct fleet_nccl_result nres = { 0 };
 	char *own = NULL;
 	double started;
 	int rc, code = 0;
@@ -159,6 +174,9 @@ int fleet_mpi_run(struct report *r, const struct fleet_opts *o, const struct cd_
 		signal(SIGTERM, on_term); /* the launcher ending the job: report what came */
 	if (me.node_rank == 0 && (rc = fleet_collect_node(node, o, g, &own, err)) != CD_OK)
 		goto out;
+	/* before any report is sent: a leader blocked sending to rank 0 would stall NCCL's exchange */
+	if (o->nccl && (rc = nccl_phase(mpi, &me, g, o->timeout_s, &nres, err)) != CD_OK)
+		goto out;
 	if (me.world_rank != 0) {
 		if (me.node_rank == 0 && (rc = mpi->send(own, strlen(own), err)) != CD_OK)
 			goto out;
@@ -171,6 +189,8 @@ int fleet_mpi_run(struct report *r, const struct fleet_opts *o, const struct cd_
 		struct fleet_judge_opts jo = { me.n_nodes, (int)(now_s() - started + 0.5) };
 		rc = fleet_judge(&f, &jo, r);
 	}
+	if (rc == CD_OK && o->nccl && (rc = fleet_nccl_render(r, &nres)) != CD_OK)
+		cd_fail(err, rc, "out of memory writing the NCCL section");
 	if (rc == CD_OK && o->prometheus_dir)
 		rc = fleet_write_prometheus(&f, o->prometheus_dir, err);
 	aborting = f.n_missing > 0 || stop_waiting;
@@ -181,6 +201,7 @@ int fleet_mpi_run(struct report *r, const struct fleet_opts *o, const struct cd_
 		goto out;
 	code = r->oom ? 3 : report_has_errors(r) ? 1 : 0;
 out:
+	fleet_nccl_free(&nres);
 	free(own);
 	if (rc != CD_OK && me.world_rank == 0) {
 		/* main.c prints err; the other ranks must not be left waiting for rank 0 */

@@ -1,0 +1,253 @@
+/* `cudoctor fleet --nccl`: one cross-rank NCCL all-reduce, one GPU per rank (the rank's
+ * place on its host picks the CUDA device), NCCL's unique id broadcast through the MPI
+ * plug-in. Every rank prepares and reports whether it can take part before any rank
+ * enters ncclCommInitRank, so one rank without NCCL or a GPU cannot leave the others
+ * waiting; the NCCL calls themselves are bounded by an alarm. */
+#include "cmd/fleet/fleet.h"
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "driver/nccl.h"
+#include "lab/nccl_judge.h"
+#include "probe/nccl_find.h"
+#include "util/err.h"
+
+static void on_alarm(int sig)
+{
+	static const char msg[] = "cudoctor fleet --nccl: NCCL did not finish in time (a rank hung in NCCL)\n";
+	(void)sig;
+	if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0)
+		_exit(3);
+	_exit(3);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* The rank's place among the ranks of its host, from the launcher's variables. */
+static int local_rank(void)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID",
+					    "PMIX_LOCAL_RANK", NULL };
+	for (size_t i = 0; vars[i]; i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v)
+			return atoi(v);
+	}
+	return 0;
+}
+
+struct nccl_side {
+	struct nccl nc;
+	bool loaded, ctx;
+	CUdevice dev;
+	CUcontext cctx;
+	CUstream s;
+	CUdeviceptr send, recv;
+	float *host;
+	ncclComm_t comm;
+};
+
+static int cu(const struct cudrv *d, CUresult r, const char *call, char *err)
+{
+	return r == CUDA_SUCCESS ? CD_OK : cudrv_fail(d, err, call, r);
+}
+
+/* NCCL loaded, the device's context current, buffers of max_bytes; rec says how much is free. */
+static int prepare(struct nccl_side *x, const struct cudrv *d, struct fleet_nccl_rank *rec, char *err)
+{
+	struct nccl_copies copies;
+	size_t free_b = 0, total = 0;
+	int rc, count = 0;
+
+	if (!d)
+		return cd_fail(err, CD_EDRIVER, "libcuda did not load on this rank");
+	if ((rc = nccl_find(&copies, getenv("HOME"), err)) != CD_OK)
+		return rc;
+	rc = nccl_load(&x->nc, (const char *const *)copies.dirs, err);
+	nccl_copies_free(&copies);
+	if (rc != CD_OK)
+		return rc;
+	x->loaded = true;
+	snprintf(rec->nccl, sizeof rec->nccl, "%d.%d.%d", x->nc.version.major, x->nc.version.minor,
+		 x->nc.version.patch);
+	TRY(cu(d, d->DeviceGetCount(&count), "cuDeviceGetCount", err));
+	if (count < 1)
+		return cd_fail(err, CD_EDRIVER, "no CUDA device on this rank");
+	rec->device = local_rank() % count;
+	TRY(cu(d, d->DeviceGet(&x->dev, rec->device), "cuDeviceGet", err));
+	TRY(cu(d, d->DevicePrimaryCtxRetain(&x->cctx, x->dev), "cuDevicePrimaryCtxRetain", err));
+	x->ctx = true;
+	TRY(cu(d, d->CtxSetCurrent(x->cctx), "cuCtxSetCurrent", err));
+	TRY(cu(d, d->MemGetInfo(&free_b, &total), "cuMemGetInfo", err));
+	rec->free_bytes = free_b;
+out:
+	return rc;
+}
+
+static void release(struct nccl_side *x, const struct cudrv *d)
+{
+	if (x->comm)
+		x->nc.CommDestroy(x->comm);
+	if (x->send)
+		d->MemFree(x->send);
+	if (x->recv)
+		d->MemFree(x->recv);
+	if (x->s)
+		d->StreamDestroy(x->s);
+	if (x->ctx)
+		d->DevicePrimaryCtxRelease(x->dev);
+	free(x->host);
+	if (x->loaded)
+		nccl_unload(&x->nc);
+}
+
+/* The all-reduce at every size of the plan: rank r sends r+1 everywhere, so every element
+ * of the result is n(n+1)/2; timed as nccl-tests times it (host clock around a batch). */
+static int sweep(struct nccl_side *x, const struct cudrv *d, const struct fleet_nccl_plan *p, int rank,
+		 struct fleet_nccl_rank *rec, char *err)
+{
+	size_t max = p->bytes[p->n_sizes - 1], n = max / sizeof(float);
+	float want = (float)p->nranks * (float)(p->nranks + 1) / 2.0f;
+	ncclResult_t nr;
+	int rc = CD_OK;
+
+	if ((nr = x->nc.CommInitRank(&x->comm, p->nranks, p->id, rank)) != ncclSuccess) {
+		x->comm = NULL;
+		rc = nccl_fail(&x->nc, err, "ncclCommInitRank", nr);
+		goto out;
+	}
+	if (!(x->host = malloc(max)))
+		return cd_fail(err, CD_ENOMEM, "out of memory for a %zu-byte host buffer", max);
+	for (size_t i = 0; i < n; i++)
+		x->host[i] = (float)(rank + 1);
+	TRY(cu(d, d->StreamCreate(&x->s, 0), "cuStreamCreate", err));
+	TRY(cu(d, d->MemAlloc(&x->send, max), "cuMemAlloc", err));
+	TRY(cu(d, d->MemAlloc(&x->recv, max), "cuMemAlloc", err));
+	TRY(cu(d, d->MemcpyHtoD(x->send, x->host, max), "cuMemcpyHtoD", err));
+	for (int k = 0; k < p->n_sizes; k++) {
+		size_t count = p->bytes[k] / sizeof(float);
+		double t0 = 0;
+		/* the first one warms up and is checked; the batch after it is timed */
+		for (int it = 0; it <= FLEET_NCCL_ITERS; it++) {
+			if (it == 1)
+				t0 = now_s();
+			if ((nr = x->nc.AllReduce((const void *)(uintptr_t)x->send, (void *)(uintptr_t)x->recv, count,
+						  ncclFloat32, ncclSum, x->comm, x->s)) != ncclSuccess) {
+				rc = nccl_fail(&x->nc, err, "ncclAllReduce", nr);
+				goto out;
+			}
+			if (it > 0 && it < FLEET_NCCL_ITERS)
+				continue;
+			TRY(cu(d, d->StreamSynchronize(x->s), "cuStreamSynchronize", err));
+			if (it > 0)
+				continue;
+			TRY(cu(d, d->MemcpyDtoH(x->host, x->recv, p->bytes[k]), "cuMemcpyDtoH", err));
+			for (size_t i = 0; i < count; i++)
+				if (x->host[i] != want) {
+					rec->wrong++;
+					break;
+				}
+		}
+		rec->seconds[k] = (now_s() - t0) / FLEET_NCCL_ITERS;
+	}
+out:
+	return rc;
+}
+
+int fleet_nccl_run(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *me, const struct cd_globals *g,
+		   double timeout_s, struct fleet_nccl_result *res, char *err)
+{
+	const struct cudrv *d = g->run ? g->run->cu : NULL;
+	struct fleet_nccl_rank rec = { 0 }, *all = NULL;
+	struct fleet_nccl_plan plan = { 0 };
+	struct nccl_side x = { 0 };
+	char why[CD_ERRMSG] = "";
+	int rc;
+
+	memset(res, 0, sizeof *res);
+	fleet_node_name(rec.node, sizeof rec.node);
+	rec.device = -1;
+	if (!getenv("NCCL_NVLS_ENABLE") && setenv("NCCL_NVLS_ENABLE", "0", 1) != 0)
+		return cd_fail(err, CD_ENOMEM, "setenv NCCL_NVLS_ENABLE: out of memory");
+	if (prepare(&x, d, &rec, why) != CD_OK)
+		snprintf(rec.error, sizeof rec.error, "%.250s", why);
+	if (me->world_rank == 0 && !(all = calloc((size_t)me->world_size, sizeof *all))) {
+		rc = cd_fail(err, CD_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = mpi->gather(&rec, sizeof rec, all, timeout_s, err)) != CD_OK)
+		goto unreached;
+	if (me->world_rank == 0) {
+		size_t min_free = (size_t)-1;
+		plan.nranks = me->world_size;
+		plan.go = 1;
+		for (int r = 0; r < me->world_size; r++) {
+			all[r].node[sizeof all[r].node - 1] = all[r].error[sizeof all[r].error - 1] = '\0';
+			if (all[r].error[0] && plan.go) {
+				plan.go = 0;
+				snprintf(plan.why, sizeof plan.why, "rank %d (%.60s): %.180s", r, all[r].node, all[r].error);
+			}
+			if (all[r].free_bytes < min_free)
+				min_free = all[r].free_bytes;
+		}
+		/* two buffers of the largest size in a quarter of the smallest free memory */
+		for (size_t b = (size_t)1 << 20; b <= FLEET_NCCL_TOP && 8 * b <= min_free; b <<= 2)
+			plan.bytes[plan.n_sizes++] = b;
+		if (plan.go && !plan.n_sizes) {
+			plan.go = 0;
+			snprintf(plan.why, sizeof plan.why, "too little free GPU memory (%zu bytes) for 1 MiB", min_free);
+		}
+		if (plan.go && x.nc.GetUniqueId(&plan.id) != ncclSuccess) {
+			plan.go = 0;
+			snprintf(plan.why, sizeof plan.why, "rank 0: ncclGetUniqueId failed");
+		}
+	}
+	if ((rc = mpi->bcast(&plan, sizeof plan, timeout_s, err)) != CD_OK)
+		goto unreached;
+	plan.why[sizeof plan.why - 1] = '\0';
+	if (plan.go) {
+		signal(SIGALRM, on_alarm);
+		alarm((unsigned)timeout_s + 1);
+		if (sweep(&x, d, &plan, me->world_rank, &rec, why) != CD_OK)
+			snprintf(rec.error, sizeof rec.error, "%.250s", why);
+		alarm(0);
+		if ((rc = mpi->gather(&rec, sizeof rec, all, timeout_s, err)) != CD_OK)
+			goto unreached;
+	}
+	if (me->world_rank == 0) {
+		res->plan = plan;
+		res->ranks = all;
+		res->n_ranks = me->world_size;
+		all = NULL;
+	}
+	goto out;
+unreached:
+	/* a rank that hung or died before NCCL must not cost the fleet its report: the NCCL
+	 * part says why it is missing and the gathering of reports names the node */
+	memset(&res->plan, 0, sizeof res->plan);
+	res->plan.nranks = me->world_size;
+	snprintf(res->plan.why, sizeof res->plan.why, "%s", err);
+	*err = '\0';
+	rc = CD_OK;
+out:
+	release(&x, d);
+	free(all);
+	return rc;
+}
+
+void fleet_nccl_free(struct fleet_nccl_result *res)
+{
+	free(res->ranks);
+	memset(res, 0, sizeof *res);
+}
