@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #endif
 #include "binfmt/devcode.h"
+#include "util/sort.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -289,7 +290,7 @@ static int scan_host_elf(struct dc_inventory *inv, const struct elf_file *e, siz
 		order[n].offset = s.offset;
 		order[n++].index = i;
 	}
-	qsort(order, n, sizeof(*order), by_offset);
+	cd_qsort(order, n, sizeof(*order), by_offset);
 	for (size_t k = 0; k < n; k++) {
 		if ((rc = elf_section_at(e, order[k].index, &s, err)))
 			goto out;

@@ -1,6 +1,7 @@
 /* GGUF header reader: bounds-checked cursor over the caller's bytes, metadata
  * entries recorded by offset, tensor infos with exact byte sizes per ggml type. */
 #include "binfmt/gguf.h"
+#include "util/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -378,7 +379,7 @@ static int sizes_from_offsets(struct gguf_file *g, char *err)
 		return cd_fail(err, CD_ENOMEM, "out of memory");
 	for (uint64_t i = 0; i < g->n_tensors; i++)
 		offs[i] = g->tensors[i].offset;
-	qsort(offs, (size_t)g->n_tensors, sizeof *offs, cmp_u64);
+	cd_qsort(offs, (size_t)g->n_tensors, sizeof *offs, cmp_u64);
 	for (uint64_t i = 0; i < g->n_tensors; i++) {
 		struct gguf_tensor *t = &g->tensors[i];
 		if (!t->size_from_offsets)

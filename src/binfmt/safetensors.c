@@ -1,6 +1,7 @@
 /* safetensors header reader and shard index reader; the JSON is parsed by jansson,
  * every number in it is checked before use. */
 #include "binfmt/safetensors.h"
+#include "util/sort.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -131,7 +132,7 @@ int st_parse(const unsigned char *data, size_t size, struct st_file *f, char *er
 			goto out;
 		f->n_tensors++;
 	}
-	qsort(f->tensors, f->n_tensors, sizeof *f->tensors, cmp_begin);
+	cd_qsort(f->tensors, f->n_tensors, sizeof *f->tensors, cmp_begin);
 	uint64_t at = 0;
 	for (size_t i = 0; i < f->n_tensors; i++) {
 		const struct st_tensor *t = &f->tensors[i];

@@ -1,5 +1,6 @@
 /* The kb's knowledge beside each fact: lookups only, every field written once here. */
 #include "facts/kb.h"
+#include "util/sort.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,7 +69,7 @@ static void add_toolkit(struct toolkit *t)
 		if (!dup)
 			k->archs[k->n_archs++] = kt->archs[i].num;
 	}
-	qsort(k->archs, k->n_archs, sizeof k->archs[0], cmp_int);
+	cd_qsort(k->archs, k->n_archs, sizeof k->archs[0], cmp_int);
 	k->known = k->n_archs > 0;
 }
 

@@ -1,6 +1,7 @@
 /* Slurm-style host lists: split each name into prefix and trailing number, sort, and write
  * runs of consecutive numbers as ranges inside one bracket per prefix and digit count. */
 #include "fleet/hostlist.h"
+#include "util/sort.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -76,7 +77,7 @@ int fleet_hostlist(const char *const *names, size_t n, char **out)
 	for (i = 0; i < n; i++)
 		h[i] = split(names[i]);
 	if (n)
-		qsort(h, n, sizeof *h, hcmp_q);
+		cd_qsort(h, n, sizeof *h, hcmp_q);
 	for (i = 0; i < n; i++) /* drop duplicates */
 		if (m == 0 || hcmp(&h[m - 1], &h[i]) != 0)
 			h[m++] = h[i];

@@ -1,6 +1,7 @@
 /* Heterogeneity, findings by id and the Slurm drain lines. Each grouping sorts once and
  * walks runs, so 10,000 nodes cost a few sorts, not a comparison of every pair. */
 #include "fleet/judge.h"
+#include "util/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -76,7 +77,7 @@ static int fact_groups(const struct fleet *f, enum fleet_fact k, struct report_r
 	}
 	if (reported == 0)
 		goto out;
-	qsort(e, f->n_nodes, sizeof *e, cmp_fact_entry);
+	cd_qsort(e, f->n_nodes, sizeof *e, cmp_fact_entry);
 	for (size_t i = 0; i < f->n_nodes; i++) {
 		if (i == 0 || strcmp(e[i].value, e[i - 1].value) != 0)
 			g[ng++] = (struct group){ i, 0 };
@@ -283,7 +284,7 @@ static int group_findings(const struct fleet *f, struct report *r)
 		rc = CD_ENOMEM;
 		goto out;
 	}
-	qsort(e, n, sizeof *e, cmp_by_id);
+	cd_qsort(e, n, sizeof *e, cmp_by_id);
 	for (size_t i = 0, j; i < n; i = j) {
 		enum severity sev = SEV_WARN;
 		struct finding *fd;
@@ -365,7 +366,7 @@ static int slurm_lines(const struct fleet *f, struct report_rec *top)
 		}
 		d[n++].node = i;
 	}
-	qsort(d, n, sizeof *d, cmp_drain);
+	cd_qsort(d, n, sizeof *d, cmp_drain);
 	if (n)
 		report_rec_section(top, "Slurm");
 	for (size_t i = 0, j; i < n; i = j) {

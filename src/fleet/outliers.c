@@ -2,6 +2,7 @@
  * median and MAD over every GPU of every node, and the samples more than FLEET_OUTLIER_Z
  * robust scales away, with how far off they are. */
 #include "fleet/judge.h"
+#include "util/sort.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -97,7 +98,7 @@ static int one_metric(const struct fleet *f, struct sentry *e, size_t n, struct 
 	if (n_out == 0)
 		goto out;
 	open_table(t);
-	qsort(e, n_out, sizeof *e, cmp_far);
+	cd_qsort(e, n_out, sizeof *e, cmp_far);
 	for (size_t i = 0; i < n_out; i++)
 		idx[i] = e[i].node;
 	TRY(fleet_hostlist_of(f, idx, n_out, &list));
@@ -164,7 +165,7 @@ int fleet_judge_outliers(const struct fleet *f, struct report_rec *top, struct r
 		for (size_t k = 0; k < f->nodes[i].n_samples; k++)
 			e[n++] = (struct sentry){ &f->nodes[i].samples[k], i, 0 };
 	if (n)
-		qsort(e, n, sizeof *e, cmp_metric);
+		cd_qsort(e, n, sizeof *e, cmp_metric);
 	for (size_t i = 0, j; i < n && rc == CD_OK; i = j) {
 		for (j = i + 1; j < n && same_metric(&e[i], &e[j]); j++)
 			;

@@ -1,6 +1,7 @@
 /* Median and MAD over any number of values (the lab's summaries cap theirs at a few
  * hundred repetitions; a fleet has thousands of nodes). */
 #include "fleet/stats.h"
+#include "util/sort.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -25,13 +26,13 @@ int fleet_spread_of(double *v, size_t n, struct fleet_spread *out)
 	out->median = out->mad = out->scale = 0;
 	if (n == 0)
 		return CD_OK;
-	qsort(v, n, sizeof *v, cmp_double);
+	cd_qsort(v, n, sizeof *v, cmp_double);
 	out->median = median_sorted(v, n);
 	if (!(dev = malloc(n * sizeof *dev)))
 		return CD_ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		dev[i] = fabs(v[i] - out->median);
-	qsort(dev, n, sizeof *dev, cmp_double);
+	cd_qsort(dev, n, sizeof *dev, cmp_double);
 	out->mad = median_sorted(dev, n);
 	free(dev);
 	/* identical nodes give MAD 0: a floor keeps a 0.1% wobble from being "infinitely far" */

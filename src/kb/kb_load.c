@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kb/kb_internal.h"
+#include "util/sort.h"
 #include "util/err.h"
 
 static struct kb_db db;
@@ -143,7 +144,7 @@ static int field_archs(const struct tsv_table *t, size_t row, size_t col, const 
 			s++;
 	}
 	if (*n > 1) /* listed in one order whatever the table's */
-		qsort(*out, *n, sizeof **out, kb_arch_qsort_cmp);
+		cd_qsort(*out, *n, sizeof **out, kb_arch_qsort_cmp);
 	return CD_OK;
 fail:
 	free(*out);

@@ -1,5 +1,6 @@
 /* The places libcublas is looked for: the same probe doctor runs for shadowed CUDA libraries. */
 #include "lab/cublas_open.h"
+#include "util/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,7 @@ int lab_cublas_open(struct cublas *b, char *err)
 	for (size_t i = 0; i < rt.n; i++)
 		order[i] = i;
 	sort_base = rt.r;
-	qsort(order, rt.n, sizeof *order, newest_first);
+	cd_qsort(order, rt.n, sizeof *order, newest_first);
 	for (size_t i = 0; i < rt.n; i++)
 		paths[i] = rt.r[order[i]].real_path;
 	rc = cublas_load(b, paths, err);

@@ -1,5 +1,6 @@
 /* Sizing every lab from the device's limits. */
 #include "lab/sizing.h"
+#include "util/sort.h"
 
 #include <stdlib.h>
 
@@ -76,7 +77,7 @@ size_t lab_latency_sizes(const struct lab_dev *d, bool quick, size_t *out, size_
 			if (g > l2 * 32)
 				n = add_size(out, n, max, g);
 	}
-	qsort(out, n, sizeof *out, cmp_size);
+	cd_qsort(out, n, sizeof *out, cmp_size);
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++)
 		if ((m == 0 || out[i] != out[m - 1]) && out[i] <= (top > 4096 ? top : 4096))

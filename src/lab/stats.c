@@ -1,5 +1,6 @@
 /* Median and spread of a handful of repeated timings. */
 #include "lab/stats.h"
+#include "util/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,7 @@ struct lab_stats lab_stats_of(const double *v, size_t n)
 	if (n > sizeof buf / sizeof buf[0])
 		n = sizeof buf / sizeof buf[0];
 	memcpy(buf, v, n * sizeof *v);
-	qsort(buf, n, sizeof *buf, cmp_double);
+	cd_qsort(buf, n, sizeof *buf, cmp_double);
 	s.n = n;
 	s.min = buf[0];
 	s.max = buf[n - 1];

@@ -2,6 +2,7 @@
  * with the kb's names first (no library at all), then NVML (its init does not set up CUDA),
  * libcuda's cuInit only where neither can say what CUDA would see. */
 #include "probe/gpu_caps.h"
+#include "util/sort.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -196,7 +197,7 @@ static bool probe_proc(struct gpu_caps *c, bool want_gpus)
 				goto out;
 		if (e || n == 0)
 			goto out; /* more GPUs than we hold, or none */
-		qsort(names, n, sizeof(names[0]), cmp_name);
+		cd_qsort(names, n, sizeof(names[0]), cmp_name);
 		for (size_t i = 0; i < n; i++)
 			if (!proc_gpu(root, names[i], &g[i], &mig[i]))
 				goto out;

@@ -1,6 +1,7 @@
 /* Where libnccl.so.2 lives besides the loader's own search: the runtime probe run for
  * "libnccl" over the Python environments doctor sees. */
 #include "probe/nccl_find.h"
+#include "util/sort.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +42,7 @@ int nccl_find(struct nccl_copies *out, const char *home, char *err)
 	}
 	for (size_t i = 0; i < out->rt.n; i++)
 		order[i] = &out->rt.r[i];
-	qsort(order, out->rt.n, sizeof *order, newest_first);
+	cd_qsort(order, out->rt.n, sizeof *order, newest_first);
 	for (size_t i = 0; i < out->rt.n; i++) {
 		char dir[PROBE_PATH];
 		bool seen = false;

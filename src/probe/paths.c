@@ -1,5 +1,6 @@
 /* Filesystem helpers for the probes. */
 #include "probe/paths.h"
+#include "util/sort.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -122,7 +123,7 @@ int dir_names(const char *dir, bool (*keep)(const char *name, void *arg), void *
 		cnt++;
 	}
 	if (cnt)
-		qsort(v, cnt, sizeof *v, cmp_names);
+		cd_qsort(v, cnt, sizeof *v, cmp_names);
 out:
 	closedir(d);
 	if (rc != CD_OK) {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "binfmt/ar.h"
+#include "util/sort.h"
 #include "binfmt/elf.h"
 #include "binfmt/fatbin.h"
 #include "cmd/arch/arch.h"
@@ -101,7 +102,7 @@ static int walk(struct arch_inputs *in, const char *dir, bool recursive, bool so
 		n++;
 	}
 	/* readdir order is the file system's; sort so runs are reproducible */
-	qsort(names, n, sizeof(*names), name_cmp);
+	cd_qsort(names, n, sizeof(*names), name_cmp);
 	for (size_t i = 0; i < n && rc == CD_OK; i++) {
 		struct stat st;
 		if (lstat(names[i], &st) != 0) /* symlinks are skipped: no loops, no doubles */

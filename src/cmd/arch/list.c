@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "binfmt/cubin.h"
+#include "util/sort.h"
 #include "binfmt/decompress.h"
 #include "binfmt/ptx.h"
 #include "cmd/arch/arch.h"
@@ -228,7 +229,7 @@ int arch_list_text(struct report *r, const struct arch_file *f, const struct arc
 			refs[i].index = i;
 			refs[i].count = 1;
 		}
-		qsort(refs, n, sizeof(*refs), by_group_key);
+		cd_qsort(refs, n, sizeof(*refs), by_group_key);
 		for (size_t i = 0; i < n; i++) {
 			if (ngroups && same_group(&groups[ngroups - 1], &refs[i]))
 				groups[ngroups - 1].count++;
