@@ -1,9 +1,9 @@
 /* The delayed progress line on stderr (progress.h). */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "cmd/progress.h"
+#include "util/clock.h"
 
 /* Work shorter than this shows no progress: a line that flashes by is noise. */
 #define PROGRESS_AFTER_S 1.0
@@ -19,19 +19,11 @@ static double progress_after(void)
 	return e && *e && *end == '\0' && v >= 0 ? v : PROGRESS_AFTER_S;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 void cmd_progress_start(struct cmd_progress *p, bool on, const char *what)
 {
 	p->on = on;
 	p->shown = false;
-	p->start = p->last = now_s();
+	p->start = p->last = cd_now_s();
 	p->what = what;
 }
 
@@ -41,7 +33,7 @@ void cmd_progress_step(struct cmd_progress *p, size_t done, size_t total)
 
 	if (!p->on)
 		return;
-	t = now_s();
+	t = cd_now_s();
 	if (t - p->start < progress_after() || (p->shown && t - p->last < 0.1))
 		return;
 	fprintf(stderr, "\r\033[K%s %zu of %zu files", p->what, done, total);

@@ -2,6 +2,7 @@
  * allocations and event timing. */
 #define _POSIX_C_SOURCE 200809L
 #include "lab/gpu.h"
+#include "util/clock.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -12,9 +13,7 @@
 
 double lab_now_s(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return cd_now_s();
 }
 
 static int attr(struct cudrv *d, CUdevice dev, int which, int *v)

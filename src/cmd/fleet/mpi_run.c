@@ -3,13 +3,13 @@
  * that dies or hangs becomes a missing node; rank 0 then leaves without MPI_Finalize (which
  * would wait for it), and the launcher ends the job. */
 #include "cmd/fleet/fleet.h"
+#include "util/clock.h"
 
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "fleet/fleet.h"
@@ -37,13 +37,6 @@ static void on_alarm(int sig)
 	if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0)
 		_exit(3);
 	_exit(3);
-}
-
-static double now_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 /* Beside the binary (the build tree's plugins/), then an installed prefix's lib/cudoctor. */
@@ -80,7 +73,7 @@ static int gather(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *me, 
 		  struct fleet *f, char *err)
 {
 	bool *got = calloc((size_t)(me->n_nodes ? me->n_nodes : 1), sizeof *got);
-	double deadline = now_s() + wait_s;
+	double deadline = cd_now_s() + wait_s;
 	int left = me->n_nodes, rc = CD_OK;
 	char rerr[CD_ERRMSG], source[FLEET_NODE_NAME + 32];
 
@@ -98,7 +91,7 @@ static int gather(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *me, 
 		char *data = NULL;
 		size_t len = 0;
 		int from = -1, li;
-		double remain = deadline - now_s();
+		double remain = deadline - cd_now_s();
 
 		if (remain <= 0)
 			break;
@@ -183,10 +176,10 @@ int fleet_mpi_run(struct report *r, const struct fleet_opts *o, const struct cd_
 		goto out;
 	}
 	fleet_init(&f);
-	started = now_s();
+	started = cd_now_s();
 	rc = gather(mpi, &me, own, o->timeout_s, &f, err);
 	if (rc == CD_OK) {
-		struct fleet_judge_opts jo = { me.n_nodes, (int)(now_s() - started + 0.5) };
+		struct fleet_judge_opts jo = { me.n_nodes, (int)(cd_now_s() - started + 0.5) };
 		rc = fleet_judge(&f, &jo, r);
 	}
 	if (rc == CD_OK && o->nccl && (rc = fleet_nccl_render(r, &nres)) != CD_OK)

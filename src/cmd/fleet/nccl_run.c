@@ -4,13 +4,13 @@
  * enters ncclCommInitRank, so one rank without NCCL or a GPU cannot leave the others
  * waiting; the NCCL calls themselves are bounded by an alarm. */
 #include "cmd/fleet/fleet.h"
+#include "util/clock.h"
 
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "driver/nccl.h"
@@ -25,13 +25,6 @@ static void on_alarm(int sig)
 	if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0)
 		_exit(3);
 	_exit(3);
-}
-
-static double now_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 /* The rank's place among the ranks of its host, from the launcher's variables. */
@@ -141,7 +134,7 @@ static int sweep(struct nccl_side *x, const struct cudrv *d, const struct fleet_
 		/* the first one warms up and is checked; the batch after it is timed */
 		for (int it = 0; it <= FLEET_NCCL_ITERS; it++) {
 			if (it == 1)
-				t0 = now_s();
+				t0 = cd_now_s();
 			if ((nr = x->nc.AllReduce((const void *)(uintptr_t)x->send, (void *)(uintptr_t)x->recv, count,
 						  ncclFloat32, ncclSum, x->comm, x->s)) != ncclSuccess) {
 				rc = nccl_fail(&x->nc, err, "ncclAllReduce", nr);
@@ -159,7 +152,7 @@ static int sweep(struct nccl_side *x, const struct cudrv *d, const struct fleet_
 					break;
 				}
 		}
-		rec->seconds[k] = (now_s() - t0) / FLEET_NCCL_ITERS;
+		rec->seconds[k] = (cd_now_s() - t0) / FLEET_NCCL_ITERS;
 	}
 out:
 	return rc;
