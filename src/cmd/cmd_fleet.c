@@ -2,7 +2,7 @@
  * (FILE...) or, under mpirun or srun, collected by one leader rank per node and gathered
  * by rank 0 (cmd/fleet/). The judgement itself is src/fleet. */
 #include <errno.h>
-#include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,45 +16,71 @@
 #include "util/err.h"
 #include "report/render.h"
 #include "util/file.h"
+#include "util/units.h"
 
 #define DEFAULT_TIMEOUT_S 300
 
 static const char fleet_help[] =
-	"usage: cudoctor [GLOBAL OPTIONS] fleet FILE...\n"
-	"       mpirun -n N cudoctor [GLOBAL OPTIONS] fleet [--labs LIST [--quick]] [--nccl] [--timeout S]\n"
-	"       srun --mpi=pmix cudoctor [GLOBAL OPTIONS] fleet [...]\n"
-	"\n"
-	"Judges many nodes at once: what differs between them (driver and its CUDA version, GPU\n"
-	"models and counts, toolkit, CUDA runtime, PyTorch, NCCL, MIG, persistence and ECC modes),\n"
-	"every node's error and warn findings grouped by id with compact node lists\n"
-	"(node[03,17]), outliers in lab numbers by median and MAD, and the Slurm commands that\n"
+	"Judges many nodes at once: what differs between them (driver and its CUDA version, GPU "
+	"models and counts, toolkit, CUDA runtime, PyTorch, NCCL, MIG, persistence and ECC modes), "
+	"every node's error and warn findings grouped by id with compact node lists "
+	"(node[03,17]), outliers in lab numbers by median and MAD, and the Slurm commands that "
 	"drain the nodes with errors (scontrol update nodename=... state=drain reason=...).\n"
 	"\n"
-	"With FILE...: reads `cudoctor --json doctor`, `devices` and `lab` reports gathered any\n"
-	"way (srun cudoctor --json doctor > $(hostname).json). A report's node is the one it\n"
-	"names, else the file name without its extension; several reports of one node merge.\n"
-	"A file that is not JSON, truncated, from another tool, or from a newer major version of\n"
+	"With FILE...: reads `cudoctor --json doctor`, `devices` and `lab` reports gathered any "
+	"way (srun cudoctor --json doctor > $(hostname).json). A report's node is the one it "
+	"names, else the file name without its extension; several reports of one node merge. "
+	"A file that is not JSON, truncated, from another tool, or from a newer major version of "
 	"cudoctor is named and skipped (finding fleet-report-skipped).\n"
 	"\n"
-	"Under an MPI launcher (no FILE): the ranks of each node elect a leader, which runs doctor\n"
-	"and devices (and the labs) on its node; rank 0 gathers the reports and prints the fleet's.\n"
-	"Needs the MPI plug-in libcudoctor-fleet-mpi.so (built where mpicc exists), found beside\n"
-	"cudoctor, in plugins/ there, in ../lib/cudoctor, or named by CUDOCTOR_FLEET_MPI.\n"
-	"  --labs LIST      also run these labs (e.g. bandwidth,host-transfer) on each GPU\n"
-	"  --quick          the labs' short runs\n"
-	"  --nccl           also a cross-rank NCCL all-reduce, one GPU per rank (its place on\n"
-	"                   its host picks the device), floats verified, 1 MiB to 256 MiB within\n"
-	"                   free memory: algbw and busbw (x 2(n-1)/n) per size and each rank's\n"
-	"                   time; NCCL_NVLS_ENABLE=0 unless set (finding fleet-nccl-failed)\n"
-	"  --timeout S      rank 0 waits at most S seconds for the other nodes (default 300);\n"
-	"                   nodes that did not report by then are named (fleet-node-missing)\n"
-	"  --prometheus DIR also write DIR/NODE.prom per node, for node_exporter's textfile collector\n"
-	"  --save FILE      rank 0 writes the report to FILE itself, not to stdout: it survives a\n"
-	"                   launcher that ends the job when a rank dies (the global --output would\n"
-	"                   be written by every rank)\n"
-	"\n"
-	"Environment: CUDOCTOR_NODE names this node (default: the host name).\n"
-	"Exit status: 0 no error finding on any node, 1 an error finding, 2 usage, 3 cudoctor failed.\n";
+	"Under an MPI launcher (no FILE): the ranks of each node elect a leader, which runs doctor "
+	"and devices (and the labs) on its node; rank 0 gathers the reports and prints the fleet's. "
+	"Needs the MPI plug-in libcudoctor-fleet-mpi.so (built where mpicc exists), found beside "
+	"cudoctor, in plugins/ there, in ../lib/cudoctor, or named by CUDOCTOR_FLEET_MPI.";
+
+static const char fleet_notes[] =
+	"Environment: CUDOCTOR_NODE names this node (default: the host name); NCCL_NVLS_ENABLE is 0 "
+	"under --nccl unless set.\n"
+	"Exit status: 0 no error finding on any node, 1 an error finding, 2 usage, 3 cudoctor failed.";
+
+enum { O_LABS = 1, O_QUICK, O_NCCL, O_ROUNDS, O_NCCL_SIZE, O_TIMEOUT, O_PROMETHEUS, O_SAVE };
+
+static const struct cli_opt fleet_opts[] = {
+	{ .id = O_LABS, .long_name = "labs", .arg = CLI_REQUIRED, .metavar = "LIST",
+	  .help = "also run these labs (e.g. bandwidth,host-transfer) on each GPU of each node", .complete = CLI_C_LAB },
+	{ .id = O_QUICK, .long_name = "quick", .help = "the labs' short runs" },
+	{ .id = O_NCCL, .long_name = "nccl", .arg = CLI_OPTIONAL, .metavar = "MODE",
+	  .help = "also NCCL across the ranks, one GPU per rank (its place on its host picks the device). "
+		  "--nccl (allreduce): one all-reduce of every rank, floats verified, 1 MiB to 256 MiB within "
+		  "free memory: algbw and busbw (x 2(n-1)/n) per size and each rank's time. --nccl=pairs: "
+		  "rounds of disjoint rank pairs (every pair once over n-1 rounds, n for odd n), each pair "
+		  "its own 2-rank communicator and a verified all-reduce of --nccl-size; the pairs ranked "
+		  "slowest first, judged by median and MAD among intra-node and among inter-node pairs, and "
+		  "the nodes slow in most of their pairs named (fleet-nccl-slow-node). Failures are "
+		  "fleet-nccl-failed",
+	  .complete = CLI_C_WORDS, .words = "allreduce pairs" },
+	{ .id = O_ROUNDS, .long_name = "rounds", .arg = CLI_REQUIRED, .metavar = "K",
+	  .help = "--nccl=pairs runs at most K rounds (default: all up to 64 ranks, else 16)" },
+	{ .id = O_NCCL_SIZE, .long_name = "nccl-size", .arg = CLI_REQUIRED, .metavar = "SIZE",
+	  .help = "bytes each pair of --nccl=pairs all-reduces (e.g. 16MiB; default 64 MiB, less when "
+		  "two buffers do not fit in a quarter of the smallest free GPU memory)" },
+	{ .id = O_TIMEOUT, .long_name = "timeout", .arg = CLI_REQUIRED, .metavar = "S",
+	  .help = "rank 0 waits at most S seconds for the other nodes (default 300), and each MPI "
+		  "exchange and NCCL step at most as long; nodes that did not report by then are named "
+		  "(fleet-node-missing)" },
+	{ .id = CMD_OPT_FORMAT, .long_name = "format", .arg = CLI_REQUIRED, .metavar = "FORMAT",
+	  .help = "prometheus: also write NODE.prom per node, for node_exporter's textfile collector, "
+		  "into --prometheus DIR or else the current directory, naming each file on stderr; text, "
+		  "markdown and json as --markdown and --json",
+	  .complete = CLI_C_WORDS, .words = "text markdown json prometheus" },
+	{ .id = O_PROMETHEUS, .long_name = "prometheus", .arg = CLI_REQUIRED, .metavar = "DIR",
+	  .help = "also write DIR/NODE.prom per node, for node_exporter's textfile collector", .complete = CLI_C_DIR },
+	{ .id = O_SAVE, .long_name = "save", .arg = CLI_REQUIRED, .metavar = "FILE",
+	  .help = "rank 0 writes the report to FILE itself, not to stdout: it survives a launcher that "
+		  "ends the job when a rank dies (the global --output would be written by every rank)",
+	  .complete = CLI_C_FILE },
+	{ 0 },
+};
 
 static int parse_labs(struct fleet_opts *o, char *list, char *err)
 {
@@ -105,7 +131,7 @@ static int read_files(struct report *r, int n, char **files, const struct fleet_
 	if (rc == CD_OK)
 		rc = fleet_judge(&f, &jo, r);
 	if (rc == CD_OK && o->prometheus_dir)
-		rc = fleet_write_prometheus(&f, o->prometheus_dir, err);
+		rc = fleet_write_prometheus(&f, o->prometheus_dir, o->prometheus ? stderr : NULL, err);
 	else if (rc != CD_OK)
 		cd_fail(err, rc, "fleet: %s", cd_strerror(rc));
 	if (rc == CD_OK && o->save)
@@ -114,45 +140,75 @@ static int read_files(struct report *r, int n, char **files, const struct fleet_
 	return rc;
 }
 
-static int fleet_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
+static int parse_int(const char *opt, const char *v, long lo, long hi, int *out, char *err)
 {
-	static const struct option opts[] = {
-		{ "labs", required_argument, NULL, 'l' }, { "quick", no_argument, NULL, 'q' },
-		{ "timeout", required_argument, NULL, 't' }, { "prometheus", required_argument, NULL, 'p' },
-		{ "save", required_argument, NULL, 's' }, { "nccl", no_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct fleet_opts o = { .timeout_s = DEFAULT_TIMEOUT_S };
-	int c, rc;
+	char *end;
+	long x;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
-		char *end;
-		long v;
-		switch (c) {
-		case 'l':
-			if ((rc = parse_labs(&o, optarg, err)) != CD_OK)
-				return rc;
+	errno = 0;
+	x = strtol(v, &end, 10);
+	if (errno || end == v || *end || x < lo || x > hi)
+		return cd_fail(err, CD_EUSAGE, "%s wants a whole number from %ld to %ld, not '%.40s'", opt, lo, hi, v);
+	*out = (int)x;
+	return CD_OK;
+}
+
+static int parse_opts(struct fleet_opts *o, struct report *r, const struct cd_globals *g, char *err)
+{
+	bool rounds = false, size = false;
+	int rc = CD_OK;
+
+	for (size_t i = 0; i < g->args->n && rc == CD_OK; i++) {
+		char *v = (char *)g->args->v[i].value; /* --labs splits its own copy of argv's word */
+		uint64_t bytes;
+		switch (g->args->v[i].opt->id) {
+		case O_LABS: rc = parse_labs(o, v, err); break;
+		case O_QUICK: o->quick = true; break;
+		case O_NCCL:
+			o->nccl = true;
+			o->pairs = v && strcmp(v, "pairs") == 0;
+			if (v && !o->pairs && strcmp(v, "allreduce") != 0)
+				rc = cd_fail(err, CD_EUSAGE, "--nccl is allreduce or pairs, not '%.40s'", v);
 			break;
-		case 'q': o.quick = true; break;
-		case 't':
-			v = strtol(optarg, &end, 10);
-			if (*end || v < 1 || v > 86400)
-				return cd_fail(err, CD_EUSAGE, "--timeout wants seconds from 1 to 86400, not '%s'", optarg);
-			o.timeout_s = (int)v;
+		case O_ROUNDS:
+			rounds = true;
+			rc = parse_int("--rounds", v, 1, 100000, &o->rounds, err);
 			break;
-		case 'p': o.prometheus_dir = optarg; break;
-		case 's': o.save = optarg; break;
-		case 'n': o.nccl = true; break;
-		default:
-			return cd_fail(err, CD_EUSAGE, "unknown option '%s'", argv[optind - 1]);
+		case O_NCCL_SIZE:
+			size = true;
+			if (units_parse_size(v, &bytes) != CD_OK || bytes < 4 || bytes > ((uint64_t)16 << 30))
+				rc = cd_fail(err, CD_EUSAGE, "--nccl-size wants a size from 4 bytes to 16GiB (e.g. 64MiB), not '%.40s'", v);
+			o->nccl_size = (size_t)bytes;
+			break;
+		case O_TIMEOUT: rc = parse_int("--timeout", v, 1, 86400, &o->timeout_s, err); break;
+		case O_PROMETHEUS: o->prometheus_dir = v; break;
+		case O_SAVE: o->save = v; break;
+		default: break; /* --format: cmd_format_option below */
 		}
 	}
-	if (optind < argc) {
+	if (rc == CD_OK && (rounds || size) && !o->pairs)
+		rc = cd_fail(err, CD_EUSAGE, "--rounds and --nccl-size are for --nccl=pairs");
+	if (rc == CD_OK && (rc = cmd_format_option(r, g, err)) == CD_OK && r->format == FMT_PROMETHEUS) {
+		/* the fleet's own report stays in the command line's format; the metrics are files */
+		o->prometheus = true;
+		r->format = -1;
+		if (!o->prometheus_dir)
+			o->prometheus_dir = ".";
+	}
+	return rc;
+}
+
+static int fleet_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
+{
+	struct fleet_opts o = { .timeout_s = DEFAULT_TIMEOUT_S };
+	int rc;
+
+	if ((rc = parse_opts(&o, r, g, err)) != CD_OK)
+		return rc;
+	if (argc > 1) {
 		if (o.n_labs || o.nccl)
 			return cd_fail(err, CD_EUSAGE, "--labs and --nccl run under an MPI launcher; reports given as files are read as they are");
-		return read_files(r, argc - optind, argv + optind, &o, g, err);
+		return read_files(r, argc - 1, argv + 1, &o, g, err);
 	}
 	if (!fleet_under_launcher())
 		return cd_fail(err, CD_EUSAGE, "name --json report files, or start under an MPI launcher "
@@ -163,7 +219,13 @@ static int fleet_run(struct report *r, int argc, char **argv, const struct cd_gl
 const struct cd_command cmd_fleet = {
 	.name = "fleet",
 	.summary = "many nodes judged together: from --json reports, or under mpirun / srun",
+	.usage = "cudoctor [GLOBAL OPTIONS] fleet FILE...\n"
+		 "       cudoctor [GLOBAL OPTIONS] fleet [--labs LIST [--quick]] [--nccl[=pairs]] [--timeout S] "
+		 "(under mpirun -n N or srun --mpi=pmix)",
 	.help = fleet_help,
+	.notes = fleet_notes,
+	.opts = fleet_opts,
+	.operands = CLI_C_FILE,
 	.needs = NEEDS_DRIVER_GENTLY,
 	.run = fleet_run,
 };

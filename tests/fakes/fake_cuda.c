@@ -442,6 +442,48 @@ EXPORT CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes)
 	return OK;
 }
 
+/* FAKE_CUDA_MEMORY=1: allocations are host memory, and the synchronous copies and
+ * cuStreamSynchronize work (streams need FAKE_CUDA_MODULES=1 too). */
+static int memory_on(void)
+{
+	return fake_env_int("FAKE_CUDA_MEMORY", 0) == 1;
+}
+
+/* 1 when [p, p+n) lies inside one allocation. */
+static int backed(CUdeviceptr p, size_t n)
+{
+	for (size_t i = 0; i < sizeof(allocs) / sizeof(allocs[0]); i++)
+		if (allocs[i].ptr && p >= allocs[i].ptr && p - allocs[i].ptr + n <= allocs[i].size)
+			return 1;
+	return 0;
+}
+
+EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
+{
+	if (!memory_on())
+		return 801;
+	if (!src || !backed(dst, n))
+		return INVALID_VALUE;
+	memcpy((void *)(uintptr_t)dst, src, n);
+	return OK;
+}
+
+EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
+{
+	if (!memory_on())
+		return 801;
+	if (!dst || !backed(src, n))
+		return INVALID_VALUE;
+	memcpy(dst, (const void *)(uintptr_t)src, n);
+	return OK;
+}
+
+EXPORT CUresult cuStreamSynchronize(void *stream)
+{
+	(void)stream;
+	return memory_on() ? OK : 801;
+}
+
 EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
 {
 	size_t free_bytes, total;
@@ -455,6 +497,17 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
 		return OUT_OF_MEMORY;
 	for (size_t i = 0; i < sizeof(allocs) / sizeof(allocs[0]); i++)
 		if (!allocs[i].ptr) {
+			if (memory_on()) { /* real bytes behind the pointer, for copies and fake collectives */
+				void *m = malloc(bytes);
+				if (!m)
+					return OUT_OF_MEMORY;
+				allocs[i].ptr = (CUdeviceptr)(uintptr_t)m;
+				allocs[i].size = bytes;
+				allocs[i].dev = current_dev;
+				allocated[current_dev] += bytes;
+				*dptr = allocs[i].ptr;
+				return OK;
+			}
 			allocs[i].ptr = next_ptr;
 			allocs[i].size = bytes;
 			allocs[i].dev = current_dev;
@@ -471,6 +524,8 @@ EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 	for (size_t i = 0; i < sizeof(allocs) / sizeof(allocs[0]); i++)
 		if (allocs[i].ptr && allocs[i].ptr == dptr) {
 			allocated[allocs[i].dev] -= allocs[i].size;
+			if (memory_on())
+				free((void *)(uintptr_t)allocs[i].ptr);
 			allocs[i].ptr = 0;
 			return OK;
 		}
@@ -486,8 +541,6 @@ UNSUPPORTED(cuCtxGetCurrent)
 UNSUPPORTED(cuMemAllocHost_v2)
 UNSUPPORTED(cuMemHostAlloc)
 UNSUPPORTED(cuMemFreeHost)
-UNSUPPORTED(cuMemcpyHtoD_v2)
-UNSUPPORTED(cuMemcpyDtoH_v2)
 UNSUPPORTED(cuMemcpyDtoD_v2)
 UNSUPPORTED(cuMemcpyHtoDAsync_v2)
 UNSUPPORTED(cuMemcpyDtoHAsync_v2)
@@ -499,7 +552,6 @@ UNSUPPORTED(cuFuncGetAttribute)
 UNSUPPORTED(cuFuncSetAttribute)
 UNSUPPORTED(cuLaunchKernel)
 UNSUPPORTED(cuOccupancyMaxActiveBlocksPerMultiprocessor)
-UNSUPPORTED(cuStreamSynchronize)
 UNSUPPORTED(cuStreamBeginCapture_v2)
 UNSUPPORTED(cuStreamEndCapture)
 UNSUPPORTED(cuGraphInstantiateWithFlags)

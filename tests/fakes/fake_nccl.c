@@ -1,9 +1,13 @@
-/* A fake libnccl.so.2 for the failure paths of NCCL's loading and initialisation, answering
- * from FAKE_NCCL_* environment variables (see tests/fakes/README.md). Built twice: the normal
- * library and, with FAKE_OLD_ABI, a 2.3 release without ncclCommGetAsyncError and
- * ncclGetLastError. Collectives touch no memory and succeed. */
+/* A fake libnccl.so.2 for the failure paths of NCCL's loading and initialisation and for the
+ * fleet's timings, answering from FAKE_NCCL_* environment variables (see tests/fakes/README.md).
+ * Built twice: the normal library and, with FAKE_OLD_ABI, a 2.3 release without
+ * ncclCommGetAsyncError and ncclGetLastError. Collectives succeed and touch no memory unless
+ * FAKE_NCCL_SUM asks the all-reduce to write its result. */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -14,7 +18,7 @@ typedef struct {
 } ncclUniqueId;
 
 struct fake_comm {
-	int rank;
+	int rank, nranks;
 };
 
 static struct fake_comm comms[8];
@@ -23,6 +27,47 @@ static int env_int(const char *name, int dflt)
 {
 	const char *v = getenv(name);
 	return v && *v ? atoi(v) : dflt;
+}
+
+/* This process plays the node named by the variable's value (CUDOCTOR_NODE). */
+static int on_node(const char *value, size_t len)
+{
+	const char *me = getenv("CUDOCTOR_NODE");
+	return me && strlen(me) == len && strncmp(me, value, len) == 0;
+}
+
+/* FAKE_NCCL_INIT_FAIL="NODE:CALL:RESULT": the CALL-th ncclCommInitRank of NODE returns RESULT. */
+static int init_fails(void)
+{
+	static int calls;
+	const char *v = getenv("FAKE_NCCL_INIT_FAIL"), *colon;
+	int call = 0, result = 0;
+
+	calls++;
+	if (!v || !(colon = strchr(v, ':')) || !on_node(v, (size_t)(colon - v)))
+		return 0;
+	if (sscanf(colon + 1, "%d:%d", &call, &result) != 2 || call != calls)
+		return 0;
+	return result;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	while (ms > 0 && nanosleep(&t, &t) != 0)
+		;
+}
+
+/* A collective's time: FAKE_NCCL_BASE_MS everywhere, FAKE_NCCL_SLOW_MS (default 40) more on
+ * the node FAKE_NCCL_SLOW_NODE names. */
+static void take_time(void)
+{
+	const char *slow = getenv("FAKE_NCCL_SLOW_NODE");
+	int ms = env_int("FAKE_NCCL_BASE_MS", 0);
+
+	if (slow && on_node(slow, strlen(slow)))
+		ms += env_int("FAKE_NCCL_SLOW_MS", 40);
+	sleep_ms(ms);
 }
 
 #ifdef FAKE_OLD_ABI
@@ -61,14 +106,17 @@ EXPORT ncclResult_t ncclCommInitAll(ncclComm_t *out, int ndev, const int *devlis
 
 EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *out, int nranks, ncclUniqueId id, int rank)
 {
-	int r = env_int("FAKE_NCCL_INIT_RESULT", 0);
+	int r = env_int("FAKE_NCCL_INIT_RESULT", 0), f = init_fails();
 
 	(void)id;
 	if (r)
 		return r;
+	if (f)
+		return f;
 	if (rank < 0 || rank >= nranks || rank >= 8)
 		return 4;
 	comms[rank].rank = rank;
+	comms[rank].nranks = nranks;
 	*out = &comms[rank];
 	return 0;
 }
@@ -106,9 +154,20 @@ EXPORT ncclResult_t ncclGroupEnd(void)
 	return 0;
 }
 
+/* FAKE_NCCL_SUM=1 (device pointers are host memory: the fake libcuda's FAKE_CUDA_MEMORY):
+ * a float sum writes what every comm rank k sending k+1 gives, n(n+1)/2; FAKE_NCCL_SUM=wrong
+ * writes one more. */
 EXPORT ncclResult_t ncclAllReduce(const void *s, void *r, size_t n, int t, int op, ncclComm_t c, void *st)
 {
-	(void)s, (void)r, (void)n, (void)t, (void)op, (void)c, (void)st;
+	const char *sum = getenv("FAKE_NCCL_SUM");
+
+	(void)s, (void)st;
+	take_time();
+	if (sum && c && r && t == 7 /* ncclFloat32 */ && op == 0 /* ncclSum */) {
+		float v = (float)c->nranks * (float)(c->nranks + 1) / 2.0f + (strcmp(sum, "wrong") == 0 ? 1.0f : 0.0f);
+		for (size_t i = 0; i < n; i++)
+			((float *)r)[i] = v;
+	}
 	return 0;
 }
 

@@ -46,16 +46,26 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* mpirun -n N rank.sh cudoctor --json fleet ARGS; returns rank 0's JSON. */
+/* mpirun -n N rank.sh cudoctor --json fleet ARGS; returns rank 0's JSON. opt: the fleet's
+ * own options, space-separated. */
 /* must false: NULL instead of a failure when rank 0 wrote no report */
 static json_t *run_fleet_core(const char *n, const char *timeout, const char *output, const char *const extra_env[],
 			      const char *opt, int *status, double *seconds, bool must)
 {
-	const char *argv[] = { "/usr/bin/timeout", "-s", "KILL", "90", "/usr/bin/mpirun", "--oversubscribe",
-			       "--allow-run-as-root", "-x", "FLEET_DYING_RANK", "-x", "FLEET_DYING_DELAY", "-n", n,
-			       RANK_SH, CUDOCTOR_BINARY, "--json", "fleet", "--timeout", timeout,
-			       opt ? opt : output ? "--save" : NULL, opt ? (output ? "--save" : NULL) : output,
-			       opt ? output : NULL, NULL };
+	const char *argv[40] = { "/usr/bin/timeout", "-s", "KILL", "90", "/usr/bin/mpirun", "--oversubscribe",
+				 "--allow-run-as-root", "-x", "FLEET_DYING_RANK", "-x", "FLEET_DYING_DELAY", "-n", n,
+				 RANK_SH, CUDOCTOR_BINARY, "--json", "fleet", "--timeout", timeout };
+	static char words[512];
+	size_t a = 19;
+	char *save = NULL;
+	snprintf(words, sizeof words, "%s", opt ? opt : "");
+	for (char *w = strtok_r(words, " ", &save); w && a < 36; w = strtok_r(NULL, " ", &save))
+		argv[a++] = w;
+	if (output) {
+		argv[a++] = "--save";
+		argv[a++] = output;
+	}
+	argv[a] = NULL;
 	const char *env[16] = { fakes_env, stuck_env, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
 				/* containers often forbid the cross-process copy Open MPI tries first */
 				"OMPI_MCA_btl_vader_single_copy_mechanism=none",
@@ -280,6 +290,162 @@ static void test_nccl_with_a_hung_rank(void **state)
 	json_decref(j);
 }
 
+/* --nccl=pairs through the fakes: the fake libcuda backs device memory with host memory
+ * (FAKE_CUDA_MEMORY), the fake libnccl writes each 2-rank all-reduce's sum and takes 10 ms
+ * per call, 40 ms more on node03 (FAKE_NCCL_SLOW_NODE). */
+static char pairs_env[2][512];
+
+static const char *const *pairs_envs(const char *fail)
+{
+	static const char *env[8];
+	snprintf(pairs_env[0], sizeof pairs_env[0], "CUDOCTOR_LIBNCCL=%s/libnccl.so.2", CUDOCTOR_FAKES_DIR);
+	snprintf(pairs_env[1], sizeof pairs_env[1], "FAKE_NCCL_INIT_FAIL=%s", fail ? fail : "");
+	env[0] = pairs_env[0];
+	env[1] = "FAKE_CUDA_MODULES=1";
+	env[2] = "FAKE_CUDA_MEMORY=1";
+	env[3] = "FAKE_NCCL_SUM=1";
+	env[4] = "FAKE_NCCL_BASE_MS=10";
+	env[5] = "FAKE_NCCL_SLOW_NODE=node03"; /* 40 ms more per call there */
+	env[6] = pairs_env[1];
+	env[7] = NULL;
+	return env;
+}
+
+static bool pair_has(const json_t *p, const char *node)
+{
+	return strcmp(json_string_value(json_object_get(p, "node_a")), node) == 0 ||
+	       strcmp(json_string_value(json_object_get(p, "node_b")), node) == 0;
+}
+
+/* Every pair of n ranks exactly once, each round's pairs disjoint (ranks a < b). */
+static void assert_schedule(const json_t *pairs, int n)
+{
+	bool seen[8][8] = { { false } };
+	int per_round[8][8] = { { 0 } };
+	size_t i, count = 0;
+	const json_t *p;
+
+	json_array_foreach(pairs, i, p) {
+		int a = (int)json_integer_value(json_object_get(p, "rank_a"));
+		int b = (int)json_integer_value(json_object_get(p, "rank_b"));
+		int r = (int)json_integer_value(json_object_get(p, "round"));
+		assert_true(a >= 0 && a < b && b < n && r >= 1 && r <= 7);
+		assert_false(seen[a][b]);
+		seen[a][b] = true;
+		assert_int_equal(per_round[r][a]++, 0);
+		assert_int_equal(per_round[r][b]++, 0);
+		count++;
+	}
+	assert_int_equal(count, (size_t)(n * (n - 1) / 2));
+}
+
+/* Six ranks (five nodes, node01 twice): node03 is named slow, its pairs ranked first. */
+static void test_pairs_name_the_slow_node(void **state)
+{
+	const json_t *np, *pairs, *p, *slow;
+	double secs;
+	int status;
+	size_t i;
+	json_t *j;
+	(void)state;
+	if (!stuck[0])
+		skip();
+	j = run_fleet_opt("6", "30", NULL, pairs_envs(NULL), "--nccl=pairs --nccl-size 1MiB", &status, &secs);
+	np = json_object_get(j, "nccl_pairs");
+	assert_true(json_is_true(json_object_get(np, "ran")));
+	assert_int_equal(json_integer_value(json_object_get(np, "rounds_done")), 5);
+	assert_int_equal(json_integer_value(json_object_get(np, "bytes")), 1 << 20);
+	assert_true(json_is_null(json_object_get(np, "stopped")));
+	pairs = json_object_get(np, "pairs");
+	assert_schedule(pairs, 6);
+	/* slowest first: node03's five pairs, then the rest; every one verified */
+	json_array_foreach(pairs, i, p) {
+		assert_string_equal(json_string_value(json_object_get(p, "error")), "");
+		assert_true(pair_has(p, "node03") == (i < 5));
+		if (pair_has(p, "node03"))
+			assert_true(json_is_true(json_object_get(p, "slow")));
+		if (i > 0)
+			assert_true(json_real_value(json_object_get(p, "busbw_gbs")) >=
+				    json_real_value(json_object_get(json_array_get(pairs, i - 1), "busbw_gbs")));
+	}
+	/* ranks 0 and 1 share node01: the one intra-node pair, too few to judge */
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(json_object_get(np, "classes"), "intra-node"), "pairs")), 1);
+	slow = json_object_get(np, "slow_nodes");
+	assert_int_equal(json_array_size(slow), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(slow, 0), "node")), "node03");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(slow, 0), "slow_pairs")), 5);
+	assert_true(json_real_value(json_object_get(json_array_get(slow, 0), "percent_of_median")) < 40);
+	assert_string_equal(subject(j, "fleet-nccl-slow-node"), "node03");
+	assert_non_null(strstr(json_string_value(json_array_get(json_object_get(finding(j, "fleet-nccl-slow-node"), "evidence"), 0)),
+			       "node03: 5 of 5 pairs at "));
+	assert_null(finding(j, "fleet-nccl-failed"));
+	(void)status, (void)secs;
+	json_decref(j);
+}
+
+/* Five ranks: five rounds with one rank out in each; node04's second ncclCommInitRank fails,
+ * that pair is named with the call and NCCL's code and the other rounds still run. */
+static void test_pairs_odd_ranks_and_a_failing_pair(void **state)
+{
+	const json_t *np, *pairs, *p, *fd;
+	const char *subj;
+	double secs;
+	int status, failed = 0;
+	size_t i;
+	json_t *j;
+	(void)state;
+	if (!stuck[0])
+		skip();
+	j = run_fleet_opt("5", "30", NULL, pairs_envs("node04:2:2"), "--nccl=pairs --nccl-size 256KiB", &status, &secs);
+	assert_int_not_equal(status, 0);
+	np = json_object_get(j, "nccl_pairs");
+	assert_true(json_is_true(json_object_get(np, "ran")));
+	assert_int_equal(json_integer_value(json_object_get(np, "rounds")), 5);
+	assert_int_equal(json_integer_value(json_object_get(np, "rounds_done")), 5);
+	pairs = json_object_get(np, "pairs");
+	assert_schedule(pairs, 5);
+	json_array_foreach(pairs, i, p) {
+		const char *e = json_string_value(json_object_get(p, "error"));
+		if (!*e)
+			continue;
+		failed++;
+		assert_int_equal(i, 0); /* failed pairs lead the ranking */
+		assert_true(pair_has(p, "node04"));
+		assert_non_null(strstr(e, "rank 4: ncclCommInitRank: ncclSystemError (2)"));
+		assert_true(json_is_null(json_object_get(p, "busbw_gbs")));
+	}
+	assert_int_equal(failed, 1);
+	fd = finding(j, "fleet-nccl-failed");
+	assert_non_null(fd);
+	subj = json_string_value(json_object_get(fd, "subject"));
+	assert_non_null(strstr(subj, "node04 rank 4"));
+	assert_string_equal(subject(j, "fleet-nccl-slow-node"), "node03");
+	(void)secs;
+	json_decref(j);
+}
+
+/* A rank that hangs before NCCL (node07): the pairs end after --timeout, say why, and the
+ * fleet's report still comes. */
+static void test_pairs_with_a_hung_rank(void **state)
+{
+	const json_t *np;
+	double secs;
+	int status;
+	json_t *j;
+	(void)state;
+	if (!stuck[0])
+		skip();
+	j = run_fleet_opt("8", "4", NULL, pairs_envs(NULL), "--nccl=pairs --nccl-size 1MiB", &status, &secs);
+	assert_int_not_equal(status, 0);
+	assert_true(has_string(json_object_get(j, "missing"), "node07"));
+	np = json_object_get(j, "nccl_pairs");
+	assert_true(json_is_false(json_object_get(np, "ran")));
+	assert_non_null(strstr(json_string_value(json_object_get(np, "why")), "not every rank answered in time"));
+	assert_string_equal(subject(j, "fleet-nccl-failed"), "fleet");
+	assert_true(secs < 60);
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +454,9 @@ int main(void)
 		cmocka_unit_test(test_nccl_init_fails_on_every_rank),
 		cmocka_unit_test(test_nccl_missing_on_one_rank),
 		cmocka_unit_test(test_nccl_with_a_hung_rank),
+		cmocka_unit_test(test_pairs_name_the_slow_node),
+		cmocka_unit_test(test_pairs_odd_ranks_and_a_failing_pair),
+		cmocka_unit_test(test_pairs_with_a_hung_rank),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -5,8 +5,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "cmd/cmd.h"
+#include "util/err.h"
 
 #define FLEET_MAX_LABS 16
 
@@ -18,6 +20,10 @@ struct fleet_opts {
 	const char *prometheus_dir;        /* --prometheus DIR: one textfile per node */
 	const char *save;                  /* --save FILE: the report there, not on stdout */
 	bool nccl;                         /* --nccl: a cross-rank NCCL all-reduce */
+	bool pairs;                        /* --nccl=pairs: rounds of 2-rank exchanges instead */
+	int rounds;                        /* --rounds K for pairs; 0: the default */
+	size_t nccl_size;                  /* --nccl-size for pairs; 0: FLEET_PAIRS_SIZE within free memory */
+	bool prometheus;                   /* --format prometheus: NODE.prom files */
 };
 
 #include "driver/nccl.h"
@@ -59,6 +65,39 @@ void fleet_nccl_free(struct fleet_nccl_result *res);
 /* Rank 0 (nccl_render.c): the NCCL section, its JSON and a fleet-nccl-failed finding. */
 int fleet_nccl_render(struct report *r, const struct fleet_nccl_result *res);
 
+/* --nccl=pairs (pairs_run.c, pairs_render.c). */
+#define FLEET_PAIRS_SIZE ((size_t)64 << 20)
+
+struct fleet_pairs_plan {
+	int go, nranks, rounds;
+	size_t bytes;
+	char why[384];                     /* go == 0: why not */
+};
+
+/* One rank's part of one round, gathered by rank 0 (fixed size: sent as bytes). */
+struct fleet_pairs_rec {
+	int partner;                       /* -1: sat this round out */
+	int wrong;                         /* the sum was not 3 */
+	double seconds;                    /* per all-reduce; 0 when it did not run */
+	char error[232];                   /* the call and NCCL's or CUDA's code */
+};
+
+struct fleet_pairs_result {
+	struct fleet_pairs_plan plan;
+	struct fleet_nccl_rank *ranks;     /* rank 0: every rank's preparation, by world rank */
+	struct fleet_pairs_rec *recs;      /* rank 0: rounds_done x nranks, by round then rank */
+	int rounds_done;
+	char stopped[CD_ERRMSG];           /* why the rounds ended early; "" when they did not */
+};
+
+/* Every rank: the rounds of pairs; rank 0 ends with every pair's records in res. CD_OK (the
+ * failures of NCCL and of the waits land in res), or CD_ENOMEM. */
+int fleet_pairs_run(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *me, const struct fleet_opts *o,
+		    const struct cd_globals *g, struct fleet_pairs_result *res, char *err);
+void fleet_pairs_free(struct fleet_pairs_result *res);
+/* Rank 0: the pairs ranked, judged and the slow nodes named, into r. CD_OK or CD_ENOMEM. */
+int fleet_pairs_render(struct report *r, const struct fleet_pairs_result *res);
+
 /* Renders r to --save's file (or stdout) and marks it rendered. CD_OK or CD_EIO. */
 int fleet_render(struct report *r, const struct fleet_opts *o, const struct cd_globals *g, char *err);
 
@@ -72,8 +111,9 @@ int fleet_collect_node(const char *node, const struct fleet_opts *o, const struc
  * CD_OK; the others as main.c maps them. */
 int fleet_mpi_run(struct report *r, const struct fleet_opts *o, const struct cd_globals *g, char *err);
 
-/* --prometheus: one DIR/NODE.prom per node (prometheus.c). */
+/* --prometheus DIR, --format prometheus: one DIR/NODE.prom per node (prometheus.c), each
+ * file's path on listing when it is not NULL. */
 struct fleet;
-int fleet_write_prometheus(const struct fleet *f, const char *dir, char *err);
+int fleet_write_prometheus(const struct fleet *f, const char *dir, FILE *listing, char *err);
 
 #endif

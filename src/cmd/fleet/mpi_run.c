@@ -124,9 +124,11 @@ static int gather(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *me, 
 	return rc;
 }
 
-/* Every rank opens its driver (a leader's collection already did) and joins the all-reduce. */
-static int nccl_phase(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *me, const struct cd_globals *g,
-		      double timeout_s, struct fleet_nccl_result *res, char *err)
+/* Every rank opens its driver (a leader's collection already did) and joins the all-reduce
+ * or the rounds of pairs. */
+static int nccl_phase(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *me, const struct fleet_opts *o,
+		      const struct cd_globals *g, struct fleet_nccl_result *res, struct fleet_pairs_result *pres,
+		      char *err)
 {
 	struct report scratch;
 	int rc;
@@ -135,7 +137,9 @@ static int nccl_phase(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *
 		return cd_fail(err, CD_ENOMEM, "out of memory");
 	rc = cd_run_driver(g->run, &scratch, err);
 	report_free(&scratch);
-	return rc != CD_OK ? rc : fleet_nccl_run(mpi, me, g, timeout_s, res, err);
+	if (rc != CD_OK)
+		return rc;
+	return o->pairs ? fleet_pairs_run(mpi, me, o, g, pres, err) : fleet_nccl_run(mpi, me, g, o->timeout_s, res, err);
 }
 
 int fleet_mpi_run(struct report *r, const struct fleet_opts *o, const struct cd_globals *g, char *err)
@@ -147,6 +151,7 @@ int fleet_mpi_run(struct report *r, const struct fleet_opts *o, const struct cd_
 	struct dl_lib lib;
 	struct fleet f;
 	struct fleet_nccl_result nres = { 0 };
+	struct fleet_pairs_result pres = { 0 };
 	char *own = NULL;
 	double started;
 	int rc, code = 0;
@@ -168,7 +173,7 @@ int fleet_mpi_run(struct report *r, const struct fleet_opts *o, const struct cd_
 	if (me.node_rank == 0 && (rc = fleet_collect_node(node, o, g, &own, err)) != CD_OK)
 		goto out;
 	/* before any report is sent: a leader blocked sending to rank 0 would stall NCCL's exchange */
-	if (o->nccl && (rc = nccl_phase(mpi, &me, g, o->timeout_s, &nres, err)) != CD_OK)
+	if (o->nccl && (rc = nccl_phase(mpi, &me, o, g, &nres, &pres, err)) != CD_OK)
 		goto out;
 	if (me.world_rank != 0) {
 		if (me.node_rank == 0 && (rc = mpi->send(own, strlen(own), err)) != CD_OK)
@@ -182,10 +187,10 @@ int fleet_mpi_run(struct report *r, const struct fleet_opts *o, const struct cd_
 		struct fleet_judge_opts jo = { me.n_nodes, (int)(cd_now_s() - started + 0.5) };
 		rc = fleet_judge(&f, &jo, r);
 	}
-	if (rc == CD_OK && o->nccl && (rc = fleet_nccl_render(r, &nres)) != CD_OK)
+	if (rc == CD_OK && o->nccl && (rc = o->pairs ? fleet_pairs_render(r, &pres) : fleet_nccl_render(r, &nres)) != CD_OK)
 		cd_fail(err, rc, "out of memory writing the NCCL section");
 	if (rc == CD_OK && o->prometheus_dir)
-		rc = fleet_write_prometheus(&f, o->prometheus_dir, err);
+		rc = fleet_write_prometheus(&f, o->prometheus_dir, o->prometheus ? stderr : NULL, err);
 	aborting = f.n_missing > 0 || stop_waiting;
 	fleet_free(&f);
 	if (rc != CD_OK)
@@ -195,6 +200,7 @@ int fleet_mpi_run(struct report *r, const struct fleet_opts *o, const struct cd_
 	code = r->oom ? 3 : report_has_errors(r) ? 1 : 0;
 out:
 	fleet_nccl_free(&nres);
+	fleet_pairs_free(&pres);
 	free(own);
 	if (rc != CD_OK && me.world_rank == 0) {
 		/* main.c prints err; the other ranks must not be left waiting for rank 0 */

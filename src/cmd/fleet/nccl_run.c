@@ -4,6 +4,7 @@
  * enters ncclCommInitRank, so one rank without NCCL or a GPU cannot leave the others
  * waiting; the NCCL calls themselves are bounded by an alarm. */
 #include "cmd/fleet/fleet.h"
+#include "cmd/fleet/nccl_side.h"
 #include "util/clock.h"
 
 #include <signal.h>
@@ -18,96 +19,9 @@
 #include "probe/nccl_find.h"
 #include "util/err.h"
 
-static void on_alarm(int sig)
-{
-	static const char msg[] = "cudoctor fleet --nccl: NCCL did not finish in time (a rank hung in NCCL)\n";
-	(void)sig;
-	if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0)
-		_exit(3);
-	_exit(3);
-}
-
-/* The rank's place among the ranks of its host, from the launcher's variables. */
-static int local_rank(void)
-{
-	static const char *const vars[] = { "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID",
-					    "PMIX_LOCAL_RANK", NULL };
-	for (size_t i = 0; vars[i]; i++) {
-		const char *v = getenv(vars[i]);
-		if (v && *v)
-			return atoi(v);
-	}
-	return 0;
-}
-
-struct nccl_side {
-	struct nccl nc;
-	bool loaded, ctx;
-	CUdevice dev;
-	CUcontext cctx;
-	CUstream s;
-	CUdeviceptr send, recv;
-	float *host;
-	ncclComm_t comm;
-};
-
-static int cu(const struct cudrv *d, CUresult r, const char *call, char *err)
-{
-	return r == CUDA_SUCCESS ? CD_OK : cudrv_fail(d, err, call, r);
-}
-
-/* NCCL loaded, the device's context current, buffers of max_bytes; rec says how much is free. */
-static int prepare(struct nccl_side *x, const struct cudrv *d, struct fleet_nccl_rank *rec, char *err)
-{
-	struct nccl_copies copies;
-	size_t free_b = 0, total = 0;
-	int rc, count = 0;
-
-	if (!d)
-		return cd_fail(err, CD_EDRIVER, "libcuda did not load on this rank");
-	if ((rc = nccl_find(&copies, getenv("HOME"), err)) != CD_OK)
-		return rc;
-	rc = nccl_load(&x->nc, (const char *const *)copies.dirs, err);
-	nccl_copies_free(&copies);
-	if (rc != CD_OK)
-		return rc;
-	x->loaded = true;
-	snprintf(rec->nccl, sizeof rec->nccl, "%d.%d.%d", x->nc.version.major, x->nc.version.minor,
-		 x->nc.version.patch);
-	TRY(cu(d, d->DeviceGetCount(&count), "cuDeviceGetCount", err));
-	if (count < 1)
-		return cd_fail(err, CD_EDRIVER, "no CUDA device on this rank");
-	rec->device = local_rank() % count;
-	TRY(cu(d, d->DeviceGet(&x->dev, rec->device), "cuDeviceGet", err));
-	TRY(cu(d, d->DevicePrimaryCtxRetain(&x->cctx, x->dev), "cuDevicePrimaryCtxRetain", err));
-	x->ctx = true;
-	TRY(cu(d, d->CtxSetCurrent(x->cctx), "cuCtxSetCurrent", err));
-	TRY(cu(d, d->MemGetInfo(&free_b, &total), "cuMemGetInfo", err));
-	rec->free_bytes = free_b;
-out:
-	return rc;
-}
-
-static void release(struct nccl_side *x, const struct cudrv *d)
-{
-	if (x->comm)
-		x->nc.CommDestroy(x->comm);
-	if (x->send)
-		d->MemFree(x->send);
-	if (x->recv)
-		d->MemFree(x->recv);
-	if (x->s)
-		d->StreamDestroy(x->s);
-	if (x->ctx)
-		d->DevicePrimaryCtxRelease(x->dev);
-	free(x->host);
-	if (x->loaded)
-		nccl_unload(&x->nc);
-}
-
 /* The all-reduce at every size of the plan: rank r sends r+1 everywhere, so every element
  * of the result is n(n+1)/2; timed as nccl-tests times it (host clock around a batch). */
-static int sweep(struct nccl_side *x, const struct cudrv *d, const struct fleet_nccl_plan *p, int rank,
+static int sweep(struct fleet_nccl_side *x, const struct cudrv *d, const struct fleet_nccl_plan *p, int rank,
 		 struct fleet_nccl_rank *rec, char *err)
 {
 	size_t max = p->bytes[p->n_sizes - 1], n = max / sizeof(float);
@@ -124,10 +38,10 @@ static int sweep(struct nccl_side *x, const struct cudrv *d, const struct fleet_
 		return cd_fail(err, CD_ENOMEM, "out of memory for a %zu-byte host buffer", max);
 	for (size_t i = 0; i < n; i++)
 		x->host[i] = (float)(rank + 1);
-	TRY(cu(d, d->StreamCreate(&x->s, 0), "cuStreamCreate", err));
-	TRY(cu(d, d->MemAlloc(&x->send, max), "cuMemAlloc", err));
-	TRY(cu(d, d->MemAlloc(&x->recv, max), "cuMemAlloc", err));
-	TRY(cu(d, d->MemcpyHtoD(x->send, x->host, max), "cuMemcpyHtoD", err));
+	TRY(fleet_cu(d, d->StreamCreate(&x->s, 0), "cuStreamCreate", err));
+	TRY(fleet_cu(d, d->MemAlloc(&x->send, max), "cuMemAlloc", err));
+	TRY(fleet_cu(d, d->MemAlloc(&x->recv, max), "cuMemAlloc", err));
+	TRY(fleet_cu(d, d->MemcpyHtoD(x->send, x->host, max), "cuMemcpyHtoD", err));
 	for (int k = 0; k < p->n_sizes; k++) {
 		size_t count = p->bytes[k] / sizeof(float);
 		double t0 = 0;
@@ -142,10 +56,10 @@ static int sweep(struct nccl_side *x, const struct cudrv *d, const struct fleet_
 			}
 			if (it > 0 && it < FLEET_NCCL_ITERS)
 				continue;
-			TRY(cu(d, d->StreamSynchronize(x->s), "cuStreamSynchronize", err));
+			TRY(fleet_cu(d, d->StreamSynchronize(x->s), "cuStreamSynchronize", err));
 			if (it > 0)
 				continue;
-			TRY(cu(d, d->MemcpyDtoH(x->host, x->recv, p->bytes[k]), "cuMemcpyDtoH", err));
+			TRY(fleet_cu(d, d->MemcpyDtoH(x->host, x->recv, p->bytes[k]), "cuMemcpyDtoH", err));
 			for (size_t i = 0; i < count; i++)
 				if (x->host[i] != want) {
 					rec->wrong++;
@@ -164,7 +78,7 @@ int fleet_nccl_run(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *me,
 	const struct cudrv *d = g->run ? g->run->cu : NULL;
 	struct fleet_nccl_rank rec = { 0 }, *all = NULL;
 	struct fleet_nccl_plan plan = { 0 };
-	struct nccl_side x = { 0 };
+	struct fleet_nccl_side x = { 0 };
 	char why[CD_ERRMSG] = "";
 	int rc;
 
@@ -173,7 +87,7 @@ int fleet_nccl_run(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *me,
 	rec.device = -1;
 	if (!getenv("NCCL_NVLS_ENABLE") && setenv("NCCL_NVLS_ENABLE", "0", 1) != 0)
 		return cd_fail(err, CD_ENOMEM, "setenv NCCL_NVLS_ENABLE: out of memory");
-	if (prepare(&x, d, &rec, why) != CD_OK)
+	if (fleet_nccl_prepare(&x, d, &rec, why) != CD_OK)
 		snprintf(rec.error, sizeof rec.error, "%.250s", why);
 	if (me->world_rank == 0 && !(all = calloc((size_t)me->world_size, sizeof *all))) {
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
@@ -210,7 +124,7 @@ int fleet_nccl_run(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *me,
 		goto unreached;
 	plan.why[sizeof plan.why - 1] = '\0';
 	if (plan.go) {
-		signal(SIGALRM, on_alarm);
+		signal(SIGALRM, fleet_nccl_on_alarm);
 		alarm((unsigned)timeout_s + 1);
 		if (sweep(&x, d, &plan, me->world_rank, &rec, why) != CD_OK)
 			snprintf(rec.error, sizeof rec.error, "%.250s", why);
@@ -234,7 +148,7 @@ unreached:
 	*err = '\0';
 	rc = CD_OK;
 out:
-	release(&x, d);
+	fleet_nccl_release(&x, d);
 	free(all);
 	return rc;
 }

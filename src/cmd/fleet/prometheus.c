@@ -1,6 +1,7 @@
 /* --prometheus DIR: one NODE.prom per node in node_exporter's textfile format, written to
  * a temporary name and renamed, so the collector never reads half a file. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -102,15 +103,18 @@ static int write_one(const char *dir, const char *name, const struct fleet_node 
 	return CD_OK;
 }
 
-int fleet_write_prometheus(const struct fleet *f, const char *dir, char *err)
+int fleet_write_prometheus(const struct fleet *f, const char *dir, FILE *listing, char *err)
 {
 	int rc = CD_OK;
 
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
 		return cd_fail(err, CD_EIO, "--prometheus %s: %s", dir, strerror(errno));
-	for (size_t i = 0; i < f->n_nodes && rc == CD_OK; i++)
-		rc = write_one(dir, f->nodes[i].name, &f->nodes[i], err);
-	for (size_t i = 0; i < f->n_missing && rc == CD_OK; i++)
-		rc = write_one(dir, f->missing[i], NULL, err);
+	for (size_t i = 0; i < f->n_nodes + f->n_missing && rc == CD_OK; i++) {
+		bool missing = i >= f->n_nodes;
+		const char *name = missing ? f->missing[i - f->n_nodes] : f->nodes[i].name;
+		rc = write_one(dir, name, missing ? NULL : &f->nodes[i], err);
+		if (rc == CD_OK && listing)
+			fprintf(listing, "cudoctor fleet: wrote %s/%s.prom\n", dir, name);
+	}
 	return rc;
 }

@@ -1,0 +1,86 @@
+/* The rank's side of the fleet's NCCL runs (nccl_side.h): shared by the all-reduce across
+ * every rank (nccl_run.c) and the rounds of pairs (pairs_run.c). */
+#include "cmd/fleet/nccl_side.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "probe/nccl_find.h"
+#include "util/err.h"
+
+void fleet_nccl_on_alarm(int sig)
+{
+	static const char msg[] = "cudoctor fleet --nccl: NCCL did not finish in time (a rank hung in NCCL)\n";
+	(void)sig;
+	if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0)
+		_exit(3);
+	_exit(3);
+}
+
+/* The rank's place among the ranks of its host, from the launcher's variables. */
+static int local_rank(void)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID",
+					    "PMIX_LOCAL_RANK", NULL };
+	for (size_t i = 0; vars[i]; i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v)
+			return atoi(v);
+	}
+	return 0;
+}
+
+int fleet_cu(const struct cudrv *d, CUresult r, const char *call, char *err)
+{
+	return r == CUDA_SUCCESS ? CD_OK : cudrv_fail(d, err, call, r);
+}
+
+int fleet_nccl_prepare(struct fleet_nccl_side *x, const struct cudrv *d, struct fleet_nccl_rank *rec, char *err)
+{
+	struct nccl_copies copies;
+	size_t free_b = 0, total = 0;
+	int rc, count = 0;
+
+	if (!d)
+		return cd_fail(err, CD_EDRIVER, "libcuda did not load on this rank");
+	if ((rc = nccl_find(&copies, getenv("HOME"), err)) != CD_OK)
+		return rc;
+	rc = nccl_load(&x->nc, (const char *const *)copies.dirs, err);
+	nccl_copies_free(&copies);
+	if (rc != CD_OK)
+		return rc;
+	x->loaded = true;
+	snprintf(rec->nccl, sizeof rec->nccl, "%d.%d.%d", x->nc.version.major, x->nc.version.minor,
+		 x->nc.version.patch);
+	TRY(fleet_cu(d, d->DeviceGetCount(&count), "cuDeviceGetCount", err));
+	if (count < 1)
+		return cd_fail(err, CD_EDRIVER, "no CUDA device on this rank");
+	rec->device = local_rank() % count;
+	TRY(fleet_cu(d, d->DeviceGet(&x->dev, rec->device), "cuDeviceGet", err));
+	TRY(fleet_cu(d, d->DevicePrimaryCtxRetain(&x->cctx, x->dev), "cuDevicePrimaryCtxRetain", err));
+	x->ctx = true;
+	TRY(fleet_cu(d, d->CtxSetCurrent(x->cctx), "cuCtxSetCurrent", err));
+	TRY(fleet_cu(d, d->MemGetInfo(&free_b, &total), "cuMemGetInfo", err));
+	rec->free_bytes = free_b;
+out:
+	return rc;
+}
+
+void fleet_nccl_release(struct fleet_nccl_side *x, const struct cudrv *d)
+{
+	if (x->comm)
+		x->nc.CommDestroy(x->comm);
+	if (x->send)
+		d->MemFree(x->send);
+	if (x->recv)
+		d->MemFree(x->recv);
+	if (x->s)
+		d->StreamDestroy(x->s);
+	if (x->ctx)
+		d->DevicePrimaryCtxRelease(x->dev);
+	free(x->host);
+	if (x->loaded)
+		nccl_unload(&x->nc);
+}
+
