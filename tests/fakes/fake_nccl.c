@@ -58,7 +58,7 @@ static void sleep_ms(int ms)
 		;
 }
 
-/* A collective's time: FAKE_NCCL_BASE_MS everywhere, FAKE_NCCL_SLOW_MS (default 40) more on
+/* A collective's time: FAKE_NCCL_BASE_MS everywhere, FAKE_NCCL_SLOW_MS (default 100) more on
  * the node FAKE_NCCL_SLOW_NODE names. */
 static void take_time(void)
 {
@@ -66,7 +66,7 @@ static void take_time(void)
 	int ms = env_int("FAKE_NCCL_BASE_MS", 0);
 
 	if (slow && on_node(slow, strlen(slow)))
-		ms += env_int("FAKE_NCCL_SLOW_MS", 40);
+		ms += env_int("FAKE_NCCL_SLOW_MS", 100);
 	sleep_ms(ms);
 }
 
