@@ -583,6 +583,13 @@ static bool inside(uint32_t s1, uint32_t e1, uint32_t s2, uint32_t e2)
 	return s2 <= s1 && e1 <= e2 && (e2 - s2) > (e1 - s1);
 }
 
+/* a framework message the kb names for the same text speaks for it, even when the two are
+ * the same length (the stream-capture errors: the catalogue has no diagnosis, messages do) */
+static bool covers(uint32_t s1, uint32_t e1, uint32_t s2, uint32_t e2)
+{
+	return s2 <= s1 && e1 <= e2;
+}
+
 static int scan_line(struct explain_scan *sc)
 {
 	struct line *l = &sc->l;
@@ -669,9 +676,11 @@ static int scan_line(struct explain_scan *sc)
 			const struct pat *q = &P.pats[sc->hits[k].pat];
 			uint32_t e2 = sc->hits[k].end, s2 = e2 - P.ac.len[sc->hits[k].pat];
 
-			shadowed = k != h && (q->kind == PK_ERROR || (q->kind == PK_PART && parts && sc->msg_seen[q->msg] ==
-								      (1u << kb_message_at(q->msg)->n_parts) - 1)) &&
-				   inside(s1, e1, s2, e2);
+			bool whole_msg = q->kind == PK_PART && parts &&
+					 sc->msg_seen[q->msg] == (1u << kb_message_at(q->msg)->n_parts) - 1;
+
+			shadowed = k != h && ((q->kind == PK_ERROR && inside(s1, e1, s2, e2)) ||
+					      (whole_msg && covers(s1, e1, s2, e2)));
 		}
 		if (shadowed)
 			continue;
