@@ -368,6 +368,8 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 	lines = explain_scan_lines(sc);
 	if ((rc = explain_scan_finish(sc, &res, err)) != CD_OK)
 		goto out;
+	if (env.block)
+		explain_result_launch_given(&res);
 	matches = json_array();
 	if (!matches) {
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");

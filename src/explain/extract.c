@@ -236,12 +236,26 @@ void ex_gpu_cc(struct explain_match *m, const struct line *l)
 		m->has_arch = ex_arch_at(l->s + at + 29, l->s + l->len, &m->arch);
 }
 
-/* "Block [512x1x1]", "blockDim=(1024,1,1)" */
-void ex_block(struct explain_match *m, const struct line *l)
+/* Threads per block a line gives: "Block [512x1x1]", "blockDim=(1024,1,1)",
+ * "kernel<<<1, 2048>>>"; 0 when it gives none. */
+int ex_block_threads(const struct line *l)
 {
 	static const char *const keys[] = { "block [", "blockdim=(", "block size: ", "block: (" };
+	long launch = line_find(l, "<<<");
 
-	for (size_t k = 0; k < 4 && !m->block_threads; k++) {
+	if (launch >= 0) {
+		/* the second launch parameter, when it is a plain number */
+		const char *p = memchr(l->s + launch, ',', l->len - (size_t)launch), *end = l->s + l->len;
+		long v = 0;
+
+		while (p && ++p < end && *p == ' ')
+			;
+		while (p && p < end && isdigit((unsigned char)*p) && v <= 1 << 20)
+			v = v * 10 + (*p++ - '0');
+		if (p && p < end && (*p == '>' || *p == ',' || *p == ' ') && v > 0 && v <= 1 << 20)
+			return (int)v;
+	}
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
 		long at = line_find(l, keys[k]);
 		int d[3] = { 1, 1, 1 };
 		size_t i;
@@ -259,8 +273,15 @@ void ex_block(struct explain_match *m, const struct line *l)
 				break;
 		}
 		if (d[0] > 0 && (long)d[0] * d[1] * d[2] <= 1 << 20)
-			m->block_threads = d[0] * d[1] * d[2];
+			return d[0] * d[1] * d[2];
 	}
+	return 0;
+}
+
+void ex_block(struct explain_match *m, const struct line *l)
+{
+	if (!m->block_threads)
+		m->block_threads = ex_block_threads(l);
 }
 
 /* ---- loader errors ---- */

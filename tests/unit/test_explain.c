@@ -292,6 +292,19 @@ static void live_checks_through_the_driver(void **state)
 	assert_non_null(strstr(r.out, "JITs PTX up to ISA 8.2"));
 	run_result_free(&r);
 	free(text);
+	/* an invalid argument at a launch, judged against the GPU's block limits */
+	{
+		const char *h200[] = { FAKE_CUDA, FAKE_NVML, "FAKE_GPUS=NVIDIA H200:9.0:141GiB", NULL };
+
+		r = run_explain(NULL, h200, "nop<<<1, 2048>>>(nullptr);\n"
+			     "CUDA error 1 (cudaErrorInvalidValue) at block2048.cu:7: invalid argument\n");
+		assert_non_null(strstr(r.out, "launch-out-of-resources"));
+		assert_non_null(strstr(r.out, "CUDA 13 reports a block beyond the GPU's limits"));
+		assert_non_null(strstr(r.out, "the launch's block in the text: 2048 threads"));
+		assert_non_null(strstr(r.out, "here, gpus: problem"));
+		assert_non_null(strstr(r.out, "block dimensions up to 1024x1024x64"));
+		run_result_free(&r);
+	}
 	/* no driver at all: said, not a crash */
 	r = run_explain(NULL, no_driver, "RuntimeError: CUDA error: invalid device ordinal");
 	assert_int_equal(r.status, 1);
@@ -544,6 +557,37 @@ static void recognition_edges(void **state)
 		assert_int_equal(explain_text(hdr, strlen(hdr), &r, err), CD_OK);
 		assert_int_equal(r.n, 1);
 		assert_string_equal(r.m[0].finding, "no-kernel-image");
+		explain_result_free(&r);
+	}
+	/* CUDA 13's invalid argument for <<<1, 2048>>>: the launch two lines above is its cause */
+	{
+		static const char launch[] = "nop<<<1, 2048>>>(nullptr);\nsynchronising\n"
+					     "CUDA error 1 (cudaErrorInvalidValue) at block2048.cu:7: invalid argument\n";
+		static const char torch[] = "RuntimeError: CUDA error: invalid argument\n"
+					    "For debugging consider passing CUDA_LAUNCH_BLOCKING=1.\n"
+					    "RuntimeError: CUDA error: invalid argument\n";
+		static const char far[] = "kernel<<<1, 2048>>>(p);\na\nb\nc\nd\n"
+					  "CUDA error 1 (cudaErrorInvalidValue): invalid argument\n";
+
+		assert_int_equal(explain_text(launch, strlen(launch), &r, err), CD_OK);
+		assert_int_equal(r.n, 1);
+		assert_string_equal(r.m[0].finding, "launch-out-of-resources");
+		assert_true(r.m[0].invalid_value_launch);
+		assert_int_equal(r.m[0].block_threads, 2048);
+		explain_result_free(&r);
+		/* PyTorch's CUDA_LAUNCH_BLOCKING advice is not a launch */
+		assert_int_equal(explain_text(torch, strlen(torch), &r, err), CD_OK);
+		assert_int_equal(r.n, 1);
+		assert_string_equal(r.m[0].finding, "cuda-error");
+		/* ... unless the user names the failed launch's block */
+		explain_result_launch_given(&r);
+		assert_string_equal(r.m[0].finding, "launch-out-of-resources");
+		assert_int_equal(r.m[0].count, 2);
+		explain_result_free(&r);
+		/* a launch five lines above says nothing about this error */
+		assert_int_equal(explain_text(far, strlen(far), &r, err), CD_OK);
+		assert_int_equal(r.n, 1);
+		assert_string_equal(r.m[0].finding, "cuda-error");
 		explain_result_free(&r);
 	}
 	/* a library status name on a line that does not say CUDA */
