@@ -357,6 +357,54 @@ static void expandable_segments_only_when_it_applies(void **state)
 	free(cap);
 }
 
+/* '<' lowercase words '>' in the report: a placeholder the fix line should have filled */
+static bool has_placeholder(const char *s)
+{
+	for (const char *p = strchr(s, '<'); p; p = strchr(p + 1, '<')) {
+		const char *q = p + 1;
+
+		while (*q == ' ' || (*q >= 'a' && *q <= 'z'))
+			q++;
+		if (*q == '>' && q > p + 1 && p[1] != ' ')
+			return true;
+	}
+	return false;
+}
+
+/* Fix lines name the binary, the driver and the GPU when they are known, and never print a
+ * <placeholder> when they are not */
+static void fix_lines_without_placeholders(void **state)
+{
+	static const char *const names[] = { "002.txt", "041.txt", "057.txt", "061.txt", "504.txt", "529.txt",
+					     "536.txt", "561.txt", "599.txt", "649.txt", "671.txt", "660.txt" };
+	const char *args[] = { "--offline", NULL };
+	const char *named[] = { "--offline", "--binary", "/opt/app/train", "--gpu", "sm_86", "--driver", "535.104.05",
+				NULL };
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		char *text = corpus_text(names[k]);
+		struct run_result r = run_explain(args, NULL, text);
+
+		if (has_placeholder(r.out))
+			fail_msg("%s: a placeholder in\n%s", names[k], r.out);
+		run_result_free(&r);
+		r = run_explain(named, NULL, text);
+		if (has_placeholder(r.out))
+			fail_msg("%s (named): a placeholder in\n%s", names[k], r.out);
+		run_result_free(&r);
+		free(text);
+	}
+	{
+		struct run_result r = run_explain(named, NULL, "RuntimeError: CUDA error: an illegal memory access was "
+						  "encountered\nCUDA driver version is insufficient for CUDA runtime version\n");
+
+		assert_non_null(strstr(r.out, "compute-sanitizer /opt/app/train"));
+		assert_non_null(strstr(r.out, "cudoctor kb driver 535.104.05"));
+		run_result_free(&r);
+	}
+}
+
 /* ---- explain and arch: one verdict ---- */
 
 static json_t *run_json_in_fixtures(const char *const argv[])
@@ -611,6 +659,7 @@ int main(void)
 		cmocka_unit_test(explain_and_arch_agree),
 		cmocka_unit_test(pieces_like_whole),
 		cmocka_unit_test(recognition_edges),
+		cmocka_unit_test(fix_lines_without_placeholders),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
