@@ -130,7 +130,7 @@ static bool fill_fix(const char *fix, const struct explain_match *m, const struc
 {
 	const struct arch_target *t = &env->target;
 	const char *binary = env->binary ? env->binary : m->path[0] ? m->path : NULL;
-	char gpus[160] = "", gpu_opts[200] = "", code[16] = "";
+	char gpus[160] = "", gpu_opts[200] = "", code[16] = "", branch[16] = "";
 	size_t used = 0, uo = 0;
 
 	if (!torch && (strstr(fix, "torch") || strstr(fix, "PyTorch") || strstr(fix, "TORCH_")))
@@ -150,17 +150,32 @@ static bool fill_fix(const char *fix, const struct explain_match *m, const struc
 	}
 	if (m->error)
 		snprintf(code, sizeof(code), "%d", m->error->code);
+	if (t->driver.version[0])
+		snprintf(branch, sizeof(branch), "%.*s", (int)strcspn(t->driver.version, "."), t->driver.version);
 	{
+		/* what is known, else a command or word that stands for it: a fix line never
+		 * prints a <placeholder> */
+		static const char drv_cmd[] = "$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n1)";
+		static const char branch_cmd[] =
+			"$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n1 | cut -d. -f1)";
+		static const char nvcc_ver[] = "$(nvcc --version | sed -n 's/.*release \\([0-9.]*\\),.*/\\1/p')";
 		const struct {
-			const char *ph, *val;
+			const char *ph, *val, *fallback;
 		} subs[] = {
-			{ "<this GPU>", gpus[0] ? gpus : NULL },
-			{ "<GPU>", gpus[0] ? gpus : NULL },
-			{ "<each GPU you ship to>", gpus[0] ? gpus : NULL },
-			{ "<the binary or library that failed>", binary },
-			{ "<your driver version>", t->driver.version[0] ? t->driver.version : NULL },
-			{ "<code>", code[0] ? code : NULL },
-			{ "<the library>", m->library[0] ? m->library : NULL },
+			{ "--gpu <this GPU> ", gpus[0] ? NULL : "", NULL }, /* arch judges the GPUs here */
+			{ "<this GPU>", gpus[0] ? gpus : NULL, "sm_XY" },
+			{ "<GPU>", gpus[0] ? gpus : NULL, "sm_XY" },
+			{ "--gpu <each GPU you ship to>", gpus[0] ? NULL : "--native", NULL },
+			{ "<each GPU you ship to>", gpus[0] ? gpus : NULL, "sm_XY" },
+			{ "<the binary or library that failed>", binary, "./your_program" },
+			{ "<binary>", binary, "./your_program" },
+			{ "<program>", binary, "./your_program" },
+			{ "<your driver version>", t->driver.version[0] ? t->driver.version : NULL, drv_cmd },
+			{ "<driver branch>", branch[0] ? branch : NULL, branch_cmd },
+			{ "<code>", code[0] ? code : NULL, m->error ? m->error->name : "ERROR_NAME" },
+			{ "<the library>", m->library[0] ? m->library : NULL, "cuda" },
+			{ "<the version it was built with>", m->versions[1][0] ? m->versions[1] : NULL, "VERSION" },
+			{ "<version>", NULL, nvcc_ver },
 		};
 		size_t o = 0;
 
@@ -170,8 +185,10 @@ static bool fill_fix(const char *fix, const struct explain_match *m, const struc
 			for (size_t k = 0; k < sizeof(subs) / sizeof(subs[0]) && !done; k++) {
 				size_t l = strlen(subs[k].ph);
 
-				if (subs[k].val && strncmp(p, subs[k].ph, l) == 0) {
-					o += (size_t)snprintf(out + o, n - o, "%s", subs[k].val);
+				const char *v = subs[k].val ? subs[k].val : subs[k].fallback;
+
+				if (v && strncmp(p, subs[k].ph, l) == 0) {
+					o += (size_t)snprintf(out + o, n - o, "%s", v);
 					if (o >= n)
 						o = n - 1;
 					p += l;
@@ -368,6 +385,8 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 	lines = explain_scan_lines(sc);
 	if ((rc = explain_scan_finish(sc, &res, err)) != CD_OK)
 		goto out;
+	if (env.block)
+		explain_result_launch_given(&res);
 	matches = json_array();
 	if (!matches) {
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");

@@ -289,9 +289,16 @@ static void check_gpus(const struct explain_match *m, const struct explain_env *
 				c->result = CHECK_PROBLEM;
 		}
 		if (gpu_has(gi, GF_MAX_THREADS_PER_BLOCK) &&
-		    strcmp(m->finding, "launch-out-of-resources") == 0)
-			more(c, " (at most %lld threads and %lld registers per block)",
-			     gi->max_threads_per_block, gi->regs_per_block);
+		    strcmp(m->finding, "launch-out-of-resources") == 0) {
+			more(c, " (at most %lld threads and %lld registers per block", gi->max_threads_per_block,
+			     gi->regs_per_block);
+			if (gpu_has(gi, GF_MAX_BLOCK_DIM))
+				more(c, ", block dimensions up to %lldx%lldx%lld", gi->max_block_dim[0],
+				     gi->max_block_dim[1], gi->max_block_dim[2]);
+			more(c, ")");
+			if (m->block_threads > 0 && m->block_threads > gi->max_threads_per_block && c)
+				c->result = CHECK_PROBLEM;
+		}
 	}
 }
 
@@ -888,6 +895,12 @@ size_t explain_offline_evidence(const struct explain_match *m, char lines[][400]
 			n = line(lines, n, max, "the text's number %d is this error's number in an older "
 				 "CUDA runtime (renumbered around CUDA 10.1)", m->code_seen);
 	}
+	if (m->invalid_value_launch)
+		n = line(lines, n, max, "an invalid argument at a kernel launch: CUDA 13 reports a block "
+			 "beyond the GPU's limits (threads per block, block dimensions) as invalid argument (1), "
+			 "where earlier releases said invalid configuration argument (9)");
+	if (m->block_threads > 0 && strcmp(m->finding, "launch-out-of-resources") == 0)
+		n = line(lines, n, max, "the launch's block in the text: %d threads", m->block_threads);
 	if (m->gpu_name[0] && m->has_arch) {
 		const struct kb_gpu *g = kb_gpu_by_name(m->gpu_name);
 

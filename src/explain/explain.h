@@ -47,6 +47,8 @@ struct explain_match {
 	int driver_cuda;                     /* "found version 11040": the CUDA the driver runs, else 0 */
 	char versions[2][32];                /* library-version-mismatch: what was loaded, what was built for */
 	int block_threads;                   /* "Block [512x1x1]": threads per block in the text, else 0 */
+	bool invalid_value_launch;           /* an invalid argument (1) tied to a kernel launch: how
+					      * CUDA 13 reports a block beyond the GPU's limits */
 };
 
 struct explain_result {
@@ -70,6 +72,10 @@ const struct nccl_log *explain_scan_nccl(const struct explain_scan *s);
 size_t explain_scan_bytes(const struct explain_scan *s);
 size_t explain_scan_lines(const struct explain_scan *s);
 void explain_scan_free(struct explain_scan *s);
+
+/* The user named the failed launch's block (--block): an invalid argument (1) in r is that
+ * launch's, and becomes launch-out-of-resources. */
+void explain_result_launch_given(struct explain_result *r);
 
 /* For an nvcc "Unsupported gpu architecture" on arch a: arch-dropped-by-toolkit when no
  * current toolkit accepts it but an older one did (or it predates the tables), else

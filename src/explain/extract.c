@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "explain/scan_line.h"
 #include "util/err.h"
@@ -235,12 +236,26 @@ void ex_gpu_cc(struct explain_match *m, const struct line *l)
 		m->has_arch = ex_arch_at(l->s + at + 29, l->s + l->len, &m->arch);
 }
 
-/* "Block [512x1x1]", "blockDim=(1024,1,1)" */
-void ex_block(struct explain_match *m, const struct line *l)
+/* Threads per block a line gives: "Block [512x1x1]", "blockDim=(1024,1,1)",
+ * "kernel<<<1, 2048>>>"; 0 when it gives none. */
+int ex_block_threads(const struct line *l)
 {
 	static const char *const keys[] = { "block [", "blockdim=(", "block size: ", "block: (" };
+	long launch = line_find(l, "<<<");
 
-	for (size_t k = 0; k < 4 && !m->block_threads; k++) {
+	if (launch >= 0) {
+		/* the second launch parameter, when it is a plain number */
+		const char *p = memchr(l->s + launch, ',', l->len - (size_t)launch), *end = l->s + l->len;
+		long v = 0;
+
+		while (p && ++p < end && *p == ' ')
+			;
+		while (p && p < end && isdigit((unsigned char)*p) && v <= 1 << 20)
+			v = v * 10 + (*p++ - '0');
+		if (p && p < end && (*p == '>' || *p == ',' || *p == ' ') && v > 0 && v <= 1 << 20)
+			return (int)v;
+	}
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
 		long at = line_find(l, keys[k]);
 		int d[3] = { 1, 1, 1 };
 		size_t i;
@@ -258,11 +273,23 @@ void ex_block(struct explain_match *m, const struct line *l)
 				break;
 		}
 		if (d[0] > 0 && (long)d[0] * d[1] * d[2] <= 1 << 20)
-			m->block_threads = d[0] * d[1] * d[2];
+			return d[0] * d[1] * d[2];
 	}
+	return 0;
+}
+
+void ex_block(struct explain_match *m, const struct line *l)
+{
+	if (!m->block_threads)
+		m->block_threads = ex_block_threads(l);
 }
 
 /* ---- loader errors ---- */
+
+static bool is_dll_char(int c)
+{
+	return is_ident(c) || c == '-';
+}
 
 /* CUDA-family libraries a loader error can name (the base, without "lib" and ".so...") */
 static const char *const cuda_libs[] = {
@@ -270,6 +297,7 @@ static const char *const cuda_libs[] = {
 	"cusparseLt", "cusparse", "nvrtc", "nvJitLink", "nccl", "cupti", "nvToolsExt", "nvinfer", "nvonnxparser",
 	"nvblas", "nppc", "nppi", "npps", "nvjpeg", "cutensor", "cudss", "nvshmem", "cufile", "nvidia-ml",
 	"cuda", "nvidia-ptxjitcompiler", "nvcuvid", "nvidia-encode", "torch_cuda", "c10_cuda",
+	"onnxruntime_providers_cuda", "onnxruntime_providers_tensorrt", "nvcuda", "nvml",
 };
 
 /* The soname at p ("libcublasLt.so.11", also "libcudart,so.11.0" as typed); its length or 0. */
@@ -292,11 +320,46 @@ static size_t soname_at(const char *p, const char *end)
 	return k;
 }
 
+/* A Windows DLL name at p ("cudnn_ops_infer64_8.dll", "nvcuda.dll"); its length or 0. */
+static size_t dll_at(const char *p, const char *end)
+{
+	size_t k = 0;
+
+	while (p + k < end && is_dll_char((unsigned char)p[k]))
+		k++;
+	if (k < 2 || p + k + 4 > end || p[k] != '.' || strncasecmp(p + k + 1, "dll", 3) != 0 ||
+	    (p + k + 4 < end && is_ident((unsigned char)p[k + 4])))
+		return 0;
+	return k + 4;
+}
+
+/* The family name of a DLL: Windows puts the major in the name ("cublas64_12", "cudart64_110",
+ * "nvrtc64_70", "cudnn_ops_infer64_8"), so the bits and version after the base are dropped. */
+static void dll_base(const char *lib, char *name, size_t n)
+{
+	size_t k = 0;
+	const char *dot = strchr(lib, '.');
+	size_t len = dot ? (size_t)(dot - lib) : strlen(lib);
+
+	while (k < len && k + 1 < n)
+		name[k] = lib[k], k++;
+	name[k] = '\0';
+	/* "..._8", "..._110": a trailing version */
+	while (k > 0 && isdigit((unsigned char)name[k - 1]))
+		k--;
+	if (k > 0 && k < strlen(name) && name[k - 1] == '_')
+		name[--k] = '\0';
+	else
+		k = strlen(name);
+	if (k >= 2 && name[k - 2] == '6' && name[k - 1] == '4')
+		name[k - 2] = '\0';
+}
+
 const char *ex_loader(const struct line *l, const char *base, char *lib, size_t n)
 {
 	const char *end = l->s + l->len, *pick = NULL;
 	long anchor = line_find(l, "cannot open shared object file");
-	bool after = false;
+	bool after = false, dll = false;
 	size_t pick_len = 0, k;
 	char name[96];
 
@@ -307,13 +370,16 @@ const char *ex_loader(const struct line *l, const char *base, char *lib, size_t 
 	/* "X: cannot open shared object file": the last soname before the anchor; "not defined
 	 * in file X": the first after it; else the first on the line */
 	for (const char *p = l->s; p < end; p++) {
-		size_t len = (p == l->s || !is_ident((unsigned char)p[-1])) ? soname_at(p, end) : 0;
-		bool before = anchor >= 0 && p - l->s < anchor;
+		bool start = p == l->s || !is_dll_char((unsigned char)p[-1]);
+		size_t len = start ? soname_at(p, end) : 0;
+		bool before = anchor >= 0 && p - l->s < anchor, is_dll = false;
 
+		if (!len && start && (len = dll_at(p, end)) != 0)
+			is_dll = true;
 		if (!len)
 			continue;
 		if (!pick || (before && !after) || (after && !before && pick - l->s < anchor))
-			pick = p, pick_len = len;
+			pick = p, pick_len = len, dll = is_dll;
 		p += len - 1;
 	}
 	if (strcmp(base, "libcuda-link-missing") == 0) {
@@ -328,9 +394,12 @@ const char *ex_loader(const struct line *l, const char *base, char *lib, size_t 
 			*c = '.';
 	/* the base name, compared against the families */
 	k = 0;
-	for (const char *p = lib + 3; *p && *p != '.' && k + 1 < sizeof(name); p++)
+	if (dll)
+		dll_base(lib, name, sizeof(name));
+	for (const char *p = lib + 3; !dll && *p && *p != '.' && k + 1 < sizeof(name); p++)
 		name[k++] = *p;
-	name[k] = '\0';
+	if (!dll)
+		name[k] = '\0';
 	if (strncmp(name, "nccl-net", 8) == 0 || strncmp(name, "nccl_net", 8) == 0)
 		return NULL; /* an optional network plugin: NCCL falls back to its own transports */
 	for (size_t i = 0; i < sizeof(cuda_libs) / sizeof(cuda_libs[0]); i++) {
@@ -345,7 +414,9 @@ const char *ex_loader(const struct line *l, const char *base, char *lib, size_t 
 			/* the unversioned libcuda.so is the development link; WSL2 keeps it off the
 			 * loader's path. libcuda.so.1 missing is the driver missing. */
 			return strcmp(lib, "libcuda.so") == 0 ? "wsl-libcuda" : "no-driver";
-		if (strcmp(name, "nvidia-ml") == 0 || strcmp(name, "nvidia-ptxjitcompiler") == 0)
+		/* the driver's own libraries: nvcuda.dll is Windows' libcuda.so.1 */
+		if (strcmp(name, "nvidia-ml") == 0 || strcmp(name, "nvidia-ptxjitcompiler") == 0 ||
+		    strcmp(name, "nvcuda") == 0 || strcmp(name, "nvml") == 0)
 			return "no-driver";
 		return "library-missing";
 	}

@@ -19,7 +19,8 @@
 
 /* ---- the pattern set, built once from the kb ---- */
 
-enum pat_kind { PK_ERROR, PK_PART, PK_NAME, PK_NUMKEY, PK_CUDA, PK_GPU, PK_NCCL, PK_SUPPORTS, PK_CC_OLD, PK_WSL, PK_TORCH };
+enum pat_kind { PK_ERROR, PK_PART, PK_NAME, PK_NUMKEY, PK_CUDA, PK_GPU, PK_NCCL, PK_SUPPORTS, PK_CC_OLD, PK_WSL, PK_TORCH,
+		PK_LAUNCH };
 
 struct pat {
 	enum pat_kind kind;
@@ -82,6 +83,9 @@ static int build_patterns(char *err)
 {
 	static const char *const gpu_words[] = { "nvidia", "gpu" };
 	static const char *const wsl_words[] = { "/usr/lib/wsl", "wsl2", "microsoft-standard" };
+	/* a kernel launch in the text: an invalid argument beside it is the launch's */
+	static const char *const launch_words[] = { "<<<", "launch", "cudaGetLastError", "cudaPeekAtLastError",
+						    "blockDim", "threads per block" };
 	struct pat_list pl = { 0 };
 	bool ok = true;
 	int rc;
@@ -115,6 +119,8 @@ static int build_patterns(char *err)
 	for (size_t i = 0; i < 3 && ok; i++)
 		ok = add_pat(&pl, wsl_words[i], (struct pat){ PK_WSL, NULL, 0, 0 });
 	ok = ok && add_pat(&pl, "torch", (struct pat){ PK_TORCH, NULL, 0, 0 });
+	for (size_t i = 0; i < sizeof(launch_words) / sizeof(launch_words[0]) && ok; i++)
+		ok = add_pat(&pl, launch_words[i], (struct pat){ PK_LAUNCH, NULL, 0, 0 });
 	ok = ok && add_pat(&pl, "supports cuda capabilities ", (struct pat){ PK_SUPPORTS, NULL, 0, 0 });
 	ok = ok && add_pat(&pl, " which is of cuda capability ", (struct pat){ PK_CC_OLD, NULL, 0, 0 });
 	for (size_t i = 0; i < nccl_log_anchor_count() && ok; i++)
@@ -155,6 +161,8 @@ struct explain_scan {
 	size_t bytes, lines;    /* consumed so far; lines: complete lines seen */
 	size_t ctx_until;       /* lines up to this number are in a CUDA context */
 	bool wsl;               /* the text mentions WSL2 */
+	size_t launch_line;     /* the last line that speaks of a kernel launch, else 0 */
+	int launch_block;       /* the threads per block that line gives, else 0 */
 	struct pending pend[MAX_PENDING];
 	size_t n_pend;
 	struct nccl_log nccl;
@@ -576,11 +584,38 @@ static int match_messages(struct explain_scan *sc, const struct line *l, bool *f
 	return CD_OK;
 }
 
+/* ---- invalid argument at a launch ---- */
+
+#define LAUNCH_LINES 3 /* a launch this many lines above an invalid argument is its cause */
+
+/* cudaErrorInvalidValue / CUDA_ERROR_INVALID_VALUE, with no diagnosis of its own yet */
+static bool is_invalid_value(const struct explain_match *m)
+{
+	return m->error && m->error->code == 1 &&
+	       (m->error->api == KB_API_RUNTIME || m->error->api == KB_API_DRIVER) &&
+	       strcmp(m->finding, "cuda-error") == 0;
+}
+
+/* CUDA 13 returns invalid argument, not invalid configuration (9), for a block beyond the
+ * GPU's limits (<<<1, 2048>>>): the launch's limits explain it */
+static void tie_to_launch(struct explain_match *m)
+{
+	m->finding = "launch-out-of-resources";
+	m->invalid_value_launch = true;
+}
+
 /* ---- one line ---- */
 
 static bool inside(uint32_t s1, uint32_t e1, uint32_t s2, uint32_t e2)
 {
 	return s2 <= s1 && e1 <= e2 && (e2 - s2) > (e1 - s1);
+}
+
+/* a framework message the kb names for the same text speaks for it, even when the two are
+ * the same length (the stream-capture errors: the catalogue has no diagnosis, messages do) */
+static bool covers(uint32_t s1, uint32_t e1, uint32_t s2, uint32_t e2)
+{
+	return s2 <= s1 && e1 <= e2;
 }
 
 static int scan_line(struct explain_scan *sc)
@@ -636,6 +671,14 @@ static int scan_line(struct explain_scan *sc)
 		case PK_TORCH:
 			r->torch = true;
 			break;
+		case PK_LAUNCH:
+			/* PyTorch's advice "CUDA_LAUNCH_BLOCKING=1" is not a launch */
+			if (!(sc->hits[h].end + 9 <= l->len && strncmp(l->low + sc->hits[h].end, "_blocking", 9) == 0) &&
+			    sc->launch_line != l->no) {
+				sc->launch_line = l->no;
+				sc->launch_block = ex_block_threads(l);
+			}
+			break;
 		default:
 			break;
 		}
@@ -669,9 +712,11 @@ static int scan_line(struct explain_scan *sc)
 			const struct pat *q = &P.pats[sc->hits[k].pat];
 			uint32_t e2 = sc->hits[k].end, s2 = e2 - P.ac.len[sc->hits[k].pat];
 
-			shadowed = k != h && (q->kind == PK_ERROR || (q->kind == PK_PART && parts && sc->msg_seen[q->msg] ==
-								      (1u << kb_message_at(q->msg)->n_parts) - 1)) &&
-				   inside(s1, e1, s2, e2);
+			bool whole_msg = q->kind == PK_PART && parts &&
+					 sc->msg_seen[q->msg] == (1u << kb_message_at(q->msg)->n_parts) - 1;
+
+			shadowed = k != h && ((q->kind == PK_ERROR && inside(s1, e1, s2, e2)) ||
+					      (whole_msg && covers(s1, e1, s2, e2)));
 		}
 		if (shadowed)
 			continue;
@@ -699,6 +744,12 @@ static int scan_line(struct explain_scan *sc)
 			ex_cc_old(m, l);
 	}
 	for (size_t i = 0; i < r->n; i++) {
+		if (is_invalid_value(&r->m[i]) && r->m[i].last_line == l->no && sc->launch_line &&
+		    sc->launch_line + LAUNCH_LINES >= l->no) {
+			tie_to_launch(&r->m[i]);
+			if (!r->m[i].block_threads)
+				r->m[i].block_threads = sc->launch_block;
+		}
 		if (strcmp(r->m[i].finding, "no-kernel-image") == 0 && !r->m[i].path[0] && r->m[i].last_line + 5 >= l->no)
 			ex_path(&r->m[i], l);
 		if (strcmp(r->m[i].finding, "launch-out-of-resources") == 0 && r->m[i].last_line + 3 >= l->no)
@@ -845,6 +896,31 @@ static bool is_fallback(const struct explain_match *m)
 	return m->message && strcmp(m->message->extract, "fallback") == 0 && m->via == VIA_MESSAGE;
 }
 
+/* two matches may share a finding after a reclassification: keep the first */
+static void merge_same(struct explain_result *r)
+{
+	for (size_t i = r->n; i-- > 0;)
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(r->m[k].finding, r->m[i].finding) == 0) {
+				r->m[k].count += r->m[i].count;
+				r->m[k].invalid_value_launch |= r->m[i].invalid_value_launch;
+				if (r->m[i].last_line > r->m[k].last_line) {
+					r->m[k].last_line = r->m[i].last_line;
+					memcpy(r->m[k].last, r->m[i].last, sizeof(r->m[k].last));
+				}
+				drop(r, i);
+				break;
+			}
+}
+
+void explain_result_launch_given(struct explain_result *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (is_invalid_value(&r->m[i]))
+			tie_to_launch(&r->m[i]);
+	merge_same(r);
+}
+
 /* A PyTorch OOM message becomes oom-capacity / -other-process / -fragmentation; the generic
  * out-of-memory is dropped when a classified one exists. A message that only says the GPU
  * went unused ("no compatible GPUs were discovered") gives way to any error that says why.
@@ -863,18 +939,7 @@ static void settle(struct explain_scan *sc)
 		if (strcmp(m->finding, "libcuda-link-missing") == 0 && sc->wsl)
 			m->finding = "wsl-libcuda";
 	}
-	/* two matches may now share a finding: keep the first */
-	for (size_t i = r->n; i-- > 0;)
-		for (size_t k = 0; k < i; k++)
-			if (strcmp(r->m[k].finding, r->m[i].finding) == 0) {
-				r->m[k].count += r->m[i].count;
-				if (r->m[i].last_line > r->m[k].last_line) {
-					r->m[k].last_line = r->m[i].last_line;
-					memcpy(r->m[k].last, r->m[i].last, sizeof(r->m[k].last));
-				}
-				drop(r, i);
-				break;
-			}
+	merge_same(r);
 	if (present(r, "oom-"))
 		for (size_t i = r->n; i-- > 0;)
 			if (strcmp(r->m[i].finding, "out-of-memory") == 0)

@@ -32,6 +32,7 @@ void ex_driver_found(struct explain_match *m, const struct line *l); /* "(found 
 void ex_lib_versions(struct explain_match *m, const struct line *l); /* "Loaded ... X but ... compiled with: Y" */
 void ex_gpu_cc(struct explain_match *m, const struct line *l);     /* "Your Tesla T4 GPU has compute capability 7.5" */
 void ex_block(struct explain_match *m, const struct line *l);      /* "Block [512x1x1]" */
+int ex_block_threads(const struct line *l);                        /* the same, or 0 */
 /* A loader error's library: fills lib (the soname) and returns the finding it implies for
  * base (the message row's), or NULL when the library is not CUDA's or is an optional plugin. */
 const char *ex_loader(const struct line *l, const char *base, char *lib, size_t n);

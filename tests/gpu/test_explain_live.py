@@ -61,6 +61,8 @@ def case(name, fn):
         fn()
         results.append((name, True, ""))
         print("  %-34s ok (%.1fs)" % (name, time.time() - t0))
+    except Skip as e:  # a prerequisite this machine lacks: said, not counted
+        print("  %-34s skipped: %s" % (name, e))
     except Exception as e:  # a failed expectation or a tool error: report and go on
         results.append((name, False, str(e)))
         print("  %-34s FAILED: %s" % (name, e))
@@ -84,6 +86,12 @@ def has_check(m, name, result=None, text=None):
     return False
 
 
+if not shutil.which("nvidia-smi") or subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode != 0:
+    print("explain live: skipped, no GPU here (nvidia-smi -L fails)")
+    sys.exit(0)
+if not os.path.exists(BIN):
+    print("explain live: %s does not exist; give the cudoctor binary" % BIN)
+    sys.exit(2)
 CC = gpu_cc()
 OTHER = 80 if CC // 10 != 8 else 90  # an arch whose SASS cannot run here (another major)
 
@@ -123,6 +131,80 @@ def block_2048():
            lambda m: has_check(m, "gpus", text="1024 threads") and
            any(k["limit"] == "exceeds-block-limit" for k in (m.get("launch") or {}).get("kernels", [])),
            "the 1024-thread limit, and the launch check's block limit")
+
+
+def block_2048_any_text():
+    # CUDA 13 says invalid argument (1) for <<<1, 2048>>>, earlier releases invalid configuration (9):
+    # with --block, both are the launch's
+    prog = build("block2048", "block2048.cu", "-arch=native")
+    rc, out = run(prog)
+    doc = explain(out, None, "--block", "2048")
+    m = expect(doc, ["launch-out-of-resources"], lambda m: has_check(m, "gpus", text="block dimensions up to"),
+               "the GPU's block dimensions")
+    if "InvalidValue" in out and not any("CUDA 13 reports" in e for e in m.get("evidence", [])):
+        raise AssertionError("invalid argument at a launch, but no word of CUDA 13's reporting: %s" % m.get("evidence"))
+
+
+def simple(name, src, ids, check=None, what="", env=None, opts=()):
+    """build src, run it, feed its output to explain; the finding must be one of ids"""
+    def fn():
+        prog = build(name, src, "-arch=native")
+        rc, out = run(prog, env)
+        if rc == 0:
+            raise AssertionError("%s exited 0; it should have failed: %s" % (name, out.strip()[-200:]))
+        doc = explain(out, env, "--binary", prog, *opts)
+        expect(doc, ids, check, what)
+    return fn
+
+
+def freed_under_sanitizer():
+    sanitizer = shutil.which("compute-sanitizer") or os.path.join(os.path.dirname(NVCC), "compute-sanitizer")
+    if not os.path.exists(sanitizer):
+        raise AssertionError("no compute-sanitizer next to %s" % NVCC)
+    prog = build("freed", "freed.cu", "-arch=native", "-lineinfo")
+    r = subprocess.run([sanitizer, "--tool", "memcheck", prog], capture_output=True, text=True, timeout=300)
+    out = r.stdout + r.stderr
+    if "Invalid __global__" not in out:
+        raise AssertionError("compute-sanitizer reported no invalid global access: %s" % out.strip()[-300:])
+    expect(explain(out, None, "--binary", prog), ["illegal-address"])
+
+
+def torch_snippet(code):
+    """run a PyTorch snippet; None when this Python has no CUDA PyTorch"""
+    probe = subprocess.run([sys.executable, "-c", "import torch,sys; sys.exit(0 if torch.cuda.is_available() else 3)"],
+                           capture_output=True, text=True, timeout=120)
+    if probe.returncode != 0:
+        return None
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    if r.returncode == 0:
+        raise AssertionError("the PyTorch snippet did not fail")
+    return r.stdout + r.stderr
+
+
+def torch_case(code, ids, check=None, what=""):
+    def fn():
+        out = torch_snippet(code)
+        if out is None:
+            raise Skip("no CUDA PyTorch in %s" % sys.executable)
+        expect(explain(out), ids, check, what)
+    return fn
+
+
+class Skip(Exception):
+    pass
+
+
+TORCH_INDEX = "import torch; x = torch.zeros(4, device='cuda'); i = torch.tensor([9], device='cuda'); print(x[i].sum().item())"
+TORCH_OOM = "import torch; t = torch.empty(int(torch.cuda.get_device_properties(0).total_memory * 2), dtype=torch.uint8, device='cuda')"
+TORCH_CUBLAS_OOM = ("import torch\n"
+                    "a = torch.ones(64, 64, device='cuda')\n"
+                    "hold = []\n"
+                    "while True:\n"
+                    "    try:\n"
+                    "        hold.append(torch.empty(16 << 20, dtype=torch.uint8, device='cuda'))\n"
+                    "    except RuntimeError:\n"
+                    "        break\n"
+                    "print(torch.matmul(a, a).sum().item())\n")
 
 
 def oom():
@@ -204,7 +286,24 @@ for name, fn in [("no SASS/PTX for this GPU", wrong_arch), ("out-of-bounds write
                  ("out of memory", oom), ("OOM, another process holds 80%", oom_other_process),
                  ("invalid device ordinal", bad_ordinal), ("CUDA_VISIBLE_DEVICES=99", hidden_gpu),
                  ("PTX only, CUDA_DISABLE_PTX_JIT=1", ptx_only_jit_disabled),
-                 ("runtime newer than the driver", runtime_newer_than_driver)]:
+                 ("runtime newer than the driver", runtime_newer_than_driver),
+                 ("<<<1, 2048>>> under any CUDA", block_2048_any_text),
+                 ("misaligned address", simple("misaligned", "misaligned.cu", ["illegal-address"])),
+                 ("assert() in a kernel", simple("assert", "assert.cu", ["kernel-exception"])),
+                 ("__trap() in a kernel", simple("trap", "trap.cu", ["kernel-exception"])),
+                 ("launch on a destroyed stream", simple("stream", "stream.cu", ["cuda-error"],
+                  lambda m: "cudaErrorInvalidResourceHandle" in " ".join(m.get("evidence", [])), "error 400")),
+                 ("peer access to itself", simple("peer", "peer.cu", ["invalid-device-ordinal", "cuda-error"],
+                  lambda m: has_check(m, "gpus", text="visible"), "the visible GPUs")),
+                 ("cudaMemcpy with a wrong kind", simple("memcpy_kind", "memcpy_kind.cu", ["cuda-error"],
+                  lambda m: "cudaErrorInvalidMemcpyDirection" in " ".join(m.get("evidence", [])), "error 21")),
+                 ("freed memory under compute-sanitizer", freed_under_sanitizer),
+                 ("sync inside a stream capture", simple("capture", "capture.cu", ["stream-capture-violation"])),
+                 ("PyTorch index out of bounds", torch_case(TORCH_INDEX, ["kernel-exception"])),
+                 ("PyTorch OOM", torch_case(TORCH_OOM, ["oom-capacity", "out-of-memory"],
+                  lambda m: has_check(m, "memory", "info", "GiB used of"), "the GPU's memory now")),
+                 ("cuBLAS with the GPU full", torch_case(TORCH_CUBLAS_OOM, ["out-of-memory", "oom-capacity",
+                  "oom-fragmentation"]))]:
     case(name, fn)
 shutil.rmtree(TMP, ignore_errors=True)
 failed = sum(1 for r in results if not r[1])

@@ -292,6 +292,19 @@ static void live_checks_through_the_driver(void **state)
 	assert_non_null(strstr(r.out, "JITs PTX up to ISA 8.2"));
 	run_result_free(&r);
 	free(text);
+	/* an invalid argument at a launch, judged against the GPU's block limits */
+	{
+		const char *h200[] = { FAKE_CUDA, FAKE_NVML, "FAKE_GPUS=NVIDIA H200:9.0:141GiB", NULL };
+
+		r = run_explain(NULL, h200, "nop<<<1, 2048>>>(nullptr);\n"
+			     "CUDA error 1 (cudaErrorInvalidValue) at block2048.cu:7: invalid argument\n");
+		assert_non_null(strstr(r.out, "launch-out-of-resources"));
+		assert_non_null(strstr(r.out, "CUDA 13 reports a block beyond the GPU's limits"));
+		assert_non_null(strstr(r.out, "the launch's block in the text: 2048 threads"));
+		assert_non_null(strstr(r.out, "here, gpus: problem"));
+		assert_non_null(strstr(r.out, "block dimensions up to 1024x1024x64"));
+		run_result_free(&r);
+	}
 	/* no driver at all: said, not a crash */
 	r = run_explain(NULL, no_driver, "RuntimeError: CUDA error: invalid device ordinal");
 	assert_int_equal(r.status, 1);
@@ -342,6 +355,54 @@ static void expandable_segments_only_when_it_applies(void **state)
 	run_result_free(&r);
 	free(frag);
 	free(cap);
+}
+
+/* '<' lowercase words '>' in the report: a placeholder the fix line should have filled */
+static bool has_placeholder(const char *s)
+{
+	for (const char *p = strchr(s, '<'); p; p = strchr(p + 1, '<')) {
+		const char *q = p + 1;
+
+		while (*q == ' ' || (*q >= 'a' && *q <= 'z'))
+			q++;
+		if (*q == '>' && q > p + 1 && p[1] != ' ')
+			return true;
+	}
+	return false;
+}
+
+/* Fix lines name the binary, the driver and the GPU when they are known, and never print a
+ * <placeholder> when they are not */
+static void fix_lines_without_placeholders(void **state)
+{
+	static const char *const names[] = { "002.txt", "041.txt", "057.txt", "061.txt", "504.txt", "529.txt",
+					     "536.txt", "561.txt", "599.txt", "649.txt", "671.txt", "660.txt" };
+	const char *args[] = { "--offline", NULL };
+	const char *named[] = { "--offline", "--binary", "/opt/app/train", "--gpu", "sm_86", "--driver", "535.104.05",
+				NULL };
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		char *text = corpus_text(names[k]);
+		struct run_result r = run_explain(args, NULL, text);
+
+		if (has_placeholder(r.out))
+			fail_msg("%s: a placeholder in\n%s", names[k], r.out);
+		run_result_free(&r);
+		r = run_explain(named, NULL, text);
+		if (has_placeholder(r.out))
+			fail_msg("%s (named): a placeholder in\n%s", names[k], r.out);
+		run_result_free(&r);
+		free(text);
+	}
+	{
+		struct run_result r = run_explain(named, NULL, "RuntimeError: CUDA error: an illegal memory access was "
+						  "encountered\nCUDA driver version is insufficient for CUDA runtime version\n");
+
+		assert_non_null(strstr(r.out, "compute-sanitizer /opt/app/train"));
+		assert_non_null(strstr(r.out, "cudoctor kb driver 535.104.05"));
+		run_result_free(&r);
+	}
 }
 
 /* ---- explain and arch: one verdict ---- */
@@ -546,6 +607,37 @@ static void recognition_edges(void **state)
 		assert_string_equal(r.m[0].finding, "no-kernel-image");
 		explain_result_free(&r);
 	}
+	/* CUDA 13's invalid argument for <<<1, 2048>>>: the launch two lines above is its cause */
+	{
+		static const char launch[] = "nop<<<1, 2048>>>(nullptr);\nsynchronising\n"
+					     "CUDA error 1 (cudaErrorInvalidValue) at block2048.cu:7: invalid argument\n";
+		static const char torch[] = "RuntimeError: CUDA error: invalid argument\n"
+					    "For debugging consider passing CUDA_LAUNCH_BLOCKING=1.\n"
+					    "RuntimeError: CUDA error: invalid argument\n";
+		static const char far[] = "kernel<<<1, 2048>>>(p);\na\nb\nc\nd\n"
+					  "CUDA error 1 (cudaErrorInvalidValue): invalid argument\n";
+
+		assert_int_equal(explain_text(launch, strlen(launch), &r, err), CD_OK);
+		assert_int_equal(r.n, 1);
+		assert_string_equal(r.m[0].finding, "launch-out-of-resources");
+		assert_true(r.m[0].invalid_value_launch);
+		assert_int_equal(r.m[0].block_threads, 2048);
+		explain_result_free(&r);
+		/* PyTorch's CUDA_LAUNCH_BLOCKING advice is not a launch */
+		assert_int_equal(explain_text(torch, strlen(torch), &r, err), CD_OK);
+		assert_int_equal(r.n, 1);
+		assert_string_equal(r.m[0].finding, "cuda-error");
+		/* ... unless the user names the failed launch's block */
+		explain_result_launch_given(&r);
+		assert_string_equal(r.m[0].finding, "launch-out-of-resources");
+		assert_int_equal(r.m[0].count, 2);
+		explain_result_free(&r);
+		/* a launch five lines above says nothing about this error */
+		assert_int_equal(explain_text(far, strlen(far), &r, err), CD_OK);
+		assert_int_equal(r.n, 1);
+		assert_string_equal(r.m[0].finding, "cuda-error");
+		explain_result_free(&r);
+	}
 	/* a library status name on a line that does not say CUDA */
 	assert_int_equal(explain_text("cuFFT error: CUFFT_INTERNAL_ERROR", 33, &r, err), CD_OK);
 	assert_int_equal(r.n, 1);
@@ -567,6 +659,7 @@ int main(void)
 		cmocka_unit_test(explain_and_arch_agree),
 		cmocka_unit_test(pieces_like_whole),
 		cmocka_unit_test(recognition_edges),
+		cmocka_unit_test(fix_lines_without_placeholders),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
