@@ -153,7 +153,10 @@ def simple(name, src, ids, check=None, what="", env=None, opts=()):
         if rc == 0:
             raise AssertionError("%s exited 0; it should have failed: %s" % (name, out.strip()[-200:]))
         doc = explain(out, env, "--binary", prog, *opts)
-        expect(doc, ids, check, what)
+        try:
+            expect(doc, ids, check, what)
+        except AssertionError as e:
+            raise AssertionError("%s; the program printed: %s" % (e, out.strip()[-300:] or "nothing"))
     return fn
 
 
@@ -291,10 +294,12 @@ for name, fn in [("no SASS/PTX for this GPU", wrong_arch), ("out-of-bounds write
                  ("misaligned address", simple("misaligned", "misaligned.cu", ["illegal-address"])),
                  ("assert() in a kernel", simple("assert", "assert.cu", ["kernel-exception"])),
                  ("__trap() in a kernel", simple("trap", "trap.cu", ["kernel-exception"])),
-                 ("launch on a destroyed stream", simple("stream", "stream.cu", ["cuda-error"],
+                 ("elapsed time of an untimed event", simple("stream", "stream.cu", ["cuda-error"],
                   lambda m: "cudaErrorInvalidResourceHandle" in " ".join(m.get("evidence", [])), "error 400")),
                  ("peer access to itself", simple("peer", "peer.cu", ["invalid-device-ordinal", "cuda-error"],
-                  lambda m: has_check(m, "gpus", text="visible"), "the visible GPUs")),
+                  lambda m: has_check(m, "gpus", text="visible") if m["id"] == "invalid-device-ordinal" else
+                  any("cudaDeviceEnablePeerAccess" in e or "cudaError" in e for e in m.get("evidence", [])),
+                  "the visible GPUs (invalid-device-ordinal) or the failing call's code (cuda-error)")),
                  ("cudaMemcpy with a wrong kind", simple("memcpy_kind", "memcpy_kind.cu", ["cuda-error"],
                   lambda m: "cudaErrorInvalidMemcpyDirection" in " ".join(m.get("evidence", [])), "error 21")),
                  ("freed memory under compute-sanitizer", freed_under_sanitizer),
