@@ -3,8 +3,10 @@
 tests/gpu/explain_live/, built here with nvcc), each fed to `cudoctor explain --json --binary`
 with the program's own environment; checks the finding and the live evidence explain found on
 this machine. One line per case, "explain live: N passed, N failed"; exit 0 when all pass.
-NVCC=path overrides the nvcc found on PATH or in /usr/local/cuda."""
-import json, os, shutil, subprocess, sys, tempfile, time
+NVCC=path overrides the nvcc found on PATH or in /usr/local/cuda; EXPLAIN_LIVE_SAVE=DIR keeps
+every text given to explain in DIR (CASE_N.txt), for the CPU corpus in tests/explain."""
+import json
+import re, os, shutil, subprocess, sys, tempfile, time
 
 BIN = os.path.realpath(sys.argv[1] if len(sys.argv) > 1 else "build/cudoctor")
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "explain_live")
@@ -35,8 +37,19 @@ def run(prog, env=None, args=()):
     return r.returncode, r.stdout + r.stderr
 
 
+SAVE = os.environ.get("EXPLAIN_LIVE_SAVE")  # a directory: every text given to explain is kept there
+SAVED = {}
+CASE = ""
+
+
 def explain(text, env=None, *opts):
     e = dict(os.environ, **(env or {}))
+    if SAVE:
+        os.makedirs(SAVE, exist_ok=True)
+        key = re.sub(r"[^a-z0-9]+", "_", CASE.lower()).strip("_")
+        SAVED[key] = SAVED.get(key, 0) + 1
+        with open(os.path.join(SAVE, "%s_%d.txt" % (key, SAVED[key])), "w") as f:
+            f.write(text)
     r = subprocess.run([BIN, "explain", "--json", *opts], input=text, capture_output=True, text=True, env=e,
                        timeout=60)
     if r.returncode not in (0, 1):
@@ -309,6 +322,7 @@ for name, fn in [("no SASS/PTX for this GPU", wrong_arch), ("out-of-bounds write
                   lambda m: has_check(m, "memory", "info", "GiB used of"), "the GPU's memory now")),
                  ("cuBLAS with the GPU full", torch_case(TORCH_CUBLAS_OOM, ["out-of-memory", "oom-capacity",
                   "oom-fragmentation"]))]:
+    CASE = name
     case(name, fn)
 shutil.rmtree(TMP, ignore_errors=True)
 failed = sum(1 for r in results if not r[1])
