@@ -228,8 +228,12 @@ static void test_sm_limits_table(void **state)
 	assert_non_null(strstr(l.source, "https://docs.nvidia.com/cuda/"));
 	limits(53, &l);
 	assert_int_equal(l.max_regs_per_block, 32768);
-	limits(101, &l); /* Thor under its CUDA 12 name: 10.0's row, said to be inferred */
-	assert_int_equal(l.arch, 100);
+	limits(101, &l); /* Thor under its CUDA 12 name: its own row, 11.0's limits */
+	assert_int_equal(l.arch, 101);
+	assert_false(l.inferred);
+	assert_int_equal(l.max_blocks_per_sm, 24);
+	limits(102, &l); /* no row: the nearest lower one of its major, said to be inferred */
+	assert_int_equal(l.arch, 101);
 	assert_true(l.inferred);
 	assert_int_equal(kb_sm_limits_find(30, &l, err), CD_ENOTFOUND);
 	assert_non_null(strstr(err, "3.0"));
