@@ -104,17 +104,21 @@ static void text_table(const struct report_item *t, FILE *out, const struct rend
 	}
 }
 
-/* A finding's lines: evidence, why and fix hang under their text, so a wrapped line still
- * reads as part of its label. */
+/* A finding's lines: evidence and why hang under their text, so a wrapped line still reads
+ * as part of its label. A fix is a command to copy: it is printed whole on its line, never
+ * wrapped, since a command copied from a narrow terminal would lose its tail. */
 #define FINDING_INDENT 6
 
 static void finding_line(FILE *out, const struct render_opts *o, const char *label, const char *text,
-			 const char *on, const char *off)
+			 const char *on, const char *off, bool whole)
 {
 	char lead[32];
 	size_t cols = (size_t)snprintf(lead, sizeof lead, "%*s%s: ", FINDING_INDENT, "", label);
 
-	put_wrapped(out, o, lead, cols, on, text, off, cols);
+	if (whole)
+		fprintf(out, "%s%s%s%s\n", lead, on, text, off);
+	else
+		put_wrapped(out, o, lead, cols, on, text, off, cols);
 }
 
 static void text_finding(const struct finding *f, FILE *out, const struct render_opts *o)
@@ -135,11 +139,11 @@ static void text_finding(const struct finding *f, FILE *out, const struct render
 	if (brief && f->severity == SEV_OK)
 		return;
 	for (size_t i = 0; i < f->n_evidence; i++)
-		finding_line(out, o, "evidence", f->evidence[i], "", "");
+		finding_line(out, o, "evidence", f->evidence[i], "", "", false);
 	if (f->why && !brief)
-		finding_line(out, o, "why", f->why, "", "");
+		finding_line(out, o, "why", f->why, "", "", false);
 	for (size_t i = 0; i < f->n_fix; i++)
-		finding_line(out, o, "fix", f->fix[i], col(o, C_BOLD), col(o, C_RESET));
+		finding_line(out, o, "fix", f->fix[i], col(o, C_BOLD), col(o, C_RESET), true);
 }
 
 static const char *hget(const json_t *h, const char *key)
