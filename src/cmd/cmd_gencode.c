@@ -58,17 +58,12 @@ static int parse_args(int argc, char **argv, const struct cli_args *args, struct
 	memset(a, 0, sizeof(*a));
 	a->ptx = true;
 	a->format = "all";
+	if ((rc = cmd_gpu_specs(args, O_GPU, a->specs, GENCODE_MAX, &a->n, err)) != CD_OK)
+		return rc;
 	for (size_t i = 0; i < args->n; i++) {
 		const char *val = args->v[i].value;
 
 		switch (args->v[i].opt->id) {
-		case O_GPU:
-			if (a->n == GENCODE_MAX)
-				return cd_fail(err, CD_EUSAGE, "at most %d --gpu", GENCODE_MAX);
-			if ((rc = kb_parse_gpu_spec(val, &a->specs[a->n], err)) != CD_OK)
-				return rc;
-			a->n++;
-			break;
 		case O_NATIVE: a->native = true; break;
 		case O_ALL: a->all = true; break;
 		case O_ALL_MAJOR: a->all_major = true; break;
