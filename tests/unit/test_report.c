@@ -208,9 +208,19 @@ static void test_record_errors(void **state)
 	report_rec_top(&top, &r);
 	report_field(&top, "aliases", "aliases", rv_json(NULL)); /* the caller's allocation failed */
 	report_field(&top, "year", "year", rv_int(2023));
+	/* every opener of a failed record opens nothing: no JSON key, no table, the error kept */
+	report_rec_object(&top, "driver", &obj);
+	report_rec_array(&top, "gpus", &tab);
+	report_rec_item(&tab, &row);
+	assert_int_equal(report_rec_end(&row), CD_ENOMEM);
+	assert_int_equal(report_rec_end(&tab), CD_ENOMEM);
+	assert_int_equal(report_rec_end(&obj), CD_ENOMEM);
+	report_rec_table(&top, "images", 2, hdr, &tab);
+	assert_int_equal(report_rec_end(&tab), CD_ENOMEM);
 	assert_int_equal(report_rec_end(&top), CD_ENOMEM);
 	assert_true(r.oom);
 	assert_null(json_object_get(r.data, "year"));
+	assert_int_equal(json_object_size(r.data), 0);
 	assert_int_equal(r.n_items, 0);
 	report_free(&r);
 }
