@@ -413,8 +413,9 @@ out:
 const struct cd_command cmd_gencode = {
 	.name = "gencode",
 	.summary = "nvcc/CMake/PyTorch arch flags for your GPUs, and the toolkit and driver they need",
-	.usage = "cudoctor gencode [--gpu SPEC]... [--native] [--all|--all-major] [--toolkit VERSION]\n"
-		 "                        [--ptx|--no-ptx] [--format nvcc|cmake|torch|makefile|all]",
+	.usage = "cudoctor gencode [--gpu SPEC]... [--native] [--all|--all-major]\n"
+		 "                        [--toolkit VERSION] [--ptx|--no-ptx]\n"
+		 "                        [--format nvcc|cmake|torch|makefile|all]",
 	.help = gencode_help,
 	.opts = gencode_opts,
 	.run = gencode_run,
