@@ -178,7 +178,7 @@ static json_t *breakdown_json(const struct mem_estimate *e, bool train)
 		PUT("optimizer_bytes", e->optimizer);
 		PUT("activations_full_bytes", e->act_full);
 		PUT("activations_checkpointed_bytes", e->act_checkpointed);
-		PUT("seed_rule_bytes", e->seed_rule);
+		PUT("rule_of_thumb_bytes", e->seed_rule);
 	} else {
 		PUT("kv_cache_bytes", e->kv);
 		PUT("kv_cache_per_token_bytes", e->kv_per_token);
@@ -294,7 +294,7 @@ static void show_breakdown(struct report *r, const struct mem_model *m, const st
 	row(r, "CUDA context", e->cuda_context, how);
 	row(r, "total", e->total, "");
 	if (o->train)
-		report_line(r, "The seed's rule, parameters x 4 bytes x (2 + 2) = %s, is the fp32 Adam special case: "
+		report_line(r, "The common rule of thumb, parameters x 4 bytes x (2 + 2) = %s, is the fp32 Adam special case: "
 			       "weights + gradients + m + v at 16 B/param. It leaves out activations, the CUDA context "
 			       "and workspaces; mixed-precision Adam also lands at 16 B/param (2 + 2 + 4 master + 8), "
 			       "SGD and Adafactor need less.",
