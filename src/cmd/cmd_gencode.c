@@ -243,6 +243,7 @@ static void flag_fields(struct report_rec *top, const struct gencode_plan *p, co
 	bool all = strcmp(format, "all") == 0;
 
 	report_rec_section(top, "Flags");
+	report_rec_commands(top, true);
 	report_field(top, all || strcmp(format, "nvcc") == 0 ? "nvcc" : NULL, "nvcc", rv_str(p->nvcc));
 	report_fieldf(top, all || strcmp(format, "cmake") == 0 ? "cmake" : NULL, "cmake", rv_str(p->cmake),
 		      "-DCMAKE_CUDA_ARCHITECTURES=\"%s\"", p->cmake);
@@ -250,6 +251,7 @@ static void flag_fields(struct report_rec *top, const struct gencode_plan *p, co
 		      "TORCH_CUDA_ARCH_LIST=\"%s\"", p->torch);
 	report_field(top, all || strcmp(format, "makefile") == 0 ? "makefile" : NULL, "makefile",
 		     rv_str(p->makefile));
+	report_rec_commands(top, false);
 }
 
 /* The line a build script wants: nvcc $(cudoctor gencode --gpu sm_90 --format nvcc) ... */

@@ -331,8 +331,8 @@ static int toolkit_section(struct report *r, const struct plan *p)
 
 static void pip_lines(struct report *r, const struct kb_torch_build *b)
 {
-	report_kv(r, "pip", "pip install torch==%s --index-url %s", b->release, b->index_url);
-	report_kv(r, "uv", "uv pip install torch==%s --index-url %s", b->release, b->index_url);
+	report_kv_command(r, "pip", "pip install torch==%s --index-url %s", b->release, b->index_url);
+	report_kv_command(r, "uv", "uv pip install torch==%s --index-url %s", b->release, b->index_url);
 }
 
 static json_t *torch_json(const struct plan *p, const struct plan_torch *t)

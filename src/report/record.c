@@ -112,6 +112,11 @@ void report_rec_item(struct report_rec *list, struct report_rec *item)
 	}
 }
 
+void report_rec_commands(struct report_rec *w, bool on)
+{
+	w->commands = on;
+}
+
 void report_rec_text(struct report_rec *w, enum report_text mode)
 {
 	if (mode == REPORT_TEXT_ROW && !w->cells)
@@ -210,7 +215,7 @@ static void put_text(struct report_rec *w, const char *label, char *text)
 	int rc;
 
 	if (w->text == REPORT_TEXT_KV) {
-		rc = report_kv(w->r, label, "%s", text);
+		rc = w->commands ? report_kv_command(w->r, label, "%s", text) : report_kv(w->r, label, "%s", text);
 		free(text);
 		if (rc != CD_OK)
 			rec_fail(w, rc);

@@ -62,15 +62,16 @@ static void put_wrapped(FILE *out, const struct render_opts *o, const char *lead
 	sb_free(&sb);
 }
 
-/* "  key  value": a long value wraps under its own column, a long key first on its line */
+/* "  key  value": a long value wraps under its own column, a long key first on its line; a
+ * command is never wrapped */
 static void text_kv(const struct report_item *it, size_t key_width, FILE *out, const struct render_opts *o)
 {
 	struct strbuf lead;
 
 	sb_init(&lead);
 	sb_printf(&lead, "  %-*s  ", (int)key_width, it->a);
-	if (lead.failed)
-		fprintf(out, "  %s  %s\n", it->a, it->b);
+	if (lead.failed || it->command) /* a command stays whole, to be copied */
+		fprintf(out, "  %-*s  %s\n", (int)key_width, it->a, it->b);
 	else
 		put_wrapped(out, o, lead.buf, lead.len, "", it->b, "", key_width + 4);
 	sb_free(&lead);
@@ -553,7 +554,10 @@ int render_markdown(const struct report *r, const struct render_opts *o, FILE *o
 			fputs("- **", out);
 			md_escape(it->a, out);
 			fputs(":** ", out);
-			md_text(it->b, false, out);
+			if (it->command) /* one code span: copied whole */
+				md_code_n(it->b, strlen(it->b), false, out);
+			else
+				md_text(it->b, false, out);
 			fputc('\n', out);
 			in_list = true;
 			break;
