@@ -365,6 +365,9 @@ static void show_fit(struct report *r, const struct mem_model *m, const struct m
 		snprintf(lay, sizeof lay, o->train || !m->n_layers ? "n/a" : "%u of %u", f.layers_fit, m->n_layers);
 		const char *cells[] = {targets[i].name, mem, f.fits ? "yes" : "NO", hr, ctx, bat, lay};
 		report_table_row(r, cells);
+		/* -q: one line per GPU, the answer a script wants */
+		cmd_note(r, report_answer(r, "%s: %s (needs %s of %s, headroom %s)", targets[i].name,
+					  f.fits ? "fits" : "does not fit", units_fmt_bytes(e->total, s, sizeof s), mem, hr));
 		if (!f.fits)
 			oom_finding(r, m, o, e, &targets[i], &f);
 		json_t *j = json_object();
