@@ -176,6 +176,24 @@ static void test_help_wraps_under_its_columns(void **state)
 	}
 }
 
+/* kb -q prints the answer alone, one line per row it shows, not nothing */
+static void test_kb_quiet_answers(void **state)
+{
+	struct run_result g = RUN("-q", "kb", "gpu", "H200");
+	struct run_result t = RUN("kb", "toolkit", "13.0", "-q");
+	struct run_result e = RUN("-q", "kb", "error", "209");
+
+	(void)state;
+	assert_int_equal(g.status, 0);
+	assert_string_equal(g.out, "NVIDIA H200: 9.0 (sm_90), Hopper\n");
+	assert_string_equal(t.out, "CUDA 13.0: minimum Linux driver 580.65.06\n");
+	assert_non_null(strstr(e.out, "cudaErrorNoKernelImageForDevice = 209: no kernel image is available for "
+				      "execution on the device\n"));
+	run_result_free(&g);
+	run_result_free(&t);
+	run_result_free(&e);
+}
+
 /* every --gpu counts: two GPUs, two rows of the fit table */
 static void test_every_gpu_is_used(void **state)
 {
@@ -199,6 +217,7 @@ int main(void)
 		cmocka_unit_test(test_usage_errors_are_two_lines),
 		cmocka_unit_test(test_help_command_is_command_help),
 		cmocka_unit_test(test_help_of_help),
+		cmocka_unit_test(test_kb_quiet_answers),
 		cmocka_unit_test(test_help_wraps_under_its_columns),
 		cmocka_unit_test(test_every_gpu_is_used),
 	};
