@@ -146,12 +146,12 @@ static int print_command_help(FILE *out, const struct cd_command *c, const struc
 
 	sb_init(&sb);
 	if (!c->opts && !c->subs) { /* a command that still writes its own help text */
-		sb_append(&sb, c->help);
+		cli_help_text(&sb, c->help, width);
 		return print_text(out, &sb);
 	}
 	if (sub) {
 		sb_printf(&sb, "usage: cudoctor %s %s\n\n", c->name, sub->usage);
-		sb_wrap(&sb, sub->summary, 0, 0, width);
+		cli_help_text(&sb, sub->summary, width);
 		sb_append(&sb, "\n");
 		if (sub->opts && sub->opts[0].id) {
 			sb_append(&sb, "\noptions:\n");
@@ -159,7 +159,7 @@ static int print_command_help(FILE *out, const struct cd_command *c, const struc
 		}
 	} else {
 		sb_printf(&sb, "usage: %s\n\n", c->usage);
-		sb_wrap(&sb, c->help, 0, 0, width);
+		cli_help_text(&sb, c->help, width);
 		sb_append(&sb, "\n");
 		if (c->subs) {
 			sb_append(&sb, "\nsubcommands (cudoctor help ");
@@ -177,10 +177,13 @@ static int print_command_help(FILE *out, const struct cd_command *c, const struc
 	}
 	if (c->notes && !sub) {
 		sb_append(&sb, "\n");
-		sb_wrap(&sb, c->notes, 0, 0, width);
+		cli_help_text(&sb, c->notes, width);
 		sb_append(&sb, "\n");
 	}
-	sb_append(&sb, "\nGlobal options (--json, --markdown, -q, -v, --color, --output) go anywhere; see cudoctor --help.\n");
+	sb_append(&sb, "\n");
+	sb_wrap(&sb, "Global options (--json, --markdown, -q, -v, --color, --output) go anywhere; see cudoctor --help.",
+		0, 0, width);
+	sb_append(&sb, "\n");
 	return print_text(out, &sb);
 }
 
@@ -217,7 +220,8 @@ static int parse_command_line(int argc, char **argv, struct parsed *p, char *err
 	if (strcmp(argv[i], "help") == 0) {
 		p->help = true;
 		i++;
-		if (i >= argc)
+		/* `cudoctor help`, `help help`, `help --help`: the overview, which lists the commands */
+		if (i >= argc || strcmp(argv[i], "help") == 0 || argv[i][0] == '-')
 			return CD_OK;
 	}
 	if (!(p->command = find_command(argv[i])))

@@ -265,3 +265,44 @@ void cli_help_options(struct strbuf *sb, const struct cli_opt *table, size_t wid
 		sb_append(sb, "\n");
 	}
 }
+
+/* The column a continuation of line[0..len) starts at: after the first run of two or more
+ * spaces that follows a word of an indented line, else the line's own indent. */
+static size_t hanging_column(const char *line, size_t len)
+{
+	size_t lead = 0, i;
+
+	while (lead < len && line[lead] == ' ')
+		lead++;
+	if (lead == 0)
+		return 0;
+	for (i = lead; i + 1 < len; i++)
+		if (line[i] == ' ' && line[i + 1] == ' ') {
+			while (i < len && line[i] == ' ')
+				i++;
+			return i < len ? i : lead;
+		}
+	return lead;
+}
+
+void cli_help_text(struct strbuf *sb, const char *text, size_t width)
+{
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, "\n");
+		char *line = malloc(len + 1);
+
+		if (!line) { /* out of memory: the text unwrapped rather than lost */
+			sb_append(sb, p);
+			return;
+		}
+		memcpy(line, p, len);
+		line[len] = '\0';
+		sb_wrap(sb, line, 0, hanging_column(line, len), width);
+		free(line);
+		p += len;
+		if (*p == '\n') {
+			sb_append(sb, "\n");
+			p++;
+		}
+	}
+}

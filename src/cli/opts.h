@@ -80,6 +80,10 @@ const char *cli_opt_name(const struct cli_opt *o, char buf[64]);
 
 /* The "options:" block of --help: one entry per visible option, the help wrapped to width
  * with a hanging indent. Appends to sb (check sb->failed). */
+/* Appends a command's help prose wrapped to width, line by line: an indented line that
+ * lays out a table ("  Driver     the libcuda ...", "  gpu [NAME]   GPUs: ...") continues
+ * under its second column, another indented line under its own indent. */
+void cli_help_text(struct strbuf *sb, const char *text, size_t width);
 void cli_help_options(struct strbuf *sb, const struct cli_opt *table, size_t width);
 
 #endif

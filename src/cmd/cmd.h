@@ -113,6 +113,12 @@ struct cd_command {
 	  .complete = CLI_C_WORDS, .words = "text markdown json prometheus" }
 int cmd_format_option(struct report *r, const struct cd_globals *g, char *err);
 
+/* Appends a spec for each value of option opt_id in args (every --gpu, in order) to
+ * specs[*n..max). CD_OK; CD_EUSAGE for a spec the tables do not know or more than max. */
+struct gpu_spec;
+int cmd_gpu_specs(const struct cli_args *args, int opt_id, struct gpu_spec *specs, size_t max, size_t *n,
+		  char *err);
+
 /* An input named on the command line could not be read: said on stderr (the report says
  * it too, where the command shows it), and the run exits 3. */
 void cmd_input_error(struct report *r, const char *command, const char *message);

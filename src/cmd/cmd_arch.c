@@ -25,7 +25,8 @@ static const char arch_notes[] =
 	"CUDA_FORCE_PTX_JIT and CUDA_DISABLE_PTX_JIT in the environment are honoured as the "
 	"driver honours them. Containers in sections cuobjdump does not read (.cask_resource, "
 	"cuFFT's .ldata, ...) are listed with their section and left out of verdicts. "
-	"An input that cannot be read (missing, a FIFO, a device) is named on stderr and the run "
+	"An input that cannot be read (missing, a FIFO, a device, a directory beside other inputs "
+	"without -r) is named on stderr, skipped, and the run "
 	"exits 3. See docs/arch.md.";
 
 enum { OPT_RECURSIVE = 1, OPT_GPU, OPT_PYTHON, OPT_OLLAMA, OPT_DRIVER, OPT_KERNELS, OPT_CUOBJDUMP, OPT_RESOURCES };
@@ -71,9 +72,10 @@ static void release_behind(const unsigned char *upto, void *ctx)
 	}
 }
 
-static int parse_args(int argc, char **argv, const struct cd_globals *g, struct arch_opts *o,
+static int parse_args(struct report *r, int argc, char **argv, const struct cd_globals *g, struct arch_opts *o,
 		      struct arch_inputs *in, char *err)
 {
+	int n_files = 0; /* operands that are not directories */
 	bool python = false, ollama = false;
 	const char *python_path = NULL;
 	int rc;
@@ -99,12 +101,23 @@ static int parse_args(int argc, char **argv, const struct cd_globals *g, struct 
 		case OPT_RESOURCES: o->resources = true; break;
 		}
 	}
+	for (int i = 1; i < argc; i++)
+		n_files += !path_is_dir(argv[i]);
 	for (int i = 1; i < argc; i++) {
 		/* "--python PY": a following interpreter is taken as PY */
 		const char *base = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
 		if (python && !python_path && strncmp(base, "python", 6) == 0 && !strstr(base, ".so") &&
 		    access(argv[i], X_OK) == 0 && !path_is_dir(argv[i])) {
 			python_path = argv[i];
+			continue;
+		}
+		/* a glob that caught a directory still judges its files; a directory alone is a
+		 * usage error */
+		if (path_is_dir(argv[i]) && !o->recursive && (n_files || python || ollama)) {
+			char msg[CD_ERRMSG];
+
+			snprintf(msg, sizeof(msg), "%.200s is a directory; skipped (use -r to search it)", argv[i]);
+			cmd_input_error(r, "arch", msg);
 			continue;
 		}
 		if (path_is_dir(argv[i]) && !o->recursive)
@@ -356,7 +369,7 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 	arch_target_init(&o.target);
 	const struct arch_target *t = &o.target;
 	const struct arch_driver *d = &o.target.driver;
-	int rc = parse_args(argc, argv, g, &o, &in, err);
+	int rc = parse_args(r, argc, argv, g, &o, &in, err);
 	if (rc)
 		goto out;
 	if (!o.cuobjdump)

@@ -19,10 +19,10 @@
 
 static const char doctor_help[] =
 	"One verdict across the CUDA stack. Finds and checks against each other:\n"
-	"  Driver     the libcuda loaded and how, its version, the CUDA version it supports,\n"
-	"             the kernel module's version\n"
-	"  GPUs       in CUDA's order and in nvidia-smi's (PCI) order, their MIG instances,\n"
-	"             with CUDA_VISIBLE_DEVICES\n"
+	"  Driver     the libcuda loaded and how, its version, the CUDA version it supports, "
+	"the kernel module's version\n"
+	"  GPUs       in CUDA's order and in nvidia-smi's (PCI) order, their MIG instances, "
+	"with CUDA_VISIBLE_DEVICES\n"
 	"  Toolkits   every nvcc, its version, which one a build uses, what it can target\n"
 	"  Runtimes   every libcudart the loader or a framework could load, and which wins\n"
 	"  Python     frameworks and NVIDIA wheels, read from disk without importing them\n"

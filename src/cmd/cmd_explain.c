@@ -420,7 +420,8 @@ out:
 const struct cd_command cmd_explain = {
 	.name = "explain",
 	.summary = "what a pasted CUDA error means, checked on this machine, and its fix",
-	.usage = "cudoctor explain [--offline] [--binary PATH] [--gpu SPEC]... [--driver VER] [--block N] [TEXT...]\n"
+	.usage = "cudoctor explain [--offline] [--binary PATH] [--gpu SPEC]...\n"
+		 "                        [--driver VER] [--block N] [TEXT...]\n"
 		 "       some-command 2>&1 | cudoctor explain",
 	.help = explain_help,
 	.opts = explain_opts,

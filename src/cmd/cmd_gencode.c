@@ -58,17 +58,12 @@ static int parse_args(int argc, char **argv, const struct cli_args *args, struct
 	memset(a, 0, sizeof(*a));
 	a->ptx = true;
 	a->format = "all";
+	if ((rc = cmd_gpu_specs(args, O_GPU, a->specs, GENCODE_MAX, &a->n, err)) != CD_OK)
+		return rc;
 	for (size_t i = 0; i < args->n; i++) {
 		const char *val = args->v[i].value;
 
 		switch (args->v[i].opt->id) {
-		case O_GPU:
-			if (a->n == GENCODE_MAX)
-				return cd_fail(err, CD_EUSAGE, "at most %d --gpu", GENCODE_MAX);
-			if ((rc = kb_parse_gpu_spec(val, &a->specs[a->n], err)) != CD_OK)
-				return rc;
-			a->n++;
-			break;
 		case O_NATIVE: a->native = true; break;
 		case O_ALL: a->all = true; break;
 		case O_ALL_MAJOR: a->all_major = true; break;
@@ -248,6 +243,7 @@ static void flag_fields(struct report_rec *top, const struct gencode_plan *p, co
 	bool all = strcmp(format, "all") == 0;
 
 	report_rec_section(top, "Flags");
+	report_rec_commands(top, true);
 	report_field(top, all || strcmp(format, "nvcc") == 0 ? "nvcc" : NULL, "nvcc", rv_str(p->nvcc));
 	report_fieldf(top, all || strcmp(format, "cmake") == 0 ? "cmake" : NULL, "cmake", rv_str(p->cmake),
 		      "-DCMAKE_CUDA_ARCHITECTURES=\"%s\"", p->cmake);
@@ -255,6 +251,7 @@ static void flag_fields(struct report_rec *top, const struct gencode_plan *p, co
 		      "TORCH_CUDA_ARCH_LIST=\"%s\"", p->torch);
 	report_field(top, all || strcmp(format, "makefile") == 0 ? "makefile" : NULL, "makefile",
 		     rv_str(p->makefile));
+	report_rec_commands(top, false);
 }
 
 /* The line a build script wants: nvcc $(cudoctor gencode --gpu sm_90 --format nvcc) ... */
@@ -418,8 +415,9 @@ out:
 const struct cd_command cmd_gencode = {
 	.name = "gencode",
 	.summary = "nvcc/CMake/PyTorch arch flags for your GPUs, and the toolkit and driver they need",
-	.usage = "cudoctor gencode [--gpu SPEC]... [--native] [--all|--all-major] [--toolkit VERSION]\n"
-		 "                        [--ptx|--no-ptx] [--format nvcc|cmake|torch|makefile|all]",
+	.usage = "cudoctor gencode [--gpu SPEC]... [--native] [--all|--all-major]\n"
+		 "                        [--toolkit VERSION] [--ptx|--no-ptx]\n"
+		 "                        [--format nvcc|cmake|torch|makefile|all]",
 	.help = gencode_help,
 	.opts = gencode_opts,
 	.run = gencode_run,

@@ -115,6 +115,8 @@ static void gpu_fields(struct report_rec *w, const struct kb_gpu *g)
 	kb_arch_format(a, NULL, cc, sizeof(cc));
 	kb_arch_format(a, "sm_", sm, sizeof(sm));
 	report_rec_section(w, "%s%s", g->name, unc(g->uncertain));
+	cmd_note(w->r, report_answer(w->r, "%s: %d.%d (sm_%d), %s", g->name, g->cc_major, g->cc_minor, g->arch,
+				     g->architecture)); /* -q */
 	report_field(w, NULL, "name", rv_str(g->name));
 	report_field(w, NULL, "uncertain", rv_bool(g->uncertain));
 	report_fieldf(w, "compute capability", "compute_capability", rv_str(cc), "%d.%d (sm_%d), %s",
@@ -214,6 +216,7 @@ static void toolkit_fields(struct report_rec *w, const struct kb_toolkit *t)
 
 	snprintf(ptx, sizeof(ptx), "%d.%d", t->ptx_major, t->ptx_minor);
 	report_rec_section(w, "CUDA %s%s", t->release_text, unc(t->uncertain));
+	cmd_note(w->r, report_answer(w->r, "CUDA %s: minimum Linux driver %s", t->release_text, md)); /* -q */
 	report_field(w, NULL, "release", rv_str(t->release_text));
 	report_field(w, NULL, "uncertain", rv_bool(t->uncertain));
 	report_field(w, "released", "ga_date", rv_str(t->ga_date));
@@ -385,6 +388,7 @@ static void error_fields(struct report_rec *w, const struct kb_error *e)
 	const struct kb_explanation *x = kb_explanation_find(e->finding ? e->finding : "cuda-error");
 
 	report_rec_section(w, "%s = %d (%s API)", e->name, e->code, kb_api_name(e->api));
+	cmd_note(w->r, report_answer(w->r, "%s = %d: %s", e->name, e->code, e->string)); /* -q */
 	report_field(w, NULL, "api", rv_str(kb_api_name(e->api)));
 	report_field(w, NULL, "code", rv_int(e->code));
 	report_field(w, NULL, "name", rv_str(e->name));

@@ -67,17 +67,12 @@ static int parse_args(int argc, char **argv, const struct cli_args *args, struct
 	int rc;
 
 	memset(a, 0, sizeof(*a));
+	if ((rc = cmd_gpu_specs(args, O_GPU, a->specs, PLAN_MAX_GPUS, &a->n, err)) != CD_OK)
+		return rc;
 	for (size_t i = 0; i < args->n; i++) {
 		const char *val = args->v[i].value;
 
 		switch (args->v[i].opt->id) {
-		case O_GPU:
-			if (a->n == PLAN_MAX_GPUS)
-				return cd_fail(err, CD_EUSAGE, "at most %d --gpu", PLAN_MAX_GPUS);
-			if ((rc = kb_parse_gpu_spec(val, &a->specs[a->n], err)) != CD_OK)
-				return rc;
-			a->n++;
-			break;
 		case O_DRIVER: a->driver = val; break;
 		case O_FRAMEWORK:
 			if ((rc = parse_framework(val, a, err)) != CD_OK)
@@ -336,8 +331,8 @@ static int toolkit_section(struct report *r, const struct plan *p)
 
 static void pip_lines(struct report *r, const struct kb_torch_build *b)
 {
-	report_kv(r, "pip", "pip install torch==%s --index-url %s", b->release, b->index_url);
-	report_kv(r, "uv", "uv pip install torch==%s --index-url %s", b->release, b->index_url);
+	report_kv_command(r, "pip", "pip install torch==%s --index-url %s", b->release, b->index_url);
+	report_kv_command(r, "uv", "uv pip install torch==%s --index-url %s", b->release, b->index_url);
 }
 
 static json_t *torch_json(const struct plan *p, const struct plan_torch *t)

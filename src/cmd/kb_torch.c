@@ -71,7 +71,7 @@ int kb_torch_cmd(struct report *r, const char *query, char *err)
 		report_kv(r, "CUDA", "%s (%s)", b->cuda_text, b->experimental ? "experimental" : "stable");
 		report_kv(r, "platform", "%s", b->platform);
 		report_kv(r, "archs", "%s", archs);
-		report_kv(r, "pip", "pip install torch==%s --index-url %s", b->release, b->index_url);
+		report_kv_command(r, "pip", "pip install torch==%s --index-url %s", b->release, b->index_url);
 		if (*b->notes)
 			report_kv(r, "notes", "%s", b->notes);
 		sources(r, b->source, src);

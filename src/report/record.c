@@ -59,27 +59,34 @@ void report_rec_top(struct report_rec *top, struct report *r)
 	top->text = REPORT_TEXT_KV;
 }
 
+/* Opens child under parent: a new JSON object or array attached under key (appended in an
+ * array) while parent is well and wants JSON; what every opener below shares. */
+static void open_child(struct report_rec *parent, const char *key, bool array, bool want_json,
+		       struct report_rec *child)
+{
+	json_t *j = NULL;
+
+	if (want_json && parent->json && parent->rc == CD_OK)
+		j = attach(parent, key, array ? json_array() : json_object());
+	rec_child(parent, child, j, want_json);
+}
+
 void report_rec_object(struct report_rec *parent, const char *key, struct report_rec *child)
 {
-	json_t *o = parent->json && parent->rc == CD_OK ? attach(parent, key, json_object()) : NULL;
-
-	rec_child(parent, child, o, true);
+	open_child(parent, key, false, true, child);
 }
 
 void report_rec_array(struct report_rec *parent, const char *key, struct report_rec *list)
 {
-	json_t *a = parent->json && parent->rc == CD_OK ? attach(parent, key, json_array()) : NULL;
-
-	rec_child(parent, list, a, true);
+	open_child(parent, key, true, true, list);
 }
 
 void report_rec_table(struct report_rec *parent, const char *key, size_t ncols,
 		      const char *const headers[], struct report_rec *table)
 {
-	json_t *a = key && parent->json && parent->rc == CD_OK ? attach(parent, key, json_array()) : NULL;
 	int rc;
 
-	rec_child(parent, table, a, key != NULL);
+	open_child(parent, key, true, key != NULL, table);
 	table->table = true;
 	table->text = parent->text == REPORT_TEXT_KV ? REPORT_TEXT_ROW : REPORT_TEXT_NONE;
 	if (table->rc != CD_OK || table->text != REPORT_TEXT_ROW)
@@ -93,9 +100,7 @@ void report_rec_table(struct report_rec *parent, const char *key, size_t ncols,
 
 void report_rec_item(struct report_rec *list, struct report_rec *item)
 {
-	json_t *o = list->json && list->rc == CD_OK ? attach(list, NULL, json_object()) : NULL;
-
-	rec_child(list, item, o, true);
+	open_child(list, NULL, false, true, item);
 	if (!list->table || list->text != REPORT_TEXT_ROW || item->rc != CD_OK)
 		return;
 	item->text = REPORT_TEXT_ROW;
@@ -105,6 +110,11 @@ void report_rec_item(struct report_rec *list, struct report_rec *item)
 		item->text = REPORT_TEXT_NONE;
 		rec_fail(item, CD_ENOMEM);
 	}
+}
+
+void report_rec_commands(struct report_rec *w, bool on)
+{
+	w->commands = on;
 }
 
 void report_rec_text(struct report_rec *w, enum report_text mode)
@@ -205,7 +215,7 @@ static void put_text(struct report_rec *w, const char *label, char *text)
 	int rc;
 
 	if (w->text == REPORT_TEXT_KV) {
-		rc = report_kv(w->r, label, "%s", text);
+		rc = w->commands ? report_kv_command(w->r, label, "%s", text) : report_kv(w->r, label, "%s", text);
 		free(text);
 		if (rc != CD_OK)
 			rec_fail(w, rc);

@@ -62,15 +62,16 @@ static void put_wrapped(FILE *out, const struct render_opts *o, const char *lead
 	sb_free(&sb);
 }
 
-/* "  key  value": a long value wraps under its own column, a long key first on its line */
+/* "  key  value": a long value wraps under its own column, a long key first on its line; a
+ * command is never wrapped */
 static void text_kv(const struct report_item *it, size_t key_width, FILE *out, const struct render_opts *o)
 {
 	struct strbuf lead;
 
 	sb_init(&lead);
 	sb_printf(&lead, "  %-*s  ", (int)key_width, it->a);
-	if (lead.failed)
-		fprintf(out, "  %s  %s\n", it->a, it->b);
+	if (lead.failed || it->command) /* a command stays whole, to be copied */
+		fprintf(out, "  %-*s  %s\n", (int)key_width, it->a, it->b);
 	else
 		put_wrapped(out, o, lead.buf, lead.len, "", it->b, "", key_width + 4);
 	sb_free(&lead);
@@ -104,17 +105,21 @@ static void text_table(const struct report_item *t, FILE *out, const struct rend
 	}
 }
 
-/* A finding's lines: evidence, why and fix hang under their text, so a wrapped line still
- * reads as part of its label. */
+/* A finding's lines: evidence and why hang under their text, so a wrapped line still reads
+ * as part of its label. A fix is a command to copy: it is printed whole on its line, never
+ * wrapped, since a command copied from a narrow terminal would lose its tail. */
 #define FINDING_INDENT 6
 
 static void finding_line(FILE *out, const struct render_opts *o, const char *label, const char *text,
-			 const char *on, const char *off)
+			 const char *on, const char *off, bool whole)
 {
 	char lead[32];
 	size_t cols = (size_t)snprintf(lead, sizeof lead, "%*s%s: ", FINDING_INDENT, "", label);
 
-	put_wrapped(out, o, lead, cols, on, text, off, cols);
+	if (whole)
+		fprintf(out, "%s%s%s%s\n", lead, on, text, off);
+	else
+		put_wrapped(out, o, lead, cols, on, text, off, cols);
 }
 
 static void text_finding(const struct finding *f, FILE *out, const struct render_opts *o)
@@ -135,11 +140,11 @@ static void text_finding(const struct finding *f, FILE *out, const struct render
 	if (brief && f->severity == SEV_OK)
 		return;
 	for (size_t i = 0; i < f->n_evidence; i++)
-		finding_line(out, o, "evidence", f->evidence[i], "", "");
+		finding_line(out, o, "evidence", f->evidence[i], "", "", false);
 	if (f->why && !brief)
-		finding_line(out, o, "why", f->why, "", "");
+		finding_line(out, o, "why", f->why, "", "", false);
 	for (size_t i = 0; i < f->n_fix; i++)
-		finding_line(out, o, "fix", f->fix[i], col(o, C_BOLD), col(o, C_RESET));
+		finding_line(out, o, "fix", f->fix[i], col(o, C_BOLD), col(o, C_RESET), true);
 }
 
 static const char *hget(const json_t *h, const char *key)
@@ -549,7 +554,10 @@ int render_markdown(const struct report *r, const struct render_opts *o, FILE *o
 			fputs("- **", out);
 			md_escape(it->a, out);
 			fputs(":** ", out);
-			md_text(it->b, false, out);
+			if (it->command) /* one code span: copied whole */
+				md_code_n(it->b, strlen(it->b), false, out);
+			else
+				md_text(it->b, false, out);
 			fputc('\n', out);
 			in_list = true;
 			break;

@@ -281,6 +281,20 @@ int report_kv(struct report *r, const char *key, const char *value_fmt, ...)
 	return push_text(r, ITEM_KV, cd_strdup(key), v);
 }
 
+int report_kv_command(struct report *r, const char *key, const char *value_fmt, ...)
+{
+	va_list ap;
+	char *v;
+	int rc;
+
+	va_start(ap, value_fmt);
+	v = cd_vasprintf(value_fmt, ap);
+	va_end(ap);
+	if ((rc = push_text(r, ITEM_KV, cd_strdup(key), v)) == CD_OK)
+		r->items[r->n_items - 1].command = true;
+	return rc;
+}
+
 int report_line(struct report *r, const char *fmt, ...)
 {
 	va_list ap;

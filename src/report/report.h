@@ -34,6 +34,7 @@ struct report_item {
 	size_t ncols;   /* table: columns */
 	size_t nrows;   /* table: rows including the header row */
 	char **cells;   /* table: row-major, nrows * ncols */
+	bool command;   /* kv: the value is a command to copy, printed whole, never wrapped */
 };
 
 struct report {
@@ -75,6 +76,10 @@ const struct finding *report_find(const struct report *r, const char *id); /* fi
 /* Human-readable body, rendered as text or Markdown (JSON uses r->data instead). */
 int report_section(struct report *r, const char *title_fmt, ...) __attribute__((format(printf, 2, 3)));
 int report_kv(struct report *r, const char *key, const char *value_fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* A key/value whose value is a command to copy (pip install ..., nvcc flags): the text
+ * renderer prints it whole on its line, never wrapped. */
+int report_kv_command(struct report *r, const char *key, const char *value_fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int report_line(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* One line of the essential answer, the whole text output under -q (or answer_only):
@@ -192,6 +197,7 @@ struct report_rec {
 	bool table;                 /* an array whose items are the rows of a text table */
 	size_t table_item;          /* that table's index in r->items */
 	char **cells;               /* a row's cells until its end */
+	bool commands;              /* KV fields are commands to copy (report_kv_command) */
 	int rc;                     /* first error */
 };
 
@@ -205,6 +211,8 @@ void report_rec_array(struct report_rec *parent, const char *key, struct report_
  * parent's key (key NULL: text only). */
 void report_rec_table(struct report_rec *parent, const char *key, size_t ncols,
 		      const char *const headers[], struct report_rec *table);
+/* From here on, w's key/value fields are commands to copy (on) or plain values (off). */
+void report_rec_commands(struct report_rec *w, bool on);
 /* One object of list (a record of report_rec_array or report_rec_table). */
 void report_rec_item(struct report_rec *list, struct report_rec *item);
 void report_rec_text(struct report_rec *w, enum report_text mode);

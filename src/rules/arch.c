@@ -12,6 +12,7 @@
 #include "binfmt/ptx.h"
 #include "kb/kb.h"
 #include "util/err.h"
+#include "util/sort.h"
 #include "util/str.h"
 #include "util/version.h"
 
@@ -286,15 +287,28 @@ out:
 	return rc;
 }
 
+/* One distinct arch of a file, for the "file carries" lists */
+struct present_arch {
+	uint16_t kind;
+	unsigned arch;
+	char suffix;
+	char name[32];
+};
+
+/* SASS before PTX, each in natural arch order (sm_75 before sm_100) */
+static int present_cmp(const void *a, const void *b)
+{
+	const struct present_arch *x = a, *y = b;
+	int kx = x->kind == FATBIN_KIND_PTX, ky = y->kind == FATBIN_KIND_PTX;
+
+	return kx != ky ? kx - ky : str_natcmp(x->name, y->name);
+}
+
 /* "sm_80, sm_86, compute_90": the distinct archs in a file's primary containers (or in
- * one container), in order of first appearance. NULL when out of memory. */
+ * one container), SASS then PTX, each in natural order. NULL when out of memory. */
 static char *archs_present(const struct dc_inventory *inv, long only_container, bool primary)
 {
-	struct key {
-		uint16_t kind;
-		unsigned arch;
-		char suffix;
-	} seen[64];
+	struct present_arch seen[64];
 	size_t n_seen = 0;
 	struct strbuf sb;
 	sb_init(&sb);
@@ -314,12 +328,15 @@ static char *archs_present(const struct dc_inventory *inv, long only_container, 
 			dup = seen[k].kind == im->kind && seen[k].arch == im->arch && seen[k].suffix == im->suffix;
 		if (dup || n_seen == sizeof(seen) / sizeof(seen[0]))
 			continue;
-		seen[n_seen++] = (struct key){im->kind, im->arch, im->suffix};
-		char a[32];
-		dc_image_arch_name(im, a, sizeof(a));
+		seen[n_seen] = (struct present_arch){ .kind = im->kind, .arch = im->arch, .suffix = im->suffix };
+		dc_image_arch_name(im, seen[n_seen].name, sizeof(seen[n_seen].name));
+		n_seen++;
+	}
+	cd_qsort(seen, n_seen, sizeof(seen[0]), present_cmp);
+	for (size_t k = 0; k < n_seen; k++) {
 		if (sb.len)
 			sb_append(&sb, ", ");
-		sb_append(&sb, a);
+		sb_append(&sb, seen[k].name);
 	}
 	if (!sb.len)
 		sb_append(&sb, "no SASS or PTX");

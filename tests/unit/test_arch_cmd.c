@@ -389,6 +389,43 @@ static void test_kernels_and_directories(void **state)
 	json_decref(j);
 }
 
+/* "file carries:" lists SASS then PTX, each in natural arch order, not in the order the
+ * containers hold them (k_mixed holds sm_90a, compute_90a, sm_100f, ...) */
+static void test_file_carries_in_natural_order(void **state)
+{
+	(void)state;
+	need_fixtures();
+	struct run_result res;
+	const char *argv[] = {CUDOCTOR_BINARY, "arch", "--gpu", "7.0", "--driver", "13.0", "k_mixed.fatbin", NULL};
+	const char *env[] = {"COLUMNS=9999", no_driver[0], no_driver[1], NULL}; /* one line per evidence */
+	assert_int_equal(run_in(ARCH_FIXTURES, argv, env, &res), 0);
+	assert_int_equal(res.status, 1);
+	assert_non_null(strstr(res.out, "file carries: sm_75, sm_80, sm_90a, sm_100f, sm_120, compute_90a, "
+					"compute_100f, compute_120"));
+	run_result_free(&res);
+}
+
+/* A directory among files without -r is named on stderr and skipped; the files are still
+ * judged and the run exits 3 (an input not read). A directory alone is a usage error. */
+static void test_directory_among_files(void **state)
+{
+	(void)state;
+	need_fixtures();
+	struct run_result res;
+	const char *mixed[] = {CUDOCTOR_BINARY, "-q", "arch", "--gpu", "9.0", "--driver", "13.0", ".",
+			       "k_sm90.fatbin", NULL};
+	assert_int_equal(run_in(ARCH_FIXTURES, mixed, no_driver, &res), 0);
+	assert_int_equal(res.status, 3);
+	assert_non_null(strstr(res.err, ". is a directory; skipped (use -r to search it)"));
+	assert_non_null(strstr(res.out, "k_sm90.fatbin: --gpu 9.0: native"));
+	run_result_free(&res);
+	const char *alone[] = {CUDOCTOR_BINARY, "arch", "--gpu", "9.0", ".", NULL};
+	assert_int_equal(run_in(ARCH_FIXTURES, alone, no_driver, &res), 0);
+	assert_int_equal(res.status, 2);
+	assert_non_null(strstr(res.err, ". is a directory; use -r to search it"));
+	run_result_free(&res);
+}
+
 #ifndef CUDOCTOR_FAKES_DIR
 #define CUDOCTOR_FAKES_DIR "build/tests/fakes"
 #endif
@@ -675,6 +712,7 @@ int main(void)
 		cmocka_unit_test(test_environment_scans),        cmocka_unit_test(test_library_listings_equal_cuobjdump),
 		cmocka_unit_test(test_gpus_here),                cmocka_unit_test(test_gpus_from_nvml),
 		cmocka_unit_test(test_gpus_from_proc),
+		cmocka_unit_test(test_file_carries_in_natural_order), cmocka_unit_test(test_directory_among_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

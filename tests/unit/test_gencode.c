@@ -14,6 +14,7 @@
 
 #include "binfmt/devcode.h"
 #include "rules/gencode.h"
+#include "rules/plan.h"
 #include "testlib.h"
 #include "util/err.h"
 #include "util/file.h"
@@ -247,6 +248,36 @@ static void command_line(void **state)
 	run_result_free(&r);
 }
 
+/* Every --gpu counts, in gencode and plan alike (cmd_gpu_specs), up to each one's limit */
+static void repeated_gpu_options(void **state)
+{
+	const char *plan[] = { CUDOCTOR_BINARY, "--json", "plan", "--gpu", "8.6", "-g", "H200", "--gpu=sm_120",
+			       "--driver", "580", "--framework", "none", NULL };
+	const char *g[2 * GENCODE_MAX + 8] = { CUDOCTOR_BINARY, "gencode" }, *p[2 * PLAN_MAX_GPUS + 8] = { CUDOCTOR_BINARY, "plan" };
+	struct run_result r;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(testlib_run(plan, NULL, NULL, &r), 0);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "sm_86"));
+	assert_non_null(strstr(r.out, "NVIDIA H200"));
+	assert_non_null(strstr(r.out, "sm_120"));
+	run_result_free(&r);
+	for (n = 2; n < 2 + 2 * (GENCODE_MAX + 1); n += 2)
+		g[n] = "--gpu", g[n + 1] = "8.6";
+	assert_int_equal(testlib_run(g, NULL, NULL, &r), 0);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "at most 64 --gpu"));
+	run_result_free(&r);
+	for (n = 2; n < 2 + 2 * (PLAN_MAX_GPUS + 1); n += 2)
+		p[n] = "--gpu", p[n + 1] = "8.6";
+	assert_int_equal(testlib_run(p, NULL, NULL, &r), 0);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "at most 16 --gpu"));
+	run_result_free(&r);
+}
+
 static int load(void **state)
 {
 	(void)state;
@@ -261,6 +292,7 @@ int main(void)
 		cmocka_unit_test(all_and_all_major),
 		cmocka_unit_test(compiled_flags_hold_the_promised_images),
 		cmocka_unit_test(command_line),
+		cmocka_unit_test(repeated_gpu_options),
 	};
 	return cmocka_run_group_tests(tests, load, NULL);
 }

@@ -132,6 +132,68 @@ static void test_help_command_is_command_help(void **state)
 	run_result_free(&c);
 }
 
+/* `help help` and `help --help` are the overview, not "unknown command" */
+static void test_help_of_help(void **state)
+{
+	struct run_result top = RUN("--help");
+	struct run_result a = RUN("help", "help");
+	struct run_result b = RUN("help", "--help");
+
+	(void)state;
+	assert_int_equal(a.status, 0);
+	assert_int_equal(b.status, 0);
+	assert_string_equal(a.out, top.out);
+	assert_string_equal(b.out, top.out);
+	assert_string_equal(a.err, "");
+	run_result_free(&top);
+	run_result_free(&a);
+	run_result_free(&b);
+}
+
+/* Help prose keeps its layout when wrapped: a table line continues under its second
+ * column, and no line of any command's help is wider than 80 columns (not a terminal) */
+static void test_help_wraps_under_its_columns(void **state)
+{
+	static const char *const cmds[] = { "doctor", "devices", "topo", "arch", "explain", "gencode", "plan",
+					    "diff", "kb", "mem", "lab", "completion", NULL };
+	struct run_result d = RUN("doctor", "--help");
+
+	(void)state;
+	assert_non_null(strstr(d.out, "  Driver     the libcuda loaded and how, its version, the CUDA version it\n"
+				      "             supports, the kernel module's version\n"));
+	run_result_free(&d);
+	for (const char *const *c = cmds; *c; c++) {
+		struct run_result h = RUN("help", *c);
+		size_t col = 0;
+
+		assert_int_equal(h.status, 0);
+		for (const char *s = h.out; *s; s++) {
+			col = *s == '\n' ? 0 : col + (((unsigned char)*s & 0xc0) != 0x80);
+			if (col > 80)
+				fail_msg("cudoctor help %s: a line over 80 columns", *c);
+		}
+		run_result_free(&h);
+	}
+}
+
+/* kb -q prints the answer alone, one line per row it shows, not nothing */
+static void test_kb_quiet_answers(void **state)
+{
+	struct run_result g = RUN("-q", "kb", "gpu", "H200");
+	struct run_result t = RUN("kb", "toolkit", "13.0", "-q");
+	struct run_result e = RUN("-q", "kb", "error", "209");
+
+	(void)state;
+	assert_int_equal(g.status, 0);
+	assert_string_equal(g.out, "NVIDIA H200: 9.0 (sm_90), Hopper\n");
+	assert_string_equal(t.out, "CUDA 13.0: minimum Linux driver 580.65.06\n");
+	assert_non_null(strstr(e.out, "cudaErrorNoKernelImageForDevice = 209: no kernel image is available for "
+				      "execution on the device\n"));
+	run_result_free(&g);
+	run_result_free(&t);
+	run_result_free(&e);
+}
+
 /* every --gpu counts: two GPUs, two rows of the fit table */
 static void test_every_gpu_is_used(void **state)
 {
@@ -154,6 +216,9 @@ int main(void)
 		cmocka_unit_test(test_global_options_anywhere),
 		cmocka_unit_test(test_usage_errors_are_two_lines),
 		cmocka_unit_test(test_help_command_is_command_help),
+		cmocka_unit_test(test_help_of_help),
+		cmocka_unit_test(test_kb_quiet_answers),
+		cmocka_unit_test(test_help_wraps_under_its_columns),
 		cmocka_unit_test(test_every_gpu_is_used),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -126,7 +126,8 @@ static void gpu_spec_and_gpus_here(void **state)
 	run_result_free(&r);
 }
 
-static void training_shows_the_seed_rule(void **state)
+/* the rule of thumb is named as users know it, in text and JSON */
+static void training_shows_the_rule_of_thumb(void **state)
 {
 	(void)state;
 	const char *argv[] = {CUDOCTOR_BINARY, "mem", "estimate", "--params", "1e9", "--dtype", "fp32",
@@ -134,8 +135,32 @@ static void training_shows_the_seed_rule(void **state)
 	struct run_result r;
 	assert_int_equal(testlib_run(argv, no_gpu_env, NULL, &r), 0);
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "parameters x 4 bytes x (2 + 2) = 14.9 GiB"));
+	assert_non_null(strstr(r.out, "The common rule of thumb, parameters x 4 bytes x (2 + 2) = 14.9 GiB"));
 	assert_non_null(strstr(r.out, "optimizer states"));
+	assert_null(strstr(r.out, "seed"));
+	run_result_free(&r);
+	const char *js[] = {CUDOCTOR_BINARY, "--json", "mem", "estimate", "--params", "1e9", "--dtype", "fp32",
+			    "--train", "--optimizer", "adam", NULL};
+	assert_int_equal(testlib_run(js, no_gpu_env, NULL, &r), 0);
+	assert_non_null(strstr(r.out, "\"rule_of_thumb_bytes\": 16000000000"));
+	assert_null(strstr(r.out, "seed"));
+	run_result_free(&r);
+}
+
+/* -q: one answer line per GPU, every --gpu counted, and the exit code from the fit */
+static void quiet_answers_per_gpu(void **state)
+{
+	(void)state;
+	const char *argv[] = {CUDOCTOR_BINARY, "-q", "mem", "estimate", "--params", "7e9", "--dtype", "bf16",
+			      "--gpu", "RTX 4060 Ti", "--gpu", "H200", NULL};
+	struct run_result r;
+	assert_int_equal(testlib_run(argv, no_gpu_env, NULL, &r), 0);
+	assert_int_equal(r.status, 1); /* the 8 GB RTX 4060 Ti does not fit */
+	assert_non_null(strstr(r.out, "NVIDIA GeForce RTX 4060 Ti 8GB: does not fit (needs "));
+	assert_non_null(strstr(r.out, "NVIDIA GeForce RTX 4060 Ti 16GB: fits (needs "));
+	assert_non_null(strstr(r.out, "NVIDIA H200 141GB: fits (needs "));
+	assert_null(strstr(r.out, "Fit\n"));     /* only the answers */
+	assert_null(strstr(r.out, "evidence")); /* not the finding's details */
 	run_result_free(&r);
 }
 
@@ -201,8 +226,9 @@ int main(void)
 		cmocka_unit_test(estimate_json_contract),
 		cmocka_unit_test(does_not_fit_names_fixes),
 		cmocka_unit_test(gpu_spec_and_gpus_here),
-		cmocka_unit_test(training_shows_the_seed_rule),
+		cmocka_unit_test(training_shows_the_rule_of_thumb),
 		cmocka_unit_test(bad_files_give_one_line),
+		cmocka_unit_test(quiet_answers_per_gpu),
 		cmocka_unit_test(usage_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -208,10 +208,61 @@ static void test_record_errors(void **state)
 	report_rec_top(&top, &r);
 	report_field(&top, "aliases", "aliases", rv_json(NULL)); /* the caller's allocation failed */
 	report_field(&top, "year", "year", rv_int(2023));
+	/* every opener of a failed record opens nothing: no JSON key, no table, the error kept */
+	report_rec_object(&top, "driver", &obj);
+	report_rec_array(&top, "gpus", &tab);
+	report_rec_item(&tab, &row);
+	assert_int_equal(report_rec_end(&row), CD_ENOMEM);
+	assert_int_equal(report_rec_end(&tab), CD_ENOMEM);
+	assert_int_equal(report_rec_end(&obj), CD_ENOMEM);
+	report_rec_table(&top, "images", 2, hdr, &tab);
+	assert_int_equal(report_rec_end(&tab), CD_ENOMEM);
 	assert_int_equal(report_rec_end(&top), CD_ENOMEM);
 	assert_true(r.oom);
 	assert_null(json_object_get(r.data, "year"));
+	assert_int_equal(json_object_size(r.data), 0);
 	assert_int_equal(r.n_items, 0);
+	report_free(&r);
+}
+
+/* A command in a key/value (report_kv_command, or a record's fields after
+ * report_rec_commands) is printed whole at any width; a plain value wraps. Markdown puts
+ * the command in one code span. */
+static void test_commands_are_never_wrapped(void **state)
+{
+	static const char cmd[] = "pip install torch==2.7.1 --index-url https://download.pytorch.org/whl/cu128";
+	static const char text[] = "a plain value long enough to be wrapped at forty columns for sure";
+	struct render_opts o = { FMT_TEXT, false, 0, 40 };
+	struct report r;
+	struct report_rec top;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(report_init(&r, "test"), 0);
+	assert_int_equal(report_kv_command(&r, "pip", "%s", cmd), CD_OK);
+	report_rec_top(&top, &r);
+	report_rec_commands(&top, true);
+	report_field(&top, "nvcc", "nvcc", rv_str("-gencode arch=compute_86,code=sm_86 -gencode arch=compute_120,code=sm_120"));
+	report_rec_commands(&top, false);
+	report_field(&top, "note", NULL, rv_str(text));
+	assert_int_equal(report_rec_end(&top), CD_OK);
+	assert_non_null(f = open_memstream(&buf, &len));
+	assert_int_equal(render_report(&r, &o, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "  pip   pip install torch==2.7.1 --index-url https://download.pytorch.org/whl/cu128\n"));
+	assert_non_null(strstr(buf, "  nvcc  -gencode arch=compute_86,code=sm_86 -gencode arch=compute_120,code=sm_120\n"));
+	assert_null(strstr(buf, text)); /* the plain value is wrapped */
+	assert_non_null(strstr(buf, "  note  a plain value long enough to be\n"));
+	free(buf);
+	buf = NULL;
+	o.format = FMT_MARKDOWN;
+	assert_non_null(f = open_memstream(&buf, &len));
+	assert_int_equal(render_report(&r, &o, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "- **pip:** `pip install torch==2.7.1 --index-url https://download.pytorch.org/whl/cu128`\n"));
+	free(buf);
 	report_free(&r);
 }
 
@@ -222,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_text_and_markdown),
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_record_errors),
+		cmocka_unit_test(test_commands_are_never_wrapped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -72,8 +72,11 @@ static size_t line_columns(const char *s, size_t *words, size_t *last)
 	return cols;
 }
 
+#define FIX_LEAD "      fix: "
+
 /* The longest line, leaving out lines that end in a word of more than 30 columns (a path
- * too long for the rest of its line stands where it is, after its label) */
+ * too long for the rest of its line stands where it is, after its label) and fix lines
+ * (commands, printed whole) */
 static size_t widest_line(const char *text)
 {
 	size_t max = 0;
@@ -81,7 +84,7 @@ static size_t widest_line(const char *text)
 	for (const char *s = text; *s;) {
 		size_t words, last, cols = line_columns(s, &words, &last);
 
-		if (last <= 30 && cols > max)
+		if (last <= 30 && cols > max && strncmp(s, FIX_LEAD, strlen(FIX_LEAD)) != 0)
 			max = cols;
 		s = strchr(s, '\n');
 		if (!s)
@@ -150,13 +153,65 @@ static const char *line_after(const char *text, const char *prefix)
 	return s + 1;
 }
 
+/* Every fix line of text, each ended by a newline, in order */
+static char *fix_lines(const char *text)
+{
+	char *out = calloc(1, strlen(text) + 1), *o = out;
+
+	assert_non_null(out);
+	for (const char *s = text; (s = strstr(s, FIX_LEAD)) != NULL;) {
+		const char *end = strchr(s, '\n');
+		size_t n = end ? (size_t)(end - s) + 1 : strlen(s);
+
+		memcpy(o, s, n);
+		o += n;
+		s += n;
+	}
+	return out;
+}
+
+/* The widest line of text, every line counted */
+static size_t widest(const char *text)
+{
+	size_t max = 0, words, last;
+
+	for (const char *s = text; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL)
+		if (line_columns(s, &words, &last) > max)
+			max = line_columns(s, &words, &last);
+	return max;
+}
+
+/* A fix is a command to copy: on a narrow terminal it stays whole on its line */
+static void test_fix_lines_are_never_wrapped(void **state)
+{
+	struct run_result narrow = devices_on_pty("COLUMNS=40", "0");
+	struct run_result wide = devices_piped("COLUMNS=9999");
+	char *a, *b, *f, *g;
+
+	(void)state;
+	assert_int_equal(narrow.status, 0);
+	f = fix_lines(narrow.out);
+	g = fix_lines(wide.out);
+	assert_true(strlen(g) > 0);
+	assert_true(widest(f) > 40); /* longer than the terminal, still on one line */
+	a = words_of(f);             /* a wrapped tail would be missing from f */
+	b = words_of(g);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	free(f);
+	free(g);
+	run_result_free(&narrow);
+	run_result_free(&wide);
+}
+
 static void test_hanging_indents(void **state)
 {
 	struct run_result r = devices_on_pty("COLUMNS=60", "0");
 	const char *next;
 
 	(void)state;
-	/* why, evidence and fix continue under their text, not at the margin */
+	/* why and evidence continue under their text, not at the margin */
 	next = line_after(r.out, "      why: ");
 	assert_true(strncmp(next, "           ", 11) == 0 && next[11] != ' ');
 	next = line_after(r.out, "      evidence: nvmlInit");
@@ -322,6 +377,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wraps_to_columns_keeping_every_word),
 		cmocka_unit_test(test_hanging_indents),
+		cmocka_unit_test(test_fix_lines_are_never_wrapped),
 		cmocka_unit_test(test_width_from_the_terminal),
 		cmocka_unit_test(test_colour_only_on_a_terminal),
 		cmocka_unit_test(test_progress_only_on_a_terminal),

@@ -178,7 +178,7 @@ static json_t *breakdown_json(const struct mem_estimate *e, bool train)
 		PUT("optimizer_bytes", e->optimizer);
 		PUT("activations_full_bytes", e->act_full);
 		PUT("activations_checkpointed_bytes", e->act_checkpointed);
-		PUT("seed_rule_bytes", e->seed_rule);
+		PUT("rule_of_thumb_bytes", e->seed_rule);
 	} else {
 		PUT("kv_cache_bytes", e->kv);
 		PUT("kv_cache_per_token_bytes", e->kv_per_token);
@@ -294,7 +294,7 @@ static void show_breakdown(struct report *r, const struct mem_model *m, const st
 	row(r, "CUDA context", e->cuda_context, how);
 	row(r, "total", e->total, "");
 	if (o->train)
-		report_line(r, "The seed's rule, parameters x 4 bytes x (2 + 2) = %s, is the fp32 Adam special case: "
+		report_line(r, "The common rule of thumb, parameters x 4 bytes x (2 + 2) = %s, is the fp32 Adam special case: "
 			       "weights + gradients + m + v at 16 B/param. It leaves out activations, the CUDA context "
 			       "and workspaces; mixed-precision Adam also lands at 16 B/param (2 + 2 + 4 master + 8), "
 			       "SGD and Adafactor need less.",
@@ -365,6 +365,9 @@ static void show_fit(struct report *r, const struct mem_model *m, const struct m
 		snprintf(lay, sizeof lay, o->train || !m->n_layers ? "n/a" : "%u of %u", f.layers_fit, m->n_layers);
 		const char *cells[] = {targets[i].name, mem, f.fits ? "yes" : "NO", hr, ctx, bat, lay};
 		report_table_row(r, cells);
+		/* -q: one line per GPU, the answer a script wants */
+		cmd_note(r, report_answer(r, "%s: %s (needs %s of %s, headroom %s)", targets[i].name,
+					  f.fits ? "fits" : "does not fit", units_fmt_bytes(e->total, s, sizeof s), mem, hr));
 		if (!f.fits)
 			oom_finding(r, m, o, e, &targets[i], &f);
 		json_t *j = json_object();
