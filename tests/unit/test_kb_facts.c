@@ -225,6 +225,81 @@ static void laptop_years(void **state)
 	assert_int_equal(g->year, 2022);
 }
 
+static void gpu_is(const char *name, int arch, int year, double memory_gb)
+{
+	const struct kb_gpu *g = kb_gpu_by_name(name);
+
+	if (!g)
+		fail_msg("%s: no such row", name);
+	if (g->arch != arch || g->year != year || g->n_memory_gb < 1 || g->memory_gb[0] != memory_gb)
+		fail_msg("%s: sm_%d, %d, %.0f GB; the pages say sm_%d, %d, %.0f GB", name, g->arch, g->year,
+			 g->n_memory_gb ? g->memory_gb[0] : 0.0, arch, year, memory_gb);
+}
+
+/* Compute capability from https://developer.nvidia.com/cuda-gpus and
+ * https://developer.nvidia.com/cuda-legacy-gpus; memory and launch year from NVIDIA's product
+ * pages and datasheets (H100 https://www.nvidia.com/en-us/data-center/h100/, H200
+ * https://www.nvidia.com/en-us/data-center/h200/, A100 https://www.nvidia.com/en-us/data-center/a100/,
+ * L40S https://www.nvidia.com/en-us/data-center/l40s/, L4 https://www.nvidia.com/en-us/data-center/l4/,
+ * T4 https://www.nvidia.com/en-us/data-center/tesla-t4/, V100 https://www.nvidia.com/en-us/data-center/v100/,
+ * GeForce https://www.nvidia.com/en-us/geforce/graphics-cards/) and
+ * https://en.wikipedia.org/wiki/List_of_Nvidia_graphics_processing_units; the exact names are
+ * the driver's, from https://github.com/NVIDIA/open-gpu-kernel-modules (README, 595.45.04). */
+static void products(void **state)
+{
+	(void)state;
+	gpu_is("NVIDIA H100 PCIe", 90, 2022, 80);
+	gpu_is("NVIDIA H100 80GB HBM3", 90, 2022, 80);
+	gpu_is("NVIDIA H100 NVL", 90, 2023, 94);
+	gpu_is("NVIDIA H200", 90, 2024, 141);
+	gpu_is("NVIDIA H200 NVL", 90, 2024, 141);
+	gpu_is("NVIDIA H20", 90, 2024, 96);
+	gpu_is("NVIDIA A100-SXM4-40GB", 80, 2020, 40);
+	gpu_is("NVIDIA A100-SXM4-80GB", 80, 2020, 80);
+	gpu_is("NVIDIA A100 80GB PCIe", 80, 2021, 80);
+	gpu_is("NVIDIA A30", 80, 2021, 24);
+	gpu_is("NVIDIA A40", 86, 2020, 48);
+	gpu_is("NVIDIA A10", 86, 2021, 24);
+	gpu_is("NVIDIA L40S", 89, 2023, 48);
+	gpu_is("NVIDIA L4", 89, 2023, 24);
+	gpu_is("Tesla T4", 75, 2018, 16);
+	gpu_is("Tesla V100-SXM2-32GB", 70, 2018, 32);
+	gpu_is("Tesla P100-PCIE-16GB", 60, 2016, 16);
+	gpu_is("Tesla P40", 61, 2016, 24);
+	gpu_is("Tesla K80", 37, 2014, 12);
+	gpu_is("Tesla M40", 52, 2015, 12);
+	gpu_is("NVIDIA GeForce RTX 5090", 120, 2025, 32);
+	gpu_is("NVIDIA GeForce RTX 5090 Laptop GPU", 120, 2025, 24);
+	gpu_is("NVIDIA GeForce RTX 4090", 89, 2022, 24);
+	gpu_is("NVIDIA GeForce RTX 4090 Laptop GPU", 89, 2023, 16);
+	gpu_is("NVIDIA GeForce RTX 3090", 86, 2020, 24);
+	gpu_is("NVIDIA GeForce RTX 2080 Ti", 75, 2018, 11);
+	gpu_is("NVIDIA GeForce RTX 2080 with Max-Q Design", 75, 2019, 8);
+	gpu_is("NVIDIA TITAN RTX", 75, 2018, 24);
+	gpu_is("NVIDIA GeForce GTX 1080 Ti", 61, 2017, 11);
+	gpu_is("NVIDIA RTX 6000 Ada Generation", 89, 2022, 48);
+	gpu_is("NVIDIA RTX A6000", 86, 2020, 48);
+	gpu_is("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", 120, 2025, 96);
+	gpu_is("NVIDIA GB10", 121, 2025, 128);
+}
+
+/* Names that are not what they look like: the CUDA GPUs pages put the RTX 2050 (GA107) under
+ * Ampere, the GTX 16 series under Turing, and the Quadro K2200/K620 under Maxwell 5.0. */
+static void misleading_names(void **state)
+{
+	(void)state;
+	cc_of("RTX 2050", 8, 6);
+	cc_of("GTX 1660 Ti", 7, 5);
+	cc_of("GTX 1650", 7, 5);
+	cc_of("Quadro K2200", 5, 0);
+	cc_of("GTX 960M", 5, 0);
+	cc_of("GTX 980M", 5, 2);
+	cc_of("Jetson TX2", 6, 2);
+	cc_of("Jetson AGX Xavier", 7, 2);
+	cc_of("A2", 8, 6);
+	cc_of("A30", 8, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +310,8 @@ int main(void)
 		cmocka_unit_test(per_sm_limits_before_turing),
 		cmocka_unit_test(driver_branches),
 		cmocka_unit_test(laptop_years),
+		cmocka_unit_test(products),
+		cmocka_unit_test(misleading_names),
 	};
 	return cmocka_run_group_tests(tests, load, NULL);
 }

@@ -27,12 +27,45 @@ static void test_hopper(void **state)
 	assert_string_equal(f.unit, "fma");
 	assert_int_equal(kb_sm_flops_find(80, "fp16", &f, err), CD_OK);
 	assert_true(108 * 1410e6 * f.flops_per_clk > 311e12 && 108 * 1410e6 * f.flops_per_clk < 312.1e12);
+	/* H100 SXM5 datasheet, dense: FP8 1979 TFLOP/s at 1830 MHz, FP64 (CUDA cores) 34 TFLOP/s at 1980 MHz */
+	assert_int_equal(kb_sm_flops_find(90, "fp8", &f, err), CD_OK);
+	assert_true(132 * 1830e6 * f.flops_per_clk > 1978e12 && 132 * 1830e6 * f.flops_per_clk < 1980e12);
+	assert_int_equal(kb_sm_flops_find(90, "fp64", &f, err), CD_OK);
+	assert_string_equal(f.unit, "fma");
+	assert_true(132 * 1980e6 * f.flops_per_clk > 33.4e12 && 132 * 1980e6 * f.flops_per_clk < 33.5e12);
+	/* A100 datasheet: INT8 tensor 624 TOPS dense, TF32 156 TFLOP/s dense */
+	assert_int_equal(kb_sm_flops_find(80, "int8", &f, err), CD_OK);
+	assert_true(108 * 1410e6 * f.flops_per_clk > 623e12 && 108 * 1410e6 * f.flops_per_clk < 624.5e12);
+	assert_int_equal(kb_sm_flops_find(80, "tf32", &f, err), CD_OK);
+	assert_true(108 * 1410e6 * f.flops_per_clk > 155.5e12 && 108 * 1410e6 * f.flops_per_clk < 156.5e12);
+}
+
+/* RTX Blackwell whitepaper, RTX 5090 (170 SMs, 2407 MHz boost): FP32 104.8 TFLOP/s, FP16
+ * tensor 419 TFLOP/s dense with FP16 accumulate; L40S datasheet (142 SMs, 2520 MHz): FP8
+ * 733 TFLOP/s dense. */
+static void test_ada_and_blackwell(void **state)
+{
+	(void)state;
+	struct kb_sm_flops f;
+	char err[CD_ERRMSG];
+	assert_int_equal(kb_sm_flops_find(120, "fp32", &f, err), CD_OK);
+	assert_true(170 * 2407e6 * f.flops_per_clk > 104.7e12 && 170 * 2407e6 * f.flops_per_clk < 104.8e12);
+	assert_int_equal(kb_sm_flops_find(120, "fp16", &f, err), CD_OK);
+	assert_true(170 * 2407e6 * f.flops_per_clk > 418e12 && 170 * 2407e6 * f.flops_per_clk < 420e12);
+	assert_true(f.uncertain); /* GeForce halves it with FP32 accumulate */
+	assert_int_equal(kb_sm_flops_find(89, "fp8", &f, err), CD_OK);
+	assert_true(142 * 2520e6 * f.flops_per_clk > 732e12 && 142 * 2520e6 * f.flops_per_clk < 734e12);
+	/* B200's per-SM tensor rate is derived, so flagged */
+	assert_int_equal(kb_sm_flops_find(100, "bf16", &f, err), CD_OK);
+	assert_true(f.uncertain);
+	assert_int_equal(kb_sm_flops_find(100, "fp32", &f, err), CD_OK);
+	assert_false(f.uncertain);
 }
 
 static void test_every_arch_sourced(void **state)
 {
 	(void)state;
-	static const int archs[] = { 70, 75, 80, 86, 89, 90 };
+	static const int archs[] = { 70, 75, 80, 86, 89, 90, 100, 120 };
 	struct kb_sm_flops f;
 	char err[CD_ERRMSG];
 	for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++) {
@@ -66,6 +99,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hopper),
+		cmocka_unit_test(test_ada_and_blackwell),
 		cmocka_unit_test(test_every_arch_sourced),
 		cmocka_unit_test(test_malformed),
 	};
