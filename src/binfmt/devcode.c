@@ -398,6 +398,13 @@ static int scan_archive(struct dc_inventory *inv, const unsigned char *data, siz
 	return rc;
 }
 
+bool dc_has_magic(const unsigned char *data, size_t size)
+{
+	return data && size && (ar_has_magic(data, size) || elf_has_magic(data, size) ||
+				(size >= FATBIN_HEADER_SIZE && rd32(data) == FATBIN_MAGIC) ||
+				ptx_looks_like_ptx(data, size));
+}
+
 int dc_scan(struct dc_inventory *inv, const unsigned char *data, size_t size, unsigned opts, char *err)
 {
 	int rc;

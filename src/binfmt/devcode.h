@@ -72,6 +72,9 @@ void dc_free(struct dc_inventory *inv);
 /* Fills inv from the file bytes. Device-code-free inputs are DC_NO_DEVICE_CODE, not an
  * error; an unrecognised or malformed file is CD_EFORMAT with the offset in err. */
 int dc_scan(struct dc_inventory *inv, const unsigned char *data, size_t size, unsigned opts, char *err);
+/* Whether the first bytes of a file (a few KiB are enough) are of a format dc_scan reads: ELF
+ * (cubins too), an ar archive, a fatbin, or PTX text. */
+bool dc_has_magic(const unsigned char *data, size_t size);
 
 /* The image's bytes, decompressed when stored compressed (at most cap bytes): *buf is
  * malloc'ed, the caller frees it. CD_OK, CD_EFORMAT / CD_EUNSUPPORTED (err says why),

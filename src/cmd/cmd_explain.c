@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "binfmt/devcode.h"
 #include "cmd/arch/arch.h"
 #include "cmd/cmd.h"
 #include "explain/checks.h"
@@ -129,7 +130,7 @@ static bool fill_fix(const char *fix, const struct explain_match *m, const struc
 		     char *out, size_t n)
 {
 	const struct arch_target *t = &env->target;
-	const char *binary = env->binary ? env->binary : m->path[0] ? m->path : NULL;
+	const char *binary = env->binary && !env->binary_bad ? env->binary : m->path[0] ? m->path : NULL;
 	char gpus[160] = "", gpu_opts[200] = "", code[16] = "", branch[16] = "";
 	size_t used = 0, uo = 0;
 
@@ -305,6 +306,28 @@ out:
 	return rc;
 }
 
+/* CD_OK when PATH opens as an input and starts like a file arch reads; else CD_EIO or
+ * CD_EFORMAT with the reason in err, as arch would name it. */
+static int binary_readable(const char *path, char *err)
+{
+	unsigned char head[4096];
+	char ferr[CD_ERRMSG];
+	size_t size;
+	ssize_t got;
+	int fd, rc;
+
+	if ((rc = file_open_input(path, &fd, &size, ferr)) != CD_OK)
+		return cd_fail(err, rc == CD_ENOMEM ? rc : CD_EIO, "%s", ferr);
+	got = read(fd, head, sizeof(head));
+	close(fd);
+	if (got < 0)
+		return cd_fail(err, CD_EIO, "%.400s: cannot be read", path);
+	if (!dc_has_magic(head, (size_t)got))
+		return cd_fail(err, CD_EFORMAT, "%.400s: %s", path,
+			       got ? "not an ELF file, archive, fatbin, cubin or PTX text" : "empty file");
+	return CD_OK;
+}
+
 static int explain_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
 	struct explain_env env;
@@ -327,14 +350,16 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 			/* a --binary that cannot be read is said on stderr and exits 3; the text is
 			 * still explained, and the check says it was skipped */
 			char ferr[CD_ERRMSG];
-			size_t size;
-			int fd;
 
 			env.binary = v;
-			if (file_open_input(v, &fd, &size, ferr) != CD_OK)
+			if ((rc = binary_readable(v, ferr)) != CD_OK) {
+				if (rc == CD_ENOMEM)
+					return cd_fail(err, rc, "out of memory");
+				/* a path that is missing here may be the program's on the machine the
+				 * text came from: fixes still name it; a file that is no binary is not it */
+				env.binary_bad = rc == CD_EFORMAT;
 				cmd_input_error(r, "explain", ferr);
-			else
-				close(fd);
+			}
 			break;
 		}
 		case OPT_GPU:

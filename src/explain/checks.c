@@ -835,7 +835,8 @@ static size_t line(char lines[][400], size_t n, size_t max, const char *fmt, ...
 
 static void size_text(double b, char *buf, size_t n)
 {
-	units_fmt_bytes(b > 0 ? (uint64_t)(b + 0.5) : 0, buf, n);
+	/* a sum of parsed sizes stays far below 2^64; the bound keeps the conversion defined */
+	units_fmt_bytes(b > 0 && b < 1.8e19 ? (uint64_t)(b + 0.5) : 0, buf, n);
 }
 
 static size_t oom_lines(const struct explain_match *m, char lines[][400], size_t n, size_t max)

@@ -73,6 +73,7 @@ struct explain_env {
 	struct arch_target target;
 	bool offline;        /* --offline: only the binary check, and only against named GPUs */
 	const char *binary;  /* --binary PATH, or NULL */
+	bool binary_bad;     /* --binary is a file but no binary: no fix names it */
 	unsigned block;      /* --block N: threads per block the launch used; 0 when not given */
 };
 

@@ -56,6 +56,10 @@ int oom_parse_size(const char *s, size_t len, double *bytes, size_t *used)
 		size_t n = strlen(units[u].unit);
 
 		if (i + n <= len && memcmp(s + i, units[u].unit, n) == 0) {
+			/* no GPU has an exbibyte: such a number is a garbled text, and it would not
+			 * fit the byte counts the evidence prints */
+			if (v * units[u].scale >= 1152921504606846976.0)
+				return CD_EFORMAT;
 			*bytes = v * units[u].scale;
 			*used = i + n;
 			return CD_OK;

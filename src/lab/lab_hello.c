@@ -1,4 +1,4 @@
-/* hello: the seed's <<<4, 8>>> launch. The kernel records each (block, thread) pair
+/* hello: the classic first <<<4, 8>>> launch. The kernel records each (block, thread) pair
  * in arrival order instead of calling printf, so --json keeps a clean stdout and the
  * host can check that every pair appears exactly once. */
 #include <stdio.h>

@@ -172,7 +172,7 @@ static void training(const struct mem_model *m, const struct mem_opts *o, struct
 		break;
 	default: e->optimizer = sat_mul(sat_mul(P, state_bytes), 2); break; /* m and v */
 	}
-	e->seed_rule = sat_mul(P, 16);
+	e->rule_of_thumb = sat_mul(P, 16);
 	e->workspace = MEM_TORCH_WORKSPACE;
 	e->act_known = m->hidden && m->n_layers;
 	if (!e->act_known)

@@ -50,7 +50,7 @@ struct mem_estimate {
 	uint64_t gradients;
 	uint64_t optimizer;
 	uint64_t act_full, act_checkpointed; /* training: both variants */
-	uint64_t seed_rule;      /* parameters x 4 x (2 + 2): fp32 Adam model states */
+	uint64_t rule_of_thumb;      /* parameters x 4 x (2 + 2): fp32 Adam model states */
 	uint64_t total;
 	bool kv_known, act_known;
 };

@@ -134,6 +134,29 @@ static void test_missing_input_is_not_a_clean_run(void **state)
 	run_result_free(&r);
 }
 
+/* explain --binary on a file that is no binary: named as arch names it, exit 3, the text still
+ * explained, and no fix line tells the user to run arch on the junk */
+static void test_explain_binary_not_a_binary(void **state)
+{
+	char path[] = "/tmp/cudoctor_junk_XXXXXX";
+	int fd = mkstemp(path);
+	struct run_result r;
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "this is a shell script, not a CUDA binary\n", 42), 42);
+	close(fd);
+	r = run_on(path, (const char *const[]){ "explain", "--binary", "@",
+						"CUDA error: no kernel image is available for execution on the device", NULL });
+	unlink(path);
+	assert_int_equal(r.status, 3);
+	assert_non_null(strstr(r.err, "not an ELF file, archive, fatbin, cubin or PTX text"));
+	assert_non_null(strstr(r.out, "no-kernel-image"));
+	assert_non_null(strstr(r.out, "fix: cudoctor arch ./your_program"));
+	assert_null(strstr(r.out, "fix: cudoctor arch /tmp/cudoctor_junk_"));
+	run_result_free(&r);
+}
+
 static void test_directory_without_r_says_use_r(void **state)
 {
 	struct run_result r = run_on(dir, (const char *const[]){ "arch", "--gpu", "sm_90", "@", NULL });
@@ -165,6 +188,7 @@ int main(void)
 		cmocka_unit_test(test_socket_is_named_and_skipped),
 		cmocka_unit_test(test_device_is_named_and_skipped),
 		cmocka_unit_test(test_missing_input_is_not_a_clean_run),
+		cmocka_unit_test(test_explain_binary_not_a_binary),
 		cmocka_unit_test(test_directory_without_r_says_use_r),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

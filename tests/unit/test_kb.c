@@ -821,7 +821,7 @@ static void command_line(void **state)
 	r = kb_cli("toolkit", "13.0", NULL);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "580.65.06 (GA)"));
-	assert_non_null(strstr(r.out, "NVCC_130_HERE: "));
+	assert_non_null(strstr(r.out, "NVCC_130_LIST: "));
 	assert_non_null(strstr(r.out, "removed by this release"));
 	run_result_free(&r);
 	r = kb_cli("driver", "572.61", NULL);

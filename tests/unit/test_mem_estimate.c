@@ -205,7 +205,7 @@ static void training_bytes_per_parameter(void **state)
 	mem_estimate(&m, &o, &e);
 	/* fp32 Adam: 4 + 4 + 8 = 16 bytes per parameter = the seed's rule P x 4 x (2 + 2) */
 	assert_int_equal(e.weights + e.gradients + e.optimizer, 16000000000ull);
-	assert_int_equal(e.seed_rule, 16000000000ull);
+	assert_int_equal(e.rule_of_thumb, 16000000000ull);
 	assert_false(e.act_known); /* no architecture from --params */
 	mem_model_free(&m);
 

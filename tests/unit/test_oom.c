@@ -219,6 +219,9 @@ static void sizes(void **state)
 	near(b, 1.5 * GIB);
 	assert_int_equal(oom_parse_size("1.5 G", 5, &b, &used), CD_EFORMAT);
 	assert_int_equal(oom_parse_size("GiB", 3, &b, &used), CD_EFORMAT);
+	/* a garbled number (the fuzzer's 17179869184.00 GiB) is not a size: it would overflow the byte count */
+	assert_int_equal(oom_parse_size("17179869184.00 GiB", 18, &b, &used), CD_EFORMAT);
+	assert_int_equal(oom_parse_size("1023.00 TiB", 11, &b, &used), CD_OK);
 }
 
 int main(void)

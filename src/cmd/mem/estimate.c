@@ -178,7 +178,7 @@ static json_t *breakdown_json(const struct mem_estimate *e, bool train)
 		PUT("optimizer_bytes", e->optimizer);
 		PUT("activations_full_bytes", e->act_full);
 		PUT("activations_checkpointed_bytes", e->act_checkpointed);
-		PUT("rule_of_thumb_bytes", e->seed_rule);
+		PUT("rule_of_thumb_bytes", e->rule_of_thumb);
 	} else {
 		PUT("kv_cache_bytes", e->kv);
 		PUT("kv_cache_per_token_bytes", e->kv_per_token);
@@ -298,7 +298,7 @@ static void show_breakdown(struct report *r, const struct mem_model *m, const st
 			       "weights + gradients + m + v at 16 B/param. It leaves out activations, the CUDA context "
 			       "and workspaces; mixed-precision Adam also lands at 16 B/param (2 + 2 + 4 master + 8), "
 			       "SGD and Adafactor need less.",
-			    units_fmt_bytes(e->seed_rule, s1, sizeof s1));
+			    units_fmt_bytes(e->rule_of_thumb, s1, sizeof s1));
 }
 
 static void oom_finding(struct report *r, const struct mem_model *m, const struct mem_opts *o,
