@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/cpu.h"
 #include "util/err.h"
 
 /* ASCII only, whatever the locale: the prefilter's fold (c | 0x20) must agree with it */
@@ -55,28 +56,32 @@ static uint32_t gram_hash2(uint32_t bytes)
 	return (bytes * 0x85EBCA6Bu) >> (32 - GRAM_BITS);
 }
 
+/* the window entry of hash h: its own, or the empty one where it would go */
+static struct ac_gram *gram_slot(const struct ac *a, uint32_t h)
+{
+	size_t i = h & a->gram_mask;
+
+	while (a->grams[i].key && a->grams[i].key != h + 1)
+		i = (i + 1) & a->gram_mask;
+	return &a->grams[i];
+}
+
 /* records the gram of a pattern reaching before and after bytes around it */
 static void add_gram(struct ac *a, uint32_t bytes, uint32_t before, uint32_t after)
 {
 	uint32_t h = gram_hash(bytes), h2 = gram_hash2(bytes);
-	size_t j = 0;
+	struct ac_gram *g = gram_slot(a, h);
 
 	a->gram_bits[h >> 3] |= (uint8_t)(1u << (h & 7));
 	a->gram_bits[h2 >> 3] |= (uint8_t)(1u << (h2 & 7));
-	while (j < a->n_grams && a->gram_hash[j] < h)
-		j++;
-	if (j == a->n_grams || a->gram_hash[j] != h) {
-		memmove(a->gram_hash + j + 1, a->gram_hash + j, (a->n_grams - j) * sizeof(*a->gram_hash));
-		memmove(a->gram_before + j + 1, a->gram_before + j, (a->n_grams - j) * sizeof(*a->gram_before));
-		memmove(a->gram_after + j + 1, a->gram_after + j, (a->n_grams - j) * sizeof(*a->gram_after));
-		a->gram_hash[j] = h;
-		a->gram_before[j] = a->gram_after[j] = 0;
+	if (!g->key) {
+		g->key = h + 1;
 		a->n_grams++;
 	}
-	if (before > a->gram_before[j])
-		a->gram_before[j] = before;
-	if (after > a->gram_after[j])
-		a->gram_after[j] = after;
+	if (before > g->before)
+		g->before = before;
+	if (after > g->after)
+		g->after = after;
 }
 
 /* the four bytes of p from offset k (which may start before p or run past it: any byte there,
@@ -110,11 +115,12 @@ static bool build_grams(const char *const *patterns, size_t n, struct ac *a)
 			return true; /* no prefilter: every byte is stepped through */
 		cap += a->len[i] >= 5 ? 2 : a->len[i] == 4 ? 1 + 128 : 2 * 128;
 	}
+	/* the window table at most a quarter full: a lookup is one or two probes */
+	for (a->gram_mask = 15; a->gram_mask < 4 * cap; a->gram_mask = a->gram_mask * 2 + 1)
+		;
 	a->gram_bits = calloc((size_t)1 << GRAM_BITS >> 3, 1);
-	a->gram_hash = calloc(cap ? cap : 1, sizeof(*a->gram_hash));
-	a->gram_before = calloc(cap ? cap : 1, sizeof(*a->gram_before));
-	a->gram_after = calloc(cap ? cap : 1, sizeof(*a->gram_after));
-	if (!a->gram_bits || !a->gram_hash || !a->gram_before || !a->gram_after)
+	a->grams = calloc((size_t)a->gram_mask + 1, sizeof(*a->grams));
+	if (!a->gram_bits || !a->grams)
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		const unsigned char *p = (const unsigned char *)patterns[i];
@@ -148,9 +154,7 @@ void ac_free(struct ac *a)
 	free(a->out);
 	free(a->len);
 	free(a->gram_bits);
-	free(a->gram_hash);
-	free(a->gram_before);
-	free(a->gram_after);
+	free(a->grams);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -274,6 +278,7 @@ int ac_build(const char *const *patterns, size_t n, struct ac *a, char *err)
 	}
 	if (!build_grams(patterns, n, a))
 		goto out;
+	a->simd = cpu_has_avx2();
 	rc = CD_OK;
 out:
 	free(ends);
@@ -314,70 +319,153 @@ static bool gram_bit(const struct ac *a, uint32_t h)
 	return a->gram_bits[h >> 3] >> (h & 7) & 1;
 }
 
-/* the first even i >= from where the four bytes at i (spaces past the end) may be a
- * pattern's gram (its index in *g), or len */
-static size_t next_gram(const struct ac *a, const unsigned char *s, size_t len, size_t from, size_t *g)
+/* the four bytes at i, folded; spaces past len */
+static uint32_t gram_at(const unsigned char *s, size_t len, size_t i)
 {
-	uint32_t w = 0, h = 0;
-	size_t i = (from + 1) & ~(size_t)1, lo = 0, hi = a->n_grams;
+	uint32_t w;
 
-	for (;; i += 2) {
-		if (i + 4 <= len) {
-			memcpy(&w, s + i, 4);
-		} else if (i < len) {
-			unsigned char tail[4] = { ' ', ' ', ' ', ' ' };
+	if (i + 4 <= len) {
+		memcpy(&w, s + i, 4);
+	} else {
+		unsigned char tail[4] = { ' ', ' ', ' ', ' ' };
 
-			memcpy(tail, s + i, len - i);
-			memcpy(&w, tail, 4);
-		} else {
-			return len;
-		}
-		w = le32(w) | GRAM_FOLD;
-		h = gram_hash(w);
-		if (gram_bit(a, h) && gram_bit(a, gram_hash2(w)))
-			break;
+		memcpy(tail, s + i, len - i);
+		memcpy(&w, tail, 4);
 	}
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
+	return le32(w) | GRAM_FOLD;
+}
 
-		if (a->gram_hash[mid] < h)
-			lo = mid + 1;
-		else
-			hi = mid;
+/* The first stage reads 32 bytes a step: the sixteen grams at their even offsets, as a mask
+ * (bit k: offset 2k) of those whose first hash is in the table; p has 34 bytes. */
+static unsigned block_portable(const struct ac *a, const unsigned char *p)
+{
+	unsigned m = 0;
+
+	for (unsigned k = 0; k < 16; k++) {
+		uint32_t w;
+
+		memcpy(&w, p + 2 * k, 4);
+		m |= (unsigned)gram_bit(a, gram_hash(le32(w) | GRAM_FOLD)) << k;
 	}
-	*g = lo;
-	return i;
+	return m;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define AC_HAVE_AVX2 1
+
+/* bit k of x to bit 2k */
+static unsigned spread8(unsigned x)
+{
+	x = (x | x << 4) & 0x0F0Fu;
+	x = (x | x << 2) & 0x3333u;
+	return (x | x << 1) & 0x5555u;
+}
+
+/* The same on AVX2: two loads give the grams at offsets 0, 4, .. and 2, 6, ..; their hashes
+ * eight lanes at a time, the table's bits gathered. */
+__attribute__((target("avx2"))) static unsigned block_avx2(const struct ac *a, const unsigned char *p)
+{
+	const __m256i fold = _mm256_set1_epi32((int)GRAM_FOLD), mul = _mm256_set1_epi32((int)0x9E3779B1u);
+	const __m256i low5 = _mm256_set1_epi32(31);
+	const int *bits = (const int *)(const void *)a->gram_bits;
+	__m256i w0 = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(const void *)p), fold);
+	__m256i w2 = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(const void *)(p + 2)), fold);
+	__m256i h0 = _mm256_srli_epi32(_mm256_mullo_epi32(w0, mul), 32 - GRAM_BITS);
+	__m256i h2 = _mm256_srli_epi32(_mm256_mullo_epi32(w2, mul), 32 - GRAM_BITS);
+	__m256i b0 = _mm256_i32gather_epi32(bits, _mm256_srli_epi32(h0, 5), 4);
+	__m256i b2 = _mm256_i32gather_epi32(bits, _mm256_srli_epi32(h2, 5), 4);
+
+	/* each lane's bit to the lane's sign, for movemask */
+	b0 = _mm256_sllv_epi32(b0, _mm256_sub_epi32(low5, _mm256_and_si256(h0, low5)));
+	b2 = _mm256_sllv_epi32(b2, _mm256_sub_epi32(low5, _mm256_and_si256(h2, low5)));
+	return spread8((unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(b0))) |
+	       spread8((unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(b2))) << 1;
+}
+#endif
+
+/* The candidates of the 32 bytes at s + i (i even, i < len): the block's mask with the
+ * second hash applied, offsets at or past len cut off. Near the end the bytes are copied
+ * out with spaces after them, as gram_at reads past the end. */
+static unsigned block_candidates(const struct ac *a, const unsigned char *s, size_t i, size_t len)
+{
+	unsigned char tail[34];
+	const unsigned char *p = s + i;
+	unsigned m, c = 0;
+
+	if (len - i < sizeof(tail)) {
+		memset(tail, ' ', sizeof(tail));
+		memcpy(tail, p, len - i);
+		p = tail;
+	}
+#ifdef AC_HAVE_AVX2
+	m = a->simd ? block_avx2(a, p) : block_portable(a, p);
+#else
+	m = block_portable(a, p);
+#endif
+	if (len - i < 32)
+		m &= (1u << ((len - i + 1) / 2)) - 1;
+	for (; m; m &= m - 1) {
+		unsigned k = (unsigned)__builtin_ctz(m);
+		uint32_t w;
+
+		memcpy(&w, p + 2 * k, 4);
+		if (gram_bit(a, gram_hash2(le32(w) | GRAM_FOLD)))
+			c |= 1u << k;
+	}
+	return c;
+}
+
+size_t ac_candidate(const struct ac *a, const unsigned char *s, size_t from, size_t len)
+{
+	size_t i = (from + 1) & ~(size_t)1;
+
+	if (!a->use_grams)
+		return from < len ? from : len;
+	for (; i < len; i += 32) {
+		unsigned m = block_candidates(a, s, i, len);
+
+		if (m)
+			return i + 2 * (size_t)__builtin_ctz(m);
+	}
+	return len;
 }
 
 #define AC_WINDOWS 64 /* a text with more candidates is stepped through whole */
 
-/* Every occurrence lies whole inside the window [c - gram_before, c + gram_after) of the
- * candidate c its four bytes are at (the bounds of their hash). The windows, sorted by start
- * and overlapping ones joined, are stepped through from state 0 each: every occurrence is
- * met once, in order, and in the state a full scan would be in there (a longer state would
- * mean a pattern reaching out of its window). */
-size_t ac_find(const struct ac *a, const unsigned char *s, size_t len, struct ac_hit *hits, size_t max)
+/* Every occurrence lies whole inside the window [c - before, c + after) of the candidate c
+ * its gram is at (the bounds of its hash), cut to the text. The windows, sorted by start and
+ * overlapping ones joined, are stepped through from state 0 each: every occurrence is met
+ * once, in order, and in the state a full scan would be in there (a longer state would mean
+ * a pattern reaching out of its window). Offsets in hits are from lo. */
+size_t ac_find_in(const struct ac *a, const unsigned char *s, size_t lo, size_t hi, size_t first,
+		  struct ac_hit *hits, size_t max)
 {
-	size_t from[AC_WINDOWS], to[AC_WINDOWS], nw = 0, n = 0, c = 0, g = 0;
+	size_t from[AC_WINDOWS], to[AC_WINDOWS], nw = 0, n = 0;
 	uint32_t st = 0;
 
 	if (!a->use_grams)
-		return step_range(a, s, 0, len, &st, hits, 0, max);
-	while ((c = next_gram(a, s, len, c, &g)) < len) {
-		size_t f = c > a->gram_before[g] ? c - a->gram_before[g] : 0;
-		size_t t = len - c > a->gram_after[g] ? c + a->gram_after[g] : len;
-		size_t k = nw;
+		return step_range(a, s + lo, 0, hi - lo, &st, hits, 0, max);
+	for (size_t i = first & ~(size_t)1; i < hi; i += 32) {
+		for (unsigned m = block_candidates(a, s, i, hi); m; m &= m - 1) {
+			size_t c = i + 2 * (size_t)__builtin_ctz(m);
+			const struct ac_gram *g = gram_slot(a, gram_hash(gram_at(s, hi, c)));
+			size_t f = c > lo + g->before ? c - g->before : lo;
+			size_t t = hi - c > g->after ? c + g->after : hi;
+			size_t k = nw;
 
-		if (nw == AC_WINDOWS)
-			return step_range(a, s, 0, len, &st, hits, 0, max);
-		for (; k > 0 && from[k - 1] > f; k--) {
-			from[k] = from[k - 1];
-			to[k] = to[k - 1];
+			if (c < first || t <= f)
+				continue; /* before the line's first, or a hash no gram has (the other's bit) */
+			if (nw == AC_WINDOWS)
+				return step_range(a, s + lo, 0, hi - lo, &st, hits, 0, max);
+			for (; k > 0 && from[k - 1] > f; k--) {
+				from[k] = from[k - 1];
+				to[k] = to[k - 1];
+			}
+			from[k] = f;
+			to[k] = t;
+			nw++;
 		}
-		from[k] = f;
-		to[k] = t;
-		nw++;
-		c++;
 	}
 	for (size_t w = 0; w < nw && n < max;) {
 		size_t f = from[w], t = to[w];
@@ -386,7 +474,12 @@ size_t ac_find(const struct ac *a, const unsigned char *s, size_t len, struct ac
 			if (to[w] > t)
 				t = to[w];
 		st = 0;
-		n = step_range(a, s, f, t, &st, hits, n, max);
+		n = step_range(a, s + lo, f - lo, t - lo, &st, hits, n, max);
 	}
 	return n;
+}
+
+size_t ac_find(const struct ac *a, const unsigned char *s, size_t len, struct ac_hit *hits, size_t max)
+{
+	return ac_find_in(a, s, 0, len, 0, hits, max);
 }

@@ -20,13 +20,19 @@ struct ac {
 	uint32_t *len;        /* each pattern's length */
 	size_t n_patterns;
 	/* the prefilter: each pattern's rarest four bytes (a pattern of three: those and any
-	 * fourth), as classes, hashed into gram_bits; the hashes in gram_hash, ascending, each
-	 * with how far an occurrence holding it reaches before the four bytes' start
-	 * (gram_before) and after it (gram_after) */
+	 * fourth), folded, hashed twice into gram_bits; by the first hash, in grams (open
+	 * addressing, gram_mask + 1 entries), how far an occurrence holding it reaches */
 	uint8_t *gram_bits;
-	uint32_t *gram_hash, *gram_before, *gram_after;
+	struct ac_gram {
+		uint32_t key;    /* the hash + 1; 0: empty */
+		uint32_t before; /* how far an occurrence reaches before the four bytes' start */
+		uint32_t after;  /* and after it */
+	} *grams;
+	uint32_t gram_mask;
 	size_t n_grams;
 	bool use_grams;          /* false when a pattern is shorter than three bytes */
+	bool simd;               /* the first stage runs vectorised (set by ac_build where the CPU
+				  * can; clear it for the portable path, which finds the same) */
 };
 
 /* One occurrence: pattern pat ends just before offset end of the text. */
@@ -60,5 +66,20 @@ static inline uint32_t ac_state(const struct ac *a, uint32_t stepped)
  * Returns how many were stored. Only the windows around prefilter candidates are stepped
  * through; the result is the same as stepping through every byte. */
 size_t ac_find(const struct ac *a, const unsigned char *s, size_t len, struct ac_hit *hits, size_t max);
+
+/* The same over the line s[lo..hi) of a larger buffer s, with hits[].end counted from lo:
+ * the candidates are the even offsets of s from first (first <= lo, or the first candidate
+ * at or after lo - 1, as ac_candidate found it), so a scan of the buffer with ac_candidate
+ * goes on into the line without starting over. */
+size_t ac_find_in(const struct ac *a, const unsigned char *s, size_t lo, size_t hi, size_t first,
+		  struct ac_hit *hits, size_t max);
+
+/* The first stage alone: the first even offset i >= from (even counted from s) where the
+ * four bytes at i (spaces past len) are a prefilter candidate, or len; from itself when there
+ * is no prefilter. An occurrence of a pattern in s has a candidate at an even offset within
+ * one byte of it (its gram, or the one beside it), so a stretch with no candidate holds no
+ * occurrence: explain's scanner runs this over whole buffers and hands on only the lines
+ * candidates fall in. */
+size_t ac_candidate(const struct ac *a, const unsigned char *s, size_t from, size_t len);
 
 #endif
