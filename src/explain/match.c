@@ -11,6 +11,7 @@
 #include "explain/explain.h"
 #include "explain/newlines.h"
 #include "explain/scan_line.h"
+#include "util/cpu.h"
 #include "util/err.h"
 
 #define LINE_HITS 256    /* pattern hits kept per line */
@@ -790,8 +791,7 @@ int explain_scan_new(struct explain_scan **out, char *err)
 	scan = getenv("CUDOCTOR_EXPLAIN_SCAN");
 	sc->by_line = scan && strcmp(scan, "lines") == 0;
 	sc->simd = !(scan && (strcmp(scan, "scalar") == 0 || sc->by_line));
-	if (!sc->simd)
-		P.ac.simd = false;
+	P.ac.simd = sc->simd && cpu_has_avx2();
 	*out = sc;
 	return CD_OK;
 }
