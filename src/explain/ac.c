@@ -8,6 +8,7 @@
 
 #include "util/cpu.h"
 #include "util/err.h"
+#include "util/sort.h"
 
 /* ASCII only, whatever the locale: the prefilter's fold (c | 0x20) must agree with it */
 static unsigned char fold(unsigned char c)
@@ -56,7 +57,7 @@ static uint32_t gram_hash2(uint32_t bytes)
 	return (bytes * 0x85EBCA6Bu) >> (32 - GRAM_BITS);
 }
 
-/* the window entry of hash h: its own, or the empty one where it would go */
+/* the entry of hash h: its own, or the empty one where it would go */
 static struct ac_gram *gram_slot(const struct ac *a, uint32_t h)
 {
 	size_t i = h & a->gram_mask;
@@ -66,27 +67,27 @@ static struct ac_gram *gram_slot(const struct ac *a, uint32_t h)
 	return &a->grams[i];
 }
 
-/* records the gram of a pattern reaching before and after bytes around it */
-static void add_gram(struct ac *a, uint32_t bytes, uint32_t before, uint32_t after)
-{
-	uint32_t h = gram_hash(bytes), h2 = gram_hash2(bytes);
-	struct ac_gram *g = gram_slot(a, h);
+/* one gram of one pattern, while the table is built */
+struct gram_rec {
+	uint32_t hash, pat;
+	int32_t off;
+};
 
-	a->gram_bits[h >> 3] |= (uint8_t)(1u << (h & 7));
-	a->gram_bits[h2 >> 3] |= (uint8_t)(1u << (h2 & 7));
-	if (!g->key) {
-		g->key = h + 1;
-		a->n_grams++;
-	}
-	if (before > g->before)
-		g->before = before;
-	if (after > g->after)
-		g->after = after;
+static int rec_cmp(const void *x, const void *y)
+{
+	const struct gram_rec *a = x, *b = y;
+
+	if (a->hash != b->hash)
+		return a->hash < b->hash ? -1 : 1;
+	if (a->pat != b->pat)
+		return a->pat < b->pat ? -1 : 1;
+	return (a->off > b->off) - (a->off < b->off);
 }
 
-/* the four bytes of p from offset k (which may start before p or run past it: any byte there,
- * each of them recorded) as a gram of an occurrence reaching before / after around them */
-static void add_grams(struct ac *a, const unsigned char *p, size_t len, long k)
+/* the four bytes of pattern pat (p, len bytes) from offset k (which may start before p or
+ * run past it: any byte there, each of them recorded) */
+static void add_grams(struct ac *a, struct gram_rec *recs, size_t *n, uint32_t pat, const unsigned char *p,
+		      size_t len, long k)
 {
 	long any = -1;
 	uint32_t bytes = 0;
@@ -97,36 +98,55 @@ static void add_grams(struct ac *a, const unsigned char *p, size_t len, long k)
 		else
 			bytes |= (uint32_t)p[k + j] << (8 * j);
 	}
-	for (uint32_t c = 0; c < (any < 0 ? 1u : 256u); c++)
-		add_gram(a, (bytes | (any < 0 ? 0 : c << (8 * any))) | GRAM_FOLD, k > 0 ? (uint32_t)k : 0,
-			 (uint32_t)((long)len - k));
+	for (uint32_t c = 0; c < (any < 0 ? 1u : 256u); c++) {
+		uint32_t w = (bytes | (any < 0 ? 0 : c << (8 * any))) | GRAM_FOLD;
+		uint32_t h = gram_hash(w), h2 = gram_hash2(w);
+
+		a->gram_bits[h >> 3] |= (uint8_t)(1u << (h & 7));
+		a->gram_bits[h2 >> 3] |= (uint8_t)(1u << (h2 & 7));
+		recs[(*n)++] = (struct gram_rec){ h, pat, (int32_t)k };
+	}
 }
 
 /* Chooses each pattern's rarest five bytes: the prefilter reads four bytes at every second
  * offset, so one of the two grams in them is read wherever the pattern is. A pattern of four
  * has itself and the gram one byte before it; one of three, the grams one byte before and
- * after it. False when out of memory. */
+ * after it. Then, by the first hash, which patterns at which offsets to compare a candidate
+ * with. False when out of memory. */
 static bool build_grams(const char *const *patterns, size_t n, struct ac *a)
 {
-	size_t cap = 0;
+	size_t cap = 0, n_recs = 0, text = 0;
+	struct gram_rec *recs;
 
 	for (size_t i = 0; i < n; i++) {
 		if (a->len[i] < 3)
 			return true; /* no prefilter: every byte is stepped through */
-		cap += a->len[i] >= 5 ? 2 : a->len[i] == 4 ? 1 + 128 : 2 * 128;
+		cap += a->len[i] >= 5 ? 2 : a->len[i] == 4 ? 1 + 256 : 2 * 256;
+		text += a->len[i];
 	}
-	/* the window table at most a quarter full: a lookup is one or two probes */
+	/* the table at most a quarter full: a lookup is one or two probes */
 	for (a->gram_mask = 15; a->gram_mask < 4 * cap; a->gram_mask = a->gram_mask * 2 + 1)
 		;
 	a->gram_bits = calloc((size_t)1 << GRAM_BITS >> 3, 1);
 	a->grams = calloc((size_t)a->gram_mask + 1, sizeof(*a->grams));
-	if (!a->gram_bits || !a->grams)
+	a->folded = malloc(text ? text : 1);
+	a->folded_at = calloc(n ? n : 1, sizeof(*a->folded_at));
+	a->cmp_pat = calloc(cap ? cap : 1, sizeof(*a->cmp_pat));
+	a->cmp_off = calloc(cap ? cap : 1, sizeof(*a->cmp_off));
+	recs = calloc(cap ? cap : 1, sizeof(*recs));
+	if (!a->gram_bits || !a->grams || !a->folded || !a->folded_at || !a->cmp_pat || !a->cmp_off || !recs) {
+		free(recs);
 		return false;
+	}
+	text = 0;
 	for (size_t i = 0; i < n; i++) {
 		const unsigned char *p = (const unsigned char *)patterns[i];
 		size_t best = 0, len = a->len[i];
 		unsigned long best_w = (unsigned long)-1;
 
+		a->folded_at[i] = (uint32_t)text;
+		for (size_t j = 0; j < len; j++)
+			a->folded[text++] = fold(p[j]);
 		for (size_t k = 0; k + 4 < len; k++) {
 			unsigned long w = 1;
 
@@ -138,11 +158,29 @@ static bool build_grams(const char *const *patterns, size_t n, struct ac *a)
 			}
 		}
 		if (len == 3)
-			add_grams(a, p, len, 0);
-		add_grams(a, p, len, len == 3 || len == 4 ? -1 : (long)best + 1);
+			add_grams(a, recs, &n_recs, (uint32_t)i, p, len, 0);
+		add_grams(a, recs, &n_recs, (uint32_t)i, p, len, len == 3 || len == 4 ? -1 : (long)best + 1);
 		if (len >= 4)
-			add_grams(a, p, len, (long)best);
+			add_grams(a, recs, &n_recs, (uint32_t)i, p, len, (long)best);
 	}
+	/* by hash, each (pattern, offset) once: the case variants of a byte fold together */
+	cd_qsort(recs, n_recs, sizeof(*recs), rec_cmp);
+	for (size_t r = 0, w = 0; r < n_recs; r++) {
+		struct ac_gram *g;
+
+		if (r > 0 && rec_cmp(&recs[r], &recs[r - 1]) == 0)
+			continue;
+		g = gram_slot(a, recs[r].hash);
+		if (!g->key) {
+			g->key = recs[r].hash + 1;
+			g->start = (uint32_t)w;
+			a->n_grams++;
+		}
+		g->count++;
+		a->cmp_pat[w] = recs[r].pat;
+		a->cmp_off[w++] = recs[r].off;
+	}
+	free(recs);
 	a->use_grams = true;
 	return true;
 }
@@ -155,6 +193,10 @@ void ac_free(struct ac *a)
 	free(a->len);
 	free(a->gram_bits);
 	free(a->grams);
+	free(a->folded);
+	free(a->folded_at);
+	free(a->cmp_pat);
+	free(a->cmp_off);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -416,70 +458,126 @@ static unsigned block_candidates(const struct ac *a, const unsigned char *s, siz
 	return c;
 }
 
-size_t ac_candidate(const struct ac *a, const unsigned char *s, size_t from, size_t len)
+/* the cursor's next candidate from its mask on, blocks computed as they are reached */
+static void cursor_settle(const struct ac *a, struct ac_cursor *k)
 {
-	size_t i = (from + 1) & ~(size_t)1;
-
-	if (!a->use_grams)
-		return from < len ? from : len;
-	for (; i < len; i += 32) {
-		unsigned m = block_candidates(a, s, i, len);
-
-		if (m)
-			return i + 2 * (size_t)__builtin_ctz(m);
+	while (!k->mask) {
+		k->block += 32;
+		if (k->block >= k->len) {
+			k->at = k->len;
+			return;
+		}
+		k->mask = block_candidates(a, k->s, k->block, k->len);
 	}
-	return len;
+	k->at = k->block + 2 * (size_t)__builtin_ctz(k->mask);
 }
 
-#define AC_WINDOWS 64 /* a text with more candidates is stepped through whole */
-
-/* Every occurrence lies whole inside the window [c - before, c + after) of the candidate c
- * its gram is at (the bounds of its hash), cut to the text. The windows, sorted by start and
- * overlapping ones joined, are stepped through from state 0 each: every occurrence is met
- * once, in order, and in the state a full scan would be in there (a longer state would mean
- * a pattern reaching out of its window). Offsets in hits are from lo. */
-size_t ac_find_in(const struct ac *a, const unsigned char *s, size_t lo, size_t hi, size_t first,
-		  struct ac_hit *hits, size_t max)
+void ac_cursor_start(const struct ac *a, struct ac_cursor *k, const unsigned char *s, size_t len, size_t from)
 {
-	size_t from[AC_WINDOWS], to[AC_WINDOWS], nw = 0, n = 0;
+	k->s = s;
+	k->len = len;
+	k->block = (from + 1) & ~(size_t)1;
+	k->mask = 0;
+	if (!a->use_grams) {
+		k->at = from < len ? from : len; /* every offset may start one */
+		return;
+	}
+	if (k->block >= len) {
+		k->at = len;
+		return;
+	}
+	k->mask = block_candidates(a, s, k->block, len);
+	cursor_settle(a, k);
+}
+
+void ac_cursor_next(const struct ac *a, struct ac_cursor *k)
+{
+	if (!a->use_grams) {
+		k->at += k->at < k->len;
+		return;
+	}
+	k->mask &= k->mask - 1;
+	cursor_settle(a, k);
+}
+
+#define AC_CANDIDATES 64 /* a text with more candidates is stepped through whole */
+#define AC_FOUND 512     /* and one with more occurrences found by comparing */
+
+/* pattern p at s[o..), in folded bytes */
+static bool same_folded(const struct ac *a, uint32_t p, const unsigned char *s)
+{
+	const unsigned char *f = a->folded + a->folded_at[p];
+
+	for (uint32_t j = 0; j < a->len[p]; j++)
+		if (fold(s[j]) != f[j])
+			return false;
+	return true;
+}
+
+/* the order a plain scan reports in: by end; at one end the longer first (the automaton's
+ * state before its suffixes), equal ones by number */
+static bool hit_before(const struct ac *a, struct ac_hit x, struct ac_hit y)
+{
+	if (x.end != y.end)
+		return x.end < y.end;
+	if (a->len[x.pat] != a->len[y.pat])
+		return a->len[x.pat] > a->len[y.pat];
+	return x.pat < y.pat;
+}
+
+/* Every occurrence has its gram at an even offset (of s) within one byte before it, a
+ * candidate: each candidate is compared with the patterns whose gram has its hash, at the
+ * offset the gram has in them, and what matches is sorted into the plain scan's order. An
+ * occurrence is found once, from the one of its two grams at an even offset. A text with very
+ * many candidates or occurrences (a log of nothing but "cuda") is stepped through whole,
+ * which gives the same. Offsets in hits are from lo. */
+size_t ac_find_line(const struct ac *a, struct ac_cursor *k, size_t lo, size_t hi, struct ac_hit *hits, size_t max)
+{
+	const unsigned char *s = k->s;
+	struct ac_hit found[AC_FOUND];
+	size_t n = 0, cands = 0;
 	uint32_t st = 0;
 
 	if (!a->use_grams)
-		return step_range(a, s + lo, 0, hi - lo, &st, hits, 0, max);
-	for (size_t i = first & ~(size_t)1; i < hi; i += 32) {
-		for (unsigned m = block_candidates(a, s, i, hi); m; m &= m - 1) {
-			size_t c = i + 2 * (size_t)__builtin_ctz(m);
-			const struct ac_gram *g = gram_slot(a, gram_hash(gram_at(s, hi, c)));
-			size_t f = c > lo + g->before ? c - g->before : lo;
-			size_t t = hi - c > g->after ? c + g->after : hi;
-			size_t k = nw;
+		goto whole;
+	for (; k->at < hi; ac_cursor_next(a, k)) {
+		size_t c = k->at;
+		const struct ac_gram *g = gram_slot(a, gram_hash(gram_at(s, k->len, c)));
 
-			if (c < first || t <= f)
-				continue; /* before the line's first, or a hash no gram has (the other's bit) */
-			if (nw == AC_WINDOWS)
-				return step_range(a, s + lo, 0, hi - lo, &st, hits, 0, max);
-			for (; k > 0 && from[k - 1] > f; k--) {
-				from[k] = from[k - 1];
-				to[k] = to[k - 1];
+		if (++cands > AC_CANDIDATES)
+			goto whole;
+		/* (a hash no gram has as its first is the other's bit: nothing to compare) */
+		for (uint32_t e = g->start; g->key && e < g->start + g->count; e++) {
+			uint32_t p = a->cmp_pat[e];
+			long o = (long)c - a->cmp_off[e];
+			size_t j;
+
+			if (o < (long)lo || (size_t)o + a->len[p] > hi || !same_folded(a, p, s + o))
+				continue;
+			if (n == AC_FOUND)
+				goto whole;
+			found[n] = (struct ac_hit){ p, (uint32_t)((size_t)o + a->len[p] - lo) };
+			for (j = n++; j > 0 && hit_before(a, found[j], found[j - 1]); j--) {
+				struct ac_hit t = found[j];
+
+				found[j] = found[j - 1];
+				found[j - 1] = t;
 			}
-			from[k] = f;
-			to[k] = t;
-			nw++;
 		}
 	}
-	for (size_t w = 0; w < nw && n < max;) {
-		size_t f = from[w], t = to[w];
-
-		for (w++; w < nw && from[w] <= t; w++)
-			if (to[w] > t)
-				t = to[w];
-		st = 0;
-		n = step_range(a, s + lo, f - lo, t - lo, &st, hits, n, max);
-	}
+	if (n > max)
+		n = max;
+	memcpy(hits, found, n * sizeof(*hits));
 	return n;
+whole:
+	ac_cursor_start(a, k, s, k->len, hi);
+	return step_range(a, s + lo, 0, hi - lo, &st, hits, 0, max);
 }
 
 size_t ac_find(const struct ac *a, const unsigned char *s, size_t len, struct ac_hit *hits, size_t max)
 {
-	return ac_find_in(a, s, 0, len, 0, hits, max);
+	struct ac_cursor k;
+
+	ac_cursor_start(a, &k, s, len, 0);
+	return ac_find_line(a, &k, 0, len, hits, max);
 }

@@ -21,15 +21,20 @@ struct ac {
 	size_t n_patterns;
 	/* the prefilter: each pattern's rarest four bytes (a pattern of three: those and any
 	 * fourth), folded, hashed twice into gram_bits; by the first hash, in grams (open
-	 * addressing, gram_mask + 1 entries), how far an occurrence holding it reaches */
+	 * addressing, gram_mask + 1 entries), the patterns to compare a candidate with:
+	 * cmp_pat[start .. start + count), each with the gram's offset in it (cmp_off; -1: the
+	 * gram starts a byte before the pattern) */
 	uint8_t *gram_bits;
 	struct ac_gram {
 		uint32_t key;    /* the hash + 1; 0: empty */
-		uint32_t before; /* how far an occurrence reaches before the four bytes' start */
-		uint32_t after;  /* and after it */
+		uint32_t start, count;
 	} *grams;
 	uint32_t gram_mask;
 	size_t n_grams;
+	uint32_t *cmp_pat;
+	int32_t *cmp_off;
+	unsigned char *folded;   /* the patterns' bytes, folded, pattern i from folded_at[i] */
+	uint32_t *folded_at;
 	bool use_grams;          /* false when a pattern is shorter than three bytes */
 	bool simd;               /* the first stage runs vectorised (set by ac_build where the CPU
 				  * can; clear it for the portable path, which finds the same) */
@@ -67,19 +72,27 @@ static inline uint32_t ac_state(const struct ac *a, uint32_t stepped)
  * through; the result is the same as stepping through every byte. */
 size_t ac_find(const struct ac *a, const unsigned char *s, size_t len, struct ac_hit *hits, size_t max);
 
-/* The same over the line s[lo..hi) of a larger buffer s, with hits[].end counted from lo:
- * the candidates are the even offsets of s from first (first <= lo, or the first candidate
- * at or after lo - 1, as ac_candidate found it), so a scan of the buffer with ac_candidate
- * goes on into the line without starting over. */
-size_t ac_find_in(const struct ac *a, const unsigned char *s, size_t lo, size_t hi, size_t first,
-		  struct ac_hit *hits, size_t max);
+/* The first stage over a whole buffer s[0..len), as a walk through its candidates in order:
+ * at is the current one (len: none left). A candidate is an even offset (counted from s) where
+ * the four bytes (spaces past len) pass the prefilter; every occurrence of a pattern has one
+ * from one byte before its start to its end (its gram, or the one beside it), so a stretch
+ * with no candidate holds no occurrence. explain's scanner walks each buffer once this way and
+ * hands on only the lines the candidates fall in; without a prefilter every offset is one. */
+struct ac_cursor {
+	const unsigned char *s;
+	size_t len;
+	size_t block;  /* the 32 bytes whose candidates mask holds, bit k for offset block + 2k */
+	unsigned mask; /* those not yet passed */
+	size_t at;
+};
 
-/* The first stage alone: the first even offset i >= from (even counted from s) where the
- * four bytes at i (spaces past len) are a prefilter candidate, or len; from itself when there
- * is no prefilter. An occurrence of a pattern in s has a candidate at an even offset within
- * one byte of it (its gram, or the one beside it), so a stretch with no candidate holds no
- * occurrence: explain's scanner runs this over whole buffers and hands on only the lines
- * candidates fall in. */
-size_t ac_candidate(const struct ac *a, const unsigned char *s, size_t from, size_t len);
+/* The cursor at the first candidate at or after from. */
+void ac_cursor_start(const struct ac *a, struct ac_cursor *k, const unsigned char *s, size_t len, size_t from);
+void ac_cursor_next(const struct ac *a, struct ac_cursor *k);
+
+/* ac_find over the line s[lo..hi) of the cursor's buffer (hi <= its len; hits[].end counted
+ * from lo), from the cursor's candidate on: it must be the first at or after lo - 1. Leaves the
+ * cursor at the first candidate at or after hi. */
+size_t ac_find_line(const struct ac *a, struct ac_cursor *k, size_t lo, size_t hi, struct ac_hit *hits, size_t max);
 
 #endif

@@ -797,33 +797,41 @@ int explain_scan_new(struct explain_scan **out, char *err)
 }
 
 /* Complete lines s[0..len) (s[len - 1] is a newline) starting at stream offset base. The
- * first stage (ac_candidate) runs over all of them: the lines no candidate falls in hold no
+ * first stage (ac_cursor) runs over all of them: the lines no candidate falls in hold no
  * pattern, so they are only counted; the automaton runs over the others from their first
- * candidate on (ac_find_in), finding what take_line would. A line longer than a chunk is
+ * candidate on (ac_find_line), finding what take_line would. A line longer than a chunk is
  * taken as take_physical takes every line. While an OOM window is open every line goes to
- * it, so lines are taken one by one until it closes. The candidate search keeps one parity
- * over the whole buffer and resumes at the newline ending the last line taken: a gram
- * starting there (newline, then a short pattern) belongs to the next line. */
+ * it, so lines are taken one by one until it closes. One walk through the candidates (one
+ * parity) serves the whole buffer: a candidate on the newline ending a line is the next
+ * line's (newline, then a short pattern), and each line's automaton run takes its own. */
 static int take_lines(struct explain_scan *sc, const char *s, size_t len, size_t base)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	size_t cur = 0, from = 0; /* the next line not taken; where the search resumes */
+	struct ac_cursor k;
+	size_t cur = 0; /* the next line not taken */
+	bool restart = true;
 	int rc = CD_OK;
 
 	while (rc == CD_OK && cur < len) {
-		size_t c, t, ls, le;
+		size_t t, ls, le;
 		const char *nl;
 
 		if (sc->by_line || sc->n_pend) {
 			le = (size_t)((const char *)memchr(s + cur, '\n', len - cur) - s);
 			rc = take_physical(sc, s + cur, le - cur, base + cur);
 			cur = le + 1;
-			from = le;
+			restart = true;
 			continue;
 		}
-		c = ac_candidate(&P.ac, u, from, len);
+		if (restart)
+			ac_cursor_start(&P.ac, &k, u, len, cur ? cur - 1 : 0);
+		restart = false;
 		/* a newline first: the gram is one of the next line's (newline, then "gpu") */
-		t = c < len ? c + (s[c] == '\n') : len;
+		t = k.at < len ? k.at + (s[k.at] == '\n') : len;
+		if (t < cur) {
+			ac_cursor_next(&P.ac, &k); /* after the end of a line taken (its '\r') */
+			continue;
+		}
 		if (t >= len) {
 			sc->lines += newline_count(s + cur, len - cur, sc->simd);
 			break;
@@ -834,15 +842,15 @@ static int take_lines(struct explain_scan *sc, const char *s, size_t len, size_t
 		le = (size_t)((const char *)memchr(s + t, '\n', len - t) - s);
 		if (le - ls > SCAN_CHUNK) {
 			rc = take_physical(sc, s + ls, le - ls, base + ls);
+			restart = true;
 		} else {
 			size_t hi = le > ls && s[le - 1] == '\r' ? le - 1 : le;
 
-			sc->n_hits = ac_find_in(&P.ac, u, ls, hi, c, sc->hits, LINE_HITS);
+			sc->n_hits = ac_find_line(&P.ac, &k, ls, hi, sc->hits, LINE_HITS);
 			rc = take_hits(sc, s + ls, hi - ls, base + ls);
 			sc->lines++;
 		}
 		cur = le + 1;
-		from = le;
 	}
 	return rc;
 }

@@ -1,9 +1,9 @@
 /* The pattern matcher (explain/ac.h): ac_find, which steps only through the prefilter's
  * windows, must report exactly what stepping through every byte reports, in the same order,
  * on texts built to put occurrences at window edges, in mixed case, overlapping, at the end;
- * with the first stage vectorised and portable alike. The first stage alone (ac_candidate)
+ * with the first stage vectorised and portable alike. The first stage alone (ac_cursor)
  * must put a candidate within one byte before every occurrence, and a buffer of lines scanned
- * as explain's feed scans it (candidates over the buffer, ac_find_in on their lines) must
+ * as explain's feed scans it (one walk over the buffer, ac_find_line on their lines) must
  * give every line what the plain scan gives it. The newline count agrees on every path. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -160,8 +160,17 @@ static size_t random_text(char *text, size_t cap, size_t want)
 	return len;
 }
 
+/* the first candidate at or after from */
+static size_t first_candidate(const struct ac *a, const unsigned char *s, size_t len, size_t from)
+{
+	struct ac_cursor k;
+
+	ac_cursor_start(a, &k, s, len, from);
+	return k.at;
+}
+
 /* every occurrence has a candidate from one byte before its start to its end, on both first
- * stages; both find the same first candidate from every offset */
+ * stages; both walk through the same candidates */
 static void candidates_cover(void **state)
 {
 	static struct ac_hit h[MAX_HITS];
@@ -175,31 +184,40 @@ static void candidates_cover(void **state)
 	for (int round = 0; round < 1500; round++) {
 		const unsigned char *u = (const unsigned char *)text;
 		size_t len = random_text(text, sizeof(text), (size_t)(rand() % 1100));
-		size_t n = every_byte(&a, u, len, h, MAX_HITS);
+		size_t n = every_byte(&a, u, len, h, MAX_HITS), from = (size_t)(rand() % 40);
 		bool simd = a.simd;
+		struct ac_cursor k0, k1;
 
-		for (size_t from = 0; from <= len; from += 1 + (size_t)(rand() % 7)) {
-			size_t c0, c1;
+		a.simd = false;
+		ac_cursor_start(&a, &k0, u, len, from);
+		a.simd = simd;
+		ac_cursor_start(&a, &k1, u, len, from);
+		assert_int_equal(k0.at, k1.at);
+		for (;;) {
+			size_t prev = k0.at;
 
+			assert_true(k0.at == len || (k0.at >= from && k0.at % 2 == 0 && k0.at < len));
+			if (k0.at == len)
+				break;
 			a.simd = false;
-			c0 = ac_candidate(&a, u, from, len);
+			ac_cursor_next(&a, &k0);
 			a.simd = simd;
-			c1 = ac_candidate(&a, u, from, len);
-			assert_int_equal(c0, c1);
-			assert_true(c0 == len || (c0 >= from && c0 % 2 == 0 && c0 < len));
+			ac_cursor_next(&a, &k1);
+			assert_int_equal(k0.at, k1.at);
+			assert_true(k0.at > prev);
 		}
 		for (size_t i = 0; i < n; i++) {
 			size_t end = h[i].end, start = end - a.len[h[i].pat];
 
-			assert_true(ac_candidate(&a, u, start ? start - 1 : 0, len) < end);
+			assert_true(first_candidate(&a, u, len, start ? start - 1 : 0) < end);
 		}
 	}
 	ac_free(&a);
 }
 
-/* a buffer of lines as explain's feed takes it: candidates over the whole buffer (one parity),
- * resumed at the newline ending each line taken; a line no candidate falls in must have no
- * occurrence, one that is taken the plain scan's hits from ac_find_in */
+/* a buffer of lines as explain's feed takes it: one walk through the candidates of the whole
+ * buffer; a line no candidate falls in must have no occurrence, one that is taken the plain
+ * scan's hits from ac_find_line */
 static void buffer_of_lines(void **state)
 {
 	static struct ac_hit want[MAX_HITS], got[MAX_HITS];
@@ -218,18 +236,23 @@ static void buffer_of_lines(void **state)
 
 		text[len++] = '\n';
 		for (int pass = 0; pass < 2; pass++) {
-			size_t cur = 0, from = 0;
+			struct ac_cursor k;
+			size_t cur = 0;
 
 			a.simd = pass == 0 ? false : simd;
+			ac_cursor_start(&a, &k, u, len, 0);
 			while (cur < len) {
-				size_t c = ac_candidate(&a, u, from, len);
-				size_t t = c < len ? c + (text[c] == '\n') : len, le;
+				size_t t = k.at < len ? k.at + (text[k.at] == '\n') : len, le;
 
+				if (t < cur) {
+					ac_cursor_next(&a, &k);
+					continue;
+				}
 				/* the lines before t's: none may hold an occurrence */
-				for (size_t ls = cur; ls < len && ls <= t && (le = (size_t)((char *)memchr(text + ls, '\n', len - ls) - text)) < t; ls = le + 1) {
-					size_t hi = le > ls && text[le - 1] == '\r' ? le - 1 : le;
+				while (cur < len && (le = (size_t)((char *)memchr(text + cur, '\n', len - cur) - text)) < t) {
+					size_t hi = le > cur && text[le - 1] == '\r' ? le - 1 : le;
 
-					assert_int_equal(every_byte(&a, u + ls, hi - ls, want, MAX_HITS), 0);
+					assert_int_equal(every_byte(&a, u + cur, hi - cur, want, MAX_HITS), 0);
 					skipped++;
 					cur = le + 1;
 				}
@@ -239,17 +262,17 @@ static void buffer_of_lines(void **state)
 				{
 					size_t hi = le > cur && text[le - 1] == '\r' ? le - 1 : le;
 					size_t nw = every_byte(&a, u + cur, hi - cur, want, MAX_HITS);
-					size_t ng = ac_find_in(&a, u, cur, hi, c, got, MAX_HITS);
+					size_t ng = ac_find_line(&a, &k, cur, hi, got, MAX_HITS);
 
 					assert_int_equal(ng, nw);
 					for (size_t i = 0; i < nw; i++) {
 						assert_int_equal(got[i].pat, want[i].pat);
 						assert_int_equal(got[i].end, want[i].end);
 					}
+					assert_true(k.at >= hi);
 					taken++;
 				}
 				cur = le + 1;
-				from = le;
 			}
 		}
 		a.simd = simd;
