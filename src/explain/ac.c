@@ -1,6 +1,7 @@
 /* Aho-Corasick construction: a trie of the case-folded patterns, failure links by breadth-first
  * order, then every missing transition filled from the failure state so scanning is a
- * single table lookup per byte; the pair prefilter; and the scan that uses both. */
+ * single table lookup per byte; the gram prefilter and what each gram is compared with; the
+ * first stage (portable and AVX2) and the scan that uses it. */
 #include "explain/ac.h"
 
 #include <stdlib.h>

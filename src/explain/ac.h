@@ -1,7 +1,11 @@
-/* A multi-pattern matcher (Aho-Corasick, as a full DFA over ASCII-case-folded bytes): every
- * occurrence of every pattern in one pass, one table step per byte, behind a prefilter of one
- * rare four bytes per pattern so text with no candidate is only looked at, never stepped
- * through. explain's scanner runs it over whole logs; pure, no I/O. */
+/* A multi-pattern matcher: every occurrence of every pattern (ASCII case ignored), in the
+ * order an Aho-Corasick scan reports them. A first stage hashes four bytes at every second
+ * offset (each pattern's rarest four are in a table), 32 bytes at a time with AVX2 where the
+ * CPU has it, one gram at a time elsewhere; a candidate is compared with the patterns whose
+ * gram it may be, and a text with very many candidates is stepped through the automaton (a
+ * full DFA over folded bytes). explain's scanner walks whole buffers with the first stage and
+ * hands on only the lines its candidates fall in (docs/internals.md, "explain's scan").
+ * Pure, no I/O. */
 #ifndef CUDOCTOR_EXPLAIN_AC_H
 #define CUDOCTOR_EXPLAIN_AC_H
 
@@ -68,8 +72,8 @@ static inline uint32_t ac_state(const struct ac *a, uint32_t stepped)
 
 /* Every occurrence in s[0..len) (len < 4 GiB), in the order a plain scan from state 0 would
  * report them (by end, then the automaton's output order), the first max of them in hits.
- * Returns how many were stored. Only the windows around prefilter candidates are stepped
- * through; the result is the same as stepping through every byte. */
+ * Returns how many were stored. Only the prefilter's candidates are compared with patterns;
+ * the result is the same as stepping through every byte. */
 size_t ac_find(const struct ac *a, const unsigned char *s, size_t len, struct ac_hit *hits, size_t max);
 
 /* The first stage over a whole buffer s[0..len), as a walk through its candidates in order:
