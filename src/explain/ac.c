@@ -147,14 +147,19 @@ static bool build_grams(const char *const *patterns, size_t n, struct ac *a)
 
 		a->folded_at[i] = (uint32_t)text;
 		for (size_t j = 0; j < len; j++)
-			a->folded[text++] = fold(p[j]);
+			a->folded[text++] = a->cls[p[j]];
+		/* both grams of the five bytes are read in text (one of them wherever the pattern
+		 * is): the pair whose grams are least common together, not one rare byte that only
+		 * one of them holds */
 		for (size_t k = 0; k + 4 < len; k++) {
-			unsigned long w = 1;
+			unsigned long w0 = 1, w1 = 1;
 
-			for (size_t j = 0; j < 5; j++)
-				w *= byte_weight(fold(p[k + j]));
-			if (w < best_w) {
-				best_w = w;
+			for (size_t j = 0; j < 4; j++) {
+				w0 *= byte_weight(fold(p[k + j]));
+				w1 *= byte_weight(fold(p[k + 1 + j]));
+			}
+			if (w0 + w1 < best_w) {
+				best_w = w0 + w1;
 				best = k;
 			}
 		}
@@ -427,27 +432,25 @@ __attribute__((target("avx2"))) static unsigned block_avx2(const struct ac *a, c
 }
 #endif
 
-/* The candidates of the 32 bytes at s + i (i even, i < len): the block's mask with the
- * second hash applied, offsets at or past len cut off. Near the end the bytes are copied
- * out with spaces after them, as gram_at reads past the end. */
-static unsigned block_candidates(const struct ac *a, const unsigned char *s, size_t i, size_t len)
+/* The 34 bytes of the block at s + i (i < len): in place, or near the end copied out with
+ * spaces after them, as gram_at reads past the end. */
+static inline const unsigned char *block_bytes(const unsigned char *s, size_t i, size_t len, unsigned char *tail)
 {
-	unsigned char tail[34];
-	const unsigned char *p = s + i;
-	unsigned m, c = 0;
+	if (len - i >= 34)
+		return s + i;
+	memset(tail, ' ', 34);
+	memcpy(tail, s + i, len - i);
+	return tail;
+}
 
-	if (len - i < sizeof(tail)) {
-		memset(tail, ' ', sizeof(tail));
-		memcpy(tail, p, len - i);
-		p = tail;
-	}
-#ifdef AC_HAVE_AVX2
-	m = a->simd ? block_avx2(a, p) : block_portable(a, p);
-#else
-	m = block_portable(a, p);
-#endif
-	if (len - i < 32)
-		m &= (1u << ((len - i + 1) / 2)) - 1;
+/* a block's first-hash mask with the offsets at or past the end (left bytes on) cut off and
+ * the second hash applied */
+static inline unsigned block_finish(const struct ac *a, const unsigned char *p, unsigned m, size_t left)
+{
+	unsigned c = 0;
+
+	if (left < 32)
+		m &= (1u << ((left + 1) / 2)) - 1;
 	for (; m; m &= m - 1) {
 		unsigned k = (unsigned)__builtin_ctz(m);
 		uint32_t w;
@@ -459,36 +462,61 @@ static unsigned block_candidates(const struct ac *a, const unsigned char *s, siz
 	return c;
 }
 
-/* the cursor's next candidate from its mask on, blocks computed as they are reached */
+#ifdef AC_HAVE_AVX2
+__attribute__((target("avx2"))) static size_t find_block_avx2(const struct ac *a, const unsigned char *s, size_t i,
+							      size_t len, unsigned *m)
+{
+	unsigned char tail[34];
+
+	for (; i < len; i += 32) {
+		const unsigned char *p = block_bytes(s, i, len, tail);
+
+		if ((*m = block_finish(a, p, block_avx2(a, p), len - i)))
+			return i;
+	}
+	return len;
+}
+#endif
+
+/* The first block (32 bytes at an even offset) at or after i with a candidate, its
+ * candidates in *m (bit k: offset 2k), or len: the first stage's loop. */
+static size_t find_block(const struct ac *a, const unsigned char *s, size_t i, size_t len, unsigned *m)
+{
+	unsigned char tail[34];
+
+#ifdef AC_HAVE_AVX2
+	if (a->simd)
+		return find_block_avx2(a, s, i, len, m);
+#endif
+	for (; i < len; i += 32) {
+		const unsigned char *p = block_bytes(s, i, len, tail);
+
+		if ((*m = block_finish(a, p, block_portable(a, p), len - i)))
+			return i;
+	}
+	return len;
+}
+
+/* the cursor's next candidate: from its mask, else from the next block that has one */
 static void cursor_settle(const struct ac *a, struct ac_cursor *k)
 {
-	while (!k->mask) {
-		k->block += 32;
-		if (k->block >= k->len) {
-			k->at = k->len;
-			return;
-		}
-		k->mask = block_candidates(a, k->s, k->block, k->len);
-	}
-	k->at = k->block + 2 * (size_t)__builtin_ctz(k->mask);
+	if (!k->mask)
+		k->block = find_block(a, k->s, k->block + 32, k->len, &k->mask);
+	k->at = k->block < k->len ? k->block + 2 * (size_t)__builtin_ctz(k->mask) : k->len;
 }
 
 void ac_cursor_start(const struct ac *a, struct ac_cursor *k, const unsigned char *s, size_t len, size_t from)
 {
 	k->s = s;
 	k->len = len;
-	k->block = (from + 1) & ~(size_t)1;
 	k->mask = 0;
 	if (!a->use_grams) {
+		k->block = from;
 		k->at = from < len ? from : len; /* every offset may start one */
 		return;
 	}
-	if (k->block >= len) {
-		k->at = len;
-		return;
-	}
-	k->mask = block_candidates(a, s, k->block, len);
-	cursor_settle(a, k);
+	k->block = find_block(a, s, (from + 1) & ~(size_t)1, len, &k->mask);
+	k->at = k->block < len ? k->block + 2 * (size_t)__builtin_ctz(k->mask) : len;
 }
 
 void ac_cursor_next(const struct ac *a, struct ac_cursor *k)
@@ -504,13 +532,13 @@ void ac_cursor_next(const struct ac *a, struct ac_cursor *k)
 #define AC_CANDIDATES 64 /* a text with more candidates is stepped through whole */
 #define AC_FOUND 512     /* and one with more occurrences found by comparing */
 
-/* pattern p at s[o..), in folded bytes */
+/* pattern p at s[o..), compared as the automaton compares: by character class */
 static bool same_folded(const struct ac *a, uint32_t p, const unsigned char *s)
 {
 	const unsigned char *f = a->folded + a->folded_at[p];
 
 	for (uint32_t j = 0; j < a->len[p]; j++)
-		if (fold(s[j]) != f[j])
+		if (a->cls[s[j]] != f[j])
 			return false;
 	return true;
 }

@@ -37,7 +37,7 @@ struct ac {
 	size_t n_grams;
 	uint32_t *cmp_pat;
 	int32_t *cmp_off;
-	unsigned char *folded;   /* the patterns' bytes, folded, pattern i from folded_at[i] */
+	unsigned char *folded;   /* the patterns' bytes as classes, pattern i from folded_at[i] */
 	uint32_t *folded_at;
 	bool use_grams;          /* false when a pattern is shorter than three bytes */
 	bool simd;               /* the first stage runs vectorised (set by ac_build where the CPU
