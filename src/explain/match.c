@@ -166,7 +166,8 @@ struct explain_scan {
 	unsigned char *msg_seen; /* per message: bits of the parts seen on this line */
 	bool *nccl_hit;          /* per NCCL anchor: seen on this line (the automaton found it) */
 	bool by_line;            /* every line through the automaton (CUDOCTOR_EXPLAIN_SCAN=lines) */
-	bool simd;               /* newlines counted vectorised */
+	bool simd;               /* the first stage vectorised where the CPU can */
+	enum newline_path nl;    /* how newlines are counted */
 	int failed;
 };
 
@@ -787,10 +788,12 @@ int explain_scan_new(struct explain_scan **out, char *err)
 	}
 	nccl_log_init(&sc->nccl);
 	/* the plain paths, for comparing against (docs/internals.md): "lines" takes every line
-	 * through the automaton, "scalar" runs the first stage without SIMD */
+	 * through the automaton, "scalar" runs the first stage and the newline count without
+	 * SIMD, "sse2" the first stage without it and the count on SSE2 */
 	scan = getenv("CUDOCTOR_EXPLAIN_SCAN");
 	sc->by_line = scan && strcmp(scan, "lines") == 0;
-	sc->simd = !(scan && (strcmp(scan, "scalar") == 0 || sc->by_line));
+	sc->simd = !(scan && (strcmp(scan, "scalar") == 0 || strcmp(scan, "sse2") == 0 || sc->by_line));
+	sc->nl = sc->simd ? newline_best() : scan && strcmp(scan, "sse2") == 0 ? NEWLINE_SSE2 : NEWLINE_PORTABLE;
 	P.ac.simd = sc->simd && cpu_has_avx2();
 	*out = sc;
 	return CD_OK;
@@ -833,12 +836,12 @@ static int take_lines(struct explain_scan *sc, const char *s, size_t len, size_t
 			continue;
 		}
 		if (t >= len) {
-			sc->lines += newline_count(s + cur, len - cur, sc->simd);
+			sc->lines += newline_count(s + cur, len - cur, sc->nl);
 			break;
 		}
 		nl = t > cur ? memrchr(s + cur, '\n', t - cur) : NULL;
 		ls = nl ? (size_t)(nl - s) + 1 : cur;
-		sc->lines += newline_count(s + cur, ls - cur, sc->simd);
+		sc->lines += newline_count(s + cur, ls - cur, sc->nl);
 		le = (size_t)((const char *)memchr(s + t, '\n', len - t) - s);
 		if (le - ls > SCAN_CHUNK) {
 			rc = take_physical(sc, s + ls, le - ls, base + ls);

@@ -66,16 +66,28 @@ __attribute__((target("avx2"))) static size_t count_avx2(const unsigned char *s,
 	return c + count_sse2(s + i, n - i);
 }
 
-size_t newline_count(const char *s, size_t n, bool simd)
+enum newline_path newline_best(void)
 {
-	if (!simd)
-		return count_portable((const unsigned char *)s, n);
-	return cpu_has_avx2() ? count_avx2((const unsigned char *)s, n) : count_sse2((const unsigned char *)s, n);
+	return cpu_has_avx2() ? NEWLINE_AVX2 : NEWLINE_SSE2;
+}
+
+size_t newline_count(const char *s, size_t n, enum newline_path path)
+{
+	if (path == NEWLINE_AVX2 && cpu_has_avx2())
+		return count_avx2((const unsigned char *)s, n);
+	if (path != NEWLINE_PORTABLE)
+		return count_sse2((const unsigned char *)s, n);
+	return count_portable((const unsigned char *)s, n);
 }
 #else
-size_t newline_count(const char *s, size_t n, bool simd)
+enum newline_path newline_best(void)
 {
-	(void)simd;
+	return NEWLINE_PORTABLE;
+}
+
+size_t newline_count(const char *s, size_t n, enum newline_path path)
+{
+	(void)path;
 	return count_portable((const unsigned char *)s, n);
 }
 #endif

@@ -64,6 +64,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		same(&want, lw, &got, lg);
 		explain_result_free(&got);
 	}
+	if (scan("sse2", data, size, c1, size, &got, &lg)) {
+		same(&want, lw, &got, lg);
+		explain_result_free(&got);
+	}
 	explain_result_free(&want);
 	unsetenv("CUDOCTOR_EXPLAIN_SCAN");
 	return 0;

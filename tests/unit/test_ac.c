@@ -297,8 +297,9 @@ static void newlines(void **state)
 			buf[off + i] = round % 3 == 0 ? '\n' : rand() % 5 == 0 ? '\n' : (char)(rand() % 256);
 			want += buf[off + i] == '\n';
 		}
-		assert_int_equal(newline_count(buf + off, n, false), want);
-		assert_int_equal(newline_count(buf + off, n, true), want);
+		assert_int_equal(newline_count(buf + off, n, NEWLINE_PORTABLE), want);
+		assert_int_equal(newline_count(buf + off, n, NEWLINE_SSE2), want);
+		assert_int_equal(newline_count(buf + off, n, NEWLINE_AVX2), want);
 	}
 }
 

@@ -1,7 +1,7 @@
 /* explain's scanner runs a first stage over whole buffers and hands on only the lines its
  * candidates fall in (src/explain/match.c, docs/internals.md). Its results must be those of
  * the plain path that takes every line through the automaton (CUDOCTOR_EXPLAIN_SCAN=lines),
- * and of the first stage without SIMD (=scalar): the same JSON over every text of
+ * and of the first stage without SIMD (=scalar, =sse2 with SSE2's newline count): the same JSON over every text of
  * tests/explain and over a generated log with errors at every place a buffer-wide scan could
  * get wrong (bench/make_log.py --edges); and in-process, the same matches whatever the pieces
  * the text is fed in. */
@@ -25,7 +25,7 @@
 #define MAKE_LOG CUDOCTOR_SOURCE_DIR "/bench/make_log.py"
 
 static const char *const modes[] = { "CUDOCTOR_EXPLAIN_SCAN=lines", "CUDOCTOR_EXPLAIN_SCAN=scalar",
-				     "CUDOCTOR_EXPLAIN_SCAN=" };
+				     "CUDOCTOR_EXPLAIN_SCAN=sse2", "CUDOCTOR_EXPLAIN_SCAN=" };
 
 /* `cudoctor --json explain --offline < path` in a mode, the report's date line dropped */
 static char *explain_json(const char *path, const char *mode)
@@ -173,8 +173,8 @@ static void any_pieces(void **state)
 
 		while (n < 4 && sizes[s][n])
 			n++;
-		for (size_t m = 0; m < 2; m++) {
-			scan_pieces(text, len, sizes[s], n, m ? "" : "scalar", &got, &lines);
+		for (size_t m = 0; m < 3; m++) {
+			scan_pieces(text, len, sizes[s], n, m == 0 ? "scalar" : m == 1 ? "sse2" : "", &got, &lines);
 			assert_int_equal(lines, lines_want);
 			same_result(&got, &want);
 			explain_result_free(&got);
