@@ -1,6 +1,6 @@
 /* explain's buffer-wide scan against its plain path on arbitrary bytes: the matches of
  * CUDOCTOR_EXPLAIN_SCAN=lines over the whole input must be those of the default scan and of
- * the portable one, each fed in pieces cut where the input's first bytes say. A difference
+ * the portable ones, each fed in pieces cut where the input's first bytes say. A difference
  * aborts. */
 #include <stddef.h>
 #include <stdint.h>
