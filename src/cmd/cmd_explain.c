@@ -28,7 +28,7 @@ static const char explain_help[] =
 	"Options come before the text; everything from the first other word on is the text, even "
 	"words that start with '-' (\"-> CUDA driver version is insufficient\").";
 
-enum { OPT_OFFLINE = 1, OPT_BINARY, OPT_GPU, OPT_DRIVER, OPT_BLOCK };
+enum { OPT_OFFLINE = 1, OPT_BINARY, OPT_GPU, OPT_DRIVER, OPT_BLOCK, OPT_PATTERNS };
 
 static const struct cli_opt explain_opts[] = {
 	{ .id = OPT_OFFLINE, .long_name = "offline", .help = "skip the checks on this machine" },
@@ -47,6 +47,9 @@ static const struct cli_opt explain_opts[] = {
 	  .help = "threads per block of the failed launch, for `too many resources requested for "
 		  "launch`: names the kernels of --binary that cannot launch with N threads on the GPU "
 		  "and the largest block each can (default: the block the text names, else 1024)" },
+	{ .id = OPT_PATTERNS, .long_name = "patterns", .flags = CLI_HIDDEN,
+	  .help = "print the strings the scanner looks for, one a line, and stop (bench/explain.sh "
+		  "gives them to grep -F -f)" },
 	{ 0 },
 };
 
@@ -64,6 +67,20 @@ static int scan_stdin(struct explain_scan *sc, char *err)
 	if (ferror(stdin))
 		return cd_fail(err, CD_EIO, "reading stdin failed");
 	return CD_OK;
+}
+
+/* --patterns: the scanner's strings, for a plain multi-string search to be measured against */
+static int print_patterns(struct report *r, char *err)
+{
+	const char *const *texts;
+	size_t n;
+	int rc = explain_patterns(&texts, &n, err);
+
+	r->self_rendered = true;
+	for (size_t i = 0; rc == CD_OK && i < n; i++)
+		if (printf("%s\n", texts[i]) < 0)
+			rc = cd_fail(err, CD_EIO, "writing stdout failed");
+	return rc;
 }
 
 static enum severity severity_of(const char *s)
@@ -346,6 +363,7 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 
 		switch (g->args->v[i].opt->id) {
 		case OPT_OFFLINE: offline = true; break;
+		case OPT_PATTERNS: return print_patterns(r, err);
 		case OPT_BINARY: {
 			/* a --binary that cannot be read is said on stderr and exits 3; the text is
 			 * still explained, and the check says it was skipped */

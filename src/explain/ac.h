@@ -1,7 +1,11 @@
-/* A multi-pattern matcher (Aho-Corasick, as a full DFA over ASCII-case-folded bytes): every
- * occurrence of every pattern in one pass, one table step per byte, behind a prefilter of one
- * rare four bytes per pattern so text with no candidate is only looked at, never stepped
- * through. explain's scanner runs it over whole logs; pure, no I/O. */
+/* A multi-pattern matcher: every occurrence of every pattern (ASCII case ignored), in the
+ * order an Aho-Corasick scan reports them. A first stage hashes four bytes at every second
+ * offset (each pattern's rarest four are in a table), 32 bytes at a time with AVX2 where the
+ * CPU has it, one gram at a time elsewhere; a candidate is compared with the patterns whose
+ * gram it may be, and a text with very many candidates is stepped through the automaton (a
+ * full DFA over folded bytes). explain's scanner walks whole buffers with the first stage and
+ * hands on only the lines its candidates fall in (docs/internals.md, "explain's scan").
+ * Pure, no I/O. */
 #ifndef CUDOCTOR_EXPLAIN_AC_H
 #define CUDOCTOR_EXPLAIN_AC_H
 
@@ -20,13 +24,24 @@ struct ac {
 	uint32_t *len;        /* each pattern's length */
 	size_t n_patterns;
 	/* the prefilter: each pattern's rarest four bytes (a pattern of three: those and any
-	 * fourth), as classes, hashed into gram_bits; the hashes in gram_hash, ascending, each
-	 * with how far an occurrence holding it reaches before the four bytes' start
-	 * (gram_before) and after it (gram_after) */
+	 * fourth), folded, hashed twice into gram_bits; by the first hash, in grams (open
+	 * addressing, gram_mask + 1 entries), the patterns to compare a candidate with:
+	 * cmp_pat[start .. start + count), each with the gram's offset in it (cmp_off; -1: the
+	 * gram starts a byte before the pattern) */
 	uint8_t *gram_bits;
-	uint32_t *gram_hash, *gram_before, *gram_after;
+	struct ac_gram {
+		uint32_t key;    /* the hash + 1; 0: empty */
+		uint32_t start, count;
+	} *grams;
+	uint32_t gram_mask;
 	size_t n_grams;
+	uint32_t *cmp_pat;
+	int32_t *cmp_off;
+	unsigned char *folded;   /* the patterns' bytes as classes, pattern i from folded_at[i] */
+	uint32_t *folded_at;
 	bool use_grams;          /* false when a pattern is shorter than three bytes */
+	bool simd;               /* the first stage runs vectorised (set by ac_build where the CPU
+				  * can; clear it for the portable path, which finds the same) */
 };
 
 /* One occurrence: pattern pat ends just before offset end of the text. */
@@ -57,8 +72,31 @@ static inline uint32_t ac_state(const struct ac *a, uint32_t stepped)
 
 /* Every occurrence in s[0..len) (len < 4 GiB), in the order a plain scan from state 0 would
  * report them (by end, then the automaton's output order), the first max of them in hits.
- * Returns how many were stored. Only the windows around prefilter candidates are stepped
- * through; the result is the same as stepping through every byte. */
+ * Returns how many were stored. Only the prefilter's candidates are compared with patterns;
+ * the result is the same as stepping through every byte. */
 size_t ac_find(const struct ac *a, const unsigned char *s, size_t len, struct ac_hit *hits, size_t max);
+
+/* The first stage over a whole buffer s[0..len), as a walk through its candidates in order:
+ * at is the current one (len: none left). A candidate is an even offset (counted from s) where
+ * the four bytes (spaces past len) pass the prefilter; every occurrence of a pattern has one
+ * from one byte before its start to its end (its gram, or the one beside it), so a stretch
+ * with no candidate holds no occurrence. explain's scanner walks each buffer once this way and
+ * hands on only the lines the candidates fall in; without a prefilter every offset is one. */
+struct ac_cursor {
+	const unsigned char *s;
+	size_t len;
+	size_t block;  /* the 32 bytes whose candidates mask holds, bit k for offset block + 2k */
+	unsigned mask; /* those not yet passed */
+	size_t at;
+};
+
+/* The cursor at the first candidate at or after from. */
+void ac_cursor_start(const struct ac *a, struct ac_cursor *k, const unsigned char *s, size_t len, size_t from);
+void ac_cursor_next(const struct ac *a, struct ac_cursor *k);
+
+/* ac_find over the line s[lo..hi) of the cursor's buffer (hi <= its len; hits[].end counted
+ * from lo), from the cursor's candidate on: it must be the first at or after lo - 1. Leaves the
+ * cursor at the first candidate at or after hi. */
+size_t ac_find_line(const struct ac *a, struct ac_cursor *k, size_t lo, size_t hi, struct ac_hit *hits, size_t max);
 
 #endif

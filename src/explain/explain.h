@@ -77,6 +77,11 @@ void explain_scan_free(struct explain_scan *s);
  * launch's, and becomes launch-out-of-resources. */
 void explain_result_launch_given(struct explain_result *r);
 
+/* The strings the scanner's automaton looks for (ASCII case ignored), n of them: only the
+ * lines holding one are looked at closely. For comparing the scan against a plain multi-string
+ * search (bench/explain.sh). CD_OK or the kb's load error. */
+int explain_patterns(const char *const **texts, size_t *n, char *err);
+
 /* For an nvcc "Unsupported gpu architecture" on arch a: arch-dropped-by-toolkit when no
  * current toolkit accepts it but an older one did (or it predates the tables), else
  * toolkit-cannot-target-gpu. */

@@ -9,7 +9,9 @@
 
 #include "explain/ac.h"
 #include "explain/explain.h"
+#include "explain/newlines.h"
 #include "explain/scan_line.h"
+#include "util/cpu.h"
 #include "util/err.h"
 
 #define LINE_HITS 256    /* pattern hits kept per line */
@@ -32,6 +34,7 @@ static struct {
 	bool built;
 	struct ac ac;
 	struct pat *pats;
+	const char **text; /* each pattern's text (kb strings and the literals here) */
 	size_t n;
 } P;
 
@@ -131,11 +134,12 @@ static int build_patterns(char *err)
 		return cd_fail(err, CD_ENOMEM, "out of memory");
 	}
 	rc = ac_build(pl.text, pl.n, &P.ac, err);
-	free(pl.text);
 	if (rc != CD_OK) {
+		free(pl.text);
 		free(pl.pats);
 		return rc;
 	}
+	P.text = pl.text;
 	P.pats = pl.pats;
 	P.n = pl.n;
 	P.built = true;
@@ -169,6 +173,9 @@ struct explain_scan {
 	struct line l;
 	unsigned char *msg_seen; /* per message: bits of the parts seen on this line */
 	bool *nccl_hit;          /* per NCCL anchor: seen on this line (the automaton found it) */
+	bool by_line;            /* every line through the automaton (CUDOCTOR_EXPLAIN_SCAN=lines) */
+	bool simd;               /* the first stage vectorised where the CPU can */
+	enum newline_path nl;    /* how newlines are counted */
 	int failed;
 };
 
@@ -758,14 +765,10 @@ static int scan_line(struct explain_scan *sc)
 	return CD_OK;
 }
 
-/* A line (or a piece of a long one) ready: run the automaton over it, look closer if it hit. */
-static int take_line(struct explain_scan *sc, const char *s, size_t len, size_t offset)
+/* A line (or a piece of a long one) whose hits are in sc->hits: to the open OOM windows,
+ * and looked at closely if it hit. */
+static int take_hits(struct explain_scan *sc, const char *s, size_t len, size_t offset)
 {
-	int rc;
-
-	if (len && s[len - 1] == '\r')
-		len--;
-	sc->n_hits = ac_find(&P.ac, (const unsigned char *)s, len, sc->hits, LINE_HITS);
 	if (sc->n_pend)
 		pend_feed(sc, s, len);
 	if (!sc->n_hits)
@@ -774,8 +777,16 @@ static int take_line(struct explain_scan *sc, const char *s, size_t len, size_t 
 	sc->l.len = len;
 	sc->l.offset = offset;
 	sc->l.no = sc->lines + 1;
-	rc = scan_line(sc);
-	return rc;
+	return scan_line(sc);
+}
+
+/* A line (or a piece of a long one) ready: run the automaton over it, look closer if it hit. */
+static int take_line(struct explain_scan *sc, const char *s, size_t len, size_t offset)
+{
+	if (len && s[len - 1] == '\r')
+		len--;
+	sc->n_hits = ac_find(&P.ac, (const unsigned char *)s, len, sc->hits, LINE_HITS);
+	return take_hits(sc, s, len, offset);
 }
 
 /* one physical line, in pieces of at most SCAN_CHUNK bytes */
@@ -794,9 +805,23 @@ static int take_physical(struct explain_scan *sc, const char *s, size_t len, siz
 	return rc;
 }
 
+int explain_patterns(const char *const **texts, size_t *n, char *err)
+{
+	int rc;
+
+	if ((rc = kb_load(err)) != CD_OK)
+		return rc;
+	if (!P.built && (rc = build_patterns(err)) != CD_OK)
+		return rc;
+	*texts = P.text;
+	*n = P.n;
+	return CD_OK;
+}
+
 int explain_scan_new(struct explain_scan **out, char *err)
 {
 	struct explain_scan *sc;
+	const char *scan;
 	int rc;
 
 	*out = NULL;
@@ -813,61 +838,139 @@ int explain_scan_new(struct explain_scan **out, char *err)
 		return cd_fail(err, CD_ENOMEM, "out of memory");
 	}
 	nccl_log_init(&sc->nccl);
+	/* the plain paths, for comparing against (docs/internals.md): "lines" takes every line
+	 * through the automaton, "scalar" runs the first stage and the newline count without
+	 * SIMD, "sse2" the first stage without it and the count on SSE2 */
+	scan = getenv("CUDOCTOR_EXPLAIN_SCAN");
+	sc->by_line = scan && strcmp(scan, "lines") == 0;
+	sc->simd = !(scan && (strcmp(scan, "scalar") == 0 || strcmp(scan, "sse2") == 0 || sc->by_line));
+	sc->nl = sc->simd ? newline_best() : scan && strcmp(scan, "sse2") == 0 ? NEWLINE_SSE2 : NEWLINE_PORTABLE;
+	P.ac.simd = sc->simd && cpu_has_avx2();
 	*out = sc;
 	return CD_OK;
+}
+
+/* Complete lines s[0..len) (s[len - 1] is a newline) starting at stream offset base. The
+ * first stage (ac_cursor) runs over all of them: the lines no candidate falls in hold no
+ * pattern, so they are only counted; the automaton runs over the others from their first
+ * candidate on (ac_find_line), finding what take_line would. A line longer than a chunk is
+ * taken as take_physical takes every line. While an OOM window is open every line goes to
+ * it, so lines are taken one by one until it closes. One walk through the candidates (one
+ * parity) serves the whole buffer: a candidate on the newline ending a line is the next
+ * line's (newline, then a short pattern), and each line's automaton run takes its own. */
+static int take_lines(struct explain_scan *sc, const char *s, size_t len, size_t base)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	struct ac_cursor k;
+	size_t cur = 0; /* the next line not taken */
+	bool restart = true;
+	int rc = CD_OK;
+
+	while (rc == CD_OK && cur < len) {
+		size_t t, ls, le;
+		const char *nl;
+
+		if (sc->by_line || sc->n_pend) {
+			le = (size_t)((const char *)memchr(s + cur, '\n', len - cur) - s);
+			rc = take_physical(sc, s + cur, le - cur, base + cur);
+			cur = le + 1;
+			restart = true;
+			continue;
+		}
+		if (restart)
+			ac_cursor_start(&P.ac, &k, u, len, cur ? cur - 1 : 0);
+		restart = false;
+		/* a newline first: the gram is one of the next line's (newline, then "gpu") */
+		t = k.at < len ? k.at + (s[k.at] == '\n') : len;
+		if (t < cur) {
+			ac_cursor_next(&P.ac, &k); /* after the end of a line taken (its '\r') */
+			continue;
+		}
+		if (t >= len) {
+			sc->lines += newline_count(s + cur, len - cur, sc->nl);
+			break;
+		}
+		nl = t > cur ? memrchr(s + cur, '\n', t - cur) : NULL;
+		ls = nl ? (size_t)(nl - s) + 1 : cur;
+		sc->lines += newline_count(s + cur, ls - cur, sc->nl);
+		le = (size_t)((const char *)memchr(s + t, '\n', len - t) - s);
+		if (le - ls > SCAN_CHUNK) {
+			rc = take_physical(sc, s + ls, le - ls, base + ls);
+			restart = true;
+		} else {
+			size_t hi = le > ls && s[le - 1] == '\r' ? le - 1 : le;
+
+			sc->n_hits = ac_find_line(&P.ac, &k, ls, hi, sc->hits, LINE_HITS);
+			rc = take_hits(sc, s + ls, hi - ls, base + ls);
+			sc->lines++;
+		}
+		cur = le + 1;
+	}
+	return rc;
+}
+
+/* a partial line: kept until its newline comes (a line longer than a chunk is taken in
+ * pieces as it grows) */
+static int carry_add(struct explain_scan *sc, const char *s, size_t add)
+{
+	char *nc = realloc(sc->carry, sc->carry_len + add + 1);
+	int rc = CD_OK;
+
+	if (!nc)
+		return CD_ENOMEM;
+	sc->carry = nc;
+	memcpy(sc->carry + sc->carry_len, s, add);
+	sc->carry_len += add;
+	while (rc == CD_OK && sc->carry_len > 4 * SCAN_CHUNK) {
+		/* a piece of a line longer than the chunk: take it now, keep the rest */
+		rc = take_line(sc, sc->carry, SCAN_CHUNK, sc->bytes - sc->carry_len + add);
+		memmove(sc->carry, sc->carry + SCAN_CHUNK, sc->carry_len - SCAN_CHUNK);
+		sc->carry_len -= SCAN_CHUNK;
+	}
+	sc->bytes += add;
+	return rc;
 }
 
 int explain_scan_feed(struct explain_scan *sc, const char *data, size_t n, char *err)
 {
 	size_t pos = 0;
+	const char *nl;
 	int rc = CD_OK;
 
 	if (sc->failed)
 		return sc->failed;
-	while (pos < n && rc == CD_OK) {
-		const char *nl = memchr(data + pos, '\n', n - pos);
-		size_t end = nl ? (size_t)(nl - data) : n;
-
+	/* the line an earlier piece left open ends at the first newline here */
+	if (sc->carry_len && n) {
+		nl = memchr(data, '\n', n);
 		if (!nl) {
-			/* keep the partial line (a line longer than a chunk is taken in pieces) */
-			size_t add = end - pos;
-			char *nc = realloc(sc->carry, sc->carry_len + add + 1);
-
-			if (!nc) {
-				rc = CD_ENOMEM;
-				break;
-			}
-			sc->carry = nc;
-			memcpy(sc->carry + sc->carry_len, data + pos, add);
-			sc->carry_len += add;
-			while (rc == CD_OK && sc->carry_len > 4 * SCAN_CHUNK) {
-				/* a piece of a line longer than the chunk: take it now, keep the rest */
-				rc = take_line(sc, sc->carry, SCAN_CHUNK, sc->bytes - sc->carry_len + add);
-				memmove(sc->carry, sc->carry + SCAN_CHUNK, sc->carry_len - SCAN_CHUNK);
-				sc->carry_len -= SCAN_CHUNK;
-			}
-			sc->bytes += add;
+			rc = carry_add(sc, data, n);
 			pos = n;
-			break;
-		}
-		if (sc->carry_len) {
-			size_t add = end - pos;
+		} else {
+			size_t add = (size_t)(nl - data);
 			char *nc = realloc(sc->carry, sc->carry_len + add + 1);
 
 			if (!nc) {
 				rc = CD_ENOMEM;
-				break;
+			} else {
+				sc->carry = nc;
+				memcpy(sc->carry + sc->carry_len, data, add);
+				rc = take_physical(sc, sc->carry, sc->carry_len + add, sc->bytes - sc->carry_len);
+				sc->carry_len = 0;
+				sc->bytes += add + 1;
+				pos = add + 1;
 			}
-			sc->carry = nc;
-			memcpy(sc->carry + sc->carry_len, data + pos, add);
-			rc = take_physical(sc, sc->carry, sc->carry_len + add, sc->bytes - sc->carry_len);
-			sc->carry_len = 0;
-		} else {
-			rc = take_physical(sc, data + pos, end - pos, sc->bytes);
 		}
-		sc->bytes += end - pos + 1;
-		pos = end + 1;
 	}
+	/* the complete lines, then what is left of the last one */
+	if (rc == CD_OK && pos < n && (nl = memrchr(data + pos, '\n', n - pos))) {
+		size_t end = (size_t)(nl - data) + 1;
+
+		rc = take_lines(sc, data + pos, end - pos, sc->bytes);
+		sc->bytes += end - pos;
+		pos = end;
+	}
+	if (rc == CD_OK && pos < n)
+		rc = carry_add(sc, data + pos, n - pos);
 	if (rc != CD_OK) {
 		sc->failed = rc;
 		return cd_fail(err, rc, "out of memory");
