@@ -1047,6 +1047,13 @@ static void settle(struct explain_scan *sc)
 		for (size_t i = r->n; i-- > 0;)
 			if (strcmp(r->m[i].finding, "out-of-memory") == 0)
 				drop(r, i);
+	/* 719 says only that the kernel died; an illegal access in the same text (a memcheck
+	 * report before it, or a 700) says why, and is the one finding */
+	if (present(r, "illegal-address"))
+		for (size_t i = r->n; i-- > 0;)
+			if (strcmp(r->m[i].finding, "kernel-exception") == 0 && r->m[i].error &&
+			    r->m[i].error->code == 719)
+				drop(r, i);
 	for (size_t i = 0; i < r->n; i++)
 		others += !is_fallback(&r->m[i]);
 	if (others)
