@@ -309,10 +309,8 @@ for name, fn in [("no SASS/PTX for this GPU", wrong_arch), ("out-of-bounds write
                  ("__trap() in a kernel", simple("trap", "trap.cu", ["kernel-exception"])),
                  ("elapsed time of an untimed event", simple("stream", "stream.cu", ["cuda-error"],
                   lambda m: "cudaErrorInvalidResourceHandle" in " ".join(m.get("evidence", [])), "error 400")),
-                 ("peer access to itself", simple("peer", "peer.cu", ["invalid-device-ordinal", "cuda-error"],
-                  lambda m: has_check(m, "gpus", text="visible") if m["id"] == "invalid-device-ordinal" else
-                  any("cudaDeviceEnablePeerAccess" in e or "cudaError" in e for e in m.get("evidence", [])),
-                  "the visible GPUs (invalid-device-ordinal) or the failing call's code (cuda-error)")),
+                 ("peer access to itself", simple("peer", "peer.cu", ["p2p-unsupported"],
+                  lambda m: has_check(m, "gpus"), "the GPUs here")),
                  ("cudaMemcpy with a wrong kind", simple("memcpy_kind", "memcpy_kind.cu", ["cuda-error"],
                   lambda m: "cudaErrorInvalidMemcpyDirection" in " ".join(m.get("evidence", [])), "error 21")),
                  ("freed memory under compute-sanitizer", freed_under_sanitizer),
