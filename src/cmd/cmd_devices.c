@@ -458,6 +458,36 @@ static void put_text(struct report *r, const struct gpu_probe *p)
 		put_gpu_text(r, &p->gpus[i]);
 }
 
+/* -q: a line per GPU a script can read (which GPU, its arch, memory, the driver), then
+ * the warn and error findings. */
+static int put_answer(struct report *r, const struct gpu_probe *p)
+{
+	char subject[320], cc[32], mem[48];
+	int rc = CD_OK;
+
+	if (!p->n_gpus)
+		rc = report_answer(r, "no GPU: %d seen by CUDA, %d by NVML", p->has_cuda_device_count ? p->cuda_device_count : 0,
+				   p->has_nvml_device_count ? p->nvml_device_count : 0);
+	for (size_t i = 0; rc == CD_OK && i < p->n_gpus; i++) {
+		const struct gpu_info *g = &p->gpus[i];
+
+		gpu_subject(g, subject, sizeof(subject));
+		if (gpu_has(g, GF_CC))
+			snprintf(cc, sizeof(cc), "sm_%lld%lld", g->cc_major, g->cc_minor);
+		else
+			snprintf(cc, sizeof(cc), "compute capability unknown");
+		if (gpu_has(g, GF_MEMORY_TOTAL))
+			units_fmt_bytes((uint64_t)g->memory_total_bytes, mem, sizeof(mem));
+		else if (gpu_has(g, GF_NVML_MEMORY))
+			units_fmt_bytes((uint64_t)g->nvml_memory_total_bytes, mem, sizeof(mem));
+		else
+			snprintf(mem, sizeof(mem), "memory unknown");
+		rc = report_answer(r, "%s: %s, %s, driver %s", subject, cc, mem,
+				   p->has_driver_version ? p->driver_version : "version unknown");
+	}
+	return rc == CD_OK ? report_answer_findings(r) : rc;
+}
+
 static const struct cli_opt devices_opts[] = { CMD_OPT_FORMAT_ENTRY, { 0 } };
 
 static int devices_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
@@ -474,6 +504,8 @@ static int devices_run(struct report *r, int argc, char **argv, const struct cd_
 		rc = put_json(r, p);
 	if (rc == CD_OK)
 		put_text(r, p);
+	if (rc == CD_OK && (rc = put_answer(r, p)) != CD_OK)
+		rc = cd_fail(err, rc, "out of memory");
 	return rc;
 }
 
@@ -493,7 +525,9 @@ const struct cd_command cmd_devices = {
 		"driver-library-mismatch, forward-compat-unsupported, nvml-unavailable (the same driver "
 		"rules as doctor), gpu-lost, ecc-errors, retired-pages-pending, pcie-link-degraded, "
 		"clocks-throttled. "
-		"--json carries every field, units in the key names (docs/json.md); unknown values are null.",
+		"--json carries every field, units in the key names (docs/json.md); unknown values are null. "
+		"-q prints a line per GPU (GPU 0 (NAME): sm_90, memory, driver) and the warn and error "
+		"findings, a line each.",
 	.notes = "Environment: CUDOCTOR_LIBCUDA, CUDOCTOR_LIBNVML select the driver libraries.",
 	.needs = NEEDS_DRIVER,
 	.run = devices_run,

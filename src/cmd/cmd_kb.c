@@ -20,7 +20,9 @@ static const char kb_help[] =
 	"\n"
 	"Prints facts from the embedded tables (kb/*.tsv) with their sources; facts the sources "
 	"disagree on or barely support are marked (uncertain). Without an argument, gpu and "
-	"toolkit list every row.";
+	"toolkit list every row. -q prints a line per row: a GPU's compute capability, a "
+	"toolkit's minimum driver, a driver's branch and CUDA version, an error's message, a "
+	"build's CUDA and archs or GPUs and driver.";
 
 static const struct cli_opt kb_opts[] = { { 0 } };
 
@@ -351,6 +353,9 @@ static int kb_driver_cmd(struct report_rec *top, const char *query, char *err)
 	zstd = z && version_cmp(&v, &z->min_driver) >= 0;
 	report_rec_object(top, "driver", &w);
 	report_rec_section(&w, "driver %s", query);
+	cmd_note(top->r, report_answer(top->r, "driver %s: R%d%s, CUDA %s%s%s", query, b->branch,
+				       exact ? "" : " (the nearest older branch listed)", exact ? "" : "at least ", cuda,
+				       unc(b->uncertain))); /* -q */
 	report_field(&w, NULL, "version", rv_str(query));
 	report_fieldf(&w, "branch", "branch", rv_int(b->branch), "R%d%s", b->branch,
 		      exact ? "" : " (the nearest older branch in the table; yours is not listed)");

@@ -22,7 +22,9 @@ static const char help[] =
 	"Proves the claims of the CUDA programming model on this GPU: each lab prints the claim, "
 	"the set-up, a table of measurements, the verdict (confirmed, refuted, inconclusive) with "
 	"the numbers that decided it, and what it means for your code. `cudoctor lab list` names "
-	"every lab. `cudoctor --html FILE lab ...` also writes one self-contained page with every chart.";
+	"every lab. `cudoctor --html FILE lab ...` also writes one self-contained page with every chart. "
+	"-q prints a line per lab (name: verdict: the numbers that decided it) and the warn and "
+	"error findings; with list, the names alone.";
 
 enum { O_QUICK = 1, O_PLOT, O_DEVICE, O_SEED };
 
@@ -98,6 +100,8 @@ void lab_render_result(struct report *r, json_t *jlabs, const struct lab *l, con
 		report_figure(r, res->plot.title, svg);
 	free(svg);
 	report_kv(r, "verdict", "%s: %s", lab_verdict_name(res->verdict), res->decided[0] ? res->decided : err);
+	cmd_note(r, report_answer(r, "%s: %s: %s", l->name, lab_verdict_name(res->verdict),
+				  res->decided[0] ? res->decided : err)); /* -q */
 	if (res->note[0])
 		report_kv(r, "note", "%s", res->note);
 	report_kv(r, "lesson", "%s", l->lesson);
@@ -177,6 +181,7 @@ static int list_labs(struct report *r)
 		const struct lab *l = lab_at(i);
 		const char *row[] = { l->name, l->concept, l->measures };
 		report_table_row(r, row);
+		cmd_note(r, report_answer(r, "%s", l->name)); /* -q: the names, for a script's loop */
 		if (a)
 			json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s}", "name", l->name, "concept", l->concept,
 							   "measures", l->measures, "claim", l->claim));
@@ -198,7 +203,7 @@ static void labs_not_started(struct report *r, int device, const char *evidence)
 	}
 }
 
-static int run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
+static int run_labs(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
 	bool quick = false;
 	const char *plot = NULL;
@@ -354,6 +359,16 @@ static int run(struct report *r, int argc, char **argv, const struct cd_globals 
 	lab_close(&c);
 	lab_nvml_close(&nv);
 	return status;
+}
+
+/* -q: the verdict lines, then the warn and error findings (a lab refuted, the driver missing) */
+static int run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
+{
+	int rc = run_labs(r, argc, argv, g, err);
+
+	if (rc == CD_OK)
+		cmd_note(r, report_answer_findings(r));
+	return rc;
 }
 
 const struct cd_command cmd_lab = {

@@ -9,7 +9,9 @@
 static const char mem_help[] =
 	"Who holds GPU memory, how large a block can be had now, and whether a model fits. "
 	"FILE is read header-only. Sizes accept KiB/MiB/GiB (binary) and KB/MB/GB (decimal); "
-	"counts accept 8e9, 7B, 128k. See docs/mem.md for every formula and allowance.";
+	"counts accept 8e9, 7B, 128k. See docs/mem.md for every formula and allowance. -q prints a "
+	"line per GPU (status: used, free of total, processes; probe: the largest block; estimate: "
+	"fits or not) and the warn and error findings.";
 
 static const struct cd_subcommand mem_subs[] = {
 	{ .name = "status", .usage = "status [--oom FILE]", .opts = mem_status_opts,

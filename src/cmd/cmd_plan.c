@@ -18,7 +18,8 @@ static const char plan_help[] =
 	"framework builds carry code for every GPU (SASS, or PTX the driver can JIT) and run "
 	"on the driver, with the recommended one, why, and its pip / uv pip install line. "
 	"When no build fits every GPU it says which GPU forces which limit and how to split "
-	"them. Without --gpu it plans for the GPUs and driver here.";
+	"them. Without --gpu it plans for the GPUs and driver here. -q prints the driver's "
+	"verdict, the toolkit, the build with its install line, and the warnings.";
 
 enum { O_GPU = 1, O_DRIVER, O_FRAMEWORK };
 
@@ -232,6 +233,7 @@ static int driver_section(struct report *r, const struct plan *p)
 		report_kv(r, "every GPU", "no branch: %s needs %s or newer, %s ends with %s",
 			  plan_gpu_label(&p->gpu[p->drv_first_gpu]), branch_text(p->drv_first, b1, sizeof(b1)),
 			  plan_gpu_label(&p->gpu[p->drv_last_gpu]), branch_text(p->drv_last, b2, sizeof(b2)));
+		cmd_note(r, report_answer(r, "driver: no branch supports every GPU")); /* -q */
 		f = report_add_finding(r, SEV_WARN, "plan-no-common-driver", "driver",
 				       "No driver branch supports every GPU");
 		if (!f || finding_evidence(f, "%s needs %s or newer; %s is supported up to %s",
@@ -250,11 +252,14 @@ static int driver_section(struct report *r, const struct plan *p)
 		char cuda[16];
 
 		snprintf(cuda, sizeof(cuda), "%d.%d", d->cuda.major, d->cuda.minor);
+		const char *verdict = p->drv_verdict == PLAN_DRV_OK ? "supports every GPU" :
+				      p->drv_verdict == PLAN_DRV_TOO_OLD ? "too old for a GPU" :
+				      p->drv_verdict == PLAN_DRV_TOO_NEW ? "too new for a GPU" : "cannot support them all";
+
 		report_kv(r, "this driver", "%s%s (CUDA %s): %s", d->branch ? "R" : "",
-			  d->branch ? branch_text(d->branch, b1, sizeof(b1)) + 1 : "?", cuda,
-			  p->drv_verdict == PLAN_DRV_OK ? "supports every GPU" :
-			  p->drv_verdict == PLAN_DRV_TOO_OLD ? "too old for a GPU" :
-			  p->drv_verdict == PLAN_DRV_TOO_NEW ? "too new for a GPU" : "cannot support them all");
+			  d->branch ? branch_text(d->branch, b1, sizeof(b1)) + 1 : "?", cuda, verdict);
+		cmd_note(r, report_answer(r, "driver: this driver, %s%s (CUDA %s), %s", d->branch ? "R" : "",
+					  d->branch ? branch_text(d->branch, b1, sizeof(b1)) + 1 : "?", cuda, verdict)); /* -q */
 		if (p->drv_verdict == PLAN_DRV_TOO_OLD || p->drv_verdict == PLAN_DRV_TOO_NEW) {
 			const struct plan_gpu *g = &p->gpu[p->drv_verdict == PLAN_DRV_TOO_OLD ? p->drv_first_gpu : p->drv_last_gpu];
 
@@ -272,6 +277,9 @@ static int driver_section(struct report *r, const struct plan *p)
 		}
 	} else {
 		report_kv(r, "this driver", "unknown (give --driver to judge one)");
+		if (!p->drv_empty)
+			cmd_note(r, report_answer(r, "driver: %s .. %s supports every GPU", branch_text(p->drv_first, b1, sizeof(b1)),
+						  branch_text(p->drv_last, b2, sizeof(b2)))); /* -q */
 	}
 	return report_json_set(r, "driver", json_pack("{s:i, s:i, s:b, s:s, s:o, s:o}", "first_branch", p->drv_first,
 			       "last_branch", p->drv_last, "empty", p->drv_empty, "verdict", verdicts[p->drv_verdict],
@@ -321,6 +329,11 @@ static int toolkit_section(struct report *r, const struct plan *p)
 	}
 	if (p->tk_pick >= 0)
 		report_kv(r, "recommended", "CUDA %s: %s", p->tk[p->tk_pick].tk->release_text, p->tk_why);
+	/* -q */
+	if (p->tk_pick >= 0)
+		cmd_note(r, report_answer(r, "toolkit: CUDA %s", p->tk[p->tk_pick].tk->release_text));
+	else
+		cmd_note(r, report_answer(r, "toolkit: %s", lo ? "none recommended" : "none builds for every GPU"));
 	report_json_set(r, "toolkits_build_all", builds);
 	report_json_set(r, "toolkits_runnable", p->in.driver.known ? runs : json_null());
 	if (!p->in.driver.known)
@@ -429,6 +442,8 @@ static int torch_section(struct report *r, const struct plan *p)
 		if (p->in.driver.known)
 			report_kv(r, "on this driver", "%s", fit_driver_text(t->driver_fit));
 		pip_lines(r, t->b);
+		cmd_note(r, report_answer(r, "torch %s %s: pip install torch==%s --index-url %s", t->b->release, t->b->variant,
+					  t->b->release, t->b->index_url)); /* -q */
 		torch_gpu_notes(r, p, t);
 	} else if (p->torch_pick_any_driver >= 0) {
 		const struct plan_torch *t = &p->torch[p->torch_pick_any_driver];
@@ -437,6 +452,8 @@ static int torch_section(struct report *r, const struct plan *p)
 
 		report_kv(r, "recommended", "none runs on this driver; with %s or newer: torch %s %s",
 			  branch_text(need, b1, sizeof(b1)), t->b->release, t->b->variant);
+		cmd_note(r, report_answer(r, "torch: none runs on this driver; with %s or newer: torch %s %s", b1, t->b->release,
+					  t->b->variant)); /* -q */
 		pip_lines(r, t->b);
 		f = report_add_finding(r, SEV_WARN, "plan-driver-change", "torch",
 				       "No PyTorch build in the tables runs on this driver for these GPUs; torch %s %s needs %s or newer",
@@ -446,6 +463,7 @@ static int torch_section(struct report *r, const struct plan *p)
 			return CD_ENOMEM;
 	} else if (p->n_torch) {
 		report_kv(r, "recommended", "none: no PyTorch build in the tables carries code for every GPU");
+		cmd_note(r, report_answer(r, "torch: none carries code for every GPU")); /* -q */
 	}
 	if (p->torch_newest && (p->torch_pick < 0 || strcmp(p->torch[p->torch_pick].b->release, p->torch_newest->release) != 0)) {
 		for (size_t i = 0; i < p->n_torch; i++) {
@@ -497,10 +515,13 @@ static int fw_section(struct report *r, const struct plan *p)
 		report_kv(r, "recommended", "%s %s%s: the first build %s lists that fits every GPU%s", name, b->variant,
 			  b->uncertain ? " (uncertain)" : "", name, p->in.driver.known ? " and runs on this driver" : "");
 		report_kv(r, "install", "%s", b->install);
+		cmd_note(r, report_answer(r, "%s %s: %s", name, b->variant, b->install)); /* -q */
 		if (*b->notes)
 			report_kv(r, "note", "%s", b->notes);
 	} else {
 		report_kv(r, "recommended", "none of %s's builds fits every GPU%s", name, p->in.driver.known ? " on this driver" : "");
+		cmd_note(r, report_answer(r, "%s: none of its builds fits every GPU%s", name,
+					  p->in.driver.known ? " on this driver" : "")); /* -q */
 	}
 	report_json_set(r, "framework_builds", arr);
 	return report_json_set(r, "framework_build", p->fw_pick >= 0 ? json_string(p->fw[p->fw_pick].b->variant) : json_null());
@@ -602,6 +623,8 @@ static int plan_run(struct report *r, int argc, char **argv, const struct cd_glo
 	if (!p->any_jetson && a.fw != PLAN_FW_TORCH && a.fw != PLAN_FW_NONE && fw_section(r, p))
 		goto nomem;
 	if (p->n_groups && split_section(r, p))
+		goto nomem;
+	if (report_answer_findings(r) != CD_OK)
 		goto nomem;
 	rc = CD_OK;
 	goto out;

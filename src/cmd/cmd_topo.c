@@ -32,7 +32,8 @@ static int topo_run(struct report *r, int argc, char **argv, const struct cd_glo
 	if ((rc = topo_probe_collect(t, &run->probe, run->cu, run->nv, NULL, err)) != CD_OK)
 		goto out_free;
 	if ((rc = rules_gpu_pcie(&run->probe, r)) != CD_OK || (rc = topo_rules(r, t)) != CD_OK ||
-	    (rc = topo_report_full(r, t)) != CD_OK)
+	    (rc = topo_report_full(r, t)) != CD_OK || (rc = topo_report_answer(r, t)) != CD_OK ||
+	    (rc = report_answer_findings(r)) != CD_OK)
 		rc = cd_fail(err, rc, "out of memory");
 	topo_probe_free(t);
 out_free:
@@ -57,7 +58,8 @@ const struct cd_command cmd_topo = {
 		"nvlink-down (an inactive link, or fewer active links than the model has), "
 		"numa-affinity (this process may only run on CPUs of another NUMA node than a GPU), "
 		"pcie-link-degraded, and the driver findings doctor reports. "
-		"--json: the \"topology\" object (docs/json.md).",
+		"--json: the \"topology\" object (docs/json.md). -q prints a line per pair (link, what it "
+		"should carry, P2P), or \"1 GPU: no links to judge\", and the warn and error findings.",
 	.notes = "Environment: CUDOCTOR_LIBCUDA, CUDOCTOR_LIBNVML select the driver libraries; "
 		 "CUDOCTOR_SYSFS reads sysfs from another directory than /sys (a copy of another machine's).",
 	.needs = NEEDS_DRIVER,

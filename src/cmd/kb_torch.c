@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd/cmd.h"
 #include "kb/frameworks.h"
 #include "util/err.h"
 
@@ -68,6 +69,9 @@ int kb_torch_cmd(struct report *r, const char *query, char *err)
 		}
 		archs_text(b, archs, sizeof(archs));
 		report_section(r, "torch %s %s%s", b->release, b->variant, b->uncertain ? " (uncertain)" : "");
+		cmd_note(r, report_answer(r, "torch %s %s: CUDA %s (%s), %s%s", b->release, b->variant, b->cuda_text,
+					  b->experimental ? "experimental" : "stable", archs,
+					  b->uncertain ? " (uncertain)" : "")); /* -q */
 		report_kv(r, "CUDA", "%s (%s)", b->cuda_text, b->experimental ? "experimental" : "stable");
 		report_kv(r, "platform", "%s", b->platform);
 		report_kv(r, "archs", "%s", archs);
@@ -106,17 +110,29 @@ int kb_framework_cmd(struct report *r, const char *query, char *err)
 	for (size_t i = 0; i < kb_fw_count(); i++) {
 		const struct kb_fw_build *b = kb_fw_at(i);
 		json_t *src = json_array();
+		char cc[32], cuda[48], drv[64];
 
 		if (query && strcmp(b->framework, query) != 0) {
 			json_decref(src);
 			continue;
 		}
-		report_section(r, "%s %s %s%s", b->framework, b->release, b->variant, b->uncertain ? " (uncertain)" : "");
-		report_kv(r, "CUDA", "%s", b->cuda_text);
 		if (b->max_cc)
-			report_kv(r, "compute capability", "%d.%d .. %d.%d", b->min_cc / 10, b->min_cc % 10, b->max_cc / 10, b->max_cc % 10);
+			snprintf(cc, sizeof(cc), "%d.%d .. %d.%d", b->min_cc / 10, b->min_cc % 10, b->max_cc / 10, b->max_cc % 10);
 		else
-			report_kv(r, "compute capability", "%d.%d and newer", b->min_cc / 10, b->min_cc % 10);
+			snprintf(cc, sizeof(cc), "%d.%d and newer", b->min_cc / 10, b->min_cc % 10);
+		report_section(r, "%s %s %s%s", b->framework, b->release, b->variant, b->uncertain ? " (uncertain)" : "");
+		/* -q; "-": the build's CUDA is not published (Ollama bundles its own) */
+		cuda[0] = '\0';
+		if (strcmp(b->cuda_text, "-") != 0)
+			snprintf(cuda, sizeof(cuda), "CUDA %s, ", b->cuda_text);
+		if (b->has_min_driver)
+			snprintf(drv, sizeof(drv), "min driver %s", b->min_driver_text);
+		else
+			snprintf(drv, sizeof(drv), "min driver: CUDA %s's minimum", b->cuda_text);
+		cmd_note(r, report_answer(r, "%s %s %s: %scompute capability %s, %s%s", b->framework, b->release, b->variant,
+					  cuda, cc, drv, b->uncertain ? " (uncertain)" : ""));
+		report_kv(r, "CUDA", "%s", b->cuda_text);
+		report_kv(r, "compute capability", "%s", cc);
 		report_kv(r, "min driver", "%s", b->has_min_driver ? b->min_driver_text : "the CUDA family's floor (kb toolkit)");
 		report_kv(r, "install", "%s", b->install);
 		if (*b->notes)

@@ -371,8 +371,22 @@ int topo_report_full(struct report *r, const struct topo_probe *t)
 	return rc;
 }
 
+/* "GPU0 - GPU1: NV18, NVLink 4: ..., P2P yes": one pair, as doctor and topo -q say it. */
+static void pair_line(const struct topo_probe *t, size_t a, size_t b, char *buf, size_t len)
+{
+	const struct topo_pair *p = topo_pair_of(t, a, b);
+	struct topo_theory th;
+	char cell[16];
+
+	topo_cell(t, a, b, cell, sizeof cell);
+	topo_pair_theory(t, p, &th);
+	snprintf(buf, len, "GPU%zu - GPU%zu: %s, %s, P2P %s", a, b, cell, th.known ? th.text : "theory unknown",
+		 !p->has_can_access ? "unknown" : p->can_access ? "yes" : "no");
+}
+
 int topo_report_summary(struct report *r, const struct topo_probe *t)
 {
+	char line[320];
 	int rc;
 
 	if (t->n_gpus < 2)
@@ -381,16 +395,24 @@ int topo_report_summary(struct report *r, const struct topo_probe *t)
 		return rc;
 	for (size_t a = 0; a < t->n_gpus; a++)
 		for (size_t b = a + 1; b < t->n_gpus; b++) {
-			const struct topo_pair *p = topo_pair_of(t, a, b);
-			struct topo_theory th;
-			char cell[16];
-
-			topo_cell(t, a, b, cell, sizeof cell);
-			topo_pair_theory(t, p, &th);
-			rc = report_line(r, "GPU%zu - GPU%zu: %s, %s, P2P %s", a, b, cell, th.known ? th.text : "theory unknown",
-					 !p->has_can_access ? "unknown" : p->can_access ? "yes" : "no");
-			if (rc != CD_OK)
+			pair_line(t, a, b, line, sizeof line);
+			if ((rc = report_line(r, "%s", line)) != CD_OK)
 				return rc;
 		}
 	return CD_OK;
+}
+
+int topo_report_answer(struct report *r, const struct topo_probe *t)
+{
+	char line[320];
+	int rc = CD_OK;
+
+	if (t->n_gpus < 2)
+		return report_answer(r, "%zu GPU%s: no links to judge", t->n_gpus, t->n_gpus == 1 ? "" : "s");
+	for (size_t a = 0; rc == CD_OK && a < t->n_gpus; a++)
+		for (size_t b = a + 1; rc == CD_OK && b < t->n_gpus; b++) {
+			pair_line(t, a, b, line, sizeof line);
+			rc = report_answer(r, "%s", line);
+		}
+	return rc;
 }

@@ -325,6 +325,24 @@ int report_answer(struct report *r, const char *fmt, ...)
 	return CD_OK;
 }
 
+int report_answer_findings(struct report *r)
+{
+	for (int sev = SEV_ERROR; sev >= SEV_WARN; sev--)
+		for (size_t i = 0; i < r->n_findings; i++) {
+			const struct finding *f = &r->findings[i];
+			bool subject = f->subject && *f->subject;
+			int rc;
+
+			if ((int)f->severity != sev)
+				continue;
+			rc = report_answer(r, "%s %s: %s%s%s%s", severity_name(f->severity), f->id, f->title,
+					   subject ? " [" : "", subject ? f->subject : "", subject ? "]" : "");
+			if (rc != CD_OK)
+				return rc;
+		}
+	return CD_OK;
+}
+
 static int table_add_row(struct report *r, struct report_item *t, const char *const cells[])
 {
 	size_t base = t->nrows * t->ncols;

@@ -85,6 +85,10 @@ int report_line(struct report *r, const char *fmt, ...) __attribute__((format(pr
 /* One line of the essential answer, the whole text output under -q (or answer_only):
  * gencode's flags, doctor's verdict, arch's verdict per file and GPU. */
 int report_answer(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* -q keeps the findings that matter: one answer line per warn or error finding, errors
+ * first ("warn ecc-errors: TITLE [SUBJECT]"), for a command whose answer lines would
+ * otherwise hide them. Call it after the command's last finding. */
+int report_answer_findings(struct report *r);
 /* Starts a table; rows go to the most recent table. */
 int report_table(struct report *r, size_t ncols, const char *const headers[]);
 int report_table_row(struct report *r, const char *const cells[]);

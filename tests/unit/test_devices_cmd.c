@@ -58,6 +58,49 @@ static bool has_finding(json_t *j, const char *id, const char *severity)
 	return false;
 }
 
+/* `cudoctor -q devices` with the fakes and extra env (NULL-terminated). */
+static struct run_result devices_quiet(const char *e1, const char *e2, const char *e3)
+{
+	const char *argv[] = { CUDOCTOR_BINARY, "-q", "devices", NULL };
+	const char *env[] = { LIBCUDA, LIBNVML, "CUDA_VISIBLE_DEVICES=", "FAKE_GPUS=", e1, e2, e3, NULL };
+	struct run_result r;
+
+	assert_int_equal(testlib_run(argv, env, NULL, &r), 0);
+	return r;
+}
+
+/* -q is a line per GPU (the GPU, its arch, memory, the driver), then the warn and error
+ * findings, one line each; nothing else */
+static void test_quiet_is_a_line_per_gpu_and_the_findings(void **state)
+{
+	struct run_result one = devices_quiet(NULL, NULL, NULL);
+	struct run_result two = devices_quiet("FAKE_GPUS=NVIDIA H200:9.0:141GiB;NVIDIA GeForce RTX 4060 Ti:8.9:8GiB",
+					      "CUDA_VISIBLE_DEVICES=0", "FAKE_NVML_ECC=0:0:3:0:3");
+	struct run_result nocuda = devices_quiet("FAKE_CUDA_INIT_RESULT=100", NULL, NULL);
+	struct run_result none = devices_quiet("CUDOCTOR_LIBCUDA=/nonexistent/libcuda.so.1",
+					       "CUDOCTOR_LIBNVML=/nonexistent/libnvidia-ml.so.1", NULL);
+
+	(void)state;
+	assert_int_equal(one.status, 0);
+	assert_string_equal(one.out, "GPU 0 (NVIDIA H200): sm_90, 141 GiB, driver 580.159.04\n");
+	assert_int_equal(two.status, 1);
+	assert_string_equal(two.out, "GPU 0 (NVIDIA H200): sm_90, 141 GiB, driver 580.159.04\n"
+				     "NVML device 1 (NVIDIA GeForce RTX 4060 Ti): sm_89, 8 GiB, driver 580.159.04\n"
+				     "error ecc-errors: 3 uncorrectable ECC error(s) since the driver loaded "
+				     "[GPU 0 (NVIDIA H200)]\n");
+	/* CUDA sees nothing, NVML the GPU: the GPU by NVML's index, and why CUDA does not */
+	assert_int_equal(nocuda.status, 1);
+	assert_string_equal(nocuda.out, "NVML device 0 (NVIDIA H200): sm_90, 141 GiB, driver 580.159.04\n"
+					"error no-device: The driver loaded but sees no CUDA device [cuInit]\n");
+	assert_int_equal(none.status, 1);
+	assert_true(strncmp(none.out, "no GPU: 0 seen by CUDA, 0 by NVML\nerror no-driver: ", 51) == 0);
+	assert_null(strstr(none.out, "evidence:"));
+	run_result_free(&nocuda);
+	run_result_free(&one);
+	run_result_free(&two);
+	run_result_free(&none);
+}
+
 static void test_default_h200(void **state)
 {
 	struct run_result r = devices(true, NULL, NULL, NULL);
@@ -401,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_health_findings_end_to_end),
 		cmocka_unit_test(test_loader_search_uses_ld_library_path),
 		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_quiet_is_a_line_per_gpu_and_the_findings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,6 +28,30 @@ static void test_list(void **state)
 	run_result_free(&r);
 }
 
+/* -q lab list: the names alone, one a line, for a script's loop; -q with no driver: why */
+static void test_quiet(void **state)
+{
+	const char *list[] = { CUDOCTOR_BINARY, "-q", "lab", "list", NULL };
+	const char *run[] = { CUDOCTOR_BINARY, "-q", "lab", "hello", NULL };
+	struct run_result r;
+	size_t lines = 0;
+
+	(void)state;
+	assert_int_equal(testlib_run(list, no_driver, NULL, &r), 0);
+	assert_int_equal(r.status, 0);
+	assert_true(strncmp(r.out, "hello\nindexing-2d\n", 18) == 0);
+	for (const char *c = r.out; *c; c++)
+		lines += *c == '\n';
+	assert_true(lines >= 17);
+	assert_null(strchr(r.out, ' '));
+	run_result_free(&r);
+	assert_int_equal(testlib_run(run, no_driver, NULL, &r), 0);
+	assert_int_equal(r.status, 1);
+	assert_true(strncmp(r.out, "error no-driver: ", 17) == 0);
+	assert_string_equal(strchr(r.out, '\n'), "\n"); /* one line */
+	run_result_free(&r);
+}
+
 static void test_list_json(void **state)
 {
 	(void)state;
@@ -146,6 +170,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_quiet),
 		cmocka_unit_test(test_list_json),
 		cmocka_unit_test(test_unknown_lab_is_usage),
 		cmocka_unit_test(test_no_driver_is_a_finding),

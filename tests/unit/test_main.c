@@ -194,6 +194,33 @@ static void test_kb_quiet_answers(void **state)
 	run_result_free(&e);
 }
 
+/* kb driver, torch and framework -q: the branch and its CUDA, a line per build */
+static void test_kb_quiet_driver_and_builds(void **state)
+{
+	struct run_result d = RUN("-q", "kb", "driver", "580.65.06");
+	struct run_result n = RUN("-q", "kb", "driver", "999.1");
+	struct run_result t = RUN("-q", "kb", "torch", "2.8.0");
+	struct run_result f = RUN("kb", "framework", "ollama", "-q");
+
+	(void)state;
+	assert_int_equal(d.status, 0);
+	assert_string_equal(d.out, "driver 580.65.06: R580, CUDA 13.0\n");
+	assert_int_equal(n.status, 0);
+	assert_true(strncmp(n.out, "driver 999.1: R", 15) == 0);
+	assert_non_null(strstr(n.out, " (the nearest older branch listed), CUDA at least "));
+	assert_string_equal(t.out, "torch 2.8.0 cu126: CUDA 12.6 (stable), sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90\n"
+				   "torch 2.8.0 cu128: CUDA 12.8 (stable), sm_70 sm_75 sm_80 sm_86 sm_90 sm_100 sm_120\n"
+				   "torch 2.8.0 cu129: CUDA 12.9 (experimental), sm_70 sm_75 sm_80 sm_86 sm_90 sm_100 sm_120 "
+				   "+ PTX compute_120\n");
+	/* Ollama bundles its CUDA: the line says what it needs, not "CUDA -" */
+	assert_string_equal(f.out, "ollama current cuda: compute capability 5.0 .. 6.2, min driver 570\n"
+				   "ollama current cuda: compute capability 7.0 and newer, min driver 531\n");
+	run_result_free(&d);
+	run_result_free(&n);
+	run_result_free(&t);
+	run_result_free(&f);
+}
+
 /* every --gpu counts: two GPUs, two rows of the fit table */
 static void test_every_gpu_is_used(void **state)
 {
@@ -218,6 +245,7 @@ int main(void)
 		cmocka_unit_test(test_help_command_is_command_help),
 		cmocka_unit_test(test_help_of_help),
 		cmocka_unit_test(test_kb_quiet_answers),
+		cmocka_unit_test(test_kb_quiet_driver_and_builds),
 		cmocka_unit_test(test_help_wraps_under_its_columns),
 		cmocka_unit_test(test_every_gpu_is_used),
 	};

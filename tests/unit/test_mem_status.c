@@ -89,6 +89,21 @@ static void processes_and_other_process_finding(void **state)
 	json_decref(j);
 }
 
+/* -q: a line per GPU (used, free of total, processes), then the warning; no sections */
+static void quiet_is_a_line_per_gpu_and_the_warning(void **state)
+{
+	const char *env[] = {FAKE_CUDA, FAKE_NVML, "FAKE_GPUS=NVIDIA H100 80GB HBM3:9.0:80GiB", "FAKE_NVML_PROCS=0:4242:30GiB", NULL};
+	const char *argv[] = {CUDOCTOR_BINARY, "-q", "mem", "status", NULL};
+	struct run_result r;
+
+	(void)state;
+	assert_int_equal(testlib_run(argv, env, NULL, &r), 0);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "GPU 0 (NVIDIA H100 80GB HBM3): used 30 GiB, free 49.6 GiB of 80 GiB, 1 process\n"
+				   "warn oom-other-process: other processes hold 30 GiB of 80 GiB [GPU 0 (NVIDIA H100 80GB HBM3)]\n");
+	run_result_free(&r);
+}
+
 static void own_process_resolves_to_command_line(void **state)
 {
 	int st;
@@ -274,6 +289,7 @@ int main(void)
 		cmocka_unit_test(mig_slices_with_their_memory),
 		cmocka_unit_test(agrees_with_explain_on_real_messages),
 		cmocka_unit_test(live_co_tenant_added_to_a_bare_message),
+		cmocka_unit_test(quiet_is_a_line_per_gpu_and_the_warning),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -269,6 +269,8 @@ static void command_line(void **state)
 	const char *js[] = { CUDOCTOR_BINARY, "--json", "plan", "--gpu", "RTX 5060 Ti", "--driver", "R550", NULL };
 	const char *bad[] = { CUDOCTOR_BINARY, "plan", "--gpu", "H200", "--framework", "tensorflow", NULL };
 	const char *kb[] = { CUDOCTOR_BINARY, "kb", "torch", "2.7", NULL };
+	const char *quiet[] = { CUDOCTOR_BINARY, "-q", "plan", "--gpu", "RTX 4060 Ti", "--driver", "550", NULL };
+	const char *quiet_split[] = { CUDOCTOR_BINARY, "-q", "plan", "--gpu", "GTX 1080", "--gpu", "RTX 5090", NULL };
 	const char *wide[] = { "COLUMNS=9999", NULL }; /* the pip line read whole */
 	struct run_result r;
 
@@ -292,6 +294,17 @@ static void command_line(void **state)
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "torch 2.7.1 cu128"));
 	assert_non_null(strstr(r.out, "sm_120"));
+	run_result_free(&r);
+	/* -q: the driver's verdict, the toolkit, the build and its install line; then the warnings */
+	assert_int_equal(testlib_run(quiet, NULL, NULL, &r), 0);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "driver: this driver, R550 (CUDA 12.4), supports every GPU\n"
+				   "toolkit: CUDA 12.6\n"
+				   "torch 2.14.0 cu126: pip install torch==2.14.0 --index-url https://download.pytorch.org/whl/cu126\n");
+	run_result_free(&r);
+	assert_int_equal(testlib_run(quiet_split, NULL, NULL, &r), 0);
+	assert_non_null(strstr(r.out, "\nwarn plan-no-single-build: No single torch build carries code for every GPU: "));
+	assert_null(strstr(r.out, "evidence"));
 	run_result_free(&r);
 }
 

@@ -110,6 +110,32 @@ static void test_text_and_markdown(void **state)
 	report_free(&r);
 }
 
+/* -q with answer lines: the answers, then one line per warn and error finding, errors first;
+ * ok and info findings and every section stay out, JSON does not change */
+static void test_answer_findings(void **state)
+{
+	struct report r;
+	char *s, *before;
+
+	(void)state;
+	fill(&r);
+	report_add_finding(&r, SEV_WARN, "ecc-errors", "GPU 0 (NVIDIA H200)", "3 corrected ECC errors");
+	report_add_finding(&r, SEV_INFO, "clocks-throttled", "GPU 0 (NVIDIA H200)", "idle");
+	before = render_to_string(&r, FMT_JSON, -1);
+	assert_int_equal(report_answer(&r, "GPU 0 (NVIDIA H200): sm_90"), CD_OK);
+	assert_int_equal(report_answer_findings(&r), CD_OK);
+	s = render_to_string(&r, FMT_TEXT, -1);
+	assert_string_equal(s, "GPU 0 (NVIDIA H200): sm_90\n"
+			       "error no-driver: libcuda.so.1 cannot be loaded [libcuda.so.1]\n"
+			       "warn ecc-errors: 3 corrected ECC errors [GPU 0 (NVIDIA H200)]\n");
+	free(s);
+	s = render_to_string(&r, FMT_JSON, -1);
+	assert_string_equal(s, before);
+	free(s);
+	free(before);
+	report_free(&r);
+}
+
 /* One description, two outputs: the text body and the JSON keys come from the same calls. */
 static void test_records(void **state)
 {
@@ -271,6 +297,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_contract),
 		cmocka_unit_test(test_text_and_markdown),
+		cmocka_unit_test(test_answer_findings),
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_record_errors),
 		cmocka_unit_test(test_commands_are_never_wrapped),

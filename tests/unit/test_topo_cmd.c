@@ -116,6 +116,44 @@ static char *repeat(const char *gpu, int n)
 	return buf;
 }
 
+/* `cudoctor -q topo` with the fakes, as topo() sets them up */
+static struct run_result topo_quiet(const char *gpus, const char *layout, const char *extra)
+{
+	const char *argv[] = { CUDOCTOR_BINARY, "-q", "topo", NULL };
+	char g[1024], l[64];
+	const char *env[] = { LIBCUDA, LIBNVML, "CUDA_VISIBLE_DEVICES=", "FAKE_TOPO_NVLINKS=", "FAKE_TOPO_NVLINK_DOWN=",
+			      "FAKE_P2P_DENY=", "CUDOCTOR_SYSFS=/nonexistent", "FAKE_NVML_PCIE=", g, l, extra, NULL };
+	struct run_result r;
+
+	snprintf(g, sizeof g, "FAKE_GPUS=%s", gpus);
+	snprintf(l, sizeof l, "FAKE_TOPO=%s", layout);
+	assert_int_equal(testlib_run(argv, env, NULL, &r), 0);
+	return r;
+}
+
+/* -q: a line per pair (link, what it should carry, P2P), then the warn and error findings;
+ * one GPU says there is nothing to judge rather than printing nothing */
+static void test_quiet_is_the_pairs_and_the_findings(void **state)
+{
+	struct run_result one = topo_quiet(H200, "pcie", NULL);
+	struct run_result four = topo_quiet(repeat(A100, 4), "nvlink-pairs", "FAKE_TOPO_NVLINK_DOWN=2:0");
+
+	(void)state;
+	assert_int_equal(one.status, 0);
+	assert_string_equal(one.out, "1 GPU: no links to judge\n");
+	assert_int_equal(four.status, 0);
+	assert_string_equal(four.out,
+			    "GPU0 - GPU1: NV12, NVLink 3: 12 links x 25 GB/s = 300 GB/s per direction, P2P yes\n"
+			    "GPU0 - GPU2: NODE, PCIe Gen4 x16: 31.5 GB/s per direction, P2P yes\n"
+			    "GPU0 - GPU3: NODE, PCIe Gen4 x16: 31.5 GB/s per direction, P2P yes\n"
+			    "GPU1 - GPU2: NODE, PCIe Gen4 x16: 31.5 GB/s per direction, P2P yes\n"
+			    "GPU1 - GPU3: NODE, PCIe Gen4 x16: 31.5 GB/s per direction, P2P yes\n"
+			    "GPU2 - GPU3: NV11, NVLink 3: 11 links x 25 GB/s = 275 GB/s per direction, P2P yes\n"
+			    "warn nvlink-down: 11 of 12 NVLinks active [GPU 2 (NVIDIA A100-SXM4-80GB)]\n");
+	run_result_free(&one);
+	run_result_free(&four);
+}
+
 static void test_one_gpu_no_pair(void **state)
 {
 	struct run_result r = topo(false, H200, "pcie", NULL);
@@ -497,6 +535,7 @@ int main(void)
 		cmocka_unit_test(test_nvml_topology_unsupported),
 		cmocka_unit_test(test_usage_and_no_driver),
 		cmocka_unit_test(test_json_keys_documented),
+		cmocka_unit_test(test_quiet_is_the_pairs_and_the_findings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

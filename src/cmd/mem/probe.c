@@ -12,7 +12,7 @@
 
 static void show_probe(struct report *r, const char *gpu, const struct mem_probe *p, json_t *j)
 {
-	char a[48], b[48], c[48];
+	char a[48], b[48], c[48], d[48];
 	report_kv(r, "free / total", "%s / %s (cuMemGetInfo, with cudoctor's own context)",
 		  units_fmt_bytes(p->free_before, a, sizeof a), units_fmt_bytes(p->total, b, sizeof b));
 	report_kv(r, "probe limit", "%s (--max of the free memory)", units_fmt_bytes(p->limit, a, sizeof a));
@@ -22,6 +22,10 @@ static void show_probe(struct report *r, const char *gpu, const struct mem_probe
 		report_kv(r, "largest block", "%s (%s failed)", units_fmt_bytes(p->largest, a, sizeof a),
 			  units_fmt_bytes(p->smallest_failed, b, sizeof b));
 	report_kv(r, "in blocks", "%s in %u blocks", units_fmt_bytes(p->in_blocks, a, sizeof a), p->n_blocks);
+	cmd_note(r, report_answer(r, "%s: largest block %s%s, %s in %u blocks, free %s of %s", gpu,
+				  p->largest_capped ? "at least " : "", units_fmt_bytes(p->largest, a, sizeof a),
+				  units_fmt_bytes(p->in_blocks, b, sizeof b), p->n_blocks,
+				  units_fmt_bytes(p->free_before, c, sizeof c), units_fmt_bytes(p->total, d, sizeof d))); /* -q */
 	uint64_t gap = p->in_blocks > p->largest ? p->in_blocks - p->largest : 0;
 	report_kv(r, "fragmentation", "%s (%.1f%% of what was allocatable): %s", units_fmt_bytes(gap, a, sizeof a),
 		  p->in_blocks ? 100.0 * (double)gap / (double)p->in_blocks : 0.0,
@@ -180,8 +184,12 @@ int mem_probe_run(struct report *r, int argc, char **argv, const struct cd_globa
 	/* the run's driver, judged as doctor and devices judge it; nothing to probe unless CUDA works */
 	struct cd_run *run = g->run;
 	int rc = cd_run_driver(run, r, err);
-	if (rc != CD_OK || !run->cuda_usable)
+	if (rc != CD_OK)
 		return rc;
+	if (!run->cuda_usable) {
+		cmd_note(r, report_answer_findings(r)); /* -q: why nothing was probed */
+		return CD_OK;
+	}
 	const struct cudrv *d = run->cu;
 	CUresult cr;
 	if ((cr = d->DeviceGetCount(&count)) != CUDA_SUCCESS)
@@ -193,5 +201,7 @@ int mem_probe_run(struct report *r, int argc, char **argv, const struct cd_globa
 	for (int i = 0; i < count && rc == CD_OK; i++)
 		if (only < 0 || only == i)
 			rc = probe_device(d, i, max, demo, r, arr, err);
+	if (rc == CD_OK)
+		cmd_note(r, report_answer_findings(r));
 	return rc;
 }

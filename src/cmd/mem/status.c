@@ -147,6 +147,29 @@ static void show_gpu(struct report *r, struct status_gpu *s, json_t *arr)
 	json_array_append_new(arr, j);
 }
 
+/* -q: one line per GPU, its memory now (NVML's numbers, else the driver's) and who holds it. */
+static int answer_gpu(struct report *r, const struct status_gpu *s)
+{
+	const struct gpu_info *g = s->g;
+	char a[48], b[48], c[48], procs[64];
+
+	if (!gpu_has(g, GF_PROCESSES))
+		snprintf(procs, sizeof procs, "processes not available from NVML");
+	else
+		snprintf(procs, sizeof procs, "%zu process%s", g->n_processes, g->n_processes == 1 ? "" : "es");
+	if (gpu_has(g, GF_NVML_MEMORY))
+		return report_answer(r, "GPU %d (%s): used %s, free %s of %s, %s", g->cuda_ordinal >= 0 ? g->cuda_ordinal : g->nvml_index,
+				     g->name, units_fmt_bytes((uint64_t)g->memory_used_bytes, a, sizeof a),
+				     units_fmt_bytes((uint64_t)g->memory_free_bytes, b, sizeof b),
+				     units_fmt_bytes((uint64_t)g->nvml_memory_total_bytes, c, sizeof c), procs);
+	if (s->cost.cu_valid)
+		return report_answer(r, "GPU %d (%s): free %s of %s (the driver's count), %s",
+				     g->cuda_ordinal >= 0 ? g->cuda_ordinal : g->nvml_index, g->name,
+				     units_fmt_bytes(s->cost.cu_free, a, sizeof a), units_fmt_bytes(s->cost.cu_total, b, sizeof b), procs);
+	return report_answer(r, "GPU %d (%s): memory not available, %s", g->cuda_ordinal >= 0 ? g->cuda_ordinal : g->nvml_index,
+			     g->name, procs);
+}
+
 /* Other processes holding memory: the threshold of src/rules/oom.c's rule 3. */
 static void other_process_finding(struct report *r, const struct status_gpu *s)
 {
@@ -179,6 +202,7 @@ static void classify_message(struct report *r, const char *text, size_t len, str
 	char a[48], b[48], c[48];
 	if (oom_parse(text, len, &m) != CD_OK) {
 		report_line(r, "--oom: no PyTorch \"CUDA out of memory\" message found in the text given.");
+		cmd_note(r, report_answer(r, "--oom: no PyTorch \"CUDA out of memory\" message in the text"));
 		return;
 	}
 	/* numbers the message lacks come from this machine, now: total and the other
@@ -313,9 +337,13 @@ int mem_status_run(struct report *r, int argc, char **argv, const struct cd_glob
 				s->others += (uint64_t)s->g->processes[k].used_memory_bytes;
 		show_gpu(r, s, arr);
 		other_process_finding(r, s);
+		cmd_note(r, answer_gpu(r, s));
 	}
+	if (!pp->n_gpus)
+		cmd_note(r, report_answer(r, "no GPU"));
 	if (msg)
 		classify_message(r, msg, msg_len, gpus, pp->n_gpus);
+	cmd_note(r, report_answer_findings(r));
 out:
 	free(gpus);
 	free(msg);
