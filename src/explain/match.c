@@ -286,13 +286,15 @@ static bool c_space(char c)
  * "ggml-cuda.cu" beside a path): the word a path holds says nothing about an error */
 static bool cuda_outside_path(const struct line *l, size_t at)
 {
-	size_t a = at, b = at;
-
-	while (a > 0 && !c_space(l->s[a - 1]))
-		a--;
-	while (b < l->len && !c_space(l->s[b]))
-		b++;
-	return memchr(l->s + a, '/', b - a) == NULL && memchr(l->s + a, '\\', b - a) == NULL;
+	/* out from the word both ways to a blank; a separator on the way ends it at once
+	 * ("torch/cuda/__init__.py" is decided one byte before) */
+	for (size_t a = at; a > 0 && !c_space(l->s[a - 1]); a--)
+		if (l->s[a - 1] == '/' || l->s[a - 1] == '\\')
+			return false;
+	for (size_t b = at; b < l->len && !c_space(l->s[b]); b++)
+		if (l->s[b] == '/' || l->s[b] == '\\')
+			return false;
+	return true;
 }
 
 /* a build tool's own failure ("make: *** [x.o] Error 2", "ninja: build stopped") */

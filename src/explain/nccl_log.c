@@ -6,6 +6,7 @@
 #include "explain/nccl_log.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +126,17 @@ static const char *skip_blanks(const char *p)
 	return p;
 }
 
+/* atoi of the digits at p (there is one), as glibc's gives it: strtol's long, saturated, then
+ * converted to int */
+static int digits_int(const char *p)
+{
+	long n = 0;
+
+	for (; *p >= '0' && *p <= '9'; p++)
+		n = n > (LONG_MAX - (*p - '0')) / 10 ? LONG_MAX : n * 10 + (*p - '0');
+	return (int)n;
+}
+
 /* An int at *p as strtol reads it (blanks, a sign, digits), clamped to +-2147483647;
  * advances *p. false without digits. By hand: strtol's locale machinery cost more than the
  * rest of an NCCL INFO line. */
@@ -203,7 +215,7 @@ static int parse_channel(struct nccl_log *l, const char *line, const char *p, si
 	memset(&c, 0, sizeof c);
 	if (!isdigit((unsigned char)*p))
 		return CD_OK;
-	c.channel = atoi(p);
+	c.channel = digits_int(p);
 	p = strstr(p, " : ");
 	if (!p || p > via)
 		return CD_OK;
