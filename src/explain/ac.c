@@ -116,7 +116,7 @@ static void add_grams(struct ac *a, struct gram_rec *recs, size_t *n, uint32_t p
  * with. False when out of memory. */
 static bool build_grams(const char *const *patterns, size_t n, struct ac *a)
 {
-	size_t cap = 0, n_recs = 0, text = 0;
+	size_t cap = 0, n_recs = 0, text = 0, distinct = 0;
 	struct gram_rec *recs;
 
 	for (size_t i = 0; i < n; i++) {
@@ -125,17 +125,12 @@ static bool build_grams(const char *const *patterns, size_t n, struct ac *a)
 		cap += a->len[i] >= 5 ? 2 : a->len[i] == 4 ? 1 + 256 : 2 * 256;
 		text += a->len[i];
 	}
-	/* the table at most a quarter full: a lookup is one or two probes */
-	for (a->gram_mask = 15; a->gram_mask < 4 * cap; a->gram_mask = a->gram_mask * 2 + 1)
-		;
 	a->gram_bits = calloc((size_t)1 << GRAM_BITS >> 3, 1);
-	a->grams = calloc((size_t)a->gram_mask + 1, sizeof(*a->grams));
 	a->folded = malloc(text ? text : 1);
 	a->folded_at = calloc(n ? n : 1, sizeof(*a->folded_at));
-	a->cmp_pat = calloc(cap ? cap : 1, sizeof(*a->cmp_pat));
-	a->cmp_off = calloc(cap ? cap : 1, sizeof(*a->cmp_off));
+	a->cmp = calloc(cap ? cap : 1, sizeof(*a->cmp));
 	recs = calloc(cap ? cap : 1, sizeof(*recs));
-	if (!a->gram_bits || !a->grams || !a->folded || !a->folded_at || !a->cmp_pat || !a->cmp_off || !recs) {
+	if (!a->gram_bits || !a->folded || !a->folded_at || !a->cmp || !recs) {
 		free(recs);
 		return false;
 	}
@@ -171,6 +166,18 @@ static bool build_grams(const char *const *patterns, size_t n, struct ac *a)
 	}
 	/* by hash, each (pattern, offset) once: the case variants of a byte fold together */
 	cd_qsort(recs, n_recs, sizeof(*recs), rec_cmp);
+	/* the table at most a quarter full of the distinct hashes (far fewer than the records: a
+	 * short pattern's 256 neighbour bytes fold to 128 and share hashes): a lookup is one or
+	 * two probes, and the table stays small enough to stay in cache */
+	for (size_t r = 0; r < n_recs; r++)
+		distinct += r == 0 || recs[r].hash != recs[r - 1].hash;
+	for (a->gram_mask = 15; a->gram_mask < 4 * distinct; a->gram_mask = a->gram_mask * 2 + 1)
+		;
+	a->grams = calloc((size_t)a->gram_mask + 1, sizeof(*a->grams));
+	if (!a->grams) {
+		free(recs);
+		return false;
+	}
 	for (size_t r = 0, w = 0; r < n_recs; r++) {
 		struct ac_gram *g;
 
@@ -183,8 +190,7 @@ static bool build_grams(const char *const *patterns, size_t n, struct ac *a)
 			a->n_grams++;
 		}
 		g->count++;
-		a->cmp_pat[w] = recs[r].pat;
-		a->cmp_off[w++] = recs[r].off;
+		a->cmp[w++] = (struct ac_cmp){ recs[r].pat, recs[r].off };
 	}
 	free(recs);
 	a->use_grams = true;
@@ -201,8 +207,7 @@ void ac_free(struct ac *a)
 	free(a->grams);
 	free(a->folded);
 	free(a->folded_at);
-	free(a->cmp_pat);
-	free(a->cmp_off);
+	free(a->cmp);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -577,8 +582,8 @@ size_t ac_find_line(const struct ac *a, struct ac_cursor *k, size_t lo, size_t h
 			goto whole;
 		/* (a hash no gram has as its first is the other's bit: nothing to compare) */
 		for (uint32_t e = g->start; g->key && e < g->start + g->count; e++) {
-			uint32_t p = a->cmp_pat[e];
-			long o = (long)c - a->cmp_off[e];
+			uint32_t p = a->cmp[e].pat;
+			long o = (long)c - a->cmp[e].off;
 			size_t j;
 
 			if (o < (long)lo || (size_t)o + a->len[p] > hi || !same_folded(a, p, s + o))

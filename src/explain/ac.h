@@ -26,7 +26,7 @@ struct ac {
 	/* the prefilter: each pattern's rarest four bytes (a pattern of three: those and any
 	 * fourth), folded, hashed twice into gram_bits; by the first hash, in grams (open
 	 * addressing, gram_mask + 1 entries), the patterns to compare a candidate with:
-	 * cmp_pat[start .. start + count), each with the gram's offset in it (cmp_off; -1: the
+	 * cmp[start .. start + count), each a pattern and the gram's offset in it (-1: the
 	 * gram starts a byte before the pattern) */
 	uint8_t *gram_bits;
 	struct ac_gram {
@@ -35,8 +35,10 @@ struct ac {
 	} *grams;
 	uint32_t gram_mask;
 	size_t n_grams;
-	uint32_t *cmp_pat;
-	int32_t *cmp_off;
+	struct ac_cmp {
+		uint32_t pat;
+		int32_t off;
+	} *cmp;
 	unsigned char *folded;   /* the patterns' bytes as classes, pattern i from folded_at[i] */
 	uint32_t *folded_at;
 	bool use_grams;          /* false when a pattern is shorter than three bytes */

@@ -276,17 +276,25 @@ const char *explain_nvcc_arch_finding(struct kb_arch a)
 
 /* ---- context ---- */
 
+/* isspace in the C locale (explain never sets another), without the table lookup */
+static bool c_space(char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
 /* "cuda" counts unless it is part of a path or a file name ("/usr/local/cuda-12.4/bin",
  * "ggml-cuda.cu" beside a path): the word a path holds says nothing about an error */
 static bool cuda_outside_path(const struct line *l, size_t at)
 {
-	size_t a = at, b = at;
-
-	while (a > 0 && !isspace((unsigned char)l->s[a - 1]))
-		a--;
-	while (b < l->len && !isspace((unsigned char)l->s[b]))
-		b++;
-	return memchr(l->s + a, '/', b - a) == NULL && memchr(l->s + a, '\\', b - a) == NULL;
+	/* out from the word both ways to a blank; a separator on the way ends it at once
+	 * ("torch/cuda/__init__.py" is decided one byte before) */
+	for (size_t a = at; a > 0 && !c_space(l->s[a - 1]); a--)
+		if (l->s[a - 1] == '/' || l->s[a - 1] == '\\')
+			return false;
+	for (size_t b = at; b < l->len && !c_space(l->s[b]); b++)
+		if (l->s[b] == '/' || l->s[b] == '\\')
+			return false;
+	return true;
 }
 
 /* a build tool's own failure ("make: *** [x.o] Error 2", "ninja: build stopped") */
@@ -625,6 +633,32 @@ static bool covers(uint32_t s1, uint32_t e1, uint32_t s2, uint32_t e2)
 	return s2 <= s1 && e1 <= e2;
 }
 
+/* dst[0..n) = s lowercased (ASCII), NUL bytes as spaces, then a NUL: eight bytes at a time,
+ * as every line with a hit is copied so */
+static void fold_line(char *dst, const char *s, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u, low7 = 0x7F7F7F7F7F7F7F7Fu;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w, h, upper, zero;
+
+		memcpy(&w, s + i, 8);
+		h = w & low7;
+		/* per byte, high bit: ASCII, at least 'A' and at most 'Z' (no carries: h < 0x80) */
+		upper = ~w & ((h + ones * (0x80 - 'A')) ^ (h + ones * (0x7F - 'Z'))) & high;
+		zero = ~((h + low7) | w) & high;
+		w |= (upper | zero) >> 2; /* 0x20: 'A' to 'a', NUL to ' ' */
+		memcpy(dst + i, &w, 8);
+	}
+	for (; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		dst[i] = c >= 'A' && c <= 'Z' ? (char)(c + 'a' - 'A') : c ? (char)c : ' ';
+	}
+	dst[n] = '\0';
+}
+
 static int scan_line(struct explain_scan *sc)
 {
 	struct line *l = &sc->l;
@@ -633,12 +667,7 @@ static int scan_line(struct explain_scan *sc)
 	bool found = false, nccl = false, in_ctx, parts = false, names = false, numkeys = false;
 	int rc;
 
-	for (size_t i = 0; i < l->len; i++) {
-		unsigned char c = (unsigned char)l->s[i];
-
-		l->low[i] = c >= 'A' && c <= 'Z' ? (char)(c + 'a' - 'A') : c ? (char)c : ' ';
-	}
-	l->low[l->len] = '\0';
+	fold_line(l->low, l->s, l->len);
 	l->has_cuda = false;
 	in_ctx = l->no <= sc->ctx_until;
 	for (size_t h = 0; h < sc->n_hits; h++) {
@@ -655,12 +684,13 @@ static int scan_line(struct explain_scan *sc)
 		uint32_t start = sc->hits[h].end - P.ac.len[sc->hits[h].pat];
 
 		switch (p->kind) {
+		/* one "cuda" outside a path settles the line, one GPU word the context */
 		case PK_CUDA:
-			if (cuda_outside_path(l, start))
+			if (!l->has_cuda && cuda_outside_path(l, start))
 				l->has_cuda = true;
 			break;
 		case PK_GPU:
-			if (cuda_outside_path(l, start))
+			if (sc->ctx_until != l->no + CTX_LINES && cuda_outside_path(l, start))
 				sc->ctx_until = l->no + CTX_LINES;
 			break;
 		case PK_PART:
@@ -694,7 +724,9 @@ static int scan_line(struct explain_scan *sc)
 		sc->ctx_until = l->no + CTX_LINES;
 	if (nccl && (rc = nccl_log_line_hits(&sc->nccl, l->s, l->len, sc->nccl_hit, NULL)) != CD_OK)
 		return rc;
-	nccl = nccl && strstr(l->low, "nccl") != NULL;
+	/* the automaton's "nccl" anchor is the search, unless the line had more hits than kept */
+	nccl = nccl && (sc->n_hits < LINE_HITS ? sc->nccl_hit[nccl_log_anchor_count() - 1]
+					     : strstr(l->low, "nccl") != NULL);
 	if (parts && (rc = match_messages(sc, l, &found)) != CD_OK)
 		return rc;
 	if (names && (rc = match_names(r, l, &found)) != CD_OK)
@@ -750,16 +782,19 @@ static int scan_line(struct explain_scan *sc)
 		else if (p->kind == PK_CC_OLD && (m = last_with(r, "torch_cc_old", l->no, 10)))
 			ex_cc_old(m, l);
 	}
+	/* (the line numbers first: on most lines no match is that near) */
 	for (size_t i = 0; i < r->n; i++) {
-		if (is_invalid_value(&r->m[i]) && r->m[i].last_line == l->no && sc->launch_line &&
+		if (r->m[i].last_line + 5 < l->no)
+			continue;
+		if (r->m[i].last_line == l->no && is_invalid_value(&r->m[i]) && sc->launch_line &&
 		    sc->launch_line + LAUNCH_LINES >= l->no) {
 			tie_to_launch(&r->m[i]);
 			if (!r->m[i].block_threads)
 				r->m[i].block_threads = sc->launch_block;
 		}
-		if (strcmp(r->m[i].finding, "no-kernel-image") == 0 && !r->m[i].path[0] && r->m[i].last_line + 5 >= l->no)
+		if (!r->m[i].path[0] && strcmp(r->m[i].finding, "no-kernel-image") == 0)
 			ex_path(&r->m[i], l);
-		if (strcmp(r->m[i].finding, "launch-out-of-resources") == 0 && r->m[i].last_line + 3 >= l->no)
+		if (r->m[i].last_line + 3 >= l->no && strcmp(r->m[i].finding, "launch-out-of-resources") == 0)
 			ex_block(&r->m[i], l);
 	}
 	return CD_OK;

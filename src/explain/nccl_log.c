@@ -6,6 +6,8 @@
 #include "explain/nccl_log.h"
 
 #include <ctype.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,11 +85,10 @@ static void word(const char *p, const char *stop, char *out, size_t n)
 	out[k] = '\0';
 }
 
-/* "NCCL version 2.18.1+cuda12.1": the dotted numbers only, so PyTorch's "NCCL version
- * 2.18.1" and NCCL's own line for the same release agree */
-static void parse_version(struct nccl_log *l, const char *line)
+/* "NCCL version 2.18.1+cuda12.1" (p: where it starts in line, or NULL): the dotted numbers
+ * only, so PyTorch's "NCCL version 2.18.1" and NCCL's own line for the same release agree */
+static void parse_version(struct nccl_log *l, const char *line, const char *p)
 {
-	const char *p = strstr(line, "NCCL version ");
 	char v[32];
 	size_t k = 0;
 
@@ -112,24 +113,49 @@ static void parse_version(struct nccl_log *l, const char *line)
 	l->n_versions++;
 }
 
-/* An int at *p as %d reads it (blanks, a sign, digits); advances *p. false without digits. */
-static bool int_at(const char **p, int *v)
+/* isspace in the C locale (the one this program runs in), without the table lookup */
+static bool c_space(char c)
 {
-	char *end;
-	long n = strtol(*p, &end, 10);
-
-	if (end == *p)
-		return false;
-	*v = n > 2147483647L ? 2147483647 : n < -2147483647L ? -2147483647 : (int)n;
-	*p = end;
-	return true;
+	return c == ' ' || (c >= '\t' && c <= '\r');
 }
 
 static const char *skip_blanks(const char *p)
 {
-	while (isspace((unsigned char)*p))
+	while (c_space(*p))
 		p++;
 	return p;
+}
+
+/* atoi of the digits at p (there is one), as glibc's gives it: strtol's long, saturated, then
+ * converted to int */
+static int digits_int(const char *p)
+{
+	long n = 0;
+
+	for (; *p >= '0' && *p <= '9'; p++)
+		n = n > (LONG_MAX - (*p - '0')) / 10 ? LONG_MAX : n * 10 + (*p - '0');
+	return (int)n;
+}
+
+/* An int at *p as strtol reads it (blanks, a sign, digits), clamped to +-2147483647;
+ * advances *p. false without digits. By hand: strtol's locale machinery cost more than the
+ * rest of an NCCL INFO line. */
+static bool int_at(const char **p, int *v)
+{
+	const char *q = skip_blanks(*p);
+	bool neg = false;
+	int64_t n = 0;
+
+	if (*q == '+' || *q == '-')
+		neg = *q++ == '-';
+	if (*q < '0' || *q > '9')
+		return false;
+	for (; *q >= '0' && *q <= '9'; q++)
+		if (n <= 2147483647)
+			n = n * 10 + (*q - '0');
+	*v = n > 2147483647 ? (neg ? -2147483647 : 2147483647) : (int)(neg ? -n : n);
+	*p = q;
+	return true;
 }
 
 /* ":pid:tid [rank]" after the host */
@@ -172,10 +198,11 @@ static bool arrow(const char **pp)
 	return true;
 }
 
-/* "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read", "Channel 01 : 1[3000] -> 0[2000] [send] via NET/Socket/0" */
-static int parse_channel(struct nccl_log *l, const char *line, size_t *cap, char *err)
+/* "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read", "Channel 01 : 1[3000] -> 0[2000] [send] via
+ * NET/Socket/0" (p: the first "Channel " in line, or NULL) */
+static int parse_channel(struct nccl_log *l, const char *line, const char *p, size_t *cap, char *err)
 {
-	const char *p = strstr(line, "Channel "), *via = strstr(line, " via ");
+	const char *via = strstr(line, " via ");
 	struct nccl_channel c;
 	const char *q;
 
@@ -188,7 +215,7 @@ static int parse_channel(struct nccl_log *l, const char *line, size_t *cap, char
 	memset(&c, 0, sizeof c);
 	if (!isdigit((unsigned char)*p))
 		return CD_OK;
-	c.channel = atoi(p);
+	c.channel = digits_int(p);
 	p = strstr(p, " : ");
 	if (!p || p > via)
 		return CD_OK;
@@ -282,10 +309,29 @@ static void parse_host(struct nccl_log *l, const char *line)
 
 #define N_PATTERNS (sizeof patterns / sizeof patterns[0])
 
+/* What follows NCCL's name on a line, found from its occurrences (most lines have one) rather
+ * than by a search per word: the first "NCCL version ", and whether a warning or an error is
+ * named ("NCCL WARN", "NCCL error", "NCCL failure", "NCCL Error"). at: the first "NCCL". */
+static void nccl_words(const char *at, const char **version, bool *warn)
+{
+	*version = NULL;
+	*warn = false;
+	for (const char *p = at; p; p = strstr(p + 4, "NCCL")) {
+		const char *q = p + 4;
+
+		if (*q++ != ' ')
+			continue;
+		if (!*version && strncmp(q, "version ", 8) == 0)
+			*version = p;
+		*warn |= strncmp(q, "WARN", 4) == 0 || strncmp(q, "error", 5) == 0 || strncmp(q, "failure", 7) == 0 ||
+			 strncmp(q, "Error", 5) == 0;
+	}
+}
+
 static int parse_line(struct nccl_log *l, const char *line, const bool *hit, size_t *cap, char *err)
 {
-	const char *p;
-	bool any = false;
+	const char *p, *nccl, *version;
+	bool any = false, warn;
 
 	for (size_t i = 0; i < N_PATTERNS; i++) {
 		const struct ev_pattern *e = &patterns[i];
@@ -298,28 +344,32 @@ static int parse_line(struct nccl_log *l, const char *line, const bool *hit, siz
 			any = true;
 		}
 	}
-	if (!any && !strstr(line, "NCCL") && !strstr(line, "nccl"))
+	nccl = strstr(line, "NCCL");
+	if (!any && !nccl && !strstr(line, "nccl"))
 		return CD_OK;
 	l->nccl_lines++;
-	parse_version(l, line);
+	nccl_words(nccl, &version, &warn);
+	parse_version(l, line, version);
 	if (!hit || hit[2]) /* "Cuda failure" */
 		parse_cuda_failure(l, line);
-	if ((p = strstr(line, "Using network ")) && !l->network[0])
-		word(p + strlen("Using network "), " \t\r", l->network, sizeof l->network);
-	if ((p = strstr(line, "Bootstrap")) && (p = strstr(p, "Using ")) && !l->bootstrap_if[0]) {
-		p += strlen("Using ");
-		if (*p == '[')
-			p += strcspn(p, "]") + (p[strcspn(p, "]")] ? 1 : 0);
-		word(p, ": \t\r", l->bootstrap_if, sizeof l->bootstrap_if);
+	/* the network, the bootstrap interface and the socket transport are all "Using ..." */
+	if (strstr(line, "Using")) {
+		if ((p = strstr(line, "Using network ")) && !l->network[0])
+			word(p + strlen("Using network "), " \t\r", l->network, sizeof l->network);
+		if ((p = strstr(line, "Bootstrap")) && (p = strstr(p, "Using ")) && !l->bootstrap_if[0]) {
+			p += strlen("Using ");
+			if (*p == '[')
+				p += strcspn(p, "]") + (p[strcspn(p, "]")] ? 1 : 0);
+			word(p, ": \t\r", l->bootstrap_if, sizeof l->bootstrap_if);
+		}
+		if (strstr(line, "NET/Socket : Using"))
+			l->socket_net = true;
 	}
-	if (strstr(line, "NCCL WARN") || strstr(line, "NCCL error") || strstr(line, "NCCL failure") ||
-	    strstr(line, "NCCL Error"))
+	if (warn)
 		l->warn_lines++;
-	if (strstr(line, "NET/Socket : Using"))
-		l->socket_net = true;
 	parse_host(l, line);
-	if (strstr(line, "Channel ") || strstr(line, "Ring "))
-		return parse_channel(l, line, cap, err);
+	if ((p = strstr(line, "Channel ")) || strstr(line, "Ring "))
+		return parse_channel(l, line, p, cap, err);
 	parse_result_code(l, line);
 	return CD_OK;
 }
@@ -338,12 +388,14 @@ int nccl_log_line(struct nccl_log *l, const char *text, size_t len, char *err)
 int nccl_log_line_hits(struct nccl_log *l, const char *text, size_t len, const bool *hit, char *err)
 {
 	char line[LINE_MAX_PARSED];
-	size_t k = 0;
+	size_t k = len < sizeof line - 1 ? len : sizeof line - 1;
+	const char *nul = k ? memchr(text, '\0', k) : NULL;
 	int rc;
 
 	/* a line longer than the buffer is read from its start; NUL bytes end it early */
-	for (size_t j = 0; j < len && k + 1 < sizeof line && text[j]; j++)
-		line[k++] = text[j];
+	if (nul)
+		k = (size_t)(nul - text);
+	memcpy(line, text, k);
 	while (k > 0 && (line[k - 1] == '\r' || line[k - 1] == ' '))
 		k--;
 	line[k] = '\0';
