@@ -44,7 +44,7 @@ static int cudart_dll_version(const char *p, const char *end, size_t *used)
 	}
 	*used = (size_t)(q - p);
 	if (digits == 2)
-		return v >= 10 ? v * 10 : v;
+		return v >= 10 && v <= 19 ? v * 10 : v;
 	return digits == 3 ? v : 0;
 }
 
@@ -123,7 +123,7 @@ static bool old_release(int v)
 }
 
 /* deviceQuery: "CUDA Driver Version / Runtime Version          10.0 / 9.0": the runtime is
- * the second */
+ * the second (the driver's version says only what it can run) */
 static int device_query_runtime(const char *low, size_t len)
 {
 	const char *p = memmem(low, len, "runtime version", 15), *end = low + len;
@@ -141,7 +141,7 @@ static int device_query_runtime(const char *low, size_t len)
 		p++;
 	if (end - p >= 3 && strncmp(p, " / ", 3) == 0)
 		return version_at(p + 3, end, NULL);
-	return version_at(p - used, end, NULL);
+	return 0;
 }
 
 static void mark(struct era_state *s, const char *p, size_t n, size_t line_no)
@@ -166,7 +166,7 @@ void eras_line(struct era_state *s, const char *low, size_t len, size_t line_no)
 	if ((v = device_query_runtime(low, len)) && old_release(v)) {
 		const char *q = memmem(low, len, "runtime version", 15);
 
-		mark(s, q, strcspn(q, "\n"), line_no);
+		mark(s, q, (size_t)(end - q), line_no);
 		return;
 	}
 	while ((p = memmem(p, (size_t)(end - p), "cud", 3)) != NULL) {
