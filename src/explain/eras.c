@@ -85,8 +85,9 @@ static int after_cuda(const char *p, const char *end, size_t *used)
 		else if (end - p >= 2 && *p == 'v' && isdigit((unsigned char)p[1]))
 			p++;
 		if (p < end && isdigit((unsigned char)*p)) {
+			n = 0;
 			v = version_at(p, end, &n);
-			*used = (size_t)(p + n - start);
+			*used = v ? (size_t)(p - start) + n : 0;
 			return v;
 		}
 		w = p;
@@ -247,6 +248,8 @@ void eras_settle(struct explain_result *r, const struct era_state *s)
 		e = m->era.old->error;
 		m->error = e;
 		m->finding = e->finding ? e->finding : "cuda-error";
+		/* CUDA 13's invalid argument at a launch is not what 1 meant before 10.1 */
+		m->invalid_value_launch = false;
 		m->era.how = ERA_OLD_BY_TEXT;
 		snprintf(m->era.marker, sizeof(m->era.marker), "%s", s->marker);
 		m->era.marker_line = s->line;

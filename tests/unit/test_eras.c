@@ -254,6 +254,15 @@ static void a_number_of_both_eras(void **state)
 	assert_int_equal(r.m[0].era.how, ERA_OLD_BY_TEXT);
 	assert_true(evidence_says(&r.m[0], "(\"cuda runtime version: 9.0\", line 3)"));
 	explain_result_free(&r);
+	/* 1 at a launch is CUDA 13's oversized block; before 10.1 it was a launch not configured */
+	r = scan("CUDA error 1 after kernel<<<1, 2048>>> launch\n");
+	assert_string_equal(r.m[0].finding, "launch-out-of-resources");
+	explain_result_free(&r);
+	r = scan("loaded libcudart.so.9.0\nCUDA error 1 after kernel<<<1, 2048>>> launch\n");
+	assert_string_equal(r.m[0].finding, "cuda-error");
+	assert_string_equal(r.m[0].error->name, "cudaErrorMissingConfiguration");
+	assert_false(r.m[0].invalid_value_launch);
+	explain_result_free(&r);
 	r = scan("error: cudart64_100.dll loaded\nCUDA error 4 in kernel launch\n");
 	assert_string_equal(r.m[0].finding, "kernel-exception");
 	assert_string_equal(r.m[0].error->name, "cudaErrorLaunchFailure");
