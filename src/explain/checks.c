@@ -887,15 +887,14 @@ static size_t oom_lines(const struct explain_match *m, char lines[][400], size_t
 size_t explain_offline_evidence(const struct explain_match *m, char lines[][400], size_t max)
 {
 	size_t n = 0;
-	char buf[32];
+	char buf[32], era[400];
 
 	if (m->error) {
 		n = line(lines, n, max, "%s (%d, %s API): \"%s\"", m->error->name, m->error->code,
 			 kb_api_name(m->error->api), m->error->string);
-		if (m->code_seen >= 0)
-			n = line(lines, n, max, "the text's number %d is this error's number in an older "
-				 "CUDA runtime (renumbered around CUDA 10.1)", m->code_seen);
 	}
+	if (eras_evidence(m, era, sizeof(era)))
+		n = line(lines, n, max, "%s", era);
 	if (m->invalid_value_launch)
 		n = line(lines, n, max, "an invalid argument at a kernel launch: CUDA 13 reports a block "
 			 "beyond the GPU's limits (threads per block, block dimensions) as invalid argument (1), "

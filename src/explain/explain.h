@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "kb/kb.h"
+#include "explain/eras.h"
 #include "explain/nccl_log.h"
 #include "explain/oom_text.h"
 
@@ -30,7 +31,8 @@ struct explain_match {
 	const struct kb_error *error;        /* catalogue entry, when a code was recognised */
 	const struct kb_message *message;    /* message pattern, when one matched */
 	int code_seen;                       /* a number printed beside a known string that
-					      * differs from the catalogue's (old numbering), else -1 */
+					      * is its pre-10.1 number (old numbering), else -1 */
+	struct era_reading era;              /* how the number was read across CUDA 10.1's renumbering */
 	/* what the text said, when it said it */
 	struct kb_arch arch;                 /* GPU or requested arch (sm_86, compute_120) */
 	bool has_arch;

@@ -176,6 +176,7 @@ struct explain_scan {
 	bool by_line;            /* every line through the automaton (CUDOCTOR_EXPLAIN_SCAN=lines) */
 	bool simd;               /* the first stage vectorised where the CPU can */
 	enum newline_path nl;    /* how newlines are counted */
+	struct era_state era;    /* the CUDA release the text names (eras.h) */
 	int failed;
 };
 
@@ -306,6 +307,8 @@ static bool build_tool_line(const struct line *l)
 
 /* ---- names ---- */
 
+static void note_old_number(struct explain_result *r, const struct line *l, const struct kb_error *e);
+
 
 /* "e == cudaSuccess || e == cudaErrorCudartUnloading": a name compared against, not raised */
 static bool after_comparison(const struct line *l, size_t start)
@@ -357,6 +360,7 @@ static int match_names(struct explain_result *r, const struct line *l, bool *fou
 			return CD_ENOMEM;
 		if (!m->error)
 			m->error = e;
+		note_old_number(r, l, e);
 		*found = true;
 	}
 	return CD_OK;
@@ -424,7 +428,7 @@ static int numbers_on_line(const struct line *l, int *out, int max, bool only_co
 
 			while (j < l->len && isdigit((unsigned char)l->s[j]) && v < 100000)
 				v = v * 10 + (l->s[j++] - '0');
-			if (l->len - j >= 8 && strncmp(l->s + j, " vs. 0)", 7) == 0)
+			if (l->len - j >= 7 && strncmp(l->s + j, " vs. 0)", 7) == 0)
 				out[n++] = v;
 		}
 	}
@@ -437,11 +441,10 @@ static int match_numbers(struct explain_result *r, const struct line *l, bool on
 	int n = numbers_on_line(l, nums, 8, only_codes);
 
 	for (int i = 0; i < n; i++) {
-		const struct kb_error *e = kb_error_by_code(KB_API_RUNTIME, nums[i]);
+		struct era_reading rd;
+		const struct kb_error *e = eras_number(nums[i], &rd);
 		struct explain_match *m;
 
-		if (!e)
-			e = kb_error_by_code(KB_API_DRIVER, nums[i]);
 		if (!e || e->code == 0)
 			continue;
 		m = hit(r, error_finding(e), VIA_NUMBER, l);
@@ -449,24 +452,22 @@ static int match_numbers(struct explain_result *r, const struct line *l, bool on
 			return CD_ENOMEM;
 		if (!m->error)
 			m->error = e;
+		if (m->error == e && m->era.how == ERA_NONE)
+			m->era = rd;
 	}
 	return CD_OK;
 }
 
-/* A number printed beside a recognised string but meaning something else there: the
- * pre-10.1 runtime numbering (48 for 209, 7 for 701). Kept as evidence. */
+/* A number printed beside a recognised string or name that is that error's pre-10.1 runtime
+ * number (48 for 209, 7 for 701): kept as evidence (eras.c). */
 static void note_old_number(struct explain_result *r, const struct line *l, const struct kb_error *e)
 {
 	int nums[8];
 	int n = numbers_on_line(l, nums, 8, false);
 
-	for (size_t i = 0; i < r->n; i++) {
-		if (r->m[i].error != e)
-			continue;
-		for (int k = 0; k < n; k++)
-			if (nums[k] != e->code && r->m[i].code_seen < 0)
-				r->m[i].code_seen = nums[k];
-	}
+	for (size_t i = 0; i < r->n && n > 0; i++)
+		if (r->m[i].error == e || (r->m[i].last_line == l->no && strcmp(r->m[i].finding, error_finding(e)) == 0))
+			eras_note_named(&r->m[i], e, nums, n);
 }
 
 /* ---- pending extractions: an OOM message's numbers follow it ---- */
@@ -722,6 +723,7 @@ static int scan_line(struct explain_scan *sc)
 	}
 	if (l->has_cuda)
 		sc->ctx_until = l->no + CTX_LINES;
+	eras_line(&sc->era, l->low, l->len, l->no);
 	if (nccl && (rc = nccl_log_line_hits(&sc->nccl, l->s, l->len, sc->nccl_hit, NULL)) != CD_OK)
 		return rc;
 	/* the automaton's "nccl" anchor is the search, unless the line had more hits than kept */
@@ -1068,6 +1070,7 @@ static void settle(struct explain_scan *sc)
 	struct explain_result *r = &sc->r;
 	size_t others = 0;
 
+	eras_settle(r, &sc->era);
 	for (size_t i = 0; i < r->n; i++) {
 		struct explain_match *m = &r->m[i];
 
