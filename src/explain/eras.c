@@ -53,11 +53,16 @@ static int cudart_dll_version(const char *p, const char *end, size_t *used)
  * Compute capability ("CUDA capability 7.5") is not among them. */
 static bool version_word(const char *p, size_t n)
 {
-	static const char *const words[] = { "version", "toolkit", "runtime", "release", "used", "to", "build",
-					     "pytorch", "compilation", "tools", "sdk" };
+	/* with their lengths: this runs for the word after every "cuda" of every hit line */
+	static const struct {
+		const char *w;
+		size_t n;
+	} words[] = { { "version", 7 }, { "toolkit", 7 }, { "runtime", 7 }, { "release", 7 }, { "used", 4 },
+		      { "to", 2 },      { "build", 5 },   { "pytorch", 7 }, { "compilation", 11 },
+		      { "tools", 5 },   { "sdk", 3 } };
 
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (strlen(words[i]) == n && strncmp(p, words[i], n) == 0)
+		if (words[i].n == n && memcmp(p, words[i].w, n) == 0)
 			return true;
 	return false;
 }
@@ -105,11 +110,11 @@ int eras_marker_release(const char *low, size_t len, size_t *used)
 	size_t n = 0;
 	int v = 0;
 
-	if (len > 13 && strncmp(low, "libcudart.so.", 13) == 0)
+	if (len > 13 && memcmp(low, "libcudart.so.", 13) == 0)
 		v = version_at(low + 13, end, &n), n += 13;
-	else if (len > 9 && (strncmp(low, "cudart64_", 9) == 0 || strncmp(low, "cudart32_", 9) == 0))
+	else if (len > 9 && (memcmp(low, "cudart64_", 9) == 0 || memcmp(low, "cudart32_", 9) == 0))
 		v = cudart_dll_version(low + 9, end, &n), n += 9;
-	else if (len > 4 && strncmp(low, "cuda", 4) == 0 &&
+	else if (len > 4 && memcmp(low, "cuda", 4) == 0 &&
 		 !(isalpha((unsigned char)low[4]) && !(low[4] == 'v' && len > 5 && isdigit((unsigned char)low[5]))))
 		v = after_cuda(low + 4, end, &n), n += 4;
 	if (used)
@@ -157,36 +162,49 @@ static void mark(struct era_state *s, const char *p, size_t n, size_t line_no)
 	s->line = line_no;
 }
 
-void eras_line(struct era_state *s, const char *low, size_t len, size_t line_no)
+/* a marker whose "cuda" starts at p: true when it names a release before 10.1 (recorded) */
+static bool marker_at(struct era_state *s, const char *low, const char *end, const char *p, size_t line_no)
+{
+	const char *start = p;
+	size_t n;
+	int v;
+
+	/* "libcudart.so.9.0" starts three bytes before its "cuda" */
+	if (p - low >= 3 && memcmp(p - 3, "lib", 3) == 0)
+		start = p - 3;
+	/* a word that only holds "cuda" ("cudaMalloc", "nvcuda") names no release */
+	if (start > low && isalnum((unsigned char)start[-1]))
+		return false;
+	v = eras_marker_release(start, (size_t)(end - start), &n);
+	if (!old_release(v))
+		return false;
+	mark(s, start, n, line_no);
+	return true;
+}
+
+void eras_line(struct era_state *s, const char *low, size_t len, size_t line_no, const struct era_hints *hints)
 {
 	const char *end = low + len, *p = low;
+	bool all = hints && hints->all;
 	int v;
 
 	if (s->old)
 		return;
-	if ((v = device_query_runtime(low, len)) && old_release(v)) {
+	if ((!all || hints->runtime_version) && (v = device_query_runtime(low, len)) && old_release(v)) {
 		const char *q = memmem(low, len, "runtime version", 15);
 
 		mark(s, q, (size_t)(end - q), line_no);
 		return;
 	}
-	while ((p = memmem(p, (size_t)(end - p), "cud", 3)) != NULL) {
-		const char *start = p;
-		size_t n;
-
-		/* "libcudart.so.9.0" starts three bytes before its "cud" */
-		if (p - low >= 3 && strncmp(p - 3, "lib", 3) == 0)
-			start = p - 3;
-		/* a word that only holds "cuda" ("cudaMalloc", "nvcuda") names no release */
-		if (start > low && isalnum((unsigned char)start[-1])) {
-			p++;
-			continue;
-		}
-		v = eras_marker_release(start, (size_t)(end - start), &n);
-		if (old_release(v)) {
-			mark(s, start, n, line_no);
+	if (all) {
+		for (size_t i = 0; i < hints->n_cuda; i++)
+			if (hints->cuda_at[i] < len && marker_at(s, low, end, low + hints->cuda_at[i], line_no))
+				return;
+		return;
+	}
+	while ((p = memmem(p, (size_t)(end - p), "cuda", 4)) != NULL) {
+		if (marker_at(s, low, end, p, line_no))
 			return;
-		}
 		p++;
 	}
 }

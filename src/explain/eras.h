@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "kb/old_codes.h"
 
@@ -36,8 +37,20 @@ struct era_state {
 	size_t line;
 };
 
-/* One line (lowercased, len bytes, 1-based number): records the first old-release marker. */
-void eras_line(struct era_state *s, const char *low, size_t len, size_t line_no);
+/* Where a line's markers can start, as the scanner's automaton already found them: the
+ * offsets of every "cuda" (each marker holds one: "cuda 9.2", "libcudart.so.9.0",
+ * "cudart64_90.dll") and whether "runtime version" (deviceQuery's) is there. all == false
+ * when the automaton kept fewer hits than the line has: the line is searched instead. */
+struct era_hints {
+	bool all;
+	bool runtime_version;
+	const uint32_t *cuda_at;
+	size_t n_cuda;
+};
+
+/* One line (lowercased, len bytes, 1-based number): records the first old-release marker.
+ * hints may be NULL: the line is searched. */
+void eras_line(struct era_state *s, const char *low, size_t len, size_t line_no, const struct era_hints *hints);
 
 /* The release a marker at low[0..len) names, as major * 10 + minor (92 for 9.2), else 0;
  * *used (may be NULL): its length up to the version's end. Exposed for the tests. */

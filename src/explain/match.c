@@ -15,6 +15,7 @@
 #include "util/err.h"
 
 #define LINE_HITS 256    /* pattern hits kept per line */
+#define ERA_CUDA_MAX 16  /* "cuda" offsets handed to eras_line; more and it searches the line */
 #define CTX_LINES 8      /* a CUDA or GPU mention makes the next lines a CUDA context */
 #define OOM_WINDOW 6144  /* an OOM message and what follows it */
 #define MAX_PENDING 4
@@ -22,7 +23,7 @@
 /* ---- the pattern set, built once from the kb ---- */
 
 enum pat_kind { PK_ERROR, PK_PART, PK_NAME, PK_NUMKEY, PK_CUDA, PK_GPU, PK_NCCL, PK_SUPPORTS, PK_CC_OLD, PK_WSL, PK_TORCH,
-		PK_LAUNCH };
+		PK_LAUNCH, PK_RUNTIME_VERSION };
 
 struct pat {
 	enum pat_kind kind;
@@ -117,6 +118,8 @@ static int build_patterns(char *err)
 		ok = add_pat(&pl, number_keys[i], (struct pat){ PK_NUMKEY, NULL, 0, 0 });
 	ok = ok && add_pat(&pl, " vs. 0)", (struct pat){ PK_NUMKEY, NULL, 0, 0 });
 	ok = ok && add_pat(&pl, "cuda", (struct pat){ PK_CUDA, NULL, 0, 0 });
+	/* deviceQuery's "Runtime Version": a release marker (explain/eras.c) */
+	ok = ok && add_pat(&pl, "runtime version", (struct pat){ PK_RUNTIME_VERSION, NULL, 0, 0 });
 	for (size_t i = 0; i < 2 && ok; i++)
 		ok = add_pat(&pl, gpu_words[i], (struct pat){ PK_GPU, NULL, 0, 0 });
 	for (size_t i = 0; i < 3 && ok; i++)
@@ -666,6 +669,10 @@ static int scan_line(struct explain_scan *sc)
 	struct explain_result *r = &sc->r;
 	const struct kb_error *by_string = NULL;
 	bool found = false, nccl = false, in_ctx, parts = false, names = false, numkeys = false;
+	bool runtime_version = false;
+	uint32_t cuda_at[ERA_CUDA_MAX];
+	size_t n_cuda = 0;
+	struct era_hints hints;
 	int rc;
 
 	fold_line(l->low, l->s, l->len);
@@ -689,6 +696,12 @@ static int scan_line(struct explain_scan *sc)
 		case PK_CUDA:
 			if (!l->has_cuda && cuda_outside_path(l, start))
 				l->has_cuda = true;
+			if (n_cuda < ERA_CUDA_MAX)
+				cuda_at[n_cuda] = start;
+			n_cuda++;
+			break;
+		case PK_RUNTIME_VERSION:
+			runtime_version = true;
 			break;
 		case PK_GPU:
 			if (sc->ctx_until != l->no + CTX_LINES && cuda_outside_path(l, start))
@@ -723,7 +736,9 @@ static int scan_line(struct explain_scan *sc)
 	}
 	if (l->has_cuda)
 		sc->ctx_until = l->no + CTX_LINES;
-	eras_line(&sc->era, l->low, l->len, l->no);
+	hints = (struct era_hints){ sc->n_hits < LINE_HITS && n_cuda <= ERA_CUDA_MAX, runtime_version, cuda_at,
+				    n_cuda };
+	eras_line(&sc->era, l->low, l->len, l->no, &hints);
 	if (nccl && (rc = nccl_log_line_hits(&sc->nccl, l->s, l->len, sc->nccl_hit, NULL)) != CD_OK)
 		return rc;
 	/* the automaton's "nccl" anchor is the search, unless the line had more hits than kept */

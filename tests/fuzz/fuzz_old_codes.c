@@ -26,8 +26,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (eras_marker_release((const char *)data, size, &used) && used > size)
 		abort();
-	eras_line(&s, (const char *)data, size, 1);
+	eras_line(&s, (const char *)data, size, 1, NULL);
 	if (s.old && strlen(s.marker) >= sizeof(s.marker))
 		abort();
+	{
+		/* the scanner's hints (every "cuda" offset, "runtime version" present) find the same */
+		struct era_state t = { 0 };
+		uint32_t at[64];
+		struct era_hints h = { true, memmem(data, size, "runtime version", 15) != NULL, at, 0 };
+
+		for (size_t i = 0; i + 4 <= size && h.n_cuda < 64; i++)
+			if (memcmp(data + i, "cuda", 4) == 0)
+				at[h.n_cuda++] = (uint32_t)i;
+		if (h.n_cuda < 64) {
+			eras_line(&t, (const char *)data, size, 1, &h);
+			if (t.old != s.old || strcmp(t.marker, s.marker) != 0)
+				abort();
+		}
+	}
 	return 0;
 }
