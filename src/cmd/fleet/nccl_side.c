@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "probe/nccl_find.h"
@@ -84,3 +85,30 @@ void fleet_nccl_release(struct fleet_nccl_side *x, const struct cudrv *d)
 		nccl_unload(&x->nc);
 }
 
+
+int fleet_nccl_muster(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *me, const struct cudrv *d,
+		      double timeout_s, struct fleet_nccl_side *x, struct fleet_nccl_rank *rec,
+		      struct fleet_nccl_rank **all, bool *unreached, char *err)
+{
+	char why[CD_ERRMSG] = "";
+	int rc;
+
+	*unreached = false;
+	*all = NULL;
+	memset(rec, 0, sizeof *rec);
+	fleet_node_name(rec->node, sizeof rec->node);
+	rec->device = -1;
+	if (!getenv("NCCL_NVLS_ENABLE") && setenv("NCCL_NVLS_ENABLE", "0", 1) != 0)
+		return cd_fail(err, CD_ENOMEM, "setenv NCCL_NVLS_ENABLE: out of memory");
+	if (fleet_nccl_prepare(x, d, rec, why) != CD_OK)
+		snprintf(rec->error, sizeof rec->error, "%.250s", why);
+	if (me->world_rank == 0 && !(*all = calloc((size_t)me->world_size, sizeof **all)))
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	if ((rc = mpi->gather(rec, sizeof *rec, *all, timeout_s, err)) != CD_OK) {
+		*unreached = true;
+		return rc;
+	}
+	for (int r = 0; *all && r < me->world_size; r++)
+		(*all)[r].node[sizeof (*all)[r].node - 1] = (*all)[r].error[sizeof (*all)[r].error - 1] = '\0';
+	return CD_OK;
+}

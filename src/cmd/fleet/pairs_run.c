@@ -158,27 +158,17 @@ int fleet_pairs_run(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *me
 	struct fleet_pairs_plan plan = { 0 };
 	struct fleet_nccl_side x = { 0 };
 	char why[CD_ERRMSG] = "";
-	bool ready;
+	bool ready, unreached;
 	int rc;
 
 	memset(res, 0, sizeof *res);
-	fleet_node_name(rec.node, sizeof rec.node);
-	rec.device = -1;
-	if (!getenv("NCCL_NVLS_ENABLE") && setenv("NCCL_NVLS_ENABLE", "0", 1) != 0)
-		return cd_fail(err, CD_ENOMEM, "setenv NCCL_NVLS_ENABLE: out of memory");
-	if (fleet_nccl_prepare(&x, d, &rec, why) != CD_OK)
-		snprintf(rec.error, sizeof rec.error, "%.250s", why);
-	if (me->world_rank == 0 && !(all = calloc((size_t)me->world_size, sizeof *all))) {
-		rc = cd_fail(err, CD_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = mpi->gather(&rec, sizeof rec, all, timeout_s, err)) != CD_OK)
+	rc = fleet_nccl_muster(mpi, me, d, timeout_s, &x, &rec, &all, &unreached, err);
+	if (unreached)
 		goto unreached;
-	if (me->world_rank == 0) {
-		for (int r = 0; r < me->world_size; r++)
-			all[r].node[sizeof all[r].node - 1] = all[r].error[sizeof all[r].error - 1] = '\0';
+	if (rc)
+		goto out;
+	if (me->world_rank == 0)
 		make_plan(all, me->world_size, o, &plan);
-	}
 	if ((rc = mpi->bcast(&plan, sizeof plan, timeout_s, err)) != CD_OK)
 		goto unreached;
 	plan.why[sizeof plan.why - 1] = '\0';
