@@ -398,25 +398,41 @@ static int scan_archive(struct dc_inventory *inv, const unsigned char *data, siz
 	return rc;
 }
 
+/* The kinds of input dc_scan reads, by their first bytes (a cubin is an ELF file with
+ * NVIDIA's machine; which ELF it is needs its headers) */
+enum sniffed { SNIFF_NONE, SNIFF_ARCHIVE, SNIFF_ELF, SNIFF_FATBIN, SNIFF_PTX };
+
+static enum sniffed sniff(const unsigned char *data, size_t size)
+{
+	if (!data || !size)
+		return SNIFF_NONE;
+	if (ar_has_magic(data, size))
+		return SNIFF_ARCHIVE;
+	if (elf_has_magic(data, size))
+		return SNIFF_ELF;
+	if (size >= FATBIN_HEADER_SIZE && rd32(data) == FATBIN_MAGIC)
+		return SNIFF_FATBIN;
+	return ptx_looks_like_ptx(data, size) ? SNIFF_PTX : SNIFF_NONE;
+}
+
 bool dc_has_magic(const unsigned char *data, size_t size)
 {
-	return data && size && (ar_has_magic(data, size) || elf_has_magic(data, size) ||
-				(size >= FATBIN_HEADER_SIZE && rd32(data) == FATBIN_MAGIC) ||
-				ptx_looks_like_ptx(data, size));
+	return sniff(data, size) != SNIFF_NONE;
 }
 
 int dc_scan(struct dc_inventory *inv, const unsigned char *data, size_t size, unsigned opts, char *err)
 {
+	enum sniffed kind = sniff(data, size);
 	int rc;
 	if (!data || size == 0)
 		return cd_fail(err, CD_EFORMAT, "empty file");
-	if (ar_has_magic(data, size)) {
+	if (kind == SNIFF_ARCHIVE) {
 		inv->format = DC_ARCHIVE;
 		rc = scan_archive(inv, data, size, opts, err);
-	} else if (cubin_is_cubin(data, size)) {
+	} else if (kind == SNIFF_ELF && cubin_is_cubin(data, size)) {
 		inv->format = DC_CUBIN;
 		rc = add_cubin(inv, data, size, err);
-	} else if (elf_has_magic(data, size)) {
+	} else if (kind == SNIFF_ELF) {
 		struct elf_file e;
 		if ((rc = elf_open(&e, data, size, err)))
 			return rc;
@@ -424,10 +440,10 @@ int dc_scan(struct dc_inventory *inv, const unsigned char *data, size_t size, un
 			      : e.type == ELF_ET_EXEC || (e.type == ELF_ET_DYN && has_interp(&e)) ? DC_EXECUTABLE
 			      : DC_SHARED_LIBRARY;
 		rc = scan_host_elf(inv, &e, 0, -1, opts, err);
-	} else if (size >= FATBIN_HEADER_SIZE && rd32(data) == FATBIN_MAGIC) {
+	} else if (kind == SNIFF_FATBIN) {
 		inv->format = DC_FATBIN;
 		rc = walk_region(inv, data, 0, size, 0, "", -1, true, opts, err);
-	} else if (ptx_looks_like_ptx(data, size)) {
+	} else if (kind == SNIFF_PTX) {
 		inv->format = DC_PTX;
 		rc = add_ptx(inv, data, size, err);
 	} else {
