@@ -10,7 +10,8 @@
 #include "cmd/cmd.h"
 #include "explain/checks.h"
 #include "explain/explain.h"
-#include "rules/nccl.h"
+#include "rules/oom.h"
+#include "cmd/explain/nccl.h"
 #include "util/err.h"
 #include "util/file.h"
 #include "util/str.h"
@@ -428,6 +429,7 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 	lines = explain_scan_lines(sc);
 	if ((rc = explain_scan_finish(sc, &res, err)) != CD_OK)
 		goto out;
+	explain_result_classify_oom(&res, oom_finding_of);
 	if (env.block)
 		explain_result_launch_given(&res);
 	matches = json_array();

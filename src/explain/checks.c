@@ -9,6 +9,7 @@
 #include "binfmt/devcode.h"
 #include "explain/checks.h"
 #include "rules/driver_need.h"
+#include "rules/oom.h"
 #include "kb/compat.h"
 #include "kb/sm_limits.h"
 #include "util/err.h"

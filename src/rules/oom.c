@@ -80,3 +80,10 @@ const char *oom_class_finding(enum oom_class c)
 		return "out-of-memory";
 	}
 }
+
+const char *oom_finding_of(const struct oom_numbers *n)
+{
+	enum oom_class c = oom_classify(n);
+
+	return c == OOM_CLASS_UNKNOWN ? NULL : oom_class_finding(c);
+}

@@ -9,6 +9,7 @@
 #include "explain/explain.h"
 #include "kb/kb.h"
 #include "explain/oom_text.h"
+#include "rules/oom.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
