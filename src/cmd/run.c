@@ -9,9 +9,8 @@
 #include "rules/rules.h"
 #include "util/err.h"
 
-int cd_run_driver(struct cd_run *run, struct report *r, char *err)
+int cd_run_open(struct cd_run *run, char *err)
 {
-	struct facts f = { 0 };
 	int rc;
 
 	if (run->opened)
@@ -34,6 +33,17 @@ int cd_run_driver(struct cd_run *run, struct report *r, char *err)
 	if ((rc = platform_probe(&run->platform, NULL, err)) != CD_OK)
 		return rc;
 	run->cuda_usable = rules_cuda_usable(&run->probe);
+	return CD_OK;
+}
+
+int cd_run_driver(struct cd_run *run, struct report *r, char *err)
+{
+	struct facts f = { 0 };
+	int rc;
+
+	if ((rc = cd_run_open(run, err)) != CD_OK || run->judged)
+		return rc;
+	run->judged = true;
 	f.driver = &run->probe;
 	f.platform = &run->platform;
 	if ((rc = rules_driver(&f, r)) != CD_OK)

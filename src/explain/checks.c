@@ -309,9 +309,9 @@ static void check_gpus(const struct explain_match *m, const struct explain_env *
 static void check_runtime_need(const struct arch_file *f, const struct arch_target *t, struct explain_checks *out)
 {
 	struct runtime_need need;
-	struct report scratch;
+	struct driver_need_verdict v;
 	struct explain_check *c;
-	bool fails = false;
+	bool fails;
 
 	runtime_need_of(f->data, f->size, &need);
 	if (!need.known)
@@ -321,11 +321,8 @@ static void check_runtime_need(const struct arch_file *f, const struct arch_targ
 		    need.how, need.min_driver_text[0] ? need.min_driver_text : "(unknown)");
 		return;
 	}
-	if (report_init(&scratch, "explain") == CD_OK) {
-		if (driver_need_judge(&scratch, f->path, &need, &t->driver, &fails) != CD_OK)
-			fails = false;
-		report_free(&scratch);
-	}
+	v = driver_need_verdict(&need, &t->driver);
+	fails = v.fails;
 	c = add(out, "runtime", fails ? CHECK_PROBLEM : CHECK_OK,
 	    "%s needs driver %s or newer (CUDA %d.x); the driver judged against is %s%s%s (CUDA %d.%d)%s", need.how,
 	    need.min_driver_text[0] ? need.min_driver_text : "(unknown)", need.cuda.major, t->driver.source,

@@ -28,23 +28,13 @@ bool rules_driver_usable(const struct gpu_probe *p)
 
 /* From CUDA 11 on, a newer minor of the same major still runs (minor-version
  * compatibility); before 11 every newer release needs its own driver. */
-enum too_new rules_compare_to_driver(const struct version *v, const struct version *drv)
-{
-	if (v->major > drv->major)
-		return NEWER_MAJOR;
-	if (v->major < drv->major || v->minor <= drv->minor)
-		return FITS;
-	return v->major >= 11 ? NEWER_MINOR : NEWER_MAJOR;
-}
-
 enum cuda_fit rules_cuda_fit(const struct version *cuda, const struct version *driver_cuda)
 {
-	switch (rules_compare_to_driver(cuda, driver_cuda)) {
-	case FITS: return CUDA_FITS;
-	case NEWER_MINOR: return CUDA_NEWER_MINOR;
-	case NEWER_MAJOR: break;
-	}
-	return CUDA_NEWER_MAJOR;
+	if (cuda->major > driver_cuda->major)
+		return CUDA_NEWER_MAJOR;
+	if (cuda->major < driver_cuda->major || cuda->minor <= driver_cuda->minor)
+		return CUDA_FITS;
+	return cuda->major >= 11 ? CUDA_NEWER_MINOR : CUDA_NEWER_MAJOR;
 }
 
 int rules_driver_evidence(struct finding *f, const struct gpu_probe *d)

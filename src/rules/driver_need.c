@@ -102,24 +102,30 @@ static struct version driver_cuda(const struct arch_driver *d)
 	return version_from_cuda_int(d->cuda);
 }
 
-int driver_need_judge(struct report *r, const char *subject, const struct runtime_need *n,
-		      const struct arch_driver *d, bool *fails)
+struct driver_need_verdict driver_need_verdict(const struct runtime_need *n, const struct arch_driver *d)
 {
+	struct driver_need_verdict v = { 0 };
 	struct version dv, dc = driver_cuda(d);
-	bool below;
+
+	if (!n->known || !d->known || !d->cuda)
+		return v;
+	v.judged = true;
+	if (d->version[0] && version_parse(d->version, &dv) == CD_OK && dv.major >= 100 && n->min_driver.major)
+		v.fails = version_cmp(&dv, &n->min_driver) < 0;
+	else
+		v.fails = dc.major < n->cuda.major;
+	return v;
+}
+
+int driver_need_finding(struct report *r, const char *subject, const struct runtime_need *n,
+			const struct arch_driver *d, const struct driver_need_verdict *v)
+{
+	struct version dc = driver_cuda(d);
 	struct finding *f;
 	char dtxt[80];
 
-	*fails = false;
-	if (!n->known || !d->known || !d->cuda)
+	if (!v->fails)
 		return CD_OK;
-	if (d->version[0] && version_parse(d->version, &dv) == CD_OK && dv.major >= 100 && n->min_driver.major)
-		below = version_cmp(&dv, &n->min_driver) < 0;
-	else
-		below = dc.major < n->cuda.major;
-	if (!below)
-		return CD_OK;
-	*fails = true;
 	if (d->version[0])
 		snprintf(dtxt, sizeof(dtxt), "driver %s (CUDA %d.%d)", d->version, dc.major, dc.minor);
 	else
@@ -143,26 +149,36 @@ int driver_need_judge(struct report *r, const char *subject, const struct runtim
 	return CD_OK;
 }
 
-int driver_gpu_judge(struct report *r, const struct arch_gpu *g, const struct arch_driver *d, bool *fails)
+struct driver_gpu_verdict driver_gpu_verdict(const struct arch_gpu *g, const struct arch_driver *d)
 {
+	struct driver_gpu_verdict v = { 0 };
 	struct kb_arch a = { (int)g->cc, 0 };
-	const struct kb_toolkit *first, *last;
+	const struct kb_toolkit *last;
 	struct version dv, dc = driver_cuda(d);
+
+	if (!d->known || !d->cuda || kb_arch_toolkit_range(a, &v.first, &last) != CD_OK || !v.first) {
+		v.first = NULL;
+		return v;
+	}
+	v.judged = true;
+	/* the oldest driver that supports a GPU is the first toolkit's minimum driver */
+	if (d->version[0] && v.first->has_min_driver && version_parse(d->version, &dv) == CD_OK && dv.major >= 100)
+		v.fails = version_cmp(&dv, &v.first->min_driver) < 0;
+	else
+		v.fails = version_cmp(&dc, &v.first->release) < 0;
+	return v;
+}
+
+int driver_gpu_finding(struct report *r, const struct arch_gpu *g, const struct arch_driver *d,
+		       const struct driver_gpu_verdict *v)
+{
+	const struct kb_toolkit *first = v->first;
+	struct version dc = driver_cuda(d);
 	const struct kb_driver_branch *b;
-	bool below;
 	struct finding *f;
 
-	*fails = false;
-	if (!d->known || !d->cuda || kb_arch_toolkit_range(a, &first, &last) != CD_OK || !first)
+	if (!v->fails)
 		return CD_OK;
-	/* the oldest driver that supports a GPU is the first toolkit's minimum driver */
-	if (d->version[0] && first->has_min_driver && version_parse(d->version, &dv) == CD_OK && dv.major >= 100)
-		below = version_cmp(&dv, &first->min_driver) < 0;
-	else
-		below = version_cmp(&dc, &first->release) < 0;
-	if (!below)
-		return CD_OK;
-	*fails = true;
 	b = kb_driver_branch_for_cuda(&first->release);
 	f = report_add_finding(r, SEV_ERROR, "gpu-newer-than-driver", g->name,
 			       "the driver %s (CUDA %d.%d) predates this GPU (compute capability %u.%u, first supported by "

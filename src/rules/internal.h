@@ -25,18 +25,11 @@ static inline bool rules_known(const struct version *v)
 	return v->parts > 0;
 }
 
-/* "12.4" into buf, "unknown" for an unknown version. */
-
 /* The newest CUDA the loaded driver runs (cuDriverGetVersion); parts 0 when unknown. */
 struct version rules_driver_cuda(const struct gpu_probe *p);
 
 /* libcuda loaded and its CUDA version known: there is a driver to compare against. */
 bool rules_driver_usable(const struct gpu_probe *p);
-
-enum too_new { FITS, NEWER_MINOR, NEWER_MAJOR };
-
-/* Whether code built against CUDA v runs on a driver supporting drv. */
-enum too_new rules_compare_to_driver(const struct version *v, const struct version *drv);
 
 /* "driver 550.54.14 supports CUDA up to 12.4 (cuDriverGetVersion = 12040; ...)" */
 int rules_driver_evidence(struct finding *f, const struct gpu_probe *p);

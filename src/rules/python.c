@@ -38,7 +38,7 @@ int rule_framework_vs_driver(const struct facts *f, struct report *r)
 		struct version v;
 		struct finding *x;
 
-		if (!fw_cuda(fw) || version_parse(fw->cuda, &v) != CD_OK || rules_compare_to_driver(&v, &cuda) != NEWER_MAJOR)
+		if (!fw_cuda(fw) || version_parse(fw->cuda, &v) != CD_OK || rules_cuda_fit(&v, &cuda) != CUDA_NEWER_MAJOR)
 			continue;
 		x = report_add_finding(r, SEV_ERROR, "runtime-newer-than-driver", fw_where(fw),
 				       "%s %s is built for CUDA %s; this driver supports CUDA %s", fw->name, fw->version[0] ? fw->version : "",

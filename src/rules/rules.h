@@ -38,12 +38,16 @@ int rules_gpu_pcie(const struct gpu_probe *p, struct report *r);
  * an ok finding `stack-consistent` with what was checked. Run after every other rule. */
 int rules_verdict(const struct facts *f, struct report *r);
 
-/* True when a toolkit accepts sm_<cc_major><cc_minor> (plain target), by the kb. */
-/* Whether code built against CUDA `cuda` runs on a driver that supports `driver_cuda`: the
- * rule toolkit-newer-than-driver applies (minor-version compatibility from CUDA 11 on). */
+/* Whether code built against CUDA `cuda` runs on a driver that supports `driver_cuda`
+ * (minor-version compatibility from CUDA 11 on): it fits, it runs but the driver cannot JIT
+ * its PTX (a newer minor), or it does not run (a newer major). */
 enum cuda_fit { CUDA_FITS, CUDA_NEWER_MINOR, CUDA_NEWER_MAJOR };
 enum cuda_fit rules_cuda_fit(const struct version *cuda, const struct version *driver_cuda);
+/* The same for a toolkit's builds on the loaded driver (toolkit-newer-than-driver's verdict,
+ * and doctor's "its builds run here"); false when either CUDA version is unknown. */
+bool rules_toolkit_driver_fit(const struct toolkit *t, const struct gpu_probe *d, enum cuda_fit *fit);
 
+/* True when a toolkit accepts sm_<cc_major><cc_minor> (plain target), by the kb. */
 bool rules_toolkit_targets(const struct toolkit *t, int cc_major, int cc_minor);
 
 /* The subject of every finding about one GPU: "GPU 0 (NVIDIA H200)" by CUDA's ordinal,

@@ -44,7 +44,7 @@ int rule_runtime_vs_driver(const struct facts *f, struct report *r)
 		/* only the runtime's version is a CUDA version (cuDNN 9, NCCL 2 are not) */
 		if (!str_starts_with(rt->soname, "libcudart"))
 			continue;
-		if (!rules_known(&rt->version) || rules_compare_to_driver(&rt->version, &cuda) != NEWER_MAJOR)
+		if (!rules_known(&rt->version) || rules_cuda_fit(&rt->version, &cuda) != CUDA_NEWER_MAJOR)
 			continue;
 		version_format(&rt->version, 2, rv, sizeof rv);
 		x = report_add_finding(r, runtime_used(rt, &f->runtimes[si]) ? SEV_ERROR : SEV_WARN, "runtime-newer-than-driver", rt->path,

@@ -18,12 +18,22 @@ static const struct toolkit *fitting_toolkit(const struct facts *f)
 
 	for (size_t i = 0; i < f->toolkits->n; i++) {
 		const struct toolkit *t = &f->toolkits->t[i];
-		if (!rules_known(&t->version) || rules_compare_to_driver(&t->version, &cuda) != FITS)
+		if (!rules_known(&t->version) || rules_cuda_fit(&t->version, &cuda) != CUDA_FITS)
 			continue;
 		if (!best || version_cmp(&t->version, &best->version) > 0)
 			best = t;
 	}
 	return best;
+}
+
+bool rules_toolkit_driver_fit(const struct toolkit *t, const struct gpu_probe *d, enum cuda_fit *fit)
+{
+	struct version cuda = rules_driver_cuda(d);
+
+	if (!rules_driver_usable(d) || !rules_known(&t->version))
+		return false;
+	*fit = rules_cuda_fit(&t->version, &cuda);
+	return true;
 }
 
 int rule_toolkit_vs_driver(const struct facts *f, struct report *r)
@@ -37,17 +47,14 @@ int rule_toolkit_vs_driver(const struct facts *f, struct report *r)
 		return rules_status(oom);
 	for (size_t i = 0; i < f->toolkits->n; i++) {
 		const struct toolkit *t = &f->toolkits->t[i];
-		enum too_new tn;
+		enum cuda_fit tn;
 		struct finding *x;
 
-		if (!rules_known(&t->version))
-			continue;
-		tn = rules_compare_to_driver(&t->version, &cuda);
-		if (tn == FITS)
+		if (!rules_toolkit_driver_fit(t, d, &tn) || tn == CUDA_FITS)
 			continue;
 		version_format(&t->version, 2, tv, sizeof tv);
 		version_format(&cuda, 2, dv, sizeof dv);
-		if (tn == NEWER_MAJOR) {
+		if (tn == CUDA_NEWER_MAJOR) {
 			x = report_add_finding(r, t->selected ? SEV_ERROR : SEV_WARN, "toolkit-newer-than-driver", t->nvcc,
 					       "nvcc %s builds programs this driver (CUDA %s%s%s) cannot run", tv, dv,
 					       rules_opt(d->kb_branch) ? ", " : "", rules_opt(d->kb_branch) ? rules_opt(d->kb_branch) : "");
@@ -74,7 +81,7 @@ int rule_toolkit_vs_driver(const struct facts *f, struct report *r)
 		if (ok && t->selected)
 			oom |= finding_fix(x, "or build with CUDA %s, which this driver runs: export PATH=%s/bin:$PATH",
 					  version_format(&ok->version, 2, tv, sizeof tv), ok->root) != CD_OK;
-		else if (tn == NEWER_MAJOR)
+		else if (tn == CUDA_NEWER_MAJOR)
 			oom |= finding_fix(x, "or install a CUDA %d.x toolkit no newer than %s", cuda.major, dv) != CD_OK;
 	}
 	return rules_status(oom);
@@ -96,7 +103,7 @@ int rule_smi_cuda_version(const struct facts *f, struct report *r)
 
 		if (!t->selected || !rules_known(&t->version))
 			continue;
-		if (rules_compare_to_driver(&t->version, &cuda) != FITS)
+		if (rules_cuda_fit(&t->version, &cuda) != CUDA_FITS)
 			return rules_status(oom); /* toolkit-newer-than-driver explains it */
 		if (t->version.major == cuda.major && t->version.minor == cuda.minor)
 			return rules_status(oom);
