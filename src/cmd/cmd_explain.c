@@ -8,10 +8,11 @@
 #include "binfmt/devcode.h"
 #include "cmd/arch/arch.h"
 #include "cmd/cmd.h"
-#include "explain/checks.h"
+#include "cmd/explain/checks.h"
+#include "cmd/explain/nccl.h"
+#include "explain/evidence.h"
 #include "explain/explain.h"
 #include "rules/oom.h"
-#include "cmd/explain/nccl.h"
 #include "util/err.h"
 #include "util/file.h"
 #include "util/str.h"
@@ -230,12 +231,15 @@ static bool fill_fix(const char *fix, const struct explain_match *m, const struc
 	return true;
 }
 
+/* the text's evidence and the OOM numbers' share one table */
+_Static_assert(EXPLAIN_EVIDENCE_LINE == OOM_EVIDENCE_LINE, "evidence lines of one width");
+
 static int report_match(struct report *r, const struct explain_match *m, struct explain_env *env, bool offline,
 			bool torch, json_t *matches, char *err)
 {
 	const struct kb_explanation *x = kb_explanation_find(m->finding);
 	struct explain_checks ck = { 0 };
-	char ev[8][400], subject[48];
+	char ev[8][EXPLAIN_EVIDENCE_LINE], subject[48];
 	size_t n_ev;
 	struct finding *f;
 	json_t *jm = NULL, *jchecks = json_array(), *jfix = json_array(), *jev = json_array();
@@ -252,7 +256,7 @@ static int report_match(struct report *r, const struct explain_match *m, struct 
 		goto oom;
 	/* offline, only a binary against named GPUs is checked */
 	bool checked = !offline || env->target.n_gpus > 0;
-	if (checked && (rc = explain_checks_run(m, x, env, &ck, err)) != CD_OK)
+	if (checked && (rc = explain_checks_run(m, x->checks, env, &ck, err)) != CD_OK)
 		goto out;
 	if (m->count > 1)
 		snprintf(subject, sizeof(subject), "text, line %zu (last of %zu)", m->last_line, m->count);
@@ -270,6 +274,8 @@ static int report_match(struct report *r, const struct explain_match *m, struct 
 					      m->last_line, m->last))
 		goto oom;
 	n_ev = explain_offline_evidence(m, ev, 8);
+	if (m->has_oom)
+		n_ev += oom_evidence(&m->oom.n, m->oom.gpu, m->oom.suggests_expandable, ev + n_ev, 8 - n_ev);
 	for (size_t i = 0; i < n_ev; i++)
 		if (finding_evidence(f, "%s", ev[i]) || !push(jev, json_string(ev[i])))
 			goto oom;

@@ -33,6 +33,11 @@ double oom_others(const struct oom_numbers *n);
  * with a large reserved-but-unallocated cache (U >= T/20). */
 bool oom_expandable_helps(const struct oom_numbers *n);
 const char *oom_class_finding(enum oom_class c); /* "oom-capacity", ... or "out-of-memory" */
+/* What the numbers amount to, as evidence lines: each number (given or derived) of the GPU
+ * gpu (-1 unknown), the class's reason, and, when the message printed PyTorch's
+ * expandable_segments hint (hinted), whether it applies. Fills at most max lines; returns how many. */
+#define OOM_EVIDENCE_LINE 400
+size_t oom_evidence(const struct oom_numbers *o, int gpu, bool hinted, char lines[][OOM_EVIDENCE_LINE], size_t max);
 /* The oom-* finding of these numbers, or NULL when they cannot say (explain's
  * explain_result_classify_oom takes it). */
 const char *oom_finding_of(const struct oom_numbers *n);

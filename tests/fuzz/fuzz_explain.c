@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain/checks.h"
+#include "explain/evidence.h"
 #include "explain/explain.h"
 #include "kb/kb.h"
 #include "explain/oom_text.h"
