@@ -19,7 +19,7 @@
 enum explain_via { VIA_STRING, VIA_NAME, VIA_NUMBER, VIA_MESSAGE };
 
 struct explain_match {
-	const char *finding;                 /* finding id (kb/explain.tsv) */
+	const char *finding;                 /* finding id (kb/findings.tsv) */
 	enum explain_via via;                /* how the first hit was recognised */
 	char lines[EXPLAIN_MAX_LINES][EXPLAIN_LINE_MAX]; /* matched lines, trimmed */
 	size_t n_lines;

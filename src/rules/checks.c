@@ -225,6 +225,8 @@ static void check_runtime_need(const struct arch_file *f, const struct arch_targ
 	}
 	v = driver_need_verdict(&need, &t->driver);
 	fails = v.fails;
+	out->runtime = need;
+	out->runtime_verdict = v;
 	c = check_add(out, "runtime", fails ? CHECK_PROBLEM : CHECK_OK,
 	    "%s needs driver %s or newer (CUDA %d.x); the driver judged against is %s%s%s (CUDA %d.%d)%s", need.how,
 	    need.min_driver_text[0] ? need.min_driver_text : "(unknown)", need.cuda.major, t->driver.source,

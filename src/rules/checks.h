@@ -14,6 +14,7 @@
 #include "kb/arch_name.h"
 #include "rules/arch.h"
 #include "rules/arch_launch.h"
+#include "rules/driver_need.h"
 
 #define EXPLAIN_MAX_CHECKS 12
 
@@ -60,6 +61,10 @@ struct explain_checks {
 	size_t n;
 	struct explain_binary binary;
 	struct explain_launch launch;
+	/* the binary's own CUDA runtime against the driver judged against (runtime_verdict.judged:
+	 * both were known) */
+	struct runtime_need runtime;
+	struct driver_need_verdict runtime_verdict;
 };
 
 /* What the explained text said that a check judges against (the command copies it from the

@@ -9,6 +9,7 @@
 
 #include "kb/kb.h"
 #include "report/report.h"
+#include "rules/catalogue.h"
 #include "rules/arch.h"
 #include "util/version.h"
 
@@ -33,6 +34,11 @@ struct driver_need_verdict {
 	bool fails;
 };
 struct driver_need_verdict driver_need_verdict(const struct runtime_need *n, const struct arch_driver *d);
+/* The catalogue values of runtime-newer-than-driver for a runtime of CUDA major (runtime_major,
+ * need_driver and need_branch: its family's floor), and with a driver too (rules_cuda_vars,
+ * driver_version, driver_branch). */
+void runtime_need_vars(int major, struct finding_vars *v);
+void driver_need_vars(const struct runtime_need *n, const struct arch_driver *d, struct finding_vars *v);
 /* runtime-newer-than-driver for a failing verdict; nothing otherwise. CD_OK or CD_ENOMEM. */
 int driver_need_finding(struct report *r, const char *subject, const struct runtime_need *n,
 			const struct arch_driver *d, const struct driver_need_verdict *v);

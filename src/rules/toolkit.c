@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "driver/cuda_types.h"
+#include "rules/catalogue.h"
 #include "rules/internal.h"
 #include "util/err.h"
 #include "util/version.h"
@@ -164,49 +165,44 @@ int rule_toolkit_vs_gpu(const struct facts *f, struct report *r)
 			continue;
 		for (size_t ti = 0; ti < f->toolkits->n; ti++) {
 			const struct toolkit *t = &f->toolkits->t[ti];
+			struct finding_vars v;
 			struct finding *x;
 
 			if (!t->kb.known || t->kb.n_archs == 0 || rules_toolkit_targets(t, (int)g->cc_major, (int)g->cc_minor))
 				continue;
 			version_format(&t->version, 2, tv, sizeof tv);
 			gpu_subject(g, subj, sizeof subj);
+			finding_vars_init(&v);
+			finding_var(&v, "nvcc_release", "%s", tv);
+			finding_var(&v, "nvcc_version", "%s", tv);
+			finding_var(&v, "sm", "%d", sm);
+			finding_var(&v, "gpus", "sm_%d", sm);
+			if (gpu_name(g))
+				finding_var(&v, "gpu_name", "%s", gpu_name(g));
 			if (sm < min_arch(t)) {
-				x = report_add_finding(r, t->selected ? SEV_ERROR : SEV_WARN, "arch-dropped-by-toolkit", subj,
-						       "CUDA %s no longer supports sm_%d (%s): nvcc %s cannot build for this GPU",
-						       tv, sm, gpu_name(g) ? gpu_name(g) : "this GPU", t->nvcc);
+				if (rules_opt(g->kb_last_toolkit))
+					finding_var(&v, "last_toolkit", "%s", rules_opt(g->kb_last_toolkit));
+				x = finding_make(r, t->selected ? SEV_ERROR : SEV_WARN, "arch-dropped-by-toolkit", subj, &v);
 				oom |= !x;
 				oom |= finding_evidence(x, "%s: compute capability %d.%d", subj, (int)g->cc_major, (int)g->cc_minor) != CD_OK;
-				oom |= finding_evidence(x, "CUDA %s builds sm_%d and newer (kb: toolkits.tsv)", tv, min_arch(t)) != CD_OK;
-				oom |= finding_why(x, "Machine code (SASS) runs only on its own major architecture and PTX only on GPUs at least as new as its target, "
-						  "so nothing a toolkit builds can run on an architecture it has removed: \"nvcc fatal: Unsupported gpu architecture 'compute_%d'\".",
-						  sm) != CD_OK;
-				if (rules_opt(g->kb_last_toolkit))
-					oom |= finding_fix(x, "use CUDA %s or older (the last toolkit that builds sm_%d) for code that must run on this GPU", rules_opt(g->kb_last_toolkit), sm) != CD_OK;
-				else
-					oom |= finding_fix(x, "use an older CUDA toolkit (12.x) for code that must run on this GPU") != CD_OK;
-				/* which PyTorch wheels still list an arch is not in kb/: say how to check, name none */
-				oom |= finding_fix(x, "for PyTorch: a wheel built with CUDA %s or older that lists sm_%d: pip install torch --index-url https://download.pytorch.org/whl/cuXYZ, "
-						  "then python -c 'import torch; print(torch.cuda.get_arch_list())'",
-						  rules_opt(g->kb_last_toolkit) ? rules_opt(g->kb_last_toolkit) : "12.x", sm) != CD_OK;
+				oom |= finding_evidence(x, "%s (CUDA %s) builds sm_%d and newer (kb: toolkits.tsv)", t->nvcc, tv, min_arch(t)) != CD_OK;
 				continue;
 			}
 			bool reaches = toolkit_reaches(t, sm);
-			x = report_add_finding(r, (t->selected && !reaches) ? SEV_ERROR : SEV_WARN, "toolkit-cannot-target-gpu", subj,
-					       "nvcc %s does not know sm_%d (%s)", tv, sm, gpu_name(g) ? gpu_name(g) : "this GPU");
+			int ptx = t->kb.archs[t->kb.n_archs - 1] <= sm ? t->kb.archs[t->kb.n_archs - 1] : min_arch(t);
+
+			if (rules_opt(g->kb_first_toolkit))
+				finding_var(&v, "first_toolkit", "%s", rules_opt(g->kb_first_toolkit));
+			finding_var(&v, "ptx_arch", "%d", ptx);
+			x = finding_make(r, (t->selected && !reaches) ? SEV_ERROR : SEV_WARN, "toolkit-cannot-target-gpu", subj, &v);
 			oom |= !x;
 			oom |= finding_evidence(x, "%s: compute capability %d.%d", subj, (int)g->cc_major, (int)g->cc_minor) != CD_OK;
 			oom |= finding_evidence(x, "%s (CUDA %s) accepts sm_%d .. sm_%d, not sm_%d", t->nvcc, tv, min_arch(t),
 					       t->kb.archs[t->kb.n_archs - 1], sm) != CD_OK;
 			if (rules_opt(g->kb_first_toolkit))
 				oom |= finding_evidence(x, "sm_%d needs CUDA %s or newer", sm, rules_opt(g->kb_first_toolkit)) != CD_OK;
-			oom |= finding_why(x, "-arch=sm_%d or -arch=native fails with \"Unsupported gpu architecture\". %s", sm,
-					  reaches ? "Code built for an older arch still runs: SASS of the same major with a lower minor, or PTX the driver JIT-compiles at load time (slower start)."
-						  : "No arch this toolkit knows can run on this GPU.") != CD_OK;
-			if (rules_opt(g->kb_first_toolkit))
-				oom |= finding_fix(x, "install CUDA %s or newer and put its bin/ first on PATH", rules_opt(g->kb_first_toolkit)) != CD_OK;
-			oom |= finding_fix(x, "meanwhile: nvcc -gencode arch=compute_%d,code=compute_%d ...   # PTX the driver JIT-compiles for this GPU",
-					  t->kb.archs[t->kb.n_archs - 1] <= sm ? t->kb.archs[t->kb.n_archs - 1] : min_arch(t),
-					  t->kb.archs[t->kb.n_archs - 1] <= sm ? t->kb.archs[t->kb.n_archs - 1] : min_arch(t)) != CD_OK;
+			oom |= finding_evidence(x, "%s", reaches ? "code this toolkit builds for an older arch still runs here (SASS of the same major, or PTX the driver JIT-compiles)"
+							  : "no arch this toolkit knows can run on this GPU") != CD_OK;
 		}
 	}
 	return rules_status(oom);

@@ -55,7 +55,7 @@ static void findings_of(const char *text, size_t len, struct ids *ids)
 	assert_int_equal(explain_text(text, len, &r, err), CD_OK);
 	explain_result_classify_oom(&r, oom_finding_of);
 	for (size_t i = 0; i < r.n; i++) {
-		const struct kb_explanation *x = kb_explanation_find(r.m[i].finding);
+		const struct kb_finding *x = kb_finding_find(r.m[i].finding);
 
 		add_id(ids, r.m[i].finding, !x || strcmp(x->severity, "error") == 0);
 	}

@@ -80,6 +80,13 @@ void explain_env_free(struct explain_env *env)
 	env->gpus_probed = env->toolkits_probed = false;
 }
 
+int explain_env_probe_driver(struct explain_env *env, char *err)
+{
+	int rc = ensure_gpus(env, err);
+
+	return rc == CD_OK ? ensure_platform(env, err) : rc;
+}
+
 /* What the checks judge of the text, read from the match. */
 static void text_of(const struct explain_match *m, struct check_text *t)
 {

@@ -31,6 +31,8 @@ struct explain_env {
 /* An env with no probe made yet and the target of arch_target_init. */
 void explain_env_init(struct explain_env *env);
 void explain_env_free(struct explain_env *env);
+/* Probes the driver and GPUs, and the platform, unless done. CD_OK or CD_ENOMEM. */
+int explain_env_probe_driver(struct explain_env *env, char *err);
 /* Runs the checks (space-separated names, the catalogue row's) for match m (offline: only
  * "binary" and "launch", when the target names GPUs). CD_OK or CD_ENOMEM. */
 int explain_checks_run(const struct explain_match *m, const char *checks, struct explain_env *env,
