@@ -213,7 +213,8 @@ bool catalogue_fill(const char *tmpl, const struct finding_vars *v, char *out, s
 		out[0] = '\0';
 	if (!conditions_hold(tmpl, v, &rest))
 		return false;
-	return fill(rest, rest + strlen(rest), v, false, &o);
+	/* a line whose every part was left out is left out */
+	return fill(rest, rest + strlen(rest), v, false, &o) && o.used > 0;
 }
 
 size_t catalogue_names(const char *tmpl, char names[][32], size_t max)

@@ -52,7 +52,7 @@ struct finding *finding_make(struct report *r, int sev, const char *id, const ch
 			     const struct finding_vars *v);
 
 /* One template filled from v into out (n bytes); false when the text is left out (a fix line
- * whose condition does not hold or whose value is unknown). */
+ * whose condition does not hold, whose value is unknown, or that fills to nothing). */
 bool catalogue_fill(const char *tmpl, const struct finding_vars *v, char *out, size_t n);
 
 /* The names a template uses, each once, into names (up to max, each at most 31 characters);

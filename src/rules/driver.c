@@ -360,6 +360,7 @@ static const struct {
 	{ "nvml-unavailable", nvml_verdict },
 	{ "ecc-errors", rules_ecc_machine_verdict },
 	{ "wsl-libcuda", rules_wsl_machine_verdict },
+	{ "visible-devices-invalid", rules_visible_machine_verdict },
 };
 
 bool rules_machine_vars_known(const char *id)

@@ -41,9 +41,11 @@ int rules_fix_driver_for(struct finding *f, const struct version *need, const ch
 typedef int (*rules_fn)(const struct facts *f, struct report *r);
 
 /* The machine verdicts rules_machine_vars reads beside driver.c's own: the first GPU with
- * uncorrectable ECC errors (gpu_health.c), WSL2's driver libraries (platform.c). */
+ * uncorrectable ECC errors (gpu_health.c), WSL2's driver libraries and CUDA_VISIBLE_DEVICES
+ * (platform.c). */
 bool rules_ecc_machine_verdict(const struct facts *f, struct finding_vars *v, const char **row);
 bool rules_wsl_machine_verdict(const struct facts *f, struct finding_vars *v, const char **row);
+bool rules_visible_machine_verdict(const struct facts *f, struct finding_vars *v, const char **row);
 
 /* driver.c */
 int rule_no_driver(const struct facts *f, struct report *r);

@@ -65,21 +65,25 @@ static int mig_token_matches(const struct facts *f, const char *tok, size_t *n_m
 	return matches;
 }
 
-int rule_visible_devices(const struct facts *f, struct report *r)
+/* What CUDA_VISIBLE_DEVICES leaves visible, and the first token that hides GPUs it should not. */
+struct visible_verdict {
+	size_t physical, visible;
+	bool deliberate;          /* a leading negative token: GPUs hidden on purpose */
+	char problem[256];
+};
+
+static bool visible_verdict(const struct facts *f, struct visible_verdict *out)
 {
-	bool oom = false;
 	const struct visible_devices *vd = &f->platform->visible;
 	size_t physical = f->driver->n_gpus, visible = 0;
 	const char *problem = NULL;
 	char why[256] = "";
-	struct finding_vars v;
-	struct finding *x;
 	long seen[VISIBLE_MAX_TOKENS];
 	size_t n_seen = 0;
 	bool deliberate = false;
 
 	if (!vd->set)
-		return rules_status(oom);
+		return false;
 	if (vd->n == 0) {
 		problem = "is empty, which hides every GPU";
 	} else {
@@ -145,15 +149,46 @@ int rule_visible_devices(const struct facts *f, struct report *r)
 		}
 	}
 	if (!problem)
-		return rules_status(oom);
+		return false;
+	out->physical = physical;
+	out->visible = visible;
+	out->deliberate = deliberate;
+	snprintf(out->problem, sizeof out->problem, "%s", problem);
+	return true;
+}
+
+bool rules_visible_machine_verdict(const struct facts *f, struct finding_vars *v, const char **row)
+{
+	struct visible_verdict vv;
+
+	*row = "visible-devices-invalid";
+	if (!visible_verdict(f, &vv))
+		return false;
+	finding_var(v, "visible_problem", "%s", vv.problem);
+	return true;
+}
+
+/* visible-devices-invalid's finding from its verdict */
+
+int rule_visible_devices(const struct facts *f, struct report *r)
+{
+	bool oom = false;
+	const struct visible_devices *vd = &f->platform->visible;
+	struct visible_verdict vv;
+	struct finding_vars v;
+	struct finding *x;
+
+	if (!visible_verdict(f, &vv))
+		return CD_OK;
 	finding_vars_init(&v);
-	finding_var(&v, "visible_problem", "%s", problem);
-	x = finding_make(r, (visible == 0 && physical > 0 && !deliberate) ? SEV_ERROR : SEV_WARN, "visible-devices-invalid",
-			 "CUDA_VISIBLE_DEVICES", &v);
+	finding_var(&v, "visible_problem", "%s", vv.problem);
+	x = finding_make(r, (vv.visible == 0 && vv.physical > 0 && !vv.deliberate) ? SEV_ERROR : SEV_WARN,
+			 "visible-devices-invalid", "CUDA_VISIBLE_DEVICES", &v);
 	oom |= !x;
 	oom |= finding_evidence(x, "CUDA_VISIBLE_DEVICES=\"%s\"", vd->raw ? vd->raw : "") != CD_OK;
-	if (physical > 0)
-		oom |= finding_evidence(x, "%zu GPU(s) in the machine, %zu visible to CUDA after this setting", physical, visible) != CD_OK;
+	if (vv.physical > 0)
+		oom |= finding_evidence(x, "%zu GPU(s) in the machine, %zu visible to CUDA after this setting", vv.physical,
+				       vv.visible) != CD_OK;
 	return rules_status(oom);
 }
 
