@@ -6,11 +6,11 @@
 
 #include "cmd/cmd.h"
 #include "cmd/driver_check.h"
-#include "explain/checks.h"
 #include "kb/kb.h"
 #include "probe/gpus.h"
 #include "probe/toolkits.h"
 #include "rules/gencode.h"
+#include "rules/rules.h"
 #include "util/err.h"
 
 static const char gencode_help[] =
@@ -110,7 +110,7 @@ static int pick_toolkit(struct report_rec *top, const struct gencode_args *a,
 	}
 	if ((rc = toolkits_probe(&ts, &o, nerr)) == CD_ENOMEM)
 		return cd_fail(err, rc, "out of memory");
-	nv = explain_build_nvcc(&ts);
+	nv = rules_build_nvcc(&ts);
 	if (nv && nv->version.parts) {
 		*tk = kb_toolkit_find(&nv->version);
 		if (*tk && (*tk)->archs_known) {

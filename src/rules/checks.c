@@ -66,17 +66,6 @@ void explain_checks_free(struct explain_checks *c)
 	memset(&c->binary, 0, sizeof(c->binary));
 }
 
-const struct toolkit *explain_build_nvcc(const struct toolkits *ts)
-{
-	for (size_t i = 0; i < ts->n; i++)
-		if (ts->t[i].selected)
-			return &ts->t[i];
-	for (size_t i = 0; i < ts->n; i++)
-		if (ts->t[i].found_by & TK_CUDA_HOME)
-			return &ts->t[i];
-	return ts->n ? &ts->t[0] : NULL;
-}
-
 static bool driver_cuda(const struct gpu_probe *g, struct version *v)
 {
 	if (g->has_cuda_driver_version && g->cuda_driver_version > 0) {

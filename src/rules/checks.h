@@ -92,8 +92,6 @@ void check_more(struct explain_check *c, const char *fmt, ...) __attribute__((fo
 
 void explain_checks_free(struct explain_checks *c);
 
-/* The nvcc a build here would run: the first on PATH, else $CUDA_HOME's, else the first found. */
-const struct toolkit *explain_build_nvcc(const struct toolkits *ts);
 /* The driver the ptx check speaks of: the target's when --driver named it, else the loaded
  * one's CUDA version (false when unknown). */
 bool check_ptx_driver(const struct arch_target *t, const struct gpu_probe *g, struct arch_driver *d);

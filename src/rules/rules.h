@@ -49,6 +49,9 @@ enum cuda_fit rules_cuda_fit(const struct version *cuda, const struct version *d
  * and doctor's "its builds run here"); false when either CUDA version is unknown. */
 bool rules_toolkit_driver_fit(const struct toolkit *t, const struct gpu_probe *d, enum cuda_fit *fit);
 
+/* The nvcc a build here would run: the first on PATH, else $CUDA_HOME's, else the first found. */
+const struct toolkit *rules_build_nvcc(const struct toolkits *ts);
+
 /* True when a toolkit accepts sm_<cc_major><cc_minor> (plain target), by the kb. */
 bool rules_toolkit_targets(const struct toolkit *t, int cc_major, int cc_minor);
 

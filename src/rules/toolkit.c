@@ -122,6 +122,17 @@ int rule_smi_cuda_version(const struct facts *f, struct report *r)
 	return rules_status(oom);
 }
 
+const struct toolkit *rules_build_nvcc(const struct toolkits *ts)
+{
+	for (size_t i = 0; i < ts->n; i++)
+		if (ts->t[i].selected)
+			return &ts->t[i];
+	for (size_t i = 0; i < ts->n; i++)
+		if (ts->t[i].found_by & TK_CUDA_HOME)
+			return &ts->t[i];
+	return ts->n ? &ts->t[0] : NULL;
+}
+
 bool rules_toolkit_targets(const struct toolkit *t, int cc_major, int cc_minor)
 {
 	int sm = cc_major * 10 + cc_minor;

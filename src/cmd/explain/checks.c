@@ -10,6 +10,7 @@
 #include "probe/gpus.h"
 #include "probe/platform.h"
 #include "probe/toolkits.h"
+#include "rules/rules.h"
 #include "util/err.h"
 #include "util/file.h"
 
@@ -232,11 +233,11 @@ int explain_checks_run(const struct explain_match *m, const char *checks, struct
 			if ((rc = launch(m, env, out, err)) != CD_OK)
 				return rc;
 		} else if (!strcmp(name, "nvcc"))
-			check_nvcc(&t, explain_build_nvcc(&env->toolkits), out);
+			check_nvcc(&t, rules_build_nvcc(&env->toolkits), out);
 		else if (!strcmp(name, "ptx")) {
 			struct arch_driver d;
 
-			check_ptx(explain_build_nvcc(&env->toolkits),
+			check_ptx(rules_build_nvcc(&env->toolkits),
 				  check_ptx_driver(&env->target, &env->gpus, &d) ? &d : NULL, out);
 		} else if (!strcmp(name, "env"))
 			check_env(&t, getenv("CUDA_DISABLE_PTX_JIT") ? getenv("CUDA_DISABLE_PTX_JIT")
