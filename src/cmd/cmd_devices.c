@@ -15,7 +15,7 @@
 enum kind { K_INT, K_BOOL };
 
 /* The scalar fields, in the order the JSON lists them. */
-struct field {
+struct gpu_key {
 	enum gpu_field f;
 	const char *key;
 	enum kind kind;
@@ -25,7 +25,7 @@ struct field {
 #define INT(f, key, m) { f, key, K_INT, offsetof(struct gpu_info, m) }
 #define FLAG(f, key, m) { f, key, K_BOOL, offsetof(struct gpu_info, m) }
 
-static const struct field fields[] = {
+static const struct gpu_key fields[] = {
 	INT(GF_PCI_DOMAIN, "pci_domain", pci_domain),
 	INT(GF_PCI_BUS, "pci_bus", pci_bus),
 	INT(GF_PCI_DEVICE, "pci_device", pci_device),
@@ -184,7 +184,7 @@ static json_t *gpu_json(const struct gpu_info *g, bool *oom)
 	snprintf(buf, sizeof(buf), "sm_%lld%lld", g->cc_major, g->cc_minor);
 	jset(o, "sm_arch", jstr_or_null(gpu_has(g, GF_CC), buf), oom);
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-		const struct field *fd = &fields[i];
+		const struct gpu_key *fd = &fields[i];
 		const char *at = (const char *)g + fd->off;
 		json_t *v;
 
