@@ -263,12 +263,12 @@ static int put_json(struct report *r, const struct gpu_probe *p)
 	jset(cu, "how", jstr_or_null(p->cuda_loaded, p->cuda_how), &oom);
 	jset(cu, "error", jstr_or_null(!p->cuda_loaded, p->cuda_load_error), &oom);
 	jset(cu, "missing_symbols", words_array(p->cuda_missing, &oom), &oom);
-	jset(cu, "driver_version_int", jint_or_null(p->has_cuda_driver_version, p->cuda_driver_version), &oom);
+	jset(cu, "driver_version_int", jint_or_null(driver_has(p, DF_CUDA_VERSION), p->cuda_driver_version), &oom);
 	snprintf(buf, sizeof(buf), "%d.%d", p->cuda_driver_version / 1000, p->cuda_driver_version % 1000 / 10);
-	jset(cu, "cuda_version", jstr_or_null(p->has_cuda_driver_version, buf), &oom);
-	jset(cu, "cuinit_result", jint_or_null(p->cuda_init_called, p->cuda_init_result), &oom);
-	jset(cu, "cuinit_result_name", jstr_or_null(p->cuda_init_called, p->cuda_init_result_name), &oom);
-	jset(cu, "device_count", jint_or_null(p->has_cuda_device_count, p->cuda_device_count), &oom);
+	jset(cu, "cuda_version", jstr_or_null(driver_has(p, DF_CUDA_VERSION), buf), &oom);
+	jset(cu, "cuinit_result", jint_or_null(driver_has(p, DF_CUDA_INIT), p->cuda_init_result), &oom);
+	jset(cu, "cuinit_result_name", jstr_or_null(driver_has(p, DF_CUDA_INIT), p->cuda_init_result_name), &oom);
+	jset(cu, "device_count", jint_or_null(driver_has(p, DF_CUDA_DEVICE_COUNT), p->cuda_device_count), &oom);
 
 	jset(nv, "loaded", json_boolean(p->nvml_loaded), &oom);
 	jset(nv, "path", jstr_or_null(p->nvml_loaded, p->nvml_path), &oom);
@@ -287,17 +287,17 @@ static int put_json(struct report *r, const struct gpu_probe *p)
 			s++;
 	}
 	jset(nv, "fallbacks", fb, &oom);
-	jset(nv, "init_result", jint_or_null(p->nvml_init_called, p->nvml_init_result), &oom);
-	jset(nv, "init_result_name", jstr_or_null(p->nvml_init_called, p->nvml_init_result_name), &oom);
-	jset(nv, "init_result_text", jstr_or_null(p->nvml_init_called, p->nvml_init_result_text), &oom);
-	jset(nv, "nvml_version", jstr_or_null(p->has_nvml_version, p->nvml_version), &oom);
-	jset(nv, "cuda_driver_version_int", jint_or_null(p->has_nvml_cuda_driver_version, p->nvml_cuda_driver_version), &oom);
-	jset(nv, "device_count", jint_or_null(p->has_nvml_device_count, p->nvml_device_count), &oom);
+	jset(nv, "init_result", jint_or_null(driver_has(p, DF_NVML_INIT), p->nvml_init_result), &oom);
+	jset(nv, "init_result_name", jstr_or_null(driver_has(p, DF_NVML_INIT), p->nvml_init_result_name), &oom);
+	jset(nv, "init_result_text", jstr_or_null(driver_has(p, DF_NVML_INIT), p->nvml_init_result_text), &oom);
+	jset(nv, "nvml_version", jstr_or_null(driver_has(p, DF_NVML_VERSION), p->nvml_version), &oom);
+	jset(nv, "cuda_driver_version_int", jint_or_null(driver_has(p, DF_NVML_CUDA_VERSION), p->nvml_cuda_driver_version), &oom);
+	jset(nv, "device_count", jint_or_null(driver_has(p, DF_NVML_DEVICE_COUNT), p->nvml_device_count), &oom);
 
 	for (size_t i = 0; i < p->n_gpus; i++)
 		if (json_array_append_new(gpus, gpu_json(&p->gpus[i], &oom)))
 			oom = true;
-	report_json_set(r, "driver_version", jstr_or_null(p->has_driver_version, p->driver_version));
+	report_json_set(r, "driver_version", jstr_or_null(driver_has(p, DF_VERSION), p->user_driver_version));
 	report_json_set(r, "libcuda", cu);
 	report_json_set(r, "nvml", nv);
 	report_json_set(r, "gpus", gpus);
@@ -429,9 +429,9 @@ static void put_gpu_text(struct report *r, const struct gpu_info *g)
 static void put_text(struct report *r, const struct gpu_probe *p)
 {
 	report_section(r, "Driver");
-	if (p->has_driver_version)
-		report_kv(r, "driver version", "%s", p->driver_version);
-	if (p->has_cuda_driver_version)
+	if (driver_has(p, DF_VERSION))
+		report_kv(r, "driver version", "%s", p->user_driver_version);
+	if (driver_has(p, DF_CUDA_VERSION))
 		report_kv(r, "CUDA driver API", "%d.%d (supports CUDA runtimes up to this version)",
 			  p->cuda_driver_version / 1000, p->cuda_driver_version % 1000 / 10);
 	report_kv(r, "libcuda", "%s", p->cuda_loaded ? p->cuda_path : "not loaded");
@@ -440,7 +440,7 @@ static void put_text(struct report *r, const struct gpu_probe *p)
 		if (p->cuda_missing[0])
 			report_kv(r, "  missing symbols", "%s", p->cuda_missing);
 	}
-	if (p->cuda_init_called)
+	if (driver_has(p, DF_CUDA_INIT))
 		report_kv(r, "cuInit", "%s", p->cuda_init_result_name);
 	report_kv(r, "libnvidia-ml", "%s", p->nvml_loaded ? p->nvml_path : "not loaded");
 	if (p->nvml_loaded) {
@@ -450,10 +450,10 @@ static void put_text(struct report *r, const struct gpu_probe *p)
 		if (p->nvml_fallbacks[0])
 			report_kv(r, "  older entry points", "%s", p->nvml_fallbacks);
 	}
-	if (p->nvml_init_called)
+	if (driver_has(p, DF_NVML_INIT))
 		report_kv(r, "nvmlInit", "%s", p->nvml_init_result_name);
-	report_kv(r, "GPUs", "%d seen by CUDA, %d by NVML", p->has_cuda_device_count ? p->cuda_device_count : 0,
-		  p->has_nvml_device_count ? p->nvml_device_count : 0);
+	report_kv(r, "GPUs", "%d seen by CUDA, %d by NVML", driver_has(p, DF_CUDA_DEVICE_COUNT) ? p->cuda_device_count : 0,
+		  driver_has(p, DF_NVML_DEVICE_COUNT) ? p->nvml_device_count : 0);
 	for (size_t i = 0; i < p->n_gpus; i++)
 		put_gpu_text(r, &p->gpus[i]);
 }
@@ -466,8 +466,8 @@ static int put_answer(struct report *r, const struct gpu_probe *p)
 	int rc = CD_OK;
 
 	if (!p->n_gpus)
-		rc = report_answer(r, "no GPU: %d seen by CUDA, %d by NVML", p->has_cuda_device_count ? p->cuda_device_count : 0,
-				   p->has_nvml_device_count ? p->nvml_device_count : 0);
+		rc = report_answer(r, "no GPU: %d seen by CUDA, %d by NVML", driver_has(p, DF_CUDA_DEVICE_COUNT) ? p->cuda_device_count : 0,
+				   driver_has(p, DF_NVML_DEVICE_COUNT) ? p->nvml_device_count : 0);
 	for (size_t i = 0; rc == CD_OK && i < p->n_gpus; i++) {
 		const struct gpu_info *g = &p->gpus[i];
 
@@ -483,7 +483,7 @@ static int put_answer(struct report *r, const struct gpu_probe *p)
 		else
 			snprintf(mem, sizeof(mem), "memory unknown");
 		rc = report_answer(r, "%s: %s, %s, driver %s", subject, cc, mem,
-				   p->has_driver_version ? p->driver_version : "version unknown");
+				   driver_has(p, DF_VERSION) ? p->user_driver_version : "version unknown");
 	}
 	return rc == CD_OK ? report_answer_findings(r) : rc;
 }

@@ -46,7 +46,7 @@ static int section_driver(struct report *r, const struct doctor_facts *df)
 {
 	const struct gpu_probe *p = df->gp;
 	bool nvml_failed = !driver_nvml_ok(p);
-	bool has_cuda = p->cuda_loaded && p->has_cuda_driver_version && p->cuda_driver_version > 0;
+	bool has_cuda = p->cuda_loaded && driver_has(p, DF_CUDA_VERSION) && p->cuda_driver_version > 0;
 	struct version cuda = { 0, 0, 0, 0 };
 	json_t *j = json_object();
 	char cv[32];
@@ -63,7 +63,7 @@ static int section_driver(struct report *r, const struct doctor_facts *df)
 			version_format(&cuda, 2, cv, sizeof cv);
 			report_kv(r, "CUDA (driver API)", "%s: the newest CUDA this driver runs (nvidia-smi's \"CUDA Version\"), not an installed toolkit", cv);
 		}
-		if (p->cuda_init_called)
+		if (driver_has(p, DF_CUDA_INIT))
 			report_kv(r, "cuInit", "%s (%d)", p->cuda_init_result_name[0] ? p->cuda_init_result_name : "?", p->cuda_init_result);
 		if (p->compat_lib)
 			report_kv(r, "forward compatibility", "yes: a cuda-compat libcuda runs on an older kernel driver (data-center GPUs and Jetson only)");
@@ -73,7 +73,7 @@ static int section_driver(struct report *r, const struct doctor_facts *df)
 			report_kv(r, "driver version", "%s (from %s)", p->user_driver_version,
 				  p->user_driver_version_source ? p->user_driver_version_source : "?");
 	}
-	if (p->kmod_present)
+	if (driver_has(p, DF_KMOD))
 		report_kv(r, "kernel module", "%s%s", p->kmod_version[0] ? p->kmod_version : "unknown version",
 			  p->kmod_open ? " (open kernel module)" : "");
 	else
@@ -96,8 +96,8 @@ static int section_driver(struct report *r, const struct doctor_facts *df)
 	json_object_set_new(j, "version", jstr(p->user_driver_version));
 	json_object_set_new(j, "version_source", jstr(p->user_driver_version_source));
 	json_object_set_new(j, "cuda_version", has_cuda ? json_string(cv) : json_null());
-	json_object_set_new(j, "init_result", p->cuda_init_called ? json_integer(p->cuda_init_result) : json_null());
-	json_object_set_new(j, "init_result_name", p->cuda_init_called ? jstr(p->cuda_init_result_name) : json_null());
+	json_object_set_new(j, "init_result", driver_has(p, DF_CUDA_INIT) ? json_integer(p->cuda_init_result) : json_null());
+	json_object_set_new(j, "init_result_name", driver_has(p, DF_CUDA_INIT) ? jstr(p->cuda_init_result_name) : json_null());
 	json_object_set_new(j, "kernel_module_version", jstr(p->kmod_version));
 	json_object_set_new(j, "kernel_module_open", json_boolean(p->kmod_open));
 	json_object_set_new(j, "branch", jstr(p->kb_branch));
@@ -200,7 +200,7 @@ static const char *runs_here(const struct toolkit *t, const struct gpu_probe *d,
 {
 	struct version cuda;
 
-	if (!d->cuda_loaded || !d->has_cuda_driver_version || d->cuda_driver_version <= 0 || t->version.parts == 0)
+	if (!d->cuda_loaded || !driver_has(d, DF_CUDA_VERSION) || d->cuda_driver_version <= 0 || t->version.parts == 0)
 		return "-";
 	cuda = version_from_cuda_int(d->cuda_driver_version);
 	if (t->version.major < cuda.major || (t->version.major == cuda.major && t->version.minor <= cuda.minor))
