@@ -7,7 +7,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/doctor/facts.h"
-#include "cmd/gpu_mig.h"
+#include "cmd/gpu_facts.h"
 #include "cmd/topo_report.h"
 #include "kb/links.h"
 #include "probe/topology.h"
@@ -40,157 +40,58 @@ static const char *or_dash(const char *s)
 	return s && *s ? s : "-";
 }
 
-/* --- Driver ----------------------------------------------------------------------- */
+/* --- Driver and GPUs: the tables' brief view --------------------------------------- */
 
-static int section_driver(struct report *r, const struct doctor_facts *df)
+static int section_driver(struct report_rec *top, const struct doctor_facts *df)
 {
-	const struct gpu_probe *p = df->gp;
-	bool nvml_failed = !driver_nvml_ok(p);
-	bool has_cuda = p->cuda_loaded && driver_has(p, DF_CUDA_VERSION) && p->cuda_driver_version > 0;
-	struct version cuda = { 0, 0, 0, 0 };
-	json_t *j = json_object();
-	char cv[32];
-
-	if (has_cuda)
-		cuda = version_from_cuda_int(p->cuda_driver_version);
-	report_section(r, "Driver");
-	if (p->cuda_loaded) {
-		const char *src = p->user_driver_version_source;
-		report_kv(r, "libcuda", "%s (%s)", p->cuda_path, p->cuda_how[0] ? p->cuda_how : "loaded");
-		report_kv(r, "driver version", "%s%s%s%s", p->user_driver_version[0] ? p->user_driver_version : "unknown",
-			  src ? " (from " : "", src ? src : "", src ? ")" : "");
-		if (has_cuda) {
-			version_format(&cuda, 2, cv, sizeof cv);
-			report_kv(r, "CUDA (driver API)", "%s: the newest CUDA this driver runs (nvidia-smi's \"CUDA Version\"), not an installed toolkit", cv);
-		}
-		if (driver_has(p, DF_CUDA_INIT))
-			report_kv(r, "cuInit", "%s (%d)", p->cuda_init_result_name[0] ? p->cuda_init_result_name : "?", p->cuda_init_result);
-		if (p->compat_lib)
-			report_kv(r, "forward compatibility", "yes: a cuda-compat libcuda runs on an older kernel driver (data-center GPUs and Jetson only)");
-	} else {
-		report_kv(r, "libcuda", "not loaded: %s", p->cuda_load_error[0] ? p->cuda_load_error : "libcuda.so.1 not loaded");
-		if (p->user_driver_version[0])
-			report_kv(r, "driver version", "%s (from %s)", p->user_driver_version,
-				  p->user_driver_version_source ? p->user_driver_version_source : "?");
-	}
-	if (driver_has(p, DF_KMOD))
-		report_kv(r, "kernel module", "%s%s", p->kmod_version[0] ? p->kmod_version : "unknown version",
-			  p->kmod_open ? " (open kernel module)" : "");
-	else
-		report_kv(r, "kernel module", "not loaded (/proc/driver/nvidia/version absent)");
-	if (p->nvml_loaded)
-		report_kv(r, "NVML", "%s%s%s", p->nvml_path,
-			  nvml_failed ? ": " : "", nvml_failed ? or_dash(driver_nvml_error(p)) : "");
-	else if (p->cuda_loaded)
-		report_kv(r, "NVML", "not loaded: %s", or_dash(p->nvml_load_error));
-	if (p->kb_branch[0])
-		report_kv(r, "branch", "%s", p->kb_branch);
-
-	if (!j)
-		return CD_ENOMEM;
-	version_format(&cuda, 2, cv, sizeof cv);
-	json_object_set_new(j, "loaded", json_boolean(p->cuda_loaded));
-	json_object_set_new(j, "library_path", p->cuda_loaded ? jstr(p->cuda_path) : json_null());
-	json_object_set_new(j, "how", p->cuda_loaded ? jstr(p->cuda_how) : json_null());
-	json_object_set_new(j, "load_error", p->cuda_loaded ? json_null() : jstr(p->cuda_load_error[0] ? p->cuda_load_error : "libcuda.so.1 not loaded"));
-	json_object_set_new(j, "version", jstr(p->user_driver_version));
-	json_object_set_new(j, "version_source", jstr(p->user_driver_version_source));
-	json_object_set_new(j, "cuda_version", has_cuda ? json_string(cv) : json_null());
-	json_object_set_new(j, "init_result", driver_has(p, DF_CUDA_INIT) ? json_integer(p->cuda_init_result) : json_null());
-	json_object_set_new(j, "init_result_name", driver_has(p, DF_CUDA_INIT) ? jstr(p->cuda_init_result_name) : json_null());
-	json_object_set_new(j, "kernel_module_version", jstr(p->kmod_version));
-	json_object_set_new(j, "kernel_module_open", json_boolean(p->kmod_open));
-	json_object_set_new(j, "branch", jstr(p->kb_branch));
-	json_object_set_new(j, "nvml_ok", json_boolean(!nvml_failed));
-	json_object_set_new(j, "forward_compat", json_boolean(p->compat_lib));
-	return report_json_set(r, "driver", j);
+	report_rec_section(top, "Driver");
+	return gpu_facts_driver(top, df->gp, FIELD_BRIEF);
 }
 
-/* --- GPUs ------------------------------------------------------------------------- */
-
-static int section_gpus(struct report *r, const struct doctor_facts *df)
+static int section_gpus(struct report_rec *top, const struct doctor_facts *df)
 {
-	static const char *const hdr[] = { "CUDA", "nvidia-smi", "name", "CC", "memory", "PCI bus", "UUID", "MIG" };
+	const char *hdr[16];
+	size_t ncols = report_fields_headers(&gpu_field_table, FIELD_BRIEF, hdr, 16);
 	const struct platform_info *pf = df->pf;
-	json_t *arr = json_array();
+	struct report_rec tab, row, text;
 
-	if (!arr)
-		return CD_ENOMEM;
-	report_section(r, "GPUs");
+	report_rec_section(top, "GPUs");
 	if (df->gp->n_gpus == 0) {
-		report_line(r, "%s", df->gp->cuda_loaded ? "no GPU visible to CUDA or NVML" : "none (no driver)");
+		report_rec_line(top, "%s", df->gp->cuda_loaded ? "no GPU visible to CUDA or NVML" : "none (no driver)");
+		report_field(top, NULL, "gpus", rv_json(json_array()));
 	} else {
-		report_table(r, 8, hdr);
-		/* rows in CUDA order, then the GPUs CUDA does not see */
-		for (int pass = 0; pass < 2; pass++) {
-			for (size_t i = 0; i < df->gp->n_gpus; i++) {
-				const struct gpu_info *g = &df->gp->gpus[i];
-				char ci[16], ni[16], cc[16], mem[32];
-				if ((pass == 0) != (g->cuda_ordinal >= 0))
-					continue;
-				snprintf(ci, sizeof ci, "%s", "hidden");
-				if (g->cuda_ordinal >= 0)
-					snprintf(ci, sizeof ci, "%d", g->cuda_ordinal);
-				snprintf(ni, sizeof ni, "-");
-				if (g->nvml_index >= 0)
-					snprintf(ni, sizeof ni, "%d", g->nvml_index);
-				snprintf(cc, sizeof cc, "-");
-				if (gpu_has(g, GF_CC))
-					snprintf(cc, sizeof cc, "%lld.%lld", g->cc_major, g->cc_minor);
-				if (gpu_has(g, GF_MEMORY_TOTAL) && g->memory_total_bytes > 0)
-					units_fmt_bytes((uint64_t)g->memory_total_bytes, mem, sizeof mem);
-				else
-					snprintf(mem, sizeof mem, "-");
-				const char *mig = !gpu_has(g, GF_MIG_MODE) ? "-" : g->mig_mode_current ? "on" : g->mig_mode_pending ? "pending" : "off";
-				const char *row[] = { ci, ni, or_dash(g->name), cc, mem, or_dash(g->pci_bus_id), or_dash(g->uuid), mig };
-				report_table_row(r, row);
-			}
+		/* the probe lists CUDA's order first, then the GPUs CUDA does not see */
+		report_rec_table(top, "gpus", ncols, hdr, &tab);
+		for (size_t i = 0; i < df->gp->n_gpus; i++) {
+			report_rec_item(&tab, &row);
+			gpu_facts_gpu(&row, &df->gp->gpus[i], FIELD_BRIEF);
+			if (report_rec_end(&row) != CD_OK)
+				break; /* the table's end hands the error up */
 		}
+		if (report_rec_end(&tab) != CD_OK)
+			return top->rc;
 	}
 	/* MIG instances under their GPU: CUDA sees these, not the GPU, when MIG is on */
+	report_rec_text_only(top, &text);
 	for (size_t i = 0; i < df->gp->n_gpus; i++) {
 		const struct gpu_info *g = &df->gp->gpus[i];
+		char count[32] = "unknown";
+
 		if (!gpu_has(g, GF_MIG_MODE) || !g->mig_mode_current)
 			continue;
-		char count[32] = "unknown";
 		if (gpu_has(g, GF_MIG_DEVICES))
 			snprintf(count, sizeof count, "%zu", g->n_mig_devices);
-		report_kv(r, "MIG instances", "nvidia-smi GPU %d (%s): %s", g->nvml_index, or_dash(g->name), count);
-		if (gpu_mig_devices_text(r, g) != CD_OK)
-			return CD_ENOMEM;
+		report_fieldf(&text, "MIG instances", NULL, rv_null(), "nvidia-smi GPU %d (%s): %s", g->nvml_index,
+			      gpu_name(g) ? gpu_name(g) : "-", count);
+		gpu_facts_mig(&text, g);
 	}
 	if (pf->visible.set)
-		report_kv(r, "CUDA_VISIBLE_DEVICES", "\"%s\"", pf->visible.raw ? pf->visible.raw : "");
+		report_fieldf(&text, "CUDA_VISIBLE_DEVICES", NULL, rv_null(), "\"%s\"", pf->visible.raw ? pf->visible.raw : "");
 	if (pf->device_order)
-		report_kv(r, "CUDA_DEVICE_ORDER", "%s", pf->device_order);
+		report_fieldf(&text, "CUDA_DEVICE_ORDER", NULL, rv_null(), "%s", pf->device_order);
 	else if (df->gp->n_gpus > 1)
-		report_kv(r, "CUDA_DEVICE_ORDER", "unset: CUDA orders FASTEST_FIRST, nvidia-smi by PCI bus");
-
-	for (size_t i = 0; i < df->gp->n_gpus; i++) {
-		const struct gpu_info *g = &df->gp->gpus[i];
-		json_t *o = json_object();
-		char cc[16];
-		if (!o)
-			return CD_ENOMEM;
-		snprintf(cc, sizeof cc, "%lld.%lld", g->cc_major, g->cc_minor);
-		json_object_set_new(o, "index", g->cuda_ordinal >= 0 ? json_integer(g->cuda_ordinal) : json_null());
-		json_object_set_new(o, "nvml_index", g->nvml_index >= 0 ? json_integer(g->nvml_index) : json_null());
-		json_object_set_new(o, "name", gpu_has(g, GF_NAME) ? jstr(g->name) : json_null());
-		json_object_set_new(o, "compute_capability", gpu_has(g, GF_CC) ? json_string(cc) : json_null());
-		json_object_set_new(o, "memory_total_bytes", gpu_has(g, GF_MEMORY_TOTAL) ? json_integer(g->memory_total_bytes) : json_null());
-		json_object_set_new(o, "pci_bus_id", gpu_has(g, GF_PCI_BUS_ID) ? jstr(g->pci_bus_id) : json_null());
-		json_object_set_new(o, "uuid", gpu_has(g, GF_UUID) ? jstr(g->uuid) : json_null());
-		json_object_set_new(o, "mig_mode", gpu_has(g, GF_MIG_MODE) ? json_boolean(g->mig_mode_current) : json_null());
-		json_object_set_new(o, "persistence_mode", gpu_has(g, GF_PERSISTENCE) ? json_boolean(g->persistence_mode) : json_null());
-		json_t *mig = gpu_mig_devices_json(g);
-		if (!mig) {
-			json_decref(o);
-			return CD_ENOMEM;
-		}
-		json_object_set_new(o, "mig_devices", mig);
-		json_array_append_new(arr, o);
-	}
-	return report_json_set(r, "gpus", arr);
+		report_fieldf(&text, "CUDA_DEVICE_ORDER", NULL, rv_null(), "unset: CUDA orders FASTEST_FIRST, nvidia-smi by PCI bus");
+	return report_rec_end(&text) != CD_OK ? top->rc : CD_OK;
 }
 
 /* --- Toolkits --------------------------------------------------------------------- */
@@ -560,6 +461,7 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 {
 	struct doctor_opts o = { .root = NULL, .list_archs = g->render.verbosity > 0 };
 	struct doctor_facts df;
+	struct report_rec top;
 	int rc;
 
 	if (argc > 1)
@@ -570,8 +472,10 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 	rc = doctor_collect(&df, g->run, &o, err);
 	if (rc != CD_OK)
 		return rc;
-	if ((rc = section_driver(r, &df)) != CD_OK || (rc = section_gpus(r, &df)) != CD_OK ||
-	    (rc = section_topology(r, g->run, err)) != CD_OK ||
+	report_rec_top(&top, r);
+	section_driver(&top, &df);
+	section_gpus(&top, &df);
+	if ((rc = report_rec_end(&top)) != CD_OK || (rc = section_topology(r, g->run, err)) != CD_OK ||
 	    (rc = section_toolkits(r, &df)) != CD_OK || (rc = section_runtimes(r, &df, g->render.verbosity > 0)) != CD_OK ||
 	    (rc = section_python(r, &df)) != CD_OK || (rc = section_platform(r, &df)) != CD_OK)
 		goto out;

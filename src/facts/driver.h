@@ -12,6 +12,7 @@
 #include "driver/nvml.h"
 #include "facts/gpu.h"
 #include "util/err.h"
+#include "util/field.h"
 
 /* The driver facts with a validity bit (driver_has): a bit unset means the value is
  * unknown (the call does not exist, was not made, or failed), whatever the field holds. */
@@ -87,6 +88,10 @@ static inline void driver_unmark(struct gpu_probe *p, enum driver_field f)
 {
 	p->valid[f / 64] &= ~(1ULL << (f % 64));
 }
+
+/* Their fields (driver_fields.c): "driver" and the "nvml" object inside it, for every
+ * command that shows the driver (docs/json.md "driver and GPU facts"). */
+extern const struct field_table driver_field_table, driver_nvml_field_table;
 
 /* NVML loaded and nvmlInit succeeded. */
 static inline bool driver_nvml_ok(const struct gpu_probe *p)

@@ -389,7 +389,7 @@ static int keep_fact(struct report *r, const struct field_table *t, const void *
 void report_fields(struct report_rec *w, const struct field_table *t, const void *obj, unsigned view)
 {
 	bool row = w->text == REPORT_TEXT_ROW;
-	char buf[1024];
+	char buf[8192];
 	int rc;
 
 	for (size_t i = 0; i < t->n && w->rc == CD_OK; i++) {

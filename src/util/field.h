@@ -4,13 +4,13 @@
  * writes a struct through its table, so one fact has one key, one label and one metric in
  * every command; field_value_of and field_text read a single field for anyone else.
  *
- *     static const struct field gpu_fields[] = {
+ *     static const struct field gpu_info_fields[] = {
  *         { .key = "memory_total_bytes", .label = "memory", .kind = FK_LLONG, .unit = FU_BYTES,
  *           .off = offsetof(struct gpu_info, memory_total_bytes), .valid = GF_MEMORY_TOTAL,
  *           .views = FIELD_BRIEF | FIELD_FULL, .metric = &memory_metric },
  *         ...
  *     };
- *     const struct field_table gpu_table = { "gpus[]", gpu_fields, 2, offsetof(struct gpu_info, valid) };
+ *     const struct field_table gpu_field_table = { "gpus[]", gpu_info_fields, 2, offsetof(struct gpu_info, valid) };
  *
  * A field is known when its validity bit is set (valid >= 0) and its kind's own test passes:
  * a string is not "", a pointer not NULL, a FIELD_NEG_UNKNOWN number not negative. */
@@ -65,7 +65,7 @@ struct field_value {
 	bool b;
 	const char *s;    /* FV_STR; FV_LIST: the items, separated by any of seps */
 	const char *seps; /* FV_LIST */
-	char buf[1024];   /* a computed value's own storage (s may point here) */
+	char buf[8192];   /* a computed value's own storage (s may point here) */
 };
 
 /* A metric of a field's value (render_prometheus.c). Fields that share name are one family,
