@@ -29,11 +29,10 @@ static void list(struct report_rec *g, const char *key, const struct field_table
 		report_field(g, NULL, key, rv_null());
 		return;
 	}
-	if (n == 0) {
-		report_field(g, NULL, key, rv_json(json_array()));
-		return;
-	}
-	report_rec_table(g, key, ncols, hdr, &tab);
+	if (n == 0) /* an empty array, no table */
+		report_rec_array(g, key, &tab);
+	else
+		report_rec_table(g, key, ncols, hdr, &tab);
 	for (size_t i = 0; i < n; i++) {
 		report_rec_item(&tab, &row);
 		report_fields(&row, t, (const char *)items + i * size, FIELD_FULL);
