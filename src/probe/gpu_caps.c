@@ -12,6 +12,7 @@
 #include "driver/cudrv.h"
 #include "driver/nvml.h"
 #include "kb/kb.h"
+#include "probe/driver_info.h"
 #include "probe/paths.h"
 #include "probe/platform.h"
 #include "probe/vertext.h"
@@ -354,8 +355,10 @@ void gpu_caps_probe(struct gpu_probe *p, bool want_gpus)
 	/* without GPUs to enumerate, libcuda's cuDriverGetVersion (no cuInit) is the cheaper call */
 	if (want_gpus && probe_nvml(p, want_gpus))
 		return;
-	if (cudrv_load(&d, p->cuda_load_error) != CD_OK)
+	if (cudrv_load(&d, p->cuda_load_error) != CD_OK) {
+		driver_info_collect(p, NULL); /* the kernel module may still name the driver */
 		return;
+	}
 	p->cuda_loaded = true;
 	snprintf(p->cuda_path, sizeof p->cuda_path, "%s", d.path);
 	snprintf(p->cuda_how, sizeof p->cuda_how, "%s", d.how);
@@ -366,4 +369,6 @@ void gpu_caps_probe(struct gpu_probe *p, bool want_gpus)
 	if (want_gpus)
 		cuda_gpus(&d, p);
 	cudrv_unload(&d);
+	/* the version as every command resolves it: NVML's, else the libcuda file name's, else the module's */
+	driver_info_collect(p, NULL);
 }

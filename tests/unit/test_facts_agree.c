@@ -221,6 +221,15 @@ static void test_without_nvml(void **state)
 	r = run(quiet, cuda, "CUDOCTOR_LIBNVML=/nonexistent/libnvidia-ml.so.1", extra);
 	assert_non_null(strstr(r.out, "GPU 0 (NVIDIA H200): sm_90, 141 GiB, driver 580.159.04\n"));
 	run_result_free(&r);
+	/* arch's own cheap probe resolves it the same way */
+	const char *arch[] = { "--json", "arch", CUDOCTOR_BINARY, NULL };
+	const char *const arch_env[] = { TWO_H200, "CUDOCTOR_PROC_ROOT=/nonexistent", NULL };
+	r = run(arch, cuda, "CUDOCTOR_LIBNVML=/nonexistent/libnvidia-ml.so.1", arch_env);
+	json_t *j = json_loads(r.out, 0, NULL);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "driver"), "version")), "580.159.04");
+	json_decref(j);
+	run_result_free(&r);
 	tree_remove(root);
 }
 
