@@ -200,8 +200,8 @@ static void test_with_nvml(void **state)
 	agree(LIBCUDA, LIBNVML, extra, "580.159.04", "NVML");
 }
 
-/* Without NVML a libcuda.so.VERSION names the driver: both commands say it (devices said
- * null before), and the fleet reads it from either. */
+/* Without NVML a libcuda.so.VERSION names the driver: both commands say it (a command that
+ * asked NVML alone would say null), and the fleet reads it from either. */
 static void test_without_nvml(void **state)
 {
 	char root[64], lib[128], cuda[160];
