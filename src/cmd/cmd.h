@@ -40,11 +40,12 @@ struct cd_run {
 	struct gpu_probe probe;       /* the driver facts and every GPU */
 	struct platform_info platform;
 	bool cuda_usable;             /* libcuda works (rules_cuda_usable); else a finding says why */
+	char kb_error[CD_ERRMSG];     /* the kb did not load: the driver facts lack its knowledge */
 };
 
 /* Opens the driver for this run unless done: loads libcuda and NVML, collects the driver
- * and GPU facts and the platform. Driver failures become facts; returns CD_OK, or CD_ENOMEM
- * (err says so). */
+ * and GPU facts and the platform, and writes the kb's knowledge beside them (facts_add_kb).
+ * Driver failures become facts; returns CD_OK, or CD_ENOMEM (err says so). */
 int cd_run_open(struct cd_run *run, char *err);
 /* cd_run_open, then the driver findings (rules_driver) into r, once per run.
  * CD_OK or CD_ENOMEM. */

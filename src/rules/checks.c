@@ -68,11 +68,11 @@ void explain_checks_free(struct explain_checks *c)
 
 static bool driver_cuda(const struct gpu_probe *g, struct version *v)
 {
-	if (g->has_cuda_driver_version && g->cuda_driver_version > 0) {
+	if (driver_has(g, DF_CUDA_VERSION) && g->cuda_driver_version > 0) {
 		*v = version_from_cuda_int(g->cuda_driver_version);
 		return true;
 	}
-	if (g->has_nvml_cuda_driver_version && g->nvml_cuda_driver_version > 0) {
+	if (driver_has(g, DF_NVML_CUDA_VERSION) && g->nvml_cuda_driver_version > 0) {
 		*v = version_from_cuda_int(g->nvml_cuda_driver_version);
 		return true;
 	}
@@ -117,11 +117,11 @@ void check_driver(const struct gpu_probe *g, struct explain_checks *out)
 	 * (the GPU probe fills them) */
 	if (!g->cuda_loaded) {
 		c = check_add(out, "driver", CHECK_PROBLEM, "libcuda.so.1 does not load here: %s", g->cuda_load_error);
-		if (g->kmod_present)
+		if (driver_has(g, DF_KMOD))
 			check_more(c, "; the kernel module %s is loaded", g->kmod_version);
 		return;
 	}
-	if (g->cuda_init_called && g->cuda_init_result != 0) {
+	if (driver_has(g, DF_CUDA_INIT) && g->cuda_init_result != 0) {
 		c = check_add(out, "driver", CHECK_PROBLEM, "libcuda loads (%s) but cuInit fails: %s", g->cuda_path,
 			g->cuda_init_result_name);
 	} else {
@@ -129,7 +129,7 @@ void check_driver(const struct gpu_probe *g, struct explain_checks *out)
 	}
 	if (g->user_driver_version[0])
 		check_more(c, "; driver %s", g->user_driver_version);
-	if (g->kmod_present && g->kmod_version[0]) {
+	if (driver_has(g, DF_KMOD) && g->kmod_version[0]) {
 		check_more(c, "; kernel module %s", g->kmod_version);
 		if (g->user_driver_version[0] && strcmp(g->user_driver_version, g->kmod_version) != 0 && c) {
 			c->result = CHECK_PROBLEM;

@@ -15,7 +15,7 @@ struct version rules_driver_cuda(const struct gpu_probe *p)
 {
 	struct version none = { 0, 0, 0, 0 };
 
-	if (!p->cuda_loaded || !p->has_cuda_driver_version || p->cuda_driver_version <= 0)
+	if (!p->cuda_loaded || !driver_has(p, DF_CUDA_VERSION) || p->cuda_driver_version <= 0)
 		return none;
 	return version_from_cuda_int(p->cuda_driver_version);
 }
@@ -68,7 +68,7 @@ int rules_fix_driver_for(struct finding *f, const struct version *need, const ch
 /* nvmlInit's result when it was called and failed; 0 when NVML did not load */
 static int nvml_result(const struct gpu_probe *p)
 {
-	return p->nvml_loaded && p->nvml_init_called ? (int)p->nvml_init_result : 0;
+	return p->nvml_loaded && driver_has(p, DF_NVML_INIT) ? (int)p->nvml_init_result : 0;
 }
 
 static const char *nvml_path(const struct gpu_probe *p)
@@ -110,7 +110,7 @@ static const char *init_name(const struct gpu_probe *d)
 
 static bool init_failed_with(const struct gpu_probe *d, int code)
 {
-	return d->cuda_loaded && d->cuda_init_called && d->cuda_init_result == code;
+	return d->cuda_loaded && driver_has(d, DF_CUDA_INIT) && d->cuda_init_result == code;
 }
 
 static bool no_driver_verdict(const struct facts *f, struct finding_vars *v, const char **row)
@@ -130,7 +130,7 @@ static bool no_device_verdict(const struct facts *f, struct finding_vars *v, con
 
 	*row = "no-device";
 	if (!init_failed_with(d, CUDA_ERROR_NO_DEVICE) &&
-	    !(init_failed_with(d, CUDA_SUCCESS) && d->has_cuda_device_count && d->cuda_device_count == 0))
+	    !(init_failed_with(d, CUDA_SUCCESS) && driver_has(d, DF_CUDA_DEVICE_COUNT) && d->cuda_device_count == 0))
 		return false;
 	finding_flag(v, "visible_set", f->platform->visible.set);
 	return true;
@@ -175,7 +175,7 @@ static bool init_verdict(const struct facts *f, struct finding_vars *v, const ch
 	const struct gpu_probe *d = f->driver;
 
 	*row = "driver-init-failed";
-	if (!d->cuda_loaded || !d->cuda_init_called || d->cuda_init_result == CUDA_SUCCESS ||
+	if (!d->cuda_loaded || !driver_has(d, DF_CUDA_INIT) || d->cuda_init_result == CUDA_SUCCESS ||
 	    d->cuda_init_result == CUDA_ERROR_NO_DEVICE || d->cuda_init_result == CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE ||
 	    d->cuda_init_result == CUDA_ERROR_SYSTEM_NOT_READY || d->cuda_init_result == CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)
 		return false;
@@ -220,7 +220,7 @@ int rule_no_driver(const struct facts *f, struct report *r)
 				       rules_opt(d->kmod_version)) != CD_OK;
 	else
 		oom |= finding_evidence(x, "no NVIDIA kernel module is loaded (/proc/driver/nvidia/version is absent)") != CD_OK;
-	if (d->has_nvml_device_count)
+	if (driver_has(d, DF_NVML_DEVICE_COUNT))
 		oom |= finding_evidence(x, "NVML (%s) sees %d GPU(s)%s", nvml_path(d) ? nvml_path(d) : "libnvidia-ml.so.1", d->nvml_device_count,
 				       d->nvml_device_count > 0 ? ": the driver is installed but its libcuda is not reachable" : "") != CD_OK;
 	return rules_status(oom);
@@ -245,7 +245,7 @@ static int no_device(const struct facts *f, struct report *r)
 		oom |= finding_evidence(x, "cuDeviceGetCount = %d", d->cuda_device_count) != CD_OK;
 	if (f->platform->visible.set)
 		oom |= finding_evidence(x, "CUDA_VISIBLE_DEVICES=\"%s\"", f->platform->visible.raw ? f->platform->visible.raw : "") != CD_OK;
-	if (d->has_nvml_device_count)
+	if (driver_has(d, DF_NVML_DEVICE_COUNT))
 		oom |= finding_evidence(x, "NVML sees %d GPU(s)", d->nvml_device_count) != CD_OK;
 	return rules_status(oom);
 }
@@ -266,7 +266,7 @@ int rule_init(const struct facts *f, struct report *r)
 	struct finding *x;
 
 	finding_vars_init(&v);
-	if (!d->cuda_loaded || !d->cuda_init_called || d->cuda_init_result == CUDA_SUCCESS)
+	if (!d->cuda_loaded || !driver_has(d, DF_CUDA_INIT) || d->cuda_init_result == CUDA_SUCCESS)
 		return CD_OK;
 	if (d->cuda_init_result == CUDA_ERROR_NO_DEVICE)
 		return no_device(f, r);
@@ -391,6 +391,6 @@ int rules_driver(const struct facts *f, struct report *r)
 bool rules_cuda_usable(const struct gpu_probe *p)
 {
 	/* mirrors rule_no_driver, rule_init and rule_no_device_count */
-	return p->cuda_loaded && p->cuda_init_called && p->cuda_init_result == CUDA_SUCCESS &&
-	       !(p->has_cuda_device_count && p->cuda_device_count == 0);
+	return p->cuda_loaded && driver_has(p, DF_CUDA_INIT) && p->cuda_init_result == CUDA_SUCCESS &&
+	       !(driver_has(p, DF_CUDA_DEVICE_COUNT) && p->cuda_device_count == 0);
 }

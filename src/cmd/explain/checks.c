@@ -55,15 +55,16 @@ static int ensure_platform(struct explain_env *env, char *err)
  * the way arch finds them (probe/gpu_caps). */
 static void ensure_target(struct explain_env *env)
 {
-	struct gpu_caps caps;
+	struct gpu_probe p;
 
 	if (env->target_probed || env->offline)
 		return;
 	env->target_probed = true;
 	if (env->target.n_gpus && env->target.driver.known)
 		return;
-	gpu_caps_probe(&caps, env->target.n_gpus == 0);
-	arch_target_add_caps(&env->target, &caps);
+	gpu_caps_probe(&p, env->target.n_gpus == 0);
+	arch_target_add_probe(&env->target, &p);
+	gpu_probe_free(&p);
 }
 
 void explain_env_init(struct explain_env *env)
