@@ -129,7 +129,7 @@ static int parse_args(struct report *r, int argc, char **argv, const struct cd_g
 		if (rc)
 			return rc;
 	}
-	if (python && (rc = arch_inputs_python(in, python_path, err)))
+	if (python && (rc = arch_inputs_python(r, in, python_path, err)))
 		return rc;
 	if (ollama && (rc = arch_inputs_ollama(in, err))) {
 		if (rc != CD_ENOTFOUND)

@@ -596,6 +596,11 @@ static void check_nvcc(const struct explain_match *m, const struct explain_env *
 		add(out, "nvcc", CHECK_INFO, "no nvcc found here (PATH, CUDA_HOME, /usr/local/cuda*)");
 		return;
 	}
+	if (t->timed_out && !t->version_text[0]) {
+		add(out, "nvcc", CHECK_PROBLEM, "%s %s did not answer within %.3g s (stopped): a build with it "
+		    "hangs the same way", t->nvcc, t->timed_out, t->timeout_ms / 1000.0);
+		return;
+	}
 	c = add(out, "nvcc", CHECK_INFO, "nvcc %s at %s", t->version_text[0] ? t->version_text : "?",
 		t->nvcc);
 	k = t->version.parts ? kb_toolkit_find(&t->version) : NULL;

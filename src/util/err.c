@@ -15,6 +15,7 @@ const char *cd_strerror(int status)
 	case CD_EUSAGE: return "usage error";
 	case CD_EUNSUPPORTED: return "unsupported";
 	case CD_EDRIVER: return "driver call failed";
+	case CD_ETIMEOUT: return "timed out";
 	}
 	return "unknown error";
 }

@@ -12,6 +12,7 @@ enum cd_status {
 	CD_EUSAGE = -5,       /* caller gave a bad argument (user input) */
 	CD_EUNSUPPORTED = -6, /* well-formed, but a variant we do not handle */
 	CD_EDRIVER = -7,      /* an NVIDIA library call failed */
+	CD_ETIMEOUT = -8,     /* a helper program did not finish within its time limit */
 };
 
 #define CD_ERRMSG 256

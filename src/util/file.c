@@ -10,7 +10,7 @@
 #include "util/err.h"
 #include "util/file.h"
 
-static const char *kind_of(mode_t mode)
+const char *file_kind_name(mode_t mode)
 {
 	if (S_ISDIR(mode))
 		return "a directory";
@@ -39,7 +39,7 @@ int file_open_input(const char *path, int *fd, size_t *size, char *err)
 		e = errno;
 		/* a socket cannot be opened (ENXIO): name what it is */
 		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-			return cd_fail(err, CD_EIO, "%s: %s, not a regular file; skipped", path, kind_of(st.st_mode));
+			return cd_fail(err, CD_EIO, "%s: %s, not a regular file; skipped", path, file_kind_name(st.st_mode));
 		return cd_fail(err, CD_EIO, "%s: %s", path, strerror(e));
 	}
 	if (fstat(*fd, &st) != 0) {
@@ -51,7 +51,7 @@ int file_open_input(const char *path, int *fd, size_t *size, char *err)
 	if (!S_ISREG(st.st_mode)) {
 		close(*fd);
 		*fd = -1;
-		return cd_fail(err, CD_EIO, "%s: %s, not a regular file; skipped", path, kind_of(st.st_mode));
+		return cd_fail(err, CD_EIO, "%s: %s, not a regular file; skipped", path, file_kind_name(st.st_mode));
 	}
 	*size = (size_t)st.st_size;
 	return CD_OK;

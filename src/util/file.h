@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 struct mapped_file {
 	const unsigned char *data; /* NULL for an empty file */
@@ -24,6 +25,10 @@ void file_unmap(struct mapped_file *mf);
 
 /* Reads at most max bytes of a small text file, NUL-terminated (through file_open_input). */
 int file_read_text(const char *path, size_t max, char **out, size_t *len, char *err);
+
+/* "a directory", "a FIFO (named pipe)", "a character device", ...: what a mode that is not a
+ * regular file is, for messages. */
+const char *file_kind_name(mode_t mode);
 
 bool path_is_file(const char *path);
 bool path_is_dir(const char *path);

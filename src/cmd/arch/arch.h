@@ -62,7 +62,9 @@ struct arch_inputs {
 };
 int arch_inputs_add(struct arch_inputs *in, const char *path, bool explicit_input);
 int arch_inputs_expand_dir(struct arch_inputs *in, const char *dir, bool recursive, char *err);
-int arch_inputs_python(struct arch_inputs *in, const char *interpreter, char *err);
+/* --python: the site-packages of the interpreter (python3 on PATH by default), asked through
+ * probe/spawn.h; an interpreter that does not answer in time is a helper-timeout finding in r. */
+int arch_inputs_python(struct report *r, struct arch_inputs *in, const char *interpreter, char *err);
 int arch_inputs_ollama(struct arch_inputs *in, char *err);
 void arch_inputs_free(struct arch_inputs *in);
 
