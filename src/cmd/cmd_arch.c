@@ -168,6 +168,8 @@ static bool do_file(struct report *r, const char *path, bool explicit_input, con
 		f.inv.progress = release_behind;
 		f.inv.progress_ctx = &rel;
 		rc = dc_scan(&f.inv, mf.data, mf.size, scan_opts(o, explicit_input), err);
+		if (rc == CD_OK && !file_map_intact(&mf))
+			rc = cd_fail(err, CD_EIO, "the file was cut short while it was read");
 		if (rc && !strstr(err, path)) {
 			char cause[CD_ERRMSG];
 			memcpy(cause, err, sizeof(cause));

@@ -135,6 +135,7 @@ static int read_files(struct report *r, int n, char **files, const struct fleet_
 		fleet_name_from_path(files[i], name, sizeof name);
 		rc = file_map(files[i], &mf, ferr);
 		if (rc == CD_OK) {
+			/* a report cut short while read holds zeros there: JSON refuses them */
 			rc = fleet_read_report(&f, mf.data, mf.size, name, ferr);
 			file_unmap(&mf);
 		}

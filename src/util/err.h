@@ -32,7 +32,9 @@ enum cd_status {
 const char *cd_strerror(int status);
 
 /* Writes a one-line message into err (which holds CD_ERRMSG bytes) if err is
- * not NULL, and returns status so callers can `return cd_fail(err, CD_EIO, ...)`. */
+ * not NULL, and returns status so callers can `return cd_fail(err, CD_EIO, ...)`. The
+ * message is safe text (util/safetext.h): what it quotes from an input cannot break a line,
+ * a terminal or a JSON string. */
 int cd_fail(char *err, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

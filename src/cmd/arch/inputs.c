@@ -60,8 +60,11 @@ static bool worth_scanning(const char *path, bool shared_objects_only)
 	if (str_ends_with(path, ".ptx") || str_ends_with(path, ".cubin"))
 		return true;
 	unsigned char head[8];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	size_t size;
+	int fd;
+	/* opened as every input is (util/file.h): without blocking, regular files only, so a
+	 * file swapped for a FIFO after the directory was listed cannot hang the walk */
+	if (file_open_input(path, &fd, &size, NULL) != CD_OK)
 		return false;
 	ssize_t n = read(fd, head, sizeof(head));
 	close(fd);
