@@ -442,7 +442,8 @@ static int launch_push(struct explain_launch *l, const struct arch_gpu *g, const
 }
 
 /* The kernels of one SASS image that cannot launch on GPU g with the block judged. */
-static int launch_image(const struct dc_image *im, const struct arch_gpu *g, struct explain_launch *l,
+static int launch_image(struct dc_inventory *inv, const struct dc_image *im, const struct arch_gpu *g,
+			struct explain_launch *l,
 			struct explain_check *c, char *err)
 {
 	struct cubin_resources res;
@@ -457,7 +458,7 @@ static int launch_image(const struct dc_image *im, const struct arch_gpu *g, str
 		more(c, "; %s: %s", g->name, ierr);
 		return CD_OK;
 	}
-	rc = dc_image_bytes(im, LAUNCH_IMAGE_CAP, &buf, &len, ierr);
+	rc = dc_image_bytes(inv, im, LAUNCH_IMAGE_CAP, &buf, &len, ierr);
 	if (rc == CD_OK)
 		rc = cubin_resources_read(buf, len, &res, ierr);
 	free(buf);
@@ -573,7 +574,7 @@ static int check_launch(const struct explain_match *m, const struct explain_env 
 					continue;
 				dc_image_arch_name(&f.inv.images[i], have, sizeof(have));
 				if (strcmp(have, want) == 0)
-					rc = launch_image(&f.inv.images[i], &t->gpus[g], l, c, err);
+					rc = launch_image(&f.inv, &f.inv.images[i], &t->gpus[g], l, c, err);
 			}
 		}
 	}
