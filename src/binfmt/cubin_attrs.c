@@ -79,32 +79,33 @@ static int by_text_order(const void *a, const void *b)
 	return (x->k > y->k) - (x->k < y->k);
 }
 
-/* The first kernel (in symbol order) whose code is section text; tm sorted by by_text_order. */
-static struct cubin_kernel_res *by_text(struct cubin_resources *out, const struct kmap *tm, size_t text)
+/* The first entry of m[0..n) whose key (its .text section, or its symbol) is not below key,
+ * m sorted by that key: a binary search. */
+static size_t lower_bound(const struct kmap *m, size_t n, size_t key, bool text)
 {
-	size_t lo = 0, hi = out->n;
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (tm[mid].text < text)
+		if ((text ? m[mid].text : m[mid].sym) < key)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < out->n && tm[lo].text == text ? &out->k[tm[lo].k] : NULL;
+	return lo;
+}
+
+/* The first kernel (in symbol order) whose code is section text; tm sorted by by_text_order. */
+static struct cubin_kernel_res *by_text(struct cubin_resources *out, const struct kmap *tm, size_t text)
+{
+	size_t i = lower_bound(tm, out->n, text, true);
+	return i < out->n && tm[i].text == text ? &out->k[tm[i].k] : NULL;
 }
 
 /* m is in symbol order (ascending). */
 static struct cubin_kernel_res *by_sym(struct cubin_resources *out, const struct kmap *m, size_t sym)
 {
-	size_t lo = 0, hi = out->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m[mid].sym < sym)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < out->n && m[lo].sym == sym ? &out->k[m[lo].k] : NULL;
+	size_t i = lower_bound(m, out->n, sym, false);
+	return i < out->n && m[i].sym == sym ? &out->k[m[i].k] : NULL;
 }
 
 static void read_dims(const struct rec *r, unsigned d[3])

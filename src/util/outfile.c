@@ -184,14 +184,20 @@ FILE *outfile_stream(struct outfile *o)
 	return o->stream;
 }
 
-static void release(struct outfile *o)
+/* Closes the descriptor (or the stream over it): 0, or the errno of the close. */
+static int close_file(struct outfile *o)
 {
-	if (o->stream)
-		fclose(o->stream);
-	else if (o->fd >= 0)
-		close(o->fd);
+	int e = 0;
+
+	if (o->stream ? fclose(o->stream) != 0 : o->fd >= 0 && close(o->fd) != 0)
+		e = errno;
 	o->stream = NULL;
 	o->fd = -1;
+	return e;
+}
+
+static void release(struct outfile *o)
+{
 	free(o->path);
 	free(o->tmp);
 	o->path = o->tmp = NULL;
@@ -199,7 +205,7 @@ static void release(struct outfile *o)
 
 int outfile_commit(struct outfile *o, char *err)
 {
-	int rc = CD_OK, e = 0;
+	int rc = CD_OK, e = 0, ce;
 
 	if (o->fd < 0)
 		return cd_fail(err, CD_EIO, "%s: not open", o->what ? o->what : "output");
@@ -215,14 +221,8 @@ int outfile_commit(struct outfile *o, char *err)
 	/* a device or FIFO has nothing to sync (EINVAL); a file must reach the disk before the rename */
 	if (!e && fsync(o->fd) != 0 && !(o->in_place && (errno == EINVAL || errno == EROFS)))
 		e = errno;
-	if (o->stream) {
-		if (fclose(o->stream) != 0 && !e)
-			e = errno;
-	} else if (close(o->fd) != 0 && !e) {
-		e = errno;
-	}
-	o->stream = NULL;
-	o->fd = -1;
+	if ((ce = close_file(o)) != 0 && !e)
+		e = ce;
 	if (!e && o->tmp && rename(o->tmp, o->path) != 0)
 		e = errno;
 	if (e) {
@@ -238,12 +238,7 @@ void outfile_abort(struct outfile *o)
 {
 	bool had = o->fd >= 0;
 
-	if (o->stream)
-		fclose(o->stream);
-	else if (o->fd >= 0)
-		close(o->fd);
-	o->stream = NULL;
-	o->fd = -1;
+	close_file(o);
 	if (had && o->tmp)
 		unlink(o->tmp);
 	release(o);
