@@ -104,6 +104,9 @@ int fleet_render(struct report *r, const struct fleet_opts *o, const struct cd_g
 	if (o->save) {
 		if ((rc = outfile_open(&of, o->save, "--save", err)) != CD_OK)
 			return rc;
+		/* rank 0 writes this after the launcher's SIGTERM, and its SIGKILL follows within
+		 * milliseconds: an fsync there lost the whole report */
+		of.sync = false;
 		if (!(out = outfile_stream(&of))) {
 			outfile_abort(&of);
 			return cd_fail(err, CD_ENOMEM, "out of memory");

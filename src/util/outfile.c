@@ -117,6 +117,7 @@ int outfile_open(struct outfile *o, const char *path, const char *what, char *er
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
 	o->what = what;
+	o->sync = true;
 	if (!path || !*path)
 		return cd_fail(err, CD_EIO, "%s: an empty file name", what);
 	if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
@@ -219,7 +220,7 @@ int outfile_commit(struct outfile *o, char *err)
 			e = errno;
 	}
 	/* a device or FIFO has nothing to sync (EINVAL); a file must reach the disk before the rename */
-	if (!e && fsync(o->fd) != 0 && !(o->in_place && (errno == EINVAL || errno == EROFS)))
+	if (!e && o->sync && fsync(o->fd) != 0 && !(o->in_place && (errno == EINVAL || errno == EROFS)))
 		e = errno;
 	if ((ce = close_file(o)) != 0 && !e)
 		e = ce;

@@ -29,6 +29,9 @@ struct outfile {
 	uid_t uid;
 	gid_t gid;
 	bool keep_owner;   /* the target existed: give the temporary its owner */
+	bool sync;         /* fsync before the rename (outfile_open sets it); a writer racing a
+			      SIGKILL (fleet rank 0 under a launcher tearing the job down) clears it:
+			      the rename still shows readers the whole file or none */
 	const char *what;  /* the option, for messages ("--output") */
 };
 
