@@ -306,8 +306,8 @@ static int launch_push(struct explain_launch *l, const struct arch_gpu *g, const
 }
 
 /* The kernels of one SASS image that cannot launch on GPU g with the block judged. */
-static int launch_image(const struct dc_image *im, const struct arch_gpu *g, struct explain_launch *l,
-			struct explain_check *c, char *err)
+static int launch_image(struct dc_inventory *inv, const struct dc_image *im, const struct arch_gpu *g,
+			struct explain_launch *l, struct explain_check *c, char *err)
 {
 	struct cubin_resources res;
 	struct kb_sm_limits lim;
@@ -321,7 +321,7 @@ static int launch_image(const struct dc_image *im, const struct arch_gpu *g, str
 		check_more(c, "; %s: %s", g->name, ierr);
 		return CD_OK;
 	}
-	rc = dc_image_bytes(im, LAUNCH_IMAGE_CAP, &buf, &len, ierr);
+	rc = dc_image_bytes(inv, im, LAUNCH_IMAGE_CAP, &buf, &len, ierr);
 	if (rc == CD_OK)
 		rc = cubin_resources_read(buf, len, &res, ierr);
 	free(buf);
@@ -375,7 +375,7 @@ static int launch_image(const struct dc_image *im, const struct arch_gpu *g, str
 /* Which kernels of the binary cannot launch with the block size judged on each GPU: the image
  * the driver would pick for it (rules/arch), its kernels' registers and launch bounds against
  * the GPU's limits. */
-int check_launch(const char *path, const struct arch_file *f, const struct arch_target *t,
+int check_launch(const char *path, struct arch_file *f, const struct arch_target *t,
 		 struct explain_checks *out, char *err)
 {
 	struct explain_launch *l = &out->launch;
@@ -407,7 +407,7 @@ int check_launch(const char *path, const struct arch_file *f, const struct arch_
 					continue;
 				dc_image_arch_name(&f->inv.images[i], have, sizeof(have));
 				if (strcmp(have, want) == 0)
-					rc = launch_image(&f->inv.images[i], &t->gpus[g], l, c, err);
+					rc = launch_image(&f->inv, &f->inv.images[i], &t->gpus[g], l, c, err);
 			}
 		}
 	}
@@ -424,6 +424,11 @@ void check_nvcc(const struct check_text *m, const struct toolkit *t, struct expl
 
 	if (!t) {
 		check_add(out, "nvcc", CHECK_INFO, "no nvcc found here (PATH, CUDA_HOME, /usr/local/cuda*)");
+		return;
+	}
+	if (t->timed_out && !t->version_text[0]) {
+		check_add(out, "nvcc", CHECK_PROBLEM, "%s %s did not answer within %.3g s (stopped): a build with it "
+			  "hangs the same way", t->nvcc, t->timed_out, t->timeout_ms / 1000.0);
 		return;
 	}
 	c = check_add(out, "nvcc", CHECK_INFO, "nvcc %s at %s", t->version_text[0] ? t->version_text : "?",

@@ -108,7 +108,7 @@ int check_binary(const char *path, const struct arch_file *f, const struct arch_
 		 struct explain_checks *out, char *err);
 /* The kernels of a scanned binary f that cannot launch with out->launch.block threads on each
  * GPU of target t (rules/arch_launch) into out->launch. CD_OK or CD_ENOMEM. */
-int check_launch(const char *path, const struct arch_file *f, const struct arch_target *t,
+int check_launch(const char *path, struct arch_file *f, const struct arch_target *t,
 		 struct explain_checks *out, char *err);
 /* The nvcc a build would run (NULL: none found) against the arch the text names. */
 void check_nvcc(const struct check_text *t, const struct toolkit *nvcc, struct explain_checks *out);

@@ -42,17 +42,17 @@ int arch_verdicts(struct report *r, const struct arch_file *f, const struct arch
 		  char *err);
 
 /* list.c */
-json_t *arch_images_json(const struct arch_file *f, const struct arch_opts *o);
-int arch_list_text(struct report *r, const struct arch_file *f, const struct arch_opts *o);
+json_t *arch_images_json(struct arch_file *f, const struct arch_opts *o);
+int arch_list_text(struct report *r, struct arch_file *f, const struct arch_opts *o);
 /* cuobjdump --list-elf --list-ptx lines; counters run across all files of one run. */
 int arch_cuobjdump_lines(const struct arch_file *f, unsigned *elf_no, unsigned *ptx_no, FILE *out);
 /* The kernels of image i (decompressing it): a JSON array of names, or NULL with err. */
-json_t *arch_image_kernels(const struct dc_image *im, char *err);
+json_t *arch_image_kernels(struct dc_inventory *inv, const struct dc_image *im, char *err);
 
 /* resources.c: every SASS image's kernel resources as tables into r, and the JSON array
  * (one object per image) into *out. CD_OK or CD_ENOMEM; an image that cannot be read is
  * a line and an object with "error". */
-int arch_resources(struct report *r, const struct arch_file *f, json_t **out, char *err);
+int arch_resources(struct report *r, struct arch_file *f, json_t **out, char *err);
 
 /* inputs.c: expands directories (-r), --python and --ollama into file paths. */
 struct arch_inputs {
@@ -62,7 +62,9 @@ struct arch_inputs {
 };
 int arch_inputs_add(struct arch_inputs *in, const char *path, bool explicit_input);
 int arch_inputs_expand_dir(struct arch_inputs *in, const char *dir, bool recursive, char *err);
-int arch_inputs_python(struct arch_inputs *in, const char *interpreter, char *err);
+/* --python: the site-packages of the interpreter (python3 on PATH by default), asked through
+ * probe/spawn.h; an interpreter that does not answer in time is a helper-timeout finding in r. */
+int arch_inputs_python(struct report *r, struct arch_inputs *in, const char *interpreter, char *err);
 int arch_inputs_ollama(struct arch_inputs *in, char *err);
 void arch_inputs_free(struct arch_inputs *in);
 

@@ -11,6 +11,7 @@
 #include "cmd/arch/arch.h"
 #include "kb/arch_name.h"
 #include "util/err.h"
+#include "util/safetext.h"
 #include "util/str.h"
 #include "util/units.h"
 
@@ -36,24 +37,33 @@ static const char *kind_text(uint16_t kind, char *buf, size_t cap)
 	return buf;
 }
 
+/* A kernel name is bytes from the file: one that is not UTF-8 (which jansson refuses) is
+ * listed as util/safetext.h makes it. */
 static int add_name(const char *name, void *ctx)
 {
-	return json_array_append_new((json_t *)ctx, json_string(name)) ? CD_ENOMEM : CD_OK;
+	json_t *s = json_string(name);
+	if (!s) {
+		char *safe = safe_text_dup(name, strlen(name), 4096, 0);
+		s = safe ? json_string(safe) : NULL;
+		free(safe);
+	}
+	return json_array_append_new((json_t *)ctx, s) ? CD_ENOMEM : CD_OK;
 }
 
-json_t *arch_image_kernels(const struct dc_image *im, char *err)
+json_t *arch_image_kernels(struct dc_inventory *inv, const struct dc_image *im, char *err)
 {
 	unsigned char *buf = NULL;
 	size_t len = 0;
 	json_t *names = json_array();
 	int rc;
+	err[0] = 0; /* a failure that says nothing (a callback's) still gets words below */
 	if (!names) {
 		cd_fail(err, CD_ENOMEM, "out of memory");
 		return NULL;
 	}
 	if (im->kind != FATBIN_KIND_ELF && im->kind != FATBIN_KIND_PTX)
 		return names;
-	if ((rc = dc_image_bytes(im, KERNELS_CAP, &buf, &len, err)))
+	if ((rc = dc_image_bytes(inv, im, KERNELS_CAP, &buf, &len, err)))
 		goto fail;
 	if (im->kind == FATBIN_KIND_ELF)
 		rc = cubin_kernels(buf, len, add_name, names, err);
@@ -64,11 +74,13 @@ json_t *arch_image_kernels(const struct dc_image *im, char *err)
 		goto fail;
 	return names;
 fail:
+	if (!err[0])
+		cd_fail(err, rc, "%s", cd_strerror(rc));
 	json_decref(names);
 	return NULL;
 }
 
-static json_t *image_json(const struct arch_file *f, const struct dc_image *im, const struct arch_opts *o)
+static json_t *image_json(struct arch_file *f, const struct dc_image *im, const struct arch_opts *o)
 {
 	const struct dc_container *c = &f->inv.containers[im->container];
 	char arch[32], isa[16];
@@ -96,8 +108,8 @@ static json_t *image_json(const struct arch_file *f, const struct dc_image *im, 
 	bad |= json_object_set_new(j, "container", json_integer(im->container));
 	bad |= json_object_set_new(j, "offset", json_integer((json_int_t)im->file_offset));
 	if (o->kernels) {
-		char err[CD_ERRMSG];
-		json_t *k = arch_image_kernels(im, err);
+		char err[CD_ERRMSG] = "";
+		json_t *k = arch_image_kernels(&f->inv, im, err);
 		if (k)
 			bad |= json_object_set_new(j, "kernels", k);
 		else
@@ -110,7 +122,7 @@ static json_t *image_json(const struct arch_file *f, const struct dc_image *im, 
 	return j;
 }
 
-json_t *arch_images_json(const struct arch_file *f, const struct arch_opts *o)
+json_t *arch_images_json(struct arch_file *f, const struct arch_opts *o)
 {
 	json_t *arr = json_array();
 	for (size_t i = 0; arr && i < f->inv.n_images; i++) {
@@ -123,11 +135,11 @@ json_t *arch_images_json(const struct arch_file *f, const struct arch_opts *o)
 	return arr;
 }
 
-static int kernels_line(struct report *r, const struct dc_image *im, size_t index)
+static int kernels_line(struct report *r, struct dc_inventory *inv, const struct dc_image *im, size_t index)
 {
-	char err[CD_ERRMSG], arch[32];
+	char err[CD_ERRMSG] = "", arch[32];
 	dc_image_arch_name(im, arch, sizeof(arch));
-	json_t *k = arch_image_kernels(im, err);
+	json_t *k = arch_image_kernels(inv, im, err);
 	if (!k)
 		return report_line(r, "#%zu %s kernels: (cannot read: %s)", index, arch, err);
 	struct strbuf sb;
@@ -188,9 +200,9 @@ static int by_group_key(const void *p, const void *q)
  * unless -v: libcublasLt alone has 6,000 images. */
 #define FULL_TABLE_MAX 40
 
-int arch_list_text(struct report *r, const struct arch_file *f, const struct arch_opts *o)
+int arch_list_text(struct report *r, struct arch_file *f, const struct arch_opts *o)
 {
-	const struct dc_inventory *inv = &f->inv;
+	struct dc_inventory *inv = &f->inv;
 	bool full = o->verbose || inv->n_images <= FULL_TABLE_MAX;
 	if (full) {
 		static const char *const hdr[] = {"#", "kind", "arch", "ptx", "compression", "stored",
@@ -255,7 +267,7 @@ int arch_list_text(struct report *r, const struct arch_file *f, const struct arc
 	if (o->kernels)
 		for (size_t i = 0; i < inv->n_images; i++)
 			if (inv->images[i].kind == FATBIN_KIND_ELF || inv->images[i].kind == FATBIN_KIND_PTX)
-				kernels_line(r, &inv->images[i], i + 1);
+				kernels_line(r, inv, &inv->images[i], i + 1);
 	return r->oom ? CD_ENOMEM : CD_OK;
 }
 

@@ -50,7 +50,8 @@ static json_t *kernel_json(const struct cubin_kernel_res *k, const struct launch
 }
 
 /* One image: a table in r, an object appended to arr. */
-static int image_resources(struct report *r, const struct dc_image *im, size_t index, json_t *arr, char *err)
+static int image_resources(struct report *r, struct dc_inventory *inv, const struct dc_image *im, size_t index,
+			   json_t *arr, char *err)
 {
 	static const char *const hdr[] = { "kernel", "registers", "static shared", "local", "constant",
 					   "launch bounds", "largest block" };
@@ -64,7 +65,7 @@ static int image_resources(struct report *r, const struct dc_image *im, size_t i
 	int rc;
 
 	dc_image_arch_name(im, arch, sizeof(arch));
-	rc = dc_image_bytes(im, RESOURCES_CAP, &buf, &len, ierr);
+	rc = dc_image_bytes(inv, im, RESOURCES_CAP, &buf, &len, ierr);
 	if (rc == CD_OK)
 		rc = cubin_resources_read(buf, len, &res, ierr);
 	free(buf);
@@ -137,7 +138,7 @@ oom:
 	return cd_fail(err, CD_ENOMEM, "out of memory");
 }
 
-int arch_resources(struct report *r, const struct arch_file *f, json_t **out, char *err)
+int arch_resources(struct report *r, struct arch_file *f, json_t **out, char *err)
 {
 	json_t *arr = json_array();
 	int rc = CD_OK;
@@ -147,7 +148,7 @@ int arch_resources(struct report *r, const struct arch_file *f, json_t **out, ch
 		return cd_fail(err, CD_ENOMEM, "out of memory");
 	for (size_t i = 0; i < f->inv.n_images && rc == CD_OK; i++)
 		if (f->inv.images[i].kind == FATBIN_KIND_ELF)
-			rc = image_resources(r, &f->inv.images[i], i, arr, err); /* #i+1 as the listing numbers them */
+			rc = image_resources(r, &f->inv, &f->inv.images[i], i, arr, err); /* #i+1 as the listing numbers them */
 	if (rc == CD_OK && json_array_size(arr) == 0 &&
 	    report_line(r, "resources: no SASS image (PTX is compiled by the driver; its resources are known "
 			"only then)"))
