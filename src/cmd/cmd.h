@@ -33,7 +33,8 @@ enum cd_needs {
 /* The driver opened for one run: libcuda and NVML loaded once, cuInit and nvmlInit
  * called once by the GPU probe, the driver rules run once. */
 struct cd_run {
-	bool opened;                  /* cd_run_driver has run */
+	bool opened;                  /* cd_run_open has run */
+	bool judged;                  /* the driver findings went into a report */
 	struct cudrv *cu;             /* libcuda, cuInit called; NULL when it did not load */
 	struct nvml *nv;              /* NVML, nvmlInit called; NULL when it did not load */
 	struct gpu_probe probe;       /* the driver facts and every GPU */
@@ -43,9 +44,11 @@ struct cd_run {
 };
 
 /* Opens the driver for this run unless done: loads libcuda and NVML, collects the driver
- * and GPU facts and the platform, writes the kb's knowledge beside them (facts_add_kb),
- * then adds the driver findings (rules_driver) to r.
- * Driver failures become facts and findings; returns CD_OK, or CD_ENOMEM (err says so). */
+ * and GPU facts and the platform, and writes the kb's knowledge beside them (facts_add_kb).
+ * Driver failures become facts; returns CD_OK, or CD_ENOMEM (err says so). */
+int cd_run_open(struct cd_run *run, char *err);
+/* cd_run_open, then the driver findings (rules_driver) into r, once per run.
+ * CD_OK or CD_ENOMEM. */
 int cd_run_driver(struct cd_run *run, struct report *r, char *err);
 
 /* Shuts NVML down, unloads both libraries, frees the facts. */

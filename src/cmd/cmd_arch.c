@@ -393,9 +393,9 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 		if (t->disable_jit)
 			report_kv(r, "CUDA_DISABLE_PTX_JIT", "set: PTX is never compiled");
 		for (size_t i = 0; i < t->n_gpus && rc == CD_OK; i++) {
-			bool fails;
+			struct driver_gpu_verdict v = driver_gpu_verdict(&t->gpus[i], d);
 
-			if (driver_gpu_judge(r, &t->gpus[i], d, &fails) != CD_OK)
+			if (driver_gpu_finding(r, &t->gpus[i], d, &v) != CD_OK)
 				rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		}
 		if (rc)

@@ -107,14 +107,13 @@ static int section_gpus(struct report_rec *top, const struct doctor_facts *df)
 /* "yes" / "no: needs R580" / "JIT-limited" for the driver column */
 static const char *runs_here(const struct toolkit *t, const struct gpu_probe *d, char *buf, size_t n)
 {
-	struct version cuda;
+	enum cuda_fit fit;
 
-	if (!d->cuda_loaded || !driver_has(d, DF_CUDA_VERSION) || d->cuda_driver_version <= 0 || t->version.parts == 0)
+	if (!rules_toolkit_driver_fit(t, d, &fit))
 		return "-";
-	cuda = version_from_cuda_int(d->cuda_driver_version);
-	if (t->version.major < cuda.major || (t->version.major == cuda.major && t->version.minor <= cuda.minor))
+	if (fit == CUDA_FITS)
 		return "yes";
-	if (t->version.major == cuda.major && t->version.major >= 11)
+	if (fit == CUDA_NEWER_MINOR)
 		return "yes (minor-version compat; no PTX JIT)";
 	snprintf(buf, n, "no: needs %s", t->kb.min_branch[0] ? t->kb.min_branch : "a newer driver");
 	return buf;

@@ -8,9 +8,12 @@
 #include "binfmt/devcode.h"
 #include "cmd/arch/arch.h"
 #include "cmd/cmd.h"
-#include "explain/checks.h"
+#include "cmd/explain/checks.h"
+#include "cmd/explain/nccl.h"
+#include "explain/evidence.h"
 #include "explain/explain.h"
-#include "rules/nccl.h"
+#include "rules/oom.h"
+#include "rules/rules.h"
 #include "util/err.h"
 #include "util/file.h"
 #include "util/str.h"
@@ -83,17 +86,6 @@ static int print_patterns(struct report *r, char *err)
 	return rc;
 }
 
-static enum severity severity_of(const char *s)
-{
-	if (!strcmp(s, "ok"))
-		return SEV_OK;
-	if (!strcmp(s, "info"))
-		return SEV_INFO;
-	if (!strcmp(s, "warn"))
-		return SEV_WARN;
-	return SEV_ERROR;
-}
-
 /* The binary check's verdicts as arch prints them for a file: {path, format, verdicts}. */
 static json_t *binary_json(const struct explain_binary *b)
 {
@@ -141,125 +133,120 @@ static bool push(json_t *arr, json_t *s)
 	return json_array_append_new(arr, s) == 0;
 }
 
-/* A fix line with what is known put in for its placeholders; false when the line does not
- * apply (PyTorch advice for a text and binary that are not PyTorch's). */
-static bool fill_fix(const char *fix, const struct explain_match *m, const struct explain_env *env, bool torch,
-		     char *out, size_t n)
+/* The catalogue values the text and the options give: the GPUs judged against, the binary,
+ * the driver, the error's code, the library and versions the text names; whether the text is
+ * PyTorch's and whether its OOM is one expandable_segments helps. */
+static void text_vars(const struct explain_match *m, const struct explain_env *env, bool torch, struct finding_vars *v)
 {
 	const struct arch_target *t = &env->target;
 	const char *binary = env->binary && !env->binary_bad ? env->binary : m->path[0] ? m->path : NULL;
-	char gpus[160] = "", gpu_opts[200] = "", code[16] = "", branch[16] = "";
-	size_t used = 0, uo = 0;
+	char gpus[160] = "";
+	size_t used = 0;
 
-	if (!torch && (strstr(fix, "torch") || strstr(fix, "PyTorch") || strstr(fix, "TORCH_")))
-		return false;
+	finding_vars_init(v);
 	for (size_t i = 0; i < t->n_gpus; i++) {
 		bool seen = false;
 
 		for (size_t k = 0; k < i; k++)
 			seen |= t->gpus[k].cc == t->gpus[i].cc;
-		if (seen)
-			continue;
-		if (used < sizeof(gpus))
+		if (!seen && used < sizeof(gpus))
 			used += (size_t)snprintf(gpus + used, sizeof(gpus) - used, "%ssm_%u", used ? " --gpu " : "",
 						 t->gpus[i].cc);
-		if (uo < sizeof(gpu_opts))
-			uo += (size_t)snprintf(gpu_opts + uo, sizeof(gpu_opts) - uo, " --gpu sm_%u", t->gpus[i].cc);
+	}
+	if (gpus[0])
+		finding_var(v, "gpus", "%s", gpus);
+	if (binary)
+		finding_var(v, "binary", "%s", binary);
+	if (t->driver.known && t->driver.cuda) {
+		struct version dc = version_from_cuda_int(t->driver.cuda);
+
+		rules_cuda_vars(t->driver.version, &dc, v);
+	} else if (m->driver_cuda > 0) { /* "found version 11040": the CUDA the driver runs */
+		struct version dc = version_from_cuda_int(m->driver_cuda);
+
+		rules_cuda_vars(NULL, &dc, v);
+	}
+	if (t->driver.version[0]) {
+		finding_var(v, "driver_version", "%s", t->driver.version);
+		finding_var(v, "driver_branch", "%.*s", (int)strcspn(t->driver.version, "."), t->driver.version);
 	}
 	if (m->error)
-		snprintf(code, sizeof(code), "%d", m->error->code);
-	if (t->driver.version[0])
-		snprintf(branch, sizeof(branch), "%.*s", (int)strcspn(t->driver.version, "."), t->driver.version);
-	{
-		/* what is known, else a command or word that stands for it: a fix line never
-		 * prints a <placeholder> */
-		static const char drv_cmd[] = "$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n1)";
-		static const char branch_cmd[] =
-			"$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n1 | cut -d. -f1)";
-		static const char nvcc_ver[] = "$(nvcc --version | sed -n 's/.*release \\([0-9.]*\\),.*/\\1/p')";
-		const struct {
-			const char *ph, *val, *fallback;
-		} subs[] = {
-			{ "--gpu <this GPU> ", gpus[0] ? NULL : "", NULL }, /* arch judges the GPUs here */
-			{ "<this GPU>", gpus[0] ? gpus : NULL, "sm_XY" },
-			{ "<GPU>", gpus[0] ? gpus : NULL, "sm_XY" },
-			{ "--gpu <each GPU you ship to>", gpus[0] ? NULL : "--native", NULL },
-			{ "<each GPU you ship to>", gpus[0] ? gpus : NULL, "sm_XY" },
-			{ "<the binary or library that failed>", binary, "./your_program" },
-			{ "<binary>", binary, "./your_program" },
-			{ "<program>", binary, "./your_program" },
-			{ "<your driver version>", t->driver.version[0] ? t->driver.version : NULL, drv_cmd },
-			{ "<driver branch>", branch[0] ? branch : NULL, branch_cmd },
-			{ "<code>", code[0] ? code : NULL, m->error ? m->error->name : "ERROR_NAME" },
-			{ "<the library>", m->library[0] ? m->library : NULL, "cuda" },
-			{ "<the version it was built with>", m->versions[1][0] ? m->versions[1] : NULL, "VERSION" },
-			{ "<version>", NULL, nvcc_ver },
-		};
-		size_t o = 0;
+		finding_var(v, "code", "%d", m->error->code);
+	if (m->library[0])
+		finding_var(v, "library", "%s", m->library);
+	if (m->versions[1][0])
+		finding_var(v, "built_with", "%s", m->versions[1]);
+	if (m->has_arch) {
+		char arch[24];
 
-		for (const char *p = fix; *p && o + 1 < n;) {
-			bool done = false;
-
-			for (size_t k = 0; k < sizeof(subs) / sizeof(subs[0]) && !done; k++) {
-				size_t l = strlen(subs[k].ph);
-
-				const char *v = subs[k].val ? subs[k].val : subs[k].fallback;
-
-				if (v && strncmp(p, subs[k].ph, l) == 0) {
-					o += (size_t)snprintf(out + o, n - o, "%s", v);
-					if (o >= n)
-						o = n - 1;
-					p += l;
-					done = true;
-				}
-			}
-			if (!done)
-				out[o++] = *p++;
-		}
-		out[o] = '\0';
+		kb_arch_format(m->arch, "sm_", arch, sizeof(arch));
+		finding_var(v, "sm", "%s", arch + 3);
 	}
-	/* "cudoctor gencode --native" builds for this machine's GPUs; named ones replace it */
-	if (gpu_opts[0] && strncmp(out, "cudoctor gencode --native", 25) == 0) {
-		char rest[600];
+	finding_flag(v, "torch", torch);
+	finding_flag(v, "force_jit", t->force_jit);
+	finding_flag(v, "expandable", m->has_oom && oom_expandable_helps(&m->oom.n));
+}
 
-		if (snprintf(rest, sizeof(rest), "%s", out + 25) >= (int)sizeof(rest) ||
-		    snprintf(out, n, "cudoctor gencode%s%s", gpu_opts, rest) >= (int)n)
-			out[n - 1] = '\0';
+/* What this machine says about the id when doctor's rule for it fires here too (no driver here
+ * either, NVML failing here, ECC errors on a GPU here...): doctor's values and case, so the
+ * finding reads as doctor's. */
+static int machine_vars(const char *id, struct explain_env *env, struct finding_vars *v, const char **row,
+			char *err)
+{
+	struct facts f = { 0 };
+	struct finding_vars mv;
+	const char *mrow;
+	int rc;
+
+	if (!rules_machine_vars_known(id))
+		return CD_OK;
+	if ((rc = explain_env_probe_driver(env, err)) != CD_OK)
+		return rc;
+	f.driver = &env->gpus;
+	f.platform = &env->platform;
+	finding_vars_init(&mv);
+	if (rules_machine_vars(id, &f, &mv, &mrow)) {
+		finding_vars_merge(v, &mv);
+		*row = mrow;
 	}
-	return true;
+	return CD_OK;
 }
 
 static int report_match(struct report *r, const struct explain_match *m, struct explain_env *env, bool offline,
 			bool torch, json_t *matches, char *err)
 {
-	const struct kb_explanation *x = kb_explanation_find(m->finding);
+	const char *row = kb_finding_find(m->finding) ? m->finding : "cuda-error";
+	const struct kb_finding *x;
 	struct explain_checks ck = { 0 };
-	char ev[8][400], subject[48];
+	struct finding_vars vars;
+	char ev[8][EXPLAIN_EVIDENCE_LINE], subject[48];
 	size_t n_ev;
 	struct finding *f;
 	json_t *jm = NULL, *jchecks = json_array(), *jfix = json_array(), *jev = json_array();
 	bool ok;
 	int rc = CD_OK;
 
-	if (!x)
-		x = kb_explanation_find("cuda-error");
-	if (!x) {
-		rc = cd_fail(err, CD_EFORMAT, "explain.tsv has no entry for %s", m->finding);
+	if (!(x = kb_finding_find(row))) {
+		rc = cd_fail(err, CD_EFORMAT, "findings.tsv has no entry for %s", m->finding);
 		goto out;
 	}
 	if (!jchecks || !jfix || !jev)
 		goto oom;
 	/* offline, only a binary against named GPUs is checked */
 	bool checked = !offline || env->target.n_gpus > 0;
-	if (checked && (rc = explain_checks_run(m, x, env, &ck, err)) != CD_OK)
+	if (checked && (rc = explain_checks_run(m, x->checks, env, &ck, err)) != CD_OK)
 		goto out;
+	text_vars(m, env, torch, &vars);
+	if (ck.runtime_verdict.fails && strcmp(m->finding, "runtime-newer-than-driver") == 0)
+		driver_need_vars(&ck.runtime, &env->target.driver, &vars);
+	if (!offline && (rc = machine_vars(m->finding, env, &vars, &row, err)) != CD_OK)
+		goto out;
+	x = kb_finding_find(row);
 	if (m->count > 1)
 		snprintf(subject, sizeof(subject), "text, line %zu (last of %zu)", m->last_line, m->count);
 	else
 		snprintf(subject, sizeof(subject), "text, line %zu", m->line);
-	f = report_add_finding(r, severity_of(x->severity), m->finding, subject,
-			       "%s%s%s%s", x->title, m->error ? " (" : "", m->error ? m->error->name : "",
-			       m->error ? ")" : "");
+	f = finding_make(r, SEV_CATALOGUE, row, subject, &vars);
 	if (!f)
 		goto oom;
 	for (size_t i = 0; i < m->n_lines; i++)
@@ -269,6 +256,8 @@ static int report_match(struct report *r, const struct explain_match *m, struct 
 					      m->last_line, m->last))
 		goto oom;
 	n_ev = explain_offline_evidence(m, ev, 8);
+	if (m->has_oom)
+		n_ev += oom_evidence(&m->oom.n, m->oom.gpu, m->oom.suggests_expandable, ev + n_ev, 8 - n_ev);
 	for (size_t i = 0; i < n_ev; i++)
 		if (finding_evidence(f, "%s", ev[i]) || !push(jev, json_string(ev[i])))
 			goto oom;
@@ -280,22 +269,11 @@ static int report_match(struct report *r, const struct explain_match *m, struct 
 			goto oom;
 	if (offline && finding_evidence(f, "checks on this machine skipped (--offline)"))
 		goto oom;
-	if (finding_why(f, "[%s] %s", x->layer, x->why))
-		goto oom;
-	for (size_t i = 0; i < x->n_fix; i++) {
-		char fix[600];
-
-		/* the allocator setting helps only when PyTorch's cache holds the memory */
-		if (strstr(x->fix[i], "expandable_segments") &&
-		    !(m->has_oom && oom_expandable_helps(&m->oom.n)))
-			continue;
-		if (!fill_fix(x->fix[i], m, env, torch, fix, sizeof(fix)))
-			continue;
-		if (finding_fix(f, "%s", fix) || !push(jfix, json_string(fix)))
+	for (size_t i = 0; i < f->n_fix; i++)
+		if (!push(jfix, json_string(f->fix[i])))
 			goto oom;
-	}
-	jm = json_pack("{s:s, s:s, s:s, s:s, s:s, s:O, s:O, s:O, s:I, s:I, s:I, s:s}", "id", m->finding, "severity",
-		       x->severity, "matched_text", m->lines[0], "layer", x->layer, "why", x->why,
+	jm = json_pack("{s:s, s:s, s:s, s:s, s:s, s:O, s:O, s:O, s:I, s:I, s:I, s:s}", "id", f->id, "severity",
+		       severity_name(f->severity), "matched_text", m->lines[0], "layer", x->layer, "why", f->why,
 		       "evidence", jev, "checks", checked ? jchecks : json_null(), "fix", jfix, "line",
 		       (json_int_t)m->line, "last_line", (json_int_t)m->last_line, "count", (json_int_t)m->count,
 		       "last_text", m->last);
@@ -428,6 +406,7 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 	lines = explain_scan_lines(sc);
 	if ((rc = explain_scan_finish(sc, &res, err)) != CD_OK)
 		goto out;
+	explain_result_classify_oom(&res, oom_finding_of);
 	if (env.block)
 		explain_result_launch_given(&res);
 	matches = json_array();

@@ -6,7 +6,6 @@
 
 #include "cmd/cmd.h"
 #include "cmd/driver_check.h"
-#include "explain/checks.h"
 #include "kb/kb.h"
 #include "probe/gpus.h"
 #include "probe/toolkits.h"
@@ -111,7 +110,7 @@ static int pick_toolkit(struct report *r, struct report_rec *top, const struct g
 	}
 	if ((rc = toolkits_probe(&ts, &o, nerr)) == CD_ENOMEM)
 		return cd_fail(err, rc, "out of memory");
-	nv = explain_build_nvcc(&ts);
+	nv = rules_build_nvcc(&ts);
 	if (nv && nv->timed_out && (rc = rules_helper_timeout(r, nv->nvcc, nv->timed_out, nv->timeout_ms)) != CD_OK)
 		goto out;
 	if (nv && nv->version.parts) {

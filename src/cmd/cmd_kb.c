@@ -7,6 +7,7 @@
 #include "cmd/cmd.h"
 #include "cmd/kb_torch.h"
 #include "kb/kb.h"
+#include "rules/catalogue.h"
 #include "util/err.h"
 #include "util/str.h"
 
@@ -390,7 +391,14 @@ static int kb_driver_cmd(struct report_rec *top, const char *query, char *err)
 
 static void error_fields(struct report_rec *w, const struct kb_error *e)
 {
-	const struct kb_explanation *x = kb_explanation_find(e->finding ? e->finding : "cuda-error");
+	const struct kb_finding *x = kb_finding_find(e->finding ? e->finding : "cuda-error");
+	char title[512] = "", why[1024] = "";
+
+	/* the catalogue's text as it reads with nothing of a machine known */
+	if (x) {
+		catalogue_fill(x->title, NULL, title, sizeof title);
+		catalogue_fill(x->why, NULL, why, sizeof why);
+	}
 
 	report_rec_section(w, "%s = %d (%s API)", e->name, e->code, kb_api_name(e->api));
 	cmd_note(w->r, report_answer(w->r, "%s = %d: %s", e->name, e->code, e->string)); /* -q */
@@ -403,9 +411,9 @@ static void error_fields(struct report_rec *w, const struct kb_error *e)
 		      ? " (the runtime's string for this number)" : "");
 	report_field(w, NULL, "string_source", rv_str(e->string_source));
 	report_fieldf(w, e->finding && x ? "finding" : NULL, "finding", rv_str(e->finding), "%s: %s",
-		      e->finding ? e->finding : "", x ? x->title : "");
+		      e->finding ? e->finding : "", title);
 	if (e->finding && x)
-		report_field(w, "why", NULL, rv_str(x->why));
+		report_field(w, "why", NULL, rv_str(why));
 	sources_fields(w, e->source);
 }
 

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
+#include "cmd/lab/machine.h"
 #include "cmd/lab_render.h"
 #include "driver/cudrv.h"
 #include "lab/fatbin.h"
@@ -296,6 +297,7 @@ static int run_labs(struct report *r, int argc, char **argv, const struct cd_glo
 	c.sm_clock_mhz = lab_nvml_sm_clock;
 	c.pcie_link = lab_nvml_link;
 	c.clock_user = &nv;
+	lab_machine_fill(&c);
 	struct progress prog = { .on = g->stderr_is_tty, .total = n };
 	c.progress = show_progress;
 	c.progress_user = &prog;

@@ -10,9 +10,8 @@
 #include "rules/rules.h"
 #include "util/err.h"
 
-int cd_run_driver(struct cd_run *run, struct report *r, char *err)
+int cd_run_open(struct cd_run *run, char *err)
 {
-	struct facts f = { 0 };
 	int rc;
 
 	if (run->opened)
@@ -39,6 +38,17 @@ int cd_run_driver(struct cd_run *run, struct report *r, char *err)
 	if (facts_add_kb(&run->probe, NULL, NULL, 0, NULL, run->kb_error) == CD_ENOMEM)
 		return cd_fail(err, CD_ENOMEM, "out of memory loading the kb");
 	run->cuda_usable = rules_cuda_usable(&run->probe);
+	return CD_OK;
+}
+
+int cd_run_driver(struct cd_run *run, struct report *r, char *err)
+{
+	struct facts f = { 0 };
+	int rc;
+
+	if ((rc = cd_run_open(run, err)) != CD_OK || run->judged)
+		return rc;
+	run->judged = true;
 	f.driver = &run->probe;
 	f.platform = &run->platform;
 	if ((rc = rules_driver(&f, r)) != CD_OK)

@@ -19,7 +19,7 @@
 enum explain_via { VIA_STRING, VIA_NAME, VIA_NUMBER, VIA_MESSAGE };
 
 struct explain_match {
-	const char *finding;                 /* finding id (kb/explain.tsv) */
+	const char *finding;                 /* finding id (kb/findings.tsv) */
 	enum explain_via via;                /* how the first hit was recognised */
 	char lines[EXPLAIN_MAX_LINES][EXPLAIN_LINE_MAX]; /* matched lines, trimmed */
 	size_t n_lines;
@@ -78,6 +78,13 @@ void explain_scan_free(struct explain_scan *s);
 /* The user named the failed launch's block (--block): an invalid argument (1) in r is that
  * launch's, and becomes launch-out-of-resources. */
 void explain_result_launch_given(struct explain_result *r);
+
+/* A PyTorch OOM message's numbers decide which oom-* finding it is, by a rule outside the
+ * reader (rules/oom.h: oom_finding_of): finding_of gives the id for a match's numbers, or NULL
+ * when they cannot say. Renames those matches, folds matches that then share an id, and drops
+ * the generic out-of-memory beside a classified one. Once, after explain_scan_finish or
+ * explain_text. */
+void explain_result_classify_oom(struct explain_result *r, const char *(*finding_of)(const struct oom_numbers *n));
 
 /* The strings the scanner's automaton looks for (ASCII case ignored), n of them: only the
  * lines holding one are looked at closely. For comparing the scan against a plain multi-string

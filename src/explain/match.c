@@ -1076,30 +1076,34 @@ void explain_result_launch_given(struct explain_result *r)
 	merge_same(r);
 }
 
-/* A PyTorch OOM message becomes oom-capacity / -other-process / -fragmentation; the generic
- * out-of-memory is dropped when a classified one exists. A message that only says the GPU
- * went unused ("no compatible GPUs were discovered") gives way to any error that says why.
- * "cannot find -lcuda" on WSL2 is WSL's missing link. */
-static void settle(struct explain_scan *sc)
+void explain_result_classify_oom(struct explain_result *r, const char *(*finding_of)(const struct oom_numbers *n))
 {
-	struct explain_result *r = &sc->r;
-	size_t others = 0;
-
-	eras_settle(r, &sc->era);
 	for (size_t i = 0; i < r->n; i++) {
 		struct explain_match *m = &r->m[i];
+		const char *id;
 
-		if (strcmp(m->finding, "out-of-memory") == 0 && m->has_oom &&
-		    oom_classify(&m->oom.n) != OOM_CLASS_UNKNOWN)
-			m->finding = oom_class_finding(oom_classify(&m->oom.n));
-		if (strcmp(m->finding, "libcuda-link-missing") == 0 && sc->wsl)
-			m->finding = "wsl-libcuda";
+		if (strcmp(m->finding, "out-of-memory") == 0 && m->has_oom && (id = finding_of(&m->oom.n)) != NULL)
+			m->finding = id;
 	}
 	merge_same(r);
 	if (present(r, "oom-"))
 		for (size_t i = r->n; i-- > 0;)
 			if (strcmp(r->m[i].finding, "out-of-memory") == 0)
 				drop(r, i);
+}
+
+/* A message that only says the GPU went unused ("no compatible GPUs were discovered") gives
+ * way to any error that says why. "cannot find -lcuda" on WSL2 is WSL's missing link. */
+static void settle(struct explain_scan *sc)
+{
+	struct explain_result *r = &sc->r;
+	size_t others = 0;
+
+	eras_settle(r, &sc->era);
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->m[i].finding, "libcuda-link-missing") == 0 && sc->wsl)
+			r->m[i].finding = "wsl-libcuda";
+	merge_same(r);
 	/* 719 says only that the kernel died; an illegal access in the same text (a memcheck
 	 * report before it, or a 700) says why, and is the one finding */
 	if (present(r, "illegal-address"))

@@ -1,11 +1,11 @@
-/* Reading PyTorch's "CUDA out of memory" message into the numbers rules/oom.h classifies. */
+/* Reading PyTorch's "CUDA out of memory" message into the numbers of facts/oom.h (rules/oom.h classifies them). */
 #ifndef CUDOCTOR_EXPLAIN_OOM_TEXT_H
 #define CUDOCTOR_EXPLAIN_OOM_TEXT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "rules/oom.h"
+#include "facts/oom.h"
 
 /* What a PyTorch OOM message said, beyond the numbers. */
 struct oom_message {

@@ -165,3 +165,24 @@ void compat_env_from_vars(struct compat_env *env, const char *(*get)(const char 
 	env->force_ptx_jit = force;
 	env->disable_ptx_jit = disable;
 }
+
+void compat_arch_list(unsigned cc, const struct kb_arch *list, const bool *ptx, size_t n, bool *sass_runs,
+		      bool *ptx_runs)
+{
+	struct compat_env e = { .cc = cc, .zstd_ok = -1 };
+	bool sass = false, jit = false;
+
+	e.family = compat_family_table(&e.n_family);
+	for (size_t k = 0; k < n; k++) {
+		struct compat_image im = { ptx[k] ? COMPAT_KIND_PTX : COMPAT_KIND_SASS, (unsigned)list[k].num,
+					   list[k].suffix, 0, false, false };
+
+		if (ptx[k])
+			jit |= compat_ptx_runs(&e, &im);
+		else
+			sass |= compat_sass_runs(&e, &im);
+	}
+	*sass_runs = sass;
+	if (ptx_runs)
+		*ptx_runs = jit;
+}

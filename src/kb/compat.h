@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kb/arch_name.h"
+
 #define COMPAT_KIND_PTX 1
 #define COMPAT_KIND_SASS 2
 
@@ -61,6 +63,12 @@ const struct compat_family_member *compat_family_table(size_t *n);
 bool compat_in_family(const struct compat_env *env, unsigned target, unsigned cc);
 bool compat_sass_runs(const struct compat_env *env, const struct compat_image *im);
 bool compat_ptx_runs(const struct compat_env *env, const struct compat_image *im); /* ignores ISA and JIT switches */
+
+/* An arch list a framework printed (PyTorch's "supports sm_37 sm_50 ... compute_90"; ptx[i]:
+ * entry i is PTX) on a GPU of compute capability cc: whether SASS in it runs there, and
+ * (ptx_runs, may be NULL) whether a PTX in it could be JIT-compiled for it. */
+void compat_arch_list(unsigned cc, const struct kb_arch *list, const bool *ptx, size_t n, bool *sass_runs,
+		      bool *ptx_runs);
 
 /* The driver's choice for one container (fatbin.md §4.4, §4.7). */
 void compat_choose(const struct compat_image *imgs, size_t n, const struct compat_env *env,

@@ -218,10 +218,11 @@ struct kb_message {
 size_t kb_message_count(void);
 const struct kb_message *kb_message_at(size_t i);
 
-/* ---- what each finding explain emits means (explain.tsv) ---- */
-#define KB_MAX_FIX 6
-struct kb_explanation {
-	const char *finding;
+/* ---- the catalogue of findings: each id's title, why and fix (findings.tsv; the templates
+ * rules/catalogue.h fills) ---- */
+#define KB_MAX_FIX 8
+struct kb_finding {
+	const char *finding;         /* the id, or "id/variant": a case of the id with its own text */
 	const char *severity;        /* ok info warn error */
 	const char *layer;           /* which layer of the stack / programming model */
 	const char *title, *why;
@@ -230,9 +231,9 @@ struct kb_explanation {
 	const char *checks;          /* live checks, space-separated: driver gpus binary nvcc ... */
 	const char *source;
 };
-size_t kb_explanation_count(void);
-const struct kb_explanation *kb_explanation_at(size_t i);
-const struct kb_explanation *kb_explanation_find(const char *finding);
+size_t kb_finding_count(void);
+const struct kb_finding *kb_finding_at(size_t i);
+const struct kb_finding *kb_finding_find(const char *finding);
 
 /* ---- Xid numbers (xid.tsv) ---- */
 struct kb_xid {

@@ -620,46 +620,46 @@ out:
 	return rc;
 }
 
-static const char *expl_cols[] = { "finding", "severity", "layer", "title", "why", "fix", "checks",
+static const char *finding_cols[] = { "finding", "severity", "layer", "title", "why", "fix", "checks",
 				   "source" };
 
-static int load_explain(const struct tsv_table *t, char *err)
+static int load_findings(const struct tsv_table *t, char *err)
 {
 	int rc = CD_OK;
 
-	db.explanations = calloc(t->nrows ? t->nrows : 1, sizeof(*db.explanations));
-	if (!db.explanations)
-		return cd_fail(err, CD_ENOMEM, "explain.tsv: out of memory");
+	db.findings = calloc(t->nrows ? t->nrows : 1, sizeof(*db.findings));
+	if (!db.findings)
+		return cd_fail(err, CD_ENOMEM, "findings.tsv: out of memory");
 	for (size_t i = 0; i < t->nrows; i++) {
-		struct kb_explanation *e = &db.explanations[i];
+		struct kb_finding *e = &db.findings[i];
 		char *p;
 
-		TRY(field_nonempty(t, i, 0, expl_cols, &e->finding, err));
-		TRY(field_nonempty(t, i, 1, expl_cols, &e->severity, err));
+		TRY(field_nonempty(t, i, 0, finding_cols, &e->finding, err));
+		TRY(field_nonempty(t, i, 1, finding_cols, &e->severity, err));
 		if (strcmp(e->severity, "ok") && strcmp(e->severity, "info") &&
 		    strcmp(e->severity, "warn") && strcmp(e->severity, "error"))
-			return bad(t, i, 1, expl_cols, "expected ok, info, warn or error", err);
-		TRY(field_nonempty(t, i, 2, expl_cols, &e->layer, err));
-		TRY(field_nonempty(t, i, 3, expl_cols, &e->title, err));
-		TRY(field_nonempty(t, i, 4, expl_cols, &e->why, err));
+			return bad(t, i, 1, finding_cols, "expected ok, info, warn or error", err);
+		TRY(field_nonempty(t, i, 2, finding_cols, &e->layer, err));
+		TRY(field_nonempty(t, i, 3, finding_cols, &e->title, err));
+		TRY(field_nonempty(t, i, 4, finding_cols, &e->why, err));
 		/* fix steps are separated by " ;; " */
 		p = t->cells[i * t->ncols + 5];
 		if (*p == '\0')
-			return bad(t, i, 5, expl_cols, "empty", err);
+			return bad(t, i, 5, finding_cols, "empty", err);
 		e->fix[e->n_fix++] = p;
 		while ((p = strstr(p, " ;; ")) != NULL) {
 			*p = '\0';
 			p += 4;
 			if (e->n_fix == KB_MAX_FIX || *p == '\0')
-				return bad(t, i, 5, expl_cols, "too many or empty fix steps", err);
+				return bad(t, i, 5, finding_cols, "too many or empty fix steps", err);
 			e->fix[e->n_fix++] = p;
 		}
-		TRY(field_nonempty(t, i, 6, expl_cols, &e->checks, err));
-		TRY(field_nonempty(t, i, 7, expl_cols, &e->source, err));
+		TRY(field_nonempty(t, i, 6, finding_cols, &e->checks, err));
+		TRY(field_nonempty(t, i, 7, finding_cols, &e->source, err));
 		for (size_t k = 0; k < i; k++)
-			if (strcmp(db.explanations[k].finding, e->finding) == 0)
-				return bad(t, i, 0, expl_cols, "finding listed twice", err);
-		db.n_explanations++;
+			if (strcmp(db.findings[k].finding, e->finding) == 0)
+				return bad(t, i, 0, finding_cols, "finding listed twice", err);
+		db.n_findings++;
 	}
 out:
 	return rc;
@@ -731,7 +731,7 @@ static const struct table_def defs[KB_T_COUNT] = {
 	[KB_T_LIB_ERRORS] = DEF("lib_errors.tsv", lib_cols, load_lib_errors),
 	[KB_T_WORDINGS] = DEF("error_wordings.tsv", word_cols, load_wordings),
 	[KB_T_MESSAGES] = DEF("messages.tsv", msg_cols, load_messages),
-	[KB_T_EXPLAIN] = DEF("explain.tsv", expl_cols, load_explain),
+	[KB_T_FINDINGS] = DEF("findings.tsv", finding_cols, load_findings),
 	[KB_T_XID] = DEF("xid.tsv", xid_cols, load_xid),
 	[KB_T_SOURCES] = DEF("sources.tsv", src_cols, load_sources),
 };
@@ -752,7 +752,7 @@ static void db_free(void)
 	free(db.errors);
 	free(db.wordings);
 	free(db.messages);
-	free(db.explanations);
+	free(db.findings);
 	free(db.xids);
 	free(db.sources);
 	for (int i = 0; i < KB_T_COUNT; i++)

@@ -28,7 +28,7 @@ ACCESSORS(arch, struct kb_arch_info, archs, n_archs)
 ACCESSORS(error, struct kb_error, errors, n_errors)
 ACCESSORS(wording, struct kb_wording, wordings, n_wordings)
 ACCESSORS(message, struct kb_message, messages, n_messages)
-ACCESSORS(explanation, struct kb_explanation, explanations, n_explanations)
+ACCESSORS(finding, struct kb_finding, findings, n_findings)
 ACCESSORS(xid, struct kb_xid, xids, n_xids)
 ACCESSORS(source, struct kb_source, sources, n_sources)
 
@@ -233,11 +233,11 @@ int kb_api_parse(const char *s, enum kb_api *out)
 	return CD_ENOTFOUND;
 }
 
-const struct kb_explanation *kb_explanation_find(const char *finding)
+const struct kb_finding *kb_finding_find(const char *finding)
 {
-	for (size_t i = 0; finding && i < kb_explanation_count(); i++)
-		if (strcmp(kb_explanation_at(i)->finding, finding) == 0)
-			return kb_explanation_at(i);
+	for (size_t i = 0; finding && i < kb_finding_count(); i++)
+		if (strcmp(kb_finding_at(i)->finding, finding) == 0)
+			return kb_finding_at(i);
 	return NULL;
 }
 

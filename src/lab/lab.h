@@ -76,6 +76,9 @@ struct lab_result {
 };
 
 struct lab_ctx;
+struct p2p_links;
+struct nccl;
+struct cublas;
 typedef void (*lab_progress_fn)(void *user, const char *lab, double fraction, const char *what);
 
 struct lab_ctx {
@@ -100,6 +103,13 @@ struct lab_ctx {
 	int (*sm_clock_mhz)(void *user);                  /* current SM clock, MHz */
 	int (*pcie_link)(void *user, int *gen, int *width); /* current link; 0 on success */
 	void *clock_user;
+	/* What a lab learns or loads from this machine beyond its GPU, through the command
+	 * (cmd/lab/machine.h): the probes and rules the lab room does not reach. */
+	int (*p2p_links)(const struct lab_ctx *c, struct p2p_links *o, char *err); /* lab p2p: each pair's link theory */
+	/* lab nccl: libnccl, the newest copy found; note names every copy. CD_ENOTFOUND when
+	 * none loads (err says why) */
+	int (*open_nccl)(struct nccl *nc, char *note, size_t note_cap, char *err);
+	int (*open_cublas)(struct cublas *b, char *err); /* lab libraries: libcublas, newest first */
 };
 
 struct lab {

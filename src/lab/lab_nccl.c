@@ -16,7 +16,6 @@
 #include "lab/nccl_judge.h"
 #include "lab/nvml_dev.h"
 #include "lab/sizing.h"
-#include "probe/nccl_find.h"
 #include "util/err.h"
 
 enum { MAX_RANKS = 16, MAX_SIZES = 20 };
@@ -389,31 +388,18 @@ static int measure(struct run *u, struct lab_result *r, char *err)
 	return CD_OK;
 }
 
-/* every libnccl the search saw, so a user sees which one ran and which others exist */
-static void copies_note(const struct nccl_copies *c, char *note, size_t cap)
-{
-	size_t used = (size_t)snprintf(note, cap, "libnccl copies found:");
-
-	for (size_t i = 0; i < c->rt.n && used < cap; i++)
-		used += (size_t)snprintf(note + used, cap - used, "%s %s (%s)", i ? "," : "", c->rt.r[i].path,
-					 c->rt.r[i].version_text[0] ? c->rt.r[i].version_text : "version unknown");
-	if (c->rt.n == 0)
-		snprintf(note, cap, "libnccl copies found: none");
-}
-
 static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 {
-	struct nccl_copies copies;
 	struct nccl nc;
 	struct run *u = NULL;
 	char lerr[CD_ERRMSG] = "";
-	int rc = nccl_find(&copies, getenv("HOME"), err);
+	int rc;
 
-	if (rc != CD_OK)
-		return rc;
-	rc = nccl_load(&nc, (const char *const *)copies.dirs, lerr);
-	copies_note(&copies, r->note, sizeof r->note);
-	nccl_copies_free(&copies);
+	if (!c->open_nccl)
+		return cd_fail(err, CD_EDRIVER, "lab nccl: this run cannot look for libnccl");
+	rc = c->open_nccl(&nc, r->note, sizeof r->note, lerr);
+	if (rc == CD_ENOMEM)
+		return cd_fail(err, rc, "%s", lerr);
 	if (rc == CD_ENOTFOUND) {
 		r->verdict = LAB_INCONCLUSIVE;
 		snprintf(r->decided, sizeof r->decided,

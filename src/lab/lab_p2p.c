@@ -536,7 +536,11 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		goto out;
 	}
-	TRY(p2p_links_collect(c->d, c->nv, c->probe, links, err));
+	if (!c->p2p_links) {
+		rc = cd_fail(err, CD_EDRIVER, "lab p2p: this run cannot judge the links");
+		goto out;
+	}
+	TRY(c->p2p_links(c, links, err));
 	size_t min_free = (size_t)-1;
 	for (int i = 0; i < P.n; i++) {
 		P.g[i].x.probe = c->probe;

@@ -12,6 +12,7 @@
 #include "binfmt/decompress.h"
 #include "binfmt/ptx.h"
 #include "kb/kb.h"
+#include "rules/catalogue.h"
 #include "util/err.h"
 #include "util/sort.h"
 #include "util/str.h"
@@ -568,45 +569,44 @@ static void arch_lists(const struct arch_target *t, unsigned cc, char *nvcc, siz
 		snprintf(cmake + uc, cn - uc, ";%u-virtual", newest);
 }
 
-/* Fix lines are shell lines: a command with what to adapt, and a comment saying why. */
-static int build_fixes(struct finding *fd, const char *path, unsigned cc, const struct arch_target *t)
+/* The catalogue values of an image verdict on GPU cc for the file at path: what kind of file
+ * it is (PyTorch's, an NVIDIA library wheel's, else one's own code), the build flags for every
+ * GPU judged, and the last toolkit that builds cc. */
+static void image_vars(const char *path, unsigned cc, const struct arch_target *t, struct finding_vars *v)
 {
 	const char *wheel = vendor_wheel(path);
-	const struct kb_toolkit *tk_first, *tk_last;
+	const struct kb_toolkit *first, *last;
 	struct kb_arch arch = { (int)cc, 0 };
 	char nvcc[512], cmake[256], torch[256];
-	int rc = CD_OK;
+	bool is_torch = looks_like_torch(path);
 
 	arch_lists(t, cc, nvcc, sizeof(nvcc), cmake, sizeof(cmake), torch, sizeof(torch));
-	if (looks_like_torch(path)) {
-		rc |= finding_fix(fd, "python -c 'import torch; print(torch.cuda.get_arch_list())'   # the archs this torch was built for");
-		rc |= finding_fix(fd, "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu130   # a build whose list has sm_%u (pick the CUDA tag your driver runs)", cc);
-		rc |= finding_fix(fd, "TORCH_CUDA_ARCH_LIST=\"%s\" python setup.py develop   # when building PyTorch from source", torch);
-	} else if (wheel) {
-		int major = kb_arch_toolkit_range(arch, &tk_first, &tk_last) == CD_OK && tk_first ? tk_first->release.major : 12;
+	finding_var(v, "sm", "%u", cc);
+	finding_var(v, "cc", "%u.%u", cc / 10, cc % 10);
+	finding_var(v, "nvcc_flags", "%s", nvcc);
+	finding_var(v, "cmake_archs", "%s", cmake);
+	finding_var(v, "torch_archs", "%s", torch);
+	finding_flag(v, "torch_file", is_torch);
+	finding_flag(v, "wheel_file", !is_torch && wheel);
+	if (is_torch)
+		finding_flag(v, "torch", true);
+	if (kb_arch_toolkit_range(arch, &first, &last) == CD_OK) {
+		int major = first ? first->release.major : 12;
 
-		if (major < 12)
-			major = 12;
-		rc |= finding_fix(fd, "pip install -U '%s-cu%d'   # NVIDIA's library: a release whose kernels include sm_%u, not a rebuild",
-				  wheel, major, cc);
-		rc |= finding_fix(fd, "pip show %s-cu%d 2>/dev/null | grep -i version   # the release installed now", wheel, major);
-		rc |= finding_fix(fd, "# a system copy: install the package of a CUDA release that supports sm_%u (the library's "
-				      "release notes list its architectures)", cc);
-	} else {
-		rc |= finding_fix(fd, "nvcc %s ...   # SASS for every GPU here + PTX for newer ones", nvcc);
-		rc |= finding_fix(fd, "cmake -DCMAKE_CUDA_ARCHITECTURES=\"%s\" ...   # the same with CMake", cmake);
-		rc |= finding_fix(fd, "TORCH_CUDA_ARCH_LIST=\"%s\" pip install --no-build-isolation .   # a PyTorch extension", torch);
-	}
-	/* toolkits drop old archs (CUDA 13 cannot build sm_70): say which ones still can */
-	const struct kb_toolkit *first, *last;
-	struct kb_arch a = {(int)cc, 0};
-	if (kb_arch_toolkit_range(a, &first, &last) == CD_OK) {
+		if (!is_torch && wheel) {
+			finding_var(v, "wheel", "%s", wheel);
+			finding_var(v, "wheel_major", "%d", major < 12 ? 12 : major);
+		}
 		if (last)
-			rc |= finding_fix(fd, "# CUDA %s is the last toolkit that builds sm_%u: use it (or older) for this GPU", last->release_text, cc);
+			finding_var(v, "last_toolkit", "%s", last->release_text);
 	} else {
-		rc |= finding_fix(fd, "# no CUDA toolkit cudoctor knows builds sm_%u yet: a newer toolkit, or PTX for an older arch", cc);
+		if (!is_torch && wheel) {
+			finding_var(v, "wheel", "%s", wheel);
+			finding_var(v, "wheel_major", "%d", 12);
+		}
+		finding_var(v, "no_toolkit_sm", "%u", cc);
 	}
-	return rc ? CD_ENOMEM : CD_OK;
+	finding_flag(v, "force_jit", t->force_jit);
 }
 
 static int partial_finding(struct report *r, const struct arch_file *f, const struct arch_target *t,
@@ -614,61 +614,67 @@ static int partial_finding(struct report *r, const struct arch_file *f, const st
 			   const char *bad)
 {
 	unsigned major = g->cc / 10, minor = g->cc % 10;
+	struct finding_vars fv;
+	struct finding *fd;
+
+	finding_vars_init(&fv);
+	image_vars(f->path, g->cc, t, &fv);
+	finding_var(&fv, "failing", "%zu", v->failing);
+	finding_var(&fv, "judged", "%zu", v->judged);
 	/* a few arch-specific extras are normal in libraries; most containers failing is not */
-	struct finding *fd = report_add_finding(r, 2 * v->failing >= v->judged ? SEV_WARN : SEV_INFO,
-						"partial-kernel-image", subject,
-						"%zu of %zu kernel containers have no image for compute capability %u.%u",
-						v->failing, v->judged, major, minor);
+	fd = finding_make(r, 2 * v->failing >= v->judged ? SEV_WARN : SEV_INFO, "partial-kernel-image", subject, &fv);
 	if (!fd)
 		return CD_ENOMEM;
 	if (finding_evidence(fd, "file carries: %s", all) ||
-	    finding_evidence(fd, "a container without an image for %u.%u holds: %s", major, minor, bad ? bad : "?") ||
-	    finding_why(fd, "Each container (one registered module) is judged on its own: the driver needs SASS "
-			"of the GPU's major version with a minor no higher, or PTX it can JIT. Containers that "
-			"hold only another GPU's arch-specific code are harmless if the library never calls them here."))
+	    finding_evidence(fd, "a container without an image for %u.%u holds: %s", major, minor, bad ? bad : "?"))
 		return CD_ENOMEM;
-	return build_fixes(fd, f->path, g->cc, t);
+	return CD_OK;
 }
 
 static int no_image_finding(struct report *r, const struct arch_file *f, const struct arch_target *t,
 			    const struct arch_gpu *g, const char *subject, const char *all)
 {
 	unsigned major = g->cc / 10, minor = g->cc % 10;
-	struct finding *fd = report_add_finding(r, SEV_ERROR, "no-kernel-image", subject,
-						"no kernel image for compute capability %u.%u (error 209)", major, minor);
+	struct finding_vars v;
+	struct finding *fd;
+
+	finding_vars_init(&v);
+	image_vars(f->path, g->cc, t, &v);
+	fd = finding_make(r, SEV_ERROR, "no-kernel-image", subject, &v);
 	if (!fd)
 		return CD_ENOMEM;
 	if (finding_evidence(fd, "file carries: %s", all) ||
 	    finding_evidence(fd, "%s has compute capability %u.%u", g->name, major, minor) ||
-	    (t->force_jit && finding_evidence(fd, "CUDA_FORCE_PTX_JIT is set: the driver ignores SASS")) ||
-	    finding_why(fd, "SASS runs only on GPUs of the same major compute capability with an equal or higher "
-			"minor (sm_XYa: exactly X.Y; sm_XYf: its family); PTX compute_XY can be JIT-compiled for "
-			"any GPU of capability X.Y or higher. This file has neither for %u.%u.", major, minor) ||
-	    (t->force_jit && finding_fix(fd, "unset CUDA_FORCE_PTX_JIT CUDA_FORCE_JIT   # let the driver use the SASS")))
+	    (t->force_jit && finding_evidence(fd, "CUDA_FORCE_PTX_JIT is set: the driver ignores SASS")))
 		return CD_ENOMEM;
-	return build_fixes(fd, f->path, g->cc, t);
+	return CD_OK;
 }
 
 static int ptx_too_new_finding(struct report *r, const struct arch_target *t, const struct arch_gpu *g,
 			       const struct arch_verdict *v, const char *subject)
 {
 	char isa[16], drv[16] = "";
+	const char *need = arch_ptx_isa_min_driver(v->newest_ptx_isa);
+	struct finding_vars fv;
+	struct finding *fd;
+
 	if (t->driver.ptx_isa_max)
 		isa_text(t->driver.ptx_isa_max, drv, sizeof(drv));
 	isa_text(v->newest_ptx_isa, isa, sizeof(isa));
-	struct finding *fd = report_add_finding(r, SEV_ERROR, "ptx-too-new", subject,
-						"PTX ISA %s is newer than the driver's JIT (%s) (error 222)", isa, drv);
+	finding_vars_init(&fv);
+	finding_var(&fv, "ptx_isa", "%s", isa);
+	if (drv[0])
+		finding_var(&fv, "jit_isa", "%s", drv);
+	if (need)
+		finding_var(&fv, "need_driver", "%s", need);
+	finding_var(&fv, "sm", "%u", g->cc);
+	if (t->driver.version[0])
+		finding_var(&fv, "driver_version", "%s", t->driver.version);
+	fd = finding_make(r, SEV_ERROR, "ptx-too-new", subject, &fv);
 	if (!fd)
 		return CD_ENOMEM;
-	const char *need = arch_ptx_isa_min_driver(v->newest_ptx_isa);
 	if (finding_evidence(fd, "newest PTX ISA in the file: %s; driver (%s) JIT accepts up to %s", isa,
-			     t->driver.source, drv) ||
-	    finding_why(fd, "The driver JIT-compiles PTX only up to the ISA version of the CUDA release it "
-			"belongs to; PTX from a newer toolkit needs a newer driver.") ||
-	    (need ? finding_fix(fd, "# install NVIDIA driver %s or newer: the first whose JIT takes PTX ISA %s", need, isa)
-		  : finding_fix(fd, "# install an NVIDIA driver whose CUDA version emits PTX ISA %s or newer", isa)) ||
-	    finding_fix(fd, "nvcc -gencode arch=compute_%u,code=sm_%u ...   # or ship SASS for this GPU", g->cc, g->cc) ||
-	    finding_fix(fd, "# or build the PTX with a toolkit no newer than the driver's CUDA version"))
+			     t->driver.source, drv))
 		return CD_ENOMEM;
 	return CD_OK;
 }
@@ -676,19 +682,18 @@ static int ptx_too_new_finding(struct report *r, const struct arch_target *t, co
 static int jit_disabled_finding(struct report *r, const struct arch_file *f, const struct arch_target *t,
 				const struct arch_gpu *g, const char *subject, const char *all)
 {
-	unsigned major = g->cc / 10, minor = g->cc % 10;
-	struct finding *fd = report_add_finding(r, SEV_ERROR, "jit-disabled", subject,
-						"only PTX fits compute capability %u.%u and the JIT is disabled (error 223)",
-						major, minor);
+	struct finding_vars v;
+	struct finding *fd;
+
+	finding_vars_init(&v);
+	image_vars(f->path, g->cc, t, &v);
+	fd = finding_make(r, SEV_ERROR, "jit-disabled", subject, &v);
 	if (!fd)
 		return CD_ENOMEM;
 	if (finding_evidence(fd, "CUDA_DISABLE_PTX_JIT (or CUDA_DISABLE_JIT) is set") ||
-	    finding_evidence(fd, "file carries: %s", all) ||
-	    finding_why(fd, "With the JIT disabled the driver may only use SASS built for this GPU; this file "
-			"has PTX but no fitting SASS.") ||
-	    finding_fix(fd, "unset CUDA_DISABLE_PTX_JIT CUDA_DISABLE_JIT   # let the driver compile the PTX"))
+	    finding_evidence(fd, "file carries: %s", all))
 		return CD_ENOMEM;
-	return build_fixes(fd, f->path, g->cc, t);
+	return CD_OK;
 }
 
 static int zstd_finding(struct report *r, const struct arch_target *t, const struct arch_verdict *v,

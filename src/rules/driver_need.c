@@ -12,6 +12,7 @@
 #include "binfmt/elf.h"
 #include "binfmt/elf_needed.h"
 #include "kb/kb.h"
+#include "rules/rules.h"
 #include "util/err.h"
 
 /* bounded search for needle in data */
@@ -20,24 +21,42 @@ static const unsigned char *find(const unsigned char *data, size_t size, const c
 	return memmem(data, size, needle, strlen(needle));
 }
 
-/* The minimum driver of CUDA major.minor's family: the minor-version floor, else the release's own. */
-static void family_floor(struct runtime_need *out)
+/* The minimum driver of CUDA major's family: the minor-version floor, else the X.0 release's own;
+ * and the family's first driver branch (0 unknown). False when the kb has no X.0. */
+static bool family_floor(int major, struct version *min, char *text, size_t n, int *branch)
 {
-	struct version first = { out->cuda.major, 0, 0, 2 };
+	struct version first = { major, 0, 0, 2 };
 	const struct kb_toolkit *t = kb_toolkit_find(&first);
 	const struct kb_driver_branch *b;
 
+	*branch = 0;
 	if (!t)
-		return;
+		return false;
 	if (t->has_minor_compat) {
-		out->min_driver = t->minor_compat_floor;
-		snprintf(out->min_driver_text, sizeof(out->min_driver_text), "%s", t->minor_compat_floor_text);
+		*min = t->minor_compat_floor;
+		snprintf(text, n, "%s", t->minor_compat_floor_text);
 	} else if (t->has_min_driver) {
-		out->min_driver = t->min_driver;
-		snprintf(out->min_driver_text, sizeof(out->min_driver_text), "%s", t->min_driver_text);
+		*min = t->min_driver;
+		snprintf(text, n, "%s", t->min_driver_text);
 	}
 	b = kb_driver_branch_for_cuda(&first);
-	out->branch = b ? b->branch : 0;
+	*branch = b ? b->branch : 0;
+	return true;
+}
+
+void runtime_need_vars(int major, struct finding_vars *v)
+{
+	struct version min = { 0 };
+	char text[32] = "";
+	int branch;
+
+	finding_var(v, "runtime_major", "%d", major);
+	if (kb_load(NULL) != CD_OK || !family_floor(major, &min, text, sizeof text, &branch))
+		return;
+	if (text[0])
+		finding_var(v, "need_driver", "%s", text);
+	if (branch)
+		finding_var(v, "need_branch", "%d", branch);
 }
 
 /* needle inside the named section, NULL when either is missing: a 500 MB library is searched
@@ -71,7 +90,8 @@ void runtime_need_of(const unsigned char *data, size_t size, struct runtime_need
 			continue;
 		out->known = true;
 		snprintf(out->how, sizeof(out->how), "NEEDED %s", needed[i]);
-		family_floor(out);
+		family_floor(out->cuda.major, &out->min_driver, out->min_driver_text, sizeof out->min_driver_text,
+			     &out->branch);
 		return;
 	}
 	/* a static runtime (nvcc's default) leaves its objects' names in the symbol table and
@@ -92,7 +112,8 @@ void runtime_need_of(const unsigned char *data, size_t size, struct runtime_need
 			return;
 		out->known = out->is_static = true;
 		snprintf(out->how, sizeof(out->how), "a static CUDA runtime (Cuda compilation tools, release %s)", txt);
-		family_floor(out);
+		family_floor(out->cuda.major, &out->min_driver, out->min_driver_text, sizeof out->min_driver_text,
+			     &out->branch);
 	}
 }
 
@@ -102,67 +123,87 @@ static struct version driver_cuda(const struct arch_driver *d)
 	return version_from_cuda_int(d->cuda);
 }
 
-int driver_need_judge(struct report *r, const char *subject, const struct runtime_need *n,
-		      const struct arch_driver *d, bool *fails)
+struct driver_need_verdict driver_need_verdict(const struct runtime_need *n, const struct arch_driver *d)
 {
+	struct driver_need_verdict v = { 0 };
 	struct version dv, dc = driver_cuda(d);
-	bool below;
-	struct finding *f;
-	char dtxt[80];
 
-	*fails = false;
 	if (!n->known || !d->known || !d->cuda)
-		return CD_OK;
+		return v;
+	v.judged = true;
 	if (d->version[0] && version_parse(d->version, &dv) == CD_OK && dv.major >= 100 && n->min_driver.major)
-		below = version_cmp(&dv, &n->min_driver) < 0;
+		v.fails = version_cmp(&dv, &n->min_driver) < 0;
 	else
-		below = dc.major < n->cuda.major;
-	if (!below)
+		v.fails = dc.major < n->cuda.major;
+	return v;
+}
+
+void driver_need_vars(const struct runtime_need *n, const struct arch_driver *d, struct finding_vars *v)
+{
+	struct version dc = driver_cuda(d);
+
+	runtime_need_vars(n->cuda.major, v);
+	if (d->known && d->cuda) {
+		rules_cuda_vars(d->version, &dc, v);
+		if (d->version[0]) {
+			finding_var(v, "driver_version", "%s", d->version);
+			finding_var(v, "driver_branch", "%.*s", (int)strcspn(d->version, "."), d->version);
+		}
+	}
+}
+
+int driver_need_finding(struct report *r, const char *subject, const struct runtime_need *n,
+			const struct arch_driver *d, const struct driver_need_verdict *v)
+{
+	struct version dc = driver_cuda(d);
+	struct finding_vars fv;
+	struct finding *f;
+
+	if (!v->fails)
 		return CD_OK;
-	*fails = true;
-	if (d->version[0])
-		snprintf(dtxt, sizeof(dtxt), "driver %s (CUDA %d.%d)", d->version, dc.major, dc.minor);
-	else
-		snprintf(dtxt, sizeof(dtxt), "a driver of CUDA %d.%d", dc.major, dc.minor);
-	f = report_add_finding(r, SEV_ERROR, "runtime-newer-than-driver", subject,
-			       "its CUDA %d runtime needs a newer driver than %s: the first CUDA call fails with "
-			       "error 35 (cudaErrorInsufficientDriver)",
-			       n->cuda.major, dtxt);
+	finding_vars_init(&fv);
+	driver_need_vars(n, d, &fv);
+	f = finding_make(r, SEV_CATALOGUE, "runtime-newer-than-driver", subject, &fv);
 	if (!f || finding_evidence(f, "%s", n->how) ||
 	    (n->min_driver_text[0] && finding_evidence(f, "CUDA %d.x runs on driver %s or newer (minor-version "
 						     "compatibility within the major release)",
 						     n->cuda.major, n->min_driver_text)) ||
-	    finding_evidence(f, "judged against %s (%s)", dtxt, d->source) ||
-	    finding_why(f, "A program's CUDA runtime asks the driver for its CUDA version at the first call; a "
-			   "driver whose CUDA major is older than the runtime's refuses it (35), whatever GPU is "
-			   "installed. The runtime is the program's own (linked or loaded), not the toolkit on PATH.") ||
-	    (n->branch && finding_fix(f, "# install the R%d driver branch or newer (CUDA %d.x)", n->branch, n->cuda.major)) ||
-	    finding_fix(f, "# or rebuild it with a CUDA %d.x toolkit that this driver runs (cudoctor kb driver %s)",
-			dc.major, d->version[0] ? d->version : "<version>"))
+	    finding_evidence(f, "judged against %s%s (CUDA %d.%d, %s)", d->version[0] ? "driver " : "a driver",
+			     d->version, dc.major, dc.minor, d->source))
 		return CD_ENOMEM;
 	return CD_OK;
 }
 
-int driver_gpu_judge(struct report *r, const struct arch_gpu *g, const struct arch_driver *d, bool *fails)
+struct driver_gpu_verdict driver_gpu_verdict(const struct arch_gpu *g, const struct arch_driver *d)
 {
+	struct driver_gpu_verdict v = { 0 };
 	struct kb_arch a = { (int)g->cc, 0 };
-	const struct kb_toolkit *first, *last;
+	const struct kb_toolkit *last;
 	struct version dv, dc = driver_cuda(d);
+
+	if (!d->known || !d->cuda || kb_arch_toolkit_range(a, &v.first, &last) != CD_OK || !v.first) {
+		v.first = NULL;
+		return v;
+	}
+	v.judged = true;
+	/* the oldest driver that supports a GPU is the first toolkit's minimum driver */
+	if (d->version[0] && v.first->has_min_driver && version_parse(d->version, &dv) == CD_OK && dv.major >= 100)
+		v.fails = version_cmp(&dv, &v.first->min_driver) < 0;
+	else
+		v.fails = version_cmp(&dc, &v.first->release) < 0;
+	return v;
+}
+
+int driver_gpu_finding(struct report *r, const struct arch_gpu *g, const struct arch_driver *d,
+		       const struct driver_gpu_verdict *v)
+{
+	const struct kb_toolkit *first = v->first;
+	struct version dc = driver_cuda(d);
 	const struct kb_driver_branch *b;
-	bool below;
 	struct finding *f;
 
-	*fails = false;
-	if (!d->known || !d->cuda || kb_arch_toolkit_range(a, &first, &last) != CD_OK || !first)
+	if (!v->fails)
 		return CD_OK;
-	/* the oldest driver that supports a GPU is the first toolkit's minimum driver */
-	if (d->version[0] && first->has_min_driver && version_parse(d->version, &dv) == CD_OK && dv.major >= 100)
-		below = version_cmp(&dv, &first->min_driver) < 0;
-	else
-		below = version_cmp(&dc, &first->release) < 0;
-	if (!below)
-		return CD_OK;
-	*fails = true;
 	b = kb_driver_branch_for_cuda(&first->release);
 	f = report_add_finding(r, SEV_ERROR, "gpu-newer-than-driver", g->name,
 			       "the driver %s (CUDA %d.%d) predates this GPU (compute capability %u.%u, first supported by "

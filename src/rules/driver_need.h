@@ -7,7 +7,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "kb/kb.h"
 #include "report/report.h"
+#include "rules/catalogue.h"
 #include "rules/arch.h"
 #include "util/version.h"
 
@@ -25,13 +27,33 @@ struct runtime_need {
  * library that leaves the runtime to its host, a driver-API program, not an ELF file). */
 void runtime_need_of(const unsigned char *data, size_t size, struct runtime_need *out);
 
-/* runtime-newer-than-driver when d is below what n needs (error 35 at the first runtime
- * call). *fails says so. CD_OK or CD_ENOMEM. */
-int driver_need_judge(struct report *r, const char *subject, const struct runtime_need *n,
-		      const struct arch_driver *d, bool *fails);
+/* A program's own runtime against a driver: judged when both are known; fails when the driver
+ * is below what the runtime needs (error 35 at the first runtime call). */
+struct driver_need_verdict {
+	bool judged;
+	bool fails;
+};
+struct driver_need_verdict driver_need_verdict(const struct runtime_need *n, const struct arch_driver *d);
+/* The catalogue values of runtime-newer-than-driver for a runtime of CUDA major (runtime_major,
+ * need_driver and need_branch: its family's floor), and with a driver too (rules_cuda_vars,
+ * driver_version, driver_branch). */
+void runtime_need_vars(int major, struct finding_vars *v);
+void driver_need_vars(const struct runtime_need *n, const struct arch_driver *d, struct finding_vars *v);
+/* runtime-newer-than-driver for a failing verdict; nothing otherwise. CD_OK or CD_ENOMEM. */
+int driver_need_finding(struct report *r, const char *subject, const struct runtime_need *n,
+			const struct arch_driver *d, const struct driver_need_verdict *v);
 
-/* gpu-newer-than-driver when d's branch predates every toolkit that builds for g (R535 and a
- * Blackwell GPU). *fails says so. CD_OK or CD_ENOMEM. */
-int driver_gpu_judge(struct report *r, const struct arch_gpu *g, const struct arch_driver *d, bool *fails);
+/* A GPU against a driver's branch: judged when the driver and the GPU's first toolkit are
+ * known; fails when the branch predates every toolkit that builds for the GPU (R535 and a
+ * Blackwell GPU). */
+struct driver_gpu_verdict {
+	bool judged;
+	bool fails;
+	const struct kb_toolkit *first; /* the first toolkit that builds for the GPU */
+};
+struct driver_gpu_verdict driver_gpu_verdict(const struct arch_gpu *g, const struct arch_driver *d);
+/* gpu-newer-than-driver for a failing verdict; nothing otherwise. CD_OK or CD_ENOMEM. */
+int driver_gpu_finding(struct report *r, const struct arch_gpu *g, const struct arch_driver *d,
+		       const struct driver_gpu_verdict *v);
 
 #endif

@@ -4,26 +4,47 @@
 #include <string.h>
 
 #include "driver/nvml.h"
+#include "rules/catalogue.h"
 #include "rules/internal.h"
 #include "util/err.h"
 
-static int ecc_errors(struct report *r, const struct gpu_info *g, const char *subject)
+/* Uncorrectable ECC errors on g: since the driver loaded (an error), else over its lifetime. */
+static bool ecc_verdict(const struct gpu_info *g, struct finding_vars *v, bool *recent)
 {
-	bool oom = false;
 	bool volatile_unc = gpu_has(g, GF_ECC_VOLATILE) && g->ecc_uncorrected_volatile > 0;
 	bool aggregate_unc = gpu_has(g, GF_ECC_AGGREGATE) && g->ecc_uncorrected_aggregate > 0;
-	struct finding *f;
 
 	if (!volatile_unc && !aggregate_unc)
-		return rules_status(oom);
-	if (volatile_unc)
-		f = report_add_finding(r, SEV_ERROR, "ecc-errors", subject,
-				       "%lld uncorrectable ECC error(s) since the driver loaded",
-				       g->ecc_uncorrected_volatile);
-	else
-		f = report_add_finding(r, SEV_WARN, "ecc-errors", subject,
-				       "%lld uncorrectable ECC error(s) over the GPU's lifetime",
-				       g->ecc_uncorrected_aggregate);
+		return false;
+	*recent = volatile_unc;
+	finding_var(v, "ecc_count", "%lld", volatile_unc ? g->ecc_uncorrected_volatile : g->ecc_uncorrected_aggregate);
+	finding_var(v, "ecc_since", "%s", volatile_unc ? "since the driver loaded" : "over the GPU's lifetime");
+	if (g->pci_bus_id[0])
+		finding_var(v, "pci_bus", "%s", g->pci_bus_id);
+	return true;
+}
+
+bool rules_ecc_machine_verdict(const struct facts *f, struct finding_vars *v, const char **row)
+{
+	bool recent;
+
+	*row = "ecc-errors";
+	for (size_t i = 0; i < f->driver->n_gpus; i++)
+		if (ecc_verdict(&f->driver->gpus[i], v, &recent))
+			return true;
+	return false;
+}
+
+static int ecc_errors(struct report *r, const struct gpu_info *g, const char *subject)
+{
+	bool oom = false, recent;
+	struct finding_vars v;
+	struct finding *f;
+
+	finding_vars_init(&v);
+	if (!ecc_verdict(g, &v, &recent))
+		return CD_OK;
+	f = finding_make(r, recent ? SEV_ERROR : SEV_WARN, "ecc-errors", subject, &v);
 	oom |= !f;
 	if (gpu_has(g, GF_ECC_VOLATILE))
 		oom |= finding_evidence(f, "volatile (since driver load): %lld corrected, %lld uncorrected",
@@ -31,12 +52,6 @@ static int ecc_errors(struct report *r, const struct gpu_info *g, const char *su
 	if (gpu_has(g, GF_ECC_AGGREGATE))
 		oom |= finding_evidence(f, "aggregate (lifetime): %lld corrected, %lld uncorrected",
 				 g->ecc_corrected_aggregate, g->ecc_uncorrected_aggregate) != CD_OK;
-	oom |= finding_why(f, "An uncorrectable ECC error means data in GPU memory was corrupted and could not be "
-		       "repaired; the process that touched it was stopped (Xid 48/63/94/95) and results "
-		       "computed around that time are suspect.") != CD_OK;
-	oom |= finding_fix(f, "nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER -i %s", g->pci_bus_id[0] ? g->pci_bus_id : "0") != CD_OK;
-	oom |= finding_fix(f, "reset the GPU when it is idle (sudo nvidia-smi -r) or reboot, so the bad memory is retired or remapped") != CD_OK;
-	oom |= finding_fix(f, "if uncorrectable errors return after that, contact the vendor (RMA)") != CD_OK;
 	return rules_status(oom);
 }
 

@@ -25,18 +25,11 @@ static inline bool rules_known(const struct version *v)
 	return v->parts > 0;
 }
 
-/* "12.4" into buf, "unknown" for an unknown version. */
-
 /* The newest CUDA the loaded driver runs (cuDriverGetVersion); parts 0 when unknown. */
 struct version rules_driver_cuda(const struct gpu_probe *p);
 
 /* libcuda loaded and its CUDA version known: there is a driver to compare against. */
 bool rules_driver_usable(const struct gpu_probe *p);
-
-enum too_new { FITS, NEWER_MINOR, NEWER_MAJOR };
-
-/* Whether code built against CUDA v runs on a driver supporting drv. */
-enum too_new rules_compare_to_driver(const struct version *v, const struct version *drv);
 
 /* "driver 550.54.14 supports CUDA up to 12.4 (cuDriverGetVersion = 12040; ...)" */
 int rules_driver_evidence(struct finding *f, const struct gpu_probe *p);
@@ -46,6 +39,13 @@ int rules_fix_driver_for(struct finding *f, const struct version *need, const ch
 			 const char *min_branch);
 
 typedef int (*rules_fn)(const struct facts *f, struct report *r);
+
+/* The machine verdicts rules_machine_vars reads beside driver.c's own: the first GPU with
+ * uncorrectable ECC errors (gpu_health.c), WSL2's driver libraries and CUDA_VISIBLE_DEVICES
+ * (platform.c). */
+bool rules_ecc_machine_verdict(const struct facts *f, struct finding_vars *v, const char **row);
+bool rules_wsl_machine_verdict(const struct facts *f, struct finding_vars *v, const char **row);
+bool rules_visible_machine_verdict(const struct facts *f, struct finding_vars *v, const char **row);
 
 /* driver.c */
 int rule_no_driver(const struct facts *f, struct report *r);

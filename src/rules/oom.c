@@ -1,6 +1,12 @@
 /* The OOM classification rules of rules/oom.h, over numbers from a message or a probe. */
 #include "rules/oom.h"
 
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util/str.h"
+#include "util/units.h"
+
 #define GIB (1024.0 * 1024.0 * 1024.0)
 /* free memory a few MiB above the request is the driver's granularity, not a usable block */
 #define OOM_SLACK (64.0 * 1024.0 * 1024.0)
@@ -79,4 +85,62 @@ const char *oom_class_finding(enum oom_class c)
 	default:
 		return "out-of-memory";
 	}
+}
+
+const char *oom_finding_of(const struct oom_numbers *n)
+{
+	enum oom_class c = oom_classify(n);
+
+	return c == OOM_CLASS_UNKNOWN ? NULL : oom_class_finding(c);
+}
+
+static void size_text(double b, char *buf, size_t n)
+{
+	/* a sum of parsed sizes stays far below 2^64; the bound keeps the conversion defined */
+	units_fmt_bytes(b > 0 && b < 1.8e19 ? (uint64_t)(b + 0.5) : 0, buf, n);
+}
+
+size_t oom_evidence(const struct oom_numbers *o, int gpu, bool hinted, char lines[][OOM_EVIDENCE_LINE], size_t max)
+{
+	size_t n = 0;
+	char r[32] = "?", t[32] = "?", f[32] = "?", a[32] = "?", u[32] = "?", oth[32] = "?";
+	double others = oom_others(o);
+
+	if (o->have & OOM_HAVE_REQUESTED)
+		size_text(o->requested, r, sizeof(r));
+	if (o->have & OOM_HAVE_TOTAL)
+		size_text(o->total, t, sizeof(t));
+	if (o->have & OOM_HAVE_FREE)
+		size_text(o->free_bytes, f, sizeof(f));
+	if (o->have & OOM_HAVE_ALLOCATED)
+		size_text(o->allocated, a, sizeof(a));
+	if (o->have & OOM_HAVE_RESERVED_UNALLOC)
+		size_text(o->reserved_unalloc, u, sizeof(u));
+	if (others >= 0)
+		size_text(others, oth, sizeof(oth));
+	n = str_lines_add(*lines, OOM_EVIDENCE_LINE, n, max, "requested %s; GPU %d total %s, free %s; PyTorch allocated %s, "
+		 "reserved but unallocated %s; held outside this process %s%s", r, gpu, t, f, a, u,
+		 oth, (o->have & OOM_HAVE_OTHERS) ? "" : " (derived)");
+	switch (oom_classify(o)) {
+	case OOM_CLASS_CAPACITY:
+		n = str_lines_add(*lines, OOM_EVIDENCE_LINE, n, max, (o->have & OOM_HAVE_TOTAL) && o->requested > o->total
+			 ? "the request alone is larger than the GPU"
+			 : "this process's own data fills the GPU: little is free or cached, and others "
+			   "hold little");
+		break;
+	case OOM_CLASS_OTHER_PROCESS:
+		n = str_lines_add(*lines, OOM_EVIDENCE_LINE, n, max, "%s is held outside this process (other processes, or another "
+			 "framework in this one)", oth);
+		break;
+	case OOM_CLASS_FRAGMENTATION:
+		n = str_lines_add(*lines, OOM_EVIDENCE_LINE, n, max, "free + cached (%s + %s) would cover the request, but not in one "
+			 "block", f, u);
+		break;
+	default:
+		break;
+	}
+	if (hinted && !oom_expandable_helps(o))
+		n = str_lines_add(*lines, OOM_EVIDENCE_LINE, n, max, "PyTorch's hint (expandable_segments) does not apply here: only "
+			 "%s is reserved but unallocated", u);
+	return n;
 }

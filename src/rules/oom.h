@@ -6,22 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Which fields of struct oom_numbers are known. */
-enum {
-	OOM_HAVE_REQUESTED = 1 << 0,
-	OOM_HAVE_TOTAL = 1 << 1,
-	OOM_HAVE_FREE = 1 << 2,
-	OOM_HAVE_ALLOCATED = 1 << 3,       /* allocated by PyTorch (live tensors) */
-	OOM_HAVE_RESERVED_UNALLOC = 1 << 4,/* reserved by PyTorch's cache but unallocated */
-	OOM_HAVE_THIS_PROCESS = 1 << 5,    /* this process, including non-PyTorch memory */
-	OOM_HAVE_OTHERS = 1 << 6,          /* other processes on the GPU */
-};
-
-/* Bytes. Fill what you know and set `have`; mem fills these from NVML and the driver. */
-struct oom_numbers {
-	unsigned have;
-	double requested, total, free_bytes, allocated, reserved_unalloc, this_process, others;
-};
+#include "facts/oom.h"
 
 enum oom_class {
 	OOM_CLASS_UNKNOWN,       /* not enough numbers to say */
@@ -48,5 +33,13 @@ double oom_others(const struct oom_numbers *n);
  * with a large reserved-but-unallocated cache (U >= T/20). */
 bool oom_expandable_helps(const struct oom_numbers *n);
 const char *oom_class_finding(enum oom_class c); /* "oom-capacity", ... or "out-of-memory" */
+/* What the numbers amount to, as evidence lines: each number (given or derived) of the GPU
+ * gpu (-1 unknown), the class's reason, and, when the message printed PyTorch's
+ * expandable_segments hint (hinted), whether it applies. Fills at most max lines; returns how many. */
+#define OOM_EVIDENCE_LINE 400
+size_t oom_evidence(const struct oom_numbers *o, int gpu, bool hinted, char lines[][OOM_EVIDENCE_LINE], size_t max);
+/* The oom-* finding of these numbers, or NULL when they cannot say (explain's
+ * explain_result_classify_oom takes it). */
+const char *oom_finding_of(const struct oom_numbers *n);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "driver/cuda_types.h"
+#include "rules/catalogue.h"
 #include "rules/internal.h"
 #include "util/err.h"
 #include "util/str.h"
@@ -64,20 +65,25 @@ static int mig_token_matches(const struct facts *f, const char *tok, size_t *n_m
 	return matches;
 }
 
-int rule_visible_devices(const struct facts *f, struct report *r)
+/* What CUDA_VISIBLE_DEVICES leaves visible, and the first token that hides GPUs it should not. */
+struct visible_verdict {
+	size_t physical, visible;
+	bool deliberate;          /* a leading negative token: GPUs hidden on purpose */
+	char problem[256];
+};
+
+static bool visible_verdict(const struct facts *f, struct visible_verdict *out)
 {
-	bool oom = false;
 	const struct visible_devices *vd = &f->platform->visible;
 	size_t physical = f->driver->n_gpus, visible = 0;
 	const char *problem = NULL;
 	char why[256] = "";
-	struct finding *x;
 	long seen[VISIBLE_MAX_TOKENS];
 	size_t n_seen = 0;
 	bool deliberate = false;
 
 	if (!vd->set)
-		return rules_status(oom);
+		return false;
 	if (vd->n == 0) {
 		problem = "is empty, which hides every GPU";
 	} else {
@@ -143,17 +149,46 @@ int rule_visible_devices(const struct facts *f, struct report *r)
 		}
 	}
 	if (!problem)
-		return rules_status(oom);
-	x = report_add_finding(r, (visible == 0 && physical > 0 && !deliberate) ? SEV_ERROR : SEV_WARN, "visible-devices-invalid", "CUDA_VISIBLE_DEVICES",
-			       "CUDA_VISIBLE_DEVICES %s", problem);
+		return false;
+	out->physical = physical;
+	out->visible = visible;
+	out->deliberate = deliberate;
+	snprintf(out->problem, sizeof out->problem, "%s", problem);
+	return true;
+}
+
+bool rules_visible_machine_verdict(const struct facts *f, struct finding_vars *v, const char **row)
+{
+	struct visible_verdict vv;
+
+	*row = "visible-devices-invalid";
+	if (!visible_verdict(f, &vv))
+		return false;
+	finding_var(v, "visible_problem", "%s", vv.problem);
+	return true;
+}
+
+/* visible-devices-invalid's finding from its verdict */
+
+int rule_visible_devices(const struct facts *f, struct report *r)
+{
+	bool oom = false;
+	const struct visible_devices *vd = &f->platform->visible;
+	struct visible_verdict vv;
+	struct finding_vars v;
+	struct finding *x;
+
+	if (!visible_verdict(f, &vv))
+		return CD_OK;
+	finding_vars_init(&v);
+	finding_var(&v, "visible_problem", "%s", vv.problem);
+	x = finding_make(r, (vv.visible == 0 && vv.physical > 0 && !vv.deliberate) ? SEV_ERROR : SEV_WARN,
+			 "visible-devices-invalid", "CUDA_VISIBLE_DEVICES", &v);
 	oom |= !x;
 	oom |= finding_evidence(x, "CUDA_VISIBLE_DEVICES=\"%s\"", vd->raw ? vd->raw : "") != CD_OK;
-	if (physical > 0)
-		oom |= finding_evidence(x, "%zu GPU(s) in the machine, %zu visible to CUDA after this setting", physical, visible) != CD_OK;
-	oom |= finding_why(x, "CUDA reads CUDA_VISIBLE_DEVICES once, at cuInit, and stops at the first token it cannot resolve; "
-			  "GPUs after it are hidden and the remaining ones are renumbered from 0, so 'cuda:1' may then be an invalid device ordinal.") != CD_OK;
-	oom |= finding_fix(x, "nvidia-smi -L   # the indices and UUIDs that exist (MIG devices as MIG-<uuid>)") != CD_OK;
-	oom |= finding_fix(x, "export CUDA_VISIBLE_DEVICES=0   # or a GPU-<uuid> from nvidia-smi -L; unset it to see every GPU") != CD_OK;
+	if (vv.physical > 0)
+		oom |= finding_evidence(x, "%zu GPU(s) in the machine, %zu visible to CUDA after this setting", vv.physical,
+				       vv.visible) != CD_OK;
 	return rules_status(oom);
 }
 
@@ -248,52 +283,59 @@ int rule_device_nodes(const struct facts *f, struct report *r)
 	return rules_status(oom);
 }
 
+/* WSL2's driver libraries, most serious case first: a Linux driver inside WSL, no libcuda.so.1,
+ * no unversioned libcuda.so for the linker, a copied libcuda.so.1. */
+static const char *wsl_case(const struct platform_info *p, size_t k)
+{
+	const char *cases[4];
+	size_t n = 0;
+
+	if (rules_opt(p->wsl_distro_libcuda))
+		cases[n++] = "wsl-libcuda/linux-driver";
+	if (!p->wsl_libcuda1)
+		cases[n++] = "wsl-libcuda/no-libcuda";
+	else {
+		if (!p->wsl_libcuda_unversioned)
+			cases[n++] = "wsl-libcuda/unversioned";
+		if (!p->wsl_libcuda1_symlink)
+			cases[n++] = "wsl-libcuda/copy";
+	}
+	return p->wsl && k < n ? cases[k] : NULL;
+}
+
+bool rules_wsl_machine_verdict(const struct facts *f, struct finding_vars *v, const char **row)
+{
+	(void)v;
+	*row = wsl_case(f->platform, 0);
+	return *row != NULL;
+}
+
 int rule_wsl(const struct facts *f, struct report *r)
 {
 	bool oom = false;
 	const struct platform_info *p = f->platform;
+	const char *row;
 	struct finding *x;
 
-	if (!p->wsl)
-		return rules_status(oom);
-	if (rules_opt(p->wsl_distro_libcuda)) {
-		x = report_add_finding(r, SEV_ERROR, "wsl-libcuda", rules_opt(p->wsl_distro_libcuda),
-				       "A Linux NVIDIA driver is installed inside WSL2 and shadows the Windows driver's libcuda");
-		oom |= !x;
-		oom |= finding_evidence(x, "%s", rules_opt(p->wsl_distro_libcuda)) != CD_OK;
-		oom |= finding_why(x, "Under WSL2 the GPU belongs to the Windows driver, which provides libcuda in /usr/lib/wsl/lib; "
-				  "a Linux driver's libcuda cannot reach the GPU (there is no NVIDIA kernel module in WSL) and fails cuInit.") != CD_OK;
-		oom |= finding_fix(x, "sudo apt remove --purge '^nvidia-.*' '^libnvidia-.*'   # never install the Linux driver inside WSL") != CD_OK;
-		oom |= finding_fix(x, "sudo ldconfig") != CD_OK;
-	}
-	if (!p->wsl_libcuda1) {
-		x = report_add_finding(r, SEV_ERROR, "wsl-libcuda", "/usr/lib/wsl/lib/libcuda.so.1",
-				       "WSL2 without the Windows driver's libcuda.so.1");
-		oom |= !x;
-		oom |= finding_evidence(x, "/usr/lib/wsl/lib%s", p->wsl_lib_dir ? "/libcuda.so.1 is missing" : " does not exist") != CD_OK;
-		if (!p->wsl_dxg)
-			oom |= finding_evidence(x, "/dev/dxg is missing: the GPU is not passed into WSL") != CD_OK;
-		oom |= finding_why(x, "WSL2 exposes the GPU through /dev/dxg and the Windows NVIDIA driver mounts its libcuda into /usr/lib/wsl/lib; "
-				  "without them CUDA has no driver.") != CD_OK;
-		oom |= finding_fix(x, "install or update the NVIDIA driver on Windows (not inside WSL), then in PowerShell: wsl --update; wsl --shutdown") != CD_OK;
-	} else {
-		if (!p->wsl_libcuda_unversioned) {
-			x = report_add_finding(r, SEV_WARN, "wsl-libcuda", "/usr/lib/wsl/lib",
-					       "libcuda.so (unversioned) is not on the linker path: -lcuda and Triton fail");
+	for (size_t k = 0; (row = wsl_case(p, k)) != NULL; k++) {
+		if (strcmp(row, "wsl-libcuda/linux-driver") == 0) {
+			x = finding_make(r, SEV_CATALOGUE, row, rules_opt(p->wsl_distro_libcuda), NULL);
+			oom |= !x;
+			oom |= finding_evidence(x, "%s", rules_opt(p->wsl_distro_libcuda)) != CD_OK;
+		} else if (strcmp(row, "wsl-libcuda/no-libcuda") == 0) {
+			x = finding_make(r, SEV_CATALOGUE, row, "/usr/lib/wsl/lib/libcuda.so.1", NULL);
+			oom |= !x;
+			oom |= finding_evidence(x, "/usr/lib/wsl/lib%s", p->wsl_lib_dir ? "/libcuda.so.1 is missing" : " does not exist") != CD_OK;
+			if (!p->wsl_dxg)
+				oom |= finding_evidence(x, "/dev/dxg is missing: the GPU is not passed into WSL") != CD_OK;
+		} else if (strcmp(row, "wsl-libcuda/unversioned") == 0) {
+			x = finding_make(r, SEV_CATALOGUE, row, "/usr/lib/wsl/lib", NULL);
 			oom |= !x;
 			oom |= finding_evidence(x, "/usr/lib/wsl/lib/libcuda.so.1 exists but no libcuda.so is in the ld cache or LD_LIBRARY_PATH") != CD_OK;
-			oom |= finding_why(x, "Programs find libcuda.so.1 at run time, but linking with -lcuda (Triton, torch.compile) needs the unversioned libcuda.so, "
-					  "which is in /usr/lib/wsl/lib only if that directory is searched.") != CD_OK;
-			oom |= finding_fix(x, "echo /usr/lib/wsl/lib | sudo tee /etc/ld.so.conf.d/ld.wsl.conf && sudo ldconfig") != CD_OK;
-			oom |= finding_fix(x, "or: export LIBRARY_PATH=/usr/lib/wsl/lib:$LIBRARY_PATH") != CD_OK;
-		}
-		if (!p->wsl_libcuda1_symlink) {
-			x = report_add_finding(r, SEV_INFO, "wsl-libcuda", "/usr/lib/wsl/lib/libcuda.so.1",
-					       "/usr/lib/wsl/lib/libcuda.so.1 is a copy, not a symbolic link (ldconfig warns about it)");
+		} else {
+			x = finding_make(r, SEV_CATALOGUE, row, "/usr/lib/wsl/lib/libcuda.so.1", NULL);
 			oom |= !x;
 			oom |= finding_evidence(x, "ldconfig: /usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link") != CD_OK;
-			oom |= finding_why(x, "Windows mounts the driver files as plain copies; the warning is harmless for running CUDA programs.") != CD_OK;
-			oom |= finding_fix(x, "ignore it, or (workaround from the NVIDIA forum, undone by driver updates): cd /usr/lib/wsl/lib && sudo ln -sf libcuda.so.1.1 libcuda.so.1") != CD_OK;
 		}
 	}
 	return rules_status(oom);

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "driver/cuda_types.h"
+#include "rules/catalogue.h"
+#include "rules/driver_need.h"
 #include "rules/internal.h"
 #include "util/err.h"
 #include "util/version.h"
@@ -28,58 +30,51 @@ int rule_framework_vs_driver(const struct facts *f, struct report *r)
 	bool oom = false;
 	const struct gpu_probe *d = f->driver;
 	struct version cuda = rules_driver_cuda(d);
-	char dv[32];
 
 	if (!rules_driver_usable(d))
 		return CD_OK;
-	version_format(&cuda, 2, dv, sizeof dv);
 	for (size_t i = 0; i < f->python->n_fw; i++) {
 		const struct py_framework *fw = &f->python->fw[i];
 		struct version v;
+		struct finding_vars vars;
 		struct finding *x;
 
-		if (!fw_cuda(fw) || version_parse(fw->cuda, &v) != CD_OK || rules_compare_to_driver(&v, &cuda) != NEWER_MAJOR)
+		if (!fw_cuda(fw) || version_parse(fw->cuda, &v) != CD_OK || rules_cuda_fit(&v, &cuda) != CUDA_NEWER_MAJOR)
 			continue;
-		x = report_add_finding(r, SEV_ERROR, "runtime-newer-than-driver", fw_where(fw),
-				       "%s %s is built for CUDA %s; this driver supports CUDA %s", fw->name, fw->version[0] ? fw->version : "",
-				       fw->cuda, dv);
+		finding_vars_init(&vars);
+		rules_driver_vars(d, &vars);
+		runtime_need_vars(v.major, &vars);
+		x = finding_make(r, SEV_ERROR, "runtime-newer-than-driver", fw_where(fw), &vars);
 		oom |= !x;
-		oom |= finding_evidence(x, "%s/version.py: cuda = '%s'", fw_where(fw), fw->cuda) != CD_OK;
+		oom |= finding_evidence(x, "%s %s: %s/version.py: cuda = '%s'", fw->name, fw->version[0] ? fw->version : "",
+				       fw_where(fw), fw->cuda) != CD_OK;
 		oom |= rules_driver_evidence(x, d) != CD_OK;
-		oom |= finding_why(x, "%s loads the CUDA %s runtime it was built with; that runtime refuses a driver older than its major release "
-				  "(error 35), so %s.cuda.is_available() is False.", fw->name, fw->cuda, fw->name) != CD_OK;
-		oom |= rules_fix_driver_for(x, &v, rules_opt(fw->kb_min_driver), NULL) != CD_OK;
-		if (strcmp(fw->name, "torch") == 0)
-			oom |= finding_fix(x, "or pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cuXYZ   # XYZ <= %d%d, what this driver supports",
-					  cuda.major, cuda.minor) != CD_OK;
 	}
 	return rules_status(oom);
 }
 
 int rule_torch_cpu(const struct facts *f, struct report *r)
 {
-	struct version cuda = rules_driver_cuda(f->driver);
 	bool oom = false;
 	bool gpu_here = f->driver->n_gpus > 0 || (f->driver->cuda_loaded && f->driver->cuda_init_result == CUDA_SUCCESS);
 
 	for (size_t i = 0; i < f->python->n_fw; i++) {
 		const struct py_framework *fw = &f->python->fw[i];
+		struct finding_vars v;
 		struct finding *x;
 
 		if (!fw->cpu_only)
 			continue;
-		x = report_add_finding(r, gpu_here ? SEV_WARN : SEV_INFO, "torch-cpu-only", fw_where(fw),
-				       "%s %s is a CPU-only build", fw->name, fw->version[0] ? fw->version : "");
+		finding_vars_init(&v);
+		if (rules_driver_usable(f->driver))
+			rules_driver_vars(f->driver, &v);
+		finding_var(&v, "framework", "%s", fw->name);
+		if (fw->version[0])
+			finding_var(&v, "framework_version", "%s", fw->version);
+		x = finding_make(r, gpu_here ? SEV_WARN : SEV_INFO, "torch-cpu-only", fw_where(fw), &v);
 		oom |= !x;
 		oom |= finding_evidence(x, "%s/version.py: __version__ = '%s', cuda = None", fw_where(fw),
 				       fw->version[0] ? fw->version : "?") != CD_OK;
-		oom |= finding_why(x, "A CPU-only wheel contains no CUDA code at all: torch.cuda.is_available() is False and "
-				  "tensors on 'cuda' raise \"Torch not compiled with CUDA enabled\", whatever driver and GPU are here.") != CD_OK;
-		if (rules_driver_usable(f->driver))
-			oom |= finding_fix(x, "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cuXYZ   # XYZ <= %d%d, what this driver supports",
-					  cuda.major, cuda.minor) != CD_OK;
-		else
-			oom |= finding_fix(x, "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cuXYZ   # XYZ: a CUDA version your driver supports (cudoctor kb driver VERSION)") != CD_OK;
 	}
 	return rules_status(oom);
 }

@@ -10,6 +10,8 @@
 
 #include "facts/facts.h"
 #include "report/report.h"
+#include "rules/catalogue.h"
+#include "util/version.h"
 
 /* The driver layer: no-driver, cuInit's failures (no-device, system-not-ready,
  * driver-library-mismatch, forward-compat-unsupported, driver-init-failed), a device count
@@ -44,13 +46,36 @@ int rules_gpu_pcie(const struct gpu_probe *p, struct report *r);
  * an ok finding `stack-consistent` with what was checked. Run after every other rule. */
 int rules_verdict(const struct facts *f, struct report *r);
 
-/* True when a toolkit accepts sm_<cc_major><cc_minor> (plain target), by the kb. */
-/* Whether code built against CUDA `cuda` runs on a driver that supports `driver_cuda`: the
- * rule toolkit-newer-than-driver applies (minor-version compatibility from CUDA 11 on). */
+/* Whether code built against CUDA `cuda` runs on a driver that supports `driver_cuda`
+ * (minor-version compatibility from CUDA 11 on): it fits, it runs but the driver cannot JIT
+ * its PTX (a newer minor), or it does not run (a newer major). */
 enum cuda_fit { CUDA_FITS, CUDA_NEWER_MINOR, CUDA_NEWER_MAJOR };
 enum cuda_fit rules_cuda_fit(const struct version *cuda, const struct version *driver_cuda);
+/* The same for a toolkit's builds on the loaded driver (toolkit-newer-than-driver's verdict,
+ * and doctor's "its builds run here"); false when either CUDA version is unknown. */
+bool rules_toolkit_driver_fit(const struct toolkit *t, const struct gpu_probe *d, enum cuda_fit *fit);
 
+/* The nvcc a build here would run: the first on PATH, else $CUDA_HOME's, else the first found. */
+const struct toolkit *rules_build_nvcc(const struct toolkits *ts);
+
+/* True when a toolkit accepts sm_<cc_major><cc_minor> (plain target), by the kb. */
 bool rules_toolkit_targets(const struct toolkit *t, int cc_major, int cc_minor);
+
+/* The values doctor's rule for finding id gives on these facts when it fires here (the driver
+ * layer, the GPUs' health and WSL2's libraries: reads f->driver and f->platform only), and its
+ * catalogue row (*row: id or id/variant). explain fills a match of the same id from them, so
+ * what it says about this machine reads as doctor's. False when the rule does not fire here. */
+bool rules_machine_vars(const char *id, const struct facts *f, struct finding_vars *v, const char **row);
+/* Whether rules_machine_vars knows id at all (only then is the machine worth probing for it). */
+bool rules_machine_vars_known(const char *id);
+
+/* The catalogue values of the loaded driver: driver_version, driver_branch and those of
+ * rules_cuda_vars. */
+void rules_driver_vars(const struct gpu_probe *d, struct finding_vars *v);
+/* driver_cuda ("12.2"), driver_cuda_digits ("122"), driver_major, driver_text ("driver
+ * 535.54.03 (CUDA 12.2)", or "a driver of CUDA 12.2" without a version) of a driver that runs
+ * CUDA cuda (version: its version, NULL or "" unknown). */
+void rules_cuda_vars(const char *version, const struct version *cuda, struct finding_vars *v);
 
 /* The subject of every finding about one GPU: "GPU 0 (NVIDIA H200)" by CUDA's ordinal,
  * or "NVML device 1 (NVIDIA H200)" for a GPU CUDA does not see. */

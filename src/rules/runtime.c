@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "driver/cuda_types.h"
+#include "rules/catalogue.h"
+#include "rules/driver_need.h"
 #include "rules/internal.h"
 #include "util/err.h"
 #include "util/version.h"
@@ -31,34 +33,31 @@ int rule_runtime_vs_driver(const struct facts *f, struct report *r)
 	bool oom = false;
 	const struct gpu_probe *d = f->driver;
 	struct version cuda = rules_driver_cuda(d);
-	char rv[32], dv[32];
+	char rv[32];
 
 	if (!rules_driver_usable(d))
 		return rules_status(oom);
-	version_format(&cuda, 2, dv, sizeof dv);
 	for (size_t si = 0; si < f->n_runtime_sets; si++)
 	for (size_t i = 0; i < f->runtimes[si].n; i++) {
 		const struct runtime *rt = &f->runtimes[si].r[i];
+		struct finding_vars v;
 		struct finding *x;
 
 		/* only the runtime's version is a CUDA version (cuDNN 9, NCCL 2 are not) */
 		if (!str_starts_with(rt->soname, "libcudart"))
 			continue;
-		if (!rules_known(&rt->version) || rules_compare_to_driver(&rt->version, &cuda) != NEWER_MAJOR)
+		if (!rules_known(&rt->version) || rules_cuda_fit(&rt->version, &cuda) != CUDA_NEWER_MAJOR)
 			continue;
 		version_format(&rt->version, 2, rv, sizeof rv);
-		x = report_add_finding(r, runtime_used(rt, &f->runtimes[si]) ? SEV_ERROR : SEV_WARN, "runtime-newer-than-driver", rt->path,
-				       "CUDA runtime %s (%s) needs a newer driver than this one (CUDA %s)", rv, runtime_origin_name(rt->origin), dv);
+		finding_vars_init(&v);
+		rules_driver_vars(d, &v);
+		runtime_need_vars(rt->version.major, &v);
+		x = finding_make(r, runtime_used(rt, &f->runtimes[si]) ? SEV_ERROR : SEV_WARN, "runtime-newer-than-driver",
+				 rt->path, &v);
 		oom |= !x;
-		oom |= finding_evidence(x, "%s: CUDA runtime %s", rt->path, rv) != CD_OK;
+		oom |= finding_evidence(x, "%s: CUDA runtime %s (%s%s)", rt->path, rv, runtime_origin_name(rt->origin),
+				       rt->from_ld_library_path ? ", from LD_LIBRARY_PATH" : "") != CD_OK;
 		oom |= rules_driver_evidence(x, d) != CD_OK;
-		oom |= finding_why(x, "The CUDA runtime checks the driver at its first call and refuses one older than its major release: "
-				  "\"CUDA driver version is insufficient for CUDA runtime version\" (cudaErrorInsufficientDriver, 35).") != CD_OK;
-		oom |= rules_fix_driver_for(x, &rt->version, rules_opt(rt->kb_min_driver), NULL) != CD_OK;
-		if (rt->origin == ORIGIN_PIP || rt->origin == ORIGIN_TORCH)
-			oom |= finding_fix(x, "or install wheels built for CUDA %d.x (e.g. nvidia-cuda-runtime-cu%d)", cuda.major, cuda.major) != CD_OK;
-		else if (rt->from_ld_library_path)
-			oom |= finding_fix(x, "or drop its directory from LD_LIBRARY_PATH") != CD_OK;
 	}
 	return rules_status(oom);
 }
@@ -86,6 +85,7 @@ static int shadowed_in(const struct runtimes *set, struct report *r)
 		for (size_t j = 0; j < set->n; j++) {
 			const struct runtime *b = &set->r[j];
 			const struct runtime *win, *lose;
+			struct finding_vars v;
 			struct finding *x;
 			bool overrides_wheel;
 
@@ -100,21 +100,19 @@ static int shadowed_in(const struct runtimes *set, struct report *r)
 				continue;
 			win = a;
 			lose = b;
-			x = report_add_finding(r, SEV_WARN, "library-shadowed", win->soname,
-					       "%s: the loader picks %s (%s) over %s (%s)", win->soname, win->path,
-					       full(win, v1, sizeof v1), lose->path, full(lose, v2, sizeof v2));
+			full(win, v1, sizeof v1);
+			full(lose, v2, sizeof v2);
+			finding_vars_init(&v);
+			finding_var(&v, "soname", "%s", win->soname);
+			finding_var(&v, "picked", "%s", win->path);
+			finding_var(&v, "picked_version", "%s", v1);
+			finding_var(&v, "shadowed_version", "%s", v2);
+			finding_flag(&v, "ld_path", overrides_wheel || win->from_ld_library_path);
+			x = finding_make(r, SEV_WARN, "library-shadowed", win->soname, &v);
 			oom |= !x;
 			oom |= finding_evidence(x, "picked: %s, version %s, %s%s", win->path, v1, runtime_origin_name(win->origin),
 					       win->from_ld_library_path ? ", from LD_LIBRARY_PATH" : "") != CD_OK;
 			oom |= finding_evidence(x, "shadowed: %s, version %s, %s", lose->path, v2, runtime_origin_name(lose->origin)) != CD_OK;
-			oom |= finding_why(x, "The dynamic loader takes the first file with the wanted soname: LD_LIBRARY_PATH first, then the library's RUNPATH, "
-					  "then /etc/ld.so.cache. A program or wheel built against one version then runs with another, which fails with "
-					  "undefined symbols or version errors.") != CD_OK;
-			if (overrides_wheel || win->from_ld_library_path)
-				oom |= finding_fix(x, "remove the directory of %s from LD_LIBRARY_PATH", win->path) != CD_OK;
-			else
-				oom |= finding_fix(x, "remove the stale copy or reorder /etc/ld.so.conf.d, then: sudo ldconfig") != CD_OK;
-			oom |= finding_fix(x, "LD_DEBUG=libs python -c 'import torch' 2>&1 | grep %s   # see which copy loads", win->soname) != CD_OK;
 		}
 	}
 	return rules_status(oom);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "driver/cuda_types.h"
+#include "rules/catalogue.h"
 #include "rules/internal.h"
 #include "util/err.h"
 #include "util/version.h"
@@ -18,12 +19,22 @@ static const struct toolkit *fitting_toolkit(const struct facts *f)
 
 	for (size_t i = 0; i < f->toolkits->n; i++) {
 		const struct toolkit *t = &f->toolkits->t[i];
-		if (!rules_known(&t->version) || rules_compare_to_driver(&t->version, &cuda) != FITS)
+		if (!rules_known(&t->version) || rules_cuda_fit(&t->version, &cuda) != CUDA_FITS)
 			continue;
 		if (!best || version_cmp(&t->version, &best->version) > 0)
 			best = t;
 	}
 	return best;
+}
+
+bool rules_toolkit_driver_fit(const struct toolkit *t, const struct gpu_probe *d, enum cuda_fit *fit)
+{
+	struct version cuda = rules_driver_cuda(d);
+
+	if (!rules_driver_usable(d) || !rules_known(&t->version))
+		return false;
+	*fit = rules_cuda_fit(&t->version, &cuda);
+	return true;
 }
 
 int rule_toolkit_vs_driver(const struct facts *f, struct report *r)
@@ -37,17 +48,14 @@ int rule_toolkit_vs_driver(const struct facts *f, struct report *r)
 		return rules_status(oom);
 	for (size_t i = 0; i < f->toolkits->n; i++) {
 		const struct toolkit *t = &f->toolkits->t[i];
-		enum too_new tn;
+		enum cuda_fit tn;
 		struct finding *x;
 
-		if (!rules_known(&t->version))
-			continue;
-		tn = rules_compare_to_driver(&t->version, &cuda);
-		if (tn == FITS)
+		if (!rules_toolkit_driver_fit(t, d, &tn) || tn == CUDA_FITS)
 			continue;
 		version_format(&t->version, 2, tv, sizeof tv);
 		version_format(&cuda, 2, dv, sizeof dv);
-		if (tn == NEWER_MAJOR) {
+		if (tn == CUDA_NEWER_MAJOR) {
 			x = report_add_finding(r, t->selected ? SEV_ERROR : SEV_WARN, "toolkit-newer-than-driver", t->nvcc,
 					       "nvcc %s builds programs this driver (CUDA %s%s%s) cannot run", tv, dv,
 					       rules_opt(d->kb_branch) ? ", " : "", rules_opt(d->kb_branch) ? rules_opt(d->kb_branch) : "");
@@ -74,7 +82,7 @@ int rule_toolkit_vs_driver(const struct facts *f, struct report *r)
 		if (ok && t->selected)
 			oom |= finding_fix(x, "or build with CUDA %s, which this driver runs: export PATH=%s/bin:$PATH",
 					  version_format(&ok->version, 2, tv, sizeof tv), ok->root) != CD_OK;
-		else if (tn == NEWER_MAJOR)
+		else if (tn == CUDA_NEWER_MAJOR)
 			oom |= finding_fix(x, "or install a CUDA %d.x toolkit no newer than %s", cuda.major, dv) != CD_OK;
 	}
 	return rules_status(oom);
@@ -96,7 +104,7 @@ int rule_smi_cuda_version(const struct facts *f, struct report *r)
 
 		if (!t->selected || !rules_known(&t->version))
 			continue;
-		if (rules_compare_to_driver(&t->version, &cuda) != FITS)
+		if (rules_cuda_fit(&t->version, &cuda) != CUDA_FITS)
 			return rules_status(oom); /* toolkit-newer-than-driver explains it */
 		if (t->version.major == cuda.major && t->version.minor == cuda.minor)
 			return rules_status(oom);
@@ -112,6 +120,17 @@ int rule_smi_cuda_version(const struct facts *f, struct report *r)
 		return rules_status(oom);
 	}
 	return rules_status(oom);
+}
+
+const struct toolkit *rules_build_nvcc(const struct toolkits *ts)
+{
+	for (size_t i = 0; i < ts->n; i++)
+		if (ts->t[i].selected)
+			return &ts->t[i];
+	for (size_t i = 0; i < ts->n; i++)
+		if (ts->t[i].found_by & TK_CUDA_HOME)
+			return &ts->t[i];
+	return ts->n ? &ts->t[0] : NULL;
 }
 
 bool rules_toolkit_targets(const struct toolkit *t, int cc_major, int cc_minor)
@@ -157,49 +176,44 @@ int rule_toolkit_vs_gpu(const struct facts *f, struct report *r)
 			continue;
 		for (size_t ti = 0; ti < f->toolkits->n; ti++) {
 			const struct toolkit *t = &f->toolkits->t[ti];
+			struct finding_vars v;
 			struct finding *x;
 
 			if (!t->kb.known || t->kb.n_archs == 0 || rules_toolkit_targets(t, (int)g->cc_major, (int)g->cc_minor))
 				continue;
 			version_format(&t->version, 2, tv, sizeof tv);
 			gpu_subject(g, subj, sizeof subj);
+			finding_vars_init(&v);
+			finding_var(&v, "nvcc_release", "%s", tv);
+			finding_var(&v, "nvcc_version", "%s", tv);
+			finding_var(&v, "sm", "%d", sm);
+			finding_var(&v, "gpus", "sm_%d", sm);
+			if (gpu_name(g))
+				finding_var(&v, "gpu_name", "%s", gpu_name(g));
 			if (sm < min_arch(t)) {
-				x = report_add_finding(r, t->selected ? SEV_ERROR : SEV_WARN, "arch-dropped-by-toolkit", subj,
-						       "CUDA %s no longer supports sm_%d (%s): nvcc %s cannot build for this GPU",
-						       tv, sm, gpu_name(g) ? gpu_name(g) : "this GPU", t->nvcc);
+				if (rules_opt(g->kb_last_toolkit))
+					finding_var(&v, "last_toolkit", "%s", rules_opt(g->kb_last_toolkit));
+				x = finding_make(r, t->selected ? SEV_ERROR : SEV_WARN, "arch-dropped-by-toolkit", subj, &v);
 				oom |= !x;
 				oom |= finding_evidence(x, "%s: compute capability %d.%d", subj, (int)g->cc_major, (int)g->cc_minor) != CD_OK;
-				oom |= finding_evidence(x, "CUDA %s builds sm_%d and newer (kb: toolkits.tsv)", tv, min_arch(t)) != CD_OK;
-				oom |= finding_why(x, "Machine code (SASS) runs only on its own major architecture and PTX only on GPUs at least as new as its target, "
-						  "so nothing a toolkit builds can run on an architecture it has removed: \"nvcc fatal: Unsupported gpu architecture 'compute_%d'\".",
-						  sm) != CD_OK;
-				if (rules_opt(g->kb_last_toolkit))
-					oom |= finding_fix(x, "use CUDA %s or older (the last toolkit that builds sm_%d) for code that must run on this GPU", rules_opt(g->kb_last_toolkit), sm) != CD_OK;
-				else
-					oom |= finding_fix(x, "use an older CUDA toolkit (12.x) for code that must run on this GPU") != CD_OK;
-				/* which PyTorch wheels still list an arch is not in kb/: say how to check, name none */
-				oom |= finding_fix(x, "for PyTorch: a wheel built with CUDA %s or older that lists sm_%d: pip install torch --index-url https://download.pytorch.org/whl/cuXYZ, "
-						  "then python -c 'import torch; print(torch.cuda.get_arch_list())'",
-						  rules_opt(g->kb_last_toolkit) ? rules_opt(g->kb_last_toolkit) : "12.x", sm) != CD_OK;
+				oom |= finding_evidence(x, "%s (CUDA %s) builds sm_%d and newer (kb: toolkits.tsv)", t->nvcc, tv, min_arch(t)) != CD_OK;
 				continue;
 			}
 			bool reaches = toolkit_reaches(t, sm);
-			x = report_add_finding(r, (t->selected && !reaches) ? SEV_ERROR : SEV_WARN, "toolkit-cannot-target-gpu", subj,
-					       "nvcc %s does not know sm_%d (%s)", tv, sm, gpu_name(g) ? gpu_name(g) : "this GPU");
+			int ptx = t->kb.archs[t->kb.n_archs - 1] <= sm ? t->kb.archs[t->kb.n_archs - 1] : min_arch(t);
+
+			if (rules_opt(g->kb_first_toolkit))
+				finding_var(&v, "first_toolkit", "%s", rules_opt(g->kb_first_toolkit));
+			finding_var(&v, "ptx_arch", "%d", ptx);
+			x = finding_make(r, (t->selected && !reaches) ? SEV_ERROR : SEV_WARN, "toolkit-cannot-target-gpu", subj, &v);
 			oom |= !x;
 			oom |= finding_evidence(x, "%s: compute capability %d.%d", subj, (int)g->cc_major, (int)g->cc_minor) != CD_OK;
 			oom |= finding_evidence(x, "%s (CUDA %s) accepts sm_%d .. sm_%d, not sm_%d", t->nvcc, tv, min_arch(t),
 					       t->kb.archs[t->kb.n_archs - 1], sm) != CD_OK;
 			if (rules_opt(g->kb_first_toolkit))
 				oom |= finding_evidence(x, "sm_%d needs CUDA %s or newer", sm, rules_opt(g->kb_first_toolkit)) != CD_OK;
-			oom |= finding_why(x, "-arch=sm_%d or -arch=native fails with \"Unsupported gpu architecture\". %s", sm,
-					  reaches ? "Code built for an older arch still runs: SASS of the same major with a lower minor, or PTX the driver JIT-compiles at load time (slower start)."
-						  : "No arch this toolkit knows can run on this GPU.") != CD_OK;
-			if (rules_opt(g->kb_first_toolkit))
-				oom |= finding_fix(x, "install CUDA %s or newer and put its bin/ first on PATH", rules_opt(g->kb_first_toolkit)) != CD_OK;
-			oom |= finding_fix(x, "meanwhile: nvcc -gencode arch=compute_%d,code=compute_%d ...   # PTX the driver JIT-compiles for this GPU",
-					  t->kb.archs[t->kb.n_archs - 1] <= sm ? t->kb.archs[t->kb.n_archs - 1] : min_arch(t),
-					  t->kb.archs[t->kb.n_archs - 1] <= sm ? t->kb.archs[t->kb.n_archs - 1] : min_arch(t)) != CD_OK;
+			oom |= finding_evidence(x, "%s", reaches ? "code this toolkit builds for an older arch still runs here (SASS of the same major, or PTX the driver JIT-compiles)"
+							  : "no arch this toolkit knows can run on this GPU") != CD_OK;
 		}
 	}
 	return rules_status(oom);

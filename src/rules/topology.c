@@ -5,6 +5,7 @@
 
 #include "kb/links.h"
 #include "rules/rules.h"
+#include "rules/catalogue.h"
 #include "rules/topology.h"
 #include "util/err.h"
 
@@ -110,6 +111,7 @@ static int p2p_unsupported(struct report *r, const struct topo_probe *t, size_t 
 	bool cuda_no = (ab->has_can_access && !ab->can_access) || (ba->has_can_access && !ba->can_access);
 	bool nvml_no = nvml_says_no(ab, &status) || nvml_says_no(ba, &status);
 	char la[320], lb[320], cell[16];
+	struct finding_vars v;
 	struct finding *f;
 
 	if (!cuda_no && !nvml_no)
@@ -120,26 +122,21 @@ static int p2p_unsupported(struct report *r, const struct topo_probe *t, size_t 
 	/* over NVLink or below one host bridge P2P is expected; across the CPU interconnect
 	 * many platforms do not forward it */
 	bool expected = ab->nvlinks > 0 || (ab->has_level && ab->level <= NVML_TOPOLOGY_HOSTBRIDGE);
-	f = report_add_finding(r, expected ? SEV_WARN : SEV_INFO, "p2p-unsupported", la,
-			       "no peer-to-peer access between GPU%zu and GPU%zu%s%s", a, b, status >= 0 ? ": " : "",
-			       status >= 0 ? topo_p2p_status_text(status) : "");
+	finding_vars_init(&v);
+	finding_var(&v, "gpu_a", "%zu", a);
+	finding_var(&v, "gpu_b", "%zu", b);
+	if (status >= 0)
+		finding_var(&v, "p2p_status", "%s", topo_p2p_status_text(status));
+	finding_var(&v, "link", "%s", cell);
+	finding_flag(&v, "regkey", status == NVML_P2P_STATUS_DISABLED_BY_REGKEY);
+	finding_flag(&v, "chipset", status == NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED ||
+					 status == NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED);
+	f = finding_make(r, expected ? SEV_WARN : SEV_INFO, "p2p-unsupported", la, &v);
 	if (!f)
 		return CD_ENOMEM;
 	bool ok = finding_evidence(f, "peer: %s; link: %s", lb, cell) == CD_OK;
 	ok &= p2p_direction_evidence(f, ab) == CD_OK;
 	ok &= p2p_direction_evidence(f, ba) == CD_OK;
-	ok &= finding_why(f, "Without peer access every GPU-to-GPU copy is staged through host memory (two PCIe "
-			     "crossings and a host copy), kernels cannot dereference the peer's pointers, and NCCL "
-			     "falls back to its SHM or host transports.") == CD_OK;
-	if (status == NVML_P2P_STATUS_DISABLED_BY_REGKEY)
-		ok &= finding_fix(f, "grep -r NVreg_RegistryDwords /etc/modprobe.d; cat /proc/driver/nvidia/params   # a driver setting disables P2P") == CD_OK;
-	if (status == NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED || status == NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED)
-		ok &= finding_fix(f, "the PCIe path (%s) crosses a host bridge or CPU link that does not forward P2P: "
-				     "place both GPUs under one PCIe switch or root complex, or connect them with NVLink", cell) == CD_OK;
-	ok &= finding_fix(f, "nvidia-smi topo -p2p rw   # what the driver allows per pair") == CD_OK;
-	ok &= finding_fix(f, "sudo lspci -vvv | grep -i ACSCtl   # ACS redirect on PCIe switches sends P2P to the root complex; "
-			     "with an IOMMU, try iommu=pt") == CD_OK;
-	ok &= finding_fix(f, "in a VM: P2P needs the hypervisor to pass the GPUs' PCIe topology through") == CD_OK;
 	return ok ? CD_OK : CD_ENOMEM;
 }
 

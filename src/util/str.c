@@ -280,3 +280,15 @@ int sb_wrap(struct strbuf *sb, const char *text, size_t first_col, size_t indent
 	}
 	return sb->failed ? CD_ENOMEM : CD_OK;
 }
+
+size_t str_lines_add(char *lines, size_t width, size_t n, size_t max, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (n >= max)
+		return n;
+	va_start(ap, fmt);
+	vsnprintf(lines + n * width, width, fmt, ap);
+	va_end(ap);
+	return n + 1;
+}

@@ -14,7 +14,11 @@ char *cd_vasprintf(const char *fmt, va_list ap);
 bool str_starts_with(const char *s, const char *prefix);
 bool str_ends_with(const char *s, const char *suffix);
 bool str_contains_ci(const char *haystack, const char *needle); /* ASCII case-insensitive */
-char *str_trim(char *s);                        /* in place; returns s advanced past spaces */
+char *str_trim(char *s);
+/* Writes a formatted line into row n of a table of max rows, width bytes each (rows contiguous
+ * from lines); returns n + 1, or n when the table is full. */
+size_t str_lines_add(char *lines, size_t width, size_t n, size_t max, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));                        /* in place; returns s advanced past spaces */
 /* strcmp with runs of digits compared as numbers: sm_75 < sm_80 < sm_90 < sm_90a < sm_100 <
  * sm_120, libfoo.so.9 < libfoo.so.12. The one order for every list of architectures. */
 int str_natcmp(const char *a, const char *b);

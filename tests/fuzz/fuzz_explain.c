@@ -5,10 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain/checks.h"
+#include "explain/evidence.h"
 #include "explain/explain.h"
 #include "kb/kb.h"
 #include "explain/oom_text.h"
+#include "rules/oom.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		kb_parse_gpu_spec("sm_90a", &s, err);
 		kb_toolkit_find(&v);
 		kb_error_by_code(KB_API_RUNTIME, 209);
-		kb_explanation_find("no-kernel-image");
+		kb_finding_find("no-kernel-image");
 		if (kb_toolkit_newest_known())
 			gencode_all_archs(kb_toolkit_newest_known(), true, &s, 1);
 	}

@@ -5,7 +5,7 @@
 
 #include "explain/nccl_log.h"
 #include "report/report.h"
-#include "rules/nccl.h"
+#include "cmd/explain/nccl.h"
 #include "util/err.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

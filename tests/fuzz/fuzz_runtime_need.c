@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *names[8];
 	struct report r;
 	char err[256];
-	bool fails;
+	struct driver_need_verdict v;
 	size_t total = 0;
 
 	if (elf_open(&e, data, size, err) == 0) {
@@ -32,7 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	runtime_need_of(data, size, &n);
 	snprintf(d.version, sizeof(d.version), "535.104");
 	if (report_init(&r, "fuzz") == 0) {
-		driver_need_judge(&r, "input", &n, &d, &fails);
+		v = driver_need_verdict(&n, &d);
+		driver_need_finding(&r, "input", &n, &d, &v);
 		report_free(&r);
 	}
 	return total == (size_t)-1;

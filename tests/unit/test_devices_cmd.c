@@ -104,12 +104,12 @@ static void test_quiet_is_a_line_per_gpu_and_the_findings(void **state)
 	assert_int_equal(two.status, 1);
 	assert_string_equal(two.out, "GPU 0 (NVIDIA H200): sm_90, 141 GiB, driver 580.159.04\n"
 				     "NVML device 1 (NVIDIA GeForce RTX 4060 Ti): sm_89, 8 GiB, driver 580.159.04\n"
-				     "error ecc-errors: 3 uncorrectable ECC error(s) since the driver loaded "
+				     "error ecc-errors: The GPU reported 3 uncorrectable ECC error(s) since the driver loaded "
 				     "[GPU 0 (NVIDIA H200)]\n");
 	/* CUDA sees nothing, NVML the GPU: the GPU by NVML's index, and why CUDA does not */
 	assert_int_equal(nocuda.status, 1);
 	assert_string_equal(nocuda.out, "NVML device 0 (NVIDIA H200): sm_90, 141 GiB, driver 580.159.04\n"
-					"error no-device: The driver loaded but sees no CUDA device [cuInit]\n");
+					"error no-device: The driver works but CUDA sees no GPU [cuInit]\n");
 	assert_int_equal(none.status, 1);
 	assert_true(strncmp(none.out, "no GPU: 0 seen by CUDA, 0 by NVML\nerror no-driver: ", 51) == 0);
 	assert_null(strstr(none.out, "evidence:"));

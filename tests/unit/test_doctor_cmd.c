@@ -447,11 +447,12 @@ static void test_cudnn_shadowed_and_torch(void **state)
 	}
 	f = NULL;
 	json_array_foreach(json_object_get(j, "findings"), i, fw) {
-		if (strcmp(sget(fw, "id"), "runtime-newer-than-driver") == 0 && strstr(sget(fw, "title"), "torch 2.9.0+cu130"))
+		if (strcmp(sget(fw, "id"), "runtime-newer-than-driver") == 0 && list_has(fw, "evidence", "torch 2.9.0+cu130"))
 			f = fw;
 	}
 	assert_non_null(f);
 	assert_string_equal(sget(f, "severity"), "error");
+	assert_non_null(strstr(sget(f, "title"), "CUDA 13.x runtime needs a newer driver than driver 550.54.14 (CUDA 12.4)"));
 	json_decref(j);
 }
 

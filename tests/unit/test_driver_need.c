@@ -47,11 +47,14 @@ static bool judged_fails(const struct runtime_need *n, const char *drv)
 {
 	struct arch_driver d;
 	struct report r;
-	bool fails = true;
+	struct driver_need_verdict v;
+	bool fails;
 
 	driver(&d, drv);
+	v = driver_need_verdict(n, &d);
+	fails = v.fails;
 	assert_int_equal(report_init(&r, "arch"), CD_OK);
-	assert_int_equal(driver_need_judge(&r, "k_exe", n, &d, &fails), CD_OK);
+	assert_int_equal(driver_need_finding(&r, "k_exe", n, &d, &v), CD_OK);
 	assert_int_equal(report_has_finding(&r, "runtime-newer-than-driver"), fails);
 	if (fails) {
 		const struct finding *f = report_find(&r, "runtime-newer-than-driver");
@@ -141,6 +144,7 @@ static void gpu_newer_than_branch(void **state)
 	struct arch_target t;
 	struct arch_driver d;
 	struct report r;
+	struct driver_gpu_verdict v;
 	char err[CD_ERRMSG];
 	bool fails;
 
@@ -150,16 +154,22 @@ static void gpu_newer_than_branch(void **state)
 	assert_int_equal(arch_target_gpu_option(&t, "sm_86", err), CD_OK);
 	driver(&d, "535.104");
 	assert_int_equal(report_init(&r, "arch"), CD_OK);
-	assert_int_equal(driver_gpu_judge(&r, &t.gpus[0], &d, &fails), CD_OK);
+	v = driver_gpu_verdict(&t.gpus[0], &d);
+	fails = v.fails;
+	assert_int_equal(driver_gpu_finding(&r, &t.gpus[0], &d, &v), CD_OK);
 	assert_true(fails);
-	assert_int_equal(driver_gpu_judge(&r, &t.gpus[1], &d, &fails), CD_OK);
+	v = driver_gpu_verdict(&t.gpus[1], &d);
+	fails = v.fails;
+	assert_int_equal(driver_gpu_finding(&r, &t.gpus[1], &d, &v), CD_OK);
 	assert_false(fails);
 	assert_int_equal(r.n_findings, 1);
 	assert_string_equal(r.findings[0].id, "gpu-newer-than-driver");
 	report_free(&r);
 	driver(&d, "570.26");
 	assert_int_equal(report_init(&r, "arch"), CD_OK);
-	assert_int_equal(driver_gpu_judge(&r, &t.gpus[0], &d, &fails), CD_OK);
+	v = driver_gpu_verdict(&t.gpus[0], &d);
+	fails = v.fails;
+	assert_int_equal(driver_gpu_finding(&r, &t.gpus[0], &d, &v), CD_OK);
 	assert_false(fails);
 	report_free(&r);
 }

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "explain/checks.h"
+#include "explain/evidence.h"
 #include "explain/eras.h"
 #include "explain/explain.h"
 #include "kb/old_codes.h"

@@ -14,7 +14,8 @@
 
 #include "explain/explain.h"
 #include "report/report.h"
-#include "rules/nccl.h"
+#include "rules/oom.h"
+#include "cmd/explain/nccl.h"
 #include "testlib.h"
 #include "util/err.h"
 #include "util/file.h"
@@ -52,8 +53,9 @@ static void findings_of(const char *text, size_t len, struct ids *ids)
 
 	memset(ids, 0, sizeof(*ids));
 	assert_int_equal(explain_text(text, len, &r, err), CD_OK);
+	explain_result_classify_oom(&r, oom_finding_of);
 	for (size_t i = 0; i < r.n; i++) {
-		const struct kb_explanation *x = kb_explanation_find(r.m[i].finding);
+		const struct kb_finding *x = kb_finding_find(r.m[i].finding);
 
 		add_id(ids, r.m[i].finding, !x || strcmp(x->severity, "error") == 0);
 	}
@@ -573,6 +575,9 @@ static void recognition_edges(void **state)
 
 	(void)state;
 	assert_int_equal(explain_text(h200, strlen(h200), &r, err), CD_OK);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.m[0].finding, "out-of-memory"); /* the reader leaves the class to rules/oom */
+	explain_result_classify_oom(&r, oom_finding_of);
 	assert_int_equal(r.n, 1);
 	assert_string_equal(r.m[0].finding, "oom-other-process");
 	explain_result_free(&r);

@@ -664,8 +664,8 @@ static void every_source_is_explained(void **state)
 		check_sources(kb_error_at(i)->source, kb_error_at(i)->name);
 	for (size_t i = 0; i < kb_message_count(); i++)
 		check_sources(kb_message_at(i)->source, kb_message_at(i)->key);
-	for (size_t i = 0; i < kb_explanation_count(); i++)
-		check_sources(kb_explanation_at(i)->source, kb_explanation_at(i)->finding);
+	for (size_t i = 0; i < kb_finding_count(); i++)
+		check_sources(kb_finding_at(i)->source, kb_finding_at(i)->finding);
 	for (size_t i = 0; i < kb_xid_count(); i++)
 		check_sources(kb_xid_at(i)->source, "xid.tsv");
 }
@@ -741,16 +741,16 @@ static void every_finding_is_explained(void **state)
 		/* NCCL's result codes are judged by rules/nccl, which writes its own findings */
 		if (kb_error_at(i)->api == KB_API_NCCL && f && strncmp(f, "nccl-", 5) == 0)
 			continue;
-		if (f && !kb_explanation_find(f))
-			fail_msg("%s maps to %s, which explain.tsv lacks", kb_error_at(i)->name, f);
+		if (f && !kb_finding_find(f))
+			fail_msg("%s maps to %s, which findings.tsv lacks", kb_error_at(i)->name, f);
 	}
 	for (size_t i = 0; i < kb_message_count(); i++)
-		if (!kb_explanation_find(kb_message_at(i)->finding))
-			fail_msg("message %s maps to %s, which explain.tsv lacks", kb_message_at(i)->key,
+		if (!kb_finding_find(kb_message_at(i)->finding))
+			fail_msg("message %s maps to %s, which findings.tsv lacks", kb_message_at(i)->key,
 				 kb_message_at(i)->finding);
 	for (size_t i = 0; i < sizeof(oom) / sizeof(oom[0]); i++)
-		assert_non_null(kb_explanation_find(oom[i]));
-	assert_true(kb_explanation_find("no-kernel-image")->n_fix >= 2);
+		assert_non_null(kb_finding_find(oom[i]));
+	assert_true(kb_finding_find("no-kernel-image")->n_fix >= 2);
 	assert_non_null(kb_xid_find(79));
 	assert_string_equal(kb_xid_find(79)->kind, "hardware");
 	assert_null(kb_xid_find(9999));

@@ -1,5 +1,6 @@
 /* The include rules of docs/internals.md, enforced over src/: which room may include which,
- * where dlopen may be called, and that library code never prints or exits. */
+ * that no two rooms include each other through any chain (no folder cycle), where dlopen may
+ * be called, and that library code never prints or exits. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,11 +37,109 @@ static const struct include_rule include_rules[] = {
 	{ "src/facts/", "report/", NULL, NULL },
 	{ "src/report/", "facts/", NULL, NULL }, /* field tables meet through util/field.h */
 	{ "src/rules/", "probe/", NULL, NULL },
+	{ "src/rules/", "explain/", NULL, NULL },
 	{ "src/rules/", "driver/cudrv.h", NULL, NULL },
 	{ "src/rules/", "driver/loader.h", NULL, NULL },
 	{ "src/util/", "/", NULL, NULL }, /* util includes only util: checked separately */
 	{ NULL, "cmd/", "src/cmd/", "src/main.c" },
 };
+
+/* Rooms that may include only the listed rooms (and system headers). */
+struct only_rule {
+	const char *from;
+	const char *rooms[8];
+};
+
+static const struct only_rule only_rules[] = {
+	/* explain reads text: the kb's tables and the facts it fills, nothing that probes or judges */
+	{ "src/explain/", { "explain/", "kb/", "facts/", "util/" } },
+	/* a lab measures the GPU through the driver; what it learns of the machine beyond that
+	 * comes through lab_ctx from cmd/lab */
+	{ "src/lab/", { "lab/", "driver/", "facts/", "kb/", "util/" } },
+};
+
+/* The folder graph: room a includes a header of room b (a != b). */
+#define MAX_ROOMS 32
+static char rooms[MAX_ROOMS][24];
+static size_t n_rooms;
+static bool edge[MAX_ROOMS][MAX_ROOMS];
+
+static size_t room_index(const char *name, size_t len)
+{
+	for (size_t i = 0; i < n_rooms; i++)
+		if (strlen(rooms[i]) == len && strncmp(rooms[i], name, len) == 0)
+			return i;
+	assert_true(n_rooms < MAX_ROOMS && len < sizeof rooms[0]);
+	memcpy(rooms[n_rooms], name, len);
+	rooms[n_rooms][len] = '\0';
+	return n_rooms++;
+}
+
+/* The room of a source path ("src/rules/x.c": rules; "src/main.c": main). */
+static size_t room_of_path(const char *path)
+{
+	const char *p = path + 4, *slash = strchr(p, '/');
+
+	return slash ? room_index(p, (size_t)(slash - p)) : room_index("main", 4);
+}
+
+static void note_edge(const char *path, const char *inc)
+{
+	const char *slash = strchr(inc, '/'), *quote = strchr(inc, '"');
+	size_t from, to;
+
+	if (!slash || !quote || slash > quote)
+		return;
+	from = room_of_path(path);
+	to = room_index(inc, (size_t)(slash - inc));
+	if (from != to)
+		edge[from][to] = true;
+}
+
+/* A cycle through room `at` back to `start`, written into msg as "a -> b -> a"; false if none. */
+static bool cycle_from(size_t start, size_t at, bool *seen, size_t *path, size_t depth, char *msg, size_t cap)
+{
+	path[depth] = at;
+	for (size_t b = 0; b < n_rooms; b++) {
+		if (!edge[at][b])
+			continue;
+		if (b == start) {
+			size_t used = 0;
+
+			for (size_t i = 0; i <= depth && used < cap; i++)
+				used += (size_t)snprintf(msg + used, cap - used, "%s -> ", rooms[path[i]]);
+			if (used < cap)
+				snprintf(msg + used, cap - used, "%s", rooms[start]);
+			return true;
+		}
+		if (!seen[b]) {
+			seen[b] = true;
+			if (cycle_from(start, b, seen, path, depth + 1, msg, cap))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* The first folder cycle in the graph, into msg; false when there is none. */
+static bool find_cycle(char *msg, size_t cap)
+{
+	for (size_t a = 0; a < n_rooms; a++) {
+		bool seen[MAX_ROOMS] = { false };
+		size_t path[MAX_ROOMS];
+
+		seen[a] = true;
+		if (cycle_from(a, a, seen, path, 0, msg, cap))
+			return true;
+	}
+	return false;
+}
+
+static void graph_reset(void)
+{
+	n_rooms = 0;
+	memset(edge, 0, sizeof edge);
+}
 
 /* Copies text with comments and string/char literals blanked, so a word in a comment
  * ("loaded with dlopen(...)") is not a call. */
@@ -161,6 +260,19 @@ static int check_file(const char *path, const char *text, size_t len, char *msg,
 		if (strncmp(p, "#include \"", 10) != 0)
 			continue;
 		inc = p + 10;
+		note_edge(path, inc);
+		for (size_t r = 0; r < sizeof(only_rules) / sizeof(only_rules[0]); r++) {
+			const struct only_rule *o = &only_rules[r];
+			bool allowed = !strchr(inc, '/') || strchr(inc, '/') > strchr(inc, '"');
+
+			if (!starts(path, o->from))
+				continue;
+			for (size_t k = 0; k < sizeof(o->rooms) / sizeof(o->rooms[0]) && o->rooms[k]; k++)
+				allowed |= starts(inc, o->rooms[k]);
+			if (!allowed)
+				note(msg, cap, &bad, "%s includes %.*s (%s includes only its listed rooms)\n", path,
+				     (int)strcspn(inc, "\""), inc, o->from);
+		}
 		for (size_t r = 0; r < sizeof(include_rules) / sizeof(include_rules[0]); r++) {
 			const struct include_rule *ru = &include_rules[r];
 			bool applies = ru->from ? starts(path, ru->from)
@@ -239,11 +351,15 @@ static void test_tree_follows_rules(void **state)
 
 	(void)state;
 	msg[0] = '\0';
+	graph_reset();
 	bad = walk(CUDOCTOR_SOURCE_DIR, "src", msg, sizeof msg, &files);
 	if (bad)
 		print_message("%s", msg);
 	assert_true(files > 50);
 	assert_int_equal(bad, 0);
+	assert_true(n_rooms >= 10); /* the graph was built at all */
+	if (find_cycle(msg, sizeof msg))
+		fail_msg("the rooms include each other in a cycle: %s", msg);
 }
 
 /* The checker itself flags what it must, so a green tree means something. */
@@ -255,7 +371,8 @@ static void test_checker_flags_violations(void **state)
 	assert_int_equal(check_file("src/probe/x.c", "#include \"rules/driver.h\"\n", 25, msg, sizeof msg), 1);
 	assert_int_equal(check_file("src/kb/x.c", "#include \"report/report.h\"\n#include \"driver/nvml.h\"\n", 52,
 				    msg, sizeof msg), 2);
-	assert_int_equal(check_file("src/lab/x.c", "#include \"cmd/cmd.h\"\n", 21, msg, sizeof msg), 1);
+	/* lab is outside cmd and includes only its listed rooms: both rules speak */
+	assert_int_equal(check_file("src/lab/x.c", "#include \"cmd/cmd.h\"\n", 21, msg, sizeof msg), 2);
 	assert_int_equal(check_file("src/cmd/x.c", "#include \"cmd/cmd.h\"\n", 21, msg, sizeof msg), 0);
 	assert_int_equal(check_file("src/mem/x.c", "void f(void){ void *h = dlopen (\"a\", 0); }\n", 44, msg,
 				    sizeof msg), 1);
@@ -273,12 +390,44 @@ static void test_checker_flags_violations(void **state)
 	/* a longer name ending in a watched word is not that word */
 	assert_int_equal(check_file("src/kb/x.c", "void f(void){ sb_printf(b, \"x\"); s.exit(); }\n", 45, msg,
 				    sizeof msg), 0);
+	/* the rooms that may include only a list, and rules never reading explain's text */
+	assert_int_equal(check_file("src/explain/x.c", "#include \"rules/oom.h\"\n", 22, msg, sizeof msg), 1);
+	assert_int_equal(check_file("src/explain/x.c", "#include \"probe/gpus.h\"\n", 24, msg, sizeof msg), 1);
+	assert_int_equal(check_file("src/explain/x.c", "#include \"facts/oom.h\"\n#include <stdio.h>\n", 41, msg,
+				    sizeof msg), 0);
+	assert_int_equal(check_file("src/lab/x.c", "#include \"probe/python.h\"\n", 26, msg, sizeof msg), 1);
+	assert_int_equal(check_file("src/lab/x.c", "#include \"rules/topology.h\"\n", 28, msg, sizeof msg), 1);
+	assert_int_equal(check_file("src/lab/x.c", "#include \"driver/nccl.h\"\n", 25, msg, sizeof msg), 0);
+	assert_int_equal(check_file("src/rules/x.c", "#include \"explain/nccl_log.h\"\n", 30, msg, sizeof msg), 1);
+}
+
+/* A folder cycle of any length is found and named; a graph without one passes. */
+static void test_cycle_detected(void **state)
+{
+	char msg[256] = "";
+
+	(void)state;
+	graph_reset();
+	assert_int_equal(check_file("src/rules/x.c", "#include \"kb/kb.h\"\n", 18, msg, sizeof msg), 0);
+	assert_int_equal(check_file("src/kb/x.c", "#include \"util/err.h\"\n", 22, msg, sizeof msg), 0);
+	assert_false(find_cycle(msg, sizeof msg));
+	/* mem -> binfmt -> fleet -> mem: no single rule forbids these, the cycle check does */
+	assert_int_equal(check_file("src/mem/x.c", "#include \"binfmt/elf.h\"\n", 24, msg, sizeof msg), 0);
+	assert_int_equal(check_file("src/binfmt/x.c", "#include \"fleet/fleet.h\"\n", 26, msg, sizeof msg), 0);
+	assert_false(find_cycle(msg, sizeof msg));
+	assert_int_equal(check_file("src/fleet/x.c", "#include \"mem/model.h\"\n", 23, msg, sizeof msg), 0);
+	assert_true(find_cycle(msg, sizeof msg));
+	assert_non_null(strstr(msg, "mem"));
+	assert_non_null(strstr(msg, "fleet"));
+	assert_non_null(strstr(msg, "binfmt"));
+	graph_reset();
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_checker_flags_violations),
+		cmocka_unit_test(test_cycle_detected),
 		cmocka_unit_test(test_tree_follows_rules),
 	};
 

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "explain/explain.h"
+#include "rules/oom.h"
 #include "testlib.h"
 #include "util/err.h"
 #include "util/file.h"

@@ -14,7 +14,7 @@
 
 #include "explain/nccl_log.h"
 #include "report/report.h"
-#include "rules/nccl.h"
+#include "cmd/explain/nccl.h"
 #include "testlib.h"
 #include "util/err.h"
 #include "util/file.h"

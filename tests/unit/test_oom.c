@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "explain/oom_text.h"
+#include "rules/oom.h"
 #include "util/err.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)

@@ -515,11 +515,12 @@ static void test_runtime_newer_than_driver(void **state)
 	assert_int_equal(count(&r, "runtime-newer-than-driver"), 2);
 	const struct finding *x = expect(&r, "runtime-newer-than-driver", SEV_ERROR);
 	assert_non_null(strstr(x->subject, "cu13/lib/libcudart.so.13"));
-	assert_true(any_has(x->fix, x->n_fix, "580.65.06"));
+	assert_true(any_has(x->fix, x->n_fix, "nvidia-driver-580"));
+	assert_non_null(strstr(x->why, "580.65.06")); /* the CUDA 13 family's floor */
 	assert_non_null(strstr(x->why, "35"));
 	bool torch_seen = false;
 	for (size_t i = 0; i < r.n_findings; i++)
-		if (strstr(r.findings[i].title, "torch 2.9.0+cu130")) {
+		if (any_has(r.findings[i].evidence, r.findings[i].n_evidence, "torch 2.9.0+cu130")) {
 			torch_seen = true;
 			assert_int_equal(r.findings[i].severity, SEV_ERROR);
 			assert_true(any_has(r.findings[i].fix, r.findings[i].n_fix, "download.pytorch.org/whl/cuXYZ"));

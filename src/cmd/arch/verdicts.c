@@ -80,7 +80,7 @@ int arch_verdicts(struct report *r, const struct arch_file *f, const struct arch
 		goto out;
 	{
 		struct runtime_need need;
-		bool fails;
+		struct driver_need_verdict dv;
 
 		runtime_need_of(f->data, f->size, &need);
 		if (need.known && report_kv(r, "CUDA runtime", "%s: needs driver %s or newer", need.how,
@@ -88,7 +88,8 @@ int arch_verdicts(struct report *r, const struct arch_file *f, const struct arch
 			rc = cd_fail(err, CD_ENOMEM, "out of memory");
 			goto out;
 		}
-		if (driver_need_judge(r, f->path, &need, &t->driver, &fails) != CD_OK) {
+		dv = driver_need_verdict(&need, &t->driver);
+		if (driver_need_finding(r, f->path, &need, &t->driver, &dv) != CD_OK) {
 			rc = cd_fail(err, CD_ENOMEM, "out of memory");
 			goto out;
 		}

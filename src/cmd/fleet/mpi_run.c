@@ -124,20 +124,15 @@ static int gather(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *me, 
 	return rc;
 }
 
-/* Every rank opens its driver (a leader's collection already did) and joins the all-reduce
- * or the rounds of pairs. */
+/* Every rank opens its driver (a leader's collection already did and judged it) and joins
+ * the all-reduce or the rounds of pairs. */
 static int nccl_phase(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *me, const struct fleet_opts *o,
 		      const struct cd_globals *g, struct fleet_nccl_result *res, struct fleet_pairs_result *pres,
 		      char *err)
 {
-	struct report scratch;
 	int rc;
 
-	if (report_init(&scratch, "fleet") != CD_OK)
-		return cd_fail(err, CD_ENOMEM, "out of memory");
-	rc = cd_run_driver(g->run, &scratch, err);
-	report_free(&scratch);
-	if (rc != CD_OK)
+	if ((rc = cd_run_open(g->run, err)) != CD_OK)
 		return rc;
 	return o->pairs ? fleet_pairs_run(mpi, me, o, g, pres, err) : fleet_nccl_run(mpi, me, g, o->timeout_s, res, err);
 }

@@ -14,6 +14,7 @@
 #include "mem/context_cost.h"
 #include "util/units.h"
 #include "probe/gpus.h"
+#include "rules/oom.h"
 #include "util/err.h"
 #include "util/file.h"
 #include "util/str.h"

@@ -1,0 +1,283 @@
+/* Findings made from the catalogue (rules/catalogue.h): a row's templates filled from a
+ * verdict's values. */
+#include "rules/catalogue.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/err.h"
+
+/* What a fix line says where a value is unknown: a command that finds it out, or a word the
+ * reader replaces. A fix line never prints a placeholder. */
+static const struct {
+	const char *name, *fallback;
+} fallbacks[] = {
+	{ "driver_version", "$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n1)" },
+	{ "driver_branch", "$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n1 | cut -d. -f1)" },
+	{ "nvcc_version", "$(nvcc --version | sed -n 's/.*release \\([0-9.]*\\),.*/\\1/p')" },
+	{ "gpus", "sm_XY" },
+	{ "binary", "./your_program" },
+	{ "code", "ERROR_NAME" },
+	{ "library", "cuda" },
+	{ "built_with", "VERSION" },
+};
+
+void finding_vars_init(struct finding_vars *v)
+{
+	v->n = 0;
+}
+
+static char *slot(struct finding_vars *v, const char *name)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (strcmp(v->name[i], name) == 0)
+			return v->value[i];
+	if (v->n == FINDING_VARS_MAX)
+		return NULL;
+	v->name[v->n] = name;
+	return v->value[v->n++];
+}
+
+void finding_var(struct finding_vars *v, const char *name, const char *fmt, ...)
+{
+	char *s = slot(v, name);
+	va_list ap;
+
+	if (!s)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(s, FINDING_VAR_LEN, fmt, ap);
+	va_end(ap);
+}
+
+void finding_flag(struct finding_vars *v, const char *name, bool on)
+{
+	finding_var(v, name, "%s", on ? "1" : "0");
+}
+
+void finding_vars_merge(struct finding_vars *v, const struct finding_vars *from)
+{
+	for (size_t i = 0; i < from->n; i++)
+		finding_var(v, from->name[i], "%s", from->value[i]);
+}
+
+const char *finding_var_get(const struct finding_vars *v, const char *name)
+{
+	for (size_t i = 0; v && i < v->n; i++)
+		if (strcmp(v->name[i], name) == 0)
+			return v->value[i];
+	return NULL;
+}
+
+static const char *fallback_of(const char *name)
+{
+	for (size_t i = 0; i < sizeof fallbacks / sizeof fallbacks[0]; i++)
+		if (strcmp(fallbacks[i].name, name) == 0)
+			return fallbacks[i].fallback;
+	return NULL;
+}
+
+bool catalogue_has_fallback(const char *name)
+{
+	return fallback_of(name) != NULL;
+}
+
+/* The length of a placeholder name at s ("driver}" -> 6), 0 when s does not start one. */
+static size_t name_len(const char *s, const char *end)
+{
+	size_t n = 0;
+
+	while (s + n < end && ((s[n] >= 'a' && s[n] <= 'z') || s[n] == '_'))
+		n++;
+	return n && n < 32 && s + n < end && s[n] == '}' ? n : 0;
+}
+
+/* Where the {?...} that starts at s ends (its closing brace), and its top-level '|' (or NULL). */
+static const char *segment_end(const char *s, const char *end, const char **bar)
+{
+	int depth = 0;
+
+	*bar = NULL;
+	for (const char *p = s; p < end; p++) {
+		if (*p == '{')
+			depth++;
+		else if (*p == '}' && --depth == 0)
+			return p;
+		else if (*p == '|' && depth == 1 && !*bar)
+			*bar = p;
+	}
+	return NULL;
+}
+
+struct out {
+	char *buf;
+	size_t n, used;
+};
+
+static void put(struct out *o, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len && o->used + 1 < o->n; i++)
+		o->buf[o->used++] = s[i];
+	if (o->n)
+		o->buf[o->used] = '\0';
+}
+
+/* Fills [s, end) into o. strict: an unknown value fails (inside {?...}); otherwise it takes its
+ * fallback and fails only without one. */
+static bool fill(const char *s, const char *end, const struct finding_vars *v, bool strict, struct out *o)
+{
+	const char *p = s;
+
+	while (p < end) {
+		const char *brace = memchr(p, '{', (size_t)(end - p));
+		size_t nl;
+
+		if (!brace) {
+			put(o, p, (size_t)(end - p));
+			break;
+		}
+		put(o, p, (size_t)(brace - p));
+		p = brace;
+		if (p + 1 < end && p[1] == '?') {
+			const char *bar, *close = segment_end(p, end, &bar);
+			const char *a_end = bar ? bar : close;
+			size_t mark = o->used;
+
+			if (!close) { /* unbalanced: text */
+				put(o, p, 1);
+				p++;
+				continue;
+			}
+			if (!fill(p + 2, a_end, v, true, o)) {
+				o->used = mark;
+				if (o->n)
+					o->buf[mark] = '\0';
+				if (bar && !fill(bar + 1, close, v, strict, o))
+					return false;
+			}
+			p = close + 1;
+		} else if ((nl = name_len(p + 1, end)) > 0) {
+			char name[32];
+			const char *val;
+
+			memcpy(name, p + 1, nl);
+			name[nl] = '\0';
+			val = finding_var_get(v, name);
+			if (!val && !strict)
+				val = fallback_of(name);
+			if (!val)
+				return false;
+			put(o, val, strlen(val));
+			p += nl + 2;
+		} else {
+			put(o, p, 1);
+			p++;
+		}
+	}
+	return true;
+}
+
+/* A fix line's {+flag} / {-flag} prefixes: whether they let it through; *rest is after them. */
+static bool conditions_hold(const char *s, const struct finding_vars *v, const char **rest)
+{
+	bool ok = true;
+
+	while (s[0] == '{' && (s[1] == '+' || s[1] == '-')) {
+		const char *end = s + strlen(s);
+		size_t nl = name_len(s + 2, end);
+		char name[32];
+		const char *val;
+
+		if (!nl)
+			break;
+		memcpy(name, s + 2, nl);
+		name[nl] = '\0';
+		val = finding_var_get(v, name);
+		if (val && (s[1] == '+' ? strcmp(val, "0") == 0 : strcmp(val, "0") != 0))
+			ok = false;
+		s += nl + 3;
+		while (*s == ' ')
+			s++;
+	}
+	*rest = s;
+	return ok;
+}
+
+bool catalogue_fill(const char *tmpl, const struct finding_vars *v, char *out, size_t n)
+{
+	struct out o = { out, n, 0 };
+	const char *rest;
+
+	if (n)
+		out[0] = '\0';
+	if (!conditions_hold(tmpl, v, &rest))
+		return false;
+	/* a line whose every part was left out is left out */
+	return fill(rest, rest + strlen(rest), v, false, &o) && o.used > 0;
+}
+
+size_t catalogue_names(const char *tmpl, char names[][32], size_t max)
+{
+	size_t k = 0;
+	const char *end = tmpl + strlen(tmpl);
+
+	for (const char *p = strchr(tmpl, '{'); p; p = strchr(p + 1, '{')) {
+		const char *s = p + 1 + (p[1] == '+' || p[1] == '-');
+		size_t nl = name_len(s, end);
+		bool seen = false;
+
+		if (!nl)
+			continue;
+		for (size_t i = 0; i < k; i++)
+			seen |= strlen(names[i]) == nl && strncmp(names[i], s, nl) == 0;
+		if (!seen && k < max) {
+			memcpy(names[k], s, nl);
+			names[k++][nl] = '\0';
+		}
+	}
+	return k;
+}
+
+enum severity catalogue_severity(const struct kb_finding *x)
+{
+	if (!strcmp(x->severity, "ok"))
+		return SEV_OK;
+	if (!strcmp(x->severity, "info"))
+		return SEV_INFO;
+	if (!strcmp(x->severity, "warn"))
+		return SEV_WARN;
+	return SEV_ERROR;
+}
+
+struct finding *finding_make(struct report *r, int sev, const char *id, const char *subject,
+			     const struct finding_vars *v)
+{
+	static const struct finding_vars none = { 0 };
+	const struct kb_finding *x;
+	struct finding *f;
+	char text[1024], base[64];
+
+	if (!v)
+		v = &none;
+	if (kb_load(NULL) != CD_OK || !(x = kb_finding_find(id)))
+		return NULL;
+	/* a variant row ("wsl-libcuda/copy") is a case of its id */
+	snprintf(base, sizeof base, "%.*s", (int)strcspn(id, "/"), id);
+	catalogue_fill(x->title, v, text, sizeof text);
+	f = report_add_finding(r, sev == SEV_CATALOGUE ? catalogue_severity(x) : (enum severity)sev, base, subject,
+			       "%s", text);
+	if (!f)
+		return NULL;
+	catalogue_fill(x->why, v, text, sizeof text);
+	if (finding_why(f, "%s", text) != CD_OK) {
+		r->oom = true;
+		return NULL;
+	}
+	for (size_t i = 0; i < x->n_fix; i++)
+		if (catalogue_fill(x->fix[i], v, text, sizeof text) && finding_fix(f, "%s", text) != CD_OK) {
+			r->oom = true;
+			return NULL;
+		}
+	return f;
+}

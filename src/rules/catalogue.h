@@ -1,0 +1,66 @@
+/* The one place a finding's title, why and fix come from: its row in the catalogue
+ * kb/findings.tsv, filled with the values of a verdict. Every command that emits the id
+ * (doctor's rules, arch, explain) makes it here, so an id reads the same wherever it comes from.
+ *
+ * A row's title, why and fix lines are templates:
+ *   {name}        a value of the verdict (finding_vars); an unknown one takes the fallback the
+ *                 placeholder table gives it (a command that stands for it, for fix lines),
+ *                 else the enclosing {?...} is left out, else the fix line is
+ *   {?text}       kept when every value in it is known, else left out
+ *   {?text|other} text when every value in it is known, else other
+ *   {+flag} {-flag}  at the start of a fix line: the line is kept unless flag is known to be
+ *                 false ("0"), or, for {-flag}, unless it is known to be true
+ * A brace that starts none of these is text. Values are put in as they are, never expanded
+ * again. */
+#ifndef CUDOCTOR_RULES_CATALOGUE_H
+#define CUDOCTOR_RULES_CATALOGUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kb/kb.h"
+#include "report/report.h"
+
+#define FINDING_VARS_MAX 24
+#define FINDING_VAR_LEN 200
+
+/* The values a verdict gives a catalogue row. A name not set is unknown. */
+struct finding_vars {
+	size_t n;
+	const char *name[FINDING_VARS_MAX];
+	char value[FINDING_VARS_MAX][FINDING_VAR_LEN];
+};
+
+void finding_vars_init(struct finding_vars *v);
+/* Sets name (a string with static storage) to a value; a later set of the same name replaces it. */
+void finding_var(struct finding_vars *v, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A flag for {+name} / {-name}: "1" or "0". */
+void finding_flag(struct finding_vars *v, const char *name, bool on);
+/* Copies every value of from into v (replacing v's of the same name). */
+void finding_vars_merge(struct finding_vars *v, const struct finding_vars *from);
+/* The value, or NULL when unknown. */
+const char *finding_var_get(const struct finding_vars *v, const char *name);
+
+/* Use the catalogue's severity for the id. */
+#define SEV_CATALOGUE (-1)
+
+/* Adds finding id (or a case of it, "id/variant": the id with that row's text) about subject: severity sev (SEV_CATALOGUE: the row's), the row's title,
+ * why and fix lines filled from v (NULL: nothing known). Returns the finding for the caller's
+ * evidence, or NULL when out of memory (r->oom) or when the catalogue has no row for id (a
+ * defect test_catalogue rules out). */
+struct finding *finding_make(struct report *r, int sev, const char *id, const char *subject,
+			     const struct finding_vars *v);
+
+/* One template filled from v into out (n bytes); false when the text is left out (a fix line
+ * whose condition does not hold, whose value is unknown, or that fills to nothing). */
+bool catalogue_fill(const char *tmpl, const struct finding_vars *v, char *out, size_t n);
+
+/* The names a template uses, each once, into names (up to max, each at most 31 characters);
+ * how many. For the catalogue's test. */
+size_t catalogue_names(const char *tmpl, char names[][32], size_t max);
+/* Whether placeholder name has a fallback (a fix line with it unknown still prints). */
+bool catalogue_has_fallback(const char *name);
+
+enum severity catalogue_severity(const struct kb_finding *x);
+
+#endif
