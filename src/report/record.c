@@ -25,7 +25,8 @@ static void rec_child(struct report_rec *parent, struct report_rec *child, json_
 	memset(child, 0, sizeof(*child));
 	child->r = parent->r;
 	child->parent = parent;
-	/* a row's cells belong to the row: what nests inside it is JSON only */
+	/* a row's cells belong to the row: what nests inside it is JSON only, but for an
+	 * object, whose labels fill the row's cells (report_rec_object) */
 	child->text = parent->text == REPORT_TEXT_ROW ? REPORT_TEXT_NONE : parent->text;
 	child->rc = parent->rc;
 	if (parent->rc != CD_OK || !want_json || !parent->json)
@@ -71,9 +72,25 @@ static void open_child(struct report_rec *parent, const char *key, bool array, b
 	rec_child(parent, child, j, want_json);
 }
 
+void report_rec_json(struct report_rec *w, json_t *obj)
+{
+	memset(w, 0, sizeof(*w));
+	w->json = obj;
+	w->text = REPORT_TEXT_NONE;
+	if (!obj)
+		w->rc = CD_ENOMEM;
+}
+
 void report_rec_object(struct report_rec *parent, const char *key, struct report_rec *child)
 {
 	open_child(parent, key, false, true, child);
+	if (parent->text != REPORT_TEXT_ROW || !parent->cells || child->rc != CD_OK)
+		return;
+	/* an object of a row: its labelled fields are cells of that row */
+	child->text = REPORT_TEXT_ROW;
+	child->cells = parent->cells;
+	child->table_item = parent->table_item;
+	child->row_borrowed = true;
 }
 
 void report_rec_array(struct report_rec *parent, const char *key, struct report_rec *list)
@@ -277,24 +294,30 @@ void report_field(struct report_rec *w, const char *label, const char *key, stru
 	field(w, label, key, &v, text, rc);
 }
 
+void report_vfieldf(struct report_rec *w, const char *label, const char *key, struct report_value v,
+		    const char *fmt, va_list ap)
+{
+	char *text = wants_text(w, label) ? cd_vasprintf(fmt, ap) : NULL;
+
+	field(w, label, key, &v, text, CD_ENOMEM);
+}
+
 void report_fieldf(struct report_rec *w, const char *label, const char *key, struct report_value v,
 		   const char *fmt, ...)
 {
 	va_list ap;
-	char *text = NULL;
 
-	if (wants_text(w, label)) {
-		va_start(ap, fmt);
-		text = cd_vasprintf(fmt, ap);
-		va_end(ap);
-	}
-	field(w, label, key, &v, text, CD_ENOMEM);
+	va_start(ap, fmt);
+	report_vfieldf(w, label, key, v, fmt, ap);
+	va_end(ap);
 }
 
 int report_rec_end(struct report_rec *w)
 {
 	int rc;
 
+	if (w->row_borrowed)
+		w->cells = NULL; /* the row's, ended with it */
 	if (w->cells) {
 		size_t n = w->r->items[w->table_item].ncols;
 

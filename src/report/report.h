@@ -4,8 +4,11 @@
 #define CUDOCTOR_REPORT_H
 
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "util/rec_field.h"
 
 enum severity { SEV_OK = 0, SEV_INFO = 1, SEV_WARN = 2, SEV_ERROR = 3 };
 
@@ -143,7 +146,8 @@ int report_json_set(struct report *r, const char *key, json_t *value); /* steals
  * record's mode says: REPORT_TEXT_KV, one aligned "label  value" line per field (report_kv);
  * REPORT_TEXT_ROW, the cell under the column whose header equals the label (a record made
  * by report_rec_item on a table); REPORT_TEXT_NONE, nowhere (a JSON-only view, switched
- * with report_rec_text). Children inherit the mode; items of a table are rows.
+ * with report_rec_text). Children inherit the mode; items of a table are rows; an object
+ * opened in a row (report_rec_object) fills that row's cells with its labelled fields.
  *
  * Errors are sticky, as in struct strbuf: the first failure (CD_ENOMEM; CD_EUSAGE for a row
  * label that is no column header, or a JSON value with no text form) is kept, later writes
@@ -202,11 +206,15 @@ struct report_rec {
 	size_t table_item;          /* that table's index in r->items */
 	char **cells;               /* a row's cells until its end */
 	bool commands;              /* KV fields are commands to copy (report_kv_command) */
+	bool row_borrowed;          /* cells are the enclosing row's (an object nested in a row) */
 	int rc;                     /* first error */
 };
 
 /* The command's top-level JSON keys (r->data), text as key/values. */
 void report_rec_top(struct report_rec *top, struct report *r);
+/* A JSON-only record over obj (borrowed), outside any report: one description of a thing
+ * serves a caller that wants its JSON alone. */
+void report_rec_json(struct report_rec *w, json_t *obj);
 /* A JSON object under parent's key (parent an object; items of arrays: report_rec_item). */
 void report_rec_object(struct report_rec *parent, const char *key, struct report_rec *child);
 /* A JSON array under parent's key; its items come from report_rec_item. */
@@ -230,8 +238,24 @@ void report_rec_line(struct report_rec *w, const char *fmt, ...) __attribute__((
 void report_field(struct report_rec *w, const char *label, const char *key, struct report_value v);
 void report_fieldf(struct report_rec *w, const char *label, const char *key, struct report_value v,
 		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void report_vfieldf(struct report_rec *w, const char *label, const char *key, struct report_value v,
+		    const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
 /* Ends w (a row is added to its table here); returns w's first error, else CD_OK. */
 int report_rec_end(struct report_rec *w) __attribute__((warn_unused_result));
+
+/* ---- A struct's fields from its field table (util/rec_field.h) ----
+ *
+ * Each writes the field's key and label as report_field does, with the value read from obj
+ * through the table entry. A field that is not valid is what the entry's absent says: JSON
+ * null and its unknown text, JSON null alone, or left out. The text of a valid one is the
+ * value's own form after its unit (report_struct_field) or the caller's sentence around it
+ * (report_struct_fieldf). */
+void report_struct_fields(struct report_rec *w, const struct rec_field *table, size_t n, const void *obj);
+void report_struct_field(struct report_rec *w, const struct rec_field *f, const void *obj);
+void report_struct_fieldf(struct report_rec *w, const struct rec_field *f, const void *obj, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* The field's JSON alone (where the text shows it elsewhere, or not at all). */
+void report_struct_json(struct report_rec *w, const struct rec_field *f, const void *obj);
 
 #endif
