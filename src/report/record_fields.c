@@ -98,6 +98,16 @@ void report_struct_field(struct report_rec *w, const struct rec_field *f, const 
 		report_fieldf(w, f->label, f->key, v, "%s", text);
 }
 
+void report_struct_field_as(struct report_rec *w, const char *label, const char *key, const struct rec_field *f,
+			    const void *obj)
+{
+	struct rec_field as = *f;
+
+	as.label = label;
+	as.key = key;
+	report_struct_field(w, &as, obj);
+}
+
 void report_struct_fields(struct report_rec *w, const struct rec_field *table, size_t n, const void *obj)
 {
 	for (size_t i = 0; i < n; i++)

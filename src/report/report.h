@@ -257,5 +257,9 @@ void report_struct_fieldf(struct report_rec *w, const struct rec_field *f, const
 	__attribute__((format(printf, 4, 5)));
 /* The field's JSON alone (where the text shows it elsewhere, or not at all). */
 void report_struct_json(struct report_rec *w, const struct rec_field *f, const void *obj);
+/* The field's value under another label and key (NULL: none): a table whose rows are the
+ * fields of one object puts the entry's label in one cell and its value in another. */
+void report_struct_field_as(struct report_rec *w, const char *label, const char *key, const struct rec_field *f,
+			    const void *obj);
 
 #endif
