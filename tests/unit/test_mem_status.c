@@ -67,11 +67,11 @@ static void processes_and_other_process_finding(void **state)
 	json_t *j = status_json("0:4242:30GiB;0:777:2GiB", NULL, NULL, &st);
 	assert_int_equal(st, 0); /* a warning, not an error */
 	json_t *g = json_array_get(json_object_get(j, "gpus"), 0);
-	assert_int_equal(json_integer_value(json_object_get(g, "nvml_total_bytes")), 80ll << 30);
+	assert_int_equal(json_integer_value(json_object_get(g, "nvml_memory_total_bytes")), 80ll << 30);
 	json_t *procs = json_object_get(g, "processes");
 	assert_int_equal(json_array_size(procs), 2);
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(procs, 0), "pid")), 4242);
-	assert_int_equal(json_integer_value(json_object_get(json_array_get(procs, 0), "used_bytes")), 30ll << 30);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(procs, 0), "used_memory_bytes")), 30ll << 30);
 	/* PID 4242 is (almost surely) not a process here: said so, not misattributed */
 	const char *cmd = json_string_value(json_object_get(json_array_get(procs, 0), "command"));
 	assert_true(strstr(cmd, "PID namespace") != NULL || strstr(cmd, "not readable") != NULL || cmd[0] != '(');
@@ -87,6 +87,68 @@ static void processes_and_other_process_finding(void **state)
 	j = status_json("0:4242:7GiB", NULL, NULL, &st);
 	assert_null(first_finding(j, "oom-other-process"));
 	json_decref(j);
+}
+
+/* The GPU facts mem status shows have devices' keys and values, on the same fakes: a GPU
+ * hidden from CUDA, a MIG GPU with a MIG process, and one whose NVML lists nothing. */
+static void gpu_facts_as_devices_names_them(void **state)
+{
+	static const char *const keys[] = { "name", "cuda_ordinal", "nvml_index", "nvml_memory_total_bytes",
+					    "memory_used_bytes", "memory_free_bytes", "memory_reserved_bytes",
+					    "mig_mode_current", "mig_devices", NULL };
+	static const char *const pkeys[] = { "pid", "used_memory_bytes", "gpu_instance_id", "compute_instance_id",
+					     NULL };
+	const char *env[] = { FAKE_CUDA, FAKE_NVML,
+			      "FAKE_GPUS=NVIDIA H100 80GB HBM3:9.0:80GiB;NVIDIA H200:9.0:141GiB;NVIDIA A100-SXM4-80GB:8.0:80GiB",
+			      "CUDA_VISIBLE_DEVICES=0,2", "FAKE_NVML_PROCS=0:4242:30GiB;2:77:na",
+			      "FAKE_NVML_MIG_DEVICES=2:1g.10gb:10GiB:1GiB", NULL };
+	const char *status[] = { CUDOCTOR_BINARY, "--json", "mem", "status", NULL };
+	const char *devices[] = { CUDOCTOR_BINARY, "--json", "devices", NULL };
+	struct run_result rs, rd;
+	json_t *js, *jd, *g, *d = NULL, *each;
+	size_t i, n = 0;
+
+	(void)state;
+	assert_int_equal(testlib_run(status, env, NULL, &rs), 0);
+	assert_int_equal(testlib_run(devices, env, NULL, &rd), 0);
+	js = json_loads(rs.out, 0, NULL);
+	jd = json_loads(rd.out, 0, NULL);
+	if (!js || !jd)
+		fail_msg("not JSON: %.300s / %.300s", rs.out, rd.out);
+	json_array_foreach(json_object_get(js, "gpus"), i, g) {
+		size_t k;
+
+		d = NULL;
+		json_array_foreach(json_object_get(jd, "gpus"), k, each) /* by NVML index: unique here */
+			if (json_equal(json_object_get(each, "nvml_index"), json_object_get(g, "nvml_index")))
+				d = each;
+		assert_non_null(d);
+		for (const char *const *key = keys; *key; key++) {
+			json_t *a = json_object_get(g, *key), *b = json_object_get(d, *key);
+
+			if (!a && strcmp(*key, "mig_devices") == 0)
+				continue; /* listed only while MIG is on */
+			if (!a || !b || !json_equal(a, b))
+				fail_msg("GPU %zu: %s is %s in mem status, %s in devices", i, *key,
+					 a ? json_dumps(a, JSON_ENCODE_ANY) : "missing", b ? json_dumps(b, JSON_ENCODE_ANY) : "missing");
+		}
+		for (size_t p = 0; p < json_array_size(json_object_get(g, "processes")); p++)
+			for (const char *const *key = pkeys; *key; key++) {
+				json_t *a = json_object_get(json_array_get(json_object_get(g, "processes"), p), *key);
+				json_t *b = json_object_get(json_array_get(json_object_get(d, "processes"), p), *key);
+
+				if (!a || !b || !json_equal(a, b))
+					fail_msg("GPU %zu process %zu: %s differs from devices'", i, p, *key);
+			}
+		n++;
+	}
+	assert_int_equal(n, 3);
+	/* the hidden GPU has no CUDA ordinal; NVML cannot say how much the MIG process holds */
+	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(js, "gpus"), 2), "cuda_ordinal")));
+	json_decref(js);
+	json_decref(jd);
+	run_result_free(&rs);
+	run_result_free(&rd);
 }
 
 /* -q: a line per GPU (used, free of total, processes), then the warning; no sections */
@@ -122,7 +184,7 @@ static void mig_mode_and_no_driver(void **state)
 	int st;
 	(void)state;
 	json_t *j = status_json(NULL, "FAKE_NVML_MIG=0:1:1", NULL, &st);
-	assert_true(json_is_true(json_object_get(json_array_get(json_object_get(j, "gpus"), 0), "mig_enabled")));
+	assert_true(json_is_true(json_object_get(json_array_get(json_object_get(j, "gpus"), 0), "mig_mode_current")));
 	json_decref(j);
 
 	const char *env[] = {"CUDOCTOR_LIBCUDA=/nonexistent/libcuda.so.1", "CUDOCTOR_LIBNVML=/nonexistent/libnvidia-ml.so.1", NULL};
@@ -160,7 +222,7 @@ static void mig_slices_with_their_memory(void **state)
 	(void)state;
 	json_t *j = status_json(NULL, "FAKE_NVML_MIG_DEVICES=0:1g.10gb:10GiB:1GiB;0:3g.40gb:40GiB", NULL, &st);
 	json_t *g = json_array_get(json_object_get(j, "gpus"), 0);
-	assert_true(json_is_true(json_object_get(g, "mig_enabled")));
+	assert_true(json_is_true(json_object_get(g, "mig_mode_current")));
 	json_t *migs = json_object_get(g, "mig_devices");
 	assert_int_equal(json_array_size(migs), 2);
 	json_t *m = json_array_get(migs, 0);
@@ -194,7 +256,7 @@ static void mig_slices_with_their_memory(void **state)
 	j = json_loads(r.out, 0, NULL);
 	assert_non_null(j);
 	g = json_array_get(json_object_get(j, "gpus"), 0);
-	assert_true(json_is_true(json_object_get(g, "mig_enabled")));
+	assert_true(json_is_true(json_object_get(g, "mig_mode_current")));
 	assert_true(json_is_null(json_object_get(g, "mig_devices")));
 	json_decref(j);
 	run_result_free(&r);
@@ -284,6 +346,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(processes_and_other_process_finding),
+		cmocka_unit_test(gpu_facts_as_devices_names_them),
 		cmocka_unit_test(own_process_resolves_to_command_line),
 		cmocka_unit_test(mig_mode_and_no_driver),
 		cmocka_unit_test(mig_slices_with_their_memory),
