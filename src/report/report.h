@@ -157,11 +157,11 @@ int report_json_set(struct report *r, const char *key, json_t *value); /* steals
 
 enum report_text { REPORT_TEXT_KV, REPORT_TEXT_ROW, REPORT_TEXT_NONE };
 
-enum report_value_kind { RV_NULL, RV_STRING, RV_INT, RV_BOOL, RV_REAL, RV_JSON };
+enum report_value_kind { RV_NULL, RV_STRING, RV_INT, RV_BOOL, RV_REAL, RV_JSON, RV_BYTES };
 
 /* A field's JSON value; its text form, when the field has no format, is the string itself,
- * the integer in decimal, "yes"/"no", %g, "none" for null, and a JSON array of strings
- * joined with ", ". */
+ * the integer in decimal, "yes"/"no", %g, "none" for null, a JSON array of strings joined
+ * with ", ", and a size as units_fmt_bytes writes it ("1.5 GiB"; JSON: the bytes). */
 struct report_value {
 	enum report_value_kind kind;
 	const char *s;
@@ -191,6 +191,10 @@ static inline struct report_value rv_real(double d)
 {
 	return (struct report_value){ .kind = RV_REAL, .d = d };
 }
+static inline struct report_value rv_bytes(unsigned long long bytes)
+{
+	return (struct report_value){ .kind = RV_BYTES, .i = (long long)bytes };
+}
 /* Steals j (an array or object built by the caller); NULL means its allocation failed. */
 static inline struct report_value rv_json(json_t *j)
 {
@@ -207,6 +211,7 @@ struct report_rec {
 	char **cells;               /* a row's cells until its end */
 	bool commands;              /* KV fields are commands to copy (report_kv_command) */
 	bool row_borrowed;          /* cells are the enclosing row's (an object nested in a row) */
+	size_t next_col;            /* where a row's next label is looked for first */
 	int rc;                     /* first error */
 };
 
@@ -241,6 +246,8 @@ void report_fieldf(struct report_rec *w, const char *label, const char *key, str
 void report_vfieldf(struct report_rec *w, const char *label, const char *key, struct report_value v,
 		    const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
+/* A failure of the writer's own (an allocation beside the record) kept as w's error. */
+void report_rec_fail(struct report_rec *w, int rc);
 /* Ends w (a row is added to its table here); returns w's first error, else CD_OK. */
 int report_rec_end(struct report_rec *w) __attribute__((warn_unused_result));
 

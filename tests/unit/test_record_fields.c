@@ -227,6 +227,25 @@ static void test_json_only_record(void **state)
 	assert_int_equal(report_rec_end(&w), CD_ENOMEM);
 }
 
+/* A string from a damaged input that is not UTF-8 still goes into JSON: each stray byte is
+ * U+FFFD; the text keeps the bytes as they were. */
+static void test_string_not_utf8(void **state)
+{
+	struct report r;
+	struct report_rec top;
+
+	(void)state;
+	assert_int_equal(report_init(&r, "test"), 0);
+	report_rec_top(&top, &r);
+	report_field(&top, "kernel", "name", rv_str("k\xff\xc3(\xed\xa0\x80_\xc3\xa9"));
+	assert_int_equal(report_rec_end(&top), CD_OK);
+	assert_false(r.oom);
+	assert_string_equal(json_string_value(json_object_get(r.data, "name")),
+			    "k\xef\xbf\xbd\xef\xbf\xbd(\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd_\xc3\xa9");
+	assert_string_equal(r.items[0].b, "k\xff\xc3(\xed\xa0\x80_\xc3\xa9");
+	report_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_own_text_and_json_only),
 		cmocka_unit_test(test_object_in_a_row),
 		cmocka_unit_test(test_json_only_record),
+		cmocka_unit_test(test_string_not_utf8),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
