@@ -242,10 +242,16 @@ static void classify_message(struct report *r, const char *text, size_t len, str
 					       : cls == OOM_CLASS_OTHER_PROCESS ? "other processes held the memory"
 					       : cls == OOM_CLASS_FRAGMENTATION ? "enough was cached, not in one block"
 										: "not enough numbers to classify");
-	json_t *j = json_object();
-	json_object_set_new(j, "classification", json_string(id));
+	struct report_rec top, w;
+	report_rec_top(&top, r);
+	report_rec_object(&top, "oom_message", &w);
+	report_field(&w, NULL, "classification", rv_str(id));
+	report_field(&w, NULL, "gpu", rv_int(m.gpu));
+	report_field(&w, NULL, "others_from", rv_str(others_from));
+	cmd_note(r, report_rec_end(&w));
+	cmd_note(r, report_rec_end(&top));
 	if (!f)
-		goto out;
+		return;
 	if (m.n.have & OOM_HAVE_REQUESTED)
 		cmd_note(r, finding_evidence(f, "tried to allocate %s", units_fmt_bytes((uint64_t)m.n.requested, a, sizeof a)));
 	if ((m.n.have & OOM_HAVE_TOTAL) && (m.n.have & OOM_HAVE_FREE))
@@ -272,10 +278,6 @@ static void classify_message(struct report *r, const char *text, size_t len, str
 		cmd_note(r, finding_fix(f, "cudoctor mem estimate MODEL --gpu-memory SIZE: the largest batch/context that fits"));
 		cmd_note(r, finding_fix(f, "smaller batch or context, activation checkpointing, quantised weights, more GPUs"));
 	}
-out:
-	json_object_set_new(j, "gpu", json_integer(m.gpu));
-	json_object_set_new(j, "others_from", json_string(others_from));
-	report_json_set(r, "oom_message", j);
 }
 
 static int read_message(const char *path, char **text, size_t *len, char *err)
