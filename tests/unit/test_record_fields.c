@@ -10,6 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "facts/topology.h"
+#include "mem/context_cost.h"
+#include "mem/estimate.h"
+#include "mem/probe.h"
 #include "report/render.h"
 #include "report/report.h"
 #include "util/err.h"
@@ -246,6 +250,59 @@ static void test_string_not_utf8(void **state)
 	report_free(&r);
 }
 
+/* Every key of topo's and mem's field tables is named, as `key`, in its command's section of
+ * docs/json.md. */
+static void test_tables_documented(void **state)
+{
+	static const struct {
+		const char *section;
+		const struct rec_field *t;
+		size_t n;
+	} tables[] = {
+		{ "## topo", topo_gpu_fields, TOPO_GPU_FIELDS },
+		{ "## topo", topo_nvlink_fields, TOPO_NVLINK_FIELDS },
+		{ "## topo", topo_pair_fields, TOPO_PAIR_FIELDS },
+		{ "## topo", topo_pair_cuda_fields, TOPO_PAIR_CUDA_FIELDS },
+		{ "## topo", topo_pair_nvml_fields, 5 },
+		{ "## topo", topo_nic_fields, TOPO_NIC_FIELDS },
+		{ "## topo", topo_probe_fields, TOPO_PROBE_FIELDS },
+		{ "## mem", mem_model_fields, MEM_MODEL_FIELDS },
+		{ "## mem", mem_opts_fields, MEM_OPTS_FIELDS },
+		{ "## mem", mem_estimate_fields, MEM_EST_FIELDS },
+		{ "## mem", mem_fit_fields, MEM_FIT_FIELDS },
+		{ "## mem", mem_probe_fields, MEM_PROBE_FIELDS },
+		{ "## mem", mem_demo_fields, MEM_DEMO_FIELDS },
+		{ "## mem", mem_context_cost_fields, MEM_CTX_FIELDS },
+	};
+	static char doc[1 << 20];
+	FILE *f = fopen(CUDOCTOR_SOURCE_DIR "/docs/json.md", "r");
+	size_t len;
+
+	(void)state;
+	assert_non_null(f);
+	len = fread(doc, 1, sizeof(doc) - 1, f);
+	doc[len] = '\0';
+	fclose(f);
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		char *start = strstr(doc, tables[i].section), *end, save;
+
+		assert_non_null(start);
+		end = strstr(start + 3, "\n## ");
+		end = end ? end : doc + len;
+		save = *end;
+		*end = '\0';
+		for (size_t k = 0; k < tables[i].n; k++) {
+			char quoted[128];
+
+			assert_non_null(tables[i].t[k].key); /* a hole in a table indexed by its enum */
+			snprintf(quoted, sizeof(quoted), "`%s`", tables[i].t[k].key);
+			if (!strstr(start, quoted))
+				fail_msg("%s is not documented under %s in docs/json.md", quoted, tables[i].section);
+		}
+		*end = save;
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_object_in_a_row),
 		cmocka_unit_test(test_json_only_record),
 		cmocka_unit_test(test_string_not_utf8),
+		cmocka_unit_test(test_tables_documented),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
