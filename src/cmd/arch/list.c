@@ -173,7 +173,7 @@ static int by_group_key(const void *p, const void *q)
  * unless -v: libcublasLt alone has 6,000 images. */
 #define FULL_TABLE_MAX 40
 
-/* A row per group of images: libcublasLt alone has 6,000 images. */
+/* The grouped table: a row per (section, member, arch, kind, compression) with its count. */
 static int grouped_table(struct report_rec *w, const struct dc_inventory *inv)
 {
 	static const char *const hdr[] = { "images", "kind", "arch", "compression", "member", "section" };
@@ -221,10 +221,6 @@ static int grouped_table(struct report_rec *w, const struct dc_inventory *inv)
 	free(groups);
 	return report_rec_end(&tab);
 }
-
-/* A file with many images gets one row per (section, member, arch, kind, compression)
- * unless -v. */
-#define FULL_TABLE_MAX 40
 
 void arch_images_fields(struct report_rec *file, const struct arch_file *f, const struct arch_opts *o)
 {
