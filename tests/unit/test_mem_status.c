@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "explain/explain.h"
+#include "report/json_compat.h"
 #include "testlib.h"
 #include "util/err.h"
 #include "util/file.h"
@@ -149,6 +150,52 @@ static void gpu_facts_as_devices_names_them(void **state)
 	json_decref(jd);
 	run_result_free(&rs);
 	run_result_free(&rd);
+}
+
+/* A mem status report of 0.1.0 (tests/compat/, the old spelling), upgraded as diff and fleet
+ * read it, says what today's says on the same fakes; diff finds no change in the GPUs. */
+static void old_release_report(void **state)
+{
+	static const char *const keys[] = { "gpu", "name", "cuda_ordinal", "nvml_memory_total_bytes", "memory_used_bytes",
+					    "memory_free_bytes", "memory_reserved_bytes", "mig_mode_current", NULL };
+	const char *old = CUDOCTOR_SOURCE_DIR "/tests/compat/mem-status-0.1.0.json";
+	char now[64];
+	const char *argv[] = { CUDOCTOR_BINARY, "--json", "--anonymize", "--output", now, "mem", "status", NULL };
+	const char *env[] = { FAKE_CUDA, FAKE_NVML, "CUDA_VISIBLE_DEVICES=", "CUDOCTOR_NODE=oldnode",
+			      "FAKE_GPUS=NVIDIA H200:9.0:141GiB;NVIDIA H200:9.0:141GiB",
+			      "FAKE_NVML_MIG_DEVICES=1:1g.18gb:18GiB;1:3g.71gb:71GiB", "FAKE_NVML_PERSISTENCE=1:1", NULL };
+	const char *diff[] = { CUDOCTOR_BINARY, "--json", "diff", old, now, NULL };
+	struct run_result r;
+	json_t *a, *b, *d, *ch;
+	size_t i;
+
+	(void)state;
+	snprintf(now, sizeof now, "/tmp/cudoctor-mem-status-%d.json", (int)getpid());
+	assert_int_equal(testlib_run(argv, env, NULL, &r), 0);
+	run_result_free(&r);
+	assert_non_null(a = json_load_file(old, 0, NULL));
+	assert_non_null(b = json_load_file(now, 0, NULL));
+	assert_int_equal(report_json_upgrade(a), CD_OK);
+	assert_int_equal(json_array_size(json_object_get(a, "gpus")), 2);
+	for (i = 0; i < 2; i++)
+		for (const char *const *key = keys; *key; key++) {
+			json_t *x = json_object_get(json_array_get(json_object_get(a, "gpus"), i), *key);
+			json_t *y = json_object_get(json_array_get(json_object_get(b, "gpus"), i), *key);
+
+			if (!x || !y || !json_equal(x, y))
+				fail_msg("GPU %zu: %s differs between 0.1.0's report (upgraded) and today's", i, *key);
+		}
+	assert_int_equal(testlib_run(diff, NULL, NULL, &r), 0);
+	assert_int_equal(r.status, 0);
+	assert_non_null(d = json_loads(r.out, 0, NULL));
+	json_array_foreach(json_object_get(d, "changes"), i, ch)
+		if (strcmp(json_string_value(json_object_get(ch, "area")), "gpus") == 0)
+			fail_msg("diff sees a GPU change: %s", r.out);
+	json_decref(d);
+	json_decref(a);
+	json_decref(b);
+	run_result_free(&r);
+	unlink(now);
 }
 
 /* -q: a line per GPU (used, free of total, processes), then the warning; no sections */
@@ -347,6 +394,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(processes_and_other_process_finding),
 		cmocka_unit_test(gpu_facts_as_devices_names_them),
+		cmocka_unit_test(old_release_report),
 		cmocka_unit_test(own_process_resolves_to_command_line),
 		cmocka_unit_test(mig_mode_and_no_driver),
 		cmocka_unit_test(mig_slices_with_their_memory),
