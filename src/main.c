@@ -1,6 +1,7 @@
 /* cudoctor's front door: global options, the command table, parsing every command line
  * through the option tables, help, rendering and exit codes. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "report/render.h"
 #include "report/render_html.h"
 #include "util/err.h"
+#include "util/outfile.h"
 #include "util/str.h"
 #include "util/term.h"
 
@@ -62,7 +64,7 @@ static const struct cli_opt global_opts[] = {
 	  .group = GROUP_VERBOSITY },
 	{ .id = G_OUTPUT, .short_name = 'o', .long_name = "output", .arg = CLI_REQUIRED, .metavar = "FILE",
 	  .help = "write the report to FILE instead of stdout (a temporary file renamed into place, so "
-		  "FILE is never half-written)",
+		  "FILE is never half-written, keeping its mode and owner; a device or FIFO is written in place)",
 	  .complete = CLI_C_FILE },
 	{ .id = G_ANONYMIZE, .long_name = "anonymize",
 	  .help = "before sharing: the host name, GPU UUIDs and serials replaced by stable hashes, "
@@ -295,56 +297,56 @@ static int apply_globals(const struct cli_args *a, struct cd_globals *g, char *e
 	return CD_OK;
 }
 
-/* --output FILE: stdout goes to a temporary file beside FILE, renamed over it once the
- * report is complete, so a reader never sees half a report. */
+/* --output FILE: stdout goes to FILE through util/outfile.h: a temporary file renamed over
+ * it once the report is complete (a reader never sees half a report), or FILE itself when
+ * it is a device or FIFO (/dev/null stays /dev/null). */
 struct output {
-	char *path, *tmp;
+	struct outfile f;
+	bool open;
 };
 
 static int output_open(struct output *o, const char *path, char *err)
 {
-	int fd;
+	int rc;
 
-	o->path = (char *)path;
-	if (!(o->tmp = cd_asprintf("%s.XXXXXX", path)))
-		return cd_fail(err, CD_ENOMEM, "out of memory");
-	if ((fd = mkstemp(o->tmp)) < 0) {
-		int e = errno;
-
-		free(o->tmp);
-		o->tmp = NULL;
-		return cd_fail(err, CD_EIO, "--output %.200s: %s", path, strerror(e));
-	}
-	fchmod(fd, 0644);
+	if ((rc = outfile_open(&o->f, path, "--output", err)) != CD_OK)
+		return rc;
 	fflush(stdout);
-	if (dup2(fd, STDOUT_FILENO) < 0) {
-		int e = errno;
-
-		close(fd);
-		unlink(o->tmp);
-		return cd_fail(err, CD_EIO, "--output %.200s: %s", path, strerror(e));
+	if (dup2(o->f.fd, STDOUT_FILENO) < 0) {
+		rc = cd_fail(err, CD_EIO, "--output %.200s: %s", path, strerror(errno));
+		outfile_abort(&o->f);
+		return rc;
 	}
-	close(fd);
+	o->open = true;
 	return CD_OK;
 }
 
-/* keep: the report is complete; else the temporary file goes */
+/* keep: the report is complete; else the temporary file goes and FILE stays as it was */
 static int output_close(struct output *o, bool keep)
 {
+	char err[CD_ERRMSG];
 	int rc = 0;
 
-	if (!o->tmp)
+	if (!o->open)
 		return 0;
-	if (fflush(stdout) != 0 || fsync(STDOUT_FILENO) != 0)
+	o->open = false;
+	if (fflush(stdout) != 0)
 		keep = false, rc = -1;
-	if (keep && rename(o->tmp, o->path) != 0) {
-		fprintf(stderr, "cudoctor: --output %s: %s\n", o->path, strerror(errno));
+	/* stdout is a copy of the file: point it away so the file's last descriptor is the one
+	 * outfile_commit closes */
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, STDOUT_FILENO);
+		close(null);
+	}
+	if (!keep) {
+		outfile_abort(&o->f);
+		return rc;
+	}
+	if (outfile_commit(&o->f, err) != CD_OK) {
+		fprintf(stderr, "cudoctor: %s\n", err);
 		rc = -1;
 	}
-	if (!keep || rc)
-		unlink(o->tmp);
-	free(o->tmp);
-	o->tmp = NULL;
 	return rc;
 }
 

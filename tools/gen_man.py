@@ -165,6 +165,10 @@ the date in the report's header, in seconds since 1970 (else now)
 .TP
 .B CUDOCTOR_PROGRESS_AFTER
 seconds of work before a progress line appears on a terminal's stderr (else 1)
+.TP
+.B CUDOCTOR_HELPER_TIMEOUT
+seconds each helper program (nvcc \\-\\-version, python3 for arch \\-\\-python) may take before it is
+stopped with its process group and named in a helper\\-timeout finding (else 5)
 .SH FILES
 The knowledge tables (kb/*.tsv in the source tree) and the lab kernels are built into the
 binary; cudoctor reads no configuration file.

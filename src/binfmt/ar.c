@@ -97,8 +97,10 @@ int ar_next(struct ar_iter *it, struct ar_member *m, char *err)
 				w--;
 			if (!parse_dec(h + 1, w, &idx) || !it->names || idx >= it->names_len)
 				return cd_fail(err, CD_EFORMAT, "bad ar long name reference at offset %zu", off);
-			size_t end = idx;
-			while (end < it->names_len && it->names[end] != '\n' && it->names[end] != 0)
+			/* the name ends at a newline, but only what m->name holds is looked at: a
+			 * table with no newline would otherwise be read to its end for every member */
+			size_t end = idx, stop = it->names_len - idx > sizeof(m->name) ? idx + sizeof(m->name) : it->names_len;
+			while (end < stop && it->names[end] != '\n' && it->names[end] != 0)
 				end++;
 			if (end > idx && it->names[end - 1] == '/')
 				end--;

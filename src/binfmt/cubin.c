@@ -101,7 +101,10 @@ int cubin_kernels(const unsigned char *data, size_t size,
 	int rc = elf_open(&e, data, size, err);
 	if (rc)
 		return rc;
+	/* the first symbol table only (an ELF has one), and names that together take no more than
+	 * the cubin's size: crafted symbols can each name the same long string */
 	struct elf_section s;
+	size_t budget = size + 65536;
 	for (size_t i = 1; i < e.shnum; i++) {
 		rc = elf_section_at(&e, i, &s, err);
 		if (rc)
@@ -113,11 +116,17 @@ int cubin_kernels(const unsigned char *data, size_t size,
 			struct elf_symbol sym;
 			if (elf_symbol_at(&e, &s, k, &sym, NULL) == CD_OK && sym.type == ELF_STT_FUNC &&
 			    (sym.other & CUBIN_STO_ENTRY) && sym.name[0]) {
+				size_t len = strnlen(sym.name, budget + 1);
+				if (len > budget)
+					return cd_fail(err, CD_EFORMAT, "kernel names take more bytes than the cubin (%zu) holds",
+						       size);
+				budget -= len;
 				rc = fn(sym.name, ctx);
 				if (rc)
 					return rc;
 			}
 		}
+		break;
 	}
 	return CD_OK;
 }

@@ -9,6 +9,9 @@
 #include "binfmt/cubin.h"
 #include "binfmt/elf.h"
 #include "util/err.h"
+#include "util/safetext.h"
+#include "util/sort.h"
+#include "util/str.h"
 
 /* sm_90+ cubins start each .nv.shared.<kernel> with a window the toolchain reserves (its
  * size in the .nv.reservedSmem.cap symbol; 1 KiB where the symbol is absent, as sm_90
@@ -59,25 +62,50 @@ static int next_rec(const unsigned char *b, size_t len, size_t *pos, struct rec 
 	return CD_OK;
 }
 
+/* Kernel i of out: its symbol and its .text section. The map is kept twice, by symbol (the
+ * order kernels are collected in) and by section, so each record's look-up is a binary
+ * search: a linear one per record made a cubin with many kernels and records quadratic. */
 struct kmap {
 	size_t sym;      /* symbol index */
 	size_t text;     /* its .text section */
+	size_t k;        /* index into out->k */
 };
 
-static struct cubin_kernel_res *by_text(struct cubin_resources *out, const struct kmap *m, size_t text)
+static int by_text_order(const void *a, const void *b)
 {
-	for (size_t i = 0; i < out->n; i++)
-		if (m[i].text == text)
-			return &out->k[i];
-	return NULL;
+	const struct kmap *x = a, *y = b;
+	if (x->text != y->text)
+		return x->text < y->text ? -1 : 1;
+	return (x->k > y->k) - (x->k < y->k);
 }
 
+/* The first entry of m[0..n) whose key (its .text section, or its symbol) is not below key,
+ * m sorted by that key: a binary search. */
+static size_t lower_bound(const struct kmap *m, size_t n, size_t key, bool text)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if ((text ? m[mid].text : m[mid].sym) < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The first kernel (in symbol order) whose code is section text; tm sorted by by_text_order. */
+static struct cubin_kernel_res *by_text(struct cubin_resources *out, const struct kmap *tm, size_t text)
+{
+	size_t i = lower_bound(tm, out->n, text, true);
+	return i < out->n && tm[i].text == text ? &out->k[tm[i].k] : NULL;
+}
+
+/* m is in symbol order (ascending). */
 static struct cubin_kernel_res *by_sym(struct cubin_resources *out, const struct kmap *m, size_t sym)
 {
-	for (size_t i = 0; i < out->n; i++)
-		if (m[i].sym == sym)
-			return &out->k[i];
-	return NULL;
+	size_t i = lower_bound(m, out->n, sym, false);
+	return i < out->n && m[i].sym == sym ? &out->k[m[i].k] : NULL;
 }
 
 static void read_dims(const struct rec *r, unsigned d[3])
@@ -162,10 +190,12 @@ static int constant_bank(const char *name, bool *kernel)
 	return bank;
 }
 
-/* The kernels of the first symbol table, in its order. */
+/* The kernels of the first symbol table, in its order. Their names together may take no more
+ * than the cubin's size (and 64 KiB): crafted symbols can all name one long string. */
 static int collect_kernels(const struct elf_file *e, struct cubin_resources *out, struct kmap **map, char *err)
 {
 	struct elf_section s;
+	size_t budget = e->size + 65536;
 	int rc;
 
 	*map = NULL;
@@ -196,12 +226,20 @@ static int collect_kernels(const struct elf_file *e, struct cubin_resources *out
 				*map = nm;
 				cap = nc;
 			}
+			size_t len = strnlen(sym.name, budget + 1);
+			if (len > budget)
+				return cd_fail(err, CD_EFORMAT, "kernel names take more bytes than the cubin (%zu) holds",
+					       e->size);
+			budget -= len;
 			memset(&out->k[out->n], 0, sizeof(out->k[0]));
-			out->k[out->n].name = strdup(sym.name);
+			/* printed and put in JSON: made safe text when it is not already */
+			out->k[out->n].name = safe_text_is_clean(sym.name, len, 0) ? cd_strndup(sym.name, len)
+										   : safe_text_dup(sym.name, len, (size_t)-1, 0);
 			if (!out->k[out->n].name)
 				return cd_fail(err, CD_ENOMEM, "out of memory");
 			(*map)[out->n].sym = k;
 			(*map)[out->n].text = sym.shndx;
+			(*map)[out->n].k = out->n;
 			out->n++;
 		}
 		return CD_OK;
@@ -237,7 +275,7 @@ int cubin_resources_read(const unsigned char *data, size_t size, struct cubin_re
 	struct cubin_info ci;
 	struct elf_file e;
 	struct elf_section s;
-	struct kmap *map = NULL;
+	struct kmap *map = NULL, *tmap = NULL;
 	uint64_t *shared = NULL, window;
 	bool has_reserved = false;
 	int rc;
@@ -248,10 +286,14 @@ int cubin_resources_read(const unsigned char *data, size_t size, struct cubin_re
 	TRY(elf_open(&e, data, size, err));
 	TRY(collect_kernels(&e, out, &map, err));
 	shared = calloc(out->n ? out->n : 1, sizeof(*shared));
-	if (!shared) {
+	tmap = malloc((out->n ? out->n : 1) * sizeof(*tmap));
+	if (!shared || !tmap) {
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		goto out;
 	}
+	if (out->n)
+		memcpy(tmap, map, out->n * sizeof(*tmap));
+	cd_qsort(tmap, out->n, sizeof(*tmap), by_text_order);
 	for (size_t i = 1; i < e.shnum; i++) {
 		struct cubin_kernel_res *k;
 		const unsigned char *b;
@@ -271,17 +313,17 @@ int cubin_resources_read(const unsigned char *data, size_t size, struct cubin_re
 				TRY(read_module_info(b, len, out, map, err));
 		} else if (strncmp(s.name, ".nv.info.", 9) == 0) {
 			b = elf_section_bytes(&e, &s, &len);
-			if (b && (k = by_text(out, map, s.info)) != NULL)
+			if (b && (k = by_text(out, tmap, s.info)) != NULL)
 				TRY(read_kernel_info(b, len, k, s.name, err));
 		} else if (strncmp(s.name, ".nv.shared.reserved.", 20) == 0) {
 			has_reserved = true;
 		} else if (strncmp(s.name, ".nv.shared.", 11) == 0) {
-			if ((k = by_text(out, map, s.info)) != NULL)
+			if ((k = by_text(out, tmap, s.info)) != NULL)
 				shared[k - out->k] += s.size;
 		} else if ((bank = constant_bank(s.name, &kernel)) >= 0) {
 			if (!kernel)
 				out->module_const += s.size;
-			else if ((k = by_text(out, map, s.info)) != NULL) {
+			else if ((k = by_text(out, tmap, s.info)) != NULL) {
 				if (bank == 0)
 					k->param_bytes += s.size;
 				else
@@ -300,6 +342,7 @@ int cubin_resources_read(const unsigned char *data, size_t size, struct cubin_re
 out:
 	free(shared);
 	free(map);
+	free(tmap);
 	if (rc != CD_OK)
 		cubin_resources_free(out);
 	return rc;

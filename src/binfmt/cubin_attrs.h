@@ -18,7 +18,7 @@
 #define EIATTR_REGCOUNT 0x2f       /* {symbol, registers per thread} */
 
 struct cubin_kernel_res {
-	char *name;                 /* owned */
+	char *name;                 /* owned; as util/safetext.h makes it (printed, put in JSON) */
 	unsigned registers;         /* per thread; 0 when not recorded */
 	bool has_registers;
 	unsigned max_threads[3];    /* __launch_bounds__ (EIATTR_MAX_THREADS); 0 when none */

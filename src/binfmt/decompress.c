@@ -30,6 +30,9 @@ int decompress_payload(enum fatbin_compression how, const unsigned char *src, si
 		return cd_fail(err, CD_EFORMAT, "image of %zu bytes has only %zu stored", expected, src_len);
 	if (how == FATBIN_LZ4 && (src_len > (size_t)LZ4_MAX_INPUT_SIZE || expected > (size_t)INT32_MAX))
 		return cd_fail(err, CD_EUNSUPPORTED, "LZ4 block of %zu bytes is too large", src_len);
+	/* an LZ4 sequence expands at most 255 times: a larger claim is refused before allocating */
+	if (how == FATBIN_LZ4 && expected / 255 > src_len + 16)
+		return cd_fail(err, CD_EFORMAT, "an LZ4 block of %zu bytes cannot hold %zu", src_len, expected);
 	unsigned char *buf = malloc(expected);
 	if (!buf)
 		return cd_fail(err, CD_ENOMEM, "out of memory for a %zu-byte image", expected);

@@ -16,7 +16,9 @@
 #include "binfmt/elf.h"
 #include "binfmt/ptx.h"
 #include "util/err.h"
+#include "util/safetext.h"
 #include "util/str.h"
+#include "util/units.h"
 
 #define SEC_NV_FATBIN ".nv_fatbin"
 #define SEC_RELFATBIN "__nv_relfatbin"
@@ -79,10 +81,17 @@ static int grow(void **arr, size_t *cap, size_t n, size_t elem)
  * rest share one name, so a lookup never costs more than this many comparisons. */
 #define MAX_SECTION_NAMES 1024
 
-static int intern_section(struct dc_inventory *inv, const char *name, uint32_t *idx)
+/* A section name is kept to this many bytes (a crafted table can give every section one name
+ * megabytes long), as safe text: it is printed and put in JSON. */
+#define MAX_SECTION_NAME 256
+
+static int intern_section(struct dc_inventory *inv, const char *full, uint32_t *idx)
 {
+	char name[MAX_SECTION_NAME + 1];
+
 	if (inv->n_sections >= MAX_SECTION_NAMES)
-		name = "(other sections)";
+		full = "(other sections)";
+	safe_text(name, sizeof name, full, strnlen(full, MAX_SECTION_NAME + 1), 0);
 	/* newest first: consecutive containers mostly share a section */
 	for (size_t k = inv->n_sections; k > 0; k--)
 		if (strcmp(inv->sections[k - 1], name) == 0) {
@@ -153,12 +162,10 @@ static int add_entry(struct dc_inventory *inv, const struct fatbin_entry *e, siz
 	im->payload = e->payload;
 	im->payload_len = e->payload_len;
 	if (e->ident && e->ident_len) {
-		char *id = cd_strndup(e->ident, e->ident_len);
+		/* the source file name nvcc was given: bytes from the file, printed and put in JSON */
+		char *id = safe_text_dup(e->ident, e->ident_len, 1024, 0);
 		if (!id)
 			return CD_ENOMEM;
-		for (char *q = id; *q; q++)
-			if ((unsigned char)*q < 0x20 || *q == 0x7f)
-				*q = '?';
 		im->identifier = id;
 	}
 	im->container = (uint32_t)(inv->n_containers - 1);
@@ -291,6 +298,9 @@ static int scan_host_elf(struct dc_inventory *inv, const struct elf_file *e, siz
 		order[n++].index = i;
 	}
 	cd_qsort(order, n, sizeof(*order), by_offset);
+	/* every byte is walked or scanned once: sections that overlap what an earlier one covered
+	 * (crafted: thousands of sections over one region) add only what lies beyond it */
+	size_t covered = 0;
 	for (size_t k = 0; k < n; k++) {
 		if ((rc = elf_section_at(e, order[k].index, &s, err)))
 			goto out;
@@ -306,10 +316,15 @@ static int scan_host_elf(struct dc_inventory *inv, const struct elf_file *e, siz
 			goto out;
 		}
 		size_t start = (size_t)s.offset, end = start + (size_t)s.size;
+		if (end <= covered || (named && start < covered))
+			continue;
+		if (start < covered)
+			start = (covered + 7) & ~(size_t)7;
+		covered = end;
 		if (named)
 			rc = walk_region(inv, e->data, start, end, base, s.name, member,
 					 primary && strcmp(s.name, primary) == 0, opts, err);
-		else
+		else if (start < end)
 			rc = scan_region(inv, e->data, start, end, base, s.name, member, opts, err);
 		if (rc)
 			goto out;
@@ -424,6 +439,7 @@ int dc_scan(struct dc_inventory *inv, const unsigned char *data, size_t size, un
 {
 	enum sniffed kind = sniff(data, size);
 	int rc;
+	inv->inflate_left = DC_INFLATE_BUDGET(size);
 	if (!data || size == 0)
 		return cd_fail(err, CD_EFORMAT, "empty file");
 	if (kind == SNIFF_ARCHIVE) {
@@ -456,9 +472,23 @@ int dc_scan(struct dc_inventory *inv, const unsigned char *data, size_t size, un
 	return CD_OK;
 }
 
-int dc_image_bytes(const struct dc_image *im, size_t cap, unsigned char **buf, size_t *len, char *err)
+int dc_image_bytes(struct dc_inventory *inv, const struct dc_image *im, size_t cap, unsigned char **buf,
+		   size_t *len, char *err)
 {
 	struct fatbin_entry e = {.payload = im->payload, .payload_len = im->payload_len};
+
+	*buf = NULL;
+	*len = 0;
+	if (im->compression != FATBIN_RAW) {
+		if (im->uncompressed_bytes > inv->inflate_left) {
+			char want[UNITS_BUF];
+			return cd_fail(err, CD_EUNSUPPORTED,
+				       "not decompressed: it declares %s, more than this file's images may still "
+				       "decompress to (64 MiB and 16 times the file's size in all)",
+				       units_fmt_bytes(im->uncompressed_bytes, want, sizeof want));
+		}
+		inv->inflate_left -= im->uncompressed_bytes;
+	}
 
 	e.flags = im->compression == FATBIN_LZ4 ? FATBIN_FLAG_LZ4 : im->compression == FATBIN_ZSTD ? FATBIN_FLAG_ZSTD : 0;
 	e.payload_size = im->payload_len;

@@ -60,6 +60,10 @@ struct dc_inventory {
 	size_t n_sections;
 	char **members;                /* archive member names, owned */
 	size_t n_members;
+	/* Bytes dc_image_bytes may still decompress for this input (dc_scan sets it to
+	 * DC_INFLATE_BUDGET of the input's size): an image may declare 256 MiB, and a 333 KB
+	 * fatbin of such images took 13.5 s and 266 MB to list. */
+	uint64_t inflate_left;
 	/* Called after each container with the highest byte touched so far, so a caller
 	 * that mapped the file can release pages behind the walk. Optional. */
 	void (*progress)(const unsigned char *upto, void *ctx);
@@ -76,10 +80,15 @@ int dc_scan(struct dc_inventory *inv, const unsigned char *data, size_t size, un
  * (cubins too), an ar archive, a fatbin, or PTX text. */
 bool dc_has_magic(const unsigned char *data, size_t size);
 
-/* The image's bytes, decompressed when stored compressed (at most cap bytes): *buf is
- * malloc'ed, the caller frees it. CD_OK, CD_EFORMAT / CD_EUNSUPPORTED (err says why),
- * CD_ENOMEM. */
-int dc_image_bytes(const struct dc_image *im, size_t cap, unsigned char **buf, size_t *len, char *err);
+/* What the images of one input may decompress to together: 64 MiB and 16 times its size
+ * (real fatbins compress 2-5 times). */
+#define DC_INFLATE_BUDGET(size) ((uint64_t)64 * 1024 * 1024 + 16 * (uint64_t)(size))
+
+/* The image's bytes, decompressed when stored compressed (at most cap bytes, and charged to
+ * inv->inflate_left: CD_EUNSUPPORTED once that is spent): *buf is malloc'ed, the caller frees
+ * it. CD_OK, CD_EFORMAT / CD_EUNSUPPORTED (err says why), CD_ENOMEM. */
+int dc_image_bytes(struct dc_inventory *inv, const struct dc_image *im, size_t cap, unsigned char **buf,
+		   size_t *len, char *err);
 
 const char *dc_format_name(enum dc_format f);
 /* "sm_90a", "compute_100f": the arch as nvcc spells it for this kind. */

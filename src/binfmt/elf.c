@@ -10,12 +10,27 @@ bool elf_has_magic(const unsigned char *data, size_t size)
 	return data && size >= 4 && memcmp(data, "\177ELF", 4) == 0;
 }
 
+/* How far a string table holds terminated strings: just past its last NUL, looked for only
+ * in its last STRTAB_TAIL bytes (a table ends in NUL; one that does not holds garbage after
+ * its last string). Every name of a table is then checked in constant time: a search from
+ * each name's offset to its NUL would cost the table's length per name when crafted names
+ * share one long unterminated run (an 8 MB file: 36 s). */
+#define STRTAB_TAIL 256
+
+static size_t strtab_terminated(const unsigned char *tab, size_t len)
+{
+	size_t stop = len > STRTAB_TAIL ? len - STRTAB_TAIL : 0;
+
+	for (size_t i = len; i > stop; i--)
+		if (tab[i - 1] == 0)
+			return i;
+	return 0;
+}
+
 /* A NUL-terminated string at tab[off] inside tab[0..len), else "". */
 static const char *bounded_str(const unsigned char *tab, size_t len, uint64_t off)
 {
-	if (!tab || off >= len)
-		return "";
-	if (!memchr(tab + off, 0, len - off))
+	if (!tab || off >= strtab_terminated(tab, len))
 		return "";
 	return (const char *)tab + off;
 }

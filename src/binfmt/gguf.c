@@ -193,18 +193,13 @@ static int skip_value(struct cursor *c, uint32_t type, int depth, uint32_t *arr_
 	return cd_fail(c->err, CD_EFORMAT, "offset %zu: invalid value type %u", c->pos, type);
 }
 
-static bool key_is(const struct gguf_kv *kv, const char *key)
-{
-	size_t n = strlen(key);
-	return kv->key_len == n && memcmp(kv->key, key, n) == 0;
-}
-
 const struct gguf_kv *gguf_find(const struct gguf_file *g, const char *key)
 {
-	for (uint64_t i = 0; i < g->n_kv; i++)
-		if (key_is(&g->kv[i], key))
-			return &g->kv[i];
-	return NULL;
+	size_t i;
+
+	if (!strindex_get(&g->keys, key, strlen(key), &i) || i >= g->n_kv)
+		return NULL;
+	return &g->kv[i];
 }
 
 /* Reads one integer/bool element of scalar type t at offset off (already bounds-checked). */
@@ -283,14 +278,18 @@ bool gguf_array_uint(const struct gguf_file *g, const struct gguf_kv *kv, uint64
 	return read_uint(g->data + kv->value_off + (size_t)i * es, kv->arr_type, out);
 }
 
-bool gguf_get_uint_at(const struct gguf_file *g, const char *key, uint64_t i, uint64_t *out)
+bool gguf_kv_uint_at(const struct gguf_file *g, const struct gguf_kv *kv, uint64_t i, uint64_t *out)
 {
-	const struct gguf_kv *kv = gguf_find(g, key);
 	if (!kv)
 		return false;
 	if (kv->type == GGUF_T_ARRAY)
 		return gguf_array_uint(g, kv, i, out);
 	return read_uint(g->data + kv->value_off, kv->type, out);
+}
+
+bool gguf_get_uint_at(const struct gguf_file *g, const char *key, uint64_t i, uint64_t *out)
+{
+	return gguf_kv_uint_at(g, gguf_find(g, key), i, out);
 }
 
 static int parse_kvs(struct cursor *c, struct gguf_file *g)
@@ -300,6 +299,8 @@ static int parse_kvs(struct cursor *c, struct gguf_file *g)
 		int rc = rd_str(c, &kv->key, &kv->key_len, MAX_KEY_LEN, "metadata key");
 		if (rc || (rc = rd_u32(c, &kv->type, "metadata value type")))
 			return rc;
+		if (strindex_put(&g->keys, kv->key, kv->key_len, (size_t)i, NULL) != CD_OK)
+			return cd_fail(c->err, CD_ENOMEM, "out of memory");
 		if (kv->type == GGUF_T_ARRAY) {
 			/* value_off is the first element: after the u32 type and u64 count */
 			size_t at = c->pos;
@@ -487,6 +488,7 @@ out:
 
 void gguf_free(struct gguf_file *g)
 {
+	strindex_free(&g->keys);
 	free(g->kv);
 	free(g->tensors);
 	g->kv = NULL;

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/strindex.h"
+
 #define GGUF_MAX_DIMS 4
 #define GGUF_DEFAULT_ALIGNMENT 32
 
@@ -45,6 +47,7 @@ struct gguf_file {
 	uint32_t version;
 	uint64_t n_kv, n_tensors;
 	struct gguf_kv *kv;
+	struct strindex keys;      /* key -> index into kv (the first of duplicates), for gguf_find */
 	struct gguf_tensor *tensors;
 	uint32_t alignment;
 	uint64_t data_start;
@@ -64,6 +67,7 @@ struct ggml_type_info {
 int gguf_parse(const unsigned char *data, size_t size, struct gguf_file *g, char *err);
 void gguf_free(struct gguf_file *g);
 
+/* The entry of key (its first, when repeated), by hash: constant time. */
 const struct gguf_kv *gguf_find(const struct gguf_file *g, const char *key);
 /* Any integer or bool value that is non-negative. */
 bool gguf_get_uint(const struct gguf_file *g, const char *key, uint64_t *out);
@@ -75,6 +79,8 @@ bool gguf_array_uint(const struct gguf_file *g, const struct gguf_kv *kv, uint64
 /* Integer value of a key that may be a scalar or a per-item array: item i of the
  * array, or the scalar for every i. */
 bool gguf_get_uint_at(const struct gguf_file *g, const char *key, uint64_t i, uint64_t *out);
+/* The same for an entry found once (kv may be NULL: false), for loops over the layers. */
+bool gguf_kv_uint_at(const struct gguf_file *g, const struct gguf_kv *kv, uint64_t i, uint64_t *out);
 
 const struct ggml_type_info *ggml_type_get(uint32_t id);      /* NULL if unknown */
 const struct ggml_type_info *ggml_type_by_name(const char *name); /* "q8_0", case-insensitive */

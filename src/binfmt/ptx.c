@@ -72,10 +72,16 @@ static unsigned read_uint(const struct line *l, size_t *i)
 	return v;
 }
 
+/* PTX states its .version in its first lines (after a comment header); the sniff reads no
+ * further than this, so a 4 GiB file without newlines is not read whole (15 s) to say no. */
+#define PTX_SNIFF_BYTES ((size_t)64 << 10)
+
 bool ptx_looks_like_ptx(const unsigned char *data, size_t size)
 {
 	size_t pos = 0;
 	struct line l;
+	if (size > PTX_SNIFF_BYTES)
+		size = PTX_SNIFF_BYTES;
 	for (int k = 0; k < 200 && next_line(data, size, &pos, &l); k++)
 		if (find_directive(&l, ".version"))
 			return true;

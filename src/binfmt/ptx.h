@@ -14,7 +14,8 @@ struct ptx_info {
 	size_t n_entries;
 };
 
-/* True when the text looks like PTX: a .version directive among its first lines. */
+/* True when the text looks like PTX: a .version directive among its first 200 lines and
+ * 64 KiB (nothing further is read). */
 bool ptx_looks_like_ptx(const unsigned char *data, size_t size);
 
 /* CD_EFORMAT when no .version directive is found. */

@@ -9,6 +9,7 @@
 
 #include "util/err.h"
 #include "util/str.h"
+#include "util/strindex.h"
 
 static const struct {
 	const char *name;
@@ -27,6 +28,14 @@ unsigned st_dtype_bits(const char *dtype)
 		if (strcmp(st_dtypes[i].name, dtype) == 0)
 			return st_dtypes[i].bits;
 	return 0;
+}
+
+uint64_t st_header_length(const unsigned char *data)
+{
+	uint64_t n = 0;
+	for (int i = 7; i >= 0; i--)
+		n = n << 8 | data[i];
+	return n;
 }
 
 static bool json_u64(const json_t *v, uint64_t *out)
@@ -92,9 +101,7 @@ int st_parse(const unsigned char *data, size_t size, struct st_file *f, char *er
 	memset(f, 0, sizeof *f);
 	if (!data || size < 8)
 		return cd_fail(err, CD_EFORMAT, "truncated: %zu bytes, a safetensors file starts with an 8-byte header length", size);
-	uint64_t n = 0;
-	for (int i = 7; i >= 0; i--)
-		n = n << 8 | data[i];
+	uint64_t n = st_header_length(data);
 	if (n > ST_MAX_HEADER)
 		return cd_fail(err, CD_EFORMAT, "offset 0: header length %llu exceeds %llu (not a safetensors file?)",
 			       (unsigned long long)n, ST_MAX_HEADER);
@@ -172,18 +179,16 @@ static bool shard_name_ok(const char *s)
 	return s[0] && !strchr(s, '/') && !strchr(s, '\\') && strcmp(s, ".") && strcmp(s, "..");
 }
 
-int st_index_parse(const unsigned char *data, size_t size, struct st_index *ix, char *err)
+int st_index_read(const json_t *root, struct st_index *ix, char *err)
 {
-	json_error_t jerr;
+	struct strindex seen;
+	json_t *map = json_object_get(root, "weight_map");
 	int rc = CD_OK;
+
 	memset(ix, 0, sizeof *ix);
-	json_t *root = json_loadb((const char *)data, data ? size : 0, JSON_REJECT_DUPLICATES, &jerr);
-	json_t *map = root ? json_object_get(root, "weight_map") : NULL;
-	if (!json_is_object(map)) {
-		rc = root ? cd_fail(err, CD_EFORMAT, "index has no \"weight_map\" object")
-			  : cd_fail(err, CD_EFORMAT, "offset %d: not JSON: %s", jerr.position, jerr.text);
-		goto out;
-	}
+	strindex_init(&seen);
+	if (!json_is_object(map))
+		return cd_fail(err, CD_EFORMAT, "index has no \"weight_map\" object");
 	json_t *ts = json_object_get(json_object_get(root, "metadata"), "total_size");
 	/* transformers writes an integer; some scripts write a float or a string */
 	if (json_is_integer(ts) && json_integer_value(ts) >= 0) {
@@ -193,8 +198,7 @@ int st_index_parse(const unsigned char *data, size_t size, struct st_index *ix, 
 		ix->total_size = (uint64_t)json_real_value(ts);
 		ix->has_total_size = true;
 	}
-	size_t cap = json_object_size(map);
-	ix->shards = calloc(cap ? cap : 1, sizeof *ix->shards);
+	ix->shards = calloc(ST_MAX_SHARDS, sizeof *ix->shards);
 	if (!ix->shards) {
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		goto out;
@@ -208,12 +212,18 @@ int st_index_parse(const unsigned char *data, size_t size, struct st_index *ix, 
 			goto out;
 		}
 		const char *s = json_string_value(val);
-		bool seen = false;
-		/* shards are few (tens) and usually grouped, so look from the newest */
-		for (size_t i = ix->n_shards; i-- > 0 && !seen;)
-			seen = strcmp(ix->shards[i], s) == 0;
-		if (seen)
+		size_t first;
+		/* the names seen so far are hashed: a search per tensor over 200k names took minutes */
+		if (strindex_put(&seen, s, strlen(s), ix->n_shards, &first) != CD_OK) {
+			rc = cd_fail(err, CD_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (first != ix->n_shards)
 			continue;
+		if (ix->n_shards == ST_MAX_SHARDS) {
+			rc = cd_fail(err, CD_EFORMAT, "weight_map names more than %d shard files", ST_MAX_SHARDS);
+			goto out;
+		}
 		if (!(ix->shards[ix->n_shards] = cd_strdup(s))) {
 			rc = cd_fail(err, CD_ENOMEM, "out of memory");
 			goto out;
@@ -221,9 +231,23 @@ int st_index_parse(const unsigned char *data, size_t size, struct st_index *ix, 
 		ix->n_shards++;
 	}
 out:
-	json_decref(root);
+	strindex_free(&seen);
 	if (rc)
 		st_index_free(ix);
+	return rc;
+}
+
+int st_index_parse(const unsigned char *data, size_t size, struct st_index *ix, char *err)
+{
+	json_error_t jerr;
+	json_t *root = json_loadb((const char *)data, data ? size : 0, JSON_REJECT_DUPLICATES, &jerr);
+	int rc;
+
+	memset(ix, 0, sizeof *ix);
+	if (!root)
+		return cd_fail(err, CD_EFORMAT, "offset %d: not JSON: %s", jerr.position, jerr.text);
+	rc = st_index_read(root, ix, err);
+	json_decref(root);
 	return rc;
 }
 

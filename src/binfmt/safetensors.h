@@ -7,8 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #define ST_MAX_DIMS 16
 #define ST_MAX_HEADER 100000000ull /* the reference reader's MAX_HEADER_SIZE */
+#define ST_MAX_SHARDS 4096         /* shard files an index may name (the largest models use ~200) */
 
 struct st_tensor {
 	char *name;
@@ -28,6 +31,9 @@ struct st_file {
 	size_t n_tensors;
 };
 
+/* The header length N of a safetensors file: its first 8 bytes, little-endian (data holds 8). */
+uint64_t st_header_length(const unsigned char *data);
+
 /* Bits per element of a safetensors dtype ("BF16" -> 16), 0 if unknown. */
 unsigned st_dtype_bits(const char *dtype);
 
@@ -40,7 +46,8 @@ void st_free(struct st_file *f);
 
 /* model.safetensors.index.json: the distinct shard file names of weight_map, in
  * first-seen order, and metadata.total_size when present. Names with a path
- * separator or ".." are rejected (they would escape the model's directory). */
+ * separator or ".." are rejected (they would escape the model's directory), and so is an
+ * index naming more than ST_MAX_SHARDS files (refused as soon as the next one is seen). */
 struct st_index {
 	char **shards;
 	size_t n_shards;
@@ -49,6 +56,8 @@ struct st_index {
 	bool has_total_size;
 };
 int st_index_parse(const unsigned char *data, size_t size, struct st_index *ix, char *err);
+/* The same from an index already parsed (a root object). */
+int st_index_read(const json_t *root, struct st_index *ix, char *err);
 void st_index_free(struct st_index *ix);
 
 #endif

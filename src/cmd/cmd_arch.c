@@ -129,7 +129,7 @@ static int parse_args(struct report *r, int argc, char **argv, const struct cd_g
 		if (rc)
 			return rc;
 	}
-	if (python && (rc = arch_inputs_python(in, python_path, err)))
+	if (python && (rc = arch_inputs_python(r, in, python_path, err)))
 		return rc;
 	if (ollama && (rc = arch_inputs_ollama(in, err))) {
 		if (rc != CD_ENOTFOUND)
@@ -210,6 +210,8 @@ static bool do_file(struct report_rec *files, const char *path, bool explicit_in
 		f.inv.progress = release_behind;
 		f.inv.progress_ctx = &rel;
 		rc = dc_scan(&f.inv, mf.data, mf.size, scan_opts(o, explicit_input), err);
+		if (rc == CD_OK && !file_map_intact(&mf))
+			rc = cd_fail(err, CD_EIO, "the file was cut short while it was read");
 		if (rc && !strstr(err, path)) {
 			char cause[CD_ERRMSG];
 			memcpy(cause, err, sizeof(cause));

@@ -16,6 +16,7 @@
 #include "util/err.h"
 #include "report/render.h"
 #include "util/file.h"
+#include "util/outfile.h"
 #include "util/units.h"
 
 #define DEFAULT_TIMEOUT_S 300
@@ -96,14 +97,29 @@ static int parse_labs(struct fleet_opts *o, char *list, char *err)
 
 int fleet_render(struct report *r, const struct fleet_opts *o, const struct cd_globals *g, char *err)
 {
-	FILE *out = o->save ? fopen(o->save, "w") : stdout;
+	struct outfile of;
+	FILE *out = stdout;
 	int rc;
 
-	if (!out)
-		return cd_fail(err, CD_EIO, "--save %s: %s", o->save, strerror(errno));
+	if (o->save) {
+		if ((rc = outfile_open(&of, o->save, "--save", err)) != CD_OK)
+			return rc;
+		/* rank 0 writes this after the launcher's SIGTERM, and its SIGKILL follows within
+		 * milliseconds: an fsync there lost the whole report */
+		of.sync = false;
+		if (!(out = outfile_stream(&of))) {
+			outfile_abort(&of);
+			return cd_fail(err, CD_ENOMEM, "out of memory");
+		}
+	}
 	rc = render_report(r, &g->render, out);
-	if (fflush(out) != 0 || (out != stdout && fclose(out) != 0) || rc != CD_OK)
+	if (fflush(out) != 0 || rc != CD_OK) {
+		if (o->save)
+			outfile_abort(&of);
 		return cd_fail(err, CD_EIO, "cannot write the report%s%s", o->save ? " to " : "", o->save ? o->save : "");
+	}
+	if (o->save && (rc = outfile_commit(&of, err)) != CD_OK)
+		return rc;
 	r->self_rendered = true;
 	return CD_OK;
 }
@@ -122,6 +138,7 @@ static int read_files(struct report *r, int n, char **files, const struct fleet_
 		fleet_name_from_path(files[i], name, sizeof name);
 		rc = file_map(files[i], &mf, ferr);
 		if (rc == CD_OK) {
+			/* a report cut short while read holds zeros there: JSON refuses them */
 			rc = fleet_read_report(&f, mf.data, mf.size, name, ferr);
 			file_unmap(&mf);
 		}

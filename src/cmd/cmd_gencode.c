@@ -11,6 +11,7 @@
 #include "probe/gpus.h"
 #include "probe/toolkits.h"
 #include "rules/gencode.h"
+#include "rules/rules.h"
 #include "util/err.h"
 
 static const char gencode_help[] =
@@ -87,7 +88,7 @@ static int parse_args(int argc, char **argv, const struct cli_args *args, struct
 }
 
 /* The toolkit the flags are for: --toolkit, else the nvcc here, else the newest known. */
-static int pick_toolkit(struct report_rec *top, const struct gencode_args *a,
+static int pick_toolkit(struct report *r, struct report_rec *top, const struct gencode_args *a,
 			const struct kb_toolkit **tk, char *err)
 {
 	struct toolkits ts = { 0 };
@@ -111,6 +112,8 @@ static int pick_toolkit(struct report_rec *top, const struct gencode_args *a,
 	if ((rc = toolkits_probe(&ts, &o, nerr)) == CD_ENOMEM)
 		return cd_fail(err, rc, "out of memory");
 	nv = explain_build_nvcc(&ts);
+	if (nv && nv->timed_out && (rc = rules_helper_timeout(r, nv->nvcc, nv->timed_out, nv->timeout_ms)) != CD_OK)
+		goto out;
 	if (nv && nv->version.parts) {
 		*tk = kb_toolkit_find(&nv->version);
 		if (*tk && (*tk)->archs_known) {
@@ -121,6 +124,9 @@ static int pick_toolkit(struct report_rec *top, const struct gencode_args *a,
 		}
 		report_rec_line(top, "nvcc %s at %s is not in the tables; using the newest known toolkit",
 				nv->version_text, nv->nvcc);
+	} else if (nv && nv->timed_out) {
+		report_rec_line(top, "nvcc at %s did not answer; using the newest toolkit the tables know (give "
+				"--toolkit to choose)", nv->nvcc);
 	} else {
 		report_rec_line(top, "no nvcc found; using the newest toolkit the tables know (give "
 				"--toolkit to choose)");
@@ -370,7 +376,7 @@ static int gencode_run(struct report *r, int argc, char **argv, const struct cd_
 	TRY(kb_load(err));
 	TRY(parse_args(argc, argv, g->args, a, err));
 	report_rec_section(&top, "Build");
-	TRY(pick_toolkit(&top, a, &tk, err));
+	TRY(pick_toolkit(r, &top, a, &tk, err));
 	if (a->native)
 		TRY(add_native(r, a, err));
 	if (a->all || a->all_major)

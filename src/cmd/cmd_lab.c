@@ -16,6 +16,7 @@
 #include "lab/nvml_dev.h"
 #include "lab/svg.h"
 #include "util/err.h"
+#include "util/outfile.h"
 #include "util/str.h"
 
 static const char help[] =
@@ -158,14 +159,8 @@ static int write_plot(const char *dir, const struct lab *l, const struct lab_res
 	if (!svg)
 		return CD_OK;
 	char *path = cd_asprintf("%s/%s.svg", dir, l->name);
-	int rc = CD_OK;
-	FILE *f = path ? fopen(path, "w") : NULL;
-	if (!path)
-		rc = cd_fail(err, CD_ENOMEM, "out of memory");
-	else if (!f || fputs(svg, f) < 0)
-		rc = cd_fail(err, CD_EIO, "%s: %s", path, strerror(errno));
-	if (f && fclose(f) != 0 && rc == CD_OK)
-		rc = cd_fail(err, CD_EIO, "%s: %s", path, strerror(errno));
+	int rc = path ? outfile_write_all(path, "--plot", svg, strlen(svg), err)
+		      : cd_fail(err, CD_ENOMEM, "out of memory");
 	free(path);
 	free(svg);
 	return rc;

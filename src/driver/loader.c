@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util/err.h"
+#include "util/file.h"
 
 /* Where driver libraries live when the loader's search does not find them: WSL2's driver
  * store, NVIDIA container toolkit mounts, and the distributions' paths. */
@@ -50,8 +52,25 @@ static void record_path(struct dl_lib *lib, const char *symbol, const char *fall
 	snprintf(lib->path, sizeof(lib->path), "%s", fallback);
 }
 
+/* dlopen reads the file it is given: a FIFO there (no writer) would block it forever, a
+ * device would be read as a library. A path is checked first with stat, which opens
+ * nothing; a bare soname is the loader's search, which takes regular files only. */
+static bool openable(const char *file, char *why, size_t cap)
+{
+	struct stat st;
+
+	if (!strchr(file, '/') || stat(file, &st) != 0 || S_ISREG(st.st_mode))
+		return true;
+	snprintf(why, cap, "%s, not a regular file", file_kind_name(st.st_mode));
+	return false;
+}
+
 static bool try_open(struct dl_lib *lib, const struct dl_spec *spec, const char *file, const char *how)
 {
+	char why[64];
+
+	if (!openable(file, why, sizeof why))
+		return false;
 	lib->handle = dlopen(file, RTLD_NOW | RTLD_LOCAL);
 	if (!lib->handle)
 		return false;
@@ -82,6 +101,10 @@ int dl_open(const struct dl_spec *spec, struct dl_lib *lib, char *err)
 
 	memset(lib, 0, sizeof(*lib));
 	if (override && *override) {
+		char why[64];
+
+		if (!openable(override, why, sizeof why))
+			return cd_fail(err, CD_ENOTFOUND, "%s=%s: %s", spec->override_env, override, why);
 		if (try_open(lib, spec, override, spec->override_env))
 			return CD_OK;
 		e = dlerror();

@@ -443,7 +443,8 @@ static int launch_push(struct explain_launch *l, const struct arch_gpu *g, const
 }
 
 /* The kernels of one SASS image that cannot launch on GPU g with the block judged. */
-static int launch_image(const struct dc_image *im, const struct arch_gpu *g, struct explain_launch *l,
+static int launch_image(struct dc_inventory *inv, const struct dc_image *im, const struct arch_gpu *g,
+			struct explain_launch *l,
 			struct explain_check *c, char *err)
 {
 	struct cubin_resources res;
@@ -458,7 +459,7 @@ static int launch_image(const struct dc_image *im, const struct arch_gpu *g, str
 		more(c, "; %s: %s", g->name, ierr);
 		return CD_OK;
 	}
-	rc = dc_image_bytes(im, LAUNCH_IMAGE_CAP, &buf, &len, ierr);
+	rc = dc_image_bytes(inv, im, LAUNCH_IMAGE_CAP, &buf, &len, ierr);
 	if (rc == CD_OK)
 		rc = cubin_resources_read(buf, len, &res, ierr);
 	free(buf);
@@ -574,7 +575,7 @@ static int check_launch(const struct explain_match *m, const struct explain_env 
 					continue;
 				dc_image_arch_name(&f.inv.images[i], have, sizeof(have));
 				if (strcmp(have, want) == 0)
-					rc = launch_image(&f.inv.images[i], &t->gpus[g], l, c, err);
+					rc = launch_image(&f.inv, &f.inv.images[i], &t->gpus[g], l, c, err);
 			}
 		}
 	}
@@ -595,6 +596,11 @@ static void check_nvcc(const struct explain_match *m, const struct explain_env *
 
 	if (!t) {
 		add(out, "nvcc", CHECK_INFO, "no nvcc found here (PATH, CUDA_HOME, /usr/local/cuda*)");
+		return;
+	}
+	if (t->timed_out && !t->version_text[0]) {
+		add(out, "nvcc", CHECK_PROBLEM, "%s %s did not answer within %.3g s (stopped): a build with it "
+		    "hangs the same way", t->nvcc, t->timed_out, t->timeout_ms / 1000.0);
 		return;
 	}
 	c = add(out, "nvcc", CHECK_INFO, "nvcc %s at %s", t->version_text[0] ? t->version_text : "?",

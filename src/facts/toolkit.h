@@ -43,6 +43,9 @@ struct toolkit {
 	int path_rank;              /* index of its dir in $PATH, -1 when not on PATH */
 	bool selected;              /* first nvcc on PATH: what `nvcc` and most builds run */
 	char *gpu_archs;            /* with list_archs: `nvcc --list-gpu-arch`, space-separated; else NULL */
+	const char *timed_out;      /* "--version" or "--list-gpu-arch": that run of nvcc did not answer
+				       within timeout_ms and was stopped; NULL when none did */
+	unsigned timeout_ms;
 	struct toolkit_kb kb;       /* what the kb says about this release (facts/kb.c) */
 };
 

@@ -89,8 +89,12 @@ int fleet_merge(struct fleet *dst, struct fleet *src);
 int fleet_skip(struct fleet *f, const char *source, const char *reason);
 int fleet_missing(struct fleet *f, const char *name);
 
+/* A node's report is tens of KB; JSON costs ~20 times its size in memory once parsed, so a
+ * larger one is refused before it is parsed (a 40 MB one took 860 MB). */
+#define FLEET_REPORT_MAX ((size_t)8 << 20)
+
 /* Reads one `cudoctor --json` report (doctor, devices, lab, or the fleet-node bundle a rank
- * sends) into f. The node is the report's own (top-level "node", or "header" → "node" /
+ * sends) into f; one larger than FLEET_REPORT_MAX is CD_EFORMAT. The node is the report's own (top-level "node", or "header" → "node" /
  * "hostname"), else fallback_name. CD_OK; CD_EFORMAT (not JSON, truncated, not cudoctor's,
  * a malformed field) or CD_EUNSUPPORTED (a newer major version, a command the fleet does
  * not read), err naming what was wrong and where; CD_ENOMEM. */

@@ -324,6 +324,9 @@ int fleet_read_report(struct fleet *f, const unsigned char *data, size_t size, c
 	json_t *root;
 	int rc;
 
+	if (size > FLEET_REPORT_MAX)
+		return cd_fail(err, CD_EFORMAT, "%zu bytes: larger than any report cudoctor writes (at most %zu MiB read)",
+			       size, FLEET_REPORT_MAX >> 20);
 	root = json_loadb((const char *)data, data ? size : 0, JSON_REJECT_DUPLICATES, &je);
 	if (!root) {
 		size_t end = data ? size : 0;

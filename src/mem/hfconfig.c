@@ -85,10 +85,10 @@ int mem_model_apply_config(json_t *config, struct mem_model *m, char *err)
 	if (mt)
 		snprintf(m->arch, sizeof m->arch, "%s", mt);
 	uint64_t n_layers = jnum2(c, "num_hidden_layers", "n_layer", jnum(c, "num_layers", 0));
-	if (!n_layers || n_layers > 100000)
+	if (!n_layers || n_layers > MEM_MAX_LAYERS)
 		return cd_fail(err, CD_EFORMAT, "config.json: num_hidden_layers missing or out of range");
 	if (m->n_layers != n_layers) {
-		int rc = mem_model_alloc_layers(m, (uint32_t)n_layers, err);
+		int rc = mem_model_alloc_layers(m, n_layers, err);
 		if (rc)
 			return rc;
 	}

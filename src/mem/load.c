@@ -14,7 +14,6 @@
 
 #define MAX_CONFIG_BYTES (16u << 20)
 #define MAX_INDEX_BYTES (64u << 20)
-#define MAX_SHARDS 4096
 
 static int load_json(const char *path, size_t max, json_t **out, char *err)
 {
@@ -62,6 +61,11 @@ static int parse_gguf(const char *path, struct mapped_file *mf, struct gguf_file
 	if ((rc = gguf_parse(mf->data, mf->size, g, perr))) {
 		file_unmap(mf);
 		return cd_fail(err, rc, "%s: %s", path, perr);
+	}
+	if (!file_map_intact(mf)) {
+		gguf_free(g);
+		file_unmap(mf);
+		return cd_fail(err, CD_EIO, "%s: the file was cut short while it was read", path);
 	}
 	return CD_OK;
 }
@@ -140,6 +144,10 @@ static int load_st_files(char **paths, size_t n, json_t *config, struct mem_mode
 		if ((rc = file_map(paths[done], &mf, err)))
 			goto out;
 		rc = st_parse(mf.data, mf.size, &files[done], perr);
+		if (rc == CD_OK && !file_map_intact(&mf)) {
+			st_free(&files[done]);
+			rc = cd_fail(perr, CD_EIO, "the file was cut short while it was read");
+		}
 		file_unmap(&mf);
 		if (rc) {
 			cd_fail(err, rc, "%s: %s", paths[done], perr);
@@ -154,7 +162,8 @@ out:
 	return rc;
 }
 
-static int load_index(const char *path, struct mem_model *m, char *err)
+/* parsed: the index when the caller has read it already (as config.json), else NULL */
+static int load_index(const char *path, const json_t *parsed, struct mem_model *m, char *err)
 {
 	struct mapped_file mf;
 	struct st_index ix = {0};
@@ -164,16 +173,21 @@ static int load_index(const char *path, struct mem_model *m, char *err)
 	int rc;
 	if (!dir)
 		return cd_fail(err, CD_ENOMEM, "out of memory");
-	if ((rc = file_map(path, &mf, err)))
-		goto out;
-	if (mf.size > MAX_INDEX_BYTES)
-		rc = cd_fail(err, CD_EFORMAT, "%s: index larger than %u MiB", path, MAX_INDEX_BYTES >> 20);
-	else if ((rc = st_index_parse(mf.data, mf.size, &ix, perr)))
-		cd_fail(err, rc, "%s: %s", path, perr);
-	file_unmap(&mf);
+	if (parsed) {
+		if ((rc = st_index_read(parsed, &ix, perr)))
+			cd_fail(err, rc, "%s: %s", path, perr);
+	} else if ((rc = file_map(path, &mf, err)) == CD_OK) {
+		if (mf.size > MAX_INDEX_BYTES)
+			rc = cd_fail(err, CD_EFORMAT, "%s: index larger than %u MiB", path, MAX_INDEX_BYTES >> 20);
+		else if ((rc = st_index_parse(mf.data, mf.size, &ix, perr)))
+			cd_fail(err, rc, "%s: %s", path, perr);
+		else if (!file_map_intact(&mf))
+			rc = cd_fail(err, CD_EIO, "%s: the file was cut short while it was read", path);
+		file_unmap(&mf);
+	}
 	if (rc)
 		goto out;
-	if (ix.n_shards == 0 || ix.n_shards > MAX_SHARDS) {
+	if (ix.n_shards == 0) {
 		rc = cd_fail(err, CD_EFORMAT, "%s: weight_map names %zu shard files", path, ix.n_shards);
 		goto out;
 	}
@@ -225,8 +239,9 @@ static int load_config(const char *path, const char *dtype, struct mem_model *m,
 	json_t *config = NULL;
 	int rc = load_json(path, MAX_CONFIG_BYTES, &config, err);
 	if (!rc && json_object_get(config, "weight_map")) {
+		rc = load_index(path, config, m, err);
 		json_decref(config);
-		return load_index(path, m, err);
+		return rc;
 	}
 	if (!rc) {
 		char cerr[CD_ERRMSG];
@@ -249,7 +264,7 @@ static int load_dir(const char *dir, const char *dtype, struct mem_model *m, cha
 			return cd_fail(err, CD_ENOMEM, "out of memory");
 		int rc = CD_ENOTFOUND;
 		if (path_is_file(p))
-			rc = i < 2 ? load_index(p, m, err) : load_one_st(p, m, err);
+			rc = i < 2 ? load_index(p, NULL, m, err) : load_one_st(p, m, err);
 		free(p);
 		if (rc != CD_ENOTFOUND)
 			return rc;
@@ -293,7 +308,11 @@ int mem_load_path(const char *path, const char *dtype, struct mem_model *m, char
 	if (rc)
 		return rc;
 	bool is_gguf = mf.size >= 4 && memcmp(mf.data, "GGUF", 4) == 0;
-	bool is_json = mf.size >= 1 && (mf.data[0] == '{' || str_ends_with(path, ".json"));
+	/* safetensors first: its 8-byte length is followed by '{', and the length's low byte is
+	 * itself '{' (0x7b) in one header of 256; JSON text's first 8 bytes read as a length far
+	 * beyond the file */
+	bool is_st = mf.size >= 9 && mf.data[8] == '{' && st_header_length(mf.data) <= mf.size - 8;
+	bool is_json = !is_st && mf.size >= 1 && (mf.data[0] == '{' || str_ends_with(path, ".json"));
 	file_unmap(&mf);
 	if (is_gguf || str_ends_with(path, ".gguf"))
 		return load_gguf(path, m, err);

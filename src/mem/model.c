@@ -16,11 +16,14 @@ void mem_model_free(struct mem_model *m)
 	m->n_layers = 0;
 }
 
-int mem_model_alloc_layers(struct mem_model *m, uint32_t n, char *err)
+int mem_model_alloc_layers(struct mem_model *m, uint64_t n, char *err)
 {
+	if (n > MEM_MAX_LAYERS)
+		return cd_fail(err, CD_EFORMAT, "%llu layers: more than any model has (at most %d)",
+			       (unsigned long long)n, MEM_MAX_LAYERS);
 	free(m->layers);
 	m->layers = calloc(n ? n : 1, sizeof *m->layers);
-	m->n_layers = m->layers ? n : 0;
+	m->n_layers = m->layers ? (uint32_t)n : 0;
 	return m->layers ? CD_OK : cd_fail(err, CD_ENOMEM, "out of memory");
 }
 

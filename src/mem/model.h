@@ -58,7 +58,11 @@ enum mem_model_field {
 extern const struct rec_field mem_model_fields[MEM_MODEL_FIELDS];
 
 void mem_model_free(struct mem_model *m);
-int mem_model_alloc_layers(struct mem_model *m, uint32_t n, char *err);
+/* Layers a model may have: more is a crafted or broken file (a tensor named
+ * "model.layers.999999999.x" would otherwise ask for 16 GB). */
+#define MEM_MAX_LAYERS 100000
+/* n zeroed layers; CD_EFORMAT above MEM_MAX_LAYERS, CD_ENOMEM. */
+int mem_model_alloc_layers(struct mem_model *m, uint64_t n, char *err);
 
 /* From a parsed GGUF header (llama.cpp keys: <arch>.block_count, attention.*). */
 int mem_model_from_gguf(const struct gguf_file *g, struct mem_model *m, char *err);

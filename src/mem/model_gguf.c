@@ -5,6 +5,7 @@
 
 #include "mem/model.h"
 #include "util/err.h"
+#include "util/safetext.h"
 
 struct akey {
 	char buf[160];
@@ -21,12 +22,16 @@ static uint32_t clamp32(uint64_t v)
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
-/* Largest value of a scalar-or-array key over the layers (0 if absent). */
+/* Largest value of a scalar-or-array key over the layers (0 if absent). The key is found
+ * once: a look-up per layer cost the whole metadata each time before gguf_find hashed. */
 static uint64_t max_over_layers(const struct gguf_file *g, const char *key, uint32_t n_layers)
 {
+	const struct gguf_kv *kv = gguf_find(g, key);
 	uint64_t best = 0, v;
+	if (!kv)
+		return 0;
 	for (uint32_t l = 0; l < (n_layers ? n_layers : 1); l++)
-		if (gguf_get_uint_at(g, key, l, &v) && v > best)
+		if (gguf_kv_uint_at(g, kv, l, &v) && v > best)
 			best = v;
 	return best;
 }
@@ -104,8 +109,14 @@ int mem_model_from_gguf(const struct gguf_file *g, struct mem_model *m, char *er
 	int rc;
 	memset(m, 0, sizeof *m);
 	strcpy(m->format, "gguf");
-	if (!gguf_get_str(g, "general.architecture", m->arch, sizeof m->arch))
+	if (gguf_get_str(g, "general.architecture", m->arch, sizeof m->arch)) {
+		/* bytes from the file: printed, put in JSON and in the <arch>.* keys looked up */
+		char raw[sizeof m->arch];
+		memcpy(raw, m->arch, sizeof raw);
+		safe_text(m->arch, sizeof m->arch, raw, strlen(raw), 0);
+	} else {
 		strcpy(m->arch, "unknown");
+	}
 	const char *arch = m->arch;
 	uint64_t n_layers = 0;
 	if (!gguf_get_uint(g, k(&kb, arch, "block_count"), &n_layers))
@@ -114,9 +125,9 @@ int mem_model_from_gguf(const struct gguf_file *g, struct mem_model *m, char *er
 			if (l >= 0 && (uint64_t)l + 1 > n_layers)
 				n_layers = (uint64_t)l + 1;
 		}
-	if (n_layers > 100000)
+	if (n_layers > MEM_MAX_LAYERS)
 		return cd_fail(err, CD_EFORMAT, "%s.block_count is %llu", arch, (unsigned long long)n_layers);
-	if ((rc = mem_model_alloc_layers(m, (uint32_t)n_layers, err)))
+	if ((rc = mem_model_alloc_layers(m, n_layers, err)))
 		return rc;
 	m->bytes_exact = m->params_exact = m->shapes_known = true;
 	count_tensors(g, m, by_type, 64);
@@ -143,10 +154,12 @@ int mem_model_from_gguf(const struct gguf_file *g, struct mem_model *m, char *er
 	k(&hk, arch, "attention.head_count");
 	k(&kvk, arch, "attention.head_count_kv");
 	m->n_heads = clamp32(max_over_layers(g, hk.buf, m->n_layers));
-	bool has_kv = gguf_find(g, kvk.buf) != NULL;
+	const struct gguf_kv *heads_kv = gguf_find(g, kvk.buf);
+	if (!heads_kv)
+		heads_kv = gguf_find(g, hk.buf);
 	for (uint32_t l = 0; l < m->n_layers; l++) {
 		uint64_t h = 0;
-		if (!gguf_get_uint_at(g, has_kv ? kvk.buf : hk.buf, l, &h))
+		if (!gguf_kv_uint_at(g, heads_kv, l, &h))
 			h = 0;
 		m->layers[l].kv_heads = clamp32(h);
 		if (m->layers[l].kv_heads > m->n_kv_heads)

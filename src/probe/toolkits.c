@@ -248,10 +248,16 @@ static void fill_version(struct toolkit *t, const struct toolkits_opts *o, bool 
 		t->version_source = src;
 	} else if (!o->no_spawn) {
 		char *argv[] = { t->nvcc, "--version", NULL };
+		int rc;
+
 		*spawned = true;
-		if (spawn_capture(argv, out, sizeof out, &len, NULL) == CD_OK &&
-		    vt_nvcc_version(out, len, t->version_text, sizeof t->version_text) == CD_OK)
+		rc = spawn_capture(argv, out, sizeof out, &len, NULL);
+		if (rc == CD_OK && vt_nvcc_version(out, len, t->version_text, sizeof t->version_text) == CD_OK)
 			t->version_source = "nvcc --version";
+		if (rc == CD_ETIMEOUT) {
+			t->timed_out = "--version";
+			t->timeout_ms = spawn_timeout_ms();
+		}
 	}
 	if (t->version_text[0] && version_parse(t->version_text, &t->version) != CD_OK)
 		memset(&t->version, 0, sizeof t->version);
@@ -262,9 +268,17 @@ static void fill_archs(struct toolkit *t)
 	char out[4096];
 	size_t len;
 	char *argv[] = { t->nvcc, "--list-gpu-arch", NULL };
+	int rc;
 
-	if (spawn_capture(argv, out, sizeof out, &len, NULL) != CD_OK)
+	if (t->timed_out) /* it hung once: asking again would only wait again */
 		return;
+	if ((rc = spawn_capture(argv, out, sizeof out, &len, NULL)) != CD_OK) {
+		if (rc == CD_ETIMEOUT) {
+			t->timed_out = "--list-gpu-arch";
+			t->timeout_ms = spawn_timeout_ms();
+		}
+		return;
+	}
 	for (size_t i = 0; i < len; i++)
 		if (out[i] == '\n' || out[i] == '\r')
 			out[i] = ' ';

@@ -10,6 +10,7 @@
 #include "report/report.h"
 #include "report/report_internal.h"
 #include "util/err.h"
+#include "util/safetext.h"
 #include "util/str.h"
 #include "util/units.h"
 
@@ -184,42 +185,18 @@ void report_rec_line(struct report_rec *w, const char *fmt, ...)
 		report_rec_fail(w, rc);
 }
 
-/* Bytes of a valid UTF-8 sequence at s (as jansson checks it: no overlong forms, no
- * surrogates, nothing past U+10FFFF), 0 when there is none. */
-static size_t utf8_seq(const unsigned char *s)
-{
-	unsigned char c = s[0];
-	size_t n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-	unsigned char lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
-	unsigned char hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
-
-	for (size_t i = 1; i < n; i++)
-		if (s[i] < (i == 1 ? lo : 0x80) || s[i] > (i == 1 ? hi : 0xBF))
-			return 0;
-	return n;
-}
-
-/* A string as JSON; text from a damaged input that is not UTF-8 (a kernel name) gets U+FFFD
- * for each byte that is not part of a valid sequence, instead of failing like no memory. */
+/* A string as JSON; text from a damaged input that is not UTF-8 (which jansson refuses) goes
+ * in as util/safetext.h makes it, instead of failing like no memory. */
 static json_t *string_json(const char *s)
 {
 	json_t *j = json_string(s);
-	struct strbuf sb;
+	char *safe;
 
 	if (j || !s)
 		return j;
-	sb_init(&sb);
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t n = utf8_seq(p);
-
-		if (n)
-			sb_append_n(&sb, (const char *)p, n);
-		else
-			sb_append(&sb, "\xEF\xBF\xBD");
-		p += n ? n : 1;
-	}
-	j = sb.buf && !sb.failed ? json_string(sb.buf) : NULL;
-	sb_free(&sb);
+	safe = safe_text_dup(s, strlen(s), 4 * strlen(s) + 4, SAFE_TEXT_KEEP_NEWLINES);
+	j = safe ? json_string(safe) : NULL;
+	free(safe);
 	return j;
 }
 

@@ -6,6 +6,7 @@
 
 #include "report/render_html.h"
 #include "util/err.h"
+#include "util/outfile.h"
 
 #ifndef CUDOCTOR_VERSION
 #define CUDOCTOR_VERSION "0.0.0"
@@ -218,11 +219,19 @@ int render_html(const struct report *r, FILE *out)
 
 int render_html_file(const struct report *r, const char *path, char *err)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return cd_fail(err, CD_EIO, "--html %s: %s", path, strerror(errno));
-	int rc = render_html(r, f);
-	if (fclose(f) != 0)
-		return cd_fail(err, CD_EIO, "--html %s: %s", path, strerror(errno));
-	return rc == CD_OK ? CD_OK : cd_fail(err, CD_EIO, "--html %s: write failed", path);
+	struct outfile o;
+	FILE *f;
+	int rc = outfile_open(&o, path, "--html", err);
+
+	if (rc != CD_OK)
+		return rc;
+	if (!(f = outfile_stream(&o))) {
+		outfile_abort(&o);
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	}
+	if (render_html(r, f) != CD_OK) {
+		outfile_abort(&o);
+		return cd_fail(err, CD_EIO, "--html %s: write failed", path);
+	}
+	return outfile_commit(&o, err);
 }

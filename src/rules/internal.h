@@ -57,6 +57,8 @@ int rule_nvml(const struct facts *f, struct report *r);
 int rule_toolkit_vs_driver(const struct facts *f, struct report *r);
 int rule_toolkit_vs_gpu(const struct facts *f, struct report *r);
 int rule_smi_cuda_version(const struct facts *f, struct report *r);
+/* helper.c */
+int rule_helper_timeouts(const struct facts *f, struct report *r);
 /* runtime.c */
 int rule_runtime_vs_driver(const struct facts *f, struct report *r);
 int rule_shadowed(const struct facts *f, struct report *r);

@@ -28,6 +28,12 @@ bool rules_cuda_usable(const struct gpu_probe *p);
  * CUDA version. Every pointer in f must be set. Returns CD_OK or CD_ENOMEM. */
 int rules_stack(const struct facts *f, struct report *r);
 
+/* helper-timeout: program (a path) run with args ("--version") was stopped after ms
+ * milliseconds without an answer. Shared by doctor, gencode, explain and arch --python. */
+int rules_helper_timeout(struct report *r, const char *program, const char *args, unsigned ms);
+/* helper-timeout for each nvcc in ts that did not answer (toolkit.timed_out). */
+int rules_toolkit_timeouts(const struct toolkits *ts, struct report *r);
+
 /* gpu-lost, ecc-errors, retired-pages-pending, pcie-link-degraded, clocks-throttled, per
  * GPU. Returns CD_OK or CD_ENOMEM. */
 int rules_gpu_health(const struct gpu_probe *p, struct report *r);

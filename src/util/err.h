@@ -12,6 +12,7 @@ enum cd_status {
 	CD_EUSAGE = -5,       /* caller gave a bad argument (user input) */
 	CD_EUNSUPPORTED = -6, /* well-formed, but a variant we do not handle */
 	CD_EDRIVER = -7,      /* an NVIDIA library call failed */
+	CD_ETIMEOUT = -8,     /* a helper program did not finish within its time limit */
 };
 
 #define CD_ERRMSG 256
@@ -31,7 +32,9 @@ enum cd_status {
 const char *cd_strerror(int status);
 
 /* Writes a one-line message into err (which holds CD_ERRMSG bytes) if err is
- * not NULL, and returns status so callers can `return cd_fail(err, CD_EIO, ...)`. */
+ * not NULL, and returns status so callers can `return cd_fail(err, CD_EIO, ...)`. The
+ * message is safe text (util/safetext.h): what it quotes from an input cannot break a line,
+ * a terminal or a JSON string. */
 int cd_fail(char *err, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -1,17 +1,23 @@
-/* libFuzzer harness: ELF header, section table, names and symbols (binfmt/elf.c). */
+/* libFuzzer harness: ELF header, section table, names and symbols (binfmt/elf.c).
+ * Then the input as a file through `cudoctor --json arch --kernels --resources`
+ * (fuzz_report.h): the whole report, text and JSON. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "fuzz_report.h"
 #include "binfmt/elf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static const char *const words[] = { "--gpu", "9.0", "--gpu", "8.6", "--driver", "550.54.14",
+					     "--kernels", "--resources", NULL };
 	struct elf_file e;
 	struct elf_section s;
 	char err[256];
+	fuzz_command_report(&cmd_arch, NULL, words, data, size);
 	if (elf_open(&e, data, size, err))
 		return 0;
 	size_t total = 0;

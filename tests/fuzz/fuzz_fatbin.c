@@ -1,19 +1,25 @@
-/* libFuzzer harness: fatbin containers and entries (binfmt/fatbin.c), walked and scanned. */
+/* libFuzzer harness: fatbin containers and entries (binfmt/fatbin.c), walked and scanned.
+ * Then the input as a file through `cudoctor --json arch --kernels --resources`
+ * (fuzz_report.h): the whole report, text and JSON. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "fuzz_report.h"
 #include "binfmt/fatbin.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static const char *const words[] = { "--gpu", "9.0", "--gpu", "8.6", "--driver", "550.54.14",
+					     "--kernels", "--resources", NULL };
 	struct fatbin_container c;
 	struct fatbin_entry e;
 	char err[256];
 	size_t total = 0;
 	size_t pos = 0;
+	fuzz_command_report(&cmd_arch, NULL, words, data, size);
 	while (pos < size && fatbin_container_open(&c, data, size, pos, err) == 0) {
 		int rc;
 		while ((rc = fatbin_next_entry(&c, &e, err)) == 1) {

@@ -72,7 +72,12 @@ static void exercise(const unsigned char *data, size_t size)
 		assert_true(strlen(err) < CD_ERRMSG);
 	} else {
 		for (size_t i = 0; i < inv.n_images; i++) {
-			json_t *k = arch_image_kernels(&inv.images[i], err);
+			char kerr[CD_ERRMSG];
+			memset(kerr, 0x7f, sizeof kerr); /* what an uninitialised buffer would print */
+			kerr[CD_ERRMSG - 1] = 0;
+			json_t *k = arch_image_kernels(&inv, &inv.images[i], kerr);
+			if (!k) /* the "cannot read" line says why, in words */
+				assert_true(kerr[0] != 0x7f && kerr[0] != 0 && strlen(kerr) < CD_ERRMSG - 1);
 			json_decref(k);
 		}
 		struct arch_file f = {.path = "damaged", .data = data, .size = size, .inv = inv};

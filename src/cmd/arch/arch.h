@@ -35,7 +35,7 @@ void arch_target_probe(struct arch_target *t, char *why, size_t why_cap);
 /* file.c: a file with its images (scanned into f): its section, listing, verdicts (into v,
  * one per GPU of o->target) and, with --resources, its kernels' resources; its object of
  * files and its -q lines. A failure is the record's (and so files'). */
-void arch_file_fields(struct report_rec *files, const struct arch_file *f, const struct arch_opts *o,
+void arch_file_fields(struct report_rec *files, struct arch_file *f, const struct arch_opts *o,
 		      struct arch_verdict *v);
 
 /* verdicts.c: one verdict, written once: a line labelled with the GPU's name and the object
@@ -54,16 +54,16 @@ int arch_verdicts(struct report_rec *file, const struct arch_file *f, const stru
 /* list.c: the listing of f's images into file: a table of every image (grouped by section,
  * member, arch, kind and compression past 40 images unless -v), --kernels' lines, and
  * "images" (built only for --json). */
-void arch_images_fields(struct report_rec *file, const struct arch_file *f, const struct arch_opts *o);
+void arch_images_fields(struct report_rec *file, struct arch_file *f, const struct arch_opts *o);
 /* cuobjdump --list-elf --list-ptx lines; counters run across all files of one run. */
 int arch_cuobjdump_lines(const struct arch_file *f, unsigned *elf_no, unsigned *ptx_no, FILE *out);
 /* The kernels of image i (decompressing it): a JSON array of names, or NULL with err. */
-json_t *arch_image_kernels(const struct dc_image *im, char *err);
+json_t *arch_image_kernels(struct dc_inventory *inv, const struct dc_image *im, char *err);
 
 /* resources.c: every SASS image's kernel resources, a section and table each, and
  * "resources" (one object per image) into file. CD_OK or CD_ENOMEM; an image that cannot
  * be read is a line and an object with "error". */
-int arch_resources(struct report_rec *file, const struct arch_file *f, char *err);
+int arch_resources(struct report_rec *file, struct arch_file *f, char *err);
 
 /* inputs.c: expands directories (-r), --python and --ollama into file paths. */
 struct arch_inputs {
@@ -73,7 +73,9 @@ struct arch_inputs {
 };
 int arch_inputs_add(struct arch_inputs *in, const char *path, bool explicit_input);
 int arch_inputs_expand_dir(struct arch_inputs *in, const char *dir, bool recursive, char *err);
-int arch_inputs_python(struct arch_inputs *in, const char *interpreter, char *err);
+/* --python: the site-packages of the interpreter (python3 on PATH by default), asked through
+ * probe/spawn.h; an interpreter that does not answer in time is a helper-timeout finding in r. */
+int arch_inputs_python(struct report *r, struct arch_inputs *in, const char *interpreter, char *err);
 int arch_inputs_ollama(struct arch_inputs *in, char *err);
 void arch_inputs_free(struct arch_inputs *in);
 

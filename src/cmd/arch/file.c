@@ -8,7 +8,7 @@
 #include "cmd/cmd.h"
 #include "util/err.h"
 
-void arch_file_fields(struct report_rec *files, const struct arch_file *f, const struct arch_opts *o,
+void arch_file_fields(struct report_rec *files, struct arch_file *f, const struct arch_opts *o,
 		      struct arch_verdict *v)
 {
 	const struct dc_inventory *inv = &f->inv;

@@ -14,6 +14,8 @@
 #include "binfmt/elf.h"
 #include "binfmt/fatbin.h"
 #include "cmd/arch/arch.h"
+#include "probe/spawn.h"
+#include "rules/rules.h"
 #include "util/err.h"
 #include "util/file.h"
 #include "util/str.h"
@@ -58,8 +60,11 @@ static bool worth_scanning(const char *path, bool shared_objects_only)
 	if (str_ends_with(path, ".ptx") || str_ends_with(path, ".cubin"))
 		return true;
 	unsigned char head[8];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	size_t size;
+	int fd;
+	/* opened as every input is (util/file.h): without blocking, regular files only, so a
+	 * file swapped for a FIFO after the directory was listed cannot hang the walk */
+	if (file_open_input(path, &fd, &size, NULL) != CD_OK)
 		return false;
 	ssize_t n = read(fd, head, sizeof(head));
 	close(fd);
@@ -138,33 +143,43 @@ static bool safe_interpreter(const char *p)
 	return true;
 }
 
-int arch_inputs_python(struct arch_inputs *in, const char *interpreter, char *err)
+#define SITE_DIRS_MAX 65536 /* bytes of site-packages paths read from the interpreter */
+
+int arch_inputs_python(struct report *r, struct arch_inputs *in, const char *interpreter, char *err)
 {
+	static const char script[] = "import site\nfor p in site.getsitepackages()+[site.getusersitepackages()]: print(p)";
 	const char *py = interpreter && *interpreter ? interpreter : "python3";
+	char prog[4096], serr[CD_ERRMSG], *out = NULL, *line, *save = NULL;
+	size_t len = 0, dirs = 0;
+	int rc, ran;
+
 	if (!safe_interpreter(py))
 		return cd_fail(err, CD_EUSAGE, "--python: '%s' is not a plain interpreter path", py);
-	char *cmd = cd_asprintf("%s -c 'import site,sys\nfor p in site.getsitepackages()+[site.getusersitepackages()]: print(p)' 2>/dev/null", py);
-	if (!cmd)
+	if (spawn_find_program(py, prog, sizeof prog) != CD_OK)
+		return cd_fail(err, CD_EUSAGE, "--python: %s is not on PATH", py);
+	if (!(out = malloc(SITE_DIRS_MAX)))
 		return cd_fail(err, CD_ENOMEM, "out of memory");
-	FILE *p = popen(cmd, "r");
-	free(cmd);
-	if (!p)
-		return cd_fail(err, CD_EIO, "cannot run %s: %s", py, strerror(errno));
-	char line[4096];
-	int rc = CD_OK;
-	size_t dirs = 0;
-	while (rc == CD_OK && fgets(line, sizeof(line), p)) {
-		line[strcspn(line, "\n")] = 0;
+	{
+		char *argv[] = { prog, "-c", (char *)script, NULL };
+		ran = spawn_capture(argv, out, SITE_DIRS_MAX, &len, serr);
+	}
+	if (ran == CD_ETIMEOUT) { /* a finding says so; nothing of that environment is listed */
+		free(out);
+		return rules_helper_timeout(r, prog, "-c 'import site; print(site.getsitepackages())'", spawn_timeout_ms()) == CD_OK
+			       ? CD_OK : cd_fail(err, CD_ENOMEM, "out of memory");
+	}
+	rc = CD_OK;
+	for (line = strtok_r(out, "\n", &save); rc == CD_OK && line; line = strtok_r(NULL, "\n", &save)) {
 		if (!line[0] || !path_is_dir(line))
 			continue;
 		dirs++;
 		rc = walk(in, line, true, true, 0, err);
 	}
-	int st = pclose(p);
+	free(out);
 	if (rc)
 		return rc;
-	if (st != 0 && dirs == 0)
-		return cd_fail(err, CD_EUSAGE, "--python: %s did not run or has no site-packages", py);
+	if (ran != CD_OK && dirs == 0)
+		return cd_fail(err, CD_EUSAGE, "--python: %s did not run or has no site-packages (%s)", py, serr);
 	return CD_OK;
 }
 

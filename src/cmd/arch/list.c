@@ -11,6 +11,7 @@
 #include "cmd/arch/arch.h"
 #include "kb/arch_name.h"
 #include "util/err.h"
+#include "util/safetext.h"
 #include "util/str.h"
 #include "util/units.h"
 
@@ -36,24 +37,33 @@ static const char *kind_text(uint16_t kind, char *buf, size_t cap)
 	return buf;
 }
 
+/* A kernel name is bytes from the file: one that is not UTF-8 (which jansson refuses) is
+ * listed as util/safetext.h makes it. */
 static int add_name(const char *name, void *ctx)
 {
-	return json_array_append_new((json_t *)ctx, json_string(name)) ? CD_ENOMEM : CD_OK;
+	json_t *s = json_string(name);
+	if (!s) {
+		char *safe = safe_text_dup(name, strlen(name), 4096, 0);
+		s = safe ? json_string(safe) : NULL;
+		free(safe);
+	}
+	return json_array_append_new((json_t *)ctx, s) ? CD_ENOMEM : CD_OK;
 }
 
-json_t *arch_image_kernels(const struct dc_image *im, char *err)
+json_t *arch_image_kernels(struct dc_inventory *inv, const struct dc_image *im, char *err)
 {
 	unsigned char *buf = NULL;
 	size_t len = 0;
 	json_t *names = json_array();
 	int rc;
+	err[0] = 0; /* a failure that says nothing (a callback's) still gets words below */
 	if (!names) {
 		cd_fail(err, CD_ENOMEM, "out of memory");
 		return NULL;
 	}
 	if (im->kind != FATBIN_KIND_ELF && im->kind != FATBIN_KIND_PTX)
 		return names;
-	if ((rc = dc_image_bytes(im, KERNELS_CAP, &buf, &len, err)))
+	if ((rc = dc_image_bytes(inv, im, KERNELS_CAP, &buf, &len, err)))
 		goto fail;
 	if (im->kind == FATBIN_KIND_ELF)
 		rc = cubin_kernels(buf, len, add_name, names, err);
@@ -64,13 +74,15 @@ json_t *arch_image_kernels(const struct dc_image *im, char *err)
 		goto fail;
 	return names;
 fail:
+	if (!err[0])
+		cd_fail(err, rc, "%s", cd_strerror(rc));
 	json_decref(names);
 	return NULL;
 }
 
 /* Image i: a row of the full table (each label is a column) or, JSON only, an object of
  * "images". */
-static void image_fields(struct report_rec *w, const struct arch_file *f, size_t i, const struct arch_opts *o)
+static void image_fields(struct report_rec *w, struct arch_file *f, size_t i, const struct arch_opts *o)
 {
 	const struct dc_image *im = &f->inv.images[i];
 	const struct dc_container *c = &f->inv.containers[im->container];
@@ -99,8 +111,8 @@ static void image_fields(struct report_rec *w, const struct arch_file *f, size_t
 	report_field(w, NULL, "container", rv_int(im->container));
 	report_field(w, NULL, "offset", rv_int((long long)im->file_offset));
 	if (o->kernels && o->json) { /* the kernels' text is a line each, after the table */
-		char err[CD_ERRMSG];
-		json_t *k = arch_image_kernels(im, err);
+		char err[CD_ERRMSG] = "";
+		json_t *k = arch_image_kernels(&f->inv, im, err);
 
 		if (k)
 			report_field(w, NULL, "kernels", rv_json(k));
@@ -109,15 +121,15 @@ static void image_fields(struct report_rec *w, const struct arch_file *f, size_t
 	}
 }
 
-static void kernels_line(struct report_rec *w, const struct dc_image *im, size_t index)
+static void kernels_line(struct report_rec *w, struct dc_inventory *inv, const struct dc_image *im, size_t index)
 {
-	char err[CD_ERRMSG], arch[32];
+	char err[CD_ERRMSG] = "", arch[32];
 	struct strbuf sb;
 	size_t i;
 	json_t *k, *v;
 
 	dc_image_arch_name(im, arch, sizeof(arch));
-	if (!(k = arch_image_kernels(im, err))) {
+	if (!(k = arch_image_kernels(inv, im, err))) {
 		report_rec_line(w, "#%zu %s kernels: (cannot read: %s)", index, arch, err);
 		return;
 	}
@@ -222,11 +234,11 @@ static int grouped_table(struct report_rec *w, const struct dc_inventory *inv)
 	return report_rec_end(&tab);
 }
 
-void arch_images_fields(struct report_rec *file, const struct arch_file *f, const struct arch_opts *o)
+void arch_images_fields(struct report_rec *file, struct arch_file *f, const struct arch_opts *o)
 {
 	static const char *const hdr[] = { "#", "kind", "arch", "ptx", "compression", "stored",
 					   "uncompressed", "debug", "identifier", "member", "section" };
-	const struct dc_inventory *inv = &f->inv;
+	struct dc_inventory *inv = &f->inv;
 	bool full = o->verbose || inv->n_images <= FULL_TABLE_MAX;
 	struct report_rec list, it;
 	int rc;
@@ -261,7 +273,7 @@ void arch_images_fields(struct report_rec *file, const struct arch_file *f, cons
 	if (o->kernels)
 		for (size_t i = 0; i < inv->n_images; i++)
 			if (inv->images[i].kind == FATBIN_KIND_ELF || inv->images[i].kind == FATBIN_KIND_PTX)
-				kernels_line(file, &inv->images[i], i + 1);
+				kernels_line(file, inv, &inv->images[i], i + 1);
 }
 
 /* cuobjdump's name stem: the file name without directory and without its last extension. */

@@ -68,7 +68,8 @@ static void kernel_fields(struct report_rec *w, const struct cubin_kernel_res *k
 }
 
 /* One image: its section and table, and an object appended to arr. */
-static int image_resources(struct report_rec *arr, const struct dc_image *im, size_t index, char *err)
+static int image_resources(struct report_rec *arr, struct dc_inventory *inv, const struct dc_image *im, size_t index,
+			   char *err)
 {
 	static const char *const hdr[] = { "kernel", "registers", "static shared", "local", "constant",
 					   "launch bounds", "largest block" };
@@ -82,7 +83,7 @@ static int image_resources(struct report_rec *arr, const struct dc_image *im, si
 	int rc;
 
 	dc_image_arch_name(im, arch, sizeof(arch));
-	rc = dc_image_bytes(im, RESOURCES_CAP, &buf, &len, ierr);
+	rc = dc_image_bytes(inv, im, RESOURCES_CAP, &buf, &len, ierr);
 	if (rc == CD_OK)
 		rc = cubin_resources_read(buf, len, &res, ierr);
 	free(buf);
@@ -123,7 +124,7 @@ static int image_resources(struct report_rec *arr, const struct dc_image *im, si
 	return CD_OK;
 }
 
-int arch_resources(struct report_rec *file, const struct arch_file *f, char *err)
+int arch_resources(struct report_rec *file, struct arch_file *f, char *err)
 {
 	struct report_rec arr;
 	size_t n = 0;
@@ -132,7 +133,7 @@ int arch_resources(struct report_rec *file, const struct arch_file *f, char *err
 	report_rec_array(file, "resources", &arr);
 	for (size_t i = 0; i < f->inv.n_images && rc == CD_OK; i++)
 		if (f->inv.images[i].kind == FATBIN_KIND_ELF) {
-			rc = image_resources(&arr, &f->inv.images[i], i, err); /* #i+1 as the listing numbers them */
+			rc = image_resources(&arr, &f->inv, &f->inv.images[i], i, err); /* #i+1 as the listing numbers them */
 			n++;
 		}
 	if (report_rec_end(&arr) != CD_OK && rc == CD_OK)

@@ -9,6 +9,7 @@
 #include "cmd/fleet/fleet.h"
 #include "fleet/fleet.h"
 #include "util/err.h"
+#include "util/outfile.h"
 
 /* A label value: backslash, double quote and newline escaped, as the format wants. */
 static void label(FILE *out, const char *s)
@@ -85,22 +86,27 @@ static void node_metrics(FILE *out, const char *name, const struct fleet_node *n
 
 static int write_one(const char *dir, const char *name, const struct fleet_node *n, char *err)
 {
-	char path[4096], tmp[4200];
+	char path[4096];
+	struct outfile o;
 	FILE *out;
+	int rc;
 
 	if (!*name || *name == '.' || strchr(name, '/'))
 		return cd_fail(err, CD_EUSAGE, "--prometheus: node name '%.64s' is no file name", name);
 	if (snprintf(path, sizeof path, "%s/%s.prom", dir, name) >= (int)sizeof path)
 		return cd_fail(err, CD_EUSAGE, "--prometheus: path too long for %s", name);
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	if (!(out = fopen(tmp, "w")))
-		return cd_fail(err, CD_EIO, "--prometheus: %s: %s", tmp, strerror(errno));
-	node_metrics(out, name, n);
-	if (fclose(out) != 0 || rename(tmp, path) != 0) {
-		remove(tmp);
-		return cd_fail(err, CD_EIO, "--prometheus: %s: %s", path, strerror(errno));
+	if ((rc = outfile_open(&o, path, "--prometheus", err)) != CD_OK)
+		return rc;
+	if (!(out = outfile_stream(&o))) {
+		outfile_abort(&o);
+		return cd_fail(err, CD_ENOMEM, "out of memory");
 	}
-	return CD_OK;
+	node_metrics(out, name, n);
+	if (ferror(out)) {
+		outfile_abort(&o);
+		return cd_fail(err, CD_EIO, "--prometheus: %s: write failed", path);
+	}
+	return outfile_commit(&o, err);
 }
 
 int fleet_write_prometheus(const struct fleet *f, const char *dir, FILE *listing, char *err)
