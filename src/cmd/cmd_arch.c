@@ -149,18 +149,60 @@ static unsigned scan_opts(const struct arch_opts *o, bool explicit_input)
 	return explicit_input ? DC_SCAN_ALL_SECTIONS : DC_SCAN_IF_CUDA;
 }
 
-/* One file: map, scan, list, judge. A file that fails gets its one-line error and the
- * run goes on; returns false then. */
-static bool do_file(struct report *r, const char *path, bool explicit_input, const struct arch_opts *o,
-		    json_t *files, size_t *listed, size_t *with_code, struct cmd_progress *prog)
+/* How many files got each verdict, for one GPU. */
+struct arch_tally {
+	size_t n[VERDICT_NONE];
+};
+
+/* Counts v (one verdict per GPU of t) into the tally; true when the file deserves its details
+ * in a summary: some GPU runs it other than natively. A file with no verdict (no device
+ * code) is counted nowhere and needs no details. */
+static bool tally_file(struct arch_tally *tally, const struct arch_target *t, const struct arch_verdict *v)
+{
+	bool details = false;
+
+	for (size_t i = 0; i < t->n_gpus; i++) {
+		if (v[i].verdict == VERDICT_NONE)
+			continue;
+		tally[i].n[v[i].verdict]++;
+		details |= v[i].verdict != VERDICT_NATIVE;
+	}
+	return details;
+}
+
+/* A file that could not be read: its one-line error, a section unless --cuobjdump, and an
+ * object of "files". */
+static void file_error(struct report_rec *files, const char *path, const char *err, struct cmd_progress *prog)
+{
+	struct report_rec w;
+
+	cmd_progress_end(prog); /* the error line starts on a clean line */
+	cmd_input_error(files->r, "arch", err);
+	report_rec_item(files, &w);
+	report_rec_section(&w, "%s", path);
+	report_rec_line(&w, "error: %s", err);
+	report_field(&w, NULL, "path", rv_str(path));
+	report_field(&w, NULL, "error", rv_str(err));
+	cmd_note(files->r, report_rec_end(&w));
+}
+
+/* One file: map, scan, list, judge. A file that fails gets its one-line error and the run
+ * goes on. Returns false then; *details: the file has a line in a summary. */
+static bool do_file(struct report_rec *files, const char *path, bool explicit_input, const struct arch_opts *o,
+		    struct arch_tally *tally, size_t *listed, size_t *with_code, bool *details,
+		    struct cmd_progress *prog)
 {
 	struct mapped_file mf;
 	struct arch_file f = {.path = path};
+	struct arch_verdict *v = NULL;
 	char err[CD_ERRMSG] = "";
-	bool ok = false;
-	dc_init(&f.inv);
 	struct release_ctx rel = {0};
-	int rc = file_map(path, &mf, err);
+	bool ok = false;
+	int rc;
+
+	*details = false;
+	dc_init(&f.inv);
+	rc = file_map(path, &mf, err);
 	if (rc == CD_OK) {
 		f.data = mf.data;
 		f.size = mf.size;
@@ -177,18 +219,8 @@ static bool do_file(struct report *r, const char *path, bool explicit_input, con
 		}
 	}
 	if (rc) {
-		cmd_progress_end(prog); /* the error line starts on a clean line */
-		cmd_input_error(r, "arch", err);
-		if (!o->cuobjdump) {
-			report_section(r, "%s", path);
-			report_line(r, "error: %s", err);
-		}
-		json_t *j = json_object();
-		if (j) {
-			json_object_set_new(j, "path", json_string(path));
-			json_object_set_new(j, "error", json_string(err));
-			json_array_append_new(files, j);
-		}
+		file_error(files, path, err, prog);
+		*details = true;
 		goto out;
 	}
 	ok = true;
@@ -201,69 +233,15 @@ static bool do_file(struct report *r, const char *path, bool explicit_input, con
 		arch_cuobjdump_lines(&f, &elf_no, &ptx_no, stdout);
 		goto out;
 	}
-	size_t primary = 0;
-	for (size_t i = 0; i < f.inv.n_containers; i++)
-		primary += f.inv.containers[i].primary;
-	report_section(r, "%s (%s): %zu container%s, %zu image%s", path, dc_format_name(f.inv.format),
-		       f.inv.n_containers, f.inv.n_containers == 1 ? "" : "s", f.inv.n_images,
-		       f.inv.n_images == 1 ? "" : "s");
-	if (f.inv.n_images)
-		arch_list_text(r, &f, o);
-	if (primary < f.inv.n_containers) {
-		/* which sections: the CUDA runtime registers .nv_fatbin (else __nv_relfatbin) only */
-		char secs[256] = "";
-		bool *other = calloc(f.inv.n_sections ? f.inv.n_sections : 1, sizeof(bool));
-		for (size_t i = 0; other && i < f.inv.n_containers; i++)
-			if (!f.inv.containers[i].primary)
-				other[f.inv.containers[i].section] = true;
-		for (size_t s = 0; other && s < f.inv.n_sections; s++)
-			if (other[s] && strlen(secs) + strlen(f.inv.sections[s]) + 3 < sizeof(secs))
-				snprintf(secs + strlen(secs), sizeof(secs) - strlen(secs), "%s%s", secs[0] ? ", " : "",
-					 f.inv.sections[s]);
-		free(other);
-		report_line(r, "%zu container%s in %s: not registered by the CUDA runtime (the library or a "
-			    "device link loads them), listed but not judged", f.inv.n_containers - primary,
-			    f.inv.n_containers - primary == 1 ? "" : "s", secs);
-	}
-	json_t *j = json_object();
-	if (!j)
+	if (!(v = calloc(o->target.n_gpus ? o->target.n_gpus : 1, sizeof(*v)))) {
+		files->r->oom = true;
 		goto out;
-	json_object_set_new(j, "path", json_string(path));
-	json_object_set_new(j, "format", json_string(dc_format_name(f.inv.format)));
-	json_object_set_new(j, "containers", json_integer((json_int_t)f.inv.n_containers));
-	json_object_set_new(j, "primary_containers", json_integer((json_int_t)primary));
-	json_t *images = o->json ? arch_images_json(&f, o) : json_array();
+	}
 	rel.done = 0; /* the judge reads small payloads in file order: release behind it too */
-	json_t *verdicts = NULL;
-	if (arch_verdicts(r, &f, &o->target, &verdicts, err) != CD_OK || !images) {
-		json_decref(images);
-		json_decref(verdicts);
-		json_decref(j);
-		r->oom = true;
-		goto out;
-	}
-	json_object_set_new(j, "images", images);
-	json_object_set_new(j, "verdicts", verdicts);
-	if (o->resources) {
-		json_t *res = NULL;
-
-		if (arch_resources(r, &f, &res, err) != CD_OK) {
-			json_decref(j);
-			r->oom = true;
-			goto out;
-		}
-		json_object_set_new(j, "resources", res);
-	}
-	json_array_append_new(files, j);
-	/* -q: one verdict line per file and GPU */
-	for (size_t i = 0; i < json_array_size(verdicts); i++) {
-		json_t *v = json_array_get(verdicts, i);
-		cmd_note(r, report_answer(r, "%s: %s: %s", path, json_string_value(json_object_get(v, "gpu")),
-					  json_string_value(json_object_get(v, "result"))));
-	}
-	if (json_array_size(verdicts) == 0)
-		cmd_note(r, report_answer(r, "%s: %s", path, f.inv.n_images ? "not judged (no GPU)" : "no device code"));
+	arch_file_fields(files, &f, o, v);
+	*details = tally_file(tally, &o->target, v);
 out:
+	free(v);
 	dc_free(&f.inv);
 	file_unmap(&mf);
 	return ok;
@@ -272,39 +250,6 @@ out:
 /* Over this many files a run shows a count per GPU first, then only the files that do not
  * run natively on every GPU (every file with -v). */
 #define ARCH_SUMMARY_FILES 20
-
-/* How many files got each verdict, for one GPU. */
-struct arch_tally {
-	size_t n[VERDICT_NONE];
-};
-
-/* Adds a file's verdicts (its JSON object) to the tally; true when the file deserves its
- * details in a summary: it failed, or some GPU runs it other than natively. A file with no
- * verdict (no device code) is counted nowhere and needs no details. */
-static bool tally_file(struct arch_tally *tally, const struct arch_target *t, const json_t *file)
-{
-	const json_t *verdicts = json_object_get(file, "verdicts");
-	size_t gpu = 0;
-	bool details = json_object_get(file, "error") != NULL;
-
-	for (size_t k = 0; k < json_array_size(verdicts); k++) {
-		const json_t *v = json_array_get(verdicts, k);
-		const char *name = json_string_value(json_object_get(v, "gpu"));
-		const char *result = json_string_value(json_object_get(v, "result"));
-
-		/* verdicts come in the target's GPU order, GPUs with nothing to judge left out */
-		while (gpu < t->n_gpus && (!name || strcmp(t->gpus[gpu].name, name) != 0))
-			gpu++;
-		if (gpu == t->n_gpus)
-			break;
-		for (int i = 0; i < VERDICT_NONE; i++)
-			if (result && strcmp(result, compat_verdict_name((enum compat_verdict)i)) == 0)
-				tally[gpu].n[i]++;
-		details |= !result || strcmp(result, compat_verdict_name(VERDICT_NATIVE)) != 0;
-		gpu++;
-	}
-	return details;
-}
 
 /* "21 native, 1 jit, 0 partial, 2 no-image" (and any other verdict that occurred) */
 static char *tally_text(const struct arch_tally *a)
@@ -318,161 +263,160 @@ static char *tally_text(const struct arch_tally *a)
 	return sb_detach(&sb);
 }
 
-static int tally_section(struct report *r, const struct arch_target *t, const struct arch_tally *tally,
-			 size_t with_code, size_t shown)
+/* "summary": a count per verdict for each GPU; over ARCH_SUMMARY_FILES files also their
+ * section, put first by the caller. */
+static int summary_fields(struct report_rec *top, const struct arch_target *t, const struct arch_tally *tally,
+			  bool shown_text, size_t with_code, size_t shown)
 {
-	report_section(r, "Summary: %zu file%s with device code", with_code, with_code == 1 ? "" : "s");
+	struct report_rec arr, it;
+
+	if (shown_text)
+		report_rec_section(top, "Summary: %zu file%s with device code", with_code, with_code == 1 ? "" : "s");
+	report_rec_array(top, "summary", &arr);
+	if (!shown_text)
+		report_rec_text(&arr, REPORT_TEXT_NONE);
 	for (size_t i = 0; i < t->n_gpus; i++) {
 		char *line = tally_text(&tally[i]);
 
-		if (!line)
-			return CD_ENOMEM;
-		report_kv(r, t->gpus[i].name, "%s", line);
+		report_rec_item(&arr, &it);
+		report_field(&it, NULL, "gpu", rv_str(t->gpus[i].name));
+		if (line)
+			report_field(&it, t->gpus[i].name, NULL, rv_str(line));
+		else
+			report_rec_fail(&it, CD_ENOMEM);
 		free(line);
-	}
-	report_line(r, "%s", shown ? "Below: only the files that do not run natively on every GPU (-v shows every file)."
-				   : "Every file runs natively on every GPU (-v shows each one).");
-	return r->oom ? CD_ENOMEM : CD_OK;
-}
-
-/* [{gpu, native, jit, partial, no_image, ptx_too_new, jit_disabled}]; NULL when out of memory */
-static json_t *tally_json(const struct arch_target *t, const struct arch_tally *tally)
-{
-	json_t *arr = json_array();
-
-	for (size_t i = 0; arr && i < t->n_gpus; i++) {
-		json_t *o = json_object();
-
-		if (!o || json_array_append_new(arr, o) || json_object_set_new(o, "gpu", json_string(t->gpus[i].name))) {
-			json_decref(arr);
-			return NULL;
-		}
 		for (int v = 0; v < VERDICT_NONE; v++) {
 			char key[32];
 
 			snprintf(key, sizeof key, "%s", compat_verdict_name((enum compat_verdict)v));
 			for (char *c = key; *c; c++)
 				*c = *c == '-' ? '_' : *c;
-			if (json_object_set_new(o, key, json_integer((json_int_t)tally[i].n[v]))) {
-				json_decref(arr);
-				return NULL;
-			}
+			report_field(&it, NULL, key, rv_int((long long)tally[i].n[v]));
 		}
+		if (report_rec_end(&it) != CD_OK)
+			break;
 	}
-	return arr;
+	if (report_rec_end(&arr) != CD_OK)
+		return CD_ENOMEM;
+	if (shown_text)
+		report_rec_line(top, "%s", shown ? "Below: only the files that do not run natively on every GPU (-v shows every file)."
+					       : "Every file runs natively on every GPU (-v shows each one).");
+	return top->rc;
+}
+
+/* What files are judged against: a line per GPU and the driver's, and "gpus", "driver". */
+static int target_fields(struct report_rec *top, const struct arch_target *t, const char *why)
+{
+	struct report_rec arr, it;
+
+	report_rec_section(top, "Judged against");
+	if (t->n_gpus == 0)
+		report_fieldf(top, "GPUs", NULL, rv_null(), "%s", why[0] ? why : "none");
+	report_rec_array(top, "gpus", &arr);
+	for (size_t i = 0; i < t->n_gpus; i++) {
+		char cc[16];
+
+		snprintf(cc, sizeof(cc), "%u.%u", t->gpus[i].cc / 10, t->gpus[i].cc % 10);
+		report_rec_item(&arr, &it);
+		report_field(&it, NULL, "gpu", rv_str(t->gpus[i].name));
+		report_fieldf(&it, t->gpus[i].name, "compute_capability", rv_str(cc), "compute capability %s", cc);
+		if (report_rec_end(&it) != CD_OK)
+			break;
+	}
+	if (report_rec_end(&arr) != CD_OK)
+		return CD_ENOMEM;
+	arch_driver_fields(top, &t->driver);
+	if (t->force_jit)
+		report_fieldf(top, "CUDA_FORCE_PTX_JIT", NULL, rv_null(), "set: SASS in fatbins is ignored");
+	if (t->disable_jit)
+		report_fieldf(top, "CUDA_DISABLE_PTX_JIT", NULL, rv_null(), "set: PTX is never compiled");
+	return top->rc;
 }
 
 static int arch_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
 	struct arch_opts o;
 	struct arch_inputs in = {0};
+	struct arch_tally *tally = NULL;
+	struct report_rec top, files;
+	struct cmd_progress prog;
 	char why[CD_ERRMSG + 64] = "";
+	size_t failed = 0, listed = 0, with_code = 0, shown = 0, details_at;
+	bool summary;
+	int rc;
+
 	memset(&o, 0, sizeof(o));
 	arch_target_init(&o.target);
 	const struct arch_target *t = &o.target;
-	const struct arch_driver *d = &o.target.driver;
-	int rc = parse_args(r, argc, argv, g, &o, &in, err);
-	if (rc)
+	if ((rc = parse_args(r, argc, argv, g, &o, &in, err)))
 		goto out;
-	if (!o.cuobjdump)
+	report_rec_top(&top, r);
+	if (o.cuobjdump) {
+		report_rec_text(&top, REPORT_TEXT_NONE); /* the listing is cuobjdump's, on stdout */
+		r->self_rendered = true;
+	} else {
 		arch_target_probe(&o.target, why, sizeof(why));
-	if (!o.cuobjdump) {
-		report_section(r, "Judged against");
-		if (t->n_gpus == 0)
-			report_kv(r, "GPUs", "%s", why[0] ? why : "none");
-		for (size_t i = 0; i < t->n_gpus; i++)
-			report_kv(r, t->gpus[i].name, "compute capability %u.%u", t->gpus[i].cc / 10, t->gpus[i].cc % 10);
-		if (d->known)
-			report_kv(r, "driver", "%s%s%s: CUDA %d.%d, PTX JIT up to ISA %u.%u", d->source,
-				  d->version[0] ? " " : "", d->version, d->cuda / 1000,
-				  (d->cuda % 1000) / 10, d->ptx_isa_max / 100, d->ptx_isa_max % 100);
-		else
-			report_kv(r, "driver", "unknown (PTX ISA and compression not checked; use --driver)");
-		if (t->force_jit)
-			report_kv(r, "CUDA_FORCE_PTX_JIT", "set: SASS in fatbins is ignored");
-		if (t->disable_jit)
-			report_kv(r, "CUDA_DISABLE_PTX_JIT", "set: PTX is never compiled");
-		for (size_t i = 0; i < t->n_gpus && rc == CD_OK; i++) {
-			struct driver_gpu_verdict v = driver_gpu_verdict(&t->gpus[i], d);
+	}
+	if ((rc = target_fields(&top, t, why)) != CD_OK || !(tally = calloc(t->n_gpus ? t->n_gpus : 1, sizeof(*tally)))) {
+		rc = cd_fail(err, CD_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < t->n_gpus && !o.cuobjdump; i++) {
+		struct driver_gpu_verdict v = driver_gpu_verdict(&t->gpus[i], &t->driver);
 
-			if (driver_gpu_finding(r, &t->gpus[i], d, &v) != CD_OK)
-				rc = cd_fail(err, CD_ENOMEM, "out of memory");
-		}
-		if (rc)
+		if (driver_gpu_finding(r, &t->gpus[i], &t->driver, &v) != CD_OK) {
+			rc = cd_fail(err, CD_ENOMEM, "out of memory");
 			goto out;
+		}
 	}
-	json_t *files = json_array();
-	if (!files) {
-		rc = cd_fail(err, CD_ENOMEM, "out of memory");
-		goto out;
-	}
-	size_t failed = 0, listed = 0, with_code = 0, shown = 0;
-	bool summary = !o.cuobjdump && !o.verbose && in.n > ARCH_SUMMARY_FILES && t->n_gpus > 0;
-	struct arch_tally *tally = calloc(t->n_gpus ? t->n_gpus : 1, sizeof(*tally));
-	size_t details_at = report_items_mark(r);
-	struct cmd_progress prog;
-
-	if (!tally) {
-		json_decref(files);
-		rc = cd_fail(err, CD_ENOMEM, "out of memory");
-		goto out;
-	}
+	summary = !o.cuobjdump && !o.verbose && in.n > ARCH_SUMMARY_FILES && t->n_gpus > 0;
+	details_at = report_items_mark(r);
+	report_rec_array(&top, "files", &files);
 	cmd_progress_start(&prog, g->stderr_is_tty && !o.cuobjdump, "arch: searched");
 	for (size_t i = 0; i < in.n; i++) {
-		size_t mark = report_items_mark(r), before = json_array_size(files);
+		size_t mark = report_items_mark(r);
+		bool details;
 
-		if (!do_file(r, in.paths[i], in.explicit_input[i], &o, files, &listed, &with_code, &prog))
+		if (!do_file(&files, in.paths[i], in.explicit_input[i], &o, tally, &listed, &with_code, &details, &prog))
 			failed++;
-		if (json_array_size(files) > before &&
-		    !tally_file(tally, t, json_array_get(files, before)) && summary)
+		if (summary && !details)
 			report_items_truncate(r, mark); /* runs natively everywhere: counted, not shown */
 		else if (report_items_mark(r) > mark)
 			shown++;
 		cmd_progress_step(&prog, i + 1, in.n);
 	}
 	cmd_progress_end(&prog);
-	if (o.cuobjdump)
-		r->self_rendered = true;
-	else if (listed + failed == 0)
-		report_line(r, "no files with device code found (%zu searched)", in.n);
-	if (!o.cuobjdump && summary) {
+	if (report_rec_end(&files) != CD_OK) {
+		rc = cd_fail(err, CD_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (listed + failed == 0)
+		report_rec_line(&top, "no files with device code found (%zu searched)", in.n);
+	{
 		size_t summary_at = report_items_mark(r);
 
-		if (tally_section(r, t, tally, with_code, shown) != CD_OK) {
-			free(tally);
-			json_decref(files);
+		if (summary_fields(&top, t, tally, summary, with_code, shown) != CD_OK) {
 			rc = cd_fail(err, CD_ENOMEM, "out of memory");
 			goto out;
 		}
-		report_items_move(r, summary_at, details_at);
+		if (summary)
+			report_items_move(r, summary_at, details_at);
 	}
-	if (!o.cuobjdump && in.n > 1) {
-		report_section(r, "Searched");
-		report_line(r, "%zu of %zu files carry device code", with_code, in.n);
+	if (in.n > 1) {
+		report_rec_section(&top, "Searched");
+		report_rec_line(&top, "%zu of %zu files carry device code", with_code, in.n);
 		if (failed)
-			report_line(r, "%zu could not be read (named on stderr)", failed);
+			report_rec_line(&top, "%zu could not be read (named on stderr)", failed);
 	}
-	report_json_set(r, "files_searched", json_integer((json_int_t)in.n));
-	report_json_set(r, "files_with_device_code", json_integer((json_int_t)with_code));
-	report_json_set(r, "summary", tally_json(t, tally));
-	free(tally);
-	if (o.note[0] && !o.cuobjdump)
-		report_line(r, "%s", o.note);
-	json_t *gpus = json_array();
-	for (size_t i = 0; gpus && i < t->n_gpus; i++) {
-		json_t *jg = json_object();
-		char cc[16];
-		snprintf(cc, sizeof(cc), "%u.%u", t->gpus[i].cc / 10, t->gpus[i].cc % 10);
-		json_object_set_new(jg, "gpu", json_string(t->gpus[i].name));
-		json_object_set_new(jg, "compute_capability", json_string(cc));
-		json_array_append_new(gpus, jg);
-	}
-	report_json_set(r, "files", files);
-	report_json_set(r, "gpus", gpus);
-	report_json_set(r, "driver", arch_driver_json(d));
+	report_field(&top, NULL, "files_searched", rv_int((long long)in.n));
+	report_field(&top, NULL, "files_with_device_code", rv_int((long long)with_code));
+	if (o.note[0])
+		report_rec_line(&top, "%s", o.note);
 	/* an input that failed made the run exit 3 (cmd_input_error) */
-	rc = CD_OK;
+	if ((rc = report_rec_end(&top)) != CD_OK)
+		rc = cd_fail(err, rc, "out of memory");
 out:
+	free(tally);
 	arch_inputs_free(&in);
 	return rc;
 }

@@ -8,122 +8,26 @@
 #include "rules/topology.h"
 #include "util/err.h"
 
-static const char *const cap_names[5] = { "read", "write", "nvlink", "atomics", "prop" };
-static const char *const attr_names[4] = { "performance_rank", "access_supported", "native_atomic_supported",
-					    "cuda_array_access_supported" };
-
-static bool jset(json_t *o, const char *key, json_t *v)
+/* The theory of a link: an object under key whose text is the cell labelled label, or null
+ * and "unknown". */
+static void theory_fields(struct report_rec *w, const char *key, const char *label, const struct topo_theory *th)
 {
-	return v && json_object_set_new(o, key, v) == 0;
-}
+	struct report_rec o;
 
-static json_t *jint(bool valid, long long v)
-{
-	return valid ? json_integer(v) : json_null();
-}
-
-static json_t *jcpus(bool valid, const struct topo_cpuset *s)
-{
-	char buf[1024];
-
-	if (!valid)
-		return json_null();
-	topo_cpuset_format(s, buf, sizeof buf);
-	return json_string(buf);
-}
-
-static const char *remote_type_name(int type)
-{
-	switch (type) {
-	case NVML_NVLINK_DEVICE_TYPE_GPU: return "gpu";
-	case NVML_NVLINK_DEVICE_TYPE_IBMNPU: return "ibmnpu";
-	case NVML_NVLINK_DEVICE_TYPE_SWITCH: return "nvswitch";
-	default: return "unknown";
+	if (!th->known) {
+		report_fieldf(w, label, key, rv_null(), "unknown");
+		return;
 	}
-}
-
-static json_t *theory_json(const struct topo_theory *th)
-{
-	if (!th->known)
-		return json_null();
-	return json_pack("{s:s, s:i, s:i, s:f, s:b, s:s, s:s}", "kind", th->nvlink ? "nvlink" : "pcie", "generation",
-			 th->generation, "lanes", th->lanes, "gbs_per_direction", th->gbs, "uncertain", th->uncertain,
-			 "text", th->text, "source", th->source ? th->source : "");
-}
-
-static json_t *gpu_json(const struct topo_probe *t, size_t i)
-{
-	const struct topo_gpu *g = &t->gpus[i];
-	json_t *o = json_object(), *links = json_array();
-	struct topo_theory pcie;
-	bool ok = o && links;
-
-	topo_pcie_theory(g->info, &pcie);
-	for (int l = 0; ok && l < NVML_NVLINK_MAX_LINKS; l++) {
-		const struct topo_nvlink *k = &g->links[l];
-		if (k->state == TOPO_LINK_ABSENT)
-			continue;
-		json_t *lo = json_pack("{s:i, s:s, s:o, s:o, s:o}", "link", l, "state", k->state == TOPO_LINK_UP ? "up" : "down",
-				       "version", jint(k->has_version, k->version), "remote_pci_bus_id",
-				       k->has_remote ? json_string(k->remote_bus_id) : json_null(), "remote_type",
-				       k->remote_type >= 0 ? json_string(remote_type_name(k->remote_type)) : json_null());
-		ok = lo && json_array_append_new(links, lo) == 0;
-	}
-	ok = ok && jset(o, "index", json_integer((json_int_t)i)) && jset(o, "name", json_string(g->info->name)) &&
-	     jset(o, "pci_bus_id", json_string(g->info->pci_bus_id)) &&
-	     jset(o, "cuda_ordinal", jint(g->cuda_ordinal >= 0, g->cuda_ordinal)) &&
-	     jset(o, "nvml_index", jint(g->nvml_index >= 0, g->nvml_index)) &&
-	     jset(o, "numa_node", jint(g->has_numa_node, g->numa_node)) &&
-	     jset(o, "cpu_affinity", jcpus(g->has_cpu_affinity, &g->cpu_affinity)) &&
-	     jset(o, "local_cpus", jcpus(g->has_local_cpus, &g->local_cpus)) &&
-	     jset(o, "nvlinks_present", json_integer(g->links_present)) &&
-	     jset(o, "nvlinks_active", json_integer(g->links_up)) &&
-	     jset(o, "nvlinks_to_nvswitch", json_integer(g->links_to_switch)) && jset(o, "nvlinks", links) &&
-	     jset(o, "pcie_theory", theory_json(&pcie));
-	if (!ok) {
-		if (!o || json_object_get(o, "nvlinks") != links)
-			json_decref(links);
-		json_decref(o);
-		return NULL;
-	}
-	return o;
-}
-
-static json_t *pair_json(const struct topo_probe *t, const struct topo_pair *p)
-{
-	json_t *o = json_object(), *cuda = json_object(), *nv = json_object();
-	struct topo_theory th;
-	char cell[16];
-	bool ok = o && cuda && nv;
-
-	topo_pair_theory(t, p, &th);
-	topo_cell(t, (size_t)p->a, (size_t)p->b, cell, sizeof cell);
-	ok = ok && jset(cuda, "can_access_peer", p->has_can_access ? json_boolean(p->can_access) : json_null());
-	for (int i = 0; ok && i < 4; i++)
-		ok = jset(cuda, attr_names[i], jint(p->has_attr[i], p->attr[i]));
-	for (int i = 0; ok && i < 5; i++)
-		ok = jset(nv, cap_names[i], p->has_p2p[i] ? json_string(topo_p2p_status_text(p->p2p[i])) : json_null());
-	if (!ok) {
-		json_decref(cuda);
-		json_decref(nv);
-		json_decref(o);
-		return NULL;
-	}
-	ok = jset(o, "cuda", cuda);
-	if (!ok)
-		json_decref(cuda);
-	ok = jset(o, "nvml_p2p", nv) && ok;
-	if (!json_object_get(o, "nvml_p2p"))
-		json_decref(nv);
-	ok = ok && jset(o, "a", json_integer(p->a)) && jset(o, "b", json_integer(p->b)) && jset(o, "link", json_string(cell)) &&
-	     jset(o, "nvlinks", json_integer(p->nvlinks)) && jset(o, "via_nvswitch", json_boolean(p->via_switch)) &&
-	     jset(o, "pcie_path", p->has_level ? json_string(topo_level_name(p->level)) : json_null()) &&
-	     jset(o, "theory", theory_json(&th));
-	if (!ok) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
+	report_rec_object(w, key, &o);
+	report_field(&o, NULL, "kind", rv_str(th->nvlink ? "nvlink" : "pcie"));
+	report_field(&o, NULL, "generation", rv_int(th->generation));
+	report_field(&o, NULL, "lanes", rv_int(th->lanes));
+	report_field(&o, NULL, "gbs_per_direction", rv_real(th->gbs));
+	report_field(&o, NULL, "uncertain", rv_bool(th->uncertain));
+	report_field(&o, label, "text", rv_str(th->text));
+	report_field(&o, NULL, "source", rv_str(th->source ? th->source : ""));
+	if (report_rec_end(&o) != CD_OK)
+		return; /* the failure is w's now */
 }
 
 static void nic_cell(const struct topo_probe *t, const struct topo_nic *n, size_t gpu, char *buf, size_t len)
@@ -133,64 +37,6 @@ static void nic_cell(const struct topo_probe *t, const struct topo_nic *n, size_
 	int level = topo_sysfs_level(g->pci_path, n->pci_path, same);
 
 	snprintf(buf, len, "%s", level < 0 ? "?" : topo_level_name(level));
-}
-
-static json_t *nic_json(const struct topo_probe *t, const struct topo_nic *n)
-{
-	json_t *rel = json_array();
-	json_t *o;
-	char cell[16];
-
-	for (size_t i = 0; rel && i < t->n_gpus; i++) {
-		nic_cell(t, n, i, cell, sizeof cell);
-		if (json_array_append_new(rel, json_string(cell))) {
-			json_decref(rel);
-			return NULL;
-		}
-	}
-	if (!rel)
-		return NULL;
-	o = json_pack("{s:s, s:s, s:o, s:o}", "name", n->name, "pci_bus_id", n->bus_id, "numa_node",
-		      jint(n->has_numa_node, n->numa_node), "gpus", rel);
-	return o;
-}
-
-static int put_json(struct report *r, const struct topo_probe *t)
-{
-	json_t *o = json_object(), *gpus = json_array(), *pairs = json_array(), *nics = json_array();
-	bool ok = o && gpus && pairs && nics;
-
-	for (size_t i = 0; ok && i < t->n_gpus; i++) {
-		json_t *g = gpu_json(t, i);
-		ok = g && json_array_append_new(gpus, g) == 0;
-	}
-	for (size_t i = 0; ok && i < t->n_pairs; i++) {
-		json_t *p = pair_json(t, &t->pairs[i]);
-		ok = p && json_array_append_new(pairs, p) == 0;
-	}
-	for (size_t i = 0; ok && i < t->n_nics; i++) {
-		json_t *n = nic_json(t, &t->nics[i]);
-		ok = n && json_array_append_new(nics, n) == 0;
-	}
-	if (ok) {
-		ok = jset(o, "gpus", gpus);
-		gpus = NULL;
-		ok = ok && jset(o, "pairs", pairs);
-		pairs = NULL;
-		ok = ok && jset(o, "nics", nics);
-		nics = NULL;
-		ok = ok && jset(o, "process_cpu_affinity", jcpus(t->has_process_cpus, &t->process_cpus)) &&
-		     jset(o, "nvml_topology", json_boolean(t->nvml_ok)) && jset(o, "cuda", json_boolean(t->cuda_ok)) &&
-		     jset(o, "errors", json_string(t->errors));
-	}
-	json_decref(gpus);
-	json_decref(pairs);
-	json_decref(nics);
-	if (!ok) {
-		json_decref(o);
-		return CD_ENOMEM;
-	}
-	return report_json_set(r, "topology", o);
 }
 
 /* nvidia-smi topo -m: GPUs and NICs against GPUs and NICs, then CPU and NUMA affinity. */
@@ -262,8 +108,6 @@ static int put_matrix(struct report *r, const struct topo_probe *t)
 		if (rc != CD_OK)
 			goto out;
 	}
-	for (size_t i = 0; i < t->n_nics && rc == CD_OK; i++)
-		rc = report_line(r, "NIC%zu: %s (%s)", i, t->nics[i].name, t->nics[i].bus_id);
 out:
 	free(head);
 	free(cells);
@@ -271,104 +115,147 @@ out:
 	return rc;
 }
 
-static void yes_no(char *buf, size_t len, bool has, int v)
+/* Under the matrix, a line per NIC; each NIC's object, with its relation to every GPU. */
+static void nics_fields(struct report_rec *w, const struct topo_probe *t)
 {
-	snprintf(buf, len, "%s", !has ? "?" : v ? "yes" : "no");
+	struct report_rec arr, it;
+	char cell[16];
+
+	report_rec_array(w, "nics", &arr);
+	for (size_t i = 0; i < t->n_nics; i++) {
+		const struct topo_nic *n = &t->nics[i];
+		json_t *rel = json_array();
+
+		report_rec_item(&arr, &it);
+		report_rec_line(&it, "NIC%zu: %s (%s)", i, n->name, n->bus_id);
+		report_struct_fields(&it, topo_nic_fields, TOPO_NIC_FIELDS, n);
+		for (size_t g = 0; rel && g < t->n_gpus; g++) {
+			nic_cell(t, n, g, cell, sizeof cell);
+			if (json_array_append_new(rel, json_string(cell))) {
+				json_decref(rel);
+				rel = NULL;
+			}
+		}
+		report_field(&it, NULL, "gpus", rv_json(rel));
+		if (report_rec_end(&it) != CD_OK)
+			break;
+	}
+	if (report_rec_end(&arr) != CD_OK)
+		return; /* the failure is w's now */
 }
 
-static int put_pairs(struct report *r, const struct topo_probe *t)
+/* One row per GPU, each also an object of "gpus". */
+static void gpus_fields(struct report_rec *w, const struct topo_probe *t)
+{
+	static const char *const head[] = { "GPU", "name", "bus id", "NVLinks active/present", "PCIe (max)", "NUMA",
+					    "local CPUs" };
+	struct report_rec tab, row, links, l;
+
+	report_rec_table(w, "gpus", 7, head, &tab);
+	for (size_t i = 0; i < t->n_gpus; i++) {
+		const struct topo_gpu *g = &t->gpus[i];
+		struct topo_theory th;
+
+		report_rec_item(&tab, &row);
+		report_fieldf(&row, "GPU", "index", rv_int((long long)i), "GPU%zu", i);
+		report_struct_fields(&row, topo_gpu_fields, TOPO_GPU_FIELDS, g);
+		report_fieldf(&row, "NVLinks active/present", NULL, rv_null(), "%d/%d", g->links_up, g->links_present);
+		report_rec_array(&row, "nvlinks", &links);
+		for (int k = 0; k < NVML_NVLINK_MAX_LINKS; k++) {
+			if (g->links[k].state == TOPO_LINK_ABSENT)
+				continue;
+			report_rec_item(&links, &l);
+			report_field(&l, NULL, "link", rv_int(k));
+			report_struct_fields(&l, topo_nvlink_fields, TOPO_NVLINK_FIELDS, &g->links[k]);
+			if (report_rec_end(&l) != CD_OK)
+				break;
+		}
+		if (report_rec_end(&links) != CD_OK)
+			break;
+		topo_pcie_theory(g->info, &th);
+		theory_fields(&row, "pcie_theory", "PCIe (max)", &th);
+		if (report_rec_end(&row) != CD_OK)
+			break;
+	}
+	if (report_rec_end(&tab) != CD_OK)
+		return; /* the failure is w's now */
+}
+
+/* One row per ordered pair, each also an object of "pairs". */
+static void pairs_fields(struct report_rec *w, const struct topo_probe *t)
 {
 	static const char *const head[] = { "pair", "link", "theory per direction", "CUDA P2P", "atomics", "arrays",
 					    "rank", "NVML read/write/atomics/nvlink" };
-	int rc = report_table(r, 8, head);
+	static const int shown[4] = { NVML_P2P_CAPS_INDEX_READ, NVML_P2P_CAPS_INDEX_WRITE, NVML_P2P_CAPS_INDEX_ATOMICS,
+				      NVML_P2P_CAPS_INDEX_NVLINK };
+	struct report_rec tab, row, o;
 
-	for (size_t i = 0; rc == CD_OK && i < t->n_pairs; i++) {
+	report_rec_table(w, "pairs", 8, head, &tab);
+	for (size_t i = 0; i < t->n_pairs; i++) {
 		const struct topo_pair *p = &t->pairs[i];
-		char pair[64], cell[32], theory[160], access[8], atom[8], arr[8], rank[32], nv[160];
-		const char *row[8] = { pair, cell, theory, access, atom, arr, rank, nv };
 		struct topo_theory th;
+		char cell[16], nv[32];
 		size_t used = 0;
 
-		snprintf(pair, sizeof pair, "GPU%d -> GPU%d", p->a, p->b);
+		report_rec_item(&tab, &row);
+		report_fieldf(&row, "pair", NULL, rv_null(), "GPU%d -> GPU%d", p->a, p->b);
+		report_struct_fields(&row, topo_pair_fields, TOPO_PAIR_FIELDS, p);
 		topo_cell(t, (size_t)p->a, (size_t)p->b, cell, sizeof cell);
+		report_field(&row, "link", "link", rv_str(cell));
 		topo_pair_theory(t, p, &th);
-		snprintf(theory, sizeof theory, "%s", th.known ? th.text : "unknown");
-		yes_no(access, sizeof access, p->has_can_access, p->can_access);
-		yes_no(atom, sizeof atom, p->has_attr[2], p->attr[2]);
-		yes_no(arr, sizeof arr, p->has_attr[3], p->attr[3]);
-		if (p->has_attr[0])
-			snprintf(rank, sizeof rank, "%d", p->attr[0]);
-		else
-			snprintf(rank, sizeof rank, "?");
+		theory_fields(&row, "theory", "theory per direction", &th);
+		report_rec_object(&row, "cuda", &o);
+		report_struct_fields(&o, topo_pair_cuda_fields, TOPO_PAIR_CUDA_FIELDS, p);
+		if (report_rec_end(&o) != CD_OK)
+			break;
+		report_rec_object(&row, "nvml_p2p", &o);
+		report_struct_fields(&o, topo_pair_nvml_fields, 5, p);
+		if (report_rec_end(&o) != CD_OK)
+			break;
 		nv[0] = '\0';
-		static const int order[4] = { NVML_P2P_CAPS_INDEX_READ, NVML_P2P_CAPS_INDEX_WRITE, NVML_P2P_CAPS_INDEX_ATOMICS,
-					      NVML_P2P_CAPS_INDEX_NVLINK };
-		for (int k = 0; k < 4; k++) {
-			int cap = order[k];
-			const char *v = !p->has_p2p[cap] ? "?" : p->p2p[cap] == NVML_P2P_STATUS_OK ? "OK" : "NS";
-			used += (size_t)snprintf(nv + used, sizeof nv - used, "%s%s", k ? "/" : "", v);
-		}
-		rc = report_table_row(r, row);
+		for (int k = 0; k < 4; k++)
+			used += (size_t)snprintf(nv + used, sizeof nv - used, "%s%s", k ? "/" : "",
+						 !p->has_p2p[shown[k]] ? "?" : p->p2p[shown[k]] == NVML_P2P_STATUS_OK ? "OK" : "NS");
+		report_field(&row, "NVML read/write/atomics/nvlink", NULL, rv_str(nv));
+		if (report_rec_end(&row) != CD_OK)
+			break;
 	}
-	return rc;
-}
-
-static int put_gpus(struct report *r, const struct topo_probe *t)
-{
-	static const char *const head[] = { "GPU", "name", "bus id", "NVLinks active/present", "PCIe (max)", "NUMA", "local CPUs" };
-	int rc = report_table(r, 7, head);
-
-	for (size_t i = 0; rc == CD_OK && i < t->n_gpus; i++) {
-		const struct topo_gpu *g = &t->gpus[i];
-		char idx[32], links[48], pcie[160], numa[32], cpus[512];
-		const char *row[7] = { idx, g->info->name, g->info->pci_bus_id, links, pcie, numa, cpus };
-		struct topo_theory th;
-
-		snprintf(idx, sizeof idx, "GPU%zu", i);
-		snprintf(links, sizeof links, "%d/%d", g->links_up, g->links_present);
-		topo_pcie_theory(g->info, &th);
-		snprintf(pcie, sizeof pcie, "%s", th.known ? th.text : "unknown");
-		if (g->has_numa_node)
-			snprintf(numa, sizeof numa, "%d", g->numa_node);
-		else
-			snprintf(numa, sizeof numa, "N/A");
-		if (g->has_local_cpus)
-			topo_cpuset_format(&g->local_cpus, cpus, sizeof cpus);
-		else
-			snprintf(cpus, sizeof cpus, "N/A");
-		rc = report_table_row(r, row);
-	}
-	return rc;
+	if (report_rec_end(&tab) != CD_OK)
+		return; /* the failure is w's now */
 }
 
 int topo_report_full(struct report *r, const struct topo_probe *t)
 {
-	char pc[1024];
+	struct report_rec top, w;
 	int rc;
 
-	if ((rc = put_json(r, t)) != CD_OK)
+	report_rec_top(&top, r);
+	report_rec_object(&top, "topology", &w);
+	report_rec_section(&w, "Topology (as nvidia-smi topo -m)");
+	if ((rc = put_matrix(r, t)) != CD_OK)
 		return rc;
-	if ((rc = report_section(r, "Topology (as nvidia-smi topo -m)")) != CD_OK || (rc = put_matrix(r, t)) != CD_OK)
-		return rc;
-	if ((rc = report_line(r, "Legend: X = self, NV# = # NVLinks, PIX = one PCIe switch, PXB = several PCIe switches, "
-				 "PHB = a PCIe host bridge, NODE = host bridges of one NUMA node, SYS = the CPU interconnect")) != CD_OK)
-		return rc;
-	if ((rc = report_section(r, "GPUs")) != CD_OK || (rc = put_gpus(r, t)) != CD_OK)
-		return rc;
-	if (t->has_process_cpus) {
-		topo_cpuset_format(&t->process_cpus, pc, sizeof pc);
-		if ((rc = report_kv(r, "this process may run on CPUs", "%s", pc)) != CD_OK)
-			return rc;
+	nics_fields(&w, t);
+	report_rec_line(&w, "Legend: X = self, NV# = # NVLinks, PIX = one PCIe switch, PXB = several PCIe switches, "
+			    "PHB = a PCIe host bridge, NODE = host bridges of one NUMA node, SYS = the CPU interconnect");
+	report_rec_section(&w, "GPUs");
+	gpus_fields(&w, t);
+	report_struct_field(&w, &topo_probe_fields[TOPO_PROCESS_CPUS], t);
+	report_struct_json(&w, &topo_probe_fields[TOPO_NVML_OK], t);
+	report_struct_json(&w, &topo_probe_fields[TOPO_CUDA_OK], t);
+	report_rec_section(&w, "Pairs");
+	if (t->n_gpus < 2) {
+		report_rec_line(&w, "no pair: %zu GPU%s (peer-to-peer needs two)", t->n_gpus, t->n_gpus == 1 ? "" : "s");
+		report_field(&w, NULL, "pairs", rv_json(json_array()));
+		report_struct_json(&w, &topo_probe_fields[TOPO_ERRORS], t);
+	} else {
+		pairs_fields(&w, t);
+		if (t->errors[0])
+			report_struct_field(&w, &topo_probe_fields[TOPO_ERRORS], t);
+		else
+			report_struct_json(&w, &topo_probe_fields[TOPO_ERRORS], t);
 	}
-	if ((rc = report_section(r, "Pairs")) != CD_OK)
-		return rc;
-	if (t->n_gpus < 2)
-		return report_line(r, "no pair: %zu GPU%s (peer-to-peer needs two)", t->n_gpus, t->n_gpus == 1 ? "" : "s");
-	if ((rc = put_pairs(r, t)) != CD_OK)
-		return rc;
-	if (t->errors[0])
-		rc = report_kv(r, "failed queries", "%s", t->errors);
-	return rc;
+	rc = report_rec_end(&w);
+	return rc == CD_OK ? report_rec_end(&top) : rc;
 }
 
 /* "GPU0 - GPU1: NV18, NVLink 4: ..., P2P yes": one pair, as doctor and topo -q say it. */

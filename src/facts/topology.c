@@ -1,8 +1,11 @@
-/* The topology facts' read-only accessors: CPU sets, level names, pairs. */
+/* The topology facts' read-only accessors (CPU sets, level names, pairs) and their field
+ * tables. */
 #include "facts/topology.h"
 
 #include <stdio.h>
 #include <string.h>
+
+#include "facts/gpu.h"
 
 void topo_cpuset_add(struct topo_cpuset *s, long cpu)
 {
@@ -84,3 +87,132 @@ const struct topo_pair *topo_pair_of(const struct topo_probe *t, size_t a, size_
 		return NULL;
 	return &t->pairs[a * (t->n_gpus - 1) + (b < a ? b : b - 1)];
 }
+
+const char *topo_remote_type_name(int type)
+{
+	switch (type) {
+	case NVML_NVLINK_DEVICE_TYPE_GPU: return "gpu";
+	case NVML_NVLINK_DEVICE_TYPE_IBMNPU: return "ibmnpu";
+	case NVML_NVLINK_DEVICE_TYPE_SWITCH: return "nvswitch";
+	default: return type < 0 ? NULL : "unknown";
+	}
+}
+
+static const char *link_state_name(int state)
+{
+	return state == TOPO_LINK_UP ? "up" : "down";
+}
+
+static const char *topo_gpu_name(const void *obj, char *buf, size_t cap)
+{
+	(void)buf;
+	(void)cap;
+	return ((const struct topo_gpu *)obj)->info->name;
+}
+
+static const char *gpu_bus_id(const void *obj, char *buf, size_t cap)
+{
+	(void)buf;
+	(void)cap;
+	return ((const struct topo_gpu *)obj)->info->pci_bus_id;
+}
+
+static const char *gpu_cpu_affinity(const void *obj, char *buf, size_t cap)
+{
+	topo_cpuset_format(&((const struct topo_gpu *)obj)->cpu_affinity, buf, cap);
+	return buf;
+}
+
+static const char *gpu_local_cpus(const void *obj, char *buf, size_t cap)
+{
+	topo_cpuset_format(&((const struct topo_gpu *)obj)->local_cpus, buf, cap);
+	return buf;
+}
+
+static const char *process_cpus(const void *obj, char *buf, size_t cap)
+{
+	topo_cpuset_format(&((const struct topo_probe *)obj)->process_cpus, buf, cap);
+	return buf;
+}
+
+#define GPU(m) offsetof(struct topo_gpu, m)
+const struct rec_field topo_gpu_fields[TOPO_GPU_FIELDS] = {
+	[TOPO_GPU_NAME] = { "name", "name", RF_TEXT, .text = topo_gpu_name },
+	[TOPO_GPU_PCI_BUS_ID] = { "pci_bus_id", "bus id", RF_TEXT, .text = gpu_bus_id },
+	[TOPO_GPU_CUDA_ORDINAL] = { "cuda_ordinal", NULL, RF_INT, .offset = GPU(cuda_ordinal), .valid = RFV_NONNEG },
+	[TOPO_GPU_NVML_INDEX] = { "nvml_index", NULL, RF_INT, .offset = GPU(nvml_index), .valid = RFV_NONNEG },
+	[TOPO_GPU_NUMA_NODE] = { "numa_node", "NUMA", RF_INT, .offset = GPU(numa_node), .valid = RFV_FLAG,
+				 .flag = GPU(has_numa_node), .unknown = "N/A" },
+	[TOPO_GPU_CPU_AFFINITY] = { "cpu_affinity", NULL, RF_TEXT, .text = gpu_cpu_affinity, .valid = RFV_FLAG,
+				    .flag = GPU(has_cpu_affinity) },
+	[TOPO_GPU_LOCAL_CPUS] = { "local_cpus", "local CPUs", RF_TEXT, .text = gpu_local_cpus, .valid = RFV_FLAG,
+				  .flag = GPU(has_local_cpus), .unknown = "N/A" },
+	[TOPO_GPU_NVLINKS_PRESENT] = { "nvlinks_present", NULL, RF_INT, .offset = GPU(links_present) },
+	[TOPO_GPU_NVLINKS_ACTIVE] = { "nvlinks_active", NULL, RF_INT, .offset = GPU(links_up) },
+	[TOPO_GPU_NVLINKS_TO_NVSWITCH] = { "nvlinks_to_nvswitch", NULL, RF_INT, .offset = GPU(links_to_switch) },
+};
+#undef GPU
+
+#define LINK(m) offsetof(struct topo_nvlink, m)
+const struct rec_field topo_nvlink_fields[TOPO_NVLINK_FIELDS] = {
+	[TOPO_NVLINK_STATE] = { "state", NULL, RF_NAMED, .offset = LINK(state), .name = link_state_name },
+	[TOPO_NVLINK_VERSION] = { "version", NULL, RF_UINT, .offset = LINK(version), .valid = RFV_FLAG,
+				  .flag = LINK(has_version) },
+	[TOPO_NVLINK_REMOTE_BUS_ID] = { "remote_pci_bus_id", NULL, RF_CHARS, .offset = LINK(remote_bus_id),
+					.valid = RFV_FLAG, .flag = LINK(has_remote) },
+	[TOPO_NVLINK_REMOTE_TYPE] = { "remote_type", NULL, RF_NAMED, .offset = LINK(remote_type),
+				      .name = topo_remote_type_name },
+};
+#undef LINK
+
+#define PAIR(m) offsetof(struct topo_pair, m)
+const struct rec_field topo_pair_fields[TOPO_PAIR_FIELDS] = {
+	[TOPO_PAIR_A] = { "a", NULL, RF_INT, .offset = PAIR(a) },
+	[TOPO_PAIR_B] = { "b", NULL, RF_INT, .offset = PAIR(b) },
+	[TOPO_PAIR_NVLINKS] = { "nvlinks", NULL, RF_INT, .offset = PAIR(nvlinks) },
+	[TOPO_PAIR_VIA_NVSWITCH] = { "via_nvswitch", NULL, RF_BOOL, .offset = PAIR(via_switch) },
+	[TOPO_PAIR_PCIE_PATH] = { "pcie_path", NULL, RF_NAMED, .offset = PAIR(level), .valid = RFV_FLAG,
+				  .flag = PAIR(has_level), .name = topo_level_name },
+};
+
+const struct rec_field topo_pair_cuda_fields[TOPO_PAIR_CUDA_FIELDS] = {
+	[TOPO_CUDA_CAN_ACCESS] = { "can_access_peer", "CUDA P2P", RF_BOOL, .offset = PAIR(can_access),
+				   .valid = RFV_FLAG, .flag = PAIR(has_can_access) },
+	[TOPO_CUDA_RANK] = { "performance_rank", "rank", RF_INT, .offset = PAIR(attr[0]), .valid = RFV_FLAG,
+			     .flag = PAIR(has_attr[0]) },
+	[TOPO_CUDA_ACCESS] = { "access_supported", NULL, RF_INT, .offset = PAIR(attr[1]), .valid = RFV_FLAG,
+			       .flag = PAIR(has_attr[1]) },
+	[TOPO_CUDA_ATOMICS] = { "native_atomic_supported", "atomics", RF_INT, .unit = RU_YESNO, .offset = PAIR(attr[2]),
+				.valid = RFV_FLAG, .flag = PAIR(has_attr[2]) },
+	[TOPO_CUDA_ARRAYS] = { "cuda_array_access_supported", "arrays", RF_INT, .unit = RU_YESNO, .offset = PAIR(attr[3]),
+			       .valid = RFV_FLAG, .flag = PAIR(has_attr[3]) },
+};
+
+#define CAP(key, i) { key, NULL, RF_NAMED, .offset = PAIR(p2p[i]), .valid = RFV_FLAG, .flag = PAIR(has_p2p[i]), \
+		      .name = topo_p2p_status_text }
+const struct rec_field topo_pair_nvml_fields[5] = {
+	CAP("read", NVML_P2P_CAPS_INDEX_READ), CAP("write", NVML_P2P_CAPS_INDEX_WRITE),
+	CAP("nvlink", NVML_P2P_CAPS_INDEX_NVLINK), CAP("atomics", NVML_P2P_CAPS_INDEX_ATOMICS),
+	CAP("prop", NVML_P2P_CAPS_INDEX_PROP),
+};
+#undef CAP
+#undef PAIR
+
+#define NIC(m) offsetof(struct topo_nic, m)
+const struct rec_field topo_nic_fields[TOPO_NIC_FIELDS] = {
+	[TOPO_NIC_NAME] = { "name", NULL, RF_CHARS, .offset = NIC(name) },
+	[TOPO_NIC_PCI_BUS_ID] = { "pci_bus_id", NULL, RF_CHARS, .offset = NIC(bus_id) },
+	[TOPO_NIC_NUMA_NODE] = { "numa_node", NULL, RF_INT, .offset = NIC(numa_node), .valid = RFV_FLAG,
+				 .flag = NIC(has_numa_node) },
+};
+#undef NIC
+
+#define PROBE(m) offsetof(struct topo_probe, m)
+const struct rec_field topo_probe_fields[TOPO_PROBE_FIELDS] = {
+	[TOPO_PROCESS_CPUS] = { "process_cpu_affinity", "this process may run on CPUs", RF_TEXT, .text = process_cpus,
+				.valid = RFV_FLAG, .flag = PROBE(has_process_cpus), .absent = RFA_QUIET },
+	[TOPO_NVML_OK] = { "nvml_topology", NULL, RF_BOOL, .offset = PROBE(nvml_ok) },
+	[TOPO_CUDA_OK] = { "cuda", NULL, RF_BOOL, .offset = PROBE(cuda_ok) },
+	[TOPO_ERRORS] = { "errors", "failed queries", RF_CHARS, .offset = PROBE(errors) },
+};
+#undef PROBE

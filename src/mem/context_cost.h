@@ -9,6 +9,7 @@
 
 #include "driver/cudrv.h"
 #include "driver/nvml.h"
+#include "util/rec_field.h"
 
 struct mem_context_cost {
 	bool measured;
@@ -18,6 +19,11 @@ struct mem_context_cost {
 	bool cu_valid;
 	uint64_t cu_free, cu_total; /* cuMemGetInfo with the context current */
 };
+
+/* Described once (util/rec_field.h; mem/fields.c): what `mem status` reports of it per GPU. */
+enum mem_context_cost_field { MEM_CTX_CUDA_FREE, MEM_CTX_CUDA_TOTAL, MEM_CTX_BYTES, MEM_CTX_PID_NAMESPACE,
+			      MEM_CTX_FIELDS };
+extern const struct rec_field mem_context_cost_fields[MEM_CTX_FIELDS];
 
 /* cu must have had cuInit; nv must have had nvmlInit. Creates and releases the
  * primary context of cuda_ordinal; nothing stays allocated. */

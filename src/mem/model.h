@@ -10,6 +10,7 @@
 
 #include "binfmt/gguf.h"
 #include "binfmt/safetensors.h"
+#include "util/rec_field.h"
 
 struct mem_layer {
 	uint64_t weight_bytes; /* tensors of this block (exact when read from a file) */
@@ -44,6 +45,17 @@ struct mem_model {
 	bool shapes_known;
 	char note[256];        /* what the loader had to assume, "" if nothing */
 };
+
+/* What `mem estimate` reports of a model, described once (util/rec_field.h; mem/fields.c):
+ * its "model" object, the text labels of its Model section. */
+enum mem_model_field {
+	MEM_MODEL_FORMAT, MEM_MODEL_ARCH, MEM_MODEL_DTYPE, MEM_MODEL_PARAMS, MEM_MODEL_PARAMS_EXACT,
+	MEM_MODEL_WEIGHT_BYTES, MEM_MODEL_LAYERS, MEM_MODEL_HEADS, MEM_MODEL_KV_HEADS, MEM_MODEL_HEAD_DIM,
+	MEM_MODEL_HEAD_DIM_V, MEM_MODEL_HIDDEN, MEM_MODEL_VOCAB, MEM_MODEL_CONTEXT_TRAIN, MEM_MODEL_SLIDING_WINDOW,
+	MEM_MODEL_SWA_LAYERS, MEM_MODEL_MLA, MEM_MODEL_KV_LORA_RANK, MEM_MODEL_ROPE_DIM, MEM_MODEL_NOTE,
+	MEM_MODEL_FIELDS
+};
+extern const struct rec_field mem_model_fields[MEM_MODEL_FIELDS];
 
 void mem_model_free(struct mem_model *m);
 /* Layers a model may have: more is a crafted or broken file (a tensor named

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "driver/cudrv.h"
+#include "util/rec_field.h"
 
 #define MEM_PROBE_GRAIN (2ull << 20) /* the driver's large-page size; sizes step by it */
 #define MEM_PROBE_MAX_BLOCKS 64
@@ -24,6 +25,15 @@ struct mem_probe {
 	unsigned n_calls;        /* cuMemAlloc calls made */
 	double held_ms;          /* wall time from the first allocation to the last free */
 };
+
+/* Described once (util/rec_field.h; mem/fields.c): each GPU's object of `mem probe` and the
+ * labels of its lines. */
+enum mem_probe_field {
+	MEM_PROBE_FREE, MEM_PROBE_TOTAL, MEM_PROBE_LIMIT, MEM_PROBE_LARGEST, MEM_PROBE_CAPPED,
+	MEM_PROBE_SMALLEST_FAILED, MEM_PROBE_IN_BLOCKS, MEM_PROBE_BLOCKS, MEM_PROBE_CALLS, MEM_PROBE_ELAPSED,
+	MEM_PROBE_FREE_AFTER, MEM_PROBE_FIELDS
+};
+extern const struct rec_field mem_probe_fields[MEM_PROBE_FIELDS];
 
 /* max_fraction in (0, 1]. CD_EDRIVER (err names the call) on a failure that is
  * not out-of-memory; blocks already taken are freed first. */
@@ -49,6 +59,14 @@ struct mem_demo {
 	int64_t vmm_driver_used_delta;
 	bool vmm_request_contiguous;
 };
+
+/* Its "demo" object and the labels of its two lines. */
+enum mem_demo_field {
+	MEM_DEMO_BLOCK, MEM_DEMO_FREED, MEM_DEMO_LARGEST_HOLE, MEM_DEMO_REQUEST, MEM_DEMO_SEG_RESERVED_AFTER,
+	MEM_DEMO_SEG_DRIVER_USED, MEM_DEMO_VMM, MEM_DEMO_VMM_MAPPED_AFTER, MEM_DEMO_VMM_DRIVER_USED,
+	MEM_DEMO_GRANULARITY, MEM_DEMO_FIELDS
+};
+extern const struct rec_field mem_demo_fields[MEM_DEMO_FIELDS];
 
 int mem_demo_run(const struct cudrv *d, CUdevice dev, uint64_t limit, struct mem_demo *m, char *err);
 

@@ -33,6 +33,14 @@ const struct json_rename json_renames[] = {
 	/* doctor's GPUs took devices' names */
 	{ "doctor", "gpus[].index", "gpus[].cuda_ordinal", "0.1.0" },
 	{ "doctor", "gpus[].mig_mode", "gpus[].mig_mode_current", "0.1.0" },
+	/* so did mem status's (its processes' used_bytes, gpu_instance and compute_instance, one
+	 * array deeper, became used_memory_bytes, gpu_instance_id and compute_instance_id) */
+	{ "mem", "gpus[].cuda_index", "gpus[].cuda_ordinal", "0.1.0" },
+	{ "mem", "gpus[].nvml_total_bytes", "gpus[].nvml_memory_total_bytes", "0.1.0" },
+	{ "mem", "gpus[].nvml_used_bytes", "gpus[].memory_used_bytes", "0.1.0" },
+	{ "mem", "gpus[].nvml_free_bytes", "gpus[].memory_free_bytes", "0.1.0" },
+	{ "mem", "gpus[].nvml_reserved_bytes", "gpus[].memory_reserved_bytes", "0.1.0" },
+	{ "mem", "gpus[].mig_enabled", "gpus[].mig_mode_current", "0.1.0" },
 };
 
 const size_t n_json_renames = sizeof json_renames / sizeof json_renames[0];

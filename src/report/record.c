@@ -2,6 +2,7 @@
  * lines or table cells) and its keyed fields to the command's JSON. */
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,10 +10,12 @@
 #include "report/report.h"
 #include "report/report_internal.h"
 #include "util/err.h"
+#include "util/safetext.h"
 #include "util/str.h"
+#include "util/units.h"
 
 /* The first error stays; an out-of-memory is also the report's. */
-static void rec_fail(struct report_rec *w, int rc)
+void report_rec_fail(struct report_rec *w, int rc)
 {
 	if (rc == CD_ENOMEM && w->r)
 		w->r->oom = true;
@@ -27,13 +30,14 @@ static void rec_child(struct report_rec *parent, struct report_rec *child, json_
 	memset(child, 0, sizeof(*child));
 	child->r = parent->r;
 	child->parent = parent;
-	/* a row's cells belong to the row: what nests inside it is JSON only */
+	/* a row's cells belong to the row: what nests inside it is JSON only, but for an
+	 * object, whose labels fill the row's cells (report_rec_object) */
 	child->text = parent->text == REPORT_TEXT_ROW ? REPORT_TEXT_NONE : parent->text;
 	child->rc = parent->rc;
 	if (parent->rc != CD_OK || !want_json || !parent->json)
 		return;
 	if (!json)
-		rec_fail(child, CD_ENOMEM);
+		report_rec_fail(child, CD_ENOMEM);
 	child->json = json;
 }
 
@@ -73,9 +77,25 @@ static void open_child(struct report_rec *parent, const char *key, bool array, b
 	rec_child(parent, child, j, want_json);
 }
 
+void report_rec_json(struct report_rec *w, json_t *obj)
+{
+	memset(w, 0, sizeof(*w));
+	w->json = obj;
+	w->text = REPORT_TEXT_NONE;
+	if (!obj)
+		w->rc = CD_ENOMEM;
+}
+
 void report_rec_object(struct report_rec *parent, const char *key, struct report_rec *child)
 {
 	open_child(parent, key, false, true, child);
+	if (parent->text != REPORT_TEXT_ROW || !parent->cells || child->rc != CD_OK)
+		return;
+	/* an object of a row: its labelled fields are cells of that row */
+	child->text = REPORT_TEXT_ROW;
+	child->cells = parent->cells;
+	child->table_item = parent->table_item;
+	child->row_borrowed = true;
 }
 
 void report_rec_array(struct report_rec *parent, const char *key, struct report_rec *list)
@@ -94,7 +114,7 @@ void report_rec_table(struct report_rec *parent, const char *key, size_t ncols,
 	if (table->rc != CD_OK || table->text != REPORT_TEXT_ROW)
 		return; /* a table inside a JSON-only record has no text */
 	if ((rc = report_table(table->r, ncols, headers)) != CD_OK) {
-		rec_fail(table, rc);
+		report_rec_fail(table, rc);
 		return;
 	}
 	table->table_item = table->r->n_items - 1;
@@ -110,7 +130,7 @@ void report_rec_item(struct report_rec *list, struct report_rec *item)
 	item->cells = calloc(list->r->items[list->table_item].ncols, sizeof(char *));
 	if (!item->cells) {
 		item->text = REPORT_TEXT_NONE;
-		rec_fail(item, CD_ENOMEM);
+		report_rec_fail(item, CD_ENOMEM);
 	}
 }
 
@@ -145,7 +165,7 @@ void report_rec_section(struct report_rec *w, const char *fmt, ...)
 	rc = s ? report_section(w->r, "%s", s) : CD_ENOMEM;
 	free(s);
 	if (rc != CD_OK)
-		rec_fail(w, rc);
+		report_rec_fail(w, rc);
 }
 
 void report_rec_line(struct report_rec *w, const char *fmt, ...)
@@ -162,20 +182,50 @@ void report_rec_line(struct report_rec *w, const char *fmt, ...)
 	rc = s ? report_line(w->r, "%s", s) : CD_ENOMEM;
 	free(s);
 	if (rc != CD_OK)
-		rec_fail(w, rc);
+		report_rec_fail(w, rc);
+}
+
+/* A string as JSON; text from a damaged input that is not UTF-8 (which jansson refuses) goes
+ * in as util/safetext.h makes it, instead of failing like no memory. */
+static json_t *string_json(const char *s)
+{
+	json_t *j = json_string(s);
+	char *safe;
+
+	if (j || !s)
+		return j;
+	safe = safe_text_dup(s, strlen(s), 4 * strlen(s) + 4, SAFE_TEXT_KEEP_NEWLINES);
+	j = safe ? json_string(safe) : NULL;
+	free(safe);
+	return j;
 }
 
 static json_t *value_json(const struct report_value *v)
 {
 	switch (v->kind) {
 	case RV_NULL: return json_null();
-	case RV_STRING: return json_string(v->s);
-	case RV_INT: return json_integer((json_int_t)v->i);
+	case RV_STRING: return string_json(v->s);
+	case RV_INT:
+	case RV_BYTES: return json_integer((json_int_t)v->i);
 	case RV_BOOL: return json_boolean(v->b);
 	case RV_REAL: return json_real(v->d);
 	case RV_JSON: return v->j; /* stolen */
 	}
 	return NULL;
+}
+
+static char *int_text(long long v)
+{
+	char buf[24], *p = buf + sizeof(buf);
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+
+	*--p = '\0';
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	return cd_strdup(p);
 }
 
 /* The value's own text form; NULL with *rc set when it has none or memory ran out. */
@@ -184,13 +234,14 @@ static char *value_text(const struct report_value *v, int *rc)
 	struct strbuf sb;
 	size_t i;
 	json_t *e;
-	char *s = NULL;
+	char *s = NULL, buf[UNITS_BUF];
 
 	*rc = CD_ENOMEM;
 	switch (v->kind) {
 	case RV_NULL: s = cd_strdup("none"); break;
 	case RV_STRING: s = cd_strdup(v->s); break;
-	case RV_INT: s = cd_asprintf("%lld", v->i); break;
+	case RV_INT: s = int_text(v->i); break;
+	case RV_BYTES: s = cd_strdup(units_fmt_bytes((uint64_t)v->i, buf, sizeof(buf))); break;
 	case RV_BOOL: s = cd_strdup(v->b ? "yes" : "no"); break;
 	case RV_REAL: s = cd_asprintf("%g", v->d); break;
 	case RV_JSON:
@@ -225,24 +276,27 @@ static void put_text(struct report_rec *w, const char *label, char *text)
 		rc = w->commands ? report_kv_command(w->r, label, "%s", text) : report_kv(w->r, label, "%s", text);
 		free(text);
 		if (rc != CD_OK)
-			rec_fail(w, rc);
+			report_rec_fail(w, rc);
 		return;
 	}
 	if (!w->cells) { /* a table's own fields have no cell */
 		free(text);
-		rec_fail(w, CD_EUSAGE);
+		report_rec_fail(w, CD_EUSAGE);
 		return;
 	}
 	t = &w->r->items[w->table_item];
-	for (size_t c = 0; c < t->ncols; c++) {
+	for (size_t k = 0; k < t->ncols; k++) {
+		size_t c = (w->next_col + k) % t->ncols; /* rows mostly fill their columns in order */
+
 		if (strcmp(t->cells[c], label) != 0)
 			continue;
 		free(w->cells[c]);
 		w->cells[c] = text;
+		w->next_col = c + 1;
 		return;
 	}
 	free(text);
-	rec_fail(w, CD_EUSAGE);
+	report_rec_fail(w, CD_EUSAGE);
 }
 
 /* Takes text (NULL: no text form, text_rc says why) and v's stolen JSON. */
@@ -260,13 +314,13 @@ static void field(struct report_rec *w, const char *label, const char *key,
 	}
 	if (keep && (!j || json_object_set_new(w->json, key, j) != 0)) {
 		free(text);
-		rec_fail(w, CD_ENOMEM);
+		report_rec_fail(w, CD_ENOMEM);
 		return;
 	}
 	if (!label || w->text == REPORT_TEXT_NONE)
 		free(text);
 	else if (!text)
-		rec_fail(w, text_rc);
+		report_rec_fail(w, text_rc);
 	else
 		put_text(w, label, text);
 }
@@ -284,18 +338,43 @@ void report_field(struct report_rec *w, const char *label, const char *key, stru
 	field(w, label, key, &v, text, rc);
 }
 
+/* The text of a field: the common "%s" copied, a short one formatted once on the stack (a
+ * listing of 6,000 images is 66,000 cells). */
+static char *format_text(const char *fmt, va_list ap)
+{
+	char buf[256];
+	va_list again;
+	int n;
+
+	if (fmt[0] == '%' && fmt[1] == 's' && !fmt[2]) {
+		const char *s = va_arg(ap, const char *);
+
+		return cd_strdup(s ? s : "");
+	}
+	va_copy(again, ap);
+	n = vsnprintf(buf, sizeof(buf), fmt, again);
+	va_end(again);
+	if (n < 0)
+		return NULL;
+	return (size_t)n < sizeof(buf) ? cd_strdup(buf) : cd_vasprintf(fmt, ap);
+}
+
+void report_vfieldf(struct report_rec *w, const char *label, const char *key, struct report_value v,
+		    const char *fmt, va_list ap)
+{
+	char *text = wants_text(w, label) ? format_text(fmt, ap) : NULL;
+
+	field(w, label, key, &v, text, CD_ENOMEM);
+}
+
 void report_fieldf(struct report_rec *w, const char *label, const char *key, struct report_value v,
 		   const char *fmt, ...)
 {
 	va_list ap;
-	char *text = NULL;
 
-	if (wants_text(w, label)) {
-		va_start(ap, fmt);
-		text = cd_vasprintf(fmt, ap);
-		va_end(ap);
-	}
-	field(w, label, key, &v, text, CD_ENOMEM);
+	va_start(ap, fmt);
+	report_vfieldf(w, label, key, v, fmt, ap);
+	va_end(ap);
 }
 
 /* ---- fields from a table ---- */
@@ -412,7 +491,7 @@ void report_fields(struct report_rec *w, const struct field_table *t, const void
 		report_fieldf(w, label, f->key, field_rv(f, &v), "%s", text ? text : "");
 	}
 	if (w->rc == CD_OK && w->json && has_metrics(t) && (rc = keep_fact(w->r, t, obj)) != CD_OK)
-		rec_fail(w, rc);
+		report_rec_fail(w, rc);
 }
 
 size_t report_fields_headers(const struct field_table *t, unsigned view, const char **headers, size_t max)
@@ -451,14 +530,13 @@ int report_rec_end(struct report_rec *w)
 {
 	int rc;
 
+	if (w->row_borrowed)
+		w->cells = NULL; /* the row's, ended with it */
 	if (w->cells) {
 		size_t n = w->r->items[w->table_item].ncols;
 
-		if (w->rc == CD_OK) {
-			rc = report_table_row_at(w->r, w->table_item, (const char *const *)w->cells);
-			if (rc != CD_OK)
-				rec_fail(w, rc);
-		}
+		if (w->rc == CD_OK && (rc = report_table_row_take_at(w->r, w->table_item, w->cells)) != CD_OK)
+			report_rec_fail(w, rc);
 		for (size_t c = 0; c < n; c++)
 			free(w->cells[c]);
 		free(w->cells);

@@ -391,6 +391,37 @@ int report_table_row_at(struct report *r, size_t item, const char *const cells[]
 	return table_add_row(r, &r->items[item], cells);
 }
 
+int report_table_row_take_at(struct report *r, size_t item, char **cells)
+{
+	struct report_item *t = item < r->n_items && r->items[item].kind == ITEM_TABLE ? &r->items[item] : NULL;
+	size_t ncols = t ? t->ncols : 0, base = t ? t->nrows * t->ncols : 0;
+	char **p = t ? realloc(t->cells, (base + ncols) * sizeof(*p)) : NULL;
+	int rc = !t ? CD_EUSAGE : !p ? CD_ENOMEM : CD_OK;
+
+	if (p)
+		t->cells = p;
+	for (size_t c = 0; rc == CD_OK && c < ncols; c++) {
+		p[base + c] = cells[c] ? cells[c] : cd_strdup("");
+		cells[c] = NULL;
+		if (!p[base + c]) {
+			while (c--)
+				free(p[base + c]);
+			rc = CD_ENOMEM;
+		}
+	}
+	if (rc == CD_OK) {
+		t->nrows++;
+		return CD_OK;
+	}
+	for (size_t c = 0; c < ncols; c++) {
+		free(cells[c]);
+		cells[c] = NULL;
+	}
+	if (rc == CD_ENOMEM)
+		r->oom = true;
+	return rc;
+}
+
 int report_table_row(struct report *r, const char *const cells[])
 {
 	for (size_t i = r->n_items; i-- > 0;)

@@ -4,10 +4,12 @@
 #define CUDOCTOR_REPORT_H
 
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "util/field.h"
+#include "util/rec_field.h"
 
 enum severity { SEV_OK = 0, SEV_INFO = 1, SEV_WARN = 2, SEV_ERROR = 3 };
 
@@ -155,7 +157,8 @@ int report_json_set(struct report *r, const char *key, json_t *value); /* steals
  * record's mode says: REPORT_TEXT_KV, one aligned "label  value" line per field (report_kv);
  * REPORT_TEXT_ROW, the cell under the column whose header equals the label (a record made
  * by report_rec_item on a table); REPORT_TEXT_NONE, nowhere (a JSON-only view, switched
- * with report_rec_text). Children inherit the mode; items of a table are rows.
+ * with report_rec_text). Children inherit the mode; items of a table are rows; an object
+ * opened in a row (report_rec_object) fills that row's cells with its labelled fields.
  *
  * Errors are sticky, as in struct strbuf: the first failure (CD_ENOMEM; CD_EUSAGE for a row
  * label that is no column header, or a JSON value with no text form) is kept, later writes
@@ -165,11 +168,11 @@ int report_json_set(struct report *r, const char *key, json_t *value); /* steals
 
 enum report_text { REPORT_TEXT_KV, REPORT_TEXT_ROW, REPORT_TEXT_NONE };
 
-enum report_value_kind { RV_NULL, RV_STRING, RV_INT, RV_BOOL, RV_REAL, RV_JSON };
+enum report_value_kind { RV_NULL, RV_STRING, RV_INT, RV_BOOL, RV_REAL, RV_JSON, RV_BYTES };
 
 /* A field's JSON value; its text form, when the field has no format, is the string itself,
- * the integer in decimal, "yes"/"no", %g, "none" for null, and a JSON array of strings
- * joined with ", ". */
+ * the integer in decimal, "yes"/"no", %g, "none" for null, a JSON array of strings joined
+ * with ", ", and a size as units_fmt_bytes writes it ("1.5 GiB"; JSON: the bytes). */
 struct report_value {
 	enum report_value_kind kind;
 	const char *s;
@@ -199,6 +202,10 @@ static inline struct report_value rv_real(double d)
 {
 	return (struct report_value){ .kind = RV_REAL, .d = d };
 }
+static inline struct report_value rv_bytes(unsigned long long bytes)
+{
+	return (struct report_value){ .kind = RV_BYTES, .i = (long long)bytes };
+}
 /* Steals j (an array or object built by the caller); NULL means its allocation failed. */
 static inline struct report_value rv_json(json_t *j)
 {
@@ -214,11 +221,16 @@ struct report_rec {
 	size_t table_item;          /* that table's index in r->items */
 	char **cells;               /* a row's cells until its end */
 	bool commands;              /* KV fields are commands to copy (report_kv_command) */
+	bool row_borrowed;          /* cells are the enclosing row's (an object nested in a row) */
+	size_t next_col;            /* where a row's next label is looked for first */
 	int rc;                     /* first error */
 };
 
 /* The command's top-level JSON keys (r->data), text as key/values. */
 void report_rec_top(struct report_rec *top, struct report *r);
+/* A JSON-only record over obj (borrowed), outside any report: one description of a thing
+ * serves a caller that wants its JSON alone. */
+void report_rec_json(struct report_rec *w, json_t *obj);
 /* A JSON object under parent's key (parent an object; items of arrays: report_rec_item). */
 void report_rec_object(struct report_rec *parent, const char *key, struct report_rec *child);
 /* A JSON array under parent's key; its items come from report_rec_item. */
@@ -246,6 +258,11 @@ void report_rec_line(struct report_rec *w, const char *fmt, ...) __attribute__((
 void report_field(struct report_rec *w, const char *label, const char *key, struct report_value v);
 void report_fieldf(struct report_rec *w, const char *label, const char *key, struct report_value v,
 		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void report_vfieldf(struct report_rec *w, const char *label, const char *key, struct report_value v,
+		    const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+/* A failure of the writer's own (an allocation beside the record) kept as w's error. */
+void report_rec_fail(struct report_rec *w, int rc);
 
 /* ---- Writing a struct from its field table (util/field.h) ----
  *
@@ -273,5 +290,23 @@ json_t *report_fields_json(const struct field_table *t, const void *obj);
 
 /* Ends w (a row is added to its table here); returns w's first error, else CD_OK. */
 int report_rec_end(struct report_rec *w) __attribute__((warn_unused_result));
+
+/* ---- A struct's fields from its field table (util/rec_field.h) ----
+ *
+ * Each writes the field's key and label as report_field does, with the value read from obj
+ * through the table entry. A field that is not valid is what the entry's absent says: JSON
+ * null and its unknown text, JSON null alone, or left out. The text of a valid one is the
+ * value's own form after its unit (report_struct_field) or the caller's sentence around it
+ * (report_struct_fieldf). */
+void report_struct_fields(struct report_rec *w, const struct rec_field *table, size_t n, const void *obj);
+void report_struct_field(struct report_rec *w, const struct rec_field *f, const void *obj);
+void report_struct_fieldf(struct report_rec *w, const struct rec_field *f, const void *obj, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* The field's JSON alone (where the text shows it elsewhere, or not at all). */
+void report_struct_json(struct report_rec *w, const struct rec_field *f, const void *obj);
+/* The field's value under another label and key (NULL: none): a table whose rows are the
+ * fields of one object puts the entry's label in one cell and its value in another. */
+void report_struct_field_as(struct report_rec *w, const char *label, const char *key, const struct rec_field *f,
+			    const void *obj);
 
 #endif

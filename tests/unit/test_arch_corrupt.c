@@ -1,7 +1,8 @@
 /* Truncated and bit-flipped copies of every arch fixture: each gives either a normal result
  * or a one-line error, never a crash or an out-of-bounds read (this test runs under ASan
  * and UBSan in `make check`). In-process for a dense sweep through every layer arch uses
- * (inventory, kernels, stub checks, verdicts), then the binary on a sparser one. */
+ * (inventory, kernels, stub checks, verdicts, resources, the file's report rendered as text
+ * and JSON), then the binary on a sparser one. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include "arch_fixtures.h"
 #include "binfmt/devcode.h"
 #include "cmd/arch/arch.h"
+#include "report/render.h"
 #include "report/report.h"
 #include "testlib.h"
 #include "util/err.h"
@@ -87,14 +89,26 @@ static void exercise(const unsigned char *data, size_t size)
 		o.target.driver.known = true;
 		o.target.driver.ptx_isa_max = 900;
 		o.target.driver.zstd_ok = 1;
+		o.json = o.kernels = o.resources = true;
 		struct report r;
+		struct report_rec top, files;
+		struct arch_verdict v[2];
 		assert_int_equal(report_init(&r, "arch"), 0);
-		json_t *v = NULL;
-		assert_int_equal(arch_verdicts(&r, &f, &o.target, &v, err), CD_OK);
-		assert_non_null(v);
-		json_t *im = arch_images_json(&f, &o);
-		json_decref(v);
-		json_decref(im);
+		report_rec_top(&top, &r);
+		report_rec_array(&top, "files", &files);
+		arch_file_fields(&files, &f, &o, v); /* the whole per-file report, text and JSON */
+		assert_int_equal(report_rec_end(&files), CD_OK); /* a damaged name is no failure */
+		assert_int_equal(report_rec_end(&top), CD_OK);
+		assert_false(r.oom);
+		json_t *file = json_array_get(json_object_get(r.data, "files"), 0);
+		assert_int_equal(json_array_size(json_object_get(file, "images")), inv.n_images);
+		for (int fmt = FMT_TEXT; fmt <= FMT_JSON; fmt++) {
+			struct render_opts ro = { (enum output_format)fmt, false, 1, 0 };
+			FILE *out = fopen("/dev/null", "w");
+			assert_non_null(out);
+			assert_int_equal(render_report(&r, &ro, out), 0);
+			fclose(out);
+		}
 		report_free(&r);
 		inv = f.inv;
 	}

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "explain/explain.h"
+#include "report/json_compat.h"
 #include "rules/oom.h"
 #include "testlib.h"
 #include "util/err.h"
@@ -68,11 +69,11 @@ static void processes_and_other_process_finding(void **state)
 	json_t *j = status_json("0:4242:30GiB;0:777:2GiB", NULL, NULL, &st);
 	assert_int_equal(st, 0); /* a warning, not an error */
 	json_t *g = json_array_get(json_object_get(j, "gpus"), 0);
-	assert_int_equal(json_integer_value(json_object_get(g, "nvml_total_bytes")), 80ll << 30);
+	assert_int_equal(json_integer_value(json_object_get(g, "nvml_memory_total_bytes")), 80ll << 30);
 	json_t *procs = json_object_get(g, "processes");
 	assert_int_equal(json_array_size(procs), 2);
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(procs, 0), "pid")), 4242);
-	assert_int_equal(json_integer_value(json_object_get(json_array_get(procs, 0), "used_bytes")), 30ll << 30);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(procs, 0), "used_memory_bytes")), 30ll << 30);
 	/* PID 4242 is (almost surely) not a process here: said so, not misattributed */
 	const char *cmd = json_string_value(json_object_get(json_array_get(procs, 0), "command"));
 	assert_true(strstr(cmd, "PID namespace") != NULL || strstr(cmd, "not readable") != NULL || cmd[0] != '(');
@@ -88,6 +89,114 @@ static void processes_and_other_process_finding(void **state)
 	j = status_json("0:4242:7GiB", NULL, NULL, &st);
 	assert_null(first_finding(j, "oom-other-process"));
 	json_decref(j);
+}
+
+/* The GPU facts mem status shows have devices' keys and values, on the same fakes: a GPU
+ * hidden from CUDA, a MIG GPU with a MIG process, and one whose NVML lists nothing. */
+static void gpu_facts_as_devices_names_them(void **state)
+{
+	static const char *const keys[] = { "name", "cuda_ordinal", "nvml_index", "nvml_memory_total_bytes",
+					    "memory_used_bytes", "memory_free_bytes", "memory_reserved_bytes",
+					    "mig_mode_current", "mig_devices", NULL };
+	static const char *const pkeys[] = { "pid", "used_memory_bytes", "gpu_instance_id", "compute_instance_id",
+					     NULL };
+	const char *env[] = { FAKE_CUDA, FAKE_NVML,
+			      "FAKE_GPUS=NVIDIA H100 80GB HBM3:9.0:80GiB;NVIDIA H200:9.0:141GiB;NVIDIA A100-SXM4-80GB:8.0:80GiB",
+			      "CUDA_VISIBLE_DEVICES=0,2", "FAKE_NVML_PROCS=0:4242:30GiB;2:77:na",
+			      "FAKE_NVML_MIG_DEVICES=2:1g.10gb:10GiB:1GiB", NULL };
+	const char *status[] = { CUDOCTOR_BINARY, "--json", "mem", "status", NULL };
+	const char *devices[] = { CUDOCTOR_BINARY, "--json", "devices", NULL };
+	struct run_result rs, rd;
+	json_t *js, *jd, *g, *d = NULL, *each;
+	size_t i, n = 0;
+
+	(void)state;
+	assert_int_equal(testlib_run(status, env, NULL, &rs), 0);
+	assert_int_equal(testlib_run(devices, env, NULL, &rd), 0);
+	js = json_loads(rs.out, 0, NULL);
+	jd = json_loads(rd.out, 0, NULL);
+	if (!js || !jd)
+		fail_msg("not JSON: %.300s / %.300s", rs.out, rd.out);
+	json_array_foreach(json_object_get(js, "gpus"), i, g) {
+		size_t k;
+
+		d = NULL;
+		json_array_foreach(json_object_get(jd, "gpus"), k, each) /* by NVML index: unique here */
+			if (json_equal(json_object_get(each, "nvml_index"), json_object_get(g, "nvml_index")))
+				d = each;
+		assert_non_null(d);
+		for (const char *const *key = keys; *key; key++) {
+			json_t *a = json_object_get(g, *key), *b = json_object_get(d, *key);
+
+			if (!a && strcmp(*key, "mig_devices") == 0)
+				continue; /* listed only while MIG is on */
+			if (!a || !b || !json_equal(a, b))
+				fail_msg("GPU %zu: %s is %s in mem status, %s in devices", i, *key,
+					 a ? json_dumps(a, JSON_ENCODE_ANY) : "missing", b ? json_dumps(b, JSON_ENCODE_ANY) : "missing");
+		}
+		for (size_t p = 0; p < json_array_size(json_object_get(g, "processes")); p++)
+			for (const char *const *key = pkeys; *key; key++) {
+				json_t *a = json_object_get(json_array_get(json_object_get(g, "processes"), p), *key);
+				json_t *b = json_object_get(json_array_get(json_object_get(d, "processes"), p), *key);
+
+				if (!a || !b || !json_equal(a, b))
+					fail_msg("GPU %zu process %zu: %s differs from devices'", i, p, *key);
+			}
+		n++;
+	}
+	assert_int_equal(n, 3);
+	/* the hidden GPU has no CUDA ordinal; NVML cannot say how much the MIG process holds */
+	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(js, "gpus"), 2), "cuda_ordinal")));
+	json_decref(js);
+	json_decref(jd);
+	run_result_free(&rs);
+	run_result_free(&rd);
+}
+
+/* A mem status report of 0.1.0 (tests/compat/, the old spelling), upgraded as diff and fleet
+ * read it, says what today's says on the same fakes; diff finds no change in the GPUs. */
+static void old_release_report(void **state)
+{
+	static const char *const keys[] = { "gpu", "name", "cuda_ordinal", "nvml_memory_total_bytes", "memory_used_bytes",
+					    "memory_free_bytes", "memory_reserved_bytes", "mig_mode_current", NULL };
+	const char *old = CUDOCTOR_SOURCE_DIR "/tests/compat/mem-status-0.1.0.json";
+	char now[64];
+	const char *argv[] = { CUDOCTOR_BINARY, "--json", "--anonymize", "--output", now, "mem", "status", NULL };
+	const char *env[] = { FAKE_CUDA, FAKE_NVML, "CUDA_VISIBLE_DEVICES=", "CUDOCTOR_NODE=oldnode",
+			      "FAKE_GPUS=NVIDIA H200:9.0:141GiB;NVIDIA H200:9.0:141GiB",
+			      "FAKE_NVML_MIG_DEVICES=1:1g.18gb:18GiB;1:3g.71gb:71GiB", "FAKE_NVML_PERSISTENCE=1:1", NULL };
+	const char *diff[] = { CUDOCTOR_BINARY, "--json", "diff", old, now, NULL };
+	struct run_result r;
+	json_t *a, *b, *d, *ch;
+	size_t i;
+
+	(void)state;
+	snprintf(now, sizeof now, "/tmp/cudoctor-mem-status-%d.json", (int)getpid());
+	assert_int_equal(testlib_run(argv, env, NULL, &r), 0);
+	run_result_free(&r);
+	assert_non_null(a = json_load_file(old, 0, NULL));
+	assert_non_null(b = json_load_file(now, 0, NULL));
+	assert_int_equal(report_json_upgrade(a), CD_OK);
+	assert_int_equal(json_array_size(json_object_get(a, "gpus")), 2);
+	for (i = 0; i < 2; i++)
+		for (const char *const *key = keys; *key; key++) {
+			json_t *x = json_object_get(json_array_get(json_object_get(a, "gpus"), i), *key);
+			json_t *y = json_object_get(json_array_get(json_object_get(b, "gpus"), i), *key);
+
+			if (!x || !y || !json_equal(x, y))
+				fail_msg("GPU %zu: %s differs between 0.1.0's report (upgraded) and today's", i, *key);
+		}
+	assert_int_equal(testlib_run(diff, NULL, NULL, &r), 0);
+	assert_int_equal(r.status, 0);
+	assert_non_null(d = json_loads(r.out, 0, NULL));
+	json_array_foreach(json_object_get(d, "changes"), i, ch)
+		if (strcmp(json_string_value(json_object_get(ch, "area")), "gpus") == 0)
+			fail_msg("diff sees a GPU change: %s", r.out);
+	json_decref(d);
+	json_decref(a);
+	json_decref(b);
+	run_result_free(&r);
+	unlink(now);
 }
 
 /* -q: a line per GPU (used, free of total, processes), then the warning; no sections */
@@ -123,7 +232,7 @@ static void mig_mode_and_no_driver(void **state)
 	int st;
 	(void)state;
 	json_t *j = status_json(NULL, "FAKE_NVML_MIG=0:1:1", NULL, &st);
-	assert_true(json_is_true(json_object_get(json_array_get(json_object_get(j, "gpus"), 0), "mig_enabled")));
+	assert_true(json_is_true(json_object_get(json_array_get(json_object_get(j, "gpus"), 0), "mig_mode_current")));
 	json_decref(j);
 
 	const char *env[] = {"CUDOCTOR_LIBCUDA=/nonexistent/libcuda.so.1", "CUDOCTOR_LIBNVML=/nonexistent/libnvidia-ml.so.1", NULL};
@@ -161,7 +270,7 @@ static void mig_slices_with_their_memory(void **state)
 	(void)state;
 	json_t *j = status_json(NULL, "FAKE_NVML_MIG_DEVICES=0:1g.10gb:10GiB:1GiB;0:3g.40gb:40GiB", NULL, &st);
 	json_t *g = json_array_get(json_object_get(j, "gpus"), 0);
-	assert_true(json_is_true(json_object_get(g, "mig_enabled")));
+	assert_true(json_is_true(json_object_get(g, "mig_mode_current")));
 	json_t *migs = json_object_get(g, "mig_devices");
 	assert_int_equal(json_array_size(migs), 2);
 	json_t *m = json_array_get(migs, 0);
@@ -195,7 +304,7 @@ static void mig_slices_with_their_memory(void **state)
 	j = json_loads(r.out, 0, NULL);
 	assert_non_null(j);
 	g = json_array_get(json_object_get(j, "gpus"), 0);
-	assert_true(json_is_true(json_object_get(g, "mig_enabled")));
+	assert_true(json_is_true(json_object_get(g, "mig_mode_current")));
 	assert_true(json_is_null(json_object_get(g, "mig_devices")));
 	json_decref(j);
 	run_result_free(&r);
@@ -285,6 +394,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(processes_and_other_process_finding),
+		cmocka_unit_test(gpu_facts_as_devices_names_them),
+		cmocka_unit_test(old_release_report),
 		cmocka_unit_test(own_process_resolves_to_command_line),
 		cmocka_unit_test(mig_mode_and_no_driver),
 		cmocka_unit_test(mig_slices_with_their_memory),

@@ -32,27 +32,38 @@ int arch_target_driver_option(struct arch_target *t, const char *text, char *err
  * why gets the sentence to show when no GPU is left to judge against. */
 void arch_target_probe(struct arch_target *t, char *why, size_t why_cap);
 
-/* verdicts.c: one verdict as arch's JSON object (gpu, compute_capability, result, ...),
- * and the driver object; NULL when out of memory. */
-json_t *arch_verdict_json(const struct arch_gpu *g, const struct arch_verdict *v);
-json_t *arch_driver_json(const struct arch_driver *d);
-/* Judges f on every GPU of t: findings and one line per GPU into r, the verdicts array
- * (GPUs with nothing to judge left out) into *out. CD_OK or CD_ENOMEM. */
-int arch_verdicts(struct report *r, const struct arch_file *f, const struct arch_target *t, json_t **out,
-		  char *err);
+/* file.c: a file with its images (scanned into f): its section, listing, verdicts (into v,
+ * one per GPU of o->target) and, with --resources, its kernels' resources; its object of
+ * files and its -q lines. A failure is the record's (and so files'). */
+void arch_file_fields(struct report_rec *files, struct arch_file *f, const struct arch_opts *o,
+		      struct arch_verdict *v);
 
-/* list.c */
-json_t *arch_images_json(struct arch_file *f, const struct arch_opts *o);
-int arch_list_text(struct report *r, struct arch_file *f, const struct arch_opts *o);
+/* verdicts.c: one verdict, written once: a line labelled with the GPU's name and the object
+ * arch and explain both print (gpu, compute_capability, result, ...); the same object alone
+ * (NULL when out of memory); the driver judged against (a line and "driver", empty when
+ * unknown). */
+void arch_verdict_fields(struct report_rec *w, const struct arch_gpu *g, const struct arch_verdict *v);
+json_t *arch_verdict_json(const struct arch_gpu *g, const struct arch_verdict *v);
+void arch_driver_fields(struct report_rec *top, const struct arch_driver *d);
+/* Judges f on every GPU of t into v (t->n_gpus entries): the runtime's driver need, the
+ * findings, and a line and an object of "verdicts" per GPU judged (GPUs with nothing to
+ * judge left out) into file. CD_OK, CD_ENOMEM or arch_judge's error. */
+int arch_verdicts(struct report_rec *file, const struct arch_file *f, const struct arch_target *t,
+		  struct arch_verdict *v, char *err);
+
+/* list.c: the listing of f's images into file: a table of every image (grouped by section,
+ * member, arch, kind and compression past 40 images unless -v), --kernels' lines, and
+ * "images" (built only for --json). */
+void arch_images_fields(struct report_rec *file, struct arch_file *f, const struct arch_opts *o);
 /* cuobjdump --list-elf --list-ptx lines; counters run across all files of one run. */
 int arch_cuobjdump_lines(const struct arch_file *f, unsigned *elf_no, unsigned *ptx_no, FILE *out);
 /* The kernels of image i (decompressing it): a JSON array of names, or NULL with err. */
 json_t *arch_image_kernels(struct dc_inventory *inv, const struct dc_image *im, char *err);
 
-/* resources.c: every SASS image's kernel resources as tables into r, and the JSON array
- * (one object per image) into *out. CD_OK or CD_ENOMEM; an image that cannot be read is
- * a line and an object with "error". */
-int arch_resources(struct report *r, struct arch_file *f, json_t **out, char *err);
+/* resources.c: every SASS image's kernel resources, a section and table each, and
+ * "resources" (one object per image) into file. CD_OK or CD_ENOMEM; an image that cannot
+ * be read is a line and an object with "error". */
+int arch_resources(struct report_rec *file, struct arch_file *f, char *err);
 
 /* inputs.c: expands directories (-r), --python and --ollama into file paths. */
 struct arch_inputs {

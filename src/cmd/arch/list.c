@@ -1,4 +1,4 @@
-/* `arch` listings: the image table (text), the images array (JSON), cuobjdump's
+/* `arch` listings: the image table and the images array written once, cuobjdump's
  * --list-elf --list-ptx lines, and kernel names (--kernels). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,83 +80,68 @@ fail:
 	return NULL;
 }
 
-static json_t *image_json(struct arch_file *f, const struct dc_image *im, const struct arch_opts *o)
+/* Image i: a row of the full table (each label is a column) or, JSON only, an object of
+ * "images". */
+static void image_fields(struct report_rec *w, struct arch_file *f, size_t i, const struct arch_opts *o)
 {
+	const struct dc_image *im = &f->inv.images[i];
 	const struct dc_container *c = &f->inv.containers[im->container];
-	char arch[32], isa[16];
+	const char *section = f->inv.sections[c->section];
+	char arch[32], isa[16], kind[24];
+
 	dc_image_arch_name(im, arch, sizeof(arch));
-	json_t *j = json_object();
-	if (!j)
-		return NULL;
-	int bad = json_object_set_new(j, "kind", json_string(kind_name(im->kind)));
+	report_field(w, "#", NULL, rv_int((long long)i + 1));
+	report_fieldf(w, "kind", "kind", rv_str(kind_name(im->kind)), "%s", kind_text(im->kind, kind, sizeof(kind)));
 	if (!fatbin_kind_name(im->kind))
-		bad |= json_object_set_new(j, "kind_number", json_integer(im->kind));
-	bad |= json_object_set_new(j, "arch", json_string(arch));
-	bad |= json_object_set_new(j, "section", json_string(f->inv.sections[c->section]));
+		report_field(w, NULL, "kind_number", rv_int(im->kind));
+	report_field(w, "arch", "arch", rv_str(arch));
+	report_fieldf(w, "section", "section", rv_str(section), "%s", section[0] ? section : "(file)");
 	if (c->member >= 0)
-		bad |= json_object_set_new(j, "member", json_string(f->inv.members[c->member]));
+		report_field(w, "member", "member", rv_str(f->inv.members[c->member]));
 	if (im->kind == FATBIN_KIND_PTX) {
 		snprintf(isa, sizeof(isa), "%u.%u", im->ptx_major, im->ptx_minor);
-		bad |= json_object_set_new(j, "ptx_isa", json_string(isa));
+		report_field(w, "ptx", "ptx_isa", rv_str(isa));
 	}
-	bad |= json_object_set_new(j, "compression", json_string(compression_name(im->compression)));
-	bad |= json_object_set_new(j, "stored_bytes", json_integer((json_int_t)im->stored_bytes));
-	bad |= json_object_set_new(j, "uncompressed_bytes", json_integer((json_int_t)im->uncompressed_bytes));
-	bad |= json_object_set_new(j, "debug", json_boolean(im->debug));
+	report_field(w, "compression", "compression", rv_str(compression_name(im->compression)));
+	report_field(w, "stored", "stored_bytes", rv_bytes(im->stored_bytes));
+	report_field(w, "uncompressed", "uncompressed_bytes", rv_bytes(im->uncompressed_bytes));
+	report_fieldf(w, "debug", "debug", rv_bool(im->debug), "%s", im->debug ? "yes" : "");
 	if (im->identifier)
-		bad |= json_object_set_new(j, "identifier", json_string(im->identifier));
-	bad |= json_object_set_new(j, "container", json_integer(im->container));
-	bad |= json_object_set_new(j, "offset", json_integer((json_int_t)im->file_offset));
-	if (o->kernels) {
+		report_field(w, "identifier", "identifier", rv_str(im->identifier));
+	report_field(w, NULL, "container", rv_int(im->container));
+	report_field(w, NULL, "offset", rv_int((long long)im->file_offset));
+	if (o->kernels && o->json) { /* the kernels' text is a line each, after the table */
 		char err[CD_ERRMSG] = "";
 		json_t *k = arch_image_kernels(&f->inv, im, err);
+
 		if (k)
-			bad |= json_object_set_new(j, "kernels", k);
+			report_field(w, NULL, "kernels", rv_json(k));
 		else
-			bad |= json_object_set_new(j, "kernels_error", json_string(err));
+			report_field(w, NULL, "kernels_error", rv_str(err));
 	}
-	if (bad) {
-		json_decref(j);
-		return NULL;
-	}
-	return j;
 }
 
-json_t *arch_images_json(struct arch_file *f, const struct arch_opts *o)
-{
-	json_t *arr = json_array();
-	for (size_t i = 0; arr && i < f->inv.n_images; i++) {
-		json_t *j = image_json(f, &f->inv.images[i], o);
-		if (!j || json_array_append_new(arr, j)) {
-			json_decref(arr);
-			return NULL;
-		}
-	}
-	return arr;
-}
-
-static int kernels_line(struct report *r, struct dc_inventory *inv, const struct dc_image *im, size_t index)
+static void kernels_line(struct report_rec *w, struct dc_inventory *inv, const struct dc_image *im, size_t index)
 {
 	char err[CD_ERRMSG] = "", arch[32];
-	dc_image_arch_name(im, arch, sizeof(arch));
-	json_t *k = arch_image_kernels(inv, im, err);
-	if (!k)
-		return report_line(r, "#%zu %s kernels: (cannot read: %s)", index, arch, err);
 	struct strbuf sb;
-	sb_init(&sb);
 	size_t i;
-	json_t *v;
-	json_array_foreach(k, i, v)
-	{
+	json_t *k, *v;
+
+	dc_image_arch_name(im, arch, sizeof(arch));
+	if (!(k = arch_image_kernels(inv, im, err))) {
+		report_rec_line(w, "#%zu %s kernels: (cannot read: %s)", index, arch, err);
+		return;
+	}
+	sb_init(&sb);
+	json_array_foreach(k, i, v) {
 		if (i)
 			sb_append(&sb, ", ");
 		sb_append(&sb, json_string_value(v));
 	}
-	int rc = report_line(r, "#%zu %s kernels (%zu): %s", index, arch, json_array_size(k),
-			     sb.buf ? sb.buf : "none");
+	report_rec_line(w, "#%zu %s kernels (%zu): %s", index, arch, json_array_size(k), sb.buf ? sb.buf : "none");
 	sb_free(&sb);
 	json_decref(k);
-	return rc;
 }
 
 /* Summary rows: images grouped by (section, member, arch, kind, compression), listed in
@@ -200,75 +185,95 @@ static int by_group_key(const void *p, const void *q)
  * unless -v: libcublasLt alone has 6,000 images. */
 #define FULL_TABLE_MAX 40
 
-int arch_list_text(struct report *r, struct arch_file *f, const struct arch_opts *o)
+/* The grouped table: a row per (section, member, arch, kind, compression) with its count. */
+static int grouped_table(struct report_rec *w, const struct dc_inventory *inv)
 {
-	struct dc_inventory *inv = &f->inv;
-	bool full = o->verbose || inv->n_images <= FULL_TABLE_MAX;
-	if (full) {
-		static const char *const hdr[] = {"#", "kind", "arch", "ptx", "compression", "stored",
-						  "uncompressed", "debug", "identifier", "member", "section"};
-		report_table(r, 11, hdr);
-		for (size_t i = 0; i < inv->n_images; i++) {
-			const struct dc_image *im = &inv->images[i];
-			const struct dc_container *c = &inv->containers[im->container];
-			char idx[24], arch[32], isa[16] = "", st[24], un[24];
-			snprintf(idx, sizeof(idx), "%zu", i + 1);
-			dc_image_arch_name(im, arch, sizeof(arch));
-			if (im->kind == FATBIN_KIND_PTX)
-				snprintf(isa, sizeof(isa), "%u.%u", im->ptx_major, im->ptx_minor);
-			units_fmt_bytes(im->stored_bytes, st, sizeof(st));
-			units_fmt_bytes(im->uncompressed_bytes, un, sizeof(un));
-			char kb[24];
-			const char *row[] = {idx, kind_text(im->kind, kb, sizeof(kb)), arch, isa, compression_name(im->compression),
-					     st, un, im->debug ? "yes" : "", im->identifier ? im->identifier : "",
-					     c->member >= 0 ? inv->members[c->member] : "",
-					     inv->sections[c->section][0] ? inv->sections[c->section] : "(file)"};
-			report_table_row(r, row);
-		}
-	} else {
-		static const char *const hdr[] = {"images", "kind", "arch", "compression", "member", "section"};
-		report_table(r, 6, hdr);
-		size_t n = inv->n_images, ngroups = 0;
-		struct group_ref *refs = malloc(n * sizeof(*refs));
-		struct group_ref *groups = malloc(n * sizeof(*groups));
-		if (!refs || !groups) {
-			free(refs);
-			free(groups);
-			return CD_ENOMEM;
-		}
-		for (size_t i = 0; i < n; i++) {
-			refs[i].inv = inv;
-			refs[i].index = i;
-			refs[i].count = 1;
-		}
-		cd_qsort(refs, n, sizeof(*refs), by_group_key);
-		for (size_t i = 0; i < n; i++) {
-			if (ngroups && same_group(&groups[ngroups - 1], &refs[i]))
-				groups[ngroups - 1].count++;
-			else
-				groups[ngroups++] = refs[i];
-		}
-		for (size_t g = 0; g < ngroups; g++) {
-			const struct dc_image *a = &inv->images[groups[g].index];
-			const struct dc_container *ca = &inv->containers[a->container];
-			char cnt[24], arch[32];
-			snprintf(cnt, sizeof(cnt), "%zu", groups[g].count);
-			dc_image_arch_name(a, arch, sizeof(arch));
-			char kb[24];
-			const char *row[] = {cnt, kind_text(a->kind, kb, sizeof(kb)), arch, compression_name(a->compression),
-					     ca->member >= 0 ? inv->members[ca->member] : "",
-					     inv->sections[ca->section][0] ? inv->sections[ca->section] : "(file)"};
-			report_table_row(r, row);
-		}
+	static const char *const hdr[] = { "images", "kind", "arch", "compression", "member", "section" };
+	size_t n = inv->n_images, ngroups = 0;
+	struct group_ref *refs = malloc(n * sizeof(*refs)), *groups = malloc(n * sizeof(*groups));
+	struct report_rec tab, row;
+
+	if (!refs || !groups) {
 		free(refs);
 		free(groups);
-		report_line(r, "(%zu images grouped; -v lists each one, --json has them all)", inv->n_images);
+		return CD_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		refs[i].inv = inv;
+		refs[i].index = i;
+		refs[i].count = 1;
+	}
+	cd_qsort(refs, n, sizeof(*refs), by_group_key);
+	for (size_t i = 0; i < n; i++) {
+		if (ngroups && same_group(&groups[ngroups - 1], &refs[i]))
+			groups[ngroups - 1].count++;
+		else
+			groups[ngroups++] = refs[i];
+	}
+	report_rec_table(w, NULL, 6, hdr, &tab);
+	for (size_t g = 0; g < ngroups; g++) {
+		const struct dc_image *a = &inv->images[groups[g].index];
+		const struct dc_container *ca = &inv->containers[a->container];
+		const char *section = inv->sections[ca->section];
+		char arch[32], kind[24];
+
+		dc_image_arch_name(a, arch, sizeof(arch));
+		report_rec_item(&tab, &row);
+		report_fieldf(&row, "images", NULL, rv_null(), "%zu", groups[g].count);
+		report_field(&row, "kind", NULL, rv_str(kind_text(a->kind, kind, sizeof(kind))));
+		report_field(&row, "arch", NULL, rv_str(arch));
+		report_field(&row, "compression", NULL, rv_str(compression_name(a->compression)));
+		if (ca->member >= 0)
+			report_field(&row, "member", NULL, rv_str(inv->members[ca->member]));
+		report_field(&row, "section", NULL, rv_str(section[0] ? section : "(file)"));
+		if (report_rec_end(&row) != CD_OK)
+			break;
+	}
+	free(refs);
+	free(groups);
+	return report_rec_end(&tab);
+}
+
+void arch_images_fields(struct report_rec *file, struct arch_file *f, const struct arch_opts *o)
+{
+	static const char *const hdr[] = { "#", "kind", "arch", "ptx", "compression", "stored",
+					   "uncompressed", "debug", "identifier", "member", "section" };
+	struct dc_inventory *inv = &f->inv;
+	bool full = o->verbose || inv->n_images <= FULL_TABLE_MAX;
+	struct report_rec list, it;
+	int rc;
+
+	if (!o->json || !inv->n_images) /* text alone needs no objects: 6,000 of them in one library */
+		report_field(file, NULL, "images", rv_json(json_array()));
+	if (!inv->n_images)
+		return;
+	if (full) {
+		report_rec_table(file, o->json ? "images" : NULL, 11, hdr, &list);
+	} else if (o->json) {
+		report_rec_array(file, "images", &list);
+		report_rec_text(&list, REPORT_TEXT_NONE); /* the text groups them */
+	}
+	if (full || o->json) {
+		for (size_t i = 0; i < inv->n_images; i++) {
+			report_rec_item(&list, &it);
+			image_fields(&it, f, i, o);
+			if (report_rec_end(&it) != CD_OK)
+				break;
+		}
+		if (report_rec_end(&list) != CD_OK)
+			return; /* the failure is file's now */
+	}
+	if (!full) {
+		if ((rc = grouped_table(file, inv)) != CD_OK) {
+			report_rec_fail(file, rc);
+			return;
+		}
+		report_rec_line(file, "(%zu images grouped; -v lists each one, --json has them all)", inv->n_images);
 	}
 	if (o->kernels)
 		for (size_t i = 0; i < inv->n_images; i++)
 			if (inv->images[i].kind == FATBIN_KIND_ELF || inv->images[i].kind == FATBIN_KIND_PTX)
-				kernels_line(r, inv, &inv->images[i], i + 1);
-	return r->oom ? CD_ENOMEM : CD_OK;
+				kernels_line(file, inv, &inv->images[i], i + 1);
 }
 
 /* cuobjdump's name stem: the file name without directory and without its last extension. */

@@ -31,36 +31,54 @@ static json_t *dims_json(const unsigned d[3])
 	return d[0] ? json_pack("[i, i, i]", (int)d[0], (int)(d[1] ? d[1] : 1), (int)(d[2] ? d[2] : 1)) : json_null();
 }
 
-static json_t *kernel_json(const struct cubin_kernel_res *k, const struct launch_fit *fit)
+/* One kernel: a row of the image's table and an object of its "kernels". */
+static void kernel_fields(struct report_rec *w, const struct cubin_kernel_res *k, const struct launch_fit *fit)
 {
-	json_t *j = json_pack("{s:s, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o}", "name", k->name,
-			      "registers", k->has_registers ? json_integer(k->registers) : json_null(),
-			      "static_shared_bytes", (json_int_t)k->static_shared,
-			      "reserved_shared_bytes", (json_int_t)k->reserved_shared,
-			      "local_bytes", (json_int_t)k->frame_bytes,
-			      "min_stack_bytes", (json_int_t)k->min_stack_bytes,
-			      "crs_stack_bytes", (json_int_t)k->crs_stack_bytes,
-			      "param_bytes", (json_int_t)k->param_bytes,
-			      "constant_bytes", (json_int_t)k->kernel_const,
-			      "max_registers", k->maxreg ? json_integer(k->maxreg) : json_null(),
-			      "max_threads", dims_json(k->max_threads),
-			      "reqntid", dims_json(k->reqntid),
-			      "largest_block", fit ? json_integer(fit->largest) : json_null());
-	return j;
+	char regs[32], sh[UNITS_BUF], loc[UNITS_BUF], p[UNITS_BUF], c[UNITS_BUF], bnd[48];
+
+	if (k->has_registers)
+		snprintf(regs, sizeof(regs), "%u", k->registers);
+	else
+		snprintf(regs, sizeof(regs), "?");
+	if (k->maxreg)
+		snprintf(regs + strlen(regs), sizeof(regs) - strlen(regs), " (cap %u)", k->maxreg);
+	report_field(w, "kernel", "name", rv_str(k->name));
+	report_fieldf(w, "registers", "registers", k->has_registers ? rv_int(k->registers) : rv_null(), "%s", regs);
+	report_fieldf(w, "static shared", "static_shared_bytes", rv_int(k->static_shared), "%s",
+		      units_fmt_bytes(k->static_shared, sh, sizeof(sh)));
+	report_field(w, NULL, "reserved_shared_bytes", rv_int(k->reserved_shared));
+	report_fieldf(w, "local", "local_bytes", rv_int(k->frame_bytes), "%s", units_fmt_bytes(k->frame_bytes, loc, sizeof(loc)));
+	report_field(w, NULL, "min_stack_bytes", rv_int(k->min_stack_bytes));
+	report_field(w, NULL, "crs_stack_bytes", rv_int(k->crs_stack_bytes));
+	units_fmt_bytes(k->param_bytes, p, sizeof(p));
+	if (k->kernel_const)
+		report_fieldf(w, "constant", "param_bytes", rv_int(k->param_bytes), "%s + %s", p,
+			      units_fmt_bytes(k->kernel_const, c, sizeof(c)));
+	else
+		report_fieldf(w, "constant", "param_bytes", rv_int(k->param_bytes), "%s", p);
+	report_field(w, NULL, "constant_bytes", rv_int(k->kernel_const));
+	report_field(w, NULL, "max_registers", k->maxreg ? rv_int(k->maxreg) : rv_null());
+	report_fieldf(w, "launch bounds", "max_threads", rv_json(dims_json(k->max_threads)), "%s",
+		      bounds_text(k, bnd, sizeof(bnd)));
+	report_field(w, NULL, "reqntid", rv_json(dims_json(k->reqntid)));
+	if (fit)
+		report_field(w, "largest block", "largest_block", rv_int(fit->largest));
+	else
+		report_fieldf(w, "largest block", "largest_block", rv_null(), "?");
 }
 
-/* One image: a table in r, an object appended to arr. */
-static int image_resources(struct report *r, struct dc_inventory *inv, const struct dc_image *im, size_t index,
-			   json_t *arr, char *err)
+/* One image: its section and table, and an object appended to arr. */
+static int image_resources(struct report_rec *arr, struct dc_inventory *inv, const struct dc_image *im, size_t index,
+			   char *err)
 {
 	static const char *const hdr[] = { "kernel", "registers", "static shared", "local", "constant",
 					   "launch bounds", "largest block" };
 	struct cubin_resources res;
 	struct kb_sm_limits lim;
+	struct report_rec w, tab = { 0 }, row;
 	unsigned char *buf = NULL;
 	size_t len = 0;
-	char arch[32], ierr[CD_ERRMSG] = "", lerr[CD_ERRMSG];
-	json_t *jk = NULL, *ji = NULL;
+	char arch[32], ierr[CD_ERRMSG] = "", lerr[CD_ERRMSG], mc[UNITS_BUF];
 	bool have_lim;
 	int rc;
 
@@ -71,92 +89,57 @@ static int image_resources(struct report *r, struct dc_inventory *inv, const str
 	free(buf);
 	if (rc == CD_ENOMEM)
 		return cd_fail(err, rc, "out of memory");
+	report_rec_item(arr, &w);
 	if (rc != CD_OK) {
-		if (report_line(r, "#%zu %s resources: cannot read: %s", index + 1, arch, ierr) ||
-		    json_array_append_new(arr, json_pack("{s:I, s:s, s:s}", "image", (json_int_t)index, "arch", arch,
-							 "error", ierr)))
-			return cd_fail(err, CD_ENOMEM, "out of memory");
-		return CD_OK;
+		report_rec_line(&w, "#%zu %s resources: cannot read: %s", index + 1, arch, ierr);
+		report_field(&w, NULL, "image", rv_int((long long)index));
+		report_field(&w, NULL, "arch", rv_str(arch));
+		report_field(&w, NULL, "error", rv_str(ierr));
+		return report_rec_end(&w) == CD_OK ? CD_OK : cd_fail(err, CD_ENOMEM, "out of memory");
 	}
 	have_lim = kb_sm_limits_find((int)res.sm, &lim, lerr) == CD_OK;
-	jk = json_array();
-	rc = report_section(r, "#%zu %s: %zu kernel%s, %s module constant memory%s", index + 1, arch, res.n,
-			    res.n == 1 ? "" : "s", units_fmt_bytes(res.module_const, (char[UNITS_BUF]){ 0 }, UNITS_BUF),
-			    have_lim ? "" : " (largest block: no limits for this arch in sm_limits.tsv)");
-	if (!jk || rc || (res.n && report_table(r, 7, hdr)))
-		goto oom;
+	report_rec_section(&w, "#%zu %s: %zu kernel%s, %s module constant memory%s", index + 1, arch, res.n,
+			   res.n == 1 ? "" : "s", units_fmt_bytes(res.module_const, mc, sizeof(mc)),
+			   have_lim ? "" : " (largest block: no limits for this arch in sm_limits.tsv)");
+	report_field(&w, NULL, "image", rv_int((long long)index));
+	report_field(&w, NULL, "arch", rv_str(arch));
+	report_field(&w, NULL, "module_constant_bytes", rv_int((long long)res.module_const));
+	if (res.n)
+		report_rec_table(&w, "kernels", 7, hdr, &tab);
+	else
+		report_field(&w, NULL, "kernels", rv_json(json_array()));
 	for (size_t i = 0; i < res.n; i++) {
-		const struct cubin_kernel_res *k = &res.k[i];
 		struct launch_fit fit;
-		char regs[32], sh[UNITS_BUF], loc[UNITS_BUF], cst[2 * UNITS_BUF + 4], bnd[48], big[16];
-		const char *cells[7];
 
 		if (have_lim)
-			launch_fit_judge(k, &lim, lim.max_threads_per_block, &fit);
-		if (k->has_registers)
-			snprintf(regs, sizeof(regs), "%u", k->registers);
-		else
-			snprintf(regs, sizeof(regs), "?");
-		if (k->maxreg)
-			snprintf(regs + strlen(regs), sizeof(regs) - strlen(regs), " (cap %u)", k->maxreg);
-		units_fmt_bytes(k->static_shared, sh, sizeof(sh));
-		units_fmt_bytes(k->frame_bytes, loc, sizeof(loc));
-		{
-			char p[UNITS_BUF], c[UNITS_BUF];
-
-			units_fmt_bytes(k->param_bytes, p, sizeof(p));
-			units_fmt_bytes(k->kernel_const, c, sizeof(c));
-			if (k->kernel_const)
-				snprintf(cst, sizeof(cst), "%s + %s", p, c);
-			else
-				snprintf(cst, sizeof(cst), "%s", p);
-		}
-		if (have_lim)
-			snprintf(big, sizeof(big), "%u", fit.largest);
-		else
-			snprintf(big, sizeof(big), "?");
-		cells[0] = k->name;
-		cells[1] = regs;
-		cells[2] = sh;
-		cells[3] = loc;
-		cells[4] = cst;
-		cells[5] = bounds_text(k, bnd, sizeof(bnd));
-		cells[6] = big;
-		if (report_table_row(r, cells) || json_array_append_new(jk, kernel_json(k, have_lim ? &fit : NULL)))
-			goto oom;
+			launch_fit_judge(&res.k[i], &lim, lim.max_threads_per_block, &fit);
+		report_rec_item(&tab, &row);
+		kernel_fields(&row, &res.k[i], have_lim ? &fit : NULL);
+		if (report_rec_end(&row) != CD_OK)
+			break;
 	}
-	ji = json_pack("{s:I, s:s, s:I, s:o}", "image", (json_int_t)index, "arch", arch, "module_constant_bytes",
-		       (json_int_t)res.module_const, "kernels", jk);
-	jk = NULL;
-	if (!ji || json_array_append_new(arr, ji))
-		goto oom;
 	cubin_resources_free(&res);
+	if ((res.n && report_rec_end(&tab) != CD_OK) || report_rec_end(&w) != CD_OK)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
 	return CD_OK;
-oom:
-	json_decref(jk);
-	cubin_resources_free(&res);
-	return cd_fail(err, CD_ENOMEM, "out of memory");
 }
 
-int arch_resources(struct report *r, struct arch_file *f, json_t **out, char *err)
+int arch_resources(struct report_rec *file, struct arch_file *f, char *err)
 {
-	json_t *arr = json_array();
+	struct report_rec arr;
+	size_t n = 0;
 	int rc = CD_OK;
 
-	*out = NULL;
-	if (!arr)
-		return cd_fail(err, CD_ENOMEM, "out of memory");
+	report_rec_array(file, "resources", &arr);
 	for (size_t i = 0; i < f->inv.n_images && rc == CD_OK; i++)
-		if (f->inv.images[i].kind == FATBIN_KIND_ELF)
-			rc = image_resources(r, &f->inv, &f->inv.images[i], i, arr, err); /* #i+1 as the listing numbers them */
-	if (rc == CD_OK && json_array_size(arr) == 0 &&
-	    report_line(r, "resources: no SASS image (PTX is compiled by the driver; its resources are known "
-			"only then)"))
+		if (f->inv.images[i].kind == FATBIN_KIND_ELF) {
+			rc = image_resources(&arr, &f->inv, &f->inv.images[i], i, err); /* #i+1 as the listing numbers them */
+			n++;
+		}
+	if (report_rec_end(&arr) != CD_OK && rc == CD_OK)
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
-	if (rc != CD_OK) {
-		json_decref(arr);
-		return rc;
-	}
-	*out = arr;
-	return CD_OK;
+	if (rc == CD_OK && n == 0)
+		report_rec_line(file, "resources: no SASS image (PTX is compiled by the driver; its resources are known "
+				      "only then)");
+	return rc;
 }

@@ -1,5 +1,5 @@
-/* `arch` verdicts rendered: one line per GPU, the findings rules/arch calls for, and the
- * JSON objects arch and explain both print. */
+/* `arch` verdicts written once: one line per GPU and its object (arch and explain both print
+ * it), the findings rules/arch calls for, and the driver judged against. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -7,110 +7,92 @@
 #include "rules/driver_need.h"
 #include "util/err.h"
 
-static int set(json_t *o, const char *key, json_t *v)
+void arch_verdict_fields(struct report_rec *w, const struct arch_gpu *g, const struct arch_verdict *v)
 {
-	return json_object_set_new(o, key, v) ? CD_ENOMEM : CD_OK;
+	const char *result = compat_verdict_name(v->verdict);
+	char cc[16];
+
+	snprintf(cc, sizeof(cc), "%u.%u", g->cc / 10, g->cc % 10);
+	report_field(w, NULL, "gpu", rv_str(g->name));
+	report_field(w, NULL, "compute_capability", rv_str(cc));
+	report_fieldf(w, g->name, "result", rv_str(result), "%s: %s", result, v->reason);
+	if (v->image[0])
+		report_field(w, NULL, "image", rv_str(v->image));
+	report_field(w, NULL, "reason", rv_str(v->reason));
+	report_field(w, NULL, "containers_without_image", rv_int((long long)v->failing));
+	report_field(w, NULL, "containers_judged", rv_int((long long)v->judged));
+	report_field(w, NULL, "containers_jit", rv_int((long long)v->jit));
+	report_field(w, NULL, "containers_without_kernels", rv_int((long long)v->stubs));
 }
 
 json_t *arch_verdict_json(const struct arch_gpu *g, const struct arch_verdict *v)
 {
-	json_t *jv = json_object();
-	char cc[16];
-	int bad;
+	struct report_rec w;
+	json_t *o = json_object();
 
-	if (!jv)
-		return NULL;
-	snprintf(cc, sizeof(cc), "%u.%u", g->cc / 10, g->cc % 10);
-	bad = set(jv, "gpu", json_string(g->name));
-	bad |= set(jv, "compute_capability", json_string(cc));
-	bad |= set(jv, "result", json_string(compat_verdict_name(v->verdict)));
-	if (v->image[0])
-		bad |= set(jv, "image", json_string(v->image));
-	bad |= set(jv, "reason", json_string(v->reason));
-	bad |= set(jv, "containers_without_image", json_integer((json_int_t)v->failing));
-	bad |= set(jv, "containers_judged", json_integer((json_int_t)v->judged));
-	bad |= set(jv, "containers_jit", json_integer((json_int_t)v->jit));
-	bad |= set(jv, "containers_without_kernels", json_integer((json_int_t)v->stubs));
-	if (bad) {
-		json_decref(jv);
+	report_rec_json(&w, o);
+	arch_verdict_fields(&w, g, v);
+	if (report_rec_end(&w) != CD_OK) {
+		json_decref(o);
 		return NULL;
 	}
-	return jv;
+	return o;
 }
 
-json_t *arch_driver_json(const struct arch_driver *d)
+void arch_driver_fields(struct report_rec *top, const struct arch_driver *d)
 {
-	json_t *j = json_object();
-	int bad = 0;
-	if (!j || !d->known)
-		return j;
-	bad |= set(j, "source", json_string(d->source));
-	if (d->version[0])
-		bad |= set(j, "version", json_string(d->version));
-	if (d->cuda) {
-		char v[16];
-		snprintf(v, sizeof(v), "%d.%d", d->cuda / 1000, (d->cuda % 1000) / 10);
-		bad |= set(j, "cuda_version", json_string(v));
+	struct report_rec w;
+	char cuda[16] = "", isa[16] = "";
+
+	report_rec_object(top, "driver", &w);
+	if (!d->known) {
+		report_fieldf(&w, "driver", NULL, rv_null(), "unknown (PTX ISA and compression not checked; use --driver)");
+	} else {
+		snprintf(cuda, sizeof(cuda), "%d.%d", d->cuda / 1000, (d->cuda % 1000) / 10);
+		snprintf(isa, sizeof(isa), "%u.%u", d->ptx_isa_max / 100, d->ptx_isa_max % 100);
+		report_fieldf(&w, "driver", "source", rv_str(d->source), "%s%s%s: CUDA %s, PTX JIT up to ISA %s", d->source,
+			      d->version[0] ? " " : "", d->version, cuda, isa);
+		if (d->version[0])
+			report_field(&w, NULL, "version", rv_str(d->version));
+		if (d->cuda)
+			report_field(&w, NULL, "cuda_version", rv_str(cuda));
+		if (d->ptx_isa_max)
+			report_field(&w, NULL, "ptx_isa_max", rv_str(isa));
 	}
-	if (d->ptx_isa_max) {
-		char v[16];
-		snprintf(v, sizeof(v), "%u.%u", d->ptx_isa_max / 100, d->ptx_isa_max % 100);
-		bad |= set(j, "ptx_isa_max", json_string(v));
-	}
-	if (bad) {
-		json_decref(j);
-		return NULL;
-	}
-	return j;
+	if (report_rec_end(&w) != CD_OK)
+		return; /* the failure is top's now */
 }
 
-int arch_verdicts(struct report *r, const struct arch_file *f, const struct arch_target *t, json_t **out,
-		  char *err)
+int arch_verdicts(struct report_rec *file, const struct arch_file *f, const struct arch_target *t,
+		  struct arch_verdict *v, char *err)
 {
-	struct arch_verdict *v = calloc(t->n_gpus ? t->n_gpus : 1, sizeof(*v));
-	json_t *arr = json_array();
-	int rc = CD_OK;
+	struct report *r = file->r;
+	struct runtime_need need;
+	struct driver_need_verdict dv;
+	struct report_rec arr, it;
+	int rc;
 
-	*out = NULL;
-	if (!v || !arr) {
-		rc = cd_fail(err, CD_ENOMEM, "out of memory");
-		goto out;
-	}
 	if ((rc = arch_judge(f, t, v, err)) != CD_OK)
-		goto out;
-	{
-		struct runtime_need need;
-		struct driver_need_verdict dv;
-
-		runtime_need_of(f->data, f->size, &need);
-		if (need.known && report_kv(r, "CUDA runtime", "%s: needs driver %s or newer", need.how,
-					    need.min_driver_text[0] ? need.min_driver_text : "(unknown)") != CD_OK) {
-			rc = cd_fail(err, CD_ENOMEM, "out of memory");
-			goto out;
-		}
-		dv = driver_need_verdict(&need, &t->driver);
-		if (driver_need_finding(r, f->path, &need, &t->driver, &dv) != CD_OK) {
-			rc = cd_fail(err, CD_ENOMEM, "out of memory");
-			goto out;
-		}
-	}
+		return rc;
+	runtime_need_of(f->data, f->size, &need);
+	if (need.known)
+		report_fieldf(file, "CUDA runtime", NULL, rv_null(), "%s: needs driver %s or newer", need.how,
+			      need.min_driver_text[0] ? need.min_driver_text : "(unknown)");
+	dv = driver_need_verdict(&need, &t->driver);
+	if (driver_need_finding(r, f->path, &need, &t->driver, &dv) != CD_OK)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	report_rec_array(file, "verdicts", &arr);
 	for (size_t i = 0; i < t->n_gpus; i++) {
-		const struct arch_gpu *g = &t->gpus[i];
-		json_t *jv;
-
 		if (v[i].verdict == VERDICT_NONE)
 			continue;
-		if ((rc = arch_findings(r, f, t, g, &v[i])) != CD_OK ||
-		    !(jv = arch_verdict_json(g, &v[i])) || json_array_append_new(arr, jv) ||
-		    report_kv(r, g->name, "%s: %s", compat_verdict_name(v[i].verdict), v[i].reason) != CD_OK) {
-			rc = cd_fail(err, CD_ENOMEM, "out of memory");
-			goto out;
-		}
+		if (arch_findings(r, f, t, &t->gpus[i], &v[i]) != CD_OK)
+			return cd_fail(err, CD_ENOMEM, "out of memory");
+		report_rec_item(&arr, &it);
+		arch_verdict_fields(&it, &t->gpus[i], &v[i]);
+		if (report_rec_end(&it) != CD_OK)
+			break;
 	}
-	*out = arr;
-	arr = NULL;
-out:
-	json_decref(arr);
-	free(v);
-	return rc;
+	if (report_rec_end(&arr) != CD_OK)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	return CD_OK;
 }

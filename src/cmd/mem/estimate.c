@@ -132,173 +132,182 @@ static int parse_args(int argc, char **argv, const struct cli_args *args, struct
 	return CD_OK;
 }
 
-static json_t *model_json(const struct mem_model *m, const char *path)
+/* The "model" object and the Model section. */
+static void model_fields(struct report_rec *top, const struct mem_model *m, const char *path)
 {
-	json_t *j = json_object();
-	json_object_set_new(j, "format", json_string(m->format));
-	if (path)
-		json_object_set_new(j, "path", json_string(path));
-	json_object_set_new(j, "architecture", json_string(m->arch));
-	json_object_set_new(j, "dtype", json_string(m->dtype));
-	json_object_set_new(j, "parameters", json_integer((json_int_t)m->params));
-	json_object_set_new(j, "parameters_exact", json_boolean(m->params_exact));
-	json_object_set_new(j, "weight_bytes", json_integer((json_int_t)m->weight_bytes));
-	json_object_set_new(j, "layers", json_integer(m->n_layers));
-	json_object_set_new(j, "heads", json_integer(m->n_heads));
-	json_object_set_new(j, "kv_heads", json_integer(m->n_kv_heads));
-	json_object_set_new(j, "head_dim", json_integer(m->head_dim_k));
-	json_object_set_new(j, "head_dim_v", json_integer(m->head_dim_v));
-	json_object_set_new(j, "hidden", json_integer((json_int_t)m->hidden));
-	json_object_set_new(j, "vocab", json_integer((json_int_t)m->vocab));
-	json_object_set_new(j, "context_train", json_integer((json_int_t)m->ctx_train));
-	json_object_set_new(j, "sliding_window", json_integer(m->sliding_window));
-	json_object_set_new(j, "sliding_window_layers", json_integer(m->n_swa_layers));
-	json_object_set_new(j, "mla", json_boolean(m->mla));
-	if (m->mla) {
-		json_object_set_new(j, "kv_lora_rank", json_integer(m->kv_lora_rank));
-		json_object_set_new(j, "rope_dim", json_integer(m->rope_dim));
-	}
-	if (m->note[0])
-		json_object_set_new(j, "note", json_string(m->note));
-	return j;
-}
+	const struct rec_field *F = mem_model_fields;
+	struct report_rec w;
+	char a[UNITS_BUF], b[UNITS_BUF];
 
-static json_t *breakdown_json(const struct mem_estimate *e, bool train)
-{
-	json_t *j = json_object();
-#define PUT(k, v) json_object_set_new(j, k, json_integer((json_int_t)(v)))
-	PUT("weights_bytes", e->weights);
-	PUT("weights_host_bytes", e->weights_host);
-	PUT("cuda_context_bytes", e->cuda_context);
-	PUT("activations_bytes", e->activations);
-	PUT("workspace_bytes", e->workspace);
-	if (train) {
-		PUT("master_weights_bytes", e->master_weights);
-		PUT("gradients_bytes", e->gradients);
-		PUT("optimizer_bytes", e->optimizer);
-		PUT("activations_full_bytes", e->act_full);
-		PUT("activations_checkpointed_bytes", e->act_checkpointed);
-		PUT("rule_of_thumb_bytes", e->rule_of_thumb);
-	} else {
-		PUT("kv_cache_bytes", e->kv);
-		PUT("kv_cache_per_token_bytes", e->kv_per_token);
-	}
-	PUT("total_bytes", e->total);
-#undef PUT
-	return j;
-}
-
-static void show_model(struct report *r, const struct mem_model *m, const char *path)
-{
-	char a[48], b[48];
-	report_section(r, "Model");
+	report_rec_object(top, "model", &w);
+	report_rec_section(&w, "Model");
 	if (path)
-		report_kv(r, "source", "%s (%s)", path, m->format);
+		report_struct_fieldf(&w, &F[MEM_MODEL_FORMAT], m, "%s (%s)", path, m->format);
 	else
-		report_kv(r, "source", "--params (%s)", m->dtype);
-	report_kv(r, "architecture", "%s", m->arch);
-	report_kv(r, "parameters", "%s (%.2f %s%s)", units_fmt_count(m->params, a, sizeof a),
-		  m->params >= 1000000000ull ? m->params / 1e9 : m->params / 1e6,
-		  m->params >= 1000000000ull ? "B" : "M",
-		  m->params_exact ? (m->format[0] == 'p' ? ", given" : ", exact from tensor shapes")
-				  : ", by formula");
+		report_struct_fieldf(&w, &F[MEM_MODEL_FORMAT], m, "--params (%s)", m->dtype);
+	if (path)
+		report_field(&w, NULL, "path", rv_str(path));
+	report_struct_field(&w, &F[MEM_MODEL_ARCH], m);
+	report_struct_json(&w, &F[MEM_MODEL_DTYPE], m);
+	report_struct_fieldf(&w, &F[MEM_MODEL_PARAMS], m, "%s (%.2f %s%s)", units_fmt_count(m->params, a, sizeof a),
+			     m->params >= 1000000000ull ? m->params / 1e9 : m->params / 1e6,
+			     m->params >= 1000000000ull ? "B" : "M",
+			     m->params_exact ? (m->format[0] == 'p' ? ", given" : ", exact from tensor shapes")
+					     : ", by formula");
+	report_struct_json(&w, &F[MEM_MODEL_PARAMS_EXACT], m);
 	if (m->params)
-		report_kv(r, "weights", "%s, mostly %s, %.3f bits per parameter%s",
-			  units_fmt_bytes(m->weight_bytes, b, sizeof b), m->dtype,
-			  8.0 * (double)m->weight_bytes / (double)m->params,
-			  m->bytes_exact ? " (exact: sum of tensor sizes)" : "");
+		report_struct_fieldf(&w, &F[MEM_MODEL_WEIGHT_BYTES], m, "%s, mostly %s, %.3f bits per parameter%s",
+				     units_fmt_bytes(m->weight_bytes, b, sizeof b), m->dtype,
+				     8.0 * (double)m->weight_bytes / (double)m->params,
+				     m->bytes_exact ? " (exact: sum of tensor sizes)" : "");
+	else
+		report_struct_json(&w, &F[MEM_MODEL_WEIGHT_BYTES], m);
 	if (m->n_layers)
-		report_kv(r, "layers", "%u (hidden %" PRIu64 ", vocab %" PRIu64 ", trained context %" PRIu64 ")",
-			  m->n_layers, m->hidden, m->vocab, m->ctx_train);
+		report_struct_fieldf(&w, &F[MEM_MODEL_LAYERS], m,
+				     "%u (hidden %" PRIu64 ", vocab %" PRIu64 ", trained context %" PRIu64 ")", m->n_layers,
+				     m->hidden, m->vocab, m->ctx_train);
+	else
+		report_struct_json(&w, &F[MEM_MODEL_LAYERS], m);
 	if (m->attn_known && m->mla)
-		report_kv(r, "attention", "MLA: %u heads; cache holds the latent (%u) + rope key (%u) per token and layer",
-			  m->n_heads, m->kv_lora_rank, m->rope_dim);
+		report_struct_fieldf(&w, &F[MEM_MODEL_HEADS], m,
+				     "MLA: %u heads; cache holds the latent (%u) + rope key (%u) per token and layer",
+				     m->n_heads, m->kv_lora_rank, m->rope_dim);
 	else if (m->attn_known)
-		report_kv(r, "attention", "%u heads, %u KV heads%s, head dim %u%s", m->n_heads, m->n_kv_heads,
-			  m->n_kv_heads && m->n_kv_heads < m->n_heads ? " (grouped-query)" : "",
-			  m->head_dim_k, m->head_dim_k != m->head_dim_v ? " (K) / other for V" : "");
+		report_struct_fieldf(&w, &F[MEM_MODEL_HEADS], m, "%u heads, %u KV heads%s, head dim %u%s", m->n_heads,
+				     m->n_kv_heads, m->n_kv_heads && m->n_kv_heads < m->n_heads ? " (grouped-query)" : "",
+				     m->head_dim_k, m->head_dim_k != m->head_dim_v ? " (K) / other for V" : "");
+	else
+		report_struct_json(&w, &F[MEM_MODEL_HEADS], m);
+	for (int i = MEM_MODEL_KV_HEADS; i <= MEM_MODEL_CONTEXT_TRAIN; i++)
+		report_struct_json(&w, &F[i], m);
 	if (m->sliding_window)
-		report_kv(r, "sliding window", "%u tokens on %u of %u layers", m->sliding_window, m->n_swa_layers,
-			  m->n_layers);
-	if (m->note[0])
-		report_kv(r, "note", "%s", m->note);
+		report_struct_fieldf(&w, &F[MEM_MODEL_SLIDING_WINDOW], m, "%u tokens on %u of %u layers",
+				     m->sliding_window, m->n_swa_layers, m->n_layers);
+	else
+		report_struct_json(&w, &F[MEM_MODEL_SLIDING_WINDOW], m);
+	for (int i = MEM_MODEL_SWA_LAYERS; i <= MEM_MODEL_ROPE_DIM; i++)
+		report_struct_json(&w, &F[i], m);
+	report_struct_field(&w, &F[MEM_MODEL_NOTE], m);
+	if (report_rec_end(&w) != CD_OK)
+		return; /* the failure is top's now */
 }
 
-static void row(struct report *r, const char *part, uint64_t bytes, const char *how)
+/* One part of the estimate: its key in "breakdown" and, with how, its row of the table. */
+static void part(struct report_rec *bd, struct report_rec *tab, const struct mem_estimate *e,
+		 enum mem_estimate_field i, const char *how)
 {
-	char b[48];
-	const char *cells[] = {part, units_fmt_bytes(bytes, b, sizeof b), how};
-	report_table_row(r, cells);
+	const struct rec_field *f = &mem_estimate_fields[i];
+	struct report_rec row;
+
+	report_struct_json(bd, f, e);
+	if (!how)
+		return;
+	report_rec_item(tab, &row);
+	report_field(&row, "part", NULL, rv_str(f->label));
+	report_struct_field_as(&row, "size", NULL, f, e);
+	report_field(&row, "how it is counted", NULL, rv_str(how));
+	if (report_rec_end(&row) != CD_OK)
+		return; /* the failure is tab's now */
 }
 
-static void show_breakdown(struct report *r, const struct mem_model *m, const struct mem_opts *o,
+static void training_parts(struct report_rec *bd, struct report_rec *tab, const struct mem_opts *o,
 			   const struct mem_estimate *e)
 {
-	static const char *const hdr[] = {"part", "size", "how it is counted"};
-	char how[512], s1[48], s2[48];
-	bool llama = o->runtime == MEM_RT_LLAMACPP;
-	if (o->train)
-		report_section(r, "Training: context %" PRIu64 " x batch %" PRIu64 ", %s%s, %s", o->context, o->batch,
-			       mem_optimizer_name(o->optimizer), o->mixed_precision ? ", mixed precision" : "",
-			       o->checkpointing ? "activation checkpointing" : "no checkpointing");
+	char how[512], s1[UNITS_BUF];
+
+	part(bd, tab, e, MEM_EST_WEIGHTS, o->mixed_precision ? "16-bit copy used in forward/backward" : "as stored");
+	part(bd, tab, e, MEM_EST_WEIGHTS_HOST, NULL);
+	part(bd, tab, e, MEM_EST_MASTER_WEIGHTS,
+	     o->mixed_precision ? "fp32 copy the optimizer updates (4 B/param)" : NULL);
+	part(bd, tab, e, MEM_EST_GRADIENTS, o->mixed_precision ? "16-bit (2 B/param)" : "same dtype as the weights");
+	part(bd, tab, e, MEM_EST_OPTIMIZER,
+	     o->optimizer == MEM_OPT_SGD ? "momentum: 1 state per parameter"
+	     : o->optimizer == MEM_OPT_ADAFACTOR ? "factored 2nd moment: rows + cols per matrix, fp32"
+						  : "m and v: 2 states per parameter");
+	if (e->act_known)
+		snprintf(how, sizeof how, "%s; the other variant: %s",
+			 o->checkpointing ? "with checkpointing: block inputs + one block recomputed"
+					  : "no checkpointing: 34 s b h L bytes (Korthikanti, flash attention) + logits",
+			 units_fmt_bytes(o->checkpointing ? e->act_full : e->act_checkpointed, s1, sizeof s1));
 	else
-		report_section(r, "Inference: context %" PRIu64 " x batch %" PRIu64 ", KV %s, runtime %s", o->context,
-			       o->batch, o->kv.name, llama ? "llama.cpp" : "PyTorch");
-	report_table(r, 3, hdr);
-	if (o->train) {
-		row(r, "weights", e->weights, o->mixed_precision ? "16-bit copy used in forward/backward" : "as stored");
-		if (o->mixed_precision)
-			row(r, "master weights", e->master_weights, "fp32 copy the optimizer updates (4 B/param)");
-		row(r, "gradients", e->gradients, o->mixed_precision ? "16-bit (2 B/param)" : "same dtype as the weights");
-		snprintf(how, sizeof how, "%s",
-			 o->optimizer == MEM_OPT_SGD ? "momentum: 1 state per parameter"
-			 : o->optimizer == MEM_OPT_ADAFACTOR ? "factored 2nd moment: rows + cols per matrix, fp32"
-							      : "m and v: 2 states per parameter");
-		row(r, "optimizer states", e->optimizer, how);
-		if (e->act_known) {
-			snprintf(how, sizeof how, "%s; the other variant: %s",
-				 o->checkpointing ? "with checkpointing: block inputs + one block recomputed"
-						  : "no checkpointing: 34 s b h L bytes (Korthikanti, flash attention) + logits",
-				 units_fmt_bytes(o->checkpointing ? e->act_full : e->act_checkpointed, s1, sizeof s1));
-			row(r, "activations", e->activations, how);
-		} else {
-			row(r, "activations", 0, "unknown without the architecture (give config.json or a model file)");
-		}
-		row(r, "workspace", e->workspace, "cuBLAS workspace (PyTorch default on sm90)");
-	} else {
-		if (llama && e->weights_host)
-			snprintf(how, sizeof how, "exact; token_embd (%s) stays on the CPU",
-				 units_fmt_bytes(e->weights_host, s1, sizeof s1));
-		else
-			snprintf(how, sizeof how, "%s", m->bytes_exact ? "exact: every tensor" : "parameters x dtype size");
-		if (o->weight_scale != 1.0)
-			snprintf(how, sizeof how, "scaled to %.3f bits per parameter", 8.0 * (double)m->weight_bytes / (double)m->params * o->weight_scale);
-		row(r, "weights", e->weights, how);
-		if (e->kv_known)
-			snprintf(how, sizeof how, "formula: %s per token over all layers%s",
-				 units_fmt_bytes(e->kv_per_token, s2, sizeof s2),
-				 m->sliding_window ? ", windowed layers capped at the window" : "");
-		else
-			snprintf(how, sizeof how, "unknown: no attention shape (%.300s)", m->note[0] ? m->note : "no metadata");
-		row(r, "KV cache", e->kv, how);
-		if (e->act_known)
-			row(r, "activations", e->activations,
-			    llama ? "allowance: compute buffer of one 512-token ubatch (f32, flash attention) + logits"
-				  : "allowance: one block's tensors for the whole prompt (16-bit) + last-token logits");
-		else
-			row(r, "activations", 0, "unknown without the architecture");
-		if (e->workspace)
-			row(r, "workspace", e->workspace, "cuBLAS workspace (PyTorch default on sm90)");
-	}
-	snprintf(how, sizeof how, "allowance per GPU and process (--cuda-context; `cudoctor mem status` measures it)");
-	row(r, "CUDA context", e->cuda_context, how);
-	row(r, "total", e->total, "");
+		snprintf(how, sizeof how, "unknown without the architecture (give config.json or a model file)");
+	part(bd, tab, e, MEM_EST_ACTIVATIONS, how);
+	part(bd, tab, e, MEM_EST_ACT_FULL, NULL);
+	part(bd, tab, e, MEM_EST_ACT_CHECKPOINTED, NULL);
+	part(bd, tab, e, MEM_EST_WORKSPACE, "cuBLAS workspace (PyTorch default on sm90)");
+}
+
+static void inference_parts(struct report_rec *bd, struct report_rec *tab, const struct mem_model *m,
+			    const struct mem_opts *o, const struct mem_estimate *e)
+{
+	char how[512], s1[UNITS_BUF];
+	bool llama = o->runtime == MEM_RT_LLAMACPP;
+
+	if (llama && e->weights_host)
+		snprintf(how, sizeof how, "exact; token_embd (%s) stays on the CPU",
+			 units_fmt_bytes(e->weights_host, s1, sizeof s1));
+	else
+		snprintf(how, sizeof how, "%s", m->bytes_exact ? "exact: every tensor" : "parameters x dtype size");
+	if (o->weight_scale != 1.0)
+		snprintf(how, sizeof how, "scaled to %.3f bits per parameter",
+			 8.0 * (double)m->weight_bytes / (double)m->params * o->weight_scale);
+	part(bd, tab, e, MEM_EST_WEIGHTS, how);
+	part(bd, tab, e, MEM_EST_WEIGHTS_HOST, NULL);
+	if (e->kv_known)
+		snprintf(how, sizeof how, "formula: %s per token over all layers%s",
+			 units_fmt_bytes(e->kv_per_token, s1, sizeof s1),
+			 m->sliding_window ? ", windowed layers capped at the window" : "");
+	else
+		snprintf(how, sizeof how, "unknown: no attention shape (%.300s)", m->note[0] ? m->note : "no metadata");
+	part(bd, tab, e, MEM_EST_KV, how);
+	part(bd, tab, e, MEM_EST_KV_PER_TOKEN, NULL);
+	part(bd, tab, e, MEM_EST_ACTIVATIONS,
+	     !e->act_known ? "unknown without the architecture"
+	     : llama       ? "allowance: compute buffer of one 512-token ubatch (f32, flash attention) + logits"
+			   : "allowance: one block's tensors for the whole prompt (16-bit) + last-token logits");
+	part(bd, tab, e, MEM_EST_WORKSPACE, e->workspace ? "cuBLAS workspace (PyTorch default on sm90)" : NULL);
+}
+
+/* The "inputs" object (the section's title in text), the "breakdown" object and the table of
+ * its parts. */
+static void breakdown_fields(struct report_rec *top, const struct mem_model *m, const struct mem_opts *o,
+			     const struct mem_estimate *e)
+{
+	static const char *const hdr[] = { "part", "size", "how it is counted" };
+	struct report_rec in, bd, tab;
+	char s1[UNITS_BUF];
+
+	report_rec_object(top, "inputs", &in);
 	if (o->train)
-		report_line(r, "The common rule of thumb, parameters x 4 bytes x (2 + 2) = %s, is the fp32 Adam special case: "
-			       "weights + gradients + m + v at 16 B/param. It leaves out activations, the CUDA context "
-			       "and workspaces; mixed-precision Adam also lands at 16 B/param (2 + 2 + 4 master + 8), "
-			       "SGD and Adafactor need less.",
-			    units_fmt_bytes(e->rule_of_thumb, s1, sizeof s1));
+		report_rec_section(&in, "Training: context %" PRIu64 " x batch %" PRIu64 ", %s%s, %s", o->context,
+				   o->batch, mem_optimizer_name(o->optimizer), o->mixed_precision ? ", mixed precision" : "",
+				   o->checkpointing ? "activation checkpointing" : "no checkpointing");
+	else
+		report_rec_section(&in, "Inference: context %" PRIu64 " x batch %" PRIu64 ", KV %s, runtime %s",
+				   o->context, o->batch, o->kv.name, o->runtime == MEM_RT_LLAMACPP ? "llama.cpp" : "PyTorch");
+	report_struct_fields(&in, mem_opts_fields, MEM_OPTS_FIELDS, o);
+	if (report_rec_end(&in) != CD_OK)
+		return; /* the failure is top's now */
+	report_rec_object(top, "breakdown", &bd);
+	report_rec_text(&bd, REPORT_TEXT_NONE); /* its text is the table */
+	report_rec_table(top, NULL, 3, hdr, &tab);
+	if (o->train)
+		training_parts(&bd, &tab, o, e);
+	else
+		inference_parts(&bd, &tab, m, o, e);
+	part(&bd, &tab, e, MEM_EST_CUDA_CONTEXT,
+	     "allowance per GPU and process (--cuda-context; `cudoctor mem status` measures it)");
+	part(&bd, &tab, e, MEM_EST_TOTAL, "");
+	if (o->train)
+		part(&bd, &tab, e, MEM_EST_RULE_OF_THUMB, NULL);
+	if (report_rec_end(&tab) != CD_OK || report_rec_end(&bd) != CD_OK)
+		return; /* the failure is top's now */
+	if (o->train)
+		report_rec_line(top, "The common rule of thumb, parameters x 4 bytes x (2 + 2) = %s, is the fp32 Adam special "
+				     "case: weights + gradients + m + v at 16 B/param. It leaves out activations, the CUDA "
+				     "context and workspaces; mixed-precision Adam also lands at 16 B/param (2 + 2 + 4 "
+				     "master + 8), SGD and Adafactor need less.",
+				units_fmt_bytes(e->rule_of_thumb, s1, sizeof s1));
 }
 
 static void oom_finding(struct report *r, const struct mem_model *m, const struct mem_opts *o,
@@ -344,48 +353,56 @@ static void oom_finding(struct report *r, const struct mem_model *m, const struc
 		cmd_note(r, finding_fix(fd, "a lighter optimizer: --optimizer adafactor or 8-bit Adam (bitsandbytes), or LoRA"));
 }
 
-static void show_fit(struct report *r, const struct mem_model *m, const struct mem_opts *o,
-		     const struct mem_estimate *e, struct mem_target *targets, size_t n)
+/* The Fit table and "per_gpu": each target's fit, its -q line and, when it does not fit,
+ * its finding. */
+static void fit_fields(struct report_rec *top, const struct mem_model *m, const struct mem_opts *o,
+		       const struct mem_estimate *e, const struct mem_target *targets, size_t n)
 {
-	static const char *const hdr[] = {"GPU", "memory", "fits", "headroom", "max context", "max batch", "layers on GPU"};
-	json_t *per = json_array();
-	report_section(r, "Fit");
-	report_table(r, 7, hdr);
+	static const char *const hdr[] = { "GPU", "memory", "fits", "headroom", "max context", "max batch",
+					   "layers on GPU" };
+	const struct rec_field *F = mem_fit_fields;
+	struct report_rec tab, row;
+
+	report_rec_section(top, "Fit");
+	report_rec_table(top, "per_gpu", 7, hdr, &tab);
 	for (size_t i = 0; i < n; i++) {
+		const struct mem_target *t = &targets[i];
 		struct mem_fit f;
-		char mem[64], hr[48], ctx[32], bat[32], lay[32], s[48];
-		mem_fit_search(m, o, targets[i].budget, &f);
-		snprintf(mem, sizeof mem, "%s %s", units_fmt_bytes(targets[i].budget, s, sizeof s), targets[i].basis);
+		char mem[64], hr[UNITS_BUF + 1], s[UNITS_BUF];
+
+		mem_fit_search(m, o, t->budget, &f);
+		snprintf(mem, sizeof mem, "%s %s", units_fmt_bytes(t->budget, s, sizeof s), t->basis);
+		report_rec_item(&tab, &row);
+		report_field(&row, "GPU", "gpu", rv_str(t->name));
+		report_fieldf(&row, "memory", "memory_bytes", rv_int((long long)t->budget), "%s", mem);
+		report_field(&row, NULL, "memory_basis", rv_str(t->basis));
+		report_struct_fieldf(&row, &F[MEM_FIT_FITS], &f, "%s", f.fits ? "yes" : "NO");
+		report_struct_field(&row, &F[MEM_FIT_HEADROOM], &f);
+		report_struct_field(&row, &F[MEM_FIT_MAX_CONTEXT], &f);
+		report_struct_field(&row, &F[MEM_FIT_MAX_BATCH], &f);
+		if (o->train) /* training keeps every layer on the GPU */
+			report_fieldf(&row, F[MEM_FIT_LAYERS].label, NULL, rv_null(), "n/a");
+		else if (!m->n_layers)
+			report_struct_fieldf(&row, &F[MEM_FIT_LAYERS], &f, "n/a");
+		else
+			report_struct_fieldf(&row, &F[MEM_FIT_LAYERS], &f, "%u of %u", f.layers_fit, m->n_layers);
+		report_struct_json(&row, &F[MEM_FIT_GPUS_NEEDED], &f);
+		report_struct_json(&row, &F[MEM_FIT_QUANT], &f);
+		if (report_rec_end(&row) != CD_OK)
+			break;
+		/* -q: one line per GPU, the answer a script wants */
 		if (f.headroom >= 0)
 			units_fmt_bytes((uint64_t)f.headroom, hr, sizeof hr);
 		else
 			snprintf(hr, sizeof hr, "-%s", units_fmt_bytes((uint64_t)-f.headroom, s, sizeof s));
-		snprintf(ctx, sizeof ctx, f.context_matters ? "%" PRIu64 : "n/a", f.max_context);
-		snprintf(bat, sizeof bat, f.context_matters ? "%" PRIu64 : "n/a", f.max_batch);
-		snprintf(lay, sizeof lay, o->train || !m->n_layers ? "n/a" : "%u of %u", f.layers_fit, m->n_layers);
-		const char *cells[] = {targets[i].name, mem, f.fits ? "yes" : "NO", hr, ctx, bat, lay};
-		report_table_row(r, cells);
-		/* -q: one line per GPU, the answer a script wants */
-		cmd_note(r, report_answer(r, "%s: %s (needs %s of %s, headroom %s)", targets[i].name,
-					  f.fits ? "fits" : "does not fit", units_fmt_bytes(e->total, s, sizeof s), mem, hr));
+		cmd_note(top->r, report_answer(top->r, "%s: %s (needs %s of %s, headroom %s)", t->name,
+					       f.fits ? "fits" : "does not fit", units_fmt_bytes(e->total, s, sizeof s),
+					       mem, hr));
 		if (!f.fits)
-			oom_finding(r, m, o, e, &targets[i], &f);
-		json_t *j = json_object();
-		json_object_set_new(j, "gpu", json_string(targets[i].name));
-		json_object_set_new(j, "memory_bytes", json_integer((json_int_t)targets[i].budget));
-		json_object_set_new(j, "memory_basis", json_string(targets[i].basis));
-		json_object_set_new(j, "fits", json_boolean(f.fits));
-		json_object_set_new(j, "headroom_bytes", json_integer(f.headroom));
-		json_object_set_new(j, "max_context", f.context_matters ? json_integer((json_int_t)f.max_context) : json_null());
-		json_object_set_new(j, "max_batch", f.context_matters ? json_integer((json_int_t)f.max_batch) : json_null());
-		if (!o->train)
-			json_object_set_new(j, "layers_fit", json_integer(f.layers_fit));
-		json_object_set_new(j, "gpus_needed", json_integer(f.gpus_needed));
-		if (f.quant_fit[0])
-			json_object_set_new(j, "quant_that_fits", json_string(f.quant_fit));
-		json_array_append_new(per, j);
+			oom_finding(top->r, m, o, e, t, &f);
 	}
-	report_json_set(r, "per_gpu", per);
+	if (report_rec_end(&tab) != CD_OK)
+		return; /* the failure is top's now */
 }
 
 int mem_estimate_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
@@ -394,6 +411,7 @@ int mem_estimate_run(struct report *r, int argc, char **argv, const struct cd_gl
 	struct mem_model m = {0};
 	struct mem_estimate e;
 	struct mem_target *targets = NULL;
+	struct report_rec top;
 	size_t n_targets = 0;
 	int rc = parse_args(argc, argv, g->args, &a, err);
 	if (rc)
@@ -407,28 +425,15 @@ int mem_estimate_run(struct report *r, int argc, char **argv, const struct cd_gl
 		a.o.context = a.o.train ? 2048 : (m.ctx_train && m.ctx_train < 8192 ? m.ctx_train : 8192);
 	mem_estimate(&m, &a.o, &e);
 
-	show_model(r, &m, a.path);
-	show_breakdown(r, &m, &a.o, &e);
+	report_rec_top(&top, r);
+	model_fields(&top, &m, a.path);
+	breakdown_fields(&top, &m, &a.o, &e);
 	if ((rc = mem_targets(a.gpu_specs, a.n_gpu_specs, a.gpu_memory, &targets, &n_targets, r, err)))
 		goto out;
 	if (n_targets)
-		show_fit(r, &m, &a.o, &e, targets, n_targets);
-
-	report_json_set(r, "model", model_json(&m, a.path));
-	json_t *in = json_object();
-	json_object_set_new(in, "mode", json_string(a.o.train ? "training" : "inference"));
-	json_object_set_new(in, "context", json_integer((json_int_t)a.o.context));
-	json_object_set_new(in, "batch", json_integer((json_int_t)a.o.batch));
-	json_object_set_new(in, "runtime", json_string(a.o.runtime == MEM_RT_LLAMACPP ? "llama.cpp" : "torch"));
-	if (a.o.train) {
-		json_object_set_new(in, "optimizer", json_string(mem_optimizer_name(a.o.optimizer)));
-		json_object_set_new(in, "mixed_precision", json_boolean(a.o.mixed_precision));
-		json_object_set_new(in, "checkpointing", json_boolean(a.o.checkpointing));
-	} else {
-		json_object_set_new(in, "kv_dtype", json_string(a.o.kv.name));
-	}
-	report_json_set(r, "inputs", in);
-	report_json_set(r, "breakdown", breakdown_json(&e, a.o.train));
+		fit_fields(&top, &m, &a.o, &e, targets, n_targets);
+	if ((rc = report_rec_end(&top)) != CD_OK)
+		rc = cd_fail(err, rc, rc == CD_ENOMEM ? "out of memory" : "mem estimate: a field names no column");
 	(void)g;
 out:
 	free(targets);

@@ -10,42 +10,45 @@
 #include "util/units.h"
 #include "util/err.h"
 
-static void show_probe(struct report *r, const char *gpu, const struct mem_probe *p, json_t *j)
+/* One GPU's probe: its lines, its object of "probe", its -q line and, when the free memory
+ * is not one block, the oom-fragmentation finding. */
+static void probe_fields(struct report_rec *w, const char *gpu, const struct mem_probe *p)
 {
-	char a[48], b[48], c[48], d[48];
-	report_kv(r, "free / total", "%s / %s (cuMemGetInfo, with cudoctor's own context)",
-		  units_fmt_bytes(p->free_before, a, sizeof a), units_fmt_bytes(p->total, b, sizeof b));
-	report_kv(r, "probe limit", "%s (--max of the free memory)", units_fmt_bytes(p->limit, a, sizeof a));
+	const struct rec_field *F = mem_probe_fields;
+	char a[UNITS_BUF], b[UNITS_BUF], c[UNITS_BUF], d[UNITS_BUF];
+	uint64_t gap = p->in_blocks > p->largest ? p->in_blocks - p->largest : 0;
+	struct report *r = w->r;
+
+	report_field(w, NULL, "gpu", rv_str(gpu));
+	report_struct_fieldf(w, &F[MEM_PROBE_FREE], p, "%s / %s (cuMemGetInfo, with cudoctor's own context)",
+			     units_fmt_bytes(p->free_before, a, sizeof a), units_fmt_bytes(p->total, b, sizeof b));
+	report_struct_json(w, &F[MEM_PROBE_TOTAL], p);
+	report_struct_fieldf(w, &F[MEM_PROBE_LIMIT], p, "%s (--max of the free memory)",
+			     units_fmt_bytes(p->limit, a, sizeof a));
 	if (p->largest_capped)
-		report_kv(r, "largest block", "at least %s (the limit itself was granted)", units_fmt_bytes(p->largest, a, sizeof a));
+		report_struct_fieldf(w, &F[MEM_PROBE_LARGEST], p, "at least %s (the limit itself was granted)",
+				     units_fmt_bytes(p->largest, a, sizeof a));
 	else
-		report_kv(r, "largest block", "%s (%s failed)", units_fmt_bytes(p->largest, a, sizeof a),
-			  units_fmt_bytes(p->smallest_failed, b, sizeof b));
-	report_kv(r, "in blocks", "%s in %u blocks", units_fmt_bytes(p->in_blocks, a, sizeof a), p->n_blocks);
+		report_struct_fieldf(w, &F[MEM_PROBE_LARGEST], p, "%s (%s failed)", units_fmt_bytes(p->largest, a, sizeof a),
+				     units_fmt_bytes(p->smallest_failed, b, sizeof b));
+	report_struct_json(w, &F[MEM_PROBE_CAPPED], p);
+	report_struct_json(w, &F[MEM_PROBE_SMALLEST_FAILED], p);
+	report_struct_fieldf(w, &F[MEM_PROBE_IN_BLOCKS], p, "%s in %u blocks", units_fmt_bytes(p->in_blocks, a, sizeof a),
+			     p->n_blocks);
+	report_struct_json(w, &F[MEM_PROBE_BLOCKS], p);
+	report_fieldf(w, "fragmentation", "fragmentation_bytes", rv_int((long long)gap), "%s (%.1f%% of what was allocatable): %s",
+		      units_fmt_bytes(gap, a, sizeof a), p->in_blocks ? 100.0 * (double)gap / (double)p->in_blocks : 0.0,
+		      gap * 10 > p->in_blocks ? "the driver cannot give the free memory as one block"
+					      : "the driver gives the free memory as one block");
+	report_struct_json(w, &F[MEM_PROBE_CALLS], p);
+	report_struct_fieldf(w, &F[MEM_PROBE_ELAPSED], p,
+			     "%.1f ms, %u cuMemAlloc calls, each block freed at once; free afterwards %s", p->held_ms,
+			     p->n_calls, units_fmt_bytes(p->free_after, c, sizeof c));
+	report_struct_json(w, &F[MEM_PROBE_FREE_AFTER], p);
 	cmd_note(r, report_answer(r, "%s: largest block %s%s, %s in %u blocks, free %s of %s", gpu,
 				  p->largest_capped ? "at least " : "", units_fmt_bytes(p->largest, a, sizeof a),
 				  units_fmt_bytes(p->in_blocks, b, sizeof b), p->n_blocks,
 				  units_fmt_bytes(p->free_before, c, sizeof c), units_fmt_bytes(p->total, d, sizeof d))); /* -q */
-	uint64_t gap = p->in_blocks > p->largest ? p->in_blocks - p->largest : 0;
-	report_kv(r, "fragmentation", "%s (%.1f%% of what was allocatable): %s", units_fmt_bytes(gap, a, sizeof a),
-		  p->in_blocks ? 100.0 * (double)gap / (double)p->in_blocks : 0.0,
-		  gap * 10 > p->in_blocks ? "the driver cannot give the free memory as one block"
-					  : "the driver gives the free memory as one block");
-	report_kv(r, "probe ran", "%.1f ms, %u cuMemAlloc calls, each block freed at once; free afterwards %s",
-		  p->held_ms, p->n_calls, units_fmt_bytes(p->free_after, c, sizeof c));
-	json_object_set_new(j, "gpu", json_string(gpu));
-	json_object_set_new(j, "free_bytes", json_integer((json_int_t)p->free_before));
-	json_object_set_new(j, "total_bytes", json_integer((json_int_t)p->total));
-	json_object_set_new(j, "limit_bytes", json_integer((json_int_t)p->limit));
-	json_object_set_new(j, "largest_block_bytes", json_integer((json_int_t)p->largest));
-	json_object_set_new(j, "largest_block_capped", json_boolean(p->largest_capped));
-	json_object_set_new(j, "smallest_failed_bytes", json_integer((json_int_t)p->smallest_failed));
-	json_object_set_new(j, "allocatable_in_blocks_bytes", json_integer((json_int_t)p->in_blocks));
-	json_object_set_new(j, "blocks", json_integer(p->n_blocks));
-	json_object_set_new(j, "fragmentation_bytes", json_integer((json_int_t)gap));
-	json_object_set_new(j, "alloc_calls", json_integer(p->n_calls));
-	json_object_set_new(j, "elapsed_ms", json_real(p->held_ms));
-	json_object_set_new(j, "free_after_bytes", json_integer((json_int_t)p->free_after));
 	if (gap * 10 > p->in_blocks) {
 		struct finding *f = report_add_finding(r, SEV_WARN, "oom-fragmentation", gpu,
 						       "free memory exists but not as one block: largest %s of %s",
@@ -62,53 +65,58 @@ static void show_probe(struct report *r, const char *gpu, const struct mem_probe
 	}
 }
 
-static void show_demo(struct report *r, const struct mem_demo *m, json_t *j)
+/* The demonstration: its sentences and lines, and the "demo" object. */
+static void demo_fields(struct report_rec *w, const struct mem_demo *m)
 {
-	char a[48], b[48], c[48], d[48];
-	report_line(r, "Demonstration: %u segments x %u blocks of %s; blocks 1 and 3 of each segment freed "
-		       "(%s free in total, largest hole %s); then a request of %s.",
-		    m->segments, m->blocks_per_segment, units_fmt_bytes(m->block, a, sizeof a),
-		    units_fmt_bytes(m->freed, b, sizeof b), units_fmt_bytes(m->largest_hole, c, sizeof c),
-		    units_fmt_bytes(m->request, d, sizeof d));
-	report_kv(r, "segments (cuMemAlloc each)", "reserved %s -> %s: the request fits no hole, so the allocator "
-		  "asks the driver for a new segment while %s sit idle (driver: +%s used)",
-		  units_fmt_bytes(m->seg_reserved_before, a, sizeof a), units_fmt_bytes(m->seg_reserved_after, b, sizeof b),
-		  units_fmt_bytes(m->freed, c, sizeof c),
-		  units_fmt_bytes(m->seg_driver_used_delta > 0 ? (uint64_t)m->seg_driver_used_delta : 0, d, sizeof d));
+	const struct rec_field *F = mem_demo_fields;
+	char a[UNITS_BUF], b[UNITS_BUF], c[UNITS_BUF], d[UNITS_BUF];
+	struct report_rec o;
+
+	report_rec_object(w, "demo", &o);
+	report_rec_line(&o, "Demonstration: %u segments x %u blocks of %s; blocks 1 and 3 of each segment freed "
+			    "(%s free in total, largest hole %s); then a request of %s.",
+			m->segments, m->blocks_per_segment, units_fmt_bytes(m->block, a, sizeof a),
+			units_fmt_bytes(m->freed, b, sizeof b), units_fmt_bytes(m->largest_hole, c, sizeof c),
+			units_fmt_bytes(m->request, d, sizeof d));
+	for (int i = MEM_DEMO_BLOCK; i <= MEM_DEMO_REQUEST; i++)
+		report_struct_json(&o, &F[i], m);
+	report_struct_fieldf(&o, &F[MEM_DEMO_SEG_RESERVED_AFTER], m,
+			     "reserved %s -> %s: the request fits no hole, so the allocator asks the driver for a new "
+			     "segment while %s sit idle (driver: +%s used)",
+			     units_fmt_bytes(m->seg_reserved_before, a, sizeof a),
+			     units_fmt_bytes(m->seg_reserved_after, b, sizeof b), units_fmt_bytes(m->freed, c, sizeof c),
+			     units_fmt_bytes(m->seg_driver_used_delta > 0 ? (uint64_t)m->seg_driver_used_delta : 0, d,
+					     sizeof d));
+	report_struct_json(&o, &F[MEM_DEMO_SEG_DRIVER_USED], m);
 	if (m->vmm_supported)
-		report_kv(r, "one reservation (cuMemMap)", "mapped %s -> %s: freed blocks were unmapped and their pages "
-			  "returned; the request was mapped %s after the last block (driver: +%s used; granularity %s)",
-			  units_fmt_bytes(m->vmm_mapped_before, a, sizeof a), units_fmt_bytes(m->vmm_mapped_after, b, sizeof b),
-			  m->vmm_request_contiguous ? "contiguously" : "NOT",
-			  units_fmt_bytes(m->vmm_driver_used_delta > 0 ? (uint64_t)m->vmm_driver_used_delta : 0, c, sizeof c),
-			  units_fmt_bytes(m->granularity, d, sizeof d));
+		report_struct_fieldf(&o, &F[MEM_DEMO_VMM], m,
+				     "mapped %s -> %s: freed blocks were unmapped and their pages returned; the request "
+				     "was mapped %s after the last block (driver: +%s used; granularity %s)",
+				     units_fmt_bytes(m->vmm_mapped_before, a, sizeof a),
+				     units_fmt_bytes(m->vmm_mapped_after, b, sizeof b),
+				     m->vmm_request_contiguous ? "contiguously" : "NOT",
+				     units_fmt_bytes(m->vmm_driver_used_delta > 0 ? (uint64_t)m->vmm_driver_used_delta : 0, c,
+						     sizeof c),
+				     units_fmt_bytes(m->granularity, d, sizeof d));
 	else
-		report_kv(r, "one reservation (cuMemMap)", "not shown: this driver/GPU lacks virtual memory management");
-	report_line(r, "This is what PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True changes: one growing "
-		       "reservation per stream instead of one cudaMalloc per segment.");
-	json_t *o = json_object();
-	json_object_set_new(o, "block_bytes", json_integer((json_int_t)m->block));
-	json_object_set_new(o, "freed_bytes", json_integer((json_int_t)m->freed));
-	json_object_set_new(o, "largest_hole_bytes", json_integer((json_int_t)m->largest_hole));
-	json_object_set_new(o, "request_bytes", json_integer((json_int_t)m->request));
-	json_object_set_new(o, "segments_reserved_after_bytes", json_integer((json_int_t)m->seg_reserved_after));
-	json_object_set_new(o, "segments_driver_used_bytes", json_integer(m->seg_driver_used_delta));
-	json_object_set_new(o, "vmm_supported", json_boolean(m->vmm_supported));
-	if (m->vmm_supported) {
-		json_object_set_new(o, "vmm_mapped_after_bytes", json_integer((json_int_t)m->vmm_mapped_after));
-		json_object_set_new(o, "vmm_driver_used_bytes", json_integer(m->vmm_driver_used_delta));
-		json_object_set_new(o, "vmm_granularity_bytes", json_integer((json_int_t)m->granularity));
-	}
-	json_object_set_new(j, "demo", o);
+		report_struct_fieldf(&o, &F[MEM_DEMO_VMM], m,
+				     "not shown: this driver/GPU lacks virtual memory management");
+	for (int i = MEM_DEMO_VMM_MAPPED_AFTER; i <= MEM_DEMO_GRANULARITY; i++)
+		report_struct_json(&o, &F[i], m);
+	report_rec_line(&o, "This is what PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True changes: one growing "
+			    "reservation per stream instead of one cudaMalloc per segment.");
+	if (report_rec_end(&o) != CD_OK)
+		return; /* the failure is w's now */
 }
 
-static int probe_device(const struct cudrv *d, int ordinal, double max, bool demo, struct report *r,
-			json_t *arr, char *err)
+static int probe_device(const struct cudrv *d, int ordinal, double max, bool demo, struct report_rec *arr,
+			char *err)
 {
 	CUdevice dev;
 	CUcontext ctx = NULL;
 	char name[128] = "?", gpu[160];
 	struct mem_probe p;
+	struct report_rec w;
 	CUresult cr = d->DeviceGet(&dev, ordinal);
 	if (cr != CUDA_SUCCESS)
 		return cudrv_fail(d, err, "cuDeviceGet", cr);
@@ -124,18 +132,19 @@ static int probe_device(const struct cudrv *d, int ordinal, double max, bool dem
 		rc = cudrv_fail(d, err, "cuCtxSetCurrent", cr);
 		goto out;
 	}
-	report_section(r, "%s", gpu);
-	json_t *j = json_object();
-	json_array_append_new(arr, j);
-	if ((rc = mem_probe_measure(d, max, &p, err)))
-		goto out;
-	show_probe(r, gpu, &p, j);
-	if (demo) {
-		struct mem_demo m;
-		if ((rc = mem_demo_run(d, dev, p.limit, &m, err)))
-			goto out;
-		show_demo(r, &m, j);
+	report_rec_item(arr, &w);
+	report_rec_section(&w, "%s", gpu);
+	if ((rc = mem_probe_measure(d, max, &p, err)) == CD_OK) {
+		probe_fields(&w, gpu, &p);
+		if (demo) {
+			struct mem_demo m;
+
+			if ((rc = mem_demo_run(d, dev, p.limit, &m, err)) == CD_OK)
+				demo_fields(&w, &m);
+		}
 	}
+	if (report_rec_end(&w) != CD_OK && rc == CD_OK)
+		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 out:
 	d->CtxSetCurrent(NULL);
 	d->DevicePrimaryCtxRelease(dev);
@@ -196,11 +205,15 @@ int mem_probe_run(struct report *r, int argc, char **argv, const struct cd_globa
 		return cudrv_fail(d, err, "cuDeviceGetCount", cr);
 	if (only >= count)
 		return cd_fail(err, CD_EUSAGE, "--device %d: this machine has %d CUDA device(s)", only, count);
-	json_t *arr = json_array();
-	report_json_set(r, "probe", arr);
+	struct report_rec top, arr;
+
+	report_rec_top(&top, r);
+	report_rec_array(&top, "probe", &arr);
 	for (int i = 0; i < count && rc == CD_OK; i++)
 		if (only < 0 || only == i)
-			rc = probe_device(d, i, max, demo, r, arr, err);
+			rc = probe_device(d, i, max, demo, &arr, err);
+	if (report_rec_end(&arr) != CD_OK || report_rec_end(&top) != CD_OK)
+		rc = rc ? rc : cd_fail(err, CD_ENOMEM, "out of memory");
 	if (rc == CD_OK)
 		cmd_note(r, report_answer_findings(r));
 	return rc;

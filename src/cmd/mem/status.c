@@ -57,95 +57,104 @@ struct status_gpu {
 	bool others_known;
 };
 
-static void show_gpu(struct report *r, struct status_gpu *s, json_t *arr)
+/* The processes holding memory on g: a table (or a line) and "processes", null when NVML
+ * cannot list them. Keys as devices names them. */
+static void processes_fields(struct report_rec *w, const struct status_gpu *s)
 {
+	static const char *const hdr[] = { "PID", "memory", "MIG GI/CI", "command" };
 	const struct gpu_info *g = s->g;
-	char a[48], b[48], c[48], d[48], subject[300];
-	json_t *j = json_object();
-	snprintf(subject, sizeof subject, "GPU %d (%s)", g->cuda_ordinal >= 0 ? g->cuda_ordinal : g->nvml_index, g->name);
-	report_section(r, "%s", subject);
-	json_object_set_new(j, "gpu", json_string(subject));
-	json_object_set_new(j, "name", json_string(g->name));
-	json_object_set_new(j, "cuda_index", json_integer(g->cuda_ordinal));
-	json_object_set_new(j, "nvml_index", json_integer(g->nvml_index));
-	if (gpu_has(g, GF_NVML_MEMORY)) {
-		report_kv(r, "NVML", "total %s, used %s, free %s%s%s",
-			  units_fmt_bytes((uint64_t)g->nvml_memory_total_bytes, a, sizeof a),
-			  units_fmt_bytes((uint64_t)g->memory_used_bytes, b, sizeof b),
-			  units_fmt_bytes((uint64_t)g->memory_free_bytes, c, sizeof c),
-			  gpu_has(g, GF_NVML_MEMORY_RESERVED) ? ", reserved by the driver " : "",
-			  gpu_has(g, GF_NVML_MEMORY_RESERVED) ? units_fmt_bytes((uint64_t)g->memory_reserved_bytes, d, sizeof d) : "");
-		json_object_set_new(j, "nvml_total_bytes", json_integer(g->nvml_memory_total_bytes));
-		json_object_set_new(j, "nvml_used_bytes", json_integer(g->memory_used_bytes));
-		json_object_set_new(j, "nvml_free_bytes", json_integer(g->memory_free_bytes));
-		if (gpu_has(g, GF_NVML_MEMORY_RESERVED))
-			json_object_set_new(j, "nvml_reserved_bytes", json_integer(g->memory_reserved_bytes));
-	} else {
-		report_kv(r, "NVML", "memory not available");
+	struct report_rec tab, row;
+
+	if (!gpu_has(g, GF_PROCESSES)) {
+		report_fieldf(w, "processes", "processes", rv_null(), "not available from NVML");
+		return;
 	}
-	if (s->cost.cu_valid) {
-		report_kv(r, "driver", "free %s of %s (cuMemGetInfo, with cudoctor's context)",
-			  units_fmt_bytes(s->cost.cu_free, a, sizeof a), units_fmt_bytes(s->cost.cu_total, b, sizeof b));
-		json_object_set_new(j, "cuda_free_bytes", json_integer((json_int_t)s->cost.cu_free));
-		json_object_set_new(j, "cuda_total_bytes", json_integer((json_int_t)s->cost.cu_total));
+	if (!g->n_processes) {
+		report_fieldf(w, "processes", "processes", rv_json(json_array()), "none");
+		return;
 	}
-	if (s->cost.measured) {
-		report_kv(r, "CUDA context", "%s on this driver and GPU (%s)", units_fmt_bytes(s->cost.bytes, a, sizeof a),
-			  s->cost.how);
-		json_object_set_new(j, "cuda_context_bytes", json_integer((json_int_t)s->cost.bytes));
-	} else {
-		report_kv(r, "CUDA context", "not measured here (%s)",
-			  g->cuda_ordinal < 0 ? "not visible to CUDA" : "NVML shows no change for this process");
-		json_object_set_new(j, "cuda_context_bytes", json_null());
-	}
-	bool mig = gpu_has(g, GF_MIG_MODE) && g->mig_mode_current;
-	if (gpu_has(g, GF_MIG_MODE)) {
-		report_kv(r, "MIG", "%s%s", mig ? "enabled: processes below carry their GPU/compute instance" : "disabled",
-			  g->mig_mode_pending != g->mig_mode_current ? " (a change is pending a reset)" : "");
-		json_object_set_new(j, "mig_enabled", json_boolean(mig));
-	}
-	/* MIG slices: each is a device of its own to CUDA, with its own memory */
-	if (mig) {
-		gpu_mig_devices_text(r, g);
-		json_object_set_new(j, "mig_devices", gpu_mig_devices_json(g));
-	}
-	json_t *procs = json_array();
-	if (g->n_processes) {
-		static const char *const hdr[] = {"PID", "memory", "MIG GI/CI", "command"};
-		report_table(r, 4, hdr);
-	} else if (gpu_has(g, GF_PROCESSES)) {
-		report_kv(r, "processes", "none");
-	} else {
-		report_kv(r, "processes", "not available from NVML");
-	}
+	report_rec_table(w, "processes", 4, hdr, &tab);
 	for (size_t i = 0; i < g->n_processes; i++) {
 		const struct gpu_process *p = &g->processes[i];
-		char pid[24], mem[48], gi[48], cmd[256];
-		snprintf(pid, sizeof pid, "%u", p->pid);
-		if (p->used_memory_bytes >= 0)
-			units_fmt_bytes((uint64_t)p->used_memory_bytes, mem, sizeof mem);
-		else
-			snprintf(mem, sizeof mem, "not available");
-		if (p->gpu_instance_id >= 0)
-			snprintf(gi, sizeof gi, "%lld/%lld", p->gpu_instance_id, p->compute_instance_id);
-		else
-			snprintf(gi, sizeof gi, "-");
+		char mem[UNITS_BUF], cmd[256];
+
 		process_command(p->pid, s->cost.pid_namespace_differs, cmd, sizeof cmd);
-		const char *cells[] = {pid, mem, gi, cmd};
-		report_table_row(r, cells);
-		json_t *pj = json_object();
-		json_object_set_new(pj, "pid", json_integer(p->pid));
-		json_object_set_new(pj, "used_bytes", p->used_memory_bytes >= 0 ? json_integer(p->used_memory_bytes) : json_null());
-		json_object_set_new(pj, "command", json_string(cmd));
-		if (p->gpu_instance_id >= 0) {
-			json_object_set_new(pj, "gpu_instance", json_integer(p->gpu_instance_id));
-			json_object_set_new(pj, "compute_instance", json_integer(p->compute_instance_id));
-		}
-		json_array_append_new(procs, pj);
+		report_rec_item(&tab, &row);
+		report_field(&row, "PID", "pid", rv_int(p->pid));
+		if (p->used_memory_bytes >= 0)
+			report_fieldf(&row, "memory", "used_memory_bytes", rv_int(p->used_memory_bytes), "%s",
+				      units_fmt_bytes((uint64_t)p->used_memory_bytes, mem, sizeof mem));
+		else
+			report_fieldf(&row, "memory", "used_memory_bytes", rv_null(), "not available");
+		report_field(&row, "command", "command", rv_str(cmd));
+		if (p->gpu_instance_id >= 0)
+			report_fieldf(&row, "MIG GI/CI", "gpu_instance_id", rv_int(p->gpu_instance_id), "%lld/%lld",
+				      p->gpu_instance_id, p->compute_instance_id);
+		else
+			report_fieldf(&row, "MIG GI/CI", "gpu_instance_id", rv_null(), "-");
+		report_field(&row, NULL, "compute_instance_id",
+			     p->compute_instance_id >= 0 ? rv_int(p->compute_instance_id) : rv_null());
+		if (report_rec_end(&row) != CD_OK)
+			break;
 	}
-	json_object_set_new(j, "processes", procs);
-	json_object_set_new(j, "pid_namespace_differs", json_boolean(s->cost.pid_namespace_differs));
-	json_array_append_new(arr, j);
+	if (report_rec_end(&tab) != CD_OK)
+		return; /* the failure is w's now */
+}
+
+/* One GPU: its section and its object of "gpus" (the GPU's facts under devices' keys, and
+ * what this command measured). */
+static void gpu_fields(struct report_rec *arr, struct status_gpu *s)
+{
+	const struct rec_field *C = mem_context_cost_fields;
+	const struct gpu_info *g = s->g;
+	bool nvml = gpu_has(g, GF_NVML_MEMORY), reserved = gpu_has(g, GF_NVML_MEMORY_RESERVED);
+	bool mig = gpu_has(g, GF_MIG_MODE) && g->mig_mode_current;
+	char a[UNITS_BUF], b[UNITS_BUF], c[UNITS_BUF], d[UNITS_BUF], subject[300];
+	struct report_rec w;
+
+	snprintf(subject, sizeof subject, "GPU %d (%s)", g->cuda_ordinal >= 0 ? g->cuda_ordinal : g->nvml_index, g->name);
+	report_rec_item(arr, &w);
+	report_rec_section(&w, "%s", subject);
+	report_field(&w, NULL, "gpu", rv_str(subject));
+	report_field(&w, NULL, "name", rv_str(g->name));
+	report_field(&w, NULL, "cuda_ordinal", g->cuda_ordinal >= 0 ? rv_int(g->cuda_ordinal) : rv_null());
+	report_field(&w, NULL, "nvml_index", g->nvml_index >= 0 ? rv_int(g->nvml_index) : rv_null());
+	if (nvml)
+		report_fieldf(&w, "NVML", "nvml_memory_total_bytes", rv_int(g->nvml_memory_total_bytes),
+			      "total %s, used %s, free %s%s%s", units_fmt_bytes((uint64_t)g->nvml_memory_total_bytes, a, sizeof a),
+			      units_fmt_bytes((uint64_t)g->memory_used_bytes, b, sizeof b),
+			      units_fmt_bytes((uint64_t)g->memory_free_bytes, c, sizeof c),
+			      reserved ? ", reserved by the driver " : "",
+			      reserved ? units_fmt_bytes((uint64_t)g->memory_reserved_bytes, d, sizeof d) : "");
+	else
+		report_fieldf(&w, "NVML", "nvml_memory_total_bytes", rv_null(), "memory not available");
+	report_field(&w, NULL, "memory_used_bytes", nvml ? rv_int(g->memory_used_bytes) : rv_null());
+	report_field(&w, NULL, "memory_free_bytes", nvml ? rv_int(g->memory_free_bytes) : rv_null());
+	report_field(&w, NULL, "memory_reserved_bytes", reserved ? rv_int(g->memory_reserved_bytes) : rv_null());
+	report_struct_fieldf(&w, &C[MEM_CTX_CUDA_FREE], &s->cost, "free %s of %s (cuMemGetInfo, with cudoctor's context)",
+			     units_fmt_bytes(s->cost.cu_free, a, sizeof a), units_fmt_bytes(s->cost.cu_total, b, sizeof b));
+	report_struct_json(&w, &C[MEM_CTX_CUDA_TOTAL], &s->cost);
+	if (s->cost.measured)
+		report_struct_fieldf(&w, &C[MEM_CTX_BYTES], &s->cost, "%s on this driver and GPU (%s)",
+				     units_fmt_bytes(s->cost.bytes, a, sizeof a), s->cost.how);
+	else
+		report_fieldf(&w, C[MEM_CTX_BYTES].label, C[MEM_CTX_BYTES].key, rv_null(), "not measured here (%s)",
+			      g->cuda_ordinal < 0 ? "not visible to CUDA" : "NVML shows no change for this process");
+	if (gpu_has(g, GF_MIG_MODE))
+		report_fieldf(&w, "MIG", "mig_mode_current", rv_bool(mig), "%s%s",
+			      mig ? "enabled: processes below carry their GPU/compute instance" : "disabled",
+			      g->mig_mode_pending != g->mig_mode_current ? " (a change is pending a reset)" : "");
+	else
+		report_field(&w, NULL, "mig_mode_current", rv_null());
+	/* MIG slices: each is a device of its own to CUDA, with its own memory */
+	if (mig) {
+		cmd_note(w.r, gpu_mig_devices_text(w.r, g));
+		report_field(&w, NULL, "mig_devices", rv_json(gpu_mig_devices_json(g)));
+	}
+	processes_fields(&w, s);
+	report_struct_json(&w, &C[MEM_CTX_PID_NAMESPACE], &s->cost);
+	if (report_rec_end(&w) != CD_OK)
+		return; /* the failure is arr's now */
 }
 
 /* -q: one line per GPU, its memory now (NVML's numbers, else the driver's) and who holds it. */
@@ -234,10 +243,16 @@ static void classify_message(struct report *r, const char *text, size_t len, str
 					       : cls == OOM_CLASS_OTHER_PROCESS ? "other processes held the memory"
 					       : cls == OOM_CLASS_FRAGMENTATION ? "enough was cached, not in one block"
 										: "not enough numbers to classify");
-	json_t *j = json_object();
-	json_object_set_new(j, "classification", json_string(id));
+	struct report_rec top, w;
+	report_rec_top(&top, r);
+	report_rec_object(&top, "oom_message", &w);
+	report_field(&w, NULL, "classification", rv_str(id));
+	report_field(&w, NULL, "gpu", rv_int(m.gpu));
+	report_field(&w, NULL, "others_from", rv_str(others_from));
+	cmd_note(r, report_rec_end(&w));
+	cmd_note(r, report_rec_end(&top));
 	if (!f)
-		goto out;
+		return;
 	if (m.n.have & OOM_HAVE_REQUESTED)
 		cmd_note(r, finding_evidence(f, "tried to allocate %s", units_fmt_bytes((uint64_t)m.n.requested, a, sizeof a)));
 	if ((m.n.have & OOM_HAVE_TOTAL) && (m.n.have & OOM_HAVE_FREE))
@@ -264,10 +279,6 @@ static void classify_message(struct report *r, const char *text, size_t len, str
 		cmd_note(r, finding_fix(f, "cudoctor mem estimate MODEL --gpu-memory SIZE: the largest batch/context that fits"));
 		cmd_note(r, finding_fix(f, "smaller batch or context, activation checkpointing, quantised weights, more GPUs"));
 	}
-out:
-	json_object_set_new(j, "gpu", json_integer(m.gpu));
-	json_object_set_new(j, "others_from", json_string(others_from));
-	report_json_set(r, "oom_message", j);
 }
 
 static int read_message(const char *path, char **text, size_t *len, char *err)
@@ -322,8 +333,10 @@ int mem_status_run(struct report *r, int argc, char **argv, const struct cd_glob
 	}
 	const struct cudrv *cu = run->cuda_usable ? run->cu : NULL;
 	const struct nvml *nv = driver_nvml_ok(pp) ? run->nv : NULL;
-	json_t *arr = json_array();
-	report_json_set(r, "gpus", arr);
+	struct report_rec top, arr;
+
+	report_rec_top(&top, r);
+	report_rec_array(&top, "gpus", &arr);
 	for (size_t i = 0; i < pp->n_gpus; i++) {
 		struct status_gpu *s = &gpus[i];
 		s->g = &pp->gpus[i];
@@ -336,9 +349,13 @@ int mem_status_run(struct report *r, int argc, char **argv, const struct cd_glob
 		for (size_t k = 0; k < s->g->n_processes; k++)
 			if (s->g->processes[k].used_memory_bytes > 0 && s->g->processes[k].pid != (unsigned)getpid())
 				s->others += (uint64_t)s->g->processes[k].used_memory_bytes;
-		show_gpu(r, s, arr);
+		gpu_fields(&arr, s);
 		other_process_finding(r, s);
 		cmd_note(r, answer_gpu(r, s));
+	}
+	if (report_rec_end(&arr) != CD_OK || report_rec_end(&top) != CD_OK) {
+		rc = cd_fail(err, CD_ENOMEM, "out of memory");
+		goto out;
 	}
 	if (!pp->n_gpus)
 		cmd_note(r, report_answer(r, "no GPU"));
