@@ -24,8 +24,8 @@ for n in (1000, 10000):
                              "title": "2 uncorrectable ECC error(s) since the driver loaded", "evidence": [], "why": "",
                              "fix": ["nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER"]})
         dev = {"tool": "cudoctor", "version": "0.1.0", "command": "devices", "node": name, "findings": findings,
-               "driver_version": "535.104.05" if k % 97 == 3 else "580.159.04",
-               "libcuda": {"cuda_version": "12.2" if k % 97 == 3 else "13.0"}, "gpus": gpus}
+               "driver": {"version": "535.104.05" if k % 97 == 3 else "580.159.04",
+                          "cuda_version": "12.2" if k % 97 == 3 else "13.0"}, "gpus": gpus}
         lab = {"tool": "cudoctor", "version": "0.1.0", "command": "lab", "node": name, "findings": [], "fleet_gpu": 0,
                "labs": [{"name": "bandwidth", "verdict": "confirmed", "measurements": [
                    {"label": "device-to-device copy", "unit": "GB/s",

@@ -39,10 +39,12 @@ struct cd_run {
 	struct gpu_probe probe;       /* the driver facts and every GPU */
 	struct platform_info platform;
 	bool cuda_usable;             /* libcuda works (rules_cuda_usable); else a finding says why */
+	char kb_error[CD_ERRMSG];     /* the kb did not load: the driver facts lack its knowledge */
 };
 
 /* Opens the driver for this run unless done: loads libcuda and NVML, collects the driver
- * and GPU facts and the platform, and adds the driver findings (rules_driver) to r.
+ * and GPU facts and the platform, writes the kb's knowledge beside them (facts_add_kb),
+ * then adds the driver findings (rules_driver) to r.
  * Driver failures become facts and findings; returns CD_OK, or CD_ENOMEM (err says so). */
 int cd_run_driver(struct cd_run *run, struct report *r, char *err);
 

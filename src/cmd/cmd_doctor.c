@@ -7,7 +7,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/doctor/facts.h"
-#include "cmd/gpu_mig.h"
+#include "cmd/gpu_facts.h"
 #include "cmd/topo_report.h"
 #include "kb/links.h"
 #include "probe/topology.h"
@@ -30,167 +30,76 @@ static const char doctor_help[] =
 	"then prints the findings with evidence and fixes. With -v it also asks the selected nvcc "
 	"for --list-gpu-arch (runs it); with -q it prints the verdict line only.";
 
-static json_t *jstr(const char *s)
+/* An array of records of t under key, JSON only ([] when n is 0). */
+static void list_records(struct report_rec *w, const char *key, const struct field_table *t, const void *items,
+		      size_t size, size_t n)
 {
-	return s && *s ? json_string(s) : json_null();
-}
+	struct report_rec list, it;
 
-static const char *or_dash(const char *s)
-{
-	return s && *s ? s : "-";
-}
-
-/* --- Driver ----------------------------------------------------------------------- */
-
-static int section_driver(struct report *r, const struct doctor_facts *df)
-{
-	const struct gpu_probe *p = df->gp;
-	bool nvml_failed = !driver_nvml_ok(p);
-	bool has_cuda = p->cuda_loaded && p->has_cuda_driver_version && p->cuda_driver_version > 0;
-	struct version cuda = { 0, 0, 0, 0 };
-	json_t *j = json_object();
-	char cv[32];
-
-	if (has_cuda)
-		cuda = version_from_cuda_int(p->cuda_driver_version);
-	report_section(r, "Driver");
-	if (p->cuda_loaded) {
-		const char *src = p->user_driver_version_source;
-		report_kv(r, "libcuda", "%s (%s)", p->cuda_path, p->cuda_how[0] ? p->cuda_how : "loaded");
-		report_kv(r, "driver version", "%s%s%s%s", p->user_driver_version[0] ? p->user_driver_version : "unknown",
-			  src ? " (from " : "", src ? src : "", src ? ")" : "");
-		if (has_cuda) {
-			version_format(&cuda, 2, cv, sizeof cv);
-			report_kv(r, "CUDA (driver API)", "%s: the newest CUDA this driver runs (nvidia-smi's \"CUDA Version\"), not an installed toolkit", cv);
-		}
-		if (p->cuda_init_called)
-			report_kv(r, "cuInit", "%s (%d)", p->cuda_init_result_name[0] ? p->cuda_init_result_name : "?", p->cuda_init_result);
-		if (p->compat_lib)
-			report_kv(r, "forward compatibility", "yes: a cuda-compat libcuda runs on an older kernel driver (data-center GPUs and Jetson only)");
-	} else {
-		report_kv(r, "libcuda", "not loaded: %s", p->cuda_load_error[0] ? p->cuda_load_error : "libcuda.so.1 not loaded");
-		if (p->user_driver_version[0])
-			report_kv(r, "driver version", "%s (from %s)", p->user_driver_version,
-				  p->user_driver_version_source ? p->user_driver_version_source : "?");
+	report_rec_array(w, key, &list);
+	report_rec_text(&list, REPORT_TEXT_NONE);
+	for (size_t i = 0; i < n; i++) {
+		report_rec_item(&list, &it);
+		report_fields(&it, t, (const char *)items + i * size, FIELD_BRIEF);
+		if (report_rec_end(&it) != CD_OK)
+			break; /* the list's end hands the error up */
 	}
-	if (p->kmod_present)
-		report_kv(r, "kernel module", "%s%s", p->kmod_version[0] ? p->kmod_version : "unknown version",
-			  p->kmod_open ? " (open kernel module)" : "");
-	else
-		report_kv(r, "kernel module", "not loaded (/proc/driver/nvidia/version absent)");
-	if (p->nvml_loaded)
-		report_kv(r, "NVML", "%s%s%s", p->nvml_path,
-			  nvml_failed ? ": " : "", nvml_failed ? or_dash(driver_nvml_error(p)) : "");
-	else if (p->cuda_loaded)
-		report_kv(r, "NVML", "not loaded: %s", or_dash(p->nvml_load_error));
-	if (p->kb_branch[0])
-		report_kv(r, "branch", "%s", p->kb_branch);
-
-	if (!j)
-		return CD_ENOMEM;
-	version_format(&cuda, 2, cv, sizeof cv);
-	json_object_set_new(j, "loaded", json_boolean(p->cuda_loaded));
-	json_object_set_new(j, "library_path", p->cuda_loaded ? jstr(p->cuda_path) : json_null());
-	json_object_set_new(j, "how", p->cuda_loaded ? jstr(p->cuda_how) : json_null());
-	json_object_set_new(j, "load_error", p->cuda_loaded ? json_null() : jstr(p->cuda_load_error[0] ? p->cuda_load_error : "libcuda.so.1 not loaded"));
-	json_object_set_new(j, "version", jstr(p->user_driver_version));
-	json_object_set_new(j, "version_source", jstr(p->user_driver_version_source));
-	json_object_set_new(j, "cuda_version", has_cuda ? json_string(cv) : json_null());
-	json_object_set_new(j, "init_result", p->cuda_init_called ? json_integer(p->cuda_init_result) : json_null());
-	json_object_set_new(j, "init_result_name", p->cuda_init_called ? jstr(p->cuda_init_result_name) : json_null());
-	json_object_set_new(j, "kernel_module_version", jstr(p->kmod_version));
-	json_object_set_new(j, "kernel_module_open", json_boolean(p->kmod_open));
-	json_object_set_new(j, "branch", jstr(p->kb_branch));
-	json_object_set_new(j, "nvml_ok", json_boolean(!nvml_failed));
-	json_object_set_new(j, "forward_compat", json_boolean(p->compat_lib));
-	return report_json_set(r, "driver", j);
+	if (report_rec_end(&list) != CD_OK)
+		return; /* and w has it now */
 }
 
-/* --- GPUs ------------------------------------------------------------------------- */
+/* --- Driver and GPUs: the tables' brief view --------------------------------------- */
 
-static int section_gpus(struct report *r, const struct doctor_facts *df)
+static int section_driver(struct report_rec *top, const struct doctor_facts *df)
 {
-	static const char *const hdr[] = { "CUDA", "nvidia-smi", "name", "CC", "memory", "PCI bus", "UUID", "MIG" };
-	const struct platform_info *pf = df->pf;
-	json_t *arr = json_array();
+	report_rec_section(top, "Driver");
+	return gpu_facts_driver(top, df->gp, FIELD_BRIEF);
+}
 
-	if (!arr)
-		return CD_ENOMEM;
-	report_section(r, "GPUs");
+static int section_gpus(struct report_rec *top, const struct doctor_facts *df)
+{
+	const char *hdr[16];
+	size_t ncols = report_fields_headers(&gpu_field_table, FIELD_BRIEF, hdr, 16);
+	const struct platform_info *pf = df->pf;
+	struct report_rec tab, row, text;
+
+	report_rec_section(top, "GPUs");
 	if (df->gp->n_gpus == 0) {
-		report_line(r, "%s", df->gp->cuda_loaded ? "no GPU visible to CUDA or NVML" : "none (no driver)");
+		report_rec_line(top, "%s", df->gp->cuda_loaded ? "no GPU visible to CUDA or NVML" : "none (no driver)");
+		list_records(top, "gpus", &gpu_field_table, NULL, 0, 0);
 	} else {
-		report_table(r, 8, hdr);
-		/* rows in CUDA order, then the GPUs CUDA does not see */
-		for (int pass = 0; pass < 2; pass++) {
-			for (size_t i = 0; i < df->gp->n_gpus; i++) {
-				const struct gpu_info *g = &df->gp->gpus[i];
-				char ci[16], ni[16], cc[16], mem[32];
-				if ((pass == 0) != (g->cuda_ordinal >= 0))
-					continue;
-				snprintf(ci, sizeof ci, "%s", "hidden");
-				if (g->cuda_ordinal >= 0)
-					snprintf(ci, sizeof ci, "%d", g->cuda_ordinal);
-				snprintf(ni, sizeof ni, "-");
-				if (g->nvml_index >= 0)
-					snprintf(ni, sizeof ni, "%d", g->nvml_index);
-				snprintf(cc, sizeof cc, "-");
-				if (gpu_has(g, GF_CC))
-					snprintf(cc, sizeof cc, "%lld.%lld", g->cc_major, g->cc_minor);
-				if (gpu_has(g, GF_MEMORY_TOTAL) && g->memory_total_bytes > 0)
-					units_fmt_bytes((uint64_t)g->memory_total_bytes, mem, sizeof mem);
-				else
-					snprintf(mem, sizeof mem, "-");
-				const char *mig = !gpu_has(g, GF_MIG_MODE) ? "-" : g->mig_mode_current ? "on" : g->mig_mode_pending ? "pending" : "off";
-				const char *row[] = { ci, ni, or_dash(g->name), cc, mem, or_dash(g->pci_bus_id), or_dash(g->uuid), mig };
-				report_table_row(r, row);
-			}
+		/* the probe lists CUDA's order first, then the GPUs CUDA does not see */
+		report_rec_table(top, "gpus", ncols, hdr, &tab);
+		for (size_t i = 0; i < df->gp->n_gpus; i++) {
+			report_rec_item(&tab, &row);
+			gpu_facts_gpu(&row, &df->gp->gpus[i], FIELD_BRIEF);
+			if (report_rec_end(&row) != CD_OK)
+				break; /* the table's end hands the error up */
 		}
+		if (report_rec_end(&tab) != CD_OK)
+			return top->rc;
 	}
 	/* MIG instances under their GPU: CUDA sees these, not the GPU, when MIG is on */
+	report_rec_text_only(top, &text);
 	for (size_t i = 0; i < df->gp->n_gpus; i++) {
 		const struct gpu_info *g = &df->gp->gpus[i];
+		char count[32] = "unknown";
+
 		if (!gpu_has(g, GF_MIG_MODE) || !g->mig_mode_current)
 			continue;
-		char count[32] = "unknown";
 		if (gpu_has(g, GF_MIG_DEVICES))
 			snprintf(count, sizeof count, "%zu", g->n_mig_devices);
-		report_kv(r, "MIG instances", "nvidia-smi GPU %d (%s): %s", g->nvml_index, or_dash(g->name), count);
-		if (gpu_mig_devices_text(r, g) != CD_OK)
-			return CD_ENOMEM;
+		report_fieldf(&text, "MIG instances", NULL, rv_null(), "nvidia-smi GPU %d (%s): %s", g->nvml_index,
+			      gpu_name(g) ? gpu_name(g) : "-", count);
+		gpu_facts_mig(&text, g);
 	}
 	if (pf->visible.set)
-		report_kv(r, "CUDA_VISIBLE_DEVICES", "\"%s\"", pf->visible.raw ? pf->visible.raw : "");
+		report_fieldf(&text, "CUDA_VISIBLE_DEVICES", NULL, rv_null(), "\"%s\"", pf->visible.raw ? pf->visible.raw : "");
 	if (pf->device_order)
-		report_kv(r, "CUDA_DEVICE_ORDER", "%s", pf->device_order);
+		report_fieldf(&text, "CUDA_DEVICE_ORDER", NULL, rv_null(), "%s", pf->device_order);
 	else if (df->gp->n_gpus > 1)
-		report_kv(r, "CUDA_DEVICE_ORDER", "unset: CUDA orders FASTEST_FIRST, nvidia-smi by PCI bus");
-
-	for (size_t i = 0; i < df->gp->n_gpus; i++) {
-		const struct gpu_info *g = &df->gp->gpus[i];
-		json_t *o = json_object();
-		char cc[16];
-		if (!o)
-			return CD_ENOMEM;
-		snprintf(cc, sizeof cc, "%lld.%lld", g->cc_major, g->cc_minor);
-		json_object_set_new(o, "index", g->cuda_ordinal >= 0 ? json_integer(g->cuda_ordinal) : json_null());
-		json_object_set_new(o, "nvml_index", g->nvml_index >= 0 ? json_integer(g->nvml_index) : json_null());
-		json_object_set_new(o, "name", gpu_has(g, GF_NAME) ? jstr(g->name) : json_null());
-		json_object_set_new(o, "compute_capability", gpu_has(g, GF_CC) ? json_string(cc) : json_null());
-		json_object_set_new(o, "memory_total_bytes", gpu_has(g, GF_MEMORY_TOTAL) ? json_integer(g->memory_total_bytes) : json_null());
-		json_object_set_new(o, "pci_bus_id", gpu_has(g, GF_PCI_BUS_ID) ? jstr(g->pci_bus_id) : json_null());
-		json_object_set_new(o, "uuid", gpu_has(g, GF_UUID) ? jstr(g->uuid) : json_null());
-		json_object_set_new(o, "mig_mode", gpu_has(g, GF_MIG_MODE) ? json_boolean(g->mig_mode_current) : json_null());
-		json_object_set_new(o, "persistence_mode", gpu_has(g, GF_PERSISTENCE) ? json_boolean(g->persistence_mode) : json_null());
-		json_t *mig = gpu_mig_devices_json(g);
-		if (!mig) {
-			json_decref(o);
-			return CD_ENOMEM;
-		}
-		json_object_set_new(o, "mig_devices", mig);
-		json_array_append_new(arr, o);
-	}
-	return report_json_set(r, "gpus", arr);
+		report_fieldf(&text, "CUDA_DEVICE_ORDER", NULL, rv_null(), "unset: CUDA orders FASTEST_FIRST, nvidia-smi by PCI bus");
+	return report_rec_end(&text) != CD_OK ? top->rc : CD_OK;
 }
 
 /* --- Toolkits --------------------------------------------------------------------- */
@@ -200,7 +109,7 @@ static const char *runs_here(const struct toolkit *t, const struct gpu_probe *d,
 {
 	struct version cuda;
 
-	if (!d->cuda_loaded || !d->has_cuda_driver_version || d->cuda_driver_version <= 0 || t->version.parts == 0)
+	if (!d->cuda_loaded || !driver_has(d, DF_CUDA_VERSION) || d->cuda_driver_version <= 0 || t->version.parts == 0)
 		return "-";
 	cuda = version_from_cuda_int(d->cuda_driver_version);
 	if (t->version.major < cuda.major || (t->version.major == cuda.major && t->version.minor <= cuda.minor))
@@ -239,279 +148,187 @@ static void targets_here(const struct toolkit *t, const struct doctor_facts *df,
 		snprintf(buf, n, "sm_%d..sm_%d", t->kb.archs[0], t->kb.archs[t->kb.n_archs - 1]);
 }
 
-static int section_toolkits(struct report *r, const struct doctor_facts *df)
-{
-	static const char *const hdr[] = { "", "nvcc", "CUDA", "version from", "found by", "targets", "its builds run here" };
-	json_t *arr = json_array();
+#define MAX_COLS 12
 
-	if (!arr)
-		return CD_ENOMEM;
-	report_section(r, "Toolkits");
+/* A JSON array under key whose items are also the rows of a text table when shown is true
+ * (a table with no row says nothing), else JSON only. */
+static void rows_under(struct report_rec *w, const char *key, bool shown, size_t ncols, const char *const *hdr,
+		       struct report_rec *tab)
+{
+	if (shown) {
+		report_rec_table(w, key, ncols, hdr, tab);
+		return;
+	}
+	report_rec_array(w, key, tab);
+	report_rec_text(tab, REPORT_TEXT_NONE);
+}
+
+static int section_toolkits(struct report_rec *top, const struct doctor_facts *df)
+{
+	const char *hdr[MAX_COLS];
+	size_t ncols = report_fields_headers(&toolkit_field_table, FIELD_BRIEF, hdr, MAX_COLS - 2);
+	struct report_rec tab, row, text;
+
+	hdr[ncols++] = "targets";
+	hdr[ncols++] = "its builds run here";
+	report_rec_section(top, "Toolkits");
 	if (df->tk.n == 0)
-		report_line(r, "no nvcc found (PATH, CUDACXX, CUDA_HOME, CUDA_PATH, /usr/local/cuda*, /opt/cuda, conda, pip nvidia-cuda-nvcc)");
-	else
-		report_table(r, 7, hdr);
+		report_rec_line(top, "no nvcc found (PATH, CUDACXX, CUDA_HOME, CUDA_PATH, /usr/local/cuda*, /opt/cuda, conda, "
+				     "pip nvidia-cuda-nvcc)");
+	rows_under(top, "toolkits", df->tk.n > 0, ncols, hdr, &tab);
 	for (size_t i = 0; i < df->tk.n; i++) {
 		const struct toolkit *t = &df->tk.t[i];
-		char by[96], tg[160], run[64], ver[32];
-		json_t *o = json_object(), *fb = json_array(), *archs = json_array();
+		char tg[160], run[64];
 
-		if (!o || !fb || !archs) {
-			json_decref(o);
-			json_decref(fb);
-			json_decref(archs);
-			return CD_ENOMEM;
-		}
-		toolkit_found_by_text(t->found_by, by, sizeof by);
 		targets_here(t, df, tg, sizeof tg);
-		snprintf(ver, sizeof ver, "%s", t->version_text[0] ? t->version_text : "unknown");
-		const char *row[] = { t->selected ? "*" : "", t->nvcc, ver, or_dash(t->version_source), by, tg,
-				      runs_here(t, df->gp, run, sizeof run) };
-		report_table_row(r, row);
-
-		json_object_set_new(o, "path", jstr(t->root));
-		json_object_set_new(o, "nvcc", jstr(t->nvcc));
-		json_object_set_new(o, "real_nvcc", jstr(t->real_nvcc));
-		json_object_set_new(o, "version", jstr(t->version_text));
-		json_object_set_new(o, "version_source", jstr(t->version_source));
-		json_object_set_new(o, "selected", json_boolean(t->selected));
-		for (char *p = by; *p;) {
-			char *comma = strstr(p, ", ");
-			json_array_append_new(fb, comma ? json_stringn(p, (size_t)(comma - p)) : json_string(p));
-			p = comma ? comma + 2 : p + strlen(p);
-		}
-		json_object_set_new(o, "found_by", fb);
-		for (size_t k = 0; k < t->kb.n_archs; k++) {
-			char a[16];
-			snprintf(a, sizeof a, "sm_%d", t->kb.archs[k]);
-			json_array_append_new(archs, json_string(a));
-		}
-		json_object_set_new(o, "archs", t->kb.known ? archs : (json_decref(archs), json_null()));
-		json_object_set_new(o, "min_driver", jstr(t->kb.min_driver));
-		json_object_set_new(o, "nvcc_list_gpu_arch", jstr(t->gpu_archs));
-		json_array_append_new(arr, o);
+		report_rec_item(&tab, &row);
+		report_fields(&row, &toolkit_field_table, t, FIELD_BRIEF);
+		report_field(&row, "targets", NULL, rv_str(tg));
+		report_field(&row, "its builds run here", NULL, rv_str(runs_here(t, df->gp, run, sizeof run)));
+		if (report_rec_end(&row) != CD_OK)
+			break; /* the table's end hands the error up */
 	}
+	if (report_rec_end(&tab) != CD_OK)
+		return top->rc;
+	report_rec_text_only(top, &text);
 	for (size_t i = 0; i < df->tk.n; i++) {
 		const struct toolkit *t = &df->tk.t[i];
 		if (t->selected)
-			report_kv(r, "a build uses", "%s (first nvcc on PATH)", t->nvcc);
+			report_fieldf(&text, "a build uses", NULL, rv_null(), "%s (first nvcc on PATH)", t->nvcc);
 		if (t->gpu_archs)
-			report_kv(r, "nvcc --list-gpu-arch", "%s", t->gpu_archs);
+			report_field(&text, "nvcc --list-gpu-arch", NULL, rv_str(t->gpu_archs));
 	}
 	if (df->tk.n > 0 && df->kb_error[0])
-		report_line(r, "kb unavailable (%s): targets not judged", df->kb_error);
+		report_rec_line(&text, "kb unavailable (%s): targets not judged", df->kb_error);
 	if (df->tk.spawned)
-		report_line(r, "(some versions came from running nvcc --version: no version.json beside it)");
-	return report_json_set(r, "toolkits", arr);
+		report_rec_line(&text, "(some versions came from running nvcc --version: no version.json beside it)");
+	return report_rec_end(&text) != CD_OK ? top->rc : CD_OK;
 }
 
 /* --- Runtimes --------------------------------------------------------------------- */
 
-static const char *loader_text(const struct runtime *rt, char *buf, size_t n)
+/* The copies of one set as rows of tab; library: the stem for "libraries", NULL for libcudart. */
+static void runtime_rows(struct report_rec *tab, const struct runtimes *set, const char *library)
 {
-	if (rt->rank >= 0 && rt->picked)
-		snprintf(buf, n, "picked (%s)", rt->from_ld_library_path ? "LD_LIBRARY_PATH" : "ld.so.cache");
-	else if (rt->rank >= 0)
-		snprintf(buf, n, "shadowed (%s)", rt->from_ld_library_path ? "LD_LIBRARY_PATH" : "ld.so.cache");
-	else if (rt->origin == ORIGIN_PIP || rt->origin == ORIGIN_TORCH || rt->origin == ORIGIN_CONDA)
-		snprintf(buf, n, "by its framework (RUNPATH)");
-	else
-		snprintf(buf, n, "not on the loader path");
-	return buf;
+	struct report_rec row;
+
+	for (size_t i = 0; i < set->n; i++) {
+		report_rec_item(tab, &row);
+		if (library)
+			report_field(&row, NULL, "library", rv_str(library));
+		report_fields(&row, &runtime_field_table, &set->r[i], FIELD_BRIEF);
+		if (report_rec_end(&row) != CD_OK)
+			return; /* the table's end hands the error up */
+	}
 }
 
-static json_t *runtime_json(const struct runtime *rt, const char *library)
+static int section_runtimes(struct report_rec *top, const struct doctor_facts *df, bool verbose)
 {
-	json_t *o = json_object();
-
-	if (!o)
-		return NULL;
-	if (library)
-		json_object_set_new(o, "library", json_string(library));
-	json_object_set_new(o, "path", jstr(rt->path));
-	json_object_set_new(o, "real_path", jstr(rt->real_path));
-	json_object_set_new(o, "soname", jstr(rt->soname));
-	json_object_set_new(o, "version", jstr(rt->version_text));
-	json_object_set_new(o, "version_source", jstr(rt->version_source));
-	json_object_set_new(o, "origin", json_string(runtime_origin_name(rt->origin)));
-	json_object_set_new(o, "picked", json_boolean(rt->picked));
-	json_object_set_new(o, "from_ld_library_path", json_boolean(rt->from_ld_library_path));
-	return o;
-}
-
-static void runtime_row(struct report *r, const struct runtime *rt)
-{
-	char ld[64];
-	const char *row[] = { rt->path, or_dash(rt->version_text), or_dash(rt->version_source),
-			      runtime_origin_name(rt->origin), loader_text(rt, ld, sizeof ld) };
-
-	report_table_row(r, row);
-}
-
-static int section_runtimes(struct report *r, const struct doctor_facts *df, bool verbose)
-{
-	static const char *const hdr[] = { "library", "version", "version from", "origin", "loader" };
-	json_t *arr = json_array(), *libs = json_array();
+	const char *hdr[MAX_COLS];
+	size_t ncols = report_fields_headers(&runtime_field_table, FIELD_BRIEF, hdr, MAX_COLS);
+	struct report_rec tab, libs;
 	struct strbuf sb;
 	size_t copies = 0;
+	int rc;
 
-	if (!arr || !libs) {
-		json_decref(arr);
-		json_decref(libs);
-		return CD_ENOMEM;
-	}
-	report_section(r, "Runtimes");
+	report_rec_section(top, "Runtimes");
 	if (df->rt[0].n == 0)
-		report_line(r, "no libcudart found (LD_LIBRARY_PATH, ld.so.cache, toolkits, Python wheels, torch/lib, conda)");
-	else
-		report_table(r, 5, hdr);
-	for (size_t i = 0; i < df->rt[0].n; i++) {
-		runtime_row(r, &df->rt[0].r[i]);
-		json_array_append_new(arr, runtime_json(&df->rt[0].r[i], NULL));
-	}
+		report_rec_line(top, "no libcudart found (LD_LIBRARY_PATH, ld.so.cache, toolkits, Python wheels, torch/lib, conda)");
+	rows_under(top, "runtimes", df->rt[0].n > 0, ncols, hdr, &tab);
+	runtime_rows(&tab, &df->rt[0], NULL);
+	if (report_rec_end(&tab) != CD_OK)
+		return top->rc;
 	if (!df->rt[0].ldcache_ok && df->rt[0].ldcache_error[0])
-		report_line(r, "ld.so.cache not read: %s", df->rt[0].ldcache_error);
+		report_rec_line(top, "ld.so.cache not read: %s", df->rt[0].ldcache_error);
 
 	/* the other CUDA libraries: in JSON always, in text with -v (a summary otherwise) */
 	sb_init(&sb);
-	for (size_t l = 0; l + 1 < df->n_rt; l++) {
-		const struct runtimes *set = &df->rt[1 + l];
-		if (set->n == 0)
-			continue;
-		sb_printf(&sb, "%s%s x%zu", copies ? ", " : "", runtime_libraries[l], set->n);
-		copies += set->n;
-		for (size_t i = 0; i < set->n; i++)
-			json_array_append_new(libs, runtime_json(&set->r[i], runtime_libraries[l]));
-	}
-	if (copies && verbose) {
-		report_table(r, 5, hdr);
-		for (size_t l = 1; l < df->n_rt; l++)
-			for (size_t i = 0; i < df->rt[l].n; i++)
-				runtime_row(r, &df->rt[l].r[i]);
-	} else if (copies) {
+	for (size_t l = 0; l + 1 < df->n_rt; l++)
+		if (df->rt[1 + l].n) {
+			sb_printf(&sb, "%s%s x%zu", copies ? ", " : "", runtime_libraries[l], df->rt[1 + l].n);
+			copies += df->rt[1 + l].n;
+		}
+	rows_under(top, "libraries", copies && verbose, ncols, hdr, &libs);
+	for (size_t l = 0; l + 1 < df->n_rt; l++)
+		runtime_rows(&libs, &df->rt[1 + l], runtime_libraries[l]);
+	rc = report_rec_end(&libs);
+	if (rc == CD_OK && copies && !verbose) {
 		char *s = sb_detach(&sb);
 		if (s)
-			report_kv(r, "other CUDA libraries", "%s (cudoctor -v doctor lists each copy)", s);
+			report_fieldf(top, "other CUDA libraries", NULL, rv_null(), "%s (cudoctor -v doctor lists each copy)", s);
 		free(s);
 	}
 	sb_free(&sb);
-	if (report_json_set(r, "libraries", libs) != CD_OK) {
-		json_decref(arr);
-		return CD_ENOMEM;
-	}
-	return report_json_set(r, "runtimes", arr);
+	return top->rc;
 }
 
 /* --- Python ----------------------------------------------------------------------- */
 
-static int section_python(struct report *r, const struct doctor_facts *df)
+static int section_python(struct report_rec *top, const struct doctor_facts *df)
 {
-	static const char *const hdr[] = { "framework", "version", "CUDA", "path" };
 	const struct python_info *py = &df->py;
-	json_t *o = json_object(), *envs = json_array(), *sites = json_array(), *fws = json_array(), *wh = json_array();
+	const char *hdr[MAX_COLS];
+	size_t ncols = report_fields_headers(&py_framework_field_table, FIELD_BRIEF, hdr, MAX_COLS);
+	struct report_rec o, tab, row;
+	struct strbuf sb;
 
-	if (!o || !envs || !sites || !fws || !wh) {
-		json_decref(o);
-		json_decref(envs);
-		json_decref(sites);
-		json_decref(fws);
-		json_decref(wh);
-		return CD_ENOMEM;
-	}
-	report_section(r, "Python");
+	report_rec_section(top, "Python");
+	report_rec_object(top, "python", &o);
 	if (py->n_envs == 0)
-		report_line(r, "no python3 found (PATH, VIRTUAL_ENV, CONDA_PREFIX)");
-	for (size_t i = 0; i < py->n_envs; i++) {
-		json_t *e = json_object();
-		report_kv(r, py->envs[i].kind, "%s", py->envs[i].prefix);
-		json_object_set_new(e, "kind", json_string(py->envs[i].kind));
-		json_object_set_new(e, "prefix", jstr(py->envs[i].prefix));
-		json_object_set_new(e, "interpreter", jstr(py->envs[i].interpreter));
-		json_array_append_new(envs, e);
-	}
-	for (size_t i = 0; i < py->n_site_dirs; i++)
-		json_array_append_new(sites, json_string(py->site_dirs[i]));
-	if (py->n_fw > 0)
-		report_table(r, 4, hdr);
-	else if (py->n_envs > 0)
-		report_line(r, "no CUDA framework installed (torch, jax, cupy, tensorflow, onnxruntime-gpu, ...)");
-	for (size_t i = 0; i < py->n_fw; i++) {
-		const struct py_framework *f = &py->fw[i];
-		const char *cuda = f->cpu_only ? "none (CPU-only build)" : f->rocm ? "none (ROCm build)" : or_dash(f->cuda);
-		const char *row[] = { f->name, or_dash(f->version), cuda, f->path };
-		json_t *e = json_object();
-		report_table_row(r, row);
-		json_object_set_new(e, "name", json_string(f->name));
-		json_object_set_new(e, "version", jstr(f->version));
-		json_object_set_new(e, "cuda", jstr(f->cuda));
-		json_object_set_new(e, "cpu_only", json_boolean(f->cpu_only));
-		json_object_set_new(e, "path", jstr(f->path));
-		json_array_append_new(fws, e);
-	}
-	if (py->n_wheels > 0) {
-		struct strbuf sb;
-		sb_init(&sb);
-		for (size_t i = 0; i < py->n_wheels; i++) {
-			json_t *e = json_object();
-			sb_printf(&sb, "%s%s %s", i ? ", " : "", py->wheels[i].name, py->wheels[i].version);
-			json_object_set_new(e, "name", json_string(py->wheels[i].name));
-			json_object_set_new(e, "version", json_string(py->wheels[i].version));
-			json_object_set_new(e, "site", json_string(py->wheels[i].site));
-			json_array_append_new(wh, e);
+		report_rec_line(&o, "no python3 found (PATH, VIRTUAL_ENV, CONDA_PREFIX)");
+	for (size_t i = 0; i < py->n_envs; i++)
+		report_fieldf(&o, py->envs[i].kind, NULL, rv_null(), "%s", py->envs[i].prefix);
+	list_records(&o, "environments", &py_env_field_table, py->envs, sizeof py->envs[0], py->n_envs);
+	json_t *sites = json_array();
+	for (size_t i = 0; sites && i < py->n_site_dirs; i++)
+		if (json_array_append_new(sites, json_string(py->site_dirs[i])) != 0) {
+			json_decref(sites);
+			sites = NULL;
 		}
+	report_field(&o, NULL, "site_packages", rv_json(sites));
+	if (py->n_fw == 0 && py->n_envs > 0)
+		report_rec_line(&o, "no CUDA framework installed (torch, jax, cupy, tensorflow, onnxruntime-gpu, ...)");
+	rows_under(&o, "frameworks", py->n_fw > 0, ncols, hdr, &tab);
+	for (size_t i = 0; i < py->n_fw; i++) {
+		report_rec_item(&tab, &row);
+		report_fields(&row, &py_framework_field_table, &py->fw[i], FIELD_BRIEF);
+		if (report_rec_end(&row) != CD_OK)
+			break;
+	}
+	if (report_rec_end(&tab) == CD_OK && py->n_wheels > 0) {
+		sb_init(&sb);
+		for (size_t i = 0; i < py->n_wheels; i++)
+			sb_printf(&sb, "%s%s %s", i ? ", " : "", py->wheels[i].name, py->wheels[i].version);
 		char *s = sb_detach(&sb);
-		if (s)
-			report_kv(r, "NVIDIA wheels", "%s", s);
+		report_fieldf(&o, "NVIDIA wheels", NULL, rv_null(), "%s", s ? s : "");
 		free(s);
 	}
-	json_object_set_new(o, "environments", envs);
-	json_object_set_new(o, "site_packages", sites);
-	json_object_set_new(o, "frameworks", fws);
-	json_object_set_new(o, "nvidia_wheels", wh);
-	return report_json_set(r, "python", o);
+	list_records(&o, "nvidia_wheels", &py_wheel_field_table, py->wheels, sizeof py->wheels[0], py->n_wheels);
+	return report_rec_end(&o) != CD_OK ? top->rc : CD_OK;
 }
 
 /* --- Platform --------------------------------------------------------------------- */
 
-static int section_platform(struct report *r, const struct doctor_facts *df)
+static int section_platform(struct report_rec *top, const struct doctor_facts *df)
 {
 	const struct platform_info *pf = df->pf;
-	json_t *o = json_object(), *nodes = json_array();
+	struct report_rec o;
 	struct strbuf sb;
 
-	if (!o || !nodes) {
-		json_decref(o);
-		json_decref(nodes);
-		return CD_ENOMEM;
-	}
-	report_section(r, "Platform");
-	report_kv(r, "WSL2", "%s", pf->wsl ? (pf->wsl_libcuda1 ? "yes (/usr/lib/wsl/lib/libcuda.so.1 present)" : "yes (no /usr/lib/wsl/lib/libcuda.so.1)") : "no");
-	report_kv(r, "container", "%s", pf->container ? pf->container : "none detected");
-	if (pf->image_cuda_version)
-		report_kv(r, "image CUDA_VERSION", "%s", pf->image_cuda_version);
-	if (pf->nvidia_visible_devices)
-		report_kv(r, "NVIDIA_VISIBLE_DEVICES", "%s", pf->nvidia_visible_devices);
+	report_rec_section(top, "Platform");
+	report_rec_object(top, "platform", &o);
+	report_fields(&o, &platform_field_table, pf, FIELD_BRIEF);
 	sb_init(&sb);
 	for (size_t i = 0; i < pf->n_nodes; i++) {
 		const struct device_node *n = &pf->nodes[i];
-		json_t *e = json_object();
 		sb_printf(&sb, "%s%s %s", i ? ", " : "", n->path, !n->exists ? "missing" : n->accessible ? "ok" : "no access");
-		json_object_set_new(e, "path", json_string(n->path));
-		json_object_set_new(e, "exists", json_boolean(n->exists));
-		json_object_set_new(e, "accessible", json_boolean(n->accessible));
-		json_array_append_new(nodes, e);
 	}
 	char *s = sb_detach(&sb);
 	if (s && *s)
-		report_kv(r, "device nodes", "%s", s);
+		report_fieldf(&o, "device nodes", NULL, rv_null(), "%s", s);
 	free(s);
-	json_object_set_new(o, "wsl", json_boolean(pf->wsl));
-	json_object_set_new(o, "container", jstr(pf->container));
-	json_object_set_new(o, "device_nodes", nodes);
-	json_object_set_new(o, "cuda_visible_devices", pf->visible.set ? json_string(pf->visible.raw ? pf->visible.raw : "") : json_null());
-	json_object_set_new(o, "cuda_device_order", jstr(pf->device_order));
-	json_object_set_new(o, "image_cuda_version", jstr(pf->image_cuda_version));
-	return report_json_set(r, "platform", o);
+	list_records(&o, "device_nodes", &device_node_field_table, pf->nodes, sizeof pf->nodes[0], pf->n_nodes);
+	return report_rec_end(&o) != CD_OK ? top->rc : CD_OK;
 }
 
 static const struct cli_opt doctor_opts[] = { CMD_OPT_FORMAT_ENTRY, { 0 } };
@@ -560,6 +377,7 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 {
 	struct doctor_opts o = { .root = NULL, .list_archs = g->render.verbosity > 0 };
 	struct doctor_facts df;
+	struct report_rec top;
 	int rc;
 
 	if (argc > 1)
@@ -570,10 +388,17 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 	rc = doctor_collect(&df, g->run, &o, err);
 	if (rc != CD_OK)
 		return rc;
-	if ((rc = section_driver(r, &df)) != CD_OK || (rc = section_gpus(r, &df)) != CD_OK ||
-	    (rc = section_topology(r, g->run, err)) != CD_OK ||
-	    (rc = section_toolkits(r, &df)) != CD_OK || (rc = section_runtimes(r, &df, g->render.verbosity > 0)) != CD_OK ||
-	    (rc = section_python(r, &df)) != CD_OK || (rc = section_platform(r, &df)) != CD_OK)
+	/* every section's error is top's too: its end is checked */
+	report_rec_top(&top, r);
+	if (section_driver(&top, &df) == CD_OK)
+		section_gpus(&top, &df);
+	if ((rc = report_rec_end(&top)) != CD_OK || (rc = section_topology(r, g->run, err)) != CD_OK)
+		goto out;
+	report_rec_top(&top, r);
+	if (section_toolkits(&top, &df) == CD_OK && section_runtimes(&top, &df, g->render.verbosity > 0) == CD_OK &&
+	    section_python(&top, &df) == CD_OK)
+		section_platform(&top, &df);
+	if ((rc = report_rec_end(&top)) != CD_OK)
 		goto out;
 	if ((rc = rules_stack(&df.f, r)) != CD_OK)
 		goto out;

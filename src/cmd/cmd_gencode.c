@@ -153,7 +153,7 @@ static int add_native(struct report *r, struct gencode_args *a, char *err)
 		visible += h->gpus[i].cuda_ordinal >= 0 && gpu_has(&h->gpus[i], GF_CC);
 	if (visible == 0) {
 		rc = cd_fail(err, CD_EDRIVER, "--native: the driver lists %d device(s), none with a compute capability",
-			     h->has_cuda_device_count ? h->cuda_device_count : 0);
+			     driver_has(h, DF_CUDA_DEVICE_COUNT) ? h->cuda_device_count : 0);
 		goto out;
 	}
 	for (size_t i = 0; i < h->n_gpus && a->n < GENCODE_MAX; i++) {

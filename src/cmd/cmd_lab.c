@@ -287,9 +287,9 @@ static int run_labs(struct report *r, int argc, char **argv, const struct cd_glo
 	c.quick = quick;
 	c.tiny = getenv("CUDOCTOR_LAB_TINY") && strcmp(getenv("CUDOCTOR_LAB_TINY"), "1") == 0;
 	c.seed = seed;
-	rc = lab_open(&c, d, device, lab_fatbin, lerr);
 	c.nv = driver_nvml_ok(&run->probe) ? run->nv : NULL;
 	c.probe = &run->probe;
+	rc = lab_open(&c, d, device, lab_fatbin, lerr);
 	if (rc == CD_EUSAGE)
 		return cd_fail(err, CD_EUSAGE, "%s", lerr);
 	if (rc != CD_OK) {

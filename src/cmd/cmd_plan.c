@@ -100,10 +100,10 @@ static int add_native(struct report *r, struct plan_args *a, struct plan_driver 
 		rc = cd_fail(err, CD_EDRIVER, "no usable CUDA driver here: name GPUs with --gpu (and --driver)");
 		goto out;
 	}
-	if (!a->driver && h->has_cuda_driver_version) {
+	if (!a->driver && driver_has(h, DF_CUDA_VERSION)) {
 		char cerr[CD_ERRMSG];
 
-		if (!h->has_driver_version || plan_driver_parse(h->driver_version, drv, cerr) != CD_OK) {
+		if (!driver_has(h, DF_VERSION) || plan_driver_parse(h->user_driver_version, drv, cerr) != CD_OK) {
 			memset(drv, 0, sizeof(*drv));
 			drv->known = true;
 		}

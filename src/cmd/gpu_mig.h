@@ -1,5 +1,5 @@
-/* MIG devices of one GPU as the commands show them (devices, doctor, mem status): one
- * JSON shape and one text table, so the three agree. */
+/* MIG devices of one GPU for mem status, which builds its JSON by hand: the JSON shape and
+ * text table doctor and devices write through gpu_facts_mig, so the three agree. */
 #ifndef CUDOCTOR_CMD_GPU_MIG_H
 #define CUDOCTOR_CMD_GPU_MIG_H
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "facts/kb.h"
 #include "probe/gpus.h"
 #include "probe/platform.h"
 #include "rules/rules.h"
@@ -33,6 +34,10 @@ int cd_run_driver(struct cd_run *run, struct report *r, char *err)
 		return rc;
 	if ((rc = platform_probe(&run->platform, NULL, err)) != CD_OK)
 		return rc;
+	/* the kb's knowledge beside the driver facts before any rule reads them; without the
+	 * kb the rules run on the collected facts alone (run->kb_error says why) */
+	if (facts_add_kb(&run->probe, NULL, NULL, 0, NULL, run->kb_error) == CD_ENOMEM)
+		return cd_fail(err, CD_ENOMEM, "out of memory loading the kb");
 	run->cuda_usable = rules_cuda_usable(&run->probe);
 	f.driver = &run->probe;
 	f.platform = &run->platform;

@@ -105,15 +105,16 @@ static int ensure_platform(struct explain_env *env, char *err)
  * the way arch finds them (probe/gpu_caps). */
 static void ensure_target(struct explain_env *env)
 {
-	struct gpu_caps caps;
+	struct gpu_probe p;
 
 	if (env->target_probed || env->offline)
 		return;
 	env->target_probed = true;
 	if (env->target.n_gpus && env->target.driver.known)
 		return;
-	gpu_caps_probe(&caps, env->target.n_gpus == 0);
-	arch_target_add_caps(&env->target, &caps);
+	gpu_caps_probe(&p, env->target.n_gpus == 0);
+	arch_target_add_probe(&env->target, &p);
+	gpu_probe_free(&p);
 }
 
 void explain_env_init(struct explain_env *env)
@@ -153,11 +154,11 @@ const struct toolkit *explain_build_nvcc(const struct toolkits *ts)
 
 static bool driver_cuda(const struct gpu_probe *g, struct version *v)
 {
-	if (g->has_cuda_driver_version && g->cuda_driver_version > 0) {
+	if (driver_has(g, DF_CUDA_VERSION) && g->cuda_driver_version > 0) {
 		*v = version_from_cuda_int(g->cuda_driver_version);
 		return true;
 	}
-	if (g->has_nvml_cuda_driver_version && g->nvml_cuda_driver_version > 0) {
+	if (driver_has(g, DF_NVML_CUDA_VERSION) && g->nvml_cuda_driver_version > 0) {
 		*v = version_from_cuda_int(g->nvml_cuda_driver_version);
 		return true;
 	}
@@ -213,11 +214,11 @@ static void check_driver(const struct explain_env *env, struct explain_checks *o
 	 * (the GPU probe fills them) */
 	if (!g->cuda_loaded) {
 		c = add(out, "driver", CHECK_PROBLEM, "libcuda.so.1 does not load here: %s", g->cuda_load_error);
-		if (g->kmod_present)
+		if (driver_has(g, DF_KMOD))
 			more(c, "; the kernel module %s is loaded", g->kmod_version);
 		return;
 	}
-	if (g->cuda_init_called && g->cuda_init_result != 0) {
+	if (driver_has(g, DF_CUDA_INIT) && g->cuda_init_result != 0) {
 		c = add(out, "driver", CHECK_PROBLEM, "libcuda loads (%s) but cuInit fails: %s", g->cuda_path,
 			g->cuda_init_result_name);
 	} else {
@@ -225,7 +226,7 @@ static void check_driver(const struct explain_env *env, struct explain_checks *o
 	}
 	if (g->user_driver_version[0])
 		more(c, "; driver %s", g->user_driver_version);
-	if (g->kmod_present && g->kmod_version[0]) {
+	if (driver_has(g, DF_KMOD) && g->kmod_version[0]) {
 		more(c, "; kernel module %s", g->kmod_version);
 		if (g->user_driver_version[0] && strcmp(g->user_driver_version, g->kmod_version) != 0 && c) {
 			c->result = CHECK_PROBLEM;

@@ -1,4 +1,4 @@
-/* The names of NVML's clock event reason bits, for evidence and the JSON report. */
+/* Names of the GPU facts' enumerations and bit masks, for evidence and the reports. */
 #include "facts/gpu.h"
 
 #include <stdio.h>
@@ -41,3 +41,14 @@ void gpu_clock_event_reason_names(unsigned long long mask, char *buf, size_t len
 		snprintf(buf, len, "none");
 }
 
+
+const char *gpu_compute_mode_name(long long mode)
+{
+	switch (mode) {
+	case 0: return "default";
+	case 1: return "exclusive_thread";
+	case 2: return "prohibited";
+	case 3: return "exclusive_process";
+	}
+	return "unknown";
+}

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/field.h"
+
 #define GPU_PROBE_MAX_GPUS 64
 #define GPU_PROBE_MAX_PROCESSES 4096
 #define GPU_PROBE_MAX_MIG_DEVICES 64   /* an H100/H200 has at most 7 GPU instances */
@@ -138,6 +140,13 @@ static inline int gpu_pci_index(const struct gpu_info *g)
 {
 	return g->nvml_index >= 0 ? g->nvml_index : g->cuda_ordinal;
 }
+
+/* Their fields (gpu_fields.c): "gpus[]", its "mig_devices[]" and "processes[]", for every
+ * command that shows a GPU (docs/json.md "driver and GPU facts"). */
+extern const struct field_table gpu_field_table, gpu_mig_field_table, gpu_process_field_table;
+
+/* "default", "exclusive_thread", "prohibited", "exclusive_process" or "unknown". */
+const char *gpu_compute_mode_name(long long mode);
 
 /* Names of the bits set in an NVML clock event reason mask, comma-separated
  * ("gpu_idle,sw_power_cap"); "none" for 0. Writes at most len bytes. */

@@ -28,9 +28,11 @@ static void add_driver(struct gpu_probe *p)
 	struct version dv;
 	bool exact;
 
-	if (p->user_driver_version[0] && version_parse(p->user_driver_version, &dv) == CD_OK &&
-	    kb_driver_branch_of(&dv, &b, &exact) == CD_OK)
+	if (driver_has(p, DF_VERSION) && version_parse(p->user_driver_version, &dv) == CD_OK &&
+	    kb_driver_branch_of(&dv, &b, &exact) == CD_OK) {
 		snprintf(p->kb_branch, sizeof p->kb_branch, "R%d", exact ? b->branch : dv.major);
+		driver_mark(p, DF_BRANCH);
+	}
 }
 
 static void add_gpus(struct gpu_probe *p)

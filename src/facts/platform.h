@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "facts/path.h"
+#include "util/field.h"
 
 enum visible_token_kind { VIS_INDEX, VIS_GPU_UUID, VIS_MIG_UUID, VIS_INVALID };
 
@@ -51,5 +52,8 @@ struct platform_info {
 	const char *image_cuda_version;     /* $CUDA_VERSION set by NVIDIA's container images */
 	const char *nvidia_visible_devices; /* $NVIDIA_VISIBLE_DEVICES (container runtime) */
 };
+
+/* Their fields (platform_fields.c): doctor's "platform" object. */
+extern const struct field_table platform_field_table, device_node_field_table;
 
 #endif

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "facts/path.h"
+#include "util/field.h"
 
 struct py_env {
 	char interpreter[FACTS_PATH]; /* python3 on PATH, or the env's bin/python3 */
@@ -43,5 +44,8 @@ struct python_info {
 	struct py_wheel *wheels;
 	size_t n_wheels;
 };
+
+/* Their fields (python_fields.c): doctor's "python" object. */
+extern const struct field_table py_env_field_table, py_framework_field_table, py_wheel_field_table;
 
 #endif

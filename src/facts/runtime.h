@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "facts/path.h"
+#include "util/field.h"
 #include "util/version.h"
 
 enum runtime_origin { ORIGIN_SYSTEM, ORIGIN_TOOLKIT, ORIGIN_PIP, ORIGIN_TORCH, ORIGIN_CONDA };
@@ -35,5 +36,8 @@ struct runtimes {
 	bool ldcache_ok;            /* /etc/ld.so.cache was read */
 	char ldcache_error[256];
 };
+
+/* Its fields (toolkit_fields.c): doctor's "runtimes[]" and "libraries[]". */
+extern const struct field_table runtime_field_table;
 
 #endif

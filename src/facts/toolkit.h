@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "facts/path.h"
+#include "util/field.h"
 #include "util/version.h"
 
 #define TOOLKIT_KB_MAX_ARCHS 48
@@ -45,10 +46,16 @@ struct toolkit {
 	struct toolkit_kb kb;       /* what the kb says about this release (facts/kb.c) */
 };
 
+/* The ways in found_by, ", "-joined: "PATH, CUDA_HOME, system"; whole names only. */
+const char *toolkit_found_by_text(unsigned found_by, char *buf, size_t n);
+
 struct toolkits {
 	struct toolkit *t;
 	size_t n;
 	bool spawned;               /* some version needed `nvcc --version` */
 };
+
+/* Its fields (toolkit_fields.c): doctor's "toolkits[]". */
+extern const struct field_table toolkit_field_table;
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report/json_compat.h"
 #include "util/err.h"
 #include "util/str.h"
 #include "util/version.h"
@@ -124,21 +125,33 @@ static const json_t *picked(const json_t *arr, const char *library)
 	return NULL;
 }
 
-static int doctor_facts(struct fleet_node *n, const json_t *root)
+/* The driver and GPU facts doctor and devices share (one spelling: old reports were
+ * upgraded by report_json_upgrade). */
+static int driver_gpu_facts(struct fleet_node *n, const json_t *root)
 {
 	const json_t *d = json_object_get(root, "driver"), *gpus = json_object_get(root, "gpus");
-	const json_t *tks = json_object_get(root, "toolkits"), *py = json_object_get(root, "python");
-	const json_t *e, *fws;
-	size_t i;
 	int rc = CD_OK;
 
 	TRY(fleet_node_fact(n, FF_DRIVER, str_at(d, "version")));
 	TRY(fleet_node_fact(n, FF_CUDA, str_at(d, "cuda_version")));
 	if (json_is_array(gpus)) {
 		TRY(gpu_models(n, gpus));
-		TRY(gpu_modes(n, FF_MIG, gpus, "mig_mode"));
+		TRY(gpu_modes(n, FF_MIG, gpus, "mig_mode_current"));
 		TRY(gpu_modes(n, FF_PERSISTENCE, gpus, "persistence_mode"));
+		TRY(gpu_modes(n, FF_ECC, gpus, "ecc_mode_current"));
 	}
+out:
+	return rc;
+}
+
+/* doctor's own: the toolkit a build uses, the runtime and NCCL the loader picks, PyTorch */
+static int doctor_facts(struct fleet_node *n, const json_t *root)
+{
+	const json_t *tks = json_object_get(root, "toolkits"), *py = json_object_get(root, "python");
+	const json_t *e, *fws;
+	size_t i;
+	int rc = CD_OK;
+
 	json_array_foreach(tks, i, e)
 		if (bool_at(e, "selected") == 1)
 			TRY(fleet_node_fact(n, FF_TOOLKIT, str_at(e, "version")));
@@ -162,23 +175,6 @@ static int doctor_facts(struct fleet_node *n, const json_t *root)
 	}
 	if (json_is_object(py))
 		TRY(fleet_node_fact(n, FF_TORCH, "none"));
-out:
-	return rc;
-}
-
-static int devices_facts(struct fleet_node *n, const json_t *root)
-{
-	const json_t *gpus = json_object_get(root, "gpus");
-	int rc = CD_OK;
-
-	TRY(fleet_node_fact(n, FF_DRIVER, str_at(root, "driver_version")));
-	TRY(fleet_node_fact(n, FF_CUDA, str_at(json_object_get(root, "libcuda"), "cuda_version")));
-	if (json_is_array(gpus)) {
-		TRY(gpu_models(n, gpus));
-		TRY(gpu_modes(n, FF_MIG, gpus, "mig_mode_current"));
-		TRY(gpu_modes(n, FF_PERSISTENCE, gpus, "persistence_mode"));
-		TRY(gpu_modes(n, FF_ECC, gpus, "ecc_mode_current"));
-	}
 out:
 	return rc;
 }
@@ -250,12 +246,12 @@ static int read_findings(struct fleet_node *n, const json_t *findings, char *err
 	return CD_OK;
 }
 
-static int read_one(struct fleet *f, const json_t *root, const char *fallback, bool nested, char *err);
+static int read_one(struct fleet *f, json_t *root, const char *fallback, bool nested, char *err);
 
 /* What a rank sends: its node's doctor, devices and lab reports, or why it has none. */
 static int read_bundle(struct fleet *f, const json_t *root, const char *name, char *err)
 {
-	const json_t *reports = json_object_get(root, "reports"), *r;
+	json_t *reports = json_object_get(root, "reports"), *r;
 	const char *failure = str_at(root, "failure");
 	struct fleet_node *n = fleet_node_get(f, name);
 	size_t i;
@@ -277,7 +273,7 @@ static int read_bundle(struct fleet *f, const json_t *root, const char *name, ch
 	return CD_OK;
 }
 
-static int read_one(struct fleet *f, const json_t *root, const char *fallback, bool nested, char *err)
+static int read_one(struct fleet *f, json_t *root, const char *fallback, bool nested, char *err)
 {
 	const char *tool, *version, *command, *name;
 	struct version theirs, ours;
@@ -312,13 +308,12 @@ static int read_one(struct fleet *f, const json_t *root, const char *fallback, b
 		return CD_ENOMEM;
 	if ((rc = read_findings(n, json_object_get(root, "findings"), err)) != CD_OK)
 		return rc;
-	if (strcmp(command, "doctor") == 0)
-		rc = doctor_facts(n, root);
-	else if (strcmp(command, "devices") == 0)
-		rc = devices_facts(n, root);
-	else
-		rc = lab_samples(n, root);
-	return rc;
+	if (strcmp(command, "lab") == 0)
+		return lab_samples(n, root);
+	/* a report of an earlier release: today's spelling first */
+	if ((rc = report_json_upgrade(root)) != CD_OK || (rc = driver_gpu_facts(n, root)) != CD_OK)
+		return rc;
+	return strcmp(command, "doctor") == 0 ? doctor_facts(n, root) : CD_OK;
 }
 
 int fleet_read_report(struct fleet *f, const unsigned char *data, size_t size, const char *fallback_name,

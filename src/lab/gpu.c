@@ -16,44 +16,43 @@ double lab_now_s(void)
 	return cd_now_s();
 }
 
-static int attr(struct cudrv *d, CUdevice dev, int which, int *v)
+/* An int of the view: the fact when its bit is set, else fallback. */
+static int fact(const struct gpu_info *g, enum gpu_field f, long long v, int fallback)
 {
-	*v = 0;
-	return d->DeviceGetAttribute(v, which, dev) == CUDA_SUCCESS ? 0 : -1;
+	return gpu_has(g, f) && v > 0 && v <= 0x7fffffff ? (int)v : fallback;
 }
 
-int lab_read_dev(struct cudrv *d, CUdevice dev, struct lab_dev *o, char *err)
+int lab_dev_of(const struct gpu_probe *p, int ordinal, struct lab_dev *o, char *err)
 {
+	const struct gpu_info *g = NULL;
+
 	memset(o, 0, sizeof *o);
-	if (d->DeviceGetName)
-		d->DeviceGetName(o->name, (int)sizeof o->name - 1, dev);
-	attr(d, dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &o->cc_major);
-	attr(d, dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &o->cc_minor);
-	attr(d, dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &o->sm_count);
-	attr(d, dev, CU_DEVICE_ATTRIBUTE_WARP_SIZE, &o->warp_size);
-	attr(d, dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &o->max_threads_per_block);
-	attr(d, dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, &o->max_threads_per_sm);
-	attr(d, dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, &o->max_blocks_per_sm);
-	attr(d, dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, &o->smem_per_block);
-	attr(d, dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &o->smem_per_block_optin);
-	attr(d, dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, &o->smem_per_sm);
-	attr(d, dev, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, &o->regs_per_sm);
-	attr(d, dev, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, &o->l2_bytes);
-	attr(d, dev, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, &o->clock_khz);
-	attr(d, dev, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, &o->mem_clock_khz);
-	attr(d, dev, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, &o->bus_width_bits);
-	attr(d, dev, CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, &o->async_engines);
-	attr(d, dev, CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY, &o->const_bytes);
-	if (d->DeviceTotalMem)
-		d->DeviceTotalMem(&o->total_mem, dev);
+	for (size_t i = 0; p && i < p->n_gpus && !g; i++)
+		if (p->gpus[i].cuda_ordinal == ordinal)
+			g = &p->gpus[i];
+	if (!g)
+		return cd_fail(err, CD_EDRIVER, "the driver facts have no CUDA device %d", ordinal);
+	snprintf(o->name, sizeof o->name, "%s", gpu_name(g) ? gpu_name(g) : "");
+	o->cc_major = fact(g, GF_CC, g->cc_major, 0);
+	o->cc_minor = gpu_has(g, GF_CC) ? (int)g->cc_minor : 0;
+	o->sm_count = fact(g, GF_SM_COUNT, g->sm_count, 0);
+	o->max_threads_per_block = fact(g, GF_MAX_THREADS_PER_BLOCK, g->max_threads_per_block, 0);
 	if (o->sm_count <= 0 || o->max_threads_per_block <= 0)
 		return cd_fail(err, CD_EDRIVER, "the driver reports no multiprocessors for this device");
-	if (o->warp_size <= 0)
-		o->warp_size = 32;
-	if (o->max_blocks_per_sm <= 0)
-		o->max_blocks_per_sm = 16;
-	if (o->max_threads_per_sm <= 0)
-		o->max_threads_per_sm = 1024;
+	o->warp_size = fact(g, GF_WARP_SIZE, g->warp_size, 32);
+	o->max_threads_per_sm = fact(g, GF_MAX_THREADS_PER_SM, g->max_threads_per_sm, 1024);
+	o->max_blocks_per_sm = fact(g, GF_MAX_BLOCKS_PER_SM, g->max_blocks_per_sm, 16);
+	o->smem_per_block = fact(g, GF_SMEM_PER_BLOCK, g->smem_per_block_bytes, 0);
+	o->smem_per_block_optin = fact(g, GF_SMEM_PER_BLOCK_OPTIN, g->smem_per_block_optin_bytes, 0);
+	o->smem_per_sm = fact(g, GF_SMEM_PER_SM, g->smem_per_sm_bytes, 0);
+	o->regs_per_sm = fact(g, GF_REGS_PER_SM, g->regs_per_sm, 0);
+	o->l2_bytes = fact(g, GF_L2_CACHE, g->l2_cache_bytes, 0);
+	o->clock_khz = fact(g, GF_CLOCK_RATE, g->clock_rate_khz, 0);
+	o->mem_clock_khz = fact(g, GF_MEMORY_CLOCK_RATE, g->memory_clock_rate_khz, 0);
+	o->bus_width_bits = fact(g, GF_MEMORY_BUS_WIDTH, g->memory_bus_width_bits, 0);
+	o->async_engines = fact(g, GF_COPY_ENGINES, g->copy_engines, 0);
+	o->const_bytes = fact(g, GF_CONST_MEMORY, g->const_memory_bytes, 0);
+	o->total_mem = gpu_has(g, GF_MEMORY_TOTAL) && g->memory_total_bytes > 0 ? (size_t)g->memory_total_bytes : 0;
 	return CD_OK;
 }
 
@@ -142,7 +141,7 @@ int lab_open(struct lab_ctx *c, struct cudrv *d, int ordinal, const void *image,
 		goto out;
 	}
 	TRY(lab_cu(c, c->d->DeviceGet(&c->dev, ordinal), "cuDeviceGet", err));
-	TRY(lab_read_dev(d, c->dev, &c->info, err));
+	TRY(lab_dev_of(c->probe, ordinal, &c->info, err));
 	TRY(lab_cu(c, c->d->DevicePrimaryCtxRetain(&c->ctx, c->dev), "cuDevicePrimaryCtxRetain", err));
 	TRY(lab_cu(c, c->d->CtxSetCurrent(c->ctx), "cuCtxSetCurrent", err));
 	TRY(lab_cu(c, c->d->MemGetInfo(&c->info.free_mem, &total), "cuMemGetInfo", err));

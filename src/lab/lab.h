@@ -10,7 +10,9 @@
 #include "driver/nvml.h"
 #include "facts/driver.h"
 
-/* Device facts every lab sizes itself from (read once through cuDeviceGetAttribute). */
+/* The device facts every lab sizes itself from: a view of the run's gpu_info of the device
+ * (lab_dev_of, in the int sizes the labs compute with), and its free memory once the labs'
+ * context exists. */
 struct lab_dev {
 	char name[256];
 	int cc_major, cc_minor;
@@ -79,7 +81,7 @@ typedef void (*lab_progress_fn)(void *user, const char *lab, double fraction, co
 struct lab_ctx {
 	struct cudrv *d;
 	const struct nvml *nv;     /* the run's NVML, initialised; NULL without one */
-	const struct gpu_probe *probe; /* the run's driver and GPU facts */
+	const struct gpu_probe *probe; /* the run's driver and GPU facts (info is a view of them) */
 	CUdevice dev;
 	CUcontext ctx;
 	CUmodule mod;

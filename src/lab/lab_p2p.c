@@ -539,6 +539,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	TRY(p2p_links_collect(c->d, c->nv, c->probe, links, err));
 	size_t min_free = (size_t)-1;
 	for (int i = 0; i < P.n; i++) {
+		P.g[i].x.probe = c->probe;
 		TRY(lab_open(&P.g[i].x, c->d, i, lab_fatbin, err));
 		P.g[i].open = true;
 		if (P.g[i].x.info.free_mem < min_free)

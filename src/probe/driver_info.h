@@ -6,8 +6,8 @@
 
 #include "facts/driver.h"
 
-/* Fills p's kmod_*, user_driver_version*, compat_lib from p's libcuda and NVML facts and
- * from /proc under root (NULL for /). */
+/* Fills p's kmod_*, compat_lib and, unless NVML answered it, user_driver_version and its
+ * source, from p's libcuda facts and from /proc under root (NULL for /). */
 void driver_info_collect(struct gpu_probe *p, const char *root);
 
 #endif

@@ -1,6 +1,6 @@
-/* GPU compute capabilities and the driver version: the kernel module's own /proc files
- * with the kb's names first (no library at all), then NVML (its init does not set up CUDA),
- * libcuda's cuInit only where neither can say what CUDA would see. */
+/* GPU compute capabilities and the driver version into the driver facts: the kernel
+ * module's own /proc files with the kb's names first (no library at all), then NVML (its
+ * init does not set up CUDA), libcuda's cuInit only where neither can say what CUDA would see. */
 #include "probe/gpu_caps.h"
 #include "util/sort.h"
 
@@ -12,6 +12,7 @@
 #include "driver/cudrv.h"
 #include "driver/nvml.h"
 #include "kb/kb.h"
+#include "probe/driver_info.h"
 #include "probe/paths.h"
 #include "probe/platform.h"
 #include "probe/vertext.h"
@@ -84,8 +85,35 @@ static bool cuda_view(const struct nvml_gpu *g, size_t n, const bool *mig, int *
 	return true;
 }
 
-/* Fills c's GPUs with CUDA's view of g (PCI order); false when that view needs cuInit. */
-static bool take_view(struct gpu_caps *c, const struct nvml_gpu *g, size_t n, const bool *mig, const char *from)
+/* One GPU CUDA would see at ordinal, with what is known of it; NULL when out of memory. */
+static struct gpu_info *add_gpu(struct gpu_probe *p, int ordinal, const char *name, const char *uuid, unsigned cc)
+{
+	struct gpu_info *grown = realloc(p->gpus, (p->n_gpus + 1) * sizeof(*grown)), *g;
+
+	if (!grown)
+		return NULL;
+	p->gpus = grown;
+	g = &grown[p->n_gpus++];
+	memset(g, 0, sizeof(*g));
+	g->cuda_ordinal = ordinal;
+	g->nvml_index = -1;
+	if (name[0]) {
+		snprintf(g->name, sizeof g->name, "%s", name);
+		gpu_mark(g, GF_NAME);
+	}
+	if (uuid[0]) {
+		snprintf(g->uuid, sizeof g->uuid, "%s", uuid);
+		gpu_mark(g, GF_UUID);
+	}
+	g->cc_major = cc / 10;
+	g->cc_minor = cc % 10;
+	gpu_mark(g, GF_CC);
+	return g;
+}
+
+/* p's GPUs as CUDA would see g (PCI order; nvml: g is NVML's list); false when that view
+ * needs cuInit, or memory ran out (p's GPUs are then none). */
+static bool take_view(struct gpu_probe *p, const struct nvml_gpu *g, size_t n, const bool *mig, bool nvml)
 {
 	int map[GPU_CAPS_MAX];
 	size_t n_map = 0;
@@ -93,13 +121,16 @@ static bool take_view(struct gpu_caps *c, const struct nvml_gpu *g, size_t n, co
 	if (!cuda_view(g, n, mig, map, &n_map))
 		return false;
 	for (size_t k = 0; k < n_map; k++) {
-		struct gpu_cap *o = &c->gpus[c->n_gpus++];
-
-		o->ordinal = (int)k;
-		o->cc = g[map[k]].cc;
-		snprintf(o->name, sizeof(o->name), "%s", g[map[k]].name);
+		struct gpu_info *gi = add_gpu(p, (int)k, g[map[k]].name, g[map[k]].uuid, g[map[k]].cc);
+		if (!gi) {
+			free(p->gpus);
+			p->gpus = NULL;
+			p->n_gpus = 0;
+			return false;
+		}
+		if (nvml)
+			gi->nvml_index = map[k];
 	}
-	c->gpus_from = from;
 	return true;
 }
 
@@ -167,9 +198,10 @@ out:
 }
 
 /* The driver and the GPUs from the kernel module's /proc files (root: $CUDOCTOR_PROC_ROOT,
- * else /proc), each model's compute capability and the branch's CUDA version from the kb.
- * Returns whether everything asked for is known; on false c is left as it was. */
-static bool probe_proc(struct gpu_caps *c, bool want_gpus)
+ * else /proc), each model's compute capability from the kb; only a version whose branch
+ * the kb lists, so its CUDA version is known. Returns whether everything asked for is known;
+ * on false p is left as it was. */
+static bool probe_proc(struct gpu_probe *p, bool want_gpus)
 {
 	const char *root = getenv("CUDOCTOR_PROC_ROOT");
 	char path[PROBE_PATH], version[32], *text = NULL, *names[GPU_CAPS_MAX], err[CD_ERRMSG];
@@ -201,17 +233,19 @@ static bool probe_proc(struct gpu_caps *c, bool want_gpus)
 		for (size_t i = 0; i < n; i++)
 			if (!proc_gpu(root, names[i], &g[i], &mig[i]))
 				goto out;
-		if (!take_view(c, g, n, mig, "/proc/driver/nvidia and the kb's GPU names"))
+		if (!take_view(p, g, n, mig, false))
 			goto out;
 	}
-	c->cuda = version_to_cuda_int(&b->cuda);
-	snprintf(c->version, sizeof c->version, "%s", version);
+	/* the module's version is the user-space one here: nothing else was asked */
+	snprintf(p->kmod_version, sizeof p->kmod_version, "%s", version);
+	p->kmod_open = open_module;
+	driver_mark(p, DF_KMOD);
+	driver_mark(p, DF_KMOD_VERSION);
+	snprintf(p->user_driver_version, sizeof p->user_driver_version, "%s", version);
+	p->user_driver_version_source = DRIVER_FROM_PROC;
+	driver_mark(p, DF_VERSION);
 	ok = true;
 out:
-	if (!ok) {
-		c->n_gpus = 0;
-		c->gpus_from = NULL;
-	}
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	if (d)
@@ -221,7 +255,7 @@ out:
 }
 
 /* GPUs through NVML; false when they must come from cuInit instead. */
-static bool nvml_gpus(const struct nvml *nv, struct gpu_caps *c)
+static bool nvml_gpus(const struct nvml *nv, struct gpu_probe *p)
 {
 	struct nvml_gpu g[GPU_CAPS_MAX];
 	bool mig[GPU_CAPS_MAX];
@@ -247,12 +281,12 @@ static bool nvml_gpus(const struct nvml *nv, struct gpu_caps *c)
 		mig[i] = nv->DeviceGetMigMode && nv->DeviceGetMigMode(dev, &cur, &pending) == NVML_SUCCESS &&
 			 cur == NVML_DEVICE_MIG_ENABLE;
 	}
-	return take_view(c, g, count, mig, "NVML");
+	return take_view(p, g, count, mig, true);
 }
 
 /* The driver (and the GPUs, when asked and mappable) from NVML. Returns whether the GPUs
  * are done. */
-static bool probe_nvml(struct gpu_caps *c, bool want_gpus)
+static bool probe_nvml(struct gpu_probe *p, bool want_gpus)
 {
 	struct nvml nv;
 	char err[CD_ERRMSG];
@@ -263,12 +297,19 @@ static bool probe_nvml(struct gpu_caps *c, bool want_gpus)
 		return false;
 	if (!nv.Init || nv.Init() != NVML_SUCCESS)
 		goto out;
-	if (nv.SystemGetCudaDriverVersion && nv.SystemGetCudaDriverVersion(&v) == NVML_SUCCESS && v > 0)
-		c->cuda = v;
+	if (nv.SystemGetCudaDriverVersion && nv.SystemGetCudaDriverVersion(&v) == NVML_SUCCESS && v > 0) {
+		p->nvml_cuda_driver_version = v;
+		driver_mark(p, DF_NVML_CUDA_VERSION);
+	}
 	if (nv.SystemGetDriverVersion &&
-	    nv.SystemGetDriverVersion(c->version, (unsigned)sizeof(c->version)) != NVML_SUCCESS)
-		c->version[0] = '\0';
-	done = want_gpus && nvml_gpus(&nv, c);
+	    nv.SystemGetDriverVersion(p->user_driver_version, (unsigned)sizeof(p->user_driver_version)) == NVML_SUCCESS &&
+	    p->user_driver_version[0]) {
+		p->user_driver_version_source = DRIVER_FROM_NVML;
+		driver_mark(p, DF_VERSION);
+	} else {
+		p->user_driver_version[0] = '\0';
+	}
+	done = want_gpus && nvml_gpus(&nv, p);
 	if (nv.Shutdown)
 		nv.Shutdown();
 out:
@@ -276,23 +317,18 @@ out:
 	return done;
 }
 
-static void cuda_gpus(const struct cudrv *d, struct gpu_caps *c)
+static void cuda_gpus(const struct cudrv *d, struct gpu_probe *p)
 {
-	CUresult rc;
 	int n = 0;
 
-	c->cuinit_called = true;
-	rc = d->Init ? d->Init(0) : CUDA_ERROR_NOT_INITIALIZED;
-	if (rc != CUDA_SUCCESS) {
-		c->missing = CAPS_INIT_FAILED;
-		snprintf(c->detail, sizeof(c->detail), "%s", cudrv_result_name(d, rc));
+	driver_mark(p, DF_CUDA_INIT);
+	p->cuda_init_result = d->Init ? d->Init(0) : CUDA_ERROR_NOT_INITIALIZED;
+	snprintf(p->cuda_init_result_name, sizeof p->cuda_init_result_name, "%s", cudrv_result_name(d, p->cuda_init_result));
+	if (p->cuda_init_result != CUDA_SUCCESS || !d->DeviceGetCount || d->DeviceGetCount(&n) != CUDA_SUCCESS || n < 0)
 		return;
-	}
-	if (!d->DeviceGetCount || d->DeviceGetCount(&n) != CUDA_SUCCESS || n <= 0) {
-		c->missing = CAPS_NO_DEVICE;
-		return;
-	}
-	for (int i = 0; i < n && c->n_gpus < GPU_CAPS_MAX; i++) {
+	p->cuda_device_count = n;
+	driver_mark(p, DF_CUDA_DEVICE_COUNT);
+	for (int i = 0; i < n && p->n_gpus < GPU_CAPS_MAX; i++) {
 		CUdevice dev;
 		int major = 0, minor = 0;
 		char name[128] = "";
@@ -303,36 +339,36 @@ static void cuda_gpus(const struct cudrv *d, struct gpu_caps *c)
 			continue;
 		if (d->DeviceGetName && d->DeviceGetName(name, sizeof(name) - 1, dev) != CUDA_SUCCESS)
 			name[0] = '\0';
-		struct gpu_cap *o = &c->gpus[c->n_gpus++];
-		o->ordinal = i;
-		o->cc = (unsigned)(major * 10 + minor);
-		snprintf(o->name, sizeof(o->name), "%s", name);
+		if (!add_gpu(p, i, name, "", (unsigned)(major * 10 + minor)))
+			return; /* out of memory: the GPUs found so far */
 	}
-	c->gpus_from = "libcuda";
-	if (c->n_gpus == 0)
-		c->missing = CAPS_NO_DEVICE;
 }
 
-void gpu_caps_probe(struct gpu_caps *c, bool want_gpus)
+void gpu_caps_probe(struct gpu_probe *p, bool want_gpus)
 {
 	struct cudrv d;
 	int ver = 0;
 
-	memset(c, 0, sizeof(*c));
-	if (want_gpus && probe_proc(c, want_gpus))
+	memset(p, 0, sizeof(*p));
+	if (want_gpus && probe_proc(p, want_gpus))
 		return;
 	/* without GPUs to enumerate, libcuda's cuDriverGetVersion (no cuInit) is the cheaper call */
-	if (want_gpus && probe_nvml(c, want_gpus))
+	if (want_gpus && probe_nvml(p, want_gpus))
 		return;
-	if (cudrv_load(&d, c->detail) != CD_OK) {
-		if (want_gpus)
-			c->missing = CAPS_NO_LIBCUDA;
+	if (cudrv_load(&d, p->cuda_load_error) != CD_OK) {
+		driver_info_collect(p, NULL); /* the kernel module may still name the driver */
 		return;
 	}
-	c->detail[0] = '\0';
-	if (!c->cuda && d.DriverGetVersion && d.DriverGetVersion(&ver) == CUDA_SUCCESS && ver > 0)
-		c->cuda = ver;
+	p->cuda_loaded = true;
+	snprintf(p->cuda_path, sizeof p->cuda_path, "%s", d.path);
+	snprintf(p->cuda_how, sizeof p->cuda_how, "%s", d.how);
+	if (d.DriverGetVersion && d.DriverGetVersion(&ver) == CUDA_SUCCESS && ver > 0) {
+		p->cuda_driver_version = ver;
+		driver_mark(p, DF_CUDA_VERSION);
+	}
 	if (want_gpus)
-		cuda_gpus(&d, c);
+		cuda_gpus(&d, p);
 	cudrv_unload(&d);
+	/* the version as every command resolves it: NVML's, else the libcuda file name's, else the module's */
+	driver_info_collect(p, NULL);
 }

@@ -245,10 +245,10 @@ static int collect_cuda(struct gpu_probe *p, const struct cudrv *cu, char *err)
 	CUresult r;
 
 	if (cu->DriverGetVersion && cu->DriverGetVersion(&p->cuda_driver_version) == CUDA_SUCCESS)
-		p->has_cuda_driver_version = true;
+		driver_mark(p, DF_CUDA_VERSION);
 	if (!cu->Init)
 		return CD_OK;
-	p->cuda_init_called = true;
+	driver_mark(p, DF_CUDA_INIT);
 	p->cuda_init_result = cu->Init(0);
 	snprintf(p->cuda_init_result_name, sizeof(p->cuda_init_result_name), "%s",
 		 cudrv_result_name(cu, p->cuda_init_result));
@@ -257,7 +257,7 @@ static int collect_cuda(struct gpu_probe *p, const struct cudrv *cu, char *err)
 	r = cu->DeviceGetCount(&count);
 	if (r != CUDA_SUCCESS || count < 0)
 		return CD_OK;
-	p->has_cuda_device_count = true;
+	driver_mark(p, DF_CUDA_DEVICE_COUNT);
 	p->cuda_device_count = count;
 	for (int i = 0; i < count && i < GPU_PROBE_MAX_GPUS; i++) {
 		struct gpu_info *g = add_gpu(p);
@@ -684,7 +684,7 @@ static int collect_nvml(struct gpu_probe *p, const struct nvml *nv, char *err)
 
 	if (!nv->Init)
 		return CD_OK;
-	p->nvml_init_called = true;
+	driver_mark(p, DF_NVML_INIT);
 	p->nvml_init_result = nv->Init();
 	snprintf(p->nvml_init_result_name, sizeof(p->nvml_init_result_name), "%s",
 		 nvml_result_name(p->nvml_init_result));
@@ -692,18 +692,24 @@ static int collect_nvml(struct gpu_probe *p, const struct nvml *nv, char *err)
 		 nvml_result_text(nv, p->nvml_init_result));
 	if (p->nvml_init_result != NVML_SUCCESS)
 		return CD_OK;
+	/* NVML's driver version is the one nvidia-smi prints: it goes first (driver_info.c) */
 	if (nv->SystemGetDriverVersion &&
-	    nv->SystemGetDriverVersion(p->driver_version, NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE) == NVML_SUCCESS)
-		p->has_driver_version = true;
+	    nv->SystemGetDriverVersion(p->user_driver_version, NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE) == NVML_SUCCESS &&
+	    p->user_driver_version[0]) {
+		p->user_driver_version_source = DRIVER_FROM_NVML;
+		driver_mark(p, DF_VERSION);
+	} else {
+		p->user_driver_version[0] = '\0';
+	}
 	if (nv->SystemGetNVMLVersion &&
 	    nv->SystemGetNVMLVersion(p->nvml_version, NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE) == NVML_SUCCESS)
-		p->has_nvml_version = true;
+		driver_mark(p, DF_NVML_VERSION);
 	if (nv->SystemGetCudaDriverVersion &&
 	    nv->SystemGetCudaDriverVersion(&p->nvml_cuda_driver_version) == NVML_SUCCESS)
-		p->has_nvml_cuda_driver_version = true;
+		driver_mark(p, DF_NVML_CUDA_VERSION);
 	if (!nv->DeviceGetCount || nv->DeviceGetCount(&count) != NVML_SUCCESS)
 		goto out;
-	p->has_nvml_device_count = true;
+	driver_mark(p, DF_NVML_DEVICE_COUNT);
 	p->nvml_device_count = count > GPU_PROBE_MAX_GPUS ? GPU_PROBE_MAX_GPUS : (int)count;
 	for (int i = 0; i < p->nvml_device_count && nv->DeviceGetHandleByIndex; i++) {
 		nvmlDevice_t dev;

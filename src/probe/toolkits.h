@@ -19,7 +19,6 @@ struct toolkits_opts {
 
 int toolkits_probe(struct toolkits *out, const struct toolkits_opts *o, char *err);
 void toolkits_free(struct toolkits *t);
-const char *toolkit_found_by_text(unsigned found_by, char *buf, size_t n);
 
 /* Version of the toolkit rooted at root from its files only; CD_ENOTFOUND if none says. */
 int toolkit_version_from_files(const char *root, char *out, size_t n, const char **source);

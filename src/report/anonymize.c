@@ -192,6 +192,8 @@ int report_anonymize(struct report *r, const struct report_anon *a)
 		    scrub_strv(it->cells, it->ncols * it->nrows, a))
 			rc = CD_ENOMEM;
 	}
+	for (size_t i = 0; rc == CD_OK && i < r->n_facts; i++)
+		rc = scrub_strv(r->facts[i].label, r->facts[i].table->n, a);
 	if (rc == CD_OK)
 		rc = scrub_strv(r->answer, r->n_answer, a);
 	if (rc == CD_OK)

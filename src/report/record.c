@@ -1,6 +1,8 @@
 /* Records: a thing described once, its labelled fields sent to the text body (key/value
  * lines or table cells) and its keyed fields to the command's JSON. */
+#include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,6 +112,11 @@ void report_rec_item(struct report_rec *list, struct report_rec *item)
 		item->text = REPORT_TEXT_NONE;
 		rec_fail(item, CD_ENOMEM);
 	}
+}
+
+void report_rec_text_only(struct report_rec *parent, struct report_rec *child)
+{
+	open_child(parent, NULL, false, false, child);
 }
 
 void report_rec_commands(struct report_rec *w, bool on)
@@ -289,6 +296,155 @@ void report_fieldf(struct report_rec *w, const char *label, const char *key, str
 		va_end(ap);
 	}
 	field(w, label, key, &v, text, CD_ENOMEM);
+}
+
+/* ---- fields from a table ---- */
+
+/* A list value as a JSON array of strings; NULL when out of memory. */
+static json_t *list_json(const struct field_value *v, enum field_kind kind)
+{
+	json_t *a = json_array();
+	const char *p = v->s, *item;
+	size_t n;
+
+	while (a && field_list_next(&p, v->seps, &item, &n)) {
+		json_t *e;
+		if (kind == FK_DIMS) {
+			char num[32];
+			snprintf(num, sizeof num, "%.*s", (int)(n < sizeof num ? n : sizeof num - 1), item);
+			e = json_integer(strtoll(num, NULL, 10));
+		} else {
+			e = json_stringn(item, n);
+		}
+		if (json_array_append_new(a, e) != 0) {
+			json_decref(a);
+			a = NULL;
+		}
+	}
+	return a;
+}
+
+static struct report_value field_rv(const struct field *f, const struct field_value *v)
+{
+	switch (v->kind) {
+	case FV_INT: return rv_int(v->i);
+	case FV_BOOL: return rv_bool(v->b);
+	case FV_STR: return rv_str(v->s);
+	case FV_LIST: return rv_json(list_json(v, f->kind));
+	case FV_NULL: break;
+	}
+	return rv_null();
+}
+
+static bool has_metrics(const struct field_table *t)
+{
+	if (t->info_metric)
+		return true;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->fields[i].metric || t->fields[i].prom_label)
+			return true;
+	return false;
+}
+
+/* obj's values into r->facts, for the Prometheus renderer. */
+static int keep_fact(struct report *r, const struct field_table *t, const void *obj)
+{
+	struct report_fact *grown, *fc;
+	struct field_value v;
+	char buf[256];
+
+	grown = realloc(r->facts, (r->n_facts + 1) * sizeof(*grown));
+	if (!grown)
+		return CD_ENOMEM;
+	r->facts = grown;
+	fc = &r->facts[r->n_facts];
+	fc->table = t;
+	fc->num = calloc(t->n, sizeof(*fc->num));
+	fc->label = calloc(t->n, sizeof(*fc->label));
+	if (!fc->num || !fc->label) {
+		free(fc->num);
+		free(fc->label);
+		return CD_ENOMEM;
+	}
+	r->n_facts++;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct field *f = &t->fields[i];
+		bool known = field_value_of(t, f, obj, &v);
+
+		fc->num[i] = !known ? NAN : v.kind == FV_INT ? (double)v.i : v.kind == FV_BOOL ? (double)v.b : NAN;
+		if (!f->prom_label || !known)
+			continue;
+		if (v.kind == FV_STR)
+			fc->label[i] = cd_strdup(v.s);
+		else if (v.kind == FV_INT)
+			fc->label[i] = cd_asprintf("%lld", v.i);
+		else
+			fc->label[i] = cd_strdup(field_text(t, f, obj, buf, sizeof buf));
+		if (!fc->label[i])
+			return CD_ENOMEM;
+	}
+	return CD_OK;
+}
+
+void report_fields(struct report_rec *w, const struct field_table *t, const void *obj, unsigned view)
+{
+	bool row = w->text == REPORT_TEXT_ROW;
+	char buf[8192];
+	int rc;
+
+	for (size_t i = 0; i < t->n && w->rc == CD_OK; i++) {
+		const struct field *f = &t->fields[i];
+		struct field_value v;
+		const char *label = f->label && (f->views & view) ? f->label : NULL, *text = NULL;
+
+		field_value_of(t, f, obj, &v);
+		if (label) {
+			text = field_text(t, f, obj, buf, sizeof buf);
+			if ((f->flags & FIELD_QUIET) && field_value_empty(&v))
+				text = row ? "" : NULL;
+			if (!text && row)
+				text = "-";
+			if (!text)
+				label = NULL;
+		}
+		if (!label && !f->key)
+			continue;
+		report_fieldf(w, label, f->key, field_rv(f, &v), "%s", text ? text : "");
+	}
+	if (w->rc == CD_OK && w->json && has_metrics(t) && (rc = keep_fact(w->r, t, obj)) != CD_OK)
+		rec_fail(w, rc);
+}
+
+size_t report_fields_headers(const struct field_table *t, unsigned view, const char **headers, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->n && n < max; i++)
+		if (t->fields[i].label && (t->fields[i].views & view))
+			headers[n++] = t->fields[i].label;
+	return n;
+}
+
+json_t *report_fields_json(const struct field_table *t, const void *obj)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; o && i < t->n; i++) {
+		const struct field *f = &t->fields[i];
+		struct field_value v;
+		json_t *j;
+
+		if (!f->key)
+			continue;
+		field_value_of(t, f, obj, &v);
+		struct report_value rv = field_rv(f, &v);
+		j = value_json(&rv);
+		if (!j || json_object_set_new(o, f->key, j) != 0) {
+			json_decref(o);
+			o = NULL;
+		}
+	}
+	return o;
 }
 
 int report_rec_end(struct report_rec *w)

@@ -66,6 +66,11 @@ void report_free(struct report *r)
 		free_strv(it->cells, it->ncols * it->nrows);
 	}
 	free(r->items);
+	for (size_t i = 0; i < r->n_facts; i++) {
+		free(r->facts[i].num);
+		free_strv(r->facts[i].label, r->facts[i].table->n);
+	}
+	free(r->facts);
 	free_strv(r->answer, r->n_answer);
 	json_decref(r->data);
 	json_decref(r->header);

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/field.h"
+
 enum severity { SEV_OK = 0, SEV_INFO = 1, SEV_WARN = 2, SEV_ERROR = 3 };
 
 const char *severity_name(enum severity s); /* "ok" "info" "warn" "error" */
@@ -37,6 +39,14 @@ struct report_item {
 	bool command;   /* kv: the value is a command to copy, printed whole, never wrapped */
 };
 
+/* One record written from a field table (report_fields) whose table has metrics: its
+ * values as the Prometheus renderer reads them, per field of the table. */
+struct report_fact {
+	const struct field_table *table;
+	double *num;   /* the number (a bool 0 or 1); NaN when unknown or not a number */
+	char **label;  /* fields with a prom_label: the value's text; NULL when unknown */
+};
+
 struct report {
 	const char *command;
 	json_t *data;              /* the command's own top-level JSON keys (an object) */
@@ -55,6 +65,8 @@ struct report {
 	/* where the report comes from, for sharing it (docs/json.md "header"): version, os,
 	 * kernel, glibc, cpu, date, hostname, node...; NULL: none (report_set_header) */
 	json_t *header;
+	struct report_fact *facts;  /* in the order written */
+	size_t n_facts;
 };
 
 int report_init(struct report *r, const char *command);
@@ -221,6 +233,10 @@ void report_rec_commands(struct report_rec *w, bool on);
 void report_rec_item(struct report_rec *list, struct report_rec *item);
 void report_rec_text(struct report_rec *w, enum report_text mode);
 
+/* A child of parent for text only: no JSON, parent's text mode (a summary shown apart
+ * from the records that carry the JSON). */
+void report_rec_text_only(struct report_rec *parent, struct report_rec *child);
+
 /* Text only: a section title or a free line (KV mode; ignored in the other modes). */
 void report_rec_section(struct report_rec *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void report_rec_line(struct report_rec *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -230,6 +246,30 @@ void report_rec_line(struct report_rec *w, const char *fmt, ...) __attribute__((
 void report_field(struct report_rec *w, const char *label, const char *key, struct report_value v);
 void report_fieldf(struct report_rec *w, const char *label, const char *key, struct report_value v,
 		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* ---- Writing a struct from its field table (util/field.h) ----
+ *
+ * A fact struct in src/facts/ has a table of its fields beside it; one call writes the
+ * struct into a record:
+ *
+ *     report_rec_item(&gpus, &g);
+ *     report_fields(&g, &gpu_table, &probe->gpus[i], FIELD_FULL);
+ *     TRY(report_rec_end(&g));
+ *
+ * Every field with a key goes into w's JSON (null when unknown); every field with a label
+ * whose views include view goes into w's text, as a key/value line (left out when unknown
+ * unless the field has an unknown text, and a FIELD_QUIET one when empty) or as the cell
+ * under the column named by its label (a row; "-" when unknown). A table of such rows takes
+ * its headers from report_fields_headers. When the table has metrics (a field's metric or
+ * prom_label, or an info metric) and w has JSON, the values are also kept in r->facts for
+ * the Prometheus renderer, so a metric says what --json says. */
+void report_fields(struct report_rec *w, const struct field_table *t, const void *obj, unsigned view);
+/* The labels of t's fields shown in view, in table order, into headers[0 .. max): the
+ * columns of a text table whose rows are records of t. Returns how many. */
+size_t report_fields_headers(const struct field_table *t, unsigned view, const char **headers, size_t max);
+/* obj's keyed fields as one JSON object, for a command that builds its JSON by hand; NULL
+ * when out of memory. */
+json_t *report_fields_json(const struct field_table *t, const void *obj);
 
 /* Ends w (a row is added to its table here); returns w's first error, else CD_OK. */
 int report_rec_end(struct report_rec *w) __attribute__((warn_unused_result));

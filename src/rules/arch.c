@@ -2,6 +2,7 @@
  * summed into one verdict per GPU with its reason, and the findings of a verdict. Reads
  * only facts: the file's inventory, the GPUs' compute capabilities and the driver. */
 #include "rules/arch.h"
+#include "rules/rules.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,26 +88,33 @@ const char *arch_ptx_isa_min_driver(unsigned isa)
 	return p && p->has_min_driver ? p->min_driver_text : NULL;
 }
 
-void arch_target_add_caps(struct arch_target *t, const struct gpu_caps *caps)
+void arch_gpu_of(const struct gpu_info *g, struct arch_gpu *out)
 {
-	if (!t->driver.known && (caps->cuda > 0 || caps->version[0])) {
+	gpu_subject(g, out->name, sizeof out->name);
+	out->cc = (unsigned)gpu_sm(g);
+	out->ordinal = g->cuda_ordinal;
+}
+
+void arch_target_add_probe(struct arch_target *t, const struct gpu_probe *p)
+{
+	/* NVML's CUDA version first, as nvidia-smi prints it; else cuDriverGetVersion's */
+	int cuda = driver_has(p, DF_NVML_CUDA_VERSION) ? p->nvml_cuda_driver_version
+		   : driver_has(p, DF_CUDA_VERSION) ? p->cuda_driver_version : 0;
+
+	if (!t->driver.known && (cuda > 0 || driver_has(p, DF_VERSION))) {
 		struct arch_driver *d = &t->driver;
 		d->known = true;
-		d->cuda = caps->cuda;
-		snprintf(d->version, sizeof(d->version), "%s", caps->version);
+		d->cuda = cuda > 0 ? cuda : 0;
+		snprintf(d->version, sizeof(d->version), "%.31s", driver_has(p, DF_VERSION) ? p->user_driver_version : "");
 		snprintf(d->source, sizeof(d->source), "installed driver");
 		arch_driver_complete(d);
 		d->known = d->cuda > 0;
 	}
 	if (t->n_gpus)
 		return; /* GPUs named: judge those only */
-	for (size_t i = 0; i < caps->n_gpus && t->n_gpus < ARCH_MAX_GPUS; i++) {
-		struct arch_gpu *g = &t->gpus[t->n_gpus++];
-		g->cc = caps->gpus[i].cc;
-		g->ordinal = caps->gpus[i].ordinal;
-		snprintf(g->name, sizeof(g->name), "GPU %d (%s)", g->ordinal,
-			 caps->gpus[i].name[0] ? caps->gpus[i].name : "unnamed");
-	}
+	for (size_t i = 0; i < p->n_gpus && t->n_gpus < ARCH_MAX_GPUS; i++)
+		if (p->gpus[i].cuda_ordinal >= 0 && gpu_sm(&p->gpus[i]) > 0)
+			arch_gpu_of(&p->gpus[i], &t->gpus[t->n_gpus++]);
 }
 
 /* ---- containers without kernels (nvlink stubs) ---- */

@@ -9,16 +9,21 @@
 
 #include "binfmt/devcode.h"
 #include "kb/compat.h"
-#include "facts/gpu_caps.h"
+#include "facts/driver.h"
 #include "report/report.h"
 
 #define ARCH_MAX_GPUS 32
 
+/* What a file is judged on: a view of a GPU here (arch_gpu_of: its subject, compute
+ * capability and CUDA ordinal from its gpu_info), or a GPU named by --gpu. */
 struct arch_gpu {
-	char name[160];       /* "GPU 0 (NVIDIA H200)" or "--gpu sm_90" */
+	char name[160];       /* "GPU 0 (NVIDIA H200)" (gpu_subject) or "--gpu sm_90" */
 	unsigned cc;          /* 10*major+minor */
 	int ordinal;          /* CUDA ordinal of a GPU here; -1 for a named one */
 };
+
+/* The view of GPU g (one CUDA sees, compute capability known). */
+void arch_gpu_of(const struct gpu_info *g, struct arch_gpu *out);
 
 struct arch_driver {
 	bool known;
@@ -63,8 +68,9 @@ struct arch_verdict {
 void arch_target_init(struct arch_target *t);
 /* Completes d's ptx_isa_max and zstd_ok from its cuda (and version) through kb. */
 void arch_driver_complete(struct arch_driver *d);
-/* Adds what the probe found: the driver when t has none, the GPUs when t names none. */
-void arch_target_add_caps(struct arch_target *t, const struct gpu_caps *caps);
+/* Adds what the driver facts say (probe/gpu_caps.h): the driver when t has none, the GPUs
+ * CUDA sees when t names none. */
+void arch_target_add_probe(struct arch_target *t, const struct gpu_probe *p);
 
 /* The header facts of image im as compat.c reads them. */
 void arch_compat_image(const struct dc_image *im, struct compat_image *out);

@@ -14,7 +14,7 @@ struct version rules_driver_cuda(const struct gpu_probe *p)
 {
 	struct version none = { 0, 0, 0, 0 };
 
-	if (!p->cuda_loaded || !p->has_cuda_driver_version || p->cuda_driver_version <= 0)
+	if (!p->cuda_loaded || !driver_has(p, DF_CUDA_VERSION) || p->cuda_driver_version <= 0)
 		return none;
 	return version_from_cuda_int(p->cuda_driver_version);
 }
@@ -77,7 +77,7 @@ int rules_fix_driver_for(struct finding *f, const struct version *need, const ch
 /* nvmlInit's result when it was called and failed; 0 when NVML did not load */
 static int nvml_result(const struct gpu_probe *p)
 {
-	return p->nvml_loaded && p->nvml_init_called ? (int)p->nvml_init_result : 0;
+	return p->nvml_loaded && driver_has(p, DF_NVML_INIT) ? (int)p->nvml_init_result : 0;
 }
 
 static const char *nvml_path(const struct gpu_probe *p)
@@ -104,7 +104,7 @@ int rule_no_driver(const struct facts *f, struct report *r)
 				       rules_opt(d->kmod_version)) != CD_OK;
 	else
 		oom |= finding_evidence(x, "no NVIDIA kernel module is loaded (/proc/driver/nvidia/version is absent)") != CD_OK;
-	if (d->has_nvml_device_count)
+	if (driver_has(d, DF_NVML_DEVICE_COUNT))
 		oom |= finding_evidence(x, "NVML (%s) sees %d GPU(s)%s", nvml_path(d) ? nvml_path(d) : "libnvidia-ml.so.1", d->nvml_device_count,
 				       d->nvml_device_count > 0 ? ": the driver is installed but its libcuda is not reachable" : "") != CD_OK;
 	oom |= finding_why(x, "Every CUDA program reaches the GPU through the user-space driver libcuda.so.1, which the CUDA runtime opens at the first CUDA call. "
@@ -128,7 +128,7 @@ static int no_device(const struct facts *f, struct report *r)
 	bool oom = false;
 	const struct gpu_probe *d = f->driver;
 	const char *name = d->cuda_init_result_name[0] ? d->cuda_init_result_name : "CUresult";
-	bool init_failed = d->cuda_init_called && d->cuda_init_result != CUDA_SUCCESS;
+	bool init_failed = driver_has(d, DF_CUDA_INIT) && d->cuda_init_result != CUDA_SUCCESS;
 	struct finding *x;
 
 	x = report_add_finding(r, SEV_ERROR, "no-device", "cuInit",
@@ -140,7 +140,7 @@ static int no_device(const struct facts *f, struct report *r)
 		oom |= finding_evidence(x, "cuDeviceGetCount = %d", d->cuda_device_count) != CD_OK;
 	if (f->platform->visible.set)
 		oom |= finding_evidence(x, "CUDA_VISIBLE_DEVICES=\"%s\"", f->platform->visible.raw ? f->platform->visible.raw : "") != CD_OK;
-	if (d->has_nvml_device_count)
+	if (driver_has(d, DF_NVML_DEVICE_COUNT))
 		oom |= finding_evidence(x, "NVML sees %d GPU(s)", d->nvml_device_count) != CD_OK;
 	oom |= finding_why(x, "CUDA enumerates only the GPUs that the kernel driver exposes through /dev/nvidia* and that CUDA_VISIBLE_DEVICES lets through; "
 			  "an empty or invalid CUDA_VISIBLE_DEVICES, missing device nodes (containers) or a GPU bound to another driver leaves none.") != CD_OK;
@@ -155,7 +155,7 @@ int rule_no_device_count(const struct facts *f, struct report *r)
 {
 	const struct gpu_probe *d = f->driver;
 
-	if (!d->cuda_loaded || !d->cuda_init_called || d->cuda_init_result != CUDA_SUCCESS || !d->has_cuda_device_count || d->cuda_device_count != 0)
+	if (!d->cuda_loaded || !driver_has(d, DF_CUDA_INIT) || d->cuda_init_result != CUDA_SUCCESS || !driver_has(d, DF_CUDA_DEVICE_COUNT) || d->cuda_device_count != 0)
 		return CD_OK;
 	return no_device(f, r);
 }
@@ -168,7 +168,7 @@ int rule_init(const struct facts *f, struct report *r)
 	const char *name = d->cuda_init_result_name[0] ? d->cuda_init_result_name : "CUresult";
 	struct finding *x;
 
-	if (!d->cuda_loaded || !d->cuda_init_called || d->cuda_init_result == CUDA_SUCCESS)
+	if (!d->cuda_loaded || !driver_has(d, DF_CUDA_INIT) || d->cuda_init_result == CUDA_SUCCESS)
 		return rules_status(oom);
 
 	switch (d->cuda_init_result) {
@@ -242,7 +242,7 @@ int rule_module_mismatch(const struct facts *f, struct report *r)
 
 	if (!rules_opt(d->kmod_version) || !rules_opt(d->user_driver_version) || strcmp(rules_opt(d->kmod_version), rules_opt(d->user_driver_version)) == 0)
 		return rules_status(oom);
-	if (d->cuda_init_called && d->cuda_init_result == CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)
+	if (driver_has(d, DF_CUDA_INIT) && d->cuda_init_result == CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)
 		return rules_status(oom); /* rule_init said it */
 	x = report_add_finding(r, SEV_ERROR, "driver-library-mismatch", "driver",
 			       "Kernel module %s and user-space driver %s differ", rules_opt(d->kmod_version), rules_opt(d->user_driver_version));
@@ -305,6 +305,6 @@ int rules_driver(const struct facts *f, struct report *r)
 bool rules_cuda_usable(const struct gpu_probe *p)
 {
 	/* mirrors rule_no_driver, rule_init and rule_no_device_count */
-	return p->cuda_loaded && p->cuda_init_called && p->cuda_init_result == CUDA_SUCCESS &&
-	       !(p->has_cuda_device_count && p->cuda_device_count == 0);
+	return p->cuda_loaded && driver_has(p, DF_CUDA_INIT) && p->cuda_init_result == CUDA_SUCCESS &&
+	       !(driver_has(p, DF_CUDA_DEVICE_COUNT) && p->cuda_device_count == 0);
 }

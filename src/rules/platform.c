@@ -211,7 +211,7 @@ int rule_device_nodes(const struct facts *f, struct report *r)
 	 * nodes it needs (nvidiactl, nvidia-uvm, nvidiaN) were evidently there */
 	if (!f->driver->cuda_loaded && !rules_opt(f->driver->kmod_version) && f->driver->n_gpus == 0)
 		return rules_status(oom);
-	if (f->driver->cuda_loaded && f->driver->cuda_init_called && f->driver->cuda_init_result == CUDA_SUCCESS)
+	if (f->driver->cuda_loaded && driver_has(f->driver, DF_CUDA_INIT) && f->driver->cuda_init_result == CUDA_SUCCESS)
 		return rules_status(oom);
 	for (size_t i = 0; i < p->n_nodes; i++) {
 		const struct device_node *n = &p->nodes[i];

@@ -20,7 +20,7 @@ int rules_verdict(const struct facts *f, struct report *r)
 	for (i = 0; i < r->n_findings; i++)
 		if (r->findings[i].severity >= SEV_WARN)
 			warnings++;
-	if (warnings || !d->cuda_loaded || !d->cuda_init_called || d->cuda_init_result != CUDA_SUCCESS)
+	if (warnings || !d->cuda_loaded || !driver_has(d, DF_CUDA_INIT) || d->cuda_init_result != CUDA_SUCCESS)
 		return rules_status(oom);
 	x = report_add_finding(r, SEV_OK, "stack-consistent", "CUDA stack",
 			       "driver, GPUs, toolkits, runtimes and frameworks fit each other");

@@ -26,7 +26,7 @@ SMI_FIELDS = [
     ("pci.device_id", "pci_device_id", "hex", "exact"),
     ("pci.sub_device_id", "pci_subsystem_id", "hex", "exact"),
     ("compute_cap", "compute_capability", str, "exact"),
-    ("driver_version", "@driver_version", str, "exact"),
+    ("driver_version", "@driver.version", str, "exact"),
     ("memory.total", "nvml_memory_total_bytes", "mib", "exact"),
     ("pcie.link.gen.max", "pcie_link_gen_max", int, "exact"),
     ("pcie.link.width.max", "pcie_link_width_max", int, "exact"),
@@ -124,7 +124,11 @@ def convert(text, how):
 
 
 def ours(gpu, doc, key, how):
-    v = doc.get(key[1:]) if key.startswith("@") else gpu.get(key)
+    v = gpu.get(key)
+    if key.startswith("@"):  # a path from the report's top: "@driver.version"
+        v = doc
+        for part in key[1:].split("."):
+            v = v.get(part) if isinstance(v, dict) else None
     if v is None:
         return None
     if how == "mib":

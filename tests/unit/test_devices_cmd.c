@@ -36,6 +36,24 @@ static struct run_result devices(bool json, const char *e1, const char *e2, cons
 	return r;
 }
 
+/* The value of the first "  LABEL  VALUE" line of a text report (static storage). */
+static const char *kv_value(const char *out, const char *label)
+{
+	static char value[256];
+	const char *l = out;
+	size_t n = strlen(label);
+
+	for (; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *p = l + strspn(l, " ");
+		if (strncmp(p, label, n) != 0 || p[n] != ' ' || p[n + 1] != ' ')
+			continue;
+		p += n + strspn(p + n, " ");
+		snprintf(value, sizeof value, "%.*s", (int)strcspn(p, "\n"), p);
+		return value;
+	}
+	return "";
+}
+
 static json_t *parse(const struct run_result *r)
 {
 	json_error_t e;
@@ -111,13 +129,14 @@ static void test_default_h200(void **state)
 	j = parse(&r);
 	assert_string_equal(json_string_value(json_object_get(j, "command")), "devices");
 	assert_int_equal(json_array_size(json_object_get(j, "findings")), 0);
-	assert_string_equal(json_string_value(json_object_get(j, "driver_version")), "580.159.04");
-	json_t *cu = json_object_get(j, "libcuda");
+	json_t *cu = json_object_get(j, "driver");
+	assert_string_equal(json_string_value(json_object_get(cu, "version")), "580.159.04");
+	assert_string_equal(json_string_value(json_object_get(cu, "version_source")), "NVML");
 	assert_string_equal(json_string_value(json_object_get(cu, "how")), "CUDOCTOR_LIBCUDA");
 	assert_string_equal(json_string_value(json_object_get(cu, "cuda_version")), "13.0");
 	assert_int_equal(json_array_size(json_object_get(cu, "missing_symbols")), 0);
-	assert_int_equal(json_array_size(json_object_get(json_object_get(j, "nvml"), "missing_symbols")), 0);
-	assert_true(str_ends_with_test(json_string_value(json_object_get(cu, "path")), "/libcuda.so.1"));
+	assert_int_equal(json_array_size(json_object_get(json_object_get(cu, "nvml"), "missing_symbols")), 0);
+	assert_true(str_ends_with_test(json_string_value(json_object_get(cu, "library_path")), "/libcuda.so.1"));
 	g = json_array_get(json_object_get(j, "gpus"), 0);
 	assert_string_equal(json_string_value(json_object_get(g, "name")), "NVIDIA H200");
 	assert_string_equal(json_string_value(json_object_get(g, "compute_capability")), "9.0");
@@ -149,19 +168,19 @@ static void test_every_key_is_documented(void **state)
 	assert_non_null(f);
 	assert_int_equal(getdelim(&doc, &len, '\0', f) > 0, 1);
 	fclose(f);
-	section = strstr(doc, "## devices");
+	section = strstr(doc, "## driver and GPU facts");
 	assert_non_null(section);
 	char *end = strstr(section + 3, "\n## ");
 	if (end)
 		*end = '\0';
 	j = parse(&r);
-	const char *const objects[] = { "libcuda", "nvml" };
+	const json_t *const objects[] = { json_object_get(j, "driver"), json_object_get(json_object_get(j, "driver"), "nvml") };
 	for (size_t i = 0; i < 2; i++)
-		json_object_foreach(json_object_get(j, objects[i]), key, v) {
+		json_object_foreach((json_t *)objects[i], key, v) {
 			char quoted[128];
 			snprintf(quoted, sizeof(quoted), "`%s`", key);
 			if (!strstr(section, quoted))
-				fail_msg("%s.%s is not documented in docs/json.md", objects[i], key);
+				fail_msg("driver%s.%s is not documented in docs/json.md", i ? ".nvml" : "", key);
 		}
 	json_object_foreach(json_array_get(json_object_get(j, "gpus"), 0), key, v) {
 		char quoted[128];
@@ -216,7 +235,7 @@ static void test_mig_two_instances(void **state)
 	assert_non_null(f);
 	assert_int_equal(getdelim(&doc, &len, '\0', f) > 0, 1);
 	fclose(f);
-	section = strstr(doc, "## devices");
+	section = strstr(doc, "## driver and GPU facts");
 	assert_non_null(section);
 	char *end = strstr(section + 3, "\n## ");
 	if (end)
@@ -233,7 +252,7 @@ static void test_mig_two_instances(void **state)
 
 	r = devices(false, MIG_TWO, NULL, NULL);
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "MIG mode                    enabled"));
+	assert_string_equal(kv_value(r.out, "MIG mode"), "on");
 	assert_non_null(strstr(r.out, "NVIDIA H200 MIG 1g.18gb"));
 	assert_non_null(strstr(r.out, "NVIDIA H200 MIG 3g.71gb"));
 	assert_non_null(strstr(r.out, " 18 GiB "));
@@ -299,7 +318,7 @@ static void test_no_driver(void **state)
 	assert_int_equal(r.status, 1);
 	j = parse(&r);
 	assert_true(has_finding(j, "no-driver", "error"));
-	assert_true(json_is_false(json_object_get(json_object_get(j, "libcuda"), "loaded")));
+	assert_true(json_is_false(json_object_get(json_object_get(j, "driver"), "loaded")));
 	/* NVML still lists the GPU, not visible to CUDA */
 	json_t *g = json_array_get(json_object_get(j, "gpus"), 0);
 	assert_true(json_is_null(json_object_get(g, "cuda_ordinal")));
@@ -319,7 +338,7 @@ static void check_init(const char *value, const char *id, const char *fix_word)
 	assert_int_equal(r.status, 1);
 	j = parse(&r);
 	assert_true(has_finding(j, id, "error"));
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "libcuda"), "cuinit_result")), atoi(value));
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "driver"), "init_result")), atoi(value));
 	assert_non_null(strstr(r.out, fix_word));
 	json_decref(j);
 	run_result_free(&r);
@@ -352,7 +371,8 @@ static void test_eight_gpus_text_table(void **state)
 	assert_non_null(strstr(r.out, "GPU 2 (Tesla V100-SXM2-16GB)"));
 	assert_non_null(strstr(r.out, "7.0 (sm_70)"));
 	assert_non_null(strstr(r.out, "GPU 7 (NVIDIA A100-SXM4-80GB)"));
-	assert_non_null(strstr(r.out, "8 seen by CUDA, 8 by NVML"));
+	assert_string_equal(kv_value(r.out, "CUDA devices"), "8");
+	assert_string_equal(kv_value(r.out, "NVML devices"), "8");
 	assert_non_null(strstr(r.out, "max grid dims"));
 	assert_non_null(strstr(r.out, "(2147483647, 65535, 65535)"));
 	assert_null(strstr(r.out, "GPU 8 "));
@@ -368,7 +388,8 @@ static void test_nvml_mismatch_is_a_warning(void **state)
 	assert_int_equal(r.status, 0); /* warn only: CUDA facts are complete */
 	j = parse(&r);
 	assert_true(has_finding(j, "nvml-unavailable", "warn"));
-	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "nvml"), "init_result_name")),
+	assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(j, "driver"), "nvml"),
+								  "init_result_name")),
 			    "NVML_ERROR_LIB_RM_VERSION_MISMATCH");
 	json_t *g = json_array_get(json_object_get(j, "gpus"), 0);
 	assert_true(json_is_null(json_object_get(g, "nvml_index")));
@@ -406,9 +427,10 @@ static void test_loader_search_uses_ld_library_path(void **state)
 	(void)state;
 	assert_int_equal(testlib_run(argv, env, NULL, &r), 0);
 	j = parse(&r);
-	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "libcuda"), "how")), "loader search");
-	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "nvml"), "how")), "loader search");
-	assert_non_null(strstr(json_string_value(json_object_get(json_object_get(j, "nvml"), "path")), "tests/fakes"));
+	json_t *d = json_object_get(j, "driver"), *nv = json_object_get(d, "nvml");
+	assert_string_equal(json_string_value(json_object_get(d, "how")), "loader search");
+	assert_string_equal(json_string_value(json_object_get(nv, "how")), "loader search");
+	assert_non_null(strstr(json_string_value(json_object_get(nv, "library_path")), "tests/fakes"));
 	json_decref(j);
 	run_result_free(&r);
 }

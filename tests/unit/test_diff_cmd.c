@@ -148,6 +148,48 @@ static void test_findings_and_no_change(void **state)
 	run_result_free(&same);
 }
 
+/* A report of 0.1.0 (tests/compat/, the old spelling) against one of today made on the same
+ * fake driver: the driver and the GPUs read the same; nothing shows as changed for a key
+ * that was only renamed. */
+static void test_old_release_reports(void **state)
+{
+	static const char *const commands[] = { "doctor", "devices" };
+	static const char *const renamed_only[] = { "version", "cuda_version", "loaded", "init_result_name",
+						    "cuda_ordinal", "mig_mode_current", NULL };
+
+	(void)state;
+	for (size_t c = 0; c < 2; c++) {
+		char old[256], now[128];
+		const char *argv[] = { CUDOCTOR_BINARY, "--json", "--anonymize", "--output", now, commands[c], NULL };
+		const char *env[] = { LIBCUDA, LIBNVML, "CUDA_VISIBLE_DEVICES=", "CUDOCTOR_NODE=oldnode",
+				      "FAKE_GPUS=NVIDIA H200:9.0:141GiB;NVIDIA H200:9.0:141GiB",
+				      "FAKE_NVML_MIG_DEVICES=1:1g.18gb:18GiB;1:3g.71gb:71GiB", "FAKE_NVML_PERSISTENCE=1:1",
+				      "FAKE_NVML_DRIVER_VERSION=", "FAKE_CUDA_INIT_RESULT=", NULL };
+		struct run_result r;
+		json_t *root_j, *changes, *ch;
+		size_t i;
+
+		snprintf(old, sizeof old, CUDOCTOR_SOURCE_DIR "/tests/compat/%s-0.1.0.json", commands[c]);
+		snprintf(now, sizeof now, "%s/now-%s.json", root, commands[c]);
+		assert_int_equal(testlib_run(argv, env, NULL, &r), 0);
+		run_result_free(&r);
+		r = diff(old, now, "--json");
+		assert_int_equal(r.status, 0);
+		assert_non_null(root_j = json_loads(r.out, 0, NULL));
+		changes = json_object_get(root_j, "changes");
+		assert_null(change(changes, "gpus", "added", "", NULL));
+		assert_null(change(changes, "gpus", "removed", "", NULL));
+		json_array_foreach(changes, i, ch) {
+			const char *field = json_string_value(json_object_get(ch, "field"));
+			for (size_t k = 0; field && renamed_only[k]; k++)
+				if (strcmp(field, renamed_only[k]) == 0)
+					fail_msg("%s: %s shows as changed: %s", commands[c], field, r.out);
+		}
+		json_decref(root_j);
+		run_result_free(&r);
+	}
+}
+
 static void test_bad_inputs(void **state)
 {
 	char broken[128], other[128], fifo[128];
@@ -190,6 +232,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_driver_and_gpu_changes),
 		cmocka_unit_test(test_findings_and_no_change),
+		cmocka_unit_test(test_old_release_reports),
 		cmocka_unit_test(test_bad_inputs),
 	};
 

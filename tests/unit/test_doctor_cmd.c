@@ -149,7 +149,7 @@ static void test_4060ti_cuda124_driver_nvcc13(void **state)
 	assert_string_equal(sget(gpu, "name"), "NVIDIA GeForce RTX 4060 Ti");
 	assert_string_equal(sget(gpu, "compute_capability"), "8.9");
 	assert_int_equal(json_integer_value(json_object_get(gpu, "memory_total_bytes")), 8LL << 30);
-	assert_int_equal(json_integer_value(json_object_get(gpu, "index")), 0);
+	assert_int_equal(json_integer_value(json_object_get(gpu, "cuda_ordinal")), 0);
 	json_array_foreach(json_object_get(j, "toolkits"), i, tk) {
 		if (json_is_true(json_object_get(tk, "selected"))) {
 			selected_seen = true;
@@ -348,7 +348,7 @@ static void test_mig_instances_and_visible(void **state)
 	(void)state;
 	j = doctor_json(env, &status);
 	g = json_array_get(json_object_get(j, "gpus"), 0);
-	assert_true(json_is_true(json_object_get(g, "mig_mode")));
+	assert_true(json_is_true(json_object_get(g, "mig_mode_current")));
 	assert_int_equal(json_array_size(json_object_get(g, "mig_devices")), 2);
 	m = json_array_get(json_object_get(g, "mig_devices"), 1);
 	assert_string_equal(sget(m, "name"), "NVIDIA H200 MIG 3g.71gb");
@@ -395,7 +395,7 @@ static void test_mig_instances_and_visible(void **state)
 				    "CUDA_VISIBLE_DEVICES=MIG-00000000-1111-2222-3333-444444444444", NULL };
 	j = doctor_json(env_nomig, &status);
 	g = json_array_get(json_object_get(j, "gpus"), 0);
-	assert_true(json_is_true(json_object_get(g, "mig_mode")));
+	assert_true(json_is_true(json_object_get(g, "mig_mode_current")));
 	assert_true(json_is_null(json_object_get(g, "mig_devices")));
 	assert_null(finding(j, "visible-devices-invalid"));
 	json_decref(j);

@@ -55,7 +55,9 @@ static void test_one_h200_all_fields(void **state)
 	assert_string_equal(p.cuda_init_result_name, "CUDA_SUCCESS");
 	assert_int_equal(p.cuda_driver_version, 13000);
 	assert_true(p.nvml_loaded);
-	assert_string_equal(p.driver_version, "580.159.04");
+	assert_string_equal(p.user_driver_version, "580.159.04");
+	assert_string_equal(p.user_driver_version_source, "NVML");
+	assert_true(driver_has(&p, DF_VERSION) && driver_has(&p, DF_CUDA_VERSION) && driver_has(&p, DF_NVML_INIT));
 	assert_int_equal(p.nvml_cuda_driver_version, 13000);
 	assert_int_equal(p.n_gpus, 1);
 	const struct gpu_info *g = &p.gpus[0];
@@ -170,10 +172,10 @@ static void check_init_failure(int code, const char *name)
 	snprintf(value, sizeof(value), "%d", code);
 	setenv("FAKE_CUDA_INIT_RESULT", value, 1);
 	probe(&p);
-	assert_true(p.cuda_init_called);
+	assert_true(driver_has(&p, DF_CUDA_INIT));
 	assert_int_equal(p.cuda_init_result, code);
 	assert_string_equal(p.cuda_init_result_name, name);
-	assert_false(p.has_cuda_device_count);
+	assert_false(driver_has(&p, DF_CUDA_DEVICE_COUNT));
 	/* NVML still lists the GPU, not visible to CUDA */
 	assert_int_equal(p.n_gpus, 1);
 	assert_int_equal(p.gpus[0].cuda_ordinal, -1);
@@ -202,7 +204,7 @@ static void test_driver_versions(void **state)
 		snprintf(v, sizeof(v), "%d", versions[i]);
 		setenv("FAKE_CUDA_DRIVER_VERSION", v, 1);
 		probe(&p);
-		assert_true(p.has_cuda_driver_version);
+		assert_true(driver_has(&p, DF_CUDA_VERSION));
 		assert_int_equal(p.cuda_driver_version, versions[i]);
 		assert_int_equal(p.nvml_cuda_driver_version, versions[i]);
 		gpu_probe_free(&p);
@@ -218,7 +220,7 @@ static void test_no_driver(void **state)
 	probe(&p);
 	assert_false(p.cuda_loaded);
 	assert_non_null(strstr(p.cuda_load_error, "/nonexistent/libcuda.so.1"));
-	assert_false(p.cuda_init_called);
+	assert_false(driver_has(&p, DF_CUDA_INIT));
 	assert_int_equal(p.n_gpus, 1); /* from NVML */
 	gpu_probe_free(&p);
 }
@@ -244,7 +246,7 @@ static void test_nvml_missing_or_mismatched(void **state)
 	assert_true(p.nvml_loaded);
 	assert_int_equal(p.nvml_init_result, NVML_ERROR_LIB_RM_VERSION_MISMATCH);
 	assert_string_equal(p.nvml_init_result_text, "Driver/library version mismatch");
-	assert_false(p.has_driver_version);
+	assert_false(driver_has(&p, DF_VERSION));
 	assert_int_equal(p.n_gpus, 1);
 	assert_int_equal(p.gpus[0].nvml_index, -1);
 	gpu_probe_free(&p);

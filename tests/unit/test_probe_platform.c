@@ -149,25 +149,28 @@ static void test_driver_version_sources(void **state)
 	p.cuda_loaded = true;
 	snprintf(p.cuda_path, sizeof p.cuda_path, "/usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04");
 	snprintf(p.cuda_how, sizeof p.cuda_how, "loader search");
-	p.cuda_init_called = true;
+	driver_mark(&p, DF_CUDA_INIT);
 	p.cuda_init_result = 0;
 	snprintf(p.cuda_init_result_name, sizeof p.cuda_init_result_name, "CUDA_SUCCESS");
-	p.has_cuda_driver_version = true;
+	driver_mark(&p, DF_CUDA_VERSION);
 	p.cuda_driver_version = 13000;
 	driver_info_collect(&p, root);
 	assert_string_equal(p.user_driver_version, "580.159.04");
 	assert_string_equal(p.user_driver_version_source, "libcuda file name");
-	assert_true(p.kmod_present);
+	assert_true(driver_has(&p, DF_KMOD));
 	assert_string_equal(p.kmod_version, "580.95.05");
 	assert_true(p.kmod_open);
 	assert_int_equal(p.cuda_driver_version, 13000);
 	assert_false(p.compat_lib);
 
-	p.has_driver_version = true;
-	snprintf(p.driver_version, sizeof p.driver_version, "580.159.04");
+	/* NVML's answer stays whatever the file name says */
+	driver_mark(&p, DF_VERSION);
+	snprintf(p.user_driver_version, sizeof p.user_driver_version, "580.159.03");
+	p.user_driver_version_source = DRIVER_FROM_NVML;
 	snprintf(p.cuda_path, sizeof p.cuda_path, "/usr/local/cuda-12.8/compat/libcuda.so.1");
 	driver_info_collect(&p, root);
 	assert_string_equal(p.user_driver_version_source, "NVML");
+	assert_string_equal(p.user_driver_version, "580.159.03");
 	assert_true(p.compat_lib);
 
 	/* no libcuda at all: the kernel module still names the driver */
@@ -183,7 +186,7 @@ static void test_driver_version_sources(void **state)
 	/* and nothing at all */
 	assert_non_null(tree_new(root, sizeof root));
 	driver_info_collect(&p, root);
-	assert_false(p.kmod_present);
+	assert_false(driver_has(&p, DF_KMOD));
 	assert_string_equal(p.user_driver_version, "");
 	tree_remove(root);
 }

@@ -202,6 +202,128 @@ static void test_records(void **state)
 	report_free(&r);
 }
 
+/* A struct written through its field table: JSON every keyed field (null when its bit is
+ * unset or its kind says unknown), text the fields of the view, a row's cells by label, and
+ * the values kept for the metrics. */
+struct thing {
+	unsigned long long valid[1];
+	long long bytes, ordinal;
+	bool on, quiet;
+	char name[16], words[32];
+	const char *source;
+};
+
+enum { T_BYTES, T_ON };
+
+static bool thing_calc(const void *obj, struct field_value *v)
+{
+	const struct thing *t = obj;
+
+	if (t->ordinal < 0)
+		return false;
+	snprintf(v->buf, sizeof v->buf, "#%lld", t->ordinal);
+	v->kind = FV_STR;
+	v->s = v->buf;
+	return true;
+}
+
+static const struct field_metric thing_bytes_metric = { "test_bytes", "gauge", "Bytes.", 0, NULL, NULL };
+
+static const struct field thing_fields[] = {
+	{ .key = "bytes", .label = "size", .kind = FK_LLONG, .unit = FU_BYTES, .off = offsetof(struct thing, bytes),
+	  .valid = T_BYTES, .views = FIELD_BRIEF | FIELD_FULL, .metric = &thing_bytes_metric },
+	{ .key = "ordinal", .label = "ordinal", .kind = FK_LLONG, .off = offsetof(struct thing, ordinal),
+	  .valid = FIELD_ALWAYS, .views = FIELD_BRIEF | FIELD_FULL, .flags = FIELD_NEG_UNKNOWN, .prom_label = "ord" },
+	{ .key = "on", .label = "mode", .kind = FK_BOOL, .off = offsetof(struct thing, on), .valid = T_ON,
+	  .views = FIELD_FULL, .flags = FIELD_ON_OFF, .unknown = "unknown" },
+	{ .key = "quiet", .label = "quiet", .kind = FK_BOOL, .off = offsetof(struct thing, quiet), .valid = FIELD_ALWAYS,
+	  .views = FIELD_FULL, .flags = FIELD_QUIET },
+	{ .key = "name", .label = "name", .kind = FK_CHARS, .off = offsetof(struct thing, name), .valid = FIELD_ALWAYS,
+	  .views = FIELD_BRIEF | FIELD_FULL },
+	{ .key = "words", .label = "words", .kind = FK_WORDS, .off = offsetof(struct thing, words),
+	  .valid = FIELD_ALWAYS, .views = FIELD_FULL, .flags = FIELD_QUIET },
+	{ .key = "source", .label = NULL, .kind = FK_CSTR, .off = offsetof(struct thing, source), .valid = FIELD_ALWAYS },
+	{ .key = NULL, .label = "tag", .kind = FK_CALC, .valid = FIELD_ALWAYS, .views = FIELD_FULL, .get = thing_calc },
+};
+
+static const struct field_table thing_table = { "things[]", thing_fields, sizeof thing_fields / sizeof thing_fields[0],
+						offsetof(struct thing, valid), "test_thing_info", "A thing." };
+
+static void test_field_tables(void **state)
+{
+	struct thing a = { .valid = { 1ULL << T_BYTES | 1ULL << T_ON }, .bytes = 8LL << 30, .ordinal = 0, .on = true,
+			   .name = "first", .words = "  x  y ", .source = "NVML" };
+	struct thing b = { .valid = { 0 }, .bytes = 5, .ordinal = -1, .quiet = false, .name = "" };
+	const char *hdr[8];
+	size_t nh = report_fields_headers(&thing_table, FIELD_BRIEF, hdr, 8);
+	struct report r;
+	struct report_rec top, list, it, tab;
+	json_t *root, *o;
+	char *s, buf[64];
+
+	(void)state;
+	assert_int_equal(nh, 3);
+	assert_string_equal(hdr[0], "size");
+	assert_string_equal(hdr[2], "name");
+	assert_int_equal(report_init(&r, "test"), 0);
+	report_rec_top(&top, &r);
+	report_rec_array(&top, "things", &list);
+	report_rec_item(&list, &it);
+	report_fields(&it, &thing_table, &a, FIELD_FULL);
+	assert_int_equal(report_rec_end(&it), CD_OK);
+	report_rec_item(&list, &it);
+	report_fields(&it, &thing_table, &b, FIELD_FULL);
+	assert_int_equal(report_rec_end(&it), CD_OK);
+	assert_int_equal(report_rec_end(&list), CD_OK);
+	report_rec_table(&top, NULL, nh, hdr, &tab); /* text only: no JSON, no facts */
+	report_rec_item(&tab, &it);
+	report_fields(&it, &thing_table, &b, FIELD_BRIEF);
+	assert_int_equal(report_rec_end(&it), CD_OK);
+	assert_int_equal(report_rec_end(&tab), CD_OK);
+	assert_int_equal(report_rec_end(&top), CD_OK);
+
+	s = render_to_string(&r, FMT_TEXT, 0);
+	assert_string_equal(s, "  size     8 GiB\n"
+			       "  ordinal  0\n"
+			       "  mode     on\n"
+			       "  name     first\n"
+			       "  words    x, y\n"
+			       "  tag      #0\n"
+			       "  mode     unknown\n"
+			       "  size  ordinal  name\n"
+			       "  -     -        -\n");
+	free(s);
+	s = render_to_string(&r, FMT_JSON, 0);
+	root = json_loads(s, 0, NULL);
+	assert_non_null(root);
+	o = json_array_get(json_object_get(root, "things"), 0);
+	assert_int_equal(json_object_size(o), 7);
+	assert_int_equal(json_integer_value(json_object_get(o, "bytes")), 8LL << 30);
+	assert_true(json_is_true(json_object_get(o, "on")));
+	assert_true(json_is_false(json_object_get(o, "quiet")));
+	assert_int_equal(json_array_size(json_object_get(o, "words")), 2);
+	assert_string_equal(json_string_value(json_object_get(o, "source")), "NVML");
+	o = json_array_get(json_object_get(root, "things"), 1);
+	assert_true(json_is_null(json_object_get(o, "bytes")));   /* its bit is unset */
+	assert_true(json_is_null(json_object_get(o, "ordinal"))); /* negative: unknown */
+	assert_true(json_is_null(json_object_get(o, "name")));
+	assert_true(json_is_null(json_object_get(o, "source")));
+	assert_int_equal(json_array_size(json_object_get(o, "words")), 0);
+	json_decref(root);
+	free(s);
+
+	/* the records with JSON are kept for the metrics, the text-only one is not */
+	assert_int_equal(r.n_facts, 2);
+	assert_true(r.facts[0].num[0] == (double)(8LL << 30));
+	assert_string_equal(r.facts[0].label[1], "0");
+	assert_true(r.facts[1].num[0] != r.facts[1].num[0]); /* NaN: unknown */
+	assert_null(r.facts[1].label[1]);
+	assert_string_equal(field_text(&thing_table, &thing_fields[0], &a, buf, sizeof buf), "8 GiB");
+	assert_null(field_text(&thing_table, &thing_fields[0], &b, buf, sizeof buf));
+	assert_ptr_equal(field_find(&thing_table, "source"), &thing_fields[6]);
+	report_free(&r);
+}
+
 /* The first failure is kept, later writes are ignored, and the ends hand it up. */
 static void test_record_errors(void **state)
 {
@@ -299,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_text_and_markdown),
 		cmocka_unit_test(test_answer_findings),
 		cmocka_unit_test(test_records),
+		cmocka_unit_test(test_field_tables),
 		cmocka_unit_test(test_record_errors),
 		cmocka_unit_test(test_commands_are_never_wrapped),
 	};

@@ -51,19 +51,19 @@ static struct world *base(void)
 	memset(w, 0, sizeof *w);
 	w->driver.cuda_loaded = true;
 	SET(w->driver.cuda_path, "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.14");
-	w->driver.cuda_init_called = true;
+	driver_mark(&w->driver, DF_CUDA_INIT);
 	w->driver.cuda_init_result = CUDA_SUCCESS;
 	SET(w->driver.cuda_init_result_name, "CUDA_SUCCESS");
-	w->driver.has_cuda_driver_version = true;
+	driver_mark(&w->driver, DF_CUDA_VERSION);
 	w->driver.cuda_driver_version = 12040;
 	SET(w->driver.user_driver_version, "550.54.14");
 	w->driver.user_driver_version_source = "NVML";
-	w->driver.kmod_present = true;
+	driver_mark(&w->driver, DF_KMOD);
 	SET(w->driver.kmod_version, "550.54.14");
 	SET(w->driver.kb_branch, "R550");
 	/* NVML loaded and initialised */
 	w->driver.nvml_loaded = true;
-	w->driver.nvml_init_called = true;
+	driver_mark(&w->driver, DF_NVML_INIT);
 	w->driver.nvml_init_result = NVML_SUCCESS;
 	w->driver.gpus = w->gpus;
 	w->tk.t = w->t;
@@ -213,7 +213,7 @@ static void test_no_driver(void **state)
 	toolkit(w, "/usr/local/cuda-13.0", "/usr/local/cuda-13.0/bin/nvcc", 13, 0, true, archs_130, 12, "580.65.06", "R580");
 	w->driver.cuda_loaded = false;
 	SET(w->driver.cuda_load_error, "libcuda.so.1: cannot open shared object file: No such file or directory");
-	w->driver.kmod_present = false;
+	driver_unmark(&w->driver, DF_KMOD);
 	w->driver.kmod_version[0] = '\0';
 	run(w, &r);
 	const struct finding *x = expect(&r, "no-driver", SEV_ERROR);
@@ -304,9 +304,9 @@ static void test_device_count_zero(void **state)
 	struct report r;
 
 	(void)state;
-	w->driver.has_cuda_device_count = true;
+	driver_mark(&w->driver, DF_CUDA_DEVICE_COUNT);
 	w->driver.cuda_device_count = 0;
-	w->driver.has_nvml_device_count = true;
+	driver_mark(&w->driver, DF_NVML_DEVICE_COUNT);
 	w->driver.nvml_device_count = 2;
 	run(w, &r);
 	const struct finding *x = expect(&r, "no-device", SEV_ERROR);
@@ -351,7 +351,7 @@ static void test_no_driver_nvml_sees_gpus(void **state)
 	(void)state;
 	w->driver.cuda_loaded = false;
 	SET(w->driver.cuda_load_error, "libcuda.so.1: cannot open shared object file");
-	w->driver.has_nvml_device_count = true;
+	driver_mark(&w->driver, DF_NVML_DEVICE_COUNT);
 	w->driver.nvml_device_count = 1;
 	SET(w->driver.nvml_path, "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1");
 	run(w, &r);
@@ -782,7 +782,7 @@ static void test_device_nodes(void **state)
 	/* a machine without any driver: no-driver says it all */
 	n[0].exists = n[2].exists = false;
 	w->driver.cuda_loaded = false;
-	w->driver.kmod_present = false;
+	driver_unmark(&w->driver, DF_KMOD);
 	w->driver.kmod_version[0] = '\0';
 	run(w, &r);
 	assert_int_equal(count(&r, "device-nodes"), 0);

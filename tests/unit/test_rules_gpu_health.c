@@ -22,13 +22,13 @@ static struct gpu_probe healthy_probe(struct gpu_info *g)
 	p.cuda_loaded = true;
 	snprintf(p.cuda_path, sizeof(p.cuda_path), "/usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04");
 	snprintf(p.cuda_how, sizeof(p.cuda_how), "loader search");
-	p.cuda_init_called = true;
+	driver_mark(&p, DF_CUDA_INIT);
 	snprintf(p.cuda_init_result_name, sizeof(p.cuda_init_result_name), "CUDA_SUCCESS");
-	p.has_cuda_device_count = true;
+	driver_mark(&p, DF_CUDA_DEVICE_COUNT);
 	p.cuda_device_count = 1;
 	p.nvml_loaded = true;
-	p.nvml_init_called = true;
-	p.has_nvml_device_count = true;
+	driver_mark(&p, DF_NVML_INIT);
+	driver_mark(&p, DF_NVML_DEVICE_COUNT);
 	p.nvml_device_count = 1;
 	g->cuda_ordinal = 0;
 	g->nvml_index = 0;
@@ -118,7 +118,7 @@ static void test_no_driver(void **state)
 	struct ctx *c = *state;
 
 	c->p.cuda_loaded = false;
-	c->p.cuda_init_called = false;
+	driver_unmark(&c->p, DF_CUDA_INIT);
 	snprintf(c->p.cuda_load_error, sizeof(c->p.cuda_load_error),
 		 "libcuda.so.1: libcuda.so.1: cannot open shared object file: No such file or directory");
 	snprintf(c->p.nvml_path, sizeof(c->p.nvml_path), "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1");
@@ -139,7 +139,7 @@ static void init_fails(struct ctx *c, CUresult code, const char *name)
 {
 	c->p.cuda_init_result = code;
 	snprintf(c->p.cuda_init_result_name, sizeof(c->p.cuda_init_result_name), "%s", name);
-	c->p.has_cuda_device_count = false;
+	driver_unmark(&c->p, DF_CUDA_DEVICE_COUNT);
 	assert_int_equal(run_all(c, NULL), CD_OK);
 }
 
@@ -211,7 +211,7 @@ static void test_init_100_is_no_device_with_visible_devices(void **state)
 
 	c->p.cuda_init_result = CUDA_ERROR_NO_DEVICE;
 	snprintf(c->p.cuda_init_result_name, sizeof(c->p.cuda_init_result_name), "CUDA_ERROR_NO_DEVICE");
-	c->p.has_cuda_device_count = false;
+	driver_unmark(&c->p, DF_CUDA_DEVICE_COUNT);
 	assert_int_equal(run_all(c, ""), CD_OK);
 	assert_false(report_has_finding(&c->r, "driver-init-failed"));
 	const struct finding *f = report_find(&c->r, "no-device");
@@ -259,7 +259,7 @@ static void test_nvml_missing(void **state)
 	struct ctx *c = *state;
 
 	c->p.nvml_loaded = false;
-	c->p.nvml_init_called = false;
+	driver_unmark(&c->p, DF_NVML_INIT);
 	snprintf(c->p.nvml_load_error, sizeof(c->p.nvml_load_error), "CUDOCTOR_LIBNVML=/x: cannot open");
 	assert_int_equal(run_all(c, NULL), CD_OK);
 	const struct finding *f = report_find(&c->r, "nvml-unavailable");

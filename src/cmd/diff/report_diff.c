@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd/diff/report_diff.h"
+#include "report/json_compat.h"
 #include "util/err.h"
 #include "util/str.h"
 
@@ -27,6 +28,11 @@ int report_diff_load(const char *name, const unsigned char *data, size_t size, j
 		return cd_fail(err, CD_EFORMAT,
 			       "%.200s: not a cudoctor report (no \"tool\": \"cudoctor\" and \"command\"; "
 			       "make one with `cudoctor --json COMMAND`)", name);
+	}
+	/* a report of an earlier release reads in today's spelling */
+	if (report_json_upgrade(j) != CD_OK) {
+		json_decref(j);
+		return cd_fail(err, CD_ENOMEM, "%.200s: out of memory", name);
 	}
 	*out = j;
 	return CD_OK;
@@ -56,10 +62,9 @@ static const char *const header_fields[] = { "version", "os", "kernel", "machine
 static const char *const driver_fields[] = { "loaded", "version", "cuda_version", "init_result_name", "branch",
 					     "kernel_module_version", "kernel_module_open", "library_path",
 					     "forward_compat", "nvml_ok", NULL };
-static const char *const root_driver_fields[] = { "driver_version", NULL };
-static const char *const gpu_keys[] = { "uuid", "pci_bus_id", "index", "cuda_ordinal", NULL };
+static const char *const gpu_keys[] = { "uuid", "pci_bus_id", "cuda_ordinal", NULL };
 static const char *const gpu_fields[] = { "name", "compute_capability", "memory_total_bytes", "pci_bus_id",
-					  "index", "cuda_ordinal", "mig_mode", "persistence_mode", NULL };
+					  "cuda_ordinal", "mig_mode_current", "persistence_mode", NULL };
 static const char *const toolkit_keys[] = { "real_nvcc", "nvcc", "path", NULL };
 static const char *const toolkit_fields[] = { "version", "selected", "min_driver", NULL };
 static const char *const runtime_keys[] = { "real_path", "path", NULL };
@@ -72,7 +77,6 @@ static const char *const finding_fields[] = { "severity", "title", NULL };
 static const struct area areas[] = {
 	{ "machine", "header", NULL, NULL, header_fields },
 	{ "driver", "driver", NULL, NULL, driver_fields },
-	{ "driver", "", NULL, NULL, root_driver_fields }, /* devices: a top-level driver_version */
 	{ "gpus", "gpus", gpu_keys, "name", gpu_fields },
 	{ "toolkits", "toolkits", toolkit_keys, NULL, toolkit_fields },
 	{ "runtimes", "runtimes", runtime_keys, NULL, runtime_fields },

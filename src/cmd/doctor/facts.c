@@ -1,5 +1,6 @@
 /* doctor's facts: probes in the order that lets later ones use earlier results (Python's
- * site-packages feed the toolkit and runtime searches), then the kb's knowledge. */
+ * site-packages feed the toolkit and runtime searches), then the kb's knowledge beside them
+ * (the run context gave the driver facts theirs before the driver rules ran). */
 #include "cmd/doctor/facts.h"
 
 #include <stdlib.h>
@@ -39,7 +40,7 @@ int doctor_collect(struct doctor_facts *df, struct cd_run *run, const struct doc
 		df->n_rt++;
 	}
 	/* without the kb the rules still run, on the collected facts alone */
-	if (facts_add_kb(&run->probe, &df->tk, df->rt, df->n_rt, &df->py, df->kb_error) == CD_ENOMEM) {
+	if (facts_add_kb(NULL, &df->tk, df->rt, df->n_rt, &df->py, df->kb_error) == CD_ENOMEM) {
 		rc = cd_fail(err, CD_ENOMEM, "doctor: out of memory");
 		goto fail;
 	}

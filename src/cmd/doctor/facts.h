@@ -30,7 +30,7 @@ struct doctor_facts {
 	char kb_error[CD_ERRMSG];     /* the kb did not load: rules run without its knowledge */
 };
 
-/* Collects everything beyond the run's driver facts (which gain the kb's knowledge).
+/* Collects everything beyond the run's driver facts, with the kb's knowledge.
  * CD_OK or CD_ENOMEM; driver and file problems become facts. */
 int doctor_collect(struct doctor_facts *df, struct cd_run *run, const struct doctor_opts *o, char *err);
 void doctor_facts_free(struct doctor_facts *df);
