@@ -47,12 +47,12 @@ run_tests() {
 			sed '1d' "$tally" | sed "s|^|  $name: |"
 		else
 			tp=0 tf=1 ts=0
-			echo "  $name: no result: it timed out or was killed (see $dir.test.log)"
+			echo "  $name: no result: not run, timed out or killed (see $dir.test.log)"
 		fi
 		p=$((p + tp)) f=$((f + tf)) s=$((s + ts))
 		[ "$tf" -gt 0 ] && bad="$bad $name"
 	done
-	[ -n "$bad" ] && echo "$label: failing:$bad (ctest's output: $dir.test.log; one alone: ctest --test-dir $dir -R NAME --output-on-failure)"
+	[ -n "$bad" ] && echo "$label: failing:$bad (ctest's output: $dir.test.log; one alone: ctest --test-dir $dir -R '^NAME$' --output-on-failure)"
 	echo "$label: $p passed, $f failed, $s skipped ($(since "$t0") s, $JOBS at a time)"
 	total_pass=$((total_pass + p)) total_fail=$((total_fail + f)) total_skip=$((total_skip + s))
 }
