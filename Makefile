@@ -1,19 +1,24 @@
 # Front door: `make run` builds and runs cudoctor doctor; `make check` runs every test.
-# Both install missing build dependencies first (tools/deps.sh).
+# Each installs what it is missing first (tools/deps.sh): `make run` only what building and
+# running the binary needs, `make check` also what the tests need. The builds themselves are
+# the presets in CMakePresets.json (`make build` is `cmake --preset default`).
 JOBS ?= 2
 PREFIX ?= /usr/local
 BUILD ?= build
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build run check install deb clean
+.PHONY: all deps test-deps build run check install deb clean
 
 all: build
 
 deps:
-	@sh tools/deps.sh
+	@sh tools/deps.sh build
+
+test-deps:
+	@sh tools/deps.sh test
 
 build: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >$(BUILD).configure.log 2>&1 || { cat $(BUILD).configure.log; exit 1; }
+	@cmake --preset default -B $(BUILD) $(CMAKE_FLAGS) >$(BUILD).configure.log 2>&1 || { cat $(BUILD).configure.log; exit 1; }
 	@grep -E 'lab kernels:' $(BUILD).configure.log | sed 's/^-- /build: /' || true
 	@echo "build: compiling cudoctor (log: $(BUILD).build.log)"
 	@cmake --build $(BUILD) -j$(JOBS) --target cudoctor >$(BUILD).build.log 2>&1 || { tail -n 40 $(BUILD).build.log; echo "build: failed; the whole log is in $(BUILD).build.log"; exit 1; }
@@ -27,20 +32,17 @@ run: build
 	2) echo "run: cudoctor exited 2: usage error";; \
 	*) echo "run: cudoctor exited $$rc: it could not finish (see above)"; exit $$rc;; esac
 
-check: deps
-	@sh tests/check.sh
+check: test-deps
+	@JOBS=$(JOBS) sh tests/check.sh
 
+# The install rules of CMakeLists.txt: the binary, the man page, the completions, the docs
+# and, where it was built, the fleet's MPI plug-in. DESTDIR is honoured.
 install: build
-	install -D -m 755 $(BUILD)/cudoctor $(DESTDIR)$(PREFIX)/bin/cudoctor
-	install -D -m 644 docs/cudoctor.1 $(DESTDIR)$(PREFIX)/share/man/man1/cudoctor.1
-	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
-	./$(BUILD)/cudoctor completion bash >$(DESTDIR)$(PREFIX)/share/bash-completion/completions/cudoctor
-	./$(BUILD)/cudoctor completion zsh >$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_cudoctor
-	./$(BUILD)/cudoctor completion fish >$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/cudoctor.fish
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
-# A Debian binary package (dpkg-deb) in $(BUILD)/deb/: the binary, man page, completions, docs.
+# A Debian binary package (dpkg-deb) in $(BUILD)/deb/, laid out by the same install rules.
 deb: build
 	@sh tools/make_deb.sh $(BUILD)/cudoctor $(BUILD)/deb | sed 's/^/deb: /'
 
 clean:
-	rm -rf build build-asan build-fuzz build*.configure.log
+	rm -rf build build-asan build-fuzz build*.configure.log build*.build.log build*.test.log

@@ -1,54 +1,87 @@
 #!/bin/sh
-# `make check`: a -Werror build and an ASan+UBSan build each run every unit test, each fuzz
-# harness runs for FUZZ_SECONDS (default 10), and the GPU tests run where a GPU exists.
-# The last line is "N passed, N failed" over all of it.
+# `make check`: the builds of CMakePresets.json one after another, each with its CTest tests.
+# check (build/, -Werror) and asan (build-asan/, ASan+UBSan) run every test but the GPU ones,
+# fuzz (build-fuzz/, clang) runs each harness for FUZZ_SECONDS (default 10), and the gpu tests
+# run where `nvidia-smi -L` finds a GPU. JOBS (default 2) compile jobs and tests at a time.
+# Each phase adds up its tests' tallies (tests/run_test.sh: cmocka's test cases, or a test as
+# one); the last line is "check: N passed, N failed, N skipped" over all of it.
 set -u
 JOBS=${JOBS:-2}
 FUZZ_SECONDS=${FUZZ_SECONDS:-10}
 total_pass=0 total_fail=0 total_skip=0
-tally() { # tally LOGFILE: add the "label: N passed, N failed, N skipped" line to the totals
-	line=$(grep -E '^[a-z -]+: [0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
-	p=$(echo "$line" | sed 's/.*: \([0-9]*\) passed.*/\1/'); f=$(echo "$line" | sed 's/.* \([0-9]*\) failed.*/\1/')
-	s=$(echo "$line" | sed -n 's/.* \([0-9]*\) skipped.*/\1/p')
-	total_pass=$((total_pass + ${p:-0})); total_fail=$((total_fail + ${f:-1})); total_skip=$((total_skip + ${s:-0}))
-}
-build() { # build DIR CMAKE_ARGS...
-	dir=$1; shift
-	echo "== build $dir"
-	cmake -S . -B "$dir" "$@" >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; return 1; }
-	cmake --build "$dir" -j"$JOBS" >"$dir.build.log" 2>&1 || { tail -n 60 "$dir.build.log"; return 1; }
-}
-log=$(mktemp); trap 'rm -f "$log"' EXIT
+started=$(date +%s)
 
-if build build -DCMAKE_BUILD_TYPE=RelWithDebInfo; then
-	sh tests/run_unit.sh build/tests/unit unit | tee "$log"; tally "$log"
+since() { echo $(($(date +%s) - $1)); }
+
+build() { # build PRESET DIR [CMAKE_ARGS...]
+	preset=$1 dir=$2; shift 2
+	t0=$(date +%s)
+	echo "== build $dir (preset $preset)"
+	cmake --preset "$preset" "$@" >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; return 1; }
+	cmake --build --preset "$preset" -j"$JOBS" >"$dir.build.log" 2>&1 ||
+		{ tail -n 60 "$dir.build.log"; echo "(the whole log: $dir.build.log)"; return 1; }
+	echo "   built in $(since "$t0") s"
+}
+
+# ctest starts the slowest tests first by the times it kept from its last run in that tree;
+# build-asan/ runs the same tests as build/, so on its first run it borrows build/'s
+borrow_costs() { # borrow_costs FROM TO
+	costs=Testing/Temporary/CTestCostData.txt
+	if [ ! -f "$2/$costs" ] && [ -f "$1/$costs" ]; then
+		mkdir -p "$2/Testing/Temporary" && cp "$1/$costs" "$2/$costs"
+	fi
+}
+
+# run_tests LABEL PRESET DIR: ctest with the preset's tests, then their tallies
+run_tests() {
+	label=$1 preset=$2 dir=$3
+	t0=$(date +%s) p=0 f=0 s=0 bad=""
+	rm -rf "$dir/tests/tally"
+	ctest --preset "$preset" -j"$JOBS" >"$dir.test.log" 2>&1
+	names=$(ctest --preset "$preset" -N | sed -n 's/^ *Test *#[0-9]*: //p')
+	[ -n "$names" ] || { echo "$label: no tests registered in $dir"; f=1; }
+	for name in $names; do
+		tally=$dir/tests/tally/$name
+		if [ -f "$tally" ]; then
+			read -r tp tf ts <"$tally"
+			sed '1d' "$tally" | sed "s|^|  $name: |"
+		else
+			tp=0 tf=1 ts=0
+			echo "  $name: no result: not run, timed out or killed (see $dir.test.log)"
+		fi
+		p=$((p + tp)) f=$((f + tf)) s=$((s + ts))
+		[ "$tf" -gt 0 ] && bad="$bad $name"
+	done
+	[ -n "$bad" ] && echo "$label: failing:$bad (ctest's output: $dir.test.log; one alone: ctest --test-dir $dir -R '^NAME$' --output-on-failure)"
+	echo "$label: $p passed, $f failed, $s skipped ($(since "$t0") s, $JOBS at a time)"
+	total_pass=$((total_pass + p)) total_fail=$((total_fail + f)) total_skip=$((total_skip + s))
+}
+
+if build check build; then
+	run_tests unit check build
 else
 	echo "unit: 0 passed, 1 failed"; total_fail=$((total_fail + 1))
 fi
 
-fatbin=$(ls build/generated/lab_kernels.fatbin 2>/dev/null)
-if build build-asan -DCMAKE_BUILD_TYPE=Debug -DCUDOCTOR_SANITIZE=ON \
-	-DCUDOCTOR_PREBUILT_FATBIN="$fatbin" -DCUDOCTOR_FIXTURES_DIR="$PWD/build/fixtures"; then
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		sh tests/run_unit.sh build-asan/tests/unit asan | tee "$log"; tally "$log"
+if build asan build-asan; then
+	borrow_costs build build-asan
+	run_tests asan asan build-asan
 else
 	echo "asan: 0 passed, 1 failed"; total_fail=$((total_fail + 1))
 fi
 
-if ls tests/fuzz/fuzz_*.c >/dev/null 2>&1; then
-	if CC=clang build build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUDOCTOR_FUZZ=ON \
-		-DCUDOCTOR_PREBUILT_FATBIN="$fatbin"; then
-		sh tests/run_fuzz.sh build-fuzz/fuzz "$FUZZ_SECONDS" | tee "$log"; tally "$log"
-	else
-		echo "fuzz: 0 passed, 1 failed"; total_fail=$((total_fail + 1))
-	fi
+if build fuzz build-fuzz -DCUDOCTOR_FUZZ_SECONDS="$FUZZ_SECONDS"; then
+	run_tests fuzz fuzz build-fuzz
+else
+	echo "fuzz: 0 passed, 1 failed"; total_fail=$((total_fail + 1))
 fi
 
-if [ -x tests/gpu/run.sh ] && nvidia-smi -L >/dev/null 2>&1; then
-	sh tests/gpu/run.sh build/cudoctor | tee "$log"; tally "$log"
+if nvidia-smi -L >/dev/null 2>&1; then
+	run_tests gpu gpu build
 else
 	echo "gpu: skipped (no NVIDIA GPU on this machine)"
 fi
 
+echo "check: took $(since "$started") s"
 echo "check: $total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" -eq 0 ]

@@ -1,7 +1,16 @@
 #!/bin/sh
-# Installs what the build and the tests need from Debian when it is missing (as root),
-# or prints the one command to run. Nothing is installed by hand.
+# Installs from Debian what is missing (as root), or prints the one command to run.
+#   sh tools/deps.sh        what building and running cudoctor needs (`make build`, `make run`)
+#   sh tools/deps.sh test   that, and what the tests need (`make check`): cmocka, zlib, clang
+#                           for the fuzz build, Open MPI, chromium, zsh, and the Python packages
+#                           in tests/requirements.txt
+# Nothing is installed by hand.
 set -u
+case ${1:-build} in
+build) tests=false ;;
+test) tests=true ;;
+*) echo "usage: sh tools/deps.sh [build|test]" >&2; exit 2 ;;
+esac
 missing=""
 need() { # need PACKAGE TEST...
 	pkg=$1; shift
@@ -12,19 +21,21 @@ have_header() { [ -f "/usr/include/$1" ] || [ -f "/usr/include/x86_64-linux-gnu/
 need cmake command -v cmake
 need make command -v make
 need gcc command -v gcc
-need clang command -v clang
-need libclang-rt-dev sh -c 'echo "int LLVMFuzzerTestOneInput(const char*d,unsigned long s){return 0;}" | clang -x c -fsanitize=fuzzer -o /dev/null -'
 need liblz4-dev have_header lz4.h
 need libzstd-dev have_header zstd.h
 need libjansson-dev have_header jansson.h
-need libcmocka-dev have_header cmocka.h
-need zlib1g-dev have_header zlib.h    # the tests read gzip'd expected listings
-need openmpi-bin command -v mpirun          # the fleet's MPI tests (tests/unit/test_fleet_mpi.c)
-need libopenmpi-dev command -v mpicc      # builds the fleet's MPI plug-in (plugins/)
-need python3 command -v python3
-need chromium sh -c 'command -v chromium || command -v chromium-browser'  # draws --html pages in the tests
-need zsh command -v zsh          # the completion test loads the zsh script
-need python3-pip sh -c 'python3 -m pip --version'
+if $tests; then
+	need clang command -v clang
+	need libclang-rt-dev sh -c 'echo "int LLVMFuzzerTestOneInput(const char*d,unsigned long s){return 0;}" | clang -x c -fsanitize=fuzzer -o /dev/null -'
+	need libcmocka-dev have_header cmocka.h
+	need zlib1g-dev have_header zlib.h    # the tests read gzip'd expected listings
+	need openmpi-bin command -v mpirun          # the fleet's MPI tests (tests/unit/test_fleet_mpi.c)
+	need libopenmpi-dev command -v mpicc      # builds the fleet's MPI plug-in (plugins/)
+	need python3 command -v python3
+	need chromium sh -c 'command -v chromium || command -v chromium-browser'  # draws --html pages in the tests
+	need zsh command -v zsh          # the completion test loads the zsh script
+	need python3-pip sh -c 'python3 -m pip --version'
+fi
 
 if [ -n "$missing" ]; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -39,7 +50,7 @@ if [ -n "$missing" ]; then
 fi
 
 # Python packages the tests use to write real model files (gguf, safetensors).
-if [ -f tests/requirements.txt ]; then
+if $tests && [ -f tests/requirements.txt ]; then
 	if ! python3 tools/have_py_reqs.py tests/requirements.txt 2>/dev/null; then
 		echo "deps: installing the Python packages in tests/requirements.txt" >&2
 		python3 -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt >&2 ||

@@ -3,6 +3,7 @@
  * Built twice: the normal library and, with FAKE_OLD_ABI, a 2.3 release without
  * ncclCommGetAsyncError and ncclGetLastError. Collectives succeed and touch no memory unless
  * FAKE_NCCL_SUM asks the all-reduce to write its result. */
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,23 +52,33 @@ static int init_fails(void)
 	return result;
 }
 
-static void sleep_ms(int ms)
-{
-	struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	while (ms > 0 && nanosleep(&t, &t) != 0)
-		;
-}
-
 /* A collective's time: FAKE_NCCL_BASE_MS everywhere, FAKE_NCCL_SLOW_MS (default 100) more on
- * the node FAKE_NCCL_SLOW_NODE names. */
+ * the node FAKE_NCCL_SLOW_NODE names. Back-to-back collectives are timed from when the one
+ * before was due to end, as on a GPU's stream: a late wake-up on a loaded machine is made up
+ * by the next call instead of adding up over a batch. */
 static void take_time(void)
 {
+	static struct timespec due;
+	struct timespec now;
 	const char *slow = getenv("FAKE_NCCL_SLOW_NODE");
-	int ms = env_int("FAKE_NCCL_BASE_MS", 0);
+	long ms = env_int("FAKE_NCCL_BASE_MS", 0), late_ms;
 
 	if (slow && on_node(slow, strlen(slow)))
 		ms += env_int("FAKE_NCCL_SLOW_MS", 100);
-	sleep_ms(ms);
+	if (ms <= 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	late_ms = (now.tv_sec - due.tv_sec) * 1000 + (now.tv_nsec - due.tv_nsec) / 1000000;
+	if (late_ms < 0 || late_ms > ms) /* not back to back: starts now */
+		due = now;
+	due.tv_sec += ms / 1000;
+	due.tv_nsec += ms % 1000 * 1000000L;
+	if (due.tv_nsec >= 1000000000L) {
+		due.tv_sec++;
+		due.tv_nsec -= 1000000000L;
+	}
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, NULL) == EINTR)
+		;
 }
 
 #ifdef FAKE_OLD_ABI

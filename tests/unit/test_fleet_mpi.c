@@ -186,10 +186,12 @@ static void test_fleet_of_eight_ranks(void **state)
 /* A rank that dies after start-up: mpirun ends the job, rank 0 still reports and names it. */
 static void test_rank_that_dies(void **state)
 {
-	const char *const env[] = { "FLEET_DYING_RANK=2", "FLEET_DYING_DELAY=8", NULL };
+	/* rank 2 dies in cuInit 2 s after start-up, when rank 0 has collected its own node (well
+	 * under a second, ASan included) and waits for the others */
+	const char *const env[] = { "FLEET_DYING_RANK=2", "FLEET_DYING_DELAY=2", NULL };
 	char out[128];
-	double secs;
-	int status;
+	double secs = 0;
+	int status = 0;
 	json_t *j;
 	(void)state;
 	if (!stuck[0])
@@ -198,17 +200,19 @@ static void test_rank_that_dies(void **state)
 	snprintf(out, sizeof out, "/tmp/cudoctor-fleet-died-%d.json", (int)getpid());
 	/* Open MPI 4.1.4 aborts the job when a rank dies and, under load, sometimes kills rank 0
 	 * before it has written (seen about once in three runs on this 2-core machine while
-	 * other builds ran): the launcher's teardown, not the fleet's wait. Up to three tries;
-	 * the first report rank 0 writes is judged. */
+	 * other builds ran), or hangs in its own teardown after rank 0 has written until the
+	 * 90 s kill (status 137): the launcher's faults, not the fleet's wait. Up to three
+	 * tries; the first that ends on its own with a report is judged, else the last. */
 	j = NULL;
-	for (int attempt = 0; attempt < 3 && !j; attempt++) {
+	for (int attempt = 0; attempt < 3 && (!j || status == 128 + 9); attempt++) {
+		json_decref(j);
 		j = run_fleet_core("3", "60", out, env, NULL, &status, &secs, attempt == 2);
 		unlink(out);
 	}
 	assert_int_not_equal(status, 0);
 	assert_true(has_string(json_object_get(j, "missing"), "node02"));
 	assert_string_equal(json_string_value(json_object_get(j, "node_list")), "node01");
-	/* bounded: the launcher's SIGTERM ends it early (about 10 s on a quiet machine), at the
+	/* bounded: the launcher's SIGTERM ends it early (a few seconds on a quiet machine), at the
 	 * latest the 60 s wait does; under load mpirun's SIGTERM came late, so only the bound
 	 * (and the 90 s kill that would lose the report) is asserted */
 	assert_true(secs < 85);
