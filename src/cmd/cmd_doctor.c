@@ -453,7 +453,8 @@ out:
 const struct cd_command cmd_doctor = {
 	.name = "doctor",
 	.summary = "check driver, GPUs, toolkits, runtimes, Python and platform against each other",
-	.usage = "cudoctor [GLOBAL OPTIONS] doctor [--binary FILE] [--path DIR] [--format prometheus]",
+	.usage = "cudoctor [GLOBAL OPTIONS] doctor [--binary FILE] [--path DIR]\n"
+		 "         [--format prometheus]",
 	.help = doctor_help,
 	.opts = doctor_opts,
 	.needs = NEEDS_DRIVER,
