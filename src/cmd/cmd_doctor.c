@@ -410,9 +410,9 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 			size_t *n = id == OPT_BINARY ? &apps.n_binaries : &apps.n_paths;
 
 			if (*n == sizeof(apps.binaries) / sizeof(apps.binaries[0]))
-				return cd_fail(err, CD_EUSAGE, "doctor: at most 16 --%s", id == OPT_BINARY ? "binary" : "path");
+				return cd_fail(err, CD_EUSAGE, "at most 16 --%s", id == OPT_BINARY ? "binary" : "path");
 			if (id == OPT_BINARY ? !path_is_file(val) : !path_is_dir(val))
-				return cd_fail(err, CD_EUSAGE, "doctor: --%s %.200s: not a %s", id == OPT_BINARY ? "binary" : "path",
+				return cd_fail(err, CD_EUSAGE, "--%s %.200s: not a %s", id == OPT_BINARY ? "binary" : "path",
 					       val, id == OPT_BINARY ? "readable file" : "directory");
 			list[(*n)++] = val;
 		}
