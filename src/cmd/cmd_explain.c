@@ -238,7 +238,7 @@ static int report_match(struct report *r, const struct explain_match *m, struct 
 		goto out;
 	text_vars(m, env, torch, &vars);
 	if (ck.runtime_verdict.fails && strcmp(m->finding, "runtime-newer-than-driver") == 0)
-		driver_need_vars(&ck.runtime, &env->target.driver, &vars);
+		driver_need_vars(&ck.runtime, &env->target.driver, &env->target, &vars);
 	if (!offline && (rc = machine_vars(m->finding, env, &vars, &row, err)) != CD_OK)
 		goto out;
 	x = kb_finding_find(row);

@@ -344,8 +344,11 @@ static int toolkit_section(struct report *r, const struct plan *p)
 
 static void pip_lines(struct report *r, const struct kb_torch_build *b)
 {
-	report_kv_command(r, "pip", "pip install torch==%s --index-url %s", b->release, b->index_url);
-	report_kv_command(r, "uv", "uv pip install torch==%s --index-url %s", b->release, b->index_url);
+	char pip[512];
+
+	plan_torch_install(b, false, pip, sizeof(pip));
+	report_kv_command(r, "pip", "%s", pip);
+	report_kv_command(r, "uv", "uv %s", pip);
 }
 
 static json_t *torch_json(const struct plan *p, const struct plan_torch *t)
@@ -367,8 +370,11 @@ static json_t *torch_json(const struct plan *p, const struct plan_torch *t)
 		"index_url", t->b->index_url);
 
 	if (o) {
-		json_object_set_new(o, "pip", json_sprintf("pip install torch==%s --index-url %s", t->b->release, t->b->index_url));
-		json_object_set_new(o, "uv", json_sprintf("uv pip install torch==%s --index-url %s", t->b->release, t->b->index_url));
+		char pip[512];
+
+		plan_torch_install(t->b, false, pip, sizeof(pip));
+		json_object_set_new(o, "pip", json_string(pip));
+		json_object_set_new(o, "uv", json_sprintf("uv %s", pip));
 	}
 	return o;
 }
@@ -441,9 +447,11 @@ static int torch_section(struct report *r, const struct plan *p)
 					     : "the newest release with a build for every GPU (no driver known)");
 		if (p->in.driver.known)
 			report_kv(r, "on this driver", "%s", fit_driver_text(t->driver_fit));
+		char pip[512];
+
 		pip_lines(r, t->b);
-		cmd_note(r, report_answer(r, "torch %s %s: pip install torch==%s --index-url %s", t->b->release, t->b->variant,
-					  t->b->release, t->b->index_url)); /* -q */
+		plan_torch_install(t->b, false, pip, sizeof(pip));
+		cmd_note(r, report_answer(r, "torch %s %s: %s", t->b->release, t->b->variant, pip)); /* -q */
 		torch_gpu_notes(r, p, t);
 	} else if (p->torch_pick_any_driver >= 0) {
 		const struct plan_torch *t = &p->torch[p->torch_pick_any_driver];
