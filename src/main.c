@@ -248,11 +248,6 @@ static int parse_command_line(int argc, char **argv, struct parsed *p, char *err
 		if (p->sub)
 			i++;
 	}
-	if (p->command->options_first && !p->cmd.ended) {
-		if ((rc = cli_parse(argc, argv, &i, tables, CLI_STOP_AT_OPERAND, &p->global, &p->cmd, err)))
-			return rc;
-		p->cmd.ended = true;
-	}
 	if ((rc = cli_parse(argc, argv, &i, tables, p->cmd.ended ? CLI_NO_OPTIONS : 0, &p->global, &p->cmd, err)))
 		return rc;
 done:
@@ -395,6 +390,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	g.stderr_is_tty = term_is_tty(STDERR_FILENO);
+	g.render.rest = stderr;
 	g.args = &p.cmd;
 	for (size_t k = 0; k < p.global.n; k++)
 		if (p.global.v[k].opt->id == G_OUTPUT && !p.help && !p.version &&
