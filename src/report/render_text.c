@@ -489,11 +489,15 @@ static void md_summary(const struct report *r, FILE *out)
 	fputs("\n\n", out);
 }
 
+const char *const report_header_keys[REPORT_HEADER_FIELDS] = { "version", "hostname", "node", "os",
+								"kernel", "glibc", "cpu", "date" };
+const char *const report_header_labels[REPORT_HEADER_FIELDS] = { "cudoctor", "host", "node", "OS",
+								  "kernel", "glibc", "CPU", "date (UTC)" };
+
 static void md_header(const struct report *r, FILE *out)
 {
-	static const char *const keys[] = { "version", "hostname", "node", "os", "kernel", "glibc", "cpu", "date" };
-	static const char *const labels[] = { "cudoctor", "host", "node", "OS", "kernel", "glibc", "CPU", "date (UTC)" };
-	const size_t n = sizeof keys / sizeof keys[0];
+	const char *const *keys = report_header_keys, *const *labels = report_header_labels;
+	const size_t n = REPORT_HEADER_FIELDS;
 
 	fputc('|', out);
 	for (size_t k = 0; k < n; k++)
