@@ -57,8 +57,9 @@ static const struct cli_opt global_opts[] = {
 	  .complete = CLI_C_WORDS, .words = "auto always never", .group = GROUP_COLOR },
 	{ .id = G_NO_COLOR, .long_name = "no-color", .help = "the same as --color=never", .group = GROUP_COLOR },
 	{ .id = G_QUIET, .short_name = 'q', .long_name = "quiet",
-	  .help = "only the essential answer: the verdict, the flags, a line per GPU, pair or row, then "
-		  "the warn and error findings a line each (--json is the same with or without it)",
+	  .help = "only the essential answer on stdout: the verdict, the flags, a line per GPU, pair or "
+		  "row (or nothing); the warn and error findings a line each on stderr (--json is the same "
+		  "with or without it)",
 	  .group = GROUP_VERBOSITY },
 	{ .id = G_VERBOSE, .short_name = 'v', .long_name = "verbose", .help = "more detail",
 	  .group = GROUP_VERBOSITY },
