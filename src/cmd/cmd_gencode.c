@@ -262,7 +262,6 @@ static void flag_fields(struct report_rec *top, const struct gencode_plan *p, co
 /* The line a build script wants: nvcc $(cudoctor gencode --gpu sm_90 --format nvcc) ... */
 static int answer(struct report *r, const struct gencode_plan *p, const char *format)
 {
-	r->answer_only = strcmp(format, "nvcc") == 0 || strcmp(format, "cmake") == 0 || strcmp(format, "torch") == 0;
 	if (strcmp(format, "cmake") == 0)
 		return report_answer(r, "-DCMAKE_CUDA_ARCHITECTURES=\"%s\"", p->cmake);
 	if (strcmp(format, "torch") == 0)
@@ -374,6 +373,9 @@ static int gencode_run(struct report *r, int argc, char **argv, const struct cd_
 	}
 	TRY(kb_load(err));
 	TRY(parse_args(argc, argv, g->args, a, err));
+	/* a scripting form: its line or nothing on stdout, even when a target is refused */
+	r->answer_only = strcmp(a->format, "nvcc") == 0 || strcmp(a->format, "cmake") == 0 ||
+			 strcmp(a->format, "torch") == 0;
 	report_rec_section(&top, "Build");
 	TRY(pick_toolkit(r, &top, a, &tk, err));
 	if (a->native)

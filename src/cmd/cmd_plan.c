@@ -39,6 +39,7 @@ static const struct cli_opt plan_opts[] = {
 
 struct plan_args {
 	struct gpu_spec specs[PLAN_MAX_GPUS];
+	char uuid[PLAN_MAX_GPUS][64]; /* the GPUs here: NVML's UUID, "" unknown; --gpu: "" */
 	size_t n;
 	const char *driver;
 	enum plan_framework fw;
@@ -124,6 +125,8 @@ static int add_native(struct report *r, struct plan_args *a, struct plan_driver 
 		a->specs[a->n].gpu = kb_gpu_by_name(gi->name);
 		snprintf(a->specs[a->n].label, sizeof(a->specs[a->n].label), "%.70s (sm_%d)", gi->name,
 			 a->specs[a->n].arch.num);
+		if (gpu_has(gi, GF_UUID))
+			snprintf(a->uuid[a->n], sizeof(a->uuid[a->n]), "%s", gi->uuid);
 		a->n++;
 	}
 	if (a->n == 0)
@@ -535,7 +538,26 @@ static int fw_section(struct report *r, const struct plan *p)
 	return report_json_set(r, "framework_build", p->fw_pick >= 0 ? json_string(p->fw[p->fw_pick].b->variant) : json_null());
 }
 
-static int split_section(struct report *r, const struct plan *p)
+/* CUDA_VISIBLE_DEVICES for a group: the GPUs' UUIDs, which name the same GPUs whatever the
+ * enumeration order (CUDA_DEVICE_ORDER, a GPU added or gone); without them (GPUs named with
+ * --gpu) no index would name the right device, so the line says where the UUIDs are. */
+static void visible_devices(const struct plan *p, const struct plan_group *grp, const char (*uuid)[64],
+			    char *out, size_t cap)
+{
+	size_t used = 0;
+
+	for (size_t g = 0; g < p->n_gpus; g++) {
+		if (!grp->member[g])
+			continue;
+		if (!uuid[g][0]) {
+			snprintf(out, cap, "the UUIDs `nvidia-smi -L` prints for these GPUs");
+			return;
+		}
+		cat(out, cap, &used, "%s%s", used ? "," : "", uuid[g]);
+	}
+}
+
+static int split_section(struct report *r, const struct plan *p, const char (*uuid)[64])
 {
 	json_t *arr = json_array();
 	struct finding *f;
@@ -549,15 +571,14 @@ static int split_section(struct report *r, const struct plan *p)
 		return CD_ENOMEM;
 	for (size_t k = 0; k < p->n_groups; k++) {
 		const struct plan_group *grp = &p->group[k];
-		char names[256] = "", idx[64] = "", what[160];
-		size_t un = 0, ui = 0;
+		char names[256] = "", devices[PLAN_MAX_GPUS * 64 + 64] = "", what[160];
+		size_t un = 0;
 		json_t *members = json_array();
 
 		for (size_t g = 0; g < p->n_gpus; g++) {
 			if (!grp->member[g])
 				continue;
 			cat(names, sizeof(names), &un, "%s%s", un ? ", " : "", plan_gpu_label(&p->gpu[g]));
-			cat(idx, sizeof(idx), &ui, "%s%zu", ui ? "," : "", g);
 			if (members)
 				json_array_append_new(members, json_string(plan_gpu_label(&p->gpu[g])));
 		}
@@ -570,7 +591,8 @@ static int split_section(struct report *r, const struct plan *p)
 		report_kv(r, names, "%s", what);
 		if (grp->choice >= 0 && p->in.framework == PLAN_FW_TORCH)
 			pip_lines(r, p->torch[grp->choice].b);
-		if (finding_evidence(f, "%s: %s   (CUDA_VISIBLE_DEVICES=%s, in the order given)", names, what, idx))
+		visible_devices(p, grp, uuid, devices, sizeof(devices));
+		if (finding_evidence(f, "%s: %s   (CUDA_VISIBLE_DEVICES=%s)", names, what, devices))
 			return CD_ENOMEM;
 		json_array_append_new(arr, json_pack("{s:o, s:s}", "gpus", members ? members : json_array(), "choice", what));
 	}
@@ -630,9 +652,7 @@ static int plan_run(struct report *r, int argc, char **argv, const struct cd_glo
 		goto nomem;
 	if (!p->any_jetson && a.fw != PLAN_FW_TORCH && a.fw != PLAN_FW_NONE && fw_section(r, p))
 		goto nomem;
-	if (p->n_groups && split_section(r, p))
-		goto nomem;
-	if (report_answer_findings(r) != CD_OK)
+	if (p->n_groups && split_section(r, p, a.uuid))
 		goto nomem;
 	rc = CD_OK;
 	goto out;
