@@ -1128,6 +1128,8 @@ static const struct {
 	/* a JIT that cannot read the PTX: the image the driver then rejects */
 	{ "ptx-too-new", "invalid-kernel-image", -1 },
 	{ "ptx-too-new", "invalid-ptx", -1 },
+	/* XLA's ptxas cannot target the GPU: the driver's JIT then misses kernels (500) */
+	{ "toolkit-cannot-target-gpu", "cuda-error", 500 },
 };
 
 static void fold_consequences(struct explain_result *r)
