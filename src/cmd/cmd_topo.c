@@ -3,7 +3,6 @@
 #include <stdlib.h>
 
 #include "cmd/cmd.h"
-#include "cmd/topo_report.h"
 #include "driver/cudrv.h"
 #include "driver/nvml.h"
 #include "kb/links.h"
@@ -11,6 +10,7 @@
 #include "probe/topology.h"
 #include "rules/rules.h"
 #include "rules/topology.h"
+#include "show/topology.h"
 #include "util/err.h"
 
 /* The driver comes from the run context (NEEDS_DRIVER): libcuda, NVML and the GPU facts are

@@ -1,5 +1,5 @@
-/* The topology facts' read-only accessors (CPU sets, level names, pairs) and their field
- * tables. */
+/* The topology facts' read-only accessors (CPU sets, level names, pairs, the PCIe relation of
+ * two sysfs paths) and their field tables. */
 #include "facts/topology.h"
 
 #include <stdio.h>
@@ -216,3 +216,45 @@ const struct rec_field topo_probe_fields[TOPO_PROBE_FIELDS] = {
 	[TOPO_ERRORS] = { "errors", "failed queries", RF_CHARS, .offset = PROBE(errors) },
 };
 #undef PROBE
+
+/* Path components below "/devices/": "pci0000:00", "0000:00:01.0", ... */
+static size_t components(const char *path, const char *out[32], size_t lens[32])
+{
+	const char *p = strstr(path, "/devices/");
+	size_t n = 0;
+
+	if (!p)
+		return 0;
+	p += strlen("/devices/");
+	while (*p && n < 32) {
+		const char *e = strchr(p, '/');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		out[n] = p;
+		lens[n++] = l;
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	return n;
+}
+
+int topo_sysfs_level(const char *pa, const char *pb, bool same_numa)
+{
+	const char *ca[32], *cb[32];
+	size_t la[32], lb[32], na, nb, common = 0;
+
+	if (!pa || !pb || !pa[0] || !pb[0])
+		return -1;
+	na = components(pa, ca, la);
+	nb = components(pb, cb, lb);
+	if (na < 2 || nb < 2)
+		return -1;
+	while (common < na && common < nb && la[common] == lb[common] && memcmp(ca[common], cb[common], la[common]) == 0)
+		common++;
+	if (common == 0)
+		return same_numa ? NVML_TOPOLOGY_NODE : NVML_TOPOLOGY_SYSTEM;
+	if (common == 1)
+		return NVML_TOPOLOGY_HOSTBRIDGE;
+	size_t depth = (na > nb ? na : nb) - common;
+	return depth <= 2 ? NVML_TOPOLOGY_SINGLE : NVML_TOPOLOGY_MULTIPLE;
+}

@@ -127,4 +127,9 @@ const char *topo_p2p_status_text(int status);
 /* The remote end of an NVLink: "gpu", "nvswitch", "ibmnpu", "unknown"; NULL when not read */
 const char *topo_remote_type_name(int type);
 
+/* The PCIe relation of two devices from their sysfs paths, as NVML's levels:
+ * SINGLE (one switch between them), MULTIPLE, HOSTBRIDGE, NODE (other host bridge,
+ * same NUMA node) or SYSTEM; -1 when a path is unknown. */
+int topo_sysfs_level(const char *path_a, const char *path_b, bool same_numa);
+
 #endif

@@ -22,9 +22,4 @@ void topo_probe_free(struct topo_probe *t);
 
 /* Parses a sysfs cpulist ("0-3,8,10-11"); false when malformed. */
 bool topo_cpuset_parse(const char *text, struct topo_cpuset *out);
-
-/* The PCIe relation of two devices from their sysfs paths, as NVML's levels:
- * SINGLE (one switch between them), MULTIPLE, HOSTBRIDGE, NODE (other host bridge,
- * same NUMA node) or SYSTEM; -1 when a path is unknown. */
-int topo_sysfs_level(const char *path_a, const char *path_b, bool same_numa);
 #endif

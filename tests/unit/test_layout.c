@@ -1,6 +1,7 @@
 /* The include rules of docs/internals.md, enforced over src/: which room may include which,
- * that no two rooms include each other through any chain (no folder cycle), where dlopen may
- * be called, and that library code never prints or exits. */
+ * that no two rooms include each other through any chain (no folder cycle), that src/cmd/
+ * holds commands only (each command's parts its own), where dlopen may be called, and that
+ * library code never prints or exits. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -56,6 +57,8 @@ static const struct only_rule only_rules[] = {
 	/* a lab measures the GPU through the driver; what it learns of the machine beyond that
 	 * comes through lab_ctx from cmd/lab */
 	{ "src/lab/", { "lab/", "driver/", "facts/", "kb/", "util/" } },
+	/* show writes facts and verdicts into the report; it never collects them */
+	{ "src/show/", { "show/", "facts/", "report/", "rules/", "kb/", "util/" } },
 };
 
 /* The folder graph: room a includes a header of room b (a != b). */
@@ -220,14 +223,46 @@ static bool calls(const char *code, const char *word)
 	return false;
 }
 
+/* the renderers write the report; the progress line is the one thing written on stderr
+ * while a command still works */
 static bool is_renderer(const char *path)
 {
-	return starts(path, "src/report/render");
+	return starts(path, "src/report/render") || strcmp(path, "src/report/progress.c") == 0;
 }
 
 static bool is_front(const char *path)
 {
 	return starts(path, "src/cmd/") || strcmp(path, "src/main.c") == 0;
+}
+
+/* Whether path may include inc as far as src/cmd/NAME/ goes: a header of a command's folder
+ * is included only by that command's file and its folder. */
+static bool own_command_part(const char *path, const char *inc)
+{
+	const char *name = inc + 4, *slash = strchr(name, '/'), *quote = strchr(inc, '"');
+	char dir[64], file[64];
+
+	if (!starts(inc, "cmd/") || !slash || !quote || slash > quote || (size_t)(slash - name) >= 40)
+		return true;
+	snprintf(dir, sizeof dir, "src/cmd/%.*s/", (int)(slash - name), name);
+	snprintf(file, sizeof file, "src/cmd/cmd_%.*s.c", (int)(slash - name), name);
+	return starts(path, dir) || strcmp(path, file) == 0;
+}
+
+/* What src/cmd/ may hold directly: the command table (cmd.h), the run context (run.c) and one
+ * cmd_NAME.c per command; a folder only as cmd/NAME/ beside its cmd_NAME.c. */
+static bool cmd_entry_allowed(const char *name, bool is_dir, const char *cmd_dir)
+{
+	char sibling[4096];
+	struct stat st;
+	size_t n = strlen(name);
+
+	if (is_dir) {
+		snprintf(sibling, sizeof sibling, "%s/cmd_%s.c", cmd_dir, name);
+		return stat(sibling, &st) == 0;
+	}
+	return strcmp(name, "cmd.h") == 0 || strcmp(name, "run.c") == 0 ||
+	       (starts(name, "cmd_") && n > 6 && strcmp(name + n - 2, ".c") == 0);
 }
 
 static void note(char *msg, size_t cap, int *bad, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -273,6 +308,9 @@ static int check_file(const char *path, const char *text, size_t len, char *msg,
 				note(msg, cap, &bad, "%s includes %.*s (%s includes only its listed rooms)\n", path,
 				     (int)strcspn(inc, "\""), inc, o->from);
 		}
+		if (!own_command_part(path, inc))
+			note(msg, cap, &bad, "%s includes %.*s (a command's parts are its own: only src/cmd/cmd_NAME.c "
+			     "and src/cmd/NAME/ include src/cmd/NAME/)\n", path, (int)strcspn(inc, "\""), inc);
 		for (size_t r = 0; r < sizeof(include_rules) / sizeof(include_rules[0]); r++) {
 			const struct include_rule *ru = &include_rules[r];
 			bool applies = ru->from ? starts(path, ru->from)
@@ -362,6 +400,43 @@ static void test_tree_follows_rules(void **state)
 		fail_msg("the rooms include each other in a cycle: %s", msg);
 }
 
+/* src/cmd/ holds the commands: every file there is the command table, the run context or a
+ * command; helpers live in the room their job belongs to. */
+static void test_cmd_holds_commands(void **state)
+{
+	char dir[4096], msg[4096] = "";
+	DIR *d;
+	struct dirent *e;
+	int bad = 0, n = 0;
+
+	(void)state;
+	snprintf(dir, sizeof dir, "%s/src/cmd", CUDOCTOR_SOURCE_DIR);
+	assert_non_null(d = opendir(dir));
+	while ((e = readdir(d))) {
+		char full[8192];
+		struct stat st;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
+		assert_int_equal(stat(full, &st), 0);
+		n++;
+		if (!cmd_entry_allowed(e->d_name, S_ISDIR(st.st_mode), dir))
+			note(msg, sizeof msg, &bad, "src/cmd/%s is not a command (cmd_NAME.c, cmd/NAME/, cmd.h, run.c)\n",
+			     e->d_name);
+	}
+	closedir(d);
+	if (bad)
+		print_message("%s", msg);
+	assert_true(n > 10);
+	assert_int_equal(bad, 0);
+	/* the checker itself */
+	assert_true(cmd_entry_allowed("cmd_doctor.c", false, dir));
+	assert_true(cmd_entry_allowed("mem", true, dir));
+	assert_false(cmd_entry_allowed("progress.c", false, dir));
+	assert_false(cmd_entry_allowed("helpers", true, dir));
+}
+
 /* The checker itself flags what it must, so a green tree means something. */
 static void test_checker_flags_violations(void **state)
 {
@@ -399,6 +474,15 @@ static void test_checker_flags_violations(void **state)
 	assert_int_equal(check_file("src/lab/x.c", "#include \"rules/topology.h\"\n", 28, msg, sizeof msg), 1);
 	assert_int_equal(check_file("src/lab/x.c", "#include \"driver/nccl.h\"\n", 25, msg, sizeof msg), 0);
 	assert_int_equal(check_file("src/rules/x.c", "#include \"explain/nccl_log.h\"\n", 30, msg, sizeof msg), 1);
+	/* a command's folder is its own: not another command's, not a room outside cmd */
+	assert_int_equal(check_file("src/cmd/cmd_explain.c", "#include \"cmd/arch/arch.h\"\n", 27, msg, sizeof msg), 1);
+	assert_int_equal(check_file("src/cmd/mem/x.c", "#include \"cmd/arch/arch.h\"\n", 27, msg, sizeof msg), 1);
+	assert_int_equal(check_file("src/cmd/cmd_arch.c", "#include \"cmd/arch/arch.h\"\n", 27, msg, sizeof msg), 0);
+	assert_int_equal(check_file("src/cmd/arch/list.c", "#include \"cmd/arch/arch.h\"\n#include \"cmd/cmd.h\"\n", 48,
+				    msg, sizeof msg), 0);
+	assert_int_equal(check_file("src/show/x.c", "#include \"cmd/arch/arch.h\"\n", 27, msg, sizeof msg), 3);
+	assert_int_equal(check_file("src/show/x.c", "#include \"probe/gpus.h\"\n", 24, msg, sizeof msg), 1);
+	assert_int_equal(check_file("src/show/x.c", "#include \"rules/arch.h\"\n", 24, msg, sizeof msg), 0);
 }
 
 /* A folder cycle of any length is found and named; a graph without one passes. */
@@ -428,6 +512,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_checker_flags_violations),
 		cmocka_unit_test(test_cycle_detected),
+		cmocka_unit_test(test_cmd_holds_commands),
 		cmocka_unit_test(test_tree_follows_rules),
 	};
 

@@ -8,16 +8,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd/gpu_mig.h"
 #include "cmd/mem/internal.h"
 #include "explain/oom_text.h"
 #include "mem/context_cost.h"
-#include "util/units.h"
 #include "probe/gpus.h"
 #include "rules/oom.h"
+#include "show/gpu_mig.h"
 #include "util/err.h"
 #include "util/file.h"
 #include "util/str.h"
+#include "util/units.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define MAX_MESSAGE (1u << 20)

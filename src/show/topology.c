@@ -1,10 +1,10 @@
-/* Rendering of the topology facts and their theory (topo_report.h); judging is in
+/* Rendering of the topology facts and their theory (show/topology.h); judging is in
  * src/rules/topology.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/topo_report.h"
+#include "show/topology.h"
 #include "rules/topology.h"
 #include "util/err.h"
 
