@@ -105,7 +105,7 @@ static void processes_fields(struct report_rec *w, const struct status_gpu *s)
  * what this command measured). */
 static void gpu_fields(struct report_rec *arr, struct status_gpu *s)
 {
-	const struct rec_field *C = mem_context_cost_fields;
+	const struct field_table *C = &mem_context_cost_field_table;
 	const struct gpu_info *g = s->g;
 	bool nvml = gpu_has(g, GF_NVML_MEMORY), reserved = gpu_has(g, GF_NVML_MEMORY_RESERVED);
 	bool mig = gpu_has(g, GF_MIG_MODE) && g->mig_mode_current;
@@ -131,14 +131,14 @@ static void gpu_fields(struct report_rec *arr, struct status_gpu *s)
 	report_field(&w, NULL, "memory_used_bytes", nvml ? rv_int(g->memory_used_bytes) : rv_null());
 	report_field(&w, NULL, "memory_free_bytes", nvml ? rv_int(g->memory_free_bytes) : rv_null());
 	report_field(&w, NULL, "memory_reserved_bytes", reserved ? rv_int(g->memory_reserved_bytes) : rv_null());
-	report_struct_fieldf(&w, &C[MEM_CTX_CUDA_FREE], &s->cost, "free %s of %s (cuMemGetInfo, with cudoctor's context)",
+	report_one_fieldf(&w, C, MEM_CTX_CUDA_FREE, &s->cost, "free %s of %s (cuMemGetInfo, with cudoctor's context)",
 			     units_fmt_bytes(s->cost.cu_free, a, sizeof a), units_fmt_bytes(s->cost.cu_total, b, sizeof b));
-	report_struct_json(&w, &C[MEM_CTX_CUDA_TOTAL], &s->cost);
+	report_one_json(&w, C, MEM_CTX_CUDA_TOTAL, &s->cost);
 	if (s->cost.measured)
-		report_struct_fieldf(&w, &C[MEM_CTX_BYTES], &s->cost, "%s on this driver and GPU (%s)",
+		report_one_fieldf(&w, C, MEM_CTX_BYTES, &s->cost, "%s on this driver and GPU (%s)",
 				     units_fmt_bytes(s->cost.bytes, a, sizeof a), s->cost.how);
 	else
-		report_fieldf(&w, C[MEM_CTX_BYTES].label, C[MEM_CTX_BYTES].key, rv_null(), "not measured here (%s)",
+		report_fieldf(&w, C->fields[MEM_CTX_BYTES].label, C->fields[MEM_CTX_BYTES].key, rv_null(), "not measured here (%s)",
 			      g->cuda_ordinal < 0 ? "not visible to CUDA" : "NVML shows no change for this process");
 	if (gpu_has(g, GF_MIG_MODE))
 		report_fieldf(&w, "MIG", "mig_mode_current", rv_bool(mig), "%s%s",
@@ -152,7 +152,7 @@ static void gpu_fields(struct report_rec *arr, struct status_gpu *s)
 		report_field(&w, NULL, "mig_devices", rv_json(gpu_mig_devices_json(g)));
 	}
 	processes_fields(&w, s);
-	report_struct_json(&w, &C[MEM_CTX_PID_NAMESPACE], &s->cost);
+	report_one_json(&w, C, MEM_CTX_PID_NAMESPACE, &s->cost);
 	if (report_rec_end(&w) != CD_OK)
 		return; /* the failure is arr's now */
 }
