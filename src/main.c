@@ -402,7 +402,7 @@ static json_t *nonempty(const char *s)
 }
 
 /* Sets r's header (version, OS, kernel, glibc, CPU, date, host and node: probe/host.c, under
- * the host root) and, with anonymize, takes the host name, UUIDs, serials and user names out
+ * $CUDOCTOR_HOST_ROOT) and, with anonymize, takes the host name, UUIDs, serials and user names out
  * of the whole report. CD_OK or CD_ENOMEM. */
 static int share_header(struct report *r, bool anonymize)
 {
@@ -410,7 +410,7 @@ static int share_header(struct report *r, bool anonymize)
 	json_t *j;
 	int rc;
 
-	probe_host(&h, getenv("CUDOCTOR_HOST_ROOT"));
+	probe_host(&h, NULL);
 	j = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "version", CUDOCTOR_VERSION,
 		      "os", nonempty(h.os), "os_id", nonempty(h.os_id), "os_version", nonempty(h.os_version),
 		      "kernel", nonempty(h.kernel), "machine", nonempty(h.machine), "glibc", nonempty(h.glibc),

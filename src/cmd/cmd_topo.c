@@ -61,7 +61,8 @@ const struct cd_command cmd_topo = {
 		"--json: the \"topology\" object (docs/json.md). -q prints a line per pair (link, what it "
 		"should carry, P2P), or \"1 GPU: no links to judge\", and the warn and error findings.",
 	.notes = "Environment: CUDOCTOR_LIBCUDA, CUDOCTOR_LIBNVML select the driver libraries; "
-		 "CUDOCTOR_SYSFS reads sysfs from another directory than /sys (a copy of another machine's).",
+		 "CUDOCTOR_HOST_ROOT reads /sys (and every other host file) under another directory (a copy of "
+		 "another machine's).",
 	.needs = NEEDS_DRIVER,
 	.run = topo_run,
 };

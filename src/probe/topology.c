@@ -11,6 +11,7 @@
 #include "probe/paths.h"
 #include "probe/topology.h"
 #include "util/err.h"
+#include "util/host_path.h"
 #include "util/file.h"
 
 static void note_error(struct topo_probe *t, const char *call, const char *what)
@@ -74,12 +75,6 @@ bool topo_cpuset_parse(const char *text, struct topo_cpuset *out)
 
 /* ---- sysfs ---- */
 
-static const char *sysfs_root(const char *root)
-{
-	const char *env = getenv("CUDOCTOR_SYSFS");
-
-	return root ? root : env && *env ? env : "/sys";
-}
 
 static bool read_small(const char *path, char *buf, size_t len)
 {
@@ -319,7 +314,8 @@ static void order_gpus(struct topo_probe *t, const struct gpu_probe *p)
 int topo_probe_collect(struct topo_probe *t, const struct gpu_probe *p, const struct cudrv *cu,
 		       const struct nvml *nv, const char *root_arg, char *err)
 {
-	const char *root = sysfs_root(root_arg);
+	char sys[PROBE_PATH];
+	const char *root = root_arg ? root_arg : host_path(sys, sizeof sys, NULL, "/sys") == CD_OK ? sys : "/sys";
 	nvmlDevice_t handles[TOPO_MAX_GPUS] = { 0 };
 	bool nvml_up = false;
 	int rc = CD_OK;

@@ -15,7 +15,7 @@
 
 /* From a collected GPU probe and the libraries it used (either may be NULL). GPUs in NVML
  * order (as nvidia-smi numbers them), then those only CUDA sees. sysfs_root: NULL for
- * $CUDOCTOR_SYSFS or /sys. Only running out of memory fails. */
+ * the host's /sys (under $CUDOCTOR_HOST_ROOT), else a directory that stands for /sys. Only running out of memory fails. */
 int topo_probe_collect(struct topo_probe *t, const struct gpu_probe *p, const struct cudrv *cu,
 		       const struct nvml *nv, const char *sysfs_root, char *err);
 void topo_probe_free(struct topo_probe *t);

@@ -16,6 +16,7 @@
 #include "show/gpu_mig.h"
 #include "util/err.h"
 #include "util/file.h"
+#include "util/host_path.h"
 #include "util/str.h"
 #include "util/units.h"
 
@@ -25,20 +26,21 @@
 /* "python train.py --lr 3e-4" from /proc/PID/cmdline, or why not. */
 static void process_command(unsigned pid, bool host_pids, char *buf, size_t cap)
 {
-	char path[64], *text = NULL;
+	char rel[64], path[4096], *text = NULL;
 	size_t len = 0;
 	struct stat st;
 	if (host_pids) {
 		snprintf(buf, cap, "(PID in another PID namespace: NVML reports host PIDs here)");
 		return;
 	}
-	snprintf(path, sizeof path, "/proc/%u", pid);
-	if (stat(path, &st) != 0) {
+	snprintf(rel, sizeof rel, "/proc/%u", pid);
+	if (host_path(path, sizeof path, NULL, rel) != CD_OK || stat(path, &st) != 0) {
 		snprintf(buf, cap, "(not in this PID namespace: another container or the host)");
 		return;
 	}
-	snprintf(path, sizeof path, "/proc/%u/cmdline", pid);
-	if (file_read_text(path, 4096, &text, &len, NULL) != CD_OK || len == 0) {
+	snprintf(rel, sizeof rel, "/proc/%u/cmdline", pid);
+	if (host_path(path, sizeof path, NULL, rel) != CD_OK || file_read_text(path, 4096, &text, &len, NULL) != CD_OK ||
+	    len == 0) {
 		free(text);
 		snprintf(buf, cap, "(command line not readable)");
 		return;
