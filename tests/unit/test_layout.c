@@ -507,12 +507,79 @@ static void test_cycle_detected(void **state)
 	graph_reset();
 }
 
+/* docs/internals.md's table of include rules (between its markers) is these tables, row for
+ * row: a rule changed in one place and not the other fails. */
+static void test_internals_lists_the_rules(void **state)
+{
+	static char rows[64][512];
+	size_t n = 0, in_doc = 0;
+	char *doc = NULL, *start, *end;
+	size_t len;
+
+	(void)state;
+	/* never includes: one row per room, its forbidden rooms in table order */
+	for (size_t r = 0; r < sizeof(include_rules) / sizeof(include_rules[0]); r++) {
+		const struct include_rule *ru = &include_rules[r];
+		size_t used;
+		bool seen = false;
+
+		for (size_t q = 0; q < r; q++)
+			seen |= (ru->from && include_rules[q].from && strcmp(ru->from, include_rules[q].from) == 0);
+		if (seen)
+			continue;
+		assert_true(n < 64);
+		if (!ru->from)
+			used = (size_t)snprintf(rows[n], sizeof rows[n], "| all but `%s`, `%s` | never includes |", ru->except,
+						ru->except2);
+		else if (strcmp(ru->to, "/") == 0)
+			used = (size_t)snprintf(rows[n], sizeof rows[n], "| `%s` | includes only | `util/`", ru->from);
+		else
+			used = (size_t)snprintf(rows[n], sizeof rows[n], "| `%s` | never includes |", ru->from);
+		for (size_t q = r; q < sizeof(include_rules) / sizeof(include_rules[0]) && strcmp(ru->to, "/") != 0; q++) {
+			const struct include_rule *o = &include_rules[q];
+
+			if ((ru->from && o->from && strcmp(ru->from, o->from) == 0) || (!ru->from && !o->from))
+				used += (size_t)snprintf(rows[n] + used, sizeof rows[n] - used, " `%s`", o->to);
+		}
+		snprintf(rows[n] + used, sizeof rows[n] - used, " |");
+		n++;
+	}
+	for (size_t r = 0; r < sizeof(only_rules) / sizeof(only_rules[0]); r++) {
+		size_t used = (size_t)snprintf(rows[n], sizeof rows[n], "| `%s` | includes only |", only_rules[r].from);
+
+		for (size_t k = 0; k < sizeof(only_rules[r].rooms) / sizeof(only_rules[r].rooms[0]) && only_rules[r].rooms[k];
+		     k++)
+			used += (size_t)snprintf(rows[n] + used, sizeof rows[n] - used, " `%s`", only_rules[r].rooms[k]);
+		snprintf(rows[n] + used, sizeof rows[n] - used, " |");
+		n++;
+	}
+	/* what own_command_part and cmd_entry_allowed enforce */
+	snprintf(rows[n++], sizeof rows[0], "| `src/cmd/` | holds only | `cmd.h` `run.c` `cmd_NAME.c` `NAME/` |");
+	snprintf(rows[n++], sizeof rows[0], "| `src/cmd/NAME/` | is included only by | `src/cmd/cmd_NAME.c` `src/cmd/NAME/` |");
+
+	assert_int_equal(file_read_text(CUDOCTOR_SOURCE_DIR "/docs/internals.md", 1 << 20, &doc, &len, NULL), CD_OK);
+	start = strstr(doc, "<!-- include rules -->");
+	end = start ? strstr(start, "<!-- /include rules -->") : NULL;
+	if (!start || !end)
+		fail_msg("docs/internals.md has no <!-- include rules --> ... <!-- /include rules --> table");
+	*end = '\0';
+	for (size_t i = 0; i < n; i++)
+		if (!strstr(start, rows[i]))
+			fail_msg("docs/internals.md's include rules lack the row\n%s", rows[i]);
+	for (const char *l = strstr(start, "\n| "); l; l = strstr(l + 1, "\n| "))
+		in_doc += strncmp(l, "\n| room |", 9) != 0 && strncmp(l, "\n|---", 5) != 0;
+	if (in_doc != n)
+		fail_msg("docs/internals.md lists %zu include rules, test_layout.c enforces %zu", in_doc, n);
+	free(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_checker_flags_violations),
 		cmocka_unit_test(test_cycle_detected),
 		cmocka_unit_test(test_cmd_holds_commands),
+		cmocka_unit_test(test_internals_lists_the_rules),
 		cmocka_unit_test(test_tree_follows_rules),
 	};
 
