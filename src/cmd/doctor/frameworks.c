@@ -1,6 +1,6 @@
 /* doctor's "Will it run": the frameworks probe/python.c found (with the files that carry their
  * device code), Ollama's runners and the --binary/--path apps, found as arch finds them
- * (cmd/arch/inputs.c), mapped and read to their fatbin headers only, judged by rules/framework. */
+ * (probe/arch_inputs.c), mapped and read to their fatbin headers only, judged by rules/framework. */
 #include "cmd/doctor/frameworks.h"
 
 #include <stdio.h>
@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "binfmt/devcode.h"
-#include "cmd/arch/arch.h"
+#include "probe/arch_inputs.h"
+#include "rules/arch.h"
 #include "kb/kb.h"
 #include "rules/framework.h"
 #include "util/err.h"
@@ -206,7 +207,7 @@ static int ollama_and_apps(struct report *r, struct judged *j, const struct doct
 	return rc;
 }
 
-int doctor_frameworks(struct report *r, const struct doctor_facts *df, const struct doctor_apps *apps, char *err)
+int doctor_frameworks(struct report *r, const struct stack_facts *df, const struct doctor_apps *apps, char *err)
 {
 	const struct python_info *py = &df->py;
 	struct arch_target *t = NULL;
