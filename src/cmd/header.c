@@ -8,9 +8,10 @@
 #define CUDOCTOR_VERSION "0.0.0"
 #endif
 
+/* os-release, the host name and CUDOCTOR_NODE are anyone's bytes: safe text, never refused */
 static json_t *nonempty(const char *s)
 {
-	return *s ? json_string(s) : json_null();
+	return *s ? report_json_text(s) : json_null();
 }
 
 int cmd_share_header(struct report *r, bool anonymize)

@@ -207,10 +207,10 @@ static void test_offline_fleet(void **state)
 	assert_non_null(f = finding(j, "ecc-errors", "node04"));
 	assert_string_equal(json_string_value(json_object_get(f, "severity")), "error");
 	assert_true(has_string(json_object_get(f, "fix"),
-			       "scontrol update nodename=node04 state=drain reason=\"cudoctor: ecc-errors\""));
+			       "scontrol update nodename='node04' state=drain reason='cudoctor: ecc-errors'"));
 	assert_non_null(f = finding(j, "toolkit-newer-than-driver", "node03"));
 	assert_true(has_string(json_object_get(j, "slurm"),
-			       "scontrol update nodename=node04 state=drain reason=\"cudoctor: ecc-errors\""));
+			       "scontrol update nodename='node04' state=drain reason='cudoctor: ecc-errors'"));
 	assert_null(finding(j, "fleet-report-skipped", NULL));
 	json_decref(j);
 }
