@@ -127,7 +127,7 @@ static int fact_groups(const struct fleet *f, enum fleet_fact k, struct report_r
 		else if (last && g[i].count > 1)
 			sb_printf(&text, "%s on the other %zu", v, g[i].count);
 		else
-			sb_printf(&text, "%s on %s; ", v, text_list(list, g[i].count, buf, sizeof buf));
+			sb_printf(&text, "%s on %s%s", v, text_list(list, g[i].count, buf, sizeof buf), last ? "" : "; ");
 		sb_printf(&evidence, "%s%s on %s (%zu)", i ? "\n" : "", v, list, g[i].count); /* one evidence line each */
 	}
 	if (!(summary = sb_detach(&text))) {
