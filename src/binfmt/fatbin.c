@@ -101,7 +101,7 @@ static bool valid_within(const unsigned char *data, size_t size, size_t off, siz
 	struct fatbin_entry e;
 	if (!fatbin_is_container_at(data, size, off) || fatbin_container_open(&c, data, size, off, NULL))
 		return false;
-	int rc;
+	int rc = 0;
 	while (*steps > 0 && (rc = fatbin_next_entry(&c, &e, NULL)) == 1)
 		--*steps;
 	return *steps > 0 && rc == 0;
