@@ -57,8 +57,9 @@ static const struct cli_opt global_opts[] = {
 	  .complete = CLI_C_WORDS, .words = "auto always never", .group = GROUP_COLOR },
 	{ .id = G_NO_COLOR, .long_name = "no-color", .help = "the same as --color=never", .group = GROUP_COLOR },
 	{ .id = G_QUIET, .short_name = 'q', .long_name = "quiet",
-	  .help = "only the essential answer: the verdict, the flags, a line per GPU, pair or row, then "
-		  "the warn and error findings a line each (--json is the same with or without it)",
+	  .help = "only the essential answer on stdout: the verdict, the flags, a line per GPU, pair or "
+		  "row (or nothing); the warn and error findings a line each on stderr (--json is the same "
+		  "with or without it)",
 	  .group = GROUP_VERBOSITY },
 	{ .id = G_VERBOSE, .short_name = 'v', .long_name = "verbose", .help = "more detail",
 	  .group = GROUP_VERBOSITY },
@@ -248,11 +249,6 @@ static int parse_command_line(int argc, char **argv, struct parsed *p, char *err
 		if (p->sub)
 			i++;
 	}
-	if (p->command->options_first && !p->cmd.ended) {
-		if ((rc = cli_parse(argc, argv, &i, tables, CLI_STOP_AT_OPERAND, &p->global, &p->cmd, err)))
-			return rc;
-		p->cmd.ended = true;
-	}
 	if ((rc = cli_parse(argc, argv, &i, tables, p->cmd.ended ? CLI_NO_OPTIONS : 0, &p->global, &p->cmd, err)))
 		return rc;
 done:
@@ -395,6 +391,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	g.stderr_is_tty = term_is_tty(STDERR_FILENO);
+	g.render.rest = stderr;
 	g.args = &p.cmd;
 	for (size_t k = 0; k < p.global.n; k++)
 		if (p.global.v[k].opt->id == G_OUTPUT && !p.help && !p.version &&

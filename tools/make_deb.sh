@@ -4,10 +4,28 @@
 # the binary, stripped; the man page, gzip'd here as Debian wants; the bash/zsh/fish
 # completions; README and docs under /usr/share/doc/cudoctor).
 # usage: make_deb.sh BINARY OUTDIR [MAINTAINER], BINARY in its CMake build tree.
+# The Maintainer field is whoever builds the package: MAINTAINER, else Debian's own
+# DEBFULLNAME/DEBEMAIL, else git's user.name/user.email; an address that is no one's (a
+# noreply, example or localhost one) is never written: then the field names the project
+# and says the package is a local build, without an address.
 # Prints the path of the .deb on its last line.
 set -eu
 bin=$1 out=$2
-maint=${3:-$(git log -1 --format='%an <%ae>' 2>/dev/null || echo 'cudoctor developers <root@localhost>')}
+real_address() {
+	case $1 in
+	*@*.*) case $1 in *noreply*|*@localhost*|*.example|*.example.*|*@example.*|*.invalid|*.test) return 1;; esac;;
+	*) return 1;;
+	esac
+}
+maint=${3:-}
+if [ -z "$maint" ] && [ -n "${DEBFULLNAME:-}" ] && real_address "${DEBEMAIL:-}"; then
+	maint="$DEBFULLNAME <$DEBEMAIL>"
+fi
+if [ -z "$maint" ]; then
+	name=$(git config user.name 2>/dev/null || true) mail=$(git config user.email 2>/dev/null || true)
+	[ -n "$name" ] && real_address "$mail" && maint="$name <$mail>"
+fi
+maint=${maint:-cudoctor project (local build, no maintainer address)}
 tree=$(dirname "$bin")
 [ -f "$tree/cmake_install.cmake" ] || { echo "make_deb: $tree is not a CMake build tree (no cmake_install.cmake)" >&2; exit 1; }
 version=$("$bin" --version | sed -n 's/^cudoctor \([0-9][0-9A-Za-z.+~-]*\)$/\1/p')

@@ -112,6 +112,24 @@ static const struct cli_opt *find_short(const struct cli_opt *const *tables, cha
 	return NULL;
 }
 
+/* No option's name holds a blank: "-> CUDA driver version is insufficient" is pasted text,
+ * while "--gpu=RTX 4090" and "-gRTX 4090" are options with their values. */
+static bool pasted_text(const struct cli_opt *const *tables, const char *w)
+{
+	size_t blank = strcspn(w, " \t\r\n"), level;
+	const struct cli_opt *o;
+
+	if (!w[blank])
+		return false;
+	if (w[1] == '-') {
+		const char *eq = strchr(w, '=');
+
+		return !eq || (size_t)(eq - w) > blank;
+	}
+	o = find_short(tables, w[1], &level);
+	return !(o && o->arg == CLI_REQUIRED && blank > 2);
+}
+
 /* A word that is itself a long option is not taken as the value of the one before it:
  * `--gpu --json` is a forgotten value, not a GPU named "--json". */
 static bool looks_like_option(const char *w)
@@ -138,7 +156,7 @@ int cli_parse(int argc, char **argv, int *next, const struct cli_opt *const *tab
 		const struct cli_opt *o = NULL;
 		size_t level = 0;
 
-		if (!options || w[0] != '-' || w[1] == '\0') {
+		if (!options || w[0] != '-' || w[1] == '\0' || pasted_text(tables, w)) {
 			if (flags & CLI_STOP_AT_OPERAND)
 				break;
 			TRY(push_operand(rest, w, err));

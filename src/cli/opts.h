@@ -67,7 +67,7 @@ enum {
 /* Parses argv[*next..argc) with getopt_long's conventions against tables (a NULL-terminated
  * list): options and operands in any order, --opt=value or --opt value, unambiguous
  * abbreviations of long options, bundled short options (-qv, -gsm_90), `--` ending the
- * options, `-` an operand. Values of options in tables[0] go to first, the others to rest
+ * options, `-` and a word with a blank in it ("-> CUDA error") operands. Values of options in tables[0] go to first, the others to rest
  * (which may be first). On return *next is where the parse stopped (CLI_STOP_AT_OPERAND)
  * or argc. Returns CD_OK, CD_EUSAGE with err naming the option (unknown, ambiguous, missing
  * or unwanted value, given twice, excluded by another), or CD_ENOMEM. */

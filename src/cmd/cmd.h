@@ -99,7 +99,6 @@ struct cd_command {
 	const struct cd_subcommand *subs; /* ended by a NULL name; NULL: none */
 	enum cli_complete operands;       /* what a shell completes for the operands */
 	const char *operand_words;        /* CLI_C_WORDS: the words, space-separated */
-	bool options_first;               /* options end at the first operand (explain's text) */
 	enum cd_needs needs;
 	/* argv[0] is the command name (then the subcommand's, if any), then the operands;
 	 * option values are in g->args. Returns CD_OK (exit code from findings), CD_EUSAGE

@@ -65,7 +65,7 @@ static int put_answer(struct report *r, const struct gpu_probe *p)
 		rc = report_answer(r, "%s: %s, %s, driver %s", subject, cc, mem,
 				   driver_has(p, DF_VERSION) ? p->user_driver_version : "version unknown");
 	}
-	return rc == CD_OK ? report_answer_findings(r) : rc;
+	return rc;
 }
 
 static const struct cli_opt devices_opts[] = { CMD_OPT_FORMAT_ENTRY, { 0 } };

@@ -7,6 +7,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/doctor/facts.h"
+#include "cmd/doctor/frameworks.h"
 #include "cmd/gpu_facts.h"
 #include "cmd/topo_report.h"
 #include "kb/links.h"
@@ -14,11 +15,16 @@
 #include "rules/topology.h"
 #include "rules/rules.h"
 #include "util/err.h"
+#include "util/file.h"
 #include "util/str.h"
 #include "util/units.h"
 
 static const char doctor_help[] =
-	"One verdict across the CUDA stack. Finds and checks against each other:\n"
+	"First the answer: will each framework and app found here run on each GPU (PyTorch, JAX, "
+	"TensorFlow, CuPy, onnxruntime-gpu, ctranslate2, llama-cpp-python, bitsandbytes, xformers, "
+	"flash-attn, vLLM, Ollama's runners, and what --binary/--path name), judged from the device "
+	"code on disk (headers only) and the driver, with the one command that fixes it.\n"
+	"Then one verdict across the CUDA stack. Finds and checks against each other:\n"
 	"  Driver     the libcuda loaded and how, its version, the CUDA version it supports, "
 	"the kernel module's version\n"
 	"  GPUs       in CUDA's order and in nvidia-smi's (PCI) order, their MIG instances, "
@@ -330,7 +336,18 @@ static int section_platform(struct report_rec *top, const struct doctor_facts *d
 	return report_rec_end(&o) != CD_OK ? top->rc : CD_OK;
 }
 
-static const struct cli_opt doctor_opts[] = { CMD_OPT_FORMAT_ENTRY, { 0 } };
+enum { OPT_BINARY = 1, OPT_PATH };
+
+static const struct cli_opt doctor_opts[] = {
+	{ .id = OPT_BINARY, .long_name = "binary", .arg = CLI_REQUIRED, .metavar = "FILE", .complete = CLI_C_FILE,
+	  .flags = CLI_REPEAT,
+	  .help = "also judge this program or library: will its device code run on each GPU here (repeatable)" },
+	{ .id = OPT_PATH, .long_name = "path", .arg = CLI_REQUIRED, .metavar = "DIR", .complete = CLI_C_DIR,
+	  .flags = CLI_REPEAT,
+	  .help = "also judge the files with device code under DIR as one app (an install folder; repeatable)" },
+	CMD_OPT_FORMAT_ENTRY,
+	{ 0 },
+};
 
 /* -q's answer: one line, the verdict and what decided it. */
 static int verdict_line(struct report *r)
@@ -375,6 +392,7 @@ static int section_topology(struct report *r, const struct cd_run *run, char *er
 static int doctor_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
 	struct doctor_opts o = { .root = NULL, .list_archs = g->render.verbosity > 0 };
+	struct doctor_apps apps = { 0 };
 	struct doctor_facts df;
 	struct report_rec top;
 	int rc;
@@ -383,10 +401,29 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 		return cd_fail(err, CD_EUSAGE, "doctor takes no arguments (got '%.60s')", argv[1]);
 	if ((rc = cmd_format_option(r, g, err)) != CD_OK)
 		return rc;
+	for (size_t i = 0; i < g->args->n; i++) {
+		const char *val = g->args->v[i].value;
+		int id = g->args->v[i].opt->id;
+
+		if (id == OPT_BINARY || id == OPT_PATH) {
+			const char **list = id == OPT_BINARY ? apps.binaries : apps.paths;
+			size_t *n = id == OPT_BINARY ? &apps.n_binaries : &apps.n_paths;
+
+			if (*n == sizeof(apps.binaries) / sizeof(apps.binaries[0]))
+				return cd_fail(err, CD_EUSAGE, "at most 16 --%s", id == OPT_BINARY ? "binary" : "path");
+			if (id == OPT_BINARY ? !path_is_file(val) : !path_is_dir(val))
+				return cd_fail(err, CD_EUSAGE, "--%s %.200s: not a %s", id == OPT_BINARY ? "binary" : "path",
+					       val, id == OPT_BINARY ? "readable file" : "directory");
+			list[(*n)++] = val;
+		}
+	}
 	/* the driver was opened and judged by the run context (needs = NEEDS_DRIVER) */
 	rc = doctor_collect(&df, g->run, &o, err);
 	if (rc != CD_OK)
 		return rc;
+	/* the answer first: will what is installed run on these GPUs */
+	if ((rc = doctor_frameworks(r, &df, &apps, err)) != CD_OK)
+		goto out;
 	/* every section's error is top's too: its end is checked */
 	report_rec_top(&top, r);
 	if (section_driver(&top, &df) == CD_OK)
@@ -416,7 +453,8 @@ out:
 const struct cd_command cmd_doctor = {
 	.name = "doctor",
 	.summary = "check driver, GPUs, toolkits, runtimes, Python and platform against each other",
-	.usage = "cudoctor [GLOBAL OPTIONS] doctor [--format prometheus]",
+	.usage = "cudoctor [GLOBAL OPTIONS] doctor [--binary FILE] [--path DIR]\n"
+		 "         [--format prometheus]",
 	.help = doctor_help,
 	.opts = doctor_opts,
 	.needs = NEEDS_DRIVER,

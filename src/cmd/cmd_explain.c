@@ -28,8 +28,9 @@ static const char explain_help[] =
 	"For each: the cause in terms of the stack and the programming model, the last line it was "
 	"seen on and how often, checks on this machine, and the fix.\n"
 	"\n"
-	"Options come before the text; everything from the first other word on is the text, even "
-	"words that start with '-' (\"-> CUDA driver version is insufficient\").";
+	"Options may stand before or after the text. A word with a space in it is text even when it "
+	"starts with '-' (\"-> CUDA driver version is insufficient\"); after `--` every word is text "
+	"(cudoctor explain -- -1 --gpu). Under -q the answer is a line per finding.";
 
 enum { OPT_OFFLINE = 1, OPT_BINARY, OPT_GPU, OPT_DRIVER, OPT_BLOCK, OPT_PATTERNS };
 
@@ -238,7 +239,7 @@ static int report_match(struct report *r, const struct explain_match *m, struct 
 		goto out;
 	text_vars(m, env, torch, &vars);
 	if (ck.runtime_verdict.fails && strcmp(m->finding, "runtime-newer-than-driver") == 0)
-		driver_need_vars(&ck.runtime, &env->target.driver, &vars);
+		driver_need_vars(&ck.runtime, &env->target.driver, &env->target, &vars);
 	if (!offline && (rc = machine_vars(m->finding, env, &vars, &row, err)) != CD_OK)
 		goto out;
 	x = kb_finding_find(row);
@@ -348,7 +349,7 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 	int a = 1, rc = CD_OK;
 
 	explain_env_init(&env);
-	/* main.c parsed the options up to the text (options_first): the operands are the text */
+	/* main.c parsed the options wherever they stood: the operands are the text */
 	for (size_t i = 0; i < g->args->n; i++) {
 		const char *v = g->args->v[i].value;
 
@@ -444,6 +445,9 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 	if ((rc = nccl_explain_log(r, explain_scan_nccl(sc), err)) != CD_OK)
 		goto out;
 	report_json_set(r, "offline", json_boolean(offline));
+	rc = report_answer_findings(r, SEV_INFO); /* -q: the findings are explain's answer */
+	if (rc != CD_OK)
+		rc = cd_fail(err, rc, "out of memory");
 out:
 	json_decref(matches);
 	explain_result_free(&res);
@@ -460,6 +464,5 @@ const struct cd_command cmd_explain = {
 		 "       some-command 2>&1 | cudoctor explain",
 	.help = explain_help,
 	.opts = explain_opts,
-	.options_first = true,
 	.run = explain_run,
 };

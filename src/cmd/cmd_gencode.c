@@ -262,7 +262,6 @@ static void flag_fields(struct report_rec *top, const struct gencode_plan *p, co
 /* The line a build script wants: nvcc $(cudoctor gencode --gpu sm_90 --format nvcc) ... */
 static int answer(struct report *r, const struct gencode_plan *p, const char *format)
 {
-	r->answer_only = strcmp(format, "nvcc") == 0 || strcmp(format, "cmake") == 0 || strcmp(format, "torch") == 0;
 	if (strcmp(format, "cmake") == 0)
 		return report_answer(r, "-DCMAKE_CUDA_ARCHITECTURES=\"%s\"", p->cmake);
 	if (strcmp(format, "torch") == 0)
@@ -374,6 +373,9 @@ static int gencode_run(struct report *r, int argc, char **argv, const struct cd_
 	}
 	TRY(kb_load(err));
 	TRY(parse_args(argc, argv, g->args, a, err));
+	/* a scripting form: its line or nothing on stdout, even when a target is refused */
+	r->answer_only = strcmp(a->format, "nvcc") == 0 || strcmp(a->format, "cmake") == 0 ||
+			 strcmp(a->format, "torch") == 0;
 	report_rec_section(&top, "Build");
 	TRY(pick_toolkit(r, &top, a, &tk, err));
 	if (a->native)
@@ -393,6 +395,7 @@ static int gencode_run(struct report *r, int argc, char **argv, const struct cd_
 		report_rec_section(&top, "Toolkits");
 		toolkit_range_field(&top, p);
 		report_field(&top, NULL, "min_driver", rv_null());
+		report_field(&top, NULL, "max_driver_branch", rv_null());
 		report_field(&top, NULL, "ptx_min_driver", rv_null());
 		goto end;
 	}
@@ -400,9 +403,19 @@ static int gencode_run(struct report *r, int argc, char **argv, const struct cd_
 	TRY(answer(r, p, a->format));
 	report_rec_section(&top, "The result needs");
 	toolkit_range_field(&top, p);
-	report_fieldf(&top, "driver", "min_driver", rv_str(p->min_driver), "%s or newer to run (CUDA %d.x%s)",
-		      p->min_driver, tk->release.major,
-		      tk->has_minor_compat ? " minor-version compatibility floor" : "");
+	if (p->min_driver_gpu >= 0)
+		report_fieldf(&top, "driver", "min_driver", rv_str(p->min_driver), "%s or newer to run (%s is first supported "
+			      "by CUDA %s's driver)", p->min_driver, p->t[p->min_driver_gpu].spec.label,
+			      p->t[p->min_driver_gpu].min_toolkit->release_text);
+	else
+		report_fieldf(&top, "driver", "min_driver", rv_str(p->min_driver), "%s or newer to run (CUDA %d.x%s)",
+			      p->min_driver, tk->release.major,
+			      tk->has_minor_compat ? " minor-version compatibility floor" : "");
+	if (p->max_branch_gpu >= 0)
+		report_fieldf(&top, "driver branches", "max_driver_branch", rv_int(p->max_branch),
+			      "up to R%d (the last branch that supports %s)", p->max_branch, p->t[p->max_branch_gpu].spec.label);
+	else
+		report_field(&top, NULL, "max_driver_branch", rv_null());
 	report_fieldf(&top, p->has_ptx ? "driver for PTX JIT" : NULL, "ptx_min_driver",
 		      rv_str(p->has_ptx ? p->ptx_min_driver : NULL), "%s or newer (PTX ISA %d.%d)",
 		      p->ptx_min_driver, tk->ptx_major, tk->ptx_minor);

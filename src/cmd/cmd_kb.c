@@ -187,9 +187,7 @@ static int kb_gpu_cmd(struct report_rec *top, const char *query, char *err)
 	if (n == 0)
 		n = kb_gpu_search(query, c, 256);
 	if (n == 0)
-		return cd_fail(err, CD_EUSAGE,
-			       "no GPU in the table matches '%.60s' (try a part of the name as nvidia-smi "
-			       "prints it, or a compute capability like 8.9)", query);
+		return kb_gpu_no_match(query, err);
 	if (n > 256)
 		n = 256;
 	if (n > 1)

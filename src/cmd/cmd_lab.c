@@ -199,6 +199,8 @@ static void labs_not_started(struct report *r, int device, const char *evidence)
 	}
 }
 
+/* -q: the verdict lines on stdout; the warn and error findings (a lab refuted, the driver
+ * missing) on stderr */
 static int run_labs(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
 	bool quick = false;
@@ -358,16 +360,6 @@ static int run_labs(struct report *r, int argc, char **argv, const struct cd_glo
 	return status;
 }
 
-/* -q: the verdict lines, then the warn and error findings (a lab refuted, the driver missing) */
-static int run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
-{
-	int rc = run_labs(r, argc, argv, g, err);
-
-	if (rc == CD_OK)
-		cmd_note(r, report_answer_findings(r));
-	return rc;
-}
-
 const struct cd_command cmd_lab = {
 	.name = "lab",
 	.summary = "prove the CUDA programming model on this GPU, claim by claim",
@@ -379,5 +371,5 @@ const struct cd_command cmd_lab = {
 	.operands = CLI_C_LAB,
 	.operand_words = "list all run",
 	.needs = NEEDS_DRIVER_GENTLY, /* `lab list` needs no driver */
-	.run = run,
+	.run = run_labs,
 };

@@ -39,6 +39,7 @@ static const struct cli_opt plan_opts[] = {
 
 struct plan_args {
 	struct gpu_spec specs[PLAN_MAX_GPUS];
+	char uuid[PLAN_MAX_GPUS][64]; /* the GPUs here: NVML's UUID, "" unknown; --gpu: "" */
 	size_t n;
 	const char *driver;
 	enum plan_framework fw;
@@ -124,6 +125,8 @@ static int add_native(struct report *r, struct plan_args *a, struct plan_driver 
 		a->specs[a->n].gpu = kb_gpu_by_name(gi->name);
 		snprintf(a->specs[a->n].label, sizeof(a->specs[a->n].label), "%.70s (sm_%d)", gi->name,
 			 a->specs[a->n].arch.num);
+		if (gpu_has(gi, GF_UUID))
+			snprintf(a->uuid[a->n], sizeof(a->uuid[a->n]), "%s", gi->uuid);
 		a->n++;
 	}
 	if (a->n == 0)
@@ -344,8 +347,11 @@ static int toolkit_section(struct report *r, const struct plan *p)
 
 static void pip_lines(struct report *r, const struct kb_torch_build *b)
 {
-	report_kv_command(r, "pip", "pip install torch==%s --index-url %s", b->release, b->index_url);
-	report_kv_command(r, "uv", "uv pip install torch==%s --index-url %s", b->release, b->index_url);
+	char pip[512];
+
+	plan_torch_install(b, false, pip, sizeof(pip));
+	report_kv_command(r, "pip", "%s", pip);
+	report_kv_command(r, "uv", "uv %s", pip);
 }
 
 static json_t *torch_json(const struct plan *p, const struct plan_torch *t)
@@ -367,8 +373,11 @@ static json_t *torch_json(const struct plan *p, const struct plan_torch *t)
 		"index_url", t->b->index_url);
 
 	if (o) {
-		json_object_set_new(o, "pip", json_sprintf("pip install torch==%s --index-url %s", t->b->release, t->b->index_url));
-		json_object_set_new(o, "uv", json_sprintf("uv pip install torch==%s --index-url %s", t->b->release, t->b->index_url));
+		char pip[512];
+
+		plan_torch_install(t->b, false, pip, sizeof(pip));
+		json_object_set_new(o, "pip", json_string(pip));
+		json_object_set_new(o, "uv", json_sprintf("uv %s", pip));
 	}
 	return o;
 }
@@ -441,9 +450,11 @@ static int torch_section(struct report *r, const struct plan *p)
 					     : "the newest release with a build for every GPU (no driver known)");
 		if (p->in.driver.known)
 			report_kv(r, "on this driver", "%s", fit_driver_text(t->driver_fit));
+		char pip[512];
+
 		pip_lines(r, t->b);
-		cmd_note(r, report_answer(r, "torch %s %s: pip install torch==%s --index-url %s", t->b->release, t->b->variant,
-					  t->b->release, t->b->index_url)); /* -q */
+		plan_torch_install(t->b, false, pip, sizeof(pip));
+		cmd_note(r, report_answer(r, "torch %s %s: %s", t->b->release, t->b->variant, pip)); /* -q */
 		torch_gpu_notes(r, p, t);
 	} else if (p->torch_pick_any_driver >= 0) {
 		const struct plan_torch *t = &p->torch[p->torch_pick_any_driver];
@@ -527,7 +538,26 @@ static int fw_section(struct report *r, const struct plan *p)
 	return report_json_set(r, "framework_build", p->fw_pick >= 0 ? json_string(p->fw[p->fw_pick].b->variant) : json_null());
 }
 
-static int split_section(struct report *r, const struct plan *p)
+/* CUDA_VISIBLE_DEVICES for a group: the GPUs' UUIDs, which name the same GPUs whatever the
+ * enumeration order (CUDA_DEVICE_ORDER, a GPU added or gone); without them (GPUs named with
+ * --gpu) no index would name the right device, so the line says where the UUIDs are. */
+static void visible_devices(const struct plan *p, const struct plan_group *grp, const char (*uuid)[64],
+			    char *out, size_t cap)
+{
+	size_t used = 0;
+
+	for (size_t g = 0; g < p->n_gpus; g++) {
+		if (!grp->member[g])
+			continue;
+		if (!uuid[g][0]) {
+			snprintf(out, cap, "the UUIDs `nvidia-smi -L` prints for these GPUs");
+			return;
+		}
+		cat(out, cap, &used, "%s%s", used ? "," : "", uuid[g]);
+	}
+}
+
+static int split_section(struct report *r, const struct plan *p, const char (*uuid)[64])
 {
 	json_t *arr = json_array();
 	struct finding *f;
@@ -541,15 +571,14 @@ static int split_section(struct report *r, const struct plan *p)
 		return CD_ENOMEM;
 	for (size_t k = 0; k < p->n_groups; k++) {
 		const struct plan_group *grp = &p->group[k];
-		char names[256] = "", idx[64] = "", what[160];
-		size_t un = 0, ui = 0;
+		char names[256] = "", devices[PLAN_MAX_GPUS * 64 + 64] = "", what[160];
+		size_t un = 0;
 		json_t *members = json_array();
 
 		for (size_t g = 0; g < p->n_gpus; g++) {
 			if (!grp->member[g])
 				continue;
 			cat(names, sizeof(names), &un, "%s%s", un ? ", " : "", plan_gpu_label(&p->gpu[g]));
-			cat(idx, sizeof(idx), &ui, "%s%zu", ui ? "," : "", g);
 			if (members)
 				json_array_append_new(members, json_string(plan_gpu_label(&p->gpu[g])));
 		}
@@ -562,7 +591,8 @@ static int split_section(struct report *r, const struct plan *p)
 		report_kv(r, names, "%s", what);
 		if (grp->choice >= 0 && p->in.framework == PLAN_FW_TORCH)
 			pip_lines(r, p->torch[grp->choice].b);
-		if (finding_evidence(f, "%s: %s   (CUDA_VISIBLE_DEVICES=%s, in the order given)", names, what, idx))
+		visible_devices(p, grp, uuid, devices, sizeof(devices));
+		if (finding_evidence(f, "%s: %s   (CUDA_VISIBLE_DEVICES=%s)", names, what, devices))
 			return CD_ENOMEM;
 		json_array_append_new(arr, json_pack("{s:o, s:s}", "gpus", members ? members : json_array(), "choice", what));
 	}
@@ -622,9 +652,7 @@ static int plan_run(struct report *r, int argc, char **argv, const struct cd_glo
 		goto nomem;
 	if (!p->any_jetson && a.fw != PLAN_FW_TORCH && a.fw != PLAN_FW_NONE && fw_section(r, p))
 		goto nomem;
-	if (p->n_groups && split_section(r, p))
-		goto nomem;
-	if (report_answer_findings(r) != CD_OK)
+	if (p->n_groups && split_section(r, p, a.uuid))
 		goto nomem;
 	rc = CD_OK;
 	goto out;

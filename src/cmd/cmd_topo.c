@@ -32,8 +32,7 @@ static int topo_run(struct report *r, int argc, char **argv, const struct cd_glo
 	if ((rc = topo_probe_collect(t, &run->probe, run->cu, run->nv, NULL, err)) != CD_OK)
 		goto out_free;
 	if ((rc = rules_gpu_pcie(&run->probe, r)) != CD_OK || (rc = topo_rules(r, t)) != CD_OK ||
-	    (rc = topo_report_full(r, t)) != CD_OK || (rc = topo_report_answer(r, t)) != CD_OK ||
-	    (rc = report_answer_findings(r)) != CD_OK)
+	    (rc = topo_report_full(r, t)) != CD_OK || (rc = topo_report_answer(r, t)) != CD_OK)
 		rc = cd_fail(err, rc, "out of memory");
 	topo_probe_free(t);
 out_free:

@@ -16,6 +16,8 @@ struct py_env {
 	const char *kind;             /* "venv", "conda", "pyenv", "system" */
 };
 
+#define PY_MAX_CODE 8
+
 struct py_framework {
 	char name[40];                /* "torch", "jax", "cupy-cuda12x", ... */
 	char version[64];
@@ -24,6 +26,8 @@ struct py_framework {
 	bool rocm;                    /* torch built for HIP */
 	char path[FACTS_PATH];        /* package directory, or the dist-info when there is none */
 	char kb_min_driver[32];       /* the kb's driver floor of its CUDA release, "" unknown (facts/kb.c) */
+	char *code[PY_MAX_CODE];      /* the shared objects that carry its device code (probe/python.c) */
+	size_t n_code;
 };
 
 struct py_wheel {                 /* nvidia-* CUDA wheels */

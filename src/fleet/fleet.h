@@ -42,6 +42,10 @@ struct fleet_sample {
 	double value;
 };
 
+/* The reports a node's view is made of: the newest of each command, kept apart so that an
+ * older one never mixes into the view (docs/fleet.md "Several reports of one node"). */
+enum fleet_part { FP_DOCTOR, FP_DEVICES, FP_LAB, FP_BUNDLE, FP_COUNT };
+
 struct fleet_node {
 	char *name;
 	char *facts[FF_COUNT];        /* NULL: no report said */
@@ -50,6 +54,10 @@ struct fleet_node {
 	struct fleet_sample *samples;
 	size_t n_samples, cap_samples;
 	char *failure;                /* the node could not collect its report: why */
+	/* what the view above is rebuilt from: the newest report of each command, by its
+	 * header's date (ISO 8601, UTC; "" when it has none) */
+	struct fleet_node *part[FP_COUNT];
+	char *part_date[FP_COUNT];
 };
 
 /* An input that was named and left out: a file or a rank's message. */
@@ -83,8 +91,11 @@ int fleet_node_finding(struct fleet_node *n, const char *id, enum severity sev, 
 int fleet_node_sample(struct fleet_node *n, const char *metric, const char *unit, int gpu, double value);
 int fleet_node_failed(struct fleet_node *n, const char *why);
 
-/* Moves every node of src into dst (merged by name); src is left to fleet_free. */
-int fleet_merge(struct fleet *dst, struct fleet *src);
+/* Moves every node of src, read from one report of command taken at date, into dst: per node
+ * the newest report of each command is kept (a later one of the same date wins) and an older
+ * one is named in dst's skipped list; the node's view is the kept reports merged newest first,
+ * so a fact two of them state differently is the newer one's. src is left to fleet_free. */
+int fleet_merge(struct fleet *dst, struct fleet *src, const char *command, const char *date);
 
 int fleet_skip(struct fleet *f, const char *source, const char *reason);
 int fleet_missing(struct fleet *f, const char *name);

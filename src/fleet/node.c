@@ -41,9 +41,9 @@ void fleet_init(struct fleet *f)
 	memset(f, 0, sizeof *f);
 }
 
-static void node_free(struct fleet_node *n)
+/* The view: facts, findings, samples and failure (not the name, not the parts). */
+static void view_free(struct fleet_node *n)
 {
-	free(n->name);
 	for (int i = 0; i < FF_COUNT; i++)
 		free(n->facts[i]);
 	for (size_t i = 0; i < n->n_findings; i++) {
@@ -58,6 +58,23 @@ static void node_free(struct fleet_node *n)
 	}
 	free(n->samples);
 	free(n->failure);
+	n->findings = NULL;
+	n->samples = NULL;
+	n->failure = NULL;
+	n->n_findings = n->cap_findings = n->n_samples = n->cap_samples = 0;
+	memset(n->facts, 0, sizeof n->facts);
+}
+
+static void node_free(struct fleet_node *n)
+{
+	free(n->name);
+	view_free(n);
+	for (int k = 0; k < FP_COUNT; k++) {
+		if (n->part[k])
+			node_free(n->part[k]);
+		free(n->part[k]);
+		free(n->part_date[k]);
+	}
 }
 
 void fleet_free(struct fleet *f)
@@ -254,24 +271,102 @@ void fleet_name_from_path(const char *path, char *buf, size_t n)
 	snprintf(buf, n, "%.*s", (int)len, base);
 }
 
-int fleet_merge(struct fleet *dst, struct fleet *src)
+/* Adds what s says to d's view: facts d does not have yet, findings, samples, a failure. */
+static int view_add(struct fleet_node *d, const struct fleet_node *s)
 {
 	int rc = CD_OK;
 
+	for (int k = 0; k < FF_COUNT; k++)
+		TRY(fleet_node_fact(d, (enum fleet_fact)k, s->facts[k]));
+	for (size_t k = 0; k < s->n_findings; k++)
+		TRY(fleet_node_finding(d, s->findings[k].id, s->findings[k].severity, s->findings[k].title,
+				       s->findings[k].fix));
+	for (size_t k = 0; k < s->n_samples; k++)
+		TRY(fleet_node_sample(d, s->samples[k].metric, s->samples[k].unit, s->samples[k].gpu,
+				      s->samples[k].value));
+	if (s->failure)
+		TRY(fleet_node_failed(d, s->failure));
+out:
+	return rc;
+}
+
+/* The view again from the kept parts, newest first: the newest report's fact wins. */
+static int view_rebuild(struct fleet_node *d)
+{
+	bool used[FP_COUNT] = { false };
+	int rc = CD_OK;
+
+	view_free(d);
+	for (;;) {
+		int pick = -1;
+
+		for (int k = 0; k < FP_COUNT; k++)
+			if (d->part[k] && !used[k] && (pick < 0 || strcmp(d->part_date[k], d->part_date[pick]) > 0))
+				pick = k;
+		if (pick < 0)
+			break;
+		used[pick] = true;
+		TRY(view_add(d, d->part[pick]));
+	}
+out:
+	return rc;
+}
+
+static enum fleet_part part_of(const char *command)
+{
+	return strcmp(command, "doctor") == 0 ? FP_DOCTOR : strcmp(command, "devices") == 0 ? FP_DEVICES
+	       : strcmp(command, "lab") == 0  ? FP_LAB : FP_BUNDLE;
+}
+
+/* "node03: a doctor report of 2026-11-30T08:00:00Z, older than the one used (2026-12-01T...)" */
+static int superseded(struct fleet *f, const char *node, const char *command, const char *old, const char *kept)
+{
+	char source[300], reason[200];
+
+	snprintf(source, sizeof source, "%s's %s report of %s", node, command, *old ? old : "no date");
+	snprintf(reason, sizeof reason, "superseded by its newer %s report (%s)", command, *kept ? kept : "no date");
+	return fleet_skip(f, source, reason);
+}
+
+int fleet_merge(struct fleet *dst, struct fleet *src, const char *command, const char *date)
+{
+	enum fleet_part k = part_of(command);
+	int rc = CD_OK;
+
+	if (!date)
+		date = "";
 	for (size_t i = 0; i < src->n_nodes; i++) {
-		struct fleet_node *s = &src->nodes[i], *d = fleet_node_get(dst, s->name);
+		struct fleet_node *s = &src->nodes[i], *d = fleet_node_get(dst, s->name), *keep;
+		char *when;
+
 		if (!d)
 			return CD_ENOMEM;
-		for (int k = 0; k < FF_COUNT; k++)
-			TRY(fleet_node_fact(d, (enum fleet_fact)k, s->facts[k]));
-		for (size_t k = 0; k < s->n_findings; k++)
-			TRY(fleet_node_finding(d, s->findings[k].id, s->findings[k].severity, s->findings[k].title,
-					       s->findings[k].fix));
-		for (size_t k = 0; k < s->n_samples; k++)
-			TRY(fleet_node_sample(d, s->samples[k].metric, s->samples[k].unit, s->samples[k].gpu,
-					      s->samples[k].value));
-		if (s->failure)
-			TRY(fleet_node_failed(d, s->failure));
+		if (d->part[k] && strcmp(date, d->part_date[k]) < 0) {
+			TRY(superseded(dst, d->name, command, date, d->part_date[k]));
+			continue;
+		}
+		if (!(keep = malloc(sizeof *keep)) || !(when = cd_strdup(date))) {
+			free(keep);
+			return CD_ENOMEM;
+		}
+		if (d->part[k]) {
+			rc = superseded(dst, d->name, command, d->part_date[k], date);
+			node_free(d->part[k]);
+			free(d->part[k]);
+			free(d->part_date[k]);
+			if (rc != CD_OK) {
+				d->part[k] = NULL;
+				d->part_date[k] = NULL;
+				free(keep);
+				free(when);
+				goto out;
+			}
+		}
+		*keep = *s; /* moved: src keeps a zeroed node for fleet_free */
+		memset(s, 0, sizeof *s);
+		d->part[k] = keep;
+		d->part_date[k] = when;
+		TRY(view_rebuild(d));
 	}
 out:
 	return rc;

@@ -352,9 +352,9 @@ int fleet_read_report(struct fleet *f, const unsigned char *data, size_t size, c
 	/* into a scratch fleet first: a report that fails half-way adds nothing */
 	fleet_init(&one);
 	rc = read_one(&one, root, fallback_name, false, err);
-	json_decref(root);
 	if (rc == CD_OK)
-		rc = fleet_merge(f, &one);
+		rc = fleet_merge(f, &one, str_at(root, "command"), str_at(json_object_get(root, "header"), "date"));
+	json_decref(root);
 	fleet_free(&one);
 	if (rc == CD_ENOMEM)
 		cd_fail(err, rc, "out of memory");

@@ -386,7 +386,7 @@ static int list_candidates(const char *spec, const struct kb_gpu **c, size_t n, 
 
 #define MAX_SUGGESTIONS 4
 
-static int no_match(const char *spec, char *err)
+int kb_gpu_no_match(const char *spec, char *err)
 {
 	const struct kb_gpu *s[MAX_SUGGESTIONS];
 	size_t n = kb_gpu_suggest(spec, s, MAX_SUGGESTIONS);
@@ -440,5 +440,5 @@ int kb_parse_gpu_spec(const char *spec, struct gpu_spec *out, char *err)
 			       "`cudoctor kb gpu` lists the known GPUs", spec, cc,
 			       a.suffix == 'f' ? ", and family targets start at sm_100f" : "");
 	}
-	return no_match(spec, err);
+	return kb_gpu_no_match(spec, err);
 }

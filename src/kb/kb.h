@@ -48,6 +48,9 @@ size_t kb_gpu_search(const char *query, const struct kb_gpu **out, size_t max);
 /* The rows nearest a name that matched none (within two edits of a name or alias, one for
  * short names): "RTX 4909" -> RTX 4090. Fills out (up to max), returns how many in total. */
 size_t kb_gpu_suggest(const char *query, const struct kb_gpu **out, size_t max);
+/* The usage error for a name no GPU matches, the one text of --gpu and `kb gpu`: the near
+ * misses ("did you mean"), else where to look. Returns CD_EUSAGE with err filled. */
+int kb_gpu_no_match(const char *query, char *err);
 
 /* What --gpu SPEC names: sm_89, 8.9, 89, sm_90a, sm_100f, or a product name or
  * unambiguous part of one ("RTX 4060 Ti", H200). */

@@ -84,7 +84,9 @@ void mem_estimate(const struct mem_model *m, const struct mem_opts *o, struct me
 
 struct mem_fit {
 	uint64_t budget;
-	bool fits;
+	bool fits;               /* the total counted is within the budget */
+	bool fits_known;         /* fits is the answer: it does not fit, or every part is counted
+				  * (inference needs the KV cache's shape, both the activations') */
 	int64_t headroom;        /* budget - total (negative when it does not fit) */
 	uint64_t max_context;    /* at o->batch; 0 when not even one token fits */
 	uint64_t max_batch;      /* at o->context */

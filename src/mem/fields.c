@@ -86,9 +86,15 @@ const struct rec_field mem_estimate_fields[MEM_EST_FIELDS] = {
 	[MEM_EST_MASTER_WEIGHTS] = E("master_weights_bytes", "master weights", master_weights),
 	[MEM_EST_GRADIENTS] = E("gradients_bytes", "gradients", gradients),
 	[MEM_EST_OPTIMIZER] = E("optimizer_bytes", "optimizer states", optimizer),
-	[MEM_EST_KV] = E("kv_cache_bytes", "KV cache", kv),
+	/* an unknown part reads "unknown", never "0 bytes" */
+	[MEM_EST_KV] = { "kv_cache_bytes", "KV cache", RF_U64, .unit = RU_BYTES,
+			 .offset = offsetof(struct mem_estimate, kv), .valid = RFV_FLAG,
+			 .flag = offsetof(struct mem_estimate, kv_known), .absent = RFA_NULL, .unknown = "unknown" },
 	[MEM_EST_KV_PER_TOKEN] = E("kv_cache_per_token_bytes", NULL, kv_per_token),
-	[MEM_EST_ACTIVATIONS] = E("activations_bytes", "activations", activations),
+	[MEM_EST_ACTIVATIONS] = { "activations_bytes", "activations", RF_U64, .unit = RU_BYTES,
+				  .offset = offsetof(struct mem_estimate, activations), .valid = RFV_FLAG,
+				  .flag = offsetof(struct mem_estimate, act_known), .absent = RFA_NULL,
+				  .unknown = "unknown" },
 	[MEM_EST_ACT_FULL] = E("activations_full_bytes", NULL, act_full),
 	[MEM_EST_ACT_CHECKPOINTED] = E("activations_checkpointed_bytes", NULL, act_checkpointed),
 	[MEM_EST_WORKSPACE] = E("workspace_bytes", "workspace", workspace),
@@ -100,7 +106,8 @@ const struct rec_field mem_estimate_fields[MEM_EST_FIELDS] = {
 
 #define F(m) offsetof(struct mem_fit, m)
 const struct rec_field mem_fit_fields[MEM_FIT_FIELDS] = {
-	[MEM_FIT_FITS] = { "fits", "fits", RF_BOOL, .offset = F(fits) },
+	[MEM_FIT_FITS] = { "fits", "fits", RF_BOOL, .offset = F(fits), .valid = RFV_FLAG, .flag = F(fits_known),
+			   .absent = RFA_NULL, .unknown = "unknown" },
 	[MEM_FIT_HEADROOM] = { "headroom_bytes", "headroom", RF_I64, .unit = RU_BYTES, .offset = F(headroom) },
 	[MEM_FIT_MAX_CONTEXT] = { "max_context", "max context", RF_U64, .offset = F(max_context), .valid = RFV_FLAG,
 				  .flag = F(context_matters), .unknown = "n/a" },

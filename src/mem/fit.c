@@ -66,6 +66,7 @@ void mem_fit_search(const struct mem_model *m, const struct mem_opts *o, uint64_
 	f->budget = budget;
 	mem_estimate(m, o, &e);
 	f->fits = e.total <= budget;
+	f->fits_known = !f->fits || (e.act_known && (o->train || e.kv_known));
 	uint64_t diff = f->fits ? budget - e.total : e.total - budget;
 	if (diff > (uint64_t)INT64_MAX)
 		diff = (uint64_t)INT64_MAX;

@@ -105,14 +105,15 @@ bool mem_tensor_is_output(const char *name, size_t len)
 	       has(name, len, ".lm_head.") || seg_is(name, len, "embed_out.weight");
 }
 
-int mem_model_from_params(uint64_t params, const char *dtype, struct mem_model *m, char *err)
+int mem_model_from_params(uint64_t params, const char *dtype, double bits, struct mem_model *m, char *err)
 {
-	double bits = mem_dtype_bits(dtype);
+	if (bits <= 0)
+		bits = mem_dtype_bits(dtype);
 	memset(m, 0, sizeof *m);
 	if (!params || params > 1000000000000000ull)
 		return cd_fail(err, CD_EUSAGE, "--params must be a positive count up to 1e15 (e.g. 8e9, 7B, 70B)");
 	if (bits <= 0)
-		return cd_fail(err, CD_EUSAGE, "unknown dtype '%s' (bf16, fp16, fp32, fp8, int8, int4, q8_0, q4_k, ...)",
+		return cd_fail(err, CD_EUSAGE, "unknown dtype '%.40s' (bf16, fp16, fp32, fp8, int8, int4, q8_0, q4_k_m, iq4_xs, ...)",
 			       dtype ? dtype : "");
 	strcpy(m->format, "params");
 	snprintf(m->arch, sizeof m->arch, "unknown");

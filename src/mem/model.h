@@ -75,8 +75,9 @@ int mem_model_from_safetensors(const struct st_file *files, size_t n_files, json
 int mem_model_from_config(json_t *config, const char *dtype, struct mem_model *m, char *err);
 /* Attention shape from config.json into m (used by the two above). */
 int mem_model_apply_config(json_t *config, struct mem_model *m, char *err);
-/* From a parameter count and a dtype name ("bf16", "q4_k", "fp8"). */
-int mem_model_from_params(uint64_t params, const char *dtype, struct mem_model *m, char *err);
+/* From a parameter count and a dtype name ("bf16", "q4_k", "fp8"); bits per weight when the
+ * caller knows them (a GGUF quantisation's, from the kb), else 0 to go by the name. */
+int mem_model_from_params(uint64_t params, const char *dtype, double bits, struct mem_model *m, char *err);
 
 /* Bytes per element of a weight / KV dtype name, as bits (so 4.5 bits for Q4_0);
  * accepts torch, safetensors and ggml spellings. 0 if unknown. */

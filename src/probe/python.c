@@ -194,6 +194,90 @@ static struct py_framework *add_fw(struct ctx *c)
 	return &p->fw[p->n_fw++];
 }
 
+/* Where each framework keeps its device code, relative to site-packages: a file, a folder
+ * whose shared objects all count ("dir/"), or a prefix of shared objects in site-packages
+ * itself ("name*"). Only names are listed here; doctor reads the files' headers. */
+static const struct {
+	const char *fw;
+	const char *const where[6];
+} fw_code_places[] = {
+	{ "torch", { "torch/lib/libtorch_cuda.so", "torch/lib/libtorch_cuda_cu.so", "torch/lib/libtorch_cuda_cpp.so" } },
+	{ "jax-cuda12-plugin", { "jax_cuda12_plugin/", "jax_cuda12_pjrt/" } },
+	{ "jax-cuda13-plugin", { "jax_cuda13_plugin/", "jax_cuda13_pjrt/" } },
+	{ "tensorflow", { "tensorflow/libtensorflow_cc.so.2", "tensorflow/libtensorflow_framework.so.2" } },
+	{ "cupy-cuda11x", { "cupy/cuda/" } },
+	{ "cupy-cuda12x", { "cupy/cuda/" } },
+	{ "cupy-cuda13x", { "cupy/cuda/" } },
+	{ "onnxruntime-gpu", { "onnxruntime/capi/libonnxruntime_providers_cuda.so" } },
+	{ "ctranslate2", { "ctranslate2.libs/", "ctranslate2/" } },
+	{ "llama-cpp-python", { "llama_cpp/lib/" } },
+	{ "bitsandbytes", { "bitsandbytes/" } },
+	{ "xformers", { "xformers/" } },
+	{ "flash-attn", { "flash_attn_2_cuda*", "flash_attn_3_cuda*" } },
+	{ "vllm", { "vllm/", "vllm/vllm_flash_attn/" } },
+};
+
+static bool is_shared_object(const char *name, void *arg)
+{
+	const char *prefix = arg;
+
+	return str_is_shared_object_name(name) && (!prefix || str_starts_with(name, prefix));
+}
+
+static void add_code(struct ctx *c, struct py_framework *f, const char *path)
+{
+	if (f->n_code == PY_MAX_CODE || !path_is_file(path))
+		return;
+	for (size_t i = 0; i < f->n_code; i++)
+		if (strcmp(f->code[i], path) == 0)
+			return;
+	if (!(f->code[f->n_code] = cd_strdup(path)))
+		c->rc = CD_ENOMEM;
+	else
+		f->n_code++;
+}
+
+/* The shared objects in dir (those whose names start with prefix, when given), by name. */
+static void add_code_dir(struct ctx *c, struct py_framework *f, const char *dir, const char *prefix)
+{
+	char **names, path[PROBE_PATH];
+	size_t n;
+
+	if (!path_is_dir(dir))
+		return;
+	if (dir_names(dir, is_shared_object, (void *)prefix, &names, &n) != CD_OK) {
+		c->rc = CD_ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < n && c->rc == CD_OK; i++)
+		if (path_join(path, sizeof path, dir, names[i]) == CD_OK)
+			add_code(c, f, path);
+	names_free(names, n);
+}
+
+static void find_code(struct ctx *c, struct py_framework *f, const char *site)
+{
+	for (size_t k = 0; k < sizeof fw_code_places / sizeof fw_code_places[0]; k++) {
+		if (strcmp(fw_code_places[k].fw, f->name) != 0)
+			continue;
+		for (size_t w = 0; w < 6 && fw_code_places[k].where[w] && c->rc == CD_OK; w++) {
+			const char *rel = fw_code_places[k].where[w];
+			size_t len = strlen(rel);
+			char path[PROBE_PATH], prefix[64];
+
+			if (len && rel[len - 1] == '*') {
+				snprintf(prefix, sizeof prefix, "%.*s", (int)(len - 1), rel);
+				add_code_dir(c, f, site, prefix);
+			} else if (path_join(path, sizeof path, site, rel) == CD_OK) {
+				if (len && rel[len - 1] == '/')
+					add_code_dir(c, f, path, NULL);
+				else
+					add_code(c, f, path);
+			}
+		}
+	}
+}
+
 static void probe_torch(struct ctx *c, const char *site)
 {
 	char dir[PROBE_PATH], vp[PROBE_PATH], *text = NULL;
@@ -211,6 +295,8 @@ static void probe_torch(struct ctx *c, const char *site)
 		snprintf(f->path, sizeof f->path, "%s", dir);
 		f->rocm = tv.hip[0] != '\0';
 		f->cpu_only = strstr(tv.version, "+cpu") != NULL || (tv.has_cuda_line && !tv.cuda[0] && !f->rocm);
+		if (!f->cpu_only && !f->rocm)
+			find_code(c, f, site);
 	}
 	free(text);
 }
@@ -220,7 +306,7 @@ static void probe_torch(struct ctx *c, const char *site)
 static const char *const framework_dists[] = {
 	"jax", "jaxlib", "jax_cuda12_plugin", "jax_cuda13_plugin", "tensorflow", "cupy_cuda11x",
 	"cupy_cuda12x", "cupy_cuda13x", "onnxruntime_gpu", "triton", "vllm", "paddlepaddle_gpu",
-	"tensorrt", "xformers", "flash_attn", "bitsandbytes", "llama_cpp_python",
+	"tensorrt", "xformers", "flash_attn", "bitsandbytes", "llama_cpp_python", "ctranslate2",
 };
 
 static void dashes(char *s)
@@ -272,6 +358,7 @@ static void probe_dists(struct ctx *c, const char *site)
 				snprintf(f->cuda, sizeof f->cuda, "%.2s", cu + 4);
 			if (path_join(f->path, sizeof f->path, site, names[i]) != CD_OK)
 				f->path[0] = '\0';
+			find_code(c, f, site);
 		}
 	}
 	names_free(names, n);
@@ -313,6 +400,9 @@ void python_free(struct python_info *p)
 	for (size_t i = 0; i < p->n_site_dirs; i++)
 		free(p->site_dirs[i]);
 	free(p->site_dirs);
+	for (size_t i = 0; i < p->n_fw; i++)
+		for (size_t k = 0; k < p->fw[i].n_code; k++)
+			free(p->fw[i].code[k]);
 	free(p->fw);
 	free(p->wheels);
 	memset(p, 0, sizeof *p);

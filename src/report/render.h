@@ -16,6 +16,7 @@ struct render_opts {
 	bool color;
 	int verbosity; /* -1 quiet (warn/error findings only), 0 normal, 1 verbose */
 	size_t width;  /* text: columns to wrap to; 0: no wrapping */
+	FILE *rest;    /* -q and scripting forms: where the findings go (stderr); NULL: nowhere */
 };
 
 int render_report(const struct report *r, const struct render_opts *o, FILE *out);

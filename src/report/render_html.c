@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report/render_html.h"
+#include "report/render_internal.h"
 #include "util/err.h"
 #include "util/outfile.h"
 
@@ -18,6 +19,8 @@ static const char css[] =
 	"main{max-width:1000px;margin:0 auto;padding:16px 20px 40px}"
 	"header{background:#22272e;color:#f0f3f6;padding:18px 20px}header h1{margin:0;font-size:22px}"
 	"header p{margin:4px 0 0;color:#c9d1d9}"
+	"header dl{grid-template-columns:repeat(4,max-content 1fr);font-size:13px;margin:8px 0 0}"
+	"header dt{color:#9da7b3}header dd{color:#f0f3f6}"
 	"section{background:#fff;border:1px solid #d8dbe0;border-radius:6px;margin:14px 0;padding:10px 16px}"
 	"h2{font-size:17px;margin:6px 0 10px}"
 	"dl{display:grid;grid-template-columns:max-content 1fr;gap:4px 14px;margin:6px 0}"
@@ -142,6 +145,25 @@ static void finding(FILE *out, const struct finding *f)
 	fputs("</div>\n", out);
 }
 
+/* Where the report comes from, as every report starts: the host, OS, kernel, glibc, CPU and
+ * date of its header (escaped: a host name is the machine's to choose). */
+static void provenance(FILE *out, const struct report *r)
+{
+	if (!r->header)
+		return;
+	fputs("<dl class=\"provenance\">", out);
+	for (size_t k = 0; k < REPORT_HEADER_FIELDS; k++) {
+		const char *v = json_string_value(json_object_get(r->header, report_header_keys[k]));
+
+		if (!v || !*v)
+			continue;
+		fprintf(out, "<dt>%s</dt><dd>", report_header_labels[k]);
+		esc(out, v);
+		fputs("</dd>", out);
+	}
+	fputs("</dl>\n", out);
+}
+
 int render_html(const struct report *r, FILE *out)
 {
 	size_t counts[4] = { 0 };
@@ -153,9 +175,11 @@ int render_html(const struct report *r, FILE *out)
 	esc(out, r->command);
 	fprintf(out, "</title>\n<style>%s</style>\n</head><body>\n<header><h1>cudoctor ", css);
 	esc(out, r->command);
-	fprintf(out, "</h1><p>cudoctor %s &middot; %zu error%s, %zu warning%s, %zu info, %zu ok</p></header>\n<main>\n",
+	fprintf(out, "</h1><p>cudoctor %s &middot; %zu error%s, %zu warning%s, %zu info, %zu ok</p>\n",
 		CUDOCTOR_VERSION, counts[SEV_ERROR], counts[SEV_ERROR] == 1 ? "" : "s", counts[SEV_WARN],
 		counts[SEV_WARN] == 1 ? "" : "s", counts[SEV_INFO], counts[SEV_OK]);
+	provenance(out, r);
+	fputs("</header>\n<main>\n", out);
 	if (r->n_findings) {
 		fputs("<section id=\"findings\"><h2>Findings</h2>\n", out);
 		for (int sev = SEV_ERROR; sev >= SEV_OK; sev--)

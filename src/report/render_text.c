@@ -1,4 +1,5 @@
 /* Text and Markdown renderers: sections, aligned key/values, tables, then findings. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/render.h"
@@ -217,13 +218,37 @@ static void text_header(const struct report *r, FILE *out, const struct render_o
 	sb_free(&cpu);
 }
 
-/* -q: the essential answer alone, for scripts */
+/* -q and the scripting forms (gencode --format nvcc): stdout holds the answer lines or
+ * nothing, so `nvcc $(cudoctor gencode ...)` gets flags or no words at all; the warn and
+ * error findings go to o->rest (stderr), a line each under -q, whole (with their fixes) in
+ * a scripting form, so a script's user still reads why. */
 static bool answer_only(const struct report *r, const struct render_opts *o, FILE *out)
 {
-	if (!r->n_answer || !(o->verbosity < 0 || r->answer_only))
+	struct render_opts plain = *o;
+
+	if (!(o->verbosity < 0 || r->answer_only))
 		return false;
 	for (size_t i = 0; i < r->n_answer; i++)
 		fprintf(out, "%s\n", r->answer[i]);
+	if (!o->rest || r->findings_answered)
+		return true;
+	plain.color = false;
+	for (int sev = SEV_ERROR; sev >= SEV_WARN; sev--)
+		for (size_t i = 0; i < r->n_findings; i++) {
+			const struct finding *f = &r->findings[i];
+			char *line;
+
+			if ((int)f->severity != sev)
+				continue;
+			if (o->verbosity >= 0) {
+				text_finding(f, o->rest, &plain);
+			} else if ((line = finding_oneline(f))) {
+				fprintf(o->rest, "%s\n", line);
+				free(line);
+			} else {
+				fprintf(o->rest, "%s %s\n", severity_name(f->severity), f->id);
+			}
+		}
 	return true;
 }
 
@@ -467,11 +492,15 @@ static void md_summary(const struct report *r, FILE *out)
 	fputs("\n\n", out);
 }
 
+const char *const report_header_keys[REPORT_HEADER_FIELDS] = { "version", "hostname", "node", "os",
+								"kernel", "glibc", "cpu", "date" };
+const char *const report_header_labels[REPORT_HEADER_FIELDS] = { "cudoctor", "host", "node", "OS",
+								  "kernel", "glibc", "CPU", "date (UTC)" };
+
 static void md_header(const struct report *r, FILE *out)
 {
-	static const char *const keys[] = { "version", "hostname", "node", "os", "kernel", "glibc", "cpu", "date" };
-	static const char *const labels[] = { "cudoctor", "host", "node", "OS", "kernel", "glibc", "CPU", "date (UTC)" };
-	const size_t n = sizeof keys / sizeof keys[0];
+	const char *const *keys = report_header_keys, *const *labels = report_header_labels;
+	const size_t n = REPORT_HEADER_FIELDS;
 
 	fputc('|', out);
 	for (size_t k = 0; k < n; k++)

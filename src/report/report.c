@@ -412,21 +412,33 @@ int report_answer(struct report *r, const char *fmt, ...)
 	return CD_OK;
 }
 
-int report_answer_findings(struct report *r)
+char *finding_oneline(const struct finding *f)
 {
-	for (int sev = SEV_ERROR; sev >= SEV_WARN; sev--)
+	bool subject = f->subject && *f->subject;
+
+	return cd_asprintf("%s %s: %s%s%s%s", severity_name(f->severity), f->id, f->title, subject ? " [" : "",
+			   subject ? f->subject : "", subject ? "]" : "");
+}
+
+int report_answer_findings(struct report *r, enum severity min)
+{
+	for (int sev = SEV_ERROR; sev >= (int)min; sev--)
 		for (size_t i = 0; i < r->n_findings; i++) {
-			const struct finding *f = &r->findings[i];
-			bool subject = f->subject && *f->subject;
+			char *line;
 			int rc;
 
-			if ((int)f->severity != sev)
+			if ((int)r->findings[i].severity != sev)
 				continue;
-			rc = report_answer(r, "%s %s: %s%s%s%s", severity_name(f->severity), f->id, f->title,
-					   subject ? " [" : "", subject ? f->subject : "", subject ? "]" : "");
+			if (!(line = finding_oneline(&r->findings[i]))) {
+				r->oom = true;
+				return CD_ENOMEM;
+			}
+			rc = report_answer(r, "%s", line);
+			free(line);
 			if (rc != CD_OK)
 				return rc;
 		}
+	r->findings_answered = true;
 	return CD_OK;
 }
 

@@ -65,6 +65,7 @@ struct report {
 	char **answer;             /* the essential answer: what -q prints, alone (report_answer) */
 	size_t n_answer;
 	bool answer_only;          /* print only the answer even without -q (gencode --format nvcc) */
+	bool findings_answered;    /* the findings are the answer lines (explain): not repeated on stderr */
 	int format;                /* -1: the command line's format; else the enum output_format
 				    * (render.h) the command's --format chose (doctor --format prometheus) */
 	/* where the report comes from, for sharing it (docs/json.md "header"): version, os,
@@ -99,13 +100,16 @@ int report_kv(struct report *r, const char *key, const char *value_fmt, ...)
 int report_kv_command(struct report *r, const char *key, const char *value_fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int report_line(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* One line of the essential answer, the whole text output under -q (or answer_only):
- * gencode's flags, doctor's verdict, arch's verdict per file and GPU. */
+/* One line of the essential answer, the whole of stdout under -q (or answer_only):
+ * gencode's flags, doctor's verdict, arch's verdict per file and GPU. The warn and error
+ * findings then go to stderr a line each, so a script reads the answer or nothing. */
 int report_answer(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* -q keeps the findings that matter: one answer line per warn or error finding, errors
- * first ("warn ecc-errors: TITLE [SUBJECT]"), for a command whose answer lines would
- * otherwise hide them. Call it after the command's last finding. */
-int report_answer_findings(struct report *r);
+/* For a command whose findings are its answer (explain): one answer line per finding of
+ * at least min severity, errors first ("warn ecc-errors: TITLE [SUBJECT]"); they are then
+ * not repeated on stderr. Call it after the command's last finding. */
+int report_answer_findings(struct report *r, enum severity min);
+/* A finding in one line, "SEVERITY ID: TITLE [SUBJECT]" (malloc'd; NULL when out of memory). */
+char *finding_oneline(const struct finding *f);
 /* Starts a table; rows go to the most recent table. */
 int report_table(struct report *r, size_t ncols, const char *const headers[]);
 int report_table_row(struct report *r, const char *const cells[]);

@@ -13,6 +13,8 @@
 #include "binfmt/ptx.h"
 #include "kb/kb.h"
 #include "rules/catalogue.h"
+#include "rules/driver_need.h"
+#include "rules/plan.h"
 #include "util/err.h"
 #include "util/sort.h"
 #include "util/str.h"
@@ -313,6 +315,13 @@ static int present_cmp(const void *a, const void *b)
 	return kx != ky ? kx - ky : str_natcmp(x->name, y->name);
 }
 
+static char *archs_present(const struct dc_inventory *inv, long only_container, bool primary);
+
+char *arch_carries(const struct dc_inventory *inv)
+{
+	return archs_present(inv, -1, true);
+}
+
 /* "sm_80, sm_86, compute_90": the distinct archs in a file's primary containers (or in
  * one container), SASS then PTX, each in natural order. NULL when out of memory. */
 static char *archs_present(const struct dc_inventory *inv, long only_container, bool primary)
@@ -526,6 +535,35 @@ static const char *vendor_wheel(const char *path)
 	return NULL;
 }
 
+/* PyTorch's fix, from plan: the newest wheel with code for cc that t's driver runs. */
+static void torch_fix_vars(unsigned cc, const struct arch_target *t, struct finding_vars *v)
+{
+	struct plan_input in = { 0 };
+	struct gpu_spec spec;
+	struct plan *p = malloc(sizeof(*p));
+	char err[CD_ERRMSG], line[400];
+	long pick;
+
+	if (!p)
+		return;
+	plan_spec_of(cc, NULL, &spec);
+	in.gpus = &spec;
+	in.n_gpus = 1;
+	in.framework = PLAN_FW_TORCH;
+	if (t->driver.known && t->driver.version[0] && plan_driver_parse(t->driver.version, &in.driver, err) != CD_OK)
+		memset(&in.driver, 0, sizeof(in.driver));
+	if (!in.driver.known && t->driver.known && t->driver.cuda) {
+		in.driver.known = true;
+		in.driver.cuda = version_from_cuda_int(t->driver.cuda);
+	}
+	if (plan_make(&in, p, err) == CD_OK && (pick = p->torch_pick >= 0 ? p->torch_pick : p->torch_pick_any_driver) >= 0) {
+		plan_torch_install(p->torch[pick].b, true, line, sizeof(line));
+		finding_var(v, "torch_install", "%s", line);
+		finding_var(v, "torch_build", "%s %s", p->torch[pick].b->release, p->torch[pick].b->variant);
+	}
+	free(p);
+}
+
 /* One flag set for every GPU judged (a single-arch line per GPU would drop the others):
  * SASS for each distinct compute capability, PTX for the newest. */
 static void arch_lists(const struct arch_target *t, unsigned cc, char *nvcc, size_t nn, char *cmake, size_t cn,
@@ -579,6 +617,8 @@ static void image_vars(const char *path, unsigned cc, const struct arch_target *
 	struct kb_arch arch = { (int)cc, 0 };
 	char nvcc[512], cmake[256], torch[256];
 	bool is_torch = looks_like_torch(path);
+	struct runtime_need lib;
+	int major = 12;
 
 	arch_lists(t, cc, nvcc, sizeof(nvcc), cmake, sizeof(cmake), torch, sizeof(torch));
 	finding_var(v, "sm", "%u", cc);
@@ -588,25 +628,67 @@ static void image_vars(const char *path, unsigned cc, const struct arch_target *
 	finding_var(v, "torch_archs", "%s", torch);
 	finding_flag(v, "torch_file", is_torch);
 	finding_flag(v, "wheel_file", !is_torch && wheel);
-	if (is_torch)
+	if (is_torch) {
 		finding_flag(v, "torch", true);
+		torch_fix_vars(cc, t, v);
+	}
+	/* the wheel of the library's own CUDA major (libcublas.so.13: the cu13 wheel), else of the
+	 * first CUDA that builds the GPU */
+	runtime_need_of_library(path, &lib);
 	if (kb_arch_toolkit_range(arch, &first, &last) == CD_OK) {
-		int major = first ? first->release.major : 12;
-
-		if (!is_torch && wheel) {
-			finding_var(v, "wheel", "%s", wheel);
-			finding_var(v, "wheel_major", "%d", major < 12 ? 12 : major);
-		}
+		if (first && first->release.major > major)
+			major = first->release.major;
 		if (last)
 			finding_var(v, "last_toolkit", "%s", last->release_text);
 	} else {
-		if (!is_torch && wheel) {
-			finding_var(v, "wheel", "%s", wheel);
-			finding_var(v, "wheel_major", "%d", 12);
-		}
 		finding_var(v, "no_toolkit_sm", "%u", cc);
 	}
+	if (lib.known)
+		major = lib.cuda.major;
+	if (!is_torch && wheel) {
+		finding_var(v, "wheel", "%s", wheel);
+		finding_var(v, "wheel_major", "%d", major);
+	}
 	finding_flag(v, "force_jit", t->force_jit);
+}
+
+/* Containers whose every image is arch-specific code (sm_90a, sm_100f) of another GPU: what
+ * NVIDIA's libraries and PyTorch carry for the GPUs that have those instructions, and never
+ * call elsewhere. */
+static size_t foreign_specific(const struct dc_inventory *inv, unsigned cc)
+{
+	size_t n = 0;
+
+	for (size_t c = 0; c < inv->n_containers; c++) {
+		const struct dc_container *k = &inv->containers[c];
+		bool any = false, all = true;
+
+		if (!k->primary)
+			continue;
+		for (size_t i = k->first_image; i < k->first_image + k->n_images && i < inv->n_images; i++) {
+			const struct dc_image *im = &inv->images[i];
+
+			if (im->kind != FATBIN_KIND_ELF && im->kind != FATBIN_KIND_PTX)
+				continue;
+			any = true;
+			all &= im->suffix != 0 && im->arch != cc;
+		}
+		n += any && all;
+	}
+	return n;
+}
+
+/* Plain SASS that runs on cc as-is (same major, minor no higher) in a registered container. */
+static bool carries_sass_for(const struct dc_inventory *inv, unsigned cc)
+{
+	for (size_t i = 0; i < inv->n_images; i++) {
+		const struct dc_image *im = &inv->images[i];
+
+		if (im->kind == FATBIN_KIND_ELF && !im->suffix && im->arch / 10 == cc / 10 && im->arch <= cc &&
+		    im->container < inv->n_containers && inv->containers[im->container].primary)
+			return true;
+	}
+	return false;
 }
 
 static int partial_finding(struct report *r, const struct arch_file *f, const struct arch_target *t,
@@ -617,12 +699,24 @@ static int partial_finding(struct report *r, const struct arch_file *f, const st
 	struct finding_vars fv;
 	struct finding *fd;
 
+	/* NVIDIA's libraries and PyTorch split kernels by arch: a container with only another GPU's
+	 * code is how they are built when they carry SASS for this GPU too */
+	bool by_design = v->failing <= foreign_specific(&f->inv, g->cc) ||
+			 ((vendor_wheel(f->path) || looks_like_torch(f->path)) && carries_sass_for(&f->inv, g->cc));
+
 	finding_vars_init(&fv);
 	image_vars(f->path, g->cc, t, &fv);
 	finding_var(&fv, "failing", "%zu", v->failing);
 	finding_var(&fv, "judged", "%zu", v->judged);
-	/* a few arch-specific extras are normal in libraries; most containers failing is not */
-	fd = finding_make(r, 2 * v->failing >= v->judged ? SEV_WARN : SEV_INFO, "partial-kernel-image", subject, &fv);
+	finding_flag(&fv, "by_design", by_design);
+	if (by_design)
+		finding_var(&fv, "by_design_why", "the containers without an image for %u.%u hold arch-specific code (sm_XYa/sm_XYf) "
+			    "or code of other GPUs, which the library calls only there; it carries SASS for %u.%u", major, minor,
+			    major, minor);
+	/* arch-specific extras for other GPUs are how libraries are built: nothing to fix; a few
+	 * other gaps are normal too; most containers failing is not */
+	fd = finding_make(r, !by_design && 2 * v->failing >= v->judged ? SEV_WARN : SEV_INFO, "partial-kernel-image",
+			  subject, &fv);
 	if (!fd)
 		return CD_ENOMEM;
 	if (finding_evidence(fd, "file carries: %s", all) ||
@@ -696,9 +790,21 @@ static int jit_disabled_finding(struct report *r, const struct arch_file *f, con
 	return CD_OK;
 }
 
-static int zstd_finding(struct report *r, const struct arch_target *t, const struct arch_verdict *v,
-			const char *subject)
+static int zstd_finding(struct report *r, const struct arch_file *f, const struct arch_target *t,
+			const struct arch_verdict *v, const char *subject)
 {
+	struct runtime_need need;
+	struct version zmin;
+	const char *floor = arch_zstd_min_driver();
+
+	/* one driver to name: the file's own runtime may need a newer one than zstd does (a CUDA 13
+	 * library: R580, not 550) */
+	runtime_need_of(f->data, f->size, &need);
+	if (!need.known)
+		runtime_need_of_library(f->path, &need);
+	if (need.known && need.min_driver_text[0] && version_parse(floor, &zmin) == CD_OK &&
+	    version_cmp(&need.min_driver, &zmin) > 0)
+		floor = need.min_driver_text;
 	struct finding *fd = report_add_finding(r, SEV_ERROR, "zstd-needs-newer-driver", subject,
 						"%zu container(s) would load a Zstandard-compressed image the driver cannot read (error 200)",
 						v->zstd_unloadable);
@@ -709,7 +815,8 @@ static int zstd_finding(struct report *r, const struct arch_target *t, const str
 	    finding_why(fd, "Zstandard fatbin compression (nvcc --compress-mode=default/balance/size, the CUDA 13 "
 			"default for PTX) needs a driver of CUDA 12.4 (%s) or newer; older ones fail with "
 			"\"device kernel image is invalid\".", arch_zstd_min_driver()) ||
-	    finding_fix(fd, "# install NVIDIA driver %s or newer", arch_zstd_min_driver()) ||
+	    finding_fix(fd, "# install NVIDIA driver %s or newer%s", floor,
+			floor != arch_zstd_min_driver() ? " (what its CUDA runtime needs too)" : "") ||
 	    finding_fix(fd, "nvcc --compress-mode=speed ...   # or rebuild with LZ4 (or --compress-mode=none)"))
 		return CD_ENOMEM;
 	return CD_OK;
@@ -746,7 +853,7 @@ int arch_findings(struct report *r, const struct arch_file *f, const struct arch
 		break;
 	}
 	if (rc == CD_OK && v->zstd_unloadable)
-		rc = zstd_finding(r, t, v, subject);
+		rc = zstd_finding(r, f, t, v, subject);
 out:
 	free(all);
 	free(bad);

@@ -81,6 +81,10 @@ int arch_judge(const struct arch_file *f, const struct arch_target *t, struct ar
 int arch_findings(struct report *r, const struct arch_file *f, const struct arch_target *t,
 		  const struct arch_gpu *g, const struct arch_verdict *v);
 
+/* "sm_50, sm_60, ..., compute_90": the archs in f's registered containers, SASS then PTX;
+ * malloc'ed, NULL when out of memory. */
+char *arch_carries(const struct dc_inventory *inv);
+
 /* Oldest driver that reads Zstandard images; oldest driver whose JIT takes PTX ISA isa
  * (NULL when the table has none). Both from kb. */
 const char *arch_zstd_min_driver(void);

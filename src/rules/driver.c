@@ -7,6 +7,7 @@
 #include "driver/cuda_types.h"
 #include "rules/catalogue.h"
 #include "rules/internal.h"
+#include "rules/plan.h"
 #include "util/err.h"
 #include "util/version.h"
 #include "util/str.h"
@@ -53,11 +54,28 @@ int rules_driver_evidence(struct finding *f, const struct gpu_probe *d)
 	return rules_status(oom);
 }
 
-int rules_fix_driver_for(struct finding *f, const struct version *need, const char *min_driver,
-			 const char *min_branch)
+int rules_fix_driver_for(struct finding *f, const struct gpu_probe *d, const struct version *need,
+			 const char *min_driver, const char *min_branch)
 {
-	char b[32];
+	struct gpu_spec specs[PLAN_MAX_GPUS];
+	struct plan_branch_advice a;
+	size_t n = plan_specs_of_probe(d, specs, PLAN_MAX_GPUS);
+	int branch = min_driver ? atoi(min_driver) : 0;
+	char b[32], c[16];
 
+	/* the branch named must support every GPU here (plan's ranges) */
+	if (branch >= 100 && n && plan_branch_advice(specs, n, branch, &a) == CD_OK) {
+		if (a.past_gpu)
+			return finding_fix(f, "# no driver branch that supports %s runs CUDA %s (R%d is its last): use a "
+					      "toolkit or build of CUDA %s or older",
+					   a.gpu->gpu ? a.gpu->gpu->name : a.gpu->label, version_format(need, 2, b, sizeof b),
+					   a.gpu_last, version_format(&a.cuda_max, 2, c, sizeof c));
+		if (a.branch > branch)
+			return finding_fix(f, "install NVIDIA driver R%d or newer (it runs CUDA %s and supports %s): sudo apt "
+					      "install nvidia-driver-%d   # or your distribution's package",
+					   a.branch, version_format(need, 2, b, sizeof b),
+					   a.gpu && a.gpu->gpu ? a.gpu->gpu->name : "every GPU here", a.branch);
+	}
 	if (min_driver)
 		return finding_fix(f, "install NVIDIA driver %s or newer (%s%ssupports CUDA %s): sudo apt install nvidia-driver-%.3s   # or your distribution's package",
 				   min_driver, min_branch ? min_branch : "", min_branch ? ", " : "", version_format(need, 2, b, sizeof b), min_driver);
@@ -352,6 +370,9 @@ static const struct {
 	machine_verdict_fn fn;
 } verdicts[] = {
 	{ "no-driver", no_driver_verdict },
+	/* error 35 where libcuda does not load at all (a container started without --gpus): the
+	 * runtime found no driver, not an old one */
+	{ "runtime-newer-than-driver", no_driver_verdict },
 	{ "no-device", no_device_verdict },
 	{ "driver-init-failed", init_verdict },
 	{ "system-not-ready", not_ready_verdict },

@@ -12,6 +12,7 @@
 #include "binfmt/elf.h"
 #include "binfmt/elf_needed.h"
 #include "kb/kb.h"
+#include "rules/plan.h"
 #include "rules/rules.h"
 #include "util/err.h"
 
@@ -57,6 +58,54 @@ void runtime_need_vars(int major, struct finding_vars *v)
 		finding_var(v, "need_driver", "%s", text);
 	if (branch)
 		finding_var(v, "need_branch", "%d", branch);
+}
+
+void runtime_need_of_cuda(const struct version *cuda, const char *how, struct runtime_need *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!cuda->parts || cuda->major < 7 || kb_load(NULL) != CD_OK)
+		return;
+	out->known = true;
+	out->cuda = *cuda;
+	snprintf(out->how, sizeof(out->how), "%s", how);
+	family_floor(cuda->major, &out->min_driver, out->min_driver_text, sizeof out->min_driver_text, &out->branch);
+}
+
+void runtime_need_vars_for(int major, const struct gpu_spec *gpus, size_t n, struct finding_vars *v)
+{
+	const char *nb;
+	struct plan_branch_advice a;
+
+	runtime_need_vars(major, v);
+	if (!n || !(nb = finding_var_get(v, "need_branch")) || plan_branch_advice(gpus, n, atoi(nb), &a) != CD_OK)
+		return;
+	plan_advice_vars(&a, atoi(nb), v);
+}
+
+void runtime_need_of_library(const char *path, struct runtime_need *out)
+{
+	/* the toolkit libraries whose soname's major is the CUDA major they belong to (cuFFT's,
+	 * cuSPARSE's and cuRAND's are not) */
+	static const char *const libs[] = { "libcudart.so.", "libcublas.so.", "libcublasLt.so.", "libnvrtc.so.",
+					    "libnvJitLink.so." };
+	const char *base = strrchr(path, '/');
+	struct version cuda = { 0 };
+
+	memset(out, 0, sizeof(*out));
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
+		char how[160];
+
+		if (strncmp(base, libs[i], strlen(libs[i])) != 0)
+			continue;
+		cuda.major = atoi(base + strlen(libs[i]));
+		cuda.parts = 1;
+		if (cuda.major < 11 || cuda.major > 99)
+			return;
+		snprintf(how, sizeof(how), "%.100s belongs to CUDA %d.x (its soname's major)", base, cuda.major);
+		runtime_need_of_cuda(&cuda, how, out);
+		return;
+	}
 }
 
 /* needle inside the named section, NULL when either is missing: a 500 MB library is searched
@@ -138,11 +187,16 @@ struct driver_need_verdict driver_need_verdict(const struct runtime_need *n, con
 	return v;
 }
 
-void driver_need_vars(const struct runtime_need *n, const struct arch_driver *d, struct finding_vars *v)
+void driver_need_vars(const struct runtime_need *n, const struct arch_driver *d, const struct arch_target *t,
+		      struct finding_vars *v)
 {
 	struct version dc = driver_cuda(d);
+	struct gpu_spec specs[ARCH_MAX_GPUS];
+	size_t ns = 0;
 
-	runtime_need_vars(n->cuda.major, v);
+	for (size_t i = 0; t && i < t->n_gpus; i++)
+		plan_spec_of(t->gpus[i].cc, t->gpus[i].name, &specs[ns++]);
+	runtime_need_vars_for(n->cuda.major, specs, ns, v);
 	if (d->known && d->cuda) {
 		rules_cuda_vars(d->version, &dc, v);
 		if (d->version[0]) {
@@ -153,8 +207,9 @@ void driver_need_vars(const struct runtime_need *n, const struct arch_driver *d,
 }
 
 int driver_need_finding(struct report *r, const char *subject, const struct runtime_need *n,
-			const struct arch_driver *d, const struct driver_need_verdict *v)
+			const struct arch_target *t, const struct driver_need_verdict *v)
 {
+	const struct arch_driver *d = &t->driver;
 	struct version dc = driver_cuda(d);
 	struct finding_vars fv;
 	struct finding *f;
@@ -162,7 +217,7 @@ int driver_need_finding(struct report *r, const char *subject, const struct runt
 	if (!v->fails)
 		return CD_OK;
 	finding_vars_init(&fv);
-	driver_need_vars(n, d, &fv);
+	driver_need_vars(n, d, t, &fv);
 	f = finding_make(r, SEV_CATALOGUE, "runtime-newer-than-driver", subject, &fv);
 	if (!f || finding_evidence(f, "%s", n->how) ||
 	    (n->min_driver_text[0] && finding_evidence(f, "CUDA %d.x runs on driver %s or newer (minor-version "

@@ -27,6 +27,13 @@ struct runtime_need {
  * library that leaves the runtime to its host, a driver-API program, not an ELF file). */
 void runtime_need_of(const unsigned char *data, size_t size, struct runtime_need *out);
 
+/* The same for a runtime known by its release (a framework's version.py: cuda = '12.4'). */
+void runtime_need_of_cuda(const struct version *cuda, const char *how, struct runtime_need *out);
+
+/* For a CUDA toolkit library whose runtime is linked in statically and stripped
+ * (libcublas.so.13): the CUDA major its soname names. out->known false for other names. */
+void runtime_need_of_library(const char *path, struct runtime_need *out);
+
 /* A program's own runtime against a driver: judged when both are known; fails when the driver
  * is below what the runtime needs (error 35 at the first runtime call). */
 struct driver_need_verdict {
@@ -38,10 +45,16 @@ struct driver_need_verdict driver_need_verdict(const struct runtime_need *n, con
  * need_driver and need_branch: its family's floor), and with a driver too (rules_cuda_vars,
  * driver_version, driver_branch). */
 void runtime_need_vars(int major, struct finding_vars *v);
-void driver_need_vars(const struct runtime_need *n, const struct arch_driver *d, struct finding_vars *v);
-/* runtime-newer-than-driver for a failing verdict; nothing otherwise. CD_OK or CD_ENOMEM. */
+/* The same for these GPUs: the branch the fix names is one that supports them (plan's
+ * plan_branch_advice), or past_gpu and what the GPU still runs. */
+void runtime_need_vars_for(int major, const struct gpu_spec *gpus, size_t n, struct finding_vars *v);
+/* With the driver too, for t's GPUs (t NULL: none known). */
+void driver_need_vars(const struct runtime_need *n, const struct arch_driver *d, const struct arch_target *t,
+		      struct finding_vars *v);
+/* runtime-newer-than-driver for a failing verdict against t's driver and GPUs; nothing otherwise.
+ * CD_OK or CD_ENOMEM. */
 int driver_need_finding(struct report *r, const char *subject, const struct runtime_need *n,
-			const struct arch_driver *d, const struct driver_need_verdict *v);
+			const struct arch_target *t, const struct driver_need_verdict *v);
 
 /* A GPU against a driver's branch: judged when the driver and the GPU's first toolkit are
  * known; fails when the branch predates every toolkit that builds for the GPU (R535 and a

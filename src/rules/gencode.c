@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "rules/gencode.h"
+#include "rules/plan.h"
 #include "util/err.h"
 
 static void add_sass(struct gencode_plan *p, struct kb_arch a)
@@ -147,6 +148,34 @@ int gencode_plan(const struct gpu_spec *specs, size_t n, const struct kb_toolkit
 		spell(p);
 	p->min_driver = tk->has_minor_compat ? tk->minor_compat_floor_text
 			: tk->has_min_driver ? tk->min_driver_text : "?";
+	p->min_driver_gpu = -1;
+	p->max_branch_gpu = -1;
+	{
+		/* the binary runs only where the driver also knows each GPU: from the branch of the
+		 * first toolkit that targets it (RTX 5090: 12.8's R570), up to the GPU's last branch */
+		struct version floor = tk->has_minor_compat ? tk->minor_compat_floor : tk->min_driver;
+		bool known = tk->has_minor_compat || tk->has_min_driver;
+
+		for (size_t i = 0; i < p->n; i++) {
+			const struct gencode_target *t = &p->t[i];
+			struct plan_gpu g;
+
+			if (t->refusal)
+				continue;
+			if (t->min_toolkit && t->min_toolkit->has_min_driver &&
+			    (!known || version_cmp(&t->min_toolkit->min_driver, &floor) > 0)) {
+				floor = t->min_toolkit->min_driver;
+				known = true;
+				p->min_driver = t->min_toolkit->min_driver_text;
+				p->min_driver_gpu = (long)i;
+			}
+			plan_gpu_support(&t->spec, &g);
+			if (g.last_branch && !g.jetson && (!p->max_branch || g.last_branch < p->max_branch)) {
+				p->max_branch = g.last_branch;
+				p->max_branch_gpu = (long)i;
+			}
+		}
+	}
 	isa = kb_ptx_isa_find(tk->ptx_major, tk->ptx_minor);
 	p->ptx_min_driver = isa && isa->has_min_driver ? isa->min_driver_text : "?";
 	return CD_OK;

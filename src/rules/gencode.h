@@ -31,7 +31,11 @@ struct gencode_plan {
 	bool no_common_toolkit;              /* the targets' ranges do not overlap */
 	bool refused;                        /* some target cannot be built by `toolkit` */
 	char nvcc[2048], cmake[512], torch[512], makefile[2200];
-	const char *min_driver;              /* what the built binary needs to run */
+	const char *min_driver;              /* what the built binary needs to run: the toolkit's floor,
+	                                      * or a GPU's own first driver when that is newer */
+	long min_driver_gpu;                 /* the target that sets min_driver; -1 the toolkit */
+	int max_branch;                      /* the last branch that supports every GPU; 0 current */
+	long max_branch_gpu;                 /* the target that sets it; -1 none */
 	const char *ptx_min_driver;          /* what a driver needs to JIT its PTX */
 };
 

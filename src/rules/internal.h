@@ -35,8 +35,8 @@ bool rules_driver_usable(const struct gpu_probe *p);
 int rules_driver_evidence(struct finding *f, const struct gpu_probe *p);
 
 /* "install NVIDIA driver 580.65.06 or newer (R580, supports CUDA 13.0): ..." */
-int rules_fix_driver_for(struct finding *f, const struct version *need, const char *min_driver,
-			 const char *min_branch);
+int rules_fix_driver_for(struct finding *f, const struct gpu_probe *d, const struct version *need,
+			 const char *min_driver, const char *min_branch);
 
 typedef int (*rules_fn)(const struct facts *f, struct report *r);
 

@@ -2,10 +2,12 @@
  * for all of them, and framework builds judged image by image with compat_choose. */
 #include "rules/plan.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kb/compat.h"
+#include "rules/catalogue.h"
 #include "util/err.h"
 
 const char *plan_framework_name(enum plan_framework f)
@@ -73,15 +75,16 @@ static void arch_support(int arch, bool *jetson, int *last)
 	*jetson = rows > 0 && jet == rows;
 }
 
-static void gpu_facts(struct plan *p, size_t i)
+void plan_gpu_support(const struct gpu_spec *s, struct plan_gpu *g)
 {
-	struct plan_gpu *g = &p->gpu[i];
-	struct kb_arch plain = { g->spec.arch.num, 0 };
+	struct kb_arch plain = { s->arch.num, 0 };
 	const struct kb_driver_branch *b;
 
-	if (g->spec.gpu) {
-		g->jetson = is_jetson(g->spec.gpu);
-		g->last_branch = last_branch_of(g->spec.gpu->driver_support);
+	memset(g, 0, sizeof(*g));
+	g->spec = *s;
+	if (s->gpu) {
+		g->jetson = is_jetson(s->gpu);
+		g->last_branch = last_branch_of(s->gpu->driver_support);
 	} else {
 		arch_support(plain.num, &g->jetson, &g->last_branch);
 	}
@@ -91,10 +94,100 @@ static void gpu_facts(struct plan *p, size_t i)
 		g->first_branch_floor = g->first_tk == kb_toolkit_at(0);
 	}
 	g->driver_supports = true;
+}
+
+static void gpu_facts(struct plan *p, size_t i)
+{
+	struct plan_gpu *g = &p->gpu[i];
+
+	plan_gpu_support(&p->in.gpus[i], g);
 	if (p->in.driver.known && !g->jetson)
 		g->driver_supports = (!g->first_branch || p->in.driver.branch >= g->first_branch) &&
 				     (!g->last_branch || p->in.driver.branch <= g->last_branch);
 	p->any_jetson |= g->jetson;
+}
+
+void plan_spec_of(unsigned cc, const char *name, struct gpu_spec *out)
+{
+	char spec[16], err[CD_ERRMSG];
+
+	memset(out, 0, sizeof(*out));
+	snprintf(spec, sizeof(spec), "%u.%u", cc / 10, cc % 10);
+	if (kb_load(NULL) != CD_OK || kb_parse_gpu_spec(spec, out, err) != CD_OK) {
+		memset(out, 0, sizeof(*out));
+		out->arch.num = (int)cc;
+		out->cc_major = (int)cc / 10;
+		out->cc_minor = (int)cc % 10;
+	}
+	out->gpu = name ? kb_gpu_by_name(name) : NULL;
+	if (out->gpu && out->gpu->arch != (int)cc)
+		out->gpu = NULL;
+	snprintf(out->label, sizeof(out->label), "%.80s", name ? name : spec);
+}
+
+size_t plan_specs_of_probe(const struct gpu_probe *p, struct gpu_spec *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; p && i < p->n_gpus && n < max; i++)
+		if (p->gpus[i].cuda_ordinal >= 0 && gpu_sm(&p->gpus[i]) > 0)
+			plan_spec_of((unsigned)gpu_sm(&p->gpus[i]), gpu_name(&p->gpus[i]), &out[n++]);
+	return n;
+}
+
+void plan_advice_vars(const struct plan_branch_advice *a, int need_branch, struct finding_vars *v)
+{
+	char cuda[16];
+
+	if (a->past_gpu) {
+		version_format(&a->cuda_max, 2, cuda, sizeof(cuda));
+		finding_flag(v, "past_gpu", true);
+		finding_var(v, "gpu_name", "%s", a->gpu->gpu ? a->gpu->gpu->name : a->gpu->label);
+		finding_var(v, "gpu_last_branch", "%d", a->gpu_last);
+		finding_var(v, "gpu_cuda_max", "%s", cuda);
+	} else {
+		finding_flag(v, "past_gpu", false);
+		if (a->branch > need_branch)
+			finding_var(v, "need_branch", "%d", a->branch);
+	}
+}
+
+int plan_branch_advice(const struct gpu_spec *gpus, size_t n, int need_branch, struct plan_branch_advice *out)
+{
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = kb_load(NULL)) != CD_OK)
+		return rc;
+	out->branch = need_branch;
+	for (size_t i = 0; i < n; i++) {
+		struct plan_gpu g;
+
+		plan_gpu_support(&gpus[i], &g);
+		if (g.jetson)
+			continue;
+		if (g.first_branch > out->branch)
+			out->branch = g.first_branch;
+		if (g.last_branch && (!out->gpu_last || g.last_branch < out->gpu_last)) {
+			out->gpu_last = g.last_branch;
+			out->gpu = &gpus[i];
+			out->last_tk = g.last_tk;
+		}
+	}
+	if (out->gpu_last && out->branch > out->gpu_last) {
+		const struct kb_driver_branch *b;
+
+		out->past_gpu = true;
+		/* what that GPU's last branch still runs: the newest CUDA of the branch, and no newer
+		 * than the last toolkit that builds the GPU */
+		for (size_t i = 0; i < kb_driver_count(); i++)
+			if ((b = kb_driver_at(i))->branch == out->gpu_last)
+				out->cuda_max = b->cuda;
+		if (out->last_tk && (!out->cuda_max.parts || version_cmp(&out->last_tk->release, &out->cuda_max) < 0))
+			out->cuda_max = out->last_tk->release;
+		out->branch = 0;
+	}
+	return CD_OK;
 }
 
 static void driver_range(struct plan *p)
@@ -362,6 +455,12 @@ const struct kb_torch_build *plan_torch_last_exact(struct kb_arch arch)
 	return last;
 }
 
+void plan_torch_install(const struct kb_torch_build *b, bool reinstall, char *out, size_t n)
+{
+	snprintf(out, n, "pip install %storch==%s --index-url %s", reinstall ? "--force-reinstall " : "", b->release,
+		 b->index_url);
+}
+
 int plan_torch_min_branch(const struct plan *p, const struct plan_torch *t)
 {
 	const struct kb_toolkit *tk = kb_toolkit_find(&t->b->cuda);
@@ -512,10 +611,8 @@ int plan_make(const struct plan_input *in, struct plan *p, char *err)
 	p->in = *in;
 	p->n_gpus = in->n_gpus;
 	p->torch_pick = p->torch_pick_any_driver = p->fw_pick = -1;
-	for (size_t i = 0; i < in->n_gpus; i++) {
-		p->gpu[i].spec = in->gpus[i];
+	for (size_t i = 0; i < in->n_gpus; i++)
 		gpu_facts(p, i);
-	}
 	driver_range(p);
 	toolkits(p);
 	if (!p->any_jetson) {

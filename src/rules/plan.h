@@ -120,12 +120,48 @@ struct plan {
 	size_t n_groups;              /* > 0 only when no single choice fits every GPU */
 };
 
+/* A GPU's driver-branch range and toolkits, from the kb (driver_supports true: no driver). */
+void plan_gpu_support(const struct gpu_spec *s, struct plan_gpu *out);
+
+/* The driver branch a fix line may name for these GPUs when something needs branch
+ * need_branch (a runtime's family, a toolkit): the oldest branch at or past it that supports
+ * every GPU. past_gpu when that would be past a GPU's last branch (a GTX 1080 and CUDA 13.2's
+ * R595): branch is 0, and gpu, gpu_last and cuda_max say what that GPU still runs. Every
+ * command that names a branch in a fix asks this. CD_OK or the kb's load error. */
+struct plan_branch_advice {
+	int branch;
+	bool past_gpu;
+	const struct gpu_spec *gpu;        /* the GPU whose support ends first; NULL none ends */
+	int gpu_last;                      /* its last branch */
+	const struct kb_toolkit *last_tk;  /* the last toolkit that builds it (NULL: current) */
+	struct version cuda_max;           /* newest CUDA it can still use (past_gpu only) */
+};
+int plan_branch_advice(const struct gpu_spec *gpus, size_t n, int need_branch, struct plan_branch_advice *out);
+
+/* A GPU known by compute capability and the driver's name for it ("NVIDIA GeForce GTX 1080"; NULL
+ * none) as plan takes it: the product row when the name is in the kb. */
+void plan_spec_of(unsigned cc, const char *name, struct gpu_spec *out);
+
+/* The specs of the GPUs CUDA sees in a probe (compute capability known), up to max. */
+struct gpu_probe;
+size_t plan_specs_of_probe(const struct gpu_probe *p, struct gpu_spec *out, size_t max);
+
+/* The catalogue values of an advice for a fix line that names need_branch: need_branch raised
+ * to what the GPUs need, or past_gpu with gpu_name, gpu_last_branch and gpu_cuda_max. */
+struct finding_vars;
+void plan_advice_vars(const struct plan_branch_advice *a, int need_branch, struct finding_vars *v);
+
 /* CD_OK, CD_EUSAGE (bad input), CD_EFORMAT (tables failed to load; err says why). */
 int plan_make(const struct plan_input *in, struct plan *p, char *err);
 
 /* The newest torch release in the table whose build carries SASS for exactly `arch`
  * (NULL when none does), for "no current wheel carries sm_61". */
 const struct kb_torch_build *plan_torch_last_exact(struct kb_arch arch);
+
+/* The install line of a torch build: "pip install torch==2.9.1 --index-url .../cu128";
+ * reinstall adds --force-reinstall, which pip needs to swap a variant of the same release
+ * (2.11.0+cu130 satisfies torch==2.11.0). */
+void plan_torch_install(const struct kb_torch_build *b, bool reinstall, char *out, size_t n);
 
 /* The oldest driver branch that runs a torch variant on these GPUs (max of the GPUs' first
  * branches and the branch of its CUDA, or the family floor's branch with minor-version

@@ -8,6 +8,7 @@
 #include "rules/catalogue.h"
 #include "rules/driver_need.h"
 #include "rules/internal.h"
+#include "rules/plan.h"
 #include "util/err.h"
 #include "util/version.h"
 #include "util/str.h"
@@ -43,7 +44,12 @@ int rule_framework_vs_driver(const struct facts *f, struct report *r)
 			continue;
 		finding_vars_init(&vars);
 		rules_driver_vars(d, &vars);
-		runtime_need_vars(v.major, &vars);
+		{
+			struct gpu_spec specs[PLAN_MAX_GPUS];
+			size_t ns = plan_specs_of_probe(d, specs, PLAN_MAX_GPUS);
+
+			runtime_need_vars_for(v.major, specs, ns, &vars);
+		}
 		x = finding_make(r, SEV_ERROR, "runtime-newer-than-driver", fw_where(fw), &vars);
 		oom |= !x;
 		oom |= finding_evidence(x, "%s %s: %s/version.py: cuda = '%s'", fw->name, fw->version[0] ? fw->version : "",

@@ -8,6 +8,7 @@
 #include "rules/catalogue.h"
 #include "rules/driver_need.h"
 #include "rules/internal.h"
+#include "rules/plan.h"
 #include "util/err.h"
 #include "util/version.h"
 #include "util/str.h"
@@ -51,7 +52,12 @@ int rule_runtime_vs_driver(const struct facts *f, struct report *r)
 		version_format(&rt->version, 2, rv, sizeof rv);
 		finding_vars_init(&v);
 		rules_driver_vars(d, &v);
-		runtime_need_vars(rt->version.major, &v);
+		{
+			struct gpu_spec specs[PLAN_MAX_GPUS];
+			size_t ns = plan_specs_of_probe(d, specs, PLAN_MAX_GPUS);
+
+			runtime_need_vars_for(rt->version.major, specs, ns, &v);
+		}
 		x = finding_make(r, runtime_used(rt, &f->runtimes[si]) ? SEV_ERROR : SEV_WARN, "runtime-newer-than-driver",
 				 rt->path, &v);
 		oom |= !x;

@@ -77,7 +77,7 @@ int rule_toolkit_vs_driver(const struct facts *f, struct report *r)
 					  "Build SASS for each GPU (-arch=sm_XY) or update the driver.",
 					  t->version.major, tv) != CD_OK;
 		}
-		oom |= rules_fix_driver_for(x, &t->version, rules_opt(t->kb.min_driver), rules_opt(t->kb.min_branch)) != CD_OK;
+		oom |= rules_fix_driver_for(x, d, &t->version, rules_opt(t->kb.min_driver), rules_opt(t->kb.min_branch)) != CD_OK;
 		const struct toolkit *ok = fitting_toolkit(f);
 		if (ok && t->selected)
 			oom |= finding_fix(x, "or build with CUDA %s, which this driver runs: export PATH=%s/bin:$PATH",

@@ -83,6 +83,32 @@ bool str_ends_with(const char *s, const char *suffix)
 	return lx <= ls && memcmp(s + ls - lx, suffix, lx) == 0;
 }
 
+bool str_is_shared_object_name(const char *path)
+{
+	const char *base, *p;
+
+	if (!path)
+		return false;
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (p = strstr(base, ".so"); p; p = strstr(p + 1, ".so")) {
+		const char *q = p + 3;
+
+		if (p == base)
+			continue; /* ".so" alone names nothing */
+		/* nothing after it, or a version: digits and dots ("libcublas.so.13.0.1") */
+		if (*q == '\0')
+			return true;
+		if (*q != '.')
+			continue;
+		for (q++; (*q >= '0' && *q <= '9') || (*q == '.' && q[-1] != '.'); q++)
+			;
+		if (*q == '\0' && q[-1] >= '0' && q[-1] <= '9')
+			return true;
+	}
+	return false;
+}
+
 bool str_contains_ci(const char *haystack, const char *needle)
 {
 	size_t n;

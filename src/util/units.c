@@ -47,6 +47,16 @@ int units_parse_count(const char *s, uint64_t *out)
 	return parse_scaled(s, suf, sc, 5, out);
 }
 
+/* A context length: "128k" is 131072 tokens, as Llama-3.1's max_position_embeddings and
+ * llama.cpp's context sizes mean it (a power of two), never 128000. */
+int units_parse_tokens(const char *s, uint64_t *out)
+{
+	static const char *const suf[] = { "k", "m" };
+	static const double sc[] = { 1024.0, 1048576.0 };
+
+	return parse_scaled(s, suf, sc, 2, out);
+}
+
 int units_parse_size(const char *s, uint64_t *out)
 {
 	static const char *const suf[] = { "b", "k", "kib", "kb", "m", "mib", "mb", "g", "gib", "gb",

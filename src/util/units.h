@@ -12,6 +12,8 @@
 int units_parse_count(const char *s, uint64_t *out);
 /* "80GiB", "80G" (binary), "24GB" (decimal), "512MiB", "1073741824": CD_EUSAGE if not a size. */
 int units_parse_size(const char *s, uint64_t *out);
+/* Tokens of context: a plain count, or k/m as 1024 and 1048576 ("128k" = 131072); CD_EUSAGE. */
+int units_parse_tokens(const char *s, uint64_t *out);
 /* Binary units with one decimal, none when it is .0 ("139.8 GiB", "512 MiB", "1.5 KiB");
  * "N bytes" below 1 KiB. Returns buf. */
 const char *units_fmt_bytes(uint64_t bytes, char *buf, size_t cap);

@@ -260,7 +260,7 @@ static int attribute(const struct fake_gpu *g, int attrib, int *ok)
 	case 17: return 0;                     /* KERNEL_EXEC_TIMEOUT */
 	case 18: return 0;                     /* INTEGRATED */
 	case 19: return 1;                     /* CAN_MAP_HOST_MEMORY */
-	case 20: return (int)fake_env_int("FAKE_CUDA_COMPUTE_MODE", 0);
+	case 20: return (int)fake_env_gpu_int("FAKE_CUDA_COMPUTE_MODE", g->index, 0);
 	case 31: return 1;                     /* CONCURRENT_KERNELS */
 	case 32: return g->cc_major >= 7 && g->cc_major < 10 && g->cc_minor == 0; /* ECC_ENABLED */
 	case 33: return g->pci_bus;

@@ -162,6 +162,40 @@ bool fake_env_has_word(const char *name, const char *word)
 	return false;
 }
 
+bool fake_env_has_gpu_word(const char *name, int gpu, const char *word)
+{
+	const char *s = getenv(name);
+	size_t wl = strlen(word);
+
+	while (s && *s) {
+		const char *end = strchr(s, ','), *w = s;
+		size_t l = end ? (size_t)(end - s) : strlen(s);
+		char *colon;
+		long idx = strtol(s, &colon, 10);
+
+		if (colon != s && *colon == ':' && colon < s + l) { /* "1:ecc": GPU 1 only */
+			w = colon + 1;
+			l -= (size_t)(w - s);
+			if (idx != gpu)
+				l = 0;
+		}
+		if (l == wl && strncmp(w, word, wl) == 0)
+			return true;
+		s = end ? end + 1 : NULL;
+	}
+	return false;
+}
+
+long long fake_env_gpu_int(const char *name, int gpu, long long dflt)
+{
+	const char *s = getenv(name);
+	unsigned long long v;
+
+	if (!s || !strchr(s, ':'))
+		return fake_env_int(name, dflt);
+	return fake_env_gpu_values(name, gpu, &v, 1) == 1 ? (long long)v : dflt;
+}
+
 void fake_cc_defaults(int major, int minor, struct fake_cc_defaults *d)
 {
 	/* Figures as deviceQuery prints them for a typical part of each CC. */

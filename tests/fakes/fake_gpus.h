@@ -35,6 +35,10 @@ int fake_env_gpu_values(const char *name, int gpu, unsigned long long *vals, int
 
 /* true if the comma list in env var `name` contains `word` */
 bool fake_env_has_word(const char *name, const char *word);
+/* The same per GPU: `word` stands for every GPU, `GPU:word` (PCI index) for that one only. */
+bool fake_env_has_gpu_word(const char *name, int gpu, const char *word);
+/* A value for one GPU: "V" for every GPU, or "GPU:V;GPU:V" per GPU (PCI index); dflt else. */
+long long fake_env_gpu_int(const char *name, int gpu, long long dflt);
 
 /* Defaults by compute capability, used where FAKE_GPUS does not say. */
 struct fake_cc_defaults {

@@ -241,9 +241,20 @@ static bool mig_of(nvmlDevice_t dev, struct fake_gpu *parent, struct fake_mig *o
 	return true;
 }
 
-static bool unsupported(const char *what)
+/* FAKE_NVML_NOT_SUPPORTED: a query for every GPU ("ecc") or for one ("1:ecc") */
+/* The PCI index of the GPU behind one of our handles (a MIG device's: its GPU's), else -1. */
+static int gpu_index(nvmlDevice_t dev)
 {
-	return fake_env_has_word("FAKE_NVML_NOT_SUPPORTED", what);
+	const struct fake_handle *mig0 = &mig_handles[0][0];
+	bool ours = dev && ((dev >= handles && dev < handles + FAKE_MAX_GPUS) ||
+			    (dev >= mig0 && dev < mig0 + FAKE_MAX_GPUS * FAKE_MAX_MIG));
+
+	return ours ? dev->index : -1;
+}
+
+static bool unsupported(nvmlDevice_t dev, const char *what)
+{
+	return fake_env_has_gpu_word("FAKE_NVML_NOT_SUPPORTED", gpu_index(dev), what);
 }
 
 static bool datacenter(const struct fake_gpu *g)
@@ -405,13 +416,13 @@ static nvmlReturn_t memory(nvmlDevice_t dev, unsigned long long *total, unsigned
 		*total = m.total;
 		*reserved = 0;
 		*used = m.used;
-		return unsupported("memory") ? NOT_SUPPORTED : SUCCESS;
+		return unsupported(dev, "memory") ? NOT_SUPPORTED : SUCCESS;
 	}
 	nvmlReturn_t r = gpu(dev, &g, false);
 
 	if (r)
 		return r;
-	if (unsupported("memory"))
+	if (unsupported(dev, "memory"))
 		return NOT_SUPPORTED;
 	int n = procs(dev->index, p, 64);
 	*total = g.memory_bytes;
@@ -471,7 +482,7 @@ static nvmlReturn_t uint_value(nvmlDevice_t dev, const char *category, const cha
 		return r;
 	if (!out)
 		return INVALID_ARGUMENT;
-	if (unsupported(category))
+	if (unsupported(dev, category))
 		return NOT_SUPPORTED;
 	*out = dflt;
 	if (env && fake_env_gpu_values(env, dev->index, v, 8) > slot)
@@ -542,7 +553,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t dev, unsigned int *current
 		return r;
 	if (!current || !pending)
 		return INVALID_ARGUMENT;
-	if (!datacenter(&g) || g.cc_major < 8 || unsupported("mig"))
+	if (!datacenter(&g) || g.cc_major < 8 || unsupported(dev, "mig"))
 		return NOT_SUPPORTED;
 	r = uint_value(dev, "mig", "FAKE_NVML_MIG", 0, mig_devices(dev->index, m, FAKE_MAX_MIG) > 0, current);
 	return r ? r : uint_value(dev, "mig", "FAKE_NVML_MIG", 1, *current, pending);
@@ -696,7 +707,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t dev, 
 		return r;
 	if (!mask)
 		return INVALID_ARGUMENT;
-	if (unsupported("reasons"))
+	if (unsupported(dev, "reasons"))
 		return NOT_SUPPORTED;
 	fake_env_gpu_values("FAKE_NVML_CLOCK_REASONS", dev->index, &v, 1);
 	*mask = v;
@@ -716,7 +727,7 @@ static bool ecc_capable(nvmlDevice_t dev, const struct fake_gpu *g)
 {
 	unsigned long long v[4];
 
-	return !unsupported("ecc") &&
+	return !unsupported(dev, "ecc") &&
 	       (datacenter(g) || fake_env_gpu_values("FAKE_NVML_ECC", dev->index, v, 4) > 0);
 }
 
@@ -759,7 +770,7 @@ static bool retirement_supported(nvmlDevice_t dev, const struct fake_gpu *g)
 {
 	unsigned long long v[3];
 
-	if (unsupported("retired"))
+	if (unsupported(dev, "retired"))
 		return false;
 	return fake_env_gpu_values("FAKE_NVML_RETIRED", dev->index, v, 3) > 0 ||
 	       (datacenter(g) && g->cc_major == 7);
@@ -822,7 +833,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t dev, unsigned int *co
 	if (!corr || !unc || !pending || !failure)
 		return INVALID_ARGUMENT;
 	int n = fake_env_gpu_values("FAKE_NVML_REMAPPED", dev->index, v, 4);
-	if (unsupported("remapped") || (n == 0 && !(datacenter(&g) && g.cc_major >= 8)))
+	if (unsupported(dev, "remapped") || (n == 0 && !(datacenter(&g) && g.cc_major >= 8)))
 		return NOT_SUPPORTED;
 	*corr = (unsigned int)v[0];
 	*unc = (unsigned int)v[1];
@@ -841,7 +852,7 @@ static nvmlReturn_t running(nvmlDevice_t dev, unsigned int *count, void *infos, 
 		return r;
 	if (!count)
 		return INVALID_ARGUMENT;
-	if (unsupported("procs"))
+	if (unsupported(dev, "procs"))
 		return NOT_SUPPORTED;
 	int n = procs(dev->index, p, 64);
 	if (*count < (unsigned int)n) {
@@ -882,7 +893,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t dev, int *mode)
 {
 	unsigned int v;
 	nvmlReturn_t r = uint_value(dev, "computemode", NULL, 0,
-				    (unsigned int)fake_env_int("FAKE_CUDA_COMPUTE_MODE", 0), &v);
+				    (unsigned int)fake_env_gpu_int("FAKE_CUDA_COMPUTE_MODE", gpu_index(dev), 0), &v);
 
 	if (r == SUCCESS) {
 		if (!mode)
@@ -915,7 +926,7 @@ static nvmlReturn_t topo_gpus(nvmlDevice_t dev, struct fake_gpu *all, int *n)
 
 	if (r)
 		return r;
-	if (unsupported("topology"))
+	if (unsupported(dev, "topology"))
 		return NOT_SUPPORTED;
 	*n = fake_gpus_parse(all);
 	return SUCCESS;
@@ -1030,12 +1041,13 @@ EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t dev, unsign
 	return SUCCESS;
 }
 
-/* FAKE_NVML_NUMA=NODE: every GPU's memory is on NUMA node NODE (one bit); unset: not supported */
+/* FAKE_NVML_NUMA=NODE: every GPU's memory is on NUMA node NODE (one bit), or "GPU:NODE;..." per
+ * GPU; unset (or a GPU not named): not supported */
 EXPORT nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t dev, unsigned int words, unsigned long *set, unsigned int scope)
 {
 	struct fake_gpu g[FAKE_MAX_GPUS];
 	int n;
-	long long node = fake_env_int("FAKE_NVML_NUMA", -1);
+	long long node = fake_env_gpu_int("FAKE_NVML_NUMA", gpu_index(dev), -1);
 	nvmlReturn_t r = topo_gpus(dev, g, &n);
 
 	if (r)

@@ -15,7 +15,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct runtime_need n;
-	struct arch_driver d = { .known = true, .cuda = 12020 };
+	struct arch_target t;
+	struct arch_driver *dp = &t.driver;
 	struct elf_file e;
 	const char *names[8];
 	struct report r;
@@ -30,10 +31,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			total += strlen(names[i]);
 	}
 	runtime_need_of(data, size, &n);
-	snprintf(d.version, sizeof(d.version), "535.104");
+	arch_target_init(&t);
+	dp->known = true;
+	dp->cuda = 12020;
+	snprintf(dp->version, sizeof(dp->version), "535.104");
+	t.gpus[0].cc = 61;
+	snprintf(t.gpus[0].name, sizeof(t.gpus[0].name), "NVIDIA GeForce GTX 1080");
+	t.n_gpus = 1;
 	if (report_init(&r, "fuzz") == 0) {
-		v = driver_need_verdict(&n, &d);
-		driver_need_finding(&r, "input", &n, &d, &v);
+		v = driver_need_verdict(&n, dp);
+		driver_need_finding(&r, "input", &n, &t, &v);
 		report_free(&r);
 	}
 	return total == (size_t)-1;

@@ -103,7 +103,7 @@ static void exercise(const unsigned char *data, size_t size)
 		json_t *file = json_array_get(json_object_get(r.data, "files"), 0);
 		assert_int_equal(json_array_size(json_object_get(file, "images")), inv.n_images);
 		for (int fmt = FMT_TEXT; fmt <= FMT_JSON; fmt++) {
-			struct render_opts ro = { (enum output_format)fmt, false, 1, 0 };
+			struct render_opts ro = { (enum output_format)fmt, false, 1, 0, NULL };
 			FILE *out = fopen("/dev/null", "w");
 			assert_non_null(out);
 			assert_int_equal(render_report(&r, &ro, out), 0);

@@ -91,6 +91,20 @@ static void test_control_file(void **state)
 	assert_non_null(strstr(r.out, "Package: cudoctor\n"));
 	assert_non_null(strstr(r.out, "Depends: libc6 (>= 2."));
 	run_result_free(&r);
+	/* the builder's identity, or the project's name without an address: never a placeholder */
+	r = shf("dpkg-deb -f '%s' Maintainer%s", deb, "");
+	assert_int_equal(r.status, 0);
+	assert_null(strstr(r.out, "localhost"));
+	assert_null(strstr(r.out, "noreply"));
+	assert_null(strstr(r.out, ".example"));
+	assert_true(strchr(r.out, '@') || strstr(r.out, "cudoctor project (local build, no maintainer address)"));
+	run_result_free(&r);
+	/* Debian's DEBFULLNAME/DEBEMAIL name the builder */
+	r = shf("cd '" CUDOCTOR_SOURCE_DIR "' && d=$(DEBFULLNAME='Ada Builder' DEBEMAIL=ada@builder.org "
+		"sh tools/make_deb.sh '%s' '%s/out2' | tail -n 1) && dpkg-deb -f \"$d\" Maintainer", CUDOCTOR_BINARY, scratch);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "Ada Builder <ada@builder.org>\n");
+	run_result_free(&r);
 }
 
 /* What a .deb for a command-line tool carries, where Debian's tools find it */

@@ -87,8 +87,8 @@ static struct run_result devices_quiet(const char *e1, const char *e2, const cha
 	return r;
 }
 
-/* -q is a line per GPU (the GPU, its arch, memory, the driver), then the warn and error
- * findings, one line each; nothing else */
+/* -q is a line per GPU on stdout (the GPU, its arch, memory, the driver), the warn and error
+ * findings one line each on stderr; nothing else */
 static void test_quiet_is_a_line_per_gpu_and_the_findings(void **state)
 {
 	struct run_result one = devices_quiet(NULL, NULL, NULL);
@@ -103,16 +103,17 @@ static void test_quiet_is_a_line_per_gpu_and_the_findings(void **state)
 	assert_string_equal(one.out, "GPU 0 (NVIDIA H200): sm_90, 141 GiB, driver 580.159.04\n");
 	assert_int_equal(two.status, 1);
 	assert_string_equal(two.out, "GPU 0 (NVIDIA H200): sm_90, 141 GiB, driver 580.159.04\n"
-				     "NVML device 1 (NVIDIA GeForce RTX 4060 Ti): sm_89, 8 GiB, driver 580.159.04\n"
-				     "error ecc-errors: The GPU reported 3 uncorrectable ECC error(s) since the driver loaded "
-				     "[GPU 0 (NVIDIA H200)]\n");
+				     "NVML device 1 (NVIDIA GeForce RTX 4060 Ti): sm_89, 8 GiB, driver 580.159.04\n");
+	assert_string_equal(two.err, "error ecc-errors: The GPU reported 3 uncorrectable ECC error(s) since the driver "
+				     "loaded [GPU 0 (NVIDIA H200)]\n");
 	/* CUDA sees nothing, NVML the GPU: the GPU by NVML's index, and why CUDA does not */
 	assert_int_equal(nocuda.status, 1);
-	assert_string_equal(nocuda.out, "NVML device 0 (NVIDIA H200): sm_90, 141 GiB, driver 580.159.04\n"
-					"error no-device: The driver works but CUDA sees no GPU [cuInit]\n");
+	assert_string_equal(nocuda.out, "NVML device 0 (NVIDIA H200): sm_90, 141 GiB, driver 580.159.04\n");
+	assert_string_equal(nocuda.err, "error no-device: The driver works but CUDA sees no GPU [cuInit]\n");
 	assert_int_equal(none.status, 1);
-	assert_true(strncmp(none.out, "no GPU: 0 seen by CUDA, 0 by NVML\nerror no-driver: ", 51) == 0);
-	assert_null(strstr(none.out, "evidence:"));
+	assert_string_equal(none.out, "no GPU: 0 seen by CUDA, 0 by NVML\n");
+	assert_true(strncmp(none.err, "error no-driver: ", 17) == 0);
+	assert_null(strstr(none.err, "evidence:"));
 	run_result_free(&nocuda);
 	run_result_free(&one);
 	run_result_free(&two);

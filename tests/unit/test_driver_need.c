@@ -45,16 +45,17 @@ static void driver(struct arch_driver *d, const char *text)
 
 static bool judged_fails(const struct runtime_need *n, const char *drv)
 {
-	struct arch_driver d;
+	struct arch_target t;
 	struct report r;
 	struct driver_need_verdict v;
 	bool fails;
 
-	driver(&d, drv);
-	v = driver_need_verdict(n, &d);
+	arch_target_init(&t);
+	driver(&t.driver, drv);
+	v = driver_need_verdict(n, &t.driver);
 	fails = v.fails;
 	assert_int_equal(report_init(&r, "arch"), CD_OK);
-	assert_int_equal(driver_need_finding(&r, "k_exe", n, &d, &v), CD_OK);
+	assert_int_equal(driver_need_finding(&r, "k_exe", n, &t, &v), CD_OK);
 	assert_int_equal(report_has_finding(&r, "runtime-newer-than-driver"), fails);
 	if (fails) {
 		const struct finding *f = report_find(&r, "runtime-newer-than-driver");

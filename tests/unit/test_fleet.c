@@ -218,6 +218,53 @@ static void test_offline_fleet(void **state)
 	json_decref(j);
 }
 
+/* A report re-dated (header.date) and saved under name. */
+static void save_dated(const char *name, const char *report, const char *date)
+{
+	json_t *j = json_loads(report, 0, NULL);
+	char *text;
+
+	assert_non_null(j);
+	assert_int_equal(json_object_set_new(json_object_get(j, "header"), "date", json_string(date)), 0);
+	assert_non_null(text = json_dumps(j, 0));
+	save(name, text);
+	free(text);
+	json_decref(j);
+}
+
+/* Several reports of one node: the newest of each command is used, an older one is named
+ * and left out, and a fact two kept reports state differently is the newer one's; the node
+ * is never a mix of a January driver and a February one. */
+static void test_same_node_newest(void **state)
+{
+	static const char *const doctor[] = { "--json", "doctor", NULL }, *const devices[] = { "--json", "devices", NULL };
+	const char *const old[] = { TWO_H200, "FAKE_NVML_DRIVER_VERSION=535.104.05", "FAKE_CUDA_DRIVER_VERSION=12020",
+				    "CUDOCTOR_NODE=node03", NULL };
+	const char *const now[] = { TWO_H200, "CUDOCTOR_NODE=node03", NULL };
+	const char *const files[] = { "node01.json", "n3-feb.json", "n3-jan.json", "n3-dev-jan.json", NULL };
+	const json_t *f;
+	char *s;
+	int status;
+	json_t *j;
+	(void)state;
+	save_dated("n3-jan.json", s = cudoctor(doctor, old, NULL), "2026-01-01T00:00:00Z"), free(s);
+	save_dated("n3-dev-jan.json", s = cudoctor(devices, old, NULL), "2026-01-15T00:00:00Z"), free(s);
+	save_dated("n3-feb.json", s = cudoctor(doctor, now, NULL), "2026-02-01T00:00:00Z"), free(s);
+	j = fleet_json(files, &status);
+	assert_int_equal(json_integer_value(json_object_get(j, "node_count")), 2);
+	assert_null(finding(j, "fleet-heterogeneous", "driver"));
+	assert_non_null(strstr(summary_of(j, "driver"), "580.159.04"));
+	assert_null(strstr(summary_of(j, "driver"), "535"));
+	/* January's doctor finding about its old driver is gone with its report */
+	assert_null(finding(j, "toolkit-newer-than-driver", "node03"));
+	assert_non_null(f = finding(j, "fleet-report-skipped", NULL));
+	s = json_dumps(f, 0);
+	assert_non_null(strstr(s, "node03's doctor report of 2026-01-01T00:00:00Z"));
+	assert_non_null(strstr(s, "superseded by its newer doctor report (2026-02-01T00:00:00Z)"));
+	free(s);
+	json_decref(j);
+}
+
 /* Bad inputs are named and skipped, the rest still judged. */
 static void test_bad_reports(void **state)
 {
@@ -577,6 +624,7 @@ int main(void)
 		cmocka_unit_test(test_spread),
 		cmocka_unit_test(test_offline_fleet),
 		cmocka_unit_test(test_bad_reports),
+		cmocka_unit_test(test_same_node_newest),
 		cmocka_unit_test(test_bundle_and_outliers),
 		cmocka_unit_test(test_many_nodes),
 		cmocka_unit_test(test_names),

@@ -47,8 +47,9 @@ static void test_quiet(void **state)
 	run_result_free(&r);
 	assert_int_equal(testlib_run(run, no_driver, NULL, &r), 0);
 	assert_int_equal(r.status, 1);
-	assert_true(strncmp(r.out, "error no-driver: ", 17) == 0);
-	assert_string_equal(strchr(r.out, '\n'), "\n"); /* one line */
+	assert_string_equal(r.out, ""); /* no verdict: nothing on stdout */
+	assert_true(strncmp(r.err, "error no-driver: ", 17) == 0);
+	assert_string_equal(strchr(r.err, '\n'), "\n"); /* one line */
 	run_result_free(&r);
 }
 

@@ -102,7 +102,8 @@ static void gpu_spec_and_gpus_here(void **state)
 	json_t *per = json_object_get(j, "per_gpu");
 	assert_int_equal(json_array_size(per), 2);
 	assert_false(json_is_true(json_object_get(json_array_get(per, 0), "fits")));  /* 8 GB */
-	assert_true(json_is_true(json_object_get(json_array_get(per, 1), "fits")));   /* 16 GB */
+	/* 16 GB: the weights fit, the KV cache of a bare parameter count is unknown */
+	assert_true(json_is_null(json_object_get(json_array_get(per, 1), "fits")));
 	assert_string_equal(json_string_value(json_object_get(json_array_get(per, 1), "memory_basis")), "total");
 	json_decref(j);
 	const char *arch[] = {CUDOCTOR_BINARY, "mem", "estimate", "--params", "7e9", "--gpu", "sm_89", NULL};
@@ -156,11 +157,112 @@ static void quiet_answers_per_gpu(void **state)
 	struct run_result r;
 	assert_int_equal(testlib_run(argv, no_gpu_env, NULL, &r), 0);
 	assert_int_equal(r.status, 1); /* the 8 GB RTX 4060 Ti does not fit */
+	/* the weights alone do not fit: that is known without the model's shape */
 	assert_non_null(strstr(r.out, "NVIDIA GeForce RTX 4060 Ti 8GB: does not fit (needs "));
-	assert_non_null(strstr(r.out, "NVIDIA GeForce RTX 4060 Ti 16GB: fits (needs "));
-	assert_non_null(strstr(r.out, "NVIDIA H200 141GB: fits (needs "));
+	/* they fit, but the KV cache is not counted: no "fits" */
+	assert_non_null(strstr(r.out, "NVIDIA GeForce RTX 4060 Ti 16GB: unknown: inference counted without the KV cache"));
+	assert_non_null(strstr(r.out, "NVIDIA H200 141GB: unknown: "));
+	assert_null(strstr(r.out, ": fits"));
 	assert_null(strstr(r.out, "Fit\n"));     /* only the answers */
 	assert_null(strstr(r.out, "evidence")); /* not the finding's details */
+	/* the findings on stderr, a line each */
+	assert_non_null(strstr(r.err, "error oom-capacity: "));
+	assert_non_null(strstr(r.err, "warn mem-shape-unknown: cannot say whether it fits: the KV cache is not counted"));
+	run_result_free(&r);
+}
+
+/* --params alone never claims a fit it cannot count: it says what is missing and how to
+ * give it; with the model's config.json the same GPU gets its answer */
+static void unknown_kv_is_not_a_fit(void **state)
+{
+	(void)state;
+	const char *argv[] = {CUDOCTOR_BINARY, "--json", "mem", "estimate", "--params", "7e9", "--context", "32768",
+			      "--gpu", "RTX 4090", NULL};
+	json_t *j = run_json(argv, 0);
+	json_t *g = json_array_get(json_object_get(j, "per_gpu"), 0);
+	assert_true(json_is_null(json_object_get(g, "fits")));
+	assert_true(json_is_null(json_object_get(json_object_get(j, "breakdown"), "kv_cache_bytes")));
+	json_t *f = json_array_get(json_object_get(j, "findings"), 0);
+	assert_string_equal(json_string_value(json_object_get(f, "id")), "mem-shape-unknown");
+	const char *ev = json_string_value(json_array_get(json_object_get(f, "evidence"), 1));
+	assert_non_null(strstr(ev, "layers, attention heads, KV heads and head dim"));
+	assert_non_null(strstr(json_string_value(json_array_get(json_object_get(f, "fix"), 0)), "config.json --context 32768"));
+	json_decref(j);
+
+	struct run_result r;
+	const char *text[] = {CUDOCTOR_BINARY, "mem", "estimate", "--params", "7e9", "--context", "32768", "--gpu",
+			      "RTX 4090", NULL};
+	assert_int_equal(testlib_run(text, no_gpu_env, NULL, &r), 0);
+	assert_non_null(strstr(r.out, "KV cache      unknown"));
+	assert_null(strstr(r.out, "0 bytes"));
+	run_result_free(&r);
+}
+
+/* Qwen2.5-0.5B's public config.json, https://huggingface.co/Qwen/Qwen2.5-0.5B/blob/main/config.json
+ * (the fields the estimate reads) */
+static const char qwen05_config[] =
+	"{\"architectures\": [\"Qwen2ForCausalLM\"], \"model_type\": \"qwen2\", \"hidden_size\": 896, "
+	"\"intermediate_size\": 4864, \"max_position_embeddings\": 32768, \"num_attention_heads\": 14, "
+	"\"num_hidden_layers\": 24, \"num_key_value_heads\": 2, \"rms_norm_eps\": 1e-06, \"rope_theta\": 1000000.0, "
+	"\"tie_word_embeddings\": true, \"torch_dtype\": \"bfloat16\", \"vocab_size\": 151936}\n";
+
+/* 128k is 131072 tokens; past the trained context (max_position_embeddings) a warning */
+static void context_k_and_trained_length(void **state)
+{
+	char dir[] = "/tmp/cudoctor-memcli-XXXXXX", path[64];
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/config.json", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(qwen05_config, f);
+	fclose(f);
+
+	const char *argv[] = {CUDOCTOR_BINARY, "--json", "mem", "estimate", path, "--context", "128k", "--gpu",
+			      "H200", NULL};
+	json_t *j = run_json(argv, 0);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "inputs"), "context")), 131072);
+	/* 24 layers x 2 (K, V) x 2 KV heads x 64 head dim x 2 bytes x 131072 tokens */
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "breakdown"), "kv_cache_bytes")),
+			 24ll * 2 * 2 * 64 * 2 * 131072);
+	assert_true(json_is_true(json_object_get(json_array_get(json_object_get(j, "per_gpu"), 0), "fits")));
+	json_t *fd = json_array_get(json_object_get(j, "findings"), 0);
+	assert_string_equal(json_string_value(json_object_get(fd, "id")), "context-past-training");
+	assert_string_equal(json_string_value(json_object_get(fd, "title")),
+			    "context 131072 is past the model's trained context 32768");
+	json_decref(j);
+
+	argv[6] = "32k"; /* the trained length itself: no warning */
+	j = run_json(argv, 0);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "inputs"), "context")), 32768);
+	assert_int_equal(json_array_size(json_object_get(j, "findings")), 0);
+	json_decref(j);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* llama-quantize's names with the bits per weight of a whole file (kb/gguf_quants.tsv) */
+static void gguf_quant_names(void **state)
+{
+	static const struct { const char *name; double bits; } q[] = {
+		{"q4_k_m", 4.8944}, {"Q4_K_S", 4.6672}, {"q5_k_m", 5.7036}, {"q6_k", 6.5633}, {"q8_0", 8.5008},
+		{"iq4_xs", 4.4597}, {"q4_0", 4.64}, {"q3_k_m", 4.00}, {"q4_k", 4.8944}, {"bf16", 16},
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof q / sizeof q[0]; i++) {
+		const char *argv[] = {CUDOCTOR_BINARY, "--json", "mem", "estimate", "--params", "8e9", "--dtype",
+				      q[i].name, "--gpu-memory", "80GiB", NULL};
+		json_t *j = run_json(argv, 0);
+		double w = (double)json_integer_value(json_object_get(json_object_get(j, "breakdown"), "weights_bytes"));
+		if (w < 8e9 * q[i].bits / 8 - 1 || w > 8e9 * q[i].bits / 8 + 1)
+			fail_msg("%s: %.0f weight bytes, want %.4f bits per weight", q[i].name, w, q[i].bits);
+		json_decref(j);
+	}
+	const char *bad[] = {CUDOCTOR_BINARY, "mem", "estimate", "--params", "8e9", "--dtype", "q4_k_z", NULL};
+	struct run_result r;
+	assert_int_equal(testlib_run(bad, no_gpu_env, NULL, &r), 0);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "unknown dtype 'q4_k_z'"));
 	run_result_free(&r);
 }
 
@@ -229,6 +331,9 @@ int main(void)
 		cmocka_unit_test(training_shows_the_rule_of_thumb),
 		cmocka_unit_test(bad_files_give_one_line),
 		cmocka_unit_test(quiet_answers_per_gpu),
+		cmocka_unit_test(unknown_kv_is_not_a_fit),
+		cmocka_unit_test(context_k_and_trained_length),
+		cmocka_unit_test(gguf_quant_names),
 		cmocka_unit_test(usage_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -198,7 +198,7 @@ static void training_bytes_per_parameter(void **state)
 	struct mem_opts o;
 	struct mem_estimate e;
 	(void)state;
-	assert_int_equal(mem_model_from_params(1000000000ull, "fp32", &m, NULL), CD_OK);
+	assert_int_equal(mem_model_from_params(1000000000ull, "fp32", 0, &m, NULL), CD_OK);
 	mem_opts_default(&o);
 	o.train = true;
 	o.context = 2048;
@@ -209,7 +209,7 @@ static void training_bytes_per_parameter(void **state)
 	assert_false(e.act_known); /* no architecture from --params */
 	mem_model_free(&m);
 
-	assert_int_equal(mem_model_from_params(1000000000ull, "bf16", &m, NULL), CD_OK);
+	assert_int_equal(mem_model_from_params(1000000000ull, "bf16", 0, &m, NULL), CD_OK);
 	o.mixed_precision = true;
 	mem_estimate(&m, &o, &e);
 	/* ZeRO's mixed precision: 2 + 2 + (4 master + 8 Adam) */

@@ -199,7 +199,7 @@ static void old_release_report(void **state)
 	unlink(now);
 }
 
-/* -q: a line per GPU (used, free of total, processes), then the warning; no sections */
+/* -q: a line per GPU (used, free of total, processes) on stdout, the warning on stderr; no sections */
 static void quiet_is_a_line_per_gpu_and_the_warning(void **state)
 {
 	const char *env[] = {FAKE_CUDA, FAKE_NVML, "FAKE_GPUS=NVIDIA H100 80GB HBM3:9.0:80GiB", "FAKE_NVML_PROCS=0:4242:30GiB", NULL};
@@ -209,8 +209,8 @@ static void quiet_is_a_line_per_gpu_and_the_warning(void **state)
 	(void)state;
 	assert_int_equal(testlib_run(argv, env, NULL, &r), 0);
 	assert_int_equal(r.status, 0);
-	assert_string_equal(r.out, "GPU 0 (NVIDIA H100 80GB HBM3): used 30 GiB, free 49.6 GiB of 80 GiB, 1 process\n"
-				   "warn oom-other-process: other processes hold 30 GiB of 80 GiB [GPU 0 (NVIDIA H100 80GB HBM3)]\n");
+	assert_string_equal(r.out, "GPU 0 (NVIDIA H100 80GB HBM3): used 30 GiB, free 49.6 GiB of 80 GiB, 1 process\n");
+	assert_string_equal(r.err, "warn oom-other-process: other processes hold 30 GiB of 80 GiB [GPU 0 (NVIDIA H100 80GB HBM3)]\n");
 	run_result_free(&r);
 }
 

@@ -303,8 +303,49 @@ static void command_line(void **state)
 				   "torch 2.14.0 cu126: pip install torch==2.14.0 --index-url https://download.pytorch.org/whl/cu126\n");
 	run_result_free(&r);
 	assert_int_equal(testlib_run(quiet_split, NULL, NULL, &r), 0);
-	assert_non_null(strstr(r.out, "\nwarn plan-no-single-build: No single torch build carries code for every GPU: "));
-	assert_null(strstr(r.out, "evidence"));
+	/* the answer lines on stdout, the warning on stderr, a line each */
+	assert_null(strstr(r.out, "plan-no-single-build"));
+	assert_string_equal(r.err, "warn plan-no-single-build: No single torch build carries code for every GPU: "
+				   "2 environments [torch]\n");
+	assert_null(strstr(r.err, "evidence"));
+	run_result_free(&r);
+}
+
+/* A split of the GPUs here names each environment's GPUs by UUID, which survives a reorder
+ * (CUDA_DEVICE_ORDER, a GPU added); GPUs named with --gpu have no UUID to give. */
+static void split_by_uuid(void **state)
+{
+	const char *env[] = { "CUDOCTOR_LIBCUDA=" CUDOCTOR_FAKES_DIR "/libcuda.so.1",
+			      "CUDOCTOR_LIBNVML=" CUDOCTOR_FAKES_DIR "/libnvidia-ml.so.1",
+			      "FAKE_GPUS=NVIDIA GeForce GTX 1080:6.1:8GiB;NVIDIA GeForce RTX 5090:12.0:32GiB",
+			      "FAKE_NVML_DRIVER_VERSION=575.57.08", "FAKE_NVML_CUDA_VERSION=12090",
+			      "FAKE_CUDA_DRIVER_VERSION=12090", "CUDA_VISIBLE_DEVICES=", "CUDA_DEVICE_ORDER=", NULL };
+	const char *here[] = { CUDOCTOR_BINARY, "--json", "plan", NULL };
+	const char *named[] = { CUDOCTOR_BINARY, "--json", "plan", "--gpu", "GTX 1080", "--gpu", "RTX 5090", NULL };
+	const char *uuids[] = { CUDOCTOR_BINARY, "--json", "devices", NULL };
+	struct run_result r, d;
+	json_t *j;
+	const char *u0, *u1;
+	char want[256];
+
+	(void)state;
+	assert_int_equal(testlib_run(uuids, env, NULL, &d), 0);
+	assert_non_null(j = json_loads(d.out, 0, NULL));
+	u0 = json_string_value(json_object_get(json_array_get(json_object_get(j, "gpus"), 0), "uuid"));
+	u1 = json_string_value(json_object_get(json_array_get(json_object_get(j, "gpus"), 1), "uuid"));
+	assert_non_null(u0);
+	assert_non_null(u1);
+	assert_int_equal(testlib_run(here, env, NULL, &r), 0);
+	snprintf(want, sizeof want, "(CUDA_VISIBLE_DEVICES=%s)", u0);
+	assert_non_null(strstr(r.out, want));
+	snprintf(want, sizeof want, "(CUDA_VISIBLE_DEVICES=%s)", u1);
+	assert_non_null(strstr(r.out, want));
+	assert_null(strstr(r.out, "CUDA_VISIBLE_DEVICES=0"));
+	run_result_free(&r);
+	json_decref(j);
+	run_result_free(&d);
+	assert_int_equal(testlib_run(named, NULL, NULL, &r), 0);
+	assert_non_null(strstr(r.out, "(CUDA_VISIBLE_DEVICES=the UUIDs `nvidia-smi -L` prints for these GPUs)"));
 	run_result_free(&r);
 }
 
@@ -374,6 +415,7 @@ static int load(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(split_by_uuid),
 		cmocka_unit_test(driver_parse),
 		cmocka_unit_test(rtx4060ti_on_r550),
 		cmocka_unit_test(rtx5060ti_on_r570_and_r550),

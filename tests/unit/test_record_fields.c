@@ -68,7 +68,7 @@ static const struct rec_field fields[F_N] = {
 
 static char *text_of(const struct report *r)
 {
-	struct render_opts o = { FMT_TEXT, false, 0, 0 };
+	struct render_opts o = { FMT_TEXT, false, 0, 0, NULL };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);

@@ -229,6 +229,14 @@ static void test_doctor_page(void **state)
 	assert_non_null(strstr(html, "<code>ecc-errors</code>"));
 	assert_non_null(strstr(html, "<th>UUID</th>"));
 	assert_non_null(strstr(html, "NVIDIA H200"));
+	/* the provenance every report starts with, in the page's header */
+	const char *prov = strstr(html, "<dl class=\"provenance\">");
+	assert_non_null(prov);
+	assert_true(prov < strstr(html, "</header>"));
+	assert_non_null(strstr(prov, "<dt>cudoctor</dt><dd>"));
+	assert_non_null(strstr(prov, "<dt>OS</dt><dd>"));
+	assert_non_null(strstr(prov, "<dt>kernel</dt><dd>"));
+	assert_non_null(strstr(prov, "<dt>date (UTC)</dt><dd>20"));
 	free(html);
 	if (!screenshot(page, png)) {
 		skip();

@@ -131,7 +131,7 @@ static struct run_result topo_quiet(const char *gpus, const char *layout, const 
 	return r;
 }
 
-/* -q: a line per pair (link, what it should carry, P2P), then the warn and error findings;
+/* -q: a line per pair (link, what it should carry, P2P) on stdout, the warn and error findings on stderr;
  * one GPU says there is nothing to judge rather than printing nothing */
 static void test_quiet_is_the_pairs_and_the_findings(void **state)
 {
@@ -148,8 +148,9 @@ static void test_quiet_is_the_pairs_and_the_findings(void **state)
 			    "GPU0 - GPU3: NODE, PCIe Gen4 x16: 31.5 GB/s per direction, P2P yes\n"
 			    "GPU1 - GPU2: NODE, PCIe Gen4 x16: 31.5 GB/s per direction, P2P yes\n"
 			    "GPU1 - GPU3: NODE, PCIe Gen4 x16: 31.5 GB/s per direction, P2P yes\n"
-			    "GPU2 - GPU3: NV11, NVLink 3: 11 links x 25 GB/s = 275 GB/s per direction, P2P yes\n"
-			    "warn nvlink-down: 11 of 12 NVLinks active [GPU 2 (NVIDIA A100-SXM4-80GB)]\n");
+			    "GPU2 - GPU3: NV11, NVLink 3: 11 links x 25 GB/s = 275 GB/s per direction, P2P yes\n");
+	/* the finding on stderr, a line */
+	assert_string_equal(four.err, "warn nvlink-down: 11 of 12 NVLinks active [GPU 2 (NVIDIA A100-SXM4-80GB)]\n");
 	run_result_free(&one);
 	run_result_free(&four);
 }

@@ -52,12 +52,13 @@ void arch_inputs_free(struct arch_inputs *in)
 }
 
 /* A found file is worth mapping when its first bytes are ELF, ar or fatbin, or its
- * name says PTX/cubin. */
+ * name says PTX/cubin; under --python and --ollama only shared objects by name, and those
+ * that really are ELF (a header named "sort.so_impl.h" or a linker script is neither). */
 static bool worth_scanning(const char *path, bool shared_objects_only)
 {
-	if (shared_objects_only)
-		return strstr(path, ".so") != NULL;
-	if (str_ends_with(path, ".ptx") || str_ends_with(path, ".cubin"))
+	if (shared_objects_only && !str_is_shared_object_name(path))
+		return false;
+	if (!shared_objects_only && (str_ends_with(path, ".ptx") || str_ends_with(path, ".cubin")))
 		return true;
 	unsigned char head[8];
 	size_t size;
@@ -70,6 +71,8 @@ static bool worth_scanning(const char *path, bool shared_objects_only)
 	close(fd);
 	if (n < 4)
 		return false;
+	if (shared_objects_only)
+		return elf_has_magic(head, (size_t)n);
 	return elf_has_magic(head, (size_t)n) || ar_has_magic(head, (size_t)n) ||
 	       (n >= 8 && fatbin_is_container_at(head, 16, 0));
 }

@@ -75,11 +75,13 @@ int arch_verdicts(struct report_rec *file, const struct arch_file *f, const stru
 	if ((rc = arch_judge(f, t, v, err)) != CD_OK)
 		return rc;
 	runtime_need_of(f->data, f->size, &need);
+	if (!need.known)
+		runtime_need_of_library(f->path, &need);
 	if (need.known)
 		report_fieldf(file, "CUDA runtime", NULL, rv_null(), "%s: needs driver %s or newer", need.how,
 			      need.min_driver_text[0] ? need.min_driver_text : "(unknown)");
 	dv = driver_need_verdict(&need, &t->driver);
-	if (driver_need_finding(r, f->path, &need, &t->driver, &dv) != CD_OK)
+	if (driver_need_finding(r, f->path, &need, t, &dv) != CD_OK)
 		return cd_fail(err, CD_ENOMEM, "out of memory");
 	report_rec_array(file, "verdicts", &arr);
 	for (size_t i = 0; i < t->n_gpus; i++) {

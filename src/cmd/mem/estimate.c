@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd/mem/internal.h"
+#include "kb/gguf_quants.h"
 #include "mem/estimate.h"
 #include "mem/load.h"
 #include "util/units.h"
@@ -33,10 +34,14 @@ const struct cli_opt mem_estimate_opts[] = {
 	{ .id = O_PARAMS, .long_name = "params", .arg = CLI_REQUIRED, .metavar = "N",
 	  .help = "the parameter count instead of a model file (8e9, 7B, 70b)" },
 	{ .id = O_DTYPE, .long_name = "dtype", .arg = CLI_REQUIRED, .metavar = "T",
-	  .help = "the weights' type with --params (default bf16), or a GGUF quantisation",
-	  .complete = CLI_C_WORDS, .words = "fp32 fp16 bf16 fp8 int8 int4 q8_0 q6_k q5_k_m q4_k_m q4_0" },
+	  .help = "the weights' type with --params (default bf16), or a GGUF quantisation by "
+		  "llama-quantize's name (q4_k_m, q4_k_s, q5_k_m, q6_k, q8_0, q4_0, iq4_xs...: bits per "
+		  "weight of a whole file, from kb/gguf_quants.tsv)",
+	  .complete = CLI_C_WORDS,
+	  .words = "fp32 fp16 bf16 fp8 int8 int4 q8_0 q6_k q5_k_m q5_k_s q4_k_m q4_k_s q4_0 q3_k_m iq4_xs" },
 	{ .id = O_CONTEXT, .long_name = "context", .arg = CLI_REQUIRED, .metavar = "N",
-	  .help = "tokens of context (default 8192, or the model's if smaller; 2048 for training)" },
+	  .help = "tokens of context (default 8192, or the model's if smaller; 2048 for training); "
+		  "k is 1024 (128k = 131072), as model configs mean it" },
 	{ .id = O_BATCH, .long_name = "batch", .arg = CLI_REQUIRED, .metavar = "N",
 	  .help = "sequences at once (default 1)" },
 	{ .id = O_KV, .long_name = "kv-dtype", .arg = CLI_REQUIRED, .metavar = "T",
@@ -76,7 +81,7 @@ static int parse_args(int argc, char **argv, const struct cli_args *args, struct
 			break;
 		case O_DTYPE: a->dtype = optarg; break;
 		case O_CONTEXT:
-			if (units_parse_count(optarg, &a->o.context) || !a->o.context)
+			if (units_parse_tokens(optarg, &a->o.context) || !a->o.context)
 				return cd_fail(err, CD_EUSAGE, "--context: '%.40s' is not a token count (8192, 128k)", optarg);
 			a->context_given = true;
 			break;
@@ -353,6 +358,55 @@ static void oom_finding(struct report *r, const struct mem_model *m, const struc
 		cmd_note(r, finding_fix(fd, "a lighter optimizer: --optimizer adafactor or 8-bit Adam (bitsandbytes), or LoRA"));
 }
 
+/* A fit that would be claimed without the KV cache or the activations: say what is missing
+ * and how to give it, never "fits". */
+static void unknown_parts_finding(struct report *r, const struct mem_model *m, const struct mem_opts *o,
+				  const struct mem_estimate *e, const struct mem_target *t)
+{
+	char s1[UNITS_BUF], s2[UNITS_BUF];
+	bool kv = !o->train && !e->kv_known;
+	struct finding *fd = report_add_finding(r, SEV_WARN, "mem-shape-unknown", t->name,
+						"cannot say whether it fits: the %s is not counted", kv ? "KV cache"
+						: "activations");
+
+	if (!fd)
+		return;
+	cmd_note(r, finding_evidence(fd, "counted: %s of %s; %s", units_fmt_bytes(e->total, s1, sizeof s1),
+				     units_fmt_bytes(t->budget, s2, sizeof s2),
+				     m->note[0] ? m->note : "the model's shape is unknown"));
+	cmd_note(r, finding_evidence(fd, "missing: %s", kv ? "the number of layers, attention heads, KV heads and "
+				     "head dim (the KV cache is layers x 2 x KV heads x head dim x context)"
+							   : "the number of layers and the hidden size"));
+	cmd_note(r, finding_why(fd, "The %s grows with the context (%llu tokens here) and can exceed the weights at "
+			        "long contexts; a parameter count says nothing about it.",
+				kv ? "KV cache" : "activation memory", (unsigned long long)o->context));
+	cmd_note(r, finding_fix(fd, "cudoctor mem estimate config.json --context %llu --gpu '%s'  # the model's "
+				"Hugging Face config.json gives num_hidden_layers, num_attention_heads, "
+				"num_key_value_heads, head_dim", (unsigned long long)o->context, t->name));
+	cmd_note(r, finding_fix(fd, "cudoctor mem estimate model.gguf --context %llu  # or its GGUF file (only the "
+				"header is read)", (unsigned long long)o->context));
+}
+
+/* The context asked for is past what the model was trained on: quality falls off (or the
+ * runtime refuses) beyond it, whatever the memory says. */
+static void past_trained_context(struct report *r, const struct mem_model *m, const struct mem_opts *o)
+{
+	struct finding *fd = report_add_finding(r, SEV_WARN, "context-past-training", NULL,
+						"context %llu is past the model's trained context %llu",
+						(unsigned long long)o->context, (unsigned long long)m->ctx_train);
+
+	if (!fd)
+		return;
+	cmd_note(r, finding_evidence(fd, "trained context %llu (%s)", (unsigned long long)m->ctx_train,
+				     strcmp(m->format, "gguf") == 0 ? "GGUF <arch>.context_length"
+								    : "config.json max_position_embeddings"));
+	cmd_note(r, finding_why(fd, "Positions past the trained length were never seen in training: without RoPE "
+			        "scaling (YaRN, rope_scaling in config.json) the output degrades, and vLLM refuses a "
+			        "--max-model-len above it."));
+	cmd_note(r, finding_fix(fd, "--context %llu  # the trained length; or a model or rope_scaling made for "
+				"longer contexts", (unsigned long long)m->ctx_train));
+}
+
 /* The Fit table and "per_gpu": each target's fit, its -q line and, when it does not fit,
  * its finding. */
 static void fit_fields(struct report_rec *top, const struct mem_model *m, const struct mem_opts *o,
@@ -395,11 +449,19 @@ static void fit_fields(struct report_rec *top, const struct mem_model *m, const 
 			units_fmt_bytes((uint64_t)f.headroom, hr, sizeof hr);
 		else
 			snprintf(hr, sizeof hr, "-%s", units_fmt_bytes((uint64_t)-f.headroom, s, sizeof s));
-		cmd_note(top->r, report_answer(top->r, "%s: %s (needs %s of %s, headroom %s)", t->name,
-					       f.fits ? "fits" : "does not fit", units_fmt_bytes(e->total, s, sizeof s),
-					       mem, hr));
+		if (!f.fits_known)
+			cmd_note(top->r, report_answer(top->r, "%s: unknown: %s counted without the %s (needs at "
+						       "least %s of %s)", t->name, o->train ? "training" : "inference",
+						       !e->kv_known && !o->train ? "KV cache" : "activations",
+						       units_fmt_bytes(e->total, s, sizeof s), mem));
+		else
+			cmd_note(top->r, report_answer(top->r, "%s: %s (needs %s of %s, headroom %s)", t->name,
+						       f.fits ? "fits" : "does not fit",
+						       units_fmt_bytes(e->total, s, sizeof s), mem, hr));
 		if (!f.fits)
 			oom_finding(top->r, m, o, e, t, &f);
+		else if (!f.fits_known)
+			unknown_parts_finding(top->r, m, o, e, t);
 	}
 	if (report_rec_end(&tab) != CD_OK)
 		return; /* the failure is top's now */
@@ -416,7 +478,21 @@ int mem_estimate_run(struct report *r, int argc, char **argv, const struct cd_gl
 	int rc = parse_args(argc, argv, g->args, &a, err);
 	if (rc)
 		return rc;
-	rc = a.path ? mem_load_path(a.path, a.dtype, &m, err) : mem_model_from_params(a.params, a.dtype, &m, err);
+	if (a.path) {
+		rc = mem_load_path(a.path, a.dtype, &m, err);
+	} else {
+		/* a GGUF quantisation's name means a whole llama-quantize file, its mixes included */
+		struct kb_gguf_quant q;
+		char qerr[CD_ERRMSG];
+		int qrc = kb_gguf_quant_find(a.dtype, &q, qerr);
+
+		if (qrc != CD_OK && qrc != CD_ENOTFOUND) {
+			rc = cd_fail(err, qrc, "%s", qerr);
+			goto out;
+		}
+		rc = mem_model_from_params(a.params, qrc == CD_OK ? q.name : a.dtype,
+					   qrc == CD_OK ? q.bits_per_weight : 0, &m, err);
+	}
 	if (rc)
 		goto out;
 	if (!a.runtime_given)
@@ -426,6 +502,8 @@ int mem_estimate_run(struct report *r, int argc, char **argv, const struct cd_gl
 	mem_estimate(&m, &a.o, &e);
 
 	report_rec_top(&top, r);
+	if (m.ctx_train && a.o.context > m.ctx_train)
+		past_trained_context(r, &m, &a.o);
 	model_fields(&top, &m, a.path);
 	breakdown_fields(&top, &m, &a.o, &e);
 	if ((rc = mem_targets(a.gpu_specs, a.n_gpu_specs, a.gpu_memory, &targets, &n_targets, r, err)))

@@ -195,10 +195,8 @@ int mem_probe_run(struct report *r, int argc, char **argv, const struct cd_globa
 	int rc = cd_run_driver(run, r, err);
 	if (rc != CD_OK)
 		return rc;
-	if (!run->cuda_usable) {
-		cmd_note(r, report_answer_findings(r)); /* -q: why nothing was probed */
-		return CD_OK;
-	}
+	if (!run->cuda_usable)
+		return CD_OK; /* -q: the finding on stderr says why nothing was probed */
 	const struct cudrv *d = run->cu;
 	CUresult cr;
 	if ((cr = d->DeviceGetCount(&count)) != CUDA_SUCCESS)
@@ -214,7 +212,5 @@ int mem_probe_run(struct report *r, int argc, char **argv, const struct cd_globa
 			rc = probe_device(d, i, max, demo, &arr, err);
 	if (report_rec_end(&arr) != CD_OK || report_rec_end(&top) != CD_OK)
 		rc = rc ? rc : cd_fail(err, CD_ENOMEM, "out of memory");
-	if (rc == CD_OK)
-		cmd_note(r, report_answer_findings(r));
 	return rc;
 }

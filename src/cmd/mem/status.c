@@ -361,7 +361,6 @@ int mem_status_run(struct report *r, int argc, char **argv, const struct cd_glob
 		cmd_note(r, report_answer(r, "no GPU"));
 	if (msg)
 		classify_message(r, msg, msg_len, gpus, pp->n_gpus);
-	cmd_note(r, report_answer_findings(r));
 out:
 	free(gpus);
 	free(msg);
