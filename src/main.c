@@ -392,9 +392,10 @@ static int format_option(struct report *r, const struct cd_globals *g, char *err
 }
 
 /* the header every report carries for sharing (docs/json.md "header") */
+/* os-release, the host name and CUDOCTOR_NODE are anyone's bytes: safe text, never refused */
 static json_t *nonempty(const char *s)
 {
-	return *s ? json_string(s) : json_null();
+	return *s ? report_json_text(s) : json_null();
 }
 
 /* Sets r's header (version, OS, kernel, glibc, CPU, date, host and node: probe/host.c, under
@@ -485,24 +486,29 @@ int main(int argc, char **argv)
 		code = CD_EXIT_FAILED;
 		goto out;
 	}
-	if (!r.self_rendered && share_header(&r, g.anonymize) != CD_OK) {
-		fputs("cudoctor: out of memory\n", stderr);
+	if (!r.self_rendered && (rc = share_header(&r, g.anonymize)) != CD_OK) {
+		fprintf(stderr, "cudoctor: %s\n", rc == CD_EINTERNAL ? "internal error: the report header could not be made"
+							      : "out of memory");
 		code = CD_EXIT_FAILED;
 		goto out;
 	}
 	if (r.format >= 0) /* the command's own --format (doctor --format prometheus) */
 		g.render.format = (enum output_format)r.format;
-	if ((!r.self_rendered && render_report(&r, &g.render, stdout) != 0) || fflush(stdout) != 0) {
-		fprintf(stderr, "cudoctor: cannot write the report\n");
+	if ((!r.self_rendered && (rc = render_report(&r, &g.render, stdout)) != 0) || fflush(stdout) != 0) {
+		fprintf(stderr, "cudoctor: %s\n", rc == CD_EINTERNAL ? "internal error: the report could not be made into JSON"
+							      : "cannot write the report");
 		code = CD_EXIT_FAILED;
 		goto out;
 	}
-	if (g.html && !r.oom && render_html_file(&r, g.html, err) != CD_OK) {
+	if (g.html && !r.oom && !r.internal && render_html_file(&r, g.html, err) != CD_OK) {
 		fprintf(stderr, "cudoctor: %s\n", err);
 		code = CD_EXIT_FAILED;
 		goto out;
 	}
-	if (r.oom) {
+	if (r.internal) {
+		fprintf(stderr, "cudoctor: internal error: a JSON value could not be made; the report is incomplete\n");
+		code = CD_EXIT_FAILED;
+	} else if (r.oom) {
 		fprintf(stderr, "cudoctor: out of memory; the report is incomplete\n");
 		code = CD_EXIT_FAILED;
 	} else if (r.exit_override >= 0) {
@@ -513,7 +519,7 @@ int main(int argc, char **argv)
 out:
 	/* a report with findings is complete; a usage error or a failed run leaves no file */
 	if (output_close(&output, code == CD_EXIT_CLEAN || code == CD_EXIT_FINDING ||
-				     (code == CD_EXIT_FAILED && report_made && !r.oom && rc == CD_OK)) != 0 &&
+				     (code == CD_EXIT_FAILED && report_made && !r.oom && !r.internal && rc == CD_OK)) != 0 &&
 	    code < CD_EXIT_USAGE)
 		code = CD_EXIT_FAILED;
 	cd_run_close(&run);

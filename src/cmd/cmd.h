@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/opts.h"
 #include "driver/cudrv.h"
@@ -15,6 +16,7 @@
 #include "report/render.h"
 #include "report/report.h"
 #include "util/err.h"
+#include "util/safetext.h"
 
 /* The exit status, one table for every command (docs/exit-codes in `cudoctor --help`). */
 enum cd_exit {
@@ -130,7 +132,11 @@ struct cd_command {
  * script never reads a missing file as a clean run. */
 static inline void cmd_input_error(struct report *r, const char *command, const char *message)
 {
-	fprintf(stderr, "cudoctor %s: %s\n", command, message);
+	char line[4 * CD_ERRMSG];
+
+	/* the message names a file, whose name is anyone's bytes */
+	safe_text(line, sizeof line, message, strlen(message), 0);
+	fprintf(stderr, "cudoctor %s: %s\n", command, line);
 	r->exit_override = CD_EXIT_FAILED;
 }
 

@@ -286,7 +286,7 @@ static int section_python(struct report_rec *top, const struct stack_facts *df)
 	list_records(&o, "environments", &py_env_field_table, py->envs, sizeof py->envs[0], py->n_envs);
 	json_t *sites = json_array();
 	for (size_t i = 0; sites && i < py->n_site_dirs; i++)
-		if (json_array_append_new(sites, json_string(py->site_dirs[i])) != 0) {
+		if (json_array_append_new(sites, report_json_text(py->site_dirs[i])) != 0) {
 			json_decref(sites);
 			sites = NULL;
 		}

@@ -365,7 +365,7 @@ static json_t *torch_json(const struct plan *p, const struct plan_torch *t)
 		char via[24];
 
 		kb_arch_format(t->via[g], "sm_", via, sizeof(via));
-		json_array_append_new(gpus, json_pack("{s:s, s:s, s:o}", "gpu", plan_gpu_label(&p->gpu[g]), "fit",
+		json_array_append_new(gpus, json_pack("{s:o, s:s, s:o}", "gpu", report_json_text(plan_gpu_label(&p->gpu[g])), "fit",
 			plan_fit_name(t->fit[g]), "via", t->fit[g] <= PLAN_FIT_PTX ? json_string(via) : json_null()));
 	}
 	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:b, s:o, s:s, s:b, s:b, s:b, s:s}", "release", t->b->release,
@@ -583,7 +583,7 @@ static int split_section(struct report *r, const struct plan *p, const char (*uu
 				continue;
 			cat(names, sizeof(names), &un, "%s%s", un ? ", " : "", plan_gpu_label(&p->gpu[g]));
 			if (members)
-				json_array_append_new(members, json_string(plan_gpu_label(&p->gpu[g])));
+				json_array_append_new(members, report_json_text(plan_gpu_label(&p->gpu[g])));
 		}
 		if (grp->choice < 0)
 			snprintf(what, sizeof(what), "nothing in the tables fits");

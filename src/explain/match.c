@@ -13,6 +13,7 @@
 #include "explain/scan_line.h"
 #include "util/cpu.h"
 #include "util/err.h"
+#include "util/safetext.h"
 
 #define LINE_HITS 256    /* pattern hits kept per line */
 #define ERA_CUDA_MAX 16  /* "cuda" offsets handed to eras_line; more and it searches the line */
@@ -190,19 +191,15 @@ static bool is_ident(int c)
 
 static void trim_copy(char *dst, size_t cap, const struct line *l)
 {
-	size_t a = 0, b = l->len, n;
+	size_t a = 0, b = l->len;
 
 	while (a < b && isspace((unsigned char)l->s[a]))
 		a++;
 	while (b > a && isspace((unsigned char)l->s[b - 1]))
 		b--;
-	n = b - a < cap - 1 ? b - a : cap - 1;
-	memcpy(dst, l->s + a, n);
-	/* pasted text may hold control bytes; evidence is printed, so keep it printable */
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)dst[i] < 0x20)
-			dst[i] = ' ';
-	dst[n] = '\0';
+	/* pasted text is anyone's bytes (CJK, tqdm's bars, a cut character, escape sequences):
+	 * evidence is printed and put in JSON, so it is safe text, cut between characters */
+	safe_text(dst, cap, l->s + a, b - a, SAFE_TEXT_KEEP_NEWLINES);
 }
 
 static void keep_line(struct explain_match *m, const struct line *l)

@@ -10,15 +10,16 @@
 #include "report/report.h"
 #include "report/report_internal.h"
 #include "util/err.h"
-#include "util/safetext.h"
 #include "util/str.h"
 #include "util/units.h"
 
-/* The first error stays; an out-of-memory is also the report's. */
+/* The first error stays; an out-of-memory or an internal error is also the report's. */
 void report_rec_fail(struct report_rec *w, int rc)
 {
 	if (rc == CD_ENOMEM && w->r)
 		w->r->oom = true;
+	if (rc == CD_EINTERNAL && w->r)
+		w->r->internal = true;
 	if (w->rc == CD_OK)
 		w->rc = rc;
 }
@@ -183,33 +184,25 @@ void report_rec_line(struct report_rec *w, const char *fmt, ...)
 	free(s);
 	if (rc != CD_OK)
 		report_rec_fail(w, rc);
-}
-
-/* A string as JSON; text from a damaged input that is not UTF-8 (which jansson refuses) goes
- * in as util/safetext.h makes it, instead of failing like no memory. */
-static json_t *string_json(const char *s)
-{
-	json_t *j = json_string(s);
-	char *safe;
-
-	if (j || !s)
-		return j;
-	safe = safe_text_dup(s, strlen(s), 4 * strlen(s) + 4, SAFE_TEXT_KEEP_NEWLINES);
-	j = safe ? json_string(safe) : NULL;
-	free(safe);
-	return j;
+	else
+		w->r->items[w->r->n_items - 1].command = w->commands;
 }
 
 static json_t *value_json(const struct report_value *v)
 {
 	switch (v->kind) {
 	case RV_NULL: return json_null();
-	case RV_STRING: return string_json(v->s);
+	case RV_STRING: return report_json_text(v->s);
 	case RV_INT:
 	case RV_BYTES: return json_integer((json_int_t)v->i);
 	case RV_BOOL: return json_boolean(v->b);
 	case RV_REAL: return json_real(v->d);
-	case RV_JSON: return v->j; /* stolen */
+	case RV_JSON: /* stolen; a tree built by hand gets its strings made safe here */
+		if (v->j && report_json_make_safe(v->j) != CD_OK) {
+			json_decref(v->j);
+			return NULL;
+		}
+		return v->j;
 	}
 	return NULL;
 }
@@ -314,7 +307,8 @@ static void field(struct report_rec *w, const char *label, const char *key,
 	}
 	if (keep && (!j || json_object_set_new(w->json, key, j) != 0)) {
 		free(text);
-		report_rec_fail(w, CD_ENOMEM);
+		/* strings are safe text, so a value refused is a bug (or a value given as NULL) */
+		report_rec_fail(w, j ? CD_ENOMEM : CD_EINTERNAL);
 		return;
 	}
 	if (!label || w->text == REPORT_TEXT_NONE)
@@ -393,7 +387,7 @@ static json_t *list_json(const struct field_value *v, enum field_kind kind)
 			snprintf(num, sizeof num, "%.*s", (int)(n < sizeof num ? n : sizeof num - 1), item);
 			e = json_integer(strtoll(num, NULL, 10));
 		} else {
-			e = json_stringn(item, n);
+			e = report_json_textn(item, n);
 		}
 		if (json_array_append_new(a, e) != 0) {
 			json_decref(a);
@@ -456,7 +450,7 @@ static int keep_fact(struct report *r, const struct field_table *t, const void *
 		if (!f->prom_label || !known)
 			continue;
 		if (v.kind == FV_STR)
-			fc->label[i] = cd_strdup(v.s);
+			fc->label[i] = report_text_take(cd_strdup(v.s));
 		else if (v.kind == FV_INT)
 			fc->label[i] = cd_asprintf("%lld", v.i);
 		else

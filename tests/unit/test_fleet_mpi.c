@@ -157,7 +157,7 @@ static void test_fleet_of_eight_ranks(void **state)
 	assert_string_equal(subject(j, "driver-init-failed"), "node06");
 	assert_string_equal(subject(j, "toolkit-newer-than-driver"), "node03");
 	assert_true(has_string(json_object_get(j, "slurm"),
-			       "scontrol update nodename=node04 state=drain reason=\"cudoctor: ecc-errors\""));
+			       "scontrol update nodename='node04' state=drain reason='cudoctor: ecc-errors'"));
 	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(j, "heterogeneity"), 0), "summary")),
 			    "535.104.05 on node03; 580.159.04 on the other 5");
 	{
