@@ -79,6 +79,14 @@ const struct rec_field mem_opts_fields[MEM_OPTS_FIELDS] = {
 };
 #undef O
 
+static const char *est_phase(int p)
+{
+	return mem_phase_name((enum mem_phase)p);
+}
+
+/* a training phase's size: left out for inference and while the activations are unknown */
+#define PH(key, label, m) { key, label, RF_U64, .unit = RU_BYTES, .offset = offsetof(struct mem_estimate, m), \
+			    .valid = RFV_FLAG, .flag = offsetof(struct mem_estimate, phases_known), .absent = RFA_OMIT }
 #define E(key, label, m) { key, label, RF_U64, .unit = RU_BYTES, .offset = offsetof(struct mem_estimate, m) }
 const struct rec_field mem_estimate_fields[MEM_EST_FIELDS] = {
 	[MEM_EST_WEIGHTS] = E("weights_bytes", "weights", weights),
@@ -97,12 +105,20 @@ const struct rec_field mem_estimate_fields[MEM_EST_FIELDS] = {
 				  .unknown = "unknown" },
 	[MEM_EST_ACT_FULL] = E("activations_full_bytes", NULL, act_full),
 	[MEM_EST_ACT_CHECKPOINTED] = E("activations_checkpointed_bytes", NULL, act_checkpointed),
+	[MEM_EST_LOGITS] = PH("logits_bytes", "loss tensors", logits),
 	[MEM_EST_WORKSPACE] = E("workspace_bytes", "workspace", workspace),
+	[MEM_EST_PHASE_FORWARD] = PH("phase_forward_bytes", "end of forward", phase_forward),
+	[MEM_EST_PHASE_LOSS] = PH("phase_loss_bytes", "loss", phase_loss),
+	[MEM_EST_PHASE_BACKWARD] = PH("phase_backward_bytes", "backward", phase_backward),
+	[MEM_EST_PHASE_OPTIMIZER] = PH("phase_optimizer_bytes", "optimizer step", phase_optimizer),
+	[MEM_EST_PEAK_PHASE] = { "peak_phase", "peak phase", RF_NAMED, .offset = offsetof(struct mem_estimate, peak_phase),
+				 .absent = RFA_OMIT, .name = est_phase },
 	[MEM_EST_CUDA_CONTEXT] = E("cuda_context_bytes", "CUDA context", cuda_context),
 	[MEM_EST_TOTAL] = E("total_bytes", "total", total),
 	[MEM_EST_RULE_OF_THUMB] = E("rule_of_thumb_bytes", NULL, rule_of_thumb),
 };
 #undef E
+#undef PH
 
 #define F(m) offsetof(struct mem_fit, m)
 const struct rec_field mem_fit_fields[MEM_FIT_FIELDS] = {
