@@ -10,6 +10,7 @@
 
 #include "cli/opts.h"
 #include "cmd/cmd.h"
+#include "probe/host.h"
 #include "report/render.h"
 #include "report/render_html.h"
 #include "util/err.h"
@@ -363,6 +364,59 @@ static char **command_argv(const struct parsed *p, int *argc)
 	return v;
 }
 
+/* --format FORMAT of the commands whose table has CMD_OPT_FORMAT_ENTRY, applied before the
+ * command runs: r->format is what main.c renders (and what fleet reads to write metrics). */
+static int format_option(struct report *r, const struct cd_globals *g, char *err)
+{
+	static const char *const names[] = { [FMT_TEXT] = "text", [FMT_MARKDOWN] = "markdown",
+					     [FMT_JSON] = "json", [FMT_PROMETHEUS] = "prometheus" };
+
+	for (size_t i = 0; i < g->args->n; i++) {
+		const char *v = g->args->v[i].value;
+		int f = -1;
+
+		if (g->args->v[i].opt->id != CMD_OPT_FORMAT)
+			continue;
+		for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+			if (strcmp(v, names[k]) == 0)
+				f = (int)k;
+		if (f < 0)
+			return cd_fail(err, CD_EUSAGE, "--format must be text, markdown, json or prometheus, not '%.40s'", v);
+		/* --json with --format prometheus: two answers to one question */
+		if (g->render.format != FMT_TEXT && (int)g->render.format != f)
+			return cd_fail(err, CD_EUSAGE, "--format %s conflicts with --%s", v,
+				       names[g->render.format]);
+		r->format = f;
+	}
+	return CD_OK;
+}
+
+/* the header every report carries for sharing (docs/json.md "header") */
+static json_t *nonempty(const char *s)
+{
+	return *s ? json_string(s) : json_null();
+}
+
+/* Sets r's header (version, OS, kernel, glibc, CPU, date, host and node: probe/host.c, under
+ * $CUDOCTOR_HOST_ROOT) and, with anonymize, takes the host name, UUIDs, serials and user names out
+ * of the whole report. CD_OK or CD_ENOMEM. */
+static int share_header(struct report *r, bool anonymize)
+{
+	struct host_facts h;
+	json_t *j;
+	int rc;
+
+	probe_host(&h, NULL);
+	j = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "version", CUDOCTOR_VERSION,
+		      "os", nonempty(h.os), "os_id", nonempty(h.os_id), "os_version", nonempty(h.os_version),
+		      "kernel", nonempty(h.kernel), "machine", nonempty(h.machine), "glibc", nonempty(h.glibc),
+		      "cpu", nonempty(h.cpu), "date", nonempty(h.date), "hostname", nonempty(h.hostname),
+		      "node", nonempty(h.node), "anonymized", 0);
+	if ((rc = report_set_header(r, j)) != CD_OK || !anonymize)
+		return rc;
+	return report_anonymize(r, &(struct report_anon){ .hostname = h.hostname, .home = getenv("HOME") });
+}
+
 int main(int argc, char **argv)
 {
 	static struct cd_run run; /* the run context: what the command's needs open, once */
@@ -416,7 +470,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	report_made = true;
-	rc = p.command->needs == NEEDS_DRIVER ? cd_run_driver(&run, &r, err) : CD_OK;
+	rc = format_option(&r, &g, err);
+	if (rc == CD_OK && p.command->needs == NEEDS_DRIVER)
+		rc = cd_run_driver(&run, &r, err);
 	if (rc == CD_OK)
 		rc = p.command->run(&r, cargc, cargv, &g, err);
 	if (rc == CD_EUSAGE) {
@@ -429,7 +485,7 @@ int main(int argc, char **argv)
 		code = CD_EXIT_FAILED;
 		goto out;
 	}
-	if (!r.self_rendered && cmd_share_header(&r, g.anonymize) != CD_OK) {
+	if (!r.self_rendered && share_header(&r, g.anonymize) != CD_OK) {
 		fputs("cudoctor: out of memory\n", stderr);
 		code = CD_EXIT_FAILED;
 		goto out;

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/diff/report_diff.h"
+#include "report/diff.h"
 #include "util/file.h"
 #include "util/str.h"
 

@@ -6,14 +6,15 @@
 #include <unistd.h>
 
 #include "binfmt/devcode.h"
-#include "cmd/arch/arch.h"
 #include "cmd/cmd.h"
 #include "cmd/explain/checks.h"
 #include "cmd/explain/nccl.h"
 #include "explain/evidence.h"
 #include "explain/explain.h"
+#include "rules/arch.h"
 #include "rules/oom.h"
 #include "rules/rules.h"
+#include "show/arch_verdicts.h"
 #include "util/err.h"
 #include "util/file.h"
 #include "util/str.h"

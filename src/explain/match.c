@@ -890,7 +890,7 @@ int explain_scan_new(struct explain_scan **out, char *err)
 		return cd_fail(err, CD_ENOMEM, "out of memory");
 	}
 	nccl_log_init(&sc->nccl);
-	/* the plain paths, for comparing against (docs/internals.md): "lines" takes every line
+	/* the plain paths, for comparing against (docs/explain.md): "lines" takes every line
 	 * through the automaton, "scalar" runs the first stage and the newline count without
 	 * SIMD, "sse2" the first stage without it and the count on SSE2 */
 	scan = getenv("CUDOCTOR_EXPLAIN_SCAN");

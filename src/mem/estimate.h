@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "mem/model.h"
-#include "util/rec_field.h"
+#include "util/field.h"
 
 enum mem_optimizer { MEM_OPT_ADAMW, MEM_OPT_ADAM, MEM_OPT_SGD, MEM_OPT_ADAFACTOR };
 /* The phases of a training step, in order; the step's peak is in one of them. */
@@ -65,14 +65,14 @@ struct mem_estimate {
 	bool kv_known, act_known;
 };
 
-/* Described once (util/rec_field.h; mem/fields.c): the "inputs" object (every entry JSON
+/* Described once (util/field.h; mem/fields.c): the "inputs" object (every entry JSON
  * only: the text says them in the breakdown's title), the "breakdown" object with the label
  * of each part's row, and each GPU's fit with the columns of the Fit table. */
 enum mem_opts_field {
 	MEM_OPTS_MODE, MEM_OPTS_CONTEXT, MEM_OPTS_BATCH, MEM_OPTS_RUNTIME, MEM_OPTS_OPTIMIZER, MEM_OPTS_MIXED,
 	MEM_OPTS_CHECKPOINTING, MEM_OPTS_KV_DTYPE, MEM_OPTS_FIELDS
 };
-extern const struct rec_field mem_opts_fields[MEM_OPTS_FIELDS];
+extern const struct field_table mem_opts_field_table;
 enum mem_estimate_field {
 	MEM_EST_WEIGHTS, MEM_EST_WEIGHTS_HOST, MEM_EST_MASTER_WEIGHTS, MEM_EST_GRADIENTS, MEM_EST_OPTIMIZER,
 	MEM_EST_KV, MEM_EST_KV_PER_TOKEN, MEM_EST_ACTIVATIONS, MEM_EST_ACT_FULL, MEM_EST_ACT_CHECKPOINTED,
@@ -80,7 +80,7 @@ enum mem_estimate_field {
 	MEM_EST_PHASE_OPTIMIZER, MEM_EST_PEAK_PHASE, MEM_EST_CUDA_CONTEXT, MEM_EST_TOTAL, MEM_EST_RULE_OF_THUMB,
 	MEM_EST_FIELDS
 };
-extern const struct rec_field mem_estimate_fields[MEM_EST_FIELDS];
+extern const struct field_table mem_estimate_field_table;
 
 /* "f16" "bf16" "f32" "fp8" "q8_0" "q4_0" ...; CD_EUSAGE if unknown. */
 int mem_kv_type_parse(const char *name, struct mem_kv_type *t, char *err);
@@ -113,7 +113,7 @@ enum mem_fit_field {
 	MEM_FIT_FITS, MEM_FIT_HEADROOM, MEM_FIT_MAX_CONTEXT, MEM_FIT_MAX_BATCH, MEM_FIT_LAYERS, MEM_FIT_GPUS_NEEDED,
 	MEM_FIT_QUANT, MEM_FIT_FIELDS
 };
-extern const struct rec_field mem_fit_fields[MEM_FIT_FIELDS];
+extern const struct field_table mem_fit_field_table;
 
 void mem_fit_search(const struct mem_model *m, const struct mem_opts *o, uint64_t budget,
 		    struct mem_fit *f);

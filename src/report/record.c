@@ -407,6 +407,7 @@ static struct report_value field_rv(const struct field *f, const struct field_va
 {
 	switch (v->kind) {
 	case FV_INT: return rv_int(v->i);
+	case FV_REAL: return rv_real(v->d);
 	case FV_BOOL: return rv_bool(v->b);
 	case FV_STR: return rv_str(v->s);
 	case FV_LIST: return rv_json(list_json(v, f->kind));
@@ -450,7 +451,8 @@ static int keep_fact(struct report *r, const struct field_table *t, const void *
 		const struct field *f = &t->fields[i];
 		bool known = field_value_of(t, f, obj, &v);
 
-		fc->num[i] = !known ? NAN : v.kind == FV_INT ? (double)v.i : v.kind == FV_BOOL ? (double)v.b : NAN;
+		fc->num[i] = !known ? NAN : v.kind == FV_INT ? (double)v.i : v.kind == FV_REAL ? v.d
+			   : v.kind == FV_BOOL ? (double)v.b : NAN;
 		if (!f->prom_label || !known)
 			continue;
 		if (v.kind == FV_STR)
@@ -465,33 +467,74 @@ static int keep_fact(struct report *r, const struct field_table *t, const void *
 	return CD_OK;
 }
 
-void report_fields(struct report_rec *w, const struct field_table *t, const void *obj, unsigned view)
+/* Field f of obj under label (NULL: no text) and key (NULL: no JSON): the value's JSON (null
+ * when unknown) and its text, or the unknown text; an unknown FIELD_OMIT field is left out. */
+static void put_field(struct report_rec *w, const struct field_table *t, const struct field *f, const void *obj,
+		      const char *label, const char *key)
 {
 	bool row = w->text == REPORT_TEXT_ROW;
 	char buf[8192];
+	struct field_value v;
+	const char *text = NULL;
+
+	if (!field_value_of(t, f, obj, &v) && (f->flags & FIELD_OMIT))
+		return;
+	if (label) {
+		text = field_text(t, f, obj, buf, sizeof buf);
+		if ((f->flags & FIELD_QUIET) && field_value_empty(&v))
+			text = row ? "" : NULL;
+		if (!text && row)
+			text = "-";
+		if (!text)
+			label = NULL;
+	}
+	if (label || key)
+		report_fieldf(w, label, key, field_rv(f, &v), "%s", text ? text : "");
+}
+
+void report_fields(struct report_rec *w, const struct field_table *t, const void *obj, unsigned view)
+{
 	int rc;
 
 	for (size_t i = 0; i < t->n && w->rc == CD_OK; i++) {
 		const struct field *f = &t->fields[i];
-		struct field_value v;
-		const char *label = f->label && (f->views & view) ? f->label : NULL, *text = NULL;
 
-		field_value_of(t, f, obj, &v);
-		if (label) {
-			text = field_text(t, f, obj, buf, sizeof buf);
-			if ((f->flags & FIELD_QUIET) && field_value_empty(&v))
-				text = row ? "" : NULL;
-			if (!text && row)
-				text = "-";
-			if (!text)
-				label = NULL;
-		}
-		if (!label && !f->key)
-			continue;
-		report_fieldf(w, label, f->key, field_rv(f, &v), "%s", text ? text : "");
+		put_field(w, t, f, obj, f->label && (f->views & view) ? f->label : NULL, f->key);
 	}
 	if (w->rc == CD_OK && w->json && has_metrics(t) && (rc = keep_fact(w->r, t, obj)) != CD_OK)
 		report_rec_fail(w, rc);
+}
+
+void report_one_field(struct report_rec *w, const struct field_table *t, size_t i, const void *obj)
+{
+	put_field(w, t, &t->fields[i], obj, t->fields[i].label, t->fields[i].key);
+}
+
+void report_one_field_as(struct report_rec *w, const char *label, const char *key, const struct field_table *t,
+			 size_t i, const void *obj)
+{
+	put_field(w, t, &t->fields[i], obj, label, key);
+}
+
+void report_one_json(struct report_rec *w, const struct field_table *t, size_t i, const void *obj)
+{
+	put_field(w, t, &t->fields[i], obj, NULL, t->fields[i].key);
+}
+
+void report_one_fieldf(struct report_rec *w, const struct field_table *t, size_t i, const void *obj,
+		       const char *fmt, ...)
+{
+	const struct field *f = &t->fields[i];
+	struct field_value v;
+	va_list ap;
+
+	if (!field_value_of(t, f, obj, &v)) {
+		put_field(w, t, f, obj, f->label, f->key);
+		return;
+	}
+	va_start(ap, fmt);
+	report_vfieldf(w, f->label, f->key, field_rv(f, &v), fmt, ap);
+	va_end(ap);
 }
 
 size_t report_fields_headers(const struct field_table *t, unsigned view, const char **headers, size_t max)

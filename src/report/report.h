@@ -9,7 +9,6 @@
 #include <stddef.h>
 
 #include "util/field.h"
-#include "util/rec_field.h"
 
 enum severity { SEV_OK = 0, SEV_INFO = 1, SEV_WARN = 2, SEV_ERROR = 3 };
 
@@ -292,25 +291,20 @@ size_t report_fields_headers(const struct field_table *t, unsigned view, const c
  * when out of memory. */
 json_t *report_fields_json(const struct field_table *t, const void *obj);
 
+/* One field of t (t->fields[i]) of obj, whatever the view: its key and label as report_fields
+ * writes them (report_one_field), its JSON alone where the text shows it elsewhere or not at
+ * all (report_one_json), under another label and key, NULL for none (report_one_field_as: a
+ * table whose rows are the fields of one object puts the field's label in one cell and its
+ * value in another), or with the caller's sentence around the value as its text when known
+ * (report_one_fieldf; unknown, it is what report_one_field writes). */
+void report_one_field(struct report_rec *w, const struct field_table *t, size_t i, const void *obj);
+void report_one_json(struct report_rec *w, const struct field_table *t, size_t i, const void *obj);
+void report_one_field_as(struct report_rec *w, const char *label, const char *key, const struct field_table *t,
+			 size_t i, const void *obj);
+void report_one_fieldf(struct report_rec *w, const struct field_table *t, size_t i, const void *obj,
+		       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 /* Ends w (a row is added to its table here); returns w's first error, else CD_OK. */
 int report_rec_end(struct report_rec *w) __attribute__((warn_unused_result));
-
-/* ---- A struct's fields from its field table (util/rec_field.h) ----
- *
- * Each writes the field's key and label as report_field does, with the value read from obj
- * through the table entry. A field that is not valid is what the entry's absent says: JSON
- * null and its unknown text, JSON null alone, or left out. The text of a valid one is the
- * value's own form after its unit (report_struct_field) or the caller's sentence around it
- * (report_struct_fieldf). */
-void report_struct_fields(struct report_rec *w, const struct rec_field *table, size_t n, const void *obj);
-void report_struct_field(struct report_rec *w, const struct rec_field *f, const void *obj);
-void report_struct_fieldf(struct report_rec *w, const struct rec_field *f, const void *obj, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-/* The field's JSON alone (where the text shows it elsewhere, or not at all). */
-void report_struct_json(struct report_rec *w, const struct rec_field *f, const void *obj);
-/* The field's value under another label and key (NULL: none): a table whose rows are the
- * fields of one object puts the entry's label in one cell and its value in another. */
-void report_struct_field_as(struct report_rec *w, const char *label, const char *key, const struct rec_field *f,
-			    const void *obj);
 
 #endif

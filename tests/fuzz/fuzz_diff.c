@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cmd/diff/report_diff.h"
+#include "report/diff.h"
 #include "util/err.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -142,59 +142,59 @@ static int parse_args(int argc, char **argv, const struct cli_args *args, struct
 /* The "model" object and the Model section. */
 static void model_fields(struct report_rec *top, const struct mem_model *m, const char *path)
 {
-	const struct rec_field *F = mem_model_fields;
+	const struct field_table *F = &mem_model_field_table;
 	struct report_rec w;
 	char a[UNITS_BUF], b[UNITS_BUF];
 
 	report_rec_object(top, "model", &w);
 	report_rec_section(&w, "Model");
 	if (path)
-		report_struct_fieldf(&w, &F[MEM_MODEL_FORMAT], m, "%s (%s)", path, m->format);
+		report_one_fieldf(&w, F, MEM_MODEL_FORMAT, m, "%s (%s)", path, m->format);
 	else
-		report_struct_fieldf(&w, &F[MEM_MODEL_FORMAT], m, "--params (%s)", m->dtype);
+		report_one_fieldf(&w, F, MEM_MODEL_FORMAT, m, "--params (%s)", m->dtype);
 	if (path)
 		report_field(&w, NULL, "path", rv_str(path));
-	report_struct_field(&w, &F[MEM_MODEL_ARCH], m);
-	report_struct_json(&w, &F[MEM_MODEL_DTYPE], m);
-	report_struct_fieldf(&w, &F[MEM_MODEL_PARAMS], m, "%s (%.2f %s%s)", units_fmt_count(m->params, a, sizeof a),
+	report_one_field(&w, F, MEM_MODEL_ARCH, m);
+	report_one_json(&w, F, MEM_MODEL_DTYPE, m);
+	report_one_fieldf(&w, F, MEM_MODEL_PARAMS, m, "%s (%.2f %s%s)", units_fmt_count(m->params, a, sizeof a),
 			     m->params >= 1000000000ull ? m->params / 1e9 : m->params / 1e6,
 			     m->params >= 1000000000ull ? "B" : "M",
 			     m->params_exact ? (m->format[0] == 'p' ? ", given" : ", exact from tensor shapes")
 					     : ", by formula");
-	report_struct_json(&w, &F[MEM_MODEL_PARAMS_EXACT], m);
+	report_one_json(&w, F, MEM_MODEL_PARAMS_EXACT, m);
 	if (m->params)
-		report_struct_fieldf(&w, &F[MEM_MODEL_WEIGHT_BYTES], m, "%s, mostly %s, %.3f bits per parameter%s",
+		report_one_fieldf(&w, F, MEM_MODEL_WEIGHT_BYTES, m, "%s, mostly %s, %.3f bits per parameter%s",
 				     units_fmt_bytes(m->weight_bytes, b, sizeof b), m->dtype,
 				     8.0 * (double)m->weight_bytes / (double)m->params,
 				     m->bytes_exact ? " (exact: sum of tensor sizes)" : "");
 	else
-		report_struct_json(&w, &F[MEM_MODEL_WEIGHT_BYTES], m);
+		report_one_json(&w, F, MEM_MODEL_WEIGHT_BYTES, m);
 	if (m->n_layers)
-		report_struct_fieldf(&w, &F[MEM_MODEL_LAYERS], m,
+		report_one_fieldf(&w, F, MEM_MODEL_LAYERS, m,
 				     "%u (hidden %" PRIu64 ", vocab %" PRIu64 ", trained context %" PRIu64 ")", m->n_layers,
 				     m->hidden, m->vocab, m->ctx_train);
 	else
-		report_struct_json(&w, &F[MEM_MODEL_LAYERS], m);
+		report_one_json(&w, F, MEM_MODEL_LAYERS, m);
 	if (m->attn_known && m->mla)
-		report_struct_fieldf(&w, &F[MEM_MODEL_HEADS], m,
+		report_one_fieldf(&w, F, MEM_MODEL_HEADS, m,
 				     "MLA: %u heads; cache holds the latent (%u) + rope key (%u) per token and layer",
 				     m->n_heads, m->kv_lora_rank, m->rope_dim);
 	else if (m->attn_known)
-		report_struct_fieldf(&w, &F[MEM_MODEL_HEADS], m, "%u heads, %u KV heads%s, head dim %u%s", m->n_heads,
+		report_one_fieldf(&w, F, MEM_MODEL_HEADS, m, "%u heads, %u KV heads%s, head dim %u%s", m->n_heads,
 				     m->n_kv_heads, m->n_kv_heads && m->n_kv_heads < m->n_heads ? " (grouped-query)" : "",
 				     m->head_dim_k, m->head_dim_k != m->head_dim_v ? " (K) / other for V" : "");
 	else
-		report_struct_json(&w, &F[MEM_MODEL_HEADS], m);
+		report_one_json(&w, F, MEM_MODEL_HEADS, m);
 	for (int i = MEM_MODEL_KV_HEADS; i <= MEM_MODEL_CONTEXT_TRAIN; i++)
-		report_struct_json(&w, &F[i], m);
+		report_one_json(&w, F, i, m);
 	if (m->sliding_window)
-		report_struct_fieldf(&w, &F[MEM_MODEL_SLIDING_WINDOW], m, "%u tokens on %u of %u layers",
+		report_one_fieldf(&w, F, MEM_MODEL_SLIDING_WINDOW, m, "%u tokens on %u of %u layers",
 				     m->sliding_window, m->n_swa_layers, m->n_layers);
 	else
-		report_struct_json(&w, &F[MEM_MODEL_SLIDING_WINDOW], m);
+		report_one_json(&w, F, MEM_MODEL_SLIDING_WINDOW, m);
 	for (int i = MEM_MODEL_SWA_LAYERS; i <= MEM_MODEL_ROPE_DIM; i++)
-		report_struct_json(&w, &F[i], m);
-	report_struct_field(&w, &F[MEM_MODEL_NOTE], m);
+		report_one_json(&w, F, i, m);
+	report_one_field(&w, F, MEM_MODEL_NOTE, m);
 	if (report_rec_end(&w) != CD_OK)
 		return; /* the failure is top's now */
 }
@@ -203,15 +203,15 @@ static void model_fields(struct report_rec *top, const struct mem_model *m, cons
 static void part(struct report_rec *bd, struct report_rec *tab, const struct mem_estimate *e,
 		 enum mem_estimate_field i, const char *how)
 {
-	const struct rec_field *f = &mem_estimate_fields[i];
+	const struct field_table *t = &mem_estimate_field_table;
 	struct report_rec row;
 
-	report_struct_json(bd, f, e);
+	report_one_json(bd, t, i, e);
 	if (!how)
 		return;
 	report_rec_item(tab, &row);
-	report_field(&row, "part", NULL, rv_str(f->label));
-	report_struct_field_as(&row, "size", NULL, f, e);
+	report_field(&row, "part", NULL, rv_str(t->fields[i].label));
+	report_one_field_as(&row, "size", NULL, t, i, e);
 	report_field(&row, "how it is counted", NULL, rv_str(how));
 	if (report_rec_end(&row) != CD_OK)
 		return; /* the failure is tab's now */
@@ -321,7 +321,7 @@ static void breakdown_fields(struct report_rec *top, const struct mem_model *m, 
 	else
 		report_rec_section(&in, "Inference: context %" PRIu64 " x batch %" PRIu64 ", KV %s, runtime %s",
 				   o->context, o->batch, o->kv.name, o->runtime == MEM_RT_LLAMACPP ? "llama.cpp" : "PyTorch");
-	report_struct_fields(&in, mem_opts_fields, MEM_OPTS_FIELDS, o);
+	report_fields(&in, &mem_opts_field_table, o, FIELD_FULL);
 	if (report_rec_end(&in) != CD_OK)
 		return; /* the failure is top's now */
 	report_rec_object(top, "breakdown", &bd);
@@ -464,7 +464,7 @@ static void fit_fields(struct report_rec *top, const struct mem_model *m, const 
 {
 	static const char *const hdr[] = { "GPU", "memory", "fits", "headroom", "max context", "max batch",
 					   "layers on GPU" };
-	const struct rec_field *F = mem_fit_fields;
+	const struct field_table *F = &mem_fit_field_table;
 	struct report_rec tab, row;
 
 	report_rec_section(top, "Fit");
@@ -480,18 +480,18 @@ static void fit_fields(struct report_rec *top, const struct mem_model *m, const 
 		report_field(&row, "GPU", "gpu", rv_str(t->name));
 		report_fieldf(&row, "memory", "memory_bytes", rv_int((long long)t->budget), "%s", mem);
 		report_field(&row, NULL, "memory_basis", rv_str(t->basis));
-		report_struct_fieldf(&row, &F[MEM_FIT_FITS], &f, "%s", f.fits ? "yes" : "NO");
-		report_struct_field(&row, &F[MEM_FIT_HEADROOM], &f);
-		report_struct_field(&row, &F[MEM_FIT_MAX_CONTEXT], &f);
-		report_struct_field(&row, &F[MEM_FIT_MAX_BATCH], &f);
+		report_one_fieldf(&row, F, MEM_FIT_FITS, &f, "%s", f.fits ? "yes" : "NO");
+		report_one_field(&row, F, MEM_FIT_HEADROOM, &f);
+		report_one_field(&row, F, MEM_FIT_MAX_CONTEXT, &f);
+		report_one_field(&row, F, MEM_FIT_MAX_BATCH, &f);
 		if (o->train) /* training keeps every layer on the GPU */
-			report_fieldf(&row, F[MEM_FIT_LAYERS].label, NULL, rv_null(), "n/a");
+			report_fieldf(&row, F->fields[MEM_FIT_LAYERS].label, NULL, rv_null(), "n/a");
 		else if (!m->n_layers)
-			report_struct_fieldf(&row, &F[MEM_FIT_LAYERS], &f, "n/a");
+			report_one_fieldf(&row, F, MEM_FIT_LAYERS, &f, "n/a");
 		else
-			report_struct_fieldf(&row, &F[MEM_FIT_LAYERS], &f, "%u of %u", f.layers_fit, m->n_layers);
-		report_struct_json(&row, &F[MEM_FIT_GPUS_NEEDED], &f);
-		report_struct_json(&row, &F[MEM_FIT_QUANT], &f);
+			report_one_fieldf(&row, F, MEM_FIT_LAYERS, &f, "%u of %u", f.layers_fit, m->n_layers);
+		report_one_json(&row, F, MEM_FIT_GPUS_NEEDED, &f);
+		report_one_json(&row, F, MEM_FIT_QUANT, &f);
 		if (report_rec_end(&row) != CD_OK)
 			break;
 		/* -q: one line per GPU, the answer a script wants */
