@@ -90,6 +90,16 @@ const struct field_table mem_opts_field_table = {
 };
 #undef O
 
+static const char *est_phase(int p)
+{
+	return mem_phase_name((enum mem_phase)p);
+}
+
+/* a training phase's size: left out for inference and while the activations are unknown */
+#define PH(key, label, m)                                                                               \
+	{ key, label, FK_ULLONG, .unit = FU_BYTES, .off = offsetof(struct mem_estimate, m),             \
+	  .flag = offsetof(struct mem_estimate, phases_known), .views = FIELD_ALL,                       \
+	  .flags = FIELD_IF_FLAG | FIELD_OMIT }
 #define E(key, label, m)                                                                                \
 	{ key, label, FK_ULLONG, .unit = FU_BYTES, .off = offsetof(struct mem_estimate, m), .views = FIELD_ALL }
 static const struct field mem_estimate_fields[MEM_EST_FIELDS] = {
@@ -109,7 +119,14 @@ static const struct field mem_estimate_fields[MEM_EST_FIELDS] = {
 				  .flags = FIELD_IF_FLAG, .unknown = "unknown" },
 	[MEM_EST_ACT_FULL] = E("activations_full_bytes", NULL, act_full),
 	[MEM_EST_ACT_CHECKPOINTED] = E("activations_checkpointed_bytes", NULL, act_checkpointed),
+	[MEM_EST_LOGITS] = PH("logits_bytes", "loss tensors", logits),
 	[MEM_EST_WORKSPACE] = E("workspace_bytes", "workspace", workspace),
+	[MEM_EST_PHASE_FORWARD] = PH("phase_forward_bytes", "end of forward", phase_forward),
+	[MEM_EST_PHASE_LOSS] = PH("phase_loss_bytes", "loss", phase_loss),
+	[MEM_EST_PHASE_BACKWARD] = PH("phase_backward_bytes", "backward", phase_backward),
+	[MEM_EST_PHASE_OPTIMIZER] = PH("phase_optimizer_bytes", "optimizer step", phase_optimizer),
+	[MEM_EST_PEAK_PHASE] = { "peak_phase", "peak phase", FK_NAMED, .off = offsetof(struct mem_estimate, peak_phase),
+				 .views = FIELD_ALL, .flags = FIELD_OMIT, .name = est_phase },
 	[MEM_EST_CUDA_CONTEXT] = E("cuda_context_bytes", "CUDA context", cuda_context),
 	[MEM_EST_TOTAL] = E("total_bytes", "total", total),
 	[MEM_EST_RULE_OF_THUMB] = E("rule_of_thumb_bytes", NULL, rule_of_thumb),
@@ -118,6 +135,7 @@ const struct field_table mem_estimate_field_table = {
 	.name = "estimate", .fields = mem_estimate_fields, .n = MEM_EST_FIELDS, .valid_off = -1,
 };
 #undef E
+#undef PH
 
 #define F(m) offsetof(struct mem_fit, m)
 static const struct field mem_fit_fields[MEM_FIT_FIELDS] = {

@@ -47,7 +47,9 @@ const struct cli_opt mem_estimate_opts[] = {
 	{ .id = O_KV, .long_name = "kv-dtype", .arg = CLI_REQUIRED, .metavar = "T",
 	  .help = "the KV cache's type (default: the runtime's)",
 	  .complete = CLI_C_WORDS, .words = "f32 f16 bf16 fp8 q8_0 q4_0" },
-	{ .id = O_TRAIN, .long_name = "train", .help = "training instead of inference" },
+	{ .id = O_TRAIN, .long_name = "train",
+	  .help = "training instead of inference: the total is the step's peak, in the phase named (forward, loss, "
+		  "backward or optimizer step)" },
 	{ .id = O_OPT, .long_name = "optimizer", .arg = CLI_REQUIRED, .metavar = "NAME",
 	  .help = "with --train: adam, adamw (the default), sgd or adafactor",
 	  .complete = CLI_C_WORDS, .words = "adam adamw sgd adafactor" },
@@ -215,6 +217,16 @@ static void part(struct report_rec *bd, struct report_rec *tab, const struct mem
 		return; /* the failure is tab's now */
 }
 
+/* A phase's row, marked when the step peaks in it. */
+static void phase_row(struct report_rec *bd, struct report_rec *tab, const struct mem_estimate *e,
+		      enum mem_estimate_field i, enum mem_phase p, const char *how)
+{
+	char line[256];
+
+	snprintf(line, sizeof line, "%s%s", how, e->peak_phase == p ? "  <- peak" : "");
+	part(bd, tab, e, i, line);
+}
+
 static void training_parts(struct report_rec *bd, struct report_rec *tab, const struct mem_opts *o,
 			   const struct mem_estimate *e)
 {
@@ -230,16 +242,35 @@ static void training_parts(struct report_rec *bd, struct report_rec *tab, const 
 	     : o->optimizer == MEM_OPT_ADAFACTOR ? "factored 2nd moment: rows + cols per matrix, fp32"
 						  : "m and v: 2 states per parameter");
 	if (e->act_known)
-		snprintf(how, sizeof how, "%s; the other variant: %s",
-			 o->checkpointing ? "with checkpointing: block inputs + one block recomputed"
-					  : "no checkpointing: 34 s b h L bytes (Korthikanti, flash attention) + logits",
+		snprintf(how, sizeof how, "kept for backward, %s; the other variant: %s",
+			 o->checkpointing ? "with checkpointing: each block's input"
+					  : "no checkpointing: every block's saved tensors (RMSNorm fp32, SDPA, SwiGLU)",
 			 units_fmt_bytes(o->checkpointing ? e->act_full : e->act_checkpointed, s1, sizeof s1));
 	else
 		snprintf(how, sizeof how, "unknown without the architecture (give config.json or a model file)");
 	part(bd, tab, e, MEM_EST_ACTIVATIONS, how);
 	part(bd, tab, e, MEM_EST_ACT_FULL, NULL);
 	part(bd, tab, e, MEM_EST_ACT_CHECKPOINTED, NULL);
-	part(bd, tab, e, MEM_EST_WORKSPACE, "cuBLAS workspace (PyTorch default on sm90)");
+	part(bd, tab, e, MEM_EST_LOGITS, "the loss in fp32: log-softmax, its gradient, the logits' gradient "
+					  "(12 B x tokens x vocab)");
+	part(bd, tab, e, MEM_EST_WORKSPACE, "two cuBLAS workspaces: the forward's thread and autograd's (PyTorch "
+					     "default on sm90)");
+	/* each phase's peak, as torch.cuda.max_memory_allocated sees it */
+	if (e->phases_known) {
+		bool adam = o->optimizer == MEM_OPT_ADAM || o->optimizer == MEM_OPT_ADAMW;
+
+		phase_row(bd, tab, e, MEM_EST_PHASE_FORWARD, MEM_PHASE_FORWARD,
+			  "phase: weights + states + activations + the logits");
+		phase_row(bd, tab, e, MEM_EST_PHASE_LOSS, MEM_PHASE_LOSS,
+			  "phase: weights + states + activations + the loss tensors");
+		phase_row(bd, tab, e, MEM_EST_PHASE_BACKWARD, MEM_PHASE_BACKWARD,
+			  o->checkpointing ? "phase: block inputs freed as the gradients fill, one block recomputed"
+					   : "phase: activations freed block by block as the gradients fill");
+		phase_row(bd, tab, e, MEM_EST_PHASE_OPTIMIZER, MEM_PHASE_OPTIMIZER,
+			  adam ? "phase: weights + gradients + states + sqrt(v) (foreach AdamW, PyTorch's default)"
+			       : "phase: weights + gradients + states");
+	}
+	part(bd, tab, e, MEM_EST_PEAK_PHASE, NULL);
 }
 
 static void inference_parts(struct report_rec *bd, struct report_rec *tab, const struct mem_model *m,
@@ -280,7 +311,7 @@ static void breakdown_fields(struct report_rec *top, const struct mem_model *m, 
 {
 	static const char *const hdr[] = { "part", "size", "how it is counted" };
 	struct report_rec in, bd, tab;
-	char s1[UNITS_BUF];
+	char s1[UNITS_BUF], total_how[128] = "";
 
 	report_rec_object(top, "inputs", &in);
 	if (o->train)
@@ -302,7 +333,12 @@ static void breakdown_fields(struct report_rec *top, const struct mem_model *m, 
 		inference_parts(&bd, &tab, m, o, e);
 	part(&bd, &tab, e, MEM_EST_CUDA_CONTEXT,
 	     "allowance per GPU and process (--cuda-context; `cudoctor mem status` measures it)");
-	part(&bd, &tab, e, MEM_EST_TOTAL, "");
+	if (o->train && e->peak_phase)
+		snprintf(total_how, sizeof total_how, "the peak, in the %s phase, + CUDA context",
+			 mem_phase_name(e->peak_phase));
+	else if (o->train)
+		snprintf(total_how, sizeof total_how, "the optimizer step + CUDA context; activations not counted");
+	part(&bd, &tab, e, MEM_EST_TOTAL, total_how);
 	if (o->train)
 		part(&bd, &tab, e, MEM_EST_RULE_OF_THUMB, NULL);
 	if (report_rec_end(&tab) != CD_OK || report_rec_end(&bd) != CD_OK)
@@ -318,7 +354,7 @@ static void breakdown_fields(struct report_rec *top, const struct mem_model *m, 
 static void oom_finding(struct report *r, const struct mem_model *m, const struct mem_opts *o,
 			const struct mem_estimate *e, const struct mem_target *t, const struct mem_fit *f)
 {
-	char s1[48], s2[48], s3[48];
+	char s1[48], s2[48], s3[48], s4[48];
 	struct finding *fd = report_add_finding(r, SEV_ERROR, "oom-capacity", t->name,
 						"needs %s, %s has %s", units_fmt_bytes(e->total, s1, sizeof s1),
 						t->name, units_fmt_bytes(t->budget, s2, sizeof s2));
@@ -351,9 +387,23 @@ static void oom_finding(struct report *r, const struct mem_model *m, const struc
 	if (f->gpus_needed > 1)
 		cmd_note(r, finding_fix(fd, "split across %u such GPUs (llama.cpp --split-mode layer; tensor or pipeline parallelism in vLLM%s)",
 			    f->gpus_needed, o->train ? "; FSDP or ZeRO-3 for training" : ""));
-	if (o->train && !o->checkpointing && e->act_known)
-		cmd_note(r, finding_fix(fd, "turn on activation checkpointing (model.gradient_checkpointing_enable()): activations %s -> %s",
-			    units_fmt_bytes(e->act_full, s1, sizeof s1), units_fmt_bytes(e->act_checkpointed, s2, sizeof s2)));
+	if (o->train && e->peak_phase)
+		cmd_note(r, finding_evidence(fd, "the step peaks in its %s phase", mem_phase_name(e->peak_phase)));
+	if (o->train && !o->checkpointing && e->act_known) {
+		struct mem_opts ck = *o;
+		struct mem_estimate with;
+
+		ck.checkpointing = true;
+		mem_estimate(m, &ck, &with);
+		if (with.total < e->total)
+			cmd_note(r, finding_fix(fd, "turn on activation checkpointing (model.gradient_checkpointing_enable()): "
+				    "activations %s -> %s, the step %s -> %s", units_fmt_bytes(e->act_full, s1, sizeof s1),
+				    units_fmt_bytes(e->act_checkpointed, s2, sizeof s2),
+				    units_fmt_bytes(e->total, s3, sizeof s3), units_fmt_bytes(with.total, s4, sizeof s4)));
+	}
+	if (o->train && e->peak_phase == MEM_PHASE_LOSS)
+		cmd_note(r, finding_fix(fd, "compute the loss in chunks of tokens (a chunked or fused linear cross-entropy): "
+			    "its fp32 tensors are %s at this batch and context", units_fmt_bytes(e->logits, s1, sizeof s1)));
 	if (o->train && o->optimizer != MEM_OPT_ADAFACTOR)
 		cmd_note(r, finding_fix(fd, "a lighter optimizer: --optimizer adafactor or 8-bit Adam (bitsandbytes), or LoRA"));
 }
