@@ -17,8 +17,8 @@ for f in "$@"; do
 	[ -f "$f" ] || continue
 	cat "$f" >/dev/null
 	set -- $(m "$runs" "$bin" arch "$f"); a=$1
-	set -- $(m "$runs" env CUDOCTOR_PROC_ROOT=/nonexistent "$bin" arch "$f"); nv=$1
-	set -- $(m "$runs" env CUDOCTOR_PROC_ROOT=/nonexistent CUDOCTOR_LIBNVML=/nonexistent "$bin" arch "$f"); ci=$1
+	set -- $(m "$runs" env CUDOCTOR_HOST_ROOT=/nonexistent "$bin" arch "$f"); nv=$1
+	set -- $(m "$runs" env CUDOCTOR_HOST_ROOT=/nonexistent CUDOCTOR_LIBNVML=/nonexistent "$bin" arch "$f"); ci=$1
 	set -- $(m "$runs" "$bin" arch --gpu 9.0 --driver 13.0 "$f"); nm=$1
 	if [ -n "$cuobjdump" ]; then
 		set -- $(m 1 "$cuobjdump" --list-elf --list-ptx "$f"); c=$1

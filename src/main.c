@@ -10,6 +10,7 @@
 
 #include "cli/opts.h"
 #include "cmd/cmd.h"
+#include "probe/host.h"
 #include "report/render.h"
 #include "report/render_html.h"
 #include "util/err.h"
@@ -363,6 +364,60 @@ static char **command_argv(const struct parsed *p, int *argc)
 	return v;
 }
 
+/* --format FORMAT of the commands whose table has CMD_OPT_FORMAT_ENTRY, applied before the
+ * command runs: r->format is what main.c renders (and what fleet reads to write metrics). */
+static int format_option(struct report *r, const struct cd_globals *g, char *err)
+{
+	static const char *const names[] = { [FMT_TEXT] = "text", [FMT_MARKDOWN] = "markdown",
+					     [FMT_JSON] = "json", [FMT_PROMETHEUS] = "prometheus" };
+
+	for (size_t i = 0; i < g->args->n; i++) {
+		const char *v = g->args->v[i].value;
+		int f = -1;
+
+		if (g->args->v[i].opt->id != CMD_OPT_FORMAT)
+			continue;
+		for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+			if (strcmp(v, names[k]) == 0)
+				f = (int)k;
+		if (f < 0)
+			return cd_fail(err, CD_EUSAGE, "--format must be text, markdown, json or prometheus, not '%.40s'", v);
+		/* --json with --format prometheus: two answers to one question */
+		if (g->render.format != FMT_TEXT && (int)g->render.format != f)
+			return cd_fail(err, CD_EUSAGE, "--format %s conflicts with --%s", v,
+				       names[g->render.format]);
+		r->format = f;
+	}
+	return CD_OK;
+}
+
+/* the header every report carries for sharing (docs/json.md "header") */
+/* os-release, the host name and CUDOCTOR_NODE are anyone's bytes: safe text, never refused */
+static json_t *nonempty(const char *s)
+{
+	return *s ? report_json_text(s) : json_null();
+}
+
+/* Sets r's header (version, OS, kernel, glibc, CPU, date, host and node: probe/host.c, under
+ * $CUDOCTOR_HOST_ROOT) and, with anonymize, takes the host name, UUIDs, serials and user names out
+ * of the whole report. CD_OK or CD_ENOMEM. */
+static int share_header(struct report *r, bool anonymize)
+{
+	struct host_facts h;
+	json_t *j;
+	int rc;
+
+	probe_host(&h, NULL);
+	j = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "version", CUDOCTOR_VERSION,
+		      "os", nonempty(h.os), "os_id", nonempty(h.os_id), "os_version", nonempty(h.os_version),
+		      "kernel", nonempty(h.kernel), "machine", nonempty(h.machine), "glibc", nonempty(h.glibc),
+		      "cpu", nonempty(h.cpu), "date", nonempty(h.date), "hostname", nonempty(h.hostname),
+		      "node", nonempty(h.node), "anonymized", 0);
+	if ((rc = report_set_header(r, j)) != CD_OK || !anonymize)
+		return rc;
+	return report_anonymize(r, &(struct report_anon){ .hostname = h.hostname, .home = getenv("HOME") });
+}
+
 int main(int argc, char **argv)
 {
 	static struct cd_run run; /* the run context: what the command's needs open, once */
@@ -416,7 +471,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	report_made = true;
-	rc = p.command->needs == NEEDS_DRIVER ? cd_run_driver(&run, &r, err) : CD_OK;
+	rc = format_option(&r, &g, err);
+	if (rc == CD_OK && p.command->needs == NEEDS_DRIVER)
+		rc = cd_run_driver(&run, &r, err);
 	if (rc == CD_OK)
 		rc = p.command->run(&r, cargc, cargv, &g, err);
 	if (rc == CD_EUSAGE) {
@@ -429,24 +486,29 @@ int main(int argc, char **argv)
 		code = CD_EXIT_FAILED;
 		goto out;
 	}
-	if (!r.self_rendered && cmd_share_header(&r, g.anonymize) != CD_OK) {
-		fputs("cudoctor: out of memory\n", stderr);
+	if (!r.self_rendered && (rc = share_header(&r, g.anonymize)) != CD_OK) {
+		fprintf(stderr, "cudoctor: %s\n", rc == CD_EINTERNAL ? "internal error: the report header could not be made"
+							      : "out of memory");
 		code = CD_EXIT_FAILED;
 		goto out;
 	}
 	if (r.format >= 0) /* the command's own --format (doctor --format prometheus) */
 		g.render.format = (enum output_format)r.format;
-	if ((!r.self_rendered && render_report(&r, &g.render, stdout) != 0) || fflush(stdout) != 0) {
-		fprintf(stderr, "cudoctor: cannot write the report\n");
+	if ((!r.self_rendered && (rc = render_report(&r, &g.render, stdout)) != 0) || fflush(stdout) != 0) {
+		fprintf(stderr, "cudoctor: %s\n", rc == CD_EINTERNAL ? "internal error: the report could not be made into JSON"
+							      : "cannot write the report");
 		code = CD_EXIT_FAILED;
 		goto out;
 	}
-	if (g.html && !r.oom && render_html_file(&r, g.html, err) != CD_OK) {
+	if (g.html && !r.oom && !r.internal && render_html_file(&r, g.html, err) != CD_OK) {
 		fprintf(stderr, "cudoctor: %s\n", err);
 		code = CD_EXIT_FAILED;
 		goto out;
 	}
-	if (r.oom) {
+	if (r.internal) {
+		fprintf(stderr, "cudoctor: internal error: a JSON value could not be made; the report is incomplete\n");
+		code = CD_EXIT_FAILED;
+	} else if (r.oom) {
 		fprintf(stderr, "cudoctor: out of memory; the report is incomplete\n");
 		code = CD_EXIT_FAILED;
 	} else if (r.exit_override >= 0) {
@@ -457,7 +519,7 @@ int main(int argc, char **argv)
 out:
 	/* a report with findings is complete; a usage error or a failed run leaves no file */
 	if (output_close(&output, code == CD_EXIT_CLEAN || code == CD_EXIT_FINDING ||
-				     (code == CD_EXIT_FAILED && report_made && !r.oom && rc == CD_OK)) != 0 &&
+				     (code == CD_EXIT_FAILED && report_made && !r.oom && !r.internal && rc == CD_OK)) != 0 &&
 	    code < CD_EXIT_USAGE)
 		code = CD_EXIT_FAILED;
 	cd_run_close(&run);

@@ -157,6 +157,10 @@ the width text is wrapped to (else the terminal's, else 80)
 .B NO_COLOR
 turns colour off when \\-\\-color=auto
 .TP
+.B CUDOCTOR_HOST_ROOT
+the directory every host file is read under instead of / (/proc, /sys, /dev, /etc and the fixed
+install places such as /usr/local): a copy of another machine's, or a host laid out for a test
+.TP
 .B CUDOCTOR_NODE
 the node name in every report's header (else the host name), for fleets of reports
 .TP

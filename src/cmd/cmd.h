@@ -5,6 +5,8 @@
 #define CUDOCTOR_CMD_H
 
 #include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "cli/opts.h"
 #include "driver/cudrv.h"
@@ -14,6 +16,7 @@
 #include "report/render.h"
 #include "report/report.h"
 #include "util/err.h"
+#include "util/safetext.h"
 
 /* The exit status, one table for every command (docs/exit-codes in `cudoctor --help`). */
 enum cd_exit {
@@ -53,6 +56,13 @@ int cd_run_driver(struct cd_run *run, struct report *r, char *err);
 
 /* Shuts NVML down, unloads both libraries, frees the facts. */
 void cd_run_close(struct cd_run *run);
+
+/* For a command that needs the driver on one path only (gencode --native, plan without
+ * --gpu): cd_run_driver on a run of its own, the driver findings (no-driver, no-device,
+ * driver-init-failed, ...) into r and the driver and GPU facts moved into p (the caller frees
+ * them with gpu_probe_free); the libraries are closed again. Whether CUDA can run work is
+ * then rules_cuda_usable(p); when it cannot, a finding in r says why. */
+int cd_run_driver_once(struct report *r, struct gpu_probe *p, char *err);
 
 /* A report line that could not be added (only out of memory fails) marks the report
  * incomplete, which main.c turns into exit 3. */
@@ -106,31 +116,29 @@ struct cd_command {
 	int (*run)(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err);
 };
 
-/* --format for the commands whose report is also metrics (doctor, devices): an entry of
- * their option tables, read by cmd_format_option, which sets r->format (prometheus, or
- * text/markdown/json as their global options) and refuses a second, different format. */
+/* --format for the commands whose report is also metrics (doctor, devices, fleet): an entry
+ * of their option tables, read by main.c before the command runs, which sets r->format
+ * (prometheus, or text/markdown/json as their global options) and refuses a second,
+ * different format. */
 #define CMD_OPT_FORMAT 900
 #define CMD_OPT_FORMAT_ENTRY                                                                          \
 	{ .id = CMD_OPT_FORMAT, .long_name = "format", .arg = CLI_REQUIRED, .metavar = "FORMAT",         \
 	  .help = "prometheus: findings and GPU facts as metrics for node_exporter's textfile "         \
 		  "collector (docs/prometheus.md); text, markdown and json as --markdown and --json",   \
 	  .complete = CLI_C_WORDS, .words = "text markdown json prometheus" }
-int cmd_format_option(struct report *r, const struct cd_globals *g, char *err);
 
-/* Appends a spec for each value of option opt_id in args (every --gpu, in order) to
- * specs[*n..max). CD_OK; CD_EUSAGE for a spec the tables do not know or more than max. */
-struct gpu_spec;
-int cmd_gpu_specs(const struct cli_args *args, int opt_id, struct gpu_spec *specs, size_t max, size_t *n,
-		  char *err);
+/* An input named on the command line could not be read: said on stderr, whatever the format
+ * on stdout (the report says it too, where the command shows it), and the run exits 3, so a
+ * script never reads a missing file as a clean run. */
+static inline void cmd_input_error(struct report *r, const char *command, const char *message)
+{
+	char line[4 * CD_ERRMSG];
 
-/* An input named on the command line could not be read: said on stderr (the report says
- * it too, where the command shows it), and the run exits 3. */
-void cmd_input_error(struct report *r, const char *command, const char *message);
-
-/* Sets r's header (version, OS, kernel, glibc, CPU, date, host and node: probe/host.c;
- * $CUDOCTOR_HOST_ROOT prefixes the files it reads) and, with anonymize, takes the host name,
- * UUIDs, serials and user names out of the whole report. CD_OK or CD_ENOMEM. */
-int cmd_share_header(struct report *r, bool anonymize);
+	/* the message names a file, whose name is anyone's bytes */
+	safe_text(line, sizeof line, message, strlen(message), 0);
+	fprintf(stderr, "cudoctor %s: %s\n", command, line);
+	r->exit_override = CD_EXIT_FAILED;
+}
 
 extern const struct cd_command cmd_doctor, cmd_devices, cmd_arch, cmd_explain,
 	cmd_gencode, cmd_kb, cmd_mem, cmd_lab, cmd_plan, cmd_topo, cmd_completion, cmd_diff, cmd_fleet;

@@ -8,9 +8,15 @@
 #include <unistd.h>
 
 #include "cmd/arch/arch.h"
-#include "rules/driver_need.h"
 #include "cmd/cmd.h"
-#include "cmd/progress.h"
+#include "probe/arch_inputs.h"
+#include "probe/gpu_caps.h"
+#include "probe/gpus.h"
+#include "probe/spawn.h"
+#include "report/progress.h"
+#include "rules/driver_need.h"
+#include "rules/rules.h"
+#include "show/arch_verdicts.h"
 #include "util/err.h"
 #include "util/file.h"
 #include "util/str.h"
@@ -129,8 +135,18 @@ static int parse_args(struct report *r, int argc, char **argv, const struct cd_g
 		if (rc)
 			return rc;
 	}
-	if (python && (rc = arch_inputs_python(r, in, python_path, err)))
-		return rc;
+	if (python) {
+		char prog[4096];
+
+		rc = arch_inputs_python(in, python_path, prog, sizeof prog, err);
+		/* an interpreter that does not answer in time is a finding; nothing of it is listed */
+		if (rc == CD_ETIMEOUT)
+			rc = rules_helper_timeout(r, prog, "-c 'import site; print(site.getsitepackages())'",
+						  spawn_timeout_ms()) == CD_OK
+				     ? CD_OK : cd_fail(err, CD_ENOMEM, "out of memory");
+		if (rc)
+			return rc;
+	}
 	if (ollama && (rc = arch_inputs_ollama(in, err))) {
 		if (rc != CD_ENOTFOUND)
 			return rc;
@@ -172,11 +188,11 @@ static bool tally_file(struct arch_tally *tally, const struct arch_target *t, co
 
 /* A file that could not be read: its one-line error, a section unless --cuobjdump, and an
  * object of "files". */
-static void file_error(struct report_rec *files, const char *path, const char *err, struct cmd_progress *prog)
+static void file_error(struct report_rec *files, const char *path, const char *err, struct progress_line *prog)
 {
 	struct report_rec w;
 
-	cmd_progress_end(prog); /* the error line starts on a clean line */
+	progress_end(prog); /* the error line starts on a clean line */
 	cmd_input_error(files->r, "arch", err);
 	report_rec_item(files, &w);
 	report_rec_section(&w, "%s", path);
@@ -190,7 +206,7 @@ static void file_error(struct report_rec *files, const char *path, const char *e
  * goes on. Returns false then; *details: the file has a line in a summary. */
 static bool do_file(struct report_rec *files, const char *path, bool explicit_input, const struct arch_opts *o,
 		    struct arch_tally *tally, size_t *listed, size_t *with_code, bool *details,
-		    struct cmd_progress *prog)
+		    struct progress_line *prog)
 {
 	struct mapped_file mf;
 	struct arch_file f = {.path = path};
@@ -333,13 +349,29 @@ static int target_fields(struct report_rec *top, const struct arch_target *t, co
 	return top->rc;
 }
 
+/* The rest of the target from this machine (probe/gpu_caps): the driver unless given, the
+ * GPUs unless named; why gets the sentence to show when no GPU is left to judge against. */
+static void target_probe(struct arch_target *t, char *why, size_t why_cap)
+{
+	struct gpu_probe p;
+
+	why[0] = '\0';
+	if (t->n_gpus && t->driver.known)
+		return;
+	gpu_caps_probe(&p, t->n_gpus == 0);
+	arch_target_add_probe(t, &p);
+	if (!t->n_gpus)
+		arch_target_none_why(&p, why, why_cap);
+	gpu_probe_free(&p);
+}
+
 static int arch_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
 	struct arch_opts o;
 	struct arch_inputs in = {0};
 	struct arch_tally *tally = NULL;
 	struct report_rec top, files;
-	struct cmd_progress prog;
+	struct progress_line prog;
 	char why[CD_ERRMSG + 64] = "";
 	size_t failed = 0, listed = 0, with_code = 0, shown = 0, details_at;
 	bool summary;
@@ -355,7 +387,7 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 		report_rec_text(&top, REPORT_TEXT_NONE); /* the listing is cuobjdump's, on stdout */
 		r->self_rendered = true;
 	} else {
-		arch_target_probe(&o.target, why, sizeof(why));
+		target_probe(&o.target, why, sizeof(why));
 	}
 	if ((rc = target_fields(&top, t, why)) != CD_OK || !(tally = calloc(t->n_gpus ? t->n_gpus : 1, sizeof(*tally)))) {
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
@@ -372,7 +404,7 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 	summary = !o.cuobjdump && !o.verbose && in.n > ARCH_SUMMARY_FILES && t->n_gpus > 0;
 	details_at = report_items_mark(r);
 	report_rec_array(&top, "files", &files);
-	cmd_progress_start(&prog, g->stderr_is_tty && !o.cuobjdump, "arch: searched");
+	progress_start(&prog, g->stderr_is_tty && !o.cuobjdump, "arch: searched");
 	for (size_t i = 0; i < in.n; i++) {
 		size_t mark = report_items_mark(r);
 		bool details;
@@ -383,9 +415,9 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 			report_items_truncate(r, mark); /* runs natively everywhere: counted, not shown */
 		else if (report_items_mark(r) > mark)
 			shown++;
-		cmd_progress_step(&prog, i + 1, in.n);
+		progress_step(&prog, i + 1, in.n);
 	}
-	cmd_progress_end(&prog);
+	progress_end(&prog);
 	if (report_rec_end(&files) != CD_OK) {
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		goto out;

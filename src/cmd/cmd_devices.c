@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/gpu_facts.h"
 #include "probe/gpus.h"
 #include "rules/rules.h"
+#include "show/gpu_facts.h"
 #include "util/err.h"
 #include "util/units.h"
 
@@ -77,8 +77,6 @@ static int devices_run(struct report *r, int argc, char **argv, const struct cd_
 
 	if (argc > 1)
 		return cd_fail(err, CD_EUSAGE, "devices takes no arguments (got '%.60s')", argv[1]);
-	if ((rc = cmd_format_option(r, g, err)) != CD_OK)
-		return rc;
 	if ((rc = rules_gpu_health(p, r)) != CD_OK || (rc = put_facts(r, p)) != CD_OK || (rc = put_answer(r, p)) != CD_OK)
 		rc = cd_fail(err, rc, "out of memory");
 	return rc;

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/diff/report_diff.h"
+#include "report/diff.h"
 #include "util/file.h"
 #include "util/str.h"
 
@@ -45,7 +45,8 @@ static const char *side_str(const json_t *r, const char *key)
 static int describe_side(struct report *r, const char *tag, const char *path, const json_t *j)
 {
 	const json_t *h = json_object_get(j, "header");
-	json_t *o = json_pack("{s:s, s:s, s:O?, s:O?}", "path", path, "command",
+	/* a file name is anyone's bytes: safe text, never refused */
+	json_t *o = json_pack("{s:o, s:s, s:O?, s:O?}", "path", report_json_text(path), "command",
 			      json_string_value(json_object_get(j, "command")), "node", json_object_get(h, "node"),
 			      "date", json_object_get(h, "date"));
 	int rc;
@@ -131,7 +132,7 @@ static int run_diff(struct report *r, int argc, char **argv, const struct cd_glo
 	}
 	if ((rc = report_section(r, "Comparing %s reports", ca)) != CD_OK ||
 	    (rc = describe_side(r, "A", argv[1], a)) != CD_OK || (rc = describe_side(r, "B", argv[2], b)) != CD_OK ||
-	    (rc = report_json_set(r, "compared_command", json_string(ca))) != CD_OK)
+	    (rc = report_json_set(r, "compared_command", report_json_text(ca))) != CD_OK)
 		goto out;
 	if ((rc = report_diff(a, b, &d)) != CD_OK) {
 		cd_fail(err, rc, "out of memory");

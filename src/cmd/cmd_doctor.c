@@ -6,14 +6,14 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/doctor/facts.h"
 #include "cmd/doctor/frameworks.h"
-#include "cmd/gpu_facts.h"
-#include "cmd/topo_report.h"
 #include "kb/links.h"
+#include "probe/stack.h"
 #include "probe/topology.h"
-#include "rules/topology.h"
 #include "rules/rules.h"
+#include "rules/topology.h"
+#include "show/gpu_facts.h"
+#include "show/topology.h"
 #include "util/err.h"
 #include "util/file.h"
 #include "util/str.h"
@@ -56,13 +56,13 @@ static void list_records(struct report_rec *w, const char *key, const struct fie
 
 /* --- Driver and GPUs: the tables' brief view --------------------------------------- */
 
-static int section_driver(struct report_rec *top, const struct doctor_facts *df)
+static int section_driver(struct report_rec *top, const struct stack_facts *df)
 {
 	report_rec_section(top, "Driver");
 	return gpu_facts_driver(top, df->gp, FIELD_BRIEF);
 }
 
-static int section_gpus(struct report_rec *top, const struct doctor_facts *df)
+static int section_gpus(struct report_rec *top, const struct stack_facts *df)
 {
 	const char *hdr[16];
 	size_t ncols = report_fields_headers(&gpu_field_table, FIELD_BRIEF, hdr, 16);
@@ -125,7 +125,7 @@ static const char *runs_here(const struct toolkit *t, const struct gpu_probe *d,
 	return buf;
 }
 
-static void targets_here(const struct toolkit *t, const struct doctor_facts *df, char *buf, size_t n)
+static void targets_here(const struct toolkit *t, const struct stack_facts *df, char *buf, size_t n)
 {
 	size_t used = 0;
 
@@ -168,7 +168,7 @@ static void rows_under(struct report_rec *w, const char *key, bool shown, size_t
 	report_rec_text(tab, REPORT_TEXT_NONE);
 }
 
-static int section_toolkits(struct report_rec *top, const struct doctor_facts *df)
+static int section_toolkits(struct report_rec *top, const struct stack_facts *df)
 {
 	const char *hdr[MAX_COLS];
 	size_t ncols = report_fields_headers(&toolkit_field_table, FIELD_BRIEF, hdr, MAX_COLS - 2);
@@ -227,7 +227,7 @@ static void runtime_rows(struct report_rec *tab, const struct runtimes *set, con
 	}
 }
 
-static int section_runtimes(struct report_rec *top, const struct doctor_facts *df, bool verbose)
+static int section_runtimes(struct report_rec *top, const struct stack_facts *df, bool verbose)
 {
 	const char *hdr[MAX_COLS];
 	size_t ncols = report_fields_headers(&runtime_field_table, FIELD_BRIEF, hdr, MAX_COLS);
@@ -269,7 +269,7 @@ static int section_runtimes(struct report_rec *top, const struct doctor_facts *d
 
 /* --- Python ----------------------------------------------------------------------- */
 
-static int section_python(struct report_rec *top, const struct doctor_facts *df)
+static int section_python(struct report_rec *top, const struct stack_facts *df)
 {
 	const struct python_info *py = &df->py;
 	const char *hdr[MAX_COLS];
@@ -286,7 +286,7 @@ static int section_python(struct report_rec *top, const struct doctor_facts *df)
 	list_records(&o, "environments", &py_env_field_table, py->envs, sizeof py->envs[0], py->n_envs);
 	json_t *sites = json_array();
 	for (size_t i = 0; sites && i < py->n_site_dirs; i++)
-		if (json_array_append_new(sites, json_string(py->site_dirs[i])) != 0) {
+		if (json_array_append_new(sites, report_json_text(py->site_dirs[i])) != 0) {
 			json_decref(sites);
 			sites = NULL;
 		}
@@ -314,7 +314,7 @@ static int section_python(struct report_rec *top, const struct doctor_facts *df)
 
 /* --- Platform --------------------------------------------------------------------- */
 
-static int section_platform(struct report_rec *top, const struct doctor_facts *df)
+static int section_platform(struct report_rec *top, const struct stack_facts *df)
 {
 	const struct platform_info *pf = df->pf;
 	struct report_rec o;
@@ -391,16 +391,14 @@ static int section_topology(struct report *r, const struct cd_run *run, char *er
 
 static int doctor_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
-	struct doctor_opts o = { .root = NULL, .list_archs = g->render.verbosity > 0 };
+	struct stack_opts o = { .root = NULL, .list_archs = g->render.verbosity > 0 };
 	struct doctor_apps apps = { 0 };
-	struct doctor_facts df;
+	struct stack_facts df;
 	struct report_rec top;
 	int rc;
 
 	if (argc > 1)
 		return cd_fail(err, CD_EUSAGE, "doctor takes no arguments (got '%.60s')", argv[1]);
-	if ((rc = cmd_format_option(r, g, err)) != CD_OK)
-		return rc;
 	for (size_t i = 0; i < g->args->n; i++) {
 		const char *val = g->args->v[i].value;
 		int id = g->args->v[i].opt->id;
@@ -418,7 +416,7 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 		}
 	}
 	/* the driver was opened and judged by the run context (needs = NEEDS_DRIVER) */
-	rc = doctor_collect(&df, g->run, &o, err);
+	rc = stack_collect(&df, &g->run->probe, &g->run->platform, &o, err);
 	if (rc != CD_OK)
 		return rc;
 	/* the answer first: will what is installed run on these GPUs */
@@ -444,7 +442,7 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 		goto out;
 	rc = verdict_line(r);
 out:
-	doctor_facts_free(&df);
+	stack_facts_free(&df);
 	if (rc != CD_OK)
 		return cd_fail(err, rc, "doctor: %s", cd_strerror(rc));
 	return CD_OK;

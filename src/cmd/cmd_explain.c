@@ -6,14 +6,15 @@
 #include <unistd.h>
 
 #include "binfmt/devcode.h"
-#include "cmd/arch/arch.h"
 #include "cmd/cmd.h"
 #include "cmd/explain/checks.h"
 #include "cmd/explain/nccl.h"
 #include "explain/evidence.h"
 #include "explain/explain.h"
+#include "rules/arch.h"
 #include "rules/oom.h"
 #include "rules/rules.h"
+#include "show/arch_verdicts.h"
 #include "util/err.h"
 #include "util/file.h"
 #include "util/str.h"
@@ -92,8 +93,8 @@ static json_t *binary_json(const struct explain_binary *b)
 {
 	json_t *jb = json_object(), *jv = json_array();
 
-	if (!jb || !jv || json_object_set_new(jb, "path", json_string(b->path)) ||
-	    json_object_set_new(jb, "format", json_string(b->format)))
+	if (!jb || !jv || json_object_set_new(jb, "path", report_json_text(b->path)) ||
+	    json_object_set_new(jb, "format", report_json_text(b->format)))
 		goto oom;
 	for (size_t i = 0; i < b->n; i++)
 		if (json_array_append_new(jv, arch_verdict_json(b->gpus[i], &b->v[i])))
@@ -233,7 +234,7 @@ static int report_match(struct report *r, const struct explain_match *m, struct 
 		goto out;
 	}
 	if (!jchecks || !jfix || !jev)
-		goto oom;
+		goto bad_json;
 	/* offline, only a binary against named GPUs is checked */
 	bool checked = !offline || env->target.n_gpus > 0;
 	if (checked && (rc = explain_checks_run(m, x->checks, env, &ck, err)) != CD_OK)
@@ -251,36 +252,45 @@ static int report_match(struct report *r, const struct explain_match *m, struct 
 	f = finding_make(r, SEV_CATALOGUE, row, subject, &vars);
 	if (!f)
 		goto oom;
-	for (size_t i = 0; i < m->n_lines; i++)
-		if (finding_evidence(f, "matched: %s", m->lines[i]) || !push(jev, json_string(m->lines[i])))
+	for (size_t i = 0; i < m->n_lines; i++) {
+		if (finding_evidence(f, "matched: %s", m->lines[i]))
 			goto oom;
+		if (!push(jev, report_json_text(m->lines[i])))
+			goto bad_json;
+	}
 	if (m->count > 1 && finding_evidence(f, "%zu lines, first line %zu, last line %zu: %s", m->count, m->line,
 					      m->last_line, m->last))
 		goto oom;
 	n_ev = explain_offline_evidence(m, ev, 8);
 	if (m->has_oom)
 		n_ev += oom_evidence(&m->oom.n, m->oom.gpu, m->oom.suggests_expandable, ev + n_ev, 8 - n_ev);
-	for (size_t i = 0; i < n_ev; i++)
-		if (finding_evidence(f, "%s", ev[i]) || !push(jev, json_string(ev[i])))
+	for (size_t i = 0; i < n_ev; i++) {
+		if (finding_evidence(f, "%s", ev[i]))
 			goto oom;
-	for (size_t i = 0; i < ck.n; i++)
+		if (!push(jev, report_json_text(ev[i])))
+			goto bad_json;
+	}
+	for (size_t i = 0; i < ck.n; i++) {
 		if (finding_evidence(f, "here, %s: %s: %s", ck.c[i].name, check_result_name(ck.c[i].result),
-				     ck.c[i].detail) ||
-		    !push(jchecks, json_pack("{s:s, s:s, s:s}", "name", ck.c[i].name, "result",
-					     check_result_name(ck.c[i].result), "detail", ck.c[i].detail)))
+				     ck.c[i].detail))
 			goto oom;
+		if (!push(jchecks, json_pack("{s:s, s:s, s:o}", "name", ck.c[i].name, "result",
+					     check_result_name(ck.c[i].result), "detail",
+					     report_json_text(ck.c[i].detail))))
+			goto bad_json;
+	}
 	if (offline && finding_evidence(f, "checks on this machine skipped (--offline)"))
 		goto oom;
 	for (size_t i = 0; i < f->n_fix; i++)
-		if (!push(jfix, json_string(f->fix[i])))
-			goto oom;
+		if (!push(jfix, report_json_text(f->fix[i])))
+			goto bad_json;
 	jm = json_pack("{s:s, s:s, s:s, s:s, s:s, s:O, s:O, s:O, s:I, s:I, s:I, s:s}", "id", f->id, "severity",
 		       severity_name(f->severity), "matched_text", m->lines[0], "layer", x->layer, "why", f->why,
 		       "evidence", jev, "checks", checked ? jchecks : json_null(), "fix", jfix, "line",
 		       (json_int_t)m->line, "last_line", (json_int_t)m->last_line, "count", (json_int_t)m->count,
 		       "last_text", m->last);
 	if (!jm)
-		goto oom;
+		goto bad_json;
 	ok = !m->error || json_object_set_new(jm, "error", json_pack("{s:s, s:i, s:s}", "name", m->error->name,
 								     "code", m->error->code, "api",
 								     kb_api_name(m->error->api))) == 0;
@@ -289,11 +299,15 @@ static int report_match(struct report *r, const struct explain_match *m, struct 
 	if (ok && ck.launch.judged)
 		ok = json_object_set_new(jm, "launch", launch_json(&ck.launch)) == 0;
 	if (!ok || json_array_append_new(matches, jm))
-		goto oom;
+		goto bad_json;
 	jm = NULL;
 	goto out;
 oom:
 	rc = cd_fail(err, CD_ENOMEM, "out of memory");
+	goto out;
+bad_json:
+	/* every string here is safe text, so the JSON library has nothing to refuse: a bug */
+	rc = cd_fail(err, CD_EINTERNAL, "internal error: the JSON of finding %s could not be made", m->finding);
 out:
 	json_decref(jm);
 	json_decref(jchecks);

@@ -200,12 +200,12 @@ static int parse_opts(struct fleet_opts *o, struct report *r, const struct cd_gl
 		case O_TIMEOUT: rc = parse_int("--timeout", v, 1, 86400, &o->timeout_s, err); break;
 		case O_PROMETHEUS: o->prometheus_dir = v; break;
 		case O_SAVE: o->save = v; break;
-		default: break; /* --format: cmd_format_option below */
+		default: break; /* --format: read by main.c into r->format */
 		}
 	}
 	if (rc == CD_OK && (rounds || size) && !o->pairs)
 		rc = cd_fail(err, CD_EUSAGE, "--rounds and --nccl-size are for --nccl=pairs");
-	if (rc == CD_OK && (rc = cmd_format_option(r, g, err)) == CD_OK && r->format == FMT_PROMETHEUS) {
+	if (rc == CD_OK && r->format == FMT_PROMETHEUS) {
 		/* the fleet's own report stays in the command line's format; the metrics are files */
 		o->prometheus = true;
 		r->format = -1;

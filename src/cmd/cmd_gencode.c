@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/driver_check.h"
 #include "kb/kb.h"
 #include "probe/gpus.h"
 #include "probe/toolkits.h"
@@ -58,12 +57,14 @@ static int parse_args(int argc, char **argv, const struct cli_args *args, struct
 	memset(a, 0, sizeof(*a));
 	a->ptx = true;
 	a->format = "all";
-	if ((rc = cmd_gpu_specs(args, O_GPU, a->specs, GENCODE_MAX, &a->n, err)) != CD_OK)
-		return rc;
 	for (size_t i = 0; i < args->n; i++) {
 		const char *val = args->v[i].value;
 
 		switch (args->v[i].opt->id) {
+		case O_GPU:
+			if ((rc = kb_gpu_spec_add(val, a->specs, GENCODE_MAX, &a->n, err)) != CD_OK)
+				return rc;
+			break;
 		case O_NATIVE: a->native = true; break;
 		case O_ALL: a->all = true; break;
 		case O_ALL_MAJOR: a->all_major = true; break;
@@ -152,7 +153,7 @@ static int add_native(struct report *r, struct gencode_args *a, char *err)
 	if (!h)
 		return cd_fail(err, CD_ENOMEM, "out of memory");
 	/* the driver judged as doctor and devices judge it: a broken one reads the same here */
-	if ((rc = driver_check_run(r, h, err)) != CD_OK || !driver_check_cuda_usable(h))
+	if ((rc = cd_run_driver_once(r, h, err)) != CD_OK || !rules_cuda_usable(h))
 		goto out;
 	for (size_t i = 0; i < h->n_gpus; i++)
 		visible += h->gpus[i].cuda_ordinal >= 0 && gpu_has(&h->gpus[i], GF_CC);

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/kb_torch.h"
+#include "cmd/kb/torch.h"
 #include "kb/kb.h"
 #include "rules/catalogue.h"
 #include "util/err.h"

@@ -9,7 +9,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/lab/machine.h"
-#include "cmd/lab_render.h"
+#include "cmd/lab/render.h"
 #include "driver/cudrv.h"
 #include "lab/fatbin.h"
 #include "lab/gpu.h"
@@ -56,100 +56,6 @@ static void show_progress(void *user, const char *lab, double fraction, const ch
 	fprintf(stderr, "\r\033[K[%.*s%*s] %zu/%zu %s %s", filled, "########################", 24 - filled, "",
 		p->index + 1, p->total, lab, what);
 	fflush(stderr);
-}
-
-static json_t *meas_json(const struct lab_result *res)
-{
-	json_t *a = json_array();
-	for (size_t i = 0; a && i < res->n_meas; i++)
-		json_array_append_new(a, json_pack("{s:s, s:f, s:s}", "label", res->meas[i].label, "value",
-						   res->meas[i].value, "unit", res->meas[i].unit));
-	return a;
-}
-
-static void fmt_value(char *buf, size_t n, double v)
-{
-	double av = v < 0 ? -v : v;
-	if (v == (long long)v && av < 1e12)
-		snprintf(buf, n, "%lld", (long long)v);
-	else if (av >= 100)
-		snprintf(buf, n, "%.0f", v);
-	else if (av >= 10)
-		snprintf(buf, n, "%.1f", v);
-	else
-		snprintf(buf, n, "%.3g", v);
-}
-
-void lab_render_result(struct report *r, json_t *jlabs, const struct lab *l, const struct lab_result *res,
-		       const char *err)
-{
-	report_section(r, "lab %s: %s", l->name, l->concept);
-	report_kv(r, "claim", "%s", l->claim);
-	if (res->setup[0])
-		report_kv(r, "set-up", "%s", res->setup);
-	if (res->n_meas) {
-		static const char *const hdr[] = { "measurement", "value", "unit" };
-		report_table(r, 3, hdr);
-		for (size_t i = 0; i < res->n_meas; i++) {
-			char v[32];
-			fmt_value(v, sizeof v, res->meas[i].value);
-			const char *row[] = { res->meas[i].label, v, res->meas[i].unit };
-			report_table_row(r, row);
-		}
-	}
-	char *svg = res->plot.used ? lab_svg_render(&res->plot) : NULL;
-	if (svg)
-		report_figure(r, res->plot.title, svg);
-	free(svg);
-	report_kv(r, "verdict", "%s: %s", lab_verdict_name(res->verdict), res->decided[0] ? res->decided : err);
-	cmd_note(r, report_answer(r, "%s: %s: %s", l->name, lab_verdict_name(res->verdict),
-				  res->decided[0] ? res->decided : err)); /* -q */
-	if (res->note[0])
-		report_kv(r, "note", "%s", res->note);
-	report_kv(r, "lesson", "%s", l->lesson);
-
-	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:s}", "name", l->name, "concept", l->concept,
-			      "claim", l->claim, "setup", res->setup, "measurements", meas_json(res), "verdict",
-			      lab_verdict_name(res->verdict), "decided", res->decided[0] ? res->decided : err, "lesson",
-			      l->lesson);
-	if (o && res->note[0])
-		json_object_set_new(o, "note", json_string(res->note));
-	if (o)
-		json_array_append_new(jlabs, o);
-
-	struct finding *f = NULL;
-	if (res->wrong_result) {
-		f = report_add_finding(r, SEV_ERROR, "lab-wrong-result", l->name, "lab %s: the GPU computed a wrong result",
-				       l->name);
-		if (f) {
-			cmd_note(r, finding_evidence(f, "%s", res->note[0] ? res->note : res->decided));
-			cmd_note(r, finding_why(f, "Every lab checks its outputs before trusting a timing; a wrong result means the "
-				       "GPU, the driver or the kernel is broken, not that the model is."));
-			cmd_note(r, finding_fix(f, "compute-sanitizer --tool memcheck cudoctor lab run %s --quick", l->name));
-			cmd_note(r, finding_fix(f, "nvidia-smi -q -d ECC,PAGE_RETIREMENT"));
-		}
-	} else if (res->verdict == LAB_FAILED) {
-		f = report_add_finding(r, SEV_ERROR, "lab-failed", l->name, "lab %s could not run", l->name);
-		if (f) {
-			cmd_note(r, finding_evidence(f, "%s", err));
-			cmd_note(r, finding_why(f, "A driver call the lab depends on failed, so there is no measurement to judge."));
-			cmd_note(r, finding_fix(f, "cudoctor doctor"));
-		}
-	} else if (res->verdict == LAB_REFUTED) {
-		f = report_add_finding(r, SEV_WARN, "lab-refuted", l->name, "lab %s: the claim did not hold on this GPU",
-				       l->name);
-		if (f) {
-			cmd_note(r, finding_evidence(f, "%s", res->decided));
-			cmd_note(r, finding_why(f, "The measurement fell outside the band the programming model predicts; a busy or "
-				       "throttled GPU, or an unusual part, can cause this."));
-			cmd_note(r, finding_fix(f, "nvidia-smi -q -d PERFORMANCE,CLOCK"));
-			cmd_note(r, finding_fix(f, "cudoctor lab run %s", l->name));
-		}
-	} else if (res->verdict == LAB_INCONCLUSIVE) {
-		f = report_add_finding(r, SEV_INFO, "lab-inconclusive", l->name, "lab %s: inconclusive", l->name);
-		if (f)
-			cmd_note(r, finding_evidence(f, "%s", res->decided));
-	}
 }
 
 static int write_plot(const char *dir, const struct lab *l, const struct lab_result *res, char *err)

@@ -7,9 +7,10 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/driver_check.h"
+#include "kb/kb.h"
 #include "probe/gpus.h"
 #include "rules/plan.h"
+#include "rules/rules.h"
 #include "util/err.h"
 
 static const char plan_help[] =
@@ -69,12 +70,14 @@ static int parse_args(int argc, char **argv, const struct cli_args *args, struct
 	int rc;
 
 	memset(a, 0, sizeof(*a));
-	if ((rc = cmd_gpu_specs(args, O_GPU, a->specs, PLAN_MAX_GPUS, &a->n, err)) != CD_OK)
-		return rc;
 	for (size_t i = 0; i < args->n; i++) {
 		const char *val = args->v[i].value;
 
 		switch (args->v[i].opt->id) {
+		case O_GPU:
+			if ((rc = kb_gpu_spec_add(val, a->specs, PLAN_MAX_GPUS, &a->n, err)) != CD_OK)
+				return rc;
+			break;
 		case O_DRIVER: a->driver = val; break;
 		case O_FRAMEWORK:
 			if ((rc = parse_framework(val, a, err)) != CD_OK)
@@ -95,9 +98,9 @@ static int add_native(struct report *r, struct plan_args *a, struct plan_driver 
 
 	if (!h)
 		return cd_fail(err, CD_ENOMEM, "out of memory");
-	if ((rc = driver_check_run(r, h, err)) != CD_OK)
+	if ((rc = cd_run_driver_once(r, h, err)) != CD_OK)
 		goto out;
-	if (!driver_check_cuda_usable(h)) {
+	if (!rules_cuda_usable(h)) {
 		rc = cd_fail(err, CD_EDRIVER, "no usable CUDA driver here: name GPUs with --gpu (and --driver)");
 		goto out;
 	}
@@ -362,7 +365,7 @@ static json_t *torch_json(const struct plan *p, const struct plan_torch *t)
 		char via[24];
 
 		kb_arch_format(t->via[g], "sm_", via, sizeof(via));
-		json_array_append_new(gpus, json_pack("{s:s, s:s, s:o}", "gpu", plan_gpu_label(&p->gpu[g]), "fit",
+		json_array_append_new(gpus, json_pack("{s:o, s:s, s:o}", "gpu", report_json_text(plan_gpu_label(&p->gpu[g])), "fit",
 			plan_fit_name(t->fit[g]), "via", t->fit[g] <= PLAN_FIT_PTX ? json_string(via) : json_null()));
 	}
 	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:b, s:o, s:s, s:b, s:b, s:b, s:s}", "release", t->b->release,
@@ -580,7 +583,7 @@ static int split_section(struct report *r, const struct plan *p, const char (*uu
 				continue;
 			cat(names, sizeof(names), &un, "%s%s", un ? ", " : "", plan_gpu_label(&p->gpu[g]));
 			if (members)
-				json_array_append_new(members, json_string(plan_gpu_label(&p->gpu[g])));
+				json_array_append_new(members, report_json_text(plan_gpu_label(&p->gpu[g])));
 		}
 		if (grp->choice < 0)
 			snprintf(what, sizeof(what), "nothing in the tables fits");

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 
 #include "cmd/cmd.h"
-#include "cmd/topo_report.h"
 #include "driver/cudrv.h"
 #include "driver/nvml.h"
 #include "kb/links.h"
@@ -11,6 +10,7 @@
 #include "probe/topology.h"
 #include "rules/rules.h"
 #include "rules/topology.h"
+#include "show/topology.h"
 #include "util/err.h"
 
 /* The driver comes from the run context (NEEDS_DRIVER): libcuda, NVML and the GPU facts are
@@ -60,7 +60,8 @@ const struct cd_command cmd_topo = {
 		"--json: the \"topology\" object (docs/json.md). -q prints a line per pair (link, what it "
 		"should carry, P2P), or \"1 GPU: no links to judge\", and the warn and error findings.",
 	.notes = "Environment: CUDOCTOR_LIBCUDA, CUDOCTOR_LIBNVML select the driver libraries; "
-		 "CUDOCTOR_SYSFS reads sysfs from another directory than /sys (a copy of another machine's).",
+		 "CUDOCTOR_HOST_ROOT reads /sys (and every other host file) under another directory (a copy of "
+		 "another machine's).",
 	.needs = NEEDS_DRIVER,
 	.run = topo_run,
 };

@@ -71,3 +71,20 @@ void cd_run_close(struct cd_run *run)
 	gpu_probe_free(&run->probe);
 	memset(run, 0, sizeof(*run));
 }
+
+int cd_run_driver_once(struct report *r, struct gpu_probe *p, char *err)
+{
+	struct cd_run *run = calloc(1, sizeof(*run));
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	if (!run)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	rc = cd_run_driver(run, r, err);
+	*p = run->probe;
+	run->probe.gpus = NULL;
+	run->probe.n_gpus = 0;
+	cd_run_close(run);
+	free(run);
+	return rc;
+}

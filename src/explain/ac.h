@@ -4,7 +4,7 @@
  * CPU has it, one gram at a time elsewhere; a candidate is compared with the patterns whose
  * gram it may be, and a text with very many candidates is stepped through the automaton (a
  * full DFA over folded bytes). explain's scanner walks whole buffers with the first stage and
- * hands on only the lines its candidates fall in (docs/internals.md, "explain's scan").
+ * hands on only the lines its candidates fall in (docs/explain.md, "How the scan is fast").
  * Pure, no I/O. */
 #ifndef CUDOCTOR_EXPLAIN_AC_H
 #define CUDOCTOR_EXPLAIN_AC_H

@@ -13,6 +13,7 @@
 #include "explain/scan_line.h"
 #include "util/cpu.h"
 #include "util/err.h"
+#include "util/safetext.h"
 
 #define LINE_HITS 256    /* pattern hits kept per line */
 #define ERA_CUDA_MAX 16  /* "cuda" offsets handed to eras_line; more and it searches the line */
@@ -202,19 +203,15 @@ static bool is_ident(int c)
 
 static void trim_copy(char *dst, size_t cap, const struct line *l)
 {
-	size_t a = 0, b = l->len, n;
+	size_t a = 0, b = l->len;
 
 	while (a < b && isspace((unsigned char)l->s[a]))
 		a++;
 	while (b > a && isspace((unsigned char)l->s[b - 1]))
 		b--;
-	n = b - a < cap - 1 ? b - a : cap - 1;
-	memcpy(dst, l->s + a, n);
-	/* pasted text may hold control bytes; evidence is printed, so keep it printable */
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)dst[i] < 0x20)
-			dst[i] = ' ';
-	dst[n] = '\0';
+	/* pasted text is anyone's bytes (CJK, tqdm's bars, a cut character, escape sequences):
+	 * evidence is printed and put in JSON, so it is safe text, cut between characters */
+	safe_text(dst, cap, l->s + a, b - a, SAFE_TEXT_KEEP_NEWLINES);
 }
 
 /* a matched line, once, among the few kept */
@@ -911,7 +908,7 @@ int explain_scan_new(struct explain_scan **out, char *err)
 		return cd_fail(err, CD_ENOMEM, "out of memory");
 	}
 	nccl_log_init(&sc->nccl);
-	/* the plain paths, for comparing against (docs/internals.md): "lines" takes every line
+	/* the plain paths, for comparing against (docs/explain.md): "lines" takes every line
 	 * through the automaton, "scalar" runs the first stage and the newline count without
 	 * SIMD, "sse2" the first stage without it and the count on SSE2 */
 	scan = getenv("CUDOCTOR_EXPLAIN_SCAN");

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "util/err.h"
+#include "util/safetext.h"
 
 #define LINE_MAX_PARSED 1024
 
@@ -56,16 +57,13 @@ static const struct ev_pattern patterns[] = {
 	{ NCCL_EV_NO_IFACE, "No usable listening interface found", false, false },
 };
 
+/* What is kept of a log is printed and put in JSON: safe text (util/safetext.h), cut
+ * between characters, as explain's matched lines are. */
 static void keep_line(char *dst, const char *line)
 {
 	while (*line == ' ' || *line == '\t')
 		line++;
-	size_t k = strlen(line);
-
-	if (k >= NCCL_LOG_LINE)
-		k = NCCL_LOG_LINE - 1;
-	memcpy(dst, line, k);
-	dst[k] = '\0';
+	safe_text(dst, NCCL_LOG_LINE, line, strlen(line), 0);
 }
 
 static void see(struct nccl_log *l, enum nccl_event ev, const char *line)
@@ -77,12 +75,7 @@ static void see(struct nccl_log *l, enum nccl_event ev, const char *line)
 /* copies the word at p (up to a character in stop, or the end) into out */
 static void word(const char *p, const char *stop, char *out, size_t n)
 {
-	size_t k = strcspn(p, stop);
-
-	if (k >= n)
-		k = n - 1;
-	memcpy(out, p, k);
-	out[k] = '\0';
+	safe_text(out, n, p, strcspn(p, stop), 0);
 }
 
 /* "NCCL version 2.18.1+cuda12.1" (p: where it starts in line, or NULL): the dotted numbers
@@ -181,8 +174,7 @@ static bool rank_dev(const char **pp, int *rank, char *dev, size_t cap)
 		k++;
 	if (k == 0 || p[k] != ']')
 		return false;
-	memcpy(dev, p, k);
-	dev[k] = '\0';
+	safe_text(dev, cap, p, k, 0);
 	*pp = p + k + 1;
 	return true;
 }
@@ -298,13 +290,12 @@ static void parse_host(struct nccl_log *l, const char *line)
 
 	if (k == 0 || k >= sizeof host || !host_ids(p, &pid, &tid))
 		return;
-	memcpy(host, line, k);
-	host[k] = '\0';
+	safe_text(host, sizeof host, line, k, 0);
 	for (size_t i = 0; i < l->n_hosts; i++)
 		if (strcmp(l->hosts[i], host) == 0)
 			return;
 	if (l->n_hosts < NCCL_LOG_HOSTS)
-		memcpy(l->hosts[l->n_hosts++], host, k + 1);
+		memcpy(l->hosts[l->n_hosts++], host, sizeof host);
 }
 
 #define N_PATTERNS (sizeof patterns / sizeof patterns[0])

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "driver/nvml.h"
-#include "util/rec_field.h"
+#include "util/field.h"
 
 #define TOPO_MAX_GPUS 16
 #define TOPO_MAX_NICS 16
@@ -85,30 +85,30 @@ struct topo_probe {
 	bool has_node[64];
 };
 
-/* What is reported of each, described once (util/rec_field.h): JSON key, text label
+/* What is reported of each, described once (util/field.h): JSON key, text label
  * (the columns of topo's GPU and pair tables), validity. */
 enum topo_gpu_field {
 	TOPO_GPU_NAME, TOPO_GPU_PCI_BUS_ID, TOPO_GPU_CUDA_ORDINAL, TOPO_GPU_NVML_INDEX, TOPO_GPU_NUMA_NODE,
 	TOPO_GPU_CPU_AFFINITY, TOPO_GPU_LOCAL_CPUS, TOPO_GPU_NVLINKS_PRESENT, TOPO_GPU_NVLINKS_ACTIVE,
 	TOPO_GPU_NVLINKS_TO_NVSWITCH, TOPO_GPU_FIELDS
 };
-extern const struct rec_field topo_gpu_fields[TOPO_GPU_FIELDS];
+extern const struct field_table topo_gpu_field_table;
 enum topo_nvlink_field { TOPO_NVLINK_STATE, TOPO_NVLINK_VERSION, TOPO_NVLINK_REMOTE_BUS_ID, TOPO_NVLINK_REMOTE_TYPE,
 			 TOPO_NVLINK_FIELDS };
-extern const struct rec_field topo_nvlink_fields[TOPO_NVLINK_FIELDS];
+extern const struct field_table topo_nvlink_field_table;
 enum topo_pair_field { TOPO_PAIR_A, TOPO_PAIR_B, TOPO_PAIR_NVLINKS, TOPO_PAIR_VIA_NVSWITCH, TOPO_PAIR_PCIE_PATH,
 		       TOPO_PAIR_FIELDS };
-extern const struct rec_field topo_pair_fields[TOPO_PAIR_FIELDS];
+extern const struct field_table topo_pair_field_table;
 /* A pair's "cuda" object: cuDeviceCanAccessPeer and cuDeviceGetP2PAttribute. */
 enum topo_pair_cuda_field { TOPO_CUDA_CAN_ACCESS, TOPO_CUDA_RANK, TOPO_CUDA_ACCESS, TOPO_CUDA_ATOMICS,
 			    TOPO_CUDA_ARRAYS, TOPO_PAIR_CUDA_FIELDS };
-extern const struct rec_field topo_pair_cuda_fields[TOPO_PAIR_CUDA_FIELDS];
+extern const struct field_table topo_pair_cuda_field_table;
 /* A pair's "nvml_p2p" object: nvmlDeviceGetP2PStatus per capability, in NVML's index order. */
-extern const struct rec_field topo_pair_nvml_fields[5];
+extern const struct field_table topo_pair_nvml_field_table;
 enum topo_nic_field { TOPO_NIC_NAME, TOPO_NIC_PCI_BUS_ID, TOPO_NIC_NUMA_NODE, TOPO_NIC_FIELDS };
-extern const struct rec_field topo_nic_fields[TOPO_NIC_FIELDS];
+extern const struct field_table topo_nic_field_table;
 enum topo_probe_field { TOPO_PROCESS_CPUS, TOPO_NVML_OK, TOPO_CUDA_OK, TOPO_ERRORS, TOPO_PROBE_FIELDS };
-extern const struct rec_field topo_probe_fields[TOPO_PROBE_FIELDS];
+extern const struct field_table topo_probe_field_table;
 
 /* The ordered pair a -> b, NULL when a == b or out of range. */
 const struct topo_pair *topo_pair_of(const struct topo_probe *t, size_t a, size_t b);
@@ -126,5 +126,10 @@ const char *topo_level_name(int level);
 const char *topo_p2p_status_text(int status);
 /* The remote end of an NVLink: "gpu", "nvswitch", "ibmnpu", "unknown"; NULL when not read */
 const char *topo_remote_type_name(int type);
+
+/* The PCIe relation of two devices from their sysfs paths, as NVML's levels:
+ * SINGLE (one switch between them), MULTIPLE, HOSTBRIDGE, NODE (other host bridge,
+ * same NUMA node) or SYSTEM; -1 when a path is unknown. */
+int topo_sysfs_level(const char *path_a, const char *path_b, bool same_numa);
 
 #endif

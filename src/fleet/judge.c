@@ -10,6 +10,27 @@
 #include "util/err.h"
 #include "util/str.h"
 
+char *fleet_drain_line(const char *nodes, const char *why)
+{
+	char *reason = cd_asprintf("cudoctor: %s", why), *qn = str_shell_quote(nodes);
+	char *qr = reason ? str_shell_quote(reason) : NULL;
+	char *line = qn && qr ? cd_asprintf("scontrol update nodename=%s state=drain reason=%s", qn, qr) : NULL;
+
+	free(reason);
+	free(qn);
+	free(qr);
+	return line;
+}
+
+int fleet_fix_srun(struct finding *fd, const char *nodes, const char *command)
+{
+	char *q = str_shell_quote(nodes);
+	int rc = q ? finding_fix(fd, "srun -w %s %s", q, command) : CD_ENOMEM;
+
+	free(q);
+	return rc;
+}
+
 /* Lists longer than this in text are summarised; JSON always has them whole. */
 #define TEXT_LIST_MAX 160
 
@@ -106,7 +127,7 @@ static int fact_groups(const struct fleet *f, enum fleet_fact k, struct report_r
 		else if (last && g[i].count > 1)
 			sb_printf(&text, "%s on the other %zu", v, g[i].count);
 		else
-			sb_printf(&text, "%s on %s; ", v, text_list(list, g[i].count, buf, sizeof buf));
+			sb_printf(&text, "%s on %s%s", v, text_list(list, g[i].count, buf, sizeof buf), last ? "" : "; ");
 		sb_printf(&evidence, "%s%s on %s (%zu)", i ? "\n" : "", v, list, g[i].count); /* one evidence line each */
 	}
 	if (!(summary = sb_detach(&text))) {
@@ -243,13 +264,14 @@ static int title_evidence(struct finding *fd, const char *list, const struct fen
 	return finding_evidence(fd, "%s: %s", list, first->fd->title);
 }
 
+/* A node's own fix lines are relayed as what it said, never as a line of ours to run. */
 static int node_fixes(struct finding *fd, const char *list, const struct fentry *first)
 {
 	int rc = CD_OK;
 
 	for (const char *p = first->fd->fix; *p && rc == CD_OK;) {
 		size_t len = strcspn(p, "\n");
-		rc = finding_fix(fd, "on %s: %.*s", list, (int)len, p);
+		rc = finding_fix(fd, "node %s says: %.*s", list, (int)len, p);
 		p += len + (p[len] == '\n');
 	}
 	return rc;
@@ -302,9 +324,11 @@ static int group_findings(const struct fleet *f, struct report *r)
 			rc = CD_ENOMEM;
 			goto out;
 		}
-		if (sev == SEV_ERROR)
-			rc = finding_fix(fd, "scontrol update nodename=%s state=drain reason=\"cudoctor: %s\"", list,
-					 e[i].fd->id);
+		if (sev == SEV_ERROR) {
+			char *line = fleet_drain_line(list, e[i].fd->id);
+			rc = line ? finding_fix(fd, "%s", line) : CD_ENOMEM;
+			free(line);
+		}
 		free(list);
 		if (rc == CD_OK)
 			rc = finding_why(fd, "Each node's own report says why (cudoctor doctor on the node); "
@@ -369,14 +393,15 @@ static int slurm_lines(const struct fleet *f, struct report_rec *top)
 	cd_qsort(d, n, sizeof *d, cmp_drain);
 	if (n)
 		report_rec_section(top, "Slurm");
+	report_rec_commands(top, true); /* each line whole, to be pasted or run */
 	for (size_t i = 0, j; i < n; i = j) {
 		char *list = NULL, *line;
 		for (j = i; j < n && strcmp(d[j].reason, d[i].reason) == 0; j++)
 			idx[j - i] = d[j].node;
 		TRY(fleet_hostlist_of(f, idx, j - i, &list));
-		line = cd_asprintf("scontrol update nodename=%s state=drain reason=\"cudoctor: %s\"", list, d[i].reason);
+		line = fleet_drain_line(list, d[i].reason);
 		free(list);
-		if (!line || json_array_append_new(lines, json_string(line))) {
+		if (!line || json_array_append_new(lines, report_json_text(line))) {
 			free(line);
 			rc = CD_ENOMEM;
 			goto out;
@@ -384,6 +409,7 @@ static int slurm_lines(const struct fleet *f, struct report_rec *top)
 		report_rec_line(top, "%s", line);
 		free(line);
 	}
+	report_rec_commands(top, false);
 	if (n)
 		report_rec_line(top, "after the fix, on each: scontrol update nodename=NODE state=resume");
 	report_field(top, NULL, "slurm", rv_json(lines));
@@ -410,14 +436,14 @@ static int node_json(const struct fleet_node *nd, json_t *arr)
 	}
 	for (int k = 0; k < FF_COUNT; k++)
 		if (json_object_set_new(facts, fleet_fact_key((enum fleet_fact)k),
-					nd->facts[k] ? json_string(nd->facts[k]) : json_null()))
+					report_json_text(nd->facts[k])))
 			goto oom;
 	for (size_t k = 0; k < nd->n_findings; k++)
 		if (json_array_append_new(fds, json_pack("{s:s, s:s}", "id", nd->findings[k].id, "severity",
 							 severity_name(nd->findings[k].severity))))
 			goto oom;
-	if (json_object_set_new(o, "name", json_string(nd->name)) ||
-	    json_object_set_new(o, "failure", nd->failure ? json_string(nd->failure) : json_null()) ||
+	if (json_object_set_new(o, "name", report_json_text(nd->name)) ||
+	    json_object_set_new(o, "failure", report_json_text(nd->failure)) ||
 	    json_object_set_new(o, "facts", facts) || json_object_set_new(o, "findings", fds) ||
 	    json_object_set_new(o, "samples", json_integer((json_int_t)nd->n_samples)))
 		return CD_ENOMEM;
@@ -456,7 +482,7 @@ static int inputs(const struct fleet *f, const struct fleet_judge_opts *o, struc
 		report_field(top, "node list", "node_list", rv_str(text_list(list, f->n_nodes, buf, sizeof buf)));
 	report_field(top, NULL, "expected_nodes", o->expected_nodes >= 0 ? rv_int(o->expected_nodes) : rv_null());
 	for (size_t i = 0; i < f->n_missing; i++)
-		if (json_array_append_new(missing, json_string(f->missing[i]))) {
+		if (json_array_append_new(missing, report_json_text(f->missing[i]))) {
 			rc = CD_ENOMEM;
 			goto out;
 		}
@@ -479,7 +505,7 @@ static int inputs(const struct fleet *f, const struct fleet_judge_opts *o, struc
 		if (!fd || finding_evidence(fd, "waited %d s for %s", o->wait_s, list) ||
 		    finding_why(fd, "A node's leader rank died, hung or was cut off before its report reached "
 				"rank 0; the fleet stopped waiting instead of hanging.") ||
-		    finding_fix(fd, "srun -w %s cudoctor doctor", list)) {
+		    fleet_fix_srun(fd, list, "cudoctor doctor")) {
 			rc = CD_ENOMEM;
 			goto out;
 		}
@@ -503,7 +529,7 @@ static int inputs(const struct fleet *f, const struct fleet_judge_opts *o, struc
 			rc = finding_why(fd, "cudoctor ran on the node but its collection stopped; the facts "
 					 "it did gather are still judged.");
 		if (rc == CD_OK)
-			rc = finding_fix(fd, "srun -w %s cudoctor doctor", list);
+			rc = fleet_fix_srun(fd, list, "cudoctor doctor");
 		if (rc != CD_OK)
 			goto out;
 	}

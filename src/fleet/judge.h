@@ -15,6 +15,15 @@ struct fleet_judge_opts {
 /* CD_OK or CD_ENOMEM. O(N log N) in the number of nodes, findings and samples. */
 int fleet_judge(const struct fleet *f, const struct fleet_judge_opts *o, struct report *r);
 
+/* "scontrol update nodename=NODES state=drain reason='cudoctor: WHY'" with each interpolated
+ * word single-quoted (str_shell_quote): a line to paste or run, whatever a report held.
+ * Malloc'ed; NULL on OOM. */
+char *fleet_drain_line(const char *nodes, const char *why);
+
+/* Adds the fix line "srun -w NODES COMMAND" to fd, the node list single-quoted; COMMAND is
+ * the caller's, any word in it from a report quoted by the caller. CD_OK or CD_ENOMEM. */
+int fleet_fix_srun(struct finding *fd, const char *nodes, const char *command);
+
 /* Outliers by median and MAD over each measurement the nodes share (outliers.c). */
 int fleet_judge_outliers(const struct fleet *f, struct report_rec *top, struct report *r);
 

@@ -10,6 +10,13 @@
 #include "util/err.h"
 #include "util/str.h"
 
+/* Everything kept from a report or a rank is anyone's text: stored as safe text (the
+ * report's own rule, report_text_take), so every renderer and the Prometheus files get it so. */
+static char *text_dup(const char *s)
+{
+	return report_text_take(cd_strdup(s));
+}
+
 static const char *const fact_labels[FF_COUNT] = {
 	"driver", "CUDA (driver)", "GPUs", "toolkit (nvcc)", "CUDA runtime", "PyTorch", "NCCL",
 	"MIG mode", "persistence mode", "ECC mode",
@@ -161,7 +168,7 @@ int fleet_node_fact(struct fleet_node *n, enum fleet_fact fact, const char *valu
 {
 	if (fact >= FF_COUNT || !value || n->facts[fact])
 		return CD_OK;
-	n->facts[fact] = cd_strdup(value);
+	n->facts[fact] = text_dup(value);
 	return n->facts[fact] ? CD_OK : CD_ENOMEM;
 }
 
@@ -182,8 +189,8 @@ int fleet_node_finding(struct fleet_node *n, const char *id, enum severity sev, 
 		return CD_ENOMEM;
 	ff = &n->findings[n->n_findings];
 	ff->id = cd_strdup(id);
-	ff->title = cd_strdup(title ? title : "");
-	ff->fix = cd_strdup(fix ? fix : "");
+	ff->title = text_dup(title ? title : "");
+	ff->fix = text_dup(fix ? fix : "");
 	ff->severity = sev;
 	if (!ff->id || !ff->title || !ff->fix) {
 		free(ff->id);
@@ -202,8 +209,8 @@ int fleet_node_sample(struct fleet_node *n, const char *metric, const char *unit
 	if (grow(&n->samples, &n->cap_samples, n->n_samples, sizeof *n->samples) != CD_OK)
 		return CD_ENOMEM;
 	s = &n->samples[n->n_samples];
-	s->metric = cd_strdup(metric);
-	s->unit = cd_strdup(unit ? unit : "");
+	s->metric = text_dup(metric);
+	s->unit = text_dup(unit ? unit : "");
 	s->gpu = gpu;
 	s->value = value;
 	if (!s->metric || !s->unit) {
@@ -219,7 +226,7 @@ int fleet_node_failed(struct fleet_node *n, const char *why)
 {
 	if (n->failure)
 		return CD_OK;
-	n->failure = cd_strdup(why);
+	n->failure = text_dup(why);
 	return n->failure ? CD_OK : CD_ENOMEM;
 }
 
@@ -230,8 +237,8 @@ int fleet_skip(struct fleet *f, const char *source, const char *reason)
 	if (grow(&f->skipped, &f->cap_skipped, f->n_skipped, sizeof *f->skipped) != CD_OK)
 		return CD_ENOMEM;
 	s = &f->skipped[f->n_skipped];
-	s->source = cd_strdup(source);
-	s->reason = cd_strdup(reason);
+	s->source = text_dup(source);
+	s->reason = text_dup(reason);
 	if (!s->source || !s->reason) {
 		free(s->source);
 		free(s->reason);
@@ -247,7 +254,7 @@ int fleet_missing(struct fleet *f, const char *name)
 
 	if (grow(&f->missing, &f->cap_missing, f->n_missing, sizeof *f->missing) != CD_OK)
 		return CD_ENOMEM;
-	if (!(s = cd_strdup(name)))
+	if (!(s = text_dup(name)))
 		return CD_ENOMEM;
 	f->missing[f->n_missing++] = s;
 	return CD_OK;

@@ -80,7 +80,7 @@ static int one_metric(const struct fleet *f, struct sentry *e, size_t n, struct 
 	struct fleet_spread sp;
 	struct report_rec row;
 	struct finding *fd;
-	char *list = NULL, lab[64];
+	char *list = NULL, *cmd = NULL, *run = NULL, lab[64];
 	int rc = CD_OK;
 
 	if (!v || !idx) {
@@ -140,9 +140,15 @@ static int one_metric(const struct fleet *f, struct sentry *e, size_t n, struct 
 	TRY(finding_why(fd, "Nodes of one model should measure alike; one slow GPU or link sets the pace of "
 			"every collective a job runs across it. Median and MAD are not moved by the "
 			"outliers themselves."));
-	TRY(finding_fix(fd, "srun -w %s cudoctor lab run %s", list, lab));
-	TRY(finding_fix(fd, "srun -w %s nvidia-smi -q -d PERFORMANCE,CLOCK,ECC", list));
+	if (!(cmd = str_shell_quote(lab)) || !(run = cd_asprintf("cudoctor lab run %s", cmd))) {
+		rc = CD_ENOMEM;
+		goto out;
+	}
+	TRY(fleet_fix_srun(fd, list, run));
+	TRY(fleet_fix_srun(fd, list, "nvidia-smi -q -d PERFORMANCE,CLOCK,ECC"));
 out:
+	free(cmd);
+	free(run);
 	free(list);
 	free(idx);
 	free(v);

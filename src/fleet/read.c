@@ -2,6 +2,7 @@
  * then per command the facts that may differ between nodes, the findings and the lab
  * numbers. Trusts nothing in the input: every key is checked for its type before use. */
 #include "fleet/fleet.h"
+#include "fleet/names.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -31,16 +32,18 @@ static int bool_at(const json_t *o, const char *key) /* 1, 0, or -1 unknown */
 	return json_is_boolean(v) ? json_is_true(v) : -1;
 }
 
-/* The node a report names itself: "node" at the top, or the report header's. */
-static const char *report_node(const json_t *root)
+/* The node a report names itself: "node" at the top, or the report header's; *field says
+ * which key it was. */
+static const char *report_node(const json_t *root, const char **field)
 {
 	const json_t *h = json_object_get(root, "header");
 	const char *s = str_at(root, "node");
 
+	*field = "node";
 	if (!s || !*s)
-		s = str_at(h, "node");
+		s = str_at(h, "node"), *field = "header.node";
 	if (!s || !*s)
-		s = str_at(h, "hostname");
+		s = str_at(h, "hostname"), *field = "header.hostname";
 	return s && *s ? s : NULL;
 }
 
@@ -222,6 +225,10 @@ static int read_findings(struct fleet_node *n, const json_t *findings, char *err
 		char *fix;
 		if (!id || !*id || !sev)
 			return cd_fail(err, CD_EFORMAT, "findings[%zu] has no id or severity", i);
+		/* ids go into the drain lines' reasons: only the alphabet ids are written in */
+		if (!fleet_finding_id_ok(id))
+			return cd_fail(err, CD_EFORMAT, "findings[%zu].id '%.64s' is not a finding id (a-z, 0-9 and '-')",
+				       i, id);
 		if (strcmp(sev, "error") == 0)
 			s = SEV_ERROR;
 		else if (strcmp(sev, "warn") == 0)
@@ -275,7 +282,7 @@ static int read_bundle(struct fleet *f, const json_t *root, const char *name, ch
 
 static int read_one(struct fleet *f, json_t *root, const char *fallback, bool nested, char *err)
 {
-	const char *tool, *version, *command, *name;
+	const char *tool, *version, *command, *name, *field;
 	struct version theirs, ours;
 	struct fleet_node *n;
 	int rc;
@@ -294,11 +301,14 @@ static int read_one(struct fleet *f, json_t *root, const char *fallback, bool ne
 	command = str_at(root, "command");
 	if (!command)
 		return cd_fail(err, CD_EFORMAT, "cudoctor report without a \"command\"");
-	name = report_node(root);
+	name = report_node(root, &field);
 	if (!name)
-		name = fallback;
-	if (!*name || strlen(name) > 255 || strpbrk(name, "\n\r\t\"'\\[],=/ ") || name[0] == '.')
-		return cd_fail(err, CD_EFORMAT, "node name '%.64s' is not a host name", name);
+		name = fallback, field = "its file's name: the report names no node";
+	/* the name goes into shell lines and file names: a host name or nothing of the report */
+	if (!fleet_node_name_ok(name))
+		return cd_fail(err, CD_EFORMAT,
+			       "node name '%.64s' (%s) is not a host name (RFC 1123: letters, digits, '-', '.')", name,
+			       field);
 	if (strcmp(command, "fleet-node") == 0 && !nested)
 		return read_bundle(f, root, name, err);
 	if (strcmp(command, "doctor") != 0 && strcmp(command, "devices") != 0 && strcmp(command, "lab") != 0)

@@ -442,3 +442,15 @@ int kb_parse_gpu_spec(const char *spec, struct gpu_spec *out, char *err)
 	}
 	return kb_gpu_no_match(spec, err);
 }
+
+int kb_gpu_spec_add(const char *spec, struct gpu_spec *specs, size_t max, size_t *n, char *err)
+{
+	int rc;
+
+	if (*n == max)
+		return cd_fail(err, CD_EUSAGE, "at most %zu --gpu", max);
+	if ((rc = kb_parse_gpu_spec(spec, &specs[*n], err)) != CD_OK)
+		return rc;
+	++*n;
+	return CD_OK;
+}

@@ -63,6 +63,9 @@ struct gpu_spec {
 /* CD_OK; CD_EUSAGE (err lists the candidates, says "did you mean", or says the CC is
  * unknown). */
 int kb_parse_gpu_spec(const char *spec, struct gpu_spec *out, char *err);
+/* kb_parse_gpu_spec into specs[*n], then ++*n: one --gpu of a command that takes several
+ * (gencode, plan). CD_OK; CD_EUSAGE for a spec the tables do not know or more than max. */
+int kb_gpu_spec_add(const char *spec, struct gpu_spec *specs, size_t max, size_t *n, char *err);
 
 /* ---- toolkits (toolkits.tsv) ---- */
 enum kb_zstd { KB_ZSTD_NO, KB_ZSTD_OPTIONAL, KB_ZSTD_DEFAULT };

@@ -13,6 +13,7 @@
 #include "lab/sizing.h"
 #include "lab/stats.h"
 #include "util/err.h"
+#include "util/host_path.h"
 
 enum { MAXS = 16 };
 
@@ -70,14 +71,14 @@ out:
 /* PCIe generation and width of the GPU's link, from sysfs (0 when unknown) */
 static void read_link(struct lab_ctx *c, int *gen, int *width)
 {
-	char bus[32] = "", path[128], buf[64];
+	char bus[32] = "", rel[128], path[4096], buf[64];
 	*gen = *width = 0;
 	if (!c->d->DeviceGetPCIBusId || c->d->DeviceGetPCIBusId(bus, sizeof bus, c->dev) != CUDA_SUCCESS)
 		return;
 	for (char *p = bus; *p; p++)
 		*p = (char)tolower((unsigned char)*p);
-	snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/current_link_speed", bus);
-	FILE *f = fopen(path, "r");
+	snprintf(rel, sizeof rel, "/sys/bus/pci/devices/%s/current_link_speed", bus);
+	FILE *f = host_path(path, sizeof path, NULL, rel) == CD_OK ? fopen(path, "r") : NULL;
 	if (f) {
 		if (fgets(buf, sizeof buf, f)) {
 			double gts = atof(buf);
@@ -85,8 +86,8 @@ static void read_link(struct lab_ctx *c, int *gen, int *width)
 		}
 		fclose(f);
 	}
-	snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/current_link_width", bus);
-	f = fopen(path, "r");
+	snprintf(rel, sizeof rel, "/sys/bus/pci/devices/%s/current_link_width", bus);
+	f = host_path(path, sizeof path, NULL, rel) == CD_OK ? fopen(path, "r") : NULL;
 	if (f) {
 		if (fgets(buf, sizeof buf, f))
 			*width = atoi(buf);

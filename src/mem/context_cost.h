@@ -9,7 +9,7 @@
 
 #include "driver/cudrv.h"
 #include "driver/nvml.h"
-#include "util/rec_field.h"
+#include "util/field.h"
 
 struct mem_context_cost {
 	bool measured;
@@ -20,10 +20,10 @@ struct mem_context_cost {
 	uint64_t cu_free, cu_total; /* cuMemGetInfo with the context current */
 };
 
-/* Described once (util/rec_field.h; mem/fields.c): what `mem status` reports of it per GPU. */
+/* Described once (util/field.h; mem/fields.c): what `mem status` reports of it per GPU. */
 enum mem_context_cost_field { MEM_CTX_CUDA_FREE, MEM_CTX_CUDA_TOTAL, MEM_CTX_BYTES, MEM_CTX_PID_NAMESPACE,
 			      MEM_CTX_FIELDS };
-extern const struct rec_field mem_context_cost_fields[MEM_CTX_FIELDS];
+extern const struct field_table mem_context_cost_field_table;
 
 /* cu must have had cuInit; nv must have had nvmlInit. Creates and releases the
  * primary context of cuda_ordinal; nothing stays allocated. */

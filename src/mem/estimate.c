@@ -70,6 +70,17 @@ const char *mem_optimizer_name(enum mem_optimizer o)
 	}
 }
 
+const char *mem_phase_name(enum mem_phase p)
+{
+	switch (p) {
+	case MEM_PHASE_FORWARD: return "forward";
+	case MEM_PHASE_LOSS: return "loss";
+	case MEM_PHASE_BACKWARD: return "backward";
+	case MEM_PHASE_OPTIMIZER: return "optimizer";
+	default: return NULL;
+	}
+}
+
 int mem_optimizer_parse(const char *s, enum mem_optimizer *o)
 {
 	for (int i = MEM_OPT_ADAMW; i <= MEM_OPT_ADAFACTOR; i++)
@@ -105,15 +116,27 @@ uint64_t mem_layer_kv(const struct mem_model *m, const struct mem_opts *o, uint3
 	return sat_mul(sat_mul(per_cell, cells), batch);
 }
 
+/* The MLP width one token passes through: MoE tokens go through the experts they use. */
+static uint64_t token_ff(const struct mem_model *m)
+{
+	if (m->n_experts && m->n_experts_used)
+		return sat_mul(m->expert_ff ? m->expert_ff : m->ff, m->n_experts_used);
+	return m->ff;
+}
+
 /* Per-token activation elements live at once in one decoder block during a
  * forward: residual + norm + q/k/v/o + the gated MLP's three intermediates. */
 static uint64_t block_act_elems(const struct mem_model *m)
 {
 	uint64_t kvd = (uint64_t)m->n_kv_heads * (m->head_dim_k + m->head_dim_v);
-	uint64_t ff = m->ff;
-	if (m->n_experts && m->n_experts_used) /* each token goes through the experts it uses */
-		ff = sat_mul(m->expert_ff ? m->expert_ff : m->ff, m->n_experts_used);
-	return sat_add(sat_add(sat_mul(5, m->hidden), kvd), sat_mul(3, ff));
+	return sat_add(sat_add(sat_mul(5, m->hidden), kvd), sat_mul(3, token_ff(m)));
+}
+
+/* Bytes per token an RMSNorm computed in fp32 (as Hugging Face's) keeps for backward: the
+ * fp32 copy of its input, the normalised value and the output in the activation dtype, rstd. */
+static uint64_t norm_saved_per_token(uint64_t h, uint64_t a)
+{
+	return sat_add(sat_mul(h, sat_add(4, sat_mul(2, a))), 4);
 }
 
 static void inference(const struct mem_model *m, const struct mem_opts *o, struct mem_estimate *e)
@@ -150,10 +173,70 @@ static void inference(const struct mem_model *m, const struct mem_opts *o, struc
 	}
 }
 
+/* Bytes per token one decoder block keeps for backward in PyTorch (a Llama-style block as
+ * Hugging Face writes it, in the activation dtype of a bytes): each RMSNorm its fp32 copy of
+ * the input, the normalised value and the output, and rstd (fp32); q, k, v and the attention
+ * output as SDPA/flash attention saves them (K and V at the KV heads' width) with its fp32
+ * log-sum-exp per head; the gated MLP's gate, silu(gate), up and their product. */
+static uint64_t block_saved_per_token(const struct mem_model *m, uint64_t a)
+{
+	uint64_t h = m->hidden, ff = token_ff(m);
+	uint64_t qd = (uint64_t)m->n_heads * m->head_dim_k, od = (uint64_t)m->n_heads * m->head_dim_v;
+	uint64_t kd = (uint64_t)m->n_kv_heads * m->head_dim_k, vd = (uint64_t)m->n_kv_heads * m->head_dim_v;
+	if (!qd || !od) /* attention shape unknown: square projections */
+		qd = od = kd = vd = h;
+	uint64_t norms = sat_mul(2, norm_saved_per_token(h, a));
+	uint64_t attn = sat_add(sat_mul(a, sat_add(sat_add(qd, od), sat_add(kd, vd))), sat_mul(4, m->n_heads));
+	return sat_add(sat_add(norms, attn), sat_mul(sat_mul(4, a), ff));
+}
+
+/* Gradient bytes of a tensor held in weight_bytes: grads have dtype gb, weights wb per param. */
+static uint64_t grad_of(uint64_t weight_bytes, double wb, double gb)
+{
+	return from_double((double)weight_bytes * gb / wb);
+}
+
+/* The backward phase's peak: the lm_head's backward with every activation still stored, then
+ * block by block from the top (the block's activations, recomputed with checkpointing, while
+ * the gradients above it are done), then the embedding's backward with every other gradient
+ * done. In a block the peak is the MLP's product backward: the residual gradient, the
+ * product's gradient and both of its inputs' gradients. */
+static uint64_t backward_peak(const struct mem_model *m, const struct mem_opts *o, const struct mem_estimate *e,
+			      uint64_t held, uint64_t a, double wb, double gb)
+{
+	uint64_t T = sat_mul(o->context, o->batch), h = m->hidden, ff = token_ff(m);
+	uint64_t block = sat_mul(T, block_saved_per_token(m, a));
+	uint64_t kept = o->checkpointing ? sat_mul(sat_mul(T, a), h) : block; /* per block until its backward */
+	uint64_t inputs = sat_mul(T, 16);
+	uint64_t out_grad = grad_of(m->output_bytes ? m->output_bytes : m->embed_bytes, wb, gb);
+	uint64_t done = sat_add(out_grad, grad_of(m->other_bytes, wb, gb));
+	/* lm_head: the logits' gradient in, the final hidden's gradient and its own out (the
+	 * final norm's saved tensors go with its backward, before the blocks') */
+	uint64_t peak = sat_add(sat_add(held, e->activations),
+				sat_add(sat_mul(sat_mul(T, m->vocab), a), sat_add(sat_mul(sat_mul(T, h), a), out_grad)));
+	uint64_t down = m->n_experts ? 0 : grad_of(sat_mul(h, m->ff), 1, gb); /* done before the product */
+	uint64_t transient = sat_mul(T, sat_mul(a, sat_add(h, sat_mul(2, ff))));
+	for (uint32_t l = m->n_layers; l-- > 0;) {
+		uint64_t below = sat_add(sat_mul(kept, (uint64_t)l + 1), inputs);
+		uint64_t at = sat_add(sat_add(held, done), sat_add(below, sat_add(down, transient)));
+		if (o->checkpointing)
+			at = sat_add(at, block);
+		if (at > peak)
+			peak = at;
+		done = sat_add(done, grad_of(m->layers[l].weight_bytes, wb, gb));
+	}
+	/* embedding: its own gradient (for tied weights a second one, added into the lm_head's),
+	 * the gradient of its output, fp32 partial sums per token and the sorted indices */
+	uint64_t emb = sat_add(sat_add(held, done), sat_add(grad_of(m->embed_bytes, wb, gb),
+							   sat_mul(T, sat_add(sat_mul(a + 4, h), 24 + 16))));
+	return emb > peak ? emb : peak;
+}
+
 static void training(const struct mem_model *m, const struct mem_opts *o, struct mem_estimate *e)
 {
 	uint64_t P = m->params;
 	double wbytes = P ? (double)m->weight_bytes / (double)P : 2.0;
+	double gbytes = o->mixed_precision ? 2.0 : wbytes;
 	uint64_t state_bytes; /* bytes per optimizer state element */
 	if (o->mixed_precision) {
 		e->weights = sat_mul(P, 2);
@@ -165,28 +248,58 @@ static void training(const struct mem_model *m, const struct mem_opts *o, struct
 		e->gradients = from_double((double)P * wbytes);
 		state_bytes = (uint64_t)(wbytes + 0.5);
 	}
+	uint64_t temp = 0; /* the optimizer step's own temporaries */
 	switch (o->optimizer) {
 	case MEM_OPT_SGD: e->optimizer = sat_mul(P, state_bytes); break;  /* momentum */
 	case MEM_OPT_ADAFACTOR: /* factored second moment: rows + cols per matrix, kept in f32 */
 		e->optimizer = sat_mul(m->shapes_known || m->factored_elems ? m->factored_elems : P / 100, 4);
 		break;
-	default: e->optimizer = sat_mul(sat_mul(P, state_bytes), 2); break; /* m and v */
+	default: /* m and v; foreach Adam(W), PyTorch's default on CUDA, makes sqrt(v) whole */
+		e->optimizer = sat_mul(sat_mul(P, state_bytes), 2);
+		temp = sat_mul(P, state_bytes);
+		break;
 	}
 	e->rule_of_thumb = sat_mul(P, 16);
-	e->workspace = MEM_TORCH_WORKSPACE;
+	/* cuBLAS keeps one workspace per thread's handle: the forward's, and autograd's device
+	 * thread's for the backward */
+	e->workspace = sat_mul(MEM_TORCH_WORKSPACE, 2);
+	/* held through the whole step once the states exist */
+	uint64_t held = sat_add(sat_add(e->weights, e->master_weights), sat_add(e->optimizer, e->workspace));
+	e->phase_optimizer = sat_add(sat_add(held, e->gradients), temp);
 	e->act_known = m->hidden && m->n_layers;
 	if (!e->act_known)
 		return;
-	/* Korthikanti et al. 2022 with flash attention (no 5as/h term): 34 s b h L bytes in
-	 * 16-bit; full recomputation keeps each block's input (2 s b h L) plus one block
-	 * being recomputed. Logits in f32 and their gradient: 8 s b V. */
-	uint64_t sbh = sat_mul(sat_mul(o->context, o->batch), m->hidden);
-	uint64_t width = (o->mixed_precision || wbytes <= 2.0) ? 1 : 2;
-	uint64_t logits = sat_mul(sat_mul(sat_mul(o->context, o->batch), m->vocab), 8);
-	e->act_full = sat_add(sat_mul(sat_mul(sat_mul(sbh, m->n_layers), 34), width), logits);
-	e->act_checkpointed = sat_add(sat_add(sat_mul(sat_mul(sat_mul(sbh, m->n_layers), 2), width),
-					      sat_mul(sat_mul(sbh, 34), width)), logits);
+	/* activations in 16-bit unless the model trains in fp32 */
+	uint64_t a = (o->mixed_precision || wbytes <= 2.0) ? 2 : 4;
+	uint64_t T = sat_mul(o->context, o->batch), h = m->hidden, L = m->n_layers;
+	uint64_t rest = sat_add(sat_mul(T, norm_saved_per_token(h, a)), sat_mul(T, 16)); /* final norm, ids, labels */
+	e->act_full = sat_add(sat_mul(sat_mul(T, block_saved_per_token(m, a)), L), rest);
+	e->act_checkpointed = sat_add(sat_mul(sat_mul(sat_mul(T, a), h), L), rest); /* each block's input */
 	e->activations = o->checkpointing ? e->act_checkpointed : e->act_full;
+	/* the loss upcasts the logits: its log-softmax (kept), the loss's gradient of it and the
+	 * gradient of the upcast logits, all fp32 and alive at once in its backward */
+	e->logits = sat_mul(sat_mul(T, m->vocab), 12);
+	e->phase_forward = sat_add(sat_add(held, e->activations), sat_mul(sat_mul(T, m->vocab), a));
+	e->phase_loss = sat_add(sat_add(held, e->activations), e->logits);
+	e->phase_backward = backward_peak(m, o, e, held, a, wbytes, gbytes);
+	e->phases_known = true;
+}
+
+/* The step's peak and its phase (the first of equal ones); without the activations only the
+ * optimizer step is counted, and no phase is named. */
+static uint64_t peak_of_step(struct mem_estimate *e)
+{
+	const uint64_t at[] = {e->phase_forward, e->phase_loss, e->phase_backward, e->phase_optimizer};
+	uint64_t peak = e->phase_optimizer;
+	if (!e->phases_known)
+		return peak;
+	peak = 0;
+	for (int i = 0; i < 4; i++)
+		if (at[i] > peak || i == 0) {
+			peak = at[i];
+			e->peak_phase = (enum mem_phase)(MEM_PHASE_FORWARD + i);
+		}
+	return peak;
 }
 
 void mem_estimate(const struct mem_model *m, const struct mem_opts *o, struct mem_estimate *e)
@@ -196,6 +309,8 @@ void mem_estimate(const struct mem_model *m, const struct mem_opts *o, struct me
 	e->kv_known = m->attn_known;
 	if (o->train) {
 		training(m, o, e);
+		e->total = sat_add(peak_of_step(e), e->cuda_context);
+		return;
 	} else {
 		inference(m, o, e);
 		for (uint32_t l = 0; l < m->n_layers; l++) {

@@ -10,7 +10,7 @@
 
 #include "binfmt/gguf.h"
 #include "binfmt/safetensors.h"
-#include "util/rec_field.h"
+#include "util/field.h"
 
 struct mem_layer {
 	uint64_t weight_bytes; /* tensors of this block (exact when read from a file) */
@@ -46,7 +46,7 @@ struct mem_model {
 	char note[256];        /* what the loader had to assume, "" if nothing */
 };
 
-/* What `mem estimate` reports of a model, described once (util/rec_field.h; mem/fields.c):
+/* What `mem estimate` reports of a model, described once (util/field.h; mem/fields.c):
  * its "model" object, the text labels of its Model section. */
 enum mem_model_field {
 	MEM_MODEL_FORMAT, MEM_MODEL_ARCH, MEM_MODEL_DTYPE, MEM_MODEL_PARAMS, MEM_MODEL_PARAMS_EXACT,
@@ -55,7 +55,7 @@ enum mem_model_field {
 	MEM_MODEL_SWA_LAYERS, MEM_MODEL_MLA, MEM_MODEL_KV_LORA_RANK, MEM_MODEL_ROPE_DIM, MEM_MODEL_NOTE,
 	MEM_MODEL_FIELDS
 };
-extern const struct rec_field mem_model_fields[MEM_MODEL_FIELDS];
+extern const struct field_table mem_model_field_table;
 
 void mem_model_free(struct mem_model *m);
 /* Layers a model may have: more is a crafted or broken file (a tensor named

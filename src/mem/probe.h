@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "driver/cudrv.h"
-#include "util/rec_field.h"
+#include "util/field.h"
 
 #define MEM_PROBE_GRAIN (2ull << 20) /* the driver's large-page size; sizes step by it */
 #define MEM_PROBE_MAX_BLOCKS 64
@@ -26,14 +26,14 @@ struct mem_probe {
 	double held_ms;          /* wall time from the first allocation to the last free */
 };
 
-/* Described once (util/rec_field.h; mem/fields.c): each GPU's object of `mem probe` and the
+/* Described once (util/field.h; mem/fields.c): each GPU's object of `mem probe` and the
  * labels of its lines. */
 enum mem_probe_field {
 	MEM_PROBE_FREE, MEM_PROBE_TOTAL, MEM_PROBE_LIMIT, MEM_PROBE_LARGEST, MEM_PROBE_CAPPED,
 	MEM_PROBE_SMALLEST_FAILED, MEM_PROBE_IN_BLOCKS, MEM_PROBE_BLOCKS, MEM_PROBE_CALLS, MEM_PROBE_ELAPSED,
 	MEM_PROBE_FREE_AFTER, MEM_PROBE_FIELDS
 };
-extern const struct rec_field mem_probe_fields[MEM_PROBE_FIELDS];
+extern const struct field_table mem_probe_field_table;
 
 /* max_fraction in (0, 1]. CD_EDRIVER (err names the call) on a failure that is
  * not out-of-memory; blocks already taken are freed first. */
@@ -66,7 +66,7 @@ enum mem_demo_field {
 	MEM_DEMO_SEG_DRIVER_USED, MEM_DEMO_VMM, MEM_DEMO_VMM_MAPPED_AFTER, MEM_DEMO_VMM_DRIVER_USED,
 	MEM_DEMO_GRANULARITY, MEM_DEMO_FIELDS
 };
-extern const struct rec_field mem_demo_fields[MEM_DEMO_FIELDS];
+extern const struct field_table mem_demo_field_table;
 
 int mem_demo_run(const struct cudrv *d, CUdevice dev, uint64_t limit, struct mem_demo *m, char *err);
 

@@ -9,13 +9,14 @@
 #include "probe/paths.h"
 #include "probe/vertext.h"
 #include "util/file.h"
+#include "util/host_path.h"
 
 static void read_kmod(struct gpu_probe *p, const char *root)
 {
 	char path[PROBE_PATH], *text = NULL;
 	size_t len;
 
-	if (path_rooted(path, sizeof path, root, "/proc/driver/nvidia/version") != CD_OK ||
+	if (host_path(path, sizeof path, root, "/proc/driver/nvidia/version") != CD_OK ||
 	    file_read_text(path, 16 * 1024, &text, &len, NULL) != CD_OK)
 		return;
 	driver_mark(p, DF_KMOD);

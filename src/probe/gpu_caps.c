@@ -2,6 +2,7 @@
  * module's own /proc files with the kb's names first (no library at all), then NVML (its
  * init does not set up CUDA), libcuda's cuInit only where neither can say what CUDA would see. */
 #include "probe/gpu_caps.h"
+#include "util/host_path.h"
 #include "util/sort.h"
 
 #include <dirent.h>
@@ -163,7 +164,7 @@ static int cmp_name(const void *a, const void *b)
 
 /* One GPU of /proc/driver/nvidia/gpus/BUS: its model named in the kb (for the compute
  * capability), its UUID, and whether MIG instances exist on it (CUDA then shows those). */
-static bool proc_gpu(const char *root, const char *bus, struct nvml_gpu *g, bool *mig)
+static bool proc_gpu(const char *bus, struct nvml_gpu *g, bool *mig)
 {
 	char path[PROBE_PATH], rel[PROBE_PATH], minor[16] = "", *text = NULL;
 	const struct kb_gpu *k;
@@ -174,8 +175,8 @@ static bool proc_gpu(const char *root, const char *bus, struct nvml_gpu *g, bool
 
 	memset(g, 0, sizeof(*g));
 	*mig = false;
-	snprintf(rel, sizeof rel, "/driver/nvidia/gpus/%s/information", bus);
-	if (path_rooted(path, sizeof path, root, rel) != CD_OK || file_read_text(path, 16 * 1024, &text, &len, NULL) != CD_OK)
+	snprintf(rel, sizeof rel, "/proc/driver/nvidia/gpus/%s/information", bus);
+	if (host_path(path, sizeof path, NULL, rel) != CD_OK || file_read_text(path, 16 * 1024, &text, &len, NULL) != CD_OK)
 		return false;
 	if (!info_field(text, "Model", g->name, sizeof g->name) || !(k = kb_gpu_by_name(g->name)) || k->arch <= 0)
 		goto out;
@@ -184,8 +185,8 @@ static bool proc_gpu(const char *root, const char *bus, struct nvml_gpu *g, bool
 		g->uuid[0] = '\0';
 	if (!info_field(text, "Device Minor", minor, sizeof minor))
 		goto out;
-	snprintf(rel, sizeof rel, "/driver/nvidia/capabilities/gpu%s/mig", minor);
-	if (path_rooted(path, sizeof path, root, rel) == CD_OK && (d = opendir(path))) {
+	snprintf(rel, sizeof rel, "/proc/driver/nvidia/capabilities/gpu%s/mig", minor);
+	if (host_path(path, sizeof path, NULL, rel) == CD_OK && (d = opendir(path))) {
 		while ((e = readdir(d)))
 			if (strncmp(e->d_name, "gi", 2) == 0)
 				*mig = true;
@@ -197,13 +198,12 @@ out:
 	return ok;
 }
 
-/* The driver and the GPUs from the kernel module's /proc files (root: $CUDOCTOR_PROC_ROOT,
- * else /proc), each model's compute capability from the kb; only a version whose branch
- * the kb lists, so its CUDA version is known. Returns whether everything asked for is known;
+/* The driver and the GPUs from the kernel module's /proc files (under the host root), each
+ * model's compute capability from the kb; only a version whose branch the kb lists, so its
+ * CUDA version is known. Returns whether everything asked for is known;
  * on false p is left as it was. */
 static bool probe_proc(struct gpu_probe *p, bool want_gpus)
 {
-	const char *root = getenv("CUDOCTOR_PROC_ROOT");
 	char path[PROBE_PATH], version[32], *text = NULL, *names[GPU_CAPS_MAX], err[CD_ERRMSG];
 	struct nvml_gpu g[GPU_CAPS_MAX];
 	bool mig[GPU_CAPS_MAX], exact = false, open_module = false, ok = false;
@@ -213,16 +213,14 @@ static bool probe_proc(struct gpu_probe *p, bool want_gpus)
 	DIR *d = NULL;
 	struct dirent *e;
 
-	if (!root || !*root)
-		root = "/proc";
-	if (path_rooted(path, sizeof path, root, "/driver/nvidia/version") != CD_OK ||
+	if (host_path(path, sizeof path, NULL, "/proc/driver/nvidia/version") != CD_OK ||
 	    file_read_text(path, 16 * 1024, &text, &len, NULL) != CD_OK ||
 	    vt_proc_driver_version(text, len, version, sizeof version, &open_module) != CD_OK ||
 	    version_parse(version, &v) != CD_OK || kb_load(err) != CD_OK ||
 	    kb_driver_branch_of(&v, &b, &exact) != CD_OK || !exact || b->cuda.parts == 0)
 		goto out;
 	if (want_gpus) {
-		if (path_rooted(path, sizeof path, root, "/driver/nvidia/gpus") != CD_OK || !(d = opendir(path)))
+		if (host_path(path, sizeof path, NULL, "/proc/driver/nvidia/gpus") != CD_OK || !(d = opendir(path)))
 			goto out;
 		while ((e = readdir(d)) && n < GPU_CAPS_MAX)
 			if (e->d_name[0] != '.' && !(names[n++] = cd_strdup(e->d_name)))
@@ -231,7 +229,7 @@ static bool probe_proc(struct gpu_probe *p, bool want_gpus)
 			goto out; /* more GPUs than we hold, or none */
 		cd_qsort(names, n, sizeof(names[0]), cmp_name);
 		for (size_t i = 0; i < n; i++)
-			if (!proc_gpu(root, names[i], &g[i], &mig[i]))
+			if (!proc_gpu(names[i], &g[i], &mig[i]))
 				goto out;
 		if (!take_view(p, g, n, mig, false))
 			goto out;

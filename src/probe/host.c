@@ -9,8 +9,9 @@
 #include <unistd.h>
 
 #include "probe/host.h"
-#include "util/file.h"
 #include "util/err.h"
+#include "util/file.h"
+#include "util/host_path.h"
 
 #define SMALL_FILE (256 * 1024)
 
@@ -45,8 +46,7 @@ static char *read_small(const char *root, const char *path)
 	char full[4096], err[CD_ERRMSG];
 	char *text = NULL;
 
-	snprintf(full, sizeof full, "%s%s", root ? root : "", path);
-	if (file_read_text(full, SMALL_FILE, &text, NULL, err) != CD_OK)
+	if (host_path(full, sizeof full, root, path) != CD_OK || file_read_text(full, SMALL_FILE, &text, NULL, err) != CD_OK)
 		return NULL;
 	return text;
 }

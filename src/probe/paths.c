@@ -31,21 +31,6 @@ int path_join(char *out, size_t n, const char *a, const char *b)
 	return CD_OK;
 }
 
-int path_rooted(char *out, size_t n, const char *root, const char *abs)
-{
-	int w;
-
-	if (!root || !*root)
-		root = "";
-	w = snprintf(out, n, "%s%s", root, abs);
-	if (w < 0 || (size_t)w >= n) {
-		if (n)
-			out[0] = '\0';
-		return CD_EFORMAT;
-	}
-	return CD_OK;
-}
-
 bool path_real(const char *p, char *out)
 {
 	char tmp[PATH_MAX > PROBE_PATH ? PATH_MAX : PROBE_PATH];

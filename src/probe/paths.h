@@ -11,8 +11,6 @@
 
 /* out = a + "/" + b; CD_EFORMAT (out left empty) if it does not fit. */
 int path_join(char *out, size_t n, const char *a, const char *b);
-/* out = root + abs, for probes that look at fixed system paths under a test root. */
-int path_rooted(char *out, size_t n, const char *root, const char *abs);
 /* realpath(3) into out (PROBE_PATH bytes); false if it does not resolve. */
 bool path_real(const char *p, char *out);
 bool path_is_executable(const char *p);

@@ -10,13 +10,14 @@
 #include "probe/ldcache.h"
 #include "util/err.h"
 #include "util/file.h"
+#include "util/host_path.h"
 #include "util/str.h"
 
 static bool rooted_exists(const char *root, const char *abs)
 {
 	char p[PROBE_PATH];
 
-	return path_rooted(p, sizeof p, root, abs) == CD_OK && access(p, F_OK) == 0;
+	return host_path(p, sizeof p, root, abs) == CD_OK && access(p, F_OK) == 0;
 }
 
 static bool file_contains(const char *root, const char *abs, const char *needle)
@@ -25,7 +26,7 @@ static bool file_contains(const char *root, const char *abs, const char *needle)
 	size_t len;
 	bool found;
 
-	if (path_rooted(p, sizeof p, root, abs) != CD_OK || file_read_text(p, 64 * 1024, &text, &len, NULL) != CD_OK)
+	if (host_path(p, sizeof p, root, abs) != CD_OK || file_read_text(p, 64 * 1024, &text, &len, NULL) != CD_OK)
 		return false;
 	found = str_contains_ci(text, needle);
 	free(text);
@@ -61,7 +62,7 @@ static void add_node(struct platform_info *p, const char *root, const char *abs)
 		return;
 	n = &p->nodes[p->n_nodes++];
 	snprintf(n->path, sizeof n->path, "%s", abs);
-	if (path_rooted(full, sizeof full, root, abs) != CD_OK)
+	if (host_path(full, sizeof full, root, abs) != CD_OK)
 		return;
 	n->exists = access(full, F_OK) == 0;
 	n->accessible = n->exists && access(full, R_OK | W_OK) == 0;
@@ -86,7 +87,7 @@ static int probe_nodes(struct platform_info *p, const char *root)
 
 	add_node(p, root, "/dev/nvidiactl");
 	add_node(p, root, "/dev/nvidia-uvm");
-	if (path_rooted(dev, sizeof dev, root, "/dev") != CD_OK)
+	if (host_path(dev, sizeof dev, root, "/dev") != CD_OK)
 		return CD_OK;
 	if (dir_names(dev, is_gpu_node, NULL, &names, &n) != CD_OK)
 		return CD_ENOMEM;
@@ -116,14 +117,14 @@ static void probe_wsl(struct platform_info *p, const char *root)
 	if (!p->wsl)
 		return;
 	p->wsl_dxg = rooted_exists(root, "/dev/dxg");
-	if (path_rooted(lib, sizeof lib, root, "/usr/lib/wsl/lib") != CD_OK)
+	if (host_path(lib, sizeof lib, root, "/usr/lib/wsl/lib") != CD_OK)
 		return;
 	p->wsl_lib_dir = path_is_dir(lib);
 	if (path_join(so1, sizeof so1, lib, "libcuda.so.1") == CD_OK) {
 		p->wsl_libcuda1 = access(so1, F_OK) == 0;
 		p->wsl_libcuda1_symlink = path_is_symlink(so1);
 	}
-	if (path_rooted(cache, sizeof cache, root, "/etc/ld.so.cache") == CD_OK && ldcache_load(cache, &c, err) == CD_OK) {
+	if (host_path(cache, sizeof cache, root, "/etc/ld.so.cache") == CD_OK && ldcache_load(cache, &c, err) == CD_OK) {
 		for (size_t i = 0; i < c.n; i++) {
 			if (!ldcache_entry_native(&c.e[i]))
 				continue;

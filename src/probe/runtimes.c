@@ -12,6 +12,7 @@
 #include "probe/vertext.h"
 #include "util/err.h"
 #include "util/file.h"
+#include "util/host_path.h"
 #include "util/str.h"
 
 #define RANK_LDCACHE 1000
@@ -272,7 +273,7 @@ static void scan_ldcache(struct scan *s)
 	char cache_path[PROBE_PATH], err[CD_ERRMSG] = "";
 	struct ldcache c;
 
-	if (path_rooted(cache_path, sizeof cache_path, s->o->root, "/etc/ld.so.cache") != CD_OK)
+	if (host_path(cache_path, sizeof cache_path, s->o->root, "/etc/ld.so.cache") != CD_OK)
 		return;
 	if (ldcache_load(cache_path, &c, err) != CD_OK) {
 		snprintf(s->out->ldcache_error, sizeof s->out->ldcache_error, "%s", err);
@@ -286,7 +287,7 @@ static void scan_ldcache(struct scan *s)
 			continue;
 		snprintf(dir, sizeof dir, "%s", e->path);
 		path_parent(dir);
-		if (path_rooted(rooted, sizeof rooted, s->o->root, dir) != CD_OK)
+		if (host_path(rooted, sizeof rooted, s->o->root, dir) != CD_OK)
 			continue;
 		add_file(s, rooted, base_name(e->path), RANK_LDCACHE + (int)i, false);
 	}
@@ -311,7 +312,7 @@ static void scan_toolkits(struct scan *s)
 		for (size_t k = 0; env_roots[e] && *env_roots[e] && k < sizeof libdirs / sizeof libdirs[0]; k++)
 			if (path_join(dir, sizeof dir, env_roots[e], libdirs[k]) == CD_OK)
 				scan_dir(s, dir, -1, false);
-	if (path_rooted(usr_local, sizeof usr_local, s->o->root, "/usr/local") != CD_OK)
+	if (host_path(usr_local, sizeof usr_local, s->o->root, "/usr/local") != CD_OK)
 		return;
 	if (dir_names(usr_local, is_cuda_dir, NULL, &names, &n) != CD_OK) {
 		s->rc = CD_ENOMEM;

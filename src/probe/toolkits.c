@@ -12,6 +12,7 @@
 #include "probe/vertext.h"
 #include "util/err.h"
 #include "util/file.h"
+#include "util/host_path.h"
 #include "util/str.h"
 
 #define SMALL_FILE (256 * 1024)
@@ -200,7 +201,7 @@ static void add_system(struct finder *fd)
 	char **names;
 	size_t n;
 
-	if (path_rooted(usr_local, sizeof usr_local, fd->o->root, "/usr/local") != CD_OK)
+	if (host_path(usr_local, sizeof usr_local, fd->o->root, "/usr/local") != CD_OK)
 		return;
 	if (dir_names(usr_local, is_cuda_dir, NULL, &names, &n) != CD_OK) {
 		fd->rc = CD_ENOMEM;
@@ -214,7 +215,7 @@ static void add_system(struct finder *fd)
 			add_dir(fd, bin, TK_SYSTEM);
 	}
 	names_free(names, n);
-	if (path_rooted(bin, sizeof bin, fd->o->root, "/opt/cuda/bin") == CD_OK)
+	if (host_path(bin, sizeof bin, fd->o->root, "/opt/cuda/bin") == CD_OK)
 		add_dir(fd, bin, TK_SYSTEM);
 }
 

@@ -11,6 +11,7 @@
 #include "probe/paths.h"
 #include "probe/topology.h"
 #include "util/err.h"
+#include "util/host_path.h"
 #include "util/file.h"
 
 static void note_error(struct topo_probe *t, const char *call, const char *what)
@@ -74,12 +75,6 @@ bool topo_cpuset_parse(const char *text, struct topo_cpuset *out)
 
 /* ---- sysfs ---- */
 
-static const char *sysfs_root(const char *root)
-{
-	const char *env = getenv("CUDOCTOR_SYSFS");
-
-	return root ? root : env && *env ? env : "/sys";
-}
 
 static bool read_small(const char *path, char *buf, size_t len)
 {
@@ -182,48 +177,6 @@ static void process_cpus(struct topo_probe *t)
 				topo_cpuset_add(&t->process_cpus, c);
 	}
 	CPU_FREE(set);
-}
-
-/* Path components below "/devices/": "pci0000:00", "0000:00:01.0", ... */
-static size_t components(const char *path, const char *out[32], size_t lens[32])
-{
-	const char *p = strstr(path, "/devices/");
-	size_t n = 0;
-
-	if (!p)
-		return 0;
-	p += strlen("/devices/");
-	while (*p && n < 32) {
-		const char *e = strchr(p, '/');
-		size_t l = e ? (size_t)(e - p) : strlen(p);
-		out[n] = p;
-		lens[n++] = l;
-		if (!e)
-			break;
-		p = e + 1;
-	}
-	return n;
-}
-
-int topo_sysfs_level(const char *pa, const char *pb, bool same_numa)
-{
-	const char *ca[32], *cb[32];
-	size_t la[32], lb[32], na, nb, common = 0;
-
-	if (!pa || !pb || !pa[0] || !pb[0])
-		return -1;
-	na = components(pa, ca, la);
-	nb = components(pb, cb, lb);
-	if (na < 2 || nb < 2)
-		return -1;
-	while (common < na && common < nb && la[common] == lb[common] && memcmp(ca[common], cb[common], la[common]) == 0)
-		common++;
-	if (common == 0)
-		return same_numa ? NVML_TOPOLOGY_NODE : NVML_TOPOLOGY_SYSTEM;
-	if (common == 1)
-		return NVML_TOPOLOGY_HOSTBRIDGE;
-	size_t depth = (na > nb ? na : nb) - common;
-	return depth <= 2 ? NVML_TOPOLOGY_SINGLE : NVML_TOPOLOGY_MULTIPLE;
 }
 
 /* ---- NVML ---- */
@@ -361,7 +314,8 @@ static void order_gpus(struct topo_probe *t, const struct gpu_probe *p)
 int topo_probe_collect(struct topo_probe *t, const struct gpu_probe *p, const struct cudrv *cu,
 		       const struct nvml *nv, const char *root_arg, char *err)
 {
-	const char *root = sysfs_root(root_arg);
+	char sys[PROBE_PATH];
+	const char *root = root_arg ? root_arg : host_path(sys, sizeof sys, NULL, "/sys") == CD_OK ? sys : "/sys";
 	nvmlDevice_t handles[TOPO_MAX_GPUS] = { 0 };
 	bool nvml_up = false;
 	int rc = CD_OK;

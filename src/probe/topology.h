@@ -15,16 +15,11 @@
 
 /* From a collected GPU probe and the libraries it used (either may be NULL). GPUs in NVML
  * order (as nvidia-smi numbers them), then those only CUDA sees. sysfs_root: NULL for
- * $CUDOCTOR_SYSFS or /sys. Only running out of memory fails. */
+ * the host's /sys (under $CUDOCTOR_HOST_ROOT), else a directory that stands for /sys. Only running out of memory fails. */
 int topo_probe_collect(struct topo_probe *t, const struct gpu_probe *p, const struct cudrv *cu,
 		       const struct nvml *nv, const char *sysfs_root, char *err);
 void topo_probe_free(struct topo_probe *t);
 
 /* Parses a sysfs cpulist ("0-3,8,10-11"); false when malformed. */
 bool topo_cpuset_parse(const char *text, struct topo_cpuset *out);
-
-/* The PCIe relation of two devices from their sysfs paths, as NVML's levels:
- * SINGLE (one switch between them), MULTIPLE, HOSTBRIDGE, NODE (other host bridge,
- * same NUMA node) or SYSTEM; -1 when a path is unknown. */
-int topo_sysfs_level(const char *path_a, const char *path_b, bool same_numa);
 #endif

@@ -10,15 +10,16 @@
 #include "report/report.h"
 #include "report/report_internal.h"
 #include "util/err.h"
-#include "util/safetext.h"
 #include "util/str.h"
 #include "util/units.h"
 
-/* The first error stays; an out-of-memory is also the report's. */
+/* The first error stays; an out-of-memory or an internal error is also the report's. */
 void report_rec_fail(struct report_rec *w, int rc)
 {
 	if (rc == CD_ENOMEM && w->r)
 		w->r->oom = true;
+	if (rc == CD_EINTERNAL && w->r)
+		w->r->internal = true;
 	if (w->rc == CD_OK)
 		w->rc = rc;
 }
@@ -183,33 +184,25 @@ void report_rec_line(struct report_rec *w, const char *fmt, ...)
 	free(s);
 	if (rc != CD_OK)
 		report_rec_fail(w, rc);
-}
-
-/* A string as JSON; text from a damaged input that is not UTF-8 (which jansson refuses) goes
- * in as util/safetext.h makes it, instead of failing like no memory. */
-static json_t *string_json(const char *s)
-{
-	json_t *j = json_string(s);
-	char *safe;
-
-	if (j || !s)
-		return j;
-	safe = safe_text_dup(s, strlen(s), 4 * strlen(s) + 4, SAFE_TEXT_KEEP_NEWLINES);
-	j = safe ? json_string(safe) : NULL;
-	free(safe);
-	return j;
+	else
+		w->r->items[w->r->n_items - 1].command = w->commands;
 }
 
 static json_t *value_json(const struct report_value *v)
 {
 	switch (v->kind) {
 	case RV_NULL: return json_null();
-	case RV_STRING: return string_json(v->s);
+	case RV_STRING: return report_json_text(v->s);
 	case RV_INT:
 	case RV_BYTES: return json_integer((json_int_t)v->i);
 	case RV_BOOL: return json_boolean(v->b);
 	case RV_REAL: return json_real(v->d);
-	case RV_JSON: return v->j; /* stolen */
+	case RV_JSON: /* stolen; a tree built by hand gets its strings made safe here */
+		if (v->j && report_json_make_safe(v->j) != CD_OK) {
+			json_decref(v->j);
+			return NULL;
+		}
+		return v->j;
 	}
 	return NULL;
 }
@@ -314,7 +307,8 @@ static void field(struct report_rec *w, const char *label, const char *key,
 	}
 	if (keep && (!j || json_object_set_new(w->json, key, j) != 0)) {
 		free(text);
-		report_rec_fail(w, CD_ENOMEM);
+		/* strings are safe text, so a value refused is a bug (or a value given as NULL) */
+		report_rec_fail(w, j ? CD_ENOMEM : CD_EINTERNAL);
 		return;
 	}
 	if (!label || w->text == REPORT_TEXT_NONE)
@@ -393,7 +387,7 @@ static json_t *list_json(const struct field_value *v, enum field_kind kind)
 			snprintf(num, sizeof num, "%.*s", (int)(n < sizeof num ? n : sizeof num - 1), item);
 			e = json_integer(strtoll(num, NULL, 10));
 		} else {
-			e = json_stringn(item, n);
+			e = report_json_textn(item, n);
 		}
 		if (json_array_append_new(a, e) != 0) {
 			json_decref(a);
@@ -407,6 +401,7 @@ static struct report_value field_rv(const struct field *f, const struct field_va
 {
 	switch (v->kind) {
 	case FV_INT: return rv_int(v->i);
+	case FV_REAL: return rv_real(v->d);
 	case FV_BOOL: return rv_bool(v->b);
 	case FV_STR: return rv_str(v->s);
 	case FV_LIST: return rv_json(list_json(v, f->kind));
@@ -450,11 +445,12 @@ static int keep_fact(struct report *r, const struct field_table *t, const void *
 		const struct field *f = &t->fields[i];
 		bool known = field_value_of(t, f, obj, &v);
 
-		fc->num[i] = !known ? NAN : v.kind == FV_INT ? (double)v.i : v.kind == FV_BOOL ? (double)v.b : NAN;
+		fc->num[i] = !known ? NAN : v.kind == FV_INT ? (double)v.i : v.kind == FV_REAL ? v.d
+			   : v.kind == FV_BOOL ? (double)v.b : NAN;
 		if (!f->prom_label || !known)
 			continue;
 		if (v.kind == FV_STR)
-			fc->label[i] = cd_strdup(v.s);
+			fc->label[i] = report_text_take(cd_strdup(v.s));
 		else if (v.kind == FV_INT)
 			fc->label[i] = cd_asprintf("%lld", v.i);
 		else
@@ -465,33 +461,74 @@ static int keep_fact(struct report *r, const struct field_table *t, const void *
 	return CD_OK;
 }
 
-void report_fields(struct report_rec *w, const struct field_table *t, const void *obj, unsigned view)
+/* Field f of obj under label (NULL: no text) and key (NULL: no JSON): the value's JSON (null
+ * when unknown) and its text, or the unknown text; an unknown FIELD_OMIT field is left out. */
+static void put_field(struct report_rec *w, const struct field_table *t, const struct field *f, const void *obj,
+		      const char *label, const char *key)
 {
 	bool row = w->text == REPORT_TEXT_ROW;
 	char buf[8192];
+	struct field_value v;
+	const char *text = NULL;
+
+	if (!field_value_of(t, f, obj, &v) && (f->flags & FIELD_OMIT))
+		return;
+	if (label) {
+		text = field_text(t, f, obj, buf, sizeof buf);
+		if ((f->flags & FIELD_QUIET) && field_value_empty(&v))
+			text = row ? "" : NULL;
+		if (!text && row)
+			text = "-";
+		if (!text)
+			label = NULL;
+	}
+	if (label || key)
+		report_fieldf(w, label, key, field_rv(f, &v), "%s", text ? text : "");
+}
+
+void report_fields(struct report_rec *w, const struct field_table *t, const void *obj, unsigned view)
+{
 	int rc;
 
 	for (size_t i = 0; i < t->n && w->rc == CD_OK; i++) {
 		const struct field *f = &t->fields[i];
-		struct field_value v;
-		const char *label = f->label && (f->views & view) ? f->label : NULL, *text = NULL;
 
-		field_value_of(t, f, obj, &v);
-		if (label) {
-			text = field_text(t, f, obj, buf, sizeof buf);
-			if ((f->flags & FIELD_QUIET) && field_value_empty(&v))
-				text = row ? "" : NULL;
-			if (!text && row)
-				text = "-";
-			if (!text)
-				label = NULL;
-		}
-		if (!label && !f->key)
-			continue;
-		report_fieldf(w, label, f->key, field_rv(f, &v), "%s", text ? text : "");
+		put_field(w, t, f, obj, f->label && (f->views & view) ? f->label : NULL, f->key);
 	}
 	if (w->rc == CD_OK && w->json && has_metrics(t) && (rc = keep_fact(w->r, t, obj)) != CD_OK)
 		report_rec_fail(w, rc);
+}
+
+void report_one_field(struct report_rec *w, const struct field_table *t, size_t i, const void *obj)
+{
+	put_field(w, t, &t->fields[i], obj, t->fields[i].label, t->fields[i].key);
+}
+
+void report_one_field_as(struct report_rec *w, const char *label, const char *key, const struct field_table *t,
+			 size_t i, const void *obj)
+{
+	put_field(w, t, &t->fields[i], obj, label, key);
+}
+
+void report_one_json(struct report_rec *w, const struct field_table *t, size_t i, const void *obj)
+{
+	put_field(w, t, &t->fields[i], obj, NULL, t->fields[i].key);
+}
+
+void report_one_fieldf(struct report_rec *w, const struct field_table *t, size_t i, const void *obj,
+		       const char *fmt, ...)
+{
+	const struct field *f = &t->fields[i];
+	struct field_value v;
+	va_list ap;
+
+	if (!field_value_of(t, f, obj, &v)) {
+		put_field(w, t, f, obj, f->label, f->key);
+		return;
+	}
+	va_start(ap, fmt);
+	report_vfieldf(w, f->label, f->key, field_rv(f, &v), fmt, ap);
+	va_end(ap);
 }
 
 size_t report_fields_headers(const struct field_table *t, unsigned view, const char **headers, size_t max)

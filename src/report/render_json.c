@@ -84,8 +84,8 @@ int render_report(const struct report *r, const struct render_opts *o, FILE *out
 		break;
 	}
 	root = report_to_json(r);
-	if (!root)
-		return CD_ENOMEM;
+	if (!root) /* every string is safe text: a refusal is a bug, not a lack of memory */
+		return CD_EINTERNAL;
 	rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	fputc('\n', out);
 	json_decref(root);

@@ -281,7 +281,10 @@ int render_text(const struct report *r, const struct render_opts *o, FILE *out)
 				text_kv(it, width, out, o);
 				break;
 			case ITEM_LINE:
-				put_wrapped(out, o, "  ", 2, "", it->a, "", 4);
+				if (it->command) /* a command stays whole, to be copied */
+					fprintf(out, "  %s\n", it->a);
+				else
+					put_wrapped(out, o, "  ", 2, "", it->a, "", 4);
 				break;
 			case ITEM_TABLE:
 				text_table(it, out, o);
@@ -591,7 +594,10 @@ int render_markdown(const struct report *r, const struct render_opts *o, FILE *o
 			in_list = true;
 			break;
 		case ITEM_LINE:
-			md_text(it->a, false, out);
+			if (it->command) /* one code span: copied whole */
+				md_code_n(it->a, strlen(it->a), false, out);
+			else
+				md_text(it->a, false, out);
 			fputs("\n\n", out);
 			break;
 		case ITEM_TABLE:

@@ -1,16 +1,95 @@
-/* Building a report: findings and text sections owned by the report, freed together. */
+/* Building a report: findings and text sections owned by the report, freed together, every
+ * string of them safe text. */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/report.h"
 #include "report/report_internal.h"
 #include "util/err.h"
+#include "util/safetext.h"
 #include "util/str.h"
+
+/* Text of the report keeps its line breaks and tabs (a why of several lines, a table cell);
+ * everything else that a terminal acts on is shown, never sent. */
+#define REPORT_SAFE SAFE_TEXT_KEEP_NEWLINES
+
+char *report_text_take(char *s)
+{
+	char *safe;
+	size_t n;
+
+	if (!s)
+		return NULL;
+	n = strlen(s);
+	if (safe_text_is_clean(s, n, REPORT_SAFE))
+		return s;
+	safe = safe_text_dup(s, n, SIZE_MAX, REPORT_SAFE);
+	free(s);
+	return safe;
+}
+
+json_t *report_json_textn(const char *s, size_t n)
+{
+	json_t *j;
+	char *safe;
+
+	if (!s)
+		return json_null();
+	if (safe_text_is_clean(s, n, REPORT_SAFE))
+		return json_stringn(s, n);
+	if (!(safe = safe_text_dup(s, n, SIZE_MAX, REPORT_SAFE)))
+		return NULL;
+	j = json_string(safe);
+	free(safe);
+	return j;
+}
+
+json_t *report_json_text(const char *s)
+{
+	return report_json_textn(s, s ? strlen(s) : 0);
+}
+
+int report_json_make_safe(json_t *j)
+{
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	if (json_is_string(j)) {
+		const char *s = json_string_value(j);
+		size_t n = json_string_length(j);
+		char *safe;
+		int bad;
+
+		if (safe_text_is_clean(s, n, REPORT_SAFE))
+			return CD_OK;
+		if (!(safe = safe_text_dup(s, n, SIZE_MAX, REPORT_SAFE)))
+			return CD_ENOMEM;
+		bad = json_string_set(j, safe);
+		free(safe);
+		return bad ? CD_ENOMEM : CD_OK;
+	}
+	if (json_is_array(j))
+		json_array_foreach(j, i, v)
+			if (report_json_make_safe(v) != CD_OK)
+				return CD_ENOMEM;
+	if (json_is_object(j))
+		json_object_foreach(j, key, v)
+			if (report_json_make_safe(v) != CD_OK)
+				return CD_ENOMEM;
+	return CD_OK;
+}
 
 int report_set_header(struct report *r, json_t *header)
 {
 	if (!header) {
+		r->internal = true;
+		return CD_EINTERNAL;
+	}
+	if (report_json_make_safe(header) != CD_OK) {
+		json_decref(header);
 		r->oom = true;
 		return CD_ENOMEM;
 	}
@@ -94,10 +173,10 @@ struct finding *report_add_finding(struct report *r, enum severity sev, const ch
 	f = &r->findings[r->n_findings];
 	memset(f, 0, sizeof(*f));
 	f->severity = sev;
-	f->id = cd_strdup(id);
-	f->subject = cd_strdup(subject ? subject : "");
+	f->id = report_text_take(cd_strdup(id));
+	f->subject = report_text_take(cd_strdup(subject ? subject : ""));
 	va_start(ap, title_fmt);
-	f->title = cd_vasprintf(title_fmt, ap);
+	f->title = report_text_take(cd_vasprintf(title_fmt, ap));
 	va_end(ap);
 	if (!f->id || !f->subject || !f->title) {
 		free(f->id);
@@ -131,7 +210,7 @@ static int strv_push(char ***v, size_t *n, char *s)
 /* evidence[] and fix[] grow the same way; f == NULL (an earlier OOM) is passed through. */
 static int finding_push(struct finding *f, char ***v, size_t *n, const char *fmt, va_list ap)
 {
-	return f ? strv_push(v, n, cd_vasprintf(fmt, ap)) : CD_ENOMEM;
+	return f ? strv_push(v, n, report_text_take(cd_vasprintf(fmt, ap))) : CD_ENOMEM;
 }
 
 int finding_evidence(struct finding *f, const char *fmt, ...)
@@ -164,7 +243,7 @@ int finding_why(struct finding *f, const char *fmt, ...)
 	if (!f)
 		return CD_ENOMEM;
 	va_start(ap, fmt);
-	s = cd_vasprintf(fmt, ap);
+	s = report_text_take(cd_vasprintf(fmt, ap));
 	va_end(ap);
 	if (!s)
 		return CD_ENOMEM;
@@ -249,6 +328,9 @@ static int push_text(struct report *r, enum report_item_kind kind, char *a, char
 {
 	struct report_item *it;
 
+	a = report_text_take(a);
+	if (kind != ITEM_FIGURE) /* a figure's SVG is drawn here, from numbers */
+		b = report_text_take(b);
 	if (!a || ((kind == ITEM_KV || kind == ITEM_FIGURE) && !b))
 		goto oom;
 	it = push_item(r, kind);
@@ -317,7 +399,7 @@ int report_answer(struct report *r, const char *fmt, ...)
 	char *s, **p;
 
 	va_start(ap, fmt);
-	s = cd_vasprintf(fmt, ap);
+	s = report_text_take(cd_vasprintf(fmt, ap));
 	va_end(ap);
 	p = s ? realloc(r->answer, (r->n_answer + 1) * sizeof(*p)) : NULL;
 	if (!p) {
@@ -369,7 +451,7 @@ static int table_add_row(struct report *r, struct report_item *t, const char *co
 		goto oom;
 	t->cells = p;
 	for (size_t c = 0; c < t->ncols; c++) {
-		p[base + c] = cd_strdup(cells[c] ? cells[c] : "");
+		p[base + c] = report_text_take(cd_strdup(cells[c] ? cells[c] : ""));
 		if (!p[base + c]) {
 			while (c--)
 				free(p[base + c]);
@@ -413,7 +495,7 @@ int report_table_row_take_at(struct report *r, size_t item, char **cells)
 	if (p)
 		t->cells = p;
 	for (size_t c = 0; rc == CD_OK && c < ncols; c++) {
-		p[base + c] = cells[c] ? cells[c] : cd_strdup("");
+		p[base + c] = cells[c] ? report_text_take(cells[c]) : cd_strdup("");
 		cells[c] = NULL;
 		if (!p[base + c]) {
 			while (c--)
@@ -449,7 +531,11 @@ int report_figure(struct report *r, const char *caption, const char *svg)
 
 int report_json_set(struct report *r, const char *key, json_t *value)
 {
-	if (!value || json_object_set_new(r->data, key, value) != 0) {
+	if (!value) {
+		r->internal = true;
+		return CD_EINTERNAL;
+	}
+	if (report_json_make_safe(value) != CD_OK || json_object_set_new(r->data, key, value) != 0) {
 		r->oom = true;
 		return CD_ENOMEM;
 	}

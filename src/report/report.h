@@ -9,7 +9,6 @@
 #include <stddef.h>
 
 #include "util/field.h"
-#include "util/rec_field.h"
 
 enum severity { SEV_OK = 0, SEV_INFO = 1, SEV_WARN = 2, SEV_ERROR = 3 };
 
@@ -38,7 +37,8 @@ struct report_item {
 	size_t ncols;   /* table: columns */
 	size_t nrows;   /* table: rows including the header row */
 	char **cells;   /* table: row-major, nrows * ncols */
-	bool command;   /* kv: the value is a command to copy, printed whole, never wrapped */
+	bool command;   /* kv, line: the value (a line: the text) is a command to copy, printed
+			 * whole, never wrapped; a code span in Markdown */
 };
 
 /* One record written from a field table (report_fields) whose table has metrics: its
@@ -57,6 +57,8 @@ struct report {
 	struct report_item *items;
 	size_t n_items, cap_items;
 	bool oom;                  /* some add failed for lack of memory */
+	bool internal;             /* a JSON value came back NULL where no memory ran out: a bug
+				    * (every string is safe text, so none can be refused) */
 	int exit_override;         /* -1: exit code from findings; else this code */
 	bool self_rendered;        /* the command printed its own stdout (arch --cuobjdump): render nothing */
 	char **answer;             /* the essential answer: what -q prints, alone (report_answer) */
@@ -134,8 +136,29 @@ struct report_anon {
  * value of every JSON key that holds a serial number by "anon". CD_OK or CD_ENOMEM. */
 int report_anonymize(struct report *r, const struct report_anon *a);
 
-/* JSON helpers that record OOM in r instead of failing silently. */
-int report_json_set(struct report *r, const char *key, json_t *value); /* steals value */
+/* ---- Text from inputs ----
+ *
+ * Every string the report stores (findings, sections, lines, cells, answers) and every
+ * string of its JSON is safe text (util/safetext.h, newlines and tabs kept): valid UTF-8,
+ * control bytes and bidirectional overrides shown as \xNN / \uNNNN. The report makes it so
+ * where it takes a string, so no caller can forget and the JSON library never refuses one.
+ * Object keys are the callers' own names and are left as they are. */
+
+/* s itself when it is safe text, else a safe copy (s freed); NULL: s was NULL or memory
+ * ran out. */
+char *report_text_take(char *s);
+/* s (n bytes) as a JSON string of safe text; NULL s: JSON null. NULL only when out of
+ * memory. */
+json_t *report_json_text(const char *s);
+json_t *report_json_textn(const char *s, size_t n);
+/* Every string value in j, however deep, made safe text in place (a tree built by hand, or
+ * read from a report). CD_OK or CD_ENOMEM. */
+int report_json_make_safe(json_t *j);
+
+/* Sets one of the command's top-level keys (steals value; its strings made safe text). A
+ * NULL value is a value the JSON library would not make: kept in r->internal as a bug, and
+ * CD_EINTERNAL. */
+int report_json_set(struct report *r, const char *key, json_t *value);
 
 /* ---- Describing a thing once: records ----
  *
@@ -210,7 +233,8 @@ static inline struct report_value rv_bytes(unsigned long long bytes)
 {
 	return (struct report_value){ .kind = RV_BYTES, .i = (long long)bytes };
 }
-/* Steals j (an array or object built by the caller); NULL means its allocation failed. */
+/* Steals j (an array or object built by the caller; its strings are made safe text). NULL,
+ * a value the JSON library would not make, is the record's CD_EINTERNAL. */
 static inline struct report_value rv_json(json_t *j)
 {
 	return (struct report_value){ .kind = RV_JSON, .j = j };
@@ -243,7 +267,8 @@ void report_rec_array(struct report_rec *parent, const char *key, struct report_
  * parent's key (key NULL: text only). */
 void report_rec_table(struct report_rec *parent, const char *key, size_t ncols,
 		      const char *const headers[], struct report_rec *table);
-/* From here on, w's key/value fields are commands to copy (on) or plain values (off). */
+/* From here on, w's key/value fields and free lines are commands to copy (on) or plain
+ * text (off). */
 void report_rec_commands(struct report_rec *w, bool on);
 /* One object of list (a record of report_rec_array or report_rec_table). */
 void report_rec_item(struct report_rec *list, struct report_rec *item);
@@ -292,25 +317,20 @@ size_t report_fields_headers(const struct field_table *t, unsigned view, const c
  * when out of memory. */
 json_t *report_fields_json(const struct field_table *t, const void *obj);
 
+/* One field of t (t->fields[i]) of obj, whatever the view: its key and label as report_fields
+ * writes them (report_one_field), its JSON alone where the text shows it elsewhere or not at
+ * all (report_one_json), under another label and key, NULL for none (report_one_field_as: a
+ * table whose rows are the fields of one object puts the field's label in one cell and its
+ * value in another), or with the caller's sentence around the value as its text when known
+ * (report_one_fieldf; unknown, it is what report_one_field writes). */
+void report_one_field(struct report_rec *w, const struct field_table *t, size_t i, const void *obj);
+void report_one_json(struct report_rec *w, const struct field_table *t, size_t i, const void *obj);
+void report_one_field_as(struct report_rec *w, const char *label, const char *key, const struct field_table *t,
+			 size_t i, const void *obj);
+void report_one_fieldf(struct report_rec *w, const struct field_table *t, size_t i, const void *obj,
+		       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 /* Ends w (a row is added to its table here); returns w's first error, else CD_OK. */
 int report_rec_end(struct report_rec *w) __attribute__((warn_unused_result));
-
-/* ---- A struct's fields from its field table (util/rec_field.h) ----
- *
- * Each writes the field's key and label as report_field does, with the value read from obj
- * through the table entry. A field that is not valid is what the entry's absent says: JSON
- * null and its unknown text, JSON null alone, or left out. The text of a valid one is the
- * value's own form after its unit (report_struct_field) or the caller's sentence around it
- * (report_struct_fieldf). */
-void report_struct_fields(struct report_rec *w, const struct rec_field *table, size_t n, const void *obj);
-void report_struct_field(struct report_rec *w, const struct rec_field *f, const void *obj);
-void report_struct_fieldf(struct report_rec *w, const struct rec_field *f, const void *obj, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-/* The field's JSON alone (where the text shows it elsewhere, or not at all). */
-void report_struct_json(struct report_rec *w, const struct rec_field *f, const void *obj);
-/* The field's value under another label and key (NULL: none): a table whose rows are the
- * fields of one object puts the entry's label in one cell and its value in another. */
-void report_struct_field_as(struct report_rec *w, const char *label, const char *key, const struct rec_field *f,
-			    const void *obj);
 
 #endif

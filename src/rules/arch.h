@@ -72,6 +72,19 @@ void arch_driver_complete(struct arch_driver *d);
  * CUDA sees when t names none. */
 void arch_target_add_probe(struct arch_target *t, const struct gpu_probe *p);
 
+/* arch_target.c: what arch and explain judge against, read from their options. */
+/* --gpu SPEC through kb (sm_89, 8.9, 89, sm_90a, "RTX 4060 Ti", H200) -> cc,
+ * and a label naming the product when SPEC named one. */
+int arch_parse_gpu_spec(const char *spec, unsigned *cc, char *label, size_t label_cap, char *err);
+/* --driver VERSION: a driver ("550.54.14") or a CUDA version ("12.4"). */
+int arch_driver_from_text(const char *text, struct arch_driver *d, char *err);
+/* One --gpu SPEC (repeatable) or --driver VER onto t: how arch and explain both read them. */
+int arch_target_gpu_option(struct arch_target *t, const char *spec, char *err);
+int arch_target_driver_option(struct arch_target *t, const char *text, char *err);
+/* After arch_target_add_probe left t without a GPU: the sentence that says why, from the
+ * driver facts p (libcuda missing, cuInit failed, or no device visible). */
+void arch_target_none_why(const struct gpu_probe *p, char *why, size_t why_cap);
+
 /* The header facts of image im as compat.c reads them. */
 void arch_compat_image(const struct dc_image *im, struct compat_image *out);
 

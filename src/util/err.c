@@ -18,6 +18,7 @@ const char *cd_strerror(int status)
 	case CD_EUNSUPPORTED: return "unsupported";
 	case CD_EDRIVER: return "driver call failed";
 	case CD_ETIMEOUT: return "timed out";
+	case CD_EINTERNAL: return "internal error";
 	}
 	return "unknown error";
 }

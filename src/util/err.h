@@ -13,6 +13,7 @@ enum cd_status {
 	CD_EUNSUPPORTED = -6, /* well-formed, but a variant we do not handle */
 	CD_EDRIVER = -7,      /* an NVIDIA library call failed */
 	CD_ETIMEOUT = -8,     /* a helper program did not finish within its time limit */
+	CD_EINTERNAL = -9,    /* cudoctor's own bug: a value its libraries refused (a JSON string) */
 };
 
 #define CD_ERRMSG 256

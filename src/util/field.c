@@ -17,12 +17,31 @@ static bool bit_set(const struct field_table *t, const struct field *f, const vo
 	return (bits[f->valid / 64] >> (f->valid % 64)) & 1ULL;
 }
 
+/* The bool at .flag of a FIELD_IF_FLAG field. */
+static bool flag_set(const struct field *f, const void *obj)
+{
+	bool b;
+
+	if (!(f->flags & FIELD_IF_FLAG))
+		return true;
+	memcpy(&b, (const char *)obj + f->flag, sizeof b);
+	return b;
+}
+
 static void set_int(struct field_value *v, const struct field *f, long long i)
 {
-	if ((f->flags & FIELD_NEG_UNKNOWN) && i < 0)
+	if (((f->flags & FIELD_NEG_UNKNOWN) && i < 0) || ((f->flags & FIELD_ZERO_UNKNOWN) && i == 0))
 		return;
 	v->kind = FV_INT;
 	v->i = i;
+}
+
+static void set_str(struct field_value *v, const struct field *f, const char *s)
+{
+	if (!s || ((f->flags & FIELD_ZERO_UNKNOWN) && !*s))
+		return;
+	v->kind = FV_STR;
+	v->s = s;
 }
 
 bool field_value_of(const struct field_table *t, const struct field *f, const void *obj, struct field_value *v)
@@ -32,7 +51,7 @@ bool field_value_of(const struct field_table *t, const struct field *f, const vo
 	v->kind = FV_NULL;
 	v->s = NULL;
 	v->seps = NULL;
-	if (!bit_set(t, f, obj))
+	if (!bit_set(t, f, obj) || !flag_set(f, obj))
 		return false;
 	switch (f->kind) {
 	case FK_LLONG: {
@@ -61,13 +80,11 @@ bool field_value_of(const struct field_table *t, const struct field *f, const vo
 	}
 	case FK_BOOL:
 		memcpy(&v->b, at, sizeof v->b);
-		v->kind = FV_BOOL;
+		v->kind = (f->flags & FIELD_ZERO_UNKNOWN) && !v->b ? FV_NULL : FV_BOOL;
 		break;
 	case FK_CHARS:
-		if (*at) {
-			v->kind = FV_STR;
-			v->s = at;
-		}
+		if (*at || (f->flags & FIELD_EMPTY_KNOWN))
+			set_str(v, f, at);
 		break;
 	case FK_CSTR: {
 		const char *s;
@@ -96,6 +113,21 @@ bool field_value_of(const struct field_table *t, const struct field *f, const vo
 	case FK_CALC:
 		if (!f->get || !f->get(obj, v))
 			v->kind = FV_NULL;
+		break;
+	case FK_DOUBLE:
+		memcpy(&v->d, at, sizeof v->d);
+		if (!((f->flags & FIELD_NEG_UNKNOWN) && v->d < 0) && !((f->flags & FIELD_ZERO_UNKNOWN) && v->d == 0))
+			v->kind = FV_REAL;
+		break;
+	case FK_NAMED: {
+		int x;
+		memcpy(&x, at, sizeof x);
+		if (!((f->flags & FIELD_NEG_UNKNOWN) && x < 0) && !((f->flags & FIELD_ZERO_UNKNOWN) && x == 0))
+			set_str(v, f, f->name ? f->name(x) : NULL);
+		break;
+	}
+	case FK_TEXT:
+		set_str(v, f, f->string ? f->string(obj, v->buf, sizeof v->buf) : NULL);
 		break;
 	}
 	return v->kind != FV_NULL;
@@ -130,7 +162,15 @@ static void unit_text(const struct field *f, long long i, char *buf, size_t len)
 {
 	switch (f->unit) {
 	case FU_BYTES:
-		units_fmt_bytes(i < 0 ? 0 : (uint64_t)i, buf, len);
+		if (i < 0 && len > 1) { /* a difference of sizes: -512 MiB */
+			buf[0] = '-';
+			units_fmt_bytes((uint64_t)0 - (uint64_t)i, buf + 1, len - 1);
+		} else {
+			units_fmt_bytes((uint64_t)i, buf, len);
+		}
+		break;
+	case FU_YESNO:
+		snprintf(buf, len, "%s", i ? "yes" : "no");
 		break;
 	case FU_KHZ:
 		snprintf(buf, len, "%lld MHz", i / 1000);
@@ -178,6 +218,9 @@ const char *field_text(const struct field_table *t, const struct field *f, const
 	case FV_STR:
 		snprintf(buf, len, "%s", v.s);
 		break;
+	case FV_REAL:
+		snprintf(buf, len, "%g", v.d);
+		break;
 	case FV_LIST:
 		if (f->kind == FK_DIMS)
 			used = (size_t)snprintf(buf, len, "(");
@@ -203,6 +246,7 @@ bool field_value_empty(const struct field_value *v)
 	switch (v->kind) {
 	case FV_NULL: return true;
 	case FV_INT: return v->i == 0;
+	case FV_REAL: return v->d == 0;
 	case FV_BOOL: return !v->b;
 	case FV_STR: return !v->s || !*v->s;
 	case FV_LIST:

@@ -12,8 +12,11 @@
  *     };
  *     const struct field_table gpu_field_table = { "gpus[]", gpu_info_fields, 2, offsetof(struct gpu_info, valid) };
  *
- * A field is known when its validity bit is set (valid >= 0) and its kind's own test passes:
- * a string is not "", a pointer not NULL, a FIELD_NEG_UNKNOWN number not negative. */
+ * A field is known when its validity bit is set (valid >= 0), the bool at .flag is true for a
+ * FIELD_IF_FLAG field, and its kind's own test passes: a string is not "" (unless
+ * FIELD_EMPTY_KNOWN), a pointer not NULL, a named number has a name, a FIELD_NEG_UNKNOWN
+ * number is not negative, a FIELD_ZERO_UNKNOWN value not 0. What an unknown field becomes:
+ * JSON null and the .unknown text (no text line without one), or nothing at all (FIELD_OMIT). */
 #ifndef CUDOCTOR_UTIL_FIELD_H
 #define CUDOCTOR_UTIL_FIELD_H
 
@@ -32,6 +35,9 @@ enum field_kind {
 	FK_WORDS,   /* char[]: items separated by blanks; JSON an array of strings, known even empty */
 	FK_ITEMS,   /* char[]: items separated by ';' (blanks around them dropped); as FK_WORDS */
 	FK_CALC,    /* computed from the whole struct by the field's get() */
+	FK_DOUBLE,  /* double: JSON a real, text "%g" */
+	FK_NAMED,   /* int that .name turns into a word ("up", "PIX"); unknown when it has none */
+	FK_TEXT,    /* a string .string makes from the whole struct; unknown when NULL ("" is a value) */
 };
 
 enum field_unit {
@@ -42,26 +48,33 @@ enum field_unit {
 	FU_MW,      /* text in watts, "75.5 W" */
 	FU_CELSIUS, /* text "61 C" */
 	FU_BITS,    /* text "5120 bits" */
+	FU_YESNO,   /* a number that is a flag: text yes/no, JSON the number */
 };
 
 /* Views: which text shows a field. A command writes a struct in one view. */
 #define FIELD_BRIEF 0x1u /* the short listing: doctor's driver section and GPU table */
 #define FIELD_FULL 0x2u  /* every fact: devices */
+#define FIELD_ALL (FIELD_BRIEF | FIELD_FULL) /* a field every view shows */
 
 /* flags */
 #define FIELD_NEG_UNKNOWN 0x1u /* a negative number is unknown (an ordinal or an id of -1) */
 #define FIELD_QUIET 0x2u       /* no text line for false, 0, "" or an empty list (JSON as usual) */
 #define FIELD_ON_OFF 0x4u      /* a bool's text is "on"/"off", not "yes"/"no" */
 #define FIELD_PROM_ID 0x8u     /* prom_label goes on every metric of the record, not only its info metric */
+#define FIELD_OMIT 0x10u       /* unknown: left out of JSON and text */
+#define FIELD_ZERO_UNKNOWN 0x20u /* 0, false or "" is unknown */
+#define FIELD_EMPTY_KNOWN 0x40u  /* an FK_CHARS "" is a value (JSON ""), not unknown */
+#define FIELD_IF_FLAG 0x80u    /* known only while the bool at .flag is true */
 
 #define FIELD_ALWAYS (-1) /* valid: the field has no validity bit */
 
 /* A value as read from a struct: what the JSON and the text are made from. */
-enum field_vkind { FV_NULL, FV_INT, FV_BOOL, FV_STR, FV_LIST };
+enum field_vkind { FV_NULL, FV_INT, FV_BOOL, FV_STR, FV_LIST, FV_REAL };
 
 struct field_value {
 	enum field_vkind kind;
 	long long i;
+	double d;         /* FV_REAL */
 	bool b;
 	const char *s;    /* FV_STR; FV_LIST: the items, separated by any of seps */
 	const char *seps; /* FV_LIST */
@@ -85,12 +98,15 @@ struct field {
 	enum field_unit unit;
 	size_t off;        /* where the value is in the struct */
 	int valid;         /* validity bit in the table's bit array, or FIELD_ALWAYS */
+	size_t flag;       /* FIELD_IF_FLAG: where the bool that says the value is known is */
 	unsigned views;    /* FIELD_BRIEF, FIELD_FULL: the views whose text shows the field */
 	unsigned flags;
 	/* FK_CALC: fills v from the struct; false when unknown */
 	bool (*get)(const void *obj, struct field_value *v);
 	/* a text of the field's own (when known): "580.159.04 (from NVML)"; else the value's */
 	void (*text)(const void *obj, char *buf, size_t len);
+	const char *(*name)(int value);                                 /* FK_NAMED */
+	const char *(*string)(const void *obj, char *buf, size_t cap); /* FK_TEXT */
 	const char *unknown; /* text when unknown; NULL: no key/value line, a table cell "-" */
 	const struct field_metric *metric;
 	const char *prom_label; /* the value as this Prometheus label (an info metric's, or FIELD_PROM_ID) */
@@ -109,8 +125,8 @@ struct field_table {
 bool field_value_of(const struct field_table *t, const struct field *f, const void *obj, struct field_value *v);
 
 /* The text of field f of obj: its text hook, else the value's own form in its unit ("yes",
- * "141 GiB", a list joined with ", "); f->unknown when unknown; NULL when unknown without
- * one. Writes at most len bytes into buf and returns buf or f->unknown. */
+ * "141 GiB", "-512 MiB", a list joined with ", "); f->unknown when unknown; NULL when unknown
+ * without one. Writes at most len bytes into buf and returns buf or f->unknown. */
 const char *field_text(const struct field_table *t, const struct field *f, const void *obj, char *buf, size_t len);
 
 /* The next item of a FV_LIST at *p (blanks around it dropped): its start and length, *p

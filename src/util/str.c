@@ -55,6 +55,18 @@ char *cd_asprintf(const char *fmt, ...)
 	return p;
 }
 
+char *str_shell_quote(const char *s)
+{
+	struct strbuf sb;
+
+	sb_init(&sb);
+	sb_append(&sb, "'");
+	for (const char *p = s; *p; p++)
+		sb_append_n(&sb, *p == '\'' ? "'\\''" : p, *p == '\'' ? 4 : 1);
+	sb_append(&sb, "'");
+	return sb_detach(&sb);
+}
+
 bool str_starts_with(const char *s, const char *prefix)
 {
 	return s && prefix && strncmp(s, prefix, strlen(prefix)) == 0;

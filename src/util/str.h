@@ -26,6 +26,10 @@ size_t str_lines_add(char *lines, size_t width, size_t n, size_t max, const char
  * sm_120, libfoo.so.9 < libfoo.so.12. The one order for every list of architectures. */
 int str_natcmp(const char *a, const char *b);
 
+/* s as one word of a POSIX shell line: in single quotes, each ' written '\'' (the shell
+ * expands nothing inside them). Malloc'ed; NULL on OOM. */
+char *str_shell_quote(const char *s);
+
 /* A growable string. After any allocation failure `failed` stays set and further
  * appends are ignored, so callers check once at the end. */
 struct strbuf {

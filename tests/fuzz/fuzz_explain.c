@@ -1,9 +1,12 @@
 /* Pasted text is untrusted: the explain matcher, the OOM parser and the GPU spec and arch
- * parsers on arbitrary bytes (not NUL-terminated, any length). */
+ * parsers on arbitrary bytes (not NUL-terminated, any length), and the whole `explain
+ * --offline` report made from them, rendered and checked (fuzz_report.h). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "fuzz_report.h"
 
 #include "explain/evidence.h"
 #include "explain/explain.h"
@@ -41,6 +44,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (oom_parse((const char *)data, size, &m) == 0)
 		oom_classify(&m.n);
+	/* the command on the text as its operand (a NUL read as a newline; "x " so that it is
+	 * never taken for an option) */
+	if ((copy = malloc(size + 3))) {
+		const char *words[] = { "--offline", copy, NULL };
+
+		copy[0] = 'x';
+		copy[1] = ' ';
+		for (size_t i = 0; i < size; i++)
+			copy[2 + i] = data[i] ? (char)data[i] : '\n';
+		copy[size + 2] = '\0';
+		fuzz_command_words(&cmd_explain, NULL, words);
+		free(copy);
+	}
 	if (size > 256)
 		return 0;
 	copy = malloc(size + 1);

@@ -1,7 +1,9 @@
 /* Shared by the harnesses of file parsers: the fuzz input becomes a file (a memfd, named by
  * /proc/self/fd/N, a regular file to file_open_input) and a command runs on it as from the
- * command line, its whole report then rendered as text and as JSON. A report that cannot be
- * rendered (JSON refusing a string, a NULL taken for out of memory) aborts: a finding. */
+ * command line, its whole report then rendered as text, Markdown and JSON. A report that
+ * cannot be rendered (JSON refusing a string, a NULL taken for out of memory or a bug), text
+ * holding a byte a terminal acts on or that is not UTF-8, or JSON that does not read back
+ * with every string safe, aborts: a finding. */
 #ifndef CUDOCTOR_FUZZ_REPORT_H
 #define CUDOCTOR_FUZZ_REPORT_H
 
@@ -14,6 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../unit/safe_check.h"
 #include "cli/opts.h"
 #include "cmd/cmd.h"
 #include "report/render.h"
@@ -21,7 +24,7 @@
 #include "util/err.h"
 
 /* The input as a file; its path (the same each run). */
-static const char *fuzz_input_file(const unsigned char *data, size_t size)
+static inline const char *fuzz_input_file(const unsigned char *data, size_t size)
 {
 	static int fd = -1;
 	static char path[64];
@@ -37,14 +40,37 @@ static const char *fuzz_input_file(const unsigned char *data, size_t size)
 	return path;
 }
 
-/* Runs `cudoctor --json NAME [SUB] WORDS... FILE` in process (the command's own option table
- * parses words), then renders the report as text and JSON into /dev/null. */
-static void fuzz_command_report(const struct cd_command *cmd, const char *sub, const char *const *words,
-				const unsigned char *data, size_t size)
+/* r rendered in each format into memory and checked as above. */
+static inline void fuzz_render_checked(const struct report *r)
 {
-	static FILE *null;
+	static const enum output_format formats[] = { FMT_TEXT, FMT_MARKDOWN, FMT_JSON };
+
+	if (r->oom || r->internal)
+		abort(); /* nothing here runs out of memory: a NULL was taken for it, or a bug */
+	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+		struct render_opts o = { .format = formats[i], .width = 80 };
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&buf, &len);
+		json_t *j = NULL;
+
+		if (!mem || render_report(r, &o, mem) != CD_OK)
+			abort();
+		fclose(mem);
+		if (!safe_bytes(buf, len, NULL))
+			abort();
+		if (formats[i] == FMT_JSON && (!(j = json_loadb(buf, len, 0, NULL)) || !json_strings_safe(j)))
+			abort();
+		json_decref(j);
+		free(buf);
+	}
+}
+
+/* Runs `cudoctor NAME [SUB] WORDS...` in process (the command's own option table parses
+ * words), then renders and checks the report (fuzz_render_checked). */
+static inline void fuzz_command_words(const struct cd_command *cmd, const char *sub, const char *const *words)
+{
 	static struct cd_run run;
-	const char *file = fuzz_input_file(data, size);
 	const struct cli_opt *tables[3] = { NULL, cmd->opts, NULL };
 	struct cli_args global = { 0 }, args = { 0 };
 	struct cd_globals g = { .render = { .format = FMT_JSON, .width = 80 }, .run = &run };
@@ -53,16 +79,13 @@ static void fuzz_command_report(const struct cd_command *cmd, const char *sub, c
 	struct report r;
 	static const struct cli_opt no_globals[] = { { 0 } };
 
-	if (!null && !(null = fopen("/dev/null", "w")))
-		abort();
 	if (sub)
 		for (const struct cd_subcommand *s = cmd->subs; s && s->name; s++)
 			if (strcmp(s->name, sub) == 0)
 				tables[1] = s->opts;
 	tables[0] = no_globals;
-	for (size_t i = 0; words[i] && argc < 22; i++)
+	for (size_t i = 0; words[i] && argc < 23; i++)
 		argv[argc++] = (char *)words[i];
-	argv[argc++] = (char *)file;
 	argv[argc] = NULL;
 	if (cli_parse(argc, argv, &next, tables, 0, &global, &args, err) != CD_OK)
 		abort(); /* the harness's own words must parse */
@@ -75,17 +98,29 @@ static void fuzz_command_report(const struct cd_command *cmd, const char *sub, c
 	cargv[cargc] = NULL;
 	if (report_init(&r, cmd->name) != CD_OK)
 		abort();
-	if (cmd->run(&r, cargc, cargv, &g, err) == CD_OK && !r.oom && !r.self_rendered) {
-		struct render_opts text = { .format = FMT_TEXT, .width = 80 };
-
-		if (render_report(&r, &g.render, null) != CD_OK || render_report(&r, &text, null) != CD_OK)
-			abort();
-	}
-	if (r.oom)
-		abort(); /* nothing here runs out of memory: a NULL was taken for it */
+	if (cmd->run(&r, cargc, cargv, &g, err) == CD_OK && !r.self_rendered)
+		fuzz_render_checked(&r);
+	if (r.oom || r.internal)
+		abort(); /* nothing here runs out of memory: a NULL was taken for it, or a bug */
+	if (!safe_printed(err))
+		abort(); /* an error message names what was wrong as safe text */
 	report_free(&r);
 	cli_args_free(&global);
 	cli_args_free(&args);
+}
+
+/* `cudoctor NAME [SUB] WORDS... FILE`, the fuzz input as FILE. */
+static inline void fuzz_command_report(const struct cd_command *cmd, const char *sub, const char *const *words,
+				const unsigned char *data, size_t size)
+{
+	const char *argv[24];
+	size_t n = 0;
+
+	for (; words[n] && n < 22; n++)
+		argv[n] = words[n];
+	argv[n++] = fuzz_input_file(data, size);
+	argv[n] = NULL;
+	fuzz_command_words(cmd, sub, argv);
 }
 
 #endif

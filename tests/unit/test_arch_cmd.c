@@ -486,7 +486,7 @@ static json_t *gpus_run(const char *const extra[], bool *cuinit)
 	const char *env[16] = {"CUDOCTOR_LIBCUDA=" CUDOCTOR_FAKES_DIR "/libcuda.so.1",
 			       "CUDOCTOR_LIBNVML=" CUDOCTOR_FAKES_DIR "/libnvidia-ml.so.1", log_env,
 			       "CUDA_VISIBLE_DEVICES=", "CUDA_DEVICE_ORDER=", "FAKE_CUDA_ORDER=",
-			       "CUDOCTOR_PROC_ROOT=/nonexistent/proc", NULL};
+			       "CUDOCTOR_HOST_ROOT=/nonexistent", NULL};
 	size_t n = 7;
 	for (size_t i = 0; extra[i] && n < 15; i++)
 		env[n++] = extra[i];
@@ -504,7 +504,7 @@ static json_t *gpus_run(const char *const extra[], bool *cuinit)
 
 static const char *gpu_name(json_t *j, size_t i);
 
-/* A /proc/driver/nvidia tree as the kernel module writes it (H200, 580.159.04 on the
+/* A host root whose /proc/driver/nvidia is as the kernel module writes it (H200, 580.159.04 on the
  * project's GPU machine), one directory per GPU. */
 static void write_file(const char *path, const char *text)
 {
@@ -517,17 +517,17 @@ static void write_file(const char *path, const char *text)
 static void make_proc(const char *root, const char *const buses[], const char *const models[], size_t n)
 {
 	char p[512];
-	snprintf(p, sizeof p, "mkdir -p %s/driver/nvidia/gpus", root);
+	snprintf(p, sizeof p, "mkdir -p %s/proc/driver/nvidia/gpus", root);
 	assert_int_equal(system(p), 0);
-	snprintf(p, sizeof p, "%s/driver/nvidia/version", root);
+	snprintf(p, sizeof p, "%s/proc/driver/nvidia/version", root);
 	write_file(p, "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  "
 		      "(dvs-builder@U22-I3-AE18-23-3)  Thu Mar  6 2025\nGCC version:  gcc version 12.3.0\n");
 	for (size_t i = 0; i < n; i++) {
 		char text[512];
-		snprintf(p, sizeof p, "mkdir -p %s/driver/nvidia/gpus/%s %s/driver/nvidia/capabilities/gpu%zu/mig", root,
-			 buses[i], root, i);
+		snprintf(p, sizeof p, "mkdir -p %s/proc/driver/nvidia/gpus/%s %s/proc/driver/nvidia/capabilities/gpu%zu/mig",
+			 root, buses[i], root, i);
 		assert_int_equal(system(p), 0);
-		snprintf(p, sizeof p, "%s/driver/nvidia/gpus/%s/information", root, buses[i]);
+		snprintf(p, sizeof p, "%s/proc/driver/nvidia/gpus/%s/information", root, buses[i]);
 		snprintf(text, sizeof text,
 			 "Model: \t\t %s\nIRQ:   \t\t 50\nGPU UUID: \t GPU-16288b7a-ae7b-af08-6b95-94e095802d%02zx\n"
 			 "Video BIOS: \t 96.00.a5.00.01\nBus Type: \t PCIe\nDMA Size: \t 52 bits\n"
@@ -540,7 +540,7 @@ static void make_proc(const char *root, const char *const buses[], const char *c
 static json_t *proc_run(const char *root, const char *visible, bool *cuinit)
 {
 	char proc_env[300], vis_env[200];
-	snprintf(proc_env, sizeof proc_env, "CUDOCTOR_PROC_ROOT=%s", root);
+	snprintf(proc_env, sizeof proc_env, "CUDOCTOR_HOST_ROOT=%s", root);
 	snprintf(vis_env, sizeof vis_env, "CUDA_VISIBLE_DEVICES=%s", visible ? visible : "");
 	const char *extra[] = {proc_env, visible ? vis_env : "FAKE_GPUS=NVIDIA GeForce RTX 3090:8.6:24GiB", NULL};
 	return gpus_run(extra, cuinit);
@@ -560,7 +560,7 @@ static void test_gpus_from_proc(void **state)
 	bool cuinit;
 	/* NVML and libcuda point nowhere: /proc alone answers */
 	char proc_env[300];
-	snprintf(proc_env, sizeof proc_env, "CUDOCTOR_PROC_ROOT=%s", root);
+	snprintf(proc_env, sizeof proc_env, "CUDOCTOR_HOST_ROOT=%s", root);
 	const char *alone[] = {proc_env, "CUDOCTOR_LIBNVML=/nonexistent/libnvidia-ml.so.1",
 			       "CUDOCTOR_LIBCUDA=/nonexistent/libcuda.so.1", "CUDA_VISIBLE_DEVICES=1", NULL};
 	json_t *j = gpus_run(alone, &cuinit);
@@ -579,7 +579,7 @@ static void test_gpus_from_proc(void **state)
 	assert_int_equal(json_array_size(json_object_get(j, "gpus")), 1);
 	json_decref(j);
 	/* MIG instances on a GPU: CUDA shows those, so the libraries decide */
-	snprintf(p, sizeof p, "mkdir -p %s/driver/nvidia/capabilities/gpu1/mig/gi1", root);
+	snprintf(p, sizeof p, "mkdir -p %s/proc/driver/nvidia/capabilities/gpu1/mig/gi1", root);
 	assert_int_equal(system(p), 0);
 	j = proc_run(root, NULL, &cuinit);
 	assert_string_equal(gpu_name(j, 0), "GPU 0 (NVIDIA GeForce RTX 3090)");

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/arch/arch.h"
+#include "rules/arch.h"
 #include "kb/compat.h"
 
 static struct compat_env env_for(unsigned cc)

@@ -319,9 +319,9 @@ static void test_two_gpus_order_and_visible(void **state)
 static void test_two_gpus_topology(void **state)
 {
 	const char *env[] = { path_13, "FAKE_GPUS=NVIDIA H200:9.0:141GiB;NVIDIA H200:9.0:141GiB", "FAKE_TOPO=nvlink-pairs",
-			      "FAKE_TOPO_NVLINK_DOWN=0:3", "CUDOCTOR_SYSFS=/nonexistent", "FAKE_CUDA_DRIVER_VERSION=13000", NULL };
+			      "FAKE_TOPO_NVLINK_DOWN=0:3", "CUDOCTOR_HOST_ROOT=/nonexistent", "FAKE_CUDA_DRIVER_VERSION=13000", NULL };
 	const char *one[] = { path_13, "FAKE_GPUS=NVIDIA H200:9.0:141GiB", "FAKE_TOPO=nvlink-pairs",
-			      "FAKE_TOPO_NVLINK_DOWN=0:3", "CUDOCTOR_SYSFS=/nonexistent", "FAKE_CUDA_DRIVER_VERSION=13000", NULL };
+			      "FAKE_TOPO_NVLINK_DOWN=0:3", "CUDOCTOR_HOST_ROOT=/nonexistent", "FAKE_CUDA_DRIVER_VERSION=13000", NULL };
 	int status;
 	json_t *j, *f;
 

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "arch_fixtures.h"
-#include "cmd/arch/arch.h"
+#include "rules/arch.h"
 #include "kb/kb.h"
 #include "report/report.h"
 #include "rules/driver_need.h"

@@ -1,5 +1,5 @@
 /* explain's scanner runs a first stage over whole buffers and hands on only the lines its
- * candidates fall in (src/explain/match.c, docs/internals.md). Its results must be those of
+ * candidates fall in (src/explain/match.c, docs/explain.md). Its results must be those of
  * the plain path that takes every line through the automaton (CUDOCTOR_EXPLAIN_SCAN=lines),
  * and of the first stage without SIMD (=scalar, =sse2 with SSE2's newline count): the same JSON over every text of
  * tests/explain and over a generated log with errors at every place a buffer-wide scan could

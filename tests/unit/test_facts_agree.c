@@ -223,7 +223,7 @@ static void test_without_nvml(void **state)
 	run_result_free(&r);
 	/* arch's own cheap probe resolves it the same way */
 	const char *arch[] = { "--json", "arch", CUDOCTOR_BINARY, NULL };
-	const char *const arch_env[] = { TWO_H200, "CUDOCTOR_PROC_ROOT=/nonexistent", NULL };
+	const char *const arch_env[] = { TWO_H200, "CUDOCTOR_HOST_ROOT=/nonexistent", NULL };
 	r = run(arch, cuda, "CUDOCTOR_LIBNVML=/nonexistent/libnvidia-ml.so.1", arch_env);
 	json_t *j = json_loads(r.out, 0, NULL);
 	assert_non_null(j);

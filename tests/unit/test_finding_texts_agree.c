@@ -63,7 +63,7 @@ static json_t *run_json(const char *const args[], const char *const extra[], con
 	env[ne++] = "LD_LIBRARY_PATH=";
 	env[ne++] = "VIRTUAL_ENV=";
 	env[ne++] = "CONDA_PREFIX=";
-	env[ne++] = "CUDOCTOR_PROC_ROOT=/nonexistent"; /* the fakes answer, not this machine's module */
+	env[ne++] = "CUDOCTOR_HOST_ROOT=/nonexistent"; /* the fakes answer, not this machine's module */
 	for (size_t i = 0; extra && extra[i] && ne + 1 < sizeof env / sizeof env[0]; i++)
 		env[ne++] = extra[i];
 	env[ne] = NULL;

@@ -10,13 +10,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fleet/fleet.h"
 #include "fleet/hostlist.h"
 #include "fleet/judge.h"
+#include "fleet/names.h"
 #include "fleet/stats.h"
 #include "report/render.h"
+#include "safe_check.h"
 #include "testlib.h"
 #include "util/err.h"
 
@@ -207,10 +210,10 @@ static void test_offline_fleet(void **state)
 	assert_non_null(f = finding(j, "ecc-errors", "node04"));
 	assert_string_equal(json_string_value(json_object_get(f, "severity")), "error");
 	assert_true(has_string(json_object_get(f, "fix"),
-			       "scontrol update nodename=node04 state=drain reason=\"cudoctor: ecc-errors\""));
+			       "scontrol update nodename='node04' state=drain reason='cudoctor: ecc-errors'"));
 	assert_non_null(f = finding(j, "toolkit-newer-than-driver", "node03"));
 	assert_true(has_string(json_object_get(j, "slurm"),
-			       "scontrol update nodename=node04 state=drain reason=\"cudoctor: ecc-errors\""));
+			       "scontrol update nodename='node04' state=drain reason='cudoctor: ecc-errors'"));
 	assert_null(finding(j, "fleet-report-skipped", NULL));
 	json_decref(j);
 }
@@ -359,6 +362,234 @@ static void test_bundle_and_outliers(void **state)
 	fleet_free(&f);
 }
 
+static void test_names(void **state)
+{
+	char label63[70], label64[70], id65[70], long253[260], long254[260];
+	(void)state;
+	memset(label63, 'a', 63), label63[63] = 0;
+	memset(label64, 'a', 64), label64[64] = 0;
+	memset(id65, 'a', FLEET_ID_MAX + 1), id65[FLEET_ID_MAX + 1] = 0;
+	for (size_t i = 0; i < 254; i++)
+		long253[i] = long254[i] = i % 2 ? '.' : 'n';
+	long253[253] = long254[254] = 0;
+	long254[253] = 'n';
+	assert_true(fleet_node_name_ok("node01"));
+	assert_true(fleet_node_name_ok("gpu-17.rack3.example.org"));
+	assert_true(fleet_node_name_ok("3com")); /* RFC 1123: a label may start with a digit */
+	assert_true(fleet_node_name_ok(label63));
+	assert_true(fleet_node_name_ok(long253));
+	assert_false(fleet_node_name_ok(label64));
+	assert_false(fleet_node_name_ok(long254));
+	assert_false(fleet_node_name_ok(""));
+	assert_false(fleet_node_name_ok("n$(touch PWNED)"));
+	assert_false(fleet_node_name_ok("n`id`"));
+	assert_false(fleet_node_name_ok("a;reboot"));
+	assert_false(fleet_node_name_ok("n'x"));
+	assert_false(fleet_node_name_ok("node_01"));
+	assert_false(fleet_node_name_ok("-n"));
+	assert_false(fleet_node_name_ok("n-"));
+	assert_false(fleet_node_name_ok("a..b"));
+	assert_false(fleet_node_name_ok(".a"));
+	assert_false(fleet_node_name_ok("a."));
+	assert_false(fleet_node_name_ok("n\x1b[2J"));
+	assert_false(fleet_node_name_ok("../../etc/x"));
+	assert_true(fleet_finding_id_ok("ecc-errors"));
+	assert_true(fleet_finding_id_ok("sm-89-needs-cuda-11-8"));
+	assert_false(fleet_finding_id_ok(""));
+	assert_false(fleet_finding_id_ok("ECC"));
+	assert_false(fleet_finding_id_ok("wsl-libcuda/copy"));
+	assert_false(fleet_finding_id_ok("x\"; rm -rf ~; echo \""));
+	assert_true(fleet_finding_id_ok(label64));
+	assert_false(fleet_finding_id_ok(id65));
+}
+
+/* lines (one per '\n') run by sh in a scratch directory with a scontrol and an srun on PATH
+ * that write each argument on its own line to args.log; returns that log. */
+static char *run_in_sandbox(const char *lines)
+{
+	char scratch[128], path[256], cmd[512];
+	static const char fake[] = "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done >> \"$LOG\"\n";
+	struct run_result res;
+	FILE *f;
+	char *log = calloc(1, 1 << 16);
+
+	snprintf(scratch, sizeof scratch, "%s/sandbox", dir);
+	snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s/bin", scratch, scratch);
+	assert_int_equal(system(cmd), 0);
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof path, "%s/bin/%s", scratch, i ? "srun" : "scontrol");
+		assert_non_null(f = fopen(path, "w"));
+		fputs(fake, f);
+		fclose(f);
+		assert_int_equal(chmod(path, 0755), 0);
+	}
+	snprintf(path, sizeof path, "%s/lines.sh", scratch);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(lines, f);
+	fclose(f);
+	{
+		/* sh -n first: every line parses as one command */
+		const char *check[] = { "/bin/sh", "-n", path, NULL };
+		assert_int_equal(testlib_run(check, NULL, NULL, &res), 0);
+		assert_int_equal(res.status, 0);
+		run_result_free(&res);
+	}
+	snprintf(cmd, sizeof cmd, "cd %s && PATH=%s/bin:/usr/bin:/bin LOG=%s/args.log sh lines.sh", scratch, scratch, scratch);
+	{
+		const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+		assert_int_equal(testlib_run(argv, NULL, NULL, &res), 0);
+		assert_int_equal(res.status, 0);
+		run_result_free(&res);
+	}
+	snprintf(path, sizeof path, "%s/PWNED", scratch);
+	assert_int_not_equal(access(path, F_OK), 0); /* nothing injected ran */
+	snprintf(path, sizeof path, "%s/args.log", scratch);
+	assert_non_null(f = fopen(path, "r"));
+	assert_true(fread(log, 1, (1 << 16) - 1, f) > 0);
+	fclose(f);
+	return log;
+}
+
+/* What the drain and srun lines interpolate is single-quoted: words a report or a rank could
+ * hold reach scontrol as one argument each, and nothing in them runs. */
+static void test_drain_lines_quoted(void **state)
+{
+	char *a = fleet_drain_line("n$(touch PWNED)", "x\"; touch PWNED; echo \""), *b = fleet_drain_line("n`touch PWNED`", "it's; touch PWNED");
+	char lines[1024], *log;
+	struct report r;
+	struct finding *fd;
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_string_equal(b, "scontrol update nodename='n`touch PWNED`' state=drain reason='cudoctor: it'\\''s; touch PWNED'");
+	assert_int_equal(report_init(&r, "fleet"), CD_OK);
+	assert_non_null(fd = report_add_finding(&r, SEV_ERROR, "x", "", "t"));
+	assert_int_equal(fleet_fix_srun(fd, "n[1-2];touch PWNED", "cudoctor doctor"), CD_OK);
+	snprintf(lines, sizeof lines, "%s\n%s\n%s\n", a, b, fd->fix[0]);
+	log = run_in_sandbox(lines);
+	assert_string_equal(log, "update\nnodename=n$(touch PWNED)\nstate=drain\nreason=cudoctor: x\"; touch PWNED; echo \"\n"
+				 "update\nnodename=n`touch PWNED`\nstate=drain\nreason=cudoctor: it's; touch PWNED\n"
+				 "-w\nn[1-2];touch PWNED\ncudoctor\ndoctor\n");
+	free(log);
+	report_free(&r);
+	free(a);
+	free(b);
+}
+
+/* node01's report with json changed by edit, saved as name */
+static void save_edited(const char *name, void (*edit)(json_t *))
+{
+	char path[256];
+	json_t *j;
+	char *text;
+	snprintf(path, sizeof path, "%s/node01.json", dir);
+	assert_non_null(j = json_load_file(path, 0, NULL));
+	edit(j);
+	assert_non_null(text = json_dumps(j, 0));
+	save(name, text);
+	free(text);
+	json_decref(j);
+}
+
+static void node_injected(json_t *j)
+{
+	json_object_set_new(json_object_get(j, "header"), "node", json_string("n$(touch PWNED)"));
+}
+
+static void id_injected(json_t *j)
+{
+	json_object_set_new(json_object_get(j, "header"), "node", json_string("node21"));
+	json_array_append_new(json_object_get(j, "findings"),
+			      json_pack("{s:s, s:s, s:s, s:[]}", "id", "x\"; touch PWNED; echo \"", "severity", "error",
+					"title", "t", "fix"));
+}
+
+/* Valid names and ids, every other text hostile: escape sequences, a C1 control, a bidi
+ * override, a fix line that is a command of its own. */
+static void text_hostile(json_t *j)
+{
+	json_object_set_new(json_object_get(j, "header"), "node", json_string("node22"));
+	json_object_set_new(json_object_get(j, "driver"), "version", json_string("580\x1b[2J.1"));
+	json_array_append_new(json_object_get(j, "findings"),
+			      json_pack("{s:s, s:s, s:s, s:[s, s]}", "id", "ecc-errors", "severity", "error", "title",
+					"bad \x1b[31mtitle\xc2\x9b\xe2\x80\xae", "fix", "rm -rf / # \x1b]0;x\x07",
+					"'; touch PWNED; '"));
+}
+
+/* Reports with shell in their node name or finding id are refused, naming the file and the
+ * field, and the others are still judged; hostile text in the rest is shown safely; the lines
+ * printed to run (text, Markdown, JSON) run nothing injected; a node's own fix lines are
+ * relayed as what that node says. */
+static void test_hostile_reports(void **state)
+{
+	const char *files[] = { "node01.json", "evil-node.json", "evil-id.json", "node22.json", NULL };
+	char paths[4][256], lines[8192] = "", *log;
+	const json_t *e, *f;
+	size_t i, n = 0;
+	int status;
+	json_t *j;
+	(void)state;
+	save_edited("evil-node.json", node_injected);
+	save_edited("evil-id.json", id_injected);
+	save_edited("node22.json", text_hostile);
+	j = fleet_json(files, &status);
+	assert_int_equal(status, 1);
+	assert_true(json_strings_safe(j));
+	assert_string_equal(json_string_value(json_object_get(j, "node_list")), "node[01,22]");
+	json_array_foreach(json_object_get(j, "skipped"), i, e) {
+		const char *src = json_string_value(json_object_get(e, "source")), *why = json_string_value(json_object_get(e, "reason"));
+		if (strstr(src, "evil-node.json"))
+			assert_string_equal(why, "node name 'n$(touch PWNED)' (header.node) is not a host name (RFC 1123: "
+						 "letters, digits, '-', '.')"), n++;
+		if (strstr(src, "evil-id.json"))
+			assert_non_null(strstr(why, "].id 'x\"; touch PWNED; echo \"' is not a finding id")), n++;
+	}
+	assert_int_equal(n, 2);
+	assert_non_null(f = finding(j, "ecc-errors", "node22"));
+	assert_string_equal(json_string_value(json_object_get(f, "title")),
+			    "bad \\x1b[31mtitle\\u009b\\u202e (1 of 2 nodes)");
+	assert_true(has_string(json_object_get(f, "fix"), "node node22 says: rm -rf / # \\x1b]0;x\\x07"));
+	assert_true(has_string(json_object_get(f, "fix"), "node node22 says: '; touch PWNED; '"));
+	assert_string_equal(summary_of(j, "driver"), "580.159.04 on node01; 580\\x1b[2J.1 on node22");
+	/* every line meant to be run, from the JSON's slurm array and every finding's fix */
+	json_array_foreach(json_object_get(j, "slurm"), i, e)
+		strcat(strcat(lines, json_string_value(e)), "\n");
+	json_array_foreach(json_object_get(j, "findings"), i, f) {
+		size_t k;
+		json_array_foreach(json_object_get(f, "fix"), k, e)
+			if (strncmp(json_string_value(e), "scontrol ", 9) == 0 || strncmp(json_string_value(e), "srun ", 5) == 0)
+				strcat(strcat(lines, json_string_value(e)), "\n");
+	}
+	json_decref(j);
+	/* and the text and Markdown renderings: safe to print, their lines the JSON's */
+	for (int md = 0; md < 2; md++) {
+		const char *argv[8] = { md ? "--markdown" : "fleet", md ? "fleet" : paths[0] };
+		size_t a = md ? 2 : 1;
+		char *out, *p;
+		for (size_t k = 0; files[k]; k++) {
+			snprintf(paths[k], sizeof paths[k], "%s/%s", dir, files[k]);
+			argv[a++] = paths[k];
+		}
+		argv[a] = NULL;
+		out = cudoctor(argv, NULL, &status);
+		assert_int_equal(status, 1);
+		assert_true(safe_printed(out));
+		for (p = strstr(out, "scontrol update"); p; p = strstr(p + 1, "scontrol update")) {
+			size_t len = strcspn(p, "`\n");
+			if (strncmp(p, "scontrol update nodename=NODE", 29) == 0)
+				continue; /* the resume line's placeholder */
+			char one[512];
+			snprintf(one, sizeof one, "%.*s\n", (int)len, p);
+			assert_non_null(strstr(lines, one));
+		}
+		assert_non_null(strstr(out, "node node22 says: '; touch PWNED; '"));
+		free(out);
+	}
+	log = run_in_sandbox(lines);
+	assert_non_null(strstr(log, "update\nnodename=node22\nstate=drain\nreason=cudoctor: ecc-errors\n"));
+	free(log);
+}
+
 /* 10,000 nodes judged in well under a second: the grouping is sort-based. */
 static void test_many_nodes(void **state)
 {
@@ -396,6 +627,9 @@ int main(void)
 		cmocka_unit_test(test_same_node_newest),
 		cmocka_unit_test(test_bundle_and_outliers),
 		cmocka_unit_test(test_many_nodes),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_drain_lines_quoted),
+		cmocka_unit_test(test_hostile_reports),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

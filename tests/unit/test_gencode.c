@@ -250,7 +250,7 @@ static void command_line(void **state)
 	run_result_free(&r);
 }
 
-/* Every --gpu counts, in gencode and plan alike (cmd_gpu_specs), up to each one's limit */
+/* Every --gpu counts, in gencode and plan alike (kb_gpu_spec_add), up to each one's limit */
 static void repeated_gpu_options(void **state)
 {
 	const char *plan[] = { CUDOCTOR_BINARY, "--json", "plan", "--gpu", "8.6", "-g", "H200", "--gpu=sm_120",

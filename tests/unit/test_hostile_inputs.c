@@ -4,7 +4,7 @@
  * index naming 200k shards and 100k zero-size tensors, images declaring 256 MiB each, a
  * 4 GiB file without newlines, a 40 MB fleet report; and the small defects: a safetensors
  * header length whose low byte is '{', a layer index asking for 16 GB, a kernel name that is
- * not UTF-8, a mapped file truncated while read.
+ * not UTF-8 or holds escape sequences, a mapped file truncated while read.
  * Each test asserts what the parser answers. A quadratic parser takes minutes on these
  * inputs; each test runs under a 30 s alarm (a hang guard, not a speed check: the linear
  * parsers take well under a second, bench/ measures speed). */
@@ -32,6 +32,7 @@
 #include "binfmt/safetensors.h"
 #include "mem/load.h"
 #include "mem/model.h"
+#include "safe_check.h"
 #include "testlib.h"
 #include "util/err.h"
 #include "util/file.h"
@@ -513,28 +514,34 @@ static void test_images_declaring_256_mib(void **state)
 	free(b);
 }
 
-/* A kernel name that is not UTF-8 is listed, escaped; it never makes "cannot read" print
- * what an uninitialised buffer held. */
-static void test_kernel_name_not_utf8(void **state)
+/* A cubin for sm_90 with one kernel, its symbol name strtab[1..] (strtab: 16 bytes). */
+static void kernel_cubin(unsigned char b[64 + 4 * 64 + 64 + 32 + 48], const char strtab[16])
 {
 	static const char shstr[] = "\0.shstrtab\0.strtab\0.symtab";
-	static const char strtab[] = "\0\xff\xfe_Z6kernelv";
-	unsigned char b[64 + 4 * 64 + 64 + 32 + 48];
-	struct run_result res;
 	size_t sh = 64, names = sh + 4 * 64, str = names + 32, sym = str + 32;
-	(void)state;
-	memset(b, 0, sizeof b);
+
+	memset(b, 0, 64 + 4 * 64 + 64 + 32 + 48);
 	elf_header(b, ELF_EM_CUDA, sh, 4, 1);
 	put32(b + 48, 90 << 8 | 90 << 16); /* e_flags: sm_90 */
 	b[8] = 8;                          /* ABI version 8: the flags' layout */
 	section(b + sh + 64, 1, 3, 0, names, sizeof shstr, 0, 0);
-	section(b + sh + 128, 11, 3, 0, str, sizeof strtab, 0, 0);
+	section(b + sh + 128, 11, 3, 0, str, 16, 0, 0);
 	section(b + sh + 192, 19, ELF_SHT_SYMTAB, 0, sym, 48, 2, 24);
 	memcpy(b + names, shstr, sizeof shstr);
-	memcpy(b + str, strtab, sizeof strtab);
+	memcpy(b + str, strtab, 16);
 	put32(b + sym + 24, 1);
 	b[sym + 24 + 4] = ELF_STT_FUNC;
 	b[sym + 24 + 5] = CUBIN_STO_ENTRY;
+}
+
+/* A kernel name that is not UTF-8 is listed, escaped; it never makes "cannot read" print
+ * what an uninitialised buffer held. */
+static void test_kernel_name_not_utf8(void **state)
+{
+	unsigned char b[64 + 4 * 64 + 64 + 32 + 48];
+	struct run_result res;
+	(void)state;
+	kernel_cubin(b, "\0\xff\xfe_Z6kernelv\0\0\0");
 	{
 		const char *args[] = { "--json", "arch", "--gpu", "9.0", "--kernels", save("k.cubin", b, sizeof b), NULL };
 		run(args, &res);
@@ -543,6 +550,40 @@ static void test_kernel_name_not_utf8(void **state)
 	assert_non_null(strstr(res.out, "\"\\\\xff\\\\xfe_Z6kernelv\""));
 	assert_null(strstr(res.out, "kernels_error"));
 	run_result_free(&res);
+}
+
+/* Escape sequences in a kernel name and in the file's own name reach neither the terminal
+ * nor the JSON raw: arch --kernels (text and JSON) and --cuobjdump, which prints itself. */
+static void test_kernel_name_escapes(void **state)
+{
+	unsigned char b[64 + 4 * 64 + 64 + 32 + 48];
+	const char *file;
+	struct run_result t, j, c;
+	json_t *root;
+	(void)state;
+	kernel_cubin(b, "\0\x1b[2J_Z1kv\x9b\0\0\0\0");
+	file = save("k\x1b]0;x\x07.cubin", b, sizeof b);
+	{
+		const char *text[] = { "arch", "--gpu", "9.0", "--kernels", file, NULL };
+		const char *js[] = { "--json", "arch", "--gpu", "9.0", "--kernels", file, NULL };
+		const char *dump[] = { "arch", "--cuobjdump", file, NULL };
+		run(text, &t);
+		run(js, &j);
+		run(dump, &c);
+	}
+	assert_int_equal(t.status, 0);
+	assert_int_equal(j.status, 0);
+	assert_int_equal(c.status, 0);
+	assert_true(safe_printed(t.out) && safe_printed(j.out) && safe_printed(c.out));
+	assert_non_null(strstr(t.out, "\\x1b[2J_Z1kv\\x9b"));
+	assert_non_null(strstr(c.out, "ELF file    1: k\\x1b]0;x\\x07.sm_90.cubin"));
+	assert_non_null(root = json_loads(j.out, 0, NULL));
+	assert_true(json_strings_safe(root));
+	assert_non_null(strstr(j.out, "\"\\\\x1b[2J_Z1kv\\\\x9b\""));
+	json_decref(root);
+	run_result_free(&t);
+	run_result_free(&j);
+	run_result_free(&c);
 }
 
 /* 4 GiB without a newline (sparse): the PTX sniff reads 64 KiB, not the whole file (15 s). */
@@ -639,6 +680,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_safetensors_layer_index_capped, guard, unguard),
 		cmocka_unit_test_setup_teardown(test_images_declaring_256_mib, guard, unguard),
 		cmocka_unit_test_setup_teardown(test_kernel_name_not_utf8, guard, unguard),
+		cmocka_unit_test_setup_teardown(test_kernel_name_escapes, guard, unguard),
 		cmocka_unit_test_setup_teardown(test_large_file_without_newlines, guard, unguard),
 		cmocka_unit_test_setup_teardown(test_mapped_file_truncated_while_read, guard, unguard),
 		cmocka_unit_test_setup_teardown(test_fleet_report_too_large, guard, unguard),

@@ -50,7 +50,8 @@ static const char *doc_type(const struct field *f)
 	switch (f->kind) {
 	case FK_LLONG: case FK_ULLONG: case FK_INT: case FK_UINT: return "int";
 	case FK_BOOL: return "bool";
-	case FK_CHARS: case FK_CSTR: return "string";
+	case FK_CHARS: case FK_CSTR: case FK_NAMED: case FK_TEXT: return "string";
+	case FK_DOUBLE: return "number";
 	case FK_DIMS: return "[int, int, int]";
 	case FK_WORDS: case FK_ITEMS: return "[string]";
 	case FK_CALC: return NULL;

@@ -1,6 +1,7 @@
 /* The include rules of docs/internals.md, enforced over src/: which room may include which,
- * that no two rooms include each other through any chain (no folder cycle), where dlopen may
- * be called, and that library code never prints or exits. */
+ * that no two rooms include each other through any chain (no folder cycle), that src/cmd/
+ * holds commands only (each command's parts its own), where dlopen may be called, and that
+ * library code never prints or exits. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -56,6 +57,8 @@ static const struct only_rule only_rules[] = {
 	/* a lab measures the GPU through the driver; what it learns of the machine beyond that
 	 * comes through lab_ctx from cmd/lab */
 	{ "src/lab/", { "lab/", "driver/", "facts/", "kb/", "util/" } },
+	/* show writes facts and verdicts into the report; it never collects them */
+	{ "src/show/", { "show/", "facts/", "report/", "rules/", "kb/", "util/" } },
 };
 
 /* The folder graph: room a includes a header of room b (a != b). */
@@ -220,14 +223,46 @@ static bool calls(const char *code, const char *word)
 	return false;
 }
 
+/* the renderers write the report; the progress line is the one thing written on stderr
+ * while a command still works */
 static bool is_renderer(const char *path)
 {
-	return starts(path, "src/report/render");
+	return starts(path, "src/report/render") || strcmp(path, "src/report/progress.c") == 0;
 }
 
 static bool is_front(const char *path)
 {
 	return starts(path, "src/cmd/") || strcmp(path, "src/main.c") == 0;
+}
+
+/* Whether path may include inc as far as src/cmd/NAME/ goes: a header of a command's folder
+ * is included only by that command's file and its folder. */
+static bool own_command_part(const char *path, const char *inc)
+{
+	const char *name = inc + 4, *slash = strchr(name, '/'), *quote = strchr(inc, '"');
+	char dir[64], file[64];
+
+	if (!starts(inc, "cmd/") || !slash || !quote || slash > quote || (size_t)(slash - name) >= 40)
+		return true;
+	snprintf(dir, sizeof dir, "src/cmd/%.*s/", (int)(slash - name), name);
+	snprintf(file, sizeof file, "src/cmd/cmd_%.*s.c", (int)(slash - name), name);
+	return starts(path, dir) || strcmp(path, file) == 0;
+}
+
+/* What src/cmd/ may hold directly: the command table (cmd.h), the run context (run.c) and one
+ * cmd_NAME.c per command; a folder only as cmd/NAME/ beside its cmd_NAME.c. */
+static bool cmd_entry_allowed(const char *name, bool is_dir, const char *cmd_dir)
+{
+	char sibling[4096];
+	struct stat st;
+	size_t n = strlen(name);
+
+	if (is_dir) {
+		snprintf(sibling, sizeof sibling, "%s/cmd_%s.c", cmd_dir, name);
+		return stat(sibling, &st) == 0;
+	}
+	return strcmp(name, "cmd.h") == 0 || strcmp(name, "run.c") == 0 ||
+	       (starts(name, "cmd_") && n > 6 && strcmp(name + n - 2, ".c") == 0);
 }
 
 static void note(char *msg, size_t cap, int *bad, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -273,6 +308,9 @@ static int check_file(const char *path, const char *text, size_t len, char *msg,
 				note(msg, cap, &bad, "%s includes %.*s (%s includes only its listed rooms)\n", path,
 				     (int)strcspn(inc, "\""), inc, o->from);
 		}
+		if (!own_command_part(path, inc))
+			note(msg, cap, &bad, "%s includes %.*s (a command's parts are its own: only src/cmd/cmd_NAME.c "
+			     "and src/cmd/NAME/ include src/cmd/NAME/)\n", path, (int)strcspn(inc, "\""), inc);
 		for (size_t r = 0; r < sizeof(include_rules) / sizeof(include_rules[0]); r++) {
 			const struct include_rule *ru = &include_rules[r];
 			bool applies = ru->from ? starts(path, ru->from)
@@ -362,6 +400,43 @@ static void test_tree_follows_rules(void **state)
 		fail_msg("the rooms include each other in a cycle: %s", msg);
 }
 
+/* src/cmd/ holds the commands: every file there is the command table, the run context or a
+ * command; helpers live in the room their job belongs to. */
+static void test_cmd_holds_commands(void **state)
+{
+	char dir[4096], msg[4096] = "";
+	DIR *d;
+	struct dirent *e;
+	int bad = 0, n = 0;
+
+	(void)state;
+	snprintf(dir, sizeof dir, "%s/src/cmd", CUDOCTOR_SOURCE_DIR);
+	assert_non_null(d = opendir(dir));
+	while ((e = readdir(d))) {
+		char full[8192];
+		struct stat st;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
+		assert_int_equal(stat(full, &st), 0);
+		n++;
+		if (!cmd_entry_allowed(e->d_name, S_ISDIR(st.st_mode), dir))
+			note(msg, sizeof msg, &bad, "src/cmd/%s is not a command (cmd_NAME.c, cmd/NAME/, cmd.h, run.c)\n",
+			     e->d_name);
+	}
+	closedir(d);
+	if (bad)
+		print_message("%s", msg);
+	assert_true(n > 10);
+	assert_int_equal(bad, 0);
+	/* the checker itself */
+	assert_true(cmd_entry_allowed("cmd_doctor.c", false, dir));
+	assert_true(cmd_entry_allowed("mem", true, dir));
+	assert_false(cmd_entry_allowed("progress.c", false, dir));
+	assert_false(cmd_entry_allowed("helpers", true, dir));
+}
+
 /* The checker itself flags what it must, so a green tree means something. */
 static void test_checker_flags_violations(void **state)
 {
@@ -399,6 +474,15 @@ static void test_checker_flags_violations(void **state)
 	assert_int_equal(check_file("src/lab/x.c", "#include \"rules/topology.h\"\n", 28, msg, sizeof msg), 1);
 	assert_int_equal(check_file("src/lab/x.c", "#include \"driver/nccl.h\"\n", 25, msg, sizeof msg), 0);
 	assert_int_equal(check_file("src/rules/x.c", "#include \"explain/nccl_log.h\"\n", 30, msg, sizeof msg), 1);
+	/* a command's folder is its own: not another command's, not a room outside cmd */
+	assert_int_equal(check_file("src/cmd/cmd_explain.c", "#include \"cmd/arch/arch.h\"\n", 27, msg, sizeof msg), 1);
+	assert_int_equal(check_file("src/cmd/mem/x.c", "#include \"cmd/arch/arch.h\"\n", 27, msg, sizeof msg), 1);
+	assert_int_equal(check_file("src/cmd/cmd_arch.c", "#include \"cmd/arch/arch.h\"\n", 27, msg, sizeof msg), 0);
+	assert_int_equal(check_file("src/cmd/arch/list.c", "#include \"cmd/arch/arch.h\"\n#include \"cmd/cmd.h\"\n", 48,
+				    msg, sizeof msg), 0);
+	assert_int_equal(check_file("src/show/x.c", "#include \"cmd/arch/arch.h\"\n", 27, msg, sizeof msg), 3);
+	assert_int_equal(check_file("src/show/x.c", "#include \"probe/gpus.h\"\n", 24, msg, sizeof msg), 1);
+	assert_int_equal(check_file("src/show/x.c", "#include \"rules/arch.h\"\n", 24, msg, sizeof msg), 0);
 }
 
 /* A folder cycle of any length is found and named; a graph without one passes. */
@@ -423,11 +507,79 @@ static void test_cycle_detected(void **state)
 	graph_reset();
 }
 
+/* docs/internals.md's table of include rules (between its markers) is these tables, row for
+ * row: a rule changed in one place and not the other fails. */
+static void test_internals_lists_the_rules(void **state)
+{
+	static char rows[64][512];
+	size_t n = 0, in_doc = 0;
+	char *doc = NULL, *start, *end;
+	size_t len;
+
+	(void)state;
+	/* never includes: one row per room, its forbidden rooms in table order */
+	for (size_t r = 0; r < sizeof(include_rules) / sizeof(include_rules[0]); r++) {
+		const struct include_rule *ru = &include_rules[r];
+		size_t used;
+		bool seen = false;
+
+		for (size_t q = 0; q < r; q++)
+			seen |= (ru->from && include_rules[q].from && strcmp(ru->from, include_rules[q].from) == 0);
+		if (seen)
+			continue;
+		assert_true(n < 64);
+		if (!ru->from)
+			used = (size_t)snprintf(rows[n], sizeof rows[n], "| all but `%s`, `%s` | never includes |", ru->except,
+						ru->except2);
+		else if (strcmp(ru->to, "/") == 0)
+			used = (size_t)snprintf(rows[n], sizeof rows[n], "| `%s` | includes only | `util/`", ru->from);
+		else
+			used = (size_t)snprintf(rows[n], sizeof rows[n], "| `%s` | never includes |", ru->from);
+		for (size_t q = r; q < sizeof(include_rules) / sizeof(include_rules[0]) && strcmp(ru->to, "/") != 0; q++) {
+			const struct include_rule *o = &include_rules[q];
+
+			if ((ru->from && o->from && strcmp(ru->from, o->from) == 0) || (!ru->from && !o->from))
+				used += (size_t)snprintf(rows[n] + used, sizeof rows[n] - used, " `%s`", o->to);
+		}
+		snprintf(rows[n] + used, sizeof rows[n] - used, " |");
+		n++;
+	}
+	for (size_t r = 0; r < sizeof(only_rules) / sizeof(only_rules[0]); r++) {
+		size_t used = (size_t)snprintf(rows[n], sizeof rows[n], "| `%s` | includes only |", only_rules[r].from);
+
+		for (size_t k = 0; k < sizeof(only_rules[r].rooms) / sizeof(only_rules[r].rooms[0]) && only_rules[r].rooms[k];
+		     k++)
+			used += (size_t)snprintf(rows[n] + used, sizeof rows[n] - used, " `%s`", only_rules[r].rooms[k]);
+		snprintf(rows[n] + used, sizeof rows[n] - used, " |");
+		n++;
+	}
+	/* what own_command_part and cmd_entry_allowed enforce */
+	snprintf(rows[n++], sizeof rows[0], "| `src/cmd/` | holds only | `cmd.h` `run.c` `cmd_NAME.c` `NAME/` |");
+	snprintf(rows[n++], sizeof rows[0], "| `src/cmd/NAME/` | is included only by | `src/cmd/cmd_NAME.c` `src/cmd/NAME/` |");
+
+	assert_int_equal(file_read_text(CUDOCTOR_SOURCE_DIR "/docs/internals.md", 1 << 20, &doc, &len, NULL), CD_OK);
+	start = strstr(doc, "<!-- include rules -->");
+	end = start ? strstr(start, "<!-- /include rules -->") : NULL;
+	if (!start || !end)
+		fail_msg("docs/internals.md has no <!-- include rules --> ... <!-- /include rules --> table");
+	*end = '\0';
+	for (size_t i = 0; i < n; i++)
+		if (!strstr(start, rows[i]))
+			fail_msg("docs/internals.md's include rules lack the row\n%s", rows[i]);
+	for (const char *l = strstr(start, "\n| "); l; l = strstr(l + 1, "\n| "))
+		in_doc += strncmp(l, "\n| room |", 9) != 0 && strncmp(l, "\n|---", 5) != 0;
+	if (in_doc != n)
+		fail_msg("docs/internals.md lists %zu include rules, test_layout.c enforces %zu", in_doc, n);
+	free(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_checker_flags_violations),
 		cmocka_unit_test(test_cycle_detected),
+		cmocka_unit_test(test_cmd_holds_commands),
+		cmocka_unit_test(test_internals_lists_the_rules),
 		cmocka_unit_test(test_tree_follows_rules),
 	};
 

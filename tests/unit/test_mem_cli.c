@@ -6,6 +6,7 @@
 #include <cmocka.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mem_fixtures.h"
@@ -206,17 +207,23 @@ static const char qwen05_config[] =
 	"\"num_hidden_layers\": 24, \"num_key_value_heads\": 2, \"rms_norm_eps\": 1e-06, \"rope_theta\": 1000000.0, "
 	"\"tie_word_embeddings\": true, \"torch_dtype\": \"bfloat16\", \"vocab_size\": 151936}\n";
 
+/* Qwen2.5-0.5B's config.json into a new directory dir (a mkdtemp template); path: the file. */
+static void write_qwen05_config(char *dir, char *path, size_t cap)
+{
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, cap, "%s/config.json", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(qwen05_config, f);
+	fclose(f);
+}
+
 /* 128k is 131072 tokens; past the trained context (max_position_embeddings) a warning */
 static void context_k_and_trained_length(void **state)
 {
 	char dir[] = "/tmp/cudoctor-memcli-XXXXXX", path[64];
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof path, "%s/config.json", dir);
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(qwen05_config, f);
-	fclose(f);
+	write_qwen05_config(dir, path, sizeof path);
 
 	const char *argv[] = {CUDOCTOR_BINARY, "--json", "mem", "estimate", path, "--context", "128k", "--gpu",
 			      "H200", NULL};
@@ -237,6 +244,45 @@ static void context_k_and_trained_length(void **state)
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "inputs"), "context")), 32768);
 	assert_int_equal(json_array_size(json_object_get(j, "findings")), 0);
 	json_decref(j);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* --train names the phase where the step peaks, in JSON and text: Qwen2.5-0.5B's 151936-token
+ * vocabulary puts it in the loss even with checkpointing (test_mem_estimate.c has the sum) */
+static void training_names_the_peak_phase(void **state)
+{
+	char dir[] = "/tmp/cudoctor-memcli-XXXXXX", path[64];
+	(void)state;
+	write_qwen05_config(dir, path, sizeof path);
+
+	const char *argv[] = {CUDOCTOR_BINARY, "--json", "mem", "estimate", path, "--train", "--context", "2048",
+			      "--batch", "2", "--checkpointing", "--cuda-context", "0", "--gpu-memory", "10GB", NULL};
+	json_t *j = run_json(argv, 1);
+	json_t *bd = json_object_get(j, "breakdown");
+	assert_string_equal(json_string_value(json_object_get(bd, "peak_phase")), "loss");
+	assert_int_equal(json_integer_value(json_object_get(bd, "phase_loss_bytes")), 10704866560ll);
+	assert_int_equal(json_integer_value(json_object_get(bd, "total_bytes")), 10704866560ll);
+	assert_int_equal(json_integer_value(json_object_get(bd, "logits_bytes")), 12ll * 4096 * 151936);
+	assert_true(json_integer_value(json_object_get(bd, "phase_optimizer_bytes")) < 10704866560ll);
+	json_t *fd = json_array_get(json_object_get(j, "findings"), 0);
+	assert_string_equal(json_string_value(json_object_get(fd, "id")), "oom-capacity");
+	char *dump = json_dumps(fd, 0);
+	assert_non_null(strstr(dump, "the step peaks in its loss phase"));
+	assert_non_null(strstr(dump, "compute the loss in chunks"));
+	assert_null(strstr(dump, "turn on activation checkpointing"));
+	free(dump);
+	json_decref(j);
+
+	struct run_result r;
+	assert_int_equal(testlib_run((const char *const[]){CUDOCTOR_BINARY, "mem", "estimate", path, "--train",
+							   "--context", "2048", "--batch", "2", "--checkpointing",
+							   "--gpu-memory", "80GB", NULL}, no_gpu_env, NULL, &r), 0);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "loss tensors"));
+	assert_non_null(strstr(r.out, "the loss tensors  <- peak"));
+	assert_non_null(strstr(r.out, "the peak, in the loss phase, + CUDA context"));
+	run_result_free(&r);
 	unlink(path);
 	rmdir(dir);
 }
@@ -333,6 +379,7 @@ int main(void)
 		cmocka_unit_test(quiet_answers_per_gpu),
 		cmocka_unit_test(unknown_kv_is_not_a_fit),
 		cmocka_unit_test(context_k_and_trained_length),
+		cmocka_unit_test(training_names_the_peak_phase),
 		cmocka_unit_test(gguf_quant_names),
 		cmocka_unit_test(usage_errors),
 	};

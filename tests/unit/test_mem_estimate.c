@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "mem/estimate.h"
 #include "mem/load.h"
 #include "mem_fixtures.h"
@@ -192,6 +194,113 @@ static void config_formula_matches_tensors(void **state)
 	mem_model_free(&m);
 }
 
+
+/* Three public configs (config.json fields as published), 2 x 2048 tokens, bf16 weights,
+ * AdamW (bf16 states, foreach), two cuBLAS workspaces: each phase by hand. */
+struct train_case {
+	const char *config;
+	uint64_t params;
+	uint64_t forward, loss, backward, optimizer; /* without checkpointing */
+	uint64_t ck_forward, ck_loss, ck_backward;   /* with it (the optimizer step is the same) */
+	enum mem_phase peak, ck_peak;
+};
+
+static void train_case(const struct train_case *c)
+{
+	struct mem_model m;
+	struct mem_opts o;
+	struct mem_estimate e, ck;
+	char err[CD_ERRMSG] = "";
+	json_error_t jerr;
+	json_t *cfg = json_loads(c->config, 0, &jerr);
+
+	assert_non_null(cfg);
+	if (mem_model_from_config(cfg, "bf16", &m, err))
+		fail_msg("%s", err);
+	json_decref(cfg);
+	assert_int_equal(m.params, c->params);
+	mem_opts_default(&o);
+	o.train = true;
+	o.context = 2048;
+	o.batch = 2;
+	o.cuda_context = 0;
+	mem_estimate(&m, &o, &e);
+	assert_true(e.phases_known);
+	assert_int_equal(e.phase_forward, c->forward);
+	assert_int_equal(e.phase_loss, c->loss);
+	assert_int_equal(e.phase_backward, c->backward);
+	assert_int_equal(e.phase_optimizer, c->optimizer);
+	assert_int_equal(e.peak_phase, c->peak);
+	o.checkpointing = true;
+	mem_estimate(&m, &o, &ck);
+	assert_int_equal(ck.phase_forward, c->ck_forward);
+	assert_int_equal(ck.phase_loss, c->ck_loss);
+	assert_int_equal(ck.phase_backward, c->ck_backward);
+	assert_int_equal(ck.phase_optimizer, c->optimizer);
+	assert_int_equal(ck.peak_phase, c->ck_peak);
+	/* the loss's tensors do not shrink with checkpointing: only the stored activations do */
+	assert_int_equal(e.phase_loss - ck.phase_loss, e.act_full - e.act_checkpointed);
+	/* the total is the peak phase (no sum of parts) */
+	const uint64_t at[] = {0, ck.phase_forward, ck.phase_loss, ck.phase_backward, ck.phase_optimizer};
+	assert_int_equal(ck.total, at[ck.peak_phase]);
+	mem_model_free(&m);
+}
+
+/* https://huggingface.co/meta-llama/Llama-3.2-1B/blob/main/config.json
+ * P = V h (tied) + h + 16 x (2h + 2 h^2 + 2 h 512 + 3 h 8192) = 262668288 + 2048 + 16 x 60821504
+ *   = 1235814400. Held all step: 2P weights + 4P states + 2 x 32 MiB = 7481995264.
+ * Optimizer: held + 2P grads + 2P sqrt(v) = 12425252864.
+ * Per token and block: norms 2 x (2048 x 8 + 4) = 32776, q k v o 2 x (2048 + 2048 + 512 + 512)
+ * = 10240, log-sum-exp 4 x 32 = 128, MLP 8 x 8192 = 65536: 108680. T = 4096 tokens:
+ * stored 16 x 4096 x 108680 + 4096 x (16388 + 16) = 7189643264 (with checkpointing
+ * 16 x 4096 x 4096 + 67190784 = 335626240). Logits 2 T V = 1050673152; loss 12 T V = 6304038912.
+ * Forward = held + stored + logits = 15722311680; loss = held + stored + 12 T V = 20975677440.
+ * Backward, at lm_head: held + stored + 2 T V + 2 T h + 2 V h (its gradient) = 16264425472.
+ * With checkpointing: forward 8868294656, loss 14121660416; backward peaks at the embedding:
+ * held + all gradients (2P) + the embedding's own gradient, added into lm_head's (2 V h =
+ * 525336576) + T (6 h + 40) = 10529456128. The loss is the peak either way. */
+static const struct train_case tc_llama_3_2_1b = {
+		"{\"model_type\": \"llama\", \"vocab_size\": 128256, \"hidden_size\": 2048, \"intermediate_size\": 8192,"
+		" \"num_hidden_layers\": 16, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"head_dim\": 64,"
+		" \"max_position_embeddings\": 131072, \"tie_word_embeddings\": true, \"torch_dtype\": \"bfloat16\"}",
+		1235814400ull, 15722311680ull, 20975677440ull, 16264425472ull, 12425252864ull,
+		8868294656ull, 14121660416ull, 10529456128ull, MEM_PHASE_LOSS, MEM_PHASE_LOSS,
+};
+
+/* https://huggingface.co/Qwen/Qwen2.5-0.5B/blob/main/config.json (q/k/v with bias)
+ * P = V h (tied) + h + 24 x (2h + 2 h^2 + 2 h 128 + 3 h 4864 + 896 + 256) = 494032768 (the
+ * published 0.49B). Per token and block: 2 x (896 x 8 + 4) + 2 x (896 + 896 + 128 + 128) + 4 x 14
+ * + 8 x 4864 = 57408. The 151936-token vocabulary makes the loss (12 T V = 7467958272) the
+ * peak, with checkpointing by far: held 3031305472 + stored 205602816 + 7467958272. */
+static const struct train_case tc_qwen2_5_0_5b = {
+		"{\"model_type\": \"qwen2\", \"vocab_size\": 151936, \"hidden_size\": 896, \"intermediate_size\": 4864,"
+		" \"num_hidden_layers\": 24, \"num_attention_heads\": 14, \"num_key_value_heads\": 2,"
+		" \"max_position_embeddings\": 32768, \"tie_word_embeddings\": true, \"torch_dtype\": \"bfloat16\"}",
+		494032768ull, 9948843264ull, 16172141824ull, 10228452608ull, 5007436544ull,
+		4481568000ull, 10704866560ull, 4761177344ull, MEM_PHASE_LOSS, MEM_PHASE_LOSS,
+};
+
+/* https://huggingface.co/TinyLlama/TinyLlama-1.1B-intermediate-step-1431k-3T/blob/main/config.json
+ * Untied, 32000 tokens: P = 2 V h + h + 22 x 44044288 = 1100048384. Without checkpointing the
+ * loss peaks (held 6667399168 + stored 22 x 4096 x 87176 + 67190784 + 12 T V 1572864000); with
+ * it the optimizer step does: held + 2P gradients + 2P sqrt(v) = 11067592704, above the
+ * backward's peak at the last block recomputed (9154371584). */
+static const struct train_case tc_tinyllama_1_1b = {
+		"{\"model_type\": \"llama\", \"vocab_size\": 32000, \"hidden_size\": 2048, \"intermediate_size\": 5632,"
+		" \"num_hidden_layers\": 22, \"num_attention_heads\": 32, \"num_key_value_heads\": 4,"
+		" \"max_position_embeddings\": 2048, \"tie_word_embeddings\": false, \"torch_dtype\": \"bfloat16\"}",
+		1100048384ull, 14852337664ull, 16163057664ull, 15000186880ull, 11067592704ull,
+		7365832704ull, 8676552704ull, 9154371584ull, MEM_PHASE_LOSS, MEM_PHASE_OPTIMIZER,
+};
+
+static void train_phases_by_hand(void **state)
+{
+	(void)state;
+	train_case(&tc_llama_3_2_1b);
+	train_case(&tc_qwen2_5_0_5b);
+	train_case(&tc_tinyllama_1_1b);
+}
+
 static void training_bytes_per_parameter(void **state)
 {
 	struct mem_model m;
@@ -236,9 +345,13 @@ static void training_activations_and_checkpointing(void **state)
 	o.context = 512;
 	o.batch = 2;
 	mem_estimate(&m, &o, &e);
-	uint64_t sbh = 512ull * 2 * 128, logits = 512ull * 2 * 640 * 8;
-	assert_int_equal(e.act_full, sbh * 3 * 34 + logits);
-	assert_int_equal(e.act_checkpointed, sbh * 3 * 2 + sbh * 34 + logits);
+	/* per token: two RMSNorms (fp32 copy + normalised + output + rstd: 128 x 8 + 4 each), q k v o
+	 * and flash's log-sum-exp, the MLP's four tensors of ff */
+	uint64_t T = 512ull * 2, qkvo = 2 * ((uint64_t)m.n_heads * m.head_dim_k * 2 + (uint64_t)m.n_kv_heads * m.head_dim_k * 2);
+	uint64_t block = 2 * (128 * 8 + 4) + qkvo + 4 * m.n_heads + 8 * m.ff, rest = T * (128 * 8 + 4 + 16);
+	assert_int_equal(e.act_full, T * block * 3 + rest);
+	assert_int_equal(e.act_checkpointed, T * 2 * 128 * 3 + rest);
+	assert_int_equal(e.logits, T * 640 * 12);
 	assert_int_equal(e.activations, e.act_full);
 	o.checkpointing = true;
 	mem_estimate(&m, &o, &e);
@@ -304,6 +417,7 @@ int main(void)
 		cmocka_unit_test(config_formula_matches_tensors),
 		cmocka_unit_test(training_bytes_per_parameter),
 		cmocka_unit_test(training_activations_and_checkpointing),
+		cmocka_unit_test(train_phases_by_hand),
 		cmocka_unit_test(fit_search_boundaries),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -1,4 +1,4 @@
-/* Field tables (util/rec_field.h) written through records (report_struct_*): each kind and
+/* Field tables (util/field.h) written through records (report_fields, report_one_*): each kind and
  * unit, the three ways a value that is not valid shows, a table row filled by an object
  * nested in it, and a JSON-only record outside any report. */
 #include <setjmp.h>
@@ -10,9 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "facts/driver.h"
+#include "facts/gpu.h"
+#include "facts/platform.h"
+#include "facts/python.h"
+#include "facts/runtime.h"
+#include "facts/toolkit.h"
 #include "facts/topology.h"
 #include "mem/context_cost.h"
 #include "mem/estimate.h"
+#include "mem/model.h"
 #include "mem/probe.h"
 #include "report/render.h"
 #include "report/report.h"
@@ -49,22 +56,27 @@ static const char *shout(const void *obj, char *buf, size_t cap)
 
 #define T(m) offsetof(struct thing, m)
 enum { F_ORDINAL, F_COUNT, F_SIZE, F_HEADROOM, F_ON, F_TEMP, F_MS, F_NAME, F_STATE, F_FLAG, F_NOTE, F_SHOUT, F_N };
-static const struct rec_field fields[F_N] = {
-	[F_ORDINAL] = { "cuda_ordinal", "ordinal", RF_INT, .offset = T(ordinal), .valid = RFV_NONNEG },
-	[F_COUNT] = { "count", "count", RF_UINT, .offset = T(count) },
-	[F_SIZE] = { "size_bytes", "size", RF_U64, .unit = RU_BYTES, .offset = T(size) },
-	[F_HEADROOM] = { "headroom_bytes", "headroom", RF_I64, .unit = RU_BYTES, .offset = T(headroom) },
-	[F_ON] = { "on", "on", RF_BOOL, .offset = T(on) },
-	[F_TEMP] = { "temperature_c", "temperature", RF_INT, .offset = T(temp), .valid = RFV_FLAG,
-		     .flag = T(has_temp), .unknown = "N/A" },
-	[F_MS] = { "elapsed_ms", NULL, RF_DOUBLE, .offset = T(ms) },
-	[F_NAME] = { "name", "name", RF_CHARS, .offset = T(name) },
-	[F_STATE] = { "state", "state", RF_NAMED, .offset = T(state), .name = state_name },
-	[F_FLAG] = { "flag", "flag", RF_INT, .unit = RU_YESNO, .offset = T(flag) },
-	[F_NOTE] = { "note", "note", RF_CHARS, .offset = T(note), .valid = RFV_NONZERO, .absent = RFA_OMIT },
-	[F_SHOUT] = { "shout", "shout", RF_TEXT, .text = shout, .absent = RFA_QUIET },
+static const struct field fields[F_N] = {
+	[F_ORDINAL] = { "cuda_ordinal", "ordinal", FK_INT, .off = T(ordinal), .views = FIELD_ALL,
+			.flags = FIELD_NEG_UNKNOWN, .unknown = "?" },
+	[F_COUNT] = { "count", "count", FK_UINT, .off = T(count), .views = FIELD_ALL },
+	[F_SIZE] = { "size_bytes", "size", FK_ULLONG, .unit = FU_BYTES, .off = T(size), .views = FIELD_ALL },
+	[F_HEADROOM] = { "headroom_bytes", "headroom", FK_LLONG, .unit = FU_BYTES, .off = T(headroom),
+			.views = FIELD_ALL },
+	[F_ON] = { "on", "on", FK_BOOL, .off = T(on), .views = FIELD_ALL },
+	[F_TEMP] = { "temperature_c", "temperature", FK_INT, .off = T(temp), .flag = T(has_temp), .views = FIELD_ALL,
+			.flags = FIELD_IF_FLAG, .unknown = "N/A" },
+	[F_MS] = { "elapsed_ms", NULL, FK_DOUBLE, .off = T(ms) },
+	[F_NAME] = { "name", "name", FK_CHARS, .off = T(name), .views = FIELD_ALL, .flags = FIELD_EMPTY_KNOWN },
+	[F_STATE] = { "state", "state", FK_NAMED, .off = T(state), .views = FIELD_ALL, .name = state_name,
+			.unknown = "?" },
+	[F_FLAG] = { "flag", "flag", FK_INT, .unit = FU_YESNO, .off = T(flag), .views = FIELD_ALL },
+	[F_NOTE] = { "note", "note", FK_CHARS, .off = T(note), .views = FIELD_ALL,
+			.flags = FIELD_ZERO_UNKNOWN | FIELD_OMIT },
+	[F_SHOUT] = { "shout", "shout", FK_TEXT, .views = FIELD_ALL, .string = shout },
 };
 #undef T
+static const struct field_table table = { .name = "thing", .fields = fields, .n = F_N, .valid_off = -1 };
 
 static char *text_of(const struct report *r)
 {
@@ -90,7 +102,7 @@ static void test_valid_fields(void **state)
 	(void)state;
 	assert_int_equal(report_init(&r, "test"), 0);
 	report_rec_top(&top, &r);
-	report_struct_fields(&top, fields, F_N, &t);
+	report_fields(&top, &table, &t, FIELD_FULL);
 	assert_int_equal(report_rec_end(&top), CD_OK);
 	d = r.data;
 	assert_int_equal(json_integer_value(json_object_get(d, "cuda_ordinal")), 1);
@@ -128,12 +140,12 @@ static void test_fields_not_valid(void **state)
 	(void)state;
 	assert_int_equal(report_init(&r, "test"), 0);
 	report_rec_top(&top, &r);
-	report_struct_field(&top, &fields[F_ORDINAL], &t);       /* null, "?" */
-	report_struct_field(&top, &fields[F_TEMP], &t);          /* null, its own unknown text */
-	report_struct_field(&top, &fields[F_STATE], &t);         /* no name for 7: null */
-	report_struct_field(&top, &fields[F_NOTE], &t);          /* left out */
-	report_struct_field(&top, &fields[F_SHOUT], &t);         /* null, no text */
-	report_struct_fieldf(&top, &fields[F_TEMP], &t, "%d C", t.temp); /* the sentence is not used */
+	report_one_field(&top, &table, F_ORDINAL, &t);       /* null, "?" */
+	report_one_field(&top, &table, F_TEMP, &t);          /* null, its own unknown text */
+	report_one_field(&top, &table, F_STATE, &t);         /* no name for 7: null */
+	report_one_field(&top, &table, F_NOTE, &t);          /* left out */
+	report_one_field(&top, &table, F_SHOUT, &t);         /* null, no text */
+	report_one_fieldf(&top, &table, F_TEMP, &t, "%d C", t.temp); /* the sentence is not used */
 	assert_int_equal(report_rec_end(&top), CD_OK);
 	d = r.data;
 	assert_true(json_is_null(json_object_get(d, "cuda_ordinal")));
@@ -160,8 +172,8 @@ static void test_own_text_and_json_only(void **state)
 	(void)state;
 	assert_int_equal(report_init(&r, "test"), 0);
 	report_rec_top(&top, &r);
-	report_struct_fieldf(&top, &fields[F_SIZE], &t, "%s, %u of them", "80 GiB each", t.count);
-	report_struct_json(&top, &fields[F_COUNT], &t);
+	report_one_fieldf(&top, &table, F_SIZE, &t, "%s, %u of them", "80 GiB each", t.count);
+	report_one_json(&top, &table, F_COUNT, &t);
 	assert_int_equal(report_rec_end(&top), CD_OK);
 	assert_int_equal(json_integer_value(json_object_get(r.data, "size_bytes")), 80ll << 30);
 	assert_int_equal(json_integer_value(json_object_get(r.data, "count")), 3);
@@ -186,9 +198,9 @@ static void test_object_in_a_row(void **state)
 	report_rec_top(&top, &r);
 	report_rec_table(&top, "gpus", 3, hdr, &tab);
 	report_rec_item(&tab, &row);
-	report_struct_field(&row, &fields[F_NAME], &t);
+	report_one_field(&row, &table, F_NAME, &t);
 	report_rec_object(&row, "sensors", &obj);
-	report_struct_field(&obj, &fields[F_TEMP], &t);
+	report_one_field(&obj, &table, F_TEMP, &t);
 	assert_int_equal(report_rec_end(&obj), CD_OK);
 	report_rec_array(&row, "links", &arr);
 	report_rec_item(&arr, &it);
@@ -221,7 +233,7 @@ static void test_json_only_record(void **state)
 	(void)state;
 	report_rec_json(&w, o);
 	report_rec_section(&w, "%s", "ignored");
-	report_struct_fields(&w, fields, F_N, &t);
+	report_fields(&w, &table, &t, FIELD_FULL);
 	assert_int_equal(report_rec_end(&w), CD_OK);
 	assert_int_equal(json_integer_value(json_object_get(o, "cuda_ordinal")), 2);
 	assert_true(json_is_null(json_object_get(o, "temperature_c")));
@@ -231,8 +243,8 @@ static void test_json_only_record(void **state)
 	assert_int_equal(report_rec_end(&w), CD_ENOMEM);
 }
 
-/* A string from a damaged input that is not UTF-8 still goes into JSON, as safe text (each
- * stray byte escaped); the text keeps the bytes as they were. */
+/* A string from a damaged input that is not UTF-8 still goes into JSON, and into the text,
+ * as safe text: each stray byte escaped, the well-formed characters kept. */
 static void test_string_not_utf8(void **state)
 {
 	struct report r;
@@ -246,37 +258,49 @@ static void test_string_not_utf8(void **state)
 	assert_false(r.oom);
 	assert_string_equal(json_string_value(json_object_get(r.data, "name")),
 			    "k\\xff\\xc3(\\xed\\xa0\\x80_\xc3\xa9");
-	assert_string_equal(r.items[0].b, "k\xff\xc3(\xed\xa0\x80_\xc3\xa9");
+	assert_string_equal(r.items[0].b, "k\\xff\\xc3(\\xed\\xa0\\x80_\xc3\xa9");
 	report_free(&r);
 }
 
-/* Every key of topo's and mem's field tables is named, as `key`, in its command's section of
- * docs/json.md. */
+/* Every key of every field table is named, as `key` or with its path (`toolkits[].path`), in
+ * its command's section of docs/json.md (the driver and GPU tables are also checked both ways, row by row, by
+ * test_json_doc). */
 static void test_tables_documented(void **state)
 {
 	static const struct {
 		const char *section;
-		const struct rec_field *t;
-		size_t n;
+		const struct field_table *t;
 	} tables[] = {
-		{ "## topo", topo_gpu_fields, TOPO_GPU_FIELDS },
-		{ "## topo", topo_nvlink_fields, TOPO_NVLINK_FIELDS },
-		{ "## topo", topo_pair_fields, TOPO_PAIR_FIELDS },
-		{ "## topo", topo_pair_cuda_fields, TOPO_PAIR_CUDA_FIELDS },
-		{ "## topo", topo_pair_nvml_fields, 5 },
-		{ "## topo", topo_nic_fields, TOPO_NIC_FIELDS },
-		{ "## topo", topo_probe_fields, TOPO_PROBE_FIELDS },
-		{ "## mem", mem_model_fields, MEM_MODEL_FIELDS },
-		{ "## mem", mem_opts_fields, MEM_OPTS_FIELDS },
-		{ "## mem", mem_estimate_fields, MEM_EST_FIELDS },
-		{ "## mem", mem_fit_fields, MEM_FIT_FIELDS },
-		{ "## mem", mem_probe_fields, MEM_PROBE_FIELDS },
-		{ "## mem", mem_demo_fields, MEM_DEMO_FIELDS },
-		{ "## mem", mem_context_cost_fields, MEM_CTX_FIELDS },
+		{ "## driver and GPU facts", &driver_field_table },
+		{ "## driver and GPU facts", &driver_nvml_field_table },
+		{ "## driver and GPU facts", &gpu_field_table },
+		{ "## driver and GPU facts", &gpu_process_field_table },
+		{ "## driver and GPU facts", &gpu_mig_field_table },
+		{ "## doctor", &platform_field_table },
+		{ "## doctor", &device_node_field_table },
+		{ "## doctor", &py_env_field_table },
+		{ "## doctor", &py_framework_field_table },
+		{ "## doctor", &py_wheel_field_table },
+		{ "## doctor", &toolkit_field_table },
+		{ "## doctor", &runtime_field_table },
+		{ "## topo", &topo_gpu_field_table },
+		{ "## topo", &topo_nvlink_field_table },
+		{ "## topo", &topo_pair_field_table },
+		{ "## topo", &topo_pair_cuda_field_table },
+		{ "## topo", &topo_pair_nvml_field_table },
+		{ "## topo", &topo_nic_field_table },
+		{ "## topo", &topo_probe_field_table },
+		{ "## mem", &mem_model_field_table },
+		{ "## mem", &mem_opts_field_table },
+		{ "## mem", &mem_estimate_field_table },
+		{ "## mem", &mem_fit_field_table },
+		{ "## mem", &mem_probe_field_table },
+		{ "## mem", &mem_demo_field_table },
+		{ "## mem", &mem_context_cost_field_table },
 	};
-	static char doc[1 << 20];
+	static char doc[1 << 20], missing[8192];
 	FILE *f = fopen(CUDOCTOR_SOURCE_DIR "/docs/json.md", "r");
-	size_t len;
+	size_t len, used = 0;
 
 	(void)state;
 	assert_non_null(f);
@@ -286,21 +310,46 @@ static void test_tables_documented(void **state)
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
 		char *start = strstr(doc, tables[i].section), *end, save;
 
-		assert_non_null(start);
+		if (!start)
+			fail_msg("docs/json.md has no section %s", tables[i].section);
 		end = strstr(start + 3, "\n## ");
 		end = end ? end : doc + len;
 		save = *end;
 		*end = '\0';
-		for (size_t k = 0; k < tables[i].n; k++) {
-			char quoted[128];
+		for (size_t k = 0; k < tables[i].t->n; k++) {
+			const char *key = tables[i].t->fields[k].key;
+			char quoted[128], pathed[256];
 
-			assert_non_null(tables[i].t[k].key); /* a hole in a table indexed by its enum */
-			snprintf(quoted, sizeof(quoted), "`%s`", tables[i].t[k].key);
-			if (!strstr(start, quoted))
-				fail_msg("%s is not documented under %s in docs/json.md", quoted, tables[i].section);
+			if (!key) /* text only */
+				continue;
+			/* `key`, or its path from the report's top: `toolkits[].path` */
+			snprintf(quoted, sizeof(quoted), "`%s`", key);
+			snprintf(pathed, sizeof(pathed), "`%s.%s`", tables[i].t->name, key);
+			if (!strstr(start, quoted) && !strstr(start, pathed) && used < sizeof missing)
+				used += (size_t)snprintf(missing + used, sizeof missing - used, "\n%s (%s) under %s", quoted,
+							 tables[i].t->name, tables[i].section);
 		}
 		*end = save;
 	}
+	if (used)
+		fail_msg("not documented in docs/json.md:%s", missing);
+}
+
+/* An enum-indexed table has no hole: every entry has a key or a label. */
+static void test_tables_whole(void **state)
+{
+	static const struct field_table *const tables[] = {
+		&topo_gpu_field_table, &topo_nvlink_field_table, &topo_pair_field_table, &topo_pair_cuda_field_table,
+		&topo_pair_nvml_field_table, &topo_nic_field_table, &topo_probe_field_table, &mem_model_field_table,
+		&mem_opts_field_table, &mem_estimate_field_table, &mem_fit_field_table, &mem_probe_field_table,
+		&mem_demo_field_table, &mem_context_cost_field_table,
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+		for (size_t k = 0; k < tables[i]->n; k++)
+			if (!tables[i]->fields[k].key && !tables[i]->fields[k].label)
+				fail_msg("%s has a hole at %zu", tables[i]->name, k);
 }
 
 int main(void)
@@ -313,6 +362,7 @@ int main(void)
 		cmocka_unit_test(test_json_only_record),
 		cmocka_unit_test(test_string_not_utf8),
 		cmocka_unit_test(test_tables_documented),
+		cmocka_unit_test(test_tables_whole),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "cmd/lab_render.h"
+#include "cmd/lab/render.h"
 #include "lab/judge.h"
 #include "report/render_html.h"
 #include "testlib.h"

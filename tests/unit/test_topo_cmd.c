@@ -28,7 +28,7 @@ static struct run_result topo(bool json, const char *gpus, const char *layout, c
 	const char *argv_text[] = { CUDOCTOR_BINARY, "--color=never", "topo", NULL };
 	char g[1024], l[64];
 	const char *env[16] = { LIBCUDA, LIBNVML, "CUDA_VISIBLE_DEVICES=", "FAKE_TOPO_NVLINKS=", "FAKE_TOPO_NVLINK_DOWN=",
-				"FAKE_P2P_DENY=", "CUDOCTOR_SYSFS=/nonexistent", "FAKE_NVML_PCIE=", g, l };
+				"FAKE_P2P_DENY=", "CUDOCTOR_HOST_ROOT=/nonexistent", "FAKE_NVML_PCIE=", g, l };
 	size_t n = 10;
 	struct run_result r;
 
@@ -122,7 +122,7 @@ static struct run_result topo_quiet(const char *gpus, const char *layout, const 
 	const char *argv[] = { CUDOCTOR_BINARY, "-q", "topo", NULL };
 	char g[1024], l[64];
 	const char *env[] = { LIBCUDA, LIBNVML, "CUDA_VISIBLE_DEVICES=", "FAKE_TOPO_NVLINKS=", "FAKE_TOPO_NVLINK_DOWN=",
-			      "FAKE_P2P_DENY=", "CUDOCTOR_SYSFS=/nonexistent", "FAKE_NVML_PCIE=", g, l, extra, NULL };
+			      "FAKE_P2P_DENY=", "CUDOCTOR_HOST_ROOT=/nonexistent", "FAKE_NVML_PCIE=", g, l, extra, NULL };
 	struct run_result r;
 
 	snprintf(g, sizeof g, "FAKE_GPUS=%s", gpus);
@@ -335,7 +335,7 @@ static void test_pcie_link_degraded(void **state)
 
 /* ---- a fake sysfs tree: one PCIe switch with GPU0 and an InfiniBand NIC, on NUMA node 1 ---- */
 
-static char sysroot[256];
+static char hostroot[256], sysroot[300]; /* a host laid out in a directory, and its /sys */
 
 static void put(const char *rel, const char *text)
 {
@@ -364,8 +364,9 @@ static void make_sysfs(const char *gpu_cpus)
 	const char *sw = "devices/pci0000:00/0000:00:01.0/0000:01:00.0";
 	char rel[512];
 
-	snprintf(sysroot, sizeof sysroot, "/tmp/cudoctor-topo-%d", (int)getpid());
-	snprintf(rel, sizeof rel, "rm -rf '%s'", sysroot);
+	snprintf(hostroot, sizeof hostroot, "/tmp/cudoctor-topo-%d", (int)getpid());
+	snprintf(sysroot, sizeof sysroot, "%s/sys", hostroot);
+	snprintf(rel, sizeof rel, "rm -rf '%s'", hostroot);
 	assert_int_equal(system(rel), 0);
 	snprintf(rel, sizeof rel, "%s/0000:02:00.0/0000:18:00.0/numa_node", sw);
 	put(rel, "1\n");
@@ -386,7 +387,7 @@ static void drop_sysfs(void)
 {
 	char cmd[300];
 
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", sysroot);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", hostroot);
 	assert_int_equal(system(cmd), 0);
 }
 
@@ -400,7 +401,7 @@ static void test_numa_affinity_and_nics(void **state)
 	(void)state;
 	/* no machine runs this process on CPUs 4000-4095: a GPU local to them is on another node */
 	make_sysfs("4000-4095\n");
-	snprintf(root, sizeof root, "CUDOCTOR_SYSFS=%s", sysroot);
+	snprintf(root, sizeof root, "CUDOCTOR_HOST_ROOT=%s", hostroot);
 	r = topo(true, H200, "pcie", e);
 	j = parse(&r);
 	assert_int_equal(count_findings(j, "numa-affinity", "warn"), 1);

@@ -6,6 +6,7 @@
 
 #include "cmd/arch/arch.h"
 #include "cmd/cmd.h"
+#include "show/arch_verdicts.h"
 #include "util/err.h"
 
 void arch_file_fields(struct report_rec *files, struct arch_file *f, const struct arch_opts *o,

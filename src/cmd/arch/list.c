@@ -37,17 +37,10 @@ static const char *kind_text(uint16_t kind, char *buf, size_t cap)
 	return buf;
 }
 
-/* A kernel name is bytes from the file: one that is not UTF-8 (which jansson refuses) is
- * listed as util/safetext.h makes it. */
+/* A kernel name is bytes from the file: listed as safe text, never refused. */
 static int add_name(const char *name, void *ctx)
 {
-	json_t *s = json_string(name);
-	if (!s) {
-		char *safe = safe_text_dup(name, strlen(name), 4096, 0);
-		s = safe ? json_string(safe) : NULL;
-		free(safe);
-	}
-	return json_array_append_new((json_t *)ctx, s) ? CD_ENOMEM : CD_OK;
+	return json_array_append_new((json_t *)ctx, report_json_text(name)) ? CD_ENOMEM : CD_OK;
 }
 
 json_t *arch_image_kernels(struct dc_inventory *inv, const struct dc_image *im, char *err)
@@ -276,15 +269,14 @@ void arch_images_fields(struct report_rec *file, struct arch_file *f, const stru
 				kernels_line(file, inv, &inv->images[i], i + 1);
 }
 
-/* cuobjdump's name stem: the file name without directory and without its last extension. */
+/* cuobjdump's name stem: the file name without directory and without its last extension,
+ * as safe text (a file or member name is anyone's bytes; this listing prints them itself). */
 static void stem_of(const char *path, char *buf, size_t cap)
 {
-	const char *base = strrchr(path, '/');
+	const char *base = strrchr(path, '/'), *dot;
 	base = base ? base + 1 : path;
-	snprintf(buf, cap, "%s", base);
-	char *dot = strrchr(buf, '.');
-	if (dot && dot != buf)
-		*dot = 0;
+	dot = strrchr(base, '.');
+	safe_text(buf, cap, base, dot && dot != base ? (size_t)(dot - base) : strlen(base), 0);
 }
 
 int arch_cuobjdump_lines(const struct arch_file *f, unsigned *elf_no, unsigned *ptx_no, FILE *out)
@@ -293,8 +285,9 @@ int arch_cuobjdump_lines(const struct arch_file *f, unsigned *elf_no, unsigned *
 	char stem[256];
 	stem_of(f->path, stem, sizeof(stem));
 	int member = -1;
-	char real[4096];
-	const char *shown = realpath(f->path, real) ? real : f->path; /* cuobjdump prints it resolved */
+	char real[4096], shown[4 * 4096], name[1024];
+	const char *path = realpath(f->path, real) ? real : f->path; /* cuobjdump prints it resolved */
+	safe_text(shown, sizeof shown, path, strlen(path), 0);
 	if (inv->format == DC_PTX)
 		return CD_OK; /* cuobjdump: "does not contain device code" */
 	for (size_t i = 0; i < inv->n_images; i++) {
@@ -304,7 +297,8 @@ int arch_cuobjdump_lines(const struct arch_file *f, unsigned *elf_no, unsigned *
 			continue;
 		if (c->member >= 0 && c->member != member) {
 			member = c->member;
-			fprintf(out, "\nmember %s:%s:\n", shown, inv->members[member]);
+			safe_text(name, sizeof name, inv->members[member], strlen(inv->members[member]), 0);
+			fprintf(out, "\nmember %s:%s:\n", shown, name);
 		}
 		bool elf = im->kind == FATBIN_KIND_ELF;
 		unsigned no = elf ? ++*elf_no : ++*ptx_no;

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "cmd/doctor/facts.h"
+#include "probe/stack.h"
 #include "report/report.h"
 
 /* What the user named besides what doctor finds: --binary FILE and --path DIR, each repeatable. */
@@ -21,6 +21,6 @@ struct doctor_apps {
  * (rules/framework.h) and writes the "Will it run" section (text and "will_it_run") and the
  * framework-cannot-run findings. A file that cannot be read is a line, not a failure.
  * CD_OK or CD_ENOMEM. */
-int doctor_frameworks(struct report *r, const struct doctor_facts *df, const struct doctor_apps *apps, char *err);
+int doctor_frameworks(struct report *r, const struct stack_facts *df, const struct doctor_apps *apps, char *err);
 
 #endif

@@ -24,7 +24,7 @@ static int render(const struct nccl_log *l, struct report *r)
 	report_kv(r, "NCCL lines", "%zu", l->nccl_lines);
 	for (size_t i = 0; i < l->n_versions; i++) {
 		report_kv(r, "version", "%s", l->versions[i]);
-		json_array_append_new(vs, json_string(l->versions[i]));
+		json_array_append_new(vs, report_json_text(l->versions[i]));
 	}
 	if (l->network[0])
 		report_kv(r, "network", "%s", l->network);
@@ -52,8 +52,8 @@ static int render(const struct nccl_log *l, struct report *r)
 						     "via", c->via));
 	}
 	json_object_set_new(o, "versions", vs);
-	json_object_set_new(o, "network", l->network[0] ? json_string(l->network) : json_null());
-	json_object_set_new(o, "bootstrap_interface", l->bootstrap_if[0] ? json_string(l->bootstrap_if) : json_null());
+	json_object_set_new(o, "network", l->network[0] ? report_json_text(l->network) : json_null());
+	json_object_set_new(o, "bootstrap_interface", l->bootstrap_if[0] ? report_json_text(l->bootstrap_if) : json_null());
 	json_object_set_new(o, "channels", chs);
 	return report_json_set(r, "nccl", o);
 }

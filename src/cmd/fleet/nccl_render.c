@@ -27,7 +27,7 @@ int fleet_nccl_render(struct report *r, const struct fleet_nccl_result *res)
 
 	if (!j || !sizes || !ranks || json_object_set_new(j, "nranks", json_integer(p->nranks)) ||
 	    json_object_set_new(j, "ran", json_boolean(p->go)) ||
-	    (!p->go && json_object_set_new(j, "why", json_string(p->why)))) {
+	    (!p->go && json_object_set_new(j, "why", report_json_text(p->why)))) {
 		rc = CD_ENOMEM;
 		goto out;
 	}

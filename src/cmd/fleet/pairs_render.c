@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fleet/hostlist.h"
+#include "fleet/judge.h"
 #include "fleet/pairs.h"
 #include "lab/nccl_judge.h"
 #include "util/err.h"
@@ -104,7 +105,7 @@ static int slow_nodes(struct report *r, const struct fleet_pairs_judgement *v, j
 {
 	const char **names = malloc((v->n_nodes ? v->n_nodes : 1) * sizeof *names);
 	struct finding *fd = NULL;
-	char *list = NULL;
+	char *list = NULL, *drain = NULL;
 	size_t n = 0;
 	int rc = CD_OK;
 
@@ -141,10 +142,15 @@ static int slow_nodes(struct report *r, const struct fleet_pairs_judgement *v, j
 	}
 	TRY(finding_why(fd, "A pair runs at the pace of its slower side: a node slow with most of its partners has the "
 			"slow GPU, link or NIC itself, and every ring or tree through it runs at its pace."));
-	TRY(finding_fix(fd, "srun -w %s nvidia-smi -q -d PERFORMANCE,CLOCK,ECC", list));
-	TRY(finding_fix(fd, "srun -w %s nvidia-smi topo -m", list));
-	TRY(finding_fix(fd, "scontrol update nodename=%s state=drain reason=\"cudoctor: fleet-nccl-slow-node\"", list));
+	TRY(fleet_fix_srun(fd, list, "nvidia-smi -q -d PERFORMANCE,CLOCK,ECC"));
+	TRY(fleet_fix_srun(fd, list, "nvidia-smi topo -m"));
+	if (!(drain = fleet_drain_line(list, "fleet-nccl-slow-node"))) {
+		rc = CD_ENOMEM;
+		goto out;
+	}
+	TRY(finding_fix(fd, "%s", drain));
 out:
+	free(drain);
 	free(list);
 	free(names);
 	return rc;
@@ -287,11 +293,11 @@ int fleet_pairs_render(struct report *r, const struct fleet_pairs_result *res)
 	units_fmt_bytes((uint64_t)p->bytes, size, sizeof size);
 	if (!j || json_object_set_new(j, "nranks", json_integer(p->nranks)) ||
 	    json_object_set_new(j, "ran", json_boolean(p->go)) ||
-	    json_object_set_new(j, "why", p->go ? json_null() : json_string(p->why)) ||
+	    json_object_set_new(j, "why", p->go ? json_null() : report_json_text(p->why)) ||
 	    json_object_set_new(j, "bytes", json_integer((json_int_t)p->bytes)) ||
 	    json_object_set_new(j, "rounds", json_integer(p->rounds)) ||
 	    json_object_set_new(j, "rounds_done", json_integer(res->rounds_done)) ||
-	    json_object_set_new(j, "stopped", res->stopped[0] ? json_string(res->stopped) : json_null())) {
+	    json_object_set_new(j, "stopped", res->stopped[0] ? report_json_text(res->stopped) : json_null())) {
 		rc = CD_ENOMEM;
 		goto out;
 	}

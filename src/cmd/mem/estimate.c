@@ -47,7 +47,9 @@ const struct cli_opt mem_estimate_opts[] = {
 	{ .id = O_KV, .long_name = "kv-dtype", .arg = CLI_REQUIRED, .metavar = "T",
 	  .help = "the KV cache's type (default: the runtime's)",
 	  .complete = CLI_C_WORDS, .words = "f32 f16 bf16 fp8 q8_0 q4_0" },
-	{ .id = O_TRAIN, .long_name = "train", .help = "training instead of inference" },
+	{ .id = O_TRAIN, .long_name = "train",
+	  .help = "training instead of inference: the total is the step's peak, in the phase named (forward, loss, "
+		  "backward or optimizer step)" },
 	{ .id = O_OPT, .long_name = "optimizer", .arg = CLI_REQUIRED, .metavar = "NAME",
 	  .help = "with --train: adam, adamw (the default), sgd or adafactor",
 	  .complete = CLI_C_WORDS, .words = "adam adamw sgd adafactor" },
@@ -140,59 +142,59 @@ static int parse_args(int argc, char **argv, const struct cli_args *args, struct
 /* The "model" object and the Model section. */
 static void model_fields(struct report_rec *top, const struct mem_model *m, const char *path)
 {
-	const struct rec_field *F = mem_model_fields;
+	const struct field_table *F = &mem_model_field_table;
 	struct report_rec w;
 	char a[UNITS_BUF], b[UNITS_BUF];
 
 	report_rec_object(top, "model", &w);
 	report_rec_section(&w, "Model");
 	if (path)
-		report_struct_fieldf(&w, &F[MEM_MODEL_FORMAT], m, "%s (%s)", path, m->format);
+		report_one_fieldf(&w, F, MEM_MODEL_FORMAT, m, "%s (%s)", path, m->format);
 	else
-		report_struct_fieldf(&w, &F[MEM_MODEL_FORMAT], m, "--params (%s)", m->dtype);
+		report_one_fieldf(&w, F, MEM_MODEL_FORMAT, m, "--params (%s)", m->dtype);
 	if (path)
 		report_field(&w, NULL, "path", rv_str(path));
-	report_struct_field(&w, &F[MEM_MODEL_ARCH], m);
-	report_struct_json(&w, &F[MEM_MODEL_DTYPE], m);
-	report_struct_fieldf(&w, &F[MEM_MODEL_PARAMS], m, "%s (%.2f %s%s)", units_fmt_count(m->params, a, sizeof a),
+	report_one_field(&w, F, MEM_MODEL_ARCH, m);
+	report_one_json(&w, F, MEM_MODEL_DTYPE, m);
+	report_one_fieldf(&w, F, MEM_MODEL_PARAMS, m, "%s (%.2f %s%s)", units_fmt_count(m->params, a, sizeof a),
 			     m->params >= 1000000000ull ? m->params / 1e9 : m->params / 1e6,
 			     m->params >= 1000000000ull ? "B" : "M",
 			     m->params_exact ? (m->format[0] == 'p' ? ", given" : ", exact from tensor shapes")
 					     : ", by formula");
-	report_struct_json(&w, &F[MEM_MODEL_PARAMS_EXACT], m);
+	report_one_json(&w, F, MEM_MODEL_PARAMS_EXACT, m);
 	if (m->params)
-		report_struct_fieldf(&w, &F[MEM_MODEL_WEIGHT_BYTES], m, "%s, mostly %s, %.3f bits per parameter%s",
+		report_one_fieldf(&w, F, MEM_MODEL_WEIGHT_BYTES, m, "%s, mostly %s, %.3f bits per parameter%s",
 				     units_fmt_bytes(m->weight_bytes, b, sizeof b), m->dtype,
 				     8.0 * (double)m->weight_bytes / (double)m->params,
 				     m->bytes_exact ? " (exact: sum of tensor sizes)" : "");
 	else
-		report_struct_json(&w, &F[MEM_MODEL_WEIGHT_BYTES], m);
+		report_one_json(&w, F, MEM_MODEL_WEIGHT_BYTES, m);
 	if (m->n_layers)
-		report_struct_fieldf(&w, &F[MEM_MODEL_LAYERS], m,
+		report_one_fieldf(&w, F, MEM_MODEL_LAYERS, m,
 				     "%u (hidden %" PRIu64 ", vocab %" PRIu64 ", trained context %" PRIu64 ")", m->n_layers,
 				     m->hidden, m->vocab, m->ctx_train);
 	else
-		report_struct_json(&w, &F[MEM_MODEL_LAYERS], m);
+		report_one_json(&w, F, MEM_MODEL_LAYERS, m);
 	if (m->attn_known && m->mla)
-		report_struct_fieldf(&w, &F[MEM_MODEL_HEADS], m,
+		report_one_fieldf(&w, F, MEM_MODEL_HEADS, m,
 				     "MLA: %u heads; cache holds the latent (%u) + rope key (%u) per token and layer",
 				     m->n_heads, m->kv_lora_rank, m->rope_dim);
 	else if (m->attn_known)
-		report_struct_fieldf(&w, &F[MEM_MODEL_HEADS], m, "%u heads, %u KV heads%s, head dim %u%s", m->n_heads,
+		report_one_fieldf(&w, F, MEM_MODEL_HEADS, m, "%u heads, %u KV heads%s, head dim %u%s", m->n_heads,
 				     m->n_kv_heads, m->n_kv_heads && m->n_kv_heads < m->n_heads ? " (grouped-query)" : "",
 				     m->head_dim_k, m->head_dim_k != m->head_dim_v ? " (K) / other for V" : "");
 	else
-		report_struct_json(&w, &F[MEM_MODEL_HEADS], m);
+		report_one_json(&w, F, MEM_MODEL_HEADS, m);
 	for (int i = MEM_MODEL_KV_HEADS; i <= MEM_MODEL_CONTEXT_TRAIN; i++)
-		report_struct_json(&w, &F[i], m);
+		report_one_json(&w, F, i, m);
 	if (m->sliding_window)
-		report_struct_fieldf(&w, &F[MEM_MODEL_SLIDING_WINDOW], m, "%u tokens on %u of %u layers",
+		report_one_fieldf(&w, F, MEM_MODEL_SLIDING_WINDOW, m, "%u tokens on %u of %u layers",
 				     m->sliding_window, m->n_swa_layers, m->n_layers);
 	else
-		report_struct_json(&w, &F[MEM_MODEL_SLIDING_WINDOW], m);
+		report_one_json(&w, F, MEM_MODEL_SLIDING_WINDOW, m);
 	for (int i = MEM_MODEL_SWA_LAYERS; i <= MEM_MODEL_ROPE_DIM; i++)
-		report_struct_json(&w, &F[i], m);
-	report_struct_field(&w, &F[MEM_MODEL_NOTE], m);
+		report_one_json(&w, F, i, m);
+	report_one_field(&w, F, MEM_MODEL_NOTE, m);
 	if (report_rec_end(&w) != CD_OK)
 		return; /* the failure is top's now */
 }
@@ -201,18 +203,28 @@ static void model_fields(struct report_rec *top, const struct mem_model *m, cons
 static void part(struct report_rec *bd, struct report_rec *tab, const struct mem_estimate *e,
 		 enum mem_estimate_field i, const char *how)
 {
-	const struct rec_field *f = &mem_estimate_fields[i];
+	const struct field_table *t = &mem_estimate_field_table;
 	struct report_rec row;
 
-	report_struct_json(bd, f, e);
+	report_one_json(bd, t, i, e);
 	if (!how)
 		return;
 	report_rec_item(tab, &row);
-	report_field(&row, "part", NULL, rv_str(f->label));
-	report_struct_field_as(&row, "size", NULL, f, e);
+	report_field(&row, "part", NULL, rv_str(t->fields[i].label));
+	report_one_field_as(&row, "size", NULL, t, i, e);
 	report_field(&row, "how it is counted", NULL, rv_str(how));
 	if (report_rec_end(&row) != CD_OK)
 		return; /* the failure is tab's now */
+}
+
+/* A phase's row, marked when the step peaks in it. */
+static void phase_row(struct report_rec *bd, struct report_rec *tab, const struct mem_estimate *e,
+		      enum mem_estimate_field i, enum mem_phase p, const char *how)
+{
+	char line[256];
+
+	snprintf(line, sizeof line, "%s%s", how, e->peak_phase == p ? "  <- peak" : "");
+	part(bd, tab, e, i, line);
 }
 
 static void training_parts(struct report_rec *bd, struct report_rec *tab, const struct mem_opts *o,
@@ -230,16 +242,35 @@ static void training_parts(struct report_rec *bd, struct report_rec *tab, const 
 	     : o->optimizer == MEM_OPT_ADAFACTOR ? "factored 2nd moment: rows + cols per matrix, fp32"
 						  : "m and v: 2 states per parameter");
 	if (e->act_known)
-		snprintf(how, sizeof how, "%s; the other variant: %s",
-			 o->checkpointing ? "with checkpointing: block inputs + one block recomputed"
-					  : "no checkpointing: 34 s b h L bytes (Korthikanti, flash attention) + logits",
+		snprintf(how, sizeof how, "kept for backward, %s; the other variant: %s",
+			 o->checkpointing ? "with checkpointing: each block's input"
+					  : "no checkpointing: every block's saved tensors (RMSNorm fp32, SDPA, SwiGLU)",
 			 units_fmt_bytes(o->checkpointing ? e->act_full : e->act_checkpointed, s1, sizeof s1));
 	else
 		snprintf(how, sizeof how, "unknown without the architecture (give config.json or a model file)");
 	part(bd, tab, e, MEM_EST_ACTIVATIONS, how);
 	part(bd, tab, e, MEM_EST_ACT_FULL, NULL);
 	part(bd, tab, e, MEM_EST_ACT_CHECKPOINTED, NULL);
-	part(bd, tab, e, MEM_EST_WORKSPACE, "cuBLAS workspace (PyTorch default on sm90)");
+	part(bd, tab, e, MEM_EST_LOGITS, "the loss in fp32: log-softmax, its gradient, the logits' gradient "
+					  "(12 B x tokens x vocab)");
+	part(bd, tab, e, MEM_EST_WORKSPACE, "two cuBLAS workspaces: the forward's thread and autograd's (PyTorch "
+					     "default on sm90)");
+	/* each phase's peak, as torch.cuda.max_memory_allocated sees it */
+	if (e->phases_known) {
+		bool adam = o->optimizer == MEM_OPT_ADAM || o->optimizer == MEM_OPT_ADAMW;
+
+		phase_row(bd, tab, e, MEM_EST_PHASE_FORWARD, MEM_PHASE_FORWARD,
+			  "phase: weights + states + activations + the logits");
+		phase_row(bd, tab, e, MEM_EST_PHASE_LOSS, MEM_PHASE_LOSS,
+			  "phase: weights + states + activations + the loss tensors");
+		phase_row(bd, tab, e, MEM_EST_PHASE_BACKWARD, MEM_PHASE_BACKWARD,
+			  o->checkpointing ? "phase: block inputs freed as the gradients fill, one block recomputed"
+					   : "phase: activations freed block by block as the gradients fill");
+		phase_row(bd, tab, e, MEM_EST_PHASE_OPTIMIZER, MEM_PHASE_OPTIMIZER,
+			  adam ? "phase: weights + gradients + states + sqrt(v) (foreach AdamW, PyTorch's default)"
+			       : "phase: weights + gradients + states");
+	}
+	part(bd, tab, e, MEM_EST_PEAK_PHASE, NULL);
 }
 
 static void inference_parts(struct report_rec *bd, struct report_rec *tab, const struct mem_model *m,
@@ -280,7 +311,7 @@ static void breakdown_fields(struct report_rec *top, const struct mem_model *m, 
 {
 	static const char *const hdr[] = { "part", "size", "how it is counted" };
 	struct report_rec in, bd, tab;
-	char s1[UNITS_BUF];
+	char s1[UNITS_BUF], total_how[128] = "";
 
 	report_rec_object(top, "inputs", &in);
 	if (o->train)
@@ -290,7 +321,7 @@ static void breakdown_fields(struct report_rec *top, const struct mem_model *m, 
 	else
 		report_rec_section(&in, "Inference: context %" PRIu64 " x batch %" PRIu64 ", KV %s, runtime %s",
 				   o->context, o->batch, o->kv.name, o->runtime == MEM_RT_LLAMACPP ? "llama.cpp" : "PyTorch");
-	report_struct_fields(&in, mem_opts_fields, MEM_OPTS_FIELDS, o);
+	report_fields(&in, &mem_opts_field_table, o, FIELD_FULL);
 	if (report_rec_end(&in) != CD_OK)
 		return; /* the failure is top's now */
 	report_rec_object(top, "breakdown", &bd);
@@ -302,7 +333,12 @@ static void breakdown_fields(struct report_rec *top, const struct mem_model *m, 
 		inference_parts(&bd, &tab, m, o, e);
 	part(&bd, &tab, e, MEM_EST_CUDA_CONTEXT,
 	     "allowance per GPU and process (--cuda-context; `cudoctor mem status` measures it)");
-	part(&bd, &tab, e, MEM_EST_TOTAL, "");
+	if (o->train && e->peak_phase)
+		snprintf(total_how, sizeof total_how, "the peak, in the %s phase, + CUDA context",
+			 mem_phase_name(e->peak_phase));
+	else if (o->train)
+		snprintf(total_how, sizeof total_how, "the optimizer step + CUDA context; activations not counted");
+	part(&bd, &tab, e, MEM_EST_TOTAL, total_how);
 	if (o->train)
 		part(&bd, &tab, e, MEM_EST_RULE_OF_THUMB, NULL);
 	if (report_rec_end(&tab) != CD_OK || report_rec_end(&bd) != CD_OK)
@@ -318,7 +354,7 @@ static void breakdown_fields(struct report_rec *top, const struct mem_model *m, 
 static void oom_finding(struct report *r, const struct mem_model *m, const struct mem_opts *o,
 			const struct mem_estimate *e, const struct mem_target *t, const struct mem_fit *f)
 {
-	char s1[48], s2[48], s3[48];
+	char s1[48], s2[48], s3[48], s4[48];
 	struct finding *fd = report_add_finding(r, SEV_ERROR, "oom-capacity", t->name,
 						"needs %s, %s has %s", units_fmt_bytes(e->total, s1, sizeof s1),
 						t->name, units_fmt_bytes(t->budget, s2, sizeof s2));
@@ -351,9 +387,23 @@ static void oom_finding(struct report *r, const struct mem_model *m, const struc
 	if (f->gpus_needed > 1)
 		cmd_note(r, finding_fix(fd, "split across %u such GPUs (llama.cpp --split-mode layer; tensor or pipeline parallelism in vLLM%s)",
 			    f->gpus_needed, o->train ? "; FSDP or ZeRO-3 for training" : ""));
-	if (o->train && !o->checkpointing && e->act_known)
-		cmd_note(r, finding_fix(fd, "turn on activation checkpointing (model.gradient_checkpointing_enable()): activations %s -> %s",
-			    units_fmt_bytes(e->act_full, s1, sizeof s1), units_fmt_bytes(e->act_checkpointed, s2, sizeof s2)));
+	if (o->train && e->peak_phase)
+		cmd_note(r, finding_evidence(fd, "the step peaks in its %s phase", mem_phase_name(e->peak_phase)));
+	if (o->train && !o->checkpointing && e->act_known) {
+		struct mem_opts ck = *o;
+		struct mem_estimate with;
+
+		ck.checkpointing = true;
+		mem_estimate(m, &ck, &with);
+		if (with.total < e->total)
+			cmd_note(r, finding_fix(fd, "turn on activation checkpointing (model.gradient_checkpointing_enable()): "
+				    "activations %s -> %s, the step %s -> %s", units_fmt_bytes(e->act_full, s1, sizeof s1),
+				    units_fmt_bytes(e->act_checkpointed, s2, sizeof s2),
+				    units_fmt_bytes(e->total, s3, sizeof s3), units_fmt_bytes(with.total, s4, sizeof s4)));
+	}
+	if (o->train && e->peak_phase == MEM_PHASE_LOSS)
+		cmd_note(r, finding_fix(fd, "compute the loss in chunks of tokens (a chunked or fused linear cross-entropy): "
+			    "its fp32 tensors are %s at this batch and context", units_fmt_bytes(e->logits, s1, sizeof s1)));
 	if (o->train && o->optimizer != MEM_OPT_ADAFACTOR)
 		cmd_note(r, finding_fix(fd, "a lighter optimizer: --optimizer adafactor or 8-bit Adam (bitsandbytes), or LoRA"));
 }
@@ -414,7 +464,7 @@ static void fit_fields(struct report_rec *top, const struct mem_model *m, const 
 {
 	static const char *const hdr[] = { "GPU", "memory", "fits", "headroom", "max context", "max batch",
 					   "layers on GPU" };
-	const struct rec_field *F = mem_fit_fields;
+	const struct field_table *F = &mem_fit_field_table;
 	struct report_rec tab, row;
 
 	report_rec_section(top, "Fit");
@@ -430,18 +480,18 @@ static void fit_fields(struct report_rec *top, const struct mem_model *m, const 
 		report_field(&row, "GPU", "gpu", rv_str(t->name));
 		report_fieldf(&row, "memory", "memory_bytes", rv_int((long long)t->budget), "%s", mem);
 		report_field(&row, NULL, "memory_basis", rv_str(t->basis));
-		report_struct_fieldf(&row, &F[MEM_FIT_FITS], &f, "%s", f.fits ? "yes" : "NO");
-		report_struct_field(&row, &F[MEM_FIT_HEADROOM], &f);
-		report_struct_field(&row, &F[MEM_FIT_MAX_CONTEXT], &f);
-		report_struct_field(&row, &F[MEM_FIT_MAX_BATCH], &f);
+		report_one_fieldf(&row, F, MEM_FIT_FITS, &f, "%s", f.fits ? "yes" : "NO");
+		report_one_field(&row, F, MEM_FIT_HEADROOM, &f);
+		report_one_field(&row, F, MEM_FIT_MAX_CONTEXT, &f);
+		report_one_field(&row, F, MEM_FIT_MAX_BATCH, &f);
 		if (o->train) /* training keeps every layer on the GPU */
-			report_fieldf(&row, F[MEM_FIT_LAYERS].label, NULL, rv_null(), "n/a");
+			report_fieldf(&row, F->fields[MEM_FIT_LAYERS].label, NULL, rv_null(), "n/a");
 		else if (!m->n_layers)
-			report_struct_fieldf(&row, &F[MEM_FIT_LAYERS], &f, "n/a");
+			report_one_fieldf(&row, F, MEM_FIT_LAYERS, &f, "n/a");
 		else
-			report_struct_fieldf(&row, &F[MEM_FIT_LAYERS], &f, "%u of %u", f.layers_fit, m->n_layers);
-		report_struct_json(&row, &F[MEM_FIT_GPUS_NEEDED], &f);
-		report_struct_json(&row, &F[MEM_FIT_QUANT], &f);
+			report_one_fieldf(&row, F, MEM_FIT_LAYERS, &f, "%u of %u", f.layers_fit, m->n_layers);
+		report_one_json(&row, F, MEM_FIT_GPUS_NEEDED, &f);
+		report_one_json(&row, F, MEM_FIT_QUANT, &f);
 		if (report_rec_end(&row) != CD_OK)
 			break;
 		/* -q: one line per GPU, the answer a script wants */

@@ -14,37 +14,37 @@
  * is not one block, the oom-fragmentation finding. */
 static void probe_fields(struct report_rec *w, const char *gpu, const struct mem_probe *p)
 {
-	const struct rec_field *F = mem_probe_fields;
+	const struct field_table *F = &mem_probe_field_table;
 	char a[UNITS_BUF], b[UNITS_BUF], c[UNITS_BUF], d[UNITS_BUF];
 	uint64_t gap = p->in_blocks > p->largest ? p->in_blocks - p->largest : 0;
 	struct report *r = w->r;
 
 	report_field(w, NULL, "gpu", rv_str(gpu));
-	report_struct_fieldf(w, &F[MEM_PROBE_FREE], p, "%s / %s (cuMemGetInfo, with cudoctor's own context)",
+	report_one_fieldf(w, F, MEM_PROBE_FREE, p, "%s / %s (cuMemGetInfo, with cudoctor's own context)",
 			     units_fmt_bytes(p->free_before, a, sizeof a), units_fmt_bytes(p->total, b, sizeof b));
-	report_struct_json(w, &F[MEM_PROBE_TOTAL], p);
-	report_struct_fieldf(w, &F[MEM_PROBE_LIMIT], p, "%s (--max of the free memory)",
+	report_one_json(w, F, MEM_PROBE_TOTAL, p);
+	report_one_fieldf(w, F, MEM_PROBE_LIMIT, p, "%s (--max of the free memory)",
 			     units_fmt_bytes(p->limit, a, sizeof a));
 	if (p->largest_capped)
-		report_struct_fieldf(w, &F[MEM_PROBE_LARGEST], p, "at least %s (the limit itself was granted)",
+		report_one_fieldf(w, F, MEM_PROBE_LARGEST, p, "at least %s (the limit itself was granted)",
 				     units_fmt_bytes(p->largest, a, sizeof a));
 	else
-		report_struct_fieldf(w, &F[MEM_PROBE_LARGEST], p, "%s (%s failed)", units_fmt_bytes(p->largest, a, sizeof a),
+		report_one_fieldf(w, F, MEM_PROBE_LARGEST, p, "%s (%s failed)", units_fmt_bytes(p->largest, a, sizeof a),
 				     units_fmt_bytes(p->smallest_failed, b, sizeof b));
-	report_struct_json(w, &F[MEM_PROBE_CAPPED], p);
-	report_struct_json(w, &F[MEM_PROBE_SMALLEST_FAILED], p);
-	report_struct_fieldf(w, &F[MEM_PROBE_IN_BLOCKS], p, "%s in %u blocks", units_fmt_bytes(p->in_blocks, a, sizeof a),
+	report_one_json(w, F, MEM_PROBE_CAPPED, p);
+	report_one_json(w, F, MEM_PROBE_SMALLEST_FAILED, p);
+	report_one_fieldf(w, F, MEM_PROBE_IN_BLOCKS, p, "%s in %u blocks", units_fmt_bytes(p->in_blocks, a, sizeof a),
 			     p->n_blocks);
-	report_struct_json(w, &F[MEM_PROBE_BLOCKS], p);
+	report_one_json(w, F, MEM_PROBE_BLOCKS, p);
 	report_fieldf(w, "fragmentation", "fragmentation_bytes", rv_int((long long)gap), "%s (%.1f%% of what was allocatable): %s",
 		      units_fmt_bytes(gap, a, sizeof a), p->in_blocks ? 100.0 * (double)gap / (double)p->in_blocks : 0.0,
 		      gap * 10 > p->in_blocks ? "the driver cannot give the free memory as one block"
 					      : "the driver gives the free memory as one block");
-	report_struct_json(w, &F[MEM_PROBE_CALLS], p);
-	report_struct_fieldf(w, &F[MEM_PROBE_ELAPSED], p,
+	report_one_json(w, F, MEM_PROBE_CALLS, p);
+	report_one_fieldf(w, F, MEM_PROBE_ELAPSED, p,
 			     "%.1f ms, %u cuMemAlloc calls, each block freed at once; free afterwards %s", p->held_ms,
 			     p->n_calls, units_fmt_bytes(p->free_after, c, sizeof c));
-	report_struct_json(w, &F[MEM_PROBE_FREE_AFTER], p);
+	report_one_json(w, F, MEM_PROBE_FREE_AFTER, p);
 	cmd_note(r, report_answer(r, "%s: largest block %s%s, %s in %u blocks, free %s of %s", gpu,
 				  p->largest_capped ? "at least " : "", units_fmt_bytes(p->largest, a, sizeof a),
 				  units_fmt_bytes(p->in_blocks, b, sizeof b), p->n_blocks,
@@ -68,7 +68,7 @@ static void probe_fields(struct report_rec *w, const char *gpu, const struct mem
 /* The demonstration: its sentences and lines, and the "demo" object. */
 static void demo_fields(struct report_rec *w, const struct mem_demo *m)
 {
-	const struct rec_field *F = mem_demo_fields;
+	const struct field_table *F = &mem_demo_field_table;
 	char a[UNITS_BUF], b[UNITS_BUF], c[UNITS_BUF], d[UNITS_BUF];
 	struct report_rec o;
 
@@ -79,17 +79,17 @@ static void demo_fields(struct report_rec *w, const struct mem_demo *m)
 			units_fmt_bytes(m->freed, b, sizeof b), units_fmt_bytes(m->largest_hole, c, sizeof c),
 			units_fmt_bytes(m->request, d, sizeof d));
 	for (int i = MEM_DEMO_BLOCK; i <= MEM_DEMO_REQUEST; i++)
-		report_struct_json(&o, &F[i], m);
-	report_struct_fieldf(&o, &F[MEM_DEMO_SEG_RESERVED_AFTER], m,
+		report_one_json(&o, F, i, m);
+	report_one_fieldf(&o, F, MEM_DEMO_SEG_RESERVED_AFTER, m,
 			     "reserved %s -> %s: the request fits no hole, so the allocator asks the driver for a new "
 			     "segment while %s sit idle (driver: +%s used)",
 			     units_fmt_bytes(m->seg_reserved_before, a, sizeof a),
 			     units_fmt_bytes(m->seg_reserved_after, b, sizeof b), units_fmt_bytes(m->freed, c, sizeof c),
 			     units_fmt_bytes(m->seg_driver_used_delta > 0 ? (uint64_t)m->seg_driver_used_delta : 0, d,
 					     sizeof d));
-	report_struct_json(&o, &F[MEM_DEMO_SEG_DRIVER_USED], m);
+	report_one_json(&o, F, MEM_DEMO_SEG_DRIVER_USED, m);
 	if (m->vmm_supported)
-		report_struct_fieldf(&o, &F[MEM_DEMO_VMM], m,
+		report_one_fieldf(&o, F, MEM_DEMO_VMM, m,
 				     "mapped %s -> %s: freed blocks were unmapped and their pages returned; the request "
 				     "was mapped %s after the last block (driver: +%s used; granularity %s)",
 				     units_fmt_bytes(m->vmm_mapped_before, a, sizeof a),
@@ -99,10 +99,10 @@ static void demo_fields(struct report_rec *w, const struct mem_demo *m)
 						     sizeof c),
 				     units_fmt_bytes(m->granularity, d, sizeof d));
 	else
-		report_struct_fieldf(&o, &F[MEM_DEMO_VMM], m,
+		report_one_fieldf(&o, F, MEM_DEMO_VMM, m,
 				     "not shown: this driver/GPU lacks virtual memory management");
 	for (int i = MEM_DEMO_VMM_MAPPED_AFTER; i <= MEM_DEMO_GRANULARITY; i++)
-		report_struct_json(&o, &F[i], m);
+		report_one_json(&o, F, i, m);
 	report_rec_line(&o, "This is what PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True changes: one growing "
 			    "reservation per stream instead of one cudaMalloc per segment.");
 	if (report_rec_end(&o) != CD_OK)

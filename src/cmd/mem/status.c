@@ -8,16 +8,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd/gpu_mig.h"
 #include "cmd/mem/internal.h"
 #include "explain/oom_text.h"
 #include "mem/context_cost.h"
-#include "util/units.h"
 #include "probe/gpus.h"
 #include "rules/oom.h"
+#include "show/gpu_mig.h"
 #include "util/err.h"
 #include "util/file.h"
+#include "util/host_path.h"
 #include "util/str.h"
+#include "util/units.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define MAX_MESSAGE (1u << 20)
@@ -25,20 +26,21 @@
 /* "python train.py --lr 3e-4" from /proc/PID/cmdline, or why not. */
 static void process_command(unsigned pid, bool host_pids, char *buf, size_t cap)
 {
-	char path[64], *text = NULL;
+	char rel[64], path[4096], *text = NULL;
 	size_t len = 0;
 	struct stat st;
 	if (host_pids) {
 		snprintf(buf, cap, "(PID in another PID namespace: NVML reports host PIDs here)");
 		return;
 	}
-	snprintf(path, sizeof path, "/proc/%u", pid);
-	if (stat(path, &st) != 0) {
+	snprintf(rel, sizeof rel, "/proc/%u", pid);
+	if (host_path(path, sizeof path, NULL, rel) != CD_OK || stat(path, &st) != 0) {
 		snprintf(buf, cap, "(not in this PID namespace: another container or the host)");
 		return;
 	}
-	snprintf(path, sizeof path, "/proc/%u/cmdline", pid);
-	if (file_read_text(path, 4096, &text, &len, NULL) != CD_OK || len == 0) {
+	snprintf(rel, sizeof rel, "/proc/%u/cmdline", pid);
+	if (host_path(path, sizeof path, NULL, rel) != CD_OK || file_read_text(path, 4096, &text, &len, NULL) != CD_OK ||
+	    len == 0) {
 		free(text);
 		snprintf(buf, cap, "(command line not readable)");
 		return;
@@ -105,7 +107,7 @@ static void processes_fields(struct report_rec *w, const struct status_gpu *s)
  * what this command measured). */
 static void gpu_fields(struct report_rec *arr, struct status_gpu *s)
 {
-	const struct rec_field *C = mem_context_cost_fields;
+	const struct field_table *C = &mem_context_cost_field_table;
 	const struct gpu_info *g = s->g;
 	bool nvml = gpu_has(g, GF_NVML_MEMORY), reserved = gpu_has(g, GF_NVML_MEMORY_RESERVED);
 	bool mig = gpu_has(g, GF_MIG_MODE) && g->mig_mode_current;
@@ -131,14 +133,14 @@ static void gpu_fields(struct report_rec *arr, struct status_gpu *s)
 	report_field(&w, NULL, "memory_used_bytes", nvml ? rv_int(g->memory_used_bytes) : rv_null());
 	report_field(&w, NULL, "memory_free_bytes", nvml ? rv_int(g->memory_free_bytes) : rv_null());
 	report_field(&w, NULL, "memory_reserved_bytes", reserved ? rv_int(g->memory_reserved_bytes) : rv_null());
-	report_struct_fieldf(&w, &C[MEM_CTX_CUDA_FREE], &s->cost, "free %s of %s (cuMemGetInfo, with cudoctor's context)",
+	report_one_fieldf(&w, C, MEM_CTX_CUDA_FREE, &s->cost, "free %s of %s (cuMemGetInfo, with cudoctor's context)",
 			     units_fmt_bytes(s->cost.cu_free, a, sizeof a), units_fmt_bytes(s->cost.cu_total, b, sizeof b));
-	report_struct_json(&w, &C[MEM_CTX_CUDA_TOTAL], &s->cost);
+	report_one_json(&w, C, MEM_CTX_CUDA_TOTAL, &s->cost);
 	if (s->cost.measured)
-		report_struct_fieldf(&w, &C[MEM_CTX_BYTES], &s->cost, "%s on this driver and GPU (%s)",
+		report_one_fieldf(&w, C, MEM_CTX_BYTES, &s->cost, "%s on this driver and GPU (%s)",
 				     units_fmt_bytes(s->cost.bytes, a, sizeof a), s->cost.how);
 	else
-		report_fieldf(&w, C[MEM_CTX_BYTES].label, C[MEM_CTX_BYTES].key, rv_null(), "not measured here (%s)",
+		report_fieldf(&w, C->fields[MEM_CTX_BYTES].label, C->fields[MEM_CTX_BYTES].key, rv_null(), "not measured here (%s)",
 			      g->cuda_ordinal < 0 ? "not visible to CUDA" : "NVML shows no change for this process");
 	if (gpu_has(g, GF_MIG_MODE))
 		report_fieldf(&w, "MIG", "mig_mode_current", rv_bool(mig), "%s%s",
@@ -152,7 +154,7 @@ static void gpu_fields(struct report_rec *arr, struct status_gpu *s)
 		report_field(&w, NULL, "mig_devices", rv_json(gpu_mig_devices_json(g)));
 	}
 	processes_fields(&w, s);
-	report_struct_json(&w, &C[MEM_CTX_PID_NAMESPACE], &s->cost);
+	report_one_json(&w, C, MEM_CTX_PID_NAMESPACE, &s->cost);
 	if (report_rec_end(&w) != CD_OK)
 		return; /* the failure is arr's now */
 }

@@ -1,8 +1,8 @@
 /* Two cudoctor --json reports of one command compared: what changed in the machine, the
  * driver, the GPUs, the toolkits, the runtimes, the frameworks and the findings. Pure: JSON
  * in, changes out. */
-#ifndef CUDOCTOR_CMD_DIFF_REPORT_DIFF_H
-#define CUDOCTOR_CMD_DIFF_REPORT_DIFF_H
+#ifndef CUDOCTOR_REPORT_DIFF_H
+#define CUDOCTOR_REPORT_DIFF_H
 
 #include <jansson.h>
 #include <stddef.h>

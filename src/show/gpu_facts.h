@@ -1,8 +1,8 @@
 /* The driver and GPU facts as records, written from their field tables (facts/driver.h,
  * facts/gpu.h): what doctor and devices both show, so the two cannot differ but in the
  * view (FIELD_BRIEF for doctor, FIELD_FULL for devices). */
-#ifndef CUDOCTOR_CMD_GPU_FACTS_H
-#define CUDOCTOR_CMD_GPU_FACTS_H
+#ifndef CUDOCTOR_SHOW_GPU_FACTS_H
+#define CUDOCTOR_SHOW_GPU_FACTS_H
 
 #include "facts/driver.h"
 #include "report/report.h"

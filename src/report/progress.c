@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cmd/progress.h"
+#include "report/progress.h"
 #include "util/clock.h"
 
 /* Work shorter than this shows no progress: a line that flashes by is noise. */
@@ -19,7 +19,7 @@ static double progress_after(void)
 	return e && *e && *end == '\0' && v >= 0 ? v : PROGRESS_AFTER_S;
 }
 
-void cmd_progress_start(struct cmd_progress *p, bool on, const char *what)
+void progress_start(struct progress_line *p, bool on, const char *what)
 {
 	p->on = on;
 	p->shown = false;
@@ -27,7 +27,7 @@ void cmd_progress_start(struct cmd_progress *p, bool on, const char *what)
 	p->what = what;
 }
 
-void cmd_progress_step(struct cmd_progress *p, size_t done, size_t total)
+void progress_step(struct progress_line *p, size_t done, size_t total)
 {
 	double t;
 
@@ -42,7 +42,7 @@ void cmd_progress_step(struct cmd_progress *p, size_t done, size_t total)
 	p->last = t;
 }
 
-void cmd_progress_end(struct cmd_progress *p)
+void progress_end(struct progress_line *p)
 {
 	if (p->shown) {
 		fputs("\r\033[K", stderr);

@@ -1,6 +1,6 @@
 /* `cudoctor kb torch` and `kb framework`: rows of kb/torch.tsv and kb/frameworks.tsv, each
  * with its sources spelled out; uncertain rows say so. */
-#include "cmd/kb_torch.h"
+#include "cmd/kb/torch.h"
 
 #include <stdio.h>
 #include <string.h>

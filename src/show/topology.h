@@ -1,9 +1,9 @@
 /* The topology as a report: nvidia-smi's matrix, the pairs with their theory and P2P
  * answers, per-GPU placement (text/Markdown), and the "topology" JSON object. */
-#ifndef CUDOCTOR_CMD_TOPO_REPORT_H
-#define CUDOCTOR_CMD_TOPO_REPORT_H
+#ifndef CUDOCTOR_SHOW_TOPOLOGY_H
+#define CUDOCTOR_SHOW_TOPOLOGY_H
 
-#include "probe/topology.h"
+#include "facts/topology.h"
 #include "report/report.h"
 
 /* Sections for `cudoctor topo` and the "topology" JSON key. */

@@ -4,10 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/arch/arch.h"
 #include "kb/kb.h"
-#include "probe/gpu_caps.h"
-#include "probe/gpus.h"
+#include "rules/arch.h"
 #include "util/err.h"
 #include "util/version.h"
 
@@ -75,24 +73,13 @@ int arch_target_driver_option(struct arch_target *t, const char *text, char *err
 	return arch_driver_from_text(text, &t->driver, err);
 }
 
-void arch_target_probe(struct arch_target *t, char *why, size_t why_cap)
+void arch_target_none_why(const struct gpu_probe *p, char *why, size_t why_cap)
 {
-	struct gpu_probe p;
-
-	why[0] = '\0';
-	if (t->n_gpus && t->driver.known)
-		return;
-	gpu_caps_probe(&p, t->n_gpus == 0);
-	arch_target_add_probe(t, &p);
-	if (t->n_gpus)
-		goto out;
-	if (!p.cuda_loaded && p.cuda_load_error[0])
-		snprintf(why, why_cap, "no GPU to judge against: %s (name one with --gpu)", p.cuda_load_error);
-	else if (driver_has(&p, DF_CUDA_INIT) && p.cuda_init_result != CUDA_SUCCESS)
+	if (!p->cuda_loaded && p->cuda_load_error[0])
+		snprintf(why, why_cap, "no GPU to judge against: %s (name one with --gpu)", p->cuda_load_error);
+	else if (driver_has(p, DF_CUDA_INIT) && p->cuda_init_result != CUDA_SUCCESS)
 		snprintf(why, why_cap, "no GPU to judge against: cuInit failed (%s); name one with --gpu",
-			 p.cuda_init_result_name);
+			 p->cuda_init_result_name);
 	else
 		snprintf(why, why_cap, "no GPU to judge against: no CUDA device visible (name one with --gpu)");
-out:
-	gpu_probe_free(&p);
 }

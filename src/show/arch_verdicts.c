@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cmd/arch/arch.h"
 #include "rules/driver_need.h"
+#include "show/arch_verdicts.h"
 #include "util/err.h"
 
 void arch_verdict_fields(struct report_rec *w, const struct arch_gpu *g, const struct arch_verdict *v)

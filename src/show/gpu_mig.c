@@ -1,8 +1,8 @@
 /* The MIG device list of a GPU for a command that builds its JSON by hand (mem status),
- * from the same field table doctor and devices write it with (cmd/gpu_facts.c). */
-#include "cmd/gpu_mig.h"
+ * from the same field table doctor and devices write it with (show/gpu_facts.c). */
+#include "show/gpu_mig.h"
 
-#include "cmd/gpu_facts.h"
+#include "show/gpu_facts.h"
 #include "util/err.h"
 
 json_t *gpu_mig_devices_json(const struct gpu_info *g)

@@ -1,5 +1,5 @@
-/* `arch` inputs: files named on the command line, directories (-r descends), the
- * site-packages of a Python interpreter (--python) and Ollama's library folders (--ollama). */
+/* `arch` inputs (arch_inputs.h): paths gathered, directories walked in name order, Python's
+ * site-packages asked of the interpreter, Ollama's library folders. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -10,12 +10,11 @@
 #include <unistd.h>
 
 #include "binfmt/ar.h"
-#include "util/sort.h"
 #include "binfmt/elf.h"
 #include "binfmt/fatbin.h"
-#include "cmd/arch/arch.h"
+#include "probe/arch_inputs.h"
 #include "probe/spawn.h"
-#include "rules/rules.h"
+#include "util/sort.h"
 #include "util/err.h"
 #include "util/file.h"
 #include "util/str.h"
@@ -148,17 +147,17 @@ static bool safe_interpreter(const char *p)
 
 #define SITE_DIRS_MAX 65536 /* bytes of site-packages paths read from the interpreter */
 
-int arch_inputs_python(struct report *r, struct arch_inputs *in, const char *interpreter, char *err)
+int arch_inputs_python(struct arch_inputs *in, const char *interpreter, char *prog, size_t prog_cap, char *err)
 {
 	static const char script[] = "import site\nfor p in site.getsitepackages()+[site.getusersitepackages()]: print(p)";
 	const char *py = interpreter && *interpreter ? interpreter : "python3";
-	char prog[4096], serr[CD_ERRMSG], *out = NULL, *line, *save = NULL;
+	char serr[CD_ERRMSG], *out = NULL, *line, *save = NULL;
 	size_t len = 0, dirs = 0;
 	int rc, ran;
 
 	if (!safe_interpreter(py))
 		return cd_fail(err, CD_EUSAGE, "--python: '%s' is not a plain interpreter path", py);
-	if (spawn_find_program(py, prog, sizeof prog) != CD_OK)
+	if (spawn_find_program(py, prog, prog_cap) != CD_OK)
 		return cd_fail(err, CD_EUSAGE, "--python: %s is not on PATH", py);
 	if (!(out = malloc(SITE_DIRS_MAX)))
 		return cd_fail(err, CD_ENOMEM, "out of memory");
@@ -166,10 +165,9 @@ int arch_inputs_python(struct report *r, struct arch_inputs *in, const char *int
 		char *argv[] = { prog, "-c", (char *)script, NULL };
 		ran = spawn_capture(argv, out, SITE_DIRS_MAX, &len, serr);
 	}
-	if (ran == CD_ETIMEOUT) { /* a finding says so; nothing of that environment is listed */
+	if (ran == CD_ETIMEOUT) {
 		free(out);
-		return rules_helper_timeout(r, prog, "-c 'import site; print(site.getsitepackages())'", spawn_timeout_ms()) == CD_OK
-			       ? CD_OK : cd_fail(err, CD_ENOMEM, "out of memory");
+		return CD_ETIMEOUT;
 	}
 	rc = CD_OK;
 	for (line = strtok_r(out, "\n", &save); rc == CD_OK && line; line = strtok_r(NULL, "\n", &save)) {

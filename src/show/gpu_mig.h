@@ -1,11 +1,11 @@
 /* MIG devices of one GPU for mem status, which builds its JSON by hand: the JSON shape and
  * text table doctor and devices write through gpu_facts_mig, so the three agree. */
-#ifndef CUDOCTOR_CMD_GPU_MIG_H
-#define CUDOCTOR_CMD_GPU_MIG_H
+#ifndef CUDOCTOR_SHOW_GPU_MIG_H
+#define CUDOCTOR_SHOW_GPU_MIG_H
 
 #include <jansson.h>
 
-#include "probe/gpus.h"
+#include "facts/gpu.h"
 #include "report/report.h"
 
 /* [{index, gpu_instance_id, compute_instance_id, uuid, name, memory_total_bytes,

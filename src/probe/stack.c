@@ -1,7 +1,7 @@
-/* doctor's facts: probes in the order that lets later ones use earlier results (Python's
+/* The stack's facts: probes in the order that lets later ones use earlier results (Python's
  * site-packages feed the toolkit and runtime searches), then the kb's knowledge beside them
  * (the run context gave the driver facts theirs before the driver rules ran). */
-#include "cmd/doctor/facts.h"
+#include "probe/stack.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +9,8 @@
 #include "facts/kb.h"
 #include "util/err.h"
 
-int doctor_collect(struct doctor_facts *df, struct cd_run *run, const struct doctor_opts *o, char *err)
+int stack_collect(struct stack_facts *df, const struct gpu_probe *gp, const struct platform_info *pf,
+		  const struct stack_opts *o, char *err)
 {
 	struct toolkits_opts to = { 0 };
 	struct runtimes_opts ro = { 0 };
@@ -17,8 +18,8 @@ int doctor_collect(struct doctor_facts *df, struct cd_run *run, const struct doc
 	int rc;
 
 	memset(df, 0, sizeof *df);
-	df->gp = &run->probe;
-	df->pf = &run->platform;
+	df->gp = gp;
+	df->pf = pf;
 	if ((rc = python_probe(&df->py, &po, err)) != CD_OK)
 		goto fail;
 	to.root = o->root;
@@ -33,7 +34,7 @@ int doctor_collect(struct doctor_facts *df, struct cd_run *run, const struct doc
 	if ((rc = runtimes_probe(&df->rt[0], &ro, err)) != CD_OK)
 		goto fail;
 	df->n_rt = 1;
-	for (size_t l = 0; runtime_libraries[l] && df->n_rt < DOCTOR_MAX_RUNTIME_SETS; l++) {
+	for (size_t l = 0; runtime_libraries[l] && df->n_rt < STACK_MAX_RUNTIME_SETS; l++) {
 		ro.library = runtime_libraries[l];
 		if ((rc = runtimes_probe(&df->rt[df->n_rt], &ro, err)) != CD_OK)
 			goto fail;
@@ -52,11 +53,11 @@ int doctor_collect(struct doctor_facts *df, struct cd_run *run, const struct doc
 	df->f.python = &df->py;
 	return CD_OK;
 fail:
-	doctor_facts_free(df);
+	stack_facts_free(df);
 	return rc;
 }
 
-void doctor_facts_free(struct doctor_facts *df)
+void stack_facts_free(struct stack_facts *df)
 {
 	toolkits_free(&df->tk);
 	for (size_t l = 0; l < df->n_rt; l++)

@@ -1,10 +1,10 @@
-/* Rendering of the topology facts and their theory (topo_report.h); judging is in
+/* Rendering of the topology facts and their theory (show/topology.h); judging is in
  * src/rules/topology.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/topo_report.h"
+#include "show/topology.h"
 #include "rules/topology.h"
 #include "util/err.h"
 
@@ -128,7 +128,7 @@ static void nics_fields(struct report_rec *w, const struct topo_probe *t)
 
 		report_rec_item(&arr, &it);
 		report_rec_line(&it, "NIC%zu: %s (%s)", i, n->name, n->bus_id);
-		report_struct_fields(&it, topo_nic_fields, TOPO_NIC_FIELDS, n);
+		report_fields(&it, &topo_nic_field_table, n, FIELD_FULL);
 		for (size_t g = 0; rel && g < t->n_gpus; g++) {
 			nic_cell(t, n, g, cell, sizeof cell);
 			if (json_array_append_new(rel, json_string(cell))) {
@@ -158,7 +158,7 @@ static void gpus_fields(struct report_rec *w, const struct topo_probe *t)
 
 		report_rec_item(&tab, &row);
 		report_fieldf(&row, "GPU", "index", rv_int((long long)i), "GPU%zu", i);
-		report_struct_fields(&row, topo_gpu_fields, TOPO_GPU_FIELDS, g);
+		report_fields(&row, &topo_gpu_field_table, g, FIELD_FULL);
 		report_fieldf(&row, "NVLinks active/present", NULL, rv_null(), "%d/%d", g->links_up, g->links_present);
 		report_rec_array(&row, "nvlinks", &links);
 		for (int k = 0; k < NVML_NVLINK_MAX_LINKS; k++) {
@@ -166,7 +166,7 @@ static void gpus_fields(struct report_rec *w, const struct topo_probe *t)
 				continue;
 			report_rec_item(&links, &l);
 			report_field(&l, NULL, "link", rv_int(k));
-			report_struct_fields(&l, topo_nvlink_fields, TOPO_NVLINK_FIELDS, &g->links[k]);
+			report_fields(&l, &topo_nvlink_field_table, &g->links[k], FIELD_FULL);
 			if (report_rec_end(&l) != CD_OK)
 				break;
 		}
@@ -199,17 +199,17 @@ static void pairs_fields(struct report_rec *w, const struct topo_probe *t)
 
 		report_rec_item(&tab, &row);
 		report_fieldf(&row, "pair", NULL, rv_null(), "GPU%d -> GPU%d", p->a, p->b);
-		report_struct_fields(&row, topo_pair_fields, TOPO_PAIR_FIELDS, p);
+		report_fields(&row, &topo_pair_field_table, p, FIELD_FULL);
 		topo_cell(t, (size_t)p->a, (size_t)p->b, cell, sizeof cell);
 		report_field(&row, "link", "link", rv_str(cell));
 		topo_pair_theory(t, p, &th);
 		theory_fields(&row, "theory", "theory per direction", &th);
 		report_rec_object(&row, "cuda", &o);
-		report_struct_fields(&o, topo_pair_cuda_fields, TOPO_PAIR_CUDA_FIELDS, p);
+		report_fields(&o, &topo_pair_cuda_field_table, p, FIELD_FULL);
 		if (report_rec_end(&o) != CD_OK)
 			break;
 		report_rec_object(&row, "nvml_p2p", &o);
-		report_struct_fields(&o, topo_pair_nvml_fields, 5, p);
+		report_fields(&o, &topo_pair_nvml_field_table, p, FIELD_FULL);
 		if (report_rec_end(&o) != CD_OK)
 			break;
 		nv[0] = '\0';
@@ -239,20 +239,20 @@ int topo_report_full(struct report *r, const struct topo_probe *t)
 			    "PHB = a PCIe host bridge, NODE = host bridges of one NUMA node, SYS = the CPU interconnect");
 	report_rec_section(&w, "GPUs");
 	gpus_fields(&w, t);
-	report_struct_field(&w, &topo_probe_fields[TOPO_PROCESS_CPUS], t);
-	report_struct_json(&w, &topo_probe_fields[TOPO_NVML_OK], t);
-	report_struct_json(&w, &topo_probe_fields[TOPO_CUDA_OK], t);
+	report_one_field(&w, &topo_probe_field_table, TOPO_PROCESS_CPUS, t);
+	report_one_json(&w, &topo_probe_field_table, TOPO_NVML_OK, t);
+	report_one_json(&w, &topo_probe_field_table, TOPO_CUDA_OK, t);
 	report_rec_section(&w, "Pairs");
 	if (t->n_gpus < 2) {
 		report_rec_line(&w, "no pair: %zu GPU%s (peer-to-peer needs two)", t->n_gpus, t->n_gpus == 1 ? "" : "s");
 		report_field(&w, NULL, "pairs", rv_json(json_array()));
-		report_struct_json(&w, &topo_probe_fields[TOPO_ERRORS], t);
+		report_one_json(&w, &topo_probe_field_table, TOPO_ERRORS, t);
 	} else {
 		pairs_fields(&w, t);
 		if (t->errors[0])
-			report_struct_field(&w, &topo_probe_fields[TOPO_ERRORS], t);
+			report_one_field(&w, &topo_probe_field_table, TOPO_ERRORS, t);
 		else
-			report_struct_json(&w, &topo_probe_fields[TOPO_ERRORS], t);
+			report_one_json(&w, &topo_probe_field_table, TOPO_ERRORS, t);
 	}
 	rc = report_rec_end(&w);
 	return rc == CD_OK ? report_rec_end(&top) : rc;

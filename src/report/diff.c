@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/diff/report_diff.h"
+#include "report/diff.h"
 #include "report/json_compat.h"
 #include "util/err.h"
 #include "util/str.h"

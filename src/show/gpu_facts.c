@@ -1,5 +1,5 @@
 /* The driver and GPU facts written from their field tables, for doctor and devices. */
-#include "cmd/gpu_facts.h"
+#include "show/gpu_facts.h"
 
 #define MAX_COLS 16
 

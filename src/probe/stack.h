@@ -1,0 +1,41 @@
+/* The whole CUDA stack collected, as doctor shows it: the driver and platform facts the run
+ * already has, then every other probe once, then the kb's knowledge beside them. */
+#ifndef CUDOCTOR_PROBE_STACK_H
+#define CUDOCTOR_PROBE_STACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "facts/facts.h"
+#include "facts/platform.h"
+#include "probe/gpus.h"
+#include "probe/python.h"
+#include "probe/runtimes.h"
+#include "probe/toolkits.h"
+
+#define STACK_MAX_RUNTIME_SETS 9
+
+struct stack_opts {
+	const char *root;      /* prefix for fixed system paths; NULL for / */
+	bool list_archs;       /* -v: ask the selected nvcc for --list-gpu-arch */
+};
+
+struct stack_facts {
+	const struct gpu_probe *gp;   /* the caller's */
+	const struct platform_info *pf;
+	struct toolkits tk;
+	struct runtimes rt[STACK_MAX_RUNTIME_SETS]; /* [0] libcudart, [1 + l] runtime_libraries[l] */
+	size_t n_rt;
+	struct python_info py;
+	struct facts f;               /* the rules' view of all of the above */
+	char kb_error[CD_ERRMSG];     /* the kb did not load: rules run without its knowledge */
+};
+
+/* Collects everything beyond the driver facts gp and the platform pf (both kept by the caller
+ * and only pointed to), with the kb's knowledge. CD_OK or CD_ENOMEM; driver and file
+ * problems become facts. */
+int stack_collect(struct stack_facts *df, const struct gpu_probe *gp, const struct platform_info *pf,
+		  const struct stack_opts *o, char *err);
+void stack_facts_free(struct stack_facts *df);
+
+#endif
