@@ -185,6 +185,7 @@ static void text_vars(const struct explain_match *m, const struct explain_env *e
 		finding_var(v, "sm", "%s", arch + 3);
 	}
 	finding_flag(v, "torch", torch);
+	finding_flag(v, "windows", m->windows);
 	finding_flag(v, "force_jit", t->force_jit);
 	finding_flag(v, "expandable", m->has_oom && oom_expandable_helps(&m->oom.n));
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "kb/kb.h"
+#include "explain/context.h"
 #include "explain/eras.h"
 #include "explain/nccl_log.h"
 #include "explain/oom_text.h"
@@ -51,6 +52,9 @@ struct explain_match {
 	int block_threads;                   /* "Block [512x1x1]": threads per block in the text, else 0 */
 	bool invalid_value_launch;           /* an invalid argument (1) tied to a kernel launch: how
 					      * CUDA 13 reports a block beyond the GPU's limits */
+	enum explain_region region;          /* the region of the log the first hit was in */
+	bool windows;                        /* the text is from Windows (context.h decides): fixes
+					      * in Windows' form */
 };
 
 struct explain_result {

@@ -24,12 +24,12 @@
 /* ---- the pattern set, built once from the kb ---- */
 
 enum pat_kind { PK_ERROR, PK_PART, PK_NAME, PK_NUMKEY, PK_CUDA, PK_GPU, PK_NCCL, PK_SUPPORTS, PK_CC_OLD, PK_WSL, PK_TORCH,
-		PK_LAUNCH, PK_RUNTIME_VERSION };
+		PK_LAUNCH, PK_RUNTIME_VERSION, PK_REGION, PK_WINDOWS };
 
 struct pat {
 	enum pat_kind kind;
 	const struct kb_error *error; /* PK_ERROR */
-	size_t msg, part;             /* PK_PART; PK_NCCL: msg is the anchor's index */
+	size_t msg, part;             /* PK_PART; PK_NCCL: msg is the anchor's index; PK_REGION: the region */
 };
 
 static struct {
@@ -92,6 +92,9 @@ static int build_patterns(char *err)
 	static const char *const launch_words[] = { "<<<", "launch", "cudaGetLastError", "cudaPeekAtLastError",
 						    "blockDim", "threads per block" };
 	struct pat_list pl = { 0 };
+	const struct region_marker *region;
+	const char *const *windows;
+	size_t n_region, n_windows;
 	bool ok = true;
 	int rc;
 
@@ -132,6 +135,12 @@ static int build_patterns(char *err)
 	ok = ok && add_pat(&pl, " which is of cuda capability ", (struct pat){ PK_CC_OLD, NULL, 0, 0 });
 	for (size_t i = 0; i < nccl_log_anchor_count() && ok; i++)
 		ok = add_pat(&pl, nccl_log_anchor(i), (struct pat){ PK_NCCL, NULL, i, 0 });
+	region = explain_region_markers(&n_region);
+	for (size_t i = 0; i < n_region && ok; i++)
+		ok = add_pat(&pl, region[i].text, (struct pat){ PK_REGION, NULL, (size_t)region[i].region, 0 });
+	windows = explain_windows_markers(&n_windows);
+	for (size_t i = 0; i < n_windows && ok; i++)
+		ok = add_pat(&pl, windows[i], (struct pat){ PK_WINDOWS, NULL, 0, 0 });
 	if (!ok) {
 		free(pl.text);
 		free(pl.pats);
@@ -168,7 +177,10 @@ struct explain_scan {
 	size_t carry_len;
 	size_t bytes, lines;    /* consumed so far; lines: complete lines seen */
 	size_t ctx_until;       /* lines up to this number are in a CUDA context */
+	enum explain_region region; /* the region the last marker opened (context.h) */
+	size_t region_line;     /* the line of that marker, else 0 */
 	bool wsl;               /* the text mentions WSL2 */
+	bool windows;           /* a Windows marker was seen (context.h) */
 	size_t launch_line;     /* the last line that speaks of a kernel launch, else 0 */
 	int launch_block;       /* the threads per block that line gives, else 0 */
 	struct pending pend[MAX_PENDING];
@@ -202,17 +214,23 @@ static void trim_copy(char *dst, size_t cap, const struct line *l)
 	safe_text(dst, cap, l->s + a, b - a, SAFE_TEXT_KEEP_NEWLINES);
 }
 
+/* a matched line, once, among the few kept */
+static void add_line(struct explain_match *m, const char *t)
+{
+	for (size_t i = 0; i < m->n_lines; i++)
+		if (strcmp(m->lines[i], t) == 0)
+			return;
+	if (m->n_lines < EXPLAIN_MAX_LINES)
+		memcpy(m->lines[m->n_lines++], t, EXPLAIN_LINE_MAX);
+}
+
 static void keep_line(struct explain_match *m, const struct line *l)
 {
 	char t[EXPLAIN_LINE_MAX];
 
 	trim_copy(t, sizeof(t), l);
 	memcpy(m->last, t, sizeof(t));
-	for (size_t i = 0; i < m->n_lines; i++)
-		if (strcmp(m->lines[i], t) == 0)
-			return;
-	if (m->n_lines < EXPLAIN_MAX_LINES)
-		memcpy(m->lines[m->n_lines++], t, sizeof(t));
+	add_line(m, t);
 }
 
 /* The match for finding, created at the first hit. NULL on OOM. */
@@ -248,6 +266,7 @@ static struct explain_match *hit(struct explain_result *r, const char *finding, 
 	m->line = m->last_line = l->no;
 	m->count = 1;
 	m->code_seen = -1;
+	m->region = l->region;
 	keep_line(m, l);
 	return m;
 }
@@ -296,13 +315,6 @@ static bool cuda_outside_path(const struct line *l, size_t at)
 		if (l->s[b] == '/' || l->s[b] == '\\')
 			return false;
 	return true;
-}
-
-/* a build tool's own failure ("make: *** [x.o] Error 2", "ninja: build stopped") */
-static bool build_tool_line(const struct line *l)
-{
-	return strstr(l->low, "] error ") || strstr(l->low, "*** [") || strstr(l->low, "ninja: ") ||
-	       strstr(l->low, "exit status ") || strstr(l->low, "make[") || strstr(l->low, "make: ");
 }
 
 /* ---- names ---- */
@@ -719,6 +731,13 @@ static int scan_line(struct explain_scan *sc)
 		case PK_TORCH:
 			r->torch = true;
 			break;
+		case PK_REGION:
+			sc->region = (enum explain_region)p->msg;
+			sc->region_line = l->no;
+			break;
+		case PK_WINDOWS:
+			sc->windows = true;
+			break;
 		case PK_LAUNCH:
 			/* PyTorch's advice "CUDA_LAUNCH_BLOCKING=1" is not a launch */
 			if (!(sc->hits[h].end + 9 <= l->len && strncmp(l->low + sc->hits[h].end, "_blocking", 9) == 0) &&
@@ -733,6 +752,7 @@ static int scan_line(struct explain_scan *sc)
 	}
 	if (l->has_cuda)
 		sc->ctx_until = l->no + CTX_LINES;
+	l->region = explain_region_at(sc->region, sc->region_line, l->no);
 	hints = (struct era_hints){ sc->n_hits < LINE_HITS && n_cuda <= ERA_CUDA_MAX, runtime_version, cuda_at,
 				    n_cuda };
 	eras_line(&sc->era, l->low, l->len, l->no, &hints);
@@ -783,7 +803,8 @@ static int scan_line(struct explain_scan *sc)
 	}
 	if (by_string && numkeys)
 		note_old_number(r, l, by_string);
-	else if (!found && numkeys && !nccl && (l->has_cuda || in_ctx) && !build_tool_line(l) &&
+	else if (!found && numkeys && !nccl && (l->has_cuda || in_ctx) &&
+		 explain_numbers_readable(l->region, l->low) &&
 		 (rc = match_numbers(r, l, !l->has_cuda)) != CD_OK)
 		return rc;
 	/* what later lines add to earlier matches */
@@ -1089,6 +1110,49 @@ void explain_result_classify_oom(struct explain_result *r, const char *(*finding
 				drop(r, i);
 }
 
+/* A cause and what it brings about in the same text: the cause is the finding, the
+ * consequence's lines are its evidence. code: the consequence only when it is that error
+ * (-1: any match of that finding). */
+static const struct {
+	const char *cause, *consequence;
+	int code;
+} consequences[] = {
+	/* 719 says only that the kernel died; an illegal access (a memcheck report, a 700) says why */
+	{ "illegal-address", "kernel-exception", 719 },
+	/* the display watchdog's reset ends the kernel; the program then sees 999 or a launch failure */
+	{ "launch-timeout", "unknown-error", -1 },
+	{ "launch-timeout", "kernel-exception", 719 },
+	/* a JIT that cannot read the PTX: the image the driver then rejects */
+	{ "ptx-too-new", "invalid-kernel-image", -1 },
+	{ "ptx-too-new", "invalid-ptx", -1 },
+	/* XLA's ptxas cannot target the GPU: the driver's JIT then misses kernels (500) */
+	{ "toolkit-cannot-target-gpu", "cuda-error", 500 },
+};
+
+static void fold_consequences(struct explain_result *r)
+{
+	for (size_t c = 0; c < sizeof(consequences) / sizeof(consequences[0]); c++) {
+		size_t cause = r->n;
+
+		for (size_t i = 0; i < r->n && cause == r->n; i++)
+			if (strcmp(r->m[i].finding, consequences[c].cause) == 0)
+				cause = i;
+		if (cause == r->n)
+			continue;
+		for (size_t i = r->n; i-- > 0;) {
+			struct explain_match *m = &r->m[i];
+
+			if (strcmp(m->finding, consequences[c].consequence) != 0 ||
+			    (consequences[c].code >= 0 && !(m->error && m->error->code == consequences[c].code)))
+				continue;
+			add_line(&r->m[cause], m->lines[0]);
+			if (i < cause)
+				cause--;
+			drop(r, i);
+		}
+	}
+}
+
 /* A message that only says the GPU went unused ("no compatible GPUs were discovered") gives
  * way to any error that says why. "cannot find -lcuda" on WSL2 is WSL's missing link. */
 static void settle(struct explain_scan *sc)
@@ -1097,17 +1161,13 @@ static void settle(struct explain_scan *sc)
 	size_t others = 0;
 
 	eras_settle(r, &sc->era);
-	for (size_t i = 0; i < r->n; i++)
+	for (size_t i = 0; i < r->n; i++) {
 		if (strcmp(r->m[i].finding, "libcuda-link-missing") == 0 && sc->wsl)
 			r->m[i].finding = "wsl-libcuda";
+		r->m[i].windows = sc->windows;
+	}
 	merge_same(r);
-	/* 719 says only that the kernel died; an illegal access in the same text (a memcheck
-	 * report before it, or a 700) says why, and is the one finding */
-	if (present(r, "illegal-address"))
-		for (size_t i = r->n; i-- > 0;)
-			if (strcmp(r->m[i].finding, "kernel-exception") == 0 && r->m[i].error &&
-			    r->m[i].error->code == 719)
-				drop(r, i);
+	fold_consequences(r);
 	for (size_t i = 0; i < r->n; i++)
 		others += !is_fallback(&r->m[i]);
 	if (others)

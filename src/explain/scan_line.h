@@ -17,6 +17,7 @@ struct line {
 	size_t offset;          /* in the whole stream */
 	size_t no;              /* 1-based line number */
 	bool has_cuda;          /* "cuda" outside a path: short strings and numbers count only then */
+	enum explain_region region; /* the log region the line is in (context.h) */
 };
 
 /* Offset of needle (compared ignoring ASCII case) in the line, or -1. */

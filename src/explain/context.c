@@ -1,0 +1,87 @@
+/* The regions of a log and the Windows decision (context.h): the markers, in one table each. */
+#include "explain/context.h"
+
+#include <string.h>
+
+static const struct region_marker markers[] = {
+	/* compilers and build tools */
+	{ "nvcc fatal", REGION_BUILD },
+	{ "ptxas ", REGION_BUILD },
+	{ "ninja: ", REGION_BUILD },
+	{ "ninja -v", REGION_BUILD },
+	{ "make[", REGION_BUILD },
+	{ "make: ***", REGION_BUILD },
+	{ "cmake error", REGION_BUILD },
+	{ "-- configuring incomplete", REGION_BUILD },
+	{ "errors detected in the compilation of", REGION_BUILD },
+	{ "error compiling objects for extension", REGION_BUILD },
+	{ "cpp_extension.py", REGION_BUILD },
+	{ "building wheel for", REGION_BUILD },
+	{ "failed building wheel", REGION_BUILD },
+	{ "setup.py", REGION_BUILD },
+	{ "subprocess-exited-with-error", REGION_BUILD },
+	{ "bin/nvcc", REGION_BUILD },
+	{ "nvcc.exe", REGION_BUILD },
+	{ "cargo build", REGION_BUILD },
+	/* installers and package managers */
+	{ "nvidia-installer", REGION_INSTALL },
+	{ "dpkg: error", REGION_INSTALL },
+	{ "e: unable to correct problems", REGION_INSTALL },
+	/* container runtimes */
+	{ "oci runtime create failed", REGION_CONTAINER },
+	{ "error running hook", REGION_CONTAINER },
+	{ "nvidia-container-cli", REGION_CONTAINER },
+	/* the kernel log */
+	{ "nvrm: ", REGION_KERNEL },
+	/* NCCL */
+	{ "nccl info", REGION_NCCL },
+	{ "nccl warn", REGION_NCCL },
+};
+
+static const char *const region_names[REGION_COUNT] = { "run", "build", "install", "container", "kernel log",
+							 "nccl" };
+
+/* a drive path's "C:\", Windows' error texts and the driver's DLL */
+static const char *const windows_markers[] = { ":\\users\\", ":\\program files", ":\\anaconda", ":\\windows\\",
+					       "winerror", ".dll", "\\site-packages\\", "windows_portable",
+					       "nvlddmkm" };
+
+const struct region_marker *explain_region_markers(size_t *n)
+{
+	*n = sizeof(markers) / sizeof(markers[0]);
+	return markers;
+}
+
+const char *explain_region_name(enum explain_region r)
+{
+	return r < REGION_COUNT ? region_names[r] : "run";
+}
+
+const char *const *explain_windows_markers(size_t *n)
+{
+	*n = sizeof(windows_markers) / sizeof(windows_markers[0]);
+	return windows_markers;
+}
+
+enum explain_region explain_region_at(enum explain_region marked, size_t last_marker_line, size_t line)
+{
+	if (!last_marker_line || line > last_marker_line + REGION_LINES)
+		return REGION_RUN;
+	return marked;
+}
+
+/* a build tool's own failure ("make: *** [x.o] Error 2", "ninja: build stopped", "FAILED:
+ * foo.cuda.o", "exit status 1") */
+static bool build_tool_line(const char *low)
+{
+	return strstr(low, "] error ") || strstr(low, "*** [") || strstr(low, "ninja: ") ||
+	       strstr(low, "exit status ") || strstr(low, "exit code ") || strstr(low, "make[") ||
+	       strstr(low, "make: ") || strncmp(low, "failed: ", 8) == 0;
+}
+
+bool explain_numbers_readable(enum explain_region r, const char *low)
+{
+	if (r == REGION_BUILD || r == REGION_INSTALL || r == REGION_CONTAINER)
+		return false;
+	return !build_tool_line(low);
+}

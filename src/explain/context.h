@@ -1,0 +1,44 @@
+/* What part of a log a line is in (a program's run, a build, a container runtime, ...) and
+ * whether the text comes from Windows: the one place explain decides either. Pure. */
+#ifndef CUDOCTOR_EXPLAIN_CONTEXT_H
+#define CUDOCTOR_EXPLAIN_CONTEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The kinds of region a log holds. A bare error number means a CUDA error only in REGION_RUN
+ * (and the regions a CUDA program writes in); a build tool's "exit status 1" is not error 1. */
+enum explain_region {
+	REGION_RUN,       /* a program's own output: the default */
+	REGION_BUILD,     /* compiler or build tool: nvcc, ptxas, ninja, make, CMake, pip building */
+	REGION_INSTALL,   /* a driver or toolkit installer, a package manager */
+	REGION_CONTAINER, /* docker/podman/containerd and the NVIDIA container runtime */
+	REGION_KERNEL,    /* the kernel log: NVRM, Xid */
+	REGION_NCCL,      /* NCCL's own log lines */
+	REGION_COUNT
+};
+
+/* A region begins at a marker and lasts this many lines after its last marker. */
+#define REGION_LINES 40
+
+/* A string that, on a line, says which region the line opens or continues. */
+struct region_marker {
+	const char *text; /* matched case-insensitively */
+	enum explain_region region;
+};
+
+const struct region_marker *explain_region_markers(size_t *n);
+const char *explain_region_name(enum explain_region r);
+
+/* Strings that only a Windows text holds (a drive path, a DLL, a Windows error). */
+const char *const *explain_windows_markers(size_t *n);
+
+/* The region a line is in: the marker region while it lasts, else the run's.
+ * last_marker_line is 0 when no marker was seen. */
+enum explain_region explain_region_at(enum explain_region marked, size_t last_marker_line, size_t line);
+
+/* Whether an error number on this line may be read: not in a build's, installer's or
+ * container runtime's region, and not on a build tool's own failure line (lower-cased line). */
+bool explain_numbers_readable(enum explain_region r, const char *low);
+
+#endif

@@ -1,0 +1,208 @@
+/* The regions of a log and the Windows decision (src/explain/context.c), and what explain
+ * makes of them: numbers read only where the region gives them meaning, fixes in Windows'
+ * form, a cause folding its consequence. The corpus (tests/explain/778-839) holds the real
+ * texts; these are the edges of each rule. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "explain/context.h"
+#include "explain/explain.h"
+#include "util/err.h"
+
+static void region_lasts_then_ends(void **state)
+{
+	(void)state;
+	assert_int_equal(explain_region_at(REGION_BUILD, 0, 5), REGION_RUN); /* no marker yet */
+	assert_int_equal(explain_region_at(REGION_BUILD, 10, 10), REGION_BUILD);
+	assert_int_equal(explain_region_at(REGION_BUILD, 10, 10 + REGION_LINES), REGION_BUILD);
+	assert_int_equal(explain_region_at(REGION_BUILD, 10, 11 + REGION_LINES), REGION_RUN);
+	assert_string_equal(explain_region_name(REGION_CONTAINER), "container");
+	assert_string_equal(explain_region_name(REGION_COUNT), "run");
+}
+
+static void numbers_only_in_a_run(void **state)
+{
+	(void)state;
+	assert_true(explain_numbers_readable(REGION_RUN, "cuda error 2 at main.cu:10"));
+	assert_true(explain_numbers_readable(REGION_KERNEL, "cuda error 2"));
+	assert_false(explain_numbers_readable(REGION_BUILD, "cuda error 2"));
+	assert_false(explain_numbers_readable(REGION_INSTALL, "cuda error 2"));
+	assert_false(explain_numbers_readable(REGION_CONTAINER, "cuda error 2"));
+	/* a build tool's own failure line, in any region */
+	assert_false(explain_numbers_readable(REGION_RUN, "failed: build/temp/ops.cuda.o"));
+	assert_false(explain_numbers_readable(REGION_RUN, "make[2]: *** [cuda/k.cu.o] error 1"));
+	assert_false(explain_numbers_readable(REGION_RUN, "nvcc.exe' failed with exit code 1"));
+}
+
+/* every marker is lower-case: the automaton matches lower-cased lines */
+static void markers_are_lower_case(void **state)
+{
+	size_t n, nw;
+	const struct region_marker *m = explain_region_markers(&n);
+	const char *const *w = explain_windows_markers(&nw);
+
+	(void)state;
+	assert_true(n > 10 && nw > 3);
+	for (size_t i = 0; i < n; i++) {
+		for (const char *p = m[i].text; *p; p++)
+			assert_false(*p >= 'A' && *p <= 'Z');
+		assert_true(m[i].region < REGION_COUNT);
+	}
+	for (size_t i = 0; i < nw; i++)
+		for (const char *p = w[i]; *p; p++)
+			assert_false(*p >= 'A' && *p <= 'Z');
+}
+
+static size_t findings(const char *text, struct explain_result *r)
+{
+	char err[CD_ERRMSG];
+
+	assert_int_equal(explain_text(text, strlen(text), r, err), CD_OK);
+	return r->n;
+}
+
+static void build_log_numbers_are_not_errors(void **state)
+{
+	struct explain_result r;
+	/* the same "CUDA error 2" after a build's failure and in a program's run */
+	const char *build = "[1/2] /usr/local/cuda/bin/nvcc -c ops.cu -o build/ops.cuda.o\n"
+			    "FAILED: build/ops.cuda.o\n"
+			    "CUDA error 2 in ops.cu\n"
+			    "ninja: build stopped: subcommand failed.\n";
+	const char *run = "CUDA error 2 in ops.cu\n";
+	char late[4096];
+	size_t used = (size_t)snprintf(late, sizeof(late), "ninja: build stopped: subcommand failed.\n");
+
+	(void)state;
+	assert_int_equal(findings(build, &r), 0);
+	explain_result_free(&r);
+	assert_int_equal(findings(run, &r), 1);
+	assert_string_equal(r.m[0].finding, "out-of-memory");
+	assert_int_equal(r.m[0].region, REGION_RUN);
+	explain_result_free(&r);
+	/* past the build region's lines, the program's run is read again */
+	for (int i = 0; i < REGION_LINES + 1; i++)
+		used += (size_t)snprintf(late + used, sizeof(late) - used, "python train.py\n");
+	snprintf(late + used, sizeof(late) - used, "CUDA error 2 in ops.cu\n");
+	assert_int_equal(findings(late, &r), 1);
+	explain_result_free(&r);
+}
+
+static void build_findings_keep_their_region(void **state)
+{
+	struct explain_result r;
+
+	(void)state;
+	assert_int_equal(findings("  File \"setup.py\", line 24, in <module>\n"
+				  "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA "
+				  "install root.\n",
+				  &r),
+			 1);
+	assert_string_equal(r.m[0].finding, "toolkit-not-found");
+	assert_int_equal(r.m[0].region, REGION_BUILD);
+	explain_result_free(&r);
+}
+
+static void windows_is_decided_once(void **state)
+{
+	struct explain_result r;
+
+	(void)state;
+	assert_int_equal(findings("OSError: [WinError 1455] The paging file is too small for this operation to "
+				  "complete. Error loading \"C:\\Users\\a\\torch\\lib\\cudnn_adv_infer64_8.dll\"\n",
+				  &r),
+			 1);
+	assert_string_equal(r.m[0].finding, "windows-pagefile-too-small");
+	assert_true(r.m[0].windows);
+	explain_result_free(&r);
+	assert_int_equal(findings("OSError: libcudart.so.12: cannot open shared object file\n", &r), 1);
+	assert_false(r.m[0].windows);
+	explain_result_free(&r);
+	/* a Windows marker anywhere in the text makes every finding's fix Windows' */
+	assert_int_equal(findings("  File \"C:\\Program Files\\app\\run.py\", line 3\n"
+				  "OSError: libcudart.so.12: cannot open shared object file\n",
+				  &r),
+			 1);
+	assert_true(r.m[0].windows);
+	explain_result_free(&r);
+}
+
+static void cause_folds_its_consequence(void **state)
+{
+	struct explain_result r;
+
+	(void)state;
+	assert_int_equal(findings("Display driver stopped responding and has recovered\n"
+				  "CUDA error: unknown error\n",
+				  &r),
+			 1);
+	assert_string_equal(r.m[0].finding, "launch-timeout");
+	assert_int_equal(r.m[0].n_lines, 2); /* the 999 line is the timeout's evidence */
+	explain_result_free(&r);
+	assert_int_equal(findings("CUDA error: unknown error\n", &r), 1);
+	assert_string_equal(r.m[0].finding, "unknown-error");
+	explain_result_free(&r);
+}
+
+/* the OOM wordings of each framework: classified where the numbers decide, generic where none */
+static void oom_wordings(void **state)
+{
+	static const struct {
+		const char *text, *finding;
+	} cases[] = {
+		{ "ResourceExhaustedError: OOM when allocating tensor with shape[128,128,109,109] and type float on "
+		  "/job:localhost/replica:0/task:0/device:GPU:1 by allocator GPU_1_bfc\n",
+		  "out-of-memory" },
+		/* TF's OOM on the CPU is host memory */
+		{ "ResourceExhaustedError: OOM when allocating tensor with shape[100,4096,32] on "
+		  "/job:localhost/replica:0/task:0/device:CPU:0\n",
+		  NULL },
+		{ "W external/xla/xla/tsl/framework/bfc_allocator.cc:501] Allocator (GPU_0_bfc) ran out of memory "
+		  "trying to allocate 1.25TiB (rounded to 1374521760000)requested by op\n",
+		  "out-of-memory" },
+		{ "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to "
+		  "allocate 7406166528 bytes.\n",
+		  "oom-capacity" },
+		{ "- **Exception Type:** torch.OutOfMemoryError\n- **Exception Message:** Allocation on device\n",
+		  "out-of-memory" },
+		{ "!!! Exception during processing !!! Allocation on device\n", "out-of-memory" },
+		/* Java's heap is not a GPU's */
+		{ "Exception in thread \"main\" java.lang.OutOfMemoryError: Java heap space\n", NULL },
+	};
+	struct explain_result r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = findings(cases[i].text, &r);
+
+		if (!cases[i].finding) {
+			assert_int_equal(n, 0);
+		} else {
+			assert_int_equal(n, 1);
+			assert_string_equal(r.m[0].finding, cases[i].finding);
+		}
+		explain_result_free(&r);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(region_lasts_then_ends),
+		cmocka_unit_test(numbers_only_in_a_run),
+		cmocka_unit_test(markers_are_lower_case),
+		cmocka_unit_test(build_log_numbers_are_not_errors),
+		cmocka_unit_test(build_findings_keep_their_region),
+		cmocka_unit_test(windows_is_decided_once),
+		cmocka_unit_test(cause_folds_its_consequence),
+		cmocka_unit_test(oom_wordings),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
