@@ -291,6 +291,76 @@ static void real_windows_files_judged(void **state)
 	free(lines);
 }
 
+/* Truncated and bit-flipped copies of NVIDIA's nvjpeg64_12.dll: each reads whole or is a
+ * one-line error; the binary exits 3 naming it unreadable, never crashes (ASan in make check). */
+static void real_dll_damaged(void **state)
+{
+	(void)state;
+	char *lines = real_files();
+	if (!lines)
+		skip();
+	char *end = strstr(lines, "nvjpeg64_12.dll");
+	assert_non_null(end);
+	char *start = end;
+	while (start > lines && start[-1] != '\n')
+		start--;
+	char path[1024], err[CD_ERRMSG];
+	snprintf(path, sizeof path, "%.*s", (int)(end - start) + (int)strlen("nvjpeg64_12.dll"), start);
+	struct mapped_file mf;
+	assert_int_equal(file_map(path, &mf, err), CD_OK);
+	size_t size = mf.size, errors = 0;
+	unsigned char *c = malloc(size);
+	uint32_t seed = 2701;
+	for (int v = 0; v < 192; v++) {
+		size_t len = size;
+		memcpy(c, mf.data, size);
+		if (v < 64) {
+			len = v < 32 ? (size_t)v * 16 : size / 32 * (size_t)(v - 32); /* headers, then across */
+		} else {
+			seed = seed * 1103515245u + 12345u;
+			size_t pos = v < 128 ? (seed >> 8) % 1024 : (seed >> 8) % size;
+			c[pos] ^= (unsigned char)(1u << ((seed >> 4) & 7));
+		}
+		unsigned char *t = malloc(len ? len : 1); /* exact size: ASan sees any overread */
+		memcpy(t, c, len);
+		struct dc_inventory inv;
+		dc_init(&inv);
+		err[0] = 0;
+		if (dc_scan(&inv, t, len, DC_SCAN_ALL_SECTIONS | DC_READ_ELF, err) != CD_OK) {
+			assert_true(err[0] && !strchr(err, '\n'));
+			errors++;
+		}
+		struct runtime_need n;
+		runtime_need_of(t, len, &n);
+		dc_free(&inv);
+		free(t);
+	}
+	assert_true(errors > 0);
+	/* the binary on a copy cut inside the section table and one cut inside .nv_fatb */
+	char tmpl[] = "/tmp/cudoctor-pe-XXXXXX";
+	assert_non_null(mkdtemp(tmpl));
+	size_t cuts[] = { 600, size / 2 };
+	for (size_t k = 0; k < 2; k++) {
+		char cut[1100];
+		snprintf(cut, sizeof cut, "%s/nvjpeg64_12.dll", tmpl);
+		FILE *f = fopen(cut, "wb");
+		assert_non_null(f);
+		assert_int_equal(fwrite(mf.data, 1, cuts[k], f), cuts[k]);
+		fclose(f);
+		struct run_result res;
+		const char *argv[] = { CUDOCTOR_BINARY, "arch", "--gpu", "9.0", "--driver", "13.0", cut, NULL };
+		assert_int_equal(testlib_run(argv, NULL, NULL, &res), 0);
+		assert_int_equal(res.status, 3);
+		assert_non_null(strstr(res.err, "is outside the file"));
+		run_result_free(&res);
+		remove(cut);
+	}
+	rmdir(tmpl);
+	free(c);
+	file_unmap(&mf);
+	free(lines);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +371,7 @@ int main(void)
 		cmocka_unit_test(arch_judges_a_dll_and_its_runtime),
 		cmocka_unit_test(real_windows_files_list_as_cuobjdump),
 		cmocka_unit_test(real_windows_files_judged),
+		cmocka_unit_test(real_dll_damaged),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
