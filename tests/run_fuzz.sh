@@ -15,7 +15,7 @@ mkdir -p "$findings" "$work/corpus" || exit 1
 # 4 MiB (safetensors, JSON parsed by jansson under ASan at ~4 s per MiB: 1 MiB, inside the
 # 10 s limit per input); the others libFuzzer's default, from their seeds
 case $name in
-ar|cubin|cubin_attrs|decompress|devcode|elf|fatbin|gguf|ptx) max_len=-max_len=4194304 ;;
+ar|cubin|cubin_attrs|decompress|devcode|elf|fatbin|gguf|pe|ptx) max_len=-max_len=4194304 ;;
 safetensors) max_len=-max_len=1048576 ;;
 *) max_len= ;;
 esac

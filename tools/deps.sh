@@ -34,6 +34,7 @@ if $tests; then
 	need python3 command -v python3
 	need chromium sh -c 'command -v chromium || command -v chromium-browser'  # draws --html pages in the tests
 	need zsh command -v zsh          # the completion test loads the zsh script
+	need gcc-mingw-w64-x86-64 command -v x86_64-w64-mingw32-gcc  # builds the Windows (PE) fixtures of tests/fixtures/build.sh
 	need python3-pip sh -c 'python3 -m pip --version'
 fi
 

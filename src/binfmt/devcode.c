@@ -14,6 +14,7 @@
 #include "binfmt/decompress.h"
 #include "binfmt/cubin.h"
 #include "binfmt/elf.h"
+#include "binfmt/pe.h"
 #include "binfmt/ptx.h"
 #include "util/err.h"
 #include "util/safetext.h"
@@ -85,13 +86,15 @@ static int grow(void **arr, size_t *cap, size_t n, size_t elem)
  * megabytes long), as safe text: it is printed and put in JSON. */
 #define MAX_SECTION_NAME 256
 
-static int intern_section(struct dc_inventory *inv, const char *full, uint32_t *idx)
+static int intern_section(struct dc_inventory *inv, const char *full, size_t full_len, uint32_t *idx)
 {
 	char name[MAX_SECTION_NAME + 1];
 
-	if (inv->n_sections >= MAX_SECTION_NAMES)
+	if (inv->n_sections >= MAX_SECTION_NAMES) {
 		full = "(other sections)";
-	safe_text(name, sizeof name, full, strnlen(full, MAX_SECTION_NAME + 1), 0);
+		full_len = strlen(full);
+	}
+	safe_text(name, sizeof name, full, strnlen(full, full_len < MAX_SECTION_NAME + 1 ? full_len : MAX_SECTION_NAME + 1), 0);
 	/* newest first: consecutive containers mostly share a section */
 	for (size_t k = inv->n_sections; k > 0; k--)
 		if (strcmp(inv->sections[k - 1], name) == 0) {
@@ -176,8 +179,8 @@ static int add_entry(struct dc_inventory *inv, const struct fatbin_entry *e, siz
 
 /* Walks the container at data[off] (data ends at region end) and records it. */
 static int add_container(struct dc_inventory *inv, const unsigned char *data, size_t end, size_t off,
-			 size_t base, const char *section_name, int member, bool primary, unsigned opts,
-			 size_t *next, char *err)
+			 size_t base, const char *section_name, size_t name_len, int member, bool primary,
+			 unsigned opts, size_t *next, char *err)
 {
 	struct fatbin_container c;
 	struct fatbin_entry e;
@@ -186,7 +189,7 @@ static int add_container(struct dc_inventory *inv, const unsigned char *data, si
 		return rc;
 	uint32_t section;
 	struct dc_container *dc;
-	if (intern_section(inv, section_name, &section) || !(dc = new_container(inv)))
+	if (intern_section(inv, section_name, name_len, &section) || !(dc = new_container(inv)))
 		return cd_fail(err, CD_ENOMEM, "out of memory");
 	dc->section = section;
 	dc->member = member;
@@ -208,7 +211,8 @@ static int add_container(struct dc_inventory *inv, const unsigned char *data, si
 
 /* Back-to-back containers from data[start] to data[end] (zero padding tolerated). */
 static int walk_region(struct dc_inventory *inv, const unsigned char *data, size_t start, size_t end,
-		       size_t base, const char *section, int member, bool primary, unsigned opts, char *err)
+		       size_t base, const char *section, size_t name_len, int member, bool primary, unsigned opts,
+		       char *err)
 {
 	size_t pos = start;
 	while (pos < end && end - pos >= 8) {
@@ -217,7 +221,7 @@ static int walk_region(struct dc_inventory *inv, const unsigned char *data, size
 			pos += 8;
 			continue;
 		}
-		int rc = add_container(inv, data, end, pos, base, section, member, primary, opts, &pos, err);
+		int rc = add_container(inv, data, end, pos, base, section, name_len, member, primary, opts, &pos, err);
 		if (rc)
 			return rc;
 	}
@@ -228,7 +232,7 @@ static int walk_region(struct dc_inventory *inv, const unsigned char *data, size
  * Searched in slices so a caller's progress hook can release pages behind us. */
 #define SCAN_SLICE ((size_t)8 << 20)
 static int scan_region(struct dc_inventory *inv, const unsigned char *data, size_t start, size_t end,
-		       size_t base, const char *section, int member, unsigned opts, char *err)
+		       size_t base, const char *section, size_t name_len, int member, unsigned opts, char *err)
 {
 	size_t pos = start;
 	while (pos < end) {
@@ -240,7 +244,7 @@ static int scan_region(struct dc_inventory *inv, const unsigned char *data, size
 				inv->progress(data + pos, inv->progress_ctx);
 			continue;
 		}
-		int rc = add_container(inv, data, end, hit, base, section, member, false, opts, &pos, err);
+		int rc = add_container(inv, data, end, hit, base, section, name_len, member, false, opts, &pos, err);
 		if (rc)
 			return rc;
 	}
@@ -260,15 +264,57 @@ static bool worth_scanning(const struct elf_section *s)
 	return true;
 }
 
-struct sec_ref {
-	uint64_t offset;
-	size_t index;
+/* One section of a host binary as the walk sees it, whatever the container format. */
+struct region {
+	uint64_t offset, size;
+	const char *name;           /* inside the file, name_len bytes */
+	size_t name_len;
+	size_t index;               /* the section's index: ties in offset keep table order */
+	bool named;                 /* a fatbin section, walked from its start */
+	bool worth;                 /* may hold a container, searched by magic when asked */
+	bool nobits;
 };
 
 static int by_offset(const void *a, const void *b)
 {
-	const struct sec_ref *x = a, *y = b;
+	const struct region *x = a, *y = b;
 	return x->offset < y->offset ? -1 : x->offset > y->offset ? 1 : (x->index > y->index) - (x->index < y->index);
+}
+
+/* Walks the named fatbin sections and, when asked, searches the others: the same for ELF
+ * and PE files. primary: the section the runtime registers (NULL: none). */
+static int walk_regions(struct dc_inventory *inv, const unsigned char *data, size_t size, struct region *r,
+			size_t n, const char *primary, size_t base, int member, unsigned opts, char *err)
+{
+	cd_qsort(r, n, sizeof(*r), by_offset);
+	bool scan = (opts & DC_SCAN_ALL_SECTIONS) || ((opts & DC_SCAN_IF_CUDA) && primary);
+	/* every byte is walked or scanned once: sections that overlap what an earlier one covered
+	 * (crafted: thousands of sections over one region) add only what lies beyond it */
+	size_t covered = 0;
+	for (size_t k = 0; k < n; k++) {
+		const struct region *s = &r[k];
+		if ((!s->named && !(scan && s->worth)) || s->nobits)
+			continue;
+		if (!in_bounds(s->offset, s->size, size))
+			return cd_fail(err, CD_EFORMAT, "section %.*s (offset 0x%llx, %llu bytes) is outside the file",
+				       (int)(s->name_len < 64 ? s->name_len : 64), s->name,
+				       (unsigned long long)s->offset, (unsigned long long)s->size);
+		size_t start = (size_t)s->offset, end = start + (size_t)s->size;
+		if (end <= covered || (s->named && start < covered))
+			continue;
+		if (start < covered)
+			start = (covered + 7) & ~(size_t)7;
+		covered = end;
+		bool is_primary = primary && s->name_len == strlen(primary) && memcmp(s->name, primary, s->name_len) == 0;
+		int rc = CD_OK;
+		if (s->named)
+			rc = walk_region(inv, data, start, end, base, s->name, s->name_len, member, is_primary, opts, err);
+		else if (start < end)
+			rc = scan_region(inv, data, start, end, base, s->name, s->name_len, member, opts, err);
+		if (rc)
+			return rc;
+	}
+	return CD_OK;
 }
 
 static bool has_interp(const struct elf_file *e)
@@ -286,51 +332,65 @@ static int scan_host_elf(struct dc_inventory *inv, const struct elf_file *e, siz
 		primary = SEC_NV_FATBIN;
 	else if (elf_find_section(e, SEC_RELFATBIN, &s, NULL) == CD_OK)
 		primary = SEC_RELFATBIN;
-	struct sec_ref *order = calloc(e->shnum ? e->shnum : 1, sizeof(*order));
-	if (!order)
+	struct region *r = calloc(e->shnum ? e->shnum : 1, sizeof(*r));
+	if (!r)
 		return cd_fail(err, CD_ENOMEM, "out of memory");
 	size_t n = 0;
 	int rc = CD_OK;
 	for (size_t i = 1; i < e->shnum; i++) {
 		if ((rc = elf_section_at(e, i, &s, err)))
 			goto out;
-		order[n].offset = s.offset;
-		order[n++].index = i;
+		r[n] = (struct region){.offset = s.offset, .size = s.size, .name = s.name,
+				       .name_len = strnlen(s.name, MAX_SECTION_NAME + 1), .index = i,
+				       .named = strcmp(s.name, SEC_NV_FATBIN) == 0 || strcmp(s.name, SEC_RELFATBIN) == 0,
+				       .worth = worth_scanning(&s), .nobits = s.type == ELF_SHT_NOBITS};
+		n++;
 	}
-	cd_qsort(order, n, sizeof(*order), by_offset);
-	/* every byte is walked or scanned once: sections that overlap what an earlier one covered
-	 * (crafted: thousands of sections over one region) add only what lies beyond it */
-	size_t covered = 0;
-	for (size_t k = 0; k < n; k++) {
-		if ((rc = elf_section_at(e, order[k].index, &s, err)))
-			goto out;
-		bool named = strcmp(s.name, SEC_NV_FATBIN) == 0 || strcmp(s.name, SEC_RELFATBIN) == 0;
-		bool scan = (opts & DC_SCAN_ALL_SECTIONS) || ((opts & DC_SCAN_IF_CUDA) && primary);
-		if (!named && !(scan && worth_scanning(&s)))
-			continue;
-		if (s.type == ELF_SHT_NOBITS)
-			continue;
-		if (!in_bounds(s.offset, s.size, e->size)) {
-			rc = cd_fail(err, CD_EFORMAT, "section %s (offset 0x%llx, %llu bytes) is outside the file",
-				     s.name, (unsigned long long)s.offset, (unsigned long long)s.size);
-			goto out;
-		}
-		size_t start = (size_t)s.offset, end = start + (size_t)s.size;
-		if (end <= covered || (named && start < covered))
-			continue;
-		if (start < covered)
-			start = (covered + 7) & ~(size_t)7;
-		covered = end;
-		if (named)
-			rc = walk_region(inv, e->data, start, end, base, s.name, member,
-					 primary && strcmp(s.name, primary) == 0, opts, err);
-		else if (start < end)
-			rc = scan_region(inv, e->data, start, end, base, s.name, member, opts, err);
-		if (rc)
-			goto out;
-	}
+	rc = walk_regions(inv, e->data, e->size, r, n, primary, base, member, opts, err);
 out:
-	free(order);
+	free(r);
+	return rc;
+}
+
+/* A PE section that may hold a container: initialised, non-executable data that the
+ * loader keeps (not relocations, exception tables, imports or resources). */
+static bool pe_worth_scanning(const struct pe_section *s)
+{
+	static const char *const skip[] = {PE_SEC_FATBIN_SEGMENT, ".reloc", ".pdata", ".xdata", ".idata",
+					   ".edata", ".rsrc", ".tls", ".CRT", ".debug"};
+	if (!(s->characteristics & PE_SCN_INITIALIZED_DATA) ||
+	    (s->characteristics & (PE_SCN_EXECUTE | PE_SCN_CODE | PE_SCN_DISCARDABLE)) || s->size < 80)
+		return false;
+	for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
+		if (s->name_len >= strlen(skip[i]) && memcmp(s->name, skip[i], strlen(skip[i])) == 0)
+			return false;
+	return true;
+}
+
+/* A PE image: the runtime registers the containers of .nv_fatb (ELF's .nv_fatbin, cut to
+ * eight bytes); .nvFatBi holds the wrappers that point into it, not followed. */
+static int scan_pe(struct dc_inventory *inv, const struct pe_file *pe, unsigned opts, char *err)
+{
+	struct pe_section s;
+	struct region *r = calloc(pe->n_sections ? pe->n_sections : 1, sizeof(*r));
+	const char *primary = NULL;
+	if (!r)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	size_t n = 0;
+	int rc = CD_OK;
+	for (size_t i = 0; i < pe->n_sections; i++) {
+		if ((rc = pe_section_at(pe, i, &s, err)))
+			goto out;
+		bool named = pe_section_is(&s, PE_SEC_NV_FATBIN) || pe_section_is(&s, SEC_NV_FATBIN);
+		if (named && !primary)
+			primary = pe_section_is(&s, SEC_NV_FATBIN) ? SEC_NV_FATBIN : PE_SEC_NV_FATBIN;
+		r[n++] = (struct region){.offset = s.offset, .size = s.size, .name = s.name, .name_len = s.name_len,
+					 .index = i, .named = named, .worth = pe_worth_scanning(&s),
+					 .nobits = s.size == 0};
+	}
+	rc = walk_regions(inv, pe->data, pe->size, r, n, primary, 0, -1, opts, err);
+out:
+	free(r);
 	return rc;
 }
 
@@ -341,7 +401,7 @@ static int add_whole_file(struct dc_inventory *inv, const unsigned char *data, s
 	uint32_t sec;
 	struct dc_container *c;
 	struct dc_image *im;
-	if (intern_section(inv, "", &sec) || !(c = new_container(inv)) || !(im = new_image(inv)))
+	if (intern_section(inv, "", 0, &sec) || !(c = new_container(inv)) || !(im = new_image(inv)))
 		return cd_fail(err, CD_ENOMEM, "out of memory");
 	c->section = sec;
 	c->member = -1;
@@ -415,7 +475,7 @@ static int scan_archive(struct dc_inventory *inv, const unsigned char *data, siz
 
 /* The kinds of input dc_scan reads, by their first bytes (a cubin is an ELF file with
  * NVIDIA's machine; which ELF it is needs its headers) */
-enum sniffed { SNIFF_NONE, SNIFF_ARCHIVE, SNIFF_ELF, SNIFF_FATBIN, SNIFF_PTX };
+enum sniffed { SNIFF_NONE, SNIFF_ARCHIVE, SNIFF_ELF, SNIFF_PE, SNIFF_FATBIN, SNIFF_PTX };
 
 static enum sniffed sniff(const unsigned char *data, size_t size)
 {
@@ -425,6 +485,8 @@ static enum sniffed sniff(const unsigned char *data, size_t size)
 		return SNIFF_ARCHIVE;
 	if (elf_has_magic(data, size))
 		return SNIFF_ELF;
+	if (pe_has_magic(data, size))
+		return SNIFF_PE;
 	if (size >= FATBIN_HEADER_SIZE && rd32(data) == FATBIN_MAGIC)
 		return SNIFF_FATBIN;
 	return ptx_looks_like_ptx(data, size) ? SNIFF_PTX : SNIFF_NONE;
@@ -456,14 +518,20 @@ int dc_scan(struct dc_inventory *inv, const unsigned char *data, size_t size, un
 			      : e.type == ELF_ET_EXEC || (e.type == ELF_ET_DYN && has_interp(&e)) ? DC_EXECUTABLE
 			      : DC_SHARED_LIBRARY;
 		rc = scan_host_elf(inv, &e, 0, -1, opts, err);
+	} else if (kind == SNIFF_PE) {
+		struct pe_file pe;
+		if ((rc = pe_open(&pe, data, size, err)))
+			return rc;
+		inv->format = pe.characteristics & PE_FILE_DLL ? DC_SHARED_LIBRARY : DC_EXECUTABLE;
+		rc = scan_pe(inv, &pe, opts, err);
 	} else if (kind == SNIFF_FATBIN) {
 		inv->format = DC_FATBIN;
-		rc = walk_region(inv, data, 0, size, 0, "", -1, true, opts, err);
+		rc = walk_region(inv, data, 0, size, 0, "", 0, -1, true, opts, err);
 	} else if (kind == SNIFF_PTX) {
 		inv->format = DC_PTX;
 		rc = add_ptx(inv, data, size, err);
 	} else {
-		return cd_fail(err, CD_EFORMAT, "not an ELF file, archive, fatbin, cubin or PTX text");
+		return cd_fail(err, CD_EFORMAT, "not an ELF or PE file, archive, fatbin, cubin or PTX text");
 	}
 	if (rc)
 		return rc;

@@ -77,7 +77,7 @@ void dc_free(struct dc_inventory *inv);
  * error; an unrecognised or malformed file is CD_EFORMAT with the offset in err. */
 int dc_scan(struct dc_inventory *inv, const unsigned char *data, size_t size, unsigned opts, char *err);
 /* Whether the first bytes of a file (a few KiB are enough) are of a format dc_scan reads: ELF
- * (cubins too), an ar archive, a fatbin, or PTX text. */
+ * (cubins too), a PE image, an ar archive, a fatbin, or PTX text. */
 bool dc_has_magic(const unsigned char *data, size_t size);
 
 /* What the images of one input may decompress to together: 64 MiB and 16 times its size

@@ -23,7 +23,8 @@
 
 static const char arch_help[] =
 	"Lists the kernel images (SASS sm_XY, PTX compute_XY) in executables, shared libraries, "
-	"objects, static archives, .fatbin, .cubin and .ptx files, and says whether each GPU "
+	"objects, static archives, Windows .dll, .pyd and .exe files, .fatbin, .cubin and .ptx "
+	"files, and says whether each GPU "
 	"can run them: native, jit, partial, no-image, ptx-too-new or jit-disabled. "
 	"Only headers are read, so whole environments take milliseconds.";
 

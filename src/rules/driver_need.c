@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "binfmt/elf.h"
 #include "binfmt/elf_needed.h"
+#include "binfmt/pe.h"
 #include "kb/kb.h"
 #include "rules/plan.h"
 #include "rules/rules.h"
@@ -22,9 +24,10 @@ static const unsigned char *find(const unsigned char *data, size_t size, const c
 	return memmem(data, size, needle, strlen(needle));
 }
 
-/* The minimum driver of CUDA major's family: the minor-version floor, else the X.0 release's own;
+/* The minimum driver of CUDA major's family: the minor-version floor, else the X.0 release's own
+ * (for a Windows program the X.0 release's Windows minimum, none when the kb does not know it);
  * and the family's first driver branch (0 unknown). False when the kb has no X.0. */
-static bool family_floor(int major, struct version *min, char *text, size_t n, int *branch)
+static bool family_floor(int major, bool windows, struct version *min, char *text, size_t n, int *branch)
 {
 	struct version first = { major, 0, 0, 2 };
 	const struct kb_toolkit *t = kb_toolkit_find(&first);
@@ -33,7 +36,10 @@ static bool family_floor(int major, struct version *min, char *text, size_t n, i
 	*branch = 0;
 	if (!t)
 		return false;
-	if (t->has_minor_compat) {
+	if (windows) {
+		if (version_parse(t->min_windows_driver, min) == CD_OK)
+			snprintf(text, n, "%s", t->min_windows_driver);
+	} else if (t->has_minor_compat) {
 		*min = t->minor_compat_floor;
 		snprintf(text, n, "%s", t->minor_compat_floor_text);
 	} else if (t->has_min_driver) {
@@ -52,7 +58,7 @@ void runtime_need_vars(int major, struct finding_vars *v)
 	int branch;
 
 	finding_var(v, "runtime_major", "%d", major);
-	if (kb_load(NULL) != CD_OK || !family_floor(major, &min, text, sizeof text, &branch))
+	if (kb_load(NULL) != CD_OK || !family_floor(major, false, &min, text, sizeof text, &branch))
 		return;
 	if (text[0])
 		finding_var(v, "need_driver", "%s", text);
@@ -68,7 +74,7 @@ void runtime_need_of_cuda(const struct version *cuda, const char *how, struct ru
 	out->known = true;
 	out->cuda = *cuda;
 	snprintf(out->how, sizeof(out->how), "%s", how);
-	family_floor(cuda->major, &out->min_driver, out->min_driver_text, sizeof out->min_driver_text, &out->branch);
+	family_floor(cuda->major, false, &out->min_driver, out->min_driver_text, sizeof out->min_driver_text, &out->branch);
 }
 
 void runtime_need_vars_for(int major, const struct gpu_spec *gpus, size_t n, struct finding_vars *v)
@@ -122,6 +128,85 @@ static const unsigned char *find_in(const struct elf_file *e, const char *sectio
 	return find(b, len, needle);
 }
 
+/* The release nvcc wrote after "Cuda compilation tools, release " at rel: a static runtime's */
+static void static_release(const unsigned char *data, size_t size, const unsigned char *rel, struct runtime_need *out)
+{
+	char txt[16];
+	size_t k = 0, off = (size_t)(rel - data) + 32;
+
+	while (off + k < size && k + 1 < sizeof(txt) && ((data[off + k] >= '0' && data[off + k] <= '9') ||
+							 data[off + k] == '.'))
+		k++;
+	memcpy(txt, data + off, k);
+	txt[k] = '\0';
+	if (version_parse(txt, &out->cuda) != CD_OK || out->cuda.major < 7)
+		return;
+	out->known = out->is_static = true;
+	snprintf(out->how, sizeof(out->how), "a static CUDA runtime (Cuda compilation tools, release %s)", txt);
+	family_floor(out->cuda.major, out->windows, &out->min_driver, out->min_driver_text, sizeof out->min_driver_text,
+		     &out->branch);
+}
+
+/* The CUDA release a Windows runtime DLL's name gives: cudart64_12.dll is 12, cudart64_110.dll
+ * 11.0, cudart64_101.dll 10.1, cudart64_90.dll 9.0. */
+static bool cudart_dll_release(const char *name, struct version *v)
+{
+	const char *p;
+	unsigned n = 0;
+	size_t k = 0;
+
+	if (strncasecmp(name, "cudart64_", 9) != 0 && strncasecmp(name, "cudart32_", 9) != 0)
+		return false;
+	for (p = name + 9; *p >= '0' && *p <= '9' && k < 4; p++, k++)
+		n = n * 10 + (unsigned)(*p - '0');
+	if (!k || strcasecmp(p, ".dll") != 0)
+		return false;
+	memset(v, 0, sizeof(*v));
+	if (n >= 20) {
+		v->major = (int)(n / 10);
+		v->minor = (int)(n % 10);
+		v->parts = 2;
+	} else {
+		v->major = (int)n;
+		v->parts = 1;
+	}
+	return v->major >= 7;
+}
+
+/* A PE image: cudart64_*.dll among its imports (direct or delay-loaded), else a static runtime's
+ * release in .nv_fatb (an image registers the containers there through one runtime or the other) */
+static void runtime_need_of_pe(const unsigned char *data, size_t size, struct runtime_need *out)
+{
+	struct pe_file pe;
+	struct pe_section s;
+	const char *imports[64];
+	char err[CD_ERRMSG];
+	size_t n;
+
+	if (pe_open(&pe, data, size, err) != CD_OK)
+		return;
+	out->windows = true;
+	n = pe_imports(&pe, imports, 64);
+	for (size_t i = 0; i < n; i++) {
+		if (!cudart_dll_release(imports[i], &out->cuda))
+			continue;
+		out->known = true;
+		snprintf(out->how, sizeof(out->how), "imports %.100s", imports[i]);
+		family_floor(out->cuda.major, true, &out->min_driver, out->min_driver_text, sizeof out->min_driver_text,
+			     &out->branch);
+		return;
+	}
+	for (size_t i = 0; i < pe.n_sections; i++) {
+		const unsigned char *rel;
+		if (pe_section_at(&pe, i, &s, err) != CD_OK || !pe_section_is(&s, PE_SEC_NV_FATBIN) ||
+		    !in_bounds(s.offset, s.size, size))
+			continue;
+		if ((rel = find(data + s.offset, (size_t)s.size, "Cuda compilation tools, release ")))
+			static_release(data, size, rel, out);
+		return;
+	}
+}
+
 void runtime_need_of(const unsigned char *data, size_t size, struct runtime_need *out)
 {
 	struct elf_file e;
@@ -131,7 +216,13 @@ void runtime_need_of(const unsigned char *data, size_t size, struct runtime_need
 	size_t n;
 
 	memset(out, 0, sizeof(*out));
-	if (kb_load(err) != CD_OK || !elf_has_magic(data, size) || elf_open(&e, data, size, err) != CD_OK)
+	if (kb_load(err) != CD_OK)
+		return;
+	if (pe_has_magic(data, size)) {
+		runtime_need_of_pe(data, size, out);
+		return;
+	}
+	if (!elf_has_magic(data, size) || elf_open(&e, data, size, err) != CD_OK)
 		return;
 	n = elf_needed(&e, needed, 64);
 	for (size_t i = 0; i < n && i < 64; i++) {
@@ -139,8 +230,8 @@ void runtime_need_of(const unsigned char *data, size_t size, struct runtime_need
 			continue;
 		out->known = true;
 		snprintf(out->how, sizeof(out->how), "NEEDED %s", needed[i]);
-		family_floor(out->cuda.major, &out->min_driver, out->min_driver_text, sizeof out->min_driver_text,
-			     &out->branch);
+		family_floor(out->cuda.major, out->windows, &out->min_driver, out->min_driver_text,
+			     sizeof out->min_driver_text, &out->branch);
 		return;
 	}
 	/* a static runtime (nvcc's default) leaves its objects' names in the symbol table and
@@ -148,22 +239,7 @@ void runtime_need_of(const unsigned char *data, size_t size, struct runtime_need
 	if (!find_in(&e, ".strtab", "libcudart_static_") ||
 	    !(rel = find_in(&e, ".nv_fatbin", "Cuda compilation tools, release ")))
 		return;
-	{
-		char txt[16];
-		size_t k = 0, off = (size_t)(rel - data) + 32;
-
-		while (off + k < size && k + 1 < sizeof(txt) && ((data[off + k] >= '0' && data[off + k] <= '9') ||
-								 data[off + k] == '.'))
-			k++;
-		memcpy(txt, data + off, k);
-		txt[k] = '\0';
-		if (version_parse(txt, &out->cuda) != CD_OK || out->cuda.major < 7)
-			return;
-		out->known = out->is_static = true;
-		snprintf(out->how, sizeof(out->how), "a static CUDA runtime (Cuda compilation tools, release %s)", txt);
-		family_floor(out->cuda.major, &out->min_driver, out->min_driver_text, sizeof out->min_driver_text,
-			     &out->branch);
-	}
+	static_release(data, size, rel, out);
 }
 
 /* the driver's CUDA version as a version */
@@ -197,6 +273,8 @@ void driver_need_vars(const struct runtime_need *n, const struct arch_driver *d,
 	for (size_t i = 0; t && i < t->n_gpus; i++)
 		plan_spec_of(t->gpus[i].cc, t->gpus[i].name, &specs[ns++]);
 	runtime_need_vars_for(n->cuda.major, specs, ns, v);
+	if (n->windows && n->min_driver_text[0])
+		finding_var(v, "need_driver", "%s", n->min_driver_text); /* Windows numbering */
 	if (d->known && d->cuda) {
 		rules_cuda_vars(d->version, &dc, v);
 		if (d->version[0]) {
@@ -220,9 +298,12 @@ int driver_need_finding(struct report *r, const char *subject, const struct runt
 	driver_need_vars(n, d, t, &fv);
 	f = finding_make(r, SEV_CATALOGUE, "runtime-newer-than-driver", subject, &fv);
 	if (!f || finding_evidence(f, "%s", n->how) ||
-	    (n->min_driver_text[0] && finding_evidence(f, "CUDA %d.x runs on driver %s or newer (minor-version "
-						     "compatibility within the major release)",
-						     n->cuda.major, n->min_driver_text)) ||
+	    (n->min_driver_text[0] && !n->windows &&
+	     finding_evidence(f, "CUDA %d.x runs on driver %s or newer (minor-version compatibility within the major "
+				 "release)", n->cuda.major, n->min_driver_text)) ||
+	    (n->min_driver_text[0] && n->windows &&
+	     finding_evidence(f, "CUDA %d.0 for Windows needs driver %s or newer", n->cuda.major,
+			      n->min_driver_text)) ||
 	    finding_evidence(f, "judged against %s%s (CUDA %d.%d, %s)", d->version[0] ? "driver " : "a driver",
 			     d->version, dc.major, dc.minor, d->source))
 		return CD_ENOMEM;

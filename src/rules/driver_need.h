@@ -1,5 +1,6 @@
 /* The two judgements of a driver that arch and explain share: the driver a binary's own CUDA
- * runtime needs (a NEEDED libcudart.so.N, or the release a statically linked runtime records),
+ * runtime needs (a NEEDED libcudart.so.N, an imported cudart64_N.dll, or the release a
+ * statically linked runtime records),
  * and whether the driver's branch knows a GPU at all. Pure. */
 #ifndef CUDOCTOR_RULES_DRIVER_NEED_H
 #define CUDOCTOR_RULES_DRIVER_NEED_H
@@ -16,6 +17,7 @@
 struct runtime_need {
 	bool known;
 	bool is_static;
+	bool windows;                 /* a PE image: min_driver is in Windows numbering */
 	struct version cuda;          /* 13 (NEEDED libcudart.so.13) or 13.0 (static, its release) */
 	char how[160];                /* "NEEDED libcudart.so.13" / "a static CUDA runtime (release 13.0)" */
 	struct version min_driver;    /* the oldest driver its CUDA family runs on (minor-version compatibility) */
@@ -24,7 +26,7 @@ struct runtime_need {
 };
 
 /* What the file's own CUDA runtime needs; out->known is false for a file without one (a
- * library that leaves the runtime to its host, a driver-API program, not an ELF file). */
+ * library that leaves the runtime to its host, a driver-API program, neither ELF nor PE). */
 void runtime_need_of(const unsigned char *data, size_t size, struct runtime_need *out);
 
 /* The same for a runtime known by its release (a framework's version.py: cuda = '12.4'). */
