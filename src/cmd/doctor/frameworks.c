@@ -3,13 +3,9 @@
  * (probe/arch_inputs.c), mapped and read to their fatbin headers only, judged by rules/framework. */
 #include "cmd/doctor/frameworks.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "binfmt/devcode.h"
 #include "probe/arch_inputs.h"
@@ -39,141 +35,38 @@ static void files_free(struct app_files *af)
 	af->n = 0;
 }
 
-/* One file's scan, done on its own thread: mapped and read to its fatbin headers. */
-struct scan_slot {
-	const char *path;
-	struct arch_file f;
-	struct mapped_file m;
-	int rc;                /* CD_OK, or why it was not read */
-	bool keep;             /* it carries device code */
-	char err[CD_ERRMSG];
-};
-
-/* Maps the slot's file: on the calling thread, since the SIGBUS guard's slots are claimed
- * without a lock. */
-static void map_one(struct scan_slot *s)
+/* Maps and scans path; keeps it when it carries device code. CD_OK or CD_ENOMEM. */
+static int add_file(struct app_files *af, const char *path)
 {
-	memset(&s->f, 0, sizeof(s->f));
-	s->f.path = s->path;
-	dc_init(&s->f.inv);
-	if ((s->rc = file_map(s->path, &s->m, s->err)) != CD_OK)
-		return;
-	s->f.data = s->m.data;
-	s->f.size = s->m.size;
-}
-
-/* Reads a mapped slot to its fatbin headers: any thread. */
-static void scan_one(struct scan_slot *s)
-{
-	if (s->rc != CD_OK)
-		return;
-	s->rc = dc_scan(&s->f.inv, s->f.data, s->f.size, DC_SCAN_IF_CUDA, s->err);
-	if (s->rc == CD_OK && !file_map_intact(&s->m))
-		s->rc = cd_fail(s->err, CD_EIO, "%s: cut short while it was read", s->path);
-}
-
-/* Keeps the slot when it carries device code, else unmaps it and names the file in its error. */
-static void settle_one(struct scan_slot *s)
-{
-	if (s->rc == CD_OK && s->f.inv.format != DC_NO_DEVICE_CODE) {
-		s->keep = true;
-		return;
-	}
-	if (s->rc != CD_OK && s->rc != CD_ENOMEM) {
-		char why[CD_ERRMSG];
-
-		snprintf(why, sizeof(why), "%s", s->err);
-		snprintf(s->err, sizeof(s->err), "%.100s: %.150s", s->path, why);
-	}
-	dc_free(&s->f.inv);
-	file_unmap(&s->m);
-}
-
-struct scan_pool {
-	struct scan_slot *slots;
-	size_t n;
-	atomic_size_t next;
-};
-
-static void *scan_worker(void *arg)
-{
-	struct scan_pool *p = arg;
-
-	for (size_t i; (i = atomic_fetch_add(&p->next, 1)) < p->n;)
-		scan_one(&p->slots[i]);
-	return NULL;
-}
-
-/* Scans every slot, files side by side on up to SCAN_THREADS threads: the frameworks' files
- * are independent and each is a walk over its own mapping, so doctor's first answer costs
- * the largest file's scan rather than the sum. A thread that cannot start leaves its share
- * to the others and to this one. */
-#define SCAN_THREADS 8
-static void scan_all(struct scan_slot *slots, size_t n)
-{
-	struct scan_pool p = { .slots = slots, .n = n };
-	pthread_t th[SCAN_THREADS];
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t want = n < SCAN_THREADS ? n : SCAN_THREADS, started = 0;
-
-	if (cpus > 0 && (size_t)cpus < want)
-		want = (size_t)cpus;
-	for (size_t i = 0; i < n; i++)
-		map_one(&slots[i]);
-	atomic_init(&p.next, 0);
-	while (started + 1 < want && pthread_create(&th[started], NULL, scan_worker, &p) == 0)
-		started++;
-	scan_worker(&p);
-	for (size_t i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-	for (size_t i = 0; i < n; i++)
-		settle_one(&slots[i]);
-}
-
-/* Moves the slots that carry device code into af (its files, in order, up to MAX_FILES) and
- * notes the first that could not be read; frees the rest. CD_OK or CD_ENOMEM. */
-static int take_slots(struct app_files *af, struct scan_slot *slots, size_t n)
-{
-	int rc = CD_OK;
-
-	for (size_t i = 0; i < n; i++) {
-		struct scan_slot *s = &slots[i];
-
-		if (s->rc == CD_ENOMEM)
-			rc = CD_ENOMEM;
-		else if (s->rc != CD_OK && !af->unreadable[0])
-			snprintf(af->unreadable, sizeof(af->unreadable), "%s", s->err);
-		if (!s->keep)
-			continue;
-		if (af->n == MAX_FILES) {
-			dc_free(&s->f.inv);
-			file_unmap(&s->m);
-			continue;
-		}
-		af->f[af->n] = s->f;
-		af->m[af->n] = s->m;
-		af->f[af->n].data = af->m[af->n].data;
-		af->n++;
-	}
-	return rc;
-}
-
-/* Maps and scans each path; keeps those that carry device code. CD_OK or CD_ENOMEM. */
-static int add_files(struct app_files *af, char *const *paths, size_t n)
-{
-	struct scan_slot *slots;
+	struct arch_file *f;
+	char err[CD_ERRMSG] = "";
 	int rc;
 
-	if (!n)
+	if (af->n == MAX_FILES)
 		return CD_OK;
-	if (!(slots = calloc(n, sizeof(*slots))))
-		return CD_ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		slots[i].path = paths[i];
-	scan_all(slots, n);
-	rc = take_slots(af, slots, n);
-	free(slots);
-	return rc;
+	f = &af->f[af->n];
+	memset(f, 0, sizeof(*f));
+	f->path = path;
+	dc_init(&f->inv);
+	if ((rc = file_map(path, &af->m[af->n], err)) != CD_OK) {
+		if (!af->unreadable[0])
+			snprintf(af->unreadable, sizeof(af->unreadable), "%s", err);
+		return rc == CD_ENOMEM ? rc : CD_OK;
+	}
+	f->data = af->m[af->n].data;
+	f->size = af->m[af->n].size;
+	rc = dc_scan(&f->inv, f->data, f->size, DC_SCAN_IF_CUDA, err);
+	if (rc == CD_OK && !file_map_intact(&af->m[af->n]))
+		rc = cd_fail(err, CD_EIO, "%s: cut short while it was read", path);
+	if (rc != CD_OK || f->inv.format == DC_NO_DEVICE_CODE) {
+		if (rc != CD_OK && rc != CD_ENOMEM && !af->unreadable[0])
+			snprintf(af->unreadable, sizeof(af->unreadable), "%s: %s", path, err);
+		dc_free(&f->inv);
+		file_unmap(&af->m[af->n]);
+		return rc == CD_ENOMEM ? rc : CD_OK;
+	}
+	af->n++;
+	return CD_OK;
 }
 
 struct judged {
@@ -280,7 +173,8 @@ static int ollama_and_apps(struct report *r, struct judged *j, const struct doct
 	if (arch_inputs_ollama(&in, ierr) == CD_OK && in.n) {
 		struct fw_app a = { .name = "ollama", .version = "", .cuda = "", .plan = PLAN_FW_OLLAMA, .alternatives = true };
 
-		rc = add_files(af, in.paths, in.n);
+		for (size_t i = 0; i < in.n && rc == CD_OK; i++)
+			rc = add_file(af, in.paths[i]);
 		a.files = af->f;
 		a.n_files = af->n;
 		if (rc == CD_OK && af->n)
@@ -298,7 +192,8 @@ static int ollama_and_apps(struct report *r, struct judged *j, const struct doct
 			rc = arch_inputs_add(&in, what, true);
 		else if (arch_inputs_expand_dir(&in, what, true, ierr) != CD_OK)
 			snprintf(af->unreadable, sizeof(af->unreadable), "%s", ierr);
-		rc = add_files(af, in.paths, in.n);
+		for (size_t i = 0; i < in.n && rc == CD_OK; i++)
+			rc = add_file(af, in.paths[i]);
 		a.files = af->f;
 		a.n_files = af->n;
 		if (rc == CD_OK && af->n == 0 && !af->unreadable[0])
@@ -312,12 +207,6 @@ static int ollama_and_apps(struct report *r, struct judged *j, const struct doct
 	return rc;
 }
 
-/* Whether doctor judges this framework's device code (a CPU-only or ROCm build has none). */
-static bool fw_judged(const struct py_framework *fw)
-{
-	return !fw->cpu_only && !fw->rocm;
-}
-
 int doctor_frameworks(struct report *r, const struct stack_facts *df, const struct doctor_apps *apps, char *err)
 {
 	const struct python_info *py = &df->py;
@@ -326,17 +215,12 @@ int doctor_frameworks(struct report *r, const struct stack_facts *df, const stru
 	struct app_files *af = NULL;
 	struct report_rec top, tab;
 	struct judged j = { 0 };
-	struct scan_slot *slots = NULL;
-	size_t n_slots = 0;
 	static const char *const hdr[] = { "framework", "GPU", "will it run", "fix" };
 	int rc = CD_OK;
 
 	if (kb_load(NULL) != CD_OK)
 		return CD_OK; /* the kb's error is said in the toolkit section */
-	for (size_t i = 0; i < py->n_fw; i++)
-		n_slots += fw_judged(&py->fw[i]) ? py->fw[i].n_code : 0;
 	if (!(t = calloc(1, sizeof(*t))) || !(af = calloc(1, sizeof(*af))) ||
-	    !(slots = calloc(n_slots ? n_slots : 1, sizeof(*slots))) ||
 	    !(specs = calloc(ARCH_MAX_GPUS, sizeof(*specs))) || !(j.v = calloc(ARCH_MAX_GPUS, sizeof(*j.v)))) {
 		rc = CD_ENOMEM;
 		goto out;
@@ -350,27 +234,15 @@ int doctor_frameworks(struct report *r, const struct stack_facts *df, const stru
 	report_rec_section(&top, "Will it run");
 	report_rec_table(&top, "will_it_run", 4, hdr, &tab);
 	j.tab = &tab;
-	/* every framework's files scanned at once, side by side; judged one framework at a time */
-	if (n_slots && t->n_gpus) {
-		n_slots = 0;
-		for (size_t i = 0; i < py->n_fw; i++)
-			for (size_t k = 0; fw_judged(&py->fw[i]) && k < py->fw[i].n_code; k++)
-				slots[n_slots++].path = py->fw[i].code[k];
-		scan_all(slots, n_slots);
-	}
-	for (size_t i = 0, at = 0; i < py->n_fw && t->n_gpus; i++) {
+	for (size_t i = 0; i < py->n_fw && rc == CD_OK && t->n_gpus; i++) {
 		const struct py_framework *fw = &py->fw[i];
 		struct fw_app a = { .name = fw->name, .version = fw->version, .cuda = fw->cuda, .plan = fw_plan_of(fw->name) };
-		int taken;
 
-		if (!fw_judged(fw))
+		if (fw->cpu_only || fw->rocm)
 			continue;
 		af->unreadable[0] = '\0';
-		/* every slot is taken (and freed) even after a failure */
-		taken = take_slots(af, slots + at, fw->n_code);
-		at += fw->n_code;
-		if (rc == CD_OK)
-			rc = taken;
+		for (size_t k = 0; k < fw->n_code && rc == CD_OK; k++)
+			rc = add_file(af, fw->code[k]);
 		a.files = af->f;
 		a.n_files = af->n;
 		if (rc == CD_OK && (af->n || (fw->cuda[0] && strchr(fw->cuda, '.'))))
@@ -399,6 +271,5 @@ out:
 	free(af);
 	free(specs);
 	free(j.v);
-	free(slots);
 	return rc;
 }
