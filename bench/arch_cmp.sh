@@ -38,7 +38,7 @@ ms() {
 
 out=$here/bench/results/arch_cmp_$(hostname).md
 {
-	echo "# arch vs cuobjdump vs md5sum, $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname), $(nproc) CPUs"
+	echo "# arch vs cuobjdump vs md5sum, $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname), $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
 	echo
 	echo "Median of $RUNS warm runs, ms. cudoctor: $B/cudoctor; cuobjdump: $("$CUOBJDUMP" --version | tail -1)"
 	echo
