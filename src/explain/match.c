@@ -511,8 +511,15 @@ static void pend_close(struct explain_scan *sc, size_t i)
 	struct pending *p = &sc->pend[i];
 	struct explain_match *m = &sc->r.m[p->match];
 
-	if (!m->has_oom)
-		m->has_oom = oom_parse(p->buf, p->len, &m->oom) == CD_OK;
+	struct oom_message o;
+
+	if (oom_parse(p->buf, p->len, &o) == CD_OK) {
+		if (!m->has_oom)
+			m->oom = o;
+		else
+			oom_merge(&m->oom, &o);
+		m->has_oom = true;
+	}
 	free(p->buf);
 	sc->pend[i] = sc->pend[--sc->n_pend];
 }
@@ -604,7 +611,8 @@ static int match_messages(struct explain_scan *sc, const struct line *l, bool *f
 			ex_lib_versions(m, l);
 		else if (strcmp(x, "gpu_cc") == 0)
 			ex_gpu_cc(m, l);
-		else if (strcmp(x, "oom") == 0 && !m->has_oom) {
+		/* oom_stats: an allocator's summary, whose numbers add to its failure line's */
+		else if ((strcmp(x, "oom") == 0 && !m->has_oom) || strcmp(x, "oom_stats") == 0) {
 			bool open = false;
 
 			for (size_t k = 0; k < sc->n_pend; k++)
@@ -1107,7 +1115,9 @@ void explain_result_classify_oom(struct explain_result *r, const char *(*finding
 		struct explain_match *m = &r->m[i];
 		const char *id;
 
-		if (strcmp(m->finding, "out-of-memory") == 0 && m->has_oom && (id = finding_of(&m->oom.n)) != NULL)
+		/* a message's own class (XLA's is oom-capacity) gives way to what its numbers prove */
+		if (m->has_oom && (strcmp(m->finding, "out-of-memory") == 0 || strncmp(m->finding, "oom-", 4) == 0) &&
+		    (id = finding_of(&m->oom.n)) != NULL)
 			m->finding = id;
 	}
 	merge_same(r);
@@ -1134,6 +1144,8 @@ static const struct {
 	{ "ptx-too-new", "invalid-ptx", -1 },
 	/* XLA's ptxas cannot target the GPU: the driver's JIT then misses kernels (500) */
 	{ "toolkit-cannot-target-gpu", "cuda-error", 500 },
+	/* a kernel module of another version than libcuda: cuInit then fails with 999 */
+	{ "driver-library-mismatch", "unknown-error", -1 },
 };
 
 static void fold_consequences(struct explain_result *r)
