@@ -1,4 +1,4 @@
-/* The regions of a log and the Windows decision (context.h): the markers, in one table each. */
+/* The regions of a log and the Windows and ROCm decisions (context.h): the markers, in one table each. */
 #include "explain/context.h"
 
 #include <string.h>
@@ -46,6 +46,14 @@ static const char *const windows_markers[] = { ":\\users\\", ":\\program files",
 					       "winerror", ".dll", "\\site-packages\\", "windows_portable",
 					       "nvlddmkm" };
 
+/* AMD's stack: HIP's and HSA's own error texts, its runtime's log, the device node, the build
+ * variables and wheels of ROCm. Not "rocm" or "hsa_override_gfx_version" alone: Ollama prints
+ * both in its settings and runner lists on every machine. */
+static const char *const rocm_markers[] = { "hip error", "hiperror", "hsa_status_error", "hip out of memory",
+					    "/dev/kfd", "amd_serialize_kernel", "torch_use_hip_dsa",
+					    "pytorch_hip_alloc_conf", "rocdevice.cpp", "hip_code_object", "amdgpu_targets",
+					    "llama_hipblas", "+rocm", "rocm error", "rocblas error", "library=rocm" };
+
 const struct region_marker *explain_region_markers(size_t *n)
 {
 	*n = sizeof(markers) / sizeof(markers[0]);
@@ -61,6 +69,12 @@ const char *const *explain_windows_markers(size_t *n)
 {
 	*n = sizeof(windows_markers) / sizeof(windows_markers[0]);
 	return windows_markers;
+}
+
+const char *const *explain_rocm_markers(size_t *n)
+{
+	*n = sizeof(rocm_markers) / sizeof(rocm_markers[0]);
+	return rocm_markers;
 }
 
 enum explain_region explain_region_at(enum explain_region marked, size_t last_marker_line, size_t line)

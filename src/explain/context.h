@@ -1,5 +1,6 @@
 /* What part of a log a line is in (a program's run, a build, a container runtime, ...) and
- * whether the text comes from Windows: the one place explain decides either. Pure. */
+ * whether the text comes from Windows or from AMD's ROCm: the one place explain decides these.
+ * Pure. */
 #ifndef CUDOCTOR_EXPLAIN_CONTEXT_H
 #define CUDOCTOR_EXPLAIN_CONTEXT_H
 
@@ -32,6 +33,10 @@ const char *explain_region_name(enum explain_region r);
 
 /* Strings that only a Windows text holds (a drive path, a DLL, a Windows error). */
 const char *const *explain_windows_markers(size_t *n);
+
+/* Strings that only a text of AMD's ROCm/HIP stack holds: such a text gets ROCm's findings and
+ * never CUDA's advice. */
+const char *const *explain_rocm_markers(size_t *n);
 
 /* The region a line is in: the marker region while it lasts, else the run's.
  * last_marker_line is 0 when no marker was seen. */

@@ -55,6 +55,8 @@ struct explain_match {
 	enum explain_region region;          /* the region of the log the first hit was in */
 	bool windows;                        /* the text is from Windows (context.h decides): fixes
 					      * in Windows' form */
+	bool rocm;                           /* the text is from AMD's ROCm/HIP (context.h decides):
+					      * only rocm-* findings, no CUDA advice */
 };
 
 struct explain_result {

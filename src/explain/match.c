@@ -24,7 +24,7 @@
 /* ---- the pattern set, built once from the kb ---- */
 
 enum pat_kind { PK_ERROR, PK_PART, PK_NAME, PK_NUMKEY, PK_CUDA, PK_GPU, PK_NCCL, PK_SUPPORTS, PK_CC_OLD, PK_WSL, PK_TORCH,
-		PK_LAUNCH, PK_RUNTIME_VERSION, PK_REGION, PK_WINDOWS };
+		PK_LAUNCH, PK_RUNTIME_VERSION, PK_REGION, PK_WINDOWS, PK_ROCM };
 
 struct pat {
 	enum pat_kind kind;
@@ -93,8 +93,8 @@ static int build_patterns(char *err)
 						    "blockDim", "threads per block" };
 	struct pat_list pl = { 0 };
 	const struct region_marker *region;
-	const char *const *windows;
-	size_t n_region, n_windows;
+	const char *const *windows, *const *rocm;
+	size_t n_region, n_windows, n_rocm;
 	bool ok = true;
 	int rc;
 
@@ -141,6 +141,9 @@ static int build_patterns(char *err)
 	windows = explain_windows_markers(&n_windows);
 	for (size_t i = 0; i < n_windows && ok; i++)
 		ok = add_pat(&pl, windows[i], (struct pat){ PK_WINDOWS, NULL, 0, 0 });
+	rocm = explain_rocm_markers(&n_rocm);
+	for (size_t i = 0; i < n_rocm && ok; i++)
+		ok = add_pat(&pl, rocm[i], (struct pat){ PK_ROCM, NULL, 0, 0 });
 	if (!ok) {
 		free(pl.text);
 		free(pl.pats);
@@ -181,6 +184,7 @@ struct explain_scan {
 	size_t region_line;     /* the line of that marker, else 0 */
 	bool wsl;               /* the text mentions WSL2 */
 	bool windows;           /* a Windows marker was seen (context.h) */
+	bool rocm;              /* a ROCm marker was seen (context.h) */
 	size_t launch_line;     /* the last line that speaks of a kernel launch, else 0 */
 	int launch_block;       /* the threads per block that line gives, else 0 */
 	struct pending pend[MAX_PENDING];
@@ -507,8 +511,15 @@ static void pend_close(struct explain_scan *sc, size_t i)
 	struct pending *p = &sc->pend[i];
 	struct explain_match *m = &sc->r.m[p->match];
 
-	if (!m->has_oom)
-		m->has_oom = oom_parse(p->buf, p->len, &m->oom) == CD_OK;
+	struct oom_message o;
+
+	if (oom_parse(p->buf, p->len, &o) == CD_OK) {
+		if (!m->has_oom)
+			m->oom = o;
+		else
+			oom_merge(&m->oom, &o);
+		m->has_oom = true;
+	}
 	free(p->buf);
 	sc->pend[i] = sc->pend[--sc->n_pend];
 }
@@ -600,7 +611,8 @@ static int match_messages(struct explain_scan *sc, const struct line *l, bool *f
 			ex_lib_versions(m, l);
 		else if (strcmp(x, "gpu_cc") == 0)
 			ex_gpu_cc(m, l);
-		else if (strcmp(x, "oom") == 0 && !m->has_oom) {
+		/* oom_stats: an allocator's summary, whose numbers add to its failure line's */
+		else if ((strcmp(x, "oom") == 0 && !m->has_oom) || strcmp(x, "oom_stats") == 0) {
 			bool open = false;
 
 			for (size_t k = 0; k < sc->n_pend; k++)
@@ -737,6 +749,9 @@ static int scan_line(struct explain_scan *sc)
 			break;
 		case PK_WINDOWS:
 			sc->windows = true;
+			break;
+		case PK_ROCM:
+			sc->rocm = true;
 			break;
 		case PK_LAUNCH:
 			/* PyTorch's advice "CUDA_LAUNCH_BLOCKING=1" is not a launch */
@@ -1100,7 +1115,9 @@ void explain_result_classify_oom(struct explain_result *r, const char *(*finding
 		struct explain_match *m = &r->m[i];
 		const char *id;
 
-		if (strcmp(m->finding, "out-of-memory") == 0 && m->has_oom && (id = finding_of(&m->oom.n)) != NULL)
+		/* a message's own class (XLA's is oom-capacity) gives way to what its numbers prove */
+		if (m->has_oom && (strcmp(m->finding, "out-of-memory") == 0 || strncmp(m->finding, "oom-", 4) == 0) &&
+		    (id = finding_of(&m->oom.n)) != NULL)
 			m->finding = id;
 	}
 	merge_same(r);
@@ -1127,6 +1144,8 @@ static const struct {
 	{ "ptx-too-new", "invalid-ptx", -1 },
 	/* XLA's ptxas cannot target the GPU: the driver's JIT then misses kernels (500) */
 	{ "toolkit-cannot-target-gpu", "cuda-error", 500 },
+	/* a kernel module of another version than libcuda: cuInit then fails with 999 */
+	{ "driver-library-mismatch", "unknown-error", -1 },
 };
 
 static void fold_consequences(struct explain_result *r)
@@ -1153,6 +1172,20 @@ static void fold_consequences(struct explain_result *r)
 	}
 }
 
+/* HIP mirrors CUDA's error texts ("invalid device function", "out of memory"), so a ROCm text
+ * can match CUDA's catalogue: there the CUDA finding becomes the ROCm one it stands for, and any
+ * other becomes rocm-error, so no CUDA advice is given for an AMD GPU. */
+static const char *rocm_finding_of(const char *id)
+{
+	if (strncmp(id, "rocm-", 5) == 0)
+		return id;
+	if (strcmp(id, "no-kernel-image") == 0 || strcmp(id, "partial-kernel-image") == 0)
+		return "rocm-gfx-target-missing";
+	if (strcmp(id, "out-of-memory") == 0 || strncmp(id, "oom-", 4) == 0)
+		return "rocm-out-of-memory";
+	return "rocm-error";
+}
+
 /* A message that only says the GPU went unused ("no compatible GPUs were discovered") gives
  * way to any error that says why. "cannot find -lcuda" on WSL2 is WSL's missing link. */
 static void settle(struct explain_scan *sc)
@@ -1165,6 +1198,11 @@ static void settle(struct explain_scan *sc)
 		if (strcmp(r->m[i].finding, "libcuda-link-missing") == 0 && sc->wsl)
 			r->m[i].finding = "wsl-libcuda";
 		r->m[i].windows = sc->windows;
+		r->m[i].rocm = sc->rocm;
+		if (sc->rocm) {
+			r->m[i].finding = rocm_finding_of(r->m[i].finding);
+			r->m[i].error = NULL; /* CUDA's entry for HIP's words would be its evidence */
+		}
 	}
 	merge_same(r);
 	fold_consequences(r);

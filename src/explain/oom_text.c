@@ -1,6 +1,8 @@
-/* Reading PyTorch's CUDA OOM message into numbers. The message is untrusted pasted text:
+/* Reading PyTorch's CUDA OOM message, TensorFlow's/XLA's allocator summary and XLA's buffer
+ * assignment into numbers. The message is untrusted pasted text:
  * every read is bounded by the window. */
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -315,6 +317,103 @@ static void parse_legacy(const char *s, size_t len, struct oom_message *m)
 	}
 }
 
+/* "Label:   7903297947" (bytes), as the BFC allocator's Stats print them */
+static bool labelled_bytes(const char *s, size_t len, const char *label, double *out)
+{
+	long at = find(s, len, label);
+	size_t p;
+	int digits = 0;
+	double v = 0;
+
+	if (at < 0)
+		return false;
+	p = (size_t)at + strlen(label);
+	while (p < len && (s[p] == ' ' || s[p] == '\t'))
+		p++;
+	while (p < len && isdigit((unsigned char)s[p]) && digits < 19) {
+		v = v * 10 + (s[p++] - '0');
+		digits++;
+	}
+	if (!digits || (p < len && isdigit((unsigned char)s[p])))
+		return false;
+	*out = v;
+	return true;
+}
+
+/* TensorFlow's/XLA's BFC allocator: "Allocator (GPU_0_bfc) ran out of memory trying to allocate
+ * 1.00GiB", and its summary "Sum Total of in-use chunks: 7.34GiB ... Stats: Limit: N InUse: N
+ * ... LargestFreeBlock: N". The pool is the limit; what is not in use is free in it. */
+static void parse_bfc(const char *s, size_t len, struct oom_message *m)
+{
+	double v, limit = -1, inuse = -1;
+
+	m->n.form = OOM_FORM_BFC;
+	if (size_after(s, len, "ran out of memory trying to allocate ", &v, NULL)) {
+		m->n.requested = v;
+		m->n.have |= OOM_HAVE_REQUESTED;
+	}
+	if (labelled_bytes(s, len, "Limit:", &v) || labelled_bytes(s, len, "memory_limit_:", &v))
+		limit = v;
+	if (labelled_bytes(s, len, "InUse:", &v) || size_after(s, len, "Sum Total of in-use chunks: ", &v, NULL))
+		inuse = v;
+	if (limit > 0) {
+		m->n.total = limit;
+		m->n.have |= OOM_HAVE_TOTAL;
+	}
+	if (inuse >= 0) {
+		m->n.allocated = inuse;
+		m->n.reserved_unalloc = 0;
+		m->n.have |= OOM_HAVE_ALLOCATED | OOM_HAVE_RESERVED_UNALLOC;
+	}
+	if (limit > 0 && inuse >= 0 && inuse <= limit) {
+		m->n.free_bytes = limit - inuse;
+		m->n.have |= OOM_HAVE_FREE;
+	}
+	if (labelled_bytes(s, len, "LargestFreeBlock:", &v)) {
+		m->n.largest_free = v;
+		m->n.have |= OOM_HAVE_LARGEST_FREE;
+	}
+}
+
+/* XLA: "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 6291456 bytes." and its
+ * BufferAssignment stats ("total allocation:   12.00MiB"): what the compiled program needs */
+static void parse_xla(const char *s, size_t len, struct oom_message *m)
+{
+	double v;
+	long at;
+
+	m->n.form = OOM_FORM_XLA;
+	if (size_after(s, len, "Out of memory while trying to allocate ", &v, NULL)) {
+		m->n.requested = v;
+		m->n.have |= OOM_HAVE_REQUESTED;
+	}
+	at = find(s, len, "total allocation:");
+	if (at >= 0) {
+		size_t p = (size_t)at + 17, used;
+
+		while (p < len && s[p] == ' ')
+			p++;
+		if (oom_parse_size(s + p, len - p, &v, &used) == CD_OK) {
+			m->n.program = v;
+			m->n.have |= OOM_HAVE_PROGRAM;
+		}
+	}
+}
+
+/* The first of TensorFlow's/XLA's forms in text, or -1: the allocator's failure, its summary,
+ * XLA's buffer assignment */
+static long pool_form_at(const char *text, size_t len, bool *xla)
+{
+	long bfc = find(text, len, "ran out of memory trying to allocate ");
+	long sum = find(text, len, "Sum Total of in-use chunks");
+	long x = find(text, len, "Out of memory while trying to allocate ");
+
+	if (bfc < 0 || (sum >= 0 && sum < bfc))
+		bfc = sum;
+	*xla = x >= 0 && (bfc < 0 || x < bfc);
+	return *xla ? x : bfc;
+}
+
 int oom_parse(const char *text, size_t len, struct oom_message *out)
 {
 	const char *key = "CUDA out of memory";
@@ -338,8 +437,21 @@ int oom_parse(const char *text, size_t len, struct oom_message *out)
 		parse_async(s, wlen, out);
 		return CD_OK;
 	}
-	if (at < 0)
-		return CD_ENOTFOUND;
+	if (at < 0) {
+		bool xla;
+		long pool = pool_form_at(text, len, &xla);
+
+		if (pool < 0)
+			return CD_ENOTFOUND;
+		wlen = len - (size_t)pool < WINDOW ? len - (size_t)pool : WINDOW;
+		out->offset = (size_t)pool;
+		out->length = wlen;
+		if (xla)
+			parse_xla(text + pool, wlen, out);
+		else
+			parse_bfc(text + pool, wlen, out);
+		return CD_OK;
+	}
 	out->offset = (size_t)at;
 	s = text + at;
 	wlen = len - (size_t)at < WINDOW ? len - (size_t)at : WINDOW;
@@ -361,4 +473,30 @@ int oom_parse(const char *text, size_t len, struct oom_message *out)
 		parse_current(s, wlen, out);
 	out->suggests_expandable = find(s, wlen, "expandable_segments") >= 0;
 	return CD_OK;
+}
+
+void oom_merge(struct oom_message *into, const struct oom_message *from)
+{
+	static const struct {
+		unsigned bit;
+		size_t off;
+	} fields[] = {
+		{ OOM_HAVE_REQUESTED, offsetof(struct oom_numbers, requested) },
+		{ OOM_HAVE_TOTAL, offsetof(struct oom_numbers, total) },
+		{ OOM_HAVE_FREE, offsetof(struct oom_numbers, free_bytes) },
+		{ OOM_HAVE_ALLOCATED, offsetof(struct oom_numbers, allocated) },
+		{ OOM_HAVE_RESERVED_UNALLOC, offsetof(struct oom_numbers, reserved_unalloc) },
+		{ OOM_HAVE_THIS_PROCESS, offsetof(struct oom_numbers, this_process) },
+		{ OOM_HAVE_OTHERS, offsetof(struct oom_numbers, others) },
+		{ OOM_HAVE_LARGEST_FREE, offsetof(struct oom_numbers, largest_free) },
+		{ OOM_HAVE_PROGRAM, offsetof(struct oom_numbers, program) },
+	};
+
+	if (into->n.form != from->n.form)
+		return;
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if ((from->n.have & fields[i].bit) && !(into->n.have & fields[i].bit)) {
+			memcpy((char *)&into->n + fields[i].off, (const char *)&from->n + fields[i].off, sizeof(double));
+			into->n.have |= fields[i].bit;
+		}
 }

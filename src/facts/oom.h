@@ -13,12 +13,23 @@ enum {
 	OOM_HAVE_RESERVED_UNALLOC = 1 << 4,/* reserved by PyTorch's cache but unallocated */
 	OOM_HAVE_THIS_PROCESS = 1 << 5,    /* this process, including non-PyTorch memory */
 	OOM_HAVE_OTHERS = 1 << 6,          /* other processes on the GPU */
+	OOM_HAVE_LARGEST_FREE = 1 << 7,    /* the largest free block of the allocator's pool */
+	OOM_HAVE_PROGRAM = 1 << 8,         /* what a compiled program's buffers need at once */
+};
+
+/* Whose numbers they are: the words of the evidence follow them. */
+enum oom_form {
+	OOM_FORM_TORCH,  /* PyTorch's message, or measured: total/free are the GPU's */
+	OOM_FORM_BFC,    /* TensorFlow's/XLA's BFC allocator: total/free are its pool's (Limit, InUse) */
+	OOM_FORM_XLA,    /* XLA's BufferAssignment: the request and the program's buffers */
 };
 
 /* Bytes. Fill what you know and set `have`; mem fills these from NVML and the driver. */
 struct oom_numbers {
 	unsigned have;
+	enum oom_form form;
 	double requested, total, free_bytes, allocated, reserved_unalloc, this_process, others;
+	double largest_free, program;
 };
 
 #endif

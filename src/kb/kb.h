@@ -216,7 +216,8 @@ struct kb_message {
 	const char *parts[KB_MAX_PARTS]; /* substrings that must all be on one line (ASCII case ignored) */
 	size_t n_parts;
 	const char *finding;
-	const char *extract;         /* none, torch_cc, torch_cc_old, nvcc_arch, xid, oom, loader,
+	const char *extract;         /* none, torch_cc, torch_cc_old, nvcc_arch, xid, oom, oom_stats
+				      * (a summary whose numbers add to the OOM's), loader,
 				      * driver_found, lib_versions, gpu_cc; fallback: a message that
 				      * gives way to any other error in the text */
 	const char *source;          /* the public issue the text was seen in, or a source key */

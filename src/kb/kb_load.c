@@ -581,7 +581,7 @@ static const char *msg_cols[] = { "key", "pattern", "finding", "extract", "sourc
 static int load_messages(const struct tsv_table *t, char *err)
 {
 	static const char *const extracts[] = { "none", "torch_cc", "torch_cc_old", "nvcc_arch", "xid",
-						"oom", "loader", "driver_found", "lib_versions", "gpu_cc",
+						"oom", "oom_stats", "loader", "driver_found", "lib_versions", "gpu_cc",
 						"fallback" };
 	int rc = CD_OK;
 

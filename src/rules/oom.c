@@ -47,10 +47,17 @@ enum oom_class oom_classify(const struct oom_numbers *n)
 	double u = have_or_zero(n, OOM_HAVE_RESERVED_UNALLOC, n->reserved_unalloc);
 	double f = have_or_zero(n, OOM_HAVE_FREE, n->free_bytes);
 
+	if ((n->have & (OOM_HAVE_REQUESTED | OOM_HAVE_PROGRAM | OOM_HAVE_TOTAL)) ==
+	    (OOM_HAVE_REQUESTED | OOM_HAVE_PROGRAM))
+		return n->program + r < GIB ? OOM_CLASS_HELD_ELSEWHERE : OOM_CLASS_UNKNOWN;
 	if ((n->have & (OOM_HAVE_REQUESTED | OOM_HAVE_TOTAL)) != (OOM_HAVE_REQUESTED | OOM_HAVE_TOTAL))
 		return OOM_CLASS_UNKNOWN;
 	if (r > t)
 		return OOM_CLASS_CAPACITY;
+	/* a pool allocator fails only when no free block holds the request */
+	if (n->form == OOM_FORM_BFC && (n->have & OOM_HAVE_FREE) && f >= r)
+		return (n->have & OOM_HAVE_LARGEST_FREE) && n->largest_free >= r ? OOM_CLASS_UNKNOWN
+										   : OOM_CLASS_FRAGMENTATION;
 	if ((n->have & OOM_HAVE_FREE) && f >= r + max2(GIB, t / 10))
 		return OOM_CLASS_UNKNOWN;
 	if (others >= 0 && others >= max2(GIB, t / 10))
@@ -100,10 +107,42 @@ static void size_text(double b, char *buf, size_t n)
 	units_fmt_bytes(b > 0 && b < 1.8e19 ? (uint64_t)(b + 0.5) : 0, buf, n);
 }
 
+/* TensorFlow's/XLA's allocator pool, or XLA's program: their own words */
+static size_t oom_pool_evidence(const struct oom_numbers *o, const char *r, const char *t, const char *f,
+				const char *a, const char *b, const char *p, char lines[][OOM_EVIDENCE_LINE], size_t max)
+{
+	size_t n = 0;
+
+	if (o->form == OOM_FORM_XLA && !(o->have & OOM_HAVE_TOTAL))
+		n = str_lines_add(*lines, OOM_EVIDENCE_LINE, n, max, "requested %s; the compiled program's buffers: %s in all", r,
+				  p);
+	else
+		n = str_lines_add(*lines, OOM_EVIDENCE_LINE, n, max, "requested %s; the allocator's pool: limit %s, in use %s, "
+				  "free %s, largest free block %s", r, t, a, f, b);
+	switch (oom_classify(o)) {
+	case OOM_CLASS_CAPACITY:
+		n = str_lines_add(*lines, OOM_EVIDENCE_LINE, n, max, (o->have & OOM_HAVE_TOTAL) && o->requested > o->total
+			 ? "the request alone is larger than the allocator's pool"
+			 : "the pool is full: what is in use leaves less free than the request");
+		break;
+	case OOM_CLASS_FRAGMENTATION:
+		n = str_lines_add(*lines, OOM_EVIDENCE_LINE, n, max, "the pool has %s free, enough for the request, but no free "
+			 "block that large (the largest: %s)", f, b);
+		break;
+	case OOM_CLASS_HELD_ELSEWHERE:
+		n = str_lines_add(*lines, OOM_EVIDENCE_LINE, n, max, "the program needs %s in all, less than any GPU holds: the "
+			 "memory is held elsewhere (another process, or another framework's preallocation in this one)", p);
+		break;
+	default:
+		break;
+	}
+	return n;
+}
+
 size_t oom_evidence(const struct oom_numbers *o, int gpu, bool hinted, char lines[][OOM_EVIDENCE_LINE], size_t max)
 {
 	size_t n = 0;
-	char r[32] = "?", t[32] = "?", f[32] = "?", a[32] = "?", u[32] = "?", oth[32] = "?";
+	char r[32] = "?", t[32] = "?", f[32] = "?", a[32] = "?", u[32] = "?", oth[32] = "?", b[32] = "?", p[32] = "?";
 	double others = oom_others(o);
 
 	if (o->have & OOM_HAVE_REQUESTED)
@@ -118,6 +157,12 @@ size_t oom_evidence(const struct oom_numbers *o, int gpu, bool hinted, char line
 		size_text(o->reserved_unalloc, u, sizeof(u));
 	if (others >= 0)
 		size_text(others, oth, sizeof(oth));
+	if (o->have & OOM_HAVE_LARGEST_FREE)
+		size_text(o->largest_free, b, sizeof(b));
+	if (o->have & OOM_HAVE_PROGRAM)
+		size_text(o->program, p, sizeof(p));
+	if (o->form != OOM_FORM_TORCH)
+		return oom_pool_evidence(o, r, t, f, a, b, p, lines, max);
 	n = str_lines_add(*lines, OOM_EVIDENCE_LINE, n, max, "requested %s; GPU %d total %s, free %s; PyTorch allocated %s, "
 		 "reserved but unallocated %s; held outside this process %s%s", r, gpu, t, f, a, u,
 		 oth, (o->have & OOM_HAVE_OTHERS) ? "" : " (derived)");

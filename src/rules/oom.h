@@ -13,6 +13,8 @@ enum oom_class {
 	OOM_CLASS_CAPACITY,      /* oom-capacity: the request, or this process's own data, exceeds the GPU */
 	OOM_CLASS_OTHER_PROCESS, /* oom-other-process: other processes hold a large share */
 	OOM_CLASS_FRAGMENTATION, /* oom-fragmentation: enough is cached but not in one block */
+	OOM_CLASS_HELD_ELSEWHERE,/* out-of-memory: the program needs less than any GPU holds, so the
+				  * memory is held elsewhere; who holds it, the text does not say */
 };
 
 /* The rules, in order (T total, F free, R requested, U reserved-but-unallocated, O others;
@@ -24,6 +26,11 @@ enum oom_class {
  *                                                 block; PyTorch already retried after freeing its cache)
  *  5. O >= R and O >= 1 GiB                     -> other-process (without them it would fit)
  *  6. otherwise                                -> capacity (this process's own data fills it)
+ * An allocator pool's numbers (TensorFlow's/XLA's BFC: T its limit, F its free part, B its
+ * largest free block, when known) add, before rule 2: F >= R > B -> fragmentation (the pool
+ * fails only when no free block holds the request). XLA's program numbers
+ * without T (P the buffers the compiled program needs): P + R < 1 GiB -> held elsewhere (no
+ * GPU is that small), else unknown.
  * O is derived when not given: T - F - this_process, or without that
  * T - F - (allocated + reserved_unalloc) - 1 GiB (an allowance for the CUDA context). */
 enum oom_class oom_classify(const struct oom_numbers *n);

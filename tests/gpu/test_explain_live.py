@@ -296,6 +296,107 @@ def runtime_newer_than_driver():
         raise AssertionError("arch said exit %d for a CUDA %d program on R535" % (r.returncode, major))
 
 
+def smem_over_default():
+    # 96 KiB of dynamic shared memory without the opt-in: the launch's own limit, named by --block
+    prog = build("smem", "smem.cu", "-arch=native")
+    rc, out = run(prog)
+    if rc == 0:
+        raise AssertionError("a launch with 96 KiB of dynamic shared memory and no opt-in ran")
+    doc = explain(out, None, "--binary", prog, "--block", "256")
+    expect(doc, ["launch-out-of-resources"])
+
+
+# the virtual archs nvcc 13 builds PTX for, ascending
+VIRTUAL = [75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121]
+
+
+def ptx_for_newer_arch():
+    newer = [a for a in VIRTUAL if a > CC]
+    if not newer:
+        raise Skip("no virtual arch newer than CC %d" % CC)
+    v = newer[0]
+    prog = build("ptx_newer", "kernel.cu", "-gencode", "arch=compute_%d,code=compute_%d" % (v, v))
+    rc, out = run(prog)
+    if rc == 0:
+        raise AssertionError("a program with PTX for compute_%d only ran on CC %d" % (v, CC))
+    doc = explain(out, None, "--binary", prog)
+    expect(doc, ["no-kernel-image"], lambda m: has_check(m, "binary", "problem"), "the binary check's problem")
+
+
+EXT_CUDA = ("#include <c10/cuda/CUDAException.h>\n"
+            "__global__ void inc(float *x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] += 1; }\n"
+            "void inc_launch(torch::Tensor x) {\n"
+            "  inc<<<(x.numel() + 255) / 256, 256>>>(x.data_ptr<float>(), (int)x.numel());\n"
+            "  C10_CUDA_KERNEL_LAUNCH_CHECK();\n"
+            "}\n")
+
+
+def torch_extension(name, cuda_src, arch_list):
+    """build a PyTorch extension with load_inline and call it: (exit status, output, the .so or None)"""
+    build_dir = os.path.join(TMP, name)
+    os.makedirs(build_dir, exist_ok=True)
+    code = ("import os, torch\n"
+            "from torch.utils.cpp_extension import load_inline\n"
+            "m = load_inline(name=%r, cpp_sources='void inc_launch(torch::Tensor x);', cuda_sources=%r,\n"
+            "                functions=['inc_launch'], build_directory=%r, verbose=True)\n"
+            "x = torch.zeros(1024, device='cuda'); m.inc_launch(x); torch.cuda.synchronize(); print(x.sum().item())\n"
+            % (name, cuda_src, build_dir))
+    probe = subprocess.run([sys.executable, "-c", "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 3)"],
+                           capture_output=True, text=True, timeout=120)
+    if probe.returncode != 0:
+        raise Skip("no CUDA PyTorch in %s" % sys.executable)
+    if not shutil.which("ninja"):
+        raise Skip("no ninja on PATH: PyTorch builds extensions with it")
+    env = dict(os.environ, TORCH_CUDA_ARCH_LIST=arch_list, CUDA_HOME=os.path.dirname(os.path.dirname(NVCC)))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=900, env=env)
+    so = os.path.join(build_dir, name + ".so")
+    return r.returncode, r.stdout + r.stderr, so if os.path.exists(so) else None
+
+
+def torch_extension_other_arch():
+    # SASS for another major only, no PTX: the extension's kernel has no image for this GPU
+    other = "%d.%d" % (OTHER // 10, OTHER % 10)
+    rc, out, so = torch_extension("cudoctor_other_arch", EXT_CUDA, other)
+    if rc == 0:
+        raise AssertionError("an extension built for sm_%d only ran on CC %d" % (OTHER, CC))
+    if so is None:
+        raise AssertionError("the extension did not build: %s" % out.strip()[-300:])
+    doc = explain(out, None, "--binary", so)
+    expect(doc, ["no-kernel-image"], lambda m: has_check(m, "binary", "problem"), "the binary check's problem")
+    if not any("TORCH_CUDA_ARCH_LIST" in f for f in match_of(doc, ["no-kernel-image"]).get("fix", [])):
+        raise AssertionError("no TORCH_CUDA_ARCH_LIST fix line for a PyTorch extension")
+
+
+def torch_extension_compile_error():
+    # an error in the extension's own code: a build log, no CUDA failure at run time
+    broken = EXT_CUDA.replace("x[i] += 1", "x[i] += undeclared_in_this_extension")
+    rc, out, so = torch_extension("cudoctor_broken", broken, "%d.%d" % (CC // 10, CC % 10))
+    if rc == 0 or "undeclared_in_this_extension" not in out:
+        raise AssertionError("the broken extension did not fail to compile: %s" % out.strip()[-300:])
+    doc = explain(out)
+    errors = [m["id"] for m in doc.get("matches", []) if m.get("severity") == "error"]
+    if errors:
+        raise AssertionError("a compile error in the extension's code gave error findings %s" % errors)
+
+
+TORCH_FRAGMENTED = ("import torch\n"
+                    "T = torch.cuda.get_device_properties(0).total_memory\n"
+                    "MiB = 1 << 20\n"
+                    "a = torch.empty(T // 2, dtype=torch.uint8, device='cuda')\n"
+                    "del a  # one cached segment of half the GPU\n"
+                    "small = [torch.empty(64 * MiB, dtype=torch.uint8, device='cuda') for _ in range(T // 2 // (64 * MiB) - 1)]\n"
+                    "del small[::2]  # 64 MiB holes between live blocks: the segment cannot be released\n"
+                    "hold = []\n"
+                    "for size in (1 << 30, 256 * MiB):\n"
+                    "    while True:\n"
+                    "        try:\n"
+                    "            hold.append(torch.empty(size, dtype=torch.uint8, device='cuda'))\n"
+                    "        except torch.OutOfMemoryError:\n"
+                    "            break\n"
+                    "while True:  # 128 MiB fits no hole, and the driver has less than that left\n"
+                    "    hold.append(torch.empty(128 * MiB, dtype=torch.uint8, device='cuda'))\n")
+
+
 t0 = time.time()
 for name, fn in [("no SASS/PTX for this GPU", wrong_arch), ("out-of-bounds write", out_of_bounds),
                  ("too many registers per block", too_many_registers), ("2048 threads per block", block_2048),
@@ -319,7 +420,12 @@ for name, fn in [("no SASS/PTX for this GPU", wrong_arch), ("out-of-bounds write
                  ("PyTorch OOM", torch_case(TORCH_OOM, ["oom-capacity", "out-of-memory"],
                   lambda m: has_check(m, "memory", "info", "GiB used of"), "the GPU's memory now")),
                  ("cuBLAS with the GPU full", torch_case(TORCH_CUBLAS_OOM, ["out-of-memory", "oom-capacity",
-                  "oom-fragmentation"]))]:
+                  "oom-fragmentation"])),
+                 ("96 KiB dynamic shared memory", smem_over_default),
+                 ("PTX only, for a newer arch", ptx_for_newer_arch),
+                 ("PyTorch extension for another arch", torch_extension_other_arch),
+                 ("PyTorch extension compile error", torch_extension_compile_error),
+                 ("PyTorch allocator fragmented", torch_case(TORCH_FRAGMENTED, ["oom-fragmentation"]))]:
     CASE = name
     case(name, fn)
 shutil.rmtree(TMP, ignore_errors=True)

@@ -217,6 +217,78 @@ static void matcher_rules(void **state)
 	assert_string_equal(only(NULL, 0), "none");
 }
 
+/* A text from AMD's ROCm/HIP stack (context.h decides) gets only rocm-* findings, and no fix
+ * line of those speaks of CUDA's tools: checked on every corpus text decided ROCm. */
+static bool cuda_advice(const char *fix)
+{
+	static const char *const words[] = { "cuda", "nvidia", "nvcc", "ldconfig", "torch_cuda_arch_list" };
+	char low[1024];
+	size_t i;
+
+	for (i = 0; fix[i] && i + 1 < sizeof(low); i++)
+		low[i] = (char)((fix[i] >= 'A' && fix[i] <= 'Z') ? fix[i] + 32 : fix[i]);
+	low[i] = 0;
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strstr(low, words[i]))
+			return true;
+	return false;
+}
+
+static void rocm_texts_get_no_cuda_advice(void **state)
+{
+	DIR *d = opendir(CORPUS);
+	struct dirent *e;
+	size_t rocm = 0, texts = 0;
+
+	(void)state;
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+		char path[512], *text = NULL, err[CD_ERRMSG];
+		struct explain_result r;
+		bool is_rocm = false;
+
+		if (len <= 4 || strcmp(e->d_name + len - 4, ".txt") != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", CORPUS, e->d_name);
+		assert_int_equal(file_read_text(path, 1 << 20, &text, &len, err), CD_OK);
+		assert_int_equal(explain_text(text, len, &r, err), CD_OK);
+		explain_result_classify_oom(&r, oom_finding_of);
+		texts++;
+		for (size_t i = 0; i < r.n; i++)
+			is_rocm |= r.m[i].rocm;
+		for (size_t i = 0; is_rocm && i < r.n; i++) {
+			const struct kb_finding *x = kb_finding_find(r.m[i].finding);
+
+			if (strncmp(r.m[i].finding, "rocm-", 5) != 0 || !x)
+				fail_msg("%s: %s in a ROCm text", e->d_name, r.m[i].finding);
+			assert_null(r.m[i].error);
+			for (size_t k = 0; k < x->n_fix; k++)
+				if (cuda_advice(x->fix[k]))
+					fail_msg("%s: %s advises CUDA: %s", e->d_name, x->finding, x->fix[k]);
+		}
+		rocm += is_rocm;
+		explain_result_free(&r);
+		free(text);
+	}
+	closedir(d);
+	print_message("%zu of %zu corpus texts decided ROCm\n", rocm, texts);
+	assert_true(rocm >= 10);
+	/* and a CUDA text that only lists Ollama's ROCm settings is not ROCm's */
+	{
+		static const char ollama[] = "INFO server config env=\"map[CUDA_VISIBLE_DEVICES: HIP_VISIBLE_DEVICES: "
+					     "HSA_OVERRIDE_GFX_VERSION: ROCR_VISIBLE_DEVICES:]\" runners=[rocm cpu]\n"
+					     "CUDA error: an illegal memory access was encountered\n";
+		struct explain_result r;
+
+		assert_int_equal(explain_text(ollama, sizeof(ollama) - 1, &r, NULL), CD_OK);
+		assert_int_equal(r.n, 1);
+		assert_false(r.m[0].rocm);
+		assert_string_equal(r.m[0].finding, "illegal-address");
+		explain_result_free(&r);
+	}
+}
+
 /* ---- the command, with the fake driver of tests/fakes ---- */
 
 static char *corpus_text(const char *name)
@@ -656,6 +728,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(whole_corpus),
 		cmocka_unit_test(matcher_rules),
+		cmocka_unit_test(rocm_texts_get_no_cuda_advice),
 		cmocka_unit_test(json_contract_offline),
 		cmocka_unit_test(live_checks_through_the_driver),
 		cmocka_unit_test(binary_images_judged_for_the_gpu_here),

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kb/frameworks.h"
 #include "kb/kb.h"
 #include "util/err.h"
 #include "util/file.h"
@@ -728,6 +729,95 @@ static void every_source_is_public(void **state)
 	}
 }
 
+/* Whether a source list names a public page: a URL, or a key whose explanation has one. */
+static bool cites_public_page(const char *list)
+{
+	const char *p = list;
+
+	while (*p) {
+		char key[160];
+		size_t k = strcspn(p, ";");
+		const struct kb_source *s;
+
+		if (k == 0 || k >= sizeof(key))
+			return false;
+		memcpy(key, p, k);
+		key[k] = '\0';
+		p += k + (p[k] == ';');
+		if (strncmp(key, "https://", 8) == 0)
+			return true;
+		if ((s = kb_source_find(key)) != NULL && strstr(s->what, "https://"))
+			return true;
+	}
+	return false;
+}
+
+/* A row with no public page (only quoted nvidia-smi lines, third-party notes kept without an
+ * address, a run of our own) is marked: uncertain, or its notes say "unsourced". Counted. */
+static size_t unsourced_row(const char *table, const char *row, const char *source, bool uncertain,
+			    const char *notes)
+{
+	if (cites_public_page(source))
+		return 0;
+	if (!uncertain && !(notes && strstr(notes, "unsourced")))
+		fail_msg("%s %s cites no public page (%s) and is neither uncertain nor says it is unsourced", table, row,
+			 source);
+	return 1;
+}
+
+static void rows_without_a_public_page_say_so(void **state)
+{
+	static const char *const cc_keys[] = { "NV_CC", "NV_LEGACY", "NV_LEGACY_OLD", "WIKI_GPU_LIST", "INF",
+						"GCC_PATCH", "CURANDDX" };
+	size_t marked = 0, rows = 0, inferred = 0;
+	char err[CD_ERRMSG];
+
+	(void)state;
+	assert_int_equal(kb_fw_load(err), CD_OK);
+	for (size_t i = 0; i < kb_gpu_count(); i++, rows++) {
+		const struct kb_gpu *g = kb_gpu_at(i);
+		bool cc = false;
+
+		marked += unsourced_row("gpus.tsv", g->name, g->source, g->uncertain, g->notes);
+		/* and the compute capability has a source of its own: a page that lists it, or the
+		 * chip family's on NVIDIA's page (INF) */
+		for (size_t k = 0; k < sizeof(cc_keys) / sizeof(cc_keys[0]) && !cc; k++) {
+			const char *at = strstr(g->source, cc_keys[k]);
+			size_t n = strlen(cc_keys[k]);
+
+			cc = at && (at == g->source || at[-1] == ';') && (at[n] == '\0' || at[n] == ';');
+		}
+		if (!cc)
+			fail_msg("gpus.tsv %s: no source for its compute capability (%s)", g->name, g->source);
+		inferred += strstr(g->source, "INF") != NULL;
+	}
+	assert_non_null(strstr(kb_source_find("INF")->what, "https://"));
+	for (size_t i = 0; i < kb_toolkit_count(); i++, rows++)
+		marked += unsourced_row("toolkits.tsv", kb_toolkit_at(i)->release_text, kb_toolkit_at(i)->source,
+					kb_toolkit_at(i)->uncertain, kb_toolkit_at(i)->notes);
+	for (size_t i = 0; i < kb_driver_count(); i++, rows++)
+		marked += unsourced_row("drivers.tsv", kb_driver_at(i)->first_version_text, kb_driver_at(i)->source,
+					kb_driver_at(i)->uncertain, kb_driver_at(i)->notes);
+	for (size_t i = 0; i < kb_ptx_isa_count(); i++, rows++)
+		marked += unsourced_row("ptx_isa.tsv", "row", kb_ptx_isa_at(i)->source,
+					kb_ptx_isa_at(i)->uncertain, kb_ptx_isa_at(i)->notes);
+	for (size_t i = 0; i < kb_family_count(); i++, rows++)
+		marked += unsourced_row("arch_families.tsv", "row", kb_family_at(i)->source, kb_family_at(i)->uncertain,
+					kb_family_at(i)->notes);
+	for (size_t i = 0; i < kb_arch_count(); i++, rows++)
+		marked += unsourced_row("archs.tsv", "row", kb_arch_at(i)->source, kb_arch_at(i)->uncertain,
+					kb_arch_at(i)->notes);
+	for (size_t i = 0; i < kb_torch_count(); i++, rows++)
+		marked += unsourced_row("torch.tsv", kb_torch_at(i)->release, kb_torch_at(i)->source,
+					kb_torch_at(i)->uncertain, kb_torch_at(i)->notes);
+	for (size_t i = 0; i < kb_fw_count(); i++, rows++)
+		marked += unsourced_row("frameworks.tsv", kb_fw_at(i)->framework, kb_fw_at(i)->source,
+					kb_fw_at(i)->uncertain, kb_fw_at(i)->notes);
+	print_message("%zu kb rows, %zu without a public page (each marked); %zu GPUs' CC inferred from the chip\n",
+		      rows, marked, inferred);
+	assert_true(rows > 300);
+}
+
 /* Every finding an error code or a message maps to has its explanation. */
 static void every_finding_is_explained(void **state)
 {
@@ -877,6 +967,7 @@ int main(void)
 		cmocka_unit_test(error_lookups),
 		cmocka_unit_test(every_source_is_explained),
 		cmocka_unit_test(every_source_is_public),
+		cmocka_unit_test(rows_without_a_public_page_say_so),
 		cmocka_unit_test(every_finding_is_explained),
 		cmocka_unit_test(command_line),
 		cmocka_unit_test(malformed_tables_are_refused),

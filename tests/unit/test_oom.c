@@ -1,4 +1,5 @@
-/* PyTorch OOM messages from public issues: their numbers and their classification. */
+/* OOM messages from public issues (PyTorch's, TensorFlow's/XLA's allocator, XLA's buffer
+ * assignment): their numbers and their classification. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -120,6 +121,122 @@ static void real_messages(void **state)
 	}
 }
 
+/* TensorFlow's BFC allocator: its failure line and, after the chunk dump, its summary. A real
+ * one (tensorflow/tensorflow#11915: the pinned-host pool, whose Stats print as a GPU pool's do):
+ * the pool is full, the request cannot fit. */
+static void bfc_allocator_summary(void **state)
+{
+	static const char full[] =
+		"2017-07-31 11:36:02.748450: I tensorflow/core/common_runtime/bfc_allocator.cc:700] Sum Total of "
+		"in-use chunks: 64.00GiB\n"
+		"2017-07-31 11:36:02.748462: I tensorflow/core/common_runtime/bfc_allocator.cc:702] Stats: \n"
+		"Limit:                 68719476736\n"
+		"InUse:                 68719476736\n"
+		"MaxInUse:              68719476736\n"
+		"NumAllocs:                      32\n"
+		"MaxAllocSize:           6359738368\n"
+		"\n"
+		"2017-07-31 11:36:02.748547: W tensorflow/core/common_runtime/bfc_allocator.cc:273] Allocator "
+		"(cuda_host_bfc) ran out of memory trying to allocate 3.72GiB.  Current allocation summary follows.\n";
+	/* TF 2.x's Stats (tensorflow/core/framework/allocator.cc, AllocatorStats::DebugString) with a
+	 * free share larger than the request but no block that large */
+	static const char split[] =
+		"W tensorflow/core/common_runtime/bfc_allocator.cc:457] Allocator (GPU_0_bfc) ran out of memory "
+		"trying to allocate 1.00GiB (rounded to 1073741824)requested by op Conv2D\n"
+		"I tensorflow/core/common_runtime/bfc_allocator.cc:1100] Sum Total of in-use chunks: 5.50GiB\n"
+		"I tensorflow/core/common_runtime/bfc_allocator.cc:1102] total_region_allocated_bytes_: 7900495872 "
+		"memory_limit_: 7900495872 available bytes: 0 curr_region_allocation_bytes_: 15800991744\n"
+		"I tensorflow/core/common_runtime/bfc_allocator.cc:1108] Stats: \n"
+		"Limit:                      7900495872\n"
+		"InUse:                      5905580032\n"
+		"MaxInUse:                   6442450944\n"
+		"NumAllocs:                        4211\n"
+		"MaxAllocSize:               1073741824\n"
+		"Reserved:                            0\n"
+		"PeakReserved:                        0\n"
+		"LargestFreeBlock:            536870912\n";
+	struct oom_message m;
+	char ev[4][OOM_EVIDENCE_LINE];
+
+	(void)state;
+	assert_int_equal(oom_parse(full, sizeof(full) - 1, &m), CD_OK);
+	assert_int_equal(m.n.form, OOM_FORM_BFC);
+	near(m.n.total, 68719476736.0);
+	near(m.n.allocated, 68719476736.0);
+	near(m.n.free_bytes, 0);
+	near(m.n.requested, 3.72 * GIB);
+	assert_int_equal(oom_classify(&m.n), OOM_CLASS_CAPACITY);
+	assert_string_equal(oom_finding_of(&m.n), "oom-capacity");
+
+	assert_int_equal(oom_parse(split, sizeof(split) - 1, &m), CD_OK);
+	near(m.n.requested, GIB);
+	near(m.n.total, 7900495872.0);
+	near(m.n.free_bytes, 7900495872.0 - 5905580032.0);
+	near(m.n.largest_free, 536870912.0);
+	assert_int_equal(oom_classify(&m.n), OOM_CLASS_FRAGMENTATION);
+	assert_true(oom_evidence(&m.n, 0, false, ev, 4) >= 2);
+	assert_non_null(strstr(ev[0], "largest free block 512 MiB"));
+	assert_non_null(strstr(ev[1], "no free block that large"));
+	/* the same pool with a block that holds the request never failed for want of memory;
+	 * without free space it is full */
+	m.n.largest_free = 2 * GIB;
+	assert_int_equal(oom_classify(&m.n), OOM_CLASS_UNKNOWN);
+	m.n.free_bytes = 0.5 * GIB;
+	m.n.largest_free = 0.5 * GIB;
+	assert_int_equal(oom_classify(&m.n), OOM_CLASS_CAPACITY);
+
+	/* the failure line and the summary, read apart, add up */
+	{
+		struct oom_message a, b;
+		const char *sum = strstr(split, "I tensorflow/core/common_runtime/bfc_allocator.cc:1100]");
+
+		assert_int_equal(oom_parse(split, (size_t)(sum - split), &a), CD_OK);
+		assert_int_equal(a.n.have, OOM_HAVE_REQUESTED);
+		assert_int_equal(oom_parse(sum, strlen(sum), &b), CD_OK);
+		assert_false(b.n.have & OOM_HAVE_REQUESTED);
+		oom_merge(&a, &b);
+		assert_int_equal(oom_classify(&a.n), OOM_CLASS_FRAGMENTATION);
+	}
+}
+
+/* XLA's BufferAssignment: the request and what the compiled program needs in all. */
+static void xla_buffer_assignment(void **state)
+{
+	/* https://github.com/jax-ml/jax/issues/13428: 12 MiB in all cannot fill any GPU */
+	static const char small[] =
+		"jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate "
+		"6291456 bytes.\nBufferAssignment OOM Debugging.\nBufferAssignment stats:\n"
+		"             parameter allocation:    6.00MiB\n              constant allocation:         0B\n"
+		"        maybe_live_out allocation:    6.00MiB\n     preallocated temp allocation:         0B\n"
+		"                 total allocation:   12.00MiB\n              total fragmentation:         0B (0.00%)\n";
+	/* https://github.com/patrickbryant1/AFProfile/issues/8: 14.44 GiB on a 12 GiB GPU */
+	static const char big[] =
+		"jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate "
+		"4770354232 bytes.\nBufferAssignment OOM Debugging.\nBufferAssignment stats:\n"
+		"             parameter allocation:  372.76MiB\n              constant allocation:    48.5KiB\n"
+		"        maybe_live_out allocation:    9.64GiB\n     preallocated temp allocation:    4.44GiB\n"
+		"                 total allocation:   14.44GiB\n              total fragmentation:  680.30MiB (4.60%)\n";
+	struct oom_message m;
+	char ev[4][OOM_EVIDENCE_LINE];
+
+	(void)state;
+	assert_int_equal(oom_parse(small, sizeof(small) - 1, &m), CD_OK);
+	assert_int_equal(m.n.form, OOM_FORM_XLA);
+	near(m.n.requested, 6291456.0);
+	near(m.n.program, 12 * MIB);
+	assert_int_equal(oom_classify(&m.n), OOM_CLASS_HELD_ELSEWHERE);
+	assert_string_equal(oom_finding_of(&m.n), "out-of-memory");
+	assert_int_equal(oom_evidence(&m.n, -1, false, ev, 4), 2);
+	assert_non_null(strstr(ev[0], "the compiled program's buffers: 12 MiB in all"));
+	assert_non_null(strstr(ev[1], "held elsewhere"));
+
+	/* a program of GiBs: the text does not say how large the GPU is, so its class stays XLA's */
+	assert_int_equal(oom_parse(big, sizeof(big) - 1, &m), CD_OK);
+	near(m.n.program, 14.44 * GIB);
+	assert_int_equal(oom_classify(&m.n), OOM_CLASS_UNKNOWN);
+	assert_null(oom_finding_of(&m.n));
+}
+
 static void numbers_of_one_message(void **state)
 {
 	struct oom_message m;
@@ -234,6 +351,8 @@ int main(void)
 		cmocka_unit_test(numbers_without_a_message),
 		cmocka_unit_test(buried_in_a_log_and_bounded),
 		cmocka_unit_test(sizes),
+		cmocka_unit_test(bfc_allocator_summary),
+		cmocka_unit_test(xla_buffer_assignment),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,8 +43,12 @@ static bool has_arch(const struct kb_torch_build *b, int arch)
 	return false;
 }
 
+/* the newest release that still publishes CUDA 12.x wheels (2.15 and later publish none) */
 static const struct kb_torch_build *newest_release(void)
 {
+	for (size_t i = kb_torch_count(); i-- > 0;)
+		if (kb_torch_at(i)->cuda.major == 12)
+			return kb_torch_at(i);
 	return kb_torch_at(kb_torch_count() - 1);
 }
 
