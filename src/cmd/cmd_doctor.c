@@ -390,9 +390,12 @@ static int section_topology(struct report *r, const struct cd_run *run, char *er
 	return rc;
 }
 
-/* stack_probe on a task of its own */
+/* What doctor reads from the host's files, on a task of its own: the stack's probes, then the
+ * device code of every app they found */
 struct host_probe {
 	struct stack_facts *df;
+	struct doctor_scan *scan;
+	const struct doctor_apps *apps;
 	struct stack_opts o;
 	int rc;
 	char err[CD_ERRMSG];
@@ -402,7 +405,9 @@ static void probe_host(void *arg)
 {
 	struct host_probe *h = arg;
 
-	h->rc = stack_probe(h->df, &h->o, h->err);
+	if ((h->rc = stack_probe(h->df, &h->o, h->err)) == CD_OK &&
+	    (h->rc = doctor_scan(h->scan, &h->df->py, h->apps, h->err)) != CD_OK)
+		stack_facts_free(h->df);
 }
 
 static int doctor_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
@@ -410,6 +415,7 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 	struct stack_opts o = { .root = NULL, .list_archs = g->render.verbosity > 0 };
 	struct doctor_apps apps = { 0 };
 	struct stack_facts df;
+	struct doctor_scan scan;
 	struct host_probe host = { 0 };
 	struct report_rec top;
 	struct task t;
@@ -436,20 +442,26 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 	/* the host's files are read while the driver initialises: cuInit is most of doctor's time */
 	host.o = o;
 	host.df = &df;
+	host.scan = &scan;
+	host.apps = &apps;
 	task_start(&t, probe_host, &host);
 	rc = cd_run_driver(g->run, r, err);
 	task_wait(&t);
 	if (rc != CD_OK) {
-		if (host.rc == CD_OK)
+		if (host.rc == CD_OK) {
+			doctor_scan_free(&scan);
 			stack_facts_free(&df);
+		}
 		return rc;
 	}
 	if (host.rc != CD_OK)
 		return cd_fail(err, host.rc, "%s", host.err);
-	if ((rc = stack_join(&df, &g->run->probe, &g->run->platform, err)) != CD_OK)
+	if ((rc = stack_join(&df, &g->run->probe, &g->run->platform, err)) != CD_OK) {
+		doctor_scan_free(&scan);
 		return rc;
+	}
 	/* the answer first: will what is installed run on these GPUs */
-	if ((rc = doctor_frameworks(r, &df, &apps, err)) != CD_OK)
+	if ((rc = doctor_frameworks(r, &df, &scan, err)) != CD_OK)
 		goto out;
 	/* every section's error is top's too: its end is checked */
 	report_rec_top(&top, r);
@@ -471,6 +483,7 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 		goto out;
 	rc = verdict_line(r);
 out:
+	doctor_scan_free(&scan);
 	stack_facts_free(&df);
 	if (rc != CD_OK)
 		return cd_fail(err, rc, "doctor: %s", cd_strerror(rc));

@@ -157,59 +157,114 @@ static void specs_of(const struct arch_target *t, const struct gpu_probe *gp, st
 	}
 }
 
-static int ollama_and_apps(struct report *r, struct judged *j, const struct doctor_apps *apps, char *err)
+/* One app found, its files mapped and read to their fatbin headers before any GPU is known. */
+struct scanned_app {
+	struct fw_app a;
+	struct app_files af;
+	struct arch_inputs in; /* owns the paths of Ollama's and the named apps' files */
+	bool judge;            /* judged (a row or a line) even without device code */
+};
+
+static struct scanned_app *new_app(struct doctor_scan *s)
 {
-	struct app_files *af = NULL;
-	struct arch_inputs in = { 0 };
-	char ierr[CD_ERRMSG];
+	struct scanned_app **grown, *sa;
+
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+
+		if (!(grown = realloc(s->apps, cap * sizeof(*grown))))
+			return NULL;
+		s->apps = grown;
+		s->cap = cap;
+	}
+	if (!(sa = calloc(1, sizeof(*sa))))
+		return NULL;
+	s->apps[s->n++] = sa;
+	return sa;
+}
+
+static int add_files(struct scanned_app *sa)
+{
 	int rc = CD_OK;
 
-	if (!(af = calloc(1, sizeof(*af))))
-		return CD_ENOMEM;
-	/* Ollama's runners, where its installer put them: it picks the build that runs */
-	if (arch_inputs_ollama(&in, ierr) == CD_OK && in.n) {
-		struct fw_app a = { .name = "ollama", .version = "", .cuda = "", .plan = PLAN_FW_OLLAMA, .alternatives = true };
-
-		for (size_t i = 0; i < in.n && rc == CD_OK; i++)
-			rc = add_file(af, in.paths[i]);
-		a.files = af->f;
-		a.n_files = af->n;
-		if (rc == CD_OK && af->n)
-			rc = judge_app(r, j, &a, af->unreadable[0] ? af->unreadable : NULL, err);
-		files_free(af);
-	}
-	arch_inputs_free(&in);
-	for (size_t k = 0; k < apps->n_binaries + apps->n_paths && rc == CD_OK; k++) {
-		const char *what = k < apps->n_binaries ? apps->binaries[k] : apps->paths[k - apps->n_binaries];
-		struct fw_app a = { .name = what, .version = "", .cuda = "", .plan = PLAN_FW_NONE };
-
-		memset(&in, 0, sizeof(in));
-		af->unreadable[0] = '\0';
-		if (k < apps->n_binaries)
-			rc = arch_inputs_add(&in, what, true);
-		else if (arch_inputs_expand_dir(&in, what, true, ierr) != CD_OK)
-			snprintf(af->unreadable, sizeof(af->unreadable), "%s", ierr);
-		for (size_t i = 0; i < in.n && rc == CD_OK; i++)
-			rc = add_file(af, in.paths[i]);
-		a.files = af->f;
-		a.n_files = af->n;
-		if (rc == CD_OK && af->n == 0 && !af->unreadable[0])
-			snprintf(af->unreadable, sizeof(af->unreadable), "%s: no device code found", what);
-		if (rc == CD_OK)
-			rc = judge_app(r, j, &a, af->unreadable[0] ? af->unreadable : NULL, err);
-		files_free(af);
-		arch_inputs_free(&in);
-	}
-	free(af);
+	for (size_t i = 0; i < sa->in.n && rc == CD_OK; i++)
+		rc = add_file(&sa->af, sa->in.paths[i]);
 	return rc;
 }
 
-int doctor_frameworks(struct report *r, const struct stack_facts *df, const struct doctor_apps *apps, char *err)
+int doctor_scan(struct doctor_scan *s, const struct python_info *py, const struct doctor_apps *apps, char *err)
 {
-	const struct python_info *py = &df->py;
+	struct scanned_app *sa;
+	char ierr[CD_ERRMSG];
+	int rc = CD_OK;
+
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; i < py->n_fw && rc == CD_OK; i++) {
+		const struct py_framework *fw = &py->fw[i];
+
+		if (fw->cpu_only || fw->rocm)
+			continue;
+		if (!(sa = new_app(s)))
+			goto oom;
+		sa->a = (struct fw_app){ .name = fw->name, .version = fw->version, .cuda = fw->cuda,
+					 .plan = fw_plan_of(fw->name), .alternatives = fw->code_alternatives };
+		for (size_t k = 0; k < fw->n_code && rc == CD_OK; k++)
+			rc = add_file(&sa->af, fw->code[k]);
+		sa->judge = sa->af.n || (fw->cuda[0] && strchr(fw->cuda, '.'));
+	}
+	/* Ollama's runners, where its installer put them: it picks the build that runs */
+	if (rc == CD_OK) {
+		if (!(sa = new_app(s)))
+			goto oom;
+		sa->a = (struct fw_app){ .name = "ollama", .version = "", .cuda = "", .plan = PLAN_FW_OLLAMA, .alternatives = true };
+		if (arch_inputs_ollama(&sa->in, ierr) == CD_OK)
+			rc = add_files(sa);
+		sa->judge = sa->af.n > 0;
+	}
+	for (size_t k = 0; k < apps->n_binaries + apps->n_paths && rc == CD_OK; k++) {
+		const char *what = k < apps->n_binaries ? apps->binaries[k] : apps->paths[k - apps->n_binaries];
+
+		if (!(sa = new_app(s)))
+			goto oom;
+		sa->a = (struct fw_app){ .name = what, .version = "", .cuda = "", .plan = PLAN_FW_NONE };
+		sa->judge = true;
+		if (k < apps->n_binaries)
+			rc = arch_inputs_add(&sa->in, what, true);
+		else if (arch_inputs_expand_dir(&sa->in, what, true, ierr) != CD_OK)
+			snprintf(sa->af.unreadable, sizeof(sa->af.unreadable), "%s", ierr);
+		if (rc == CD_OK)
+			rc = add_files(sa);
+		if (rc == CD_OK && sa->af.n == 0 && !sa->af.unreadable[0])
+			snprintf(sa->af.unreadable, sizeof(sa->af.unreadable), "%s: no device code found", what);
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		s->apps[i]->a.files = s->apps[i]->af.f;
+		s->apps[i]->a.n_files = s->apps[i]->af.n;
+	}
+	if (rc == CD_OK)
+		return CD_OK;
+	doctor_scan_free(s);
+	return cd_fail(err, rc, "doctor: %s", cd_strerror(rc));
+oom:
+	doctor_scan_free(s);
+	return cd_fail(err, CD_ENOMEM, "doctor: out of memory");
+}
+
+void doctor_scan_free(struct doctor_scan *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		files_free(&s->apps[i]->af);
+		arch_inputs_free(&s->apps[i]->in);
+		free(s->apps[i]);
+	}
+	free(s->apps);
+	memset(s, 0, sizeof(*s));
+}
+
+int doctor_frameworks(struct report *r, const struct stack_facts *df, const struct doctor_scan *s, char *err)
+{
 	struct arch_target *t = NULL;
 	struct gpu_spec *specs = NULL;
-	struct app_files *af = NULL;
 	struct report_rec top, tab;
 	struct judged j = { 0 };
 	static const char *const hdr[] = { "framework", "GPU", "will it run", "fix" };
@@ -217,8 +272,8 @@ int doctor_frameworks(struct report *r, const struct stack_facts *df, const stru
 
 	if (kb_load(NULL) != CD_OK)
 		return CD_OK; /* the kb's error is said in the toolkit section */
-	if (!(t = calloc(1, sizeof(*t))) || !(af = calloc(1, sizeof(*af))) ||
-	    !(specs = calloc(ARCH_MAX_GPUS, sizeof(*specs))) || !(j.v = calloc(ARCH_MAX_GPUS, sizeof(*j.v)))) {
+	if (!(t = calloc(1, sizeof(*t))) || !(specs = calloc(ARCH_MAX_GPUS, sizeof(*specs))) ||
+	    !(j.v = calloc(ARCH_MAX_GPUS, sizeof(*j.v)))) {
 		rc = CD_ENOMEM;
 		goto out;
 	}
@@ -231,24 +286,12 @@ int doctor_frameworks(struct report *r, const struct stack_facts *df, const stru
 	report_rec_section(&top, "Will it run");
 	report_rec_table(&top, "will_it_run", 4, hdr, &tab);
 	j.tab = &tab;
-	for (size_t i = 0; i < py->n_fw && rc == CD_OK && t->n_gpus; i++) {
-		const struct py_framework *fw = &py->fw[i];
-		struct fw_app a = { .name = fw->name, .version = fw->version, .cuda = fw->cuda, .plan = fw_plan_of(fw->name),
-				    .alternatives = fw->code_alternatives };
+	for (size_t i = 0; i < s->n && rc == CD_OK && t->n_gpus; i++) {
+		const struct scanned_app *sa = s->apps[i];
 
-		if (fw->cpu_only || fw->rocm)
-			continue;
-		af->unreadable[0] = '\0';
-		for (size_t k = 0; k < fw->n_code && rc == CD_OK; k++)
-			rc = add_file(af, fw->code[k]);
-		a.files = af->f;
-		a.n_files = af->n;
-		if (rc == CD_OK && (af->n || (fw->cuda[0] && strchr(fw->cuda, '.'))))
-			rc = judge_app(r, &j, &a, af->unreadable[0] ? af->unreadable : NULL, err);
-		files_free(af);
+		if (sa->judge)
+			rc = judge_app(r, &j, &sa->a, sa->af.unreadable[0] ? sa->af.unreadable : NULL, err);
 	}
-	if (rc == CD_OK && t->n_gpus)
-		rc = ollama_and_apps(r, &j, apps, err);
 	if (rc == CD_OK) {
 		rc = report_rec_end(&tab);
 		/* top's end below hands tab's error up too */
@@ -266,7 +309,6 @@ int doctor_frameworks(struct report *r, const struct stack_facts *df, const stru
 	}
 out:
 	free(t);
-	free(af);
 	free(specs);
 	free(j.v);
 	return rc;

@@ -16,11 +16,21 @@ struct doctor_apps {
 	size_t n_paths;
 };
 
-/* Finds the device code of every Python framework (probe/python.c's list), Ollama's runners and
- * the apps named, reads only their headers, judges each on every GPU the driver shows
- * (rules/framework.h) and writes the "Will it run" section (text and "will_it_run") and its
- * findings, one per cause (fw_findings). A file that cannot be read is a line, not a failure.
- * CD_OK or CD_ENOMEM. */
-int doctor_frameworks(struct report *r, const struct stack_facts *df, const struct doctor_apps *apps, char *err);
+/* Every app found and its files read, before any GPU is known (so it may run while the driver
+ * initialises): the Python frameworks (probe/python.c's list, their files by probe/fw_files.h),
+ * Ollama's runners and the apps named, each file mapped and read to its fatbin headers only. A
+ * file that cannot be read is kept as a line, not a failure. CD_OK or CD_ENOMEM. */
+struct scanned_app;
+struct doctor_scan {
+	struct scanned_app **apps;
+	size_t n, cap;
+};
+int doctor_scan(struct doctor_scan *s, const struct python_info *py, const struct doctor_apps *apps, char *err);
+void doctor_scan_free(struct doctor_scan *s);
+
+/* Judges each scanned app on every GPU the driver shows (rules/framework.h) and writes the
+ * "Will it run" section (text and "will_it_run") and its findings, one per cause. CD_OK or
+ * CD_ENOMEM. */
+int doctor_frameworks(struct report *r, const struct stack_facts *df, const struct doctor_scan *s, char *err);
 
 #endif
