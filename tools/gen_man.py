@@ -91,7 +91,7 @@ def exit_codes(top_help):
 
 tables = json.loads(run("completion", "json"))
 top = run("--help")
-version = run("--version").split()[-1]
+version = run("--version").split()[1]
 
 print(f'.TH CUDOCTOR 1 "" "cudoctor {version}" "User Commands"')
 print(".nh\n.ad l")
