@@ -170,6 +170,11 @@ the date in the report's header, in seconds since 1970 (else now)
 .B CUDOCTOR_PROGRESS_AFTER
 seconds of work before a progress line appears on a terminal's stderr (else 1)
 .TP
+.B CUDOCTOR_PYTHON_PREFIX
+the Python environment cudoctor was started from (the wheel's launcher sets it to sys.prefix):
+doctor and arch \\-\\-python judge it before VIRTUAL_ENV, CONDA_PREFIX and python3 on PATH, unless
+its site\\-packages hold cudoctor alone (the environment pipx or uvx made for it)
+.TP
 .B CUDOCTOR_HELPER_TIMEOUT
 seconds each helper program (nvcc \\-\\-version, python3 for arch \\-\\-python) may take before it is
 stopped with its process group and named in a helper\\-timeout finding (else 5)
