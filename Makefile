@@ -47,7 +47,7 @@ deb: build
 # The Linux wheel (py3-none-manylinux_2_N: N from the glibc the binary needs) and tarball in
 # dist/, from the same install rules and the same binary (tools/make_dist.py).
 dist: build
-	@python3 tools/make_dist.py $(BUILD)/cudoctor dist | sed 's/^/dist: /'
+	@python3 tools/make_dist.py $(BUILD)/cudoctor dist
 
 clean:
 	rm -rf build build-asan build-fuzz dist build*.configure.log build*.build.log build*.test.log
