@@ -8,7 +8,8 @@ The files come from `cmake --install` of component "cudoctor" (the binary stripp
 page), so the wheel, the tarball and `make deb` carry the same binary. The version is the
 binary's own (`cudoctor --version`, from CMakeLists.txt's project()). The wheel's platform tag
 is the glibc the binary needs: the newest GLIBC_2.N symbol version it references gives
-manylinux_2_N (2_17 at the least), which is what auditwheel reads from it too.
+manylinux_2_N (2_17 at the least), which is what auditwheel reads from it too; a binary that
+needs a library outside the manylinux set gets the plain linux tag.
 Prints the wheel's and the tarball's paths, one a line.
 """
 import base64
@@ -52,7 +53,17 @@ def glibc_floor(binary):
     return 2, max(minors + [17])
 
 
+# the libraries a manylinux wheel may need from the system (auditwheel's policy, less X11/GL)
+MANYLINUX_LIBS = {"libc.so.6", "libm.so.6", "libdl.so.2", "librt.so.1", "libpthread.so.0", "libgcc_s.so.1",
+                  "libstdc++.so.6", "libresolv.so.2", "libutil.so.1", "libnsl.so.1", "ld-linux-x86-64.so.2"}
+
+
 def platform_tag(binary):
+    """manylinux_2_N, or plain linux when the binary needs a library no manylinux system
+    promises (a sanitizer build's runtime)"""
+    out = subprocess.run(["objdump", "-p", binary], capture_output=True, text=True, check=True).stdout
+    if any(lib not in MANYLINUX_LIBS for lib in re.findall(r"^\s*NEEDED\s+(\S+)", out, re.M)):
+        return "linux_%s" % platform.machine()
     major, minor = glibc_floor(binary)
     return "manylinux_%d_%d_%s" % (major, minor, platform.machine())
 
