@@ -28,44 +28,31 @@ static char scratch[256];
 static char wheel[1024], tarball[1024], tools[1024], version[64];
 static bool have_tools;
 
-/* Runs the script fmt makes under /bin/sh, capturing its output; the script into script */
-static struct run_result shv(char *script, size_t n, const char *fmt, va_list ap)
+static char script[8192]; /* the last script sh ran, for the failure messages */
+
+/* Runs the script fmt makes under /bin/sh, capturing its output */
+static struct run_result sh(const char *fmt, ...)
 {
 	const char *argv[] = { "/bin/sh", "-c", script, NULL };
 	struct run_result r;
+	va_list ap;
 
-	vsnprintf(script, n, fmt, ap);
+	va_start(ap, fmt);
+	vsnprintf(script, sizeof script, fmt, ap);
+	va_end(ap);
 	assert_int_equal(testlib_run(argv, NULL, NULL, &r), 0);
 	return r;
 }
 
-static struct run_result sh(const char *fmt, ...)
+/* r's stdout; fails the test, with its output, unless the script exited 0 */
+static char *ok_out(struct run_result r)
 {
-	char script[8192];
-	struct run_result r;
-	va_list ap;
-
-	va_start(ap, fmt);
-	r = shv(script, sizeof script, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
-/* Runs sh and fails the test, with its output, unless it exits 0; returns stdout. */
-static char *sh_ok(const char *fmt, ...)
-{
-	char script[8192];
-	struct run_result r;
-	va_list ap;
-
-	va_start(ap, fmt);
-	r = shv(script, sizeof script, fmt, ap);
-	va_end(ap);
 	if (r.status != 0)
 		fail_msg("`%s` exited %d:\n%s%s", script, r.status, r.out, r.err);
 	free(r.err);
 	return r.out;
 }
+#define sh_ok(...) ok_out(sh(__VA_ARGS__))
 
 static void chomp(char *s)
 {
@@ -238,10 +225,11 @@ static void test_tarball(void **state)
 }
 
 /* The same program and environment through the launcher and straight: the same output
- * and exit status */
+ * and exit status (the report's header dated alike) */
 static void same_as_binary(const char *launcher, const char *args, const char *env, int want_status)
 {
-	struct run_result a = sh("%s %s %s", env, launcher, args), b = sh("%s '%s' %s", env, CUDOCTOR_BINARY, args);
+	struct run_result a = sh("SOURCE_DATE_EPOCH=1700000000 %s %s %s", env, launcher, args),
+			  b = sh("SOURCE_DATE_EPOCH=1700000000 %s '%s' %s", env, CUDOCTOR_BINARY, args);
 
 	if (a.status != want_status || b.status != want_status || strcmp(a.out, b.out) != 0 || strcmp(a.err, b.err) != 0)
 		fail_msg("`%s %s` exited %d, the binary %d (want %d)\nlauncher:\n%s%s\nbinary:\n%s%s", launcher, args, a.status,
@@ -286,17 +274,17 @@ static void test_venv_launcher(void **state)
  * and the console script pip wrote into its bin/ */
 static void test_target_install(void **state)
 {
-	char dir[512], module[1200], script[1200];
+	char dir[512], module[1200], console[1200];
 
 	(void)state;
 	NEED_TOOLS();
 	free(sh_ok("'%s/bin/pip' install -q --no-index --no-deps --target '%s/target' '%s'", tools, scratch, wheel));
 	snprintf(dir, sizeof dir, "%s/target", scratch);
 	snprintf(module, sizeof module, "PYTHONPATH='%s' python3 -m cudoctor", dir);
-	snprintf(script, sizeof script, "PYTHONPATH='%s' '%s/bin/cudoctor'", dir, dir);
+	snprintf(console, sizeof console, "PYTHONPATH='%s' '%s/bin/cudoctor'", dir, dir);
 	same_as_binary(module, "--version", "", 0);
 	same_as_binary(module, "kb gpu H200", "", 0);
-	same_as_binary(script, "kb gpu H200", "", 0);
+	same_as_binary(console, "kb gpu H200", "", 0);
 	same_as_binary(module, "--no-such-option", "", 2);
 }
 
@@ -319,22 +307,18 @@ static void test_uvx_and_pipx(void **state)
 	same_as_binary(pipx, "arch /nonexistent/libfoo.so", "", 3);
 }
 
-static json_t *run_json(const char *fmt, ...)
+/* r's stdout as JSON; fails the test when it is none */
+static json_t *json_out(struct run_result r)
 {
-	char script[8192];
-	struct run_result r;
 	json_error_t je;
-	json_t *j;
-	va_list ap;
+	json_t *j = json_loads(r.out, 0, &je);
 
-	va_start(ap, fmt);
-	r = shv(script, sizeof script, fmt, ap);
-	va_end(ap);
-	if (!(j = json_loads(r.out, 0, &je)))
+	if (!j)
 		fail_msg("`%s` (exit %d) gave no JSON (%s):\n%s%s", script, r.status, je.text, r.out, r.err);
 	run_result_free(&r);
 	return j;
 }
+#define run_json(...) json_out(sh(__VA_ARGS__))
 
 static const char *env_prefix(json_t *doctor, size_t i)
 {
