@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs from Debian what is missing (as root), or prints the one command to run.
 #   sh tools/deps.sh        what building and running cudoctor needs (`make build`, `make run`)
-#   sh tools/deps.sh test   that, and what the tests need (`make check`): cmocka, zlib, clang
+#   sh tools/deps.sh test   that, and what the tests need (`make check`): cmocka, clang
 #                           for the fuzz build, Open MPI, chromium, zsh, and the Python packages
 #                           in tests/requirements.txt
 # Nothing is installed by hand.
@@ -24,11 +24,11 @@ need gcc command -v gcc
 need liblz4-dev have_header lz4.h
 need libzstd-dev have_header zstd.h
 need libjansson-dev have_header jansson.h
+need zlib1g-dev have_header zlib.h      # inflates zip members: arch on wheels
 if $tests; then
 	need clang command -v clang
 	need libclang-rt-dev sh -c 'echo "int LLVMFuzzerTestOneInput(const char*d,unsigned long s){return 0;}" | clang -x c -fsanitize=fuzzer -o /dev/null -'
 	need libcmocka-dev have_header cmocka.h
-	need zlib1g-dev have_header zlib.h    # the tests read gzip'd expected listings
 	need openmpi-bin command -v mpirun          # the fleet's MPI tests (tests/unit/test_fleet_mpi.c)
 	need libopenmpi-dev command -v mpicc      # builds the fleet's MPI plug-in (plugins/)
 	need python3 command -v python3

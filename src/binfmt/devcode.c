@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "binfmt/ar.h"
 #include "binfmt/decompress.h"
@@ -562,4 +563,32 @@ int dc_image_bytes(struct dc_inventory *inv, const struct dc_image *im, size_t c
 	e.payload_size = im->payload_len;
 	e.uncompressed_size = im->uncompressed_bytes;
 	return decompress_entry(&e, cap, buf, len, err);
+}
+
+bool dc_name_may_carry_code(const char *name, size_t len)
+{
+	static const char *const exts[] = { "so", "dll", "pyd", "exe", "a", "o", "fatbin", "cubin", "ptx", NULL };
+	size_t base = len;
+
+	while (base && name[base - 1] != '/')
+		base--;
+	const char *b = name + base;
+	size_t blen = len - base;
+	if (blen == 0)
+		return false; /* a folder */
+	const char *dot = memchr(b, '.', blen);
+	if (!dot)
+		return true;
+	/* "libfoo.so.12.4": a soname with its version */
+	for (const char *p = b; p + 4 <= b + blen; p++)
+		if (memcmp(p, ".so.", 4) == 0)
+			return true;
+	const char *ext = b + blen;
+	while (ext > b && ext[-1] != '.')
+		ext--;
+	size_t elen = (size_t)(b + blen - ext);
+	for (size_t i = 0; exts[i]; i++)
+		if (strlen(exts[i]) == elen && strncasecmp(ext, exts[i], elen) == 0)
+			return true;
+	return false;
 }

@@ -90,6 +90,12 @@ bool dc_has_magic(const unsigned char *data, size_t size);
 int dc_image_bytes(struct dc_inventory *inv, const struct dc_image *im, size_t cap, unsigned char **buf,
 		   size_t *len, char *err);
 
+/* Whether a file named so (a path; len bytes, not NUL-terminated) can be of a format dc_scan
+ * reads: a library, program, object or archive (.so, .so.N, .dll, .pyd, .exe, .a, .o), a
+ * .fatbin, .cubin or .ptx, or a name without an extension (programs in bin/). Archive
+ * members named otherwise (Python, headers, metadata) are skipped without being inflated. */
+bool dc_name_may_carry_code(const char *name, size_t len);
+
 const char *dc_format_name(enum dc_format f);
 /* "sm_90a", "compute_100f": the arch as nvcc spells it for this kind. */
 void dc_image_arch_name(const struct dc_image *im, char *buf, size_t cap);

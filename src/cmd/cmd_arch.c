@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "cmd/arch/arch.h"
@@ -24,7 +23,8 @@
 static const char arch_help[] =
 	"Lists the kernel images (SASS sm_XY, PTX compute_XY) in executables, shared libraries, "
 	"objects, static archives, Windows .dll, .pyd and .exe files, .fatbin, .cubin and .ptx "
-	"files, and says whether each GPU "
+	"files, and the members of wheels and .zip files (named WHEEL!MEMBER, read without "
+	"unpacking), and says whether each GPU "
 	"can run them: native, jit, partial, no-image, ptx-too-new or jit-disabled. "
 	"Only headers are read, so whole environments take milliseconds.";
 
@@ -41,7 +41,7 @@ enum { OPT_RECURSIVE = 1, OPT_GPU, OPT_PYTHON, OPT_OLLAMA, OPT_DRIVER, OPT_KERNE
 static const struct cli_opt arch_opts[] = {
 	{ .id = OPT_RECURSIVE, .short_name = 'r', .long_name = "recursive", .help = "descend into directories" },
 	{ .id = OPT_PYTHON, .long_name = "python", .arg = CLI_OPTIONAL, .metavar = "PY",
-	  .help = "scan the site-packages of python3 (the launcher's environment's, else PATH's) or of interpreter PY" },
+	  .help = "scan the frameworks' device code in the site-packages of python3 (the launcher's environment's, else PATH's; or PY): the files doctor judges" },
 	{ .id = OPT_OLLAMA, .long_name = "ollama", .help = "scan Ollama's library folders" },
 	{ .id = OPT_GPU, .short_name = 'g', .long_name = "gpu", .arg = CLI_REQUIRED, .metavar = "SPEC",
 	  .help = "judge against this GPU (sm_89, 8.9, 89, sm_90a, or a name: \"RTX 4090\", H200); "
@@ -58,26 +58,6 @@ static const struct cli_opt arch_opts[] = {
 	  .help = "print the listing as cuobjdump --list-elf --list-ptx does" },
 	{ 0 },
 };
-
-/* Releases the pages a walk has passed, so memory stays flat on gigabyte libraries. */
-struct release_ctx {
-	const unsigned char *base;
-	size_t done;
-};
-
-#define RELEASE_STEP ((size_t)8 << 20)
-
-static void release_behind(const unsigned char *upto, void *ctx)
-{
-	struct release_ctx *rc = ctx;
-	long pg = sysconf(_SC_PAGESIZE);
-	size_t page = pg > 0 ? (size_t)pg : 4096;
-	size_t to = (size_t)(upto - rc->base) & ~(page - 1);
-	if (to > rc->done + RELEASE_STEP) {
-		madvise((void *)(rc->base + rc->done), to - rc->done, MADV_DONTNEED);
-		rc->done = to;
-	}
-}
 
 static int parse_args(struct report *r, int argc, char **argv, const struct cd_globals *g, struct arch_opts *o,
 		      struct arch_inputs *in, char *err)
@@ -157,111 +137,6 @@ static int parse_args(struct report *r, int argc, char **argv, const struct cd_g
 	if (argc == 1 && !python && !ollama)
 		return cd_fail(err, CD_EUSAGE, "name a file or directory, or use --python / --ollama");
 	return CD_OK;
-}
-
-static unsigned scan_opts(const struct arch_opts *o, bool explicit_input)
-{
-	if (o->cuobjdump)
-		return DC_READ_ELF;
-	return explicit_input ? DC_SCAN_ALL_SECTIONS : DC_SCAN_IF_CUDA;
-}
-
-/* How many files got each verdict, for one GPU. */
-struct arch_tally {
-	size_t n[VERDICT_NONE];
-};
-
-/* Counts v (one verdict per GPU of t) into the tally; true when the file deserves its details
- * in a summary: some GPU runs it other than natively. A file with no verdict (no device
- * code) is counted nowhere and needs no details. */
-static bool tally_file(struct arch_tally *tally, const struct arch_target *t, const struct arch_verdict *v)
-{
-	bool details = false;
-
-	for (size_t i = 0; i < t->n_gpus; i++) {
-		if (v[i].verdict == VERDICT_NONE)
-			continue;
-		tally[i].n[v[i].verdict]++;
-		details |= v[i].verdict != VERDICT_NATIVE;
-	}
-	return details;
-}
-
-/* A file that could not be read: its one-line error, a section unless --cuobjdump, and an
- * object of "files". */
-static void file_error(struct report_rec *files, const char *path, const char *err, struct progress_line *prog)
-{
-	struct report_rec w;
-
-	progress_end(prog); /* the error line starts on a clean line */
-	cmd_input_error(files->r, "arch", err);
-	report_rec_item(files, &w);
-	report_rec_section(&w, "%s", path);
-	report_rec_line(&w, "error: %s", err);
-	report_field(&w, NULL, "path", rv_str(path));
-	report_field(&w, NULL, "error", rv_str(err));
-	cmd_note(files->r, report_rec_end(&w));
-}
-
-/* One file: map, scan, list, judge. A file that fails gets its one-line error and the run
- * goes on. Returns false then; *details: the file has a line in a summary. */
-static bool do_file(struct report_rec *files, const char *path, bool explicit_input, const struct arch_opts *o,
-		    struct arch_tally *tally, size_t *listed, size_t *with_code, bool *details,
-		    struct progress_line *prog)
-{
-	struct mapped_file mf;
-	struct arch_file f = {.path = path};
-	struct arch_verdict *v = NULL;
-	char err[CD_ERRMSG] = "";
-	struct release_ctx rel = {0};
-	bool ok = false;
-	int rc;
-
-	*details = false;
-	dc_init(&f.inv);
-	rc = file_map(path, &mf, err);
-	if (rc == CD_OK) {
-		f.data = mf.data;
-		f.size = mf.size;
-		rel.base = mf.data;
-		f.inv.progress = release_behind;
-		f.inv.progress_ctx = &rel;
-		rc = dc_scan(&f.inv, mf.data, mf.size, scan_opts(o, explicit_input), err);
-		if (rc == CD_OK && !file_map_intact(&mf))
-			rc = cd_fail(err, CD_EIO, "the file was cut short while it was read");
-		if (rc && !strstr(err, path)) {
-			char cause[CD_ERRMSG];
-			memcpy(cause, err, sizeof(cause));
-			cd_fail(err, rc, "%s: %s", path, cause);
-		}
-	}
-	if (rc) {
-		file_error(files, path, err, prog);
-		*details = true;
-		goto out;
-	}
-	ok = true;
-	*with_code += f.inv.format != DC_NO_DEVICE_CODE;
-	if (!explicit_input && f.inv.format == DC_NO_DEVICE_CODE)
-		goto out; /* found in a directory: only files with device code are reported */
-	++*listed;
-	if (o->cuobjdump) {
-		unsigned elf_no = 0, ptx_no = 0;
-		arch_cuobjdump_lines(&f, &elf_no, &ptx_no, stdout);
-		goto out;
-	}
-	if (!(v = calloc(o->target.n_gpus ? o->target.n_gpus : 1, sizeof(*v)))) {
-		files->r->oom = true;
-		goto out;
-	}
-	rel.done = 0; /* the judge reads small payloads in file order: release behind it too */
-	arch_file_fields(files, &f, o, v);
-	*details = tally_file(tally, &o->target, v);
-out:
-	free(v);
-	dc_free(&f.inv);
-	file_unmap(&mf);
-	return ok;
 }
 
 /* Over this many files a run shows a count per GPU first, then only the files that do not
@@ -374,8 +249,8 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 	struct report_rec top, files;
 	struct progress_line prog;
 	char why[CD_ERRMSG + 64] = "";
-	size_t failed = 0, listed = 0, with_code = 0, shown = 0, details_at;
-	bool summary;
+	struct arch_walk w = {0};
+	size_t details_at;
 	int rc;
 
 	memset(&o, 0, sizeof(o));
@@ -402,20 +277,16 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 			goto out;
 		}
 	}
-	summary = !o.cuobjdump && !o.verbose && in.n > ARCH_SUMMARY_FILES && t->n_gpus > 0;
+	w.files = &files;
+	w.o = &o;
+	w.tally = tally;
+	w.prog = &prog;
+	w.summary = !o.cuobjdump && !o.verbose && in.n > ARCH_SUMMARY_FILES && t->n_gpus > 0;
 	details_at = report_items_mark(r);
 	report_rec_array(&top, "files", &files);
 	progress_start(&prog, g->stderr_is_tty && !o.cuobjdump, "arch: searched");
 	for (size_t i = 0; i < in.n; i++) {
-		size_t mark = report_items_mark(r);
-		bool details;
-
-		if (!do_file(&files, in.paths[i], in.explicit_input[i], &o, tally, &listed, &with_code, &details, &prog))
-			failed++;
-		if (summary && !details)
-			report_items_truncate(r, mark); /* runs natively everywhere: counted, not shown */
-		else if (report_items_mark(r) > mark)
-			shown++;
+		arch_walk_input(&w, in.paths[i], in.explicit_input[i]);
 		progress_step(&prog, i + 1, in.n);
 	}
 	progress_end(&prog);
@@ -423,26 +294,26 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		goto out;
 	}
-	if (listed + failed == 0)
-		report_rec_line(&top, "no files with device code found (%zu searched)", in.n);
+	if (w.listed + w.failed == 0)
+		report_rec_line(&top, "no files with device code found (%zu searched)", w.searched);
 	{
 		size_t summary_at = report_items_mark(r);
 
-		if (summary_fields(&top, t, tally, summary, with_code, shown) != CD_OK) {
+		if (summary_fields(&top, t, tally, w.summary, w.with_code, w.shown) != CD_OK) {
 			rc = cd_fail(err, CD_ENOMEM, "out of memory");
 			goto out;
 		}
-		if (summary)
+		if (w.summary)
 			report_items_move(r, summary_at, details_at);
 	}
-	if (in.n > 1) {
+	if (w.searched > 1) {
 		report_rec_section(&top, "Searched");
-		report_rec_line(&top, "%zu of %zu files carry device code", with_code, in.n);
-		if (failed)
-			report_rec_line(&top, "%zu could not be read (named on stderr)", failed);
+		report_rec_line(&top, "%zu of %zu files carry device code", w.with_code, w.searched);
+		if (w.failed)
+			report_rec_line(&top, "%zu could not be read (named on stderr)", w.failed);
 	}
-	report_field(&top, NULL, "files_searched", rv_int((long long)in.n));
-	report_field(&top, NULL, "files_with_device_code", rv_int((long long)with_code));
+	report_field(&top, NULL, "files_searched", rv_int((long long)w.searched));
+	report_field(&top, NULL, "files_with_device_code", rv_int((long long)w.with_code));
 	if (o.note[0])
 		report_rec_line(&top, "%s", o.note);
 	/* an input that failed made the run exit 3 (cmd_input_error) */

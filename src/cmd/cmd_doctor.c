@@ -17,6 +17,7 @@
 #include "util/err.h"
 #include "util/file.h"
 #include "util/str.h"
+#include "util/task.h"
 #include "util/units.h"
 
 static const char doctor_help[] =
@@ -389,12 +390,29 @@ static int section_topology(struct report *r, const struct cd_run *run, char *er
 	return rc;
 }
 
+/* stack_probe on a task of its own */
+struct host_probe {
+	struct stack_facts *df;
+	struct stack_opts o;
+	int rc;
+	char err[CD_ERRMSG];
+};
+
+static void probe_host(void *arg)
+{
+	struct host_probe *h = arg;
+
+	h->rc = stack_probe(h->df, &h->o, h->err);
+}
+
 static int doctor_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
 	struct stack_opts o = { .root = NULL, .list_archs = g->render.verbosity > 0 };
 	struct doctor_apps apps = { 0 };
 	struct stack_facts df;
+	struct host_probe host = { 0 };
 	struct report_rec top;
+	struct task t;
 	int rc;
 
 	if (argc > 1)
@@ -415,9 +433,20 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 			list[(*n)++] = val;
 		}
 	}
-	/* the driver was opened and judged by the run context (needs = NEEDS_DRIVER) */
-	rc = stack_collect(&df, &g->run->probe, &g->run->platform, &o, err);
-	if (rc != CD_OK)
+	/* the host's files are read while the driver initialises: cuInit is most of doctor's time */
+	host.o = o;
+	host.df = &df;
+	task_start(&t, probe_host, &host);
+	rc = cd_run_driver(g->run, r, err);
+	task_wait(&t);
+	if (rc != CD_OK) {
+		if (host.rc == CD_OK)
+			stack_facts_free(&df);
+		return rc;
+	}
+	if (host.rc != CD_OK)
+		return cd_fail(err, host.rc, "%s", host.err);
+	if ((rc = stack_join(&df, &g->run->probe, &g->run->platform, err)) != CD_OK)
 		return rc;
 	/* the answer first: will what is installed run on these GPUs */
 	if ((rc = doctor_frameworks(r, &df, &apps, err)) != CD_OK)
@@ -455,6 +484,6 @@ const struct cd_command cmd_doctor = {
 		 "         [--format prometheus]",
 	.help = doctor_help,
 	.opts = doctor_opts,
-	.needs = NEEDS_DRIVER,
+	.needs = NEEDS_DRIVER_GENTLY, /* opened by doctor_run while the host is probed */
 	.run = doctor_run,
 };

@@ -16,7 +16,7 @@ struct py_env {
 	const char *kind;             /* "venv", "conda", "pyenv", "system" */
 };
 
-#define PY_MAX_CODE 8
+#define PY_MAX_CODE 16
 
 struct py_framework {
 	char name[40];                /* "torch", "jax", "cupy-cuda12x", ... */
@@ -28,6 +28,7 @@ struct py_framework {
 	char kb_min_driver[32];       /* the kb's driver floor of its CUDA release, "" unknown (facts/kb.c) */
 	char *code[PY_MAX_CODE];      /* the shared objects that carry its device code (probe/python.c) */
 	size_t n_code;
+	bool code_alternatives;       /* those are builds it picks one of at run time (bitsandbytes) */
 };
 
 struct py_wheel {                 /* nvidia-* CUDA wheels */

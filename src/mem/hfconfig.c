@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "mem/model.h"
+#include "mem/shape.h"
 #include "util/err.h"
 
 static uint64_t jnum(json_t *o, const char *key, uint64_t dflt)
@@ -84,23 +85,23 @@ int mem_model_apply_config(json_t *config, struct mem_model *m, char *err)
 		mt = json_string_value(json_object_get(config, "model_type"));
 	if (mt)
 		snprintf(m->arch, sizeof m->arch, "%s", mt);
-	uint64_t n_layers = jnum2(c, "num_hidden_layers", "n_layer", jnum(c, "num_layers", 0));
-	if (!n_layers || n_layers > MEM_MAX_LAYERS)
+	/* the shape fields through their one table (mem/shape.h), as the options give them */
+	struct mem_shape shape;
+	mem_shape_from_config(c, &shape);
+	if (!shape.v[MEM_SHAPE_LAYERS] || shape.v[MEM_SHAPE_LAYERS] > MEM_MAX_LAYERS)
 		return cd_fail(err, CD_EFORMAT, "config.json: num_hidden_layers missing or out of range");
-	if (m->n_layers != n_layers) {
-		int rc = mem_model_alloc_layers(m, n_layers, err);
-		if (rc)
-			return rc;
-	}
-	m->hidden = jnum2(c, "hidden_size", "n_embd", jnum(c, "d_model", 0));
-	m->n_heads = c32(jnum2(c, "num_attention_heads", "n_head", 0));
-	uint64_t kv = jnum(c, "num_key_value_heads", json_is_true(json_object_get(c, "multi_query")) ? 1 : m->n_heads);
-	m->n_kv_heads = c32(kv);
-	uint64_t hd = jnum(c, "head_dim", m->n_heads ? m->hidden / m->n_heads : 0);
-	m->head_dim_k = m->head_dim_v = c32(hd);
+	for (size_t f = 0; f < MEM_SHAPE_FIELDS; f++)
+		if (shape.v[f] > mem_shape_descs[f].max)
+			return cd_fail(err, CD_EFORMAT, "config.json: a size (hidden, vocab, heads, head_dim, experts) is out of range");
+	if (!shape.v[MEM_SHAPE_KV_HEADS] && json_is_true(json_object_get(c, "multi_query")))
+		shape.v[MEM_SHAPE_KV_HEADS] = 1;
+	m->hidden = 0;
+	m->ctx_train = 0;
+	int rc = mem_model_apply_shape(m, &shape, err);
+	if (rc)
+		return rc;
+	uint64_t hd = m->head_dim_k;
 	m->ff = jnum2(c, "intermediate_size", "n_inner", 4 * m->hidden);
-	m->vocab = jnum(c, "vocab_size", m->vocab);
-	m->ctx_train = jnum2(c, "max_position_embeddings", "n_positions", 0);
 	m->n_experts = c32(jnum2(c, "num_local_experts", "num_experts", jnum(c, "n_routed_experts", 0)));
 	m->n_experts_used = c32(jnum(c, "num_experts_per_tok", 0));
 	m->expert_ff = jnum(c, "moe_intermediate_size", 0);

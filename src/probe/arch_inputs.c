@@ -1,5 +1,5 @@
-/* `arch` inputs (arch_inputs.h): paths gathered, directories walked in name order, Python's
- * site-packages asked of the interpreter, Ollama's library folders. */
+/* `arch` inputs (arch_inputs.h): paths gathered, directories walked in name order, the
+ * frameworks' files in the site-packages Python names, Ollama's library folders. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +13,7 @@
 #include "binfmt/elf.h"
 #include "binfmt/fatbin.h"
 #include "probe/arch_inputs.h"
+#include "probe/fw_files.h"
 #include "probe/paths.h"
 #include "probe/python.h"
 #include "probe/spawn.h"
@@ -147,6 +148,31 @@ static bool safe_interpreter(const char *p)
 	return true;
 }
 
+/* A framework's file for --python: an ELF not listed yet (cupy's CUDA majors share a folder). */
+static int add_framework_file(const char *path, void *arg)
+{
+	struct arch_inputs *in = arg;
+
+	if (!worth_scanning(path, true))
+		return CD_OK;
+	for (size_t i = 0; i < in->n; i++)
+		if (strcmp(in->paths[i], path) == 0)
+			return CD_OK;
+	return arch_inputs_add(in, path, false);
+}
+
+/* Every framework's device-code files under site, as doctor finds them (probe/fw_files.h). */
+static int add_frameworks(struct arch_inputs *in, const char *site, char *err)
+{
+	size_t n;
+	const struct fw_files_row *rows = fw_files_table(&n);
+	int rc = CD_OK;
+
+	for (size_t i = 0; i < n && rc == CD_OK; i++)
+		rc = fw_files_each(&rows[i], site, add_framework_file, in);
+	return rc == CD_ENOMEM ? cd_fail(err, rc, "out of memory") : rc;
+}
+
 #define SITE_DIRS_MAX 65536 /* bytes of site-packages paths read from the interpreter */
 
 int arch_inputs_python(struct arch_inputs *in, const char *interpreter, char *prog, size_t prog_cap, char *err)
@@ -180,7 +206,7 @@ int arch_inputs_python(struct arch_inputs *in, const char *interpreter, char *pr
 		if (!line[0] || !path_is_dir(line))
 			continue;
 		dirs++;
-		rc = walk(in, line, true, true, 0, err);
+		rc = add_frameworks(in, line, err);
 	}
 	free(out);
 	if (rc)

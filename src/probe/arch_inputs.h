@@ -1,6 +1,7 @@
 /* The files `arch` reads: those named on its command line, directories walked (-r descends),
- * the site-packages of a Python interpreter (--python) and Ollama's library folders
- * (--ollama); only files whose first bytes are ELF, ar or fatbin (or named .ptx, .cubin). */
+ * the frameworks' device-code files in a Python interpreter's site-packages (--python: the
+ * files doctor judges, probe/fw_files.h) and Ollama's library folders (--ollama); only files
+ * whose first bytes are ELF, ar or fatbin (or named .ptx, .cubin). */
 #ifndef CUDOCTOR_PROBE_ARCH_INPUTS_H
 #define CUDOCTOR_PROBE_ARCH_INPUTS_H
 
@@ -14,9 +15,10 @@ struct arch_inputs {
 };
 int arch_inputs_add(struct arch_inputs *in, const char *path, bool explicit_input);
 int arch_inputs_expand_dir(struct arch_inputs *in, const char *dir, bool recursive, char *err);
-/* --python: the site-packages of the interpreter (by default the one of the environment
- * cudoctor was started from, python_launcher_env, else python3 on PATH), asked through
- * probe/spawn.h. CD_ETIMEOUT when it did not answer in time (prog gets the program that was
+/* --python: the frameworks' device-code files (probe/fw_files.h) in each site-packages of the
+ * interpreter (by default the one of the environment cudoctor was started from,
+ * python_launcher_env, else python3 on PATH), asked through probe/spawn.h. CD_ETIMEOUT when
+ * it did not answer in time (prog gets the program that was
  * run, for the helper-timeout finding; nothing of that environment is listed). */
 int arch_inputs_python(struct arch_inputs *in, const char *interpreter, char *prog, size_t prog_cap, char *err);
 int arch_inputs_ollama(struct arch_inputs *in, char *err);

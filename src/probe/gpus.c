@@ -8,6 +8,7 @@
 
 #include "probe/driver_info.h"
 #include "util/str.h"
+#include "util/task.h"
 
 /* Appends "call: what" to g->errors when the whole entry fits, else marks the list cut. */
 static void note_error(struct gpu_info *g, const char *call, const char *what)
@@ -132,14 +133,16 @@ static void cu_dims(const struct cudrv *cu, struct gpu_info *g, CUdevice dev, in
 		gpu_mark(g, f);
 }
 
-static void collect_cuda_device(const struct cudrv *cu, int ordinal, struct gpu_info *g)
+/* CUDA ordinal's device handle, name, UUID and PCI address into g; false when
+ * cuDeviceGet fails (noted in g). */
+static bool collect_cuda_identity(const struct cudrv *cu, int ordinal, struct gpu_info *g, CUdevice *handle)
 {
 	CUdevice dev = ordinal;
 	CUresult r;
 
 	if (cu->DeviceGet && (r = cu->DeviceGet(&dev, ordinal)) != CUDA_SUCCESS) {
 		note_error(g, "cuDeviceGet", cudrv_result_name(cu, r));
-		return;
+		return false;
 	}
 	if (cu->DeviceGetName) {
 		char name[256] = "";
@@ -167,6 +170,18 @@ static void collect_cuda_device(const struct cudrv *cu, int ordinal, struct gpu_
 		else if (r != CUDA_SUCCESS)
 			note_error(g, "cuDeviceGetPCIBusId", cudrv_result_name(cu, r));
 	}
+	if (handle)
+		*handle = dev;
+	return true;
+}
+
+static void collect_cuda_device(const struct cudrv *cu, int ordinal, struct gpu_info *g)
+{
+	CUdevice dev = ordinal;
+	CUresult r;
+
+	if (!collect_cuda_identity(cu, ordinal, g, &dev))
+		return;
 	if (cu->DeviceTotalMem) {
 		size_t bytes = 0;
 		if ((r = cu->DeviceTotalMem(&bytes, dev)) == CUDA_SUCCESS) {
@@ -239,34 +254,96 @@ static struct gpu_info *add_gpu(struct gpu_probe *p)
 	return &grown[p->n_gpus++];
 }
 
-static int collect_cuda(struct gpu_probe *p, const struct cudrv *cu, char *err)
-{
-	int count = 0;
-	CUresult r;
+/* cuInit on its own thread: the driver's slowest call, while NVML is asked in the caller's */
+struct cuda_init {
+	const struct cudrv *cu;
+	CUresult result;
+};
 
-	if (cu->DriverGetVersion && cu->DriverGetVersion(&p->cuda_driver_version) == CUDA_SUCCESS)
-		driver_mark(p, DF_CUDA_VERSION);
-	if (!cu->Init)
-		return CD_OK;
-	driver_mark(p, DF_CUDA_INIT);
-	p->cuda_init_result = cu->Init(0);
-	snprintf(p->cuda_init_result_name, sizeof(p->cuda_init_result_name), "%s",
-		 cudrv_result_name(cu, p->cuda_init_result));
-	if (p->cuda_init_result != CUDA_SUCCESS || !cu->DeviceGetCount)
-		return CD_OK;
-	r = cu->DeviceGetCount(&count);
-	if (r != CUDA_SUCCESS || count < 0)
+static void cuda_init_run(void *arg)
+{
+	struct cuda_init *ci = arg;
+
+	ci->result = ci->cu->Init(0);
+}
+
+/* The NVML entry (of the first n, none taken yet) that is CUDA ordinal i: same UUID, else
+ * same PCI address; -1 when none is. */
+static int match_nvml(const struct gpu_probe *p, size_t n, const bool *taken, const struct cudrv *cu, int i)
+{
+	struct gpu_info id;
+
+	memset(&id, 0, sizeof id);
+	collect_cuda_identity(cu, i, &id, NULL);
+	for (size_t k = 0; k < n; k++)
+		if (!taken[k] && gpu_has(&id, GF_UUID) && gpu_has(&p->gpus[k], GF_UUID) && strcmp(p->gpus[k].uuid, id.uuid) == 0)
+			return (int)k;
+	for (size_t k = 0; k < n; k++)
+		if (!taken[k] && gpu_has(&id, GF_PCI_BUS_ID) && gpu_has(&p->gpus[k], GF_PCI_BUS_ID) &&
+		    strcmp(p->gpus[k].pci_bus_id, id.pci_bus_id) == 0)
+			return (int)k;
+	return -1;
+}
+
+static void free_gpu(struct gpu_info *g)
+{
+	free(g->processes);
+	free(g->mig_devices);
+}
+
+/* CUDA's devices after cuInit answered init: each is the NVML entry of the same GPU (CUDA's
+ * values over NVML's where both answer, as NVML only fills what CUDA left), in CUDA's
+ * order, then the GPUs CUDA does not see in NVML's order. */
+static int collect_cuda(struct gpu_probe *p, const struct cudrv *cu, CUresult init, char *err)
+{
+	size_t n_nvml = p->n_gpus, n_out = 0;
+	struct gpu_info *out = NULL;
+	bool *taken = NULL;
+	int count = 0, rc = CD_OK;
+
+	p->cuda_init_result = init;
+	snprintf(p->cuda_init_result_name, sizeof(p->cuda_init_result_name), "%s", cudrv_result_name(cu, init));
+	if (init != CUDA_SUCCESS || !cu->DeviceGetCount || cu->DeviceGetCount(&count) != CUDA_SUCCESS || count < 0)
 		return CD_OK;
 	driver_mark(p, DF_CUDA_DEVICE_COUNT);
 	p->cuda_device_count = count;
-	for (int i = 0; i < count && i < GPU_PROBE_MAX_GPUS; i++) {
-		struct gpu_info *g = add_gpu(p);
-		if (!g)
-			return cd_fail(err, CD_ENOMEM, "out of memory collecting GPU %d", i);
+	if (count > GPU_PROBE_MAX_GPUS)
+		count = GPU_PROBE_MAX_GPUS;
+	out = calloc(n_nvml + (size_t)count + 1, sizeof(*out));
+	taken = calloc(n_nvml + 1, sizeof(*taken));
+	if (!out || !taken) {
+		rc = cd_fail(err, CD_ENOMEM, "out of memory collecting %d GPUs", count);
+		goto out;
+	}
+	for (int i = 0; i < count; i++) {
+		int k = match_nvml(p, n_nvml, taken, cu, i);
+		struct gpu_info *g = &out[n_out++];
+
+		if (k >= 0) {
+			*g = p->gpus[k];
+			taken[k] = true;
+		} else {
+			g->nvml_index = -1;
+		}
 		g->cuda_ordinal = i;
 		collect_cuda_device(cu, i, g);
 	}
-	return CD_OK;
+	for (size_t k = 0; k < n_nvml; k++) {
+		if (taken[k])
+			continue;
+		if (n_out < GPU_PROBE_MAX_GPUS)
+			out[n_out++] = p->gpus[k];
+		else
+			free_gpu(&p->gpus[k]);
+	}
+	free(p->gpus);
+	p->gpus = out;
+	p->n_gpus = n_out;
+	out = NULL;
+out:
+	free(out);
+	free(taken);
+	return rc;
 }
 
 /* ---- NVML ---- */
@@ -662,24 +739,9 @@ static int collect_nvml_device(const struct nvml *nv, nvmlDevice_t dev, struct g
 	return rc == CD_OK ? collect_mig_devices(nv, dev, g, err) : rc;
 }
 
-/* The CUDA entry that is this NVML device: same UUID, else same PCI address. */
-static struct gpu_info *match_cuda(struct gpu_probe *p, size_t n_cuda, const char *uuid, const char *bus_id)
-{
-	for (size_t i = 0; i < n_cuda; i++)
-		if (p->gpus[i].nvml_index < 0 && uuid[0] && gpu_has(&p->gpus[i], GF_UUID) &&
-		    strcmp(p->gpus[i].uuid, uuid) == 0)
-			return &p->gpus[i];
-	for (size_t i = 0; i < n_cuda; i++)
-		if (p->gpus[i].nvml_index < 0 && bus_id[0] && gpu_has(&p->gpus[i], GF_PCI_BUS_ID) &&
-		    strcmp(p->gpus[i].pci_bus_id, bus_id) == 0)
-			return &p->gpus[i];
-	return NULL;
-}
-
 static int collect_nvml(struct gpu_probe *p, const struct nvml *nv, char *err)
 {
 	unsigned int count = 0;
-	size_t n_cuda = p->n_gpus;
 	int rc = CD_OK;
 
 	if (!nv->Init)
@@ -713,21 +775,13 @@ static int collect_nvml(struct gpu_probe *p, const struct nvml *nv, char *err)
 	p->nvml_device_count = count > GPU_PROBE_MAX_GPUS ? GPU_PROBE_MAX_GPUS : (int)count;
 	for (int i = 0; i < p->nvml_device_count && nv->DeviceGetHandleByIndex; i++) {
 		nvmlDevice_t dev;
-		struct gpu_info probe_id, *g;
+		struct gpu_info *g;
 
 		if (nv->DeviceGetHandleByIndex((unsigned int)i, &dev) != NVML_SUCCESS)
 			continue;
-		/* identity first, to find the CUDA entry this device is */
-		memset(&probe_id, 0, sizeof(probe_id));
-		collect_nvml_identity(nv, dev, &probe_id);
-		g = match_cuda(p, n_cuda, gpu_has(&probe_id, GF_UUID) ? probe_id.uuid : "",
-			       gpu_has(&probe_id, GF_PCI_BUS_ID) ? probe_id.pci_bus_id : "");
-		if (!g) {
-			g = add_gpu(p);
-			if (!g) {
-				rc = cd_fail(err, CD_ENOMEM, "out of memory collecting NVML device %d", i);
-				goto out;
-			}
+		if (!(g = add_gpu(p))) {
+			rc = cd_fail(err, CD_ENOMEM, "out of memory collecting NVML device %d", i);
+			goto out;
 		}
 		g->nvml_index = i;
 		collect_nvml_identity(nv, dev, g);
@@ -741,17 +795,24 @@ out:
 
 int gpu_probe_collect(struct gpu_probe *p, const struct cudrv *cu, const struct nvml *nv, char *err)
 {
-	int rc;
+	struct cuda_init init = { .cu = cu, .result = CUDA_ERROR_NOT_INITIALIZED };
+	struct task t;
+	bool started = false;
+	int rc = CD_OK;
 
 	if (cu) {
 		p->cuda_loaded = true;
 		snprintf(p->cuda_path, sizeof(p->cuda_path), "%s", cu->path);
 		snprintf(p->cuda_how, sizeof(p->cuda_how), "%s", cu->how);
 		snprintf(p->cuda_missing, sizeof(p->cuda_missing), "%s", cu->missing);
-		rc = collect_cuda(p, cu, err);
-		if (rc != CD_OK)
-			return rc;
+		if (cu->DriverGetVersion && cu->DriverGetVersion(&p->cuda_driver_version) == CUDA_SUCCESS)
+			driver_mark(p, DF_CUDA_VERSION);
+		if (cu->Init) {
+			driver_mark(p, DF_CUDA_INIT);
+			started = task_start(&t, cuda_init_run, &init) == CD_OK;
+		}
 	}
+	/* NVML's devices while cuInit runs; CUDA's join them after */
 	if (nv) {
 		p->nvml_loaded = true;
 		snprintf(p->nvml_path, sizeof(p->nvml_path), "%s", nv->path);
@@ -759,9 +820,13 @@ int gpu_probe_collect(struct gpu_probe *p, const struct cudrv *cu, const struct 
 		snprintf(p->nvml_missing, sizeof(p->nvml_missing), "%s", nv->missing);
 		snprintf(p->nvml_fallbacks, sizeof(p->nvml_fallbacks), "%s", nv->fallbacks);
 		rc = collect_nvml(p, nv, err);
-		if (rc != CD_OK)
-			return rc;
 	}
+	if (started)
+		task_wait(&t);
+	if (rc == CD_OK && started)
+		rc = collect_cuda(p, cu, init.result, err);
+	if (rc != CD_OK)
+		return rc;
 	driver_info_collect(p, NULL);
 	return CD_OK;
 }

@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "probe/fw_files.h"
 #include "probe/vertext.h"
 #include "util/err.h"
 #include "util/file.h"
@@ -198,87 +199,36 @@ static struct py_framework *add_fw(struct ctx *c)
 	return &p->fw[p->n_fw++];
 }
 
-/* Where each framework keeps its device code, relative to site-packages: a file, a folder
- * whose shared objects all count ("dir/"), or a prefix of shared objects in site-packages
- * itself ("name*"). Only names are listed here; doctor reads the files' headers. */
-static const struct {
-	const char *fw;
-	const char *const where[6];
-} fw_code_places[] = {
-	{ "torch", { "torch/lib/libtorch_cuda.so", "torch/lib/libtorch_cuda_cu.so", "torch/lib/libtorch_cuda_cpp.so" } },
-	{ "jax-cuda12-plugin", { "jax_cuda12_plugin/", "jax_cuda12_pjrt/" } },
-	{ "jax-cuda13-plugin", { "jax_cuda13_plugin/", "jax_cuda13_pjrt/" } },
-	{ "tensorflow", { "tensorflow/libtensorflow_cc.so.2", "tensorflow/libtensorflow_framework.so.2" } },
-	{ "cupy-cuda11x", { "cupy/cuda/" } },
-	{ "cupy-cuda12x", { "cupy/cuda/" } },
-	{ "cupy-cuda13x", { "cupy/cuda/" } },
-	{ "onnxruntime-gpu", { "onnxruntime/capi/libonnxruntime_providers_cuda.so" } },
-	{ "ctranslate2", { "ctranslate2.libs/", "ctranslate2/" } },
-	{ "llama-cpp-python", { "llama_cpp/lib/" } },
-	{ "bitsandbytes", { "bitsandbytes/" } },
-	{ "xformers", { "xformers/" } },
-	{ "flash-attn", { "flash_attn_2_cuda*", "flash_attn_3_cuda*" } },
-	{ "vllm", { "vllm/", "vllm/vllm_flash_attn/" } },
+struct code_ctx {
+	struct ctx *c;
+	struct py_framework *f;
 };
 
-static bool is_shared_object(const char *name, void *arg)
+static int add_code(const char *path, void *arg)
 {
-	const char *prefix = arg;
+	struct code_ctx *cc = arg;
+	struct py_framework *f = cc->f;
 
-	return str_is_shared_object_name(name) && (!prefix || str_starts_with(name, prefix));
-}
-
-static void add_code(struct ctx *c, struct py_framework *f, const char *path)
-{
-	if (f->n_code == PY_MAX_CODE || !path_is_file(path))
-		return;
+	if (f->n_code == PY_MAX_CODE)
+		return CD_OK;
 	for (size_t i = 0; i < f->n_code; i++)
 		if (strcmp(f->code[i], path) == 0)
-			return;
+			return CD_OK;
 	if (!(f->code[f->n_code] = cd_strdup(path)))
-		c->rc = CD_ENOMEM;
-	else
-		f->n_code++;
+		return CD_ENOMEM;
+	f->n_code++;
+	return CD_OK;
 }
 
-/* The shared objects in dir (those whose names start with prefix, when given), by name. */
-static void add_code_dir(struct ctx *c, struct py_framework *f, const char *dir, const char *prefix)
-{
-	char **names, path[PROBE_PATH];
-	size_t n;
-
-	if (!path_is_dir(dir))
-		return;
-	if (dir_names(dir, is_shared_object, (void *)prefix, &names, &n) != CD_OK) {
-		c->rc = CD_ENOMEM;
-		return;
-	}
-	for (size_t i = 0; i < n && c->rc == CD_OK; i++)
-		if (path_join(path, sizeof path, dir, names[i]) == CD_OK)
-			add_code(c, f, path);
-	names_free(names, n);
-}
-
+/* f's device-code files under site, by the one finder (probe/fw_files.h) */
 static void find_code(struct ctx *c, struct py_framework *f, const char *site)
 {
-	for (size_t k = 0; k < sizeof fw_code_places / sizeof fw_code_places[0]; k++) {
-		if (strcmp(fw_code_places[k].fw, f->name) != 0)
-			continue;
-		for (size_t w = 0; w < 6 && fw_code_places[k].where[w] && c->rc == CD_OK; w++) {
-			const char *rel = fw_code_places[k].where[w];
-			size_t len = strlen(rel);
-			char path[PROBE_PATH], prefix[64];
+	const struct fw_files_row *row = fw_files_row(f->name);
+	struct code_ctx cc = { c, f };
 
-			if (len && rel[len - 1] == '*') {
-				snprintf(prefix, sizeof prefix, "%.*s", (int)(len - 1), rel);
-				add_code_dir(c, f, site, prefix);
-			} else if (path_join(path, sizeof path, site, rel) == CD_OK) {
-				if (len && rel[len - 1] == '/')
-					add_code_dir(c, f, path, NULL);
-				else
-					add_code(c, f, path);
-			}
-		}
+	if (row && c->rc == CD_OK) {
+		f->code_alternatives = row->alternatives;
+		c->rc = fw_files_each(row, site, add_code, &cc);
 	}
 }
 
@@ -289,7 +239,8 @@ static void probe_torch(struct ctx *c, const char *site)
 	struct py_framework *f;
 	size_t len;
 
-	if (path_join(dir, sizeof dir, site, "torch") != CD_OK || path_join(vp, sizeof vp, dir, "version.py") != CD_OK ||
+	if (path_join(dir, sizeof dir, site, "torch") != CD_OK ||
+	    path_join(vp, sizeof vp, site, fw_files_row("torch")->version_file) != CD_OK ||
 	    !path_is_file(vp) || file_read_text(vp, 64 * 1024, &text, &len, NULL) != CD_OK)
 		return;
 	if (vt_torch_version_py(text, len, &tv) == CD_OK && (f = add_fw(c)) != NULL) {

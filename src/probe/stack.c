@@ -9,8 +9,7 @@
 #include "facts/kb.h"
 #include "util/err.h"
 
-int stack_collect(struct stack_facts *df, const struct gpu_probe *gp, const struct platform_info *pf,
-		  const struct stack_opts *o, char *err)
+int stack_probe(struct stack_facts *df, const struct stack_opts *o, char *err)
 {
 	struct toolkits_opts to = { 0 };
 	struct runtimes_opts ro = { 0 };
@@ -18,8 +17,6 @@ int stack_collect(struct stack_facts *df, const struct gpu_probe *gp, const stru
 	int rc;
 
 	memset(df, 0, sizeof *df);
-	df->gp = gp;
-	df->pf = pf;
 	if ((rc = python_probe(&df->py, &po, err)) != CD_OK)
 		goto fail;
 	to.root = o->root;
@@ -40,10 +37,20 @@ int stack_collect(struct stack_facts *df, const struct gpu_probe *gp, const stru
 			goto fail;
 		df->n_rt++;
 	}
+	return CD_OK;
+fail:
+	stack_facts_free(df);
+	return rc;
+}
+
+int stack_join(struct stack_facts *df, const struct gpu_probe *gp, const struct platform_info *pf, char *err)
+{
+	df->gp = gp;
+	df->pf = pf;
 	/* without the kb the rules still run, on the collected facts alone */
 	if (facts_add_kb(NULL, &df->tk, df->rt, df->n_rt, &df->py, df->kb_error) == CD_ENOMEM) {
-		rc = cd_fail(err, CD_ENOMEM, "doctor: out of memory");
-		goto fail;
+		stack_facts_free(df);
+		return cd_fail(err, CD_ENOMEM, "doctor: out of memory");
 	}
 	df->f.driver = df->gp;
 	df->f.platform = df->pf;
@@ -52,9 +59,6 @@ int stack_collect(struct stack_facts *df, const struct gpu_probe *gp, const stru
 	df->f.n_runtime_sets = df->n_rt;
 	df->f.python = &df->py;
 	return CD_OK;
-fail:
-	stack_facts_free(df);
-	return rc;
 }
 
 void stack_facts_free(struct stack_facts *df)

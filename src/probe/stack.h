@@ -31,11 +31,13 @@ struct stack_facts {
 	char kb_error[CD_ERRMSG];     /* the kb did not load: rules run without its knowledge */
 };
 
-/* Collects everything beyond the driver facts gp and the platform pf (both kept by the caller
- * and only pointed to), with the kb's knowledge. CD_OK or CD_ENOMEM; driver and file
- * problems become facts. */
-int stack_collect(struct stack_facts *df, const struct gpu_probe *gp, const struct platform_info *pf,
-		  const struct stack_opts *o, char *err);
+/* Everything beyond the driver and platform facts, in two steps: the probes, which need
+ * neither the driver nor the kb (so they may run while the driver initialises), then the
+ * driver facts gp and the platform pf (kept by the caller, only pointed to) joined and the
+ * kb's knowledge added. CD_OK or CD_ENOMEM (driver and file problems become facts); either
+ * frees df when it fails. */
+int stack_probe(struct stack_facts *df, const struct stack_opts *o, char *err);
+int stack_join(struct stack_facts *df, const struct gpu_probe *gp, const struct platform_info *pf, char *err);
 void stack_facts_free(struct stack_facts *df);
 
 #endif

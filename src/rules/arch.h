@@ -44,7 +44,8 @@ struct arch_target {
 
 /* One scanned file. */
 struct arch_file {
-	const char *path;
+	const char *path;             /* "ARCHIVE!MEMBER" for a member of a zip archive */
+	const char *member;           /* that member's name inside the archive, else NULL */
 	const unsigned char *data;
 	size_t size;
 	struct dc_inventory inv;

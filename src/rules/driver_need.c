@@ -284,18 +284,21 @@ void driver_need_vars(const struct runtime_need *n, const struct arch_driver *d,
 	}
 }
 
-int driver_need_finding(struct report *r, const char *subject, const struct runtime_need *n,
-			const struct arch_target *t, const struct driver_need_verdict *v)
+int driver_need_finding_to(struct report *r, const char *subject, const struct runtime_need *n,
+			   const struct arch_target *t, const char *plan_fix, const char *plan_why, struct finding **out)
 {
 	const struct arch_driver *d = &t->driver;
 	struct version dc = driver_cuda(d);
 	struct finding_vars fv;
 	struct finding *f;
 
-	if (!v->fails)
-		return CD_OK;
+	*out = NULL;
 	finding_vars_init(&fv);
 	driver_need_vars(n, d, t, &fv);
+	if (plan_fix && plan_fix[0])
+		finding_var(&fv, "plan_fix", "%s", plan_fix);
+	if (plan_fix && plan_fix[0] && plan_why && plan_why[0])
+		finding_var(&fv, "plan_why", "%s", plan_why);
 	f = finding_make(r, SEV_CATALOGUE, "runtime-newer-than-driver", subject, &fv);
 	if (!f || finding_evidence(f, "%s", n->how) ||
 	    (n->min_driver_text[0] && !n->windows &&
@@ -307,7 +310,16 @@ int driver_need_finding(struct report *r, const char *subject, const struct runt
 	    finding_evidence(f, "judged against %s%s (CUDA %d.%d, %s)", d->version[0] ? "driver " : "a driver",
 			     d->version, dc.major, dc.minor, d->source))
 		return CD_ENOMEM;
+	*out = f;
 	return CD_OK;
+}
+
+int driver_need_finding(struct report *r, const char *subject, const struct runtime_need *n,
+			const struct arch_target *t, const struct driver_need_verdict *v)
+{
+	struct finding *f;
+
+	return v->fails ? driver_need_finding_to(r, subject, n, t, NULL, NULL, &f) : CD_OK;
 }
 
 struct driver_gpu_verdict driver_gpu_verdict(const struct arch_gpu *g, const struct arch_driver *d)

@@ -57,6 +57,12 @@ void driver_need_vars(const struct runtime_need *n, const struct arch_driver *d,
  * CD_OK or CD_ENOMEM. */
 int driver_need_finding(struct report *r, const char *subject, const struct runtime_need *n,
 			const struct arch_target *t, const struct driver_need_verdict *v);
+/* The same for a runtime already judged failing, whose one fix is plan_fix when given (plan's
+ * pick for a framework: the build that runs on this driver, or the branch it needs; plan_why its
+ * comment); *out gets the finding for the caller's evidence. CD_OK or CD_ENOMEM. */
+int driver_need_finding_to(struct report *r, const char *subject, const struct runtime_need *n,
+			   const struct arch_target *t, const char *plan_fix, const char *plan_why,
+			   struct finding **out);
 
 /* A GPU against a driver's branch: judged when the driver and the GPU's first toolkit are
  * known; fails when the branch predates every toolkit that builds for the GPU (R535 and a

@@ -285,15 +285,14 @@ int fw_judge(const struct fw_app *a, const struct arch_target *t, const struct g
 	return CD_OK;
 }
 
-int fw_finding(struct report *r, const struct fw_app *a, const struct arch_gpu *g, const struct fw_verdict *v)
+/* framework-cannot-run on one GPU: a cause other than its runtime (no image, the branch). */
+static int cannot_run(struct report *r, const struct fw_app *a, const struct arch_gpu *g, const struct fw_verdict *v)
 {
 	const struct arch_file *f = v->file >= 0 ? &a->files[v->file] : NULL;
 	char subject[320], *carries = NULL;
 	struct finding *x;
 	bool oom = false;
 
-	if (!fw_run_fails(v->run))
-		return CD_OK;
 	snprintf(subject, sizeof(subject), "%s%s%s on %s", a->name, a->version[0] ? " " : "", a->version, g->name);
 	x = report_add_finding(r, SEV_ERROR, "framework-cannot-run", subject, "%s%s%s cannot run on %s: %s%s%s", a->name,
 			       a->version[0] ? " " : "", a->version, g->name, fw_run_text(v->run),
@@ -321,4 +320,53 @@ int fw_finding(struct report *r, const struct fw_app *a, const struct arch_gpu *
 	else if (v->fix_why[0])
 		oom |= finding_fix(x, "# %s", v->fix_why) != CD_OK;
 	return oom ? CD_ENOMEM : CD_OK;
+}
+
+/* runtime-newer-than-driver for the app: its runtime is the cause, once however many GPUs it
+ * stops; what it stops on each GPU is the evidence, and plan's pick for the first is the fix. */
+static int runtime_too_new(struct report *r, const struct fw_app *a, const struct arch_target *t,
+			   const struct fw_verdict *v)
+{
+	const struct fw_verdict *first = NULL;
+	char subject[320], why_only[sizeof(first->fix_why) + 2];
+	struct finding *x;
+	int rc;
+
+	for (size_t g = 0; g < t->n_gpus && !first; g++)
+		if (v[g].run == FW_RUN_DRIVER_TOO_OLD)
+			first = &v[g];
+	if (!first)
+		return CD_OK;
+	if (first->file >= 0)
+		snprintf(subject, sizeof(subject), "%s", a->files[first->file].path);
+	else
+		snprintf(subject, sizeof(subject), "%s%s%s", a->name, a->version[0] ? " " : "", a->version);
+	/* plan's command, or only what it says when there is none (no branch runs it on this GPU) */
+	snprintf(why_only, sizeof(why_only), "%s%s", first->fix_why[0] ? "# " : "", first->fix_why);
+	if ((rc = driver_need_finding_to(r, subject, &first->need, t, first->fix[0] ? first->fix : why_only,
+					 first->fix[0] ? first->fix_why : NULL, &x)) != CD_OK)
+		return rc;
+	for (size_t g = 0; g < t->n_gpus; g++) {
+		if (v[g].run != FW_RUN_DRIVER_TOO_OLD)
+			continue;
+		if (finding_evidence(x, "so %s%s%s cannot run on %s%s%s%s", a->name, a->version[0] ? " " : "", a->version,
+				     t->gpus[g].name, v[g].image.image[0] ? " (its device code has " : "",
+				     v[g].image.image, v[g].image.image[0] ? " for it: only the runtime stops it)" : "") != CD_OK)
+			return CD_ENOMEM;
+		if ((v[g].fix[0] || v[g].fix_why[0]) && strcmp(v[g].fix, first->fix) != 0 &&
+		    finding_evidence(x, "for %s: %s%s%s", t->gpus[g].name, v[g].fix, v[g].fix[0] ? "   # " : "# ",
+				     v[g].fix_why) != CD_OK)
+			return CD_ENOMEM;
+	}
+	return CD_OK;
+}
+
+int fw_findings(struct report *r, const struct fw_app *a, const struct arch_target *t, const struct fw_verdict *v)
+{
+	int rc = runtime_too_new(r, a, t, v);
+
+	for (size_t g = 0; g < t->n_gpus && rc == CD_OK; g++)
+		if (fw_run_fails(v[g].run) && v[g].run != FW_RUN_DRIVER_TOO_OLD)
+			rc = cannot_run(r, a, &t->gpus[g], &v[g]);
+	return rc;
 }

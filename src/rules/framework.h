@@ -62,8 +62,11 @@ struct fw_verdict {
 int fw_judge(const struct fw_app *a, const struct arch_target *t, const struct gpu_spec *specs,
 	     struct fw_verdict *out, char *err);
 
-/* framework-cannot-run for a verdict that fails; nothing otherwise. CD_OK or CD_ENOMEM. */
-int fw_finding(struct report *r, const struct fw_app *a, const struct arch_gpu *g, const struct fw_verdict *v);
+/* The findings of a's verdicts on t's GPUs (v from fw_judge), one per cause: its CUDA runtime
+ * newer than the driver is one runtime-newer-than-driver for the app (what it stops on each GPU
+ * is the evidence, plan's pick the one fix); no image or the branch is framework-cannot-run for
+ * that GPU. CD_OK or CD_ENOMEM. */
+int fw_findings(struct report *r, const struct fw_app *a, const struct arch_target *t, const struct fw_verdict *v);
 
 /* The plan_framework whose builds a Python distribution's name belongs to ("torch", "jax-cuda12-plugin",
  * "vllm"); PLAN_FW_NONE for the others. */

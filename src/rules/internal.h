@@ -63,7 +63,6 @@ int rule_helper_timeouts(const struct facts *f, struct report *r);
 int rule_runtime_vs_driver(const struct facts *f, struct report *r);
 int rule_shadowed(const struct facts *f, struct report *r);
 /* python.c */
-int rule_framework_vs_driver(const struct facts *f, struct report *r);
 int rule_torch_cpu(const struct facts *f, struct report *r);
 /* platform.c */
 int rule_visible_devices(const struct facts *f, struct report *r);

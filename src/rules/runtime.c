@@ -29,6 +29,26 @@ static bool runtime_used(const struct runtime *rt, const struct runtimes *set)
 	return true;
 }
 
+/* Whether rt is a framework's own runtime (a wheel's or torch's copy in the site-packages of a
+ * CUDA build of its major): doctor's frameworks judge that framework with its device code on
+ * every GPU and say the cause once there (rules/framework.h). */
+static bool framework_runtime(const struct facts *f, const struct runtime *rt)
+{
+	if ((rt->origin != ORIGIN_PIP && rt->origin != ORIGIN_TORCH) || !f->driver->n_gpus)
+		return false;
+	for (size_t i = 0; i < f->python->n_fw; i++) {
+		const struct py_framework *fw = &f->python->fw[i];
+		const char *slash = strrchr(fw->path, '/');
+		size_t site = slash ? (size_t)(slash - fw->path) : 0;
+
+		if (fw->cpu_only || fw->rocm || !site || atoi(fw->cuda) != rt->version.major)
+			continue;
+		if (strncmp(rt->path, fw->path, site + 1) == 0)
+			return true;
+	}
+	return false;
+}
+
 int rule_runtime_vs_driver(const struct facts *f, struct report *r)
 {
 	bool oom = false;
@@ -47,7 +67,8 @@ int rule_runtime_vs_driver(const struct facts *f, struct report *r)
 		/* only the runtime's version is a CUDA version (cuDNN 9, NCCL 2 are not) */
 		if (!str_starts_with(rt->soname, "libcudart"))
 			continue;
-		if (!rules_known(&rt->version) || rules_cuda_fit(&rt->version, &cuda) != CUDA_NEWER_MAJOR)
+		if (!rules_known(&rt->version) || rules_cuda_fit(&rt->version, &cuda) != CUDA_NEWER_MAJOR ||
+		    framework_runtime(f, rt))
 			continue;
 		version_format(&rt->version, 2, rv, sizeof rv);
 		finding_vars_init(&v);

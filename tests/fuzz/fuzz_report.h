@@ -67,8 +67,9 @@ static inline void fuzz_render_checked(const struct report *r)
 }
 
 /* Runs `cudoctor NAME [SUB] WORDS...` in process (the command's own option table parses
- * words), then renders and checks the report (fuzz_render_checked). */
-static inline void fuzz_command_words(const struct cd_command *cmd, const char *sub, const char *const *words)
+ * words), then renders and checks the report (fuzz_render_checked). Returns the report's
+ * exit_override (CD_EXIT_FAILED when an input could not be read). */
+static inline int fuzz_command_words(const struct cd_command *cmd, const char *sub, const char *const *words)
 {
 	static struct cd_run run;
 	const struct cli_opt *tables[3] = { NULL, cmd->opts, NULL };
@@ -104,13 +105,15 @@ static inline void fuzz_command_words(const struct cd_command *cmd, const char *
 		abort(); /* nothing here runs out of memory: a NULL was taken for it, or a bug */
 	if (!safe_printed(err))
 		abort(); /* an error message names what was wrong as safe text */
+	int exit_override = r.exit_override;
 	report_free(&r);
 	cli_args_free(&global);
 	cli_args_free(&args);
+	return exit_override;
 }
 
 /* `cudoctor NAME [SUB] WORDS... FILE`, the fuzz input as FILE. */
-static inline void fuzz_command_report(const struct cd_command *cmd, const char *sub, const char *const *words,
+static inline int fuzz_command_report(const struct cd_command *cmd, const char *sub, const char *const *words,
 				const unsigned char *data, size_t size)
 {
 	const char *argv[24];
@@ -120,7 +123,7 @@ static inline void fuzz_command_report(const struct cd_command *cmd, const char 
 		argv[n] = words[n];
 	argv[n++] = fuzz_input_file(data, size);
 	argv[n] = NULL;
-	fuzz_command_words(cmd, sub, argv);
+	return fuzz_command_words(cmd, sub, argv);
 }
 
 #endif

@@ -666,8 +666,9 @@ static void test_gpus_from_nvml(void **state)
 	json_decref(j);
 }
 
-/* --ollama reads $OLLAMA_LIBRARY_PATH; --python=PY asks PY for its site-packages. Both take
- * only shared objects (*.so*). */
+/* --ollama reads $OLLAMA_LIBRARY_PATH: only shared objects (*.so*). --python=PY asks PY for its
+ * site-packages and reads there the files doctor judges: a framework's device code
+ * (torch/lib/libtorch_cuda.so), not another library beside it. */
 static void test_environment_scans(void **state)
 {
 	(void)state;
@@ -685,11 +686,18 @@ static void test_environment_scans(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_array_get(files, 0), "format")), "shared-library");
 	json_decref(j);
 
+	char site[] = "/tmp/cudoctor-site-XXXXXX", lib[PATH_MAX + 64], src[PATH_MAX + 64], cmd[3 * PATH_MAX];
+	assert_non_null(mkdtemp(site));
+	snprintf(src, sizeof(src), "%s/libk_shared.so", dir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/torch/lib' '%s/other' && cp '%s' '%s/torch/lib/libtorch_cuda.so' && "
+		 "cp '%s' '%s/other/libk_shared.so'", site, site, src, site, src, site);
+	assert_int_equal(system(cmd), 0);
+	snprintf(lib, sizeof(lib), "%s/torch/lib/libtorch_cuda.so", site);
 	char py[] = "/tmp/cudoctor-fakepy-XXXXXX";
 	int fd = mkstemp(py);
 	assert_true(fd >= 0);
 	char script[PATH_MAX + 64];
-	int n = snprintf(script, sizeof(script), "#!/bin/sh\necho %s\necho /nonexistent/site-packages\n", dir);
+	int n = snprintf(script, sizeof(script), "#!/bin/sh\necho %s\necho /nonexistent/site-packages\n", site);
 	assert_int_equal(write(fd, script, (size_t)n), n);
 	close(fd);
 	chmod(py, 0700);
@@ -699,8 +707,11 @@ static void test_environment_scans(void **state)
 	j = run_json(python, no_driver, &status);
 	assert_int_equal(status, 0);
 	assert_int_equal(json_array_size(json_object_get(j, "files")), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(j, "files"), 0), "path")), lib);
 	json_decref(j);
 	unlink(py);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", site);
+	assert_int_equal(system(cmd), 0);
 }
 
 int main(void)

@@ -412,7 +412,7 @@ static void test_pairs_odd_ranks_and_a_failing_pair(void **state)
 	(void)state;
 	if (!stuck[0])
 		skip();
-	j = run_fleet_opt("5", "30", NULL, pairs_envs("node04:2:2", false), "--nccl=pairs --nccl-size 256KiB", &status, &secs);
+	j = run_fleet_opt("5", "30", NULL, pairs_envs("node04:2:2", true), "--nccl=pairs --nccl-size 256KiB", &status, &secs);
 	assert_int_not_equal(status, 0);
 	np = json_object_get(j, "nccl_pairs");
 	assert_true(json_is_true(json_object_get(np, "ran")));

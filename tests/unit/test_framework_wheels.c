@@ -166,6 +166,47 @@ static void advice_ok(const char *out, const char *gpu_name)
 		fail_msg("%s\nin:\n%s", why, out);
 }
 
+/* Findings whose id is id about the venv (this host's own toolkit and runtimes make theirs). */
+static size_t count_id(json_t *j, const char *id)
+{
+	json_t *f;
+	size_t i, n = 0;
+
+	json_array_foreach(json_object_get(j, "findings"), i, f) {
+		const char *subject = json_string_value(json_object_get(f, "subject"));
+
+		n += strcmp(json_string_value(json_object_get(f, "id")), id) == 0 && subject &&
+		     (strstr(subject, "site-packages") || strncmp(subject, "torch", 5) == 0);
+	}
+	return n;
+}
+
+static json_t *finding_of(json_t *j, const char *id)
+{
+	json_t *f;
+	size_t i;
+
+	json_array_foreach(json_object_get(j, "findings"), i, f) {
+		const char *subject = json_string_value(json_object_get(f, "subject"));
+
+		if (strcmp(json_string_value(json_object_get(f, "id")), id) == 0 && subject && strstr(subject, "site-packages"))
+			return f;
+	}
+	return NULL;
+}
+
+static bool evidence_has(json_t *f, const char *needle)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(json_object_get(f, "evidence"), i, e) {
+		if (strstr(json_string_value(e), needle))
+			return true;
+	}
+	return false;
+}
+
 /* The first case: an RTX 5070 Ti with driver 572 and torch 2.5.1+cu124. */
 static void rtx5070ti_torch251_no_sm120(void **state)
 {
@@ -242,6 +283,9 @@ static void gtx1080_torch_cu130_no_sm61(void **state)
 			assert_non_null(strstr(fix, "pip install --force-reinstall torch=="));
 		else
 			assert_string_equal(fix, "sudo apt install nvidia-driver-580");
+		/* no image (and at 572 its runtime too): one finding, whose fix meets both */
+		assert_int_equal(count_id(j, "framework-cannot-run"), 1);
+		assert_int_equal(count_id(j, "runtime-newer-than-driver"), 0);
 		/* never a branch past R580, never a wheel without sm_60/61, anywhere in the report */
 		advice_ok(res.out, "NVIDIA GeForce GTX 1080");
 		json_decref(j);
@@ -268,6 +312,49 @@ static void h200_torch251_runs(void **state)
 	assert_true(json_is_null(json_object_get(row, "fix")));
 	assert_null(strstr(res.out, "framework-cannot-run"));
 	json_decref(j);
+	run_result_free(&res);
+}
+
+/* torch 2.11.0+cu130 carries sm_90 and sm_89, but its CUDA 13 runtime refuses a CUDA 12.8 driver:
+ * one cause, one finding (runtime-newer-than-driver) for both GPUs, what it stops on each is its
+ * evidence and plan's wheel for this driver its one fix; no framework-cannot-run beside it. */
+static void torch_cu130_on_r572_one_finding(void **state)
+{
+	struct wheel *w = &wheels[1];
+	struct run_result res;
+	json_t *j, *f, *fix;
+	json_error_t je;
+
+	(void)state;
+	if (!usable(w))
+		skip();
+	doctor(w, "NVIDIA H200:9.0:141GiB;NVIDIA GeForce RTX 4090:8.9:24GiB", "572.16", 12080, true, &res);
+	assert_int_equal(res.status, 1);
+	j = json_loads(res.out, 0, &je);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(torch_row(j), "result")), "driver-too-old");
+	assert_int_equal(count_id(j, "runtime-newer-than-driver"), 1);
+	assert_int_equal(count_id(j, "framework-cannot-run"), 0);
+	f = finding_of(j, "runtime-newer-than-driver");
+	assert_string_equal(json_string_value(json_object_get(f, "severity")), "error");
+	assert_non_null(strstr(json_string_value(json_object_get(f, "subject")), "torch/lib/libtorch_cuda.so"));
+	assert_true(evidence_has(f, "cannot run on GPU 0 (NVIDIA H200)"));
+	assert_true(evidence_has(f, "cannot run on GPU 1 (NVIDIA GeForce RTX 4090)"));
+	assert_true(evidence_has(f, "CUDA 13.x runs on driver 580"));
+	fix = json_object_get(f, "fix");
+	assert_int_equal(json_array_size(fix), 1);
+	assert_non_null(strstr(json_string_value(json_array_get(fix, 0)), "pip install --force-reinstall torch=="));
+	assert_non_null(strstr(json_string_value(json_array_get(fix, 0)), "/whl/cu12"));
+	advice_ok(res.out, "NVIDIA H200");
+	json_decref(j);
+	run_result_free(&res);
+
+	/* the text and Markdown reports say the same one finding */
+	doctor(w, "NVIDIA H200:9.0:141GiB;NVIDIA GeForce RTX 4090:8.9:24GiB", "572.16", 12080, false, &res);
+	assert_non_null(strstr(res.out, "runtime-newer-than-driver"));
+	assert_null(strstr(res.out, "framework-cannot-run"));
+	assert_non_null(strstr(res.out, "site-packages/torch/lib/libtorch_cuda.so]"));
+	assert_non_null(strstr(res.out, "cannot run on GPU 0 (NVIDIA H200)"));
 	run_result_free(&res);
 }
 
@@ -318,6 +405,7 @@ int main(void)
 		cmocka_unit_test(rtx5070ti_torch251_no_sm120),
 		cmocka_unit_test(gtx1080_torch_cu130_no_sm61),
 		cmocka_unit_test(h200_torch251_runs),
+		cmocka_unit_test(torch_cu130_on_r572_one_finding),
 		cmocka_unit_test(arch_python_skips_so_named_headers),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

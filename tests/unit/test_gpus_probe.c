@@ -279,7 +279,7 @@ static void test_unsupported_lost_and_attr(void **state)
 	assert_false(gpu_has(g, GF_POWER_DRAW));
 	assert_true(g->nvml_gpu_lost);
 	/* said once, by the first query that met it */
-	assert_string_equal(g->errors, "nvmlDeviceGetMemoryInfo_v2: NVML_ERROR_GPU_IS_LOST");
+	assert_string_equal(g->errors, "nvmlDeviceGetCudaComputeCapability: NVML_ERROR_GPU_IS_LOST");
 	gpu_probe_free(&p);
 }
 

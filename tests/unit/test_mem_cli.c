@@ -248,6 +248,52 @@ static void context_k_and_trained_length(void **state)
 	rmdir(dir);
 }
 
+/* The shape by options: Qwen2.5-0.5B's numbers given to --params make the same KV cache, the
+ * same model fields and the same context-past-training as its config.json; with --hidden and
+ * --vocab the activations are counted too, so the fit is answered. */
+static void shape_options_match_config(void **state)
+{
+	char dir[] = "/tmp/cudoctor-memcli-XXXXXX", path[64];
+	static const char *const keys[] = {"layers", "kv_heads", "head_dim", "context_train"};
+	(void)state;
+	write_qwen05_config(dir, path, sizeof path);
+
+	const char *cfg[] = {CUDOCTOR_BINARY, "--json", "mem", "estimate", path, "--context", "128k", "--gpu", "H200", NULL};
+	const char *opt[] = {CUDOCTOR_BINARY, "--json", "mem", "estimate", "--params", "494e6", "--layers", "24",
+			     "--kv-heads", "2", "--head-dim", "64", "--trained-context", "32k", "--context", "128k",
+			     "--gpu", "H200", NULL};
+	json_t *c = run_json(cfg, 0), *o = run_json(opt, 0);
+	json_t *cm = json_object_get(c, "model"), *om = json_object_get(o, "model");
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (!json_equal(json_object_get(cm, keys[i]), json_object_get(om, keys[i])))
+			fail_msg("model.%s: config.json %lld, options %lld", keys[i],
+				 json_integer_value(json_object_get(cm, keys[i])), json_integer_value(json_object_get(om, keys[i])));
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "breakdown"), "kv_cache_bytes")),
+			 24ll * 2 * 2 * 64 * 2 * 131072);
+	assert_true(json_equal(json_object_get(json_object_get(c, "breakdown"), "kv_cache_bytes"),
+			       json_object_get(json_object_get(o, "breakdown"), "kv_cache_bytes")));
+	json_t *fd = json_array_get(json_object_get(o, "findings"), 0);
+	assert_string_equal(json_string_value(json_object_get(fd, "id")), "context-past-training");
+	assert_string_equal(json_string_value(json_object_get(fd, "title")),
+			    json_string_value(json_object_get(json_array_get(json_object_get(c, "findings"), 0), "title")));
+	assert_non_null(strstr(json_string_value(json_array_get(json_object_get(fd, "evidence"), 0)), "--trained-context"));
+	/* no hidden size: the activations are not counted, so no fit is claimed */
+	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(o, "per_gpu"), 0), "fits")));
+	json_decref(o);
+
+	const char *full[] = {CUDOCTOR_BINARY, "--json", "mem", "estimate", "--params", "494e6", "--layers", "24",
+			      "--kv-heads", "2", "--head-dim", "64", "--hidden", "896", "--vocab", "151936",
+			      "--context", "32k", "--gpu", "H200", NULL};
+	o = run_json(full, 0);
+	assert_false(json_is_null(json_object_get(json_object_get(o, "breakdown"), "activations_bytes")));
+	assert_true(json_is_true(json_object_get(json_array_get(json_object_get(o, "per_gpu"), 0), "fits")));
+	assert_int_equal(json_array_size(json_object_get(o, "findings")), 0);
+	json_decref(o);
+	json_decref(c);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* --train names the phase where the step peaks, in JSON and text: Qwen2.5-0.5B's 151936-token
  * vocabulary puts it in the loss even with checkpointing (test_mem_estimate.c has the sum) */
 static void training_names_the_peak_phase(void **state)
@@ -356,6 +402,9 @@ static void usage_errors(void **state)
 		{CUDOCTOR_BINARY, "mem", "estimate", "--params", "lots", NULL},
 		{CUDOCTOR_BINARY, "mem", "estimate", "--params", "7B", "--kv-dtype", "q9", NULL},
 		{CUDOCTOR_BINARY, "mem", "estimate", "--params", "7B", "--optimizer", "lion", NULL},
+		{CUDOCTOR_BINARY, "mem", "estimate", "--params", "7B", "--kv-heads", "0", NULL},
+		{CUDOCTOR_BINARY, "mem", "estimate", "--params", "7B", "--layers", "1e9", NULL},
+		{CUDOCTOR_BINARY, "mem", "estimate", "model.gguf", "--layers", "32", NULL},
 		{CUDOCTOR_BINARY, "mem", "frobnicate", NULL},
 		{CUDOCTOR_BINARY, "mem", "probe", "--max", "1.5", NULL},
 	};
@@ -379,6 +428,7 @@ int main(void)
 		cmocka_unit_test(quiet_answers_per_gpu),
 		cmocka_unit_test(unknown_kv_is_not_a_fit),
 		cmocka_unit_test(context_k_and_trained_length),
+		cmocka_unit_test(shape_options_match_config),
 		cmocka_unit_test(training_names_the_peak_phase),
 		cmocka_unit_test(gguf_quant_names),
 		cmocka_unit_test(usage_errors),

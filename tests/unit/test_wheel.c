@@ -389,17 +389,17 @@ static void test_launcher_env_first(void **state)
 	assert_false(lists_env(j, real_tool));
 	json_decref(j);
 
-	/* arch --python: the venv's interpreter, so a library in its site-packages is scanned */
+	/* arch --python: the venv's interpreter, so its torch's device code is scanned */
 	if (access(ARCH_FIXTURES "/libk_shared.so", R_OK) != 0) {
 		free(site);
 		fprintf(stderr, "skipping arch --python: fixture %s/libk_shared.so missing (no nvcc at build time)\n", ARCH_FIXTURES);
 		skip();
 	}
-	free(sh_ok("mkdir -p '%s/fakepkg' && cp '" ARCH_FIXTURES "/libk_shared.so' '%s/fakepkg/'", site, site));
+	free(sh_ok("mkdir -p '%s/torch/lib' && cp '" ARCH_FIXTURES "/libk_shared.so' '%s/torch/lib/libtorch_cuda.so'", site, site));
 	j = run_json("env PATH=/usr/bin:/bin CUDOCTOR_LIBCUDA=/nonexistent '%s/bin/cudoctor' --json arch --python --gpu 9.0 --driver 13.0", v);
 	files = json_object_get(j, "files");
 	assert_int_equal(json_array_size(files), 1);
-	assert_non_null(strstr(json_string_value(json_object_get(json_array_get(files, 0), "path")), "/fakepkg/libk_shared.so"));
+	assert_non_null(strstr(json_string_value(json_object_get(json_array_get(files, 0), "path")), "/torch/lib/libtorch_cuda.so"));
 	json_decref(j);
 	free(site);
 }

@@ -4,7 +4,9 @@ only the zip's central directory and those members (HTTP range requests, streame
 so a test gets torch/lib/libtorch_cuda.so without downloading the whole ~900 MB wheel.
 
 usage: fetch_member.py PROJECT VERSION FILENAME_PART OUTDIR MEMBER...
-Files already in OUTDIR are reused. Exit 0 done, 77 the index cannot be reached (the caller
+       fetch_member.py --list PROJECT VERSION FILENAME_PART OUTFILE
+Files already in OUTDIR are reused. --list writes the wheel's member names, one a line, to
+OUTFILE (reused when it exists): only the central directory is read. Exit 0 done, 77 the index cannot be reached (the caller
 skips), 1 anything else (the wheel or a member is not what was expected)."""
 import json
 import os
@@ -106,7 +108,41 @@ def extract(url, entry, dest):
     os.rename(tmp, dest)
 
 
+def open_wheel(project, version, part):
+    """(url, entries, 0), or (None, None, exit status) with the reason on stderr."""
+    try:
+        url, size = wheel_url(project, version, part)
+        return url, central_directory(url, size), 0
+    except urllib.error.HTTPError as e:
+        sys.stderr.write("fetch_member: %s %s: %s\n" % (project, version, e))
+        return None, None, 1
+    except (urllib.error.URLError, OSError) as e:
+        sys.stderr.write("fetch_member: the package index cannot be reached: %s\n" % e)
+        return None, None, 77
+
+
+def list_members(argv):
+    if len(argv) != 6:
+        sys.stderr.write(__doc__)
+        return 2
+    project, version, part, outfile = argv[2:6]
+    if os.path.isfile(outfile):
+        return 0
+    _, entries, status = open_wheel(project, version, part)
+    if status:
+        return status
+    os.makedirs(os.path.dirname(outfile) or ".", exist_ok=True)
+    tmp = outfile + ".part.%d" % os.getpid()
+    with open(tmp, "w") as out:
+        for name in sorted(entries):
+            out.write(name + "\n")
+    os.rename(tmp, outfile)
+    return 0
+
+
 def main(argv):
+    if len(argv) > 1 and argv[1] == "--list":
+        return list_members(argv)
     if len(argv) < 6:
         sys.stderr.write(__doc__)
         return 2
@@ -115,15 +151,9 @@ def main(argv):
     wanted = [(m, os.path.join(outdir, os.path.basename(m))) for m in members]
     if all(os.path.isfile(d) for _, d in wanted):
         return 0
-    try:
-        url, size = wheel_url(project, version, part)
-        entries = central_directory(url, size)
-    except urllib.error.HTTPError as e:
-        sys.stderr.write("fetch_member: %s %s: %s\n" % (project, version, e))
-        return 1
-    except (urllib.error.URLError, OSError) as e:
-        sys.stderr.write("fetch_member: the package index cannot be reached: %s\n" % e)
-        return 77
+    url, entries, status = open_wheel(project, version, part)
+    if status:
+        return status
     for m, dest in wanted:
         if os.path.isfile(dest):
             continue

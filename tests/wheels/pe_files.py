@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Fetches real Windows PE files with device code (and without) for test_pe: small win_amd64
-wheels from the package index, and NVIDIA's Linux cuobjdump (nvidia-cuda-cuobjdump wheel).
+wheels from the package index, single members of larger ones, and NVIDIA's Linux cuobjdump
+(nvidia-cuda-cuobjdump wheel).
 Linux cuobjdump does not open PE files, so each DLL's .nv_fatb section is cut out to
 STEM.fatbin and cuobjdump --list-elf --list-ptx of it is kept as STEM.cuobjdump.txt.
 
@@ -18,6 +19,9 @@ import urllib.request
 import json
 import zipfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fetch_member  # noqa: E402
+
 INDEX = os.environ.get("CUDOCTOR_TEST_INDEX", "https://pypi.org/pypi")
 # (project, version, wheel-name part, members): a few MB to tens of MB each
 WHEELS = [
@@ -25,6 +29,14 @@ WHEELS = [
     ("nvidia-cuda-runtime-cu12", "12.9.79", "win_amd64", ["nvidia/cuda_runtime/bin/cudart64_12.dll"]),
     ("ctranslate2", "4.8.5", "cp312-cp312-win_amd64",
      ["ctranslate2/ctranslate2.dll", "ctranslate2/_ext.cp312-win_amd64.pyd"]),
+]
+# Members of larger wheels, fetched alone (tests/wheels/fetch_member.py: HTTP range requests):
+# other producers' device code in a .pyd (CuPy), a DLL per CUDA release (bitsandbytes) and
+# NVIDIA Warp's runtime DLL; 36 MB in all
+MEMBERS = [
+    ("cupy-cuda12x", "14.2.0", "cp312-cp312-win_amd64", ["cupy/random/_generator_api.cp312-win_amd64.pyd"]),
+    ("bitsandbytes", "0.50.2", "win_amd64", ["bitsandbytes/libbitsandbytes_cuda130.dll"]),
+    ("warp-lang", "1.0.0", "win_amd64", ["warp/bin/warp.dll"]),
 ]
 CUOBJDUMP = ("nvidia-cuda-cuobjdump", "13.2.51", "manylinux2014_x86_64")
 
@@ -76,6 +88,12 @@ def main():
             raise
         print("the package index cannot be reached: %s" % e, file=sys.stderr)
         return 77
+    fetched = []
+    for project, version, part, members in MEMBERS:
+        rc = fetch_member.main(["fetch_member.py", project, version, part, out] + members)
+        if rc:
+            return rc
+        fetched += [os.path.join(out, os.path.basename(m)) for m in members]
     cuobjdump = os.path.join(out, "cuobjdump")
     if not os.path.exists(cuobjdump):
         with zipfile.ZipFile(cw) as z:
@@ -96,25 +114,26 @@ def main():
                                 break
                             w.write(b)
                     os.rename(path + ".part", path)
-                sec = nv_fatb(path)
-                if sec is None:
-                    print("%s\t-" % path)
-                    continue
-                stem = os.path.splitext(os.path.basename(m))[0]
-                fat = os.path.join(out, "fatbin", stem + ".fatbin")
-                txt = os.path.join(out, stem + ".cuobjdump.txt")
-                if not os.path.exists(txt):
-                    os.makedirs(os.path.dirname(fat), exist_ok=True)
-                    open(fat, "wb").write(sec)
-                    res = subprocess.run([cuobjdump, "--list-elf", "--list-ptx", fat], cwd=os.path.dirname(fat),
-                                         capture_output=True)
-                    if res.returncode != 0:
-                        print("cuobjdump failed on %s: %s" % (fat, res.stderr.decode(errors="replace")),
-                              file=sys.stderr)
-                        return 1
-                    open(txt + ".part", "wb").write(res.stdout)
-                    os.rename(txt + ".part", txt)
-                print("%s\t%s" % (path, txt))
+                fetched.append(path)
+    for path in fetched:
+        sec = nv_fatb(path)
+        if sec is None:
+            print("%s\t-" % path)
+            continue
+        stem = os.path.splitext(os.path.basename(path))[0]
+        fat = os.path.join(out, "fatbin", stem + ".fatbin")
+        txt = os.path.join(out, stem + ".cuobjdump.txt")
+        if not os.path.exists(txt):
+            os.makedirs(os.path.dirname(fat), exist_ok=True)
+            open(fat, "wb").write(sec)
+            res = subprocess.run([cuobjdump, "--list-elf", "--list-ptx", fat], cwd=os.path.dirname(fat),
+                                 capture_output=True)
+            if res.returncode != 0:
+                print("cuobjdump failed on %s: %s" % (fat, res.stderr.decode(errors="replace")), file=sys.stderr)
+                return 1
+            open(txt + ".part", "wb").write(res.stdout)
+            os.rename(txt + ".part", txt)
+        print("%s\t%s" % (path, txt))
     return 0
 
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "binfmt/devcode.h"
+#include "report/progress.h"
 #include "report/report.h"
 #include "rules/arch.h"
 
@@ -19,6 +20,27 @@ struct arch_opts {
 	char note[256];       /* said once in the report (e.g. no Ollama folder) */
 	struct arch_target target;
 };
+
+/* How many files got each verdict, for one GPU. */
+struct arch_tally {
+	size_t n[VERDICT_NONE];
+};
+
+/* One run's walk over its inputs: what it reports into and what it counts. */
+struct arch_walk {
+	struct report_rec *files;
+	const struct arch_opts *o;
+	struct arch_tally *tally;     /* one per GPU of o->target */
+	struct progress_line *prog;
+	bool summary;                 /* a file that runs natively on every GPU is counted, not shown */
+	size_t searched;              /* files and archive members searched */
+	size_t with_code, listed, shown, failed;
+};
+
+/* walk.c: one input: mapped and judged, or, a zip archive (a wheel), each member that can
+ * carry device code judged as "ARCHIVE!MEMBER" from its inflated bytes. A file or member
+ * that cannot be read gets its one-line error (exit 3) and the walk goes on. */
+void arch_walk_input(struct arch_walk *w, const char *path, bool explicit_input);
 
 /* file.c: a file with its images (scanned into f): its section, listing, verdicts (into v,
  * one per GPU of o->target) and, with --resources, its kernels' resources; its object of

@@ -283,10 +283,10 @@ int arch_cuobjdump_lines(const struct arch_file *f, unsigned *elf_no, unsigned *
 {
 	const struct dc_inventory *inv = &f->inv;
 	char stem[256];
-	stem_of(f->path, stem, sizeof(stem));
+	stem_of(f->member ? f->member : f->path, stem, sizeof(stem));
 	int member = -1;
 	char real[4096], shown[4 * 4096], name[1024];
-	const char *path = realpath(f->path, real) ? real : f->path; /* cuobjdump prints it resolved */
+	const char *path = !f->member && realpath(f->path, real) ? real : f->path; /* cuobjdump prints it resolved */
 	safe_text(shown, sizeof shown, path, strlen(path), 0);
 	if (inv->format == DC_PTX)
 		return CD_OK; /* cuobjdump: "does not contain device code" */

@@ -1,6 +1,7 @@
 /* doctor's "Will it run": the frameworks probe/python.c found (with the files that carry their
- * device code), Ollama's runners and the --binary/--path apps, found as arch finds them
- * (probe/arch_inputs.c), mapped and read to their fatbin headers only, judged by rules/framework. */
+ * device code, by probe/fw_files.h, the finder arch --python uses), Ollama's runners and the
+ * --binary/--path apps, found as arch finds them (probe/arch_inputs.c), mapped and read to their
+ * fatbin headers only, judged by rules/framework. */
 #include "cmd/doctor/frameworks.h"
 
 #include <stdio.h>
@@ -138,13 +139,9 @@ static int judge_app(struct report *r, struct judged *j, const struct fw_app *a,
 		if ((rc = report_rec_end(&row)) != CD_OK)
 			return rc;
 		j->rows++;
-		if (fw_run_fails(v->run)) {
-			j->failing++;
-			if ((rc = fw_finding(r, a, &j->t->gpus[g], v)) != CD_OK)
-				return rc;
-		}
+		j->failing += fw_run_fails(v->run);
 	}
-	return CD_OK;
+	return fw_findings(r, a, j->t, j->v);
 }
 
 /* The GPU specs of t's GPUs (by CUDA ordinal) as plan knows them. */
@@ -236,7 +233,8 @@ int doctor_frameworks(struct report *r, const struct stack_facts *df, const stru
 	j.tab = &tab;
 	for (size_t i = 0; i < py->n_fw && rc == CD_OK && t->n_gpus; i++) {
 		const struct py_framework *fw = &py->fw[i];
-		struct fw_app a = { .name = fw->name, .version = fw->version, .cuda = fw->cuda, .plan = fw_plan_of(fw->name) };
+		struct fw_app a = { .name = fw->name, .version = fw->version, .cuda = fw->cuda, .plan = fw_plan_of(fw->name),
+				    .alternatives = fw->code_alternatives };
 
 		if (fw->cpu_only || fw->rocm)
 			continue;

@@ -18,8 +18,8 @@ struct doctor_apps {
 
 /* Finds the device code of every Python framework (probe/python.c's list), Ollama's runners and
  * the apps named, reads only their headers, judges each on every GPU the driver shows
- * (rules/framework.h) and writes the "Will it run" section (text and "will_it_run") and the
- * framework-cannot-run findings. A file that cannot be read is a line, not a failure.
+ * (rules/framework.h) and writes the "Will it run" section (text and "will_it_run") and its
+ * findings, one per cause (fw_findings). A file that cannot be read is a line, not a failure.
  * CD_OK or CD_ENOMEM. */
 int doctor_frameworks(struct report *r, const struct stack_facts *df, const struct doctor_apps *apps, char *err);
 

@@ -9,6 +9,7 @@
 #include "kb/gguf_quants.h"
 #include "mem/estimate.h"
 #include "mem/load.h"
+#include "mem/shape.h"
 #include "util/units.h"
 #include "util/err.h"
 
@@ -24,10 +25,12 @@ struct est_args {
 	size_t n_gpu_specs;
 	uint64_t gpu_memory;
 	bool runtime_given;
+	struct mem_shape shape;       /* --layers, --kv-heads, --head-dim, --trained-context */
+	bool shape_given;
 };
 
 enum { O_PARAMS = 1, O_DTYPE, O_CONTEXT, O_BATCH, O_KV, O_TRAIN, O_OPT, O_MIXED, O_CKPT,
-       O_GPU, O_GPUMEM, O_RUNTIME, O_CUDACTX };
+       O_GPU, O_GPUMEM, O_RUNTIME, O_CUDACTX, O_SHAPE };
 enum { GROUP_BUDGET = 1 };
 
 const struct cli_opt mem_estimate_opts[] = {
@@ -39,6 +42,22 @@ const struct cli_opt mem_estimate_opts[] = {
 		  "weight of a whole file, from kb/gguf_quants.tsv)",
 	  .complete = CLI_C_WORDS,
 	  .words = "fp32 fp16 bf16 fp8 int8 int4 q8_0 q6_k q5_k_m q5_k_s q4_k_m q4_k_s q4_0 q3_k_m iq4_xs" },
+	/* the shape fields that have an option in mem/shape.c's table, by the same names */
+	{ .id = O_SHAPE, .long_name = "layers", .arg = CLI_REQUIRED, .metavar = "N",
+	  .help = "with --params: transformer blocks (config.json's num_hidden_layers); with --kv-heads and "
+		  "--head-dim the KV cache is counted" },
+	{ .id = O_SHAPE, .long_name = "kv-heads", .arg = CLI_REQUIRED, .metavar = "N",
+	  .help = "with --params: key/value heads per layer (num_key_value_heads; 8 for Llama 3 8B)" },
+	{ .id = O_SHAPE, .long_name = "head-dim", .arg = CLI_REQUIRED, .metavar = "N",
+	  .help = "with --params: one head's dimension (head_dim; 128 for most)" },
+	{ .id = O_SHAPE, .long_name = "hidden", .arg = CLI_REQUIRED, .metavar = "N",
+	  .help = "with --params: the hidden size (hidden_size); with --layers the activations are counted "
+		  "(feed-forward taken as 4 x hidden)" },
+	{ .id = O_SHAPE, .long_name = "vocab", .arg = CLI_REQUIRED, .metavar = "N",
+	  .help = "with --params: the vocabulary size (vocab_size), for the logits" },
+	{ .id = O_SHAPE, .long_name = "trained-context", .arg = CLI_REQUIRED, .metavar = "N",
+	  .help = "with --params: the context the model was trained for (max_position_embeddings; 128k = "
+		  "131072); a longer --context is warned of" },
 	{ .id = O_CONTEXT, .long_name = "context", .arg = CLI_REQUIRED, .metavar = "N",
 	  .help = "tokens of context (default 8192, or the model's if smaller; 2048 for training); "
 		  "k is 1024 (128k = 131072), as model configs mean it" },
@@ -121,6 +140,19 @@ static int parse_args(int argc, char **argv, const struct cli_args *args, struct
 				return cd_fail(err, CD_EUSAGE, "--runtime: '%.40s' is not torch or llama.cpp", optarg);
 			a->runtime_given = true;
 			break;
+		case O_SHAPE: {
+			size_t f = 0;
+
+			while (f < MEM_SHAPE_FIELDS && (!mem_shape_descs[f].option ||
+							 strcmp(mem_shape_descs[f].option, args->v[i].opt->long_name) != 0))
+				f++;
+			if (f == MEM_SHAPE_FIELDS)
+				return cd_fail(err, CD_EINTERNAL, "--%s: not in the shape table", args->v[i].opt->long_name);
+			if (mem_shape_parse(&a->shape, (enum mem_shape_field)f, optarg, err))
+				return CD_EUSAGE;
+			a->shape_given = true;
+			break;
+		}
 		case O_CUDACTX:
 			if (units_parse_size(optarg, &a->o.cuda_context))
 				return cd_fail(err, CD_EUSAGE, "--cuda-context: '%.40s' is not a size", optarg);
@@ -134,6 +166,9 @@ static int parse_args(int argc, char **argv, const struct cli_args *args, struct
 		return cd_fail(err, CD_EUSAGE, "one model at a time ('%.60s' is extra)", argv[2]);
 	if (!a->path == !a->params)
 		return cd_fail(err, CD_EUSAGE, "name a model FILE|DIR or give --params N --dtype T");
+	if (a->shape_given && !a->params)
+		return cd_fail(err, CD_EUSAGE, "--layers, --kv-heads, --head-dim, --hidden, --vocab and --trained-context "
+			       "go with --params (a model file or config.json gives its own shape)");
 	if (a->params && !a->dtype)
 		a->dtype = "bf16";
 	return CD_OK;
@@ -169,7 +204,12 @@ static void model_fields(struct report_rec *top, const struct mem_model *m, cons
 				     m->bytes_exact ? " (exact: sum of tensor sizes)" : "");
 	else
 		report_one_json(&w, F, MEM_MODEL_WEIGHT_BYTES, m);
-	if (m->n_layers)
+	if (m->n_layers && !m->hidden && m->ctx_train)
+		/* --params --layers: only what the options gave */
+		report_one_fieldf(&w, F, MEM_MODEL_LAYERS, m, "%u (trained context %" PRIu64 ")", m->n_layers, m->ctx_train);
+	else if (m->n_layers && !m->hidden)
+		report_one_fieldf(&w, F, MEM_MODEL_LAYERS, m, "%u", m->n_layers);
+	else if (m->n_layers)
 		report_one_fieldf(&w, F, MEM_MODEL_LAYERS, m,
 				     "%u (hidden %" PRIu64 ", vocab %" PRIu64 ", trained context %" PRIu64 ")", m->n_layers,
 				     m->hidden, m->vocab, m->ctx_train);
@@ -179,6 +219,8 @@ static void model_fields(struct report_rec *top, const struct mem_model *m, cons
 		report_one_fieldf(&w, F, MEM_MODEL_HEADS, m,
 				     "MLA: %u heads; cache holds the latent (%u) + rope key (%u) per token and layer",
 				     m->n_heads, m->kv_lora_rank, m->rope_dim);
+	else if (m->attn_known && !m->n_heads)
+		report_one_fieldf(&w, F, MEM_MODEL_HEADS, m, "%u KV heads, head dim %u", m->n_kv_heads, m->head_dim_k);
 	else if (m->attn_known)
 		report_one_fieldf(&w, F, MEM_MODEL_HEADS, m, "%u heads, %u KV heads%s, head dim %u%s", m->n_heads,
 				     m->n_kv_heads, m->n_kv_heads && m->n_kv_heads < m->n_heads ? " (grouped-query)" : "",
@@ -435,6 +477,11 @@ static void unknown_parts_finding(struct report *r, const struct mem_model *m, c
 				"num_key_value_heads, head_dim", (unsigned long long)o->context, t->name));
 	cmd_note(r, finding_fix(fd, "cudoctor mem estimate model.gguf --context %llu  # or its GGUF file (only the "
 				"header is read)", (unsigned long long)o->context));
+	if (!strcmp(m->format, "params"))
+		cmd_note(r, finding_fix(fd, "cudoctor mem estimate --params %llu --layers L %s--context %llu --gpu '%s'  "
+					"# or the shape by hand", (unsigned long long)m->params,
+					kv ? "--kv-heads K --head-dim D " : "--hidden H --vocab V ",
+					(unsigned long long)o->context, t->name));
 }
 
 /* The context asked for is past what the model was trained on: quality falls off (or the
@@ -448,7 +495,8 @@ static void past_trained_context(struct report *r, const struct mem_model *m, co
 	if (!fd)
 		return;
 	cmd_note(r, finding_evidence(fd, "trained context %llu (%s)", (unsigned long long)m->ctx_train,
-				     strcmp(m->format, "gguf") == 0 ? "GGUF <arch>.context_length"
+				     strcmp(m->format, "params") == 0 ? "--trained-context"
+				     : strcmp(m->format, "gguf") == 0 ? "GGUF <arch>.context_length"
 								    : "config.json max_position_embeddings"));
 	cmd_note(r, finding_why(fd, "Positions past the trained length were never seen in training: without RoPE "
 			        "scaling (YaRN, rope_scaling in config.json) the output degrades, and vLLM refuses a "
@@ -517,6 +565,20 @@ static void fit_fields(struct report_rec *top, const struct mem_model *m, const 
 		return; /* the failure is top's now */
 }
 
+/* --params with shape options: the KV cache is counted when layers, KV heads and head dim are
+ * all given; the note says what is still missing. */
+static int mem_params_shape(struct mem_model *m, const struct mem_shape *s, char *err)
+{
+	int rc = mem_model_apply_shape(m, s, err);
+
+	if (rc)
+		return rc == CD_EFORMAT ? CD_EUSAGE : rc;
+	snprintf(m->note, sizeof m->note, "shape from the options%s%s", m->attn_known ? "" :
+		 "; no KV cache without --layers, --kv-heads and --head-dim",
+		 m->hidden && m->n_layers ? "; feed-forward taken as 4 x hidden" : "; no activations without --layers and --hidden");
+	return CD_OK;
+}
+
 int mem_estimate_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
 	struct est_args a;
@@ -542,6 +604,8 @@ int mem_estimate_run(struct report *r, int argc, char **argv, const struct cd_gl
 		}
 		rc = mem_model_from_params(a.params, qrc == CD_OK ? q.name : a.dtype,
 					   qrc == CD_OK ? q.bits_per_weight : 0, &m, err);
+		if (rc == CD_OK && a.shape_given)
+			rc = mem_params_shape(&m, &a.shape, err);
 	}
 	if (rc)
 		goto out;

@@ -1,0 +1,65 @@
+/* Zip archives (wheels, .zip) read in place: end of central directory (zip64 too), central
+ * directory entries, local headers; stored and deflate members inflated with a bounded
+ * output, their declared sizes checked rather than trusted. */
+#ifndef CUDOCTOR_BINFMT_ZIP_H
+#define CUDOCTOR_BINFMT_ZIP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ZIP_STORED 0
+#define ZIP_DEFLATE 8
+/* Deflate cannot expand past about 1032:1; a member that declares more is a bomb or damage. */
+#define ZIP_DEFLATE_RATIO 1032u
+/* The most one member may inflate to: a CUDA library is at most a few GB (torch's largest
+ * near 1.5 GB); the member is held in memory while it is judged. */
+#define ZIP_MEMBER_MAX ((uint64_t)4 << 30)
+
+struct zip_archive {
+	const unsigned char *data;
+	size_t size;
+	size_t cd_off;        /* central directory, bounds-checked */
+	size_t cd_size;
+	uint64_t n_entries;   /* as the end record declares */
+	size_t next;          /* offset of the next central entry (iteration) */
+	uint64_t seen;        /* entries read so far */
+};
+
+struct zip_member {
+	const char *name;     /* inside the archive, name_len bytes, not NUL-terminated */
+	size_t name_len;
+	uint16_t flags, method;
+	uint32_t crc;
+	uint64_t comp_size, size; /* from the central directory (zip64 extra when 0xffffffff) */
+	uint64_t local_off;
+};
+
+/* "PK\3\4" (a member first) or "PK\5\6" (an empty archive). */
+bool zip_has_magic(const unsigned char *data, size_t size);
+
+/* Finds the end of central directory record (and its zip64 form) and checks that the
+ * central directory lies inside the buffer. */
+int zip_open(struct zip_archive *z, const unsigned char *data, size_t size, char *err);
+
+/* The next central directory entry: 1 a member, 0 the end, negative malformed. */
+int zip_next(struct zip_archive *z, struct zip_member *m, char *err);
+
+/* Whether the member's name ends in '/' (a folder entry). */
+bool zip_member_is_dir(const struct zip_member *m);
+
+/* The member's stored bytes, behind its local header: *out points into the archive. */
+int zip_member_stored(const struct zip_archive *z, const struct zip_member *m, const unsigned char **out,
+		      size_t *len, char *err);
+
+/* The member's first bytes: inflates at most want bytes into buf (*got of them; fewer only when
+ * the member is shorter). CD_OK, CD_EFORMAT (damaged), CD_EUNSUPPORTED (method, encryption). */
+int zip_member_head(const struct zip_archive *z, const struct zip_member *m, unsigned char *buf, size_t want,
+		    size_t *got, char *err);
+
+/* The whole member, malloc'ed (caller frees): refused when it declares more than cap or more
+ * than deflate can expand to; it must inflate to exactly its declared size and CRC-32. */
+int zip_member_read(const struct zip_archive *z, const struct zip_member *m, uint64_t cap, unsigned char **out,
+		    size_t *len, char *err);
+
+#endif

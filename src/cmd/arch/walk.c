@@ -1,0 +1,213 @@
+/* One input of `arch`: a file mapped and judged in place, or a zip archive (wheel) whose
+ * members that can carry device code are inflated one at a time and judged as files are. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "binfmt/zip.h"
+#include "cmd/arch/arch.h"
+#include "cmd/cmd.h"
+#include "util/err.h"
+#include "util/file.h"
+
+/* Releases the pages a walk has passed, so memory stays flat on gigabyte libraries. */
+struct release_ctx {
+	const unsigned char *base;
+	size_t done;
+};
+
+#define RELEASE_STEP ((size_t)8 << 20)
+
+static void release_behind(const unsigned char *upto, void *ctx)
+{
+	struct release_ctx *rc = ctx;
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t page = pg > 0 ? (size_t)pg : 4096;
+	size_t to = (size_t)(upto - rc->base) & ~(page - 1);
+	if (to > rc->done + RELEASE_STEP) {
+		madvise((void *)(rc->base + rc->done), to - rc->done, MADV_DONTNEED);
+		rc->done = to;
+	}
+}
+
+static unsigned scan_opts(const struct arch_opts *o, bool explicit_input)
+{
+	if (o->cuobjdump)
+		return DC_READ_ELF;
+	return explicit_input ? DC_SCAN_ALL_SECTIONS : DC_SCAN_IF_CUDA;
+}
+
+/* Counts v (one verdict per GPU of t) into the tally; true when the file deserves its details
+ * in a summary: some GPU runs it other than natively. A file with no verdict (no device
+ * code) is counted nowhere and needs no details. */
+static bool tally_file(struct arch_tally *tally, const struct arch_target *t, const struct arch_verdict *v)
+{
+	bool details = false;
+
+	for (size_t i = 0; i < t->n_gpus; i++) {
+		if (v[i].verdict == VERDICT_NONE)
+			continue;
+		tally[i].n[v[i].verdict]++;
+		details |= v[i].verdict != VERDICT_NATIVE;
+	}
+	return details;
+}
+
+/* A file or member that could not be read: its one-line error ("NAME: why"), a section
+ * unless --cuobjdump, and an object of "files". */
+static void file_error(struct arch_walk *w, const char *name, const char *why)
+{
+	struct report_rec rec;
+	char err[CD_ERRMSG];
+	size_t mark = report_items_mark(w->files->r);
+
+	if (strstr(why, name))
+		snprintf(err, sizeof err, "%s", why);
+	else
+		cd_fail(err, CD_EFORMAT, "%s: %s", name, why);
+	w->failed++;
+	progress_end(w->prog); /* the error line starts on a clean line */
+	cmd_input_error(w->files->r, "arch", err);
+	report_rec_item(w->files, &rec);
+	report_rec_section(&rec, "%s", name);
+	report_rec_line(&rec, "error: %s", err);
+	report_field(&rec, NULL, "path", rv_str(name));
+	report_field(&rec, NULL, "error", rv_str(err));
+	cmd_note(w->files->r, report_rec_end(&rec));
+	w->shown += report_items_mark(w->files->r) > mark;
+}
+
+/* f scanned: listed and judged (or its cuobjdump lines); in a summary kept only when some GPU
+ * does not run it natively. */
+static void judge_scanned(struct arch_walk *w, struct arch_file *f, bool explicit_input, struct release_ctx *rel)
+{
+	const struct arch_opts *o = w->o;
+	struct report *r = w->files->r;
+	size_t mark = report_items_mark(r);
+	struct arch_verdict *v = NULL;
+	bool details = false;
+
+	w->with_code += f->inv.format != DC_NO_DEVICE_CODE;
+	if (!explicit_input && f->inv.format == DC_NO_DEVICE_CODE)
+		return; /* found in a directory or an archive: only what has device code is reported */
+	w->listed++;
+	if (o->cuobjdump) {
+		unsigned elf_no = 0, ptx_no = 0;
+		arch_cuobjdump_lines(f, &elf_no, &ptx_no, stdout);
+		return;
+	}
+	if (!(v = calloc(o->target.n_gpus ? o->target.n_gpus : 1, sizeof(*v)))) {
+		r->oom = true;
+		return;
+	}
+	if (rel)
+		rel->done = 0; /* the judge reads small payloads in file order: release behind it too */
+	arch_file_fields(w->files, f, o, v);
+	details = tally_file(w->tally, &o->target, v);
+	free(v);
+	if (w->summary && !details)
+		report_items_truncate(r, mark); /* runs natively everywhere: counted, not shown */
+	else if (report_items_mark(r) > mark)
+		w->shown++;
+}
+
+/* How many bytes of a member tell whether dc_scan reads it (dc_has_magic's "a few KiB"). */
+#define MEMBER_HEAD 4096
+
+/* Every member of the zip archive at data that can carry device code, judged as
+ * "PATH!MEMBER". A damaged central directory fails the whole archive; a damaged member
+ * only itself. */
+static void walk_zip(struct arch_walk *w, const char *path, const unsigned char *data, size_t size)
+{
+	struct zip_archive z;
+	struct zip_member m;
+	char err[CD_ERRMSG] = "";
+	int more;
+
+	if (zip_open(&z, data, size, err) != CD_OK) {
+		file_error(w, path, err);
+		return;
+	}
+	while ((more = zip_next(&z, &m, err)) > 0) {
+		unsigned char head[MEMBER_HEAD], *buf = NULL;
+		size_t got = 0, len = 0;
+		char *name = NULL;
+		struct arch_file f = {0};
+		int rc;
+
+		if (!dc_name_may_carry_code(m.name, m.name_len))
+			continue;
+		w->searched++;
+		if (!(name = malloc(strlen(path) + 1 + m.name_len + 1))) {
+			w->files->r->oom = true;
+			return;
+		}
+		sprintf(name, "%s!", path);
+		memcpy(name + strlen(name), m.name, m.name_len);
+		name[strlen(path) + 1 + m.name_len] = '\0';
+		/* a member that is no format arch reads is not inflated whole */
+		rc = zip_member_head(&z, &m, head, sizeof head, &got, err);
+		if (rc == CD_OK && dc_has_magic(head, got))
+			rc = zip_member_read(&z, &m, ZIP_MEMBER_MAX, &buf, &len, err);
+		else if (rc == CD_OK)
+			goto next;
+		f.path = name;
+		f.member = name + strlen(path) + 1;
+		f.data = buf;
+		f.size = len;
+		dc_init(&f.inv);
+		if (rc == CD_OK)
+			rc = dc_scan(&f.inv, buf, len, scan_opts(w->o, false), err);
+		if (rc)
+			file_error(w, name, err);
+		else
+			judge_scanned(w, &f, false, NULL);
+		dc_free(&f.inv);
+next:
+		free(buf);
+		free(name);
+	}
+	if (more < 0)
+		file_error(w, path, err);
+}
+
+void arch_walk_input(struct arch_walk *w, const char *path, bool explicit_input)
+{
+	struct mapped_file mf;
+	struct arch_file f = {.path = path};
+	char err[CD_ERRMSG] = "";
+	struct release_ctx rel = {0};
+	int rc;
+
+	dc_init(&f.inv);
+	if ((rc = file_map(path, &mf, err)) != CD_OK) {
+		w->searched++;
+		file_error(w, path, err);
+		goto out;
+	}
+	if (explicit_input && zip_has_magic(mf.data, mf.size)) {
+		walk_zip(w, path, mf.data, mf.size);
+		if (!file_map_intact(&mf))
+			file_error(w, path, "the file was cut short while it was read");
+		goto out;
+	}
+	w->searched++;
+	f.data = mf.data;
+	f.size = mf.size;
+	rel.base = mf.data;
+	f.inv.progress = release_behind;
+	f.inv.progress_ctx = &rel;
+	rc = dc_scan(&f.inv, mf.data, mf.size, scan_opts(w->o, explicit_input), err);
+	if (rc == CD_OK && !file_map_intact(&mf))
+		rc = cd_fail(err, CD_EIO, "the file was cut short while it was read");
+	if (rc) {
+		file_error(w, path, err);
+		goto out;
+	}
+	judge_scanned(w, &f, explicit_input, &rel);
+out:
+	dc_free(&f.inv);
+	file_unmap(&mf);
+}
