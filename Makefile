@@ -7,7 +7,7 @@ PREFIX ?= /usr/local
 BUILD ?= build
 CMAKE_FLAGS ?=
 
-.PHONY: all deps test-deps build run check install deb clean
+.PHONY: all deps test-deps build run check install deb dist clean
 
 all: build
 
@@ -44,5 +44,10 @@ install: build
 deb: build
 	@sh tools/make_deb.sh $(BUILD)/cudoctor $(BUILD)/deb | sed 's/^/deb: /'
 
+# The Linux wheel (py3-none-manylinux_2_N: N from the glibc the binary needs) and tarball in
+# dist/, from the same install rules and the same binary (tools/make_dist.py).
+dist: build
+	@python3 tools/make_dist.py $(BUILD)/cudoctor dist
+
 clean:
-	rm -rf build build-asan build-fuzz build*.configure.log build*.build.log build*.test.log
+	rm -rf build build-asan build-fuzz dist build*.configure.log build*.build.log build*.test.log

@@ -91,7 +91,7 @@ def exit_codes(top_help):
 
 tables = json.loads(run("completion", "json"))
 top = run("--help")
-version = run("--version").split()[-1]
+version = run("--version").split()[1]
 
 print(f'.TH CUDOCTOR 1 "" "cudoctor {version}" "User Commands"')
 print(".nh\n.ad l")
@@ -169,6 +169,11 @@ the date in the report's header, in seconds since 1970 (else now)
 .TP
 .B CUDOCTOR_PROGRESS_AFTER
 seconds of work before a progress line appears on a terminal's stderr (else 1)
+.TP
+.B CUDOCTOR_PYTHON_PREFIX
+the Python environment cudoctor was started from (the wheel's launcher sets it to sys.prefix):
+doctor and arch \\-\\-python judge it before VIRTUAL_ENV, CONDA_PREFIX and python3 on PATH, unless
+its site\\-packages hold cudoctor alone (the environment pipx or uvx made for it)
 .TP
 .B CUDOCTOR_HELPER_TIMEOUT
 seconds each helper program (nvcc \\-\\-version, python3 for arch \\-\\-python) may take before it is

@@ -28,7 +28,7 @@ fi
 maint=${maint:-cudoctor project (local build, no maintainer address)}
 tree=$(dirname "$bin")
 [ -f "$tree/cmake_install.cmake" ] || { echo "make_deb: $tree is not a CMake build tree (no cmake_install.cmake)" >&2; exit 1; }
-version=$("$bin" --version | sed -n 's/^cudoctor \([0-9][0-9A-Za-z.+~-]*\)$/\1/p')
+version=$("$bin" --version | sed -n '1s/^cudoctor \([0-9][0-9A-Za-z.+~-]*\)\( (commit [0-9a-z-]*)\)\{0,1\}$/\1/p')
 [ -n "$version" ] || { echo "make_deb: '$bin --version' names no version" >&2; exit 1; }
 arch=$(dpkg --print-architecture)
 root=$out/root

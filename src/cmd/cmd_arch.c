@@ -41,7 +41,7 @@ enum { OPT_RECURSIVE = 1, OPT_GPU, OPT_PYTHON, OPT_OLLAMA, OPT_DRIVER, OPT_KERNE
 static const struct cli_opt arch_opts[] = {
 	{ .id = OPT_RECURSIVE, .short_name = 'r', .long_name = "recursive", .help = "descend into directories" },
 	{ .id = OPT_PYTHON, .long_name = "python", .arg = CLI_OPTIONAL, .metavar = "PY",
-	  .help = "scan the frameworks' device code in the site-packages of python3 (or of PY): the files doctor judges" },
+	  .help = "scan the frameworks' device code in the site-packages of python3 (the launcher's environment's, else PATH's; or PY): the files doctor judges" },
 	{ .id = OPT_OLLAMA, .long_name = "ollama", .help = "scan Ollama's library folders" },
 	{ .id = OPT_GPU, .short_name = 'g', .long_name = "gpu", .arg = CLI_REQUIRED, .metavar = "SPEC",
 	  .help = "judge against this GPU (sm_89, 8.9, 89, sm_90a, or a name: \"RTX 4090\", H200); "

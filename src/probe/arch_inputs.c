@@ -14,6 +14,8 @@
 #include "binfmt/fatbin.h"
 #include "probe/arch_inputs.h"
 #include "probe/fw_files.h"
+#include "probe/paths.h"
+#include "probe/python.h"
 #include "probe/spawn.h"
 #include "util/sort.h"
 #include "util/err.h"
@@ -177,10 +179,14 @@ int arch_inputs_python(struct arch_inputs *in, const char *interpreter, char *pr
 {
 	static const char script[] = "import site\nfor p in site.getsitepackages()+[site.getusersitepackages()]: print(p)";
 	const char *py = interpreter && *interpreter ? interpreter : "python3";
-	char serr[CD_ERRMSG], *out = NULL, *line, *save = NULL;
+	char serr[CD_ERRMSG], *out = NULL, *line, *save = NULL, home[PROBE_PATH], own[PROBE_PATH];
 	size_t len = 0, dirs = 0;
 	int rc, ran;
 
+	/* by default the interpreter of the environment cudoctor was started from, if it has one */
+	if (!(interpreter && *interpreter) && python_launcher_env(home, sizeof home) &&
+	    path_join(own, sizeof own, home, "bin/python3") == CD_OK && access(own, X_OK) == 0 && safe_interpreter(own))
+		py = own;
 	if (!safe_interpreter(py))
 		return cd_fail(err, CD_EUSAGE, "--python: '%s' is not a plain interpreter path", py);
 	if (spawn_find_program(py, prog, prog_cap) != CD_OK)

@@ -16,7 +16,9 @@ struct arch_inputs {
 int arch_inputs_add(struct arch_inputs *in, const char *path, bool explicit_input);
 int arch_inputs_expand_dir(struct arch_inputs *in, const char *dir, bool recursive, char *err);
 /* --python: the frameworks' device-code files (probe/fw_files.h) in each site-packages of the
- * interpreter (python3 on PATH by default), asked through probe/spawn.h. CD_ETIMEOUT when it did not answer in time (prog gets the program that was
+ * interpreter (by default the one of the environment cudoctor was started from,
+ * python_launcher_env, else python3 on PATH), asked through probe/spawn.h. CD_ETIMEOUT when
+ * it did not answer in time (prog gets the program that was
  * run, for the helper-timeout finding; nothing of that environment is listed). */
 int arch_inputs_python(struct arch_inputs *in, const char *interpreter, char *prog, size_t prog_cap, char *err);
 int arch_inputs_ollama(struct arch_inputs *in, char *err);

@@ -1,6 +1,7 @@
-/* Python discovery from the filesystem: $VIRTUAL_ENV, $CONDA_PREFIX, then python3 on
- * PATH (a venv's pyvenv.cfg, a pyenv shim's selected version, or the real binary's
- * prefix). Starting the interpreter would cost ~20 ms and importing torch seconds. */
+/* Python discovery from the filesystem: the environment cudoctor was started from (the
+ * wheel's launcher), $VIRTUAL_ENV, $CONDA_PREFIX, then python3 on PATH (a venv's pyvenv.cfg,
+ * a pyenv shim's selected version, or the real binary's prefix). Starting the interpreter
+ * would cost ~20 ms and importing torch seconds. */
 #include "probe/python.h"
 
 #include <stdio.h>
@@ -20,6 +21,7 @@ struct ctx {
 	const struct python_opts *o;
 	int rc;
 	char pyver[32]; /* "python3.11" of the PATH interpreter, for the user site */
+	char tool_env[PROBE_PATH]; /* pipx's or uvx's environment of cudoctor alone: not the user's */
 };
 
 static void add_env(struct ctx *c, const char *interp, const char *prefix, const char *kind)
@@ -31,6 +33,8 @@ static void add_env(struct ctx *c, const char *interp, const char *prefix, const
 		return;
 	if (!path_real(prefix, real))
 		snprintf(real, sizeof real, "%s", prefix);
+	if (strcmp(real, c->tool_env) == 0)
+		return;
 	for (size_t i = 0; i < p->n_envs; i++)
 		if (strcmp(p->envs[i].prefix, real) == 0)
 			return;
@@ -315,13 +319,83 @@ static void probe_dists(struct ctx *c, const char *site)
 	names_free(names, n);
 }
 
+/* What a tool installer puts beside the tool in an environment of its own (pipx, uv, venv's
+ * pip and setuptools, their .pth hooks), by name up to the first '-' or '.' */
+static bool is_users_entry(const char *name, void *arg)
+{
+	static const char *const tool[] = { "cudoctor", "pip", "setuptools", "wheel", "pkg_resources",
+					    "_distutils_hack", "distutils", "__pycache__", "_virtualenv",
+					    "pipx_shared" };
+	size_t len = strcspn(name, "-.");
+
+	(void)arg;
+	for (size_t i = 0; i < sizeof tool / sizeof tool[0]; i++)
+		if (strlen(tool[i]) == len && strncasecmp(name, tool[i], len) == 0)
+			return false;
+	return true; /* something else is installed: the user's environment */
+}
+
+/* An environment whose site-packages hold cudoctor and nothing else: pipx's or uvx's */
+static bool holds_cudoctor_alone(const char *prefix)
+{
+	static const char *const kinds[] = { "site-packages", "dist-packages" };
+	char lib[PROBE_PATH], pydir[PROBE_PATH], site[PROBE_PATH], **pys, **other;
+	size_t n_py, n_sites = 0, n_other = 0;
+
+	if (path_join(lib, sizeof lib, prefix, "lib") != CD_OK || dir_names(lib, is_python_dir, NULL, &pys, &n_py) != CD_OK)
+		return false;
+	for (size_t i = 0; i < n_py && n_other == 0; i++)
+		for (size_t k = 0; k < 2; k++) {
+			size_t n = 0;
+			if (path_join(pydir, sizeof pydir, lib, pys[i]) != CD_OK ||
+			    path_join(site, sizeof site, pydir, kinds[k]) != CD_OK || !path_is_dir(site) ||
+			    dir_names(site, is_users_entry, NULL, &other, &n) != CD_OK)
+				continue;
+			names_free(other, n);
+			n_sites++;
+			n_other += n;
+		}
+	names_free(pys, n_py);
+	return n_sites > 0 && n_other == 0;
+}
+
+bool python_launcher_env(char *prefix, size_t n)
+{
+	const char *env = getenv("CUDOCTOR_PYTHON_PREFIX");
+
+	if (!env || !*env || !path_is_dir(env) || holds_cudoctor_alone(env))
+		return false;
+	snprintf(prefix, n, "%s", env);
+	return true;
+}
+
+static const char *env_kind(const char *prefix)
+{
+	char p[PROBE_PATH];
+
+	if (path_join(p, sizeof p, prefix, "pyvenv.cfg") == CD_OK && path_is_file(p))
+		return "venv";
+	if (path_join(p, sizeof p, prefix, "conda-meta") == CD_OK && path_is_dir(p))
+		return "conda";
+	return "system";
+}
+
 int python_probe(struct python_info *out, const struct python_opts *o, char *err)
 {
 	struct ctx c = { .out = out, .o = o, .rc = CD_OK };
 	const char *venv = getenv("VIRTUAL_ENV"), *conda = getenv("CONDA_PREFIX");
-	char bin[PROBE_PATH];
+	const char *launcher = getenv("CUDOCTOR_PYTHON_PREFIX");
+	char bin[PROBE_PATH], home[PROBE_PATH];
 
 	memset(out, 0, sizeof *out);
+	/* the environment cudoctor runs from is the one in question, unless it is cudoctor's own */
+	if (python_launcher_env(home, sizeof home)) {
+		if (path_join(bin, sizeof bin, home, "bin/python3") != CD_OK || access(bin, X_OK) != 0)
+			bin[0] = '\0';
+		add_env(&c, bin, home, env_kind(home));
+	} else if (launcher && *launcher && !path_real(launcher, c.tool_env)) {
+		c.tool_env[0] = '\0';
+	}
 	if (venv && *venv && path_join(bin, sizeof bin, venv, "bin/python3") == CD_OK)
 		add_env(&c, bin, venv, "venv");
 	if (conda && *conda && path_join(bin, sizeof bin, conda, "bin/python3") == CD_OK)

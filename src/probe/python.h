@@ -15,6 +15,10 @@ struct python_opts {
 };
 
 int python_probe(struct python_info *out, const struct python_opts *o, char *err);
+/* The environment cudoctor was started from, judged before the others: $CUDOCTOR_PYTHON_PREFIX
+ * (the wheel's launcher sets it to sys.prefix), unless its site-packages hold cudoctor alone
+ * (the environment pipx or uvx made for the tool, not the user's). Its prefix into out. */
+bool python_launcher_env(char *prefix, size_t n);
 void python_free(struct python_info *p);
 
 #endif
