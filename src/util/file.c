@@ -176,6 +176,12 @@ void file_unmap(struct mapped_file *mf)
 	memset(mf, 0, sizeof(*mf));
 }
 
+void file_map_drop_pages(const struct mapped_file *mf)
+{
+	if (mf->map_base)
+		madvise(mf->map_base, mf->map_size, MADV_DONTNEED);
+}
+
 int file_read_text(const char *path, size_t max, char **out, size_t *len, char *err)
 {
 	char *buf = NULL;

@@ -33,6 +33,10 @@ int file_map(const char *path, struct mapped_file *mf, char *err);
  * mapped, and what was parsed holds zeros where its bytes were. */
 bool file_map_intact(const struct mapped_file *mf);
 void file_unmap(struct mapped_file *mf);
+/* Gives back the pages of mf this process has read (they stay in the page cache and fault in
+ * again when read): tearing down a large file's page tables is as slow as reading its headers
+ * was, so a reader that is done with most of a file does it where it has time to spare. */
+void file_map_drop_pages(const struct mapped_file *mf);
 
 /* Reads at most max bytes of a small text file, NUL-terminated (through file_open_input). */
 int file_read_text(const char *path, size_t max, char **out, size_t *len, char *err);

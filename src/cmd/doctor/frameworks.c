@@ -66,6 +66,9 @@ static int add_file(struct app_files *af, const char *path)
 		file_unmap(&af->m[af->n]);
 		return rc == CD_ENOMEM ? rc : CD_OK;
 	}
+	/* the judge reads a few header pages again; the pages the scan read go now, on the host
+	 * task, not at the end of the run */
+	file_map_drop_pages(&af->m[af->n]);
 	af->n++;
 	return CD_OK;
 }
