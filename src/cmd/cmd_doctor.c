@@ -7,6 +7,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/doctor/frameworks.h"
+#include "kb/kb.h"
 #include "kb/links.h"
 #include "probe/stack.h"
 #include "probe/topology.h"
@@ -444,6 +445,8 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 	host.df = &df;
 	host.scan = &scan;
 	host.apps = &apps;
+	/* the kb loads once, here, before two threads could both ask for it (the scan reads it) */
+	kb_load(NULL);
 	task_start(&t, probe_host, &host);
 	rc = cd_run_driver(g->run, r, err);
 	task_wait(&t);

@@ -12,6 +12,8 @@
 #include "facts/driver.h"
 #include "report/report.h"
 
+struct runtime_need;
+
 #define ARCH_MAX_GPUS 32
 
 /* What a file is judged on: a view of a GPU here (arch_gpu_of: its subject, compute
@@ -49,6 +51,7 @@ struct arch_file {
 	const unsigned char *data;
 	size_t size;
 	struct dc_inventory inv;
+	const struct runtime_need *need; /* the runtime it needs, read with inv; NULL: read when judged */
 };
 
 /* The verdict of one file on one GPU. */

@@ -188,7 +188,10 @@ static void need_of(const struct fw_app *a, size_t i, struct runtime_need *need)
 	struct version cuda;
 	char how[160];
 
-	runtime_need_of(a->files[i].data, a->files[i].size, need);
+	if (a->files[i].need)
+		*need = *a->files[i].need;
+	else
+		runtime_need_of(a->files[i].data, a->files[i].size, need);
 	if (!need->known)
 		runtime_need_of_library(a->files[i].path, need);
 	if (need->known)

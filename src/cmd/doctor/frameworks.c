@@ -12,6 +12,7 @@
 #include "probe/arch_inputs.h"
 #include "rules/arch.h"
 #include "kb/kb.h"
+#include "rules/driver_need.h"
 #include "rules/framework.h"
 #include "util/err.h"
 #include "util/file.h"
@@ -23,6 +24,7 @@
 struct app_files {
 	struct arch_file f[MAX_FILES];
 	struct mapped_file m[MAX_FILES];
+	struct runtime_need need[MAX_FILES];
 	size_t n;
 	char unreadable[CD_ERRMSG];   /* the first file that could not be read */
 };
@@ -66,8 +68,11 @@ static int add_file(struct app_files *af, const char *path)
 		file_unmap(&af->m[af->n]);
 		return rc == CD_ENOMEM ? rc : CD_OK;
 	}
-	/* the judge reads a few header pages again; the pages the scan read go now, on the host
-	 * task, not at the end of the run */
+	/* the runtime it needs is read with its device code (a static runtime's release can take a
+	 * read of the whole .nv_fatbin); then the pages read go, here on the host task, not at the
+	 * end of the run, and the judge reads a few header pages again */
+	runtime_need_of(f->data, f->size, &af->need[af->n]);
+	f->need = &af->need[af->n];
 	file_map_drop_pages(&af->m[af->n]);
 	af->n++;
 	return CD_OK;
