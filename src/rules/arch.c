@@ -10,6 +10,9 @@
 
 #include "binfmt/cubin.h"
 #include "binfmt/decompress.h"
+#include "binfmt/elf.h"
+#include "binfmt/elf_needed.h"
+#include "binfmt/pe.h"
 #include "binfmt/ptx.h"
 #include "kb/kb.h"
 #include "rules/catalogue.h"
@@ -513,6 +516,41 @@ static bool looks_like_torch(const char *path)
 	       strncmp(base, "libc10", 6) == 0;
 }
 
+/* A PyTorch extension (or any build against libtorch): it links c10 or torch itself, so
+ * TORCH_CUDA_ARCH_LIST rebuilds it with the missing arch. */
+static bool extends_torch(const struct arch_file *f)
+{
+	const char *names[64];
+	char err[CD_ERRMSG];
+	size_t n = 0;
+
+	if (!f->data)
+		return false;
+	if (pe_has_magic(f->data, f->size)) {
+		struct pe_file pe;
+		if (pe_open(&pe, f->data, f->size, err) == CD_OK)
+			n = pe_imports(&pe, names, 64);
+	} else {
+		struct elf_file e;
+		if (elf_has_magic(f->data, f->size) && elf_open(&e, f->data, f->size, err) == CD_OK)
+			n = elf_needed(&e, names, 64);
+	}
+	for (size_t i = 0; i < n && i < 64; i++)
+		if (strncmp(names[i], "libc10", 6) == 0 || strncmp(names[i], "libtorch", 8) == 0 ||
+		    strncmp(names[i], "c10", 3) == 0 || strncmp(names[i], "torch_", 6) == 0)
+			return true;
+	return false;
+}
+
+bool arch_torch_extension_vars(const struct arch_file *f, struct finding_vars *v)
+{
+	if (!extends_torch(f))
+		return false;
+	finding_flag(v, "torch", true);
+	finding_flag(v, "torch_ext", true);
+	return true;
+}
+
 /* NVIDIA's own libraries, shipped as pip wheels: fixed by the release that carries the arch,
  * never by rebuilding them. The wheel of each library's base name. */
 static const char *vendor_wheel(const char *path)
@@ -610,8 +648,9 @@ static void arch_lists(const struct arch_target *t, unsigned cc, char *nvcc, siz
 /* The catalogue values of an image verdict on GPU cc for the file at path: what kind of file
  * it is (PyTorch's, an NVIDIA library wheel's, else one's own code), the build flags for every
  * GPU judged, and the last toolkit that builds cc. */
-static void image_vars(const char *path, unsigned cc, const struct arch_target *t, struct finding_vars *v)
+static void image_vars(const struct arch_file *f, unsigned cc, const struct arch_target *t, struct finding_vars *v)
 {
+	const char *path = f->path;
 	const char *wheel = vendor_wheel(path);
 	const struct kb_toolkit *first, *last;
 	struct kb_arch arch = { (int)cc, 0 };
@@ -631,6 +670,8 @@ static void image_vars(const char *path, unsigned cc, const struct arch_target *
 	if (is_torch) {
 		finding_flag(v, "torch", true);
 		torch_fix_vars(cc, t, v);
+	} else if (!wheel) {
+		arch_torch_extension_vars(f, v);
 	}
 	/* the wheel of the library's own CUDA major (libcublas.so.13: the cu13 wheel), else of the
 	 * first CUDA that builds the GPU */
@@ -705,7 +746,7 @@ static int partial_finding(struct report *r, const struct arch_file *f, const st
 			 ((vendor_wheel(f->path) || looks_like_torch(f->path)) && carries_sass_for(&f->inv, g->cc));
 
 	finding_vars_init(&fv);
-	image_vars(f->path, g->cc, t, &fv);
+	image_vars(f, g->cc, t, &fv);
 	finding_var(&fv, "failing", "%zu", v->failing);
 	finding_var(&fv, "judged", "%zu", v->judged);
 	finding_flag(&fv, "by_design", by_design);
@@ -733,7 +774,7 @@ static int no_image_finding(struct report *r, const struct arch_file *f, const s
 	struct finding *fd;
 
 	finding_vars_init(&v);
-	image_vars(f->path, g->cc, t, &v);
+	image_vars(f, g->cc, t, &v);
 	fd = finding_make(r, SEV_ERROR, "no-kernel-image", subject, &v);
 	if (!fd)
 		return CD_ENOMEM;
@@ -780,7 +821,7 @@ static int jit_disabled_finding(struct report *r, const struct arch_file *f, con
 	struct finding *fd;
 
 	finding_vars_init(&v);
-	image_vars(f->path, g->cc, t, &v);
+	image_vars(f, g->cc, t, &v);
 	fd = finding_make(r, SEV_ERROR, "jit-disabled", subject, &v);
 	if (!fd)
 		return CD_ENOMEM;

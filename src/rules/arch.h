@@ -54,6 +54,12 @@ struct arch_file {
 	const struct runtime_need *need; /* the runtime it needs, read with inv; NULL: read when judged */
 };
 
+/* A file that links c10 or libtorch (a PyTorch extension): sets the catalogue's torch and
+ * torch_ext flags (rebuilt with TORCH_CUDA_ARCH_LIST, not fixed by another torch wheel) and
+ * says so. */
+struct finding_vars;
+bool arch_torch_extension_vars(const struct arch_file *f, struct finding_vars *v);
+
 /* The verdict of one file on one GPU. */
 struct arch_verdict {
 	enum compat_verdict verdict;  /* VERDICT_NONE: no container with kernels to judge */

@@ -329,6 +329,36 @@ static bool has_finding(json_t *j, const char *id)
 	return false;
 }
 
+/* The fix line for the no-kernel-image finding of file on CC 9.0 that names needle, else NULL. */
+static bool image_fix_has(const char *file, const char *needle)
+{
+	const char *argv[] = {CUDOCTOR_BINARY, "--json", "arch", "--gpu", "9.0", "--driver", "590", file, NULL};
+	int status;
+	bool found = false;
+	size_t i, k;
+	json_t *j = run_json(argv, no_driver, &status), *f, *line;
+
+	json_array_foreach(json_object_get(j, "findings"), i, f)
+	if (strcmp(json_string_value(json_object_get(f, "id")), "no-kernel-image") == 0)
+		json_array_foreach(json_object_get(f, "fix"), k, line)
+		found |= strstr(json_string_value(line), needle) != NULL;
+	json_decref(j);
+	return found;
+}
+
+/* A library linked against libc10 is a PyTorch extension: rebuilt with TORCH_CUDA_ARCH_LIST,
+ * never fixed by reinstalling torch; one's own library is rebuilt with -gencode. */
+static void test_torch_extension_fix(void **state)
+{
+	(void)state;
+	need_fixtures();
+	if (access(ARCH_FIXTURES "/../arch_ext/k_torch_ext.so", R_OK) != 0)
+		skip();
+	assert_true(image_fix_has("../arch_ext/k_torch_ext.so", "TORCH_CUDA_ARCH_LIST=\"9.0"));
+	assert_false(image_fix_has("../arch_ext/k_torch_ext.so", "--force-reinstall torch"));
+	assert_true(image_fix_has("k_sm80.fatbin", "-gencode arch=compute_90"));
+}
+
 static void test_driver_option(void **state)
 {
 	(void)state;
@@ -722,7 +752,7 @@ int main(void)
 		cmocka_unit_test(test_driver_option),            cmocka_unit_test(test_kernels_and_directories),
 		cmocka_unit_test(test_environment_scans),        cmocka_unit_test(test_library_listings_equal_cuobjdump),
 		cmocka_unit_test(test_gpus_here),                cmocka_unit_test(test_gpus_from_nvml),
-		cmocka_unit_test(test_gpus_from_proc),
+		cmocka_unit_test(test_gpus_from_proc),              cmocka_unit_test(test_torch_extension_fix),
 		cmocka_unit_test(test_file_carries_in_natural_order), cmocka_unit_test(test_directory_among_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
