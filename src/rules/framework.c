@@ -364,12 +364,53 @@ static int runtime_too_new(struct report *r, const struct fw_app *a, const struc
 	return CD_OK;
 }
 
-int fw_findings(struct report *r, const struct fw_app *a, const struct arch_target *t, const struct fw_verdict *v)
+int fw_driver_findings(struct report *r, const struct arch_target *t, size_t *at)
+{
+	for (size_t g = 0; g < t->n_gpus; g++) {
+		struct driver_gpu_verdict dg = driver_gpu_verdict(&t->gpus[g], &t->driver);
+
+		at[g] = dg.judged && dg.fails ? r->n_findings : FW_NO_FINDING;
+		if (driver_gpu_finding(r, &t->gpus[g], &t->driver, &dg) != CD_OK)
+			return CD_ENOMEM;
+	}
+	return CD_OK;
+}
+
+/* Lines of the driver's finding on GPU g: a stopped there, what else would stop it on a driver
+ * that supports the GPU (no image for it, its runtime's floor), and plan's fix for a, which also
+ * meets those (its row in "Will it run" says the same). */
+static int stopped_by_driver(struct finding *x, const struct fw_app *a, const struct arch_gpu *g,
+			     const struct fw_verdict *v)
+{
+	char also[160] = "";
+
+	if (v->missing[0])
+		snprintf(also, sizeof(also), " (nor on a newer driver alone: its device code has no image for %s)", v->missing);
+	else if (v->need_fails)
+		snprintf(also, sizeof(also), " (its CUDA %d.x runtime needs driver %s or newer too)", v->need.cuda.major,
+			 v->need.min_driver_text[0] ? v->need.min_driver_text : "a newer one");
+	if (finding_evidence(x, "so %s%s%s cannot run on %s%s", a->name, a->version[0] ? " " : "", a->version, g->name, also) != CD_OK)
+		return CD_ENOMEM;
+	if ((v->fix[0] || v->fix_why[0]) &&
+	    finding_evidence(x, "for %s%s%s: %s%s%s", a->name, a->version[0] ? " " : "", a->version, v->fix,
+			     v->fix[0] ? "   # " : "# ", v->fix_why) != CD_OK)
+		return CD_ENOMEM;
+	return CD_OK;
+}
+
+int fw_findings(struct report *r, const struct fw_app *a, const struct arch_target *t, const struct fw_verdict *v,
+		const size_t *driver_finding)
 {
 	int rc = runtime_too_new(r, a, t, v);
 
-	for (size_t g = 0; g < t->n_gpus && rc == CD_OK; g++)
-		if (fw_run_fails(v[g].run) && v[g].run != FW_RUN_DRIVER_TOO_OLD)
+	for (size_t g = 0; g < t->n_gpus && rc == CD_OK; g++) {
+		if (!fw_run_fails(v[g].run) || v[g].run == FW_RUN_DRIVER_TOO_OLD)
+			continue;
+		if (v[g].run == FW_RUN_GPU_UNSUPPORTED && !v[g].gpu_last_branch && driver_finding &&
+		    driver_finding[g] < r->n_findings)
+			rc = stopped_by_driver(&r->findings[driver_finding[g]], a, &t->gpus[g], &v[g]);
+		else
 			rc = cannot_run(r, a, &t->gpus[g], &v[g]);
+	}
 	return rc;
 }

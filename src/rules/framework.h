@@ -64,9 +64,19 @@ int fw_judge(const struct fw_app *a, const struct arch_target *t, const struct g
 
 /* The findings of a's verdicts on t's GPUs (v from fw_judge), one per cause: its CUDA runtime
  * newer than the driver is one runtime-newer-than-driver for the app (what it stops on each GPU
- * is the evidence, plan's pick the one fix); no image or the branch is framework-cannot-run for
- * that GPU. CD_OK or CD_ENOMEM. */
-int fw_findings(struct report *r, const struct fw_app *a, const struct arch_target *t, const struct fw_verdict *v);
+ * is the evidence, plan's pick the one fix); a branch that predates the GPU is the driver's
+ * finding (driver_finding[g], from fw_driver_findings), which gets a line for a; no image, or a
+ * branch past the GPU's last, is framework-cannot-run for that GPU. CD_OK or CD_ENOMEM. */
+int fw_findings(struct report *r, const struct fw_app *a, const struct arch_target *t, const struct fw_verdict *v,
+		const size_t *driver_finding);
+
+/* The driver's own finding for each GPU of t whose branch predates it (gpu-newer-than-driver,
+ * driver_gpu_verdict): the cause of every framework's "GPU not supported" there, so fw_findings
+ * adds each framework it stops as a line of its evidence rather than a framework-cannot-run.
+ * at[g] gets the finding's index in r->findings, FW_NO_FINDING for a GPU the branch supports.
+ * CD_OK or CD_ENOMEM. */
+#define FW_NO_FINDING ((size_t)-1)
+int fw_driver_findings(struct report *r, const struct arch_target *t, size_t *at);
 
 /* The plan_framework whose builds a Python distribution's name belongs to ("torch", "jax-cuda12-plugin",
  * "vllm"); PLAN_FW_NONE for the others. */

@@ -59,8 +59,13 @@ int rule_toolkit_vs_gpu(const struct facts *f, struct report *r);
 int rule_smi_cuda_version(const struct facts *f, struct report *r);
 /* helper.c */
 int rule_helper_timeouts(const struct facts *f, struct report *r);
+/* The toolkit whose tree holds rt (its lib64 or targets/ copy), when that toolkit's CUDA major is
+ * newer than the driver's: toolkit-newer-than-driver names the cause, and rt is its evidence. */
+const struct toolkit *rules_runtime_of_refused_toolkit(const struct facts *f, const struct runtime *rt);
 /* runtime.c */
 int rule_runtime_vs_driver(const struct facts *f, struct report *r);
+/* Whether a program would load rt: its framework's copy, or the loader's first of its soname. */
+bool rules_runtime_used(const struct runtime *rt, const struct runtimes *set);
 int rule_shadowed(const struct facts *f, struct report *r);
 /* python.c */
 int rule_torch_cpu(const struct facts *f, struct report *r);

@@ -13,9 +13,7 @@
 #include "util/version.h"
 #include "util/str.h"
 
-/* Whether a program would load this copy: its framework's, or the loader's first pick
- * of its soname in its set. */
-static bool runtime_used(const struct runtime *rt, const struct runtimes *set)
+bool rules_runtime_used(const struct runtime *rt, const struct runtimes *set)
 {
 	if (rt->origin == ORIGIN_PIP || rt->origin == ORIGIN_TORCH || rt->origin == ORIGIN_CONDA)
 		return true; /* the framework beside it loads it through its RUNPATH */
@@ -67,8 +65,10 @@ int rule_runtime_vs_driver(const struct facts *f, struct report *r)
 		/* only the runtime's version is a CUDA version (cuDNN 9, NCCL 2 are not) */
 		if (!str_starts_with(rt->soname, "libcudart"))
 			continue;
+		/* a framework's own copy is judged with the framework, a refused toolkit's is evidence of
+		 * its toolkit-newer-than-driver: one cause, one finding */
 		if (!rules_known(&rt->version) || rules_cuda_fit(&rt->version, &cuda) != CUDA_NEWER_MAJOR ||
-		    framework_runtime(f, rt))
+		    framework_runtime(f, rt) || rules_runtime_of_refused_toolkit(f, rt))
 			continue;
 		version_format(&rt->version, 2, rv, sizeof rv);
 		finding_vars_init(&v);
@@ -79,7 +79,7 @@ int rule_runtime_vs_driver(const struct facts *f, struct report *r)
 
 			runtime_need_vars_for(rt->version.major, specs, ns, &v);
 		}
-		x = finding_make(r, runtime_used(rt, &f->runtimes[si]) ? SEV_ERROR : SEV_WARN, "runtime-newer-than-driver",
+		x = finding_make(r, rules_runtime_used(rt, &f->runtimes[si]) ? SEV_ERROR : SEV_WARN, "runtime-newer-than-driver",
 				 rt->path, &v);
 		oom |= !x;
 		oom |= finding_evidence(x, "%s: CUDA runtime %s (%s%s)", rt->path, rv, runtime_origin_name(rt->origin),

@@ -37,6 +37,66 @@ bool rules_toolkit_driver_fit(const struct toolkit *t, const struct gpu_probe *d
 	return true;
 }
 
+/* Whether path lies under the directory dir (len bytes of it). */
+static bool in_dir(const char *path, const char *dir, size_t len)
+{
+	return len > 1 && strncmp(path, dir, len) == 0 && path[len] == '/';
+}
+
+/* Whether rt is a file of t's tree: under its root as found (/usr/local/cuda/lib64) or as
+ * resolved, the directory above the real nvcc's bin/ (/usr/local/cuda-13.0/targets/...). */
+static bool toolkit_holds(const struct toolkit *t, const struct runtime *rt)
+{
+	const char *bin = NULL;
+
+	if (in_dir(rt->path, t->root, strlen(t->root)) || in_dir(rt->real_path, t->root, strlen(t->root)))
+		return true;
+	if (str_ends_with(t->real_nvcc, "/bin/nvcc"))
+		bin = t->real_nvcc + strlen(t->real_nvcc) - strlen("/bin/nvcc");
+	return bin && in_dir(rt->real_path, t->real_nvcc, (size_t)(bin - t->real_nvcc));
+}
+
+const struct toolkit *rules_runtime_of_refused_toolkit(const struct facts *f, const struct runtime *rt)
+{
+	enum cuda_fit fit;
+
+	if (rt->origin != ORIGIN_TOOLKIT)
+		return NULL;
+	for (size_t i = 0; i < f->toolkits->n; i++) {
+		const struct toolkit *t = &f->toolkits->t[i];
+
+		if (toolkit_holds(t, rt) && rules_toolkit_driver_fit(t, f->driver, &fit) && fit == CUDA_NEWER_MAJOR)
+			return t;
+	}
+	return NULL;
+}
+
+/* The toolkit's own libcudart copies, refused by the driver as its builds are: with x, each is
+ * a line of evidence of t's finding. Returns whether a program would load one (then the finding
+ * is an error whatever PATH says); false when adding a line ran out of memory (*oom set). */
+static bool own_runtimes(const struct facts *f, const struct toolkit *t, struct finding *x, bool *oom)
+{
+	bool used = false;
+	char rv[32];
+
+	for (size_t si = 0; si < f->n_runtime_sets; si++)
+		for (size_t i = 0; i < f->runtimes[si].n; i++) {
+			const struct runtime *rt = &f->runtimes[si].r[i];
+			bool loads;
+
+			if (!str_starts_with(rt->soname, "libcudart") || rules_runtime_of_refused_toolkit(f, rt) != t)
+				continue;
+			loads = rules_runtime_used(rt, &f->runtimes[si]);
+			used |= loads;
+			version_format(&rt->version, 2, rv, sizeof rv);
+			if (x && finding_evidence(x, "its runtime %s (CUDA %s%s) refuses this driver too: a program's first "
+						  "CUDA call fails with error 35 (cudaErrorInsufficientDriver)", rt->path, rv,
+						  loads ? ", the loader's pick of its soname" : "") != CD_OK)
+				*oom = true;
+		}
+	return used;
+}
+
 int rule_toolkit_vs_driver(const struct facts *f, struct report *r)
 {
 	bool oom = false;
@@ -56,11 +116,15 @@ int rule_toolkit_vs_driver(const struct facts *f, struct report *r)
 		version_format(&t->version, 2, tv, sizeof tv);
 		version_format(&cuda, 2, dv, sizeof dv);
 		if (tn == CUDA_NEWER_MAJOR) {
-			x = report_add_finding(r, t->selected ? SEV_ERROR : SEV_WARN, "toolkit-newer-than-driver", t->nvcc,
+			bool loaded = own_runtimes(f, t, NULL, &oom);
+
+			x = report_add_finding(r, t->selected || loaded ? SEV_ERROR : SEV_WARN, "toolkit-newer-than-driver", t->nvcc,
 					       "nvcc %s builds programs this driver (CUDA %s%s%s) cannot run", tv, dv,
 					       rules_opt(d->kb_branch) ? ", " : "", rules_opt(d->kb_branch) ? rules_opt(d->kb_branch) : "");
 			oom |= !x;
 			oom |= finding_evidence(x, "%s reports CUDA %s%s", t->nvcc, tv, t->selected ? " (first nvcc on PATH: builds use it)" : "") != CD_OK;
+			if (x)
+				own_runtimes(f, t, x, &oom);
 			oom |= rules_driver_evidence(x, d) != CD_OK;
 			oom |= finding_why(x, "A program built with CUDA %s links the CUDA %d runtime, which refuses a driver older than its major release "
 					  "(\"CUDA driver version is insufficient for CUDA runtime version\", error 35). "

@@ -171,6 +171,75 @@ static void test_4060ti_cuda124_driver_nvcc13(void **state)
 	json_decref(j);
 }
 
+/* How many findings have id, and the first whose subject contains part (NULL: any). */
+static size_t count_of(json_t *j, const char *id, const char *part, json_t **first)
+{
+	json_t *f;
+	size_t i, n = 0;
+
+	*first = NULL;
+	json_array_foreach(json_object_get(j, "findings"), i, f) {
+		if (strcmp(sget(f, "id"), id) != 0 || (part && !strstr(sget(f, "subject"), part)))
+			continue;
+		if (!n++)
+			*first = f;
+	}
+	return n;
+}
+
+/* nvcc 13.0 on a CUDA 12.4 driver, its lib64/libcudart.so.13 on LD_LIBRARY_PATH beside an app's
+ * own CUDA 13.1 libcudart: the toolkit is one cause, one toolkit-newer-than-driver whose evidence
+ * is its runtime; the app's copy is another and keeps its runtime-newer-than-driver. */
+static void test_toolkit_runtime_is_toolkit_evidence(void **state)
+{
+	char ld[8192], home[8192], path[8192], dir[4096];
+	const char *gpu = "FAKE_GPUS=NVIDIA GeForce RTX 4090:8.9:24GiB", *cuda = "FAKE_CUDA_DRIVER_VERSION=12040",
+		   *drv = "FAKE_NVML_DRIVER_VERSION=550.54.14", *host = "CUDOCTOR_HOST_ROOT=/nonexistent";
+	int status;
+	json_t *j, *f;
+
+	(void)state;
+	/* a toolkit of its own: the other tests' has no runtime */
+	make_toolkit("rt/cuda-13.0", "13.0", "13.0.2");
+	snprintf(path, sizeof path, "PATH=%s/rt/cuda-13.0/bin:/usr/bin:/bin", root);
+	tree_file(root, "rt/cuda-13.0/lib64/libcudart.so.13.0.96", "\177ELF", 0);
+	tree_link(root, "rt/cuda-13.0/lib64/libcudart.so.13", "libcudart.so.13.0.96");
+	tree_file(root, "rt/app/lib/libcudart.so.13.1.80", "\177ELF", 0);
+	tree_link(root, "rt/app/lib/libcudart.so.13", "libcudart.so.13.1.80");
+	snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s/rt/app/lib:%s/rt/cuda-13.0/lib64", root, root);
+	{
+		const char *env[] = { path, ld, gpu, cuda, drv, host, NULL };
+
+		j = doctor_json(env, &status);
+	}
+	assert_int_equal(status, 1);
+	assert_int_equal(count_of(j, "toolkit-newer-than-driver", NULL, &f), 1);
+	assert_string_equal(sget(f, "severity"), "error");
+	assert_true(list_has(f, "evidence", "cuda-13.0/lib64/libcudart.so.13 (CUDA 13.0) refuses this driver too"));
+	/* the toolkit's copy is no finding of its own; the app's is */
+	assert_int_equal(count_of(j, "runtime-newer-than-driver", "cuda-13.0", &f), 0);
+	assert_int_equal(count_of(j, "runtime-newer-than-driver", NULL, &f), 1);
+	assert_non_null(strstr(sget(f, "subject"), "/app/lib/libcudart.so.13"));
+	assert_string_equal(sget(f, "severity"), "error");
+	json_decref(j);
+
+	/* the toolkit not on PATH (only CUDA_HOME), its runtime the loader's first pick: still one
+	 * finding, an error because programs load that runtime */
+	snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s/rt/cuda-13.0/lib64", root);
+	snprintf(home, sizeof home, "CUDA_HOME=%s", tree_path(root, "rt/cuda-13.0", dir, sizeof dir));
+	{
+		const char *env[] = { "PATH=/usr/bin:/bin", home, ld, gpu, cuda, drv, host, NULL };
+
+		j = doctor_json(env, &status);
+	}
+	assert_int_equal(status, 1);
+	assert_int_equal(count_of(j, "toolkit-newer-than-driver", NULL, &f), 1);
+	assert_string_equal(sget(f, "severity"), "error");
+	assert_true(list_has(f, "evidence", "the loader's pick of its soname"));
+	assert_int_equal(count_of(j, "runtime-newer-than-driver", NULL, &f), 0);
+	json_decref(j);
+}
+
 static void test_no_driver(void **state)
 {
 	const char *argv[] = { CUDOCTOR_BINARY, "doctor", NULL };
@@ -506,6 +575,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_4060ti_cuda124_driver_nvcc13),
+		cmocka_unit_test(test_toolkit_runtime_is_toolkit_evidence),
 		cmocka_unit_test(test_no_driver),
 		cmocka_unit_test(test_init_failures),
 		cmocka_unit_test(test_cuda118_driver),

@@ -358,6 +358,79 @@ static void torch_cu130_on_r572_one_finding(void **state)
 	run_result_free(&res);
 }
 
+/* Findings with id, whatever their subject. */
+static size_t count_any(json_t *j, const char *id, json_t **first)
+{
+	json_t *f;
+	size_t i, n = 0;
+
+	*first = NULL;
+	json_array_foreach(json_object_get(j, "findings"), i, f) {
+		if (strcmp(json_string_value(json_object_get(f, "id")), id) == 0 && !n++)
+			*first = f;
+	}
+	return n;
+}
+
+/* An RTX 5090 on R550, a branch that predates it, beside an H200 it supports: the driver is the
+ * one cause on the 5090, one gpu-newer-than-driver whose evidence names each torch it stops
+ * (and what else stops it: no sm_120 in cu124's code, cu130's runtime floor) with plan's fix;
+ * the "Will it run" rows stay, and no framework-cannot-run is made beside it. */
+static void rtx5090_on_r550_one_driver_finding(void **state)
+{
+	static const char *const also[] = { "no image for sm_120", "CUDA 13.x runtime needs driver 580.65.06" };
+	size_t judged = 0;
+
+	(void)state;
+	for (size_t k = 0; k < sizeof wheels / sizeof wheels[0]; k++) {
+		struct wheel *w = &wheels[k];
+		struct run_result res;
+		json_t *j, *f, *other, *row = NULL, *rows;
+		json_error_t je;
+		char stops[128];
+		size_t i;
+
+		if (!usable(w))
+			continue;
+		doctor(w, "NVIDIA GeForce RTX 5090:12.0:32GiB;NVIDIA H200:9.0:141GiB", "550.54.14", 12040, true, &res);
+		assert_int_equal(res.status, 1);
+		j = json_loads(res.out, 0, &je);
+		assert_non_null(j);
+		assert_int_equal(count_any(j, "gpu-newer-than-driver", &f), 1);
+		assert_string_equal(json_string_value(json_object_get(f, "severity")), "error");
+		assert_string_equal(json_string_value(json_object_get(f, "subject")), "GPU 0 (NVIDIA GeForce RTX 5090)");
+		snprintf(stops, sizeof stops, "so torch %s", w->release);
+		assert_true(evidence_has(f, stops));
+		assert_true(evidence_has(f, "cannot run on GPU 0 (NVIDIA GeForce RTX 5090)"));
+		assert_true(evidence_has(f, also[k]));
+		assert_true(evidence_has(f, "sudo apt install nvidia-driver-"));
+		assert_int_equal(count_any(j, "framework-cannot-run", &other), 0);
+		/* the row on the 5090 still says why */
+		rows = json_object_get(j, "will_it_run");
+		json_array_foreach(rows, i, row) {
+			if (strcmp(json_string_value(json_object_get(row, "gpu")), "GPU 0 (NVIDIA GeForce RTX 5090)") == 0)
+				break;
+		}
+		assert_true(i < json_array_size(rows));
+		assert_string_equal(json_string_value(json_object_get(row, "result")), "gpu-unsupported");
+		assert_non_null(json_string_value(json_object_get(row, "fix")));
+		/* what is advised for the 5090 (the H200's row has its own fix) */
+		advice_ok(json_string_value(json_object_get(row, "fix")), "NVIDIA GeForce RTX 5090");
+		{
+			char *text = json_dumps(f, 0);
+
+			assert_non_null(text);
+			advice_ok(text, "NVIDIA GeForce RTX 5090");
+			free(text);
+		}
+		json_decref(j);
+		run_result_free(&res);
+		judged++;
+	}
+	if (!judged)
+		skip();
+}
+
 /* arch --python over a real torch tree: the CCCL header whose name holds ".so" is not read as
  * a library (it made the run exit 3). */
 static void arch_python_skips_so_named_headers(void **state)
@@ -406,6 +479,7 @@ int main(void)
 		cmocka_unit_test(gtx1080_torch_cu130_no_sm61),
 		cmocka_unit_test(h200_torch251_runs),
 		cmocka_unit_test(torch_cu130_on_r572_one_finding),
+		cmocka_unit_test(rtx5090_on_r550_one_driver_finding),
 		cmocka_unit_test(arch_python_skips_so_named_headers),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -83,6 +83,7 @@ struct judged {
 	const struct gpu_spec *specs;
 	struct report_rec *tab;
 	struct fw_verdict *v;
+	const size_t *driver_finding; /* per GPU: gpu-newer-than-driver's index in the report */
 	size_t rows, failing;
 };
 
@@ -149,7 +150,7 @@ static int judge_app(struct report *r, struct judged *j, const struct fw_app *a,
 		j->rows++;
 		j->failing += fw_run_fails(v->run);
 	}
-	return fw_findings(r, a, j->t, j->v);
+	return fw_findings(r, a, j->t, j->v, j->driver_finding);
 }
 
 /* The GPU specs of t's GPUs (by CUDA ordinal) as plan knows them. */
@@ -275,21 +276,26 @@ int doctor_frameworks(struct report *r, const struct stack_facts *df, const stru
 	struct gpu_spec *specs = NULL;
 	struct report_rec top, tab;
 	struct judged j = { 0 };
+	size_t *driver_finding = NULL;
 	static const char *const hdr[] = { "framework", "GPU", "will it run", "fix" };
 	int rc = CD_OK;
 
 	if (kb_load(NULL) != CD_OK)
 		return CD_OK; /* the kb's error is said in the toolkit section */
 	if (!(t = calloc(1, sizeof(*t))) || !(specs = calloc(ARCH_MAX_GPUS, sizeof(*specs))) ||
-	    !(j.v = calloc(ARCH_MAX_GPUS, sizeof(*j.v)))) {
+	    !(j.v = calloc(ARCH_MAX_GPUS, sizeof(*j.v))) || !(driver_finding = calloc(ARCH_MAX_GPUS, sizeof(*driver_finding)))) {
 		rc = CD_ENOMEM;
 		goto out;
 	}
 	arch_target_init(t);
 	arch_target_add_probe(t, df->gp);
 	specs_of(t, df->gp, specs);
+	/* a branch that predates a GPU is the driver's one finding, whatever runs on it */
+	if ((rc = fw_driver_findings(r, t, driver_finding)) != CD_OK)
+		goto out;
 	j.t = t;
 	j.specs = specs;
+	j.driver_finding = driver_finding;
 	report_rec_top(&top, r);
 	report_rec_section(&top, "Will it run");
 	report_rec_table(&top, "will_it_run", 4, hdr, &tab);
@@ -319,5 +325,6 @@ out:
 	free(t);
 	free(specs);
 	free(j.v);
+	free(driver_finding);
 	return rc;
 }

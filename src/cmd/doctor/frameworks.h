@@ -29,7 +29,8 @@ int doctor_scan(struct doctor_scan *s, const struct python_info *py, const struc
 void doctor_scan_free(struct doctor_scan *s);
 
 /* Judges each scanned app on every GPU the driver shows (rules/framework.h) and writes the
- * "Will it run" section (text and "will_it_run") and its findings, one per cause. CD_OK or
+ * "Will it run" section (text and "will_it_run") and its findings, one per cause: first the
+ * driver's gpu-newer-than-driver for a GPU its branch predates, whatever is installed. CD_OK or
  * CD_ENOMEM. */
 int doctor_frameworks(struct report *r, const struct stack_facts *df, const struct doctor_scan *s, char *err);
 
