@@ -1,9 +1,9 @@
 /* Windows install trees read wherever they are mounted (docs/arch.md "Windows install trees"):
  * the fixture script's win_tree (ComfyUI portable's python_embeded, Ollama for Windows under
  * %LOCALAPPDATA%, a llama.cpp release folder; MinGW-built PE images carrying nvcc's fatbins)
- * copied under a fresh mkdtemp root, found by --python, --ollama and -r, and judged for an
- * RTX 5070 Ti (12.0) and an RTX 3060 (8.6); Windows DLL family names mapped to NVIDIA's wheels
- * and CUDA majors as their Linux sonames are. */
+ * copied under a fresh mkdtemp root, found by --python, --ollama, -r and doctor's --path, and
+ * judged for an RTX 5070 Ti (12.0) and an RTX 3060 (8.6); Windows DLL family names mapped to
+ * NVIDIA's wheels and CUDA majors as their Linux sonames are. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +21,9 @@
 
 #ifndef CUDOCTOR_BINARY
 #define CUDOCTOR_BINARY "build/cudoctor"
+#endif
+#ifndef CUDOCTOR_FAKES_DIR
+#define CUDOCTOR_FAKES_DIR "build/tests/fakes"
 #endif
 
 static const char *const no_driver[] = {"CUDOCTOR_LIBCUDA=/nonexistent/libcuda.so.1",
@@ -221,6 +224,32 @@ static void test_tree_walk(void **state)
 	unlink(fake);
 }
 
+/* doctor --path judges a Windows install folder as one app, its PE files found as -r finds them */
+static void test_doctor_path(void **state)
+{
+	char dir[PATH_MAX];
+	struct run_result res;
+	json_error_t je;
+	json_t *j, *v;
+
+	(void)state;
+	need_tree();
+	snprintf(dir, sizeof dir, "%s/Users/me/AppData/Local/Programs/Ollama", root);
+	const char *env[] = { "CUDOCTOR_LIBCUDA=" CUDOCTOR_FAKES_DIR "/libcuda.so.1",
+			      "CUDOCTOR_LIBNVML=" CUDOCTOR_FAKES_DIR "/libnvidia-ml.so.1", "CUDOCTOR_HOST_ROOT=/nonexistent",
+			      "FAKE_GPUS=NVIDIA GeForce RTX 5070 Ti:12.0:16GiB", "CUDA_VISIBLE_DEVICES=", NULL };
+	const char *argv[] = { CUDOCTOR_BINARY, "--json", "doctor", "--path", dir, NULL };
+	assert_int_equal(testlib_run(argv, env, NULL, &res), 0);
+	assert_non_null(j = json_loads(res.out, 0, &je));
+	run_result_free(&res);
+	v = json_array_get(json_object_get(j, "will_it_run"), 0);
+	assert_non_null(v);
+	assert_string_equal(json_string_value(json_object_get(v, "framework")), dir);
+	assert_string_equal(json_string_value(json_object_get(v, "result")), "no-image");
+	assert_non_null(strstr(json_string_value(json_object_get(v, "file")), "/cuda_v12/ggml-cuda.dll"));
+	json_decref(j);
+}
+
 /* Text of `arch --gpu "RTX 5070 Ti" --driver 13.0 FILE` for the sm_80-only DLL copied as name. */
 static char *judged_as(const char *name)
 {
@@ -272,6 +301,7 @@ int main(void)
 		cmocka_unit_test(test_comfyui_portable),
 		cmocka_unit_test(test_ollama_windows),
 		cmocka_unit_test(test_tree_walk),
+		cmocka_unit_test(test_doctor_path),
 		cmocka_unit_test(test_dll_families),
 	};
 	return cmocka_run_group_tests(tests, copy_tree, remove_tree);
