@@ -43,12 +43,12 @@ static int copy_tree(void **state)
 	char cmd[PATH_MAX + 256];
 
 	(void)state;
-	if (access(ARCH_FIXTURES "/win_tree/" PY_REL "/python.exe", R_OK) != 0)
+	if (access(CUDOCTOR_FIXTURES_DIR "/win_tree/" PY_REL "/python.exe", R_OK) != 0)
 		return 0; /* each test skips with the reason */
 	snprintf(root, sizeof root, "/tmp/cudoctor-win-XXXXXX");
 	if (!mkdtemp(root))
 		return -1;
-	snprintf(cmd, sizeof cmd, "cp -R '%s/win_tree/.' '%s/'", ARCH_FIXTURES, root);
+	snprintf(cmd, sizeof cmd, "cp -R '%s/win_tree/.' '%s/'", CUDOCTOR_FIXTURES_DIR, root);
 	return system(cmd) == 0 ? 0 : -1;
 }
 
@@ -67,7 +67,7 @@ static void need_tree(void)
 {
 	if (!root[0]) {
 		fprintf(stderr, "skipping: %s/win_tree missing (nvcc or x86_64-w64-mingw32-gcc was not found at build time)\n",
-			ARCH_FIXTURES);
+			CUDOCTOR_FIXTURES_DIR);
 		skip();
 	}
 }
