@@ -41,8 +41,11 @@ enum { OPT_RECURSIVE = 1, OPT_GPU, OPT_PYTHON, OPT_OLLAMA, OPT_DRIVER, OPT_KERNE
 static const struct cli_opt arch_opts[] = {
 	{ .id = OPT_RECURSIVE, .short_name = 'r', .long_name = "recursive", .help = "descend into directories" },
 	{ .id = OPT_PYTHON, .long_name = "python", .arg = CLI_OPTIONAL, .metavar = "PY",
-	  .help = "scan the frameworks' device code in the site-packages of python3 (the launcher's environment's, else PATH's; or PY): the files doctor judges" },
-	{ .id = OPT_OLLAMA, .long_name = "ollama", .help = "scan Ollama's library folders" },
+	  .help = "scan the frameworks' device code in the site-packages of python3 (the launcher's environment's, else PATH's; or PY): the files doctor judges. "
+		  "PY may be an install tree read without running it: a folder (venv, conda env, python_embeded) or a Windows python.exe" },
+	{ .id = OPT_OLLAMA, .long_name = "ollama", .arg = CLI_OPTIONAL, .metavar = "DIR",
+	  .help = "scan Ollama's library folders (or its runners below DIR: a Windows or Linux install "
+		  "wherever mounted, a llama.cpp release folder)" },
 	{ .id = OPT_GPU, .short_name = 'g', .long_name = "gpu", .arg = CLI_REQUIRED, .metavar = "SPEC",
 	  .help = "judge against this GPU (sm_89, 8.9, 89, sm_90a, or a name: \"RTX 4090\", H200); "
 		  "repeatable. Default: every GPU here",
@@ -64,7 +67,7 @@ static int parse_args(struct report *r, int argc, char **argv, const struct cd_g
 {
 	int n_files = 0; /* operands that are not directories */
 	bool python = false, ollama = false;
-	const char *python_path = NULL;
+	const char *python_path = NULL, *ollama_root = NULL;
 	int rc;
 	o->verbose = g->render.verbosity > 0;
 	o->quiet = g->render.verbosity < 0;
@@ -74,7 +77,7 @@ static int parse_args(struct report *r, int argc, char **argv, const struct cd_g
 		switch (g->args->v[i].opt->id) {
 		case OPT_RECURSIVE: o->recursive = true; break;
 		case OPT_PYTHON: python = true; python_path = val; break;
-		case OPT_OLLAMA: ollama = true; break;
+		case OPT_OLLAMA: ollama = true; ollama_root = val; break;
 		case OPT_GPU:
 			if ((rc = arch_target_gpu_option(&o->target, val, err)))
 				return rc;
@@ -96,6 +99,15 @@ static int parse_args(struct report *r, int argc, char **argv, const struct cd_g
 		if (python && !python_path && strncmp(base, "python", 6) == 0 && !strstr(base, ".so") &&
 		    access(argv[i], X_OK) == 0 && !path_is_dir(argv[i])) {
 			python_path = argv[i];
+			continue;
+		}
+		/* "--python DIR", "--python .../python.exe", "--ollama DIR": a tree read where mounted */
+		if (python && !python_path && !o->recursive && arch_inputs_is_python_tree(argv[i])) {
+			python_path = argv[i];
+			continue;
+		}
+		if (ollama && !ollama_root && !o->recursive && path_is_dir(argv[i])) {
+			ollama_root = argv[i];
 			continue;
 		}
 		/* a glob that caught a directory still judges its files; a directory alone is a
@@ -128,7 +140,8 @@ static int parse_args(struct report *r, int argc, char **argv, const struct cd_g
 		if (rc)
 			return rc;
 	}
-	if (ollama && (rc = arch_inputs_ollama(in, err))) {
+	if (ollama && (rc = ollama_root && *ollama_root ? arch_inputs_ollama_under(in, ollama_root, err)
+							 : arch_inputs_ollama(in, err))) {
 		if (rc != CD_ENOTFOUND)
 			return rc;
 		snprintf(o->note, sizeof(o->note), "%s", err); /* nothing to scan is an answer, not a failure */

@@ -6,12 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "binfmt/ar.h"
 #include "binfmt/elf.h"
 #include "binfmt/fatbin.h"
+#include "binfmt/pe.h"
 #include "probe/arch_inputs.h"
 #include "probe/fw_files.h"
 #include "probe/paths.h"
@@ -53,16 +55,21 @@ void arch_inputs_free(struct arch_inputs *in)
 	memset(in, 0, sizeof(*in));
 }
 
-/* A found file is worth mapping when its first bytes are ELF, ar or fatbin, or its
- * name says PTX/cubin; under --python and --ollama only shared objects by name, and those
- * that really are ELF (a header named "sort.so_impl.h" or a linker script is neither). */
-static bool worth_scanning(const char *path, bool shared_objects_only)
+/* Bytes read from a found file to know its format: a PE signature sits at the DOS header's
+ * e_lfanew, 0x80-0x118 for MSVC and MinGW images. */
+#define HEAD_BYTES 4096
+
+/* A found file is worth mapping when its first bytes are ELF, PE (MZ then "PE\0\0"), ar or
+ * fatbin, or its name says PTX/cubin; under --python and --ollama only modules by name
+ * (shared objects, .dll, .pyd) and those that really are ELF or PE (a header named
+ * "sort.so_impl.h" or a linker script is neither). */
+static bool worth_scanning(const char *path, bool modules_only)
 {
-	if (shared_objects_only && !str_is_shared_object_name(path))
+	if (modules_only && !str_is_module_name(path))
 		return false;
-	if (!shared_objects_only && (str_ends_with(path, ".ptx") || str_ends_with(path, ".cubin")))
+	if (!modules_only && (str_ends_with(path, ".ptx") || str_ends_with(path, ".cubin")))
 		return true;
-	unsigned char head[8];
+	unsigned char head[HEAD_BYTES];
 	size_t size;
 	int fd;
 	/* opened as every input is (util/file.h): without blocking, regular files only, so a
@@ -73,10 +80,9 @@ static bool worth_scanning(const char *path, bool shared_objects_only)
 	close(fd);
 	if (n < 4)
 		return false;
-	if (shared_objects_only)
-		return elf_has_magic(head, (size_t)n);
-	return elf_has_magic(head, (size_t)n) || ar_has_magic(head, (size_t)n) ||
-	       (n >= 8 && fatbin_is_container_at(head, 16, 0));
+	if (elf_has_magic(head, (size_t)n) || pe_has_magic(head, (size_t)n))
+		return true;
+	return !modules_only && (ar_has_magic(head, (size_t)n) || (n >= 8 && fatbin_is_container_at(head, 16, 0)));
 }
 
 static int name_cmp(const void *a, const void *b)
@@ -84,7 +90,7 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int walk(struct arch_inputs *in, const char *dir, bool recursive, bool so_only, int depth, char *err)
+static int walk(struct arch_inputs *in, const char *dir, bool recursive, bool modules_only, int depth, char *err)
 {
 	DIR *d = opendir(dir);
 	if (!d)
@@ -119,8 +125,8 @@ static int walk(struct arch_inputs *in, const char *dir, bool recursive, bool so
 			continue;
 		if (S_ISDIR(st.st_mode)) {
 			if (recursive && depth < MAX_DEPTH)
-				rc = walk(in, names[i], recursive, so_only, depth + 1, err);
-		} else if (S_ISREG(st.st_mode) && worth_scanning(names[i], so_only)) {
+				rc = walk(in, names[i], recursive, modules_only, depth + 1, err);
+		} else if (S_ISREG(st.st_mode) && worth_scanning(names[i], modules_only)) {
 			rc = arch_inputs_add(in, names[i], false);
 		}
 	}
@@ -173,6 +179,82 @@ static int add_frameworks(struct arch_inputs *in, const char *site, char *err)
 	return rc == CD_ENOMEM ? cd_fail(err, rc, "out of memory") : rc;
 }
 
+static bool is_python_dir(const char *name, void *arg)
+{
+	(void)arg;
+	return str_starts_with(name, "python");
+}
+
+static bool ends_with_ci(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && strcasecmp(s + n - k, suffix) == 0;
+}
+
+/* The install tree a --python path names without running anything: a folder, or the folder
+ * of a Windows python*.exe (a venv's Scripts/python.exe: the folder above Scripts). */
+static bool tree_root(const char *path, char *root, size_t cap)
+{
+	const char *base = strrchr(path, '/');
+
+	if (path_is_dir(path))
+		return snprintf(root, cap, "%s", path) < (int)cap;
+	base = base ? base + 1 : path;
+	if (!str_starts_with(base, "python") || !ends_with_ci(base, ".exe") || !path_is_file(path))
+		return false;
+	if (snprintf(root, cap, "%.*s", (int)(base - path), path) >= (int)cap)
+		return false;
+	if (!root[0])
+		snprintf(root, cap, ".");
+	size_t len = strlen(root);
+	while (len > 1 && root[len - 1] == '/')
+		root[--len] = 0;
+	const char *last = strrchr(root, '/');
+	if (last && strcasecmp(last + 1, "Scripts") == 0)
+		root[last - root] = 0;
+	return true;
+}
+
+bool arch_inputs_is_python_tree(const char *path)
+{
+	char root[PROBE_PATH];
+
+	return tree_root(path, root, sizeof root);
+}
+
+/* Each site-packages of the tree at root, Windows' and POSIX layouts: Lib/site-packages
+ * (python.org installs, ComfyUI portable's python_embeded, venvs and conda envs made on
+ * Windows), lib/pythonX.Y/site-packages (venvs and conda envs made on Linux or macOS). */
+static int tree_sites(struct arch_inputs *in, const char *root, size_t *dirs, char *err)
+{
+	static const char *const windows[] = { "Lib/site-packages", "lib/site-packages" };
+	char site[PROBE_PATH], lib[PROBE_PATH], rel[PROBE_PATH];
+	char **names = NULL;
+	size_t n = 0;
+	int rc = CD_OK;
+
+	for (size_t i = 0; i < sizeof(windows) / sizeof(windows[0]) && rc == CD_OK; i++)
+		if (path_join(site, sizeof site, root, windows[i]) == CD_OK && path_is_dir(site) &&
+		    !(i > 0 && *dirs)) { /* a case-blind mount shows Lib twice */
+			(*dirs)++;
+			rc = add_frameworks(in, site, err);
+		}
+	if (rc || path_join(lib, sizeof lib, root, "lib") != CD_OK)
+		return rc;
+	if (dir_names(lib, is_python_dir, NULL, &names, &n) != CD_OK)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n && rc == CD_OK; i++) {
+		snprintf(rel, sizeof rel, "%s/site-packages", names[i]);
+		if (path_join(site, sizeof site, lib, rel) == CD_OK && path_is_dir(site)) {
+			(*dirs)++;
+			rc = add_frameworks(in, site, err);
+		}
+	}
+	names_free(names, n);
+	return rc;
+}
+
 #define SITE_DIRS_MAX 65536 /* bytes of site-packages paths read from the interpreter */
 
 int arch_inputs_python(struct arch_inputs *in, const char *interpreter, char *prog, size_t prog_cap, char *err)
@@ -183,6 +265,18 @@ int arch_inputs_python(struct arch_inputs *in, const char *interpreter, char *pr
 	size_t len = 0, dirs = 0;
 	int rc, ran;
 
+	/* a Windows install tree, or any environment's folder, is read where it is mounted */
+	if (interpreter && *interpreter && tree_root(interpreter, home, sizeof home)) {
+		size_t found = 0;
+
+		snprintf(prog, prog_cap, "%s", interpreter);
+		if ((rc = tree_sites(in, home, &found, err)))
+			return rc;
+		if (!found)
+			return cd_fail(err, CD_EUSAGE, "--python: %.200s has no Lib/site-packages or lib/pythonX.Y/site-packages",
+				       home);
+		return CD_OK;
+	}
 	/* by default the interpreter of the environment cudoctor was started from, if it has one */
 	if (!(interpreter && *interpreter) && python_launcher_env(home, sizeof home) &&
 	    path_join(own, sizeof own, home, "bin/python3") == CD_OK && access(own, X_OK) == 0 && safe_interpreter(own))
@@ -239,4 +333,74 @@ int arch_inputs_ollama(struct arch_inputs *in, char *err)
 	if (!found)
 		return cd_fail(err, CD_ENOTFOUND, "--ollama: no Ollama library folder (/usr/lib/ollama, /usr/local/lib/ollama, $OLLAMA_LIBRARY_PATH)");
 	return CD_OK;
+}
+
+static bool is_user_dir(const char *name, void *arg)
+{
+	(void)arg;
+	return name[0] != '.';
+}
+
+/* name in dir (any case: a tree copied off Windows keeps its case, a drvfs mount ignores it) */
+static bool has_file_ci(const char *dir, const char *name)
+{
+	char **names = NULL;
+	size_t n = 0;
+	bool found = false;
+
+	if (dir_names(dir, NULL, NULL, &names, &n) != CD_OK)
+		return false;
+	for (size_t i = 0; i < n && !found; i++)
+		found = strcasecmp(names[i], name) == 0;
+	names_free(names, n);
+	return found;
+}
+
+/* Reads the modules below dir, when it is a folder. */
+static int add_runners(struct arch_inputs *in, const char *dir, size_t *found, char *err)
+{
+	if (!path_is_dir(dir))
+		return CD_OK;
+	(*found)++;
+	return walk(in, dir, true, true, 0, err);
+}
+
+int arch_inputs_ollama_under(struct arch_inputs *in, const char *root, char *err)
+{
+	/* below root, where Ollama's installers put the runners: the root itself being the runners'
+	 * folder, Ollama's own folder or a Linux prefix (lib/ollama), %LOCALAPPDATA%
+	 * (Programs/Ollama/lib/ollama), a Windows user's folder (AppData/Local/...) or a drive or
+	 * its Users folder (Users/NAME/AppData/Local/...) */
+	static const char *const below[] = { "lib/ollama", "Programs/Ollama/lib/ollama",
+					     "AppData/Local/Programs/Ollama/lib/ollama" };
+	char dir[PROBE_PATH], users[PROBE_PATH], rel[PROBE_PATH];
+	char **names = NULL;
+	size_t n = 0, found = 0;
+	int rc = CD_OK;
+
+	if (!path_is_dir(root))
+		return cd_fail(err, CD_EUSAGE, "--ollama: %.200s is not a directory", root);
+	/* the runners' folder itself, or a llama.cpp release folder: its ggml-cuda library */
+	if (has_file_ci(root, "ggml-cuda.dll") || has_file_ci(root, "libggml-cuda.so") ||
+	    has_file_ci(root, "cuda_v12") || has_file_ci(root, "cuda_v13") || has_file_ci(root, "llama-server.exe"))
+		return add_runners(in, root, &found, err);
+	for (size_t i = 0; i < sizeof(below) / sizeof(below[0]) && rc == CD_OK; i++)
+		if (path_join(dir, sizeof dir, root, below[i]) == CD_OK)
+			rc = add_runners(in, dir, &found, err);
+	if (rc == CD_OK && path_join(users, sizeof users, root, "Users") == CD_OK && !path_is_dir(users))
+		snprintf(users, sizeof users, "%s", root);
+	if (rc == CD_OK && dir_names(users, is_user_dir, NULL, &names, &n) != CD_OK)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n && rc == CD_OK; i++) {
+		snprintf(rel, sizeof rel, "%s/%s", names[i], below[2]);
+		if (path_join(dir, sizeof dir, users, rel) == CD_OK)
+			rc = add_runners(in, dir, &found, err);
+	}
+	names_free(names, n);
+	if (rc == CD_OK && !found)
+		return cd_fail(err, CD_ENOTFOUND,
+			       "--ollama: no Ollama runners or llama.cpp release below %.200s (lib/ollama, "
+			       "Programs/Ollama/lib/ollama, [Users/NAME/]AppData/Local/Programs/Ollama/lib/ollama, "
+			       "ggml-cuda.dll)", root);
+	return rc;
 }

@@ -11,13 +11,17 @@
 #include "util/file.h"
 #include "util/str.h"
 
-/* Checked against the file lists of the Linux x86_64 wheels on PyPI (test_fw_wheel_layouts.c
- * names the releases): only the files that carry device code, so doctor and arch read no
- * CPU-only library. llama-cpp-python and flash-attn publish no Linux CUDA wheel there (their
- * own indexes and GitHub releases do); their places follow those builds' layout. */
+/* Checked against the file lists of the Linux x86_64 and Windows win_amd64 wheels on PyPI
+ * (test_fw_wheel_layouts.c names the releases): only the files that carry device code, so
+ * doctor and arch read no CPU-only library. A Windows place is the same name as a .dll or .pyd
+ * (the prefix forms match both): torch's CUDA builds for Windows are on PyTorch's own index,
+ * whose torch_cuda.dll (torch_cuda_cu.dll and torch_cuda_cpp.dll in 1.11-1.13) is the Linux
+ * libtorch_cuda.so without "lib". llama-cpp-python and flash-attn publish no CUDA wheel there
+ * (their own indexes and GitHub releases do); their places follow those builds' layout. */
 static const struct fw_files_row table[] = {
 	{ .fw = "torch", .version_file = "torch/version.py",
-	  .where = { "torch/lib/libtorch_cuda.so", "torch/lib/libtorch_cuda_cu.so", "torch/lib/libtorch_cuda_cpp.so" } },
+	  .where = { "torch/lib/libtorch_cuda.so", "torch/lib/libtorch_cuda_cu.so", "torch/lib/libtorch_cuda_cpp.so",
+		     "torch/lib/torch_cuda*" } },
 	/* the kernels of XLA itself are in the PJRT plug-in, a distribution the plug-in requires */
 	{ .fw = "jax-cuda12-plugin", .where = { "jax_cuda12_plugin/_linalg*", "jax_cuda12_plugin/_prng*",
 						"jax_cuda12_plugin/_solver*", "jax_plugins/xla_cuda12/xla_cuda_plugin*" } },
@@ -29,8 +33,9 @@ static const struct fw_files_row table[] = {
 	{ .fw = "cupy-cuda11x", .where = { "cupy/cuda/cub*", "cupy/cuda/thrust*", "cupy/random/_generator_api*" } },
 	{ .fw = "cupy-cuda12x", .where = { "cupy/cuda/cub*", "cupy/cuda/thrust*", "cupy/random/_generator_api*" } },
 	{ .fw = "cupy-cuda13x", .where = { "cupy/cuda/cub*", "cupy/cuda/thrust*", "cupy/random/_generator_api*" } },
-	{ .fw = "onnxruntime-gpu", .where = { "onnxruntime/capi/libonnxruntime_providers_cuda.so" } },
-	{ .fw = "ctranslate2", .where = { "ctranslate2.libs/libctranslate2*" } },
+	{ .fw = "onnxruntime-gpu", .where = { "onnxruntime/capi/libonnxruntime_providers_cuda.so",
+					      "onnxruntime/capi/onnxruntime_providers_cuda.dll" } },
+	{ .fw = "ctranslate2", .where = { "ctranslate2.libs/libctranslate2*", "ctranslate2/ctranslate2.dll" } },
 	{ .fw = "llama-cpp-python", .where = { "llama_cpp/lib/" } },
 	{ .fw = "bitsandbytes", .alternatives = true, .where = { "bitsandbytes/libbitsandbytes_cuda*" } },
 	{ .fw = "xformers", .where = { "xformers/_C*" } },
@@ -53,11 +58,11 @@ const struct fw_files_row *fw_files_row(const char *fw)
 	return NULL;
 }
 
-static bool is_shared_object(const char *name, void *arg)
+static bool is_module(const char *name, void *arg)
 {
 	const char *prefix = arg;
 
-	return str_is_shared_object_name(name) && (!prefix || str_starts_with(name, prefix));
+	return str_is_module_name(name) && (!prefix || str_starts_with(name, prefix));
 }
 
 /* The shared objects in dir (those whose names start with prefix, when given), by name. */
@@ -69,7 +74,7 @@ static int each_in_dir(const char *dir, const char *prefix, int (*fn)(const char
 
 	if (!path_is_dir(dir))
 		return CD_OK;
-	if (dir_names(dir, is_shared_object, (void *)prefix, &names, &n) != CD_OK)
+	if (dir_names(dir, is_module, (void *)prefix, &names, &n) != CD_OK)
 		return CD_ENOMEM;
 	for (size_t i = 0; i < n && rc == CD_OK; i++)
 		if (path_join(path, sizeof path, dir, names[i]) == CD_OK && path_is_file(path))

@@ -10,9 +10,9 @@
 #define FW_FILES_WHERE 6
 
 /* One framework. A place in `where` is relative to site-packages, '/' between its parts:
- * "dir/file" one file; "dir/" every shared object in that folder (util/str.h's name test);
- * "dir/name*" (or "name*" in site-packages itself) the shared objects there whose names start
- * with name. A layout of another platform is more places (or rows) of the same three forms. */
+ * "dir/file" one file; "dir/" every module in that folder (shared objects, .dll, .pyd:
+ * util/str.h's str_is_module_name); "dir/name*" (or "name*" in site-packages itself) the
+ * modules there whose names start with name. A layout of another platform is more places (or rows) of the same three forms. */
 struct fw_files_row {
 	const char *fw;                          /* as doctor names it: "torch", "cupy-cuda12x" */
 	const char *version_file;                /* "torch/version.py"; NULL: its dist-info's name */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "binfmt/cubin.h"
 #include "binfmt/decompress.h"
@@ -507,13 +508,15 @@ out:
 
 /* ---- findings ---- */
 
-/* PyTorch's own CUDA libraries (torch/lib/libtorch_cuda.so, ...): fixed by another wheel */
+/* PyTorch's own CUDA libraries (torch/lib/libtorch_cuda.so, torch_cuda.dll ...): fixed by
+ * another wheel */
 static bool looks_like_torch(const char *path)
 {
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	return strstr(path, "/torch/lib/") != NULL || strncmp(base, "libtorch", 8) == 0 ||
-	       strncmp(base, "libc10", 6) == 0;
+	       strncmp(base, "libc10", 6) == 0 || strncasecmp(base, "torch_cuda", 10) == 0 ||
+	       strncasecmp(base, "c10_cuda", 8) == 0;
 }
 
 /* A PyTorch extension (or any build against libtorch): it links c10 or torch itself, so
@@ -552,24 +555,35 @@ bool arch_torch_extension_vars(const struct arch_file *f, struct finding_vars *v
 }
 
 /* NVIDIA's own libraries, shipped as pip wheels: fixed by the release that carries the arch,
- * never by rebuilding them. The wheel of each library's base name. */
+ * never by rebuilding them. The wheel of each library family: "lib" + family in a soname
+ * (libcublasLt.so.13), family + bits or '_' + version in a Windows DLL's name (cublasLt64_12.dll,
+ * cudnn_ops64_9.dll, nvrtc64_120_0.dll, nvinfer_10.dll), any case there. */
 static const char *vendor_wheel(const char *path)
 {
 	static const struct {
-		const char *base, *wheel;
+		const char *family, *wheel;
 	} libs[] = {
-		{ "libcusparseLt", "nvidia-cusparselt" }, { "libcublasLt", "nvidia-cublas" }, { "libcublas", "nvidia-cublas" },
-		{ "libcudnn", "nvidia-cudnn" },		  { "libnccl", "nvidia-nccl" },	      { "libcufft", "nvidia-cufft" },
-		{ "libcusolver", "nvidia-cusolver" },	  { "libcusparse", "nvidia-cusparse" }, { "libcurand", "nvidia-curand" },
-		{ "libnvrtc", "nvidia-cuda-nvrtc" },	  { "libnvJitLink", "nvidia-nvjitlink" }, { "libcutensor", "cutensor" },
-		{ "libnvinfer", "tensorrt" },		  { "libcudart", "nvidia-cuda-runtime" },
+		{ "cusparseLt", "nvidia-cusparselt" }, { "cublasLt", "nvidia-cublas" },	  { "cublas", "nvidia-cublas" },
+		{ "cudnn", "nvidia-cudnn" },	       { "nccl", "nvidia-nccl" },	  { "cufft", "nvidia-cufft" },
+		{ "cusolver", "nvidia-cusolver" },     { "cusparse", "nvidia-cusparse" }, { "curand", "nvidia-curand" },
+		{ "nvrtc", "nvidia-cuda-nvrtc" },      { "nvJitLink", "nvidia-nvjitlink" }, { "cutensor", "cutensor" },
+		{ "nvinfer", "tensorrt" },	       { "cudart", "nvidia-cuda-runtime" },
 	};
 	const char *base = strrchr(path, '/');
+	bool dll;
 
 	base = base ? base + 1 : path;
-	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
-		if (strncmp(base, libs[i].base, strlen(libs[i].base)) == 0)
+	dll = str_is_module_name(base) && !str_is_shared_object_name(base);
+	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
+		size_t n = strlen(libs[i].family);
+		char next;
+
+		if (!dll && strncmp(base, "lib", 3) == 0 && strncmp(base + 3, libs[i].family, n) == 0)
 			return libs[i].wheel;
+		if (dll && strncasecmp(base, libs[i].family, n) == 0 &&
+		    ((next = base[n]) == '_' || next == '-' || next == '.' || (next >= '0' && next <= '9')))
+			return libs[i].wheel;
+	}
 	return NULL;
 }
 

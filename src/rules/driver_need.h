@@ -33,7 +33,9 @@ void runtime_need_of(const unsigned char *data, size_t size, struct runtime_need
 void runtime_need_of_cuda(const struct version *cuda, const char *how, struct runtime_need *out);
 
 /* For a CUDA toolkit library whose runtime is linked in statically and stripped
- * (libcublas.so.13): the CUDA major its soname names. out->known false for other names. */
+ * (libcublas.so.13): the CUDA major its soname names; for its Windows DLL (cublas64_12.dll,
+ * cublasLt64_12.dll, cudart64_12.dll, nvrtc64_120_0.dll, nvJitLink_120_0.dll) the major its
+ * name's number gives, with the Windows driver floor. out->known false for other names. */
 void runtime_need_of_library(const char *path, struct runtime_need *out);
 
 /* A program's own runtime against a driver: judged when both are known; fails when the driver

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util/err.h"
 #include "util/str.h"
@@ -107,6 +108,16 @@ bool str_is_shared_object_name(const char *path)
 			return true;
 	}
 	return false;
+}
+
+bool str_is_module_name(const char *path)
+{
+	size_t n = path ? strlen(path) : 0;
+
+	if (str_is_shared_object_name(path))
+		return true;
+	return n > 4 && path[n - 5] != '/' &&
+	       (strcasecmp(path + n - 4, ".dll") == 0 || strcasecmp(path + n - 4, ".pyd") == 0);
 }
 
 bool str_contains_ci(const char *haystack, const char *needle)

@@ -16,6 +16,9 @@ bool str_ends_with(const char *s, const char *suffix);
 /* A shared object's file name: "libx.so", "libx.so.13", "libx.so.13.0.1", "_C.abi3.so";
  * not "algorithm.sort_heap.h", whose ".so" only starts a word. */
 bool str_is_shared_object_name(const char *path);
+/* A loadable module's file name on Linux or Windows: a shared object as above, or a name
+ * ending in ".dll" or ".pyd" (any case: Windows file systems ignore it). */
+bool str_is_module_name(const char *path);
 bool str_contains_ci(const char *haystack, const char *needle); /* ASCII case-insensitive */
 char *str_trim(char *s);
 /* Writes a formatted line into row n of a table of max rows, width bytes each (rows contiguous

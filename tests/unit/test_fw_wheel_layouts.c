@@ -1,10 +1,13 @@
-/* The frameworks' device-code places (src/probe/fw_files.c) against the real Linux x86_64
- * wheels on PyPI: each wheel's member list is read from its zip central directory
- * (tests/wheels/fetch_member.py --list, HTTP range requests, cached in
+/* The frameworks' device-code places (src/probe/fw_files.c) against the real Linux x86_64 and
+ * Windows win_amd64 wheels on PyPI: each wheel's member list is read from its zip central
+ * directory (tests/wheels/fetch_member.py --list, HTTP range requests, cached in
  * ~/.cache/cudoctor-test/wheel-lists/), laid out as a site-packages (empty files; every shared
- * object an ELF, those that carry device code in the real wheel an ELF with a fatbin), and
- * `arch --python` (the finder doctor uses) must list exactly the files that carry device code.
- * Which members carry it was read off the whole wheels with `cudoctor arch -r`. */
+ * object an ELF, every .dll/.pyd a PE, those that carry device code in the real wheel with a
+ * fatbin), and `arch --python` (the finder doctor uses) must list exactly the files that carry
+ * device code. Which Linux members carry it was read off the whole wheels with `cudoctor arch
+ * -r`; of the Windows ones, ctranslate2.dll, cupy's _generator_api .pyd and
+ * libbitsandbytes_cuda130.dll were (test_pe.c), the others are the Linux file's counterparts.
+ * A Windows layout is read as an install tree (Lib/site-packages, --python=DIR), not run. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +26,8 @@
 #include "util/str.h"
 
 #define DEVICE_CODE ARCH_FIXTURES "/libk_shared.so"
+#define DEVICE_CODE_PE ARCH_FIXTURES "/k_win.dll"
+#define NO_DEVICE_CODE_PE ARCH_FIXTURES "/k_win_nodev.dll"
 #define MAX_EXPECT 12
 
 struct wheel {
@@ -63,9 +68,29 @@ static const struct layout layouts[] = {
 		   { "jax-cuda12-pjrt", "0.12.0.1", "py3-none-manylinux_2_27_x86_64" } },
 	  { "jax_cuda12_plugin/_linalg.so", "jax_cuda12_plugin/_prng.so", "jax_cuda12_plugin/_solver.so",
 	    "jax_plugins/xla_cuda12/xla_cuda_plugin.so" } },
+	/* PyPI's torch for Windows is the CPU build: torch.dll, torch_cpu.dll, c10.dll are not read */
+	{ "torch-win", { { "torch", "2.9.1", "cp312-cp312-win_amd64" } }, { NULL } },
+	{ "cupy-win", { { "cupy-cuda12x", "14.2.0", "cp312-cp312-win_amd64" } },
+	  { "cupy/cuda/cub.cp312-win_amd64.pyd", "cupy/cuda/thrust.cp312-win_amd64.pyd",
+	    "cupy/random/_generator_api.cp312-win_amd64.pyd" } },
+	{ "ctranslate2-win", { { "ctranslate2", "4.8.5", "cp312-cp312-win_amd64" } }, { "ctranslate2/ctranslate2.dll" } },
+	{ "onnxruntime-gpu-win", { { "onnxruntime-gpu", "1.31.1", "cp312-cp312-win_amd64" } },
+	  { "onnxruntime/capi/onnxruntime_providers_cuda.dll" } },
+	{ "bitsandbytes-win", { { "bitsandbytes", "0.50.2", "py3-none-win_amd64" } },
+	  { "bitsandbytes/libbitsandbytes_cuda118.dll", "bitsandbytes/libbitsandbytes_cuda121.dll",
+	    "bitsandbytes/libbitsandbytes_cuda124.dll", "bitsandbytes/libbitsandbytes_cuda126.dll",
+	    "bitsandbytes/libbitsandbytes_cuda128.dll", "bitsandbytes/libbitsandbytes_cuda130.dll",
+	    "bitsandbytes/libbitsandbytes_cuda132.dll" } },
+	{ "xformers-win", { { "xformers", "0.0.35", "py39-none-win_amd64" } }, { "xformers/_C.pyd" } },
 };
 
 static char root[64];
+
+/* A win_amd64 wheel is laid out as on Windows: Lib/site-packages */
+static bool is_windows(const struct layout *l)
+{
+	return strstr(l->wheels[0].file_part, "win_amd64") != NULL;
+}
 
 static int setup(void **state)
 {
@@ -119,7 +144,7 @@ static void lay_out(const struct layout *l, const char *const lists[2], char *si
 {
 	char rel[1024], line[512];
 
-	snprintf(rel, sizeof rel, "%s/site-packages", l->name);
+	snprintf(rel, sizeof rel, is_windows(l) ? "%s/Lib/site-packages" : "%s/site-packages", l->name);
 	tree_dir(root, rel);
 	assert_true((size_t)snprintf(site, site_n, "%s/%s", root, rel) < site_n);
 	*n_so = 0;
@@ -133,10 +158,13 @@ static void lay_out(const struct layout *l, const char *const lists[2], char *si
 			line[strcspn(line, "\n")] = '\0';
 			if (!line[0] || line[strlen(line) - 1] == '/' || strstr(line, "..") || line[0] == '/')
 				continue;
-			snprintf(rel, sizeof rel, "%s/site-packages/%s", l->name, line);
+			snprintf(rel, sizeof rel, "%s/%s/%s", l->name, is_windows(l) ? "Lib/site-packages" : "site-packages", line);
 			base = strrchr(line, '/');
 			base = base ? base + 1 : line;
-			if (str_is_shared_object_name(base)) {
+			if (str_is_module_name(base) && !str_is_shared_object_name(base)) {
+				assert_int_equal(tree_link(root, rel, expected(l, line) ? DEVICE_CODE_PE : NO_DEVICE_CODE_PE), 0);
+				(*n_so)++;
+			} else if (str_is_shared_object_name(base)) {
 				assert_int_equal(tree_link(root, rel, expected(l, line) ? DEVICE_CODE : "/bin/true"), 0);
 				(*n_so)++;
 			} else {
@@ -157,7 +185,7 @@ static void lay_out(const struct layout *l, const char *const lists[2], char *si
 
 /* The paths `arch --python` lists for site, relative to it (those with device code), and in
  * *searched how many files it read (a file without device code is only counted). */
-static size_t arch_python(const char *site, char found[][256], size_t max, size_t *searched)
+static size_t arch_python(const struct layout *l, const char *site, char found[][256], size_t max, size_t *searched)
 {
 	char py[PATH_MAX], script[1100], opt[PATH_MAX + 16], rel[1100];
 	struct run_result res;
@@ -173,6 +201,8 @@ static size_t arch_python(const char *site, char found[][256], size_t max, size_
 	tree_file(root, rel, script, 1);
 	snprintf(py, sizeof py, "%s/%s", root, rel);
 	snprintf(opt, sizeof opt, "--python=%s", py);
+	if (is_windows(l)) /* the install tree's folder, as mounted from Windows */
+		snprintf(opt, sizeof opt, "--python=%s/%s", root, l->name);
 	const char *argv[] = { CUDOCTOR_BINARY, "--json", "arch", opt, "--gpu", "sm_90", "--driver", "13.0", NULL };
 	const char *env[] = { "CUDOCTOR_LIBCUDA=/nonexistent", NULL };
 	assert_int_equal(testlib_run(argv, env, NULL, &res), 0);
@@ -199,8 +229,9 @@ static void check(const struct layout *l)
 	const char *paths[2] = { NULL, NULL };
 	size_t n_so, n, n_expect = 0, searched;
 
-	if (access(DEVICE_CODE, R_OK) != 0) {
-		print_message("SKIP: %s is missing (nvcc was not found at configure time)\n", DEVICE_CODE);
+	if (access(DEVICE_CODE, R_OK) != 0 || (is_windows(l) && access(DEVICE_CODE_PE, R_OK) != 0)) {
+		print_message("SKIP: %s is missing (nvcc or MinGW was not found at configure time)\n",
+			      is_windows(l) ? DEVICE_CODE_PE : DEVICE_CODE);
 		skip();
 	}
 	for (size_t k = 0; k < 2 && l->wheels[k].project; k++) {
@@ -211,7 +242,7 @@ static void check(const struct layout *l)
 		paths[k] = lists[k];
 	}
 	lay_out(l, paths, site, sizeof site, &n_so);
-	n = arch_python(site, found, 64, &searched);
+	n = arch_python(l, site, found, 64, &searched);
 	while (n_expect < MAX_EXPECT && l->expect[n_expect])
 		n_expect++;
 	for (size_t i = 0; i < n; i++)
@@ -240,6 +271,12 @@ static void bitsandbytes(void **state) { (void)state; check(&layouts[4]); }
 static void xformers(void **state) { (void)state; check(&layouts[5]); }
 static void vllm(void **state) { (void)state; check(&layouts[6]); }
 static void jax(void **state) { (void)state; check(&layouts[7]); }
+static void torch_win(void **state) { (void)state; check(&layouts[8]); }
+static void cupy_win(void **state) { (void)state; check(&layouts[9]); }
+static void ctranslate2_win(void **state) { (void)state; check(&layouts[10]); }
+static void onnxruntime_gpu_win(void **state) { (void)state; check(&layouts[11]); }
+static void bitsandbytes_win(void **state) { (void)state; check(&layouts[12]); }
+static void xformers_win(void **state) { (void)state; check(&layouts[13]); }
 
 int main(void)
 {
@@ -247,6 +284,8 @@ int main(void)
 		cmocka_unit_test(tensorflow), cmocka_unit_test(cupy),    cmocka_unit_test(ctranslate2),
 		cmocka_unit_test(onnxruntime_gpu), cmocka_unit_test(bitsandbytes), cmocka_unit_test(xformers),
 		cmocka_unit_test(vllm),       cmocka_unit_test(jax),
+		cmocka_unit_test(torch_win), cmocka_unit_test(cupy_win), cmocka_unit_test(ctranslate2_win),
+		cmocka_unit_test(onnxruntime_gpu_win), cmocka_unit_test(bitsandbytes_win), cmocka_unit_test(xformers_win),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
