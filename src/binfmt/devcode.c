@@ -360,14 +360,17 @@ static int restore_file_order(struct dc_inventory *inv, size_t c0, char *err)
 		return CD_OK;
 	struct dc_container *c = inv->containers + c0;
 	size_t i0 = c[0].first_image, n_img = inv->n_images - i0;
-	struct dc_image *img = malloc((n_img ? n_img : 1) * sizeof(*img));
-	if (!img)
-		return cd_fail(err, CD_ENOMEM, "out of memory");
 	/* file offsets of containers are distinct (no byte is walked twice): any sort is stable */
 	cd_qsort(c, n, sizeof(*c), by_file_offset);
+	if (n_img == 0) /* containers without entries */
+		return CD_OK;
+	struct dc_image *img = malloc(n_img * sizeof(*img));
+	if (!img)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
 	size_t at = 0;
 	for (size_t j = 0; j < n; j++) {
-		memcpy(img + at, inv->images + c[j].first_image, c[j].n_images * sizeof(*img));
+		if (c[j].n_images)
+			memcpy(img + at, inv->images + c[j].first_image, c[j].n_images * sizeof(*img));
 		c[j].first_image = (uint32_t)(i0 + at);
 		for (size_t i = 0; i < c[j].n_images; i++)
 			img[at + i].container = (uint32_t)(c0 + j);
