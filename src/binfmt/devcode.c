@@ -437,7 +437,7 @@ static int scan_host_elf(struct dc_inventory *inv, const struct elf_file *e, siz
 			goto out;
 		r[n] = (struct region){.offset = s.offset, .size = s.size, .name = s.name,
 				       .name_len = strnlen(s.name, MAX_SECTION_NAME + 1), .index = i,
-				       .rank = search_rank(s.name, strlen(s.name)),
+				       .rank = search_rank(s.name, strnlen(s.name, MAX_SECTION_NAME + 1)),
 				       .named = strcmp(s.name, SEC_NV_FATBIN) == 0 || strcmp(s.name, SEC_RELFATBIN) == 0,
 				       .worth = worth_scanning(&s), .nobits = s.type == ELF_SHT_NOBITS};
 		n++;
