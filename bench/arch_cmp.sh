@@ -1,6 +1,7 @@
 #!/bin/sh
 # arch_cmp.sh [BUILD] [RUNS]: `cudoctor arch` against `cuobjdump --list-elf --list-ptx` and
-# against `md5sum` (reading every byte once) on the same large files, in the same run, warm
+# against `md5sum` (reading every byte once) on the same large files; `arch --all-sections`
+# (every data section searched for containers, not only .cask_resource, .ldata, .rodata, .data), in the same run, warm
 # (one untimed run each first), RUNS runs each (default 5), the median in milliseconds.
 # Files: libcublasLt.so.13 ($CUBLASLT, else the toolkit's), torch 2.11.0's libtorch_cuda.so
 # (fetched member by member by tests/wheels/fetch_member.py), and NVIDIA's cuFFT wheel for
@@ -42,19 +43,20 @@ out=$here/bench/results/arch_cmp_$(hostname).md
 	echo
 	echo "Median of $RUNS warm runs, ms. cudoctor: $B/cudoctor; cuobjdump: $("$CUOBJDUMP" --version | tail -1)"
 	echo
-	echo "| file | MB | arch | arch --cuobjdump | cuobjdump --list-elf --list-ptx | md5sum |"
-	echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+	echo "| file | MB | arch | arch --all-sections | arch --cuobjdump | cuobjdump --list-elf --list-ptx | md5sum |"
+	echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
 	for f in "$CUBLASLT" "$C/torch-2.11.0/libtorch_cuda.so" "$WHEEL"; do
 		[ -n "$f" ] && [ -f "$f" ] || continue
 		mb=$(($(stat -c %s "$f") / 1000000))
 		a=$(ms "$B/cudoctor" arch --gpu sm_90 --driver 580.65 "$f")
+		e=$(ms "$B/cudoctor" arch --all-sections --gpu sm_90 --driver 580.65 "$f")
 		case $f in
 		*.whl) o="- (reads no zip)" ;;
 		*) o=$(ms "$CUOBJDUMP" --list-elf --list-ptx "$f") ;;
 		esac
 		c=$(ms "$B/cudoctor" arch --cuobjdump "$f")
 		m=$(ms md5sum "$f")
-		echo "| $(basename "$f") | $mb | $a | $c | $o | $m |"
+		echo "| $(basename "$f") | $mb | $a | $e | $c | $o | $m |"
 	done
 } >"$out"
 cat "$out"

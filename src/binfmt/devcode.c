@@ -265,12 +265,31 @@ static bool worth_scanning(const struct elf_section *s)
 	return true;
 }
 
+/* ELF sections that hold containers outside .nv_fatbin in real libraries (cuBLASLt and
+ * cuDNN: .cask_resource; cuFFT: .ldata; cuSPARSE: .rodata; a program's own embedded fatbin:
+ * .rodata or .data), searched in this order. Each of NVIDIA's libraries keeps them in one
+ * section, so the search stops after the first that holds any: reading every data section
+ * of cuBLASLt (270 MB) costs more than all the rest of arch. DC_SCAN_EVERY_SECTION searches
+ * them all. */
+static const char *const search_order[] = {".cask_resource", ".ldata", ".rodata", ".data"};
+#define N_SEARCH_RANKS (sizeof(search_order) / sizeof(search_order[0]))
+#define RANK_NONE (-1) /* not searched unless every section is */
+
+static int search_rank(const char *name, size_t len)
+{
+	for (size_t k = 0; k < N_SEARCH_RANKS; k++)
+		if (len == strlen(search_order[k]) && memcmp(name, search_order[k], len) == 0)
+			return (int)k;
+	return RANK_NONE;
+}
+
 /* One section of a host binary as the walk sees it, whatever the container format. */
 struct region {
 	uint64_t offset, size;
 	const char *name;           /* inside the file, name_len bytes */
 	size_t name_len;
 	size_t index;               /* the section's index: ties in offset keep table order */
+	int rank;                   /* place in search_order, or RANK_NONE */
 	bool named;                 /* a fatbin section, walked from its start */
 	bool worth;                 /* may hold a container, searched by magic when asked */
 	bool nobits;
@@ -282,25 +301,31 @@ static int by_offset(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset ? 1 : (x->index > y->index) - (x->index < y->index);
 }
 
-/* Walks the named fatbin sections and, when asked, searches the others: the same for ELF
- * and PE files. primary: the section the runtime registers (NULL: none). */
-static int walk_regions(struct dc_inventory *inv, const unsigned char *data, size_t size, struct region *r,
-			size_t n, const char *primary, size_t base, int member, unsigned opts, char *err)
+#define RANK_ANY (-2) /* a pass over every section worth searching */
+
+/* One pass in offset order: walks the named sections when walk_named, and searches the
+ * sections of the given rank. Named sections count as covered in every pass, and a search
+ * stops where the next named section starts (next_named[k]: the offset of the first named
+ * section at or after r[k]), so no container is found twice. */
+static int walk_pass(struct dc_inventory *inv, const unsigned char *data, size_t size, const struct region *r,
+		     const uint64_t *next_named, size_t n, bool walk_named, int rank, const char *primary,
+		     size_t base, int member, unsigned opts, char *err)
 {
-	cd_qsort(r, n, sizeof(*r), by_offset);
-	bool scan = (opts & DC_SCAN_ALL_SECTIONS) || ((opts & DC_SCAN_IF_CUDA) && primary);
 	/* every byte is walked or scanned once: sections that overlap what an earlier one covered
 	 * (crafted: thousands of sections over one region) add only what lies beyond it */
 	size_t covered = 0;
 	for (size_t k = 0; k < n; k++) {
 		const struct region *s = &r[k];
-		if ((!s->named && !(scan && s->worth)) || s->nobits)
+		bool search = !s->named && s->worth && (rank == RANK_ANY || (rank >= 0 && s->rank == rank));
+		if ((!s->named && !search) || s->nobits)
 			continue;
 		if (!in_bounds(s->offset, s->size, size))
 			return cd_fail(err, CD_EFORMAT, "section %.*s (offset 0x%llx, %llu bytes) is outside the file",
 				       (int)(s->name_len < 64 ? s->name_len : 64), s->name,
 				       (unsigned long long)s->offset, (unsigned long long)s->size);
 		size_t start = (size_t)s->offset, end = start + (size_t)s->size;
+		if (!s->named && k + 1 < n && next_named[k + 1] < end)
+			end = next_named[k + 1] > start ? (size_t)next_named[k + 1] : start;
 		if (end <= covered || (s->named && start < covered))
 			continue;
 		if (start < covered)
@@ -308,14 +333,83 @@ static int walk_regions(struct dc_inventory *inv, const unsigned char *data, siz
 		covered = end;
 		bool is_primary = primary && s->name_len == strlen(primary) && memcmp(s->name, primary, s->name_len) == 0;
 		int rc = CD_OK;
-		if (s->named)
+		if (s->named && walk_named)
 			rc = walk_region(inv, data, start, end, base, s->name, s->name_len, member, is_primary, opts, err);
-		else if (start < end)
+		else if (!s->named && start < end)
 			rc = scan_region(inv, data, start, end, base, s->name, s->name_len, member, opts, err);
 		if (rc)
 			return rc;
 	}
 	return CD_OK;
+}
+
+static int by_file_offset(const void *a, const void *b)
+{
+	const struct dc_container *x = a, *y = b;
+	return (x->file_offset > y->file_offset) - (x->file_offset < y->file_offset);
+}
+
+/* Puts the containers found since c0, and their images, back in file order: the named
+ * sections are walked before the others are searched, and listings follow the file. */
+static int restore_file_order(struct dc_inventory *inv, size_t c0, char *err)
+{
+	size_t n = inv->n_containers - c0, sorted = 1;
+	while (sorted < n && inv->containers[c0 + sorted - 1].file_offset <= inv->containers[c0 + sorted].file_offset)
+		sorted++;
+	if (sorted >= n)
+		return CD_OK;
+	struct dc_container *c = inv->containers + c0;
+	size_t i0 = c[0].first_image, n_img = inv->n_images - i0;
+	/* file offsets of containers are distinct (no byte is walked twice): any sort is stable */
+	cd_qsort(c, n, sizeof(*c), by_file_offset);
+	if (n_img == 0) /* containers without entries */
+		return CD_OK;
+	struct dc_image *img = malloc(n_img * sizeof(*img));
+	if (!img)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	size_t at = 0;
+	for (size_t j = 0; j < n; j++) {
+		if (c[j].n_images)
+			memcpy(img + at, inv->images + c[j].first_image, c[j].n_images * sizeof(*img));
+		c[j].first_image = (uint32_t)(i0 + at);
+		for (size_t i = 0; i < c[j].n_images; i++)
+			img[at + i].container = (uint32_t)(c0 + j);
+		at += c[j].n_images;
+	}
+	memcpy(inv->images + i0, img, n_img * sizeof(*img));
+	free(img);
+	return CD_OK;
+}
+
+/* Walks the named fatbin sections and, when asked, searches the others (search_order, or
+ * all with DC_SCAN_EVERY_SECTION): the same for ELF and PE files. primary: the section the
+ * runtime registers (NULL: none). */
+static int walk_regions(struct dc_inventory *inv, const unsigned char *data, size_t size, struct region *r,
+			size_t n, const char *primary, size_t base, int member, unsigned opts, char *err)
+{
+	size_t c0 = inv->n_containers;
+	cd_qsort(r, n, sizeof(*r), by_offset);
+	bool scan = (opts & DC_SCAN_ALL_SECTIONS) || ((opts & DC_SCAN_IF_CUDA) && primary);
+	uint64_t *next_named = malloc((n ? n : 1) * sizeof(*next_named));
+	if (!next_named)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	for (size_t k = n, at = SIZE_MAX; k > 0; k--)
+		next_named[k - 1] = at = r[k - 1].named && !r[k - 1].nobits ? r[k - 1].offset : at;
+	int rc;
+	if (scan && (opts & DC_SCAN_EVERY_SECTION)) {
+		rc = walk_pass(inv, data, size, r, next_named, n, true, RANK_ANY, primary, base, member, opts, err);
+		goto out;
+	}
+	rc = walk_pass(inv, data, size, r, next_named, n, true, RANK_NONE, primary, base, member, opts, err);
+	for (int k = 0; scan && rc == CD_OK && k < (int)N_SEARCH_RANKS; k++) {
+		size_t before = inv->n_containers;
+		rc = walk_pass(inv, data, size, r, next_named, n, false, k, primary, base, member, opts, err);
+		if (inv->n_containers > before)
+			break;
+	}
+out:
+	free(next_named);
+	return rc ? rc : restore_file_order(inv, c0, err);
 }
 
 static bool has_interp(const struct elf_file *e)
@@ -343,6 +437,7 @@ static int scan_host_elf(struct dc_inventory *inv, const struct elf_file *e, siz
 			goto out;
 		r[n] = (struct region){.offset = s.offset, .size = s.size, .name = s.name,
 				       .name_len = strnlen(s.name, MAX_SECTION_NAME + 1), .index = i,
+				       .rank = search_rank(s.name, strnlen(s.name, MAX_SECTION_NAME + 1)),
 				       .named = strcmp(s.name, SEC_NV_FATBIN) == 0 || strcmp(s.name, SEC_RELFATBIN) == 0,
 				       .worth = worth_scanning(&s), .nobits = s.type == ELF_SHT_NOBITS};
 		n++;
@@ -386,7 +481,7 @@ static int scan_pe(struct dc_inventory *inv, const struct pe_file *pe, unsigned 
 		if (named && !primary)
 			primary = pe_section_is(&s, SEC_NV_FATBIN) ? SEC_NV_FATBIN : PE_SEC_NV_FATBIN;
 		r[n++] = (struct region){.offset = s.offset, .size = s.size, .name = s.name, .name_len = s.name_len,
-					 .index = i, .named = named, .worth = pe_worth_scanning(&s),
+					 .index = i, .rank = 0, .named = named, .worth = pe_worth_scanning(&s),
 					 .nobits = s.size == 0};
 	}
 	rc = walk_regions(inv, pe->data, pe->size, r, n, primary, 0, -1, opts, err);

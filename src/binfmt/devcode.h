@@ -20,6 +20,8 @@ enum dc_format {
 #define DC_SCAN_IF_CUDA 0x4u      /* like DC_SCAN_ALL_SECTIONS, but only in ELF files that have
 				     .nv_fatbin or __nv_relfatbin (directory scans: skips the
 				     gigabytes of CPU-only libraries) */
+#define DC_SCAN_EVERY_SECTION 0x8u /* with either of the above: search every data section, not
+				      only where NVIDIA's libraries keep containers (devcode.c) */
 
 struct dc_image {
 	uint16_t kind;                 /* FATBIN_KIND_* (standalone cubin: ELF; .ptx file: PTX) */

@@ -36,7 +36,7 @@ static const char arch_notes[] =
 	"without -r) is named on stderr, skipped, and the run "
 	"exits 3. See docs/arch.md.";
 
-enum { OPT_RECURSIVE = 1, OPT_GPU, OPT_PYTHON, OPT_OLLAMA, OPT_DRIVER, OPT_KERNELS, OPT_CUOBJDUMP, OPT_RESOURCES };
+enum { OPT_RECURSIVE = 1, OPT_GPU, OPT_PYTHON, OPT_OLLAMA, OPT_DRIVER, OPT_KERNELS, OPT_CUOBJDUMP, OPT_RESOURCES, OPT_ALL_SECTIONS };
 
 static const struct cli_opt arch_opts[] = {
 	{ .id = OPT_RECURSIVE, .short_name = 'r', .long_name = "recursive", .help = "descend into directories" },
@@ -59,6 +59,9 @@ static const struct cli_opt arch_opts[] = {
 		  "and spills) and constant memory, launch bounds, and the largest block that launches" },
 	{ .id = OPT_CUOBJDUMP, .long_name = "cuobjdump",
 	  .help = "print the listing as cuobjdump --list-elf --list-ptx does" },
+	{ .id = OPT_ALL_SECTIONS, .long_name = "all-sections",
+	  .help = "search every data section for fatbins, not only .cask_resource, .ldata, .rodata "
+		  "and .data (slower on large files)" },
 	{ 0 },
 };
 
@@ -88,6 +91,7 @@ static int parse_args(struct report *r, int argc, char **argv, const struct cd_g
 			break;
 		case OPT_KERNELS: o->kernels = true; break;
 		case OPT_CUOBJDUMP: o->cuobjdump = true; break;
+		case OPT_ALL_SECTIONS: o->all_sections = true; break;
 		case OPT_RESOURCES: o->resources = true; break;
 		}
 	}

@@ -20,5 +20,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dc_init(&inv);
 	dc_scan(&inv, data, size, DC_SCAN_ALL_SECTIONS | DC_READ_ELF, err);
 	dc_free(&inv);
+	/* every section searched (--all-sections): one pass instead of the ordered ones */
+	dc_scan(&inv, data, size, DC_SCAN_ALL_SECTIONS | DC_SCAN_EVERY_SECTION, err);
+	dc_free(&inv);
 	return 0;
 }

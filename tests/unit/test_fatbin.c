@@ -370,6 +370,94 @@ static void test_cuda_libraries(void **state)
 	}
 }
 
+/* Where containers outside .nv_fatbin are searched: .cask_resource, .ldata, .rodata, .data in
+ * that order, stopping after the first that holds any; every data section with
+ * DC_SCAN_EVERY_SECTION. Found containers are listed in file order either way. */
+static void elf_section(unsigned char *p, uint32_t name, uint32_t type, uint64_t off, uint64_t size)
+{
+	memset(p, 0, 64);
+	put32(p, name);
+	put32(p + 4, type);
+	put64(p + 8, type == 1 ? 2 : 0); /* SHF_ALLOC */
+	put64(p + 24, off);
+	put64(p + 32, size);
+	put64(p + 48, 8);
+}
+
+static void check_file_order(const struct dc_inventory *inv)
+{
+	for (size_t j = 0; j < inv->n_containers; j++) {
+		const struct dc_container *c = &inv->containers[j];
+		assert_true(j == 0 || inv->containers[j - 1].file_offset < c->file_offset);
+		for (size_t i = c->first_image; i < c->first_image + c->n_images; i++) {
+			assert_int_equal(inv->images[i].container, j);
+			assert_true(inv->images[i].file_offset > c->file_offset);
+		}
+	}
+}
+
+static void test_search_order(void **state)
+{
+	static const char shstr[] = "\0.rodata\0.nv_fatbin\0.cask_resource\0.lrodata\0.shstrtab";
+	enum { RODATA = 1, NV_FATBIN = 9, CASK = 20, LRODATA = 35, SHSTRTAB = 44 };
+	unsigned char elf[0x780] = {0};
+	struct dc_inventory inv;
+	char err[CD_ERRMSG];
+	(void)state;
+	memcpy(elf, "\177ELF\2\1\1", 7);
+	put16(elf + 16, 3);       /* ET_DYN */
+	put16(elf + 18, 62);      /* x86-64 */
+	put32(elf + 20, 1);
+	put64(elf + 40, 0x600);   /* section headers */
+	put16(elf + 52, 64);
+	put16(elf + 58, 64);
+	put16(elf + 60, 6);
+	put16(elf + 62, 5);
+	static const uint32_t names[] = {RODATA, NV_FATBIN, CASK, LRODATA};
+	for (size_t k = 0; k < 4; k++) {
+		craft(elf + 0x100 * (k + 1));
+		elf_section(elf + 0x600 + 64 * (k + 1), names[k], 1, 0x100 * (k + 1), 0x100);
+	}
+	memcpy(elf + 0x500, shstr, sizeof shstr);
+	elf_section(elf + 0x600 + 64 * 5, SHSTRTAB, 3, 0x500, sizeof shstr);
+
+	/* .cask_resource first: .rodata and .lrodata are not searched */
+	dc_init(&inv);
+	assert_int_equal(dc_scan(&inv, elf, sizeof elf, DC_SCAN_ALL_SECTIONS, err), CD_OK);
+	assert_int_equal(inv.n_containers, 2);
+	assert_string_equal(inv.sections[inv.containers[0].section], ".nv_fatbin");
+	assert_true(inv.containers[0].primary);
+	assert_string_equal(inv.sections[inv.containers[1].section], ".cask_resource");
+	check_file_order(&inv);
+	dc_free(&inv);
+
+	/* every section: all four, in file order */
+	assert_int_equal(dc_scan(&inv, elf, sizeof elf, DC_SCAN_ALL_SECTIONS | DC_SCAN_EVERY_SECTION, err), CD_OK);
+	assert_int_equal(inv.n_containers, 4);
+	assert_int_equal(inv.n_images, 8);
+	assert_string_equal(inv.sections[inv.containers[0].section], ".rodata");
+	assert_string_equal(inv.sections[inv.containers[3].section], ".lrodata");
+	check_file_order(&inv);
+	dc_free(&inv);
+
+	/* no .cask_resource or .ldata: .rodata, which lies before .nv_fatbin, and nothing after */
+	put32(elf + 0x600 + 64 * 3, LRODATA);
+	assert_int_equal(dc_scan(&inv, elf, sizeof elf, DC_SCAN_IF_CUDA, err), CD_OK);
+	assert_int_equal(inv.n_containers, 2);
+	assert_string_equal(inv.sections[inv.containers[0].section], ".rodata");
+	assert_false(inv.containers[0].primary);
+	assert_string_equal(inv.sections[inv.containers[1].section], ".nv_fatbin");
+	assert_int_equal(inv.images[0].arch, 80);
+	check_file_order(&inv);
+	dc_free(&inv);
+
+	/* without .nv_fatbin a directory scan searches nothing */
+	put32(elf + 0x600 + 64 * 2, LRODATA);
+	assert_int_equal(dc_scan(&inv, elf, sizeof elf, DC_SCAN_IF_CUDA, err), CD_OK);
+	assert_int_equal(inv.n_containers, 0);
+	dc_free(&inv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -377,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_fixture_inventories),  cmocka_unit_test(test_debug_and_members),
 		cmocka_unit_test(test_decompress_fixtures),  cmocka_unit_test(test_decompress_errors),
 		cmocka_unit_test(test_ptx_text),             cmocka_unit_test(test_cuda_libraries),
+		cmocka_unit_test(test_search_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 
 struct arch_opts {
 	bool recursive, kernels, cuobjdump, verbose, quiet;
+	bool all_sections; /* search every data section (DC_SCAN_EVERY_SECTION) */
 	bool resources;       /* --resources: each SASS image's kernels and what they use */
 	bool json;            /* --json: build the images arrays (skipped otherwise: memory) */
 	char note[256];       /* said once in the report (e.g. no Ollama folder) */

@@ -26,6 +26,8 @@ static void release_behind(const unsigned char *upto, void *ctx)
 	long pg = sysconf(_SC_PAGESIZE);
 	size_t page = pg > 0 ? (size_t)pg : 4096;
 	size_t to = (size_t)(upto - rc->base) & ~(page - 1);
+	if (to < rc->done) /* a section before those walked first is searched */
+		rc->done = to;
 	if (to > rc->done + RELEASE_STEP) {
 		madvise((void *)(rc->base + rc->done), to - rc->done, MADV_DONTNEED);
 		rc->done = to;
@@ -36,7 +38,7 @@ static unsigned scan_opts(const struct arch_opts *o, bool explicit_input)
 {
 	if (o->cuobjdump)
 		return DC_READ_ELF;
-	return explicit_input ? DC_SCAN_ALL_SECTIONS : DC_SCAN_IF_CUDA;
+	return (explicit_input ? DC_SCAN_ALL_SECTIONS : DC_SCAN_IF_CUDA) | (o->all_sections ? DC_SCAN_EVERY_SECTION : 0);
 }
 
 /* Counts v (one verdict per GPU of t) into the tally; true when the file deserves its details
