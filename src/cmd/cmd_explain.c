@@ -135,33 +135,17 @@ static bool push(json_t *arr, json_t *s)
 	return json_array_append_new(arr, s) == 0;
 }
 
-/* A --binary that is a PyTorch extension is rebuilt for the GPUs judged with TORCH_CUDA_ARCH_LIST
- * ("8.6;9.0+PTX"), not fixed by another torch wheel. */
+/* A --binary that is a PyTorch extension is rebuilt for the GPUs judged with TORCH_CUDA_ARCH_LIST,
+ * not fixed by another torch wheel. */
 static void extension_vars(const char *binary, const struct arch_target *t, struct finding_vars *v)
 {
 	struct mapped_file mf;
-	char err[CD_ERRMSG], list[160] = "";
-	size_t used = 0;
-	unsigned newest = 0;
+	char err[CD_ERRMSG];
 
 	if (file_map(binary, &mf, err) != CD_OK)
 		return;
 	struct arch_file f = { .path = binary, .data = mf.data, .size = mf.size };
-	if (arch_torch_extension_vars(&f, v)) {
-		for (size_t i = 0; i < t->n_gpus; i++)
-			newest = t->gpus[i].cc > newest ? t->gpus[i].cc : newest;
-		for (size_t i = 0; i < t->n_gpus && used < sizeof(list); i++) {
-			bool seen = false;
-
-			for (size_t k = 0; k < i; k++)
-				seen |= t->gpus[k].cc == t->gpus[i].cc;
-			if (!seen)
-				used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%u.%u%s", used ? ";" : "",
-							 t->gpus[i].cc / 10, t->gpus[i].cc % 10,
-							 t->gpus[i].cc == newest ? "+PTX" : "");
-		}
-		finding_var(v, "torch_archs", "%s", list);
-	}
+	arch_torch_extension_vars(&f, t->gpus[0].cc, t, v);
 	file_unmap(&mf);
 }
 

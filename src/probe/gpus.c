@@ -860,10 +860,8 @@ out:
 
 void gpu_probe_free(struct gpu_probe *p)
 {
-	for (size_t i = 0; i < p->n_gpus; i++) {
-		free(p->gpus[i].processes);
-		free(p->gpus[i].mig_devices);
-	}
+	for (size_t i = 0; i < p->n_gpus; i++)
+		free_gpu(&p->gpus[i]);
 	free(p->gpus);
 	p->gpus = NULL;
 	p->n_gpus = 0;

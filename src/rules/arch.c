@@ -545,14 +545,6 @@ static bool extends_torch(const struct arch_file *f)
 	return false;
 }
 
-bool arch_torch_extension_vars(const struct arch_file *f, struct finding_vars *v)
-{
-	if (!extends_torch(f))
-		return false;
-	finding_flag(v, "torch", true);
-	finding_flag(v, "torch_ext", true);
-	return true;
-}
 
 /* NVIDIA's own libraries, shipped as pip wheels: fixed by the release that carries the arch,
  * never by rebuilding them. The wheel of each library family: "lib" + family in a soname
@@ -659,6 +651,20 @@ static void arch_lists(const struct arch_target *t, unsigned cc, char *nvcc, siz
 		snprintf(cmake + uc, cn - uc, ";%u-virtual", newest);
 }
 
+bool arch_torch_extension_vars(const struct arch_file *f, unsigned cc, const struct arch_target *t,
+			       struct finding_vars *v)
+{
+	char nvcc[512], cmake[256], torch[256];
+
+	if (!extends_torch(f))
+		return false;
+	arch_lists(t, cc, nvcc, sizeof(nvcc), cmake, sizeof(cmake), torch, sizeof(torch));
+	finding_var(v, "torch_archs", "%s", torch);
+	finding_flag(v, "torch", true);
+	finding_flag(v, "torch_ext", true);
+	return true;
+}
+
 /* The catalogue values of an image verdict on GPU cc for the file at path: what kind of file
  * it is (PyTorch's, an NVIDIA library wheel's, else one's own code), the build flags for every
  * GPU judged, and the last toolkit that builds cc. */
@@ -685,7 +691,7 @@ static void image_vars(const struct arch_file *f, unsigned cc, const struct arch
 		finding_flag(v, "torch", true);
 		torch_fix_vars(cc, t, v);
 	} else if (!wheel) {
-		arch_torch_extension_vars(f, v);
+		arch_torch_extension_vars(f, cc, t, v);
 	}
 	/* the wheel of the library's own CUDA major (libcublas.so.13: the cu13 wheel), else of the
 	 * first CUDA that builds the GPU */

@@ -55,10 +55,11 @@ struct arch_file {
 };
 
 /* A file that links c10 or libtorch (a PyTorch extension): sets the catalogue's torch and
- * torch_ext flags (rebuilt with TORCH_CUDA_ARCH_LIST, not fixed by another torch wheel) and
- * says so. */
+ * torch_ext flags and torch_archs for GPU cc and t's GPUs (rebuilt with TORCH_CUDA_ARCH_LIST,
+ * not fixed by another torch wheel) and says so. */
 struct finding_vars;
-bool arch_torch_extension_vars(const struct arch_file *f, struct finding_vars *v);
+bool arch_torch_extension_vars(const struct arch_file *f, unsigned cc, const struct arch_target *t,
+			       struct finding_vars *v);
 
 /* The verdict of one file on one GPU. */
 struct arch_verdict {
