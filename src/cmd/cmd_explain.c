@@ -202,6 +202,10 @@ static void text_vars(const struct explain_match *m, const struct explain_env *e
 	if (binary && t->n_gpus)
 		extension_vars(binary, t, v);
 	finding_flag(v, "windows", m->windows);
+	finding_var(v, "pip", "%s", explain_pip_command(m->windows, m->embedded_python));
+	finding_flag(v, "torch_dll", m->torch_dll);
+	if (m->library[0] && !m->torch_dll && arch_library_wheel(m->library))
+		finding_var(v, "package", "%s-cuXY", arch_library_wheel(m->library));
 	finding_flag(v, "force_jit", t->force_jit);
 	finding_flag(v, "expandable", m->has_oom && oom_expandable_helps(&m->oom.n));
 }

@@ -55,6 +55,9 @@ struct explain_match {
 	enum explain_region region;          /* the region of the log the first hit was in */
 	bool windows;                        /* the text is from Windows (context.h decides): fixes
 					      * in Windows' form */
+	bool embedded_python;                /* the text's paths show ComfyUI portable's python_embeded */
+	bool torch_dll;                      /* the DLL a loader error names is PyTorch's or ships in
+					      * its torch\\lib folder: torch's wheel carries it */
 	bool rocm;                           /* the text is from AMD's ROCm/HIP (context.h decides):
 					      * only rocm-* findings, no CUDA advice */
 };

@@ -386,8 +386,11 @@ const char *ex_loader(const struct line *l, const char *base, char *lib, size_t 
 		snprintf(lib, n, "libcuda.so");
 		return base;
 	}
+	/* a missing or mismatched DLL that is not CUDA's is no CUDA finding */
+	bool own = strcmp(base, "library-missing") == 0 || strcmp(base, "library-version-mismatch") == 0;
+
 	if (!pick)
-		return strcmp(base, "library-missing") == 0 ? NULL : base;
+		return own ? NULL : base;
 	snprintf(lib, n, "%.*s", (int)pick_len, pick);
 	for (char *c = lib; *c; c++)
 		if (*c == ',')
@@ -408,6 +411,9 @@ const char *ex_loader(const struct line *l, const char *base, char *lib, size_t 
 		if (strncmp(name, cuda_libs[i], cl) != 0 || (name[cl] && strcmp(cuda_libs[i], "cudnn") != 0 &&
 							     strcmp(cuda_libs[i], "nvinfer") != 0))
 			continue;
+		/* WinError 127 in the driver's DLL: an entry point the runtime needs is not in it */
+		if (strcmp(base, "library-version-mismatch") == 0 && strcmp(name, "nvcuda") == 0)
+			return "runtime-newer-than-driver";
 		if (strcmp(base, "library-missing") != 0 && strcmp(base, "wsl-libcuda") != 0)
 			return base;
 		if (strcmp(name, "cuda") == 0)
@@ -420,5 +426,15 @@ const char *ex_loader(const struct line *l, const char *base, char *lib, size_t 
 			return "no-driver";
 		return "library-missing";
 	}
-	return strcmp(base, "library-missing") == 0 || strcmp(base, "wsl-libcuda") == 0 ? NULL : base;
+	return own || strcmp(base, "wsl-libcuda") == 0 ? NULL : base;
+}
+
+bool ex_torch_dll(const struct line *l, const char *lib)
+{
+	static const char *const own[] = { "torch_cuda", "c10_cuda", "caffe2_nvrtc" };
+
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (strncasecmp(lib, own[i], strlen(own[i])) == 0)
+			return true;
+	return line_find(l, "\\torch\\lib\\") >= 0;
 }

@@ -24,7 +24,7 @@
 /* ---- the pattern set, built once from the kb ---- */
 
 enum pat_kind { PK_ERROR, PK_PART, PK_NAME, PK_NUMKEY, PK_CUDA, PK_GPU, PK_NCCL, PK_SUPPORTS, PK_CC_OLD, PK_WSL, PK_TORCH,
-		PK_LAUNCH, PK_RUNTIME_VERSION, PK_REGION, PK_WINDOWS, PK_ROCM };
+		PK_LAUNCH, PK_RUNTIME_VERSION, PK_REGION, PK_WINDOWS, PK_LINUX, PK_EMBEDDED, PK_ROCM };
 
 struct pat {
 	enum pat_kind kind;
@@ -93,8 +93,8 @@ static int build_patterns(char *err)
 						    "blockDim", "threads per block" };
 	struct pat_list pl = { 0 };
 	const struct region_marker *region;
-	const char *const *windows, *const *rocm;
-	size_t n_region, n_windows, n_rocm;
+	const char *const *windows, *const *linux_words, *const *rocm;
+	size_t n_region, n_windows, n_linux, n_rocm;
 	bool ok = true;
 	int rc;
 
@@ -141,6 +141,10 @@ static int build_patterns(char *err)
 	windows = explain_windows_markers(&n_windows);
 	for (size_t i = 0; i < n_windows && ok; i++)
 		ok = add_pat(&pl, windows[i], (struct pat){ PK_WINDOWS, NULL, 0, 0 });
+	ok = ok && add_pat(&pl, EXPLAIN_EMBEDDED_PYTHON, (struct pat){ PK_EMBEDDED, NULL, 0, 0 });
+	linux_words = explain_linux_markers(&n_linux);
+	for (size_t i = 0; i < n_linux && ok; i++)
+		ok = add_pat(&pl, linux_words[i], (struct pat){ PK_LINUX, NULL, 0, 0 });
 	rocm = explain_rocm_markers(&n_rocm);
 	for (size_t i = 0; i < n_rocm && ok; i++)
 		ok = add_pat(&pl, rocm[i], (struct pat){ PK_ROCM, NULL, 0, 0 });
@@ -184,6 +188,8 @@ struct explain_scan {
 	size_t region_line;     /* the line of that marker, else 0 */
 	bool wsl;               /* the text mentions WSL2 */
 	bool windows;           /* a Windows marker was seen (context.h) */
+	bool linux_seen;        /* a Linux marker was seen (context.h) */
+	bool embedded;          /* ComfyUI portable's python_embeded was seen (context.h) */
 	bool rocm;              /* a ROCm marker was seen (context.h) */
 	size_t launch_line;     /* the last line that speaks of a kernel launch, else 0 */
 	int launch_block;       /* the threads per block that line gives, else 0 */
@@ -599,8 +605,10 @@ static int match_messages(struct explain_scan *sc, const struct line *l, bool *f
 			m->arch = a;
 			m->has_arch = true;
 		}
-		if (lib[0] && !m->library[0])
+		if (lib[0] && !m->library[0]) {
 			memcpy(m->library, lib, sizeof(m->library));
+			m->torch_dll = ex_torch_dll(l, lib);
+		}
 		if (strcmp(x, "torch_cc") == 0)
 			ex_torch_cc(m, l);
 		else if (strcmp(x, "xid") == 0)
@@ -749,6 +757,12 @@ static int scan_line(struct explain_scan *sc)
 			break;
 		case PK_WINDOWS:
 			sc->windows = true;
+			break;
+		case PK_LINUX:
+			sc->linux_seen = true;
+			break;
+		case PK_EMBEDDED:
+			sc->embedded = sc->windows = true;
 			break;
 		case PK_ROCM:
 			sc->rocm = true;
@@ -1197,7 +1211,8 @@ static void settle(struct explain_scan *sc)
 	for (size_t i = 0; i < r->n; i++) {
 		if (strcmp(r->m[i].finding, "libcuda-link-missing") == 0 && sc->wsl)
 			r->m[i].finding = "wsl-libcuda";
-		r->m[i].windows = sc->windows;
+		r->m[i].windows = explain_text_is_windows(sc->windows, sc->linux_seen, sc->wsl);
+		r->m[i].embedded_python = sc->embedded;
 		r->m[i].rocm = sc->rocm;
 		if (sc->rocm) {
 			r->m[i].finding = rocm_finding_of(r->m[i].finding);

@@ -549,8 +549,8 @@ static bool extends_torch(const struct arch_file *f)
 /* NVIDIA's own libraries, shipped as pip wheels: fixed by the release that carries the arch,
  * never by rebuilding them. The wheel of each library family: "lib" + family in a soname
  * (libcublasLt.so.13), family + bits or '_' + version in a Windows DLL's name (cublasLt64_12.dll,
- * cudnn_ops64_9.dll, nvrtc64_120_0.dll, nvinfer_10.dll), any case there. */
-static const char *vendor_wheel(const char *path)
+ * cudnn_ops64_9.dll, nvrtc64_120_0.dll, nvinfer_10.dll), any case there. (arch.h) */
+const char *arch_library_wheel(const char *path)
 {
 	static const struct {
 		const char *family, *wheel;
@@ -671,7 +671,7 @@ bool arch_torch_extension_vars(const struct arch_file *f, unsigned cc, const str
 static void image_vars(const struct arch_file *f, unsigned cc, const struct arch_target *t, struct finding_vars *v)
 {
 	const char *path = f->path;
-	const char *wheel = vendor_wheel(path);
+	const char *wheel = arch_library_wheel(path);
 	const struct kb_toolkit *first, *last;
 	struct kb_arch arch = { (int)cc, 0 };
 	char nvcc[512], cmake[256], torch[256];
@@ -763,7 +763,7 @@ static int partial_finding(struct report *r, const struct arch_file *f, const st
 	/* NVIDIA's libraries and PyTorch split kernels by arch: a container with only another GPU's
 	 * code is how they are built when they carry SASS for this GPU too */
 	bool by_design = v->failing <= foreign_specific(&f->inv, g->cc) ||
-			 ((vendor_wheel(f->path) || looks_like_torch(f->path)) && carries_sass_for(&f->inv, g->cc));
+			 ((arch_library_wheel(f->path) || looks_like_torch(f->path)) && carries_sass_for(&f->inv, g->cc));
 
 	finding_vars_init(&fv);
 	image_vars(f, g->cc, t, &fv);

@@ -291,6 +291,78 @@ static void rocm_texts_get_no_cuda_advice(void **state)
 
 /* ---- the command, with the fake driver of tests/fakes ---- */
 
+static struct run_result run_explain(const char *const extra[], const char *const env[], const char *stdin_text);
+
+/* A fix line in Linux's form: its loader, its shell, its kernel log, its package manager. */
+static const char *linux_fix_word(const char *fix)
+{
+	static const char *const words[] = { "ldconfig", "LD_LIBRARY_PATH", "sudo ", "dmesg", "export ", "apt ",
+					     "lsmod", "modprobe", "/dev/nvidia", "/usr/", "/etc/", "2>/dev/null" };
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strstr(fix, words[i]))
+			return words[i];
+	return NULL;
+}
+
+/* Every corpus text decided Windows (context.h) gets its fixes in Windows' form: the command's
+ * JSON for each is read, and a fix line with a Linux command fails. */
+static void windows_texts_get_windows_fixes(void **state)
+{
+	const char *args[] = { "--json", "--offline", NULL };
+	DIR *d = opendir(CORPUS);
+	struct dirent *e;
+	size_t windows = 0, fixes = 0;
+
+	(void)state;
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+		char path[512], *text = NULL, err[CD_ERRMSG];
+		struct explain_result r;
+		bool is_windows = false;
+
+		if (len <= 4 || strcmp(e->d_name + len - 4, ".txt") != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", CORPUS, e->d_name);
+		assert_int_equal(file_read_text(path, 1 << 20, &text, &len, err), CD_OK);
+		assert_int_equal(explain_text(text, len, &r, err), CD_OK);
+		for (size_t i = 0; i < r.n; i++)
+			is_windows |= r.m[i].windows && !r.m[i].rocm;
+		explain_result_free(&r);
+		if (is_windows) {
+			struct run_result run = run_explain(args, NULL, text);
+			json_error_t jerr;
+			json_t *root = json_loads(run.out, 0, &jerr), *matches, *m;
+			size_t k;
+
+			if (!root)
+				fail_msg("%s: explain --json gave no JSON: %s", e->d_name, jerr.text);
+			matches = json_object_get(root, "matches");
+			json_array_foreach(matches, k, m) {
+				json_t *fix = json_object_get(m, "fix"), *f;
+				size_t j;
+
+				json_array_foreach(fix, j, f) {
+					const char *w = linux_fix_word(json_string_value(f));
+
+					if (w)
+						fail_msg("%s: %s's fix says %s in a Windows text: %s", e->d_name,
+							 json_string_value(json_object_get(m, "id")), w, json_string_value(f));
+					fixes++;
+				}
+			}
+			json_decref(root);
+			run_result_free(&run);
+			windows++;
+		}
+		free(text);
+	}
+	closedir(d);
+	print_message("%zu corpus texts decided Windows, %zu fix lines, none in Linux's form\n", windows, fixes);
+	assert_true(windows >= 25);
+}
+
 static char *corpus_text(const char *name)
 {
 	char path[512], *text = NULL;
@@ -729,6 +801,7 @@ int main(void)
 		cmocka_unit_test(whole_corpus),
 		cmocka_unit_test(matcher_rules),
 		cmocka_unit_test(rocm_texts_get_no_cuda_advice),
+		cmocka_unit_test(windows_texts_get_windows_fixes),
 		cmocka_unit_test(json_contract_offline),
 		cmocka_unit_test(live_checks_through_the_driver),
 		cmocka_unit_test(binary_images_judged_for_the_gpu_here),
