@@ -203,6 +203,7 @@ static void text_vars(const struct explain_match *m, const struct explain_env *e
 		extension_vars(binary, t, v);
 	finding_flag(v, "windows", m->windows);
 	finding_var(v, "pip", "%s", explain_pip_command(m->windows, m->embedded_python));
+	finding_var(v, "python", "%s", explain_python_command(m->embedded_python));
 	finding_flag(v, "torch_dll", m->torch_dll);
 	if (m->library[0] && !m->torch_dll && arch_library_wheel(m->library))
 		finding_var(v, "package", "%s-cuXY", arch_library_wheel(m->library));

@@ -99,6 +99,11 @@ bool explain_text_is_windows(bool windows_seen, bool linux_seen, bool wsl_seen)
 #endif
 }
 
+const char *explain_python_command(bool embedded_python)
+{
+	return embedded_python ? "python_embeded\\python.exe" : "python";
+}
+
 const char *explain_pip_command(bool windows, bool embedded_python)
 {
 	if (embedded_python)

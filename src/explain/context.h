@@ -51,6 +51,8 @@ bool explain_text_is_windows(bool windows_seen, bool linux_seen, bool wsl_seen);
 /* The pip a fix line runs: the portable build's own Python, else "python -m pip" on Windows (the
  * Python that fails, whatever pip.exe PATH finds), else pip. */
 const char *explain_pip_command(bool windows, bool embedded_python);
+/* The Python a fix line runs: the portable build's own, else python. */
+const char *explain_python_command(bool embedded_python);
 
 /* Strings that only a text of AMD's ROCm/HIP stack holds: such a text gets ROCm's findings and
  * never CUDA's advice. */

@@ -666,6 +666,30 @@ static bool covers(uint32_t s1, uint32_t e1, uint32_t s2, uint32_t e2)
 	return s2 <= s1 && e1 <= e2;
 }
 
+/* A message part inside a longer part of another message that is whole on the line is that
+ * message's: "gpu_host_bfc) ran out of memory" is the host pool's failure, not the GPU pool's
+ * "_bfc) ran out of memory". */
+static void shadow_parts(struct explain_scan *sc)
+{
+	for (size_t h = 0; h < sc->n_hits; h++) {
+		const struct pat *p = &P.pats[sc->hits[h].pat];
+		uint32_t e1 = sc->hits[h].end, s1 = e1 - P.ac.len[sc->hits[h].pat];
+
+		if (p->kind != PK_PART)
+			continue;
+		for (size_t k = 0; k < sc->n_hits; k++) {
+			const struct pat *q = &P.pats[sc->hits[k].pat];
+			uint32_t e2 = sc->hits[k].end, s2 = e2 - P.ac.len[sc->hits[k].pat];
+
+			if (k != h && q->kind == PK_PART && q->msg != p->msg && inside(s1, e1, s2, e2) &&
+			    sc->msg_seen[q->msg] == (1u << kb_message_at(q->msg)->n_parts) - 1) {
+				sc->msg_seen[p->msg] &= (unsigned char)~(1u << p->part);
+				break;
+			}
+		}
+	}
+}
+
 /* dst[0..n) = s lowercased (ASCII), NUL bytes as spaces, then a NUL: eight bytes at a time,
  * as every line with a hit is copied so */
 static void fold_line(char *dst, const char *s, size_t n)
@@ -790,6 +814,8 @@ static int scan_line(struct explain_scan *sc)
 	/* the automaton's "nccl" anchor is the search, unless the line had more hits than kept */
 	nccl = nccl && (sc->n_hits < LINE_HITS ? sc->nccl_hit[nccl_log_anchor_count() - 1]
 					     : strstr(l->low, "nccl") != NULL);
+	if (parts)
+		shadow_parts(sc);
 	if (parts && (rc = match_messages(sc, l, &found)) != CD_OK)
 		return rc;
 	if (names && (rc = match_names(r, l, &found)) != CD_OK)
