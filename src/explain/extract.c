@@ -438,3 +438,28 @@ bool ex_torch_dll(const struct line *l, const char *lib)
 			return true;
 	return line_find(l, "\\torch\\lib\\") >= 0;
 }
+
+/* a size in GiB after key on the line ("5.20GiB", "-1.05GiB"); false when absent */
+static bool gib_after(const struct line *l, const char *key, double *out)
+{
+	long at = line_find(l, key);
+	char *end;
+
+	if (at < 0)
+		return false;
+	*out = strtod(l->s + at + strlen(key), &end);
+	return end != l->s + at + (long)strlen(key) && end + 3 <= l->s + l->len && strncmp(end, "GiB", 3) == 0;
+}
+
+void ex_vllm_budget(struct explain_match *m, const struct line *l)
+{
+	static const char *const keys[4] = { "model weights take ", "non_torch_memory takes ",
+					     "activation peak memory takes ", "reserved for KV Cache is " };
+	double v[4];
+
+	for (size_t i = 0; i < 4; i++)
+		if (!gib_after(l, keys[i], &v[i]) || (i < 3 && v[i] < 0))
+			return;
+	memcpy(m->vllm_gib, v, sizeof(v));
+	m->has_vllm = true;
+}

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "explain/context.h"
+#include "explain/evidence.h"
 #include "explain/explain.h"
 #include "util/err.h"
 
@@ -222,6 +223,38 @@ static void windows_dll_loading(void **state)
 	explain_result_free(&r);
 }
 
+/* vLLM's profile line: the budget is the sum of what it lists, the KV cache what is left */
+static void vllm_budget_arithmetic(void **state)
+{
+	struct explain_result r;
+	char ev[8][EXPLAIN_EVIDENCE_LINE];
+	size_t n;
+
+	(void)state;
+	assert_int_equal(findings("INFO worker.py:267] model weights take 5.20GiB; non_torch_memory takes 0.03GiB; "
+				  "PyTorch activation peak memory takes 1.42GiB; the rest of the memory reserved for KV "
+				  "Cache is -1.05GiB.\n",
+				  &r),
+			 1);
+	assert_string_equal(r.m[0].finding, "oom-capacity");
+	assert_true(r.m[0].has_vllm);
+	n = explain_offline_evidence(&r.m[0], ev, 8);
+	assert_int_equal(n, 1);
+	assert_non_null(strstr(ev[0], "is 5.60 GiB: model weights 5.20 + non-torch 0.03 + activation peak 1.42 = 6.65 GiB, "
+				      "leaving -1.05 GiB"));
+	assert_non_null(strstr(ev[0], "alone exceed the budget"));
+	explain_result_free(&r);
+	/* a line that lacks one of the four numbers gives the finding without the sum */
+	assert_int_equal(findings("model weights take 5.20GiB; the rest of the memory reserved for KV Cache is -1.05GiB.\n",
+				  &r),
+			 1);
+	assert_false(r.m[0].has_vllm);
+	explain_result_free(&r);
+	assert_int_equal(findings("INFO gpu_worker.py] Available KV cache memory: -2.31 GiB\n", &r), 1);
+	assert_string_equal(r.m[0].finding, "oom-capacity");
+	explain_result_free(&r);
+}
+
 static void cause_folds_its_consequence(void **state)
 {
 	struct explain_result r;
@@ -291,6 +324,7 @@ int main(void)
 		cmocka_unit_test(windows_is_decided_once),
 		cmocka_unit_test(windows_from_the_text_then_here),
 		cmocka_unit_test(windows_dll_loading),
+		cmocka_unit_test(vllm_budget_arithmetic),
 		cmocka_unit_test(cause_folds_its_consequence),
 		cmocka_unit_test(oom_wordings),
 	};
