@@ -9,6 +9,21 @@
 #include "facts/kb.h"
 #include "util/err.h"
 
+/* The Windows side, where this machine has one it can read. */
+static int probe_windows(struct win_side *w, char *err)
+{
+	struct win_side_opts wo;
+	char *bufs = malloc(2 * FACTS_PATH);
+	int rc = CD_OK;
+
+	if (!bufs)
+		return cd_fail(err, CD_ENOMEM, "windows: out of memory");
+	if (win_side_locate(&wo, bufs, bufs + FACTS_PATH, FACTS_PATH))
+		rc = win_side_probe(w, &wo, err);
+	free(bufs);
+	return rc;
+}
+
 int stack_probe(struct stack_facts *df, const struct stack_opts *o, char *err)
 {
 	struct toolkits_opts to = { 0 };
@@ -37,6 +52,8 @@ int stack_probe(struct stack_facts *df, const struct stack_opts *o, char *err)
 			goto fail;
 		df->n_rt++;
 	}
+	if ((rc = probe_windows(&df->win, err)) != CD_OK)
+		goto fail;
 	return CD_OK;
 fail:
 	stack_facts_free(df);
@@ -58,6 +75,7 @@ int stack_join(struct stack_facts *df, const struct gpu_probe *gp, const struct 
 	df->f.runtimes = df->rt;
 	df->f.n_runtime_sets = df->n_rt;
 	df->f.python = &df->py;
+	df->f.windows = &df->win;
 	return CD_OK;
 }
 
@@ -67,5 +85,6 @@ void stack_facts_free(struct stack_facts *df)
 	for (size_t l = 0; l < df->n_rt; l++)
 		runtimes_free(&df->rt[l]);
 	python_free(&df->py);
+	win_side_free(&df->win);
 	memset(df, 0, sizeof *df);
 }

@@ -1,0 +1,53 @@
+/* What was read of a Windows machine's CUDA stack from its files: where its C: drive was read
+ * (C:\ itself, or /mnt/c from WSL2) and every CUDA toolkit installed there, with the
+ * CUDA_PATH variables and the nvcc.exe that PATH finds first. probe/windows.c fills it; rules
+ * and renderers only read it. */
+#ifndef CUDOCTOR_FACTS_WINDOWS_H
+#define CUDOCTOR_FACTS_WINDOWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "facts/path.h"
+#include "util/field.h"
+#include "util/version.h"
+
+enum win_toolkit_found_by {
+	WTK_CUDA_PATH = 1 << 0,   /* %CUDA_PATH% */
+	WTK_CUDA_PATH_V = 1 << 1, /* a %CUDA_PATH_Vx_y% */
+	WTK_DEFAULT = 1 << 2,     /* C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v* */
+	WTK_PATH = 1 << 3,        /* its bin\nvcc.exe is in a folder of PATH */
+};
+
+struct win_toolkit {
+	char path[FACTS_PATH];        /* as Windows names it: C:\Program Files\...\CUDA\v12.4 */
+	char local[FACTS_PATH];       /* where it was read: /mnt/c/Program Files/.../v12.4 */
+	char vars[256];               /* the CUDA_PATH variables that name it, "CUDA_PATH CUDA_PATH_V12_4" */
+	bool exists;                  /* the folder exists (a variable may name a removed one) */
+	bool has_nvcc;                /* bin\nvcc.exe exists */
+	char version_text[32];        /* "12.4.131"; "12" from cudart64_12.dll alone */
+	struct version version;       /* parts 0 when no file told */
+	const char *version_source;   /* "version.json", "version.txt", "cudart64_*.dll" */
+	unsigned found_by;            /* enum win_toolkit_found_by bits */
+	int path_rank;                /* index in PATH of its bin folder, -1 when not on PATH */
+	bool wins;                    /* its nvcc.exe is the first on PATH: what `nvcc` runs */
+};
+
+/* The ways in found_by, ", "-joined: "CUDA_PATH, default folder". */
+const char *win_toolkit_found_by_text(unsigned found_by, char *buf, size_t n);
+
+struct win_side {
+	bool read;                    /* a Windows drive was found and read */
+	const char *from;             /* "WSL2 (/mnt/c)", "Windows"; NULL when not read */
+	char root[FACTS_PATH];        /* where C:\ was read: /mnt/c */
+	bool env_visible;             /* the Windows environment was read (not from WSL2) */
+	char cuda_path[FACTS_PATH];   /* %CUDA_PATH% as set; "" unset or not visible */
+	struct win_toolkit *t;
+	size_t n;
+	bool oom;
+};
+
+/* Their fields (windows_fields.c): doctor's "windows" object and its "toolkits[]". */
+extern const struct field_table win_side_field_table, win_toolkit_field_table;
+
+#endif

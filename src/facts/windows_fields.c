@@ -1,0 +1,93 @@
+/* The Windows side's field tables: the keys and labels of doctor's "windows" object and its
+ * "toolkits[]" (docs/json.md). */
+#include <stdio.h>
+#include <string.h>
+
+#include "facts/windows.h"
+
+const char *win_toolkit_found_by_text(unsigned found_by, char *buf, size_t n)
+{
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} ways[] = {
+		{ WTK_CUDA_PATH, "CUDA_PATH" },
+		{ WTK_CUDA_PATH_V, "CUDA_PATH_V*" },
+		{ WTK_DEFAULT, "default folder" },
+		{ WTK_PATH, "PATH" },
+	};
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof ways / sizeof ways[0]; i++) {
+		if (!(found_by & ways[i].bit) || used + strlen(ways[i].name) + 3 > n)
+			continue;
+		used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? ", " : "", ways[i].name);
+	}
+	return buf;
+}
+
+#define T(m) offsetof(struct win_toolkit, m)
+
+static void star(const void *obj, char *buf, size_t len)
+{
+	(void)obj;
+	snprintf(buf, len, "*");
+}
+
+static bool found_by(const void *obj, struct field_value *v)
+{
+	win_toolkit_found_by_text(((const struct win_toolkit *)obj)->found_by, v->buf, sizeof v->buf);
+	v->kind = FV_LIST;
+	v->s = v->buf;
+	v->seps = ",";
+	return true;
+}
+
+static bool state(const void *obj, struct field_value *v)
+{
+	const struct win_toolkit *t = obj;
+
+	v->kind = FV_STR;
+	v->s = !t->exists ? "missing" : t->has_nvcc ? "nvcc.exe" : "no nvcc.exe";
+	return true;
+}
+
+static const struct field win_toolkit_fields[] = {
+	{ .key = "wins", .label = "", .kind = FK_BOOL, .off = T(wins), .valid = FIELD_ALWAYS, .views = FIELD_BRIEF,
+	  .flags = FIELD_QUIET, .text = star },
+	{ .key = "path", .label = "folder", .kind = FK_CHARS, .off = T(path), .valid = FIELD_ALWAYS, .views = FIELD_BRIEF },
+	{ .key = "read_at", .kind = FK_CHARS, .off = T(local), .valid = FIELD_ALWAYS },
+	{ .key = "version", .label = "CUDA", .kind = FK_CHARS, .off = T(version_text), .valid = FIELD_ALWAYS,
+	  .views = FIELD_BRIEF, .unknown = "unknown" },
+	{ .key = "version_source", .label = "version from", .kind = FK_CSTR, .off = T(version_source),
+	  .valid = FIELD_ALWAYS, .views = FIELD_BRIEF },
+	{ .label = "state", .kind = FK_CALC, .valid = FIELD_ALWAYS, .views = FIELD_BRIEF, .get = state },
+	{ .key = "exists", .kind = FK_BOOL, .off = T(exists), .valid = FIELD_ALWAYS },
+	{ .key = "nvcc", .kind = FK_BOOL, .off = T(has_nvcc), .valid = FIELD_ALWAYS },
+	{ .key = "found_by", .label = "found by", .kind = FK_CALC, .valid = FIELD_ALWAYS, .views = FIELD_BRIEF,
+	  .get = found_by },
+	{ .key = "variables", .label = "variables", .kind = FK_WORDS, .off = T(vars), .valid = FIELD_ALWAYS,
+	  .views = FIELD_BRIEF },
+	{ .key = "path_rank", .kind = FK_INT, .off = T(path_rank), .valid = FIELD_ALWAYS, .flags = FIELD_NEG_UNKNOWN },
+};
+
+const struct field_table win_toolkit_field_table = {
+	"windows.toolkits[]", win_toolkit_fields, sizeof win_toolkit_fields / sizeof win_toolkit_fields[0], -1, NULL, NULL,
+};
+
+#define W(m) offsetof(struct win_side, m)
+
+static const struct field win_side_fields[] = {
+	{ .key = "read_from", .label = "read from", .kind = FK_CSTR, .off = W(from), .valid = FIELD_ALWAYS,
+	  .views = FIELD_BRIEF },
+	{ .key = "root", .kind = FK_CHARS, .off = W(root), .valid = FIELD_ALWAYS },
+	{ .key = "environment_visible", .kind = FK_BOOL, .off = W(env_visible), .valid = FIELD_ALWAYS },
+	{ .key = "cuda_path", .label = "CUDA_PATH", .kind = FK_CHARS, .off = W(cuda_path), .valid = FIELD_ALWAYS,
+	  .views = FIELD_BRIEF, .flags = FIELD_IF_FLAG, .flag = W(env_visible),
+	  .unknown = "not visible (the Windows environment cannot be read from WSL2)" },
+};
+
+const struct field_table win_side_field_table = {
+	"windows", win_side_fields, sizeof win_side_fields / sizeof win_side_fields[0], -1, NULL, NULL,
+};

@@ -1,0 +1,290 @@
+/* A Windows drive's CUDA toolkits, read as files wherever the drive is (C:\, /mnt/c, a test's
+ * tree): the CUDA_PATH variables, the installer's default folder and PATH's nvcc.exe. */
+#include "probe/windows.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "probe/paths.h"
+#include "probe/platform.h"
+#include "probe/toolkits.h"
+#include "util/err.h"
+#include "util/file.h"
+#include "util/host_path.h"
+#include "util/str.h"
+
+/* Where NVIDIA's installer puts each release: v12.4, v13.0 */
+#define DEFAULT_FOLDER "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA"
+
+static bool drive_path(const char *s)
+{
+	return isalpha((unsigned char)s[0]) && s[1] == ':' && (s[2] == '\\' || s[2] == '/' || s[2] == '\0');
+}
+
+/* "c:/x/y\" -> "C:\x\y"; "C:" -> "C:\". */
+static void win_normalise(const char *in, char *out, size_t n)
+{
+	size_t len;
+
+	snprintf(out, n, "%s", in);
+	for (char *p = out; *p; p++)
+		if (*p == '/')
+			*p = '\\';
+	if (drive_path(out))
+		out[0] = (char)toupper((unsigned char)out[0]);
+	len = strlen(out);
+	while (len > 3 && out[len - 1] == '\\')
+		out[--len] = '\0';
+	if (len == 2 && drive_path(out) && n > 3) {
+		out[2] = '\\';
+		out[3] = '\0';
+	}
+}
+
+bool win_path_local(const char *root, const char *win, char *out, size_t n)
+{
+	char base[PROBE_PATH];
+	size_t len = strlen(root);
+	int k;
+
+	out[0] = '\0';
+	if (!drive_path(win) || len >= sizeof base)
+		return false;
+	memcpy(base, root, len + 1);
+	if (tolower((unsigned char)win[0]) != 'c') {
+		/* /mnt/c's neighbours are the other drives */
+		if (len < 2 || base[len - 2] != '/' || tolower((unsigned char)base[len - 1]) != 'c')
+			return false;
+		base[len - 1] = (char)tolower((unsigned char)win[0]);
+	}
+	while (len > 1 && base[len - 1] == '/')
+		base[--len] = '\0';
+	k = snprintf(out, n, "%s/%s", base, win[2] ? win + 3 : "");
+	if (k < 0 || (size_t)k >= n) {
+		out[0] = '\0';
+		return false;
+	}
+	for (char *p = out + len; *p; p++)
+		if (*p == '\\')
+			*p = '/';
+	for (size_t l = strlen(out); l > 1 && out[l - 1] == '/'; l--)
+		out[l - 1] = '\0';
+	return true;
+}
+
+static struct win_toolkit *add_toolkit(struct win_side *w, const char *root, const char *win, unsigned by)
+{
+	char norm[FACTS_PATH];
+	struct win_toolkit *t, *nt;
+
+	win_normalise(win, norm, sizeof norm);
+	if (!drive_path(norm))
+		return NULL;
+	for (size_t i = 0; i < w->n; i++)
+		if (strcasecmp(w->t[i].path, norm) == 0) {
+			w->t[i].found_by |= by;
+			return &w->t[i];
+		}
+	if (!(nt = realloc(w->t, (w->n + 1) * sizeof *nt))) {
+		w->oom = true;
+		return NULL;
+	}
+	w->t = nt;
+	t = &w->t[w->n++];
+	memset(t, 0, sizeof *t);
+	snprintf(t->path, sizeof t->path, "%s", norm);
+	win_path_local(root, norm, t->local, sizeof t->local);
+	t->found_by = by;
+	t->path_rank = -1;
+	return t;
+}
+
+static void add_var(struct win_toolkit *t, const char *name, size_t len)
+{
+	size_t used = strlen(t->vars);
+
+	if (used + len + 2 < sizeof t->vars)
+		snprintf(t->vars + used, sizeof t->vars - used, "%s%.*s", used ? " " : "", (int)len, name);
+}
+
+/* CUDA_PATH and every CUDA_PATH_Vx_y, in the environment's order. */
+static void from_env(struct win_side *w, const struct win_side_opts *o)
+{
+	for (size_t i = 0; o->env[i] && !w->oom; i++) {
+		const char *e = o->env[i], *eq = strchr(e, '=');
+		size_t len = eq ? (size_t)(eq - e) : 0;
+		bool plain = len == 9 && strncasecmp(e, "CUDA_PATH", 9) == 0;
+		bool versioned = len > 11 && strncasecmp(e, "CUDA_PATH_V", 11) == 0;
+		struct win_toolkit *t;
+
+		if (!plain && !versioned)
+			continue;
+		if (plain)
+			snprintf(w->cuda_path, sizeof w->cuda_path, "%s", eq + 1);
+		if ((t = add_toolkit(w, o->root, eq + 1, plain ? WTK_CUDA_PATH : WTK_CUDA_PATH_V)) != NULL)
+			add_var(t, e, len);
+	}
+}
+
+static bool is_release_dir(const char *name, void *arg)
+{
+	(void)arg;
+	return (name[0] == 'v' || name[0] == 'V') && isdigit((unsigned char)name[1]);
+}
+
+static void from_default_folder(struct win_side *w, const struct win_side_opts *o)
+{
+	char local[PROBE_PATH], win[PROBE_PATH];
+	char **names;
+	size_t n;
+
+	if (!win_path_local(o->root, DEFAULT_FOLDER, local, sizeof local))
+		return;
+	if (dir_names(local, is_release_dir, NULL, &names, &n) != CD_OK) {
+		w->oom = true;
+		return;
+	}
+	for (size_t i = 0; i < n && !w->oom; i++) {
+		snprintf(win, sizeof win, "%s\\%s", DEFAULT_FOLDER, names[i]);
+		add_toolkit(w, o->root, win, WTK_DEFAULT);
+	}
+	names_free(names, n);
+}
+
+/* Each folder of PATH with an nvcc.exe: the toolkit above its bin. */
+static void from_path(struct win_side *w, const struct win_side_opts *o)
+{
+	const char *p = o->path;
+	int rank = 0;
+
+	while (p && *p && !w->oom) {
+		const char *end = strchr(p, ';');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		char raw[PROBE_PATH], dir[PROBE_PATH], local[PROBE_PATH], nvcc[PROBE_PATH];
+
+		if (len > 0 && len < sizeof raw) {
+			memcpy(raw, p, len);
+			raw[len] = '\0';
+			win_normalise(str_trim(raw), dir, sizeof dir);
+			if (win_path_local(o->root, dir, local, sizeof local) &&
+			    path_join(nvcc, sizeof nvcc, local, "nvcc.exe") == CD_OK && path_is_file(nvcc)) {
+				char *sep = strrchr(dir, '\\');
+				struct win_toolkit *t;
+
+				if (sep && sep > dir + 2)
+					*sep = '\0'; /* the toolkit is the folder above bin */
+				if ((t = add_toolkit(w, o->root, dir, WTK_PATH)) != NULL && t->path_rank < 0)
+					t->path_rank = rank;
+			}
+			rank++;
+		}
+		p = end ? end + 1 : NULL;
+	}
+}
+
+static bool is_cudart_dll(const char *name, void *arg)
+{
+	struct version v;
+
+	(void)arg;
+	return version_of_dll_name(name, "cudart", &v);
+}
+
+static void fill(struct win_toolkit *t, bool *oom)
+{
+	char p[PROBE_PATH], bin[PROBE_PATH];
+	const char *src = NULL;
+	char **names;
+	size_t n;
+
+	t->exists = t->local[0] && path_is_dir(t->local);
+	if (!t->exists || path_join(bin, sizeof bin, t->local, "bin") != CD_OK)
+		return;
+	t->has_nvcc = path_join(p, sizeof p, bin, "nvcc.exe") == CD_OK && path_is_file(p);
+	if (toolkit_version_from_files(t->local, t->version_text, sizeof t->version_text, &src) == CD_OK &&
+	    version_parse(t->version_text, &t->version) == CD_OK) {
+		t->version_source = src;
+		return;
+	}
+	t->version_text[0] = '\0';
+	/* a toolkit without version.json still names its runtime's release: cudart64_12.dll */
+	if (dir_names(bin, is_cudart_dll, NULL, &names, &n) != CD_OK) {
+		*oom = true;
+		return;
+	}
+	if (n > 0 && version_of_dll_name(names[n - 1], "cudart", &t->version)) {
+		version_format(&t->version, 2, t->version_text, sizeof t->version_text);
+		t->version_source = "cudart64_*.dll";
+	}
+	names_free(names, n);
+}
+
+int win_side_probe(struct win_side *w, const struct win_side_opts *o, char *err)
+{
+	struct win_toolkit *first = NULL;
+
+	memset(w, 0, sizeof *w);
+	if (!o->root || !o->root[0])
+		return CD_OK;
+	w->read = true;
+	w->from = o->from;
+	snprintf(w->root, sizeof w->root, "%s", o->root);
+	w->env_visible = o->env != NULL;
+	if (o->env)
+		from_env(w, o);
+	from_default_folder(w, o);
+	from_path(w, o);
+	for (size_t i = 0; i < w->n && !w->oom; i++) {
+		struct win_toolkit *t = &w->t[i];
+		fill(t, &w->oom);
+		if (t->has_nvcc && t->path_rank >= 0 && (!first || t->path_rank < first->path_rank))
+			first = t;
+	}
+	if (w->oom) {
+		win_side_free(w);
+		return cd_fail(err, CD_ENOMEM, "windows: out of memory");
+	}
+	if (first)
+		first->wins = true;
+	return CD_OK;
+}
+
+void win_side_free(struct win_side *w)
+{
+	free(w->t);
+	memset(w, 0, sizeof *w);
+}
+
+bool win_side_locate(struct win_side_opts *o, char *root_buf, char *path_buf, size_t n)
+{
+	const char *path = getenv("PATH");
+	size_t used = 0;
+
+	memset(o, 0, sizeof *o);
+	if (!platform_wsl(NULL) || host_path(root_buf, n, NULL, "/mnt/c") != CD_OK || !path_is_dir(root_buf))
+		return false;
+	o->root = root_buf;
+	o->from = "WSL2 (/mnt/c)";
+	/* WSL appends Windows' PATH as /mnt/X/... folders: those, in Windows form, are its PATH */
+	path_buf[0] = '\0';
+	while (path && *path) {
+		const char *end = strchr(path, ':');
+		size_t len = end ? (size_t)(end - path) : strlen(path);
+
+		if (len >= 6 && strncmp(path, "/mnt/", 5) == 0 && isalpha((unsigned char)path[5]) &&
+		    (len == 6 || path[6] == '/') && used + len + 4 < n) {
+			int k = snprintf(path_buf + used, n - used, "%s%c:\\%.*s", used ? ";" : "",
+					 toupper((unsigned char)path[5]), len > 7 ? (int)(len - 7) : 0, path + 7);
+			for (char *p = path_buf + used; k > 0 && *p; p++)
+				if (*p == '/')
+					*p = '\\';
+			used += k > 0 ? (size_t)k : 0;
+		}
+		path = end ? end + 1 : NULL;
+	}
+	o->path = path_buf;
+	return true;
+}

@@ -1,0 +1,104 @@
+/* Windows side rules: the CUDA_PATH variables against the toolkits installed and the nvcc.exe
+ * that PATH runs. Builds read CUDA_PATH (Visual Studio's CUDA integration, CMake, PyTorch's
+ * extension builder) while a prompt runs PATH's nvcc.exe, so the two must name one toolkit. */
+#include <string.h>
+
+#include "rules/catalogue.h"
+#include "rules/internal.h"
+#include "util/err.h"
+
+/* The toolkit a stale variable is best pointed at: the one PATH runs, else the newest with
+ * nvcc.exe. */
+static const struct win_toolkit *usable_toolkit(const struct win_side *w)
+{
+	const struct win_toolkit *best = NULL;
+
+	for (size_t i = 0; i < w->n; i++) {
+		const struct win_toolkit *t = &w->t[i];
+		if (t->wins)
+			return t;
+		if (t->has_nvcc && (!best || version_cmp(&t->version, &best->version) > 0))
+			best = t;
+	}
+	return best;
+}
+
+static void toolkit_vars(struct finding_vars *v, const char *path_name, const char *version_name,
+			 const struct win_toolkit *t)
+{
+	char ver[32];
+
+	finding_var(v, path_name, "%s", t->path);
+	if (rules_known(&t->version))
+		finding_var(v, version_name, "%s", version_format(&t->version, 3, ver, sizeof ver));
+}
+
+static int cuda_path_missing(const struct win_side *w, struct report *r)
+{
+	const struct win_toolkit *good = usable_toolkit(w);
+	bool oom = false;
+
+	for (size_t i = 0; i < w->n; i++) {
+		const struct win_toolkit *t = &w->t[i];
+		struct finding_vars v;
+		struct finding *x;
+		char first[64];
+		size_t len;
+
+		if (t->exists || !(t->found_by & (WTK_CUDA_PATH | WTK_CUDA_PATH_V)) || !t->vars[0])
+			continue;
+		len = strcspn(t->vars, " ");
+		snprintf(first, sizeof first, "%.*s", (int)(len < sizeof first ? len : sizeof first - 1), t->vars);
+		finding_vars_init(&v);
+		finding_var(&v, "var", "%s", first);
+		finding_var(&v, "cuda_path", "%s", t->path);
+		if (good)
+			toolkit_vars(&v, "good_path", "good_version", good);
+		x = finding_make(r, SEV_CATALOGUE, "win-cuda-path-missing", first, &v);
+		oom |= !x;
+		oom |= finding_evidence(x, "%s = %s, which does not exist", t->vars, t->path) != CD_OK;
+		if (good)
+			oom |= finding_evidence(x, "installed: %s (CUDA %s)%s", good->path,
+						rules_opt(good->version_text) ? good->version_text : "unknown",
+						good->wins ? ", whose nvcc.exe is first on PATH" : "") != CD_OK;
+	}
+	return rules_status(oom);
+}
+
+static int cuda_path_mismatch(const struct win_side *w, struct report *r)
+{
+	const struct win_toolkit *cp = NULL, *runs = NULL;
+	struct finding_vars v;
+	struct finding *x;
+	bool oom = false;
+
+	for (size_t i = 0; i < w->n; i++) {
+		if ((w->t[i].found_by & WTK_CUDA_PATH) && w->t[i].exists)
+			cp = &w->t[i];
+		if (w->t[i].wins)
+			runs = &w->t[i];
+	}
+	if (!cp || !runs || cp == runs)
+		return CD_OK;
+	finding_vars_init(&v);
+	toolkit_vars(&v, "cuda_path", "cuda_path_version", cp);
+	toolkit_vars(&v, "nvcc_path", "nvcc_version", runs);
+	x = finding_make(r, SEV_CATALOGUE, "win-cuda-path-mismatch", "CUDA_PATH", &v);
+	oom |= !x;
+	oom |= finding_evidence(x, "CUDA_PATH = %s (CUDA %s)", cp->path,
+				rules_opt(cp->version_text) ? cp->version_text : "unknown") != CD_OK;
+	oom |= finding_evidence(x, "first nvcc.exe on PATH: %s\\bin\\nvcc.exe (CUDA %s)", runs->path,
+				rules_opt(runs->version_text) ? runs->version_text : "unknown") != CD_OK;
+	return rules_status(oom);
+}
+
+int rules_windows(const struct facts *f, struct report *r)
+{
+	const struct win_side *w = f->windows;
+	int rc;
+
+	if (!w || !w->read)
+		return CD_OK;
+	rc = cuda_path_missing(w, r);
+	return rc != CD_OK ? rc : cuda_path_mismatch(w, r);
+}
