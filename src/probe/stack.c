@@ -9,29 +9,22 @@
 #include "facts/kb.h"
 #include "util/err.h"
 
-/* The Windows side, where this machine has one it can read. */
-static int probe_windows(struct win_side *w, char *err)
-{
-	struct win_side_opts wo;
-	char *bufs = malloc(2 * FACTS_PATH);
-	int rc = CD_OK;
-
-	if (!bufs)
-		return cd_fail(err, CD_ENOMEM, "windows: out of memory");
-	if (win_side_locate(&wo, bufs, bufs + FACTS_PATH, FACTS_PATH))
-		rc = win_side_probe(w, &wo, err);
-	free(bufs);
-	return rc;
-}
-
 int stack_probe(struct stack_facts *df, const struct stack_opts *o, char *err)
 {
 	struct toolkits_opts to = { 0 };
 	struct runtimes_opts ro = { 0 };
 	struct python_opts po = { .home = getenv("HOME") };
+	struct win_side_opts wo;
+	/* the Windows side's drive and PATH, where this machine has one it can read (WSL2's /mnt/c) */
+	char *win = malloc(2 * FACTS_PATH);
+	bool windows;
 	int rc;
 
 	memset(df, 0, sizeof *df);
+	if (!win)
+		return cd_fail(err, CD_ENOMEM, "doctor: out of memory");
+	windows = win_side_locate(&wo, win, win + FACTS_PATH, FACTS_PATH);
+	po.win_root = windows ? wo.root : NULL;
 	if ((rc = python_probe(&df->py, &po, err)) != CD_OK)
 		goto fail;
 	to.root = o->root;
@@ -52,10 +45,12 @@ int stack_probe(struct stack_facts *df, const struct stack_opts *o, char *err)
 			goto fail;
 		df->n_rt++;
 	}
-	if ((rc = probe_windows(&df->win, err)) != CD_OK)
+	if (windows && (rc = win_side_probe(&df->win, &wo, err)) != CD_OK)
 		goto fail;
+	free(win);
 	return CD_OK;
 fail:
+	free(win);
 	stack_facts_free(df);
 	return rc;
 }

@@ -75,6 +75,39 @@ bool win_path_local(const char *root, const char *win, char *out, size_t n)
 	return true;
 }
 
+bool win_path_windows(const char *root, const char *local, char *out, size_t n)
+{
+	size_t len = strlen(root);
+	char drive = 'C';
+	const char *rest;
+	int k;
+
+	while (len > 1 && root[len - 1] == '/')
+		len--;
+	if (strncmp(local, root, len) == 0 && (local[len] == '/' || local[len] == '\0')) {
+		rest = local + len;
+	} else if (len >= 2 && root[len - 2] == '/' && tolower((unsigned char)root[len - 1]) == 'c' &&
+		   strncmp(local, root, len - 1) == 0 && isalpha((unsigned char)local[len - 1]) &&
+		   (local[len] == '/' || local[len] == '\0')) {
+		drive = (char)toupper((unsigned char)local[len - 1]);
+		rest = local + len;
+	} else {
+		out[0] = '\0';
+		return false;
+	}
+	while (*rest == '/')
+		rest++;
+	k = snprintf(out, n, "%c:\\%s", drive, rest);
+	if (k < 0 || (size_t)k >= n) {
+		out[0] = '\0';
+		return false;
+	}
+	for (char *p = out; *p; p++)
+		if (*p == '/')
+			*p = '\\';
+	return true;
+}
+
 static struct win_toolkit *add_toolkit(struct win_side *w, const char *root, const char *win, unsigned by)
 {
 	char norm[FACTS_PATH];

@@ -33,4 +33,8 @@ bool win_side_locate(struct win_side_opts *o, char *root_buf, char *path_buf, si
  * false when it cannot be reached (a relative path, another drive with no mount). */
 bool win_path_local(const char *root, const char *win, char *out, size_t n);
 
+/* The other way: a file under root (or under a drive beside a root ending in "/c") as Windows
+ * names it, "C:\\Users\\me\\python_embeded"; false when local is on no drive. */
+bool win_path_windows(const char *root, const char *local, char *out, size_t n);
+
 #endif

@@ -601,7 +601,7 @@ static void torch_fix_vars(unsigned cc, const struct arch_target *t, struct find
 		in.driver.cuda = version_from_cuda_int(t->driver.cuda);
 	}
 	if (plan_make(&in, p, err) == CD_OK && (pick = p->torch_pick >= 0 ? p->torch_pick : p->torch_pick_any_driver) >= 0) {
-		plan_torch_install(p->torch[pick].b, true, line, sizeof(line));
+		plan_torch_install(p->torch[pick].b, true, NULL, line, sizeof(line));
 		finding_var(v, "torch_install", "%s", line);
 		finding_var(v, "torch_build", "%s %s", p->torch[pick].b->release, p->torch[pick].b->variant);
 	}

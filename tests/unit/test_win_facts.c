@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "probe/windows.h"
 #include "report/report.h"
@@ -294,6 +295,152 @@ static void test_doctor_from_wsl(void **state)
 	json_decref(j);
 }
 
+/* ComfyUI portable unpacked at C:\ (the fixture script's win_tree: torch 2.6.0+cu118 whose
+ * torch_cuda.dll carries sm_80 only), seen from WSL2 on an RTX 5070 Ti: doctor lists its
+ * python_embeded, reads its torch from version.py and judges it as it judges a Linux torch,
+ * with the fix run by that environment's own python.exe. */
+static void test_doctor_comfyui_from_wsl(void **state)
+{
+	char host[128], cmd[512], croot[64], cdrive[128], *text = NULL;
+	const char *extra[] = { host, "PATH=/usr/bin:/bin", "HOME=/nonexistent",
+				"FAKE_GPUS=NVIDIA GeForce RTX 5070 Ti:12.0:16GiB", "FAKE_NVML_DRIVER_VERSION=576.02",
+				"FAKE_CUDA_DRIVER_VERSION=12090", NULL };
+	json_t *j, *x, *row = NULL, *env = NULL;
+	size_t i, fixes = 0;
+
+	(void)state;
+	if (access(CUDOCTOR_FIXTURES_DIR "/win_tree/ComfyUI_windows_portable/python_embeded/python.exe", R_OK) != 0) {
+		fprintf(stderr, "skipping: %s/win_tree missing (nvcc or x86_64-w64-mingw32-gcc was not found at build time)\n",
+			CUDOCTOR_FIXTURES_DIR);
+		skip();
+	}
+	assert_non_null(tree_new(croot, sizeof croot));
+	snprintf(cdrive, sizeof cdrive, "%s/mnt/c", croot);
+	tree_dir(croot, "mnt/c");
+	tree_file(croot, "proc/sys/kernel/osrelease", "5.15.167.4-microsoft-standard-WSL2\n", 0);
+	snprintf(cmd, sizeof cmd, "cp -R '%s/win_tree/.' '%s/'", CUDOCTOR_FIXTURES_DIR, cdrive);
+	assert_int_equal(system(cmd), 0);
+	snprintf(host, sizeof host, "CUDOCTOR_HOST_ROOT=%s", croot);
+	j = doctor_json(extra, &text);
+
+	json_array_foreach(json_object_get(json_object_get(j, "python"), "environments"), i, x)
+		if (strcmp(json_string_value(json_object_get(x, "kind")), "python_embeded") == 0)
+			env = x;
+	assert_non_null(env);
+	assert_non_null(strstr(json_string_value(json_object_get(env, "interpreter")),
+			       "/mnt/c/ComfyUI_windows_portable/python_embeded/python.exe"));
+	json_array_foreach(json_object_get(j, "will_it_run"), i, x)
+		if (strcmp(json_string_value(json_object_get(x, "framework")), "torch (python_embeded) 2.6.0+cu118") == 0)
+			row = x;
+	if (!row)
+		fail_msg("no python_embeded torch row in:\n%s", text);
+	assert_string_equal(json_string_value(json_object_get(row, "result")), "no-image");
+	assert_string_equal(json_string_value(json_object_get(row, "missing")), "sm_120");
+	assert_non_null(strstr(json_string_value(json_object_get(row, "file")), "torch/lib/torch_cuda.dll"));
+	assert_true(strncmp(json_string_value(json_object_get(row, "fix")),
+			    "C:\\ComfyUI_windows_portable\\python_embeded\\python.exe -m pip install --force-reinstall torch==",
+			    80) == 0);
+	/* the finding's fix is the same command */
+	json_array_foreach(json_object_get(j, "findings"), i, x) {
+		json_t *fix;
+		size_t k;
+
+		if (strcmp(json_string_value(json_object_get(x, "id")), "framework-cannot-run") != 0)
+			continue;
+		json_array_foreach(json_object_get(x, "fix"), k, fix) {
+			assert_non_null(strstr(json_string_value(fix), "python_embeded\\python.exe -m pip install"));
+			fixes++;
+		}
+	}
+	assert_int_equal(fixes, 1);
+	assert_non_null(strstr(text, "torch (python_embeded) 2.6.0+cu118"));
+	free(text);
+	json_decref(j);
+	tree_remove(croot);
+}
+
+/* PyPI's torch for Windows (2.7.1, cp312 win_amd64: only its torch/version.py is fetched, into
+ * ~/.cache/cudoctor-test/, and reused) in a ComfyUI portable on a user's Desktop, beside a conda
+ * env and a python.org install: doctor finds all three, and the CPU-only torch's fix lines run
+ * that python.exe in cmd.exe's quoting, never a Linux line. */
+static void test_pypi_windows_torch_is_cpu_only(void **state)
+{
+	const char *home = getenv("HOME");
+	char out[512], vp[600], host[128], croot[64], *text = NULL, *py = NULL;
+	const char *extra[] = { host, "PATH=/usr/bin:/bin", "HOME=/nonexistent",
+				"FAKE_GPUS=NVIDIA GeForce RTX 4070:8.9:12GiB", "FAKE_NVML_DRIVER_VERSION=576.02",
+				"FAKE_CUDA_DRIVER_VERSION=12090", NULL };
+	const char *spe = "mnt/c/Users/me/Desktop/ComfyUI_windows_portable/python_embeded";
+	struct run_result res;
+	json_t *j, *x, *fix;
+	size_t i, k, kinds = 0, lines = 0;
+	FILE *f;
+	long len;
+
+	(void)state;
+	snprintf(out, sizeof out, "%s/.cache/cudoctor-test/torch-2.7.1-win", home && *home ? home : "/tmp");
+	const char *argv[] = { "/usr/bin/env", "python3", CUDOCTOR_SOURCE_DIR "/tests/wheels/fetch_member.py", "torch",
+			       "2.7.1", "cp312-cp312-win_amd64", out, "torch/version.py", NULL };
+	assert_int_equal(testlib_run(argv, NULL, NULL, &res), 0);
+	if (res.status == 77) {
+		fprintf(stderr, "skipping: no network to the package index: %s\n", res.err);
+		run_result_free(&res);
+		skip();
+	}
+	if (res.status != 0)
+		fail_msg("fetch_member.py exited %d: %s", res.status, res.err);
+	run_result_free(&res);
+	snprintf(vp, sizeof vp, "%s/version.py", out);
+	assert_non_null(f = fopen(vp, "r"));
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	assert_non_null(py = calloc(1, (size_t)len + 1));
+	assert_int_equal(fread(py, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	assert_non_null(strstr(py, "__version__ = '2.7.1+cpu'"));
+
+	assert_non_null(tree_new(croot, sizeof croot));
+	tree_file(croot, "proc/sys/kernel/osrelease", "5.15.167.4-microsoft-standard-WSL2\n", 0);
+	snprintf(vp, sizeof vp, "%s/python.exe", spe);
+	tree_file(croot, vp, "MZ", 0);
+	snprintf(vp, sizeof vp, "%s/Lib/site-packages/torch/version.py", spe);
+	tree_file(croot, vp, py, 0);
+	tree_file(croot, "mnt/c/Users/me/miniconda3/envs/sd/python.exe", "MZ", 0);
+	tree_dir(croot, "mnt/c/Users/me/miniconda3/envs/sd/Lib/site-packages");
+	tree_file(croot, "mnt/c/Users/me/AppData/Local/Programs/Python/Python312/python.exe", "MZ", 0);
+	tree_dir(croot, "mnt/c/Users/me/AppData/Local/Programs/Python/Python312/Lib/site-packages");
+	free(py);
+	snprintf(host, sizeof host, "CUDOCTOR_HOST_ROOT=%s", croot);
+	j = doctor_json(extra, &text);
+
+	json_array_foreach(json_object_get(json_object_get(j, "python"), "environments"), i, x) {
+		const char *kind = json_string_value(json_object_get(x, "kind"));
+		kinds += strcmp(kind, "python_embeded") == 0 || strcmp(kind, "conda (Windows)") == 0 ||
+			 strcmp(kind, "python.org (Windows)") == 0;
+	}
+	assert_int_equal(kinds, 3);
+	assert_non_null(x = json_object_get(j, "findings"));
+	json_array_foreach(json_object_get(j, "findings"), i, x) {
+		if (strcmp(json_string_value(json_object_get(x, "id")), "torch-cpu-only") != 0)
+			continue;
+		assert_string_equal(json_string_value(json_object_get(x, "severity")), "warn");
+		json_array_foreach(json_object_get(x, "fix"), k, fix) {
+			const char *line = json_string_value(fix);
+			const char *want = "C:\\Users\\me\\Desktop\\ComfyUI_windows_portable\\python_embeded\\python.exe ";
+			if (strncmp(line, want, strlen(want)) != 0)
+				fail_msg("not the environment's python.exe: %s", line);
+			assert_null(strchr(line, '\''));
+			lines++;
+		}
+	}
+	if (lines != 2)
+		fail_msg("%zu fix lines of torch-cpu-only in:\n%s", lines, text);
+	free(text);
+	json_decref(j);
+	tree_remove(croot);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -302,6 +449,8 @@ int main(void)
 		cmocka_unit_test(test_consistent_install),
 		cmocka_unit_test(test_no_nvcc_on_path),
 		cmocka_unit_test(test_doctor_from_wsl),
+		cmocka_unit_test(test_doctor_comfyui_from_wsl),
+		cmocka_unit_test(test_pypi_windows_torch_is_cpu_only),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
