@@ -342,7 +342,7 @@ static int section_platform(struct report_rec *top, const struct stack_facts *df
 
 /* The Windows side, where there is one to read (WSL2's /mnt/c): its toolkits and which nvcc.exe
  * PATH runs. JSON null elsewhere. */
-static int section_windows(struct report_rec *top, const struct stack_facts *df)
+static int section_windows(struct report_rec *top, const struct stack_facts *df, bool verbose)
 {
 	const struct win_side *w = &df->win;
 	const char *hdr[MAX_COLS];
@@ -366,10 +366,23 @@ static int section_windows(struct report_rec *top, const struct stack_facts *df)
 		if (report_rec_end(&row) != CD_OK)
 			break;
 	}
-	if (report_rec_end(&tab) == CD_OK)
-		for (size_t i = 0; i < w->n; i++)
-			if (w->t[i].wins)
-				report_fieldf(&o, "nvcc runs", NULL, rv_null(), "%s\\bin\\nvcc.exe (first on PATH)", w->t[i].path);
+	if (report_rec_end(&tab) != CD_OK)
+		return top->rc;
+	for (size_t i = 0; i < w->n; i++)
+		if (w->t[i].wins)
+			report_fieldf(&o, "nvcc runs", NULL, rv_null(), "%s\\bin\\nvcc.exe (first on PATH)", w->t[i].path);
+	/* where each Windows-side framework's CUDA DLLs load from: in JSON always, in text with -v */
+	ncols = report_fields_headers(&win_dll_load_field_table, FIELD_BRIEF, hdr, MAX_COLS);
+	rows_under(&o, "dll_loads", w->n_dll > 0 && verbose, ncols, hdr, &tab);
+	for (size_t i = 0; i < w->n_dll; i++) {
+		report_rec_item(&tab, &row);
+		report_fields(&row, &win_dll_load_field_table, &w->dll[i], FIELD_BRIEF);
+		if (report_rec_end(&row) != CD_OK)
+			break;
+	}
+	if (report_rec_end(&tab) == CD_OK && w->n_dll > 0 && !verbose)
+		report_fieldf(&o, "CUDA DLLs", NULL, rv_null(), "%zu imports of the Python frameworks' modules followed "
+			      "(cudoctor -v doctor lists where each loads from)", w->n_dll);
 	return report_rec_end(&o) != CD_OK ? top->rc : CD_OK;
 }
 
@@ -510,7 +523,7 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 	report_rec_top(&top, r);
 	if (section_toolkits(&top, &df) == CD_OK && section_runtimes(&top, &df, g->render.verbosity > 0) == CD_OK &&
 	    section_python(&top, &df) == CD_OK && section_platform(&top, &df) == CD_OK)
-		section_windows(&top, &df);
+		section_windows(&top, &df, g->render.verbosity > 0);
 	if ((rc = report_rec_end(&top)) != CD_OK)
 		goto out;
 	if ((rc = rules_stack(&df.f, r)) != CD_OK)

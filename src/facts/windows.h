@@ -36,6 +36,21 @@ struct win_toolkit {
 /* The ways in found_by, ", "-joined: "CUDA_PATH, default folder". */
 const char *win_toolkit_found_by_text(unsigned found_by, char *buf, size_t n);
 
+/* A CUDA library DLL that a module of a Windows Python environment imports, and the copy
+ * Python 3.8+ would load: the module's folder, python.exe's folder, torch\lib (torch adds it
+ * with os.add_dll_directory), System32, in that order; PATH is not searched. */
+struct win_dll_load {
+	char module[FACTS_PATH];      /* the importing .dll or .pyd, as Windows names it */
+	char dll[64];                 /* as imported: "cudnn64_9.dll" */
+	char loads[FACTS_PATH];       /* the copy that loads; "" none is found: WinError 126 */
+	const char *from;             /* "module folder", "python.exe folder", "torch\\lib", "System32"; NULL none */
+	char shadowed[FACTS_PATH];    /* a later copy in that order, which loses; "" none */
+	char on_path[FACTS_PATH];     /* the first copy in a folder of PATH (not searched); "" none */
+	const char *wheel;            /* the pip wheel of its family ("nvidia-cudnn"); NULL none known */
+	int cuda_major;               /* the module's CUDA major, from its cudart/cublas import; 0 unknown */
+	char python[FACTS_PATH];      /* the environment's python.exe */
+};
+
 struct win_side {
 	bool read;                    /* a Windows drive was found and read */
 	const char *from;             /* "WSL2 (/mnt/c)", "Windows"; NULL when not read */
@@ -44,10 +59,12 @@ struct win_side {
 	char cuda_path[FACTS_PATH];   /* %CUDA_PATH% as set; "" unset or not visible */
 	struct win_toolkit *t;
 	size_t n;
+	struct win_dll_load *dll;     /* of every Windows-side framework's device-code files */
+	size_t n_dll;
 	bool oom;
 };
 
 /* Their fields (windows_fields.c): doctor's "windows" object and its "toolkits[]". */
-extern const struct field_table win_side_field_table, win_toolkit_field_table;
+extern const struct field_table win_side_field_table, win_toolkit_field_table, win_dll_load_field_table;
 
 #endif

@@ -76,6 +76,25 @@ const struct field_table win_toolkit_field_table = {
 	"windows.toolkits[]", win_toolkit_fields, sizeof win_toolkit_fields / sizeof win_toolkit_fields[0], -1, NULL, NULL,
 };
 
+#define D(m) offsetof(struct win_dll_load, m)
+
+static const struct field win_dll_load_fields[] = {
+	{ .key = "module", .label = "module", .kind = FK_CHARS, .off = D(module), .valid = FIELD_ALWAYS, .views = FIELD_BRIEF },
+	{ .key = "dll", .label = "imports", .kind = FK_CHARS, .off = D(dll), .valid = FIELD_ALWAYS, .views = FIELD_BRIEF },
+	{ .key = "loads", .label = "loads", .kind = FK_CHARS, .off = D(loads), .valid = FIELD_ALWAYS, .views = FIELD_BRIEF,
+	  .unknown = "not found" },
+	{ .key = "from", .label = "from", .kind = FK_CSTR, .off = D(from), .valid = FIELD_ALWAYS, .views = FIELD_BRIEF },
+	{ .key = "shadowed", .kind = FK_CHARS, .off = D(shadowed), .valid = FIELD_ALWAYS },
+	{ .key = "on_path", .label = "on PATH (not searched)", .kind = FK_CHARS, .off = D(on_path), .valid = FIELD_ALWAYS,
+	  .views = FIELD_BRIEF },
+	{ .key = "wheel", .kind = FK_CSTR, .off = D(wheel), .valid = FIELD_ALWAYS },
+	{ .key = "python", .kind = FK_CHARS, .off = D(python), .valid = FIELD_ALWAYS },
+};
+
+const struct field_table win_dll_load_field_table = {
+	"windows.dll_loads[]", win_dll_load_fields, sizeof win_dll_load_fields / sizeof win_dll_load_fields[0], -1, NULL, NULL,
+};
+
 #define W(m) offsetof(struct win_side, m)
 
 static const struct field win_side_fields[] = {

@@ -45,6 +45,7 @@ int stack_probe(struct stack_facts *df, const struct stack_opts *o, char *err)
 			goto fail;
 		df->n_rt++;
 	}
+	wo.py = &df->py;
 	if (windows && (rc = win_side_probe(&df->win, &wo, err)) != CD_OK)
 		goto fail;
 	free(win);

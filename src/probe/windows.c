@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "binfmt/pe.h"
+#include "kb/vendor_libs.h"
 #include "probe/paths.h"
 #include "probe/platform.h"
 #include "probe/toolkits.h"
@@ -255,6 +257,154 @@ static void fill(struct win_toolkit *t, bool *oom)
 	names_free(names, n);
 }
 
+/* --- the CUDA DLLs a Windows Python module would load, and from where ------------------- */
+
+static bool same_name(const char *name, void *arg)
+{
+	return strcasecmp(name, arg) == 0;
+}
+
+/* dir's file named name, in any case (Windows' names have none), into out; false: none. */
+static bool find_in(const char *dir, const char *name, char *out, size_t n, bool *oom)
+{
+	char **names;
+	size_t k;
+	bool found = false;
+
+	if (!dir || !dir[0])
+		return false;
+	if (path_join(out, n, dir, name) == CD_OK && path_is_file(out))
+		return true;
+	if (dir_names(dir, same_name, (void *)name, &names, &k) != CD_OK) {
+		*oom = true;
+		return false;
+	}
+	for (size_t i = 0; i < k && !found; i++)
+		found = path_join(out, n, dir, names[i]) == CD_OK && path_is_file(out);
+	names_free(names, k);
+	return found;
+}
+
+struct module_dirs {
+	const char *dir[4];           /* Python 3.8+'s order for an extension module's DLLs */
+	const char *from[4];
+};
+
+static void resolve(struct win_dll_load *d, const struct module_dirs *md, const struct win_side_opts *o, bool *oom)
+{
+	char hit[PROBE_PATH];
+	const char *p = o->path;
+
+	for (size_t i = 0; i < 4; i++) {
+		bool seen = false;
+
+		for (size_t k = 0; k < i; k++)
+			seen |= md->dir[k] && md->dir[i] && strcmp(md->dir[k], md->dir[i]) == 0;
+		if (seen || !find_in(md->dir[i], d->dll, hit, sizeof hit, oom))
+			continue;
+		if (!d->loads[0]) {
+			win_path_windows(o->root, hit, d->loads, sizeof d->loads);
+			d->from = md->from[i];
+		} else if (!d->shadowed[0]) {
+			win_path_windows(o->root, hit, d->shadowed, sizeof d->shadowed);
+		}
+	}
+	/* PATH, which an extension module's DLLs are not looked for in since Python 3.8 */
+	while (p && *p && !d->on_path[0]) {
+		const char *end = strchr(p, ';');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		char raw[PROBE_PATH], dir[PROBE_PATH], local[PROBE_PATH];
+
+		if (len > 0 && len < sizeof raw) {
+			memcpy(raw, p, len);
+			raw[len] = '\0';
+			win_normalise(str_trim(raw), dir, sizeof dir);
+			if (win_path_local(o->root, dir, local, sizeof local) && find_in(local, d->dll, hit, sizeof hit, oom))
+				win_path_windows(o->root, hit, d->on_path, sizeof d->on_path);
+		}
+		p = end ? end + 1 : NULL;
+	}
+}
+
+/* The CUDA major a module was built for, from the runtime or cuBLAS it imports. */
+static int module_cuda_major(const char *const *imports, size_t n)
+{
+	struct version v;
+
+	for (size_t i = 0; i < n; i++)
+		if (version_of_dll_name(imports[i], "cudart", &v) || version_of_dll_name(imports[i], "cublas", &v))
+			return v.major;
+	return 0;
+}
+
+static void module_loads(struct win_side *w, const struct win_side_opts *o, const struct py_framework *fw,
+			 const char *file, const struct module_dirs *md_env)
+{
+	struct module_dirs md = *md_env;
+	struct mapped_file mf;
+	struct pe_file pe;
+	const char *imports[64];
+	char dir[PROBE_PATH], err[CD_ERRMSG];
+	size_t n;
+	int major;
+
+	if (file_map(file, &mf, err) != CD_OK)
+		return;
+	if (!mf.data || !pe_has_magic(mf.data, mf.size) || pe_open(&pe, mf.data, mf.size, err) != CD_OK)
+		goto out;
+	snprintf(dir, sizeof dir, "%s", file);
+	path_parent(dir);
+	md.dir[0] = dir;
+	n = pe_imports(&pe, imports, sizeof imports / sizeof imports[0]);
+	major = module_cuda_major(imports, n);
+	for (size_t i = 0; i < n && !w->oom; i++) {
+		const char *wheel = kb_vendor_wheel(imports[i]);
+		struct win_dll_load *nd, *d;
+
+		if (!wheel || strlen(imports[i]) >= sizeof d->dll)
+			continue;
+		if (!(nd = realloc(w->dll, (w->n_dll + 1) * sizeof *nd))) {
+			w->oom = true;
+			break;
+		}
+		w->dll = nd;
+		d = &w->dll[w->n_dll++];
+		memset(d, 0, sizeof *d);
+		win_path_windows(o->root, file, d->module, sizeof d->module);
+		snprintf(d->dll, sizeof d->dll, "%s", imports[i]);
+		snprintf(d->python, sizeof d->python, "%s", fw->win_python);
+		d->wheel = wheel;
+		d->cuda_major = major;
+		resolve(d, &md, o, &w->oom);
+	}
+out:
+	file_unmap(&mf);
+}
+
+static void from_frameworks(struct win_side *w, const struct win_side_opts *o)
+{
+	char system32[PROBE_PATH];
+
+	if (!win_path_local(o->root, "C:\\Windows\\System32", system32, sizeof system32))
+		system32[0] = '\0';
+	for (size_t i = 0; o->py && i < o->py->n_fw && !w->oom; i++) {
+		const struct py_framework *fw = &o->py->fw[i];
+		char exe_dir[PROBE_PATH], torch_lib[PROBE_PATH];
+		struct module_dirs md = { { NULL, exe_dir, torch_lib, system32 },
+					  { "module folder", "python.exe folder", "torch\\lib", "System32" } };
+
+		if (!fw->win_env || !win_path_local(o->root, fw->win_python, exe_dir, sizeof exe_dir))
+			continue;
+		path_parent(exe_dir);
+		/* torch adds torch\lib with os.add_dll_directory when it is imported */
+		if (path_join(torch_lib, sizeof torch_lib, exe_dir, "Lib/site-packages/torch/lib") != CD_OK ||
+		    !path_is_dir(torch_lib))
+			torch_lib[0] = '\0';
+		for (size_t k = 0; k < fw->n_code && !w->oom; k++)
+			module_loads(w, o, fw, fw->code[k], &md);
+	}
+}
+
 int win_side_probe(struct win_side *w, const struct win_side_opts *o, char *err)
 {
 	struct win_toolkit *first = NULL;
@@ -270,6 +420,7 @@ int win_side_probe(struct win_side *w, const struct win_side_opts *o, char *err)
 		from_env(w, o);
 	from_default_folder(w, o);
 	from_path(w, o);
+	from_frameworks(w, o);
 	for (size_t i = 0; i < w->n && !w->oom; i++) {
 		struct win_toolkit *t = &w->t[i];
 		fill(t, &w->oom);
@@ -288,6 +439,7 @@ int win_side_probe(struct win_side *w, const struct win_side_opts *o, char *err)
 void win_side_free(struct win_side *w)
 {
 	free(w->t);
+	free(w->dll);
 	memset(w, 0, sizeof *w);
 }
 

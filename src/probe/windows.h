@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "facts/python.h"
 #include "facts/windows.h"
 
 struct win_side_opts {
@@ -14,11 +15,14 @@ struct win_side_opts {
 	const char *const *env;    /* the Windows environment, "NAME=VALUE", NULL-terminated;
 				      NULL when it cannot be seen (from WSL2) */
 	const char *path;          /* the Windows PATH in Windows form ("C:\a;D:\b"); NULL unknown */
+	const struct python_info *py; /* the Python probe's, whose Windows-side frameworks' files are
+					 followed to the DLLs they import; NULL none */
 };
 
 /* Every toolkit of the drive: the CUDA_PATH variables (when env is given), the default
- * install folder's v* and PATH's nvcc.exe folders, each with its version from its files.
- * CD_OK or CD_ENOMEM. */
+ * install folder's v* and PATH's nvcc.exe folders, each with its version from its files; and
+ * for each Windows-side framework of o->py, the CUDA DLLs its files import and where Python
+ * would load each from. CD_OK or CD_ENOMEM. */
 int win_side_probe(struct win_side *w, const struct win_side_opts *o, char *err);
 void win_side_free(struct win_side *w);
 

@@ -1,11 +1,14 @@
 /* Windows side rules: the CUDA_PATH variables against the toolkits installed and the nvcc.exe
- * that PATH runs. Builds read CUDA_PATH (Visual Studio's CUDA integration, CMake, PyTorch's
- * extension builder) while a prompt runs PATH's nvcc.exe, so the two must name one toolkit. */
+ * that PATH runs (builds read CUDA_PATH: Visual Studio's CUDA integration, CMake, PyTorch's
+ * extension builder; a prompt runs PATH's nvcc.exe, so the two must name one toolkit), and the
+ * CUDA DLLs Python's modules import against where Python 3.8+ looks for them. */
+#include <stdio.h>
 #include <string.h>
 
 #include "rules/catalogue.h"
 #include "rules/internal.h"
 #include "util/err.h"
+#include "util/str.h"
 
 /* The toolkit a stale variable is best pointed at: the one PATH runs, else the newest with
  * nvcc.exe. */
@@ -92,6 +95,56 @@ static int cuda_path_mismatch(const struct win_side *w, struct report *r)
 	return rules_status(oom);
 }
 
+static const char *base_name(const char *win_path)
+{
+	const char *b = strrchr(win_path, '\\');
+
+	return b ? b + 1 : win_path;
+}
+
+static int dll_loads(const struct win_side *w, struct report *r)
+{
+	bool oom = false;
+
+	for (size_t i = 0; i < w->n_dll; i++) {
+		const struct win_dll_load *d = &w->dll[i];
+		bool shadow = d->loads[0] && d->shadowed[0] && d->from && strcmp(d->from, "module folder") != 0 &&
+			      strcmp(d->from, "torch\\lib") != 0;
+		const char *row = !d->loads[0] ? (d->on_path[0] ? "win-dll-not-found/on-path" : "win-dll-not-found/missing")
+				  : shadow ? "win-dll-shadowed" : NULL;
+		struct finding_vars v;
+		struct finding *x;
+		char q[FINDING_VAR_LEN];
+
+		if (!row)
+			continue;
+		finding_vars_init(&v);
+		finding_var(&v, "dll", "%s", d->dll);
+		finding_var(&v, "module_name", "%s", base_name(d->module));
+		finding_var(&v, "python", "%s", str_win_quote(d->python, q, sizeof q));
+		if (d->wheel && d->cuda_major)
+			finding_var(&v, "wheel", "%s-cu%d", d->wheel, d->cuda_major);
+		if (d->on_path[0]) {
+			finding_var(&v, "on_path_dir", "%.*s", (int)(base_name(d->on_path) - d->on_path - 1), d->on_path);
+		}
+		if (shadow) {
+			finding_var(&v, "loads", "%s", d->loads);
+			finding_var(&v, "from", "%s", d->from);
+			finding_var(&v, "shadowed", "%s", d->shadowed);
+		}
+		x = finding_make(r, SEV_CATALOGUE, row, d->module, &v);
+		oom |= !x;
+		oom |= finding_evidence(x, "%s imports %s", d->module, d->dll) != CD_OK;
+		if (shadow)
+			oom |= finding_evidence(x, "loads %s (%s) ahead of %s", d->loads, d->from, d->shadowed) != CD_OK;
+		else
+			oom |= finding_evidence(x, "not in the module's folder, python.exe's folder, torch\\lib or System32") != CD_OK;
+		if (!d->loads[0] && d->on_path[0])
+			oom |= finding_evidence(x, "on PATH: %s", d->on_path) != CD_OK;
+	}
+	return rules_status(oom);
+}
+
 int rules_windows(const struct facts *f, struct report *r)
 {
 	const struct win_side *w = f->windows;
@@ -99,6 +152,7 @@ int rules_windows(const struct facts *f, struct report *r)
 
 	if (!w || !w->read)
 		return CD_OK;
-	rc = cuda_path_missing(w, r);
-	return rc != CD_OK ? rc : cuda_path_mismatch(w, r);
+	if ((rc = cuda_path_missing(w, r)) != CD_OK || (rc = cuda_path_mismatch(w, r)) != CD_OK)
+		return rc;
+	return dll_loads(w, r);
 }

@@ -441,6 +441,134 @@ static void test_pypi_windows_torch_is_cpu_only(void **state)
 	tree_remove(croot);
 }
 
+/* Builds dir/name, a MinGW DLL that imports each of dlls (an import library per DLL from a .def);
+ * false when MinGW is not installed. */
+static bool build_importing_dll(const char *dir, const char *name, const char *const *dlls)
+{
+	char cmd[4096], src[1024];
+	size_t used = 0;
+	FILE *f;
+
+	if (system("command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 && command -v x86_64-w64-mingw32-dlltool "
+		   ">/dev/null 2>&1") != 0)
+		return false;
+	snprintf(src, sizeof src, "%s/imports.c", dir);
+	assert_non_null(f = fopen(src, "w"));
+	for (size_t i = 0; dlls[i]; i++)
+		fprintf(f, "__declspec(dllimport) int f%zu(void);\n", i);
+	fprintf(f, "__declspec(dllexport) int use(void)\n{\n\treturn 0");
+	for (size_t i = 0; dlls[i]; i++)
+		fprintf(f, " + f%zu()", i);
+	fprintf(f, ";\n}\n");
+	fclose(f);
+	for (size_t i = 0; dlls[i]; i++) {
+		snprintf(cmd, sizeof cmd, "cd '%s' && printf 'LIBRARY %s\\nEXPORTS\\nf%zu\\n' > i%zu.def && "
+			 "x86_64-w64-mingw32-dlltool -d i%zu.def -l libi%zu.a", dir, dlls[i], i, i, i, i);
+		assert_int_equal(system(cmd), 0);
+	}
+	used = (size_t)snprintf(cmd, sizeof cmd, "cd '%s' && x86_64-w64-mingw32-gcc -shared -O1 -o '%s' imports.c -L.", dir,
+				name);
+	for (size_t i = 0; dlls[i] && used < sizeof cmd; i++)
+		used += (size_t)snprintf(cmd + used, sizeof cmd - used, " -li%zu", i);
+	assert_int_equal(system(cmd), 0);
+	return true;
+}
+
+/* onnxruntime-gpu in a ComfyUI portable, seen from WSL2: its CUDA provider imports cudart64_12.dll
+ * (shipped beside it), cudnn64_9.dll (a stray copy beside python.exe shadows torch\lib's),
+ * cublasLt64_12.dll (only in the toolkit's bin on PATH) and cufft64_11.dll (nowhere). */
+static void test_python_dll_search_order(void **state)
+{
+	static const char *const dlls[] = { "cudart64_12.dll", "cudnn64_9.dll", "cublasLt64_12.dll", "cufft64_11.dll", NULL };
+	const char *pe = "mnt/c/ComfyUI_windows_portable/python_embeded";
+	char croot[64], host[128], dir[640], rel[512], *text = NULL;
+	const char *extra[] = { host,
+				"PATH=/usr/bin:/bin:/mnt/c/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v12.4/bin",
+				"HOME=/nonexistent", "FAKE_GPUS=NVIDIA GeForce RTX 4070:8.9:12GiB", NULL };
+	json_t *j, *x, *fix;
+	size_t i, k, seen = 0;
+
+	(void)state;
+	assert_non_null(tree_new(croot, sizeof croot));
+	snprintf(rel, sizeof rel, "%s/Lib/site-packages/onnxruntime/capi", pe);
+	tree_dir(croot, rel);
+	snprintf(dir, sizeof dir, "%s/%s", croot, rel);
+	if (!build_importing_dll(dir, "onnxruntime_providers_cuda.dll", dlls)) {
+		tree_remove(croot);
+		fprintf(stderr, "skipping: no x86_64-w64-mingw32-gcc to build a DLL with\n");
+		skip();
+	}
+	tree_file(croot, "proc/sys/kernel/osrelease", "5.15.167.4-microsoft-standard-WSL2\n", 0);
+	snprintf(rel, sizeof rel, "%s/python.exe", pe);
+	tree_file(croot, rel, "MZ", 0);
+	snprintf(rel, sizeof rel, "%s/cudnn64_9.dll", pe);
+	tree_file(croot, rel, "MZ", 0);
+	snprintf(rel, sizeof rel, "%s/Lib/site-packages/torch/lib/cudnn64_9.dll", pe);
+	tree_file(croot, rel, "MZ", 0);
+	snprintf(rel, sizeof rel, "%s/Lib/site-packages/onnxruntime/capi/cudart64_12.dll", pe);
+	tree_file(croot, rel, "MZ", 0);
+	snprintf(rel, sizeof rel, "%s/Lib/site-packages/onnxruntime_gpu-1.20.1.dist-info/METADATA", pe);
+	tree_file(croot, rel, "Metadata-Version: 2.1\nName: onnxruntime-gpu\nVersion: 1.20.1\n", 0);
+	tree_file(croot, "mnt/c/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v12.4/bin/cublasLt64_12.dll", "MZ", 0);
+	tree_file(croot, "mnt/c/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v12.4/bin/nvcc.exe", "MZ", 0);
+	tree_dir(croot, "mnt/c/Windows/System32");
+	snprintf(host, sizeof host, "CUDOCTOR_HOST_ROOT=%s", croot);
+	j = doctor_json(extra, &text);
+
+	json_array_foreach(json_object_get(json_object_get(j, "windows"), "dll_loads"), i, x) {
+		const char *dll = json_string_value(json_object_get(x, "dll"));
+		const char *from = json_string_value(json_object_get(x, "from"));
+
+		assert_string_equal(json_string_value(json_object_get(x, "module")),
+				    "C:\\ComfyUI_windows_portable\\python_embeded\\Lib\\site-packages\\onnxruntime\\capi\\"
+				    "onnxruntime_providers_cuda.dll");
+		seen++;
+		if (strcmp(dll, "cudart64_12.dll") == 0) {
+			assert_string_equal(from, "module folder");
+		} else if (strcmp(dll, "cudnn64_9.dll") == 0) {
+			assert_string_equal(from, "python.exe folder");
+			assert_string_equal(json_string_value(json_object_get(x, "shadowed")),
+					    "C:\\ComfyUI_windows_portable\\python_embeded\\Lib\\site-packages\\torch\\lib\\cudnn64_9.dll");
+		} else if (strcmp(dll, "cublasLt64_12.dll") == 0) {
+			assert_true(json_is_null(json_object_get(x, "loads")));
+			assert_string_equal(json_string_value(json_object_get(x, "on_path")),
+					    "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\bin\\cublasLt64_12.dll");
+		} else {
+			assert_string_equal(dll, "cufft64_11.dll");
+			assert_true(json_is_null(json_object_get(x, "loads")));
+			assert_true(json_is_null(json_object_get(x, "on_path")));
+		}
+	}
+	if (seen != 4)
+		fail_msg("%zu DLL loads in:\n%s", seen, text);
+	seen = 0;
+	json_array_foreach(json_object_get(j, "findings"), i, x) {
+		const char *id = json_string_value(json_object_get(x, "id")), *want = NULL;
+
+		if (strncmp(id, "win-dll-", 8) != 0)
+			continue;
+		seen++;
+		json_array_foreach(json_object_get(x, "fix"), k, fix) {
+			const char *line = json_string_value(fix);
+			if (strstr(line, "ldconfig") || strstr(line, "LD_LIBRARY_PATH") || strstr(line, "export "))
+				fail_msg("a Linux fix line: %s", line);
+			if (strstr(line, "-m pip install nvidia-cublas-cu12") || strstr(line, "-m pip install nvidia-cufft-cu12") ||
+			    strstr(line, "ren \"C:\\ComfyUI_windows_portable\\python_embeded\\cudnn64_9.dll\" cudnn64_9.dll.old"))
+				want = line;
+		}
+		if (!want)
+			fail_msg("%s without its fix in:\n%s", id, text);
+		if (strcmp(id, "win-dll-shadowed") == 0)
+			assert_string_equal(json_string_value(json_object_get(x, "severity")), "warn");
+		else
+			assert_string_equal(json_string_value(json_object_get(x, "severity")), "error");
+	}
+	assert_int_equal(seen, 3);
+	free(text);
+	json_decref(j);
+	tree_remove(croot);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -451,6 +579,7 @@ int main(void)
 		cmocka_unit_test(test_doctor_from_wsl),
 		cmocka_unit_test(test_doctor_comfyui_from_wsl),
 		cmocka_unit_test(test_pypi_windows_torch_is_cpu_only),
+		cmocka_unit_test(test_python_dll_search_order),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
