@@ -1,10 +1,12 @@
 /* Windows side rules: the CUDA_PATH variables against the toolkits installed and the nvcc.exe
  * that PATH runs (builds read CUDA_PATH: Visual Studio's CUDA integration, CMake, PyTorch's
  * extension builder; a prompt runs PATH's nvcc.exe, so the two must name one toolkit), and the
- * CUDA DLLs Python's modules import against where Python 3.8+ looks for them. */
+ * CUDA DLLs Python's modules import against where Python 3.8+ looks for them; and each GPU's
+ * Windows driver model (WDDM, TCC, MCDM) against what it is used for. */
 #include <stdio.h>
 #include <string.h>
 
+#include "kb/kb.h"
 #include "rules/catalogue.h"
 #include "rules/internal.h"
 #include "util/err.h"
@@ -145,13 +147,54 @@ static int dll_loads(const struct win_side *w, struct report *r)
 	return rules_status(oom);
 }
 
+/* A GPU in WDDM is a display device to Windows: its kernels are under the TDR watchdog, and a
+ * datacenter part loses what TCC or MCDM give it. */
+static int driver_models(const struct gpu_probe *p, struct report *r)
+{
+	bool oom = false;
+
+	for (size_t i = 0; p && i < p->n_gpus; i++) {
+		const struct gpu_info *g = &p->gpus[i];
+		const struct kb_gpu *k = gpu_has(g, GF_NAME) ? kb_gpu_by_name(g->name) : NULL;
+		bool watchdog = (gpu_has(g, GF_DISPLAY_ACTIVE) && g->display_active) ||
+				(gpu_has(g, GF_KERNEL_EXEC_TIMEOUT) && g->kernel_exec_timeout);
+		struct finding_vars v;
+		struct finding *x;
+		char subj[320];
+
+		if (!gpu_has(g, GF_DRIVER_MODEL) || g->driver_model_current != 0)
+			continue;
+		gpu_subject(g, subj, sizeof subj);
+		finding_vars_init(&v);
+		finding_var(&v, "gpu", "%s", subj);
+		if (g->nvml_index >= 0)
+			finding_var(&v, "index", "%d", g->nvml_index);
+		if (k && k->segment && strncmp(k->segment, "Data center", 11) == 0) {
+			x = finding_make(r, SEV_CATALOGUE, "gpu-wddm-datacenter", subj, &v);
+			oom |= !x;
+			oom |= finding_evidence(x, "NVML driver model: WDDM%s (kb: %s)",
+						g->driver_model_pending != 0 ? ", another after a reboot" : "", k->segment) != CD_OK;
+		}
+		if (watchdog) {
+			x = finding_make(r, SEV_CATALOGUE, "gpu-display-tdr", subj, &v);
+			oom |= !x;
+			oom |= finding_evidence(x, "NVML driver model: WDDM") != CD_OK;
+			if (gpu_has(g, GF_DISPLAY_ACTIVE) && g->display_active)
+				oom |= finding_evidence(x, "NVML: a display is active on this GPU") != CD_OK;
+			if (gpu_has(g, GF_KERNEL_EXEC_TIMEOUT) && g->kernel_exec_timeout)
+				oom |= finding_evidence(x, "CUDA: kernel execution timeout enabled") != CD_OK;
+		}
+	}
+	return rules_status(oom);
+}
+
 int rules_windows(const struct facts *f, struct report *r)
 {
 	const struct win_side *w = f->windows;
 	int rc;
 
-	if (!w || !w->read)
-		return CD_OK;
+	if ((rc = driver_models(f->driver, r)) != CD_OK || !w || !w->read)
+		return rc;
 	if ((rc = cuda_path_missing(w, r)) != CD_OK || (rc = cuda_path_mismatch(w, r)) != CD_OK)
 		return rc;
 	return dll_loads(w, r);

@@ -569,6 +569,54 @@ static void test_python_dll_search_order(void **state)
 	tree_remove(croot);
 }
 
+static size_t count_findings(json_t *j, const char *id, const char *subject_part)
+{
+	json_t *x;
+	size_t i, n = 0;
+
+	json_array_foreach(json_object_get(j, "findings"), i, x)
+		n += strcmp(json_string_value(json_object_get(x, "id")), id) == 0 &&
+		     strstr(json_string_value(json_object_get(x, "subject")), subject_part) != NULL;
+	return n;
+}
+
+/* NVML's driver model per GPU (the fake's FAKE_NVML_DRIVER_MODEL): an A100 left in WDDM, and a
+ * GeForce in WDDM driving the display, whose long kernels TDR stops; a GPU in TCC or MCDM, and
+ * every GPU where NVML does not answer (Linux), says nothing. */
+static void test_driver_models(void **state)
+{
+	const char *gpus = "FAKE_GPUS=NVIDIA A100-PCIE-40GB:8.0:40GiB;NVIDIA GeForce RTX 4090:8.9:24GiB;"
+			   "NVIDIA H100 PCIe:9.0:80GiB;NVIDIA RTX A6000:8.6:48GiB";
+	const char *windows[] = { "CUDOCTOR_HOST_ROOT=/nonexistent", "PATH=/usr/bin:/bin", "HOME=/nonexistent", gpus,
+				  "FAKE_NVML_DRIVER_MODEL=0:0:1;1:0;2:2;3:1", "FAKE_NVML_DISPLAY_ACTIVE=1:1;3:1", NULL };
+	const char *linux_[] = { "CUDOCTOR_HOST_ROOT=/nonexistent", "PATH=/usr/bin:/bin", "HOME=/nonexistent", gpus,
+				 "FAKE_NVML_DISPLAY_ACTIVE=1:1;3:1", NULL };
+	static const char *const models[] = { "WDDM", "WDDM", "MCDM", "TCC" };
+	json_t *j, *g;
+	size_t i;
+
+	(void)state;
+	j = doctor_json(windows, NULL);
+	json_array_foreach(json_object_get(j, "gpus"), i, g) {
+		assert_true(i < 4);
+		assert_string_equal(json_string_value(json_object_get(g, "driver_model")), models[i]);
+	}
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(j, "gpus"), 0),
+							      "driver_model_pending")), "TCC");
+	assert_int_equal(count_findings(j, "gpu-wddm-datacenter", "A100"), 1);
+	assert_int_equal(count_findings(j, "gpu-wddm-datacenter", ""), 1);
+	assert_int_equal(count_findings(j, "gpu-display-tdr", "RTX 4090"), 1);
+	assert_int_equal(count_findings(j, "gpu-display-tdr", ""), 1);
+	json_decref(j);
+
+	j = doctor_json(linux_, NULL);
+	json_array_foreach(json_object_get(j, "gpus"), i, g)
+		assert_true(json_is_null(json_object_get(g, "driver_model")));
+	assert_int_equal(count_findings(j, "gpu-wddm-datacenter", ""), 0);
+	assert_int_equal(count_findings(j, "gpu-display-tdr", ""), 0);
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -580,6 +628,7 @@ int main(void)
 		cmocka_unit_test(test_doctor_comfyui_from_wsl),
 		cmocka_unit_test(test_pypi_windows_torch_is_cpu_only),
 		cmocka_unit_test(test_python_dll_search_order),
+		cmocka_unit_test(test_driver_models),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
