@@ -381,8 +381,8 @@ static int section_windows(struct report_rec *top, const struct stack_facts *df,
 			break;
 	}
 	if (report_rec_end(&tab) == CD_OK && w->n_dll > 0 && !verbose)
-		report_fieldf(&o, "CUDA DLLs", NULL, rv_null(), "%zu imports of the Python frameworks' modules followed "
-			      "(cudoctor -v doctor lists where each loads from)", w->n_dll);
+		report_fieldf(&o, "CUDA DLLs", NULL, rv_null(), "%zu import%s of the Python frameworks' modules followed "
+			      "(cudoctor -v doctor lists where each loads from)", w->n_dll, w->n_dll == 1 ? "" : "s");
 	return report_rec_end(&o) != CD_OK ? top->rc : CD_OK;
 }
 

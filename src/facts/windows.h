@@ -51,6 +51,15 @@ struct win_dll_load {
 	char python[FACTS_PATH];      /* the environment's python.exe */
 };
 
+/* A registry DWORD as read: its state, and its value when set. */
+enum win_reg_state { WREG_UNREAD = 0, WREG_UNSET, WREG_SET };
+struct win_reg_dword {
+	enum win_reg_state state;
+	unsigned long value;
+};
+
+#define WIN_TDR_DELAY_DEFAULT 2UL     /* seconds, when TdrDelay is not set (Microsoft's default) */
+
 struct win_side {
 	bool read;                    /* a Windows drive was found and read */
 	const char *from;             /* "WSL2 (/mnt/c)", "Windows"; NULL when not read */
@@ -59,6 +68,10 @@ struct win_side {
 	char cuda_path[FACTS_PATH];   /* %CUDA_PATH% as set; "" unset or not visible */
 	struct win_toolkit *t;
 	size_t n;
+	/* HKLM\SYSTEM\CurrentControlSet\Control\GraphicsDrivers: TdrDelay (s), TdrLevel (0 off,
+	 * 3 recover: the default), HwSchMode (2 hardware-accelerated GPU scheduling on, 1 off) */
+	struct win_reg_dword tdr_delay, tdr_level, hw_sch_mode;
+	const char *registry_note;    /* why they were not read: "not readable from WSL2"; NULL read */
 	struct win_dll_load *dll;     /* of every Windows-side framework's device-code files */
 	size_t n_dll;
 	bool oom;

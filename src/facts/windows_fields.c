@@ -97,6 +97,73 @@ const struct field_table win_dll_load_field_table = {
 
 #define W(m) offsetof(struct win_side, m)
 
+/* A registry value's JSON number (null unless set). */
+static bool reg_value(const struct win_reg_dword *d, struct field_value *v)
+{
+	if (d->state != WREG_SET)
+		return false;
+	v->kind = FV_INT;
+	v->i = (long long)d->value;
+	return true;
+}
+
+static bool tdr_delay(const void *obj, struct field_value *v)
+{
+	return reg_value(&((const struct win_side *)obj)->tdr_delay, v);
+}
+
+static bool tdr_level(const void *obj, struct field_value *v)
+{
+	return reg_value(&((const struct win_side *)obj)->tdr_level, v);
+}
+
+static bool hw_sch_mode(const void *obj, struct field_value *v)
+{
+	return reg_value(&((const struct win_side *)obj)->hw_sch_mode, v);
+}
+
+/* The text: the value, "not set (default ...)", or why it was not read. */
+static void reg_text(const struct win_side *w, const struct win_reg_dword *d, const char *unset, char *buf, size_t n)
+{
+	if (d->state == WREG_SET)
+		snprintf(buf, n, "%lu", d->value);
+	else if (d->state == WREG_UNSET)
+		snprintf(buf, n, "not set (%s)", unset);
+	else
+		snprintf(buf, n, "%s", w->registry_note ? w->registry_note : "not read");
+}
+
+static bool tdr_text(const void *obj, struct field_value *v)
+{
+	const struct win_side *w = obj;
+	char delay[64], level[64];
+
+	reg_text(w, &w->tdr_delay, "Windows' default: 2 s", delay, sizeof delay);
+	reg_text(w, &w->tdr_level, "3: recover", level, sizeof level);
+	if (w->tdr_delay.state == WREG_UNREAD && w->tdr_level.state == WREG_UNREAD)
+		snprintf(v->buf, sizeof v->buf, "%s", delay);
+	else
+		snprintf(v->buf, sizeof v->buf, "TdrDelay %s%s, TdrLevel %s", delay, w->tdr_delay.state == WREG_SET ? " s" : "",
+			 level);
+	v->kind = FV_STR;
+	v->s = v->buf;
+	return true;
+}
+
+static bool hags_text(const void *obj, struct field_value *v)
+{
+	const struct win_side *w = obj;
+
+	if (w->hw_sch_mode.state == WREG_SET)
+		snprintf(v->buf, sizeof v->buf, "%s (HwSchMode %lu)", w->hw_sch_mode.value == 2 ? "on" : "off",
+			 w->hw_sch_mode.value);
+	else
+		reg_text(w, &w->hw_sch_mode, "Windows decides", v->buf, sizeof v->buf);
+	v->kind = FV_STR;
+	v->s = v->buf;
+	return true;
+}
+
 static const struct field win_side_fields[] = {
 	{ .key = "read_from", .label = "read from", .kind = FK_CSTR, .off = W(from), .valid = FIELD_ALWAYS,
 	  .views = FIELD_BRIEF },
@@ -105,6 +172,13 @@ static const struct field win_side_fields[] = {
 	{ .key = "cuda_path", .label = "CUDA_PATH", .kind = FK_CHARS, .off = W(cuda_path), .valid = FIELD_ALWAYS,
 	  .views = FIELD_BRIEF, .flags = FIELD_IF_FLAG, .flag = W(env_visible),
 	  .unknown = "not visible (the Windows environment cannot be read from WSL2)" },
+	{ .label = "TDR watchdog", .kind = FK_CALC, .valid = FIELD_ALWAYS, .views = FIELD_BRIEF, .get = tdr_text },
+	{ .label = "HW GPU scheduling", .kind = FK_CALC, .valid = FIELD_ALWAYS, .views = FIELD_BRIEF,
+	  .get = hags_text },
+	{ .key = "tdr_delay_s", .kind = FK_CALC, .valid = FIELD_ALWAYS, .get = tdr_delay },
+	{ .key = "tdr_level", .kind = FK_CALC, .valid = FIELD_ALWAYS, .get = tdr_level },
+	{ .key = "hw_sch_mode", .kind = FK_CALC, .valid = FIELD_ALWAYS, .get = hw_sch_mode },
+	{ .key = "registry", .kind = FK_CSTR, .off = W(registry_note), .valid = FIELD_ALWAYS },
 };
 
 const struct field_table win_side_field_table = {

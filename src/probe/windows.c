@@ -10,6 +10,7 @@
 
 #include "binfmt/pe.h"
 #include "kb/vendor_libs.h"
+#include "os/registry.h"
 #include "probe/paths.h"
 #include "probe/platform.h"
 #include "probe/toolkits.h"
@@ -405,6 +406,31 @@ static void from_frameworks(struct win_side *w, const struct win_side_opts *o)
 	}
 }
 
+/* --- the registry: the GPU watchdog and scheduling ------------------------------------- */
+
+#define GRAPHICS_DRIVERS "SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers"
+
+static void reg_dword(const char *name, struct win_reg_dword *out)
+{
+	int rc = os_registry_hklm_dword(GRAPHICS_DRIVERS, name, &out->value);
+
+	out->state = rc == CD_OK ? WREG_SET : rc == CD_ENOTFOUND ? WREG_UNSET : WREG_UNREAD;
+}
+
+static void from_registry(struct win_side *w, const struct win_side_opts *o)
+{
+	if (!o->registry) {
+		/* Windows' registry is not a file a WSL2 distribution can read */
+		w->registry_note = "not readable from WSL2";
+		return;
+	}
+	reg_dword("TdrDelay", &w->tdr_delay);
+	reg_dword("TdrLevel", &w->tdr_level);
+	reg_dword("HwSchMode", &w->hw_sch_mode);
+	if (w->tdr_delay.state == WREG_UNREAD && w->tdr_level.state == WREG_UNREAD)
+		w->registry_note = "not readable";
+}
+
 int win_side_probe(struct win_side *w, const struct win_side_opts *o, char *err)
 {
 	struct win_toolkit *first = NULL;
@@ -421,6 +447,7 @@ int win_side_probe(struct win_side *w, const struct win_side_opts *o, char *err)
 	from_default_folder(w, o);
 	from_path(w, o);
 	from_frameworks(w, o);
+	from_registry(w, o);
 	for (size_t i = 0; i < w->n && !w->oom; i++) {
 		struct win_toolkit *t = &w->t[i];
 		fill(t, &w->oom);

@@ -17,6 +17,7 @@ struct win_side_opts {
 	const char *path;          /* the Windows PATH in Windows form ("C:\a;D:\b"); NULL unknown */
 	const struct python_info *py; /* the Python probe's, whose Windows-side frameworks' files are
 					 followed to the DLLs they import; NULL none */
+	bool registry;              /* the drive is this running Windows': its registry is read */
 };
 
 /* Every toolkit of the drive: the CUDA_PATH variables (when env is given), the default

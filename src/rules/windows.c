@@ -149,9 +149,11 @@ static int dll_loads(const struct win_side *w, struct report *r)
 
 /* A GPU in WDDM is a display device to Windows: its kernels are under the TDR watchdog, and a
  * datacenter part loses what TCC or MCDM give it. */
-static int driver_models(const struct gpu_probe *p, struct report *r)
+static int driver_models(const struct gpu_probe *p, const struct win_side *w, struct report *r)
 {
 	bool oom = false;
+	/* TdrLevel 0 turns the watchdog off */
+	bool tdr_off = w && w->tdr_level.state == WREG_SET && w->tdr_level.value == 0;
 
 	for (size_t i = 0; p && i < p->n_gpus; i++) {
 		const struct gpu_info *g = &p->gpus[i];
@@ -175,7 +177,10 @@ static int driver_models(const struct gpu_probe *p, struct report *r)
 			oom |= finding_evidence(x, "NVML driver model: WDDM%s (kb: %s)",
 						g->driver_model_pending != 0 ? ", another after a reboot" : "", k->segment) != CD_OK;
 		}
-		if (watchdog) {
+		if (watchdog && !tdr_off) {
+			if (w && w->tdr_delay.state != WREG_UNREAD)
+				finding_var(&v, "tdr_delay", "%lu",
+					    w->tdr_delay.state == WREG_SET ? w->tdr_delay.value : WIN_TDR_DELAY_DEFAULT);
 			x = finding_make(r, SEV_CATALOGUE, "gpu-display-tdr", subj, &v);
 			oom |= !x;
 			oom |= finding_evidence(x, "NVML driver model: WDDM") != CD_OK;
@@ -183,6 +188,12 @@ static int driver_models(const struct gpu_probe *p, struct report *r)
 				oom |= finding_evidence(x, "NVML: a display is active on this GPU") != CD_OK;
 			if (gpu_has(g, GF_KERNEL_EXEC_TIMEOUT) && g->kernel_exec_timeout)
 				oom |= finding_evidence(x, "CUDA: kernel execution timeout enabled") != CD_OK;
+			if (w && w->tdr_delay.state == WREG_SET)
+				oom |= finding_evidence(x, "registry: TdrDelay = %lu", w->tdr_delay.value) != CD_OK;
+			else if (w && w->tdr_delay.state == WREG_UNSET)
+				oom |= finding_evidence(x, "registry: TdrDelay not set (Windows' default, 2 s)") != CD_OK;
+			else if (w && w->registry_note)
+				oom |= finding_evidence(x, "registry: %s", w->registry_note) != CD_OK;
 		}
 	}
 	return rules_status(oom);
@@ -193,7 +204,7 @@ int rules_windows(const struct facts *f, struct report *r)
 	const struct win_side *w = f->windows;
 	int rc;
 
-	if ((rc = driver_models(f->driver, r)) != CD_OK || !w || !w->read)
+	if ((rc = driver_models(f->driver, w && w->read ? w : NULL, r)) != CD_OK || !w || !w->read)
 		return rc;
 	if ((rc = cuda_path_missing(w, r)) != CD_OK || (rc = cuda_path_mismatch(w, r)) != CD_OK)
 		return rc;

@@ -283,7 +283,7 @@ static void test_doctor_from_wsl(void **state)
 	json_array_foreach(json_object_get(j, "findings"), i, t)
 		assert_null(strstr(json_string_value(json_object_get(t, "id")), "win-cuda-path"));
 	assert_non_null(strstr(text, "\nWindows\n"));
-	assert_non_null(strstr(text, "not visible (the Windows environment cannot be read from WSL2)"));
+	assert_non_null(strstr(text, "not visible (the Windows environment"));
 	assert_non_null(strstr(text, "v12.8\\bin\\nvcc.exe (first on PATH)"));
 	free(text);
 	json_decref(j);
@@ -617,6 +617,82 @@ static void test_driver_models(void **state)
 	json_decref(j);
 }
 
+/* The registry's watchdog against a display GPU in WDDM, as Windows' own run would read it (the
+ * facts filled here: no registry is readable on this machine, which the last case shows). */
+static void test_tdr_registry(void **state)
+{
+	struct gpu_info g;
+	struct gpu_probe p;
+	struct win_side w;
+	struct facts f = { 0 };
+	struct report r;
+	const struct finding *x;
+
+	(void)state;
+	memset(&g, 0, sizeof g);
+	memset(&p, 0, sizeof p);
+	memset(&w, 0, sizeof w);
+	snprintf(g.name, sizeof g.name, "NVIDIA GeForce RTX 4070");
+	gpu_mark(&g, GF_NAME);
+	g.nvml_index = 0;
+	g.cuda_ordinal = 0;
+	gpu_mark(&g, GF_DRIVER_MODEL);
+	g.display_active = true;
+	gpu_mark(&g, GF_DISPLAY_ACTIVE);
+	p.gpus = &g;
+	p.n_gpus = 1;
+	f.driver = &p;
+	f.windows = &w;
+	w.read = true;
+	w.tdr_delay = (struct win_reg_dword){ WREG_SET, 10 };
+	w.tdr_level = (struct win_reg_dword){ WREG_SET, 3 };
+	assert_int_equal(report_init(&r, "doctor"), CD_OK);
+	assert_int_equal(rules_windows(&f, &r), CD_OK);
+	assert_non_null(x = finding(&r, "gpu-display-tdr"));
+	assert_non_null(strstr(x->title, "kernels longer than 10 s are stopped"));
+	assert_true(has_fix(x, "reg add \"HKLM\\SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers\" /v TdrDelay "
+			       "/t REG_DWORD /d 60 /f"));
+	no_linux_fix(&r);
+	report_free(&r);
+
+	/* not set: Windows' default */
+	w.tdr_delay.state = WREG_UNSET;
+	assert_int_equal(report_init(&r, "doctor"), CD_OK);
+	assert_int_equal(rules_windows(&f, &r), CD_OK);
+	assert_non_null(x = finding(&r, "gpu-display-tdr"));
+	assert_non_null(strstr(x->title, "longer than 2 s"));
+	report_free(&r);
+
+	/* TdrLevel 0: no watchdog */
+	w.tdr_level.value = 0;
+	assert_int_equal(report_init(&r, "doctor"), CD_OK);
+	assert_int_equal(rules_windows(&f, &r), CD_OK);
+	assert_null(finding(&r, "gpu-display-tdr"));
+	report_free(&r);
+
+	/* read here: no registry, so the default is named as what it is */
+	{
+		struct win_side_opts o = { .root = drive, .from = "Windows", .registry = true };
+		struct win_side rw;
+		char err[CD_ERRMSG];
+
+		assert_int_equal(win_side_probe(&rw, &o, err), CD_OK);
+		assert_int_equal(rw.tdr_delay.state, WREG_UNREAD);
+		assert_string_equal(rw.registry_note, "not readable");
+		win_side_free(&rw);
+		o.registry = false;
+		assert_int_equal(win_side_probe(&rw, &o, err), CD_OK);
+		assert_string_equal(rw.registry_note, "not readable from WSL2");
+		f.windows = &rw;
+		assert_int_equal(report_init(&r, "doctor"), CD_OK);
+		assert_int_equal(rules_windows(&f, &r), CD_OK);
+		assert_non_null(x = finding(&r, "gpu-display-tdr"));
+		assert_non_null(strstr(x->title, "longer than TdrDelay (2 s unless changed)"));
+		report_free(&r);
+		win_side_free(&rw);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -629,6 +705,7 @@ int main(void)
 		cmocka_unit_test(test_pypi_windows_torch_is_cpu_only),
 		cmocka_unit_test(test_python_dll_search_order),
 		cmocka_unit_test(test_driver_models),
+		cmocka_unit_test(test_tdr_registry),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
