@@ -11,7 +11,11 @@
 #include "fake_gpus.h"
 #include "fake_topo.h"
 
+#ifdef _WIN32
+#define EXPORT __declspec(dllexport) /* a DLL exports only these */
+#else
 #define EXPORT __attribute__((visibility("default")))
+#endif
 
 typedef int nvmlReturn_t;
 typedef struct fake_handle *nvmlDevice_t;
