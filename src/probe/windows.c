@@ -190,35 +190,56 @@ static void from_default_folder(struct win_side *w, const struct win_side_opts *
 	names_free(names, n);
 }
 
+/* Each folder of a Windows PATH, in order: fn(its Windows name, where it is here, its rank, arg)
+ * until fn returns true. Empty entries have no rank. */
+static void win_path_each(const char *root, const char *path,
+			  bool (*fn)(char *dir, const char *local, int rank, void *arg), void *arg)
+{
+	int rank = 0;
+
+	while (path && *path) {
+		const char *end = strchr(path, ';');
+		size_t len = end ? (size_t)(end - path) : strlen(path);
+		char raw[PROBE_PATH], dir[PROBE_PATH], local[PROBE_PATH];
+
+		if (len > 0 && len < sizeof raw) {
+			memcpy(raw, path, len);
+			raw[len] = '\0';
+			win_normalise(str_trim(raw), dir, sizeof dir);
+			if (win_path_local(root, dir, local, sizeof local) && fn(dir, local, rank, arg))
+				return;
+			rank++;
+		}
+		path = end ? end + 1 : NULL;
+	}
+}
+
+struct path_toolkits {
+	struct win_side *w;
+	const char *root;
+};
+
+static bool path_toolkit(char *dir, const char *local, int rank, void *arg)
+{
+	struct path_toolkits *pt = arg;
+	char nvcc[PROBE_PATH], *sep;
+	struct win_toolkit *t;
+
+	if (path_join(nvcc, sizeof nvcc, local, "nvcc.exe") != CD_OK || !path_is_file(nvcc))
+		return pt->w->oom;
+	if ((sep = strrchr(dir, '\\')) != NULL && sep > dir + 2)
+		*sep = '\0'; /* the toolkit is the folder above bin */
+	if ((t = add_toolkit(pt->w, pt->root, dir, WTK_PATH)) != NULL && t->path_rank < 0)
+		t->path_rank = rank;
+	return pt->w->oom;
+}
+
 /* Each folder of PATH with an nvcc.exe: the toolkit above its bin. */
 static void from_path(struct win_side *w, const struct win_side_opts *o)
 {
-	const char *p = o->path;
-	int rank = 0;
+	struct path_toolkits pt = { w, o->root };
 
-	while (p && *p && !w->oom) {
-		const char *end = strchr(p, ';');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		char raw[PROBE_PATH], dir[PROBE_PATH], local[PROBE_PATH], nvcc[PROBE_PATH];
-
-		if (len > 0 && len < sizeof raw) {
-			memcpy(raw, p, len);
-			raw[len] = '\0';
-			win_normalise(str_trim(raw), dir, sizeof dir);
-			if (win_path_local(o->root, dir, local, sizeof local) &&
-			    path_join(nvcc, sizeof nvcc, local, "nvcc.exe") == CD_OK && path_is_file(nvcc)) {
-				char *sep = strrchr(dir, '\\');
-				struct win_toolkit *t;
-
-				if (sep && sep > dir + 2)
-					*sep = '\0'; /* the toolkit is the folder above bin */
-				if ((t = add_toolkit(w, o->root, dir, WTK_PATH)) != NULL && t->path_rank < 0)
-					t->path_rank = rank;
-			}
-			rank++;
-		}
-		p = end ? end + 1 : NULL;
-	}
+	win_path_each(o->root, o->path, path_toolkit, &pt);
 }
 
 static bool is_cudart_dll(const char *name, void *arg)
@@ -286,6 +307,25 @@ static bool find_in(const char *dir, const char *name, char *out, size_t n, bool
 	return found;
 }
 
+struct on_path {
+	struct win_dll_load *d;
+	const char *root;
+	bool *oom;
+};
+
+static bool dll_on_path(char *dir, const char *local, int rank, void *arg)
+{
+	struct on_path *op = arg;
+	char hit[PROBE_PATH];
+
+	(void)dir;
+	(void)rank;
+	if (!find_in(local, op->d->dll, hit, sizeof hit, op->oom))
+		return *op->oom;
+	win_path_windows(op->root, hit, op->d->on_path, sizeof op->d->on_path);
+	return true;
+}
+
 struct module_dirs {
 	const char *dir[4];           /* Python 3.8+'s order for an extension module's DLLs */
 	const char *from[4];
@@ -294,7 +334,6 @@ struct module_dirs {
 static void resolve(struct win_dll_load *d, const struct module_dirs *md, const struct win_side_opts *o, bool *oom)
 {
 	char hit[PROBE_PATH];
-	const char *p = o->path;
 
 	for (size_t i = 0; i < 4; i++) {
 		bool seen = false;
@@ -311,20 +350,8 @@ static void resolve(struct win_dll_load *d, const struct module_dirs *md, const 
 		}
 	}
 	/* PATH, which an extension module's DLLs are not looked for in since Python 3.8 */
-	while (p && *p && !d->on_path[0]) {
-		const char *end = strchr(p, ';');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		char raw[PROBE_PATH], dir[PROBE_PATH], local[PROBE_PATH];
-
-		if (len > 0 && len < sizeof raw) {
-			memcpy(raw, p, len);
-			raw[len] = '\0';
-			win_normalise(str_trim(raw), dir, sizeof dir);
-			if (win_path_local(o->root, dir, local, sizeof local) && find_in(local, d->dll, hit, sizeof hit, oom))
-				win_path_windows(o->root, hit, d->on_path, sizeof d->on_path);
-		}
-		p = end ? end + 1 : NULL;
-	}
+	struct on_path op = { d, o->root, oom };
+	win_path_each(o->root, o->path, dll_on_path, &op);
 }
 
 /* The CUDA major a module was built for, from the runtime or cuBLAS it imports. */
