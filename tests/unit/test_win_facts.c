@@ -693,6 +693,36 @@ static void test_tdr_registry(void **state)
 	}
 }
 
+/* --anonymize on the Windows side: a user's folder is named in Windows form and as WSL2 reads
+ * it, with a blank in the name; neither form keeps it. */
+static void test_anonymize_windows_user(void **state)
+{
+	const char *spe = "mnt/c/Users/Ada Lovelace/Desktop/ComfyUI_windows_portable/python_embeded";
+	char croot[64], host[128], rel[512];
+	const char *argv[] = { CUDOCTOR_BINARY, "--anonymize", "--json", "doctor", NULL };
+	const char *env[] = { host, "PATH=/usr/bin:/bin", "HOME=/nonexistent", "CUDA_PATH=", "VIRTUAL_ENV=", "CONDA_PREFIX=",
+			      "CUDOCTOR_LIBCUDA=" CUDOCTOR_FAKES_DIR "/libcuda.so.1",
+			      "CUDOCTOR_LIBNVML=" CUDOCTOR_FAKES_DIR "/libnvidia-ml.so.1", NULL };
+	struct run_result res;
+
+	(void)state;
+	assert_non_null(tree_new(croot, sizeof croot));
+	tree_file(croot, "proc/sys/kernel/osrelease", "5.15.167.4-microsoft-standard-WSL2\n", 0);
+	snprintf(rel, sizeof rel, "%s/python.exe", spe);
+	tree_file(croot, rel, "MZ", 0);
+	snprintf(rel, sizeof rel, "%s/Lib/site-packages/torch/version.py", spe);
+	tree_file(croot, rel, "__version__ = '2.7.1+cpu'\ncuda = None\n", 0);
+	snprintf(host, sizeof host, "CUDOCTOR_HOST_ROOT=%s", croot);
+	assert_int_equal(testlib_run(argv, env, NULL, &res), 0);
+	assert_non_null(strstr(res.out, "\"python_embeded\""));
+	assert_non_null(strstr(res.out, "/mnt/c/Users/USER/Desktop/ComfyUI_windows_portable/python_embeded"));
+	assert_non_null(strstr(res.out, "C:\\\\Users\\\\USER\\\\Desktop\\\\ComfyUI_windows_portable"));
+	if (strstr(res.out, "Ada") || strstr(res.out, "Lovelace"))
+		fail_msg("the user's name is left in:\n%s", res.out);
+	run_result_free(&res);
+	tree_remove(croot);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -706,6 +736,7 @@ int main(void)
 		cmocka_unit_test(test_python_dll_search_order),
 		cmocka_unit_test(test_driver_models),
 		cmocka_unit_test(test_tdr_registry),
+		cmocka_unit_test(test_anonymize_windows_user),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
