@@ -9,8 +9,10 @@
 #include "cmd/doctor/frameworks.h"
 #include "kb/kb.h"
 #include "kb/links.h"
+#include "probe/deploy.h"
 #include "probe/stack.h"
 #include "probe/topology.h"
+#include "rules/deploy.h"
 #include "rules/rules.h"
 #include "rules/topology.h"
 #include "show/gpu_facts.h"
@@ -416,6 +418,7 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 	struct stack_opts o = { .root = NULL, .list_archs = g->render.verbosity > 0 };
 	struct doctor_apps apps = { 0 };
 	struct stack_facts df;
+	struct deploy_info deploy;
 	struct doctor_scan scan;
 	struct host_probe host = { 0 };
 	struct report_rec top;
@@ -481,6 +484,9 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 	if ((rc = rules_stack(&df.f, r)) != CD_OK)
 		goto out;
 	if ((rc = rules_gpu_health(df.gp, r)) != CD_OK)
+		goto out;
+	/* check's cheap deployment checks: the kernel log's Xids, nouveau, the environment */
+	if ((rc = deploy_probe(&deploy, NULL, err)) != CD_OK || (rc = rules_deploy(&deploy, df.gp, false, r)) != CD_OK)
 		goto out;
 	if ((rc = rules_verdict(&df.f, r)) != CD_OK)
 		goto out;

@@ -222,6 +222,65 @@ out:
 	return rc;
 }
 
+int file_read_records(const char *path, size_t max, char **out, size_t *len, int *sys_errno, char *err)
+{
+	/* /dev/kmsg returns one record per read and refuses a buffer smaller than the record
+	 * (EINVAL): reads stop while this much room is left */
+	const size_t record_max = 8192;
+	struct stat st;
+	char *buf = NULL;
+	size_t used = 0;
+	ssize_t n;
+	int fd, rc = CD_OK, overwritten = 0;
+
+	*out = NULL;
+	*len = 0;
+	*sys_errno = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		*sys_errno = errno;
+		return cd_fail(err, errno == ENOENT ? CD_ENOTFOUND : CD_EIO, "%s: %s", path, strerror(errno));
+	}
+	if (fstat(fd, &st) != 0) {
+		*sys_errno = errno;
+		rc = cd_fail(err, CD_EIO, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) {
+		rc = cd_fail(err, CD_EIO, "%s: %s, not a record device; skipped", path, file_kind_name(st.st_mode));
+		goto out;
+	}
+	buf = malloc(max + 1);
+	if (!buf) {
+		rc = cd_fail(err, CD_ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	while (max - used >= (max < record_max ? 1 : record_max)) {
+		n = read(fd, buf + used, max - used);
+		/* EPIPE: the record was overwritten; the next read returns the oldest one left */
+		if (n < 0 && (errno == EINTR || (errno == EPIPE && ++overwritten < 4096)))
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n < 0) {
+			*sys_errno = errno;
+			rc = cd_fail(err, CD_EIO, "%s: %s", path, strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+	}
+	buf[used] = '\0';
+	*out = buf;
+	*len = used;
+	buf = NULL;
+out:
+	free(buf);
+	close(fd);
+	return rc;
+}
+
 bool path_is_file(const char *path)
 {
 	struct stat st;
