@@ -36,7 +36,8 @@ static const char doctor_help[] =
 	"  Toolkits   every nvcc, its version, which one a build uses, what it can target\n"
 	"  Runtimes   every libcudart the loader or a framework could load, and which wins\n"
 	"  Python     frameworks and NVIDIA wheels, read from disk without importing them\n"
-	"  Platform   WSL2, containers, /dev/nvidia* nodes\n"
+	"  Platform   WSL2, containers, /dev/nvidia* nodes, nouveau, CUDA environment variables, "
+	"the kernel log's Xid events (as check reads them)\n"
 	"then prints the findings with evidence and fixes. With -v it also asks the selected nvcc "
 	"for --list-gpu-arch (runs it); with -q it prints the verdict line only.";
 
