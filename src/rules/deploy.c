@@ -279,7 +279,7 @@ static int cuda_env(const char *const *env, struct report *r)
 		name[eq - env[i]] = '\0';
 		if (!(e = deploy_env_effect(name, eq + 1)))
 			continue;
-		f = report_add_finding(r, e->sev == SEV_WARN ? SEV_WARN : SEV_INFO, "cuda-env", name, "%s=%.80s %s", name, eq + 1, e->effect);
+		f = report_add_finding(r, e->sev == SEV_WARN ? SEV_WARN : SEV_INFO, "cuda-env", name, "%s=%.80s: %s", name, eq + 1, e->effect);
 		oom |= !f;
 		oom |= finding_evidence(f, "%s=\"%.200s\" in this environment", name, eq + 1) != CD_OK;
 		oom |= finding_why(f, "%s", e->why) != CD_OK;

@@ -182,11 +182,38 @@ void file_map_drop_pages(const struct mapped_file *mf)
 		madvise(mf->map_base, mf->map_size, MADV_DONTNEED);
 }
 
+/* Reads fd into buf[*used .. max) until the end, no more data for now (a device opened
+ * without blocking), or less than room bytes left; records a device overwrote while they were
+ * read (EPIPE) are skipped. The errno of a failed read goes to *sys_errno (when not NULL). */
+static int read_into(int fd, const char *path, char *buf, size_t max, size_t room, size_t *used, int *sys_errno,
+		     char *err)
+{
+	int overwritten = 0;
+	ssize_t n;
+
+	while (max - *used >= room) {
+		n = read(fd, buf + *used, max - *used);
+		/* EPIPE: /dev/kmsg's next read returns the oldest record left */
+		if (n < 0 && (errno == EINTR || (errno == EPIPE && ++overwritten < 4096)))
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n < 0) {
+			if (sys_errno)
+				*sys_errno = errno;
+			return cd_fail(err, CD_EIO, "%s: %s", path, strerror(errno));
+		}
+		if (n == 0)
+			break;
+		*used += (size_t)n;
+	}
+	return CD_OK;
+}
+
 int file_read_text(const char *path, size_t max, char **out, size_t *len, char *err)
 {
 	char *buf = NULL;
 	size_t used = 0;
-	ssize_t n;
 	int fd, rc = CD_OK;
 
 	*out = NULL;
@@ -199,18 +226,8 @@ int file_read_text(const char *path, size_t max, char **out, size_t *len, char *
 		rc = cd_fail(err, CD_ENOMEM, "%s: out of memory", path);
 		goto out;
 	}
-	while (used < max) {
-		n = read(fd, buf + used, max - used);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = cd_fail(err, CD_EIO, "%s: %s", path, strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		used += (size_t)n;
-	}
+	if ((rc = read_into(fd, path, buf, max, 1, &used, NULL, err)) != CD_OK)
+		goto out;
 	buf[used] = '\0';
 	*out = buf;
 	buf = NULL;
@@ -230,8 +247,7 @@ int file_read_records(const char *path, size_t max, char **out, size_t *len, int
 	struct stat st;
 	char *buf = NULL;
 	size_t used = 0;
-	ssize_t n;
-	int fd, rc = CD_OK, overwritten = 0;
+	int fd, rc = CD_OK;
 
 	*out = NULL;
 	*len = 0;
@@ -255,22 +271,8 @@ int file_read_records(const char *path, size_t max, char **out, size_t *len, int
 		rc = cd_fail(err, CD_ENOMEM, "%s: out of memory", path);
 		goto out;
 	}
-	while (max - used >= (max < record_max ? 1 : record_max)) {
-		n = read(fd, buf + used, max - used);
-		/* EPIPE: the record was overwritten; the next read returns the oldest one left */
-		if (n < 0 && (errno == EINTR || (errno == EPIPE && ++overwritten < 4096)))
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			break;
-		if (n < 0) {
-			*sys_errno = errno;
-			rc = cd_fail(err, CD_EIO, "%s: %s", path, strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		used += (size_t)n;
-	}
+	if ((rc = read_into(fd, path, buf, max, max < record_max ? 1 : record_max, &used, sys_errno, err)) != CD_OK)
+		goto out;
 	buf[used] = '\0';
 	*out = buf;
 	*len = used;
