@@ -43,6 +43,11 @@ static int put_facts(struct report *r, const struct deploy_info *d, const struct
 	if (d->kmsg.state == KMSG_READ) {
 		report_field(&log, "read", "bytes", rv_bytes(d->kmsg.bytes));
 		report_field(&log, "NVIDIA events", "n_events", rv_int((long long)d->kmsg.n));
+		/* said in the text only when it happened */
+		report_fieldf(&log, d->kmsg.log_full ? "bound" : NULL, "bound_reached", rv_bool(d->kmsg.log_full), "%s",
+			      "read to 8 MiB: older events may be missing");
+		report_fieldf(&log, d->kmsg.truncated ? "events" : NULL, "events_truncated", rv_bool(d->kmsg.truncated),
+			      "%s", "more distinct events than the 64 listed");
 	}
 	if (d->kmsg.n)
 		report_rec_table(&log, "events", sizeof headers / sizeof headers[0], headers, &events);
