@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fuzz_report.h"
 
@@ -13,13 +14,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 extern const struct cd_command cmd_check;
 
-static char kmsg_path[128];
+static char root[] = "/tmp/cudoctor-fuzz-kmsg-XXXXXX";
+static char dev[96], kmsg_path[128];
+
+static void cleanup(void)
+{
+	unlink(kmsg_path);
+	rmdir(dev);
+	rmdir(root);
+}
 
 static void setup(void)
 {
-	static char root[] = "/tmp/cudoctor-fuzz-kmsg-XXXXXX";
-	char dev[96];
-
 	if (!mkdtemp(root))
 		abort();
 	snprintf(dev, sizeof dev, "%s/dev", root);
@@ -27,6 +33,7 @@ static void setup(void)
 		abort();
 	snprintf(kmsg_path, sizeof kmsg_path, "%s/kmsg", dev);
 	setenv("CUDOCTOR_HOST_ROOT", root, 1);
+	atexit(cleanup);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
