@@ -30,6 +30,7 @@ extern const char cudoctor_commit[];
 static const struct cd_command *const commands[] = {
 	&cmd_doctor,
 	&cmd_devices,
+	&cmd_check,
 	&cmd_topo,
 	&cmd_arch,
 	&cmd_explain,

@@ -9,8 +9,10 @@
 #include "cmd/doctor/frameworks.h"
 #include "kb/kb.h"
 #include "kb/links.h"
+#include "probe/deploy.h"
 #include "probe/stack.h"
 #include "probe/topology.h"
+#include "rules/deploy.h"
 #include "rules/rules.h"
 #include "rules/topology.h"
 #include "show/gpu_facts.h"
@@ -34,7 +36,8 @@ static const char doctor_help[] =
 	"  Toolkits   every nvcc, its version, which one a build uses, what it can target\n"
 	"  Runtimes   every libcudart the loader or a framework could load, and which wins\n"
 	"  Python     frameworks and NVIDIA wheels, read from disk without importing them\n"
-	"  Platform   WSL2, containers, /dev/nvidia* nodes\n"
+	"  Platform   WSL2, containers, /dev/nvidia* nodes, nouveau, CUDA environment variables, "
+	"the kernel log's Xid events (as check reads them)\n"
 	"then prints the findings with evidence and fixes. With -v it also asks the selected nvcc "
 	"for --list-gpu-arch (runs it); with -q it prints the verdict line only.";
 
@@ -464,6 +467,7 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 	struct stack_opts o = { .root = NULL, .list_archs = g->render.verbosity > 0 };
 	struct doctor_apps apps = { 0 };
 	struct stack_facts df;
+	struct deploy_info deploy;
 	struct doctor_scan scan;
 	struct host_probe host = { 0 };
 	struct report_rec top;
@@ -529,6 +533,9 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 	if ((rc = rules_stack(&df.f, r)) != CD_OK)
 		goto out;
 	if ((rc = rules_gpu_health(df.gp, r)) != CD_OK)
+		goto out;
+	/* check's cheap deployment checks: the kernel log's Xids, nouveau, the environment */
+	if ((rc = deploy_probe(&deploy, NULL, err)) != CD_OK || (rc = rules_deploy(&deploy, df.gp, false, r)) != CD_OK)
 		goto out;
 	if ((rc = rules_verdict(&df.f, r)) != CD_OK)
 		goto out;
