@@ -140,7 +140,7 @@ static inline void cmd_input_error(struct report *r, const char *command, const 
 	r->exit_override = CD_EXIT_FAILED;
 }
 
-extern const struct cd_command cmd_doctor, cmd_devices, cmd_arch, cmd_explain,
+extern const struct cd_command cmd_doctor, cmd_devices, cmd_check, cmd_arch, cmd_explain,
 	cmd_gencode, cmd_kb, cmd_mem, cmd_lab, cmd_plan, cmd_topo, cmd_completion, cmd_diff, cmd_fleet;
 
 #endif

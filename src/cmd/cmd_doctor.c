@@ -9,8 +9,10 @@
 #include "cmd/doctor/frameworks.h"
 #include "kb/kb.h"
 #include "kb/links.h"
+#include "probe/deploy.h"
 #include "probe/stack.h"
 #include "probe/topology.h"
+#include "rules/deploy.h"
 #include "rules/rules.h"
 #include "rules/topology.h"
 #include "show/gpu_facts.h"
@@ -34,7 +36,8 @@ static const char doctor_help[] =
 	"  Toolkits   every nvcc, its version, which one a build uses, what it can target\n"
 	"  Runtimes   every libcudart the loader or a framework could load, and which wins\n"
 	"  Python     frameworks and NVIDIA wheels, read from disk without importing them\n"
-	"  Platform   WSL2, containers, /dev/nvidia* nodes\n"
+	"  Platform   WSL2, containers, /dev/nvidia* nodes, nouveau, CUDA environment variables, "
+	"the kernel log's Xid events (as check reads them)\n"
 	"then prints the findings with evidence and fixes. With -v it also asks the selected nvcc "
 	"for --list-gpu-arch (runs it); with -q it prints the verdict line only.";
 
@@ -338,6 +341,54 @@ static int section_platform(struct report_rec *top, const struct stack_facts *df
 	return report_rec_end(&o) != CD_OK ? top->rc : CD_OK;
 }
 
+/* --- Windows ---------------------------------------------------------------------- */
+
+/* The Windows side, where there is one to read (WSL2's /mnt/c): its toolkits and which nvcc.exe
+ * PATH runs. JSON null elsewhere. */
+static int section_windows(struct report_rec *top, const struct stack_facts *df, bool verbose)
+{
+	const struct win_side *w = &df->win;
+	const char *hdr[MAX_COLS];
+	size_t ncols = report_fields_headers(&win_toolkit_field_table, FIELD_BRIEF, hdr, MAX_COLS);
+	struct report_rec o, tab, row;
+
+	if (!w->read) {
+		report_field(top, NULL, "windows", rv_null());
+		return top->rc;
+	}
+	report_rec_section(top, "Windows");
+	report_rec_object(top, "windows", &o);
+	report_fields(&o, &win_side_field_table, w, FIELD_BRIEF);
+	if (w->n == 0)
+		report_rec_line(&o, "no CUDA toolkit found (%sC:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA, "
+				    "PATH's nvcc.exe)", w->env_visible ? "CUDA_PATH, CUDA_PATH_V*, " : "");
+	rows_under(&o, "toolkits", w->n > 0, ncols, hdr, &tab);
+	for (size_t i = 0; i < w->n; i++) {
+		report_rec_item(&tab, &row);
+		report_fields(&row, &win_toolkit_field_table, &w->t[i], FIELD_BRIEF);
+		if (report_rec_end(&row) != CD_OK)
+			break;
+	}
+	if (report_rec_end(&tab) != CD_OK)
+		return top->rc;
+	for (size_t i = 0; i < w->n; i++)
+		if (w->t[i].wins)
+			report_fieldf(&o, "nvcc runs", NULL, rv_null(), "%s\\bin\\nvcc.exe (first on PATH)", w->t[i].path);
+	/* where each Windows-side framework's CUDA DLLs load from: in JSON always, in text with -v */
+	ncols = report_fields_headers(&win_dll_load_field_table, FIELD_BRIEF, hdr, MAX_COLS);
+	rows_under(&o, "dll_loads", w->n_dll > 0 && verbose, ncols, hdr, &tab);
+	for (size_t i = 0; i < w->n_dll; i++) {
+		report_rec_item(&tab, &row);
+		report_fields(&row, &win_dll_load_field_table, &w->dll[i], FIELD_BRIEF);
+		if (report_rec_end(&row) != CD_OK)
+			break;
+	}
+	if (report_rec_end(&tab) == CD_OK && w->n_dll > 0 && !verbose)
+		report_fieldf(&o, "CUDA DLLs", NULL, rv_null(), "%zu import%s of the Python frameworks' modules followed "
+			      "(cudoctor -v doctor lists where each loads from)", w->n_dll, w->n_dll == 1 ? "" : "s");
+	return report_rec_end(&o) != CD_OK ? top->rc : CD_OK;
+}
+
 enum { OPT_BINARY = 1, OPT_PATH };
 
 static const struct cli_opt doctor_opts[] = {
@@ -416,6 +467,7 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 	struct stack_opts o = { .root = NULL, .list_archs = g->render.verbosity > 0 };
 	struct doctor_apps apps = { 0 };
 	struct stack_facts df;
+	struct deploy_info deploy;
 	struct doctor_scan scan;
 	struct host_probe host = { 0 };
 	struct report_rec top;
@@ -474,13 +526,16 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 		goto out;
 	report_rec_top(&top, r);
 	if (section_toolkits(&top, &df) == CD_OK && section_runtimes(&top, &df, g->render.verbosity > 0) == CD_OK &&
-	    section_python(&top, &df) == CD_OK)
-		section_platform(&top, &df);
+	    section_python(&top, &df) == CD_OK && section_platform(&top, &df) == CD_OK)
+		section_windows(&top, &df, g->render.verbosity > 0);
 	if ((rc = report_rec_end(&top)) != CD_OK)
 		goto out;
 	if ((rc = rules_stack(&df.f, r)) != CD_OK)
 		goto out;
 	if ((rc = rules_gpu_health(df.gp, r)) != CD_OK)
+		goto out;
+	/* check's cheap deployment checks: the kernel log's Xids, nouveau, the environment */
+	if ((rc = deploy_probe(&deploy, NULL, err)) != CD_OK || (rc = rules_deploy(&deploy, df.gp, false, r)) != CD_OK)
 		goto out;
 	if ((rc = rules_verdict(&df.f, r)) != CD_OK)
 		goto out;

@@ -11,6 +11,7 @@
 #include "cmd/explain/nccl.h"
 #include "explain/evidence.h"
 #include "explain/explain.h"
+#include "kb/vendor_libs.h"
 #include "rules/arch.h"
 #include "rules/oom.h"
 #include "rules/rules.h"
@@ -205,8 +206,8 @@ static void text_vars(const struct explain_match *m, const struct explain_env *e
 	finding_var(v, "pip", "%s", explain_pip_command(m->windows, m->embedded_python));
 	finding_var(v, "python", "%s", explain_python_command(m->embedded_python));
 	finding_flag(v, "torch_dll", m->torch_dll);
-	if (m->library[0] && !m->torch_dll && arch_library_wheel(m->library))
-		finding_var(v, "package", "%s-cuXY", arch_library_wheel(m->library));
+	if (m->library[0] && !m->torch_dll && kb_vendor_wheel(m->library))
+		finding_var(v, "package", "%s-cuXY", kb_vendor_wheel(m->library));
 	finding_flag(v, "force_jit", t->force_jit);
 	finding_flag(v, "expandable", m->has_oom && oom_expandable_helps(&m->oom.n));
 }

@@ -247,6 +247,7 @@ struct kb_xid {
 	int xid;
 	const char *name, *meaning, *kind; /* kind: application, driver, hardware */
 	bool uncertain;
+	const char *action;                /* what to do, from NVIDIA's catalogue */
 	const char *source;
 };
 size_t kb_xid_count(void);

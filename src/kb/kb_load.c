@@ -665,7 +665,7 @@ out:
 	return rc;
 }
 
-static const char *xid_cols[] = { "xid", "name", "meaning", "kind", "uncertain", "source" };
+static const char *xid_cols[] = { "xid", "name", "meaning", "kind", "uncertain", "action", "source" };
 
 static int load_xid(const struct tsv_table *t, char *err)
 {
@@ -685,7 +685,8 @@ static int load_xid(const struct tsv_table *t, char *err)
 		    strcmp(x->kind, "hardware"))
 			return bad(t, i, 3, xid_cols, "expected application, driver or hardware", err);
 		TRY(field_bool(t, i, 4, xid_cols, &x->uncertain, err));
-		TRY(field_nonempty(t, i, 5, xid_cols, &x->source, err));
+		TRY(field_nonempty(t, i, 5, xid_cols, &x->action, err));
+		TRY(field_nonempty(t, i, 6, xid_cols, &x->source, err));
 		db.n_xids++;
 	}
 out:

@@ -61,11 +61,6 @@ struct finding_vars;
 bool arch_torch_extension_vars(const struct arch_file *f, unsigned cc, const struct arch_target *t,
 			       struct finding_vars *v);
 
-/* The pip wheel (without its -cuNN) that carries an NVIDIA library, by its soname or Windows
- * DLL name (libcublasLt.so.13, cudnn_ops64_9.dll: "nvidia-cublas", "nvidia-cudnn"); NULL for
- * others. */
-const char *arch_library_wheel(const char *path);
-
 /* The verdict of one file on one GPU. */
 struct arch_verdict {
 	enum compat_verdict verdict;  /* VERDICT_NONE: no container with kernels to judge */

@@ -182,11 +182,38 @@ void file_map_drop_pages(const struct mapped_file *mf)
 		madvise(mf->map_base, mf->map_size, MADV_DONTNEED);
 }
 
+/* Reads fd into buf[*used .. max) until the end, no more data for now (a device opened
+ * without blocking), or less than room bytes left; records a device overwrote while they were
+ * read (EPIPE) are skipped. The errno of a failed read goes to *sys_errno (when not NULL). */
+static int read_into(int fd, const char *path, char *buf, size_t max, size_t room, size_t *used, int *sys_errno,
+		     char *err)
+{
+	int overwritten = 0;
+	ssize_t n;
+
+	while (max - *used >= room) {
+		n = read(fd, buf + *used, max - *used);
+		/* EPIPE: /dev/kmsg's next read returns the oldest record left */
+		if (n < 0 && (errno == EINTR || (errno == EPIPE && ++overwritten < 4096)))
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n < 0) {
+			if (sys_errno)
+				*sys_errno = errno;
+			return cd_fail(err, CD_EIO, "%s: %s", path, strerror(errno));
+		}
+		if (n == 0)
+			break;
+		*used += (size_t)n;
+	}
+	return CD_OK;
+}
+
 int file_read_text(const char *path, size_t max, char **out, size_t *len, char *err)
 {
 	char *buf = NULL;
 	size_t used = 0;
-	ssize_t n;
 	int fd, rc = CD_OK;
 
 	*out = NULL;
@@ -199,23 +226,57 @@ int file_read_text(const char *path, size_t max, char **out, size_t *len, char *
 		rc = cd_fail(err, CD_ENOMEM, "%s: out of memory", path);
 		goto out;
 	}
-	while (used < max) {
-		n = read(fd, buf + used, max - used);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = cd_fail(err, CD_EIO, "%s: %s", path, strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		used += (size_t)n;
-	}
+	if ((rc = read_into(fd, path, buf, max, 1, &used, NULL, err)) != CD_OK)
+		goto out;
 	buf[used] = '\0';
 	*out = buf;
 	buf = NULL;
 	if (len)
 		*len = used;
+out:
+	free(buf);
+	close(fd);
+	return rc;
+}
+
+int file_read_records(const char *path, size_t max, char **out, size_t *len, int *sys_errno, char *err)
+{
+	/* /dev/kmsg returns one record per read and refuses a buffer smaller than the record
+	 * (EINVAL): reads stop while this much room is left */
+	const size_t record_max = 8192;
+	struct stat st;
+	char *buf = NULL;
+	size_t used = 0;
+	int fd, rc = CD_OK;
+
+	*out = NULL;
+	*len = 0;
+	*sys_errno = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		*sys_errno = errno;
+		return cd_fail(err, errno == ENOENT ? CD_ENOTFOUND : CD_EIO, "%s: %s", path, strerror(errno));
+	}
+	if (fstat(fd, &st) != 0) {
+		*sys_errno = errno;
+		rc = cd_fail(err, CD_EIO, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) {
+		rc = cd_fail(err, CD_EIO, "%s: %s, not a record device; skipped", path, file_kind_name(st.st_mode));
+		goto out;
+	}
+	buf = malloc(max + 1);
+	if (!buf) {
+		rc = cd_fail(err, CD_ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	if ((rc = read_into(fd, path, buf, max, max < record_max ? 1 : record_max, &used, sys_errno, err)) != CD_OK)
+		goto out;
+	buf[used] = '\0';
+	*out = buf;
+	*len = used;
+	buf = NULL;
 out:
 	free(buf);
 	close(fd);

@@ -41,6 +41,13 @@ void file_map_drop_pages(const struct mapped_file *mf);
 /* Reads at most max bytes of a small text file, NUL-terminated (through file_open_input). */
 int file_read_text(const char *path, size_t max, char **out, size_t *len, char *err);
 
+/* Reads at most max bytes of a kernel record device such as /dev/kmsg (or a regular file laid
+ * out in its place), NUL-terminated: opened without blocking, read until the device has no
+ * more records, the end of a file, or max; records the kernel overwrote while they were read
+ * are skipped. A device that cannot be opened is CD_ENOTFOUND (missing) or CD_EIO, with the
+ * system's errno in *sys_errno (EACCES/EPERM: the kernel restricts its log). */
+int file_read_records(const char *path, size_t max, char **out, size_t *len, int *sys_errno, char *err);
+
 /* "a directory", "a FIFO (named pipe)", "a character device", ...: what a mode that is not a
  * regular file is, for messages. */
 const char *file_kind_name(mode_t mode);

@@ -154,7 +154,7 @@ static void test_help_of_help(void **state)
  * column, and no line of any command's help is wider than 80 columns (not a terminal) */
 static void test_help_wraps_under_its_columns(void **state)
 {
-	static const char *const cmds[] = { "doctor", "devices", "topo", "arch", "explain", "gencode", "plan",
+	static const char *const cmds[] = { "doctor", "devices", "check", "topo", "arch", "explain", "gencode", "plan",
 					    "diff", "kb", "mem", "lab", "completion", NULL };
 	struct run_result d = RUN("doctor", "--help");
 

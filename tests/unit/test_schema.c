@@ -85,7 +85,7 @@ static struct run_result check(const char *files)
 
 static void test_every_command_validates(void **state)
 {
-	static const char *const commands[] = { "doctor", "devices", "topo", "arch", "explain", "gencode", "plan",
+	static const char *const commands[] = { "doctor", "devices", "check", "topo", "arch", "explain", "gencode", "plan",
 						"diff", "kb", "mem", "lab" };
 	const char *no_driver[] = { "CUDOCTOR_LIBCUDA=/nonexistent", "CUDOCTOR_LIBNVML=/nonexistent", NULL };
 	const char *older[] = { "FAKE_NVML_DRIVER_VERSION=575.51.03", "FAKE_CUDA_DRIVER_VERSION=12090", NULL };
@@ -97,6 +97,7 @@ static void test_every_command_validates(void **state)
 	report("doctor_no_driver", ARGS("doctor"), no_driver);
 	report("devices", ARGS("devices"), NULL);
 	report("devices_no_driver", ARGS("devices"), no_driver);
+	report("check", ARGS("check"), NULL);
 	report("topo", ARGS("topo"), NULL);
 	if (access(ARCH_FIX "/k_sm90.fatbin", R_OK) == 0)
 		report("arch", ARGS("arch", ARCH_FIX "/k_sm90.fatbin", ARCH_FIX "/k.ptx", ARCH_FIX "/libk.a",

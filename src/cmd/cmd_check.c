@@ -1,0 +1,142 @@
+/* `cudoctor check`: whether this machine is deployed so that GPU work runs reliably (DCGM's
+ * level-1 list): the kernel log's Xid events, nouveau, the environment, device nodes,
+ * persistence, and each GPU's health as the driver reports it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "facts/facts.h"
+#include "kb/kb.h"
+#include "probe/deploy.h"
+#include "rules/deploy.h"
+#include "rules/rules.h"
+#include "util/err.h"
+
+static const char *kmsg_state_name(enum kmsg_state s)
+{
+	switch (s) {
+	case KMSG_READ: return "read";
+	case KMSG_MISSING: return "missing";
+	case KMSG_DENIED: return "restricted to root";
+	case KMSG_FAILED: return "read failed";
+	case KMSG_UNREAD: break;
+	}
+	return "not read";
+}
+
+static const char *event_kind_name(enum xid_event_kind k)
+{
+	return k == XID_EVENT_SXID ? "SXid" : k == XID_EVENT_OFF_BUS ? "fallen off the bus" : "Xid";
+}
+
+/* What was read, beside the findings: the kernel log's events, a row each, and the modules. */
+static int put_facts(struct report *r, const struct deploy_info *d, const struct gpu_probe *gp)
+{
+	static const char *const headers[] = { "event", "device", "GPU", "count", "first (s)", "text" };
+	struct report_rec top, log, events, ev, mods;
+	int rc;
+
+	report_rec_top(&top, r);
+	report_rec_section(&top, "Kernel log (/dev/kmsg)");
+	report_rec_object(&top, "kernel_log", &log);
+	report_field(&log, "state", "state", rv_str(kmsg_state_name(d->kmsg.state)));
+	if (d->kmsg.state == KMSG_READ) {
+		report_field(&log, "read", "bytes", rv_bytes(d->kmsg.bytes));
+		report_field(&log, "NVIDIA events", "n_events", rv_int((long long)d->kmsg.n));
+		/* said in the text only when it happened */
+		report_fieldf(&log, d->kmsg.log_full ? "bound" : NULL, "bound_reached", rv_bool(d->kmsg.log_full), "%s",
+			      "read to 8 MiB: older events may be missing");
+		report_fieldf(&log, d->kmsg.truncated ? "events" : NULL, "events_truncated", rv_bool(d->kmsg.truncated),
+			      "%s", "more distinct events than the 64 listed");
+	}
+	if (d->kmsg.n)
+		report_rec_table(&log, "events", sizeof headers / sizeof headers[0], headers, &events);
+	else
+		report_rec_array(&log, "events", &events);
+	for (size_t i = 0; i < d->kmsg.n; i++) {
+		const struct xid_event *e = &d->kmsg.ev[i];
+		int g = deploy_event_gpu(e, gp);
+
+		char label[48];
+
+		if (e->kind == XID_EVENT_OFF_BUS)
+			snprintf(label, sizeof label, "%s", event_kind_name(e->kind));
+		else
+			snprintf(label, sizeof label, "%s %d", event_kind_name(e->kind), e->xid);
+		report_rec_item(&events, &ev);
+		report_fieldf(&ev, "event", "xid", e->kind == XID_EVENT_OFF_BUS ? rv_null() : rv_int(e->xid), "%s", label);
+		report_field(&ev, NULL, "kind", rv_str(event_kind_name(e->kind)));
+		report_field(&ev, "device", "pci", rv_str(e->pci[0] ? e->pci : NULL));
+		report_field(&ev, "GPU", "gpu_index", g >= 0 && gp->gpus[g].cuda_ordinal >= 0 ? rv_int(gp->gpus[g].cuda_ordinal) : rv_null());
+		report_field(&ev, "count", "count", rv_int((long long)e->count));
+		if (e->first_usec >= 0)
+			report_fieldf(&ev, "first (s)", "first_usec", rv_int(e->first_usec), "%.3f", (double)e->first_usec / 1e6);
+		else
+			report_field(&ev, "first (s)", "first_usec", rv_null());
+		report_field(&ev, NULL, "last_usec", e->last_usec >= 0 ? rv_int(e->last_usec) : rv_null());
+		report_field(&ev, NULL, "pid", e->pid >= 0 ? rv_int(e->pid) : rv_null());
+		report_field(&ev, "text", "text", rv_str(e->text));
+		if (report_rec_end(&ev) != CD_OK)
+			break;
+	}
+	/* each end hands its error to the parent: top's end returns the first */
+	rc = report_rec_end(&events);
+	rc = report_rec_end(&log) != CD_OK && rc == CD_OK ? log.rc : rc;
+	report_rec_section(&top, "Kernel modules (/proc/modules)");
+	report_rec_object(&top, "modules", &mods);
+	if (d->mods.read) {
+		report_field(&mods, "nvidia", "nvidia", rv_bool(d->mods.nvidia));
+		report_field(&mods, "nvidia_uvm", "nvidia_uvm", rv_bool(d->mods.nvidia_uvm));
+		report_field(&mods, "nouveau", "nouveau", rv_bool(d->mods.nouveau));
+	} else
+		report_field(&mods, "state", "state", rv_str("not readable"));
+	rc = report_rec_end(&mods) != CD_OK && rc == CD_OK ? mods.rc : rc;
+	return report_rec_end(&top) != CD_OK ? top.rc : rc;
+}
+
+static const struct cli_opt check_opts[] = { CMD_OPT_FORMAT_ENTRY, { 0 } };
+
+static int check_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
+{
+	struct cd_run *run = g->run; /* the driver opened and judged by main.c */
+	struct facts f = { .driver = &run->probe, .platform = &run->platform };
+	struct deploy_info d;
+	int rc;
+
+	if (argc > 1)
+		return cd_fail(err, CD_EUSAGE, "check takes no arguments (got '%.60s')", argv[1]);
+	if ((rc = deploy_probe(&d, NULL, err)) != CD_OK)
+		return rc;
+	/* the kb gives each Xid its meaning; without it the events are still shown */
+	kb_load(NULL);
+	if ((rc = rules_deploy(&d, &run->probe, true, r)) != CD_OK || (rc = rules_deploy_platform(&f, r)) != CD_OK ||
+	    (rc = rules_gpu_health(&run->probe, r)) != CD_OK || (rc = put_facts(r, &d, &run->probe)) != CD_OK)
+		return cd_fail(err, rc, "check: %s", cd_strerror(rc));
+	return CD_OK;
+}
+
+const struct cd_command cmd_check = {
+	.name = "check",
+	.summary = "deployment checks: kernel-log Xid events, nouveau, environment, device nodes, GPU health",
+	.usage = "cudoctor check [--format prometheus]",
+	.opts = check_opts,
+	.help = "Checks whether this machine is set up so that GPU work runs reliably, the list of "
+		"DCGM's deployment level (docs/check.md): the kernel log's NVIDIA events read from "
+		"/dev/kmsg (Xid, NVSwitch SXid and \"fallen off the bus\", each with the GPU it names, "
+		"what it means and what to do, from NVIDIA's Xid catalogue), the nouveau driver loaded "
+		"beside or instead of nvidia (/proc/modules), environment variables that change how "
+		"CUDA behaves (CUDA_LAUNCH_BLOCKING, CUDA_CACHE_DISABLE, CUDA_INJECTION64_PATH, ... and "
+		"CUDA_VISIBLE_DEVICES), the /dev/nvidia* nodes, persistence mode, and each GPU's health "
+		"as NVML reports it (lost, ECC errors, retired or remapped memory pending, PCIe link, "
+		"clock throttling). Reads only; starts no GPU work.\n\n"
+		"Findings: xid-errors (error for a hardware or driver Xid, a fatal SXid or a GPU fallen "
+		"off the bus; warn for an application's Xid), kernel-log-unread (info: the kernel "
+		"restricts its log to root), nouveau-loaded, cuda-env, visible-devices-invalid, "
+		"device-nodes, persistence-off, gpu-lost, ecc-errors, retired-pages-pending, "
+		"pcie-link-degraded, clocks-throttled, and the driver rules every command runs. "
+		"doctor runs the kernel-log, nouveau and environment checks too.",
+	.notes = "Files: /dev/kmsg (read without blocking, at most 8 MiB) and /proc/modules, under "
+		 "CUDOCTOR_HOST_ROOT when it is set.",
+	.needs = NEEDS_DRIVER,
+	.run = check_run,
+};

@@ -1,0 +1,309 @@
+/* The deployment checks: what the kernel log, the loaded modules and the environment say
+ * about whether CUDA work can run reliably on this machine. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kb/kb.h"
+#include "rules/catalogue.h"
+#include "rules/deploy.h"
+#include "rules/internal.h"
+#include "util/err.h"
+
+/* domain, bus and device of "0000:18:00", "0000:18:00.0" or "18:00.0" */
+static bool pci_parts(const char *s, unsigned long parts[3])
+{
+	unsigned long v[3];
+	int n = 0;
+	const char *p = s;
+	char *end;
+
+	while (n < 3) {
+		v[n++] = strtoul(p, &end, 16);
+		if (end == p)
+			return false;
+		if (*end != ':')
+			break;
+		p = end + 1;
+	}
+	if (n == 2) {
+		parts[0] = 0;
+		parts[1] = v[0];
+		parts[2] = v[1];
+	} else if (n == 3) {
+		parts[0] = v[0];
+		parts[1] = v[1];
+		parts[2] = v[2];
+	} else
+		return false;
+	return true;
+}
+
+int deploy_event_gpu(const struct xid_event *e, const struct gpu_probe *gp)
+{
+	unsigned long a[3], b[3];
+
+	if (e->kind == XID_EVENT_SXID || !e->pci[0] || !pci_parts(e->pci, a))
+		return -1;
+	for (size_t i = 0; i < gp->n_gpus; i++)
+		if (gp->gpus[i].pci_bus_id[0] && pci_parts(gp->gpus[i].pci_bus_id, b) && a[0] == b[0] && a[1] == b[1] &&
+		    a[2] == b[2])
+			return (int)i;
+	return -1;
+}
+
+static bool sxid_fatal(const struct xid_event *e)
+{
+	return strstr(e->text, "Fatal") && !strstr(e->text, "Non-fatal") && !strstr(e->text, "Nonfatal");
+}
+
+enum severity deploy_event_severity(const struct xid_event *e)
+{
+	const struct kb_xid *x;
+
+	if (e->kind == XID_EVENT_OFF_BUS)
+		return SEV_ERROR;
+	if (e->kind == XID_EVENT_SXID)
+		return sxid_fatal(e) ? SEV_ERROR : SEV_WARN;
+	x = kb_xid_find(e->xid);
+	return x && strcmp(x->kind, "application") == 0 ? SEV_WARN : SEV_ERROR;
+}
+
+static void event_label(const struct xid_event *e, char *out, size_t n)
+{
+	if (e->kind == XID_EVENT_OFF_BUS)
+		snprintf(out, n, "GPU fallen off the bus");
+	else
+		snprintf(out, n, "%s %d", e->kind == XID_EVENT_SXID ? "SXid" : "Xid", e->xid);
+}
+
+static void event_when(const struct xid_event *e, char *out, size_t n)
+{
+	if (e->first_usec < 0)
+		snprintf(out, n, "time not logged");
+	else if (e->count > 1)
+		snprintf(out, n, "first %lld.%03lld s, last %lld.%03lld s after boot", e->first_usec / 1000000,
+			 e->first_usec / 1000 % 1000, e->last_usec / 1000000, e->last_usec / 1000 % 1000);
+	else
+		snprintf(out, n, "%lld.%03lld s after boot", e->first_usec / 1000000, e->first_usec / 1000 % 1000);
+}
+
+static int event_evidence(struct finding *f, const struct xid_event *e)
+{
+	const struct kb_xid *x = e->kind == XID_EVENT_XID ? kb_xid_find(e->xid) : NULL;
+	char label[48], when[96], pid[40] = "";
+	bool oom = false;
+
+	event_label(e, label, sizeof label);
+	event_when(e, when, sizeof when);
+	if (e->pid >= 0)
+		snprintf(pid, sizeof pid, ", pid %lld", e->pid);
+	oom |= finding_evidence(f, "%s, logged %lu time%s (%s%s): %s", label, e->count, e->count == 1 ? "" : "s", when, pid,
+				e->text[0] ? e->text : "(no text)") != CD_OK;
+	if (x)
+		oom |= finding_evidence(f, "Xid %d is %s (%s): %s; action: %s", e->xid, x->name, x->kind, x->meaning,
+					x->action) != CD_OK;
+	else if (e->kind == XID_EVENT_XID)
+		oom |= finding_evidence(f, "Xid %d is not in cudoctor's table; look it up in NVIDIA's catalogue", e->xid) != CD_OK;
+	else if (e->kind == XID_EVENT_SXID)
+		oom |= finding_evidence(f, "SXid %d is an NVSwitch error (%s); action: %s", e->xid,
+					sxid_fatal(e) ? "fatal" : "non-fatal",
+					sxid_fatal(e) ? "drain the node, reset the NVSwitch and GPUs (or reboot), and check the fabric manager's log"
+						      : "watch for it to repeat; a fatal SXid needs a reset") != CD_OK;
+	else
+		oom |= finding_evidence(f, "the GPU stopped answering on PCIe; action: drain the node and reboot; check power, "
+					   "cooling, seating and risers") != CD_OK;
+	return rules_status(oom);
+}
+
+/* the device of event i names one finding: every event on it is its evidence */
+static bool same_device(const struct xid_event *a, const struct xid_event *b)
+{
+	return (a->kind == XID_EVENT_SXID) == (b->kind == XID_EVENT_SXID) && strcmp(a->pci, b->pci) == 0;
+}
+
+static int xid_findings(const struct kmsg_events *k, const struct gpu_probe *gp, struct report *r)
+{
+	bool oom = false;
+
+	for (size_t i = 0; i < k->n; i++) {
+		const struct xid_event *e = &k->ev[i];
+		enum severity sev = SEV_WARN;
+		char subject[320];
+		struct finding *f;
+		bool seen = false;
+		int g;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = same_device(&k->ev[j], e);
+		if (seen)
+			continue;
+		for (size_t j = i; j < k->n; j++)
+			if (same_device(&k->ev[j], e) && deploy_event_severity(&k->ev[j]) == SEV_ERROR)
+				sev = SEV_ERROR;
+		if ((g = deploy_event_gpu(e, gp)) >= 0)
+			gpu_subject(&gp->gpus[g], subject, sizeof subject);
+		else if (e->kind == XID_EVENT_SXID)
+			snprintf(subject, sizeof subject, "NVSwitch %s", e->pci[0] ? e->pci : "(device not logged)");
+		else
+			snprintf(subject, sizeof subject, "GPU at PCI %s", e->pci[0] ? e->pci : "(not logged)");
+		f = finding_make(r, sev, "xid-errors", subject, NULL);
+		oom |= !f;
+		for (size_t j = i; j < k->n && f; j++)
+			if (same_device(&k->ev[j], e))
+				oom |= event_evidence(f, &k->ev[j]) != CD_OK;
+		if (f && g < 0 && e->pci[0] && e->kind != XID_EVENT_SXID && gp->n_gpus)
+			oom |= finding_evidence(f, "no GPU the driver lists now is at PCI %s", e->pci) != CD_OK;
+		if (f && k->truncated)
+			oom |= finding_evidence(f, "the log holds more than %d distinct events; the first %d are shown",
+						KMSG_MAX_EVENTS, KMSG_MAX_EVENTS) != CD_OK;
+	}
+	return rules_status(oom);
+}
+
+static int kmsg_unread(const struct kmsg_events *k, struct report *r)
+{
+	bool oom = false;
+	struct finding *f;
+
+	if (k->state != KMSG_DENIED && k->state != KMSG_FAILED)
+		return CD_OK;
+	f = report_add_finding(r, SEV_INFO, "kernel-log-unread", "/dev/kmsg",
+			       "the kernel log could not be read, so Xid events were not checked");
+	oom |= !f;
+	oom |= finding_evidence(f, "/dev/kmsg: %s", k->sys_errno ? strerror(k->sys_errno) : "read failed") != CD_OK;
+	oom |= finding_why(f, "The NVIDIA driver reports GPU faults (Xid) only in the kernel log; the kernel lets only "
+			      "root read it when kernel.dmesg_restrict is 1.") != CD_OK;
+	oom |= finding_fix(f, "sudo cudoctor check   # or: sudo dmesg | grep -i -E 'xid|fallen off the bus'") != CD_OK;
+	return rules_status(oom);
+}
+
+static int nouveau_loaded(const struct kernel_modules *m, struct report *r)
+{
+	bool oom = false;
+	struct finding *f;
+
+	if (!m->read || !m->nouveau)
+		return CD_OK;
+	f = report_add_finding(r, SEV_ERROR, "nouveau-loaded", "nouveau",
+			       m->nvidia ? "the open-source nouveau driver is loaded beside NVIDIA's"
+					 : "the open-source nouveau driver is loaded and NVIDIA's is not");
+	oom |= !f;
+	oom |= finding_evidence(f, "/proc/modules: nouveau loaded; nvidia %s", m->nvidia ? "loaded" : "not loaded") != CD_OK;
+	oom |= finding_why(f, "nouveau has no CUDA. Whichever driver binds a GPU first owns it: a GPU nouveau holds is "
+			      "invisible to CUDA, and the nvidia module logs that its probe routine was not called "
+			      "for it.") != CD_OK;
+	oom |= finding_fix(f, "printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf") != CD_OK;
+	oom |= finding_fix(f, "sudo update-initramfs -u   # dracut --force on Fedora/RHEL; then reboot") != CD_OK;
+	return rules_status(oom);
+}
+
+/* What each variable does; a variable is judged when set to anything but "0" (or, for
+ * names marked any, when set at all). Sources: the CUDA Programming Guide's environment
+ * variables, and DCGM's list of variables that hurt CUDA (its software test). */
+static const struct env_row {
+	const char *name;
+	bool any;             /* any value counts, "0" too (a path, a number) */
+	struct cuda_env_effect e;
+} env_rows[] = {
+	{ "CUDA_LAUNCH_BLOCKING", false, { SEV_WARN, "every kernel launch waits for the kernel to finish",
+	  "A debugging aid: CPU and GPU stop overlapping, and every program started from this environment runs slower." } },
+	{ "CUDA_DEVICE_MAX_CONNECTIONS", true, { SEV_INFO, "sets how many hardware work queues a device gets (default 8)",
+	  "Fewer queues make independent streams wait on each other; 1 serialises them, which some frameworks set on purpose." } },
+	{ "CUDA_CACHE_DISABLE", false, { SEV_WARN, "turns the PTX JIT cache off",
+	  "Every program that carries only PTX for this GPU compiles it again at each start, for seconds to minutes." } },
+	{ "CUDA_MODULE_LOADING", true, { SEV_INFO, "chooses when kernels are loaded",
+	  "EAGER loads every kernel at context creation: slower starts and more device memory than the default lazy loading." } },
+	{ "CUDA_FORCE_PTX_JIT", false, { SEV_WARN, "ignores the machine code in every binary and compiles its PTX",
+	  "Starts are slow, and a binary without PTX fails to load." } },
+	{ "CUDA_FORCE_JIT", false, { SEV_WARN, "ignores the machine code in every binary and compiles its PTX",
+	  "Starts are slow, and a binary without PTX fails to load." } },
+	{ "CUDA_DISABLE_PTX_JIT", false, { SEV_INFO, "forbids compiling PTX",
+	  "A binary without machine code for this GPU fails to load instead of being compiled." } },
+	{ "CUDA_DISABLE_JIT", false, { SEV_INFO, "forbids compiling PTX",
+	  "A binary without machine code for this GPU fails to load instead of being compiled." } },
+	{ "CUDA_DISABLE_PERF_BOOST", false, { SEV_WARN, "keeps the GPU from raising its performance state",
+	  "Clocks stay lower than the GPU would run them under load." } },
+	{ "CUDA_AUTO_BOOST", true, { SEV_INFO, "overrides the GPU's boost setting for this process (obsolete)",
+	  "DCGM lists it as a variable that changes CUDA's behaviour; clocks then differ from the node's setting." } },
+	{ "CUDA_DEVICE_WAITS_ON_EXCEPTION", false, { SEV_WARN, "makes a faulting kernel halt and wait for a debugger",
+	  "A program that faults hangs with its GPU held instead of exiting with an error." } },
+	{ "CUDA_ENABLE_COREDUMP_ON_EXCEPTION", false, { SEV_WARN, "writes a GPU core dump when a kernel faults",
+	  "Dumps take long and can be large; DCGM lists it as a variable that hurts CUDA." } },
+	{ "CUDA_COREDUMP_FILE", true, { SEV_INFO, "names where GPU core dumps go",
+	  "DCGM lists it as a variable that changes CUDA's behaviour." } },
+	{ "CUDA_INJECTION64_PATH", true, { SEV_WARN, "loads a tool library into every CUDA program",
+	  "A profiler or tracer injected this way slows every program and can change its behaviour." } },
+	{ "CUDA_INJECTION32_PATH", true, { SEV_WARN, "loads a tool library into every 32-bit CUDA program",
+	  "A profiler or tracer injected this way slows every program and can change its behaviour." } },
+	{ "NSIGHT_CUDA_DEBUGGER", false, { SEV_WARN, "keeps the Nsight debugger resident",
+	  "DCGM lists it as a variable that degrades CUDA performance." } },
+	{ "CUDA_PROFILE", false, { SEV_WARN, "turns the legacy command-line profiler on",
+	  "Every kernel is logged, which slows programs; DCGM lists it as a variable that hurts CUDA." } },
+	{ "COMPUTE_PROFILE", false, { SEV_WARN, "turns the legacy command-line profiler on",
+	  "Every kernel is logged, which slows programs; DCGM lists it as a variable that hurts CUDA." } },
+	{ "OPENCL_PROFILE", false, { SEV_WARN, "turns the legacy OpenCL profiler on",
+	  "DCGM lists it as a variable that hurts GPU programs." } },
+};
+
+const struct cuda_env_effect *deploy_env_effect(const char *name, const char *value)
+{
+	for (size_t i = 0; i < sizeof env_rows / sizeof env_rows[0]; i++) {
+		const struct env_row *row = &env_rows[i];
+
+		if (strcmp(row->name, name) != 0)
+			continue;
+		if (!value || (!row->any && (!*value || strcmp(value, "0") == 0)))
+			return NULL;
+		/* the default lazy loading is what everyone gets: only EAGER changes it */
+		if (strcmp(name, "CUDA_MODULE_LOADING") == 0 && strcmp(value, "EAGER") != 0)
+			return NULL;
+		return &row->e;
+	}
+	return NULL;
+}
+
+static int cuda_env(const char *const *env, struct report *r)
+{
+	bool oom = false;
+
+	for (size_t i = 0; env && env[i]; i++) {
+		const char *eq = strchr(env[i], '=');
+		const struct cuda_env_effect *e;
+		char name[64];
+		struct finding *f;
+
+		if (!eq || (size_t)(eq - env[i]) >= sizeof name)
+			continue;
+		memcpy(name, env[i], (size_t)(eq - env[i]));
+		name[eq - env[i]] = '\0';
+		if (!(e = deploy_env_effect(name, eq + 1)))
+			continue;
+		f = report_add_finding(r, e->sev == SEV_WARN ? SEV_WARN : SEV_INFO, "cuda-env", name, "%s=%.80s: %s", name, eq + 1, e->effect);
+		oom |= !f;
+		oom |= finding_evidence(f, "%s=\"%.200s\" in this environment", name, eq + 1) != CD_OK;
+		oom |= finding_why(f, "%s", e->why) != CD_OK;
+		oom |= finding_fix(f, "unset %s   # and remove it from the shell profile, job script or container image that sets it", name) != CD_OK;
+	}
+	return rules_status(oom);
+}
+
+int rules_deploy(const struct deploy_info *d, const struct gpu_probe *gp, bool say_unread, struct report *r)
+{
+	int rc;
+
+	if ((rc = xid_findings(&d->kmsg, gp, r)) != CD_OK)
+		return rc;
+	if (say_unread && (rc = kmsg_unread(&d->kmsg, r)) != CD_OK)
+		return rc;
+	if ((rc = nouveau_loaded(&d->mods, r)) != CD_OK)
+		return rc;
+	return cuda_env(d->env, r);
+}
+
+int rules_deploy_platform(const struct facts *f, struct report *r)
+{
+	static const rules_fn rules[] = { rule_visible_devices, rule_device_nodes, rule_persistence };
+
+	return rules_run_table(rules, sizeof rules / sizeof rules[0], f, r);
+}
