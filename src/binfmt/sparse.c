@@ -27,6 +27,7 @@
 #define MAX_CURSORS 65536
 #define NEEDLE_FIRST 64                /* occurrences of a mark always kept */
 #define NEEDLE_AFTER 48                /* bytes kept behind a mark (a release "13.0.88") */
+#define SECTION_NAMES_AROUND 2048      /* kept around the name .nv_fatbin */
 
 struct sparse_cursor {
 	struct fatbin_container c; /* over map, once its header is there */
@@ -39,8 +40,17 @@ int sparse_init(struct sparse_keep *k, unsigned char *map, size_t size, const ch
 	memset(k, 0, sizeof(*k));
 	k->map = map;
 	k->size = size;
-	for (size_t n = 0; needles && n < SPARSE_NEEDLES && needles[n]; n++)
+	size_t n = 0;
+	for (; needles && n < SPARSE_NEEDLES - 1 && needles[n]; n++) {
 		k->needle[n] = needles[n];
+		k->needle_after[n] = NEEDLE_AFTER;
+	}
+	/* An ELF library's section names: its section table, at the end, says where they are,
+	 * and they are often far from it (patchelf appends its dynamic tables after them). A
+	 * library with device code names .nv_fatbin there, and few other places do (cubins have
+	 * no such section). */
+	k->needle[n] = ".nv_fatbin";
+	k->needle_before[n] = k->needle_after[n] = SECTION_NAMES_AROUND;
 	if (!(k->kept = calloc(size / SPARSE_PAGE / 64 + 1, sizeof(uint64_t))))
 		return CD_ENOMEM;
 	return CD_OK;
@@ -221,11 +231,19 @@ static int add_cursor(struct sparse_keep *k, size_t at)
 static int keep_mark(struct sparse_keep *k, const unsigned char *chunk, size_t base, size_t top, size_t n, size_t p,
 		     size_t magic)
 {
-	size_t len = strlen(k->needle[n]) + NEEDLE_AFTER;
+	size_t len = strlen(k->needle[n]) + k->needle_after[n];
 	if (k->needle_kept[n] >= NEEDLE_FIRST && magic <= k->needle_last[n])
 		return CD_OK;
 	k->needle_kept[n]++;
 	k->needle_last[n] = p + 1;
+	if (k->needle_before[n]) { /* what came before it is there only if in this chunk */
+		size_t from = p > k->needle_before[n] ? p - k->needle_before[n] : 0;
+		int rc = from < base ? CD_OK : take(k, chunk, base, top, from, p - from);
+		if (rc == CD_OK && from < base && p > base)
+			rc = take(k, chunk, base, top, base, p - base);
+		if (rc)
+			return rc;
+	}
 	if (p < base) { /* those bytes have passed: copied as they are, the page not counted kept */
 		memcpy(k->map + p, k->carry + k->carry_len - (base - p), base - p);
 		len -= base - p;

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #define SPARSE_PAGE 4096
-#define SPARSE_NEEDLES 2
+#define SPARSE_NEEDLES 3 /* the caller's two, and the ELF section names' */
 
 struct sparse_range {
 	size_t start, end; /* page-aligned, end may be the buffer's size */
@@ -31,6 +31,7 @@ struct sparse_keep {
 	size_t n_cur, cap_cur;
 	size_t steps;                /* container entries the cursors may still read */
 	const char *needle[SPARSE_NEEDLES];
+	size_t needle_before[SPARSE_NEEDLES], needle_after[SPARSE_NEEDLES];
 	size_t needle_kept[SPARSE_NEEDLES], needle_last[SPARSE_NEEDLES];
 	size_t last_container;       /* where the last container magic passed (+1; 0 none) */
 	size_t chunk_cur;            /* the first cursor of this chunk's magics */
@@ -39,7 +40,7 @@ struct sparse_keep {
 	size_t carry_len;
 };
 
-/* map: size bytes of zeros the caller owns. needles: up to SPARSE_NEEDLES strings whose occurrences are
+/* map: size bytes of zeros the caller owns. needles: up to two strings whose occurrences are
  * kept with 48 bytes after them (the first 64 of each, and the first after every container
  * magic), NULL-terminated. CD_OK or CD_ENOMEM. */
 int sparse_init(struct sparse_keep *k, unsigned char *map, size_t size, const char *const *needles);

@@ -281,9 +281,8 @@ static void large_member_streamed_flat(void **state)
 	assert_int_equal(testlib_run(gen, NULL, NULL, &res), 0);
 	if (res.status != 0)
 		fail_msg("big_member.py exited %d: %s", res.status, res.err);
+	assert_int_equal(sscanf(res.out, "%1199s %1199s", so, whl), 2);
 	run_result_free(&res);
-	snprintf(so, sizeof so, "%s/big.so", dir);
-	snprintf(whl, sizeof whl, "%s/big.zip", dir);
 	snprintf(out, sizeof out, "%s/out.json", dir);
 
 	const char *a[] = { CUDOCTOR_BINARY, "--json", "arch", "--gpu", "sm_90", "--gpu", "sm_120", "--driver", "572.61",

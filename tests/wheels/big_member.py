@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Writes the large member of test_zip_stream: big.so, a 300 MiB shared library of zeros whose
+"""Writes the large member of test_zip: big-V.so, a 300 MiB shared library of zeros whose
 .nv_fatbin (a real nvcc-built fatbin) lies at its end and whose section names lie in its
-middle, just before its section table (so arch's first pass over the stream misses them and a
-second fetches them), and big.zip holding it stored as pkg/lib/libbig.so. Both are reused when
-present.
+middle, before its section table (so arch's first pass over the stream misses some of them and
+a second fetches them), and big-V.zip holding it stored as pkg/lib/libbig.so. Both are reused
+when present.
 
 usage: big_member.py OUTDIR FATBIN
 Prints the two paths, one a line. Exit 0 done, 1 else."""
@@ -14,7 +14,11 @@ import zipfile
 
 SIZE = 300 << 20
 CHUNK = 1 << 20
-NAMES = b"\0.nv_fatbin\0.shstrtab\0"
+# .shstrtab's own name 6 KB before .nv_fatbin's: arch keeps 2 KiB around the latter as it
+# passes, so the former is fetched by a second pass
+NAMES = b"\0.shstrtab\0." + b"f" * 6000 + b"\0.nv_fatbin\0"
+FATBIN_NAME = NAMES.index(b".nv_fatbin")
+VERSION = 2  # in the file names: a cache of another layout is not reused
 
 
 def elf_bytes(fatbin):
@@ -28,7 +32,8 @@ def elf_bytes(fatbin):
     def shdr(name, typ, flags, off, size, align):
         return struct.pack("<IIQQQQIIQQ", name, typ, flags, 0, off, size, 0, 0, align, 0)
 
-    table = shdr(0, 0, 0, 0, 0, 0) + shdr(1, 1, 2, fat_at, len(fatbin), 8) + shdr(12, 3, 0, names_at, len(NAMES), 1)
+    table = (shdr(0, 0, 0, 0, 0, 0) + shdr(FATBIN_NAME, 1, 2, fat_at, len(fatbin), 8)
+             + shdr(1, 3, 0, names_at, len(NAMES), 1))
     return [(0, header), (names_at, NAMES), (table_at, table), (fat_at, fatbin)]
 
 
@@ -52,7 +57,7 @@ def main():
     os.makedirs(outdir, exist_ok=True)
     with open(fatbin_path, "rb") as f:
         parts = elf_bytes(f.read())
-    so, whl = os.path.join(outdir, "big.so"), os.path.join(outdir, "big.zip")
+    so, whl = (os.path.join(outdir, "big-%d.%s" % (VERSION, ext)) for ext in ("so", "zip"))
     if not os.path.exists(so):
         with open(so + ".part", "wb") as out:
             write_stream(out, parts)
