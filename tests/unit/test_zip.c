@@ -305,7 +305,9 @@ static void large_member_streamed_flat(void **state)
 	assert_int_equal(run_measured(c, out, &rss_whole), 0);
 	print_message("peak memory: streamed %ld KiB, the library mapped %ld KiB, held whole (--kernels) %ld KiB\n",
 		      rss_stream, rss_lib, rss_whole);
-	assert_true(rss_stream < 64 * 1024);
+	/* under 64 MiB with the 4 MiB the bare binary takes (more under ASan: what the library
+	 * mapped costs is the baseline) */
+	assert_true(rss_stream < rss_lib + 60 * 1024);
 	assert_true(rss_whole > 300 * 1024);
 	json_decref(fa);
 	json_decref(fb);

@@ -37,6 +37,9 @@ static int one_pass(const struct zip_archive *z, const struct zip_member *m, str
 		}
 		if (rel && rel->fn)
 			rel->fn(zip_stream_upto(&s), rel->ctx);
+		/* a later pass ends at its last wanted page: the first checked size and CRC-32 */
+		if (!first && k->n_want == 0)
+			break;
 	} while (got && !s.ended);
 	zip_stream_close(&s);
 	return rc;
