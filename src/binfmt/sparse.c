@@ -201,7 +201,8 @@ static int advance(struct sparse_keep *k, struct sparse_cursor *cu, const unsign
 			rc = take(k, chunk, base, top, po, e.payload_len);
 		else if (e.kind == FATBIN_KIND_ELF && fatbin_entry_compression(&e) == FATBIN_RAW &&
 			 !(rc = take(k, chunk, base, top, po, CUBIN_HEAD)))
-			rc = take(k, chunk, base, top, po + e.payload_len - CUBIN_TAIL, CUBIN_TAIL);
+			rc = e.payload_len > CUBIN_TAIL ? take(k, chunk, base, top, po + e.payload_len - CUBIN_TAIL, CUBIN_TAIL)
+							: take(k, chunk, base, top, po, e.payload_len);
 		if (rc)
 			return rc;
 	}
