@@ -9,6 +9,7 @@
 #include "cmd/cmd.h"
 #include "os/env.h"
 #include "os/fs.h"
+#include "os/host.h"
 #include "os/term.h"
 #include "probe/host.h"
 #include "report/render.h"
@@ -476,6 +477,12 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	report_made = true;
+	if (p.command->linux_only && !os_is_linux()) {
+		fprintf(stderr, "cudoctor %s: runs on Linux only (%s); this is %s\n", p.command->name,
+			p.command->linux_only, os_name());
+		code = CD_EXIT_USAGE;
+		goto out;
+	}
 	rc = format_option(&r, &g, err);
 	if (rc == CD_OK && p.command->needs == NEEDS_DRIVER)
 		rc = cd_run_driver(&run, &r, err);
