@@ -63,6 +63,9 @@ bool os_exe_path(char *out, size_t cap); /* this program's own file */
 /* The last folder separator in path ('/', and '\\' on Windows), or NULL. */
 const char *os_last_sep(const char *path);
 bool os_is_sep(char c);
+/* What a program's file name ends in where the name alone does not run: ".exe" on Windows,
+ * "" on POSIX. */
+const char *os_exe_suffix(void);
 
 /* A directory's entries, "." and ".." left out. */
 struct os_dir;

@@ -238,3 +238,8 @@ bool os_is_sep(char c)
 {
 	return c == '/';
 }
+
+const char *os_exe_suffix(void)
+{
+	return "";
+}

@@ -41,10 +41,15 @@ int os_stat(const char *path, struct os_stat *st)
 {
 	wchar_t *w = os_w_from_utf8(path);
 	struct _stat64 s;
+	size_t n;
 	int rc;
 
 	if (!w)
 		return -ENOENT;
+	/* the CRT's stat refuses "dir\" (all but a drive's root): as POSIX, it names the folder */
+	n = wcslen(w);
+	while (n > 1 && (w[n - 1] == L'\\' || w[n - 1] == L'/') && w[n - 2] != L':')
+		w[--n] = L'\0';
 	rc = _wstat64(w, &s) == 0 ? 0 : -errno;
 	free(w);
 	if (rc == 0)
@@ -276,6 +281,11 @@ const char *os_last_sep(const char *path)
 bool os_is_sep(char c)
 {
 	return c == '/' || c == '\\';
+}
+
+const char *os_exe_suffix(void)
+{
+	return ".exe";
 }
 
 struct os_dir {

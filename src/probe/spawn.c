@@ -80,7 +80,13 @@ static int try_dir(const char *dir, void *arg)
 {
 	struct finding_program *f = arg;
 
-	if (path_join(f->path, f->cap, dir, f->name) != CD_OK || !path_is_executable(f->path))
+	char named[PROBE_PATH];
+
+	/* "python3" runs as python3.exe on Windows */
+	if ((size_t)snprintf(named, sizeof named, "%s%s", f->name, os_exe_suffix()) >= sizeof named)
+		return 0;
+	if ((path_join(f->path, f->cap, dir, f->name) != CD_OK || !path_is_executable(f->path)) &&
+	    (!*os_exe_suffix() || path_join(f->path, f->cap, dir, named) != CD_OK || !path_is_executable(f->path)))
 		return 0;
 	f->found = true;
 	return 1;

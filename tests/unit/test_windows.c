@@ -28,8 +28,8 @@
 static const char *wine;
 static char prefix[1024];
 /* A run of the exe that waits on its stdin for the whole test: Wine's own processes (the
- * server, services) then start once, with no pipe of a run open, and each run takes a
- * fraction of a second instead of waiting seconds for them to let go of its output pipes. */
+ * server, services) then start once, with no pipe of a run open, and stay up, so each run
+ * takes a fraction of a second and none waits for them to let go of its output pipes. */
 static FILE *keeper;
 
 static bool executable(const char *p)
@@ -70,7 +70,14 @@ static bool have_wine(void)
 		snprintf(prefix, sizeof prefix, "WINEPREFIX=%s/.cache/cudoctor-test/wine", home && *home ? home : "/tmp");
 		snprintf(cmd, sizeof cmd, "%s WINEDEBUG=-all WINEDLLOVERRIDES=mscoree,mshtml= %s %s explain --offline "
 			 ">/dev/null 2>&1", prefix, wine, CUDOCTOR_WINDOWS_EXE);
-		keeper = popen(cmd, "w");
+		/* "e": no run inherits its pipe, so closing it ends the keeper */
+		keeper = popen(cmd, "we");
+		/* a first run with no pipe of ours waits until Wine is up: the server and services
+		 * it starts (or the keeper's) then never hold a test run's output pipes */
+		snprintf(cmd, sizeof cmd, "%s WINEDEBUG=-all WINEDLLOVERRIDES=mscoree,mshtml= %s %s --version "
+			 "</dev/null >/dev/null 2>&1", prefix, wine, CUDOCTOR_WINDOWS_EXE);
+		if (system(cmd) != 0)
+			fprintf(stderr, "note: %s did not exit 0\n", cmd);
 	}
 	return true;
 }
