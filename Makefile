@@ -44,10 +44,11 @@ install: build
 deb: build
 	@sh tools/make_deb.sh $(BUILD)/cudoctor $(BUILD)/deb | sed 's/^/deb: /'
 
-# The Linux wheel (py3-none-manylinux_2_N: N from the glibc the binary needs) and tarball in
-# dist/, from the same install rules and the same binary (tools/make_dist.py).
+# The Linux wheel (py3-none-manylinux_2_17) and tarball in dist/: the portable binary of
+# tools/portable.sh (zig's C compiler for glibc 2.17, in build-dist/), packed by the same install
+# rules (tools/make_dist.py reads the tag from the glibc the binary needs).
 dist: build
-	@python3 tools/make_dist.py $(BUILD)/cudoctor dist
+	@bin=$$(sh tools/portable.sh build-dist | tail -n 1) && python3 tools/make_dist.py "$$bin" dist
 
 # cudoctor.exe cross-compiled with MinGW-w64 (docs/windows.md): build-windows/cudoctor.exe,
 # static, and the release zip beside it. jansson, lz4 and zstd are built for MinGW from
@@ -65,4 +66,4 @@ windows:
 	@echo "windows: build-windows/cudoctor.exe and $$(ls build-windows/cudoctor-*-windows-x86_64.zip)"
 
 clean:
-	rm -rf build build-asan build-fuzz build-windows dist build*.configure.log build*.build.log build*.test.log
+	rm -rf build build-asan build-fuzz build-dist build-windows dist build*.configure.log build*.build.log build*.test.log

@@ -1,12 +1,12 @@
-# The Windows release zip (`make windows`): cudoctor.exe, the man page as plain text and
-# README, in cudoctor-VERSION-windows-x86_64.zip beside the exe.
+# The Windows release zip (`make windows`): cudoctor.exe, the man page as plain text,
+# README and LICENSE, in cudoctor-VERSION-windows-x86_64.zip beside the exe.
 #   cmake -DEXE=... -DSRC=... -DOUT=... -DVERSION=... -P win_zip.cmake
 set(name cudoctor-${VERSION}-windows-x86_64)
 set(stage ${OUT}/zip/${name})
 file(REMOVE_RECURSE ${OUT}/zip)
 file(MAKE_DIRECTORY ${stage})
 file(COPY ${EXE} DESTINATION ${stage})
-file(COPY ${SRC}/README.md DESTINATION ${stage})
+file(COPY ${SRC}/README.md ${SRC}/LICENSE DESTINATION ${stage})
 # man's own plain-text rendering where man is installed, else the page's source, readable
 find_program(MAN man)
 if(MAN)

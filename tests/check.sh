@@ -69,6 +69,14 @@ windows() {
 
 if build check build; then
 	windows || { echo "windows: 0 passed, 1 failed"; total_fail=$((total_fail + 1)); }
+	# the portable binary `make dist` ships (tests/unit/test_wheel.c packs and runs it)
+	t0=$(date +%s)
+	echo "== build build-dist (tools/portable.sh: zig cc for glibc 2.17)"
+	if JOBS=$JOBS sh tools/portable.sh build-dist >/dev/null; then
+		echo "   built in $(since "$t0") s"
+	else
+		echo "portable: the build of build-dist/ failed"; total_fail=$((total_fail + 1))
+	fi
 	run_tests unit check build
 else
 	echo "unit: 0 passed, 1 failed"; total_fail=$((total_fail + 1))

@@ -96,6 +96,11 @@ def metadata(version):
             "Name: cudoctor\n"
             "Version: %s\n"
             "Summary: %s\n"
+            "License: MIT\n"
+            "Classifier: License :: OSI Approved :: MIT License\n"
+            "Classifier: Environment :: GPU :: NVIDIA CUDA\n"
+            "Classifier: Operating System :: POSIX :: Linux\n"
+            "Classifier: Programming Language :: C\n"
             "Requires-Python: >=3.7\n"
             "Description-Content-Type: text/markdown\n"
             "\n%s" % (version, SUMMARY, readme))
@@ -109,6 +114,8 @@ def build_wheel(usr, version, tag, outdir):
             files.append(("cudoctor/" + name, f.read(), 0o644))
     with open(os.path.join(usr, "bin", "cudoctor"), "rb") as f:
         files.append(("cudoctor/bin/cudoctor", f.read(), 0o755))
+    with open(os.path.join(SRC, "LICENSE"), "rb") as f:
+        files.append((dist_info + "/LICENSE", f.read(), 0o644))
     files.append((dist_info + "/METADATA", metadata(version).encode(), 0o644))
     files.append((dist_info + "/WHEEL", ("Wheel-Version: 1.0\nGenerator: cudoctor tools/make_dist.py\n"
                                          "Root-Is-Purelib: false\nTag: py3-none-%s\n" % tag).encode(), 0o644))
@@ -129,9 +136,8 @@ def build_tarball(usr, version, outdir):
     top = "cudoctor-%s-linux-%s" % (version, platform.machine())
     members = [("cudoctor", os.path.join(usr, "bin", "cudoctor"), 0o755),
                ("cudoctor.1", os.path.join(usr, "share", "man", "man1", "cudoctor.1"), 0o644),
-               ("README.md", os.path.join(SRC, "README.md"), 0o644)]
-    if os.path.isfile(os.path.join(SRC, "LICENSE")):
-        members.append(("LICENSE", os.path.join(SRC, "LICENSE"), 0o644))
+               ("README.md", os.path.join(SRC, "README.md"), 0o644),
+               ("LICENSE", os.path.join(SRC, "LICENSE"), 0o644)]
     path = os.path.join(outdir, top + ".tar.gz")
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w", format=tarfile.GNU_FORMAT) as t:

@@ -73,6 +73,13 @@ static int cmp_group_size(const void *a, const void *b, void *ctx)
 
 static const char not_reported[] = "not reported";
 
+/* A value that names something a node has, not its absence ("none", "none selected") or a
+ * report that does not state it. */
+static bool value_present(const char *v)
+{
+	return v != not_reported && strncmp(v, "none", 4) != 0;
+}
+
 static int fact_groups(const struct fleet *f, enum fleet_fact k, struct report_rec *arr, struct report *r)
 {
 	struct fact_entry *e = malloc((f->n_nodes ? f->n_nodes : 1) * sizeof *e);
@@ -142,21 +149,38 @@ static int fact_groups(const struct fleet *f, enum fleet_fact k, struct report_r
 	jg = NULL;
 	TRY(report_rec_end(&it));
 	if (groups_reported > 1) {
-		/* the majority's value is the one to converge on */
-		const char *major = e[g[ng - 1].start].value;
+		/* The value to converge on is the most common one that is present: a node without
+		 * a GPU, a driver or a framework is never the model, however many share that. */
+		size_t t = ng, odd = 0, gone = 0;
 		struct finding *fd;
-		char *ev = sb_detach(&evidence);
-		size_t odd = 0;
+		char *ev = sb_detach(&evidence), *absent = NULL, *target = NULL;
+		const char *gone_value = "";
 		if (!ev) {
 			rc = CD_ENOMEM;
 			goto out;
 		}
-		for (size_t i = 0; i + 1 < ng; i++)
-			for (size_t j = 0; j < g[i].count; j++)
-				idx[odd++] = e[g[i].start + j].node;
+		for (size_t i = ng; i-- > 0 && t == ng;)
+			if (value_present(e[g[i].start].value))
+				t = i;
+		/* the nodes to change: another present value first, then the ones lacking it */
+		for (size_t i = 0; i < ng; i++)
+			if (i != t && value_present(e[g[i].start].value))
+				for (size_t j = 0; j < g[i].count; j++)
+					idx[odd++] = e[g[i].start + j].node;
+		for (size_t i = 0; i < ng; i++)
+			if (i != t && !value_present(e[g[i].start].value) && e[g[i].start].value != not_reported)
+				for (size_t j = 0; j < g[i].count; j++)
+					idx[odd + gone++] = e[g[i].start + j].node, gone_value = e[g[i].start].value;
 		free(list);
 		list = NULL;
-		rc = fleet_hostlist_of(f, idx, odd, &list);
+		rc = odd ? fleet_hostlist_of(f, idx, odd, &list) : CD_OK;
+		if (rc == CD_OK && gone)
+			rc = fleet_hostlist_of(f, idx + odd, gone, &absent);
+		if (rc == CD_OK && t < ng && ng - 1 != t) {
+			for (size_t j = 0; j < g[t].count; j++)
+				idx[j] = e[g[t].start + j].node;
+			rc = fleet_hostlist_of(f, idx, g[t].count, &target);
+		}
 		fd = rc == CD_OK ? report_add_finding(r, SEV_WARN, "fleet-heterogeneous", fleet_fact_label(k),
 						    "%s differs across the fleet: %zu values on %zu nodes",
 						    fleet_fact_label(k), ng, f->n_nodes) : NULL;
@@ -165,14 +189,25 @@ static int fact_groups(const struct fleet *f, enum fleet_fact k, struct report_r
 				*nl = '\0';
 			rc = finding_evidence(fd, "%s", p);
 		}
-		if (!fd || rc != CD_OK ||
-		    (rc = finding_why(fd, "Nodes that run one job together should run one stack: a "
-				      "different driver, runtime or NCCL on a few nodes gives errors or "
-				      "slowness only where a job lands on them.")) != CD_OK ||
-		    (rc = finding_fix(fd, "bring %s to %s, as on the other %zu nodes", list, major,
-				      g[ng - 1].count)) != CD_OK)
-			rc = rc ? rc : CD_ENOMEM;
+		if (fd && rc == CD_OK)
+			rc = finding_why(fd, "Nodes that run one job together should run one stack: a "
+					 "different driver, runtime or NCCL on a few nodes gives errors or "
+					 "slowness only where a job lands on them.");
+		if (fd && rc == CD_OK && odd && t < ng) {
+			if (target)
+				rc = finding_fix(fd, "bring %s to %s, as on %s", list, e[g[t].start].value, target);
+			else
+				rc = finding_fix(fd, "bring %s to %s, as on the other %zu nodes", list, e[g[t].start].value,
+						 g[t].count);
+		}
+		if (fd && rc == CD_OK && gone)
+			rc = finding_fix(fd, "cudoctor doctor  # on %s (%s: %s there): why it is missing comes first",
+					 absent, fleet_fact_label(k), gone_value);
+		if (!fd && rc == CD_OK)
+			rc = CD_ENOMEM;
 		free(ev);
+		free(absent);
+		free(target);
 	}
 out:
 	json_decref(jg);

@@ -590,6 +590,53 @@ static void test_hostile_reports(void **state)
 	free(log);
 }
 
+/* The value a fix converges on is one a node has: three nodes that see no GPU are told to
+ * find out why, not the one healthy node to drop its GPUs; among present values the
+ * most common wins, and a node whose report does not state a fact is told nothing. */
+static const struct finding *hetero(const struct report *r, const char *subject)
+{
+	for (size_t i = 0; i < r->n_findings; i++)
+		if (strcmp(r->findings[i].id, "fleet-heterogeneous") == 0 && strcmp(r->findings[i].subject, subject) == 0)
+			return &r->findings[i];
+	return NULL;
+}
+
+static void test_broken_majority(void **state)
+{
+	static const char *const gpus[] = { "8x NVIDIA H200", "none", "none", "none", "8x NVIDIA H200" };
+	static const char *const torch[] = { "2.5.1 (CUDA 12.4)", "none", "2.4.0 (CUDA 12.1)", "none", NULL };
+	struct fleet f;
+	struct report r;
+	struct fleet_judge_opts o = { -1, 0 };
+	const struct finding *fd;
+	char name[16];
+	(void)state;
+	fleet_init(&f);
+	for (int i = 0; i < 5; i++) {
+		struct fleet_node *n;
+		snprintf(name, sizeof name, "n%d", i + 1);
+		assert_non_null(n = fleet_node_get(&f, name));
+		assert_int_equal(fleet_node_fact(n, FF_GPUS, gpus[i]), CD_OK);
+		if (torch[i])
+			assert_int_equal(fleet_node_fact(n, FF_TORCH, torch[i]), CD_OK);
+	}
+	assert_int_equal(report_init(&r, "fleet"), CD_OK);
+	assert_int_equal(fleet_judge(&f, &o, &r), CD_OK);
+	assert_non_null(fd = hetero(&r, fleet_fact_label(FF_GPUS)));
+	assert_int_equal(fd->n_fix, 1);
+	assert_null(strstr(fd->fix[0], "bring"));
+	assert_non_null(strstr(fd->fix[0], "n[2-4]"));
+	assert_non_null(fd = hetero(&r, fleet_fact_label(FF_TORCH)));
+	assert_int_equal(fd->n_fix, 2);
+	/* a tie between two present values: one of them is the target, never "none" */
+	assert_non_null(strstr(fd->fix[0], "bring n"));
+	assert_null(strstr(fd->fix[0], "to none"));
+	assert_null(strstr(fd->fix[0], "n5"));
+	assert_non_null(strstr(fd->fix[1], "n[2,4]"));
+	report_free(&r);
+	fleet_free(&f);
+}
+
 /* 10,000 nodes judged in well under a second: the grouping is sort-based. */
 static void test_many_nodes(void **state)
 {
@@ -627,6 +674,7 @@ int main(void)
 		cmocka_unit_test(test_same_node_newest),
 		cmocka_unit_test(test_bundle_and_outliers),
 		cmocka_unit_test(test_many_nodes),
+		cmocka_unit_test(test_broken_majority),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_drain_lines_quoted),
 		cmocka_unit_test(test_hostile_reports),

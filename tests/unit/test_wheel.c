@@ -181,6 +181,9 @@ static void test_wheel_is_valid(void **state)
 	out = sh_ok("unzip -p '%s' 'cudoctor-%s.dist-info/WHEEL' 'cudoctor-%s.dist-info/entry_points.txt'", wheel, version, version);
 	assert_non_null(strstr(out, "Root-Is-Purelib: false\n"));
 	assert_non_null(strstr(out, "cudoctor = cudoctor.__main__:main\n"));
+	free(sh_ok("unzip -p '%s' 'cudoctor-%s.dist-info/METADATA' | grep -qx 'License: MIT' && "
+		   "unzip -p '%s' 'cudoctor-%s.dist-info/LICENSE' | cmp - '" CUDOCTOR_SOURCE_DIR "/LICENSE'",
+		   wheel, version, wheel, version));
 	t = strstr(out, "Tag: py3-none-");
 	assert_non_null(t);
 	t += strlen("Tag: py3-none-");
@@ -213,7 +216,7 @@ static void test_tarball(void **state)
 
 	(void)state;
 	list = sh_ok("tar -tzf '%s' | sed 's|^[^/]*/||' | LC_ALL=C sort | tr '\\n' ' '", tarball);
-	assert_string_equal(list, " README.md cudoctor cudoctor.1 ");
+	assert_string_equal(list, " LICENSE README.md cudoctor cudoctor.1 ");
 	free(list);
 	free(sh_ok("mkdir '%s/t' && tar -xzf '%s' -C '%s/t' && cmp \"$(ls -d '%s'/t/*)/cudoctor.1\" '" CUDOCTOR_SOURCE_DIR "/docs/cudoctor.1'",
 		   scratch, tarball, scratch, scratch));
@@ -267,6 +270,49 @@ static void test_venv_launcher(void **state)
 	 * is judged and the report is the binary's */
 	same_as_binary(launcher, "--json doctor", FAKES_ENV, 0);
 	same_as_binary(module, "doctor", FAKES_ENV " FAKE_CUDA_DRIVER_VERSION=12040 FAKE_NVML_DRIVER_VERSION=550.54.14", 1);
+	same_as_binary(launcher, "-q doctor", FAKES_ENV " CUDOCTOR_LIBCUDA=/nonexistent/libcuda.so.1", 1);
+}
+
+/* What `make dist` ships: the portable binary of tools/portable.sh (build-dist/, which make
+ * check builds) packed as a manylinux_2_17 wheel that auditwheel agrees with, from the same
+ * commit as the binary under test, and run from a fresh venv: same output, same status. */
+#define PORTABLE CUDOCTOR_SOURCE_DIR "/build-dist/cudoctor"
+static void test_portable_wheel(void **state)
+{
+	char *out, *ours, want[256], v[512], launcher[1024];
+
+	(void)state;
+	NEED_TOOLS();
+	if (access(PORTABLE, X_OK) != 0) {
+		fprintf(stderr, "skipping: no %s (`sh tools/portable.sh` builds it; make check does)\n", PORTABLE);
+		skip();
+	}
+	out = sh_ok("'%s' --version", PORTABLE);
+	ours = sh_ok("'%s' --version", CUDOCTOR_BINARY);
+	if (strcmp(out, ours) != 0)
+		fail_msg("build-dist/ is from another commit (%s vs %s): run sh tools/portable.sh", out, ours);
+	free(out);
+	free(ours);
+	out = sh_ok("objdump -T '%s' | grep -o 'GLIBC_2\\.[0-9.]*' | sort -uV | tail -n 1", PORTABLE);
+	assert_string_equal(out, "GLIBC_2.17\n");
+	free(out);
+	out = sh_ok("cd '" CUDOCTOR_SOURCE_DIR "' && python3 tools/make_dist.py '%s' '%s/pdist' | head -n 1", PORTABLE, scratch);
+	chomp(out);
+	snprintf(want, sizeof want, "/cudoctor-%s-py3-none-manylinux_2_17_", version);
+	if (!strstr(out, want))
+		fail_msg("the portable wheel is %s, not manylinux_2_17", out);
+	snprintf(wheel, sizeof wheel, "%s", out); /* the cases after this one install it */
+	free(out);
+	out = sh_ok("'%s/bin/auditwheel' show '%s' 2>&1 | tr '\\n' ' '", tools, wheel);
+	if (!strstr(out, "consistent with the following platform tag: \"manylinux_2_17_"))
+		fail_msg("auditwheel does not agree with manylinux_2_17:\n%s", out);
+	free(out);
+	free(sh_ok("'%s/bin/twine' check --strict '%s'", tools, wheel));
+	venv_with_wheel("pvenv", v, sizeof v);
+	snprintf(launcher, sizeof launcher, "'%s/bin/cudoctor'", v);
+	same_as_binary(launcher, "kb gpu H200", "", 0);
+	same_as_binary(launcher, "kb gpu 'no such gpu at all'", "", 2);
+	same_as_binary(launcher, "--json doctor", FAKES_ENV, 0);
 	same_as_binary(launcher, "-q doctor", FAKES_ENV " CUDOCTOR_LIBCUDA=/nonexistent/libcuda.so.1", 1);
 }
 
@@ -411,7 +457,7 @@ int main(void)
 		cmocka_unit_test(test_reproducible),    cmocka_unit_test(test_tarball),
 		cmocka_unit_test(test_venv_launcher),   cmocka_unit_test(test_target_install),
 		cmocka_unit_test(test_uvx_and_pipx),
-		cmocka_unit_test(test_launcher_env_first),
+		cmocka_unit_test(test_launcher_env_first), cmocka_unit_test(test_portable_wheel),
 	};
 
 	return cmocka_run_group_tests(tests, build_dist, remove_scratch);
