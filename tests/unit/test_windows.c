@@ -2,7 +2,7 @@
  * that run on Windows answer as the Linux build does for the same question (kb, gencode, mem,
  * plan, explain on texts of the corpus, arch on real Windows DLLs against cuobjdump's
  * listing, doctor and devices with no driver), with the same exit statuses; topo and fleet say
- * in one line that they are Linux-only. Skipped, saying why, where the exe was not built or
+ * in one line that they are Linux-only; and src/os/'s Win32 files pass tests/os/win32_check.c. Skipped, saying why, where the exe was not built or
  * Wine is not installed (tools/deps.sh test installs it; tests/check.sh builds the exe). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -392,6 +392,45 @@ static void exit_statuses_and_output(void **state)
 	rmdir(dir);
 }
 
+/* tests/os/win32_check.c, built here by MinGW from src/os/'s Win32 files and run under Wine:
+ * a child's output, exit status and time limit (os_run_capture), a program that cannot start,
+ * and files, folders and the environment named in UTF-8. */
+static void win32_os_layer_checks(void **state)
+{
+	char dir[] = "/tmp/cudoctor-win32-XXXXXX", exe[64], made[128], file[160];
+	const char *env[] = { prefix, "WINEDEBUG=-all", "WINEDLLOVERRIDES=mscoree,mshtml=", NULL };
+	struct run_result res;
+	size_t ok = 0;
+
+	(void)state;
+	NEED_WINE();
+	assert_non_null(mkdtemp(dir));
+	snprintf(exe, sizeof exe, "%s/win32_check.exe", dir);
+	const char *cc[] = { "/usr/bin/env", "x86_64-w64-mingw32-gcc", "-std=c11", "-O1", "-static", "-D_WIN32_WINNT=0x0A00",
+			     "-D__USE_MINGW_ANSI_STDIO=1", "-I" CUDOCTOR_SOURCE_DIR "/src", "-o", exe,
+			     CUDOCTOR_SOURCE_DIR "/tests/os/win32_check.c", CUDOCTOR_SOURCE_DIR "/src/os/proc_win32.c",
+			     CUDOCTOR_SOURCE_DIR "/src/os/clock_win32.c", CUDOCTOR_SOURCE_DIR "/src/os/text_win32.c",
+			     CUDOCTOR_SOURCE_DIR "/src/os/fs_win32.c", CUDOCTOR_SOURCE_DIR "/src/os/env_win32.c", "-lshell32",
+			     NULL };
+	assert_int_equal(testlib_run(cc, NULL, NULL, &res), 0);
+	if (res.status != 0)
+		fail_msg("x86_64-w64-mingw32-gcc tests/os/win32_check.c: exit %d: %s", res.status, res.err);
+	run_result_free(&res);
+	const char *argv[] = { wine, exe, dir, NULL };
+	assert_int_equal(testlib_run(argv, env, NULL, &res), 0);
+	for (const char *p = res.out; (p = strstr(p, "ok ")); p++)
+		ok += p == res.out || p[-1] == '\n';
+	if (res.status != 0 || strstr(res.out, "FAIL") || ok != 14)
+		fail_msg("win32_check.exe exited %d with %zu checks passed:\n%s%s", res.status, ok, res.out, res.err);
+	run_result_free(&res);
+	snprintf(made, sizeof made, "%s/caf\xc3\xa9-\xe6\x97\xa5\xe6\x9c\xac", dir);
+	snprintf(file, sizeof file, "%s/f\xc3\xa9.txt", made);
+	unlink(file);
+	rmdir(made);
+	unlink(exe);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -403,6 +442,7 @@ int main(void)
 		cmocka_unit_test(no_driver_findings_as_on_linux),
 		cmocka_unit_test(linux_only_commands_say_so),
 		cmocka_unit_test(exit_statuses_and_output),
+		cmocka_unit_test(win32_os_layer_checks),
 	};
 
 	int failed = cmocka_run_group_tests(tests, NULL, NULL);
