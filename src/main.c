@@ -75,7 +75,7 @@ static const struct cli_opt global_opts[] = {
 	  .complete = CLI_C_FILE },
 	{ .id = G_ANONYMIZE, .long_name = "anonymize",
 	  .help = "before sharing: the host name, GPU UUIDs and serials replaced by stable hashes, "
-		  "/home/NAME by /home/USER" },
+		  "/home/NAME by /home/USER, a Windows user's folder (C:\\Users\\NAME, /mnt/c/Users/NAME) by Users\\USER" },
 	{ .id = G_VERSION, .long_name = "version", .help = "print the version and exit" },
 	{ .id = G_HELP, .short_name = 'h', .long_name = "help",
 	  .help = "this text; `cudoctor COMMAND --help` or `cudoctor help COMMAND` for a command" },

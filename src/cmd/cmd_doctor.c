@@ -338,6 +338,54 @@ static int section_platform(struct report_rec *top, const struct stack_facts *df
 	return report_rec_end(&o) != CD_OK ? top->rc : CD_OK;
 }
 
+/* --- Windows ---------------------------------------------------------------------- */
+
+/* The Windows side, where there is one to read (WSL2's /mnt/c): its toolkits and which nvcc.exe
+ * PATH runs. JSON null elsewhere. */
+static int section_windows(struct report_rec *top, const struct stack_facts *df, bool verbose)
+{
+	const struct win_side *w = &df->win;
+	const char *hdr[MAX_COLS];
+	size_t ncols = report_fields_headers(&win_toolkit_field_table, FIELD_BRIEF, hdr, MAX_COLS);
+	struct report_rec o, tab, row;
+
+	if (!w->read) {
+		report_field(top, NULL, "windows", rv_null());
+		return top->rc;
+	}
+	report_rec_section(top, "Windows");
+	report_rec_object(top, "windows", &o);
+	report_fields(&o, &win_side_field_table, w, FIELD_BRIEF);
+	if (w->n == 0)
+		report_rec_line(&o, "no CUDA toolkit found (%sC:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA, "
+				    "PATH's nvcc.exe)", w->env_visible ? "CUDA_PATH, CUDA_PATH_V*, " : "");
+	rows_under(&o, "toolkits", w->n > 0, ncols, hdr, &tab);
+	for (size_t i = 0; i < w->n; i++) {
+		report_rec_item(&tab, &row);
+		report_fields(&row, &win_toolkit_field_table, &w->t[i], FIELD_BRIEF);
+		if (report_rec_end(&row) != CD_OK)
+			break;
+	}
+	if (report_rec_end(&tab) != CD_OK)
+		return top->rc;
+	for (size_t i = 0; i < w->n; i++)
+		if (w->t[i].wins)
+			report_fieldf(&o, "nvcc runs", NULL, rv_null(), "%s\\bin\\nvcc.exe (first on PATH)", w->t[i].path);
+	/* where each Windows-side framework's CUDA DLLs load from: in JSON always, in text with -v */
+	ncols = report_fields_headers(&win_dll_load_field_table, FIELD_BRIEF, hdr, MAX_COLS);
+	rows_under(&o, "dll_loads", w->n_dll > 0 && verbose, ncols, hdr, &tab);
+	for (size_t i = 0; i < w->n_dll; i++) {
+		report_rec_item(&tab, &row);
+		report_fields(&row, &win_dll_load_field_table, &w->dll[i], FIELD_BRIEF);
+		if (report_rec_end(&row) != CD_OK)
+			break;
+	}
+	if (report_rec_end(&tab) == CD_OK && w->n_dll > 0 && !verbose)
+		report_fieldf(&o, "CUDA DLLs", NULL, rv_null(), "%zu import%s of the Python frameworks' modules followed "
+			      "(cudoctor -v doctor lists where each loads from)", w->n_dll, w->n_dll == 1 ? "" : "s");
+	return report_rec_end(&o) != CD_OK ? top->rc : CD_OK;
+}
+
 enum { OPT_BINARY = 1, OPT_PATH };
 
 static const struct cli_opt doctor_opts[] = {
@@ -474,8 +522,8 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 		goto out;
 	report_rec_top(&top, r);
 	if (section_toolkits(&top, &df) == CD_OK && section_runtimes(&top, &df, g->render.verbosity > 0) == CD_OK &&
-	    section_python(&top, &df) == CD_OK)
-		section_platform(&top, &df);
+	    section_python(&top, &df) == CD_OK && section_platform(&top, &df) == CD_OK)
+		section_windows(&top, &df, g->render.verbosity > 0);
 	if ((rc = report_rec_end(&top)) != CD_OK)
 		goto out;
 	if ((rc = rules_stack(&df.f, r)) != CD_OK)

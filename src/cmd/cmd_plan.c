@@ -352,7 +352,7 @@ static void pip_lines(struct report *r, const struct kb_torch_build *b)
 {
 	char pip[512];
 
-	plan_torch_install(b, false, pip, sizeof(pip));
+	plan_torch_install(b, false, NULL, pip, sizeof(pip));
 	report_kv_command(r, "pip", "%s", pip);
 	report_kv_command(r, "uv", "uv %s", pip);
 }
@@ -378,7 +378,7 @@ static json_t *torch_json(const struct plan *p, const struct plan_torch *t)
 	if (o) {
 		char pip[512];
 
-		plan_torch_install(t->b, false, pip, sizeof(pip));
+		plan_torch_install(t->b, false, NULL, pip, sizeof(pip));
 		json_object_set_new(o, "pip", json_string(pip));
 		json_object_set_new(o, "uv", json_sprintf("uv %s", pip));
 	}
@@ -456,7 +456,7 @@ static int torch_section(struct report *r, const struct plan *p)
 		char pip[512];
 
 		pip_lines(r, t->b);
-		plan_torch_install(t->b, false, pip, sizeof(pip));
+		plan_torch_install(t->b, false, NULL, pip, sizeof(pip));
 		cmd_note(r, report_answer(r, "torch %s %s: %s", t->b->release, t->b->variant, pip)); /* -q */
 		torch_gpu_notes(r, p, t);
 	} else if (p->torch_pick_any_driver >= 0) {

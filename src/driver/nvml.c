@@ -54,6 +54,8 @@ static const struct dl_symbol symbols[] = {
 	SYM(DeviceGetRemappedRows, "nvmlDeviceGetRemappedRows"),
 	SYM(DeviceGetComputeMode, "nvmlDeviceGetComputeMode"),
 	SYM(DeviceGetPerformanceState, "nvmlDeviceGetPerformanceState"),
+	SYM(DeviceGetDriverModel, "nvmlDeviceGetDriverModel_v2", "nvmlDeviceGetDriverModel"),
+	SYM(DeviceGetDisplayActive, "nvmlDeviceGetDisplayActive"),
 	SYM(DeviceGetNvLinkState, "nvmlDeviceGetNvLinkState"),
 	SYM(DeviceGetMaxMigDeviceCount, "nvmlDeviceGetMaxMigDeviceCount"),
 	SYM(DeviceGetMigDeviceHandleByIndex, "nvmlDeviceGetMigDeviceHandleByIndex"),

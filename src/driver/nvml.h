@@ -179,6 +179,10 @@ struct nvml {
 							    nvmlProcessInfo_v1_t *infos);
 	nvmlReturn_t (*DeviceGetComputeMode)(nvmlDevice_t dev, int *mode);
 	nvmlReturn_t (*DeviceGetPerformanceState)(nvmlDevice_t dev, int *pstate);
+	/* Windows only (NOT_SUPPORTED elsewhere): nvmlDriverModel_t 0 WDDM, 1 WDM (TCC), 2 MCDM; _v2 is
+	 * the one that knows MCDM */
+	nvmlReturn_t (*DeviceGetDriverModel)(nvmlDevice_t dev, int *current, int *pending);
+	nvmlReturn_t (*DeviceGetDisplayActive)(nvmlDevice_t dev, int *active); /* nvmlEnableState_t */
 	nvmlReturn_t (*DeviceGetNvLinkState)(nvmlDevice_t dev, unsigned int link, int *active); /* nvmlEnableState_t */
 	/* MIG devices (R450+): a MIG device handle answers the name, UUID and memory calls
 	 * above for its own slice */

@@ -10,6 +10,7 @@
 #include "facts/python.h"
 #include "facts/runtime.h"
 #include "facts/toolkit.h"
+#include "facts/windows.h"
 
 struct facts {
 	const struct gpu_probe *driver;       /* the driver layer and its GPUs */
@@ -19,6 +20,7 @@ struct facts {
 	const struct runtimes *runtimes;      /* [0] every libcudart, then one set per other CUDA library */
 	size_t n_runtime_sets;
 	const struct python_info *python;
+	const struct win_side *windows;       /* the Windows side (WSL2's /mnt/c); NULL: not probed */
 };
 
 #endif

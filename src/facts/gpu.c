@@ -42,6 +42,16 @@ void gpu_clock_event_reason_names(unsigned long long mask, char *buf, size_t len
 }
 
 
+const char *gpu_driver_model_name(int model)
+{
+	switch (model) {
+	case 0: return "WDDM";
+	case 1: return "TCC";
+	case 2: return "MCDM";
+	}
+	return NULL;
+}
+
 const char *gpu_compute_mode_name(long long mode)
 {
 	switch (mode) {

@@ -33,7 +33,7 @@ enum gpu_field {
 	GF_POWER_ENFORCED_LIMIT, GF_TEMPERATURE, GF_CLOCK_GRAPHICS, GF_CLOCK_SM, GF_CLOCK_MEMORY,
 	GF_CLOCK_MAX_GRAPHICS, GF_CLOCK_MAX_SM, GF_CLOCK_MAX_MEMORY, GF_CLOCK_EVENT_REASONS,
 	GF_ECC_MODE, GF_ECC_VOLATILE, GF_ECC_AGGREGATE, GF_RETIRED_PAGES, GF_RETIRED_PENDING,
-	GF_REMAPPED_ROWS, GF_PROCESSES, GF_PSTATE,
+	GF_REMAPPED_ROWS, GF_PROCESSES, GF_PSTATE, GF_DRIVER_MODEL, GF_DISPLAY_ACTIVE,
 	GF_MIG_DEVICES,               /* mig_devices listed (MIG mode on and the calls exist) */
 	GF_COUNT
 };
@@ -99,6 +99,8 @@ struct gpu_info {
 	long long remapped_rows_correctable, remapped_rows_uncorrectable;
 	bool remapped_rows_pending, remapped_rows_failure;
 	long long pstate;
+	int driver_model_current, driver_model_pending; /* Windows: nvmlDriverModel_t, 0 WDDM, 1 TCC, 2 MCDM */
+	bool display_active;          /* a display is driven by this GPU (NVML's display active) */
 	struct gpu_process *processes;
 	size_t n_processes;
 	struct gpu_mig_device *mig_devices;  /* GF_MIG_DEVICES; may be 0 with MIG on */
@@ -146,6 +148,8 @@ static inline int gpu_pci_index(const struct gpu_info *g)
 extern const struct field_table gpu_field_table, gpu_mig_field_table, gpu_process_field_table;
 
 /* "default", "exclusive_thread", "prohibited", "exclusive_process" or "unknown". */
+/* "WDDM", "TCC", "MCDM"; NULL for another value. */
+const char *gpu_driver_model_name(int model);
 const char *gpu_compute_mode_name(long long mode);
 
 /* Names of the bits set in an NVML clock event reason mask, comma-separated

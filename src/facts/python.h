@@ -13,7 +13,8 @@
 struct py_env {
 	char interpreter[FACTS_PATH]; /* python3 on PATH, or the env's bin/python3 */
 	char prefix[FACTS_PATH];
-	const char *kind;             /* "venv", "conda", "pyenv", "system" */
+	const char *kind;             /* "venv", "conda", "pyenv", "system"; on the Windows side
+				         "python_embeded", "conda (Windows)", "python.org (Windows)" */
 };
 
 #define PY_MAX_CODE 16
@@ -29,6 +30,8 @@ struct py_framework {
 	char *code[PY_MAX_CODE];      /* the shared objects that carry its device code (probe/python.c) */
 	size_t n_code;
 	bool code_alternatives;       /* those are builds it picks one of at run time (bitsandbytes) */
+	const char *win_env;          /* installed in a Windows-side environment: its kind; NULL not */
+	char win_python[FACTS_PATH];  /* that environment's python.exe as Windows names it; "" none */
 };
 
 struct py_wheel {                 /* nvidia-* CUDA wheels */
@@ -37,7 +40,7 @@ struct py_wheel {                 /* nvidia-* CUDA wheels */
 	char site[FACTS_PATH];
 };
 
-#define PY_MAX_ENVS 4
+#define PY_MAX_ENVS 12
 
 struct python_info {
 	struct py_env envs[PY_MAX_ENVS];

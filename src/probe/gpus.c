@@ -727,6 +727,22 @@ static int collect_nvml_device(const struct nvml *nv, nvmlDevice_t dev, struct g
 			gpu_mark(g, GF_COMPUTE_MODE);
 		}
 	}
+	if (nv->DeviceGetDriverModel) {
+		int cur, pend;
+		if (nv_ok(nv, g, "nvmlDeviceGetDriverModel", nv->DeviceGetDriverModel(dev, &cur, &pend)) &&
+		    gpu_driver_model_name(cur)) {
+			g->driver_model_current = cur;
+			g->driver_model_pending = pend;
+			gpu_mark(g, GF_DRIVER_MODEL);
+		}
+	}
+	if (nv->DeviceGetDisplayActive) {
+		int on;
+		if (nv_ok(nv, g, "nvmlDeviceGetDisplayActive", nv->DeviceGetDisplayActive(dev, &on))) {
+			g->display_active = on != 0;
+			gpu_mark(g, GF_DISPLAY_ACTIVE);
+		}
+	}
 	if (nv->DeviceGetPerformanceState) {
 		int ps;
 		if (nv_ok(nv, g, "nvmlDeviceGetPerformanceState", nv->DeviceGetPerformanceState(dev, &ps)) &&

@@ -108,13 +108,19 @@ static int on_ld_dir(const char *dir, void *arg)
 	return strcmp(dir, "/usr/lib/wsl/lib") == 0;
 }
 
+bool platform_wsl(const char *root)
+{
+	return file_contains(root, "/proc/version", "microsoft") || file_contains(root, "/proc/version", "WSL") ||
+	       file_contains(root, "/proc/sys/kernel/osrelease", "microsoft");
+}
+
 static void probe_wsl(struct platform_info *p, const char *root)
 {
 	char lib[PROBE_PATH], so1[PROBE_PATH], so[PROBE_PATH], cache[PROBE_PATH], err[CD_ERRMSG];
 	struct ldcache c;
 	bool cache_has_unversioned = false;
 
-	p->wsl = file_contains(root, "/proc/version", "microsoft") || file_contains(root, "/proc/version", "WSL");
+	p->wsl = platform_wsl(root);
 	if (!p->wsl)
 		return;
 	p->wsl_dxg = rooted_exists(root, "/dev/dxg");

@@ -14,6 +14,9 @@
  * NULL (unset); out->raw points into raw. */
 void visible_devices_parse(const char *raw, struct visible_devices *out);
 
+/* This is WSL2: /proc/version or /proc/sys/kernel/osrelease names Microsoft (or WSL). */
+bool platform_wsl(const char *root);
+
 /* root prefixes /proc, /dev, /usr/lib/wsl, /etc/ld.so.cache and /.dockerenv (tests). */
 int platform_probe(struct platform_info *p, const char *root, char *err);
 

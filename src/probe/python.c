@@ -13,6 +13,7 @@
 #include "os/fs.h"
 #include "probe/fw_files.h"
 #include "probe/vertext.h"
+#include "probe/windows.h"
 #include "util/err.h"
 #include "util/file.h"
 #include "util/str.h"
@@ -23,6 +24,8 @@ struct ctx {
 	int rc;
 	char pyver[32]; /* "python3.11" of the PATH interpreter, for the user site */
 	char tool_env[PROBE_PATH]; /* pipx's or uvx's environment of cudoctor alone: not the user's */
+	const char *win_env;       /* probing a Windows-side environment: its kind, and its python.exe */
+	const char *win_python;
 };
 
 static void add_env(struct ctx *c, const char *interp, const char *prefix, const char *kind)
@@ -197,6 +200,10 @@ static struct py_framework *add_fw(struct ctx *c)
 	}
 	p->fw = nf;
 	memset(&p->fw[p->n_fw], 0, sizeof p->fw[0]);
+	if (c->win_env) {
+		p->fw[p->n_fw].win_env = c->win_env;
+		snprintf(p->fw[p->n_fw].win_python, sizeof p->fw[0].win_python, "%s", c->win_python);
+	}
 	return &p->fw[p->n_fw++];
 }
 
@@ -381,6 +388,133 @@ static const char *env_kind(const char *prefix)
 	return "system";
 }
 
+/* --- the Windows side: Python installs that are on no PATH cudoctor can see ------------ */
+
+/* One Windows environment at prefix (python.exe and Lib/site-packages), its frameworks probed
+ * now, each knowing its python.exe for a Windows fix line. */
+static void add_windows_env(struct ctx *c, const char *prefix, const char *kind)
+{
+	char exe[PROBE_PATH], site[PROBE_PATH], win[PROBE_PATH];
+	size_t before = c->out->n_envs;
+
+	if (c->rc != CD_OK || path_join(exe, sizeof exe, prefix, "python.exe") != CD_OK || !path_is_file(exe) ||
+	    path_join(site, sizeof site, prefix, "Lib/site-packages") != CD_OK || !path_is_dir(site) ||
+	    !win_path_windows(c->o->win_root, exe, win, sizeof win))
+		return;
+	add_env(c, exe, prefix, kind);
+	if (c->out->n_envs == before)
+		return;
+	before = c->out->n_site_dirs;
+	add_site(c, site);
+	if (c->out->n_site_dirs == before || c->rc != CD_OK)
+		return;
+	c->win_env = kind;
+	c->win_python = win;
+	probe_torch(c, c->out->site_dirs[before]);
+	probe_dists(c, c->out->site_dirs[before]);
+	c->win_env = c->win_python = NULL;
+}
+
+static bool is_python3_dir(const char *name, void *arg)
+{
+	(void)arg;
+	return strncasecmp(name, "Python3", 7) == 0;
+}
+
+static bool is_any_dir(const char *name, void *arg)
+{
+	(void)arg;
+	return name[0] != '.';
+}
+
+/* Each dir/NAME/sub accepted by keep (sub NULL: dir/NAME) as an environment of kind. */
+static void add_windows_envs_in(struct ctx *c, const char *dir, bool (*keep)(const char *, void *), const char *sub,
+				const char *kind)
+{
+	char p[PROBE_PATH], q[PROBE_PATH];
+	char **names;
+	size_t n;
+
+	if (c->rc != CD_OK || !path_is_dir(dir))
+		return;
+	if (dir_names(dir, keep, NULL, &names, &n) != CD_OK) {
+		c->rc = CD_ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < n && c->rc == CD_OK; i++)
+		if (path_join(p, sizeof p, dir, names[i]) == CD_OK &&
+		    (!sub || path_join(q, sizeof q, p, sub) == CD_OK))
+			add_windows_env(c, sub ? q : p, kind);
+	names_free(names, n);
+}
+
+/* A conda install's base environment and every one under its envs. */
+static void add_windows_conda(struct ctx *c, const char *dir)
+{
+	static const char *const installs[] = { "miniconda3", "anaconda3", "miniforge3" };
+	char base[PROBE_PATH], envs[PROBE_PATH];
+
+	for (size_t i = 0; i < sizeof installs / sizeof installs[0]; i++)
+		if (path_join(base, sizeof base, dir, installs[i]) == CD_OK && path_is_dir(base)) {
+			add_windows_env(c, base, "conda (Windows)");
+			if (path_join(envs, sizeof envs, base, "envs") == CD_OK)
+				add_windows_envs_in(c, envs, is_any_dir, NULL, "conda (Windows)");
+		}
+}
+
+/* ComfyUI's portable python_embeded where people unpack it (the drive's top, a user's folder,
+ * Desktop, Downloads, Documents: DIR/python_embeded and DIR/ANY/python_embeded), conda, and
+ * python.org's installs (the py launcher's usual places). */
+static void add_windows_places(struct ctx *c, const char *dir, bool user)
+{
+	static const char *const spots[] = { "", "Desktop", "Downloads", "Documents" };
+	char sub[PROBE_PATH], p[PROBE_PATH];
+
+	for (size_t i = 0; i < (user ? sizeof spots / sizeof spots[0] : 1) && c->rc == CD_OK; i++) {
+		const char *d = dir;
+
+		if (spots[i][0]) {
+			if (path_join(sub, sizeof sub, dir, spots[i]) != CD_OK || !path_is_dir(sub))
+				continue;
+			d = sub;
+		}
+		if (path_join(p, sizeof p, d, "python_embeded") == CD_OK)
+			add_windows_env(c, p, "python_embeded");
+		add_windows_envs_in(c, d, is_any_dir, "python_embeded", "python_embeded");
+	}
+	if (user) {
+		add_windows_conda(c, dir);
+		if (path_join(p, sizeof p, dir, "AppData/Local/Programs/Python") == CD_OK)
+			add_windows_envs_in(c, p, is_python3_dir, NULL, "python.org (Windows)");
+	}
+}
+
+static bool is_user_dir(const char *name, void *arg)
+{
+	(void)arg;
+	return name[0] != '.' && strcmp(name, "Public") != 0 && strcmp(name, "Default") != 0 &&
+	       strcmp(name, "Default User") != 0 && strcmp(name, "All Users") != 0;
+}
+
+static void add_windows(struct ctx *c, const char *root)
+{
+	char users[PROBE_PATH], u[PROBE_PATH], p[PROBE_PATH];
+	char **names;
+	size_t n;
+
+	add_windows_places(c, root, false);
+	if (path_join(p, sizeof p, root, "ProgramData") == CD_OK)
+		add_windows_conda(c, p);
+	if (path_join(p, sizeof p, root, "Program Files") == CD_OK)
+		add_windows_envs_in(c, p, is_python3_dir, NULL, "python.org (Windows)");
+	if (path_join(users, sizeof users, root, "Users") != CD_OK || dir_names(users, is_user_dir, NULL, &names, &n) != CD_OK)
+		return;
+	for (size_t i = 0; i < n && c->rc == CD_OK; i++)
+		if (path_join(u, sizeof u, users, names[i]) == CD_OK)
+			add_windows_places(c, u, true);
+	names_free(names, n);
+}
+
 int python_probe(struct python_info *out, const struct python_opts *o, char *err)
 {
 	struct ctx c = { .out = out, .o = o, .rc = CD_OK };
@@ -414,6 +548,8 @@ int python_probe(struct python_info *out, const struct python_opts *o, char *err
 		probe_torch(&c, out->site_dirs[i]);
 		probe_dists(&c, out->site_dirs[i]);
 	}
+	if (c.rc == CD_OK && o && o->win_root)
+		add_windows(&c, o->win_root);
 	if (c.rc != CD_OK) {
 		python_free(out);
 		return cd_fail(err, c.rc, "python: out of memory");

@@ -15,9 +15,17 @@ int stack_probe(struct stack_facts *df, const struct stack_opts *o, char *err)
 	struct toolkits_opts to = { 0 };
 	struct runtimes_opts ro = { 0 };
 	struct python_opts po = { .home = os_getenv("HOME") };
+	struct win_side_opts wo;
+	/* the Windows side's drive and PATH, where this machine has one it can read (WSL2's /mnt/c) */
+	char *win = malloc(2 * FACTS_PATH);
+	bool windows;
 	int rc;
 
 	memset(df, 0, sizeof *df);
+	if (!win)
+		return cd_fail(err, CD_ENOMEM, "doctor: out of memory");
+	windows = win_side_locate(&wo, win, win + FACTS_PATH, FACTS_PATH);
+	po.win_root = windows ? wo.root : NULL;
 	if ((rc = python_probe(&df->py, &po, err)) != CD_OK)
 		goto fail;
 	to.root = o->root;
@@ -38,8 +46,13 @@ int stack_probe(struct stack_facts *df, const struct stack_opts *o, char *err)
 			goto fail;
 		df->n_rt++;
 	}
+	wo.py = &df->py;
+	if (windows && (rc = win_side_probe(&df->win, &wo, err)) != CD_OK)
+		goto fail;
+	free(win);
 	return CD_OK;
 fail:
+	free(win);
 	stack_facts_free(df);
 	return rc;
 }
@@ -59,6 +72,7 @@ int stack_join(struct stack_facts *df, const struct gpu_probe *gp, const struct 
 	df->f.runtimes = df->rt;
 	df->f.n_runtime_sets = df->n_rt;
 	df->f.python = &df->py;
+	df->f.windows = &df->win;
 	return CD_OK;
 }
 
@@ -68,5 +82,6 @@ void stack_facts_free(struct stack_facts *df)
 	for (size_t l = 0; l < df->n_rt; l++)
 		runtimes_free(&df->rt[l]);
 	python_free(&df->py);
+	win_side_free(&df->win);
 	memset(df, 0, sizeof *df);
 }

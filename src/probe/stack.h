@@ -12,6 +12,7 @@
 #include "probe/python.h"
 #include "probe/runtimes.h"
 #include "probe/toolkits.h"
+#include "probe/windows.h"
 
 #define STACK_MAX_RUNTIME_SETS 9
 
@@ -27,6 +28,7 @@ struct stack_facts {
 	struct runtimes rt[STACK_MAX_RUNTIME_SETS]; /* [0] libcudart, [1 + l] runtime_libraries[l] */
 	size_t n_rt;
 	struct python_info py;
+	struct win_side win;          /* read only where there is a Windows side (WSL2's /mnt/c) */
 	struct facts f;               /* the rules' view of all of the above */
 	char kb_error[CD_ERRMSG];     /* the kb did not load: rules run without its knowledge */
 };

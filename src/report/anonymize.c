@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "report/report.h"
 #include "util/err.h"
@@ -77,6 +78,16 @@ static char *scrub(const char *s, const struct report_anon *a)
 			sb_append(&sb, "/home/USER");
 			for (p += 6; *p && *p != '/' && !isspace((unsigned char)*p) && *p != '"' && *p != '\'' &&
 				     *p != ':' && *p != ')';)
+				p++;
+		} else if ((strncasecmp(p, "/Users/", 7) == 0 || strncasecmp(p, "\\Users\\", 7) == 0) && p[7] &&
+			   p[7] != p[0]) {
+			/* a Windows user's folder (C:\Users\NAME, WSL2's /mnt/c/Users/NAME): names may hold
+			 * blanks, so it ends at the next separator, a quote, a line's end or " (" */
+			char sep = p[0];
+
+			sb_append(&sb, sep == '/' ? "/Users/USER" : "\\Users\\USER");
+			for (p += 7; *p && *p != sep && *p != '"' && *p != '\'' && *p != '\n' && *p != '\t' && *p != ')' &&
+				     !(p[0] == ' ' && p[1] == '(');)
 				p++;
 		} else if (home_len && strncmp(p, a->home, home_len) == 0 &&
 			   (p[home_len] == '/' || !word_char(p[home_len]))) {

@@ -132,7 +132,8 @@ struct report_anon {
 };
 /* Replaces, in every string of the report (header, findings, sections, answers, JSON):
  * the host name and the node name by "anon-" and a stable hash of each, UUIDs (GPU-..., MIG-...)
- * by "anon-" and a stable hash, /home/NAME and the home directory by /home/USER, and the
+ * by "anon-" and a stable hash, /home/NAME and the home directory by /home/USER, a Windows
+ * user's folder (\Users\NAME, /Users/NAME) by \Users\USER or /Users/USER, and the
  * value of every JSON key that holds a serial number by "anon". CD_OK or CD_ENOMEM. */
 int report_anonymize(struct report *r, const struct report_anon *a);
 

@@ -17,6 +17,7 @@
 #include "binfmt/pe.h"
 #include "binfmt/ptx.h"
 #include "kb/kb.h"
+#include "kb/vendor_libs.h"
 #include "rules/catalogue.h"
 #include "rules/driver_need.h"
 #include "rules/plan.h"
@@ -547,39 +548,6 @@ static bool extends_torch(const struct arch_file *f)
 }
 
 
-/* NVIDIA's own libraries, shipped as pip wheels: fixed by the release that carries the arch,
- * never by rebuilding them. The wheel of each library family: "lib" + family in a soname
- * (libcublasLt.so.13), family + bits or '_' + version in a Windows DLL's name (cublasLt64_12.dll,
- * cudnn_ops64_9.dll, nvrtc64_120_0.dll, nvinfer_10.dll), any case there. */
-static const char *vendor_wheel(const char *path)
-{
-	static const struct {
-		const char *family, *wheel;
-	} libs[] = {
-		{ "cusparseLt", "nvidia-cusparselt" }, { "cublasLt", "nvidia-cublas" },	  { "cublas", "nvidia-cublas" },
-		{ "cudnn", "nvidia-cudnn" },	       { "nccl", "nvidia-nccl" },	  { "cufft", "nvidia-cufft" },
-		{ "cusolver", "nvidia-cusolver" },     { "cusparse", "nvidia-cusparse" }, { "curand", "nvidia-curand" },
-		{ "nvrtc", "nvidia-cuda-nvrtc" },      { "nvJitLink", "nvidia-nvjitlink" }, { "cutensor", "cutensor" },
-		{ "nvinfer", "tensorrt" },	       { "cudart", "nvidia-cuda-runtime" },
-	};
-	const char *base = strrchr(path, '/');
-	bool dll;
-
-	base = base ? base + 1 : path;
-	dll = str_is_module_name(base) && !str_is_shared_object_name(base);
-	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
-		size_t n = strlen(libs[i].family);
-		char next;
-
-		if (!dll && strncmp(base, "lib", 3) == 0 && strncmp(base + 3, libs[i].family, n) == 0)
-			return libs[i].wheel;
-		if (dll && strncasecmp(base, libs[i].family, n) == 0 &&
-		    ((next = base[n]) == '_' || next == '-' || next == '.' || (next >= '0' && next <= '9')))
-			return libs[i].wheel;
-	}
-	return NULL;
-}
-
 /* PyTorch's fix, from plan: the newest wheel with code for cc that t's driver runs. */
 static void torch_fix_vars(unsigned cc, const struct arch_target *t, struct finding_vars *v)
 {
@@ -602,7 +570,7 @@ static void torch_fix_vars(unsigned cc, const struct arch_target *t, struct find
 		in.driver.cuda = version_from_cuda_int(t->driver.cuda);
 	}
 	if (plan_make(&in, p, err) == CD_OK && (pick = p->torch_pick >= 0 ? p->torch_pick : p->torch_pick_any_driver) >= 0) {
-		plan_torch_install(p->torch[pick].b, true, line, sizeof(line));
+		plan_torch_install(p->torch[pick].b, true, NULL, line, sizeof(line));
 		finding_var(v, "torch_install", "%s", line);
 		finding_var(v, "torch_build", "%s %s", p->torch[pick].b->release, p->torch[pick].b->variant);
 	}
@@ -672,7 +640,7 @@ bool arch_torch_extension_vars(const struct arch_file *f, unsigned cc, const str
 static void image_vars(const struct arch_file *f, unsigned cc, const struct arch_target *t, struct finding_vars *v)
 {
 	const char *path = f->path;
-	const char *wheel = vendor_wheel(path);
+	const char *wheel = kb_vendor_wheel(path);
 	const struct kb_toolkit *first, *last;
 	struct kb_arch arch = { (int)cc, 0 };
 	char nvcc[512], cmake[256], torch[256];
@@ -764,7 +732,7 @@ static int partial_finding(struct report *r, const struct arch_file *f, const st
 	/* NVIDIA's libraries and PyTorch split kernels by arch: a container with only another GPU's
 	 * code is how they are built when they carry SASS for this GPU too */
 	bool by_design = v->failing <= foreign_specific(&f->inv, g->cc) ||
-			 ((vendor_wheel(f->path) || looks_like_torch(f->path)) && carries_sass_for(&f->inv, g->cc));
+			 ((kb_vendor_wheel(f->path) || looks_like_torch(f->path)) && carries_sass_for(&f->inv, g->cc));
 
 	finding_vars_init(&fv);
 	image_vars(f, g->cc, t, &fv);

@@ -88,42 +88,6 @@ void runtime_need_vars_for(int major, const struct gpu_spec *gpus, size_t n, str
 	plan_advice_vars(&a, atoi(nb), v);
 }
 
-/* The CUDA release the name of a Windows DLL of family gives ("cudart", "cublas"): the family,
- * "64_" or "32_" (or "_", nvJitLink's), a number and ".dll", any case, the number optionally
- * followed by "_0" (nvrtc64_120_0.dll). cudart64_12.dll is 12, cudart64_110.dll 11.0,
- * cudart64_101.dll 10.1, cudart64_90.dll 9.0, nvrtc64_120_0.dll 12.0. */
-static bool dll_release(const char *name, const char *family, struct version *v)
-{
-	size_t fl = strlen(family), k = 0;
-	const char *p = name + fl;
-	unsigned n = 0;
-
-	if (strncasecmp(name, family, fl) != 0)
-		return false;
-	if (strncmp(p, "64_", 3) == 0 || strncmp(p, "32_", 3) == 0)
-		p += 3;
-	else if (*p == '_')
-		p++;
-	else
-		return false;
-	for (; *p >= '0' && *p <= '9' && k < 4; p++, k++)
-		n = n * 10 + (unsigned)(*p - '0');
-	if (strncmp(p, "_0", 2) == 0)
-		p += 2;
-	if (!k || strcasecmp(p, ".dll") != 0)
-		return false;
-	memset(v, 0, sizeof(*v));
-	if (n >= 20) {
-		v->major = (int)(n / 10);
-		v->minor = (int)(n % 10);
-		v->parts = 2;
-	} else {
-		v->major = (int)n;
-		v->parts = 1;
-	}
-	return v->major >= 7;
-}
-
 void runtime_need_of_library(const char *path, struct runtime_need *out)
 {
 	/* the toolkit libraries whose soname's major (a Windows DLL's number) is the CUDA major they
@@ -149,7 +113,7 @@ void runtime_need_of_library(const char *path, struct runtime_need *out)
 		return;
 	}
 	for (size_t i = 0; i < sizeof(dlls) / sizeof(dlls[0]); i++) {
-		if (!dll_release(base, dlls[i], &cuda) || cuda.major < 11 || cuda.major > 99)
+		if (!version_of_dll_name(base, dlls[i], &cuda) || cuda.major < 11 || cuda.major > 99)
 			continue;
 		snprintf(how, sizeof(how), "%.100s belongs to CUDA %d.x (its name's number)", base, cuda.major);
 		runtime_need_of_cuda(&cuda, how, out);
@@ -197,7 +161,7 @@ static void static_release(const unsigned char *data, size_t size, const unsigne
 
 static bool cudart_dll_release(const char *name, struct version *v)
 {
-	return dll_release(name, "cudart", v);
+	return version_of_dll_name(name, "cudart", v);
 }
 
 /* A PE image: cudart64_*.dll among its imports (direct or delay-loaded), else a static runtime's

@@ -156,7 +156,7 @@ static int choose_fix(const struct fw_app *a, const struct arch_target *t, const
 		if (p->torch_pick >= 0) {
 			const struct plan_torch *pt = &p->torch[p->torch_pick];
 
-			plan_torch_install(pt->b, true, v->fix, sizeof(v->fix));
+			plan_torch_install(pt->b, true, a->pip, v->fix, sizeof(v->fix));
 			snprintf(v->fix_why, sizeof(v->fix_why), "torch %s %s: the newest wheel with code for sm_%d that this driver runs",
 				 pt->b->release, pt->b->variant, spec->arch.num);
 		} else if (p->torch_pick_any_driver >= 0) {

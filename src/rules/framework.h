@@ -42,6 +42,8 @@ struct fw_app {
 	size_t n_files;
 	bool alternatives;            /* the files are builds it picks from at run time (Ollama's
 	                               * cuda_v12 and cuda_v13 runners): the best decides, not the worst */
+	const char *pip;              /* the command that runs its environment's pip (a Windows install's
+				       * "C:\...\python.exe" -m pip); NULL: "pip" */
 };
 
 /* The app on one GPU. */

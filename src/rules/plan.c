@@ -455,10 +455,10 @@ const struct kb_torch_build *plan_torch_last_exact(struct kb_arch arch)
 	return last;
 }
 
-void plan_torch_install(const struct kb_torch_build *b, bool reinstall, char *out, size_t n)
+void plan_torch_install(const struct kb_torch_build *b, bool reinstall, const char *pip, char *out, size_t n)
 {
-	snprintf(out, n, "pip install %storch==%s --index-url %s", reinstall ? "--force-reinstall " : "", b->release,
-		 b->index_url);
+	snprintf(out, n, "%s install %storch==%s --index-url %s", pip ? pip : "pip", reinstall ? "--force-reinstall " : "",
+		 b->release, b->index_url);
 }
 
 int plan_torch_min_branch(const struct plan *p, const struct plan_torch *t)

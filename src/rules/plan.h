@@ -160,8 +160,9 @@ const struct kb_torch_build *plan_torch_last_exact(struct kb_arch arch);
 
 /* The install line of a torch build: "pip install torch==2.9.1 --index-url .../cu128";
  * reinstall adds --force-reinstall, which pip needs to swap a variant of the same release
- * (2.11.0+cu130 satisfies torch==2.11.0). */
-void plan_torch_install(const struct kb_torch_build *b, bool reinstall, char *out, size_t n);
+ * (2.11.0+cu130 satisfies torch==2.11.0). pip is the command that runs the environment's pip
+ * (a Windows install's "C:\...\python_embeded\python.exe -m pip"); NULL is "pip". */
+void plan_torch_install(const struct kb_torch_build *b, bool reinstall, const char *pip, char *out, size_t n);
 
 /* The oldest driver branch that runs a torch variant on these GPUs (max of the GPUs' first
  * branches and the branch of its CUDA, or the family floor's branch with minor-version

@@ -26,9 +26,12 @@ bool rules_cuda_usable(const struct gpu_probe *p);
 
 /* Every layer above the driver, in doctor's order: toolkits, runtimes and frameworks
  * against the driver, toolkits against the GPUs, shadowed libraries, CPU-only builds,
- * CUDA_VISIBLE_DEVICES, device order, device nodes, WSL, persistence mode, nvidia-smi's
- * CUDA version. Every pointer in f must be set. Returns CD_OK or CD_ENOMEM. */
+ * CUDA_VISIBLE_DEVICES, device order, device nodes, WSL, the Windows side (rules_windows),
+ * persistence mode, nvidia-smi's CUDA version. Every pointer in f but windows must be set. Returns CD_OK or CD_ENOMEM. */
 int rules_stack(const struct facts *f, struct report *r);
+/* The Windows side's rules (windows.c; doctor runs them in rules_stack): CUDA_PATH against the
+ * toolkits installed and PATH's nvcc.exe. Nothing when f->windows is NULL or was not read. */
+int rules_windows(const struct facts *f, struct report *r);
 
 /* helper-timeout: program (a path) run with args ("--version") was stopped after ms
  * milliseconds without an answer. Shared by doctor, gencode, explain and arch --python. */

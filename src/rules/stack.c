@@ -17,7 +17,7 @@ int rules_stack(const struct facts *f, struct report *r)
 	static const rules_fn rules[] = {
 		rule_helper_timeouts, rule_toolkit_vs_driver, rule_runtime_vs_driver,
 		rule_toolkit_vs_gpu, rule_shadowed, rule_torch_cpu, rule_visible_devices,
-		rule_device_order, rule_device_nodes, rule_wsl, rule_persistence,
+		rule_device_order, rule_device_nodes, rule_wsl, rules_windows, rule_persistence,
 		rule_smi_cuda_version,
 	};
 

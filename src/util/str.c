@@ -68,6 +68,12 @@ char *str_shell_quote(const char *s)
 	return sb_detach(&sb);
 }
 
+const char *str_win_quote(const char *s, char *buf, size_t n)
+{
+	snprintf(buf, n, strpbrk(s, " \t&()^;,'%") ? "\"%s\"" : "%s", s);
+	return buf;
+}
+
 bool str_starts_with(const char *s, const char *prefix)
 {
 	return s && prefix && strncmp(s, prefix, strlen(prefix)) == 0;

@@ -33,6 +33,11 @@ int str_natcmp(const char *a, const char *b);
  * expands nothing inside them). Malloc'ed; NULL on OOM. */
 char *str_shell_quote(const char *s);
 
+/* s as one word of a cmd.exe or PowerShell line, into buf (n bytes): in double quotes when it
+ * holds a blank or one of &()^;,'"%, else as it is ("C:\Program Files\x\python.exe"). Returns
+ * buf; truncated to fit. */
+const char *str_win_quote(const char *s, char *buf, size_t n);
+
 /* A growable string. After any allocation failure `failed` stays set and further
  * appends are ignored, so callers check once at the end. */
 struct strbuf {

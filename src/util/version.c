@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util/err.h"
 #include "util/version.h"
@@ -86,4 +87,36 @@ const char *version_format(const struct version *v, int max_parts, char *buf, si
 	else
 		snprintf(buf, n, driver ? "%d.%02d.%02d" : "%d.%d.%d", v->major, v->minor, v->patch);
 	return buf;
+}
+
+bool version_of_dll_name(const char *name, const char *family, struct version *v)
+{
+	size_t fl = strlen(family), k = 0;
+	const char *p = name + fl;
+	unsigned n = 0;
+
+	if (strncasecmp(name, family, fl) != 0)
+		return false;
+	if (strncmp(p, "64_", 3) == 0 || strncmp(p, "32_", 3) == 0)
+		p += 3;
+	else if (*p == '_')
+		p++;
+	else
+		return false;
+	for (; *p >= '0' && *p <= '9' && k < 4; p++, k++)
+		n = n * 10 + (unsigned)(*p - '0');
+	if (strncmp(p, "_0", 2) == 0)
+		p += 2;
+	if (!k || strcasecmp(p, ".dll") != 0)
+		return false;
+	memset(v, 0, sizeof(*v));
+	if (n >= 20) {
+		v->major = (int)(n / 10);
+		v->minor = (int)(n % 10);
+		v->parts = 2;
+	} else {
+		v->major = (int)n;
+		v->parts = 1;
+	}
+	return v->major >= 7;
 }

@@ -22,4 +22,10 @@ int version_to_cuda_int(const struct version *v);
  * "470.57.02"), which parsing dropped; no parts is "unknown". Returns buf. */
 const char *version_format(const struct version *v, int max_parts, char *buf, size_t n);
 
+/* The CUDA release the name of a Windows DLL of family gives ("cudart", "cublas"): the family,
+ * "64_" or "32_" (or "_", nvJitLink's), a number and ".dll", any case, the number optionally
+ * followed by "_0" (nvrtc64_120_0.dll). cudart64_12.dll is 12, cudart64_110.dll 11.0,
+ * cudart64_101.dll 10.1, cudart64_90.dll 9.0, nvrtc64_120_0.dll 12.0. */
+bool version_of_dll_name(const char *name, const char *family, struct version *v);
+
 #endif

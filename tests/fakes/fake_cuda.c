@@ -15,7 +15,11 @@ typedef unsigned long long CUdeviceptr;
 typedef struct { char bytes[16]; } CUuuid;
 typedef void *CUcontext;
 
+#ifdef _WIN32
+#define EXPORT __declspec(dllexport) /* a DLL exports only these */
+#else
 #define EXPORT __attribute__((visibility("default")))
+#endif
 
 enum {
 	OK = 0, INVALID_VALUE = 1, OUT_OF_MEMORY = 2, NOT_INITIALIZED = 3, NO_DEVICE = 100,

@@ -10,7 +10,11 @@
 #include <string.h>
 #include <time.h>
 
+#ifdef _WIN32
+#define EXPORT __declspec(dllexport) /* a DLL exports only these */
+#else
 #define EXPORT __attribute__((visibility("default")))
+#endif
 
 typedef int ncclResult_t;
 typedef struct fake_comm *ncclComm_t;

@@ -11,7 +11,11 @@
 #include "fake_gpus.h"
 #include "fake_topo.h"
 
+#ifdef _WIN32
+#define EXPORT __declspec(dllexport) /* a DLL exports only these */
+#else
 #define EXPORT __attribute__((visibility("default")))
+#endif
 
 typedef int nvmlReturn_t;
 typedef struct fake_handle *nvmlDevice_t;
@@ -540,6 +544,55 @@ EXPORT nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t dev, int *mode)
 	}
 	return r;
 }
+
+#ifndef FAKE_OLD_ABI
+/* FAKE_NVML_DRIVER_MODEL="GPU:CURRENT[:PENDING]" (0 WDDM, 1 TCC, 2 MCDM): Windows' driver model.
+ * A GPU it does not name answers NOT_SUPPORTED, as NVML does on Linux. The unversioned call
+ * predates MCDM. */
+static nvmlReturn_t driver_model(nvmlDevice_t dev, int *current, int *pending, bool v2)
+{
+	unsigned long long v[2];
+	struct fake_gpu g;
+	nvmlReturn_t r = gpu(dev, &g, false);
+	int n;
+
+	if (r)
+		return r;
+	if (!current || !pending)
+		return INVALID_ARGUMENT;
+	if (unsupported(dev, "drivermodel") || (n = fake_env_gpu_values("FAKE_NVML_DRIVER_MODEL", dev->index, v, 2)) < 1)
+		return NOT_SUPPORTED;
+	*current = (int)v[0];
+	*pending = n > 1 ? (int)v[1] : (int)v[0];
+	if (!v2 && *current == 2)
+		return NOT_SUPPORTED;
+	return SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetDriverModel_v2(nvmlDevice_t dev, int *current, int *pending)
+{
+	return driver_model(dev, current, pending, true);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetDriverModel(nvmlDevice_t dev, int *current, int *pending)
+{
+	return driver_model(dev, current, pending, false);
+}
+
+/* FAKE_NVML_DISPLAY_ACTIVE="GPU:0|1" (default 0) */
+EXPORT nvmlReturn_t nvmlDeviceGetDisplayActive(nvmlDevice_t dev, int *active)
+{
+	unsigned int v;
+	nvmlReturn_t r = uint_value(dev, "display", "FAKE_NVML_DISPLAY_ACTIVE", 0, 0, &v);
+
+	if (r == SUCCESS) {
+		if (!active)
+			return INVALID_ARGUMENT;
+		*active = (int)v;
+	}
+	return r;
+}
+#endif
 
 /* FAKE_NVML_MIG="GPU:CURRENT:PENDING"; only datacenter parts of CC >= 8.0 know MIG.
  * A GPU named in FAKE_NVML_MIG_DEVICES is in MIG mode unless FAKE_NVML_MIG says otherwise. */

@@ -17,6 +17,7 @@
 #include "facts/runtime.h"
 #include "facts/toolkit.h"
 #include "facts/topology.h"
+#include "facts/windows.h"
 #include "mem/context_cost.h"
 #include "mem/estimate.h"
 #include "mem/model.h"
@@ -283,6 +284,9 @@ static void test_tables_documented(void **state)
 		{ "## doctor", &py_wheel_field_table },
 		{ "## doctor", &toolkit_field_table },
 		{ "## doctor", &runtime_field_table },
+		{ "## doctor", &win_side_field_table },
+		{ "## doctor", &win_toolkit_field_table },
+		{ "## doctor", &win_dll_load_field_table },
 		{ "## topo", &topo_gpu_field_table },
 		{ "## topo", &topo_nvlink_field_table },
 		{ "## topo", &topo_pair_field_table },

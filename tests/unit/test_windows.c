@@ -1,9 +1,10 @@
 /* cudoctor.exe (`make windows`) under Wine: it needs only Windows' own DLLs, and the commands
  * that run on Windows answer as the Linux build does for the same question (kb, gencode, mem,
  * plan, explain on texts of the corpus, arch on real Windows DLLs against cuobjdump's
- * listing, doctor and devices with no driver), with the same exit statuses; topo and fleet say
- * in one line that they are Linux-only; and src/os/'s Win32 files pass tests/os/win32_check.c. Skipped, saying why, where the exe was not built or
- * Wine is not installed (tools/deps.sh test installs it; tests/check.sh builds the exe). */
+ * listing, doctor and devices with no driver, devices with the fake driver DLLs), with the same
+ * exit statuses; topo and fleet say in one line that they are Linux-only; and src/os/'s Win32
+ * files pass tests/os/win32_check.c. Skipped, saying why, where the exe was not built or Wine
+ * is not installed (tools/deps.sh test installs it; tests/check.sh builds the exe). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -335,6 +336,53 @@ static void no_driver_findings_as_on_linux(void **state)
 	}
 }
 
+/* The fake driver built as Windows DLLs (tests/fakes: win/nvcuda.dll, win/nvml.dll), named by
+ * CUDOCTOR_LIBCUDA and CUDOCTOR_LIBNVML as on Linux: devices reports the same GPUs and driver,
+ * and the same findings, as the Linux build with the Linux fakes of the same layout. */
+static void fake_driver_as_on_linux(void **state)
+{
+	static const char *const layouts[] = { "NVIDIA H200:9.0:141GiB;NVIDIA GeForce RTX 4060 Ti:8.9:8GiB",
+					       "NVIDIA GeForce GTX 1080:6.1:8GiB" };
+	char wcuda[512], wnvml[512], lcuda[512], lnvml[512], gpus[256];
+
+	(void)state;
+	NEED_WINE();
+	snprintf(wcuda, sizeof wcuda, "CUDOCTOR_LIBCUDA=%s/win/nvcuda.dll", CUDOCTOR_FAKES_DIR);
+	snprintf(wnvml, sizeof wnvml, "CUDOCTOR_LIBNVML=%s/win/nvml.dll", CUDOCTOR_FAKES_DIR);
+	snprintf(lcuda, sizeof lcuda, "CUDOCTOR_LIBCUDA=%s/libcuda.so.1", CUDOCTOR_FAKES_DIR);
+	snprintf(lnvml, sizeof lnvml, "CUDOCTOR_LIBNVML=%s/libnvidia-ml.so.1", CUDOCTOR_FAKES_DIR);
+	if (access(wcuda + strlen("CUDOCTOR_LIBCUDA="), R_OK) != 0) {
+		fprintf(stderr, "skipping: %s not built (tests/fakes builds it where MinGW is)\n", wcuda + 17);
+		skip();
+	}
+	for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
+		const char *wenv[] = { prefix, "WINEDEBUG=-all", wcuda, wnvml, gpus, "SOURCE_DATE_EPOCH=0", NULL };
+		const char *lenv[] = { lcuda, lnvml, gpus, "SOURCE_DATE_EPOCH=0", NULL };
+		const char *wq[] = { wine, CUDOCTOR_WINDOWS_EXE, "-q", "devices", NULL };
+		const char *lq[] = { CUDOCTOR_BINARY, "-q", "devices", NULL };
+		const char *wj[] = { wine, CUDOCTOR_WINDOWS_EXE, "--json", "devices", NULL };
+		const char *lj[] = { CUDOCTOR_BINARY, "--json", "devices", NULL };
+		struct run_result w, l;
+		char wi[1024], li[1024];
+
+		snprintf(gpus, sizeof gpus, "FAKE_GPUS=%s", layouts[i]);
+		assert_int_equal(testlib_run(wq, wenv, NULL, &w), 0);
+		assert_int_equal(testlib_run(lq, lenv, NULL, &l), 0);
+		assert_int_equal(w.status, l.status);
+		assert_string_equal(w.out, l.out);
+		assert_non_null(strstr(w.out, "GPU 0 ("));
+		run_result_free(&w);
+		run_result_free(&l);
+		assert_int_equal(testlib_run(wj, wenv, NULL, &w), 0);
+		assert_int_equal(testlib_run(lj, lenv, NULL, &l), 0);
+		finding_ids(w.out, wi, sizeof wi);
+		finding_ids(l.out, li, sizeof li);
+		assert_string_equal(wi, li);
+		run_result_free(&w);
+		run_result_free(&l);
+	}
+}
+
 static void linux_only_commands_say_so(void **state)
 {
 	static const char *const names[] = { "topo", "fleet" };
@@ -440,6 +488,7 @@ int main(void)
 		cmocka_unit_test(explain_reads_texts_alike),
 		cmocka_unit_test(arch_lists_real_dlls_as_cuobjdump),
 		cmocka_unit_test(no_driver_findings_as_on_linux),
+		cmocka_unit_test(fake_driver_as_on_linux),
 		cmocka_unit_test(linux_only_commands_say_so),
 		cmocka_unit_test(exit_statuses_and_output),
 		cmocka_unit_test(win32_os_layer_checks),

@@ -172,6 +172,8 @@ struct scanned_app {
 	struct app_files af;
 	struct arch_inputs in; /* owns the paths of Ollama's and the named apps' files */
 	bool judge;            /* judged (a row or a line) even without device code */
+	char label[96];        /* a Windows-side framework's name and environment: "torch (python_embeded)" */
+	char pip[FACTS_PATH + 16]; /* and the command that runs its pip */
 };
 
 static struct scanned_app *new_app(struct doctor_scan *s)
@@ -217,6 +219,14 @@ int doctor_scan(struct doctor_scan *s, const struct python_info *py, const struc
 			goto oom;
 		sa->a = (struct fw_app){ .name = fw->name, .version = fw->version, .cuda = fw->cuda,
 					 .plan = fw_plan_of(fw->name), .alternatives = fw->code_alternatives };
+		if (fw->win_env) {
+			/* a Windows environment is not on PATH: its fix runs its own python.exe */
+			snprintf(sa->label, sizeof(sa->label), "%s (%s)", fw->name, fw->win_env);
+			str_win_quote(fw->win_python, sa->pip, sizeof(sa->pip) - 8);
+			strcat(sa->pip, " -m pip");
+			sa->a.name = sa->label;
+			sa->a.pip = sa->pip;
+		}
 		for (size_t k = 0; k < fw->n_code && rc == CD_OK; k++)
 			rc = add_file(&sa->af, fw->code[k]);
 		sa->judge = sa->af.n || (fw->cuda[0] && strchr(fw->cuda, '.'));

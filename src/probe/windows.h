@@ -1,0 +1,45 @@
+/* The Windows side's probe: a Windows drive read as files (C:\ on Windows, /mnt/c from WSL2,
+ * a test's tree) into facts/windows.h; nothing is run and nothing is loaded. */
+#ifndef CUDOCTOR_PROBE_WINDOWS_H
+#define CUDOCTOR_PROBE_WINDOWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "facts/python.h"
+#include "facts/windows.h"
+
+struct win_side_opts {
+	const char *root;          /* where C:\ is read: "/mnt/c", a test's tree */
+	const char *from;          /* how it was reached, for the report: "WSL2 (/mnt/c)" */
+	const char *const *env;    /* the Windows environment, "NAME=VALUE", NULL-terminated;
+				      NULL when it cannot be seen (from WSL2) */
+	const char *path;          /* the Windows PATH in Windows form ("C:\a;D:\b"); NULL unknown */
+	const struct python_info *py; /* the Python probe's, whose Windows-side frameworks' files are
+					 followed to the DLLs they import; NULL none */
+	bool registry;              /* the drive is this running Windows': its registry is read */
+};
+
+/* Every toolkit of the drive: the CUDA_PATH variables (when env is given), the default
+ * install folder's v* and PATH's nvcc.exe folders, each with its version from its files; and
+ * for each Windows-side framework of o->py, the CUDA DLLs its files import and where Python
+ * would load each from. CD_OK or CD_ENOMEM. */
+int win_side_probe(struct win_side *w, const struct win_side_opts *o, char *err);
+void win_side_free(struct win_side *w);
+
+/* Where this machine's Windows side is, if it has one it can read: under WSL2
+ * (/proc/sys/kernel/osrelease or /proc/version names Microsoft) with /mnt/c mounted, the drive
+ * under host_root(), the environment not visible, and PATH's /mnt/X/ folders (WSL appends
+ * Windows' PATH) as the Windows PATH into path_buf (n bytes). false: none. */
+bool win_side_locate(struct win_side_opts *o, char *root_buf, char *path_buf, size_t n);
+
+/* A Windows path ("C:\Program Files\x", "d:/y") as the file it is on this machine, through
+ * root (C:'s folder; a root ending in "/c" reaches the other drives beside it, as /mnt/d);
+ * false when it cannot be reached (a relative path, another drive with no mount). */
+bool win_path_local(const char *root, const char *win, char *out, size_t n);
+
+/* The other way: a file under root (or under a drive beside a root ending in "/c") as Windows
+ * names it, "C:\\Users\\me\\python_embeded"; false when local is on no drive. */
+bool win_path_windows(const char *root, const char *local, char *out, size_t n);
+
+#endif
