@@ -8,6 +8,9 @@ void os_args_utf8(int *argc, char ***argv);
 
 /* The value of name or NULL; valid until name is set again. */
 const char *os_getenv(const char *name);
+/* Every NAME=value entry, NULL-terminated: the process's own on POSIX, a UTF-8 copy of the
+ * block as it was at the first call on Windows. */
+const char *const *os_environ(void);
 /* 0 or a negative errno. */
 int os_setenv(const char *name, const char *value);
 /* ':' on POSIX, ';' on Windows: what separates PATH's entries. */

@@ -23,3 +23,10 @@ char os_path_list_sep(void)
 {
 	return ':';
 }
+
+extern char **environ;
+
+const char *const *os_environ(void)
+{
+	return (const char *const *)environ;
+}

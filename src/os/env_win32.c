@@ -123,3 +123,35 @@ char os_path_list_sep(void)
 {
 	return ';';
 }
+
+const char *const *os_environ(void)
+{
+	static const char **env;
+	static const char *none[1];
+	static INIT_ONCE once = INIT_ONCE_STATIC_INIT;
+	BOOL pending;
+
+	if (!InitOnceBeginInitialize(&once, 0, &pending, NULL))
+		return none;
+	if (pending) {
+		wchar_t *block = GetEnvironmentStringsW(), *p;
+		size_t n = 0, i = 0;
+
+		for (p = block; p && *p; p += wcslen(p) + 1)
+			n++;
+		if (block && (env = calloc(n + 1, sizeof *env))) {
+			for (p = block; *p; p += wcslen(p) + 1) {
+				size_t cap = wcslen(p) * 3 + 1;
+				char *s = malloc(cap);
+				if (s && os_w_to_utf8(p, s, cap))
+					env[i++] = s;
+				else
+					free(s);
+			}
+		}
+		if (block)
+			FreeEnvironmentStringsW(block);
+		InitOnceComplete(&once, 0, NULL);
+	}
+	return env ? env : none;
+}

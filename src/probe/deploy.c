@@ -2,12 +2,11 @@
  * (the one CUDA reads in every program started from the same shell). */
 #include <string.h>
 
+#include "os/env.h"
 #include "probe/deploy.h"
 #include "probe/kmsg.h"
 #include "probe/modules.h"
 #include "util/err.h"
-
-extern char **environ;
 
 int deploy_probe(struct deploy_info *d, const char *root, char *err)
 {
@@ -16,7 +15,7 @@ int deploy_probe(struct deploy_info *d, const char *root, char *err)
 	memset(d, 0, sizeof *d);
 	TRY(kmsg_probe(&d->kmsg, root, err));
 	TRY(modules_probe(&d->mods, root, err));
-	d->env = (const char *const *)environ;
+	d->env = os_environ();
 out:
 	return rc;
 }
