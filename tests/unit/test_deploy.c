@@ -117,7 +117,7 @@ static void test_dmesg_and_kmsg_agree(void **state)
 }
 
 /* https://github.com/leptonai/gpud/pull/1174: Grace-Blackwell NVLink Xids on PCI domains
- * 0019 and 0018; 149 and 145 are not in the table, so they count as errors */
+ * 0019 and 0018; 149 is an NVLink5 hardware Xid in the table, so it counts as an error */
 static void test_nvlink_xids(void **state)
 {
 	struct kmsg_events k;
@@ -131,6 +131,8 @@ static void test_nvlink_xids(void **state)
 	assert_string_equal(e->pci, "0019:01:00");
 	assert_int_equal(e->first_usec, 912000111LL);
 	assert_true(strncmp(e->text, "NETIR Fatal", 11) == 0);
+	assert_non_null(kb_xid_find(149));
+	assert_string_equal(kb_xid_find(149)->kind, "hardware");
 	assert_int_equal(deploy_event_severity(e), SEV_ERROR);
 }
 
