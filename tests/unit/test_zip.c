@@ -19,6 +19,7 @@
 
 #include "../fuzz/fuzz_report.h"
 #include "arch_fixtures.h"
+#include "archive_report.h"
 #include "binfmt/devcode.h"
 #include "binfmt/zip.h"
 #include "testlib.h"
@@ -152,37 +153,6 @@ static void arch_names_members(void **state)
 	assert_null(strstr(res.out, "__init__"));
 	assert_int_equal(res.status, 0);
 	run_result_free(&res);
-}
-
-/* Runs cudoctor with argv; its stdout, the exit status being want. */
-static char *run_out(const char *const argv[], int want)
-{
-	struct run_result res;
-	assert_int_equal(testlib_run(argv, NULL, NULL, &res), 0);
-	if (res.status != want)
-		fail_msg("cudoctor %s exited %d: %s", argv[1], res.status, res.err);
-	free(res.err);
-	return res.out;
-}
-
-/* "files" of a JSON report keyed by path without prefix (the wheel's "W!"; a file's whole
- * path gives the key ""), each object without its path. */
-static json_t *files_by_member(const char *report, const char *prefix)
-{
-	json_error_t e;
-	json_t *j = json_loads(report, 0, &e), *out = json_object(), *f;
-	size_t i;
-	assert_non_null(j);
-	json_array_foreach(json_object_get(j, "files"), i, f) {
-		const char *path = json_string_value(json_object_get(f, "path"));
-		assert_non_null(path);
-		assert_int_equal(strncmp(path, prefix, strlen(prefix)), 0);
-		json_t *copy = json_deep_copy(f);
-		json_object_del(copy, "path");
-		json_object_set_new(out, path + strlen(prefix), copy);
-	}
-	json_decref(j);
-	return out;
 }
 
 /* arch on a real wheel: each member with device code has the same images and verdicts as
