@@ -56,8 +56,8 @@ static int decompressed(void *ctx, unsigned char *buf, size_t want, size_t *got,
 		} else
 			in = (ZSTD_inBuffer){c->src, c->src_len, c->src_pos};
 		bool no_input = in.pos == in.size;
-		if (no_input && (c->frame_done || c->out == 0))
-			break; /* the stream ends between frames */
+		if (no_input && c->frame_done)
+			break; /* the stream ends between frames (or before the first) */
 		ZSTD_outBuffer out = {buf + *got, want - *got, 0};
 		size_t r = ZSTD_decompressStream(c->dctx, &out, &in);
 		if (c->z)
@@ -88,7 +88,8 @@ static int start(struct conda_tar *c, char *err)
 	int rc;
 	c->out = 0;
 	c->in_len = c->in_pos = c->src_pos = 0;
-	c->in_ended = c->frame_done = false;
+	c->in_ended = false;
+	c->frame_done = true; /* no frame begun */
 	if (c->z) {
 		if (c->zs_open)
 			zip_stream_close(&c->zs);
