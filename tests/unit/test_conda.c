@@ -2,7 +2,8 @@
  * Linux nvjpeg wheel's library and the nvcc-built fixtures gives the same images, verdicts
  * (--json) and --cuobjdump listing as `arch` on its unpacked files; a bare .tar.zst with GNU
  * long names is read the same way; the tar reader over pax, GNU and ustar headers; a zstd
- * frame whose window is over the limit is refused; and 2,000 damaged copies of a small .conda:
+ * frame whose window is over the limit is refused; a 300 MiB library in a tarball judged in
+ * flat memory; and 2,000 damaged copies of a small .conda:
  * each read whole or named unreadable (exit 3). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -242,6 +243,62 @@ static void window_over_limit(void **state)
 	}
 }
 
+/* A 300 MiB library in a .tar.zst (test_zip's big_member.py: zeros, its section names in the
+ * middle, a real fatbin at the end, so a second pass rewinds the tarball) is judged from the
+ * stream in little memory with the same images and verdicts as the library itself;
+ * --kernels, which holds it whole, is the measure that this one is not. */
+static void large_member_streamed_flat(void **state)
+{
+	(void)state;
+	char dir[1100], so[1200], whl[1200], tz[1300], out[1200], cmd[8192];
+	struct run_result res;
+	long rss_stream, rss_lib, rss_whole;
+	if (access(ARCH_FIXTURES "/k_mixed.fatbin", R_OK) != 0)
+		skip();
+	snprintf(dir, sizeof dir, "%s", cache_dir("zip-stream"));
+	const char *gen[] = { "/usr/bin/env", "python3", CUDOCTOR_SOURCE_DIR "/tests/wheels/big_member.py", dir,
+			      ARCH_FIXTURES "/k_mixed.fatbin", NULL };
+	assert_int_equal(testlib_run(gen, NULL, NULL, &res), 0);
+	if (res.status != 0)
+		fail_msg("big_member.py exited %d: %s", res.status, res.err);
+	assert_int_equal(sscanf(res.out, "%1199s %1199s", so, whl), 2);
+	run_result_free(&res);
+	snprintf(tz, sizeof tz, "%s.tar.zst", so);
+	snprintf(cmd, sizeof cmd,
+		 "test -s '%s' || { d=$(mktemp -d) && mkdir $d/lib && ln -s '%s' $d/lib/libbig.so && "
+		 "tar -C $d -chf - lib/libbig.so | zstd -q -3 -c > '%s.part' && mv '%s.part' '%s'; rm -rf $d; }",
+		 tz, so, tz, tz, tz);
+	assert_int_equal(system(cmd), 0);
+	snprintf(out, sizeof out, "%s/conda-out.json", dir);
+
+	const char *a[] = { CUDOCTOR_BINARY, "--json", "arch", "--gpu", "sm_90", "--gpu", "sm_120", "--driver", "572.61",
+			    tz, NULL };
+	assert_int_equal(run_measured(a, out, &rss_stream), 0);
+	char *ja = slurp(out);
+	const char *b[] = { CUDOCTOR_BINARY, "--json", "arch", "--gpu", "sm_90", "--gpu", "sm_120", "--driver", "572.61",
+			    so, NULL };
+	assert_int_equal(run_measured(b, out, &rss_lib), 0);
+	char *jb = slurp(out);
+	char prefix[1400];
+	snprintf(prefix, sizeof prefix, "%s!", tz);
+	json_t *fa = files_by_member(ja, prefix), *fb = files_by_member(jb, so);
+	json_t *member = json_object_get(fa, "lib/libbig.so");
+	assert_non_null(member);
+	assert_true(json_equal(member, json_object_get(fb, "")));
+	assert_int_equal(json_array_size(json_object_get(member, "images")), 8);
+
+	const char *c[] = { CUDOCTOR_BINARY, "arch", "--kernels", "--gpu", "sm_90", "--driver", "572.61", tz, NULL };
+	assert_int_equal(run_measured(c, out, &rss_whole), 0);
+	print_message("peak memory: streamed %ld KiB, the library mapped %ld KiB, held whole (--kernels) %ld KiB\n",
+		      rss_stream, rss_lib, rss_whole);
+	assert_true(rss_stream < rss_lib + 60 * 1024);
+	assert_true(rss_whole > 300 * 1024);
+	json_decref(fa);
+	json_decref(fb);
+	free(ja);
+	free(jb);
+}
+
 static uint64_t next_rand(uint64_t *s)
 {
 	*s ^= *s << 13;
@@ -346,6 +403,7 @@ int main(void)
 		cmocka_unit_test(tar_zst_read),
 		cmocka_unit_test(tar_entries),
 		cmocka_unit_test(window_over_limit),
+		cmocka_unit_test(large_member_streamed_flat),
 		cmocka_unit_test(damaged_condas),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

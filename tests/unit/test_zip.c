@@ -205,35 +205,6 @@ static void wheels_judged_as_unpacked(void **state)
 	free(lines);
 }
 
-/* Runs argv with stdout into out_path; its exit status, and its peak resident memory (KiB)
- * in *maxrss_kb, from wait4's rusage of that one process. */
-static int run_measured(const char *const argv[], const char *out_path, long *maxrss_kb)
-{
-	struct rusage ru;
-	int status = 0;
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644), null = open("/dev/null", O_WRONLY);
-		if (fd < 0 || null < 0 || dup2(fd, 1) < 0 || dup2(null, 2) < 0)
-			_exit(126);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	assert_int_equal(wait4(pid, &status, 0, &ru), pid);
-	assert_true(WIFEXITED(status));
-	*maxrss_kb = ru.ru_maxrss;
-	return WEXITSTATUS(status);
-}
-
-static char *slurp(const char *path)
-{
-	char *text = NULL, err[CD_ERRMSG];
-	size_t len;
-	assert_int_equal(file_read_text(path, (size_t)64 << 20, &text, &len, err), CD_OK);
-	return text;
-}
-
 /* A stored member of 300 MiB (big_member.py: zeros, its section names in the middle, a real
  * fatbin at the end) is judged from a stream in little memory, from two passes, with the same
  * images and verdicts as the library itself; --kernels, which holds the member whole, is the
