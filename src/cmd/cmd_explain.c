@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "binfmt/devcode.h"
 #include "cmd/cmd.h"
@@ -12,6 +11,8 @@
 #include "explain/evidence.h"
 #include "explain/explain.h"
 #include "kb/vendor_libs.h"
+#include "os/fs.h"
+#include "os/term.h"
 #include "rules/arch.h"
 #include "rules/oom.h"
 #include "rules/rules.h"
@@ -346,13 +347,13 @@ static int binary_readable(const char *path, char *err)
 	unsigned char head[4096];
 	char ferr[CD_ERRMSG];
 	size_t size;
-	ssize_t got;
+	long long got;
 	int fd, rc;
 
 	if ((rc = file_open_input(path, &fd, &size, ferr)) != CD_OK)
 		return cd_fail(err, rc == CD_ENOMEM ? rc : CD_EIO, "%s", ferr);
-	got = read(fd, head, sizeof(head));
-	close(fd);
+	got = os_read(fd, head, sizeof(head));
+	os_close(fd);
 	if (got < 0)
 		return cd_fail(err, CD_EIO, "%.400s: cannot be read", path);
 	if (!dc_has_magic(head, (size_t)got))
@@ -432,7 +433,7 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 		}
 		rc = explain_scan_feed(sc, sb.buf ? sb.buf : "", sb.len, err);
 		sb_free(&sb);
-	} else if (isatty(STDIN_FILENO)) {
+	} else if (os_isatty(OS_STDIN)) {
 		rc = cd_fail(err, CD_EUSAGE, "give the error text as an argument or pipe it in "
 			     "(cmd 2>&1 | cudoctor explain)");
 	} else {

@@ -11,6 +11,7 @@
 #include "explain/explain.h"
 #include "explain/newlines.h"
 #include "explain/scan_line.h"
+#include "os/env.h"
 #include "util/cpu.h"
 #include "util/err.h"
 #include "util/safetext.h"
@@ -968,7 +969,7 @@ int explain_scan_new(struct explain_scan **out, char *err)
 	/* the plain paths, for comparing against (docs/explain.md): "lines" takes every line
 	 * through the automaton, "scalar" runs the first stage and the newline count without
 	 * SIMD, "sse2" the first stage without it and the count on SSE2 */
-	scan = getenv("CUDOCTOR_EXPLAIN_SCAN");
+	scan = os_getenv("CUDOCTOR_EXPLAIN_SCAN");
 	sc->by_line = scan && strcmp(scan, "lines") == 0;
 	sc->simd = !(scan && (strcmp(scan, "scalar") == 0 || strcmp(scan, "sse2") == 0 || sc->by_line));
 	sc->nl = sc->simd ? newline_best() : scan && strcmp(scan, "sse2") == 0 ? NEWLINE_SSE2 : NEWLINE_PORTABLE;

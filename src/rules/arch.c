@@ -2,6 +2,7 @@
  * summed into one verdict per GPU with its reason, and the findings of a verdict. Reads
  * only facts: the file's inventory, the GPUs' compute capabilities and the driver. */
 #include "rules/arch.h"
+#include "os/env.h"
 #include "rules/rules.h"
 
 #include <stdio.h>
@@ -29,7 +30,7 @@
 
 static const char *env_get(const char *name)
 {
-	return getenv(name);
+	return os_getenv(name);
 }
 
 void arch_target_init(struct arch_target *t)

@@ -2,16 +2,16 @@
  * (binfmt/sparse.c) in an anonymous mapping of its size whose untouched pages read as zeros and
  * cost no memory, and the pages the readers turn out to touch beyond those fetched by another
  * pass, so memory follows the member's headers rather than its size. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "binfmt/elf.h"
 #include "binfmt/elf_needed.h"
 #include "binfmt/pe.h"
 #include "binfmt/sparse.h"
 #include "cmd/arch/arch.h"
+#include "os/map.h"
 #include "rules/driver_need.h"
 #include "util/err.h"
 
@@ -71,16 +71,17 @@ static void read_as_judged(const unsigned char *d, size_t n, unsigned opts)
  * *missing counts them. */
 static int want_touched(struct sparse_keep *k, size_t *missing, char *err)
 {
-	long pg = sysconf(_SC_PAGESIZE);
-	size_t page = pg > 0 ? (size_t)pg : SPARSE_PAGE, n = (k->size + page - 1) / page;
+	size_t page = os_page_size(), n = (k->size + page - 1) / page;
 	unsigned char *vec = malloc(n ? n : 1);
-	int rc = CD_OK;
+	int rc = CD_OK, e;
 
 	*missing = 0;
 	if (!vec)
 		return cd_fail(err, CD_ENOMEM, "out of memory");
-	if (mincore(k->map, k->size, vec) != 0) {
-		rc = cd_fail(err, CD_EIO, "cannot tell which pages of the member were read");
+	if ((e = os_pages_resident(k->map, k->size, vec)) != 0) {
+		/* the caller reads the member whole */
+		rc = e == -ENOSYS ? CD_EUNSUPPORTED
+				  : cd_fail(err, CD_EIO, "cannot tell which pages of the member were read");
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -112,14 +113,10 @@ int arch_member_stream(const struct arch_source *src, unsigned opts, const struc
 	if (src->size == 0 || src->size > ZIP_MEMBER_MAX)
 		return CD_EUNSUPPORTED; /* nothing to keep, or refused as a whole read refuses it */
 	out->size = (size_t)src->size;
-	void *map = mmap(NULL, out->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (map == MAP_FAILED)
+	void *map;
+	if (os_zero_map(out->size, &map) != 0)
 		return cd_fail(err, CD_ENOMEM, "out of address space for a member of %zu bytes", out->size);
 	out->map = map;
-#ifdef MADV_NOHUGEPAGE
-	/* a huge page would make every kept page cost 2 MiB */
-	(void)madvise(map, out->size, MADV_NOHUGEPAGE);
-#endif
 	if (!(buf = malloc(CHUNK)) || sparse_init(&k, out->map, out->size, marks) != CD_OK) {
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		goto out;
@@ -147,8 +144,7 @@ out:
 
 void arch_member_free(struct arch_member *am)
 {
-	if (am->map)
-		munmap(am->map, am->size);
+	os_zero_unmap(am->map, am->size);
 	memset(am, 0, sizeof(*am));
 }
 

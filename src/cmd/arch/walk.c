@@ -4,8 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "binfmt/conda.h"
 #include "binfmt/cubin.h"
@@ -14,6 +12,7 @@
 #include "binfmt/zip.h"
 #include "cmd/arch/arch.h"
 #include "cmd/cmd.h"
+#include "os/map.h"
 #include "util/err.h"
 #include "util/file.h"
 
@@ -28,13 +27,12 @@ struct release_ctx {
 static void release_behind(const unsigned char *upto, void *ctx)
 {
 	struct release_ctx *rc = ctx;
-	long pg = sysconf(_SC_PAGESIZE);
-	size_t page = pg > 0 ? (size_t)pg : 4096;
+	size_t page = os_page_size();
 	size_t to = (size_t)(upto - rc->base) & ~(page - 1);
 	if (to < rc->done) /* a section before those walked first is searched */
 		rc->done = to;
 	if (to > rc->done + RELEASE_STEP) {
-		madvise((void *)(rc->base + rc->done), to - rc->done, MADV_DONTNEED);
+		os_map_release(rc->base + rc->done, to - rc->done);
 		rc->done = to;
 	}
 }

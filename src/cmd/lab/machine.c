@@ -12,6 +12,7 @@
 #include "driver/nvml.h"
 #include "kb/links.h"
 #include "lab/p2p_links.h"
+#include "os/env.h"
 #include "probe/gpus.h"
 #include "probe/nccl_find.h"
 #include "probe/python.h"
@@ -78,7 +79,7 @@ static void copies_note(const struct nccl_copies *c, char *note, size_t cap)
 static int open_nccl(struct nccl *nc, char *note, size_t note_cap, char *err)
 {
 	struct nccl_copies copies;
-	int rc = nccl_find(&copies, getenv("HOME"), err);
+	int rc = nccl_find(&copies, os_getenv("HOME"), err);
 
 	if (rc != CD_OK)
 		return rc;
@@ -101,7 +102,7 @@ static int newest_first(const void *a, const void *b)
 static int open_cublas(struct cublas *b, char *err)
 {
 	struct python_info py;
-	struct python_opts po = { .home = getenv("HOME") };
+	struct python_opts po = { .home = os_getenv("HOME") };
 	struct runtimes rt = { 0 };
 	const char **paths = NULL;
 	size_t *order = NULL;
