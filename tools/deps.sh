@@ -46,6 +46,7 @@ if $tests; then
 	need zsh command -v zsh          # the completion test loads the zsh script
 	need wine64 sh -c 'command -v wine64 || [ -x /usr/lib/wine/wine64 ]'  # runs cudoctor.exe (tests/unit/test_windows.c)
 	need python3-pip sh -c 'python3 -m pip --version'
+	need zstd command -v zstd          # compresses the conda packages test_conda builds (tests/wheels/conda_files.py)
 	need wine64 sh -c 'command -v wine64 || test -x /usr/lib/wine/wine64'  # runs the MinGW fakes nvcuda.dll/nvml.dll (tests/unit/test_win_fakes.c)
 fi
 

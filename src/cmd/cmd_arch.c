@@ -23,8 +23,8 @@
 static const char arch_help[] =
 	"Lists the kernel images (SASS sm_XY, PTX compute_XY) in executables, shared libraries, "
 	"objects, static archives, Windows .dll, .pyd and .exe files, .fatbin, .cubin and .ptx "
-	"files, and the members of wheels and .zip files (named WHEEL!MEMBER, read without "
-	"unpacking), and says whether each GPU "
+	"files, and the members of wheels, .zip files and conda packages (.conda, .tar.zst; "
+	"named ARCHIVE!MEMBER, read without unpacking), and says whether each GPU "
 	"can run them: native, jit, partial, no-image, ptx-too-new or jit-disabled. "
 	"Only headers are read, so whole environments take milliseconds.";
 

@@ -19,6 +19,7 @@
 
 #include "../fuzz/fuzz_report.h"
 #include "arch_fixtures.h"
+#include "archive_report.h"
 #include "binfmt/devcode.h"
 #include "binfmt/zip.h"
 #include "testlib.h"
@@ -154,37 +155,6 @@ static void arch_names_members(void **state)
 	run_result_free(&res);
 }
 
-/* Runs cudoctor with argv; its stdout, the exit status being want. */
-static char *run_out(const char *const argv[], int want)
-{
-	struct run_result res;
-	assert_int_equal(testlib_run(argv, NULL, NULL, &res), 0);
-	if (res.status != want)
-		fail_msg("cudoctor %s exited %d: %s", argv[1], res.status, res.err);
-	free(res.err);
-	return res.out;
-}
-
-/* "files" of a JSON report keyed by path without prefix (the wheel's "W!"; a file's whole
- * path gives the key ""), each object without its path. */
-static json_t *files_by_member(const char *report, const char *prefix)
-{
-	json_error_t e;
-	json_t *j = json_loads(report, 0, &e), *out = json_object(), *f;
-	size_t i;
-	assert_non_null(j);
-	json_array_foreach(json_object_get(j, "files"), i, f) {
-		const char *path = json_string_value(json_object_get(f, "path"));
-		assert_non_null(path);
-		assert_int_equal(strncmp(path, prefix, strlen(prefix)), 0);
-		json_t *copy = json_deep_copy(f);
-		json_object_del(copy, "path");
-		json_object_set_new(out, path + strlen(prefix), copy);
-	}
-	json_decref(j);
-	return out;
-}
-
 /* arch on a real wheel: each member with device code has the same images and verdicts as
  * arch on that member unpacked, and the same cuobjdump listing. */
 static void wheels_judged_as_unpacked(void **state)
@@ -233,35 +203,6 @@ static void wheels_judged_as_unpacked(void **state)
 	}
 	assert_int_equal(wheels, 2);
 	free(lines);
-}
-
-/* Runs argv with stdout into out_path; its exit status, and its peak resident memory (KiB)
- * in *maxrss_kb, from wait4's rusage of that one process. */
-static int run_measured(const char *const argv[], const char *out_path, long *maxrss_kb)
-{
-	struct rusage ru;
-	int status = 0;
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644), null = open("/dev/null", O_WRONLY);
-		if (fd < 0 || null < 0 || dup2(fd, 1) < 0 || dup2(null, 2) < 0)
-			_exit(126);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	assert_int_equal(wait4(pid, &status, 0, &ru), pid);
-	assert_true(WIFEXITED(status));
-	*maxrss_kb = ru.ru_maxrss;
-	return WEXITSTATUS(status);
-}
-
-static char *slurp(const char *path)
-{
-	char *text = NULL, err[CD_ERRMSG];
-	size_t len;
-	assert_int_equal(file_read_text(path, (size_t)64 << 20, &text, &len, err), CD_OK);
-	return text;
 }
 
 /* A stored member of 300 MiB (big_member.py: zeros, its section names in the middle, a real

@@ -60,9 +60,46 @@ struct arch_member_release {
 	void (*fn)(const unsigned char *upto, void *ctx);
 	void *ctx;
 };
-int arch_member_stream(const struct zip_archive *z, const struct zip_member *m, unsigned opts,
-		       const struct arch_member_release *rel, struct arch_member *out, char *err);
+/* A member's bytes, front to back, as often as the passes need: open starts at its first byte,
+ * read gives up to want (fewer only at its end, 0 past it, its size and checks verified
+ * there), upto (optional) how far into the archive it has read. */
+struct arch_source {
+	uint64_t size; /* as declared: bounded, checked at the end */
+	int (*open)(void *ctx, char *err);
+	int (*read)(void *ctx, unsigned char *buf, size_t want, size_t *got, char *err);
+	const unsigned char *(*upto)(void *ctx);
+	void (*close)(void *ctx);
+	void *ctx;
+};
+int arch_member_stream(const struct arch_source *src, unsigned opts, const struct arch_member_release *rel,
+		       struct arch_member *out, char *err);
 void arch_member_free(struct arch_member *am);
+/* The whole member, malloc'ed (caller frees): buffer grown as its bytes arrive, at most its
+ * declared size (ZIP_MEMBER_MAX). */
+int arch_member_whole(const struct arch_source *src, unsigned char **out, size_t *len, char *err);
+/* A zip member as a source, zsrc its state (kept alive while src is used). */
+struct arch_zip_source {
+	const struct zip_archive *z;
+	const struct zip_member *m;
+	struct zip_stream s;
+};
+void arch_zip_source(struct arch_source *src, struct arch_zip_source *zsrc, const struct zip_archive *z,
+		     const struct zip_member *m);
+
+/* How many bytes of a member tell whether dc_scan reads it (dc_has_magic's "a few KiB"). */
+#define ARCH_MEMBER_HEAD 4096
+
+/* walk.c, for the archive walkers: the member whose first bytes are head, named name, judged
+ * (from a stream when it is a library or program, else read whole) or its error reported. */
+void arch_judge_member(struct arch_walk *w, const char *name, size_t prefix_len, const unsigned char *head,
+		       size_t got, const struct arch_source *src, const struct arch_member_release *rel);
+/* The one-line error of a file or member that could not be read (exit 3). */
+void arch_file_error(struct arch_walk *w, const char *name, const char *why);
+
+/* tarwalk.c: a conda package's payload tarball (the zip member m of z, or, z NULL, the
+ * .tar.zst mapped at data), each entry that can carry device code judged as "PATH!ENTRY". */
+void arch_walk_tar(struct arch_walk *w, const char *path, const struct zip_archive *z, const struct zip_member *m,
+		   const unsigned char *data, size_t size, const struct arch_member_release *rel);
 
 /* file.c: a file with its images (scanned into f): its section, listing, verdicts (into v,
  * one per GPU of o->target) and, with --resources, its kernels' resources; its object of

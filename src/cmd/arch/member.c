@@ -18,30 +18,29 @@
 #define CHUNK ((size_t)4 << 20) /* the stream's buffer */
 #define MAX_PASSES 3
 
-static int one_pass(const struct zip_archive *z, const struct zip_member *m, struct sparse_keep *k, bool first,
-		    unsigned char *buf, const struct arch_member_release *rel, char *err)
+static int one_pass(const struct arch_source *src, struct sparse_keep *k, bool first, unsigned char *buf,
+		    const struct arch_member_release *rel, char *err)
 {
-	struct zip_stream s;
 	size_t got = 0;
 	int rc;
 
 	sparse_pass(k, first);
-	if ((rc = zip_stream_open(&s, z, m, ZIP_MEMBER_MAX, err)))
+	if ((rc = src->open(src->ctx, err)))
 		return rc;
 	do {
-		if ((rc = zip_stream_read(&s, buf, CHUNK, &got, err)))
+		if ((rc = src->read(src->ctx, buf, CHUNK, &got, err)))
 			break;
 		if (got && (rc = sparse_feed(k, buf, got))) {
 			rc = cd_fail(err, rc, "out of memory");
 			break;
 		}
-		if (rel && rel->fn)
-			rel->fn(zip_stream_upto(&s), rel->ctx);
+		if (rel && rel->fn && src->upto)
+			rel->fn(src->upto(src->ctx), rel->ctx);
 		/* a later pass ends at its last wanted page: the first checked size and CRC-32 */
 		if (!first && k->n_want == 0)
 			break;
-	} while (got && !s.ended);
-	zip_stream_close(&s);
+	} while (got);
+	src->close(src->ctx);
 	return rc;
 }
 
@@ -100,8 +99,8 @@ out:
 	return rc;
 }
 
-int arch_member_stream(const struct zip_archive *z, const struct zip_member *m, unsigned opts,
-		       const struct arch_member_release *rel, struct arch_member *out, char *err)
+int arch_member_stream(const struct arch_source *src, unsigned opts, const struct arch_member_release *rel,
+		       struct arch_member *out, char *err)
 {
 	static const char *const marks[] = {RUNTIME_RELEASE_MARK, RUNTIME_STATIC_MARK, NULL};
 	struct sparse_keep k;
@@ -111,9 +110,9 @@ int arch_member_stream(const struct zip_archive *z, const struct zip_member *m, 
 
 	memset(out, 0, sizeof(*out));
 	memset(&k, 0, sizeof(k));
-	if (m->size == 0 || m->size > ZIP_MEMBER_MAX)
-		return CD_EUNSUPPORTED; /* nothing to keep, or refused as zip_member_read refuses it */
-	out->size = (size_t)m->size;
+	if (src->size == 0 || src->size > ZIP_MEMBER_MAX)
+		return CD_EUNSUPPORTED; /* nothing to keep, or refused as a whole read refuses it */
+	out->size = (size_t)src->size;
 	void *map;
 	if (os_zero_map(out->size, &map) != 0)
 		return cd_fail(err, CD_ENOMEM, "out of address space for a member of %zu bytes", out->size);
@@ -123,7 +122,7 @@ int arch_member_stream(const struct zip_archive *z, const struct zip_member *m, 
 		goto out;
 	}
 	for (unsigned pass = 0; pass < MAX_PASSES; pass++) {
-		if ((rc = one_pass(z, m, &k, pass == 0, buf, rel, err)))
+		if ((rc = one_pass(src, &k, pass == 0, buf, rel, err)))
 			goto out;
 		out->passes++;
 		/* no container magic anywhere: no reader finds device code, whatever else it reads */
@@ -147,4 +146,87 @@ void arch_member_free(struct arch_member *am)
 {
 	os_zero_unmap(am->map, am->size);
 	memset(am, 0, sizeof(*am));
+}
+
+int arch_member_whole(const struct arch_source *src, unsigned char **out, size_t *len, char *err)
+{
+	size_t cap = src->size < CHUNK ? (size_t)src->size + 1 : CHUNK, got = 0, more = 0;
+	unsigned char *buf = NULL;
+	int rc;
+
+	*out = NULL;
+	*len = 0;
+	if (src->size > ZIP_MEMBER_MAX)
+		return cd_fail(err, CD_EUNSUPPORTED, "a member of %llu bytes, above the %llu-byte limit",
+			       (unsigned long long)src->size, (unsigned long long)ZIP_MEMBER_MAX);
+	if ((rc = src->open(src->ctx, err)))
+		return rc;
+	/* grown as bytes arrive (one more than declared: a stream that goes on is caught), so a
+	 * declared size costs memory only once the stream has given it */
+	do {
+		if (got == cap) {
+			size_t to = cap * 2 > (size_t)src->size + 1 ? (size_t)src->size + 1 : cap * 2;
+			unsigned char *b = to > cap ? realloc(buf, to) : NULL;
+			if (!b) {
+				rc = to > cap ? cd_fail(err, CD_ENOMEM, "out of memory for a member of %llu bytes",
+							 (unsigned long long)src->size)
+					      : cd_fail(err, CD_EFORMAT, "the member runs past its declared %llu bytes",
+							 (unsigned long long)src->size);
+				goto out;
+			}
+			buf = b;
+			cap = to;
+		}
+		if (!buf && !(buf = malloc(cap))) {
+			rc = cd_fail(err, CD_ENOMEM, "out of memory");
+			goto out;
+		}
+		if ((rc = src->read(src->ctx, buf + got, cap - got, &more, err)))
+			goto out;
+		got += more;
+	} while (more);
+	if (got != src->size) {
+		rc = cd_fail(err, CD_EFORMAT, "the member ends after %zu of its %llu bytes", got,
+			     (unsigned long long)src->size);
+		goto out;
+	}
+	*out = buf;
+	*len = got;
+	buf = NULL;
+out:
+	src->close(src->ctx);
+	free(buf);
+	return rc;
+}
+
+/* A zip member as a source: every open inflates it from its first byte. */
+static int zip_src_open(void *ctx, char *err)
+{
+	struct arch_zip_source *zsrc = ctx;
+	return zip_stream_open(&zsrc->s, zsrc->z, zsrc->m, ZIP_MEMBER_MAX, err);
+}
+
+static int zip_src_read(void *ctx, unsigned char *buf, size_t want, size_t *got, char *err)
+{
+	struct arch_zip_source *zsrc = ctx;
+	return zip_stream_read(&zsrc->s, buf, want, got, err);
+}
+
+static const unsigned char *zip_src_upto(void *ctx)
+{
+	return zip_stream_upto(&((struct arch_zip_source *)ctx)->s);
+}
+
+static void zip_src_close(void *ctx)
+{
+	zip_stream_close(&((struct arch_zip_source *)ctx)->s);
+}
+
+void arch_zip_source(struct arch_source *src, struct arch_zip_source *zsrc, const struct zip_archive *z,
+		     const struct zip_member *m)
+{
+	memset(zsrc, 0, sizeof(*zsrc));
+	zsrc->z = z;
+	zsrc->m = m;
+	*src = (struct arch_source){m->size, zip_src_open, zip_src_read, zip_src_upto, zip_src_close, zsrc};
 }

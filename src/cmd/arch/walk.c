@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binfmt/conda.h"
 #include "binfmt/cubin.h"
 #include "binfmt/elf.h"
 #include "binfmt/pe.h"
@@ -117,9 +118,6 @@ static void judge_scanned(struct arch_walk *w, struct arch_file *f, bool explici
 		w->shown++;
 }
 
-/* How many bytes of a member tell whether dc_scan reads it (dc_has_magic's "a few KiB"). */
-#define MEMBER_HEAD 4096
-
 /* Whether a member that starts so is judged from a stream (member.c): host ELF and PE files,
  * unless an option needs their images whole. */
 static bool streamed(const struct arch_opts *o, const unsigned char *head, size_t got)
@@ -129,9 +127,46 @@ static bool streamed(const struct arch_opts *o, const unsigned char *head, size_
 	return pe_has_magic(head, got) || (elf_has_magic(head, got) && !cubin_is_cubin(head, got));
 }
 
+void arch_file_error(struct arch_walk *w, const char *name, const char *why)
+{
+	file_error(w, name, why);
+}
+
+void arch_judge_member(struct arch_walk *w, const char *name, size_t prefix_len, const unsigned char *head,
+		       size_t got, const struct arch_source *src, const struct arch_member_release *rel)
+{
+	struct arch_file f = {0};
+	struct arch_member am = {0};
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	char err[CD_ERRMSG] = "";
+	int rc = CD_EUNSUPPORTED;
+
+	if (streamed(w->o, head, got) && (rc = arch_member_stream(src, scan_opts(w->o, false), rel, &am, err)) == CD_OK) {
+		f.data = am.map;
+		f.size = am.size;
+	} else if (rc == CD_EUNSUPPORTED) {
+		rc = arch_member_whole(src, &buf, &len, err);
+		f.data = buf;
+		f.size = len;
+	}
+	f.path = name;
+	f.member = name + prefix_len;
+	dc_init(&f.inv);
+	if (rc == CD_OK)
+		rc = dc_scan(&f.inv, f.data, f.size, scan_opts(w->o, false), err);
+	if (rc)
+		file_error(w, name, err);
+	else
+		judge_scanned(w, &f, false, NULL);
+	dc_free(&f.inv);
+	arch_member_free(&am);
+	free(buf);
+}
+
 /* Every member of the zip archive at data that can carry device code, judged as
- * "PATH!MEMBER". A damaged central directory fails the whole archive; a damaged member
- * only itself. */
+ * "PATH!MEMBER"; a conda package's payload tarball, each of its entries so. A damaged central
+ * directory fails the whole archive; a damaged member only itself. */
 static void walk_zip(struct arch_walk *w, const char *path, const unsigned char *data, size_t size)
 {
 	struct zip_archive z;
@@ -146,13 +181,17 @@ static void walk_zip(struct arch_walk *w, const char *path, const unsigned char 
 		return;
 	}
 	while ((more = zip_next(&z, &m, err)) > 0) {
-		unsigned char head[MEMBER_HEAD], *buf = NULL;
-		size_t got = 0, len = 0;
+		unsigned char head[ARCH_MEMBER_HEAD];
+		size_t got = 0;
 		char *name = NULL;
-		struct arch_file f = {0};
-		struct arch_member am = {0};
+		struct arch_source src;
+		struct arch_zip_source zsrc;
 		int rc;
 
+		if (conda_is_pkg_member(m.name, m.name_len)) {
+			arch_walk_tar(w, path, &z, &m, NULL, 0, &rel);
+			continue;
+		}
 		if (!dc_name_may_carry_code(m.name, m.name_len))
 			continue;
 		w->searched++;
@@ -165,30 +204,12 @@ static void walk_zip(struct arch_walk *w, const char *path, const unsigned char 
 		name[strlen(path) + 1 + m.name_len] = '\0';
 		/* a member that is no format arch reads is not inflated whole */
 		rc = zip_member_head(&z, &m, head, sizeof head, &got, err);
-		if (rc == CD_OK && !dc_has_magic(head, got))
-			goto next;
-		if (rc == CD_OK && streamed(w->o, head, got) &&
-		    (rc = arch_member_stream(&z, &m, scan_opts(w->o, false), &rel, &am, err)) == CD_OK) {
-			f.data = am.map;
-			f.size = am.size;
-		} else if (rc == CD_OK || rc == CD_EUNSUPPORTED) {
-			rc = zip_member_read(&z, &m, ZIP_MEMBER_MAX, &buf, &len, err);
-			f.data = buf;
-			f.size = len;
-		}
-		f.path = name;
-		f.member = name + strlen(path) + 1;
-		dc_init(&f.inv);
-		if (rc == CD_OK)
-			rc = dc_scan(&f.inv, f.data, f.size, scan_opts(w->o, false), err);
 		if (rc)
 			file_error(w, name, err);
-		else
-			judge_scanned(w, &f, false, NULL);
-		dc_free(&f.inv);
-next:
-		arch_member_free(&am);
-		free(buf);
+		else if (dc_has_magic(head, got)) {
+			arch_zip_source(&src, &zsrc, &z, &m);
+			arch_judge_member(w, name, strlen(path) + 1, head, got, &src, &rel);
+		}
 		free(name);
 	}
 	if (more < 0)
@@ -211,6 +232,14 @@ void arch_walk_input(struct arch_walk *w, const char *path, bool explicit_input)
 	}
 	if (explicit_input && zip_has_magic(mf.data, mf.size)) {
 		walk_zip(w, path, mf.data, mf.size);
+		if (!file_map_intact(&mf))
+			file_error(w, path, "the file was cut short while it was read");
+		goto out;
+	}
+	if (explicit_input && conda_has_zstd_magic(mf.data, mf.size)) {
+		rel.base = mf.data;
+		const struct arch_member_release trel = {release_behind, &rel};
+		arch_walk_tar(w, path, NULL, NULL, mf.data, mf.size, &trel);
 		if (!file_map_intact(&mf))
 			file_error(w, path, "the file was cut short while it was read");
 		goto out;
