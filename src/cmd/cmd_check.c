@@ -1,9 +1,13 @@
 /* `cudoctor check`: whether this machine is deployed so that GPU work runs reliably (DCGM's
  * level-1 list): the kernel log's Xid events, nouveau, the environment, device nodes,
- * persistence, and each GPU's health as the driver reports it. */
+ * persistence, and each GPU's health as the driver reports it; with --load, --quick or
+ * --duration, the load tests too (cmd/check/load.c). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "cmd/check/load.h"
 #include "cmd/cmd.h"
 #include "facts/facts.h"
 #include "kb/kb.h"
@@ -94,17 +98,54 @@ static int put_facts(struct report *r, const struct deploy_info *d, const struct
 	return report_rec_end(&top) != CD_OK ? top.rc : rc;
 }
 
-static const struct cli_opt check_opts[] = { CMD_OPT_FORMAT_ENTRY, { 0 } };
+enum { O_LOAD = 1, O_QUICK, O_DURATION };
+
+/* budgets for all GPUs together */
+#define LOAD_DEFAULT_S 300.0
+#define LOAD_QUICK_S 60.0
+
+static const struct cli_opt check_opts[] = {
+	CMD_OPT_FORMAT_ENTRY,
+	{ .id = O_LOAD, .long_name = "load", .help = "also run the load tests (at most 5 minutes for all GPUs)" },
+	{ .id = O_QUICK, .long_name = "quick", .help = "the load tests in at most 60 s for all GPUs" },
+	{ .id = O_DURATION, .long_name = "duration", .arg = CLI_REQUIRED, .metavar = "S",
+	  .help = "the load tests in at most S seconds for all GPUs" },
+	{ 0 },
+};
+
+/* the load tests' budget from the options: 0 when none asked for them */
+static int load_budget(const struct cd_globals *g, double *budget, char *err)
+{
+	*budget = 0;
+	for (size_t i = 0; i < g->args->n; i++) {
+		const char *v = g->args->v[i].value;
+		char *end;
+
+		switch (g->args->v[i].opt->id) {
+		case O_LOAD: *budget = *budget > 0 ? *budget : LOAD_DEFAULT_S; break;
+		case O_QUICK: *budget = LOAD_QUICK_S; break;
+		case O_DURATION:
+			*budget = strtod(v, &end);
+			if (end == v || *end || !(*budget >= 1 && *budget <= 86400))
+				return cd_fail(err, CD_EUSAGE, "--duration wants seconds from 1 to 86400, not '%.40s'", v);
+			break;
+		}
+	}
+	return CD_OK;
+}
 
 static int check_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
 	struct cd_run *run = g->run; /* the driver opened and judged by main.c */
 	struct facts f = { .driver = &run->probe, .platform = &run->platform };
 	struct deploy_info d;
+	double budget;
 	int rc;
 
 	if (argc > 1)
 		return cd_fail(err, CD_EUSAGE, "check takes no arguments (got '%.60s')", argv[1]);
+	if ((rc = load_budget(g, &budget, err)) != CD_OK)
+		return rc;
 	if ((rc = deploy_probe(&d, NULL, err)) != CD_OK)
 		return rc;
 	/* the kb gives each Xid its meaning; without it the events are still shown */
@@ -112,6 +153,13 @@ static int check_run(struct report *r, int argc, char **argv, const struct cd_gl
 	if ((rc = rules_deploy(&d, &run->probe, true, r)) != CD_OK || (rc = rules_deploy_platform(&f, r)) != CD_OK ||
 	    (rc = rules_gpu_health(&run->probe, r)) != CD_OK || (rc = put_facts(r, &d, &run->probe)) != CD_OK)
 		return cd_fail(err, rc, "check: %s", cd_strerror(rc));
+	if (budget > 0) {
+		const char *inj = getenv("CUDOCTOR_CHECK_INJECT");
+		struct check_load_opts o = { .budget_s = budget, .inject = inj && strcmp(inj, "bitflip") == 0,
+					     .seed = (unsigned long long)time(NULL) };
+		if ((rc = check_load(r, run, &o, &d.kmsg, err)) != CD_OK)
+			return rc;
+	}
 	return CD_OK;
 }
 

@@ -1,0 +1,45 @@
+/* check's load tests on one GPU, run through the lab's layer (lab/gpu.h) on a context the
+ * command opened: what each measures goes into check/judge.h's structs for the judges. */
+#ifndef CUDOCTOR_CHECK_LOAD_H
+#define CUDOCTOR_CHECK_LOAD_H
+
+#include <stdbool.h>
+
+#include "check/judge.h"
+#include "lab/lab.h"
+#include "lab/nvml_dev.h"
+
+/* NVML samples taken while the load runs (at most CHECK_MAX_SAMPLES; later ones are dropped) */
+#define CHECK_MAX_SAMPLES 4096
+struct check_samples {
+	const struct lab_nvml *nv;  /* the GPU's NVML device; samples are empty without one */
+	double t0;                  /* lab_now_s() when the load started */
+	size_t n;
+	struct check_sample s[CHECK_MAX_SAMPLES];
+};
+/* Reads v now into s; fields NVML does not give stay -1. */
+void check_sample_take(const struct lab_nvml *v, double t_s, struct check_sample *s);
+
+struct check_mem_opts {
+	double seconds;          /* passes repeat until this is spent; at least one pass */
+	bool inject;             /* CUDOCTOR_CHECK_INJECT=bitflip: flip bits between write and verify */
+	unsigned long long seed;
+	struct check_samples *samples; /* one taken per pattern while its kernels run; NULL: none */
+};
+
+/* What the memory test measured beside its result. */
+struct check_mem_run {
+	unsigned chunks;         /* allocations the tested range is made of */
+	unsigned passes;         /* every pattern over every chunk */
+	double seconds;
+	double bytes_per_s;      /* written plus read back, over the passes */
+	unsigned injected;       /* bit flips the test put in (0 unless inject) */
+};
+
+/* Writes and verifies every pattern over most of the free memory (all of it but a 5%, at
+ * least 512 MiB, reserve), in 1 GiB chunks (fewer when an allocation fails). CD_OK with m
+ * and run filled; a driver error as lab_cu gives it (err names the call). */
+int check_memtest(struct lab_ctx *c, const struct check_mem_opts *o, struct check_mem_result *m,
+		  struct check_mem_run *run, char *err);
+
+#endif
