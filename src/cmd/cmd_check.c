@@ -166,7 +166,7 @@ static int check_run(struct report *r, int argc, char **argv, const struct cd_gl
 const struct cd_command cmd_check = {
 	.name = "check",
 	.summary = "deployment checks: kernel-log Xid events, nouveau, environment, device nodes, GPU health",
-	.usage = "cudoctor check [--format prometheus]",
+	.usage = "cudoctor check [--load | --quick | --duration S] [--format prometheus]",
 	.opts = check_opts,
 	.help = "Checks whether this machine is set up so that GPU work runs reliably, the list of "
 		"DCGM's deployment level (docs/check.md): the kernel log's NVIDIA events read from "
@@ -176,15 +176,26 @@ const struct cd_command cmd_check = {
 		"CUDA behaves (CUDA_LAUNCH_BLOCKING, CUDA_CACHE_DISABLE, CUDA_INJECTION64_PATH, ... and "
 		"CUDA_VISIBLE_DEVICES), the /dev/nvidia* nodes, persistence mode, and each GPU's health "
 		"as NVML reports it (lost, ECC errors, retired or remapped memory pending, PCIe link, "
-		"clock throttling). Reads only; starts no GPU work.\n\n"
+		"clock throttling). Without the options below it reads only and starts no GPU work.\n\n"
+		"With --load (at most 5 minutes), --quick (at most 60 s) or --duration S, the budget "
+		"for all GPUs together, check also runs the load tests on each GPU CUDA lists, one "
+		"after the other: a memory test over most of the free memory (patterns 0, ~0, "
+		"0x55.., 0xAA.., walking ones and address-in-address, every word verified on the GPU, "
+		"the first errors recorded with their offsets and bits; its bandwidth reported), "
+		"with NVML's clock event reasons, SM clock, temperature and power sampled while it "
+		"runs, and the kernel log read again after. Without a GPU that CUDA can use, one line "
+		"says the load tests did not run.\n\n"
 		"Findings: xid-errors (error for a hardware or driver Xid, a fatal SXid or a GPU fallen "
 		"off the bus; warn for an application's Xid), kernel-log-unread (info: the kernel "
 		"restricts its log to root), nouveau-loaded, cuda-env, visible-devices-invalid, "
 		"device-nodes, persistence-off, gpu-lost, ecc-errors, retired-pages-pending, "
 		"pcie-link-degraded, clocks-throttled, and the driver rules every command runs. "
+		"The load tests add load-memory-errors (error), load-throttled (warn for a hardware "
+		"or thermal slowdown under load, info for the power cap) and load-new-xid (error). "
 		"doctor runs the kernel-log, nouveau and environment checks too.",
 	.notes = "Files: /dev/kmsg (read without blocking, at most 8 MiB) and /proc/modules, under "
-		 "CUDOCTOR_HOST_ROOT when it is set.",
+		 "CUDOCTOR_HOST_ROOT when it is set. CUDOCTOR_CHECK_INJECT=bitflip (for tests) makes "
+		 "the memory test flip 3 bits between writing and verifying, which it must report.",
 	.needs = NEEDS_DRIVER,
 	.run = check_run,
 };
