@@ -49,7 +49,7 @@ struct check_gemm_result {
 	int n;                       /* n x n x n */
 	unsigned long long gemms;    /* results compared against the reference */
 	unsigned long long mismatches; /* results that differed from it beyond the tolerance */
-	double worst_rel;            /* the largest relative difference seen */
+	double worst_diff;           /* the largest element difference from the reference seen */
 	double flops;                /* sustained FLOP/s, the median of the samples */
 	double flops_per_clk_sm;     /* kb/sm_flops.tsv for this arch and type; 0 unknown */
 	int sm_count;

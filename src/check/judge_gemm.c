@@ -22,8 +22,8 @@ static int mismatch(struct report *r, const char *subject, const struct check_ge
 			       g->dtype);
 	if (!f)
 		return CD_ENOMEM;
-	oom |= finding_evidence(f, "%s %d x %d x %d, computed %llu times; %llu differed; worst relative difference %.3g",
-				g->dtype, g->n, g->n, g->n, g->gemms, g->mismatches, g->worst_rel) != CD_OK;
+	oom |= finding_evidence(f, "%s %d x %d x %d, computed %llu times; %llu differed; largest element difference %.3g",
+				g->dtype, g->n, g->n, g->n, g->gemms, g->mismatches, g->worst_diff) != CD_OK;
 	oom |= finding_why(f, "The same product of the same matrices must come out the same every time: a GPU that "
 			      "returns a different result under sustained load has a faulty SM, memory or power "
 			      "delivery, and corrupts training or inference without an error.") != CD_OK;

@@ -42,4 +42,32 @@ struct check_mem_run {
 int check_memtest(struct lab_ctx *c, const struct check_mem_opts *o, struct check_mem_result *m,
 		  struct check_mem_run *run, char *err);
 
+struct cublas;
+
+struct check_gemm_opts {
+	double seconds;          /* batches repeat until this is spent; at least one */
+	int n;                   /* n x n x n */
+	struct check_samples *samples; /* one taken per batch while it runs; NULL: none */
+};
+
+/* What the GEMM stress measured beside its result. */
+struct check_gemm_run {
+	unsigned batches;
+	double seconds;
+	double first_flops, last_flops; /* the first and the last batch's rate: the drift under heat */
+};
+
+/* The type the GPU multiplies fastest through cublasGemmEx: bf16 from compute capability 8.0,
+ * fp16 from 7.0, else fp32; its CUDA data type in *type. */
+const char *check_gemm_dtype(int cc_major, int *type);
+
+/* C = A B with cuBLAS (b, loaded) in check_gemm_dtype's type and fp32 accumulation, the first
+ * result kept as the reference and every later one compared with it element by element on
+ * the GPU (lab_gemm_compare: a difference above 1e-3 counts); each batch's GEMMs timed one by
+ * one between events, its rate the batch's FLOP over their summed time. g is filled with the
+ * median batch rate and the median SM clock of the samples; flops_per_clk_sm from
+ * kb/sm_flops.tsv (0 when the table has no row). CD_OK, or the failed call in err. */
+int check_gemm(struct lab_ctx *c, struct cublas *b, const struct check_gemm_opts *o, struct check_gemm_result *g,
+	       struct check_gemm_run *run, char *err);
+
 #endif

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """GPU test for `cudoctor check`'s load tests against the binary given as $1: `check --quick`
-ends within its 60 s budget with the memory test run on every GPU, no word read back wrong
-and no load finding at warn or error; the memory test's bandwidth is printed beside `lab run
-bandwidth`'s copy rate; CUDOCTOR_CHECK_INJECT=bitflip's three flipped bits are caught and
-named. Prints the numbers for the report."""
+ends within its 60 s budget with the memory test and the GEMM stress run on every GPU, no
+word read back wrong, no GEMM result different, and no load finding at warn or error; the
+GEMM stress's rate is compared with `lab run libraries`' cuBLAS rate for the same type (the
+issue wants >= 95%) and the memory test's bandwidth printed beside `lab run bandwidth`'s copy
+rate; CUDOCTOR_CHECK_INJECT=bitflip's three flipped bits are caught and named. Prints the
+numbers for the report."""
+import re
 import json
 import os
 import subprocess
@@ -37,6 +40,7 @@ if load["state"] != "run":
 if wall > load["budget_s"]:
     fail.append("check --quick took %.1f s, over its %.0f s budget" % (wall, load["budget_s"]))
 mem_bw = {}
+gemm = {}
 for g in load.get("gpus", []):
     if "error" in g:
         fail.append("GPU %d: %s" % (g["gpu_index"], g["error"]))
@@ -47,6 +51,18 @@ for g in load.get("gpus", []):
              g["bandwidth_bytes_per_s"] / 1e9, g["samples"]))
     if g["errors"]:
         fail.append("GPU %d: %d memory errors on a healthy GPU" % (g["gpu_index"], g["errors"]))
+    if "gemm_error" in g:
+        fail.append("GPU %d: GEMM stress not run: %s" % (g["gpu_index"], g["gemm_error"]))
+    else:
+        gemm[g["gpu_index"]] = g
+        print("GPU %d: GEMM %s %d^3 x %d in %.1f s: %.1f TFLOP/s median (first batch %.1f, last %.1f), %s of theory "
+              "at %s MHz, %d mismatches"
+              % (g["gpu_index"], g["gemm_dtype"], g["gemm_n"], g["gemms"], g["gemm_seconds"], g["gemm_flops"] / 1e12,
+                 g["gemm_first_flops"] / 1e12, g["gemm_last_flops"] / 1e12,
+                 "%.0f%%" % (g["gemm_of_theory"] * 100) if g["gemm_of_theory"] else "unknown", g["gemm_sm_mhz"],
+                 g["gemm_mismatches"]))
+        if g["gemm_mismatches"]:
+            fail.append("GPU %d: %d GEMM results differed on a healthy GPU" % (g["gpu_index"], g["gemm_mismatches"]))
     if g["samples"] == 0:
         fail.append("GPU %d: no NVML sample taken under load" % g["gpu_index"])
 if not load.get("xids_checked"):
@@ -65,6 +81,23 @@ if copy and 0 in mem_bw:
           % (mem_bw[0] / 1e9, copy, mem_bw[0] / 1e9 / copy))
 else:
     print("lab bandwidth copy not measured: %s" % sorted(meas))
+
+# GEMM rate beside lab libraries' cuBLAS rate for the same type, at the same size when it ran it
+if 0 in gemm:
+    lab, _, _ = run(["lab", "run", "libraries"])
+    meas = {m["label"]: m["value"] for m in lab["labs"][0]["measurements"]}
+    dt, n = gemm[0]["gemm_dtype"], gemm[0]["gemm_n"]
+    sizes = sorted(int(m.group(1)) for m in (re.match(re.escape(dt) + r" (\d+)\^3 cuBLAS$", k) for k in meas) if m)
+    if sizes:
+        size = n if n in sizes else sizes[-1]
+        ref = meas["%s %d^3 cuBLAS" % (dt, size)]
+        ratio = gemm[0]["gemm_flops"] / 1e12 / ref
+        print("GEMM stress %.1f TFLOP/s (%s %d^3) vs lab libraries cuBLAS %.1f TFLOP/s (%s %d^3): ratio %.3f (want >= 0.95)"
+              % (gemm[0]["gemm_flops"] / 1e12, dt, n, ref, dt, size, ratio))
+        if ratio < 0.95:
+            fail.append("GEMM stress at %.3f of lab libraries' cuBLAS rate, below 0.95" % ratio)
+    else:
+        fail.append("lab libraries measured no %s cuBLAS rate: %s" % (dt, sorted(meas)))
 
 # 3. the injected fault: three bits flipped between write and verify, caught and named
 j, rc, wall = run(["check", "--duration", "5"], {"CUDOCTOR_CHECK_INJECT": "bitflip"})

@@ -119,13 +119,13 @@ static void test_gemm(void **state)
 
 	/* a mismatch is an error whatever the rate */
 	g.mismatches = 2;
-	g.worst_rel = 0.125;
+	g.worst_diff = 0.125;
 	assert_int_equal(check_judge_gemm(&r, "GPU 0", &g), CD_OK);
 	f = report_find(&r, "load-gemm-mismatch");
 	assert_non_null(f);
 	assert_int_equal(f->severity, SEV_ERROR);
 	assert_non_null(strstr(f->title, "2 of 2000 bf16 GEMM results differed"));
-	assert_true(evidence_has(f, "worst relative difference 0.125"));
+	assert_true(evidence_has(f, "largest element difference 0.125"));
 	assert_int_equal(count_id(&r, "load-gemm-slow"), 0);
 	report_free(&r);
 }

@@ -7,6 +7,8 @@
 #include "check/judge.h"
 #include "check/load.h"
 #include "cmd/check/load.h"
+#include "probe/cublas_find.h"
+#include "driver/cublas.h"
 #include "lab/fatbin.h"
 #include "lab/gpu.h"
 #include "lab/nvml_dev.h"
@@ -14,13 +16,55 @@
 #include "rules/rules.h"
 #include "util/err.h"
 
-/* The memory test's part of a GPU's share; the rest is left for the GEMM stress. */
-#define MEM_SHARE 0.34
+/* The parts of a GPU's share; the rest covers opening the context, allocating, loading
+ * cuBLAS and the reference GEMM. */
+#define MEM_SHARE 0.30
+#define GEMM_SHARE 0.50
 
-static const char *const headers[] = { "GPU", "tested (GiB)", "passes", "errors", "bandwidth (GB/s)", "seconds", "note" };
+static const char *const headers[] = { "GPU", "tested (GiB)", "errors", "bandwidth (GB/s)", "GEMM", "TFLOP/s",
+				       "of theory", "mismatches", "note" };
+
+/* the GEMM stress's part of a row and its verdicts */
+static int gemm_part(struct report *r, struct lab_ctx *c, struct cublas *blas, const char *blas_err, double seconds,
+		     struct check_samples *smp, const char *subject, struct report_rec *row)
+{
+	struct check_gemm_opts go = { .seconds = seconds, .n = c->info.free_mem > (4ull << 30) ? 8192 : 4096,
+				      .samples = smp };
+	struct check_gemm_result gr;
+	struct check_gemm_run grun;
+	char lerr[CD_ERRMSG] = "";
+	double theory;
+
+	if (!blas) {
+		report_field(row, "note", "gemm_error", rv_str(blas_err));
+		return CD_OK;
+	}
+	if (check_gemm(c, blas, &go, &gr, &grun, lerr) != CD_OK) {
+		report_field(row, "note", "gemm_error", rv_str(lerr));
+		return CD_OK;
+	}
+	theory = check_gemm_theory(&gr);
+	report_fieldf(row, "GEMM", "gemm_dtype", rv_str(gr.dtype), "%s %d^3", gr.dtype, gr.n);
+	report_field(row, NULL, "gemm_n", rv_int(gr.n));
+	report_fieldf(row, "TFLOP/s", "gemm_flops", rv_real(gr.flops), "%.1f", gr.flops / 1e12);
+	if (theory > 0)
+		report_fieldf(row, "of theory", "gemm_of_theory", rv_real(gr.flops / theory), "%.0f%% at %.0f MHz",
+			      gr.flops / theory * 100, gr.sm_mhz);
+	else
+		report_fieldf(row, "of theory", "gemm_of_theory", rv_null(), "%s", "unknown");
+	report_field(row, NULL, "gemm_theory_flops", theory > 0 ? rv_real(theory) : rv_null());
+	report_field(row, NULL, "gemm_sm_mhz", gr.sm_mhz > 0 ? rv_real(gr.sm_mhz) : rv_null());
+	report_field(row, NULL, "gemms", rv_int((long long)gr.gemms));
+	report_field(row, "mismatches", "gemm_mismatches", rv_int((long long)gr.mismatches));
+	report_field(row, NULL, "gemm_seconds", rv_real(grun.seconds));
+	report_field(row, NULL, "gemm_first_flops", rv_real(grun.first_flops));
+	report_field(row, NULL, "gemm_last_flops", rv_real(grun.last_flops));
+	return check_judge_gemm(r, subject, &gr);
+}
 
 static int one_gpu(struct report *r, struct cd_run *run, const struct gpu_info *gi, const struct check_load_opts *o,
-		   double share_s, struct check_samples *smp, struct report_rec *row)
+		   double share_s, struct cublas *blas, const char *blas_err, struct check_samples *smp,
+		   struct report_rec *row)
 {
 	char lerr[CD_ERRMSG] = "", subject[320];
 	struct check_mem_result m;
@@ -50,15 +94,16 @@ static int one_gpu(struct report *r, struct cd_run *run, const struct gpu_info *
 		goto out;
 	}
 	report_fieldf(row, "tested (GiB)", "bytes", rv_int((long long)m.bytes), "%.1f", (double)m.bytes / (1ull << 30));
-	report_field(row, "passes", "passes", rv_int(mr.passes));
+	report_field(row, NULL, "passes", rv_int(mr.passes));
 	report_field(row, "errors", "errors", rv_int((long long)m.errors));
 	report_fieldf(row, "bandwidth (GB/s)", "bandwidth_bytes_per_s", rv_real(mr.bytes_per_s), "%.0f", mr.bytes_per_s / 1e9);
-	report_fieldf(row, "seconds", "seconds", rv_real(mr.seconds), "%.1f", mr.seconds);
-	report_field(row, NULL, "samples", rv_int((long long)smp->n));
+	report_field(row, NULL, "seconds", rv_real(mr.seconds));
 	if (mr.injected)
 		report_fieldf(row, "note", "injected_bitflips", rv_int(mr.injected), "%u bits flipped on purpose (CUDOCTOR_CHECK_INJECT)", mr.injected);
-	if ((rc = check_judge_memory(r, subject, &m)) == CD_OK)
+	if ((rc = check_judge_memory(r, subject, &m)) == CD_OK &&
+	    (rc = gemm_part(r, &c, blas, blas_err, share_s * GEMM_SHARE, smp, subject, row)) == CD_OK)
 		rc = check_judge_throttle(r, subject, smp->s, smp->n);
+	report_field(row, NULL, "samples", rv_int((long long)smp->n));
 out:
 	lab_nvml_close(&nv);
 	lab_close(&c);
@@ -70,6 +115,9 @@ int check_load(struct report *r, struct cd_run *run, const struct check_load_opt
 {
 	struct report_rec top, load, gpus, row;
 	struct check_samples *smp = NULL;
+	struct cublas blas;
+	char blas_err[CD_ERRMSG] = "";
+	bool have_blas = false;
 	struct kmsg_events *after = NULL;
 	const char *why = NULL;
 	size_t n = 0;
@@ -97,12 +145,15 @@ int check_load(struct report *r, struct cd_run *run, const struct check_load_opt
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		goto end;
 	}
+	/* one libcublas for every GPU; without it the memory test still runs */
+	have_blas = cublas_find_load(&blas, blas_err) == CD_OK;
 	report_rec_table(&load, "gpus", sizeof headers / sizeof headers[0], headers, &gpus);
 	for (size_t i = 0; i < run->probe.n_gpus && rc == CD_OK; i++) {
 		if (run->probe.gpus[i].cuda_ordinal < 0)
 			continue;
 		report_rec_item(&gpus, &row);
-		rc = one_gpu(r, run, &run->probe.gpus[i], o, o->budget_s / (double)n, smp, &row);
+		rc = one_gpu(r, run, &run->probe.gpus[i], o, o->budget_s / (double)n, have_blas ? &blas : NULL, blas_err,
+			     smp, &row);
 		if (report_rec_end(&row) != CD_OK && rc == CD_OK)
 			rc = row.rc;
 	}
@@ -116,6 +167,8 @@ int check_load(struct report *r, struct cd_run *run, const struct check_load_opt
 			rc = check_judge_new_xid(r, before, after, &run->probe);
 	}
 end:
+	if (have_blas)
+		cublas_unload(&blas);
 	free(smp);
 	free(after);
 	if (report_rec_end(&load) != CD_OK && rc == CD_OK)
