@@ -8,10 +8,12 @@
 #include "driver/cublas.h"
 #include "kb/sm_flops.h"
 #include "lab/gpu.h"
+#include "lab/stats.h"
 #include "util/err.h"
 
 #define BATCH 16
-#define MAX_BATCHES 4096
+/* the sustained rate: the median of the last batches, once the GPU has warmed up */
+#define LAST_BATCHES 256
 #define TOLERANCE 1e-3f
 
 const char *check_gemm_dtype(int cc_major, int *type)
@@ -38,20 +40,6 @@ static int gemm(struct cublas *b, cublasHandle_t h, int n, int type, CUdeviceptr
 	if (s != CUBLAS_STATUS_SUCCESS)
 		return cd_fail(err, CD_EDRIVER, "cublasGemmEx: %s (%d)", cublas_status_name(s), s);
 	return CD_OK;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n)
-{
-	if (n == 0)
-		return 0;
-	qsort(v, n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 int check_gemm(struct lab_ctx *c, struct cublas *b, const struct check_gemm_opts *o, struct check_gemm_result *g,
@@ -81,7 +69,7 @@ int check_gemm(struct lab_ctx *c, struct cublas *b, const struct check_gemm_opts
 	in_elems = (size_t)o->n * (size_t)o->n;
 	flop = 2.0 * o->n * (double)o->n * o->n;
 
-	if (!(rates = calloc(MAX_BATCHES, sizeof *rates))) {
+	if (!(rates = calloc(LAST_BATCHES, sizeof *rates))) {
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -132,10 +120,7 @@ int check_gemm(struct lab_ctx *c, struct cublas *b, const struct check_gemm_opts
 			/* stream order: the next GEMM overwrites C only after this compare read it */
 			TRY(lab_launch(c, fcmp, lab_fill_grid(c, 8), 1, 256, 1, 0, pc, err));
 		}
-		if (o->samples && o->samples->n < CHECK_MAX_SAMPLES) {
-			struct check_samples *sm = o->samples;
-			check_sample_take(sm->nv, lab_now_s() - sm->t0, &sm->s[sm->n++]);
-		}
+		check_samples_add(o->samples);
 		TRY(lab_sync(c, err));
 		TRY(lab_cu(c, c->d->MemcpyDtoH(hbad, bad, sizeof hbad), "cuMemcpyDtoH", err));
 		TRY(lab_cu(c, c->d->MemcpyDtoH(hworst, worst, sizeof hworst), "cuMemcpyDtoH", err));
@@ -153,20 +138,21 @@ int check_gemm(struct lab_ctx *c, struct cublas *b, const struct check_gemm_opts
 		if (run->batches == 0)
 			run->first_flops = rate;
 		run->last_flops = rate;
-		if (run->batches < MAX_BATCHES)
-			rates[run->batches] = rate;
+		rates[run->batches % LAST_BATCHES] = rate;
 		run->batches++;
 	} while (lab_now_s() - t0 < o->seconds);
 	run->seconds = lab_now_s() - t0;
-	g->flops = median(rates, run->batches < MAX_BATCHES ? run->batches : MAX_BATCHES);
+	g->flops = lab_stats_of(rates, run->batches < LAST_BATCHES ? run->batches : LAST_BATCHES).median;
 	if (o->samples) {
-		double mhz[CHECK_MAX_SAMPLES];
+		double mhz[LAST_BATCHES];
 		size_t k = 0;
-		/* the clock the GEMMs ran at: this stress's samples only */
+		/* the clock the GEMMs ran at: this stress's last samples (one per batch) */
+		if (o->samples->n > first_sample + LAST_BATCHES)
+			first_sample = o->samples->n - LAST_BATCHES;
 		for (size_t i = first_sample; i < o->samples->n; i++)
 			if (o->samples->s[i].sm_mhz > 0)
 				mhz[k++] = o->samples->s[i].sm_mhz;
-		g->sm_mhz = median(mhz, k);
+		g->sm_mhz = k ? lab_stats_of(mhz, k).median : 0;
 	}
 out:
 	if (h)

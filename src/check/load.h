@@ -19,12 +19,16 @@ struct check_samples {
 };
 /* Reads v now into s; fields NVML does not give stay -1. */
 void check_sample_take(const struct lab_nvml *v, double t_s, struct check_sample *s);
+/* Appends a reading to sm (NULL: nothing) unless the last is under CHECK_SAMPLE_EVERY_S old
+ * or sm is full: at most 10 a second, so a 5-minute run fits. */
+#define CHECK_SAMPLE_EVERY_S 0.1
+void check_samples_add(struct check_samples *sm);
 
 struct check_mem_opts {
 	double seconds;          /* passes repeat until this is spent; at least one pass */
 	bool inject;             /* CUDOCTOR_CHECK_INJECT=bitflip: flip bits between write and verify */
 	unsigned long long seed;
-	struct check_samples *samples; /* one taken per pattern while its kernels run; NULL: none */
+	struct check_samples *samples; /* offered one per pattern while its kernels run; NULL: none */
 };
 
 /* What the memory test measured beside its result. */
@@ -47,7 +51,7 @@ struct cublas;
 struct check_gemm_opts {
 	double seconds;          /* batches repeat until this is spent; at least one */
 	int n;                   /* n x n x n */
-	struct check_samples *samples; /* one taken per batch while it runs; NULL: none */
+	struct check_samples *samples; /* offered one per batch while it runs; NULL: none */
 };
 
 /* What the GEMM stress measured beside its result. */
@@ -65,7 +69,7 @@ const char *check_gemm_dtype(int cc_major, int *type);
  * result kept as the reference and every later one compared with it element by element on
  * the GPU (lab_gemm_compare: a difference above 1e-3 counts); each batch's GEMMs timed one by
  * one between events, its rate the batch's FLOP over their summed time. g is filled with the
- * median batch rate and the median SM clock of the samples; flops_per_clk_sm from
+ * median rate of the last 256 batches and the median SM clock of their samples; flops_per_clk_sm from
  * kb/sm_flops.tsv (0 when the table has no row). CD_OK, or the failed call in err. */
 int check_gemm(struct lab_ctx *c, struct cublas *b, const struct check_gemm_opts *o, struct check_gemm_result *g,
 	       struct check_gemm_run *run, char *err);

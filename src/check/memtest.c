@@ -77,10 +77,7 @@ int check_memtest(struct lab_ctx *c, const struct check_mem_opts *o, struct chec
 				TRY(launch(c, fverify, vargs, err));
 				base += words;
 			}
-			if (o->samples && o->samples->n < CHECK_MAX_SAMPLES) {
-				struct check_samples *sm = o->samples;
-				check_sample_take(sm->nv, lab_now_s() - sm->t0, &sm->s[sm->n++]);
-			}
+			check_samples_add(o->samples);
 			/* one wait per pattern: a hung kernel is caught before the next is queued */
 			TRY(lab_sync(c, err));
 			moved += 2.0 * (double)m->bytes;
