@@ -1,15 +1,16 @@
 /* cudoctor's front door: global options, the command table, parsing every command line
  * through the option tables, help, rendering and exit codes. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli/opts.h"
 #include "cmd/cmd.h"
+#include "os/env.h"
+#include "os/fs.h"
+#include "os/host.h"
+#include "os/term.h"
 #include "probe/host.h"
 #include "report/render.h"
 #include "report/render_html.h"
@@ -293,7 +294,7 @@ static int apply_globals(const struct cli_args *a, struct cd_globals *g, char *e
 	else if (strcmp(color, "never") == 0)
 		g->render.color = false;
 	else if (strcmp(color, "auto") == 0)
-		g->render.color = term_is_tty(STDOUT_FILENO) && !getenv("NO_COLOR");
+		g->render.color = term_is_tty(OS_STDOUT) && !os_getenv("NO_COLOR");
 	else
 		return cd_fail(err, CD_EUSAGE, "--color must be auto, always or never, not '%.40s'", color);
 	return CD_OK;
@@ -309,13 +310,13 @@ struct output {
 
 static int output_open(struct output *o, const char *path, char *err)
 {
-	int rc;
+	int rc, e;
 
 	if ((rc = outfile_open(&o->f, path, "--output", err)) != CD_OK)
 		return rc;
 	fflush(stdout);
-	if (dup2(o->f.fd, STDOUT_FILENO) < 0) {
-		rc = cd_fail(err, CD_EIO, "--output %.200s: %s", path, strerror(errno));
+	if ((e = os_redirect(OS_STDOUT, o->f.fd)) != 0) {
+		rc = cd_fail(err, CD_EIO, "--output %.200s: %s", path, strerror(-e));
 		outfile_abort(&o->f);
 		return rc;
 	}
@@ -336,11 +337,7 @@ static int output_close(struct output *o, bool keep)
 		keep = false, rc = -1;
 	/* stdout is a copy of the file: point it away so the file's last descriptor is the one
 	 * outfile_commit closes */
-	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (null >= 0) {
-		dup2(null, STDOUT_FILENO);
-		close(null);
-	}
+	os_redirect(OS_STDOUT, -1);
 	if (!keep) {
 		outfile_abort(&o->f);
 		return rc;
@@ -420,7 +417,7 @@ static int share_header(struct report *r, bool anonymize)
 		      "node", nonempty(h.node), "anonymized", 0);
 	if ((rc = report_set_header(r, j)) != CD_OK || !anonymize)
 		return rc;
-	return report_anonymize(r, &(struct report_anon){ .hostname = h.hostname, .home = getenv("HOME") });
+	return report_anonymize(r, &(struct report_anon){ .hostname = h.hostname, .home = os_getenv("HOME") });
 }
 
 int main(int argc, char **argv)
@@ -437,6 +434,8 @@ int main(int argc, char **argv)
 	struct output output = { 0 };
 	int rc, code, cargc = 0;
 
+	os_console_init();
+	os_args_utf8(&argc, &argv);
 	rc = parse_command_line(argc, argv, &p, err, &who);
 	if (rc == CD_OK)
 		rc = apply_globals(&p.global, &g, err);
@@ -450,7 +449,7 @@ int main(int argc, char **argv)
 		code = CD_EXIT_FAILED;
 		goto out;
 	}
-	g.stderr_is_tty = term_is_tty(STDERR_FILENO);
+	g.stderr_is_tty = term_is_tty(OS_STDERR);
 	g.render.rest = stderr;
 	g.args = &p.cmd;
 	for (size_t k = 0; k < p.global.n; k++)
@@ -460,7 +459,7 @@ int main(int argc, char **argv)
 			code = CD_EXIT_FAILED;
 			goto out;
 		}
-	g.render.width = term_width(STDOUT_FILENO); /* after --output: a file gets 80 */
+	g.render.width = term_width(OS_STDOUT); /* after --output: a file gets 80 */
 	if (p.version) {
 		if (cudoctor_commit[0])
 			printf("cudoctor %s (commit %s)\n", CUDOCTOR_VERSION, cudoctor_commit);
@@ -479,6 +478,12 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	report_made = true;
+	if (p.command->linux_only && !os_is_linux()) {
+		fprintf(stderr, "cudoctor %s: runs on Linux only (%s); this is %s\n", p.command->name,
+			p.command->linux_only, os_name());
+		code = CD_EXIT_USAGE;
+		goto out;
+	}
 	rc = format_option(&r, &g, err);
 	if (rc == CD_OK && p.command->needs == NEEDS_DRIVER)
 		rc = cd_run_driver(&run, &r, err);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # `make check`: the builds of CMakePresets.json one after another, each with its CTest tests.
-# check (build/, -Werror) and asan (build-asan/, ASan+UBSan) run every test but the GPU ones,
+# check (build/, -Werror) and asan (build-asan/, ASan+UBSan) run every test but the GPU ones
+# (build/ also with cudoctor.exe, `make windows`, whose tests run under Wine there only),
 # fuzz (build-fuzz/, clang) runs each harness for FUZZ_SECONDS (default 10), and the gpu tests
 # run where `nvidia-smi -L` finds a GPU. JOBS (default 2) compile jobs and tests at a time.
 # Each phase adds up its tests' tallies (tests/run_test.sh: cmocka's test cases, or a test as
@@ -57,7 +58,17 @@ run_tests() {
 	total_pass=$((total_pass + p)) total_fail=$((total_fail + f)) total_skip=$((total_skip + s))
 }
 
+# cudoctor.exe (`make windows`), which test_windows runs under Wine in the unit phase
+windows() {
+	t0=$(date +%s)
+	echo "== build build-windows (make windows)"
+	make windows JOBS="$JOBS" >build-windows.make.log 2>&1 ||
+		{ tail -n 40 build-windows.make.log; echo "(the whole log: build-windows.make.log)"; return 1; }
+	echo "   built in $(since "$t0") s"
+}
+
 if build check build; then
+	windows || { echo "windows: 0 passed, 1 failed"; total_fail=$((total_fail + 1)); }
 	# the portable binary `make dist` ships (tests/unit/test_wheel.c packs and runs it)
 	t0=$(date +%s)
 	echo "== build build-dist (tools/portable.sh: zig cc for glibc 2.17)"

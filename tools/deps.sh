@@ -2,14 +2,18 @@
 # Installs from Debian what is missing (as root), or prints the one command to run.
 #   sh tools/deps.sh        what building and running cudoctor needs (`make build`, `make run`)
 #   sh tools/deps.sh test   that, and what the tests need (`make check`): cmocka, clang
-#                           for the fuzz build, Open MPI, chromium, zsh, and the Python packages
-#                           in tests/requirements.txt
+#                           for the fuzz build, Open MPI, chromium, zsh, MinGW-w64 and Wine
+#                           (cudoctor.exe is built and run by the tests), and the Python
+#                           packages in tests/requirements.txt
+#   sh tools/deps.sh windows  what `make windows` needs: MinGW-w64 and its zlib
 # Nothing is installed by hand.
 set -u
+windows=false
 case ${1:-build} in
 build) tests=false ;;
-test) tests=true ;;
-*) echo "usage: sh tools/deps.sh [build|test]" >&2; exit 2 ;;
+test) tests=true windows=true ;;
+windows) tests=false windows=true ;;
+*) echo "usage: sh tools/deps.sh [build|test|windows]" >&2; exit 2 ;;
 esac
 missing=""
 need() { # need PACKAGE TEST...
@@ -25,6 +29,12 @@ need liblz4-dev have_header lz4.h
 need libzstd-dev have_header zstd.h
 need libjansson-dev have_header jansson.h
 need zlib1g-dev have_header zlib.h      # inflates zip members: arch on wheels
+if $windows; then
+	need gcc-mingw-w64-x86-64 command -v x86_64-w64-mingw32-gcc  # cudoctor.exe, and the PE fixtures of tests/fixtures/build.sh
+	need libz-mingw-w64-dev test -f /usr/x86_64-w64-mingw32/include/zlib.h
+	need curl command -v curl  # tools/win_deps.sh fetches jansson, lz4 and zstd's sources
+	need xz-utils command -v xz
+fi
 if $tests; then
 	need clang command -v clang
 	need libclang-rt-dev sh -c 'echo "int LLVMFuzzerTestOneInput(const char*d,unsigned long s){return 0;}" | clang -x c -fsanitize=fuzzer -o /dev/null -'
@@ -34,7 +44,7 @@ if $tests; then
 	need python3 command -v python3
 	need chromium sh -c 'command -v chromium || command -v chromium-browser'  # draws --html pages in the tests
 	need zsh command -v zsh          # the completion test loads the zsh script
-	need gcc-mingw-w64-x86-64 command -v x86_64-w64-mingw32-gcc  # builds the Windows (PE) fixtures of tests/fixtures/build.sh
+	need wine64 sh -c 'command -v wine64 || [ -x /usr/lib/wine/wine64 ]'  # runs cudoctor.exe (tests/unit/test_windows.c)
 	need python3-pip sh -c 'python3 -m pip --version'
 	need wine64 sh -c 'command -v wine64 || test -x /usr/lib/wine/wine64'  # runs the MinGW fakes nvcuda.dll/nvml.dll (tests/unit/test_win_fakes.c)
 fi

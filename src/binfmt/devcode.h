@@ -82,6 +82,10 @@ int dc_scan(struct dc_inventory *inv, const unsigned char *data, size_t size, un
  * (cubins too), a PE image, an ar archive, a fatbin, or PTX text. */
 bool dc_has_magic(const unsigned char *data, size_t size);
 
+/* The largest image that may be one of nvlink's kernel-less stubs (seen: 56 B - 1.5 KB): only
+ * images up to this size are decompressed to tell stubs from code. */
+#define DC_STUB_MAX_BYTES 8192
+
 /* What the images of one input may decompress to together: 64 MiB and 16 times its size
  * (real fatbins compress 2-5 times). */
 #define DC_INFLATE_BUDGET(size) ((uint64_t)64 * 1024 * 1024 + 16 * (uint64_t)(size))

@@ -93,6 +93,26 @@ int elf_open(struct elf_file *e, const unsigned char *data, size_t size, char *e
 	return CD_OK;
 }
 
+#define PT_DYNAMIC 2
+
+bool elf_dynamic_segment(const struct elf_file *e, uint64_t *off, uint64_t *size)
+{
+	const unsigned char *d = e->data;
+	uint64_t phoff = e->is64 ? rd64(d + 32) : rd32(d + 28);
+	size_t ent = rd16(d + (e->is64 ? 54 : 42)), n = rd16(d + (e->is64 ? 56 : 44));
+	if (ent < (e->is64 ? 56u : 32u) || n > e->size / ent || !in_bounds(phoff, (uint64_t)n * ent, e->size))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const unsigned char *p = d + phoff + i * ent;
+		if (rd32(p) != PT_DYNAMIC)
+			continue;
+		*off = e->is64 ? rd64(p + 8) : rd32(p + 4);
+		*size = e->is64 ? rd64(p + 32) : rd32(p + 16);
+		return in_bounds(*off, *size, e->size);
+	}
+	return false;
+}
+
 static void read_shdr(const struct elf_file *e, size_t i, struct elf_section *s, uint32_t *name_off)
 {
 	const unsigned char *p = e->data + e->shoff + i * e->shentsize;

@@ -65,6 +65,10 @@ bool elf_has_magic(const unsigned char *data, size_t size);
 /* Validates the header and the section header table (little-endian only). */
 int elf_open(struct elf_file *e, const unsigned char *data, size_t size, char *err);
 
+/* The file range of the PT_DYNAMIC segment, read from the program headers; false when there
+ * is none or the headers lie outside the file. */
+bool elf_dynamic_segment(const struct elf_file *e, uint64_t *off, uint64_t *size);
+
 /* Reads section i (0 <= i < shnum). Names outside the name table, or past its last NUL
  * within the table's last 256 bytes, read as "" (constant time per name). */
 int elf_section_at(const struct elf_file *e, size_t i, struct elf_section *s, char *err);

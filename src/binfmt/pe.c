@@ -138,8 +138,7 @@ bool pe_section_is(const struct pe_section *s, const char *name)
 	return s->name_len == n && memcmp(s->name, name, n) == 0;
 }
 
-/* The file offset of rva, with at least len bytes behind it in its section and in the file. */
-static bool rva_to_offset(const struct pe_file *pe, uint32_t rva, size_t len, size_t *off)
+bool pe_rva_to_offset(const struct pe_file *pe, uint32_t rva, size_t len, size_t *off)
 {
 	for (size_t i = 0; i < pe->n_sections; i++) {
 		const unsigned char *h = pe->data + pe->sections + i * SECTION_HEADER;
@@ -158,7 +157,7 @@ static bool rva_to_offset(const struct pe_file *pe, uint32_t rva, size_t len, si
 static const char *dll_name(const struct pe_file *pe, uint32_t rva)
 {
 	size_t off;
-	if (!rva || !rva_to_offset(pe, rva, 1, &off))
+	if (!rva || !pe_rva_to_offset(pe, rva, 1, &off))
 		return NULL;
 	size_t room = pe->size - off < MAX_DLL_NAME ? pe->size - off : MAX_DLL_NAME;
 	const char *name = (const char *)pe->data + off;
@@ -173,7 +172,7 @@ static size_t read_table(const struct pe_file *pe, uint32_t rva, size_t entry_si
 	static const unsigned char zero[DELAY_DESCRIPTOR];
 	for (uint64_t at = rva; at + entry_size <= UINT32_MAX && *budget; at += entry_size, --*budget) {
 		size_t off;
-		if (!rva_to_offset(pe, (uint32_t)at, entry_size, &off) || memcmp(pe->data + off, zero, entry_size) == 0)
+		if (!pe_rva_to_offset(pe, (uint32_t)at, entry_size, &off) || memcmp(pe->data + off, zero, entry_size) == 0)
 			break;
 		const char *name = dll_name(pe, rd32(pe->data + off + name_at));
 		if (name && n < max)

@@ -53,6 +53,9 @@ int pe_section_at(const struct pe_file *pe, size_t i, struct pe_section *s, char
 /* True when the section's name is exactly name. */
 bool pe_section_is(const struct pe_section *s, const char *name);
 
+/* The file offset of rva, with at least len bytes behind it in its section and in the file. */
+bool pe_rva_to_offset(const struct pe_file *pe, uint32_t rva, size_t len, size_t *off);
+
 /* The DLL names the image imports, directly or delay-loaded: pointers into the file
  * (NUL-terminated there) in names[0 .. max); returns how many were stored. Descriptors
  * outside the file end the list; at most PE_MAX_IMPORTS are read. */

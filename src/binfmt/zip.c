@@ -190,119 +190,168 @@ int zip_member_stored(const struct zip_archive *z, const struct zip_member *m, c
 	return CD_OK;
 }
 
-/* Inflates src into buf[0 .. cap); *got bytes came out. Stops when buf is full (*full) or the
- * stream ends (*ended). */
-static int inflate_into(const struct zip_member *m, const unsigned char *src, size_t src_len, unsigned char *buf,
-			size_t cap, size_t *got, bool *ended, char *err)
+#define STEP_MAX ((size_t)1 << 30) /* zlib counts in 32 bits: fed and drained in steps of at most 1 GiB */
+
+/* Starts reading m's bytes, its declared sizes not yet judged. */
+static int stream_start(struct zip_stream *s, const struct zip_archive *z, const struct zip_member *m, char *err)
 {
-	z_stream s;
-	int zr = Z_OK, rc = CD_OK;
-	size_t fed = 0;
-	memset(&s, 0, sizeof(s));
-	*got = 0;
-	*ended = false;
-	if (inflateInit2(&s, -MAX_WBITS) != Z_OK)
+	int rc;
+	memset(s, 0, sizeof(*s));
+	s->m = m;
+	if ((rc = zip_member_stored(z, m, &s->src, &s->src_len, err)))
+		return rc;
+	s->crc = (uint32_t)crc32(0L, Z_NULL, 0);
+	if (m->method == ZIP_STORED)
+		return CD_OK;
+	z_stream *zs = calloc(1, sizeof(*zs));
+	if (!zs || inflateInit2(zs, -MAX_WBITS) != Z_OK) {
+		free(zs);
 		return cd_fail(err, CD_ENOMEM, "out of memory for inflating %.*s", NAME_ARGS(m));
-	s.next_out = buf;
-	while (*got < cap) {
-		/* zlib counts in 32 bits: feed and drain in steps of at most 1 GiB */
-		if (s.avail_in == 0 && fed < src_len) {
-			size_t step = src_len - fed > ((size_t)1 << 30) ? (size_t)1 << 30 : src_len - fed;
-			s.next_in = (unsigned char *)(uintptr_t)(src + fed);
-			s.avail_in = (uInt)step;
-			fed += step;
-		}
-		size_t room = cap - *got > ((size_t)1 << 30) ? (size_t)1 << 30 : cap - *got;
-		s.next_out = buf + *got;
-		s.avail_out = (uInt)room;
-		zr = inflate(&s, Z_NO_FLUSH);
-		*got += room - s.avail_out;
-		if (zr == Z_STREAM_END) {
-			*ended = true;
-			break;
-		}
-		if (zr == Z_BUF_ERROR && s.avail_in == 0 && fed == src_len) {
-			rc = cd_fail(err, CD_EFORMAT, "member %.*s: its deflate stream is cut short after %zu bytes",
-				     NAME_ARGS(m), *got);
-			break;
-		}
-		if (zr != Z_OK && zr != Z_BUF_ERROR) {
-			rc = cd_fail(err, CD_EFORMAT, "member %.*s: damaged deflate stream after %zu bytes", NAME_ARGS(m),
-				     *got);
-			break;
-		}
 	}
-	inflateEnd(&s);
+	s->z = zs;
+	return CD_OK;
+}
+
+/* The next bytes of the member as they come, at most want: fewer only where it ends. */
+static int pull(struct zip_stream *s, unsigned char *buf, size_t want, size_t *got, char *err)
+{
+	z_stream *zs = s->z;
+	*got = 0;
+	if (s->ended)
+		return CD_OK;
+	if (!zs) {
+		size_t n = s->src_len - s->fed < want ? s->src_len - s->fed : want;
+		memcpy(buf, s->src + s->fed, n);
+		s->fed += n;
+		*got = n;
+		s->ended = s->fed == s->src_len;
+	}
+	while (zs && *got < want) {
+		if (zs->avail_in == 0 && s->fed < s->src_len) {
+			size_t step = s->src_len - s->fed > STEP_MAX ? STEP_MAX : s->src_len - s->fed;
+			zs->next_in = (unsigned char *)(uintptr_t)(s->src + s->fed);
+			zs->avail_in = (uInt)step;
+			s->fed += step;
+		}
+		size_t room = want - *got > STEP_MAX ? STEP_MAX : want - *got;
+		zs->next_out = buf + *got;
+		zs->avail_out = (uInt)room;
+		int zr = inflate(zs, Z_NO_FLUSH);
+		*got += room - zs->avail_out;
+		if (zr == Z_STREAM_END) {
+			s->ended = true;
+			break;
+		}
+		if (zr == Z_BUF_ERROR && zs->avail_in == 0 && s->fed == s->src_len)
+			return cd_fail(err, CD_EFORMAT, "member %.*s: its deflate stream is cut short after %llu bytes",
+				       NAME_ARGS(s->m), (unsigned long long)(s->out + *got));
+		if (zr != Z_OK && zr != Z_BUF_ERROR)
+			return cd_fail(err, CD_EFORMAT, "member %.*s: damaged deflate stream after %llu bytes", NAME_ARGS(s->m),
+				       (unsigned long long)(s->out + *got));
+	}
+	for (size_t at = 0; at < *got;) {
+		size_t step = *got - at > STEP_MAX ? STEP_MAX : *got - at;
+		s->crc = (uint32_t)crc32(s->crc, buf + at, (uInt)step);
+		at += step;
+	}
+	s->out += *got;
+	return CD_OK;
+}
+
+int zip_stream_open(struct zip_stream *s, const struct zip_archive *z, const struct zip_member *m, uint64_t cap,
+		    char *err)
+{
+	int rc = stream_start(s, z, m, err);
+	if (rc)
+		return rc;
+	if (m->size > cap || m->size > SIZE_MAX - 1)
+		rc = cd_fail(err, CD_EUNSUPPORTED, "member %.*s declares %llu bytes, above the %llu-byte limit", NAME_ARGS(m),
+			     (unsigned long long)m->size, (unsigned long long)cap);
+	else if (m->method == ZIP_DEFLATE && m->size / ZIP_DEFLATE_RATIO > m->comp_size + 1)
+		rc = cd_fail(err, CD_EFORMAT, "member %.*s declares %llu bytes, more than its %llu deflated bytes can hold",
+			     NAME_ARGS(m), (unsigned long long)m->size, (unsigned long long)m->comp_size);
+	if (rc)
+		zip_stream_close(s);
 	return rc;
+}
+
+int zip_stream_read(struct zip_stream *s, unsigned char *buf, size_t want, size_t *got, char *err)
+{
+	const struct zip_member *m = s->m;
+	int rc = pull(s, buf, want, got, err);
+	if (rc)
+		return rc;
+	/* a stream that goes on past its declared size is stopped within one read of it */
+	if (s->out > m->size)
+		return cd_fail(err, CD_EFORMAT, "member %.*s inflates to over %llu bytes, not the %llu it declares",
+			       NAME_ARGS(m), (unsigned long long)s->out, (unsigned long long)m->size);
+	if (s->ended && s->out != m->size)
+		return cd_fail(err, CD_EFORMAT, "member %.*s inflates to %llu bytes, not the %llu it declares", NAME_ARGS(m),
+			       (unsigned long long)s->out, (unsigned long long)m->size);
+	if (s->ended && s->crc != m->crc)
+		return cd_fail(err, CD_EFORMAT, "member %.*s: CRC-32 %08x, the archive says %08x", NAME_ARGS(m),
+			       (unsigned)s->crc, (unsigned)m->crc);
+	return CD_OK;
+}
+
+const unsigned char *zip_stream_upto(const struct zip_stream *s)
+{
+	const z_stream *zs = s->z;
+	return s->src ? s->src + s->fed - (zs ? zs->avail_in : 0) : NULL;
+}
+
+void zip_stream_close(struct zip_stream *s)
+{
+	if (s->z) {
+		inflateEnd(s->z);
+		free(s->z);
+	}
+	s->z = NULL;
 }
 
 int zip_member_head(const struct zip_archive *z, const struct zip_member *m, unsigned char *buf, size_t want,
 		    size_t *got, char *err)
 {
-	const unsigned char *src;
-	size_t len;
-	bool ended;
-	int rc = zip_member_stored(z, m, &src, &len, err);
+	struct zip_stream s;
+	int rc = stream_start(&s, z, m, err);
 	*got = 0;
-	if (rc)
-		return rc;
-	if (m->method == ZIP_STORED) {
-		*got = len < want ? len : want;
-		memcpy(buf, src, *got);
-		return CD_OK;
-	}
-	return inflate_into(m, src, len, buf, want, got, &ended, err);
+	if (rc == CD_OK)
+		rc = pull(&s, buf, want, got, err);
+	zip_stream_close(&s);
+	return rc;
 }
 
 int zip_member_read(const struct zip_archive *z, const struct zip_member *m, uint64_t cap, unsigned char **out,
 		    size_t *len, char *err)
 {
-	const unsigned char *src;
-	size_t slen, got = 0;
-	bool ended = false;
-	unsigned char *buf;
-	int rc = zip_member_stored(z, m, &src, &slen, err);
+	struct zip_stream s;
+	unsigned char *buf = NULL;
+	size_t got = 0, more = 0;
+	int rc;
 	*out = NULL;
 	*len = 0;
-	if (rc)
+	if ((rc = zip_stream_open(&s, z, m, cap, err)))
 		return rc;
-	if (m->size > cap || m->size > SIZE_MAX - 1)
-		return cd_fail(err, CD_EUNSUPPORTED, "member %.*s declares %llu bytes, above the %llu-byte limit",
-			       NAME_ARGS(m), (unsigned long long)m->size, (unsigned long long)cap);
-	if (m->method == ZIP_DEFLATE && m->size / ZIP_DEFLATE_RATIO > m->comp_size + 1)
-		return cd_fail(err, CD_EFORMAT, "member %.*s declares %llu bytes, more than its %llu deflated bytes can hold",
-			       NAME_ARGS(m), (unsigned long long)m->size, (unsigned long long)m->comp_size);
 	/* one byte more than declared: a stream that goes on past its size is caught */
-	if (!(buf = malloc((size_t)m->size + 1)))
-		return cd_fail(err, CD_ENOMEM, "out of memory for member %.*s (%llu bytes)", NAME_ARGS(m),
-			       (unsigned long long)m->size);
-	if (m->method == ZIP_STORED) {
-		memcpy(buf, src, slen);
-		got = slen;
-		ended = true;
-	} else if ((rc = inflate_into(m, src, slen, buf, (size_t)m->size + 1, &got, &ended, err))) {
+	if (!(buf = malloc((size_t)m->size + 1))) {
+		rc = cd_fail(err, CD_ENOMEM, "out of memory for member %.*s (%llu bytes)", NAME_ARGS(m),
+			     (unsigned long long)m->size);
 		goto out;
 	}
-	if (!ended || got != m->size) {
-		rc = cd_fail(err, CD_EFORMAT, "member %.*s inflates to %s%zu bytes, not the %llu it declares", NAME_ARGS(m),
-			     ended ? "" : "over ", got, (unsigned long long)m->size);
+	do {
+		if ((rc = zip_stream_read(&s, buf + got, (size_t)m->size + 1 - got, &more, err)))
+			goto out;
+		got += more;
+	} while (more && !s.ended);
+	if (!s.ended)
+		rc = cd_fail(err, CD_EFORMAT, "member %.*s: its deflate stream does not end", NAME_ARGS(m));
+	if (rc)
 		goto out;
-	}
-	uLong crc = crc32(0L, Z_NULL, 0);
-	for (size_t at = 0; at < got;) {
-		size_t step = got - at > ((size_t)1 << 30) ? (size_t)1 << 30 : got - at;
-		crc = crc32(crc, buf + at, (uInt)step);
-		at += step;
-	}
-	if ((uint32_t)crc != m->crc) {
-		rc = cd_fail(err, CD_EFORMAT, "member %.*s: CRC-32 %08x, the archive says %08x", NAME_ARGS(m), (unsigned)crc,
-			     (unsigned)m->crc);
-		goto out;
-	}
 	*out = buf;
 	*len = got;
 	buf = NULL;
 out:
+	zip_stream_close(&s);
 	free(buf);
 	return rc;
 }

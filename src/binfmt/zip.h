@@ -57,8 +57,30 @@ int zip_member_stored(const struct zip_archive *z, const struct zip_member *m, c
 int zip_member_head(const struct zip_archive *z, const struct zip_member *m, unsigned char *buf, size_t want,
 		    size_t *got, char *err);
 
-/* The whole member, malloc'ed (caller frees): refused when it declares more than cap or more
- * than deflate can expand to; it must inflate to exactly its declared size and CRC-32. */
+/* A member read front to back into the caller's buffer, a chunk at a time: refused when it
+ * declares more than cap or more than deflate can expand to; when it ends it must have given
+ * exactly its declared size and its CRC-32. Holds zlib's state (32 KiB window), nothing of
+ * the member. */
+struct zip_stream {
+	const struct zip_member *m;
+	const unsigned char *src;  /* the member's stored bytes, inside the archive */
+	size_t src_len, fed;       /* of src: bytes given to zlib (or copied, stored) */
+	void *z;                   /* z_stream for deflate, NULL stored */
+	uint64_t out;              /* bytes given so far */
+	uint32_t crc;
+	bool ended;
+};
+
+int zip_stream_open(struct zip_stream *s, const struct zip_archive *z, const struct zip_member *m, uint64_t cap,
+		    char *err);
+/* The next bytes: buf filled up to want (fewer only at the member's end); *got 0 once the
+ * member ended and its size and CRC-32 were checked. CD_OK, CD_EFORMAT. */
+int zip_stream_read(struct zip_stream *s, unsigned char *buf, size_t want, size_t *got, char *err);
+/* The archive's bytes read so far end here (a caller that mapped it may release them). */
+const unsigned char *zip_stream_upto(const struct zip_stream *s);
+void zip_stream_close(struct zip_stream *s);
+
+/* The whole member, malloc'ed (caller frees), read through a zip_stream. */
 int zip_member_read(const struct zip_archive *z, const struct zip_member *m, uint64_t cap, unsigned char **out,
 		    size_t *len, char *err);
 

@@ -110,6 +110,9 @@ struct cd_command {
 	enum cli_complete operands;       /* what a shell completes for the operands */
 	const char *operand_words;        /* CLI_C_WORDS: the words, space-separated */
 	enum cd_needs needs;
+	/* Why the command runs on Linux only, said in one line (exit 2) where it does not; NULL:
+	 * it runs on every platform cudoctor is built for. */
+	const char *linux_only;
 	/* argv[0] is the command name (then the subcommand's, if any), then the operands;
 	 * option values are in g->args. Returns CD_OK (exit code from findings), CD_EUSAGE
 	 * (exit 2, err says why), or another negative status (exit 3, err says why). */

@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd/arch/arch.h"
 #include "cmd/cmd.h"
+#include "os/fs.h"
 #include "probe/arch_inputs.h"
 #include "probe/gpu_caps.h"
 #include "probe/gpus.h"
@@ -99,9 +99,9 @@ static int parse_args(struct report *r, int argc, char **argv, const struct cd_g
 		n_files += !path_is_dir(argv[i]);
 	for (int i = 1; i < argc; i++) {
 		/* "--python PY": a following interpreter is taken as PY */
-		const char *base = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
+		const char *base = os_last_sep(argv[i]) ? os_last_sep(argv[i]) + 1 : argv[i];
 		if (python && !python_path && strncmp(base, "python", 6) == 0 && !strstr(base, ".so") &&
-		    access(argv[i], X_OK) == 0 && !path_is_dir(argv[i])) {
+		    os_access(argv[i], OS_EXEC) && !path_is_dir(argv[i])) {
 			python_path = argv[i];
 			continue;
 		}

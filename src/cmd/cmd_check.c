@@ -11,6 +11,7 @@
 #include "cmd/cmd.h"
 #include "facts/facts.h"
 #include "kb/kb.h"
+#include "os/env.h"
 #include "probe/deploy.h"
 #include "rules/deploy.h"
 #include "rules/rules.h"
@@ -154,7 +155,7 @@ static int check_run(struct report *r, int argc, char **argv, const struct cd_gl
 	    (rc = rules_gpu_health(&run->probe, r)) != CD_OK || (rc = put_facts(r, &d, &run->probe)) != CD_OK)
 		return cd_fail(err, rc, "check: %s", cd_strerror(rc));
 	if (budget > 0) {
-		const char *inj = getenv("CUDOCTOR_CHECK_INJECT");
+		const char *inj = os_getenv("CUDOCTOR_CHECK_INJECT");
 		struct check_load_opts o = { .budget_s = budget, .inject = inj && strcmp(inj, "bitflip") == 0,
 					     .seed = (unsigned long long)time(NULL) };
 		if ((rc = check_load(r, run, &o, &d.kmsg, err)) != CD_OK)

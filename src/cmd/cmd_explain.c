@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "binfmt/devcode.h"
 #include "cmd/cmd.h"
@@ -11,6 +10,9 @@
 #include "cmd/explain/nccl.h"
 #include "explain/evidence.h"
 #include "explain/explain.h"
+#include "kb/vendor_libs.h"
+#include "os/fs.h"
+#include "os/term.h"
 #include "rules/arch.h"
 #include "rules/oom.h"
 #include "rules/rules.h"
@@ -202,6 +204,11 @@ static void text_vars(const struct explain_match *m, const struct explain_env *e
 	if (binary && t->n_gpus)
 		extension_vars(binary, t, v);
 	finding_flag(v, "windows", m->windows);
+	finding_var(v, "pip", "%s", explain_pip_command(m->windows, m->embedded_python));
+	finding_var(v, "python", "%s", explain_python_command(m->embedded_python));
+	finding_flag(v, "torch_dll", m->torch_dll);
+	if (m->library[0] && !m->torch_dll && kb_vendor_wheel(m->library))
+		finding_var(v, "package", "%s-cuXY", kb_vendor_wheel(m->library));
 	finding_flag(v, "force_jit", t->force_jit);
 	finding_flag(v, "expandable", m->has_oom && oom_expandable_helps(&m->oom.n));
 }
@@ -340,13 +347,13 @@ static int binary_readable(const char *path, char *err)
 	unsigned char head[4096];
 	char ferr[CD_ERRMSG];
 	size_t size;
-	ssize_t got;
+	long long got;
 	int fd, rc;
 
 	if ((rc = file_open_input(path, &fd, &size, ferr)) != CD_OK)
 		return cd_fail(err, rc == CD_ENOMEM ? rc : CD_EIO, "%s", ferr);
-	got = read(fd, head, sizeof(head));
-	close(fd);
+	got = os_read(fd, head, sizeof(head));
+	os_close(fd);
 	if (got < 0)
 		return cd_fail(err, CD_EIO, "%.400s: cannot be read", path);
 	if (!dc_has_magic(head, (size_t)got))
@@ -426,7 +433,7 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 		}
 		rc = explain_scan_feed(sc, sb.buf ? sb.buf : "", sb.len, err);
 		sb_free(&sb);
-	} else if (isatty(STDIN_FILENO)) {
+	} else if (os_isatty(OS_STDIN)) {
 		rc = cd_fail(err, CD_EUSAGE, "give the error text as an argument or pipe it in "
 			     "(cmd 2>&1 | cudoctor explain)");
 	} else {

@@ -42,7 +42,8 @@ static const char fleet_help[] =
 static const char fleet_notes[] =
 	"Environment: CUDOCTOR_NODE names this node (default: the host name); NCCL_NVLS_ENABLE is 0 "
 	"under --nccl unless set.\n"
-	"Exit status: 0 no error finding on any node, 1 an error finding, 2 usage, 3 cudoctor failed.";
+	"Exit status: 0 no error finding on any node, 1 an error finding, 2 usage, 3 cudoctor failed.\n"
+	"Linux only: on Windows it says so and exits 2.";
 
 enum { O_LABS = 1, O_QUICK, O_NCCL, O_ROUNDS, O_NCCL_SIZE, O_TIMEOUT, O_PROMETHEUS, O_SAVE };
 
@@ -244,5 +245,6 @@ const struct cd_command cmd_fleet = {
 	.opts = fleet_opts,
 	.operands = CLI_C_FILE,
 	.needs = NEEDS_DRIVER_GENTLY,
+	.linux_only = "its nodes are Linux hosts started by mpirun or srun",
 	.run = fleet_run,
 };

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "cmd/cmd.h"
@@ -16,6 +15,8 @@
 #include "lab/lab.h"
 #include "lab/nvml_dev.h"
 #include "lab/svg.h"
+#include "os/env.h"
+#include "os/fs.h"
 #include "util/err.h"
 #include "util/outfile.h"
 #include "util/str.h"
@@ -163,8 +164,9 @@ static int run_labs(struct report *r, int argc, char **argv, const struct cd_glo
 			chosen[n] = lab_at(n);
 	if (n == 0)
 		return cd_fail(err, CD_EUSAGE, "name a lab, `all` or `list`");
-	if (plot && mkdir(plot, 0777) != 0 && errno != EEXIST)
-		return cd_fail(err, CD_EIO, "--plot %s: %s", plot, strerror(errno));
+	int made = plot ? os_mkdir(plot) : 0;
+	if (made != 0 && made != -EEXIST)
+		return cd_fail(err, CD_EIO, "--plot %s: %s", plot, strerror(-made));
 
 	/* the driver judged as doctor and devices judge it; the kernels are this build's own */
 	struct cd_run *run = g->run;
@@ -189,7 +191,7 @@ static int run_labs(struct report *r, int argc, char **argv, const struct cd_glo
 	struct lab_ctx c;
 	memset(&c, 0, sizeof c);
 	c.quick = quick;
-	c.tiny = getenv("CUDOCTOR_LAB_TINY") && strcmp(getenv("CUDOCTOR_LAB_TINY"), "1") == 0;
+	c.tiny = os_getenv("CUDOCTOR_LAB_TINY") && strcmp(os_getenv("CUDOCTOR_LAB_TINY"), "1") == 0;
 	c.seed = seed;
 	c.nv = driver_nvml_ok(&run->probe) ? run->nv : NULL;
 	c.probe = &run->probe;

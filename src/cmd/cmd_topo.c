@@ -61,7 +61,9 @@ const struct cd_command cmd_topo = {
 		"should carry, P2P), or \"1 GPU: no links to judge\", and the warn and error findings.",
 	.notes = "Environment: CUDOCTOR_LIBCUDA, CUDOCTOR_LIBNVML select the driver libraries; "
 		 "CUDOCTOR_HOST_ROOT reads /sys (and every other host file) under another directory (a copy of "
-		 "another machine's).",
+		 "another machine's).\n"
+		 "Linux only: on Windows it says so and exits 2.",
 	.needs = NEEDS_DRIVER,
+	.linux_only = "it reads the PCIe tree, NICs and NUMA nodes from Linux's /sys",
 	.run = topo_run,
 };

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "os/env.h"
 #include "util/err.h"
 
 #define SYM(field, name) { offsetof(struct cublas, field), { name } }
@@ -41,7 +42,7 @@ static void map_lt_beside(struct cublas *b, const char *path)
 int cublas_load(struct cublas *b, const char *const *paths, char *err)
 {
 	static const char *const sonames[] = { "libcublas.so.13", "libcublas.so.12" };
-	const char *override = getenv("CUDOCTOR_LIBCUBLAS");
+	const char *override = os_getenv("CUDOCTOR_LIBCUBLAS");
 	char first[CD_ERRMSG] = "";
 	int rc;
 

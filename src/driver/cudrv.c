@@ -86,7 +86,7 @@ static const struct dl_symbol symbols[] = {
 
 int cudrv_load(struct cudrv *d, char *err)
 {
-	static const struct dl_spec spec = { "libcuda.so.1", "CUDOCTOR_LIBCUDA", "cuInit", NULL, true };
+	static const struct dl_spec spec = { CUDRV_SONAME, "CUDOCTOR_LIBCUDA", "cuInit", NULL, true };
 	struct dl_lib lib;
 	int rc;
 

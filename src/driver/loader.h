@@ -8,6 +8,15 @@
 #include <stddef.h>
 
 #define DL_PATH 4096
+
+/* The driver's two libraries by the names the platform's loader knows them. */
+#ifdef _WIN32
+#define CUDRV_SONAME "nvcuda.dll"
+#define NVML_SONAME "nvml.dll"
+#else
+#define CUDRV_SONAME "libcuda.so.1"
+#define NVML_SONAME "libnvidia-ml.so.1"
+#endif
 #define DL_MAX_NAMES 3
 
 struct dl_lib {

@@ -11,6 +11,7 @@
 
 #include "driver/loader.h"
 #include "driver/nvml.h"
+#include "os/env.h"
 
 #define SYM(field, ...) { offsetof(struct nvml, field), { __VA_ARGS__ } }
 
@@ -130,9 +131,19 @@ static void resolve_symbols(struct nvml *n, struct dl_lib *lib)
 
 int nvml_load(struct nvml *n, char *err)
 {
-	static const struct dl_spec spec = { "libnvidia-ml.so.1", "CUDOCTOR_LIBNVML", "nvmlErrorString", NULL, true };
+	static const struct dl_spec base = { NVML_SONAME, "CUDOCTOR_LIBNVML", "nvmlErrorString", NULL, true };
+	struct dl_spec spec = base;
 	struct dl_lib lib;
 	int rc;
+#ifdef _WIN32
+	/* drivers before R470 put nvml.dll beside nvidia-smi.exe, not in System32 */
+	const char *pf = os_getenv("ProgramFiles");
+	char nvsmi[DL_PATH];
+	const char *dirs[2] = { nvsmi, NULL };
+
+	if (pf && *pf && (size_t)snprintf(nvsmi, sizeof nvsmi, "%s\\NVIDIA Corporation\\NVSMI", pf) < sizeof nvsmi)
+		spec.dirs = dirs;
+#endif
 
 	memset(n, 0, sizeof(*n));
 	if ((rc = dl_open(&spec, &lib, err)) != CD_OK)

@@ -41,10 +41,17 @@ static const struct region_marker markers[] = {
 static const char *const region_names[REGION_COUNT] = { "run", "build", "install", "container", "kernel log",
 							 "nccl" };
 
-/* a drive path's "C:\", Windows' error texts and the driver's DLL */
-static const char *const windows_markers[] = { ":\\users\\", ":\\program files", ":\\anaconda", ":\\windows\\",
-					       "winerror", ".dll", "\\site-packages\\", "windows_portable",
-					       "nvlddmkm" };
+/* a drive path's "C:\", Windows' error texts and the driver's DLL, an .exe, cmd's and
+ * PowerShell's prompts and variables, ComfyUI's portable build (EXPLAIN_EMBEDDED_PYTHON, read apart) */
+static const char *const windows_markers[] = { "c:\\", "d:\\", "e:\\", "f:\\", "g:\\", ":\\users\\",
+					       ":\\program files", ":\\anaconda", ":\\windows\\", "winerror",
+					       ".dll", ".exe", "\\site-packages\\", "\\appdata\\", "windows_portable",
+					       "nvlddmkm", "powershell", "$env:", "ps c:",
+					       "system32" };
+
+/* Linux's paths, loader and shell; WSL2 is decided by match.c's own words (wsl2, /usr/lib/wsl) */
+static const char *const linux_markers[] = { "/usr/", "/home/", "/opt/", ".so.", "ld_library_path", "ldconfig",
+					     "/dev/nvidia", "/proc/", "dmesg", "sudo " };
 
 /* AMD's stack: HIP's and HSA's own error texts, its runtime's log, the device node, the build
  * variables and wheels of ROCm. Not "rocm" or "hsa_override_gfx_version" alone: Ollama prints
@@ -69,6 +76,39 @@ const char *const *explain_windows_markers(size_t *n)
 {
 	*n = sizeof(windows_markers) / sizeof(windows_markers[0]);
 	return windows_markers;
+}
+
+const char *const *explain_linux_markers(size_t *n)
+{
+	*n = sizeof(linux_markers) / sizeof(linux_markers[0]);
+	return linux_markers;
+}
+
+bool explain_text_is_windows(bool windows_seen, bool linux_seen, bool wsl_seen)
+{
+	if (wsl_seen)
+		return false;
+	if (windows_seen)
+		return true;
+	if (linux_seen)
+		return false;
+#ifdef _WIN32
+	return true;
+#else
+	return false;
+#endif
+}
+
+const char *explain_python_command(bool embedded_python)
+{
+	return embedded_python ? "python_embeded\\python.exe" : "python";
+}
+
+const char *explain_pip_command(bool windows, bool embedded_python)
+{
+	if (embedded_python)
+		return "python_embeded\\python.exe -m pip";
+	return windows ? "python -m pip" : "pip";
 }
 
 const char *const *explain_rocm_markers(size_t *n)

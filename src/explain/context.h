@@ -31,8 +31,28 @@ struct region_marker {
 const struct region_marker *explain_region_markers(size_t *n);
 const char *explain_region_name(enum explain_region r);
 
-/* Strings that only a Windows text holds (a drive path, a DLL, a Windows error). */
+/* Strings that only a Windows text holds (a drive path, a DLL or .exe, a Windows error, a cmd or
+ * PowerShell prompt). */
 const char *const *explain_windows_markers(size_t *n);
+
+/* Strings that only a Linux (or WSL2) text holds: its paths, its loader, its shell. */
+const char *const *explain_linux_markers(size_t *n);
+
+/* Whether a text is from Windows, from what it holds: a Windows marker and no WSL2 (whose texts
+ * carry Windows paths but run Linux's tools); a Linux marker alone says Linux; a text that says
+ * neither is taken for the platform cudoctor runs on. Every fix line in Windows' form or
+ * Linux's follows this. */
+bool explain_text_is_windows(bool windows_seen, bool linux_seen, bool wsl_seen);
+
+/* ComfyUI portable's own Python folder: a text that shows it is from Windows, and its pip is
+ * that Python's. */
+#define EXPLAIN_EMBEDDED_PYTHON "python_embeded"
+
+/* The pip a fix line runs: the portable build's own Python, else "python -m pip" on Windows (the
+ * Python that fails, whatever pip.exe PATH finds), else pip. */
+const char *explain_pip_command(bool windows, bool embedded_python);
+/* The Python a fix line runs: the portable build's own, else python. */
+const char *explain_python_command(bool embedded_python);
 
 /* Strings that only a text of AMD's ROCm/HIP stack holds: such a text gets ROCm's findings and
  * never CUDA's advice. */

@@ -70,6 +70,15 @@ size_t explain_offline_evidence(const struct explain_match *m, char lines[][EXPL
 		else
 			n = str_lines_add(*lines, EXPLAIN_EVIDENCE_LINE, n, max, "no toolkit in cudoctor's tables builds %s", buf);
 	}
+	if (m->has_vllm) {
+		const double *g = m->vllm_gib;
+		double need = g[0] + g[1] + g[2];
+
+		n = str_lines_add(*lines, EXPLAIN_EVIDENCE_LINE, n, max, "vLLM's budget (total GPU memory x "
+			 "gpu_memory_utilization) is %.2f GiB: model weights %.2f + non-torch %.2f + activation peak "
+			 "%.2f = %.2f GiB, leaving %.2f GiB for the KV cache%s", need + g[3], g[0], g[1], g[2], need, g[3],
+			 g[3] <= 0 ? ": the model and its activations alone exceed the budget" : "");
+	}
 	for (size_t k = 0; k < m->n_xids; k++) {
 		const struct kb_xid *x = kb_xid_find(m->xids[k]);
 

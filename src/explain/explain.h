@@ -45,6 +45,9 @@ struct explain_match {
 	size_t n_xids;
 	struct oom_message oom;
 	bool has_oom;
+	double vllm_gib[4];                  /* vLLM's profile: model weights, non-torch memory,
+					      * activation peak, what is left for the KV cache (GiB) */
+	bool has_vllm;
 	char path[256];                      /* a library or binary path in the text, if any */
 	char library[96];                    /* the soname a loader error names ("libcudart.so.12") */
 	int driver_cuda;                     /* "found version 11040": the CUDA the driver runs, else 0 */
@@ -55,6 +58,9 @@ struct explain_match {
 	enum explain_region region;          /* the region of the log the first hit was in */
 	bool windows;                        /* the text is from Windows (context.h decides): fixes
 					      * in Windows' form */
+	bool embedded_python;                /* the text's paths show ComfyUI portable's python_embeded */
+	bool torch_dll;                      /* the DLL a loader error names is PyTorch's or ships in
+					      * its torch\\lib folder: torch's wheel carries it */
 	bool rocm;                           /* the text is from AMD's ROCm/HIP (context.h decides):
 					      * only rocm-* findings, no CUDA advice */
 };

@@ -386,8 +386,11 @@ const char *ex_loader(const struct line *l, const char *base, char *lib, size_t 
 		snprintf(lib, n, "libcuda.so");
 		return base;
 	}
+	/* a missing or mismatched DLL that is not CUDA's is no CUDA finding */
+	bool own = strcmp(base, "library-missing") == 0 || strcmp(base, "library-version-mismatch") == 0;
+
 	if (!pick)
-		return strcmp(base, "library-missing") == 0 ? NULL : base;
+		return own ? NULL : base;
 	snprintf(lib, n, "%.*s", (int)pick_len, pick);
 	for (char *c = lib; *c; c++)
 		if (*c == ',')
@@ -408,6 +411,9 @@ const char *ex_loader(const struct line *l, const char *base, char *lib, size_t 
 		if (strncmp(name, cuda_libs[i], cl) != 0 || (name[cl] && strcmp(cuda_libs[i], "cudnn") != 0 &&
 							     strcmp(cuda_libs[i], "nvinfer") != 0))
 			continue;
+		/* WinError 127 in the driver's DLL: an entry point the runtime needs is not in it */
+		if (strcmp(base, "library-version-mismatch") == 0 && strcmp(name, "nvcuda") == 0)
+			return "runtime-newer-than-driver";
 		if (strcmp(base, "library-missing") != 0 && strcmp(base, "wsl-libcuda") != 0)
 			return base;
 		if (strcmp(name, "cuda") == 0)
@@ -420,5 +426,40 @@ const char *ex_loader(const struct line *l, const char *base, char *lib, size_t 
 			return "no-driver";
 		return "library-missing";
 	}
-	return strcmp(base, "library-missing") == 0 || strcmp(base, "wsl-libcuda") == 0 ? NULL : base;
+	return own || strcmp(base, "wsl-libcuda") == 0 ? NULL : base;
+}
+
+bool ex_torch_dll(const struct line *l, const char *lib)
+{
+	static const char *const own[] = { "torch_cuda", "c10_cuda", "caffe2_nvrtc" };
+
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (strncasecmp(lib, own[i], strlen(own[i])) == 0)
+			return true;
+	return line_find(l, "\\torch\\lib\\") >= 0;
+}
+
+/* a size in GiB after key on the line ("5.20GiB", "-1.05GiB"); false when absent */
+static bool gib_after(const struct line *l, const char *key, double *out)
+{
+	long at = line_find(l, key);
+	char *end;
+
+	if (at < 0)
+		return false;
+	*out = strtod(l->s + at + strlen(key), &end);
+	return end != l->s + at + (long)strlen(key) && end + 3 <= l->s + l->len && strncmp(end, "GiB", 3) == 0;
+}
+
+void ex_vllm_budget(struct explain_match *m, const struct line *l)
+{
+	static const char *const keys[4] = { "model weights take ", "non_torch_memory takes ",
+					     "activation peak memory takes ", "reserved for KV Cache is " };
+	double v[4];
+
+	for (size_t i = 0; i < 4; i++)
+		if (!gib_after(l, keys[i], &v[i]) || (i < 3 && v[i] < 0))
+			return;
+	memcpy(m->vllm_gib, v, sizeof(v));
+	m->has_vllm = true;
 }

@@ -11,6 +11,7 @@
 #include "explain/explain.h"
 #include "explain/newlines.h"
 #include "explain/scan_line.h"
+#include "os/env.h"
 #include "util/cpu.h"
 #include "util/err.h"
 #include "util/safetext.h"
@@ -24,7 +25,7 @@
 /* ---- the pattern set, built once from the kb ---- */
 
 enum pat_kind { PK_ERROR, PK_PART, PK_NAME, PK_NUMKEY, PK_CUDA, PK_GPU, PK_NCCL, PK_SUPPORTS, PK_CC_OLD, PK_WSL, PK_TORCH,
-		PK_LAUNCH, PK_RUNTIME_VERSION, PK_REGION, PK_WINDOWS, PK_ROCM };
+		PK_LAUNCH, PK_RUNTIME_VERSION, PK_REGION, PK_WINDOWS, PK_LINUX, PK_EMBEDDED, PK_ROCM };
 
 struct pat {
 	enum pat_kind kind;
@@ -93,8 +94,8 @@ static int build_patterns(char *err)
 						    "blockDim", "threads per block" };
 	struct pat_list pl = { 0 };
 	const struct region_marker *region;
-	const char *const *windows, *const *rocm;
-	size_t n_region, n_windows, n_rocm;
+	const char *const *windows, *const *linux_words, *const *rocm;
+	size_t n_region, n_windows, n_linux, n_rocm;
 	bool ok = true;
 	int rc;
 
@@ -141,6 +142,10 @@ static int build_patterns(char *err)
 	windows = explain_windows_markers(&n_windows);
 	for (size_t i = 0; i < n_windows && ok; i++)
 		ok = add_pat(&pl, windows[i], (struct pat){ PK_WINDOWS, NULL, 0, 0 });
+	ok = ok && add_pat(&pl, EXPLAIN_EMBEDDED_PYTHON, (struct pat){ PK_EMBEDDED, NULL, 0, 0 });
+	linux_words = explain_linux_markers(&n_linux);
+	for (size_t i = 0; i < n_linux && ok; i++)
+		ok = add_pat(&pl, linux_words[i], (struct pat){ PK_LINUX, NULL, 0, 0 });
 	rocm = explain_rocm_markers(&n_rocm);
 	for (size_t i = 0; i < n_rocm && ok; i++)
 		ok = add_pat(&pl, rocm[i], (struct pat){ PK_ROCM, NULL, 0, 0 });
@@ -184,6 +189,8 @@ struct explain_scan {
 	size_t region_line;     /* the line of that marker, else 0 */
 	bool wsl;               /* the text mentions WSL2 */
 	bool windows;           /* a Windows marker was seen (context.h) */
+	bool linux_seen;        /* a Linux marker was seen (context.h) */
+	bool embedded;          /* ComfyUI portable's python_embeded was seen (context.h) */
 	bool rocm;              /* a ROCm marker was seen (context.h) */
 	size_t launch_line;     /* the last line that speaks of a kernel launch, else 0 */
 	int launch_block;       /* the threads per block that line gives, else 0 */
@@ -599,8 +606,10 @@ static int match_messages(struct explain_scan *sc, const struct line *l, bool *f
 			m->arch = a;
 			m->has_arch = true;
 		}
-		if (lib[0] && !m->library[0])
+		if (lib[0] && !m->library[0]) {
 			memcpy(m->library, lib, sizeof(m->library));
+			m->torch_dll = ex_torch_dll(l, lib);
+		}
 		if (strcmp(x, "torch_cc") == 0)
 			ex_torch_cc(m, l);
 		else if (strcmp(x, "xid") == 0)
@@ -611,6 +620,8 @@ static int match_messages(struct explain_scan *sc, const struct line *l, bool *f
 			ex_lib_versions(m, l);
 		else if (strcmp(x, "gpu_cc") == 0)
 			ex_gpu_cc(m, l);
+		else if (strcmp(x, "vllm_budget") == 0)
+			ex_vllm_budget(m, l);
 		/* oom_stats: an allocator's summary, whose numbers add to its failure line's */
 		else if ((strcmp(x, "oom") == 0 && !m->has_oom) || strcmp(x, "oom_stats") == 0) {
 			bool open = false;
@@ -656,6 +667,30 @@ static bool inside(uint32_t s1, uint32_t e1, uint32_t s2, uint32_t e2)
 static bool covers(uint32_t s1, uint32_t e1, uint32_t s2, uint32_t e2)
 {
 	return s2 <= s1 && e1 <= e2;
+}
+
+/* A message part inside a longer part of another message that is whole on the line is that
+ * message's: "gpu_host_bfc) ran out of memory" is the host pool's failure, not the GPU pool's
+ * "_bfc) ran out of memory". */
+static void shadow_parts(struct explain_scan *sc)
+{
+	for (size_t h = 0; h < sc->n_hits; h++) {
+		const struct pat *p = &P.pats[sc->hits[h].pat];
+		uint32_t e1 = sc->hits[h].end, s1 = e1 - P.ac.len[sc->hits[h].pat];
+
+		if (p->kind != PK_PART)
+			continue;
+		for (size_t k = 0; k < sc->n_hits; k++) {
+			const struct pat *q = &P.pats[sc->hits[k].pat];
+			uint32_t e2 = sc->hits[k].end, s2 = e2 - P.ac.len[sc->hits[k].pat];
+
+			if (k != h && q->kind == PK_PART && q->msg != p->msg && inside(s1, e1, s2, e2) &&
+			    sc->msg_seen[q->msg] == (1u << kb_message_at(q->msg)->n_parts) - 1) {
+				sc->msg_seen[p->msg] &= (unsigned char)~(1u << p->part);
+				break;
+			}
+		}
+	}
 }
 
 /* dst[0..n) = s lowercased (ASCII), NUL bytes as spaces, then a NUL: eight bytes at a time,
@@ -750,6 +785,12 @@ static int scan_line(struct explain_scan *sc)
 		case PK_WINDOWS:
 			sc->windows = true;
 			break;
+		case PK_LINUX:
+			sc->linux_seen = true;
+			break;
+		case PK_EMBEDDED:
+			sc->embedded = sc->windows = true;
+			break;
 		case PK_ROCM:
 			sc->rocm = true;
 			break;
@@ -776,6 +817,8 @@ static int scan_line(struct explain_scan *sc)
 	/* the automaton's "nccl" anchor is the search, unless the line had more hits than kept */
 	nccl = nccl && (sc->n_hits < LINE_HITS ? sc->nccl_hit[nccl_log_anchor_count() - 1]
 					     : strstr(l->low, "nccl") != NULL);
+	if (parts)
+		shadow_parts(sc);
 	if (parts && (rc = match_messages(sc, l, &found)) != CD_OK)
 		return rc;
 	if (names && (rc = match_names(r, l, &found)) != CD_OK)
@@ -926,7 +969,7 @@ int explain_scan_new(struct explain_scan **out, char *err)
 	/* the plain paths, for comparing against (docs/explain.md): "lines" takes every line
 	 * through the automaton, "scalar" runs the first stage and the newline count without
 	 * SIMD, "sse2" the first stage without it and the count on SSE2 */
-	scan = getenv("CUDOCTOR_EXPLAIN_SCAN");
+	scan = os_getenv("CUDOCTOR_EXPLAIN_SCAN");
 	sc->by_line = scan && strcmp(scan, "lines") == 0;
 	sc->simd = !(scan && (strcmp(scan, "scalar") == 0 || strcmp(scan, "sse2") == 0 || sc->by_line));
 	sc->nl = sc->simd ? newline_best() : scan && strcmp(scan, "sse2") == 0 ? NEWLINE_SSE2 : NEWLINE_PORTABLE;
@@ -1197,7 +1240,8 @@ static void settle(struct explain_scan *sc)
 	for (size_t i = 0; i < r->n; i++) {
 		if (strcmp(r->m[i].finding, "libcuda-link-missing") == 0 && sc->wsl)
 			r->m[i].finding = "wsl-libcuda";
-		r->m[i].windows = sc->windows;
+		r->m[i].windows = explain_text_is_windows(sc->windows, sc->linux_seen, sc->wsl);
+		r->m[i].embedded_python = sc->embedded;
 		r->m[i].rocm = sc->rocm;
 		if (sc->rocm) {
 			r->m[i].finding = rocm_finding_of(r->m[i].finding);

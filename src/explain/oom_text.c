@@ -400,6 +400,46 @@ static void parse_xla(const char *s, size_t len, struct oom_message *m)
 	}
 }
 
+/* A plain count of bytes at s[*i] ("22635544576"); *i moves past it. */
+static bool bytes_at(const char *s, size_t len, size_t *i, double *out)
+{
+	double v = 0;
+	size_t digits = 0;
+
+	while (*i < len && isdigit((unsigned char)s[*i]) && digits < 18) {
+		v = v * 10 + (s[(*i)++] - '0');
+		digits++;
+	}
+	*out = v;
+	return digits > 0;
+}
+
+/* XLA's and TensorFlow's cudaMallocAsync allocator: "cuMemAllocAsync failed to allocate
+ * 1225195446464 bytes: ... CUDA_ERROR_OUT_OF_MEMORY" and "Reported by CUDA: Free memory/Total
+ * memory: 22635544576/85095874560": the GPU's own numbers, as PyTorch's message gives them */
+static void parse_cumem_async(const char *s, size_t len, struct oom_message *m)
+{
+	const char *key = "Free memory/Total memory: ";
+	double v, free_b, total;
+	size_t p;
+	long at;
+
+	m->n.form = OOM_FORM_TORCH;
+	if (size_after(s, len, "failed to allocate ", &v, NULL)) {
+		m->n.requested = v;
+		m->n.have |= OOM_HAVE_REQUESTED;
+	}
+	if ((at = find(s, len, key)) < 0)
+		return;
+	p = (size_t)at + strlen(key);
+	if (!bytes_at(s, len, &p, &free_b) || p >= len || s[p++] != '/' || !bytes_at(s, len, &p, &total) ||
+	    total <= 0 || free_b > total)
+		return;
+	m->n.free_bytes = free_b;
+	m->n.total = total;
+	m->n.have |= OOM_HAVE_FREE | OOM_HAVE_TOTAL;
+}
+
 /* The first of TensorFlow's/XLA's forms in text, or -1: the allocator's failure, its summary,
  * XLA's buffer assignment */
 static long pool_form_at(const char *text, size_t len, bool *xla)
@@ -435,6 +475,13 @@ int oom_parse(const char *text, size_t len, struct oom_message *out)
 		out->offset = (size_t)async;
 		out->length = wlen;
 		parse_async(s, wlen, out);
+		return CD_OK;
+	}
+	if (at < 0 && (async = find(text, len, "cuMemAllocAsync failed to allocate ")) >= 0) {
+		wlen = len - (size_t)async < WINDOW ? len - (size_t)async : WINDOW;
+		out->offset = (size_t)async;
+		out->length = wlen;
+		parse_cumem_async(text + async, wlen, out);
 		return CD_OK;
 	}
 	if (at < 0) {

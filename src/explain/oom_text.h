@@ -1,5 +1,5 @@
-/* Reading PyTorch's "CUDA out of memory" message, TensorFlow's/XLA's BFC allocator summary and
- * XLA's BufferAssignment into the numbers of facts/oom.h (rules/oom.h classifies them). */
+/* Reading PyTorch's "CUDA out of memory" message, TensorFlow's/XLA's BFC allocator summary,
+ * XLA's cuMemAllocAsync failure and XLA's BufferAssignment into the numbers of facts/oom.h (rules/oom.h classifies them). */
 #ifndef CUDOCTOR_EXPLAIN_OOM_TEXT_H
 #define CUDOCTOR_EXPLAIN_OOM_TEXT_H
 

@@ -37,6 +37,11 @@ int ex_block_threads(const struct line *l);                        /* the same, 
 /* A loader error's library: fills lib (the soname) and returns the finding it implies for
  * base (the message row's), or NULL when the library is not CUDA's or is an optional plugin. */
 const char *ex_loader(const struct line *l, const char *base, char *lib, size_t n);
+/* Whether a loader error's DLL (lib) is PyTorch's own or lies in its torch\\lib folder. */
+bool ex_torch_dll(const struct line *l, const char *lib);
+/* vLLM's "model weights take 5.20GiB; non_torch_memory takes 0.03GiB; PyTorch activation peak
+ * memory takes 1.42GiB; the rest of the memory reserved for KV Cache is -1.05GiB." */
+void ex_vllm_budget(struct explain_match *m, const struct line *l);
 bool ex_arch_at(const char *p, const char *end, struct kb_arch *a); /* "sm_86" / "compute_120a" / "8.6" */
 
 #endif

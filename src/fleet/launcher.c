@@ -4,8 +4,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
+#include "os/env.h"
+#include "os/host.h"
 #include "util/err.h"
 
 bool fleet_under_launcher(void)
@@ -14,20 +15,20 @@ bool fleet_under_launcher(void)
 	static const char *const vars[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK", NULL };
 
 	for (size_t i = 0; vars[i]; i++)
-		if (getenv(vars[i]))
+		if (os_getenv(vars[i]))
 			return true;
 	return false;
 }
 
 void fleet_node_name(char *buf, size_t n)
 {
-	const char *env = getenv("CUDOCTOR_NODE");
+	const char *env = os_getenv("CUDOCTOR_NODE");
 
 	if (env && *env) {
 		snprintf(buf, n, "%s", env);
 		return;
 	}
-	if (gethostname(buf, n) != 0 || !buf[0])
+	if (!os_hostname(buf, n))
 		snprintf(buf, n, "localhost");
 	buf[n - 1] = '\0';
 }

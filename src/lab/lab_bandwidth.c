@@ -9,6 +9,7 @@
 #include "lab/judge.h"
 #include "lab/sizing.h"
 #include "lab/stats.h"
+#include "os/env.h"
 #include "util/err.h"
 
 enum { K_COPY, K_SCALE, K_ADD, K_TRIAD, K_DOT, NK };
@@ -39,7 +40,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	TRY(lab_fn(c, kfn[K_TRIAD], &a.f, err));
 	TRY(lab_cu(c, c->d->OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, a.f, (int)a.block, 0), "cuOccupancyMaxActiveBlocksPerMultiprocessor", err));
 	/* tuning knobs for bench/lab.md; the defaults are what the lab uses */
-	const char *env_vec = getenv("CUDOCTOR_LAB_BW_VEC"), *env_el = getenv("CUDOCTOR_LAB_BW_ELEMS");
+	const char *env_vec = os_getenv("CUDOCTOR_LAB_BW_VEC"), *env_el = os_getenv("CUDOCTOR_LAB_BW_ELEMS");
 	int vec = env_vec && atoi(env_vec) == 1 ? 1 : env_vec ? 2 : DEFAULT_VEC;
 	int elems = env_el ? atoi(env_el) : DEFAULT_ELEMS;
 	unsigned long long items = vec == 2 ? n2 : n;

@@ -11,6 +11,7 @@
 #include "lab/jit_ptx.h"
 #include "lab/judge.h"
 #include "lab/rng.h"
+#include "os/env.h"
 #include "util/err.h"
 
 enum { N = 1 << 20 };
@@ -97,7 +98,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 		goto out;
 	}
 	bool same = memcmp(o1, o2, N * sizeof *o1) == 0;
-	const char *nocache = getenv("CUDA_CACHE_DISABLE");
+	const char *nocache = os_getenv("CUDA_CACHE_DISABLE");
 	bool disabled = nocache && strcmp(nocache, "0") != 0;
 	lab_add(r, "ms", sass_ms, "load the fatbin (SASS sm_%d%d picked)", c->info.cc_major, c->info.cc_minor);
 	lab_add(r, "ms", cold_ms, "load PTX (compute_%d), first time: JIT", ptx2);

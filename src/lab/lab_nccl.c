@@ -16,6 +16,7 @@
 #include "lab/nccl_judge.h"
 #include "lab/nvml_dev.h"
 #include "lab/sizing.h"
+#include "os/env.h"
 #include "util/err.h"
 
 enum { MAX_RANKS = 16, MAX_SIZES = 20 };
@@ -415,9 +416,9 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 		goto out;
 	}
 	/* NVLink SHARP allocates multicast objects; it stays off unless the user chose */
-	const char *nvls = getenv("NCCL_NVLS_ENABLE");
+	const char *nvls = os_getenv("NCCL_NVLS_ENABLE");
 	bool ours = !nvls || !*nvls;
-	if (ours && setenv("NCCL_NVLS_ENABLE", "0", 1) != 0) {
+	if (ours && os_setenv("NCCL_NVLS_ENABLE", "0") != 0) {
 		rc = cd_fail(err, CD_ENOMEM, "setenv NCCL_NVLS_ENABLE: out of memory");
 		goto out;
 	}

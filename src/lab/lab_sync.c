@@ -14,6 +14,7 @@
 #include "lab/rng.h"
 #include "lab/sizing.h"
 #include "lab/stats.h"
+#include "os/clock.h"
 #include "util/err.h"
 
 enum { MAXB = 16, MAXREPS = 8, DIV_BLOCK = 256 };
@@ -83,12 +84,6 @@ out:
 	return rc;
 }
 
-static void sleep_us(long us)
-{
-	struct timespec ts = { .tv_sec = 0, .tv_nsec = us * 1000 };
-	nanosleep(&ts, NULL);
-}
-
 /* Waits for the lab's stream without blocking in the driver: sets the watchdog word after
  * flag_after_s, gives up hard_limit_s later (then c->hung). */
 static int bounded_wait(struct lab_ctx *c, volatile unsigned *watchdog, double flag_after_s, double *ms, char *err)
@@ -116,7 +111,7 @@ static int bounded_wait(struct lab_ctx *c, volatile unsigned *watchdog, double f
 				       "more work is queued on this GPU, and the process's exit releases it",
 				       hard_limit_s);
 		}
-		sleep_us(100);
+		os_sleep_us(100);
 	}
 }
 

@@ -2,8 +2,8 @@
 #include "mem/context_cost.h"
 
 #include <string.h>
-#include <unistd.h>
 
+#include "os/proc.h"
 #include "util/err.h"
 
 #define MAX_PROCS 1024
@@ -14,7 +14,7 @@ static bool own_usage(const struct nvml *nv, nvmlDevice_t dev, uint64_t *bytes, 
 	static nvmlProcessInfo_v2_t infos[MAX_PROCS];
 	static nvmlProcessInfo_v1_t infos1[MAX_PROCS];
 	unsigned n = MAX_PROCS;
-	unsigned pid = (unsigned)getpid();
+	unsigned pid = os_pid();
 	*listed = 0;
 	if (nv->DeviceGetComputeRunningProcesses) {
 		if (nv->DeviceGetComputeRunningProcesses(dev, &n, infos) != NVML_SUCCESS)

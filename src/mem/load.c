@@ -2,12 +2,11 @@
  * sharded index (or a directory holding one), or a config.json. Headers only. */
 #include "mem/load.h"
 
-#include <dirent.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "os/fs.h"
 #include "util/err.h"
 #include "util/file.h"
 #include "util/str.h"
@@ -30,14 +29,16 @@ static int load_json(const char *path, size_t max, json_t **out, char *err)
 	return CD_OK;
 }
 
+/* dirname(3)'s answer: "." for a bare name, "/" for a file in the root */
 static char *dir_of(const char *path)
 {
-	char *tmp = cd_strdup(path);
-	if (!tmp)
-		return NULL;
-	char *d = cd_strdup(dirname(tmp));
-	free(tmp);
-	return d;
+	const char *sep = os_last_sep(path);
+
+	if (!sep)
+		return cd_strdup(".");
+	if (sep == path)
+		return cd_strndup(path, 1);
+	return cd_strndup(path, (size_t)(sep - path));
 }
 
 /* config.json beside the weights, or NULL when there is none. */
@@ -269,19 +270,19 @@ static int load_dir(const char *dir, const char *dtype, struct mem_model *m, cha
 		if (rc != CD_ENOTFOUND)
 			return rc;
 	}
-	DIR *d = opendir(dir);
+	struct os_dir *d = NULL;
+	const char *name;
 	char *gguf = NULL;
 	int n_gguf = 0;
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
-		if (str_ends_with(de->d_name, ".gguf")) {
+	os_dir_open(dir, &d);
+	while (d && (name = os_dir_next(d))) {
+		if (str_ends_with(name, ".gguf")) {
 			n_gguf++;
 			free(gguf);
-			gguf = cd_asprintf("%s/%s", dir, de->d_name);
+			gguf = cd_asprintf("%s/%s", dir, name);
 		}
 	}
-	if (d)
-		closedir(d);
+	os_dir_close(d);
 	int rc;
 	if (n_gguf == 1 && gguf)
 		rc = load_gguf(gguf, m, err);

@@ -3,15 +3,13 @@
 #include "mem/probe.h"
 
 #include <string.h>
-#include <time.h>
 
+#include "util/clock.h"
 #include "util/err.h"
 
 static double now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+	return cd_now_s() * 1e3;
 }
 
 static uint64_t down(uint64_t v, uint64_t g)

@@ -3,13 +3,13 @@
 #ifndef _WIN32
 #include "os/registry.h"
 
-#include "util/err.h"
+#include <errno.h>
 
 int os_registry_hklm_dword(const char *subkey, const char *name, unsigned long *out)
 {
 	(void)subkey;
 	(void)name;
 	(void)out;
-	return CD_EUNSUPPORTED;
+	return -ENOSYS;
 }
 #endif

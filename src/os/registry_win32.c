@@ -2,9 +2,8 @@
 #ifdef _WIN32
 #include "os/registry.h"
 
+#include <errno.h>
 #include <windows.h>
-
-#include "util/err.h"
 
 static int widen(const char *in, wchar_t *out, int n)
 {
@@ -18,13 +17,13 @@ int os_registry_hklm_dword(const char *subkey, const char *name, unsigned long *
 	LSTATUS st;
 
 	if (!widen(subkey, wkey, 512) || !widen(name, wname, 128))
-		return CD_EUSAGE;
+		return -EINVAL;
 	st = RegGetValueW(HKEY_LOCAL_MACHINE, wkey, wname, RRF_RT_REG_DWORD, NULL, &value, &size);
 	if (st == ERROR_FILE_NOT_FOUND || st == ERROR_PATH_NOT_FOUND)
-		return CD_ENOTFOUND;
+		return -ENOENT;
 	if (st != ERROR_SUCCESS)
-		return CD_EIO;
+		return -EIO;
 	*out = value;
-	return CD_OK;
+	return 0;
 }
 #endif

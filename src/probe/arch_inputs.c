@@ -1,19 +1,17 @@
 /* `arch` inputs (arch_inputs.h): paths gathered, directories walked in name order, the
  * frameworks' files in the site-packages Python names, Ollama's library folders. */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "binfmt/ar.h"
 #include "binfmt/elf.h"
 #include "binfmt/fatbin.h"
 #include "binfmt/pe.h"
+#include "os/env.h"
+#include "os/fs.h"
 #include "probe/arch_inputs.h"
 #include "probe/fw_files.h"
 #include "probe/paths.h"
@@ -76,8 +74,8 @@ static bool worth_scanning(const char *path, bool modules_only)
 	 * file swapped for a FIFO after the directory was listed cannot hang the walk */
 	if (file_open_input(path, &fd, &size, NULL) != CD_OK)
 		return false;
-	ssize_t n = read(fd, head, sizeof(head));
-	close(fd);
+	long long n = os_read(fd, head, sizeof(head));
+	os_close(fd);
 	if (n < 4)
 		return false;
 	if (elf_has_magic(head, (size_t)n) || pe_has_magic(head, (size_t)n))
@@ -92,16 +90,15 @@ static int name_cmp(const void *a, const void *b)
 
 static int walk(struct arch_inputs *in, const char *dir, bool recursive, bool modules_only, int depth, char *err)
 {
-	DIR *d = opendir(dir);
-	if (!d)
-		return depth == 0 ? cd_fail(err, CD_EIO, "%s: %s", dir, strerror(errno)) : CD_OK;
+	struct os_dir *d;
+	int e = os_dir_open(dir, &d);
+	if (e != 0)
+		return depth == 0 ? cd_fail(err, CD_EIO, "%s: %s", dir, strerror(-e)) : CD_OK;
 	char **names = NULL;
 	size_t n = 0, cap = 0;
 	int rc = CD_OK;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
-			continue;
+	const char *name;
+	while ((name = os_dir_next(d))) {
 		if (n == cap) {
 			cap = cap ? cap * 2 : 64;
 			char **p = realloc(names, cap * sizeof(*p));
@@ -111,7 +108,7 @@ static int walk(struct arch_inputs *in, const char *dir, bool recursive, bool mo
 			}
 			names = p;
 		}
-		if (!(names[n] = cd_asprintf("%s/%s", dir, de->d_name))) {
+		if (!(names[n] = cd_asprintf("%s/%s", dir, name))) {
 			rc = CD_ENOMEM;
 			goto out;
 		}
@@ -120,13 +117,13 @@ static int walk(struct arch_inputs *in, const char *dir, bool recursive, bool mo
 	/* readdir order is the file system's; sort so runs are reproducible */
 	cd_qsort(names, n, sizeof(*names), name_cmp);
 	for (size_t i = 0; i < n && rc == CD_OK; i++) {
-		struct stat st;
-		if (lstat(names[i], &st) != 0) /* symlinks are skipped: no loops, no doubles */
+		struct os_stat st;
+		if (os_lstat(names[i], &st) != 0) /* symlinks are skipped: no loops, no doubles */
 			continue;
-		if (S_ISDIR(st.st_mode)) {
+		if (st.kind == OS_DIR) {
 			if (recursive && depth < MAX_DEPTH)
 				rc = walk(in, names[i], recursive, modules_only, depth + 1, err);
-		} else if (S_ISREG(st.st_mode) && worth_scanning(names[i], modules_only)) {
+		} else if (st.kind == OS_FILE && worth_scanning(names[i], modules_only)) {
 			rc = arch_inputs_add(in, names[i], false);
 		}
 	}
@@ -134,7 +131,7 @@ out:
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
-	closedir(d);
+	os_dir_close(d);
 	if (rc == CD_ENOMEM)
 		return cd_fail(err, rc, "out of memory");
 	return rc;
@@ -279,7 +276,7 @@ int arch_inputs_python(struct arch_inputs *in, const char *interpreter, char *pr
 	}
 	/* by default the interpreter of the environment cudoctor was started from, if it has one */
 	if (!(interpreter && *interpreter) && python_launcher_env(home, sizeof home) &&
-	    path_join(own, sizeof own, home, "bin/python3") == CD_OK && access(own, X_OK) == 0 && safe_interpreter(own))
+	    path_join(own, sizeof own, home, "bin/python3") == CD_OK && os_access(own, OS_EXEC) && safe_interpreter(own))
 		py = own;
 	if (!safe_interpreter(py))
 		return cd_fail(err, CD_EUSAGE, "--python: '%s' is not a plain interpreter path", py);
@@ -315,7 +312,7 @@ int arch_inputs_ollama(struct arch_inputs *in, char *err)
 	/* where the Linux installer, the tarball and the Docker image put the runners */
 	static const char *const dirs[] = {"/usr/lib/ollama", "/usr/local/lib/ollama", "/opt/ollama/lib"};
 	size_t found = 0;
-	const char *env = getenv("OLLAMA_LIBRARY_PATH");
+	const char *env = os_getenv("OLLAMA_LIBRARY_PATH");
 	if (env && *env && path_is_dir(env)) {
 		int rc = walk(in, env, true, true, 0, err);
 		if (rc)

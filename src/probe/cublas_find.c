@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "os/env.h"
 #include "probe/python.h"
 #include "probe/runtimes.h"
 #include "util/err.h"
@@ -23,7 +24,7 @@ static int newest_first(const void *a, const void *b)
 int cublas_find_load(struct cublas *b, char *err)
 {
 	struct python_info py;
-	struct python_opts po = { .home = getenv("HOME") };
+	struct python_opts po = { .home = os_getenv("HOME") };
 	struct runtimes rt = { 0 };
 	const char **paths = NULL;
 	size_t *order = NULL;

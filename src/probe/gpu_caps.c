@@ -2,10 +2,11 @@
  * module's own /proc files with the kb's names first (no library at all), then NVML (its
  * init does not set up CUDA), libcuda's cuInit only where neither can say what CUDA would see. */
 #include "probe/gpu_caps.h"
+#include "os/env.h"
+#include "os/fs.h"
 #include "util/host_path.h"
 #include "util/sort.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +58,7 @@ static int token_device(const struct visible_token *t, const struct nvml_gpu *g,
  * would cut short or that names what NVML cannot match. */
 static bool cuda_view(const struct nvml_gpu *g, size_t n, const bool *mig, int *map, size_t *n_map)
 {
-	const char *order = getenv("CUDA_DEVICE_ORDER");
+	const char *order = os_getenv("CUDA_DEVICE_ORDER");
 	struct visible_devices vd;
 	bool used[GPU_CAPS_MAX] = { false };
 
@@ -66,7 +67,7 @@ static bool cuda_view(const struct nvml_gpu *g, size_t n, const bool *mig, int *
 	for (size_t i = 0; i < n; i++)
 		if (mig[i] || (!(order && strcmp(order, "PCI_BUS_ID") == 0) && !same_kind(&g[i], &g[0])))
 			return false;
-	visible_devices_parse(getenv("CUDA_VISIBLE_DEVICES"), &vd);
+	visible_devices_parse(os_getenv("CUDA_VISIBLE_DEVICES"), &vd);
 	*n_map = 0;
 	if (!vd.set) {
 		for (size_t i = 0; i < n; i++)
@@ -170,8 +171,8 @@ static bool proc_gpu(const char *bus, struct nvml_gpu *g, bool *mig)
 	const struct kb_gpu *k;
 	size_t len;
 	bool ok = false;
-	DIR *d;
-	struct dirent *e;
+	struct os_dir *d;
+	const char *e;
 
 	memset(g, 0, sizeof(*g));
 	*mig = false;
@@ -186,11 +187,11 @@ static bool proc_gpu(const char *bus, struct nvml_gpu *g, bool *mig)
 	if (!info_field(text, "Device Minor", minor, sizeof minor))
 		goto out;
 	snprintf(rel, sizeof rel, "/proc/driver/nvidia/capabilities/gpu%s/mig", minor);
-	if (host_path(path, sizeof path, NULL, rel) == CD_OK && (d = opendir(path))) {
-		while ((e = readdir(d)))
-			if (strncmp(e->d_name, "gi", 2) == 0)
+	if (host_path(path, sizeof path, NULL, rel) == CD_OK && os_dir_open(path, &d) == 0) {
+		while ((e = os_dir_next(d)))
+			if (strncmp(e, "gi", 2) == 0)
 				*mig = true;
-		closedir(d);
+		os_dir_close(d);
 	}
 	ok = true;
 out:
@@ -210,8 +211,8 @@ static bool probe_proc(struct gpu_probe *p, bool want_gpus)
 	const struct kb_driver_branch *b;
 	struct version v;
 	size_t len, n = 0;
-	DIR *d = NULL;
-	struct dirent *e;
+	struct os_dir *d = NULL;
+	const char *e;
 
 	if (host_path(path, sizeof path, NULL, "/proc/driver/nvidia/version") != CD_OK ||
 	    file_read_text(path, 16 * 1024, &text, &len, NULL) != CD_OK ||
@@ -220,10 +221,10 @@ static bool probe_proc(struct gpu_probe *p, bool want_gpus)
 	    kb_driver_branch_of(&v, &b, &exact) != CD_OK || !exact || b->cuda.parts == 0)
 		goto out;
 	if (want_gpus) {
-		if (host_path(path, sizeof path, NULL, "/proc/driver/nvidia/gpus") != CD_OK || !(d = opendir(path)))
+		if (host_path(path, sizeof path, NULL, "/proc/driver/nvidia/gpus") != CD_OK || os_dir_open(path, &d) != 0)
 			goto out;
-		while ((e = readdir(d)) && n < GPU_CAPS_MAX)
-			if (e->d_name[0] != '.' && !(names[n++] = cd_strdup(e->d_name)))
+		while ((e = os_dir_next(d)) && n < GPU_CAPS_MAX)
+			if (e[0] != '.' && !(names[n++] = cd_strdup(e)))
 				goto out;
 		if (e || n == 0)
 			goto out; /* more GPUs than we hold, or none */
@@ -246,8 +247,7 @@ static bool probe_proc(struct gpu_probe *p, bool want_gpus)
 out:
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
-	if (d)
-		closedir(d);
+	os_dir_close(d);
 	free(text);
 	return ok;
 }

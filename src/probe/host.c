@@ -1,13 +1,12 @@
 /* The report header's facts: /etc/os-release, uname, glibc, /proc/cpuinfo, the host name,
  * $CUDOCTOR_NODE and the date. */
-#include <gnu/libc-version.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "os/host.h"
+#include "os/env.h"
 #include "probe/host.h"
 #include "util/err.h"
 #include "util/file.h"
@@ -97,7 +96,7 @@ static void cpu_facts(struct host_facts *h, const char *root)
 
 static void date_fact(struct host_facts *h)
 {
-	const char *epoch = getenv("SOURCE_DATE_EPOCH");
+	const char *epoch = os_getenv("SOURCE_DATE_EPOCH");
 	time_t now = time(NULL);
 	struct tm tm;
 	char *end;
@@ -114,19 +113,14 @@ static void date_fact(struct host_facts *h)
 
 void probe_host(struct host_facts *h, const char *root)
 {
-	const char *node = getenv("CUDOCTOR_NODE");
-	struct utsname u;
+	const char *node = os_getenv("CUDOCTOR_NODE");
 
 	memset(h, 0, sizeof(*h));
 	os_facts(h, root);
 	cpu_facts(h, root);
-	if (uname(&u) == 0) {
-		snprintf(h->kernel, sizeof h->kernel, "%.40s %.100s", u.sysname, u.release);
-		snprintf(h->machine, sizeof h->machine, "%.30s", u.machine);
-	}
-	snprintf(h->glibc, sizeof h->glibc, "%s", gnu_get_libc_version());
-	if (gethostname(h->hostname, sizeof h->hostname - 1) != 0)
-		h->hostname[0] = '\0';
+	os_kernel(h->kernel, sizeof h->kernel, h->machine, sizeof h->machine);
+	os_libc_version(h->glibc, sizeof h->glibc);
+	os_hostname(h->hostname, sizeof h->hostname);
 	snprintf(h->node, sizeof h->node, "%s", node && *node ? node : h->hostname);
 	date_fact(h);
 }

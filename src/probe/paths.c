@@ -2,14 +2,12 @@
 #include "probe/paths.h"
 #include "util/sort.h"
 
-#include <dirent.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "os/env.h"
+#include "os/fs.h"
 #include "util/err.h"
 #include "util/str.h"
 
@@ -33,31 +31,26 @@ int path_join(char *out, size_t n, const char *a, const char *b)
 
 bool path_real(const char *p, char *out)
 {
-	char tmp[PATH_MAX > PROBE_PATH ? PATH_MAX : PROBE_PATH];
-
-	if (!realpath(p, tmp) || strlen(tmp) >= PROBE_PATH)
-		return false;
-	strcpy(out, tmp);
-	return true;
+	return os_realpath(p, out, PROBE_PATH);
 }
 
 bool path_is_executable(const char *p)
 {
-	struct stat st;
+	struct os_stat st;
 
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
+	return os_stat(p, &st) == 0 && st.kind == OS_FILE && os_access(p, OS_EXEC);
 }
 
 bool path_is_symlink(const char *p)
 {
-	struct stat st;
+	struct os_stat st;
 
-	return lstat(p, &st) == 0 && S_ISLNK(st.st_mode);
+	return os_lstat(p, &st) == 0 && st.kind == OS_LINK;
 }
 
 void path_parent(char *p)
 {
-	char *slash = strrchr(p, '/');
+	char *slash = (char *)os_last_sep(p);
 
 	if (!slash)
 		strcpy(p, ".");
@@ -75,20 +68,18 @@ static int cmp_names(const void *a, const void *b)
 int dir_names(const char *dir, bool (*keep)(const char *name, void *arg), void *arg,
 	      char ***names, size_t *n)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
+	struct os_dir *d;
+	const char *name;
 	char **v = NULL;
 	size_t cnt = 0, cap = 0;
 	int rc = CD_OK;
 
 	*names = NULL;
 	*n = 0;
-	if (!d)
+	if (os_dir_open(dir, &d) != 0)
 		return CD_OK;
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (keep && !keep(de->d_name, arg))
+	while ((name = os_dir_next(d)) != NULL) {
+		if (keep && !keep(name, arg))
 			continue;
 		if (cnt == cap) {
 			size_t nc = cap ? cap * 2 : 16;
@@ -100,7 +91,7 @@ int dir_names(const char *dir, bool (*keep)(const char *name, void *arg), void *
 			v = nv;
 			cap = nc;
 		}
-		v[cnt] = cd_strdup(de->d_name);
+		v[cnt] = cd_strdup(name);
 		if (!v[cnt]) {
 			rc = CD_ENOMEM;
 			goto out;
@@ -110,7 +101,7 @@ int dir_names(const char *dir, bool (*keep)(const char *name, void *arg), void *
 	if (cnt)
 		cd_qsort(v, cnt, sizeof *v, cmp_names);
 out:
-	closedir(d);
+	os_dir_close(d);
 	if (rc != CD_OK) {
 		names_free(v, cnt);
 		return rc;
@@ -135,7 +126,7 @@ int path_list_each(const char *list, int (*fn)(const char *dir, void *arg), void
 	if (!list)
 		return 0;
 	while (*p) {
-		const char *e = strchr(p, ':');
+		const char *e = strchr(p, os_path_list_sep());
 		size_t len = e ? (size_t)(e - p) : strlen(p);
 		if (len > 0 && len < sizeof dir) {
 			int rc;

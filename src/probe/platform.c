@@ -5,8 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "os/env.h"
+#include "os/fs.h"
 #include "probe/ldcache.h"
 #include "util/err.h"
 #include "util/file.h"
@@ -17,7 +18,7 @@ static bool rooted_exists(const char *root, const char *abs)
 {
 	char p[PROBE_PATH];
 
-	return host_path(p, sizeof p, root, abs) == CD_OK && access(p, F_OK) == 0;
+	return host_path(p, sizeof p, root, abs) == CD_OK && os_access(p, OS_EXISTS);
 }
 
 static bool file_contains(const char *root, const char *abs, const char *needle)
@@ -35,9 +36,9 @@ static bool file_contains(const char *root, const char *abs, const char *needle)
 
 static void probe_container(struct platform_info *p, const char *root)
 {
-	const char *env = getenv("container");
+	const char *env = os_getenv("container");
 
-	if (getenv("KUBERNETES_SERVICE_HOST"))
+	if (os_getenv("KUBERNETES_SERVICE_HOST"))
 		p->container = "kubernetes";
 	else if (rooted_exists(root, "/.dockerenv"))
 		p->container = "docker";
@@ -64,8 +65,8 @@ static void add_node(struct platform_info *p, const char *root, const char *abs)
 	snprintf(n->path, sizeof n->path, "%s", abs);
 	if (host_path(full, sizeof full, root, abs) != CD_OK)
 		return;
-	n->exists = access(full, F_OK) == 0;
-	n->accessible = n->exists && access(full, R_OK | W_OK) == 0;
+	n->exists = os_access(full, OS_EXISTS);
+	n->accessible = n->exists && os_access(full, OS_READ | OS_WRITE);
 }
 
 static bool is_gpu_node(const char *name, void *arg)
@@ -127,7 +128,7 @@ static void probe_wsl(struct platform_info *p, const char *root)
 		return;
 	p->wsl_lib_dir = path_is_dir(lib);
 	if (path_join(so1, sizeof so1, lib, "libcuda.so.1") == CD_OK) {
-		p->wsl_libcuda1 = access(so1, F_OK) == 0;
+		p->wsl_libcuda1 = os_access(so1, OS_EXISTS);
 		p->wsl_libcuda1_symlink = path_is_symlink(so1);
 	}
 	if (host_path(cache, sizeof cache, root, "/etc/ld.so.cache") == CD_OK && ldcache_load(cache, &c, err) == CD_OK) {
@@ -142,9 +143,9 @@ static void probe_wsl(struct platform_info *p, const char *root)
 		}
 		ldcache_free(&c);
 	}
-	p->wsl_libcuda_unversioned = path_join(so, sizeof so, lib, "libcuda.so") == CD_OK && access(so, F_OK) == 0 &&
-				     (cache_has_unversioned || path_list_each(getenv("LD_LIBRARY_PATH"), on_ld_dir, NULL) ||
-				      path_list_each(getenv("LIBRARY_PATH"), on_ld_dir, NULL));
+	p->wsl_libcuda_unversioned = path_join(so, sizeof so, lib, "libcuda.so") == CD_OK && os_access(so, OS_EXISTS) &&
+				     (cache_has_unversioned || path_list_each(os_getenv("LD_LIBRARY_PATH"), on_ld_dir, NULL) ||
+				      path_list_each(os_getenv("LIBRARY_PATH"), on_ld_dir, NULL));
 }
 
 void visible_devices_parse(const char *raw, struct visible_devices *out)
@@ -216,10 +217,10 @@ int platform_probe(struct platform_info *p, const char *root, char *err)
 	probe_container(p, root);
 	if (!p->wsl && probe_nodes(p, root) != CD_OK)
 		return cd_fail(err, CD_ENOMEM, "platform: out of memory");
-	visible_devices_parse(getenv("CUDA_VISIBLE_DEVICES"), &p->visible);
-	p->device_order = getenv("CUDA_DEVICE_ORDER");
-	p->image_cuda_version = getenv("CUDA_VERSION");
-	p->nvidia_visible_devices = getenv("NVIDIA_VISIBLE_DEVICES");
+	visible_devices_parse(os_getenv("CUDA_VISIBLE_DEVICES"), &p->visible);
+	p->device_order = os_getenv("CUDA_DEVICE_ORDER");
+	p->image_cuda_version = os_getenv("CUDA_VERSION");
+	p->nvidia_visible_devices = os_getenv("NVIDIA_VISIBLE_DEVICES");
 	return CD_OK;
 }
 

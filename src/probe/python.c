@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
+#include "os/env.h"
+#include "os/fs.h"
 #include "probe/fw_files.h"
 #include "probe/vertext.h"
 #include "probe/windows.h"
@@ -50,7 +51,7 @@ static void add_env(struct ctx *c, const char *interp, const char *prefix, const
 /* pyenv's choice: $PYENV_VERSION, .python-version from the cwd up, $PYENV_ROOT/version */
 static bool pyenv_version(const char *pyenv_root, char *out, size_t n)
 {
-	const char *env = getenv("PYENV_VERSION");
+	const char *env = os_getenv("PYENV_VERSION");
 	char dir[PROBE_PATH], file[PROBE_PATH], *text = NULL;
 	size_t len;
 
@@ -58,7 +59,7 @@ static bool pyenv_version(const char *pyenv_root, char *out, size_t n)
 		snprintf(out, n, "%.*s", (int)strcspn(env, ":"), env);
 		return true;
 	}
-	if (getcwd(dir, sizeof dir)) {
+	if (os_getcwd(dir, sizeof dir)) {
 		for (;;) {
 			if (path_join(file, sizeof file, dir, ".python-version") == CD_OK && path_is_file(file))
 				goto read;
@@ -93,7 +94,7 @@ static int find_python3(const char *dir, void *arg)
 	char py[PROBE_PATH], prefix[PROBE_PATH], cfg[PROBE_PATH], real[PROBE_PATH];
 	size_t dl = strlen(dir);
 
-	if (path_join(py, sizeof py, dir, "python3") != CD_OK || access(py, X_OK) != 0)
+	if (path_join(py, sizeof py, dir, "python3") != CD_OK || !os_access(py, OS_EXEC))
 		return 0;
 	snprintf(prefix, sizeof prefix, "%s", dir);
 	path_parent(prefix);
@@ -368,7 +369,7 @@ static bool holds_cudoctor_alone(const char *prefix)
 
 bool python_launcher_env(char *prefix, size_t n)
 {
-	const char *env = getenv("CUDOCTOR_PYTHON_PREFIX");
+	const char *env = os_getenv("CUDOCTOR_PYTHON_PREFIX");
 
 	if (!env || !*env || !path_is_dir(env) || holds_cudoctor_alone(env))
 		return false;
@@ -517,14 +518,14 @@ static void add_windows(struct ctx *c, const char *root)
 int python_probe(struct python_info *out, const struct python_opts *o, char *err)
 {
 	struct ctx c = { .out = out, .o = o, .rc = CD_OK };
-	const char *venv = getenv("VIRTUAL_ENV"), *conda = getenv("CONDA_PREFIX");
-	const char *launcher = getenv("CUDOCTOR_PYTHON_PREFIX");
+	const char *venv = os_getenv("VIRTUAL_ENV"), *conda = os_getenv("CONDA_PREFIX");
+	const char *launcher = os_getenv("CUDOCTOR_PYTHON_PREFIX");
 	char bin[PROBE_PATH], home[PROBE_PATH];
 
 	memset(out, 0, sizeof *out);
 	/* the environment cudoctor runs from is the one in question, unless it is cudoctor's own */
 	if (python_launcher_env(home, sizeof home)) {
-		if (path_join(bin, sizeof bin, home, "bin/python3") != CD_OK || access(bin, X_OK) != 0)
+		if (path_join(bin, sizeof bin, home, "bin/python3") != CD_OK || !os_access(bin, OS_EXEC))
 			bin[0] = '\0';
 		add_env(&c, bin, home, env_kind(home));
 	} else if (launcher && *launcher && !path_real(launcher, c.tool_env)) {
@@ -534,7 +535,7 @@ int python_probe(struct python_info *out, const struct python_opts *o, char *err
 		add_env(&c, bin, venv, "venv");
 	if (conda && *conda && path_join(bin, sizeof bin, conda, "bin/python3") == CD_OK)
 		add_env(&c, bin, conda, "conda");
-	path_list_each(getenv("PATH"), find_python3, &c);
+	path_list_each(os_getenv("PATH"), find_python3, &c);
 	for (size_t i = 0; i < out->n_envs && c.rc == CD_OK; i++)
 		add_prefix_sites(&c, out->envs[i].prefix);
 	if (c.rc == CD_OK && o && o->home && c.pyver[0]) {

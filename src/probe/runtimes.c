@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "os/env.h"
 #include "probe/distinfo.h"
 #include "probe/ldcache.h"
 #include "probe/vertext.h"
@@ -93,7 +94,7 @@ static const char *base_name(const char *p)
 
 static enum runtime_origin origin_of(const char *real)
 {
-	const char *conda = getenv("CONDA_PREFIX");
+	const char *conda = os_getenv("CONDA_PREFIX");
 	char dir[PROBE_PATH], probe[PROBE_PATH];
 
 	if (strstr(real, "/site-packages/") || strstr(real, "/dist-packages/"))
@@ -304,7 +305,7 @@ static void scan_toolkits(struct scan *s)
 {
 	static const char *const libdirs[] = { "lib64", "lib", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib" };
 	char usr_local[PROBE_PATH], root[PROBE_PATH], dir[PROBE_PATH];
-	const char *env_roots[] = { getenv("CUDA_HOME"), getenv("CUDA_PATH") };
+	const char *env_roots[] = { os_getenv("CUDA_HOME"), os_getenv("CUDA_PATH") };
 	char **names;
 	size_t n;
 
@@ -339,7 +340,7 @@ static void scan_python(struct scan *s)
 			if (path_join(dir, sizeof dir, s->o->site_dirs[i], subdirs[k]) == CD_OK)
 				scan_dir(s, dir, -1, false);
 	}
-	const char *conda = getenv("CONDA_PREFIX");
+	const char *conda = os_getenv("CONDA_PREFIX");
 	if (conda && *conda && path_join(dir, sizeof dir, conda, "lib") == CD_OK)
 		scan_dir(s, dir, -1, false);
 }
@@ -352,7 +353,7 @@ int runtimes_probe(struct runtimes *out, const struct runtimes_opts *o, char *er
 
 	memset(out, 0, sizeof *out);
 	snprintf(s.so_prefix, sizeof s.so_prefix, "%s.so.", s.stem);
-	path_list_each(getenv("LD_LIBRARY_PATH"), on_ld_dir, &s);
+	path_list_each(os_getenv("LD_LIBRARY_PATH"), on_ld_dir, &s);
 	if (s.rc == CD_OK)
 		scan_ldcache(&s);
 	if (s.rc == CD_OK)

@@ -7,13 +7,14 @@
 #include <string.h>
 
 #include "facts/kb.h"
+#include "os/env.h"
 #include "util/err.h"
 
 int stack_probe(struct stack_facts *df, const struct stack_opts *o, char *err)
 {
 	struct toolkits_opts to = { 0 };
 	struct runtimes_opts ro = { 0 };
-	struct python_opts po = { .home = getenv("HOME") };
+	struct python_opts po = { .home = os_getenv("HOME") };
 	struct win_side_opts wo;
 	/* the Windows side's drive and PATH, where this machine has one it can read (WSL2's /mnt/c) */
 	char *win = malloc(2 * FACTS_PATH);

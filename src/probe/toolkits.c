@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "os/env.h"
 #include "probe/distinfo.h"
 #include "probe/spawn.h"
 #include "probe/vertext.h"
@@ -181,7 +182,7 @@ static int on_path_dir(const char *dir, void *arg)
 
 static void add_env_root(struct finder *fd, const char *var, unsigned by)
 {
-	const char *v = getenv(var);
+	const char *v = os_getenv(var);
 	char bin[PROBE_PATH];
 
 	if (!v || !*v || path_join(bin, sizeof bin, v, "bin") != CD_OK)
@@ -232,7 +233,7 @@ static void add_pip(struct finder *fd)
 
 static void add_cudacxx(struct finder *fd)
 {
-	const char *v = getenv("CUDACXX");
+	const char *v = os_getenv("CUDACXX");
 	bool added;
 
 	if (v && *v)
@@ -292,7 +293,7 @@ int toolkits_probe(struct toolkits *out, const struct toolkits_opts *o, char *er
 	struct toolkit *sel = NULL;
 
 	memset(out, 0, sizeof *out);
-	path_list_each(getenv("PATH"), on_path_dir, &fd);
+	path_list_each(os_getenv("PATH"), on_path_dir, &fd);
 	if (fd.rc == CD_OK)
 		add_cudacxx(&fd);
 	if (fd.rc == CD_OK)
@@ -302,7 +303,7 @@ int toolkits_probe(struct toolkits *out, const struct toolkits_opts *o, char *er
 	if (fd.rc == CD_OK)
 		add_system(&fd);
 	if (fd.rc == CD_OK) {
-		const char *conda = getenv("CONDA_PREFIX");
+		const char *conda = os_getenv("CONDA_PREFIX");
 		char bin[PROBE_PATH];
 		if (conda && *conda && path_join(bin, sizeof bin, conda, "bin") == CD_OK)
 			add_dir(&fd, bin, TK_CONDA);

@@ -1,13 +1,12 @@
 /* The topology probe (topology.h): NVML's and CUDA's answers per GPU and pair, sysfs for
  * NUMA placement and NICs. Records what it sees; failures become errors[], never a stop. */
 #include <ctype.h>
-#include <dirent.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "os/host.h"
 #include "probe/paths.h"
 #include "probe/topology.h"
 #include "util/err.h"
@@ -162,21 +161,14 @@ static void sysfs_nodes(struct topo_probe *t, const char *root)
 	}
 }
 
+static void add_process_cpu(int cpu, void *arg)
+{
+	topo_cpuset_add(arg, cpu);
+}
+
 static void process_cpus(struct topo_probe *t)
 {
-	cpu_set_t *set = CPU_ALLOC(TOPO_MAX_CPUS);
-	size_t size = CPU_ALLOC_SIZE(TOPO_MAX_CPUS);
-
-	if (!set)
-		return;
-	CPU_ZERO_S(size, set);
-	if (sched_getaffinity(0, size, set) == 0) {
-		t->has_process_cpus = true;
-		for (int c = 0; c < TOPO_MAX_CPUS; c++)
-			if (CPU_ISSET_S((size_t)c, size, set))
-				topo_cpuset_add(&t->process_cpus, c);
-	}
-	CPU_FREE(set);
+	t->has_process_cpus = os_process_cpus(add_process_cpu, &t->process_cpus);
 }
 
 /* ---- NVML ---- */

@@ -3,6 +3,7 @@
 #include "probe/windows.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "binfmt/pe.h"
 #include "kb/vendor_libs.h"
+#include "os/env.h"
 #include "os/registry.h"
 #include "probe/paths.h"
 #include "probe/platform.h"
@@ -441,7 +443,7 @@ static void reg_dword(const char *name, struct win_reg_dword *out)
 {
 	int rc = os_registry_hklm_dword(GRAPHICS_DRIVERS, name, &out->value);
 
-	out->state = rc == CD_OK ? WREG_SET : rc == CD_ENOTFOUND ? WREG_UNSET : WREG_UNREAD;
+	out->state = rc == 0 ? WREG_SET : rc == -ENOENT ? WREG_UNSET : WREG_UNREAD;
 }
 
 static void from_registry(struct win_side *w, const struct win_side_opts *o)
@@ -499,7 +501,7 @@ void win_side_free(struct win_side *w)
 
 bool win_side_locate(struct win_side_opts *o, char *root_buf, char *path_buf, size_t n)
 {
-	const char *path = getenv("PATH");
+	const char *path = os_getenv("PATH");
 	size_t used = 0;
 
 	memset(o, 0, sizeof *o);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "report/progress.h"
+#include "os/env.h"
 #include "util/clock.h"
 
 /* Work shorter than this shows no progress: a line that flashes by is noise. */
@@ -12,7 +13,7 @@
  * a terminal shows progress whatever this machine's speed. */
 static double progress_after(void)
 {
-	const char *e = getenv("CUDOCTOR_PROGRESS_AFTER");
+	const char *e = os_getenv("CUDOCTOR_PROGRESS_AFTER");
 	char *end;
 	double v = e && *e ? strtod(e, &end) : -1;
 

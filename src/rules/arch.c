@@ -2,6 +2,7 @@
  * summed into one verdict per GPU with its reason, and the findings of a verdict. Reads
  * only facts: the file's inventory, the GPUs' compute capabilities and the driver. */
 #include "rules/arch.h"
+#include "os/env.h"
 #include "rules/rules.h"
 
 #include <stdio.h>
@@ -26,11 +27,10 @@
 #include "util/version.h"
 
 #define STUB_CHECK_CAP ((size_t)64 << 20)
-#define STUB_MAX_BYTES 8192 /* per image; nvlink stub images seen: 56 B - 1.5 KB */
 
 static const char *env_get(const char *name)
 {
-	return getenv(name);
+	return os_getenv(name);
 }
 
 void arch_target_init(struct arch_target *t)
@@ -158,7 +158,7 @@ static bool container_kernel_less(const struct dc_inventory *inv, const struct d
 		return true;
 	/* stubs are tiny; anything bigger holds code, and is not decompressed to prove it */
 	for (uint32_t k = 0; k < c->n_images; k++)
-		if (inv->images[c->first_image + k].uncompressed_bytes > STUB_MAX_BYTES)
+		if (inv->images[c->first_image + k].uncompressed_bytes > DC_STUB_MAX_BYTES)
 			return false;
 	for (uint32_t k = 0; k < c->n_images; k++)
 		if (!image_kernel_less(&inv->images[c->first_image + k]))

@@ -9,18 +9,21 @@
 #include "util/err.h"
 
 /* What a fix line says where a value is unknown: a command that finds it out, or a word the
- * reader replaces. A fix line never prints a placeholder. */
+ * reader replaces; on Windows (the windows flag) a word, cmd having no $(...). A fix line never
+ * prints a placeholder. */
 static const struct {
-	const char *name, *fallback;
+	const char *name, *fallback, *windows;
 } fallbacks[] = {
-	{ "driver_version", "$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n1)" },
-	{ "driver_branch", "$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n1 | cut -d. -f1)" },
-	{ "nvcc_version", "$(nvcc --version | sed -n 's/.*release \\([0-9.]*\\),.*/\\1/p')" },
-	{ "gpus", "sm_XY" },
-	{ "binary", "./your_program" },
-	{ "code", "ERROR_NAME" },
-	{ "library", "cuda" },
-	{ "built_with", "VERSION" },
+	{ "driver_version", "$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n1)",
+	  "DRIVER_VERSION" },
+	{ "driver_branch", "$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n1 | cut -d. -f1)",
+	  "DRIVER_BRANCH" },
+	{ "nvcc_version", "$(nvcc --version | sed -n 's/.*release \\([0-9.]*\\),.*/\\1/p')", "NVCC_VERSION" },
+	{ "gpus", "sm_XY", NULL },
+	{ "binary", "./your_program", "your_program.exe" },
+	{ "code", "ERROR_NAME", NULL },
+	{ "library", "cuda", NULL },
+	{ "built_with", "VERSION", NULL },
 };
 
 void finding_vars_init(struct finding_vars *v)
@@ -70,17 +73,22 @@ const char *finding_var_get(const struct finding_vars *v, const char *name)
 	return NULL;
 }
 
-static const char *fallback_of(const char *name)
+static const char *flag_default(const char *name);
+
+static const char *fallback_of(const char *name, const struct finding_vars *v)
 {
+	const char *w = v ? finding_var_get(v, "windows") : NULL;
+	bool windows = strcmp(w ? w : flag_default("windows"), "1") == 0;
+
 	for (size_t i = 0; i < sizeof fallbacks / sizeof fallbacks[0]; i++)
 		if (strcmp(fallbacks[i].name, name) == 0)
-			return fallbacks[i].fallback;
+			return windows && fallbacks[i].windows ? fallbacks[i].windows : fallbacks[i].fallback;
 	return NULL;
 }
 
 bool catalogue_has_fallback(const char *name)
 {
-	return fallback_of(name) != NULL;
+	return fallback_of(name, NULL) != NULL;
 }
 
 /* The length of a placeholder name at s ("driver}" -> 6), 0 when s does not start one. */
@@ -165,7 +173,7 @@ static bool fill(const char *s, const char *end, const struct finding_vars *v, b
 			name[nl] = '\0';
 			val = finding_var_get(v, name);
 			if (!val && !strict)
-				val = fallback_of(name);
+				val = fallback_of(name, v);
 			if (!val)
 				return false;
 			put(o, val, strlen(val));
@@ -176,6 +184,19 @@ static bool fill(const char *s, const char *end, const struct finding_vars *v, b
 		}
 	}
 	return true;
+}
+
+/* A platform flag no command set is the platform cudoctor runs on, so a fix line written for
+ * Windows or for Linux appears once, in the local form, where no text said otherwise. */
+static const char *flag_default(const char *name)
+{
+	if (strcmp(name, "windows") != 0)
+		return NULL;
+#ifdef _WIN32
+	return "1";
+#else
+	return "0";
+#endif
 }
 
 /* A fix line's {+flag} / {-flag} prefixes: whether they let it through; *rest is after them. */
@@ -193,7 +214,8 @@ static bool conditions_hold(const char *s, const struct finding_vars *v, const c
 			break;
 		memcpy(name, s + 2, nl);
 		name[nl] = '\0';
-		val = finding_var_get(v, name);
+		if (!(val = finding_var_get(v, name)))
+			val = flag_default(name);
 		if (val && (s[1] == '+' ? strcmp(val, "0") == 0 : strcmp(val, "0") != 0))
 			ok = false;
 		s += nl + 3;

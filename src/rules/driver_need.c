@@ -192,7 +192,7 @@ static void runtime_need_of_pe(const unsigned char *data, size_t size, struct ru
 		if (pe_section_at(&pe, i, &s, err) != CD_OK || !pe_section_is(&s, PE_SEC_NV_FATBIN) ||
 		    !in_bounds(s.offset, s.size, size))
 			continue;
-		if ((rel = find(data + s.offset, (size_t)s.size, "Cuda compilation tools, release ")))
+		if ((rel = find(data + s.offset, (size_t)s.size, RUNTIME_RELEASE_MARK)))
 			static_release(data, size, rel, out);
 		return;
 	}
@@ -227,8 +227,7 @@ void runtime_need_of(const unsigned char *data, size_t size, struct runtime_need
 	}
 	/* a static runtime (nvcc's default) leaves its objects' names in the symbol table and
 	 * nvcc's release in the device code it embedded (the PTX and cubins of .nv_fatbin) */
-	if (!find_in(&e, ".strtab", "libcudart_static_") ||
-	    !(rel = find_in(&e, ".nv_fatbin", "Cuda compilation tools, release ")))
+	if (!find_in(&e, ".strtab", RUNTIME_STATIC_MARK) || !(rel = find_in(&e, ".nv_fatbin", RUNTIME_RELEASE_MARK)))
 		return;
 	static_release(data, size, rel, out);
 }

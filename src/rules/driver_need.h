@@ -25,6 +25,11 @@ struct runtime_need {
 	int branch;                   /* the first driver branch of that family (580), 0 unknown */
 };
 
+/* What a statically linked runtime leaves in a binary: its objects' names in .strtab, and
+ * nvcc's release, followed by its number, in the device code it embedded. */
+#define RUNTIME_STATIC_MARK "libcudart_static_"
+#define RUNTIME_RELEASE_MARK "Cuda compilation tools, release "
+
 /* What the file's own CUDA runtime needs; out->known is false for a file without one (a
  * library that leaves the runtime to its host, a driver-API program, neither ELF nor PE). */
 void runtime_need_of(const unsigned char *data, size_t size, struct runtime_need *out);

@@ -163,9 +163,17 @@ size_t oom_evidence(const struct oom_numbers *o, int gpu, bool hinted, char line
 		size_text(o->program, p, sizeof(p));
 	if (o->form != OOM_FORM_TORCH)
 		return oom_pool_evidence(o, r, t, f, a, b, p, lines, max);
-	n = str_lines_add(*lines, OOM_EVIDENCE_LINE, n, max, "requested %s; GPU %d total %s, free %s; PyTorch allocated %s, "
-		 "reserved but unallocated %s; held outside this process %s%s", r, gpu, t, f, a, u,
-		 oth, (o->have & OOM_HAVE_OTHERS) ? "" : " (derived)");
+	char g[24] = "the GPU";
+
+	if (gpu >= 0)
+		snprintf(g, sizeof(g), "GPU %d", gpu);
+	/* an allocator that gives only the GPU's numbers (XLA's cuMemAllocAsync) */
+	if (!(o->have & (OOM_HAVE_ALLOCATED | OOM_HAVE_RESERVED_UNALLOC)) && others < 0)
+		n = str_lines_add(*lines, OOM_EVIDENCE_LINE, n, max, "requested %s; %s total %s, free %s", r, g, t, f);
+	else
+		n = str_lines_add(*lines, OOM_EVIDENCE_LINE, n, max, "requested %s; %s total %s, free %s; PyTorch allocated "
+			 "%s, reserved but unallocated %s; held outside this process %s%s", r, g, t, f, a, u, oth,
+			 (o->have & OOM_HAVE_OTHERS) ? "" : " (derived)");
 	switch (oom_classify(o)) {
 	case OOM_CLASS_CAPACITY:
 		n = str_lines_add(*lines, OOM_EVIDENCE_LINE, n, max, (o->have & OOM_HAVE_TOTAL) && o->requested > o->total

@@ -1,185 +1,94 @@
-/* Read-only file access: mmap for parsers (only the pages touched are read; a file cut short
- * while mapped reads as zeros, not SIGBUS), bounded reads for small text. */
+/* Read-only file access: mappings for parsers (only the pages touched are read; a file cut
+ * short while mapped reads as zeros), bounded reads for small text. */
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "os/fs.h"
+#include "os/map.h"
 #include "util/err.h"
 #include "util/file.h"
 
-const char *file_kind_name(mode_t mode)
+const char *file_kind_name(int kind)
 {
-	if (S_ISDIR(mode))
+	switch (kind) {
+	case OS_DIR:
 		return "a directory";
-	if (S_ISFIFO(mode))
+	case OS_FIFO:
 		return "a FIFO (named pipe)";
-	if (S_ISSOCK(mode))
+	case OS_SOCKET:
 		return "a socket";
-	if (S_ISCHR(mode))
+	case OS_CHARDEV:
 		return "a character device";
-	if (S_ISBLK(mode))
+	case OS_BLOCKDEV:
 		return "a block device";
-	return "not a regular file";
+	default:
+		return "not a regular file";
+	}
 }
 
 int file_open_input(const char *path, int *fd, size_t *size, char *err)
 {
-	struct stat st;
+	struct os_stat st;
 	int e;
 
 	*fd = -1;
 	if (!path || !*path)
 		return cd_fail(err, CD_EIO, "'' is an empty file name");
-	/* O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting */
-	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (*fd < 0) {
-		e = errno;
+	if ((e = os_open_read(path, fd)) != 0) {
 		/* a socket cannot be opened (ENXIO): name what it is */
-		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-			return cd_fail(err, CD_EIO, "%s: %s, not a regular file; skipped", path, file_kind_name(st.st_mode));
-		return cd_fail(err, CD_EIO, "%s: %s", path, strerror(e));
+		if (os_stat(path, &st) == 0 && st.kind != OS_FILE)
+			return cd_fail(err, CD_EIO, "%s: %s, not a regular file; skipped", path, file_kind_name(st.kind));
+		return cd_fail(err, CD_EIO, "%s: %s", path, strerror(-e));
 	}
-	if (fstat(*fd, &st) != 0) {
-		e = errno;
-		close(*fd);
+	if ((e = os_fstat(*fd, &st)) != 0) {
+		os_close(*fd);
 		*fd = -1;
-		return cd_fail(err, CD_EIO, "%s: %s", path, strerror(e));
+		return cd_fail(err, CD_EIO, "%s: %s", path, strerror(-e));
 	}
-	if (!S_ISREG(st.st_mode)) {
-		close(*fd);
+	if (st.kind != OS_FILE) {
+		os_close(*fd);
 		*fd = -1;
-		return cd_fail(err, CD_EIO, "%s: %s, not a regular file; skipped", path, file_kind_name(st.st_mode));
+		return cd_fail(err, CD_EIO, "%s: %s, not a regular file; skipped", path, file_kind_name(st.kind));
 	}
-	*size = (size_t)st.st_size;
+	*size = (size_t)st.size;
 	return CD_OK;
-}
-
-/* ---- the SIGBUS guard over mappings (file.h) ---- */
-
-#define GUARD_SLOTS 64
-
-static struct guard_slot {
-	volatile uintptr_t lo, hi; /* [lo, hi) mapped; hi 0: free */
-	volatile sig_atomic_t hit;
-} guards[GUARD_SLOTS];
-static struct sigaction previous_bus;
-static uintptr_t guard_page = 4096; /* read once outside the handler: sysconf is not signal-safe */
-
-/* Not ours: what was there before decides (a sanitizer's handler, or the default that ends
- * the process with SIGBUS when the faulting access runs again). */
-static void pass_on(int sig, siginfo_t *si, void *ctx)
-{
-	if ((previous_bus.sa_flags & SA_SIGINFO) && previous_bus.sa_sigaction) {
-		previous_bus.sa_sigaction(sig, si, ctx);
-		return;
-	}
-	if (previous_bus.sa_handler != SIG_DFL && previous_bus.sa_handler != SIG_IGN) {
-		previous_bus.sa_handler(sig);
-		return;
-	}
-	signal(sig, SIG_DFL);
-}
-
-static void on_sigbus(int sig, siginfo_t *si, void *ctx)
-{
-	uintptr_t a = (uintptr_t)si->si_addr, page = guard_page;
-
-	for (size_t i = 0; i < GUARD_SLOTS; i++) {
-		if (!guards[i].hi || a < guards[i].lo || a >= guards[i].hi)
-			continue;
-		/* zeros where the file's bytes were: the access runs again and reads them */
-		if (mmap((void *)(a & ~(page - 1)), (size_t)page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-			 -1, 0) == MAP_FAILED)
-			break;
-		guards[i].hit = 1;
-		return;
-	}
-	pass_on(sig, si, ctx);
-}
-
-static int guard_add(const void *base, size_t size)
-{
-	struct sigaction cur;
-
-	/* installed once, and again whenever someone replaced it since (a test harness that
-	 * restores its own handlers after each test) */
-	if (sigaction(SIGBUS, NULL, &cur) != 0)
-		return 0;
-	if (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != on_sigbus) {
-		struct sigaction sa;
-		long pg = sysconf(_SC_PAGESIZE);
-
-		if (pg > 0)
-			guard_page = (uintptr_t)pg;
-		memset(&sa, 0, sizeof sa);
-		sa.sa_sigaction = on_sigbus;
-		sa.sa_flags = SA_SIGINFO;
-		sigemptyset(&sa.sa_mask);
-		if (sigaction(SIGBUS, &sa, &previous_bus) != 0)
-			return 0;
-	}
-	for (size_t i = 0; i < GUARD_SLOTS; i++)
-		if (!guards[i].hi) {
-			guards[i].hit = 0;
-			guards[i].lo = (uintptr_t)base;
-			guards[i].hi = (uintptr_t)base + size;
-			return (int)i + 1;
-		}
-	return 0; /* more mappings open at once than slots: this one goes unguarded */
 }
 
 int file_map(const char *path, struct mapped_file *mf, char *err)
 {
 	size_t size;
-	void *p;
-	int fd, rc;
+	int fd, rc, e;
 
 	memset(mf, 0, sizeof(*mf));
 	if ((rc = file_open_input(path, &fd, &size, err)) != CD_OK)
 		return rc;
-	if (size == 0)
-		goto out;
-	p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (p == MAP_FAILED) {
-		rc = cd_fail(err, CD_EIO, "%s: mmap: %s", path, strerror(errno));
+	if ((e = os_map_fd(fd, size, &mf->map)) != 0) {
+		rc = cd_fail(err, CD_EIO, "%s: mmap: %s", path, strerror(-e));
 		goto out;
 	}
-	mf->data = p;
-	mf->size = size;
-	mf->map_base = p;
-	mf->map_size = size;
-	mf->guard = guard_add(p, size);
+	mf->data = mf->map.data;
+	mf->size = mf->map.size;
 out:
-	close(fd);
+	os_close(fd);
 	return rc;
 }
 
 bool file_map_intact(const struct mapped_file *mf)
 {
-	return !mf->guard || !guards[mf->guard - 1].hit;
+	return os_map_intact(&mf->map);
 }
 
 void file_unmap(struct mapped_file *mf)
 {
-	if (mf->guard) {
-		guards[mf->guard - 1].hi = 0;
-		guards[mf->guard - 1].lo = 0;
-	}
-	if (mf->map_base)
-		munmap(mf->map_base, mf->map_size);
+	os_unmap(&mf->map);
 	memset(mf, 0, sizeof(*mf));
 }
 
 void file_map_drop_pages(const struct mapped_file *mf)
 {
-	if (mf->map_base)
-		madvise(mf->map_base, mf->map_size, MADV_DONTNEED);
+	if (mf->map.data)
+		os_map_release(mf->map.data, mf->map.size);
 }
 
 /* Reads fd into buf[*used .. max) until the end, no more data for now (a device opened
@@ -189,19 +98,19 @@ static int read_into(int fd, const char *path, char *buf, size_t max, size_t roo
 		     char *err)
 {
 	int overwritten = 0;
-	ssize_t n;
+	long long n;
 
 	while (max - *used >= room) {
-		n = read(fd, buf + *used, max - *used);
+		n = os_read(fd, buf + *used, max - *used);
 		/* EPIPE: /dev/kmsg's next read returns the oldest record left */
-		if (n < 0 && (errno == EINTR || (errno == EPIPE && ++overwritten < 4096)))
+		if (n == -EPIPE && ++overwritten < 4096)
 			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		if (n == -EAGAIN)
 			break;
 		if (n < 0) {
 			if (sys_errno)
-				*sys_errno = errno;
-			return cd_fail(err, CD_EIO, "%s: %s", path, strerror(errno));
+				*sys_errno = (int)-n;
+			return cd_fail(err, CD_EIO, "%s: %s", path, strerror((int)-n));
 		}
 		if (n == 0)
 			break;
@@ -235,7 +144,7 @@ int file_read_text(const char *path, size_t max, char **out, size_t *len, char *
 		*len = used;
 out:
 	free(buf);
-	close(fd);
+	os_close(fd);
 	return rc;
 }
 
@@ -244,26 +153,25 @@ int file_read_records(const char *path, size_t max, char **out, size_t *len, int
 	/* /dev/kmsg returns one record per read and refuses a buffer smaller than the record
 	 * (EINVAL): reads stop while this much room is left */
 	const size_t record_max = 8192;
-	struct stat st;
+	struct os_stat st;
 	char *buf = NULL;
 	size_t used = 0;
-	int fd, rc = CD_OK;
+	int fd, e, rc = CD_OK;
 
 	*out = NULL;
 	*len = 0;
 	*sys_errno = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0) {
-		*sys_errno = errno;
-		return cd_fail(err, errno == ENOENT ? CD_ENOTFOUND : CD_EIO, "%s: %s", path, strerror(errno));
+	if ((e = os_open_read(path, &fd)) != 0) {
+		*sys_errno = -e;
+		return cd_fail(err, e == -ENOENT ? CD_ENOTFOUND : CD_EIO, "%s: %s", path, strerror(-e));
 	}
-	if (fstat(fd, &st) != 0) {
-		*sys_errno = errno;
-		rc = cd_fail(err, CD_EIO, "%s: %s", path, strerror(errno));
+	if ((e = os_fstat(fd, &st)) != 0) {
+		*sys_errno = -e;
+		rc = cd_fail(err, CD_EIO, "%s: %s", path, strerror(-e));
 		goto out;
 	}
-	if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) {
-		rc = cd_fail(err, CD_EIO, "%s: %s, not a record device; skipped", path, file_kind_name(st.st_mode));
+	if (st.kind != OS_FILE && st.kind != OS_CHARDEV) {
+		rc = cd_fail(err, CD_EIO, "%s: %s, not a record device; skipped", path, file_kind_name(st.kind));
 		goto out;
 	}
 	buf = malloc(max + 1);
@@ -279,20 +187,20 @@ int file_read_records(const char *path, size_t max, char **out, size_t *len, int
 	buf = NULL;
 out:
 	free(buf);
-	close(fd);
+	os_close(fd);
 	return rc;
 }
 
 bool path_is_file(const char *path)
 {
-	struct stat st;
+	struct os_stat st;
 
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	return os_stat(path, &st) == 0 && st.kind == OS_FILE;
 }
 
 bool path_is_dir(const char *path)
 {
-	struct stat st;
+	struct os_stat st;
 
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	return os_stat(path, &st) == 0 && st.kind == OS_DIR;
 }

@@ -4,30 +4,25 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <sys/types.h>
+
+#include "os/map.h"
 
 struct mapped_file {
 	const unsigned char *data; /* NULL for an empty file */
 	size_t size;
-	void *map_base;            /* private: what to munmap */
-	size_t map_size;
-	int guard;                 /* private: its slot in the SIGBUS guard, 0 for none */
+	struct os_map map;         /* private: the mapping (os/map.h) */
 };
 
 /* Opens an input for reading, regular files only: opened without blocking (a FIFO with no
- * writer cannot hang the tool), then fstat'ed; a FIFO, socket, device or directory is
+ * writer cannot hang the tool), then stat'ed; a FIFO, socket, device or directory is
  * refused with a message naming what it is. *size is the file's size. Every input is
  * opened here. */
 int file_open_input(const char *path, int *fd, size_t *size, char *err);
 
-/* Maps path read-only (through file_open_input).
- *
- * A mapped file that another process truncates while it is read would raise SIGBUS at the
- * first page past its new end. Every mapping is registered with a SIGBUS handler instead:
- * such a fault maps a page of zeros over the missing one and marks the mapping, the parser
- * reads zeros (which every parser here survives: they are fuzzed on arbitrary bytes) and
- * the caller asks file_map_intact before trusting the result. Reading small inputs instead
- * would leave the large ones (model files, libraries of hundreds of MB) unguarded. */
+/* Maps path read-only (through file_open_input). A file another process truncates while it
+ * is mapped reads as zeros past its new end (os/map_posix.c's SIGBUS guard), and the caller
+ * asks file_map_intact before trusting the result. Reading small inputs instead would leave
+ * the large ones (model files, libraries of hundreds of MB) unguarded. */
 int file_map(const char *path, struct mapped_file *mf, char *err);
 /* False when some page of the mapping could not be read: the file shrank while it was
  * mapped, and what was parsed holds zeros where its bytes were. */
@@ -48,9 +43,9 @@ int file_read_text(const char *path, size_t max, char **out, size_t *len, char *
  * system's errno in *sys_errno (EACCES/EPERM: the kernel restricts its log). */
 int file_read_records(const char *path, size_t max, char **out, size_t *len, int *sys_errno, char *err);
 
-/* "a directory", "a FIFO (named pipe)", "a character device", ...: what a mode that is not a
- * regular file is, for messages. */
-const char *file_kind_name(mode_t mode);
+/* "a directory", "a FIFO (named pipe)", "a character device", ...: what a kind (enum
+ * os_kind, os/fs.h) that is not a regular file is, for messages. */
+const char *file_kind_name(int kind);
 
 bool path_is_file(const char *path);
 bool path_is_dir(const char *path);

@@ -4,11 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "os/env.h"
 #include "util/err.h"
 
 const char *host_root(void)
 {
-	const char *r = getenv("CUDOCTOR_HOST_ROOT");
+	const char *r = os_getenv("CUDOCTOR_HOST_ROOT");
 
 	return r ? r : "";
 }

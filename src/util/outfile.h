@@ -5,7 +5,6 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include <sys/types.h>
 
 /* What outfile_open decided:
  * - the target exists and is not a regular file (/dev/null, a FIFO, a character or block
@@ -25,9 +24,9 @@ struct outfile {
 	char *path;        /* the file written: the target, its symlink resolved */
 	char *tmp;         /* the temporary beside it; NULL when writing in place */
 	bool in_place;
-	mode_t mode;       /* for the temporary at commit */
-	uid_t uid;
-	gid_t gid;
+	unsigned mode;     /* for the temporary at commit */
+	unsigned uid;
+	unsigned gid;
 	bool keep_owner;   /* the target existed: give the temporary its owner */
 	bool sync;         /* fsync before the rename (outfile_open sets it); a writer racing a
 			      SIGKILL (fleet rank 0 under a launcher tearing the job down) clears it:

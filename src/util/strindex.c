@@ -3,8 +3,8 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 
+#include "os/host.h"
 #include "util/err.h"
 
 struct strindex_slot {
@@ -25,8 +25,8 @@ void strindex_free(struct strindex *ix)
 	strindex_init(ix);
 }
 
-/* The slot hash: FNV-1a started from a per-process secret (the kernel's AT_RANDOM bytes) and
- * finished by splitmix64's mixer, so crafted keys cannot be made to share slots. */
+/* The slot hash: FNV-1a started from a per-process secret (os_random_seed) and finished by
+ * splitmix64's mixer, so crafted keys cannot be made to share slots. */
 static uint64_t slot_hash(const char *key, size_t len)
 {
 	static uint64_t seed;
@@ -34,10 +34,7 @@ static uint64_t slot_hash(const char *key, size_t len)
 	uint64_t h;
 
 	if (!seed) {
-		const unsigned char *r = (const unsigned char *)getauxval(AT_RANDOM);
-		if (r)
-			memcpy(&seed, r + 8, sizeof seed);
-		seed |= 1;
+		seed = os_random_seed() | 1;
 	}
 	h = 1469598103934665603ULL ^ seed;
 	for (size_t i = 0; i < len; i++)

@@ -1,15 +1,17 @@
 /* One function run beside the caller and waited for before its result is read: the one
- * place that starts a thread, so a port has one seam to fill. */
+ * place that starts a thread (on os/thread.h). */
 #ifndef CUDOCTOR_UTIL_TASK_H
 #define CUDOCTOR_UTIL_TASK_H
 
 #include <stdbool.h>
 
+#include "os/thread.h"
+
 struct task {
 	void (*fn)(void *);
 	void *arg;
 	bool threaded; /* false: fn already ran in the caller (no thread could start) */
-	unsigned char handle[16];
+	struct os_thread thread;
 };
 
 /* Starts fn(arg) on its own thread; where no thread can start, runs it here before

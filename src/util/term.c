@@ -1,14 +1,14 @@
 /* Terminal width and terminal tests, in one place for help texts, reports and progress. */
 #include <stdlib.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
 
+#include "os/env.h"
+#include "os/term.h"
 #include "util/term.h"
 
 size_t term_width(int fd)
 {
-	const char *c = getenv("COLUMNS");
-	struct winsize ws;
+	const char *c = os_getenv("COLUMNS");
+	unsigned cols;
 
 	if (c && *c) {
 		char *end;
@@ -17,12 +17,12 @@ size_t term_width(int fd)
 		if (!*end && n > 0 && n < 10000)
 			return (size_t)n;
 	}
-	if (isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		return ws.ws_col;
+	if ((cols = os_term_columns(fd)) > 0)
+		return cols;
 	return 80;
 }
 
 bool term_is_tty(int fd)
 {
-	return isatty(fd) == 1;
+	return os_isatty(fd);
 }

@@ -1,7 +1,9 @@
 /* libFuzzer harness: the zip reader (binfmt/zip.c): end record, central entries, local
  * headers, heads and whole members inflated with their sizes checked. Then the input as a file
  * through `cudoctor --json arch --kernels --resources` (fuzz_report.h): every member that can
- * carry device code judged, the whole report, text and JSON. */
+ * carry device code inflated whole and judged, the whole report, text and JSON; and through
+ * `arch` and `arch --cuobjdump` without those, where ELF and PE members are judged from a
+ * stream (cmd/arch/member.c). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -20,7 +22,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[256];
 	size_t total = 0;
 
+	static const char *const streamed[] = { "--gpu", "9.0", "--driver", "572.61", NULL };
+	static const char *const listed[] = { "--cuobjdump", NULL };
+
 	fuzz_command_report(&cmd_arch, NULL, words, data, size);
+	fuzz_command_report(&cmd_arch, NULL, streamed, data, size);
+	fuzz_command_report(&cmd_arch, NULL, listed, data, size);
 	if (zip_open(&z, data, size, err))
 		return 0;
 	while (zip_next(&z, &m, err) > 0) {

@@ -172,6 +172,95 @@ static void whole_corpus(void **state)
 	assert_int_equal(failed, 0);
 }
 
+/* ---- the corpus's quotas over the texts gathered for diagnosis beyond the texts seen ---- */
+
+/* The texts from this number on carry tags judged from their thread: year (or unknown),
+ * platform, kind (runtime, build, install, container), framework. */
+#define TAGGED_FROM 778
+
+struct quota_counts {
+	size_t texts, recent, unknown_year, windows, build, tf_jax, consumer, rocm, fps;
+};
+
+static bool tag_is(const char *expect, const char *tag, const char *value)
+{
+	char want[96];
+
+	snprintf(want, sizeof(want), "\n%s: %s\n", tag, value);
+	return strstr(expect, want) != NULL;
+}
+
+static void count_quotas(struct quota_counts *q)
+{
+	DIR *d = opendir(CORPUS);
+	struct dirent *e;
+
+	memset(q, 0, sizeof(*q));
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		char path[512], *expect = NULL, *year;
+		size_t len = strlen(e->d_name), elen;
+		long no = strtol(e->d_name, NULL, 10);
+
+		if (len <= 7 || strcmp(e->d_name + len - 7, ".expect") != 0 || no < TAGGED_FROM)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", CORPUS, e->d_name);
+		assert_int_equal(file_read_text(path, 4096, &expect, &elen, NULL), CD_OK);
+		year = strstr(expect, "\nyear: ");
+		if (!year || !strstr(expect, "\nplatform: ") || !strstr(expect, "\nkind: ") ||
+		    !strstr(expect, "\nframework: "))
+			fail_msg("%s: year, platform, kind and framework tags are required from %d on", e->d_name,
+				 TAGGED_FROM);
+		q->texts++;
+		q->recent += strncmp(year + 7, "2025", 4) == 0 || strncmp(year + 7, "2026", 4) == 0;
+		q->unknown_year += strncmp(year + 7, "unknown", 7) == 0;
+		q->windows += tag_is(expect, "platform", "windows");
+		q->build += tag_is(expect, "kind", "build");
+		q->tf_jax += tag_is(expect, "framework", "tensorflow") || tag_is(expect, "framework", "jax");
+		q->consumer += tag_is(expect, "framework", "ollama") || tag_is(expect, "framework", "llama.cpp") ||
+			       tag_is(expect, "framework", "comfyui");
+		q->rocm += strstr(expect, "expect: rocm-") != NULL || tag_is(expect, "framework", "rocm");
+		q->fps += strstr(expect, "class: false-positive") != NULL;
+		free(expect);
+	}
+	closedir(d);
+}
+
+static void corpus_quotas(void **state)
+{
+	struct quota_counts q;
+
+	(void)state;
+	count_quotas(&q);
+	print_message("%zu tagged texts: %zu from 2025-2026 (%zu of unknown year), %zu Windows, %zu build logs, "
+		      "%zu TensorFlow/JAX, %zu Ollama/llama.cpp/ComfyUI, %zu ROCm, %zu false positives\n",
+		      q.texts, q.recent, q.unknown_year, q.windows, q.build, q.tf_jax, q.consumer, q.rocm, q.fps);
+	assert_true(q.texts >= 100);
+	assert_true(q.windows >= 25);
+	assert_true(q.build >= 20);
+	assert_true(q.tf_jax >= 15);
+	assert_true(q.consumer >= 15);
+	assert_true(q.rocm >= 10);
+	assert_true(q.fps >= 1);
+}
+
+/* A third from 2025-2026: failed when even every text of unknown year counted as recent would
+ * not make it, passed when the known years make it, else undecided until the years are judged. */
+static void corpus_recent_share(void **state)
+{
+	struct quota_counts q;
+
+	(void)state;
+	count_quotas(&q);
+	assert_true(3 * (q.recent + q.unknown_year) >= q.texts);
+	if (3 * q.recent < q.texts) {
+		print_message("SKIP: %zu of %zu tagged texts are from 2025-2026 and %zu have no year: whether a third "
+			      "are recent cannot be decided\n",
+			      q.recent, q.texts, q.unknown_year);
+		skip();
+	}
+}
+
 /* ---- the matcher's rules on small inputs (not corpus texts: these test edges) ---- */
 
 static const char *only(const char *text, size_t len)
@@ -290,6 +379,79 @@ static void rocm_texts_get_no_cuda_advice(void **state)
 }
 
 /* ---- the command, with the fake driver of tests/fakes ---- */
+
+static struct run_result run_explain(const char *const extra[], const char *const env[], const char *stdin_text);
+
+/* A fix line in Linux's form: its loader, its shell, its kernel log, its package manager. */
+static const char *linux_fix_word(const char *fix)
+{
+	static const char *const words[] = { "ldconfig", "LD_LIBRARY_PATH", "sudo ", "dmesg", "export ", "apt ",
+					     "lsmod", "modprobe", "/dev/nvidia", "/usr/", "/etc/", "2>/dev/null", "$(",
+					     "| grep", "| head" };
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strstr(fix, words[i]))
+			return words[i];
+	return NULL;
+}
+
+/* Every corpus text decided Windows (context.h) gets its fixes in Windows' form: the command's
+ * JSON for each is read, and a fix line with a Linux command fails. */
+static void windows_texts_get_windows_fixes(void **state)
+{
+	const char *args[] = { "--json", "--offline", NULL };
+	DIR *d = opendir(CORPUS);
+	struct dirent *e;
+	size_t windows = 0, fixes = 0;
+
+	(void)state;
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+		char path[512], *text = NULL, err[CD_ERRMSG];
+		struct explain_result r;
+		bool is_windows = false;
+
+		if (len <= 4 || strcmp(e->d_name + len - 4, ".txt") != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", CORPUS, e->d_name);
+		assert_int_equal(file_read_text(path, 1 << 20, &text, &len, err), CD_OK);
+		assert_int_equal(explain_text(text, len, &r, err), CD_OK);
+		for (size_t i = 0; i < r.n; i++)
+			is_windows |= r.m[i].windows && !r.m[i].rocm;
+		explain_result_free(&r);
+		if (is_windows) {
+			struct run_result run = run_explain(args, NULL, text);
+			json_error_t jerr;
+			json_t *root = json_loads(run.out, 0, &jerr), *matches, *m;
+			size_t k;
+
+			if (!root)
+				fail_msg("%s: explain --json gave no JSON: %s", e->d_name, jerr.text);
+			matches = json_object_get(root, "matches");
+			json_array_foreach(matches, k, m) {
+				json_t *fix = json_object_get(m, "fix"), *f;
+				size_t j;
+
+				json_array_foreach(fix, j, f) {
+					const char *w = linux_fix_word(json_string_value(f));
+
+					if (w)
+						fail_msg("%s: %s's fix says %s in a Windows text: %s", e->d_name,
+							 json_string_value(json_object_get(m, "id")), w, json_string_value(f));
+					fixes++;
+				}
+			}
+			json_decref(root);
+			run_result_free(&run);
+			windows++;
+		}
+		free(text);
+	}
+	closedir(d);
+	print_message("%zu corpus texts decided Windows, %zu fix lines, none in Linux's form\n", windows, fixes);
+	assert_true(windows >= 25);
+}
 
 static char *corpus_text(const char *name)
 {
@@ -729,6 +891,9 @@ int main(void)
 		cmocka_unit_test(whole_corpus),
 		cmocka_unit_test(matcher_rules),
 		cmocka_unit_test(rocm_texts_get_no_cuda_advice),
+		cmocka_unit_test(windows_texts_get_windows_fixes),
+		cmocka_unit_test(corpus_quotas),
+		cmocka_unit_test(corpus_recent_share),
 		cmocka_unit_test(json_contract_offline),
 		cmocka_unit_test(live_checks_through_the_driver),
 		cmocka_unit_test(binary_images_judged_for_the_gpu_here),

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "explain/context.h"
+#include "explain/evidence.h"
 #include "explain/explain.h"
 #include "util/err.h"
 
@@ -133,6 +134,127 @@ static void windows_is_decided_once(void **state)
 	explain_result_free(&r);
 }
 
+/* the one decision: a Windows marker unless WSL2 says Linux; a Linux marker alone; else here */
+static void windows_from_the_text_then_here(void **state)
+{
+	struct explain_result r;
+
+	(void)state;
+	assert_true(explain_text_is_windows(true, false, false));
+	assert_true(explain_text_is_windows(true, true, false));
+	assert_false(explain_text_is_windows(true, false, true));
+	assert_false(explain_text_is_windows(false, true, false));
+#ifdef _WIN32
+	assert_true(explain_text_is_windows(false, false, false));
+#else
+	assert_false(explain_text_is_windows(false, false, false));
+#endif
+	assert_int_equal(findings("PS C:\\> python -c \"import torch\"\nAssertionError: Torch not compiled with CUDA enabled\n",
+				  &r),
+			 1);
+	assert_true(r.m[0].windows);
+	assert_false(r.m[0].embedded_python);
+	explain_result_free(&r);
+	/* WSL2's texts show Windows paths and run Linux's tools */
+	assert_int_equal(findings("/mnt/c/Users/a$ python t.py  (WSL2, C:\\Users\\a)\n"
+				  "OSError: libcudart.so.12: cannot open shared object file\n",
+				  &r),
+			 1);
+	assert_false(r.m[0].windows);
+	explain_result_free(&r);
+	/* ComfyUI portable: Windows, and its own Python */
+	assert_int_equal(findings("I:\\ComfyUI>.\\python_embeded\\python.exe -s ComfyUI\\main.py\n"
+				  "AssertionError: Torch not compiled with CUDA enabled\n",
+				  &r),
+			 1);
+	assert_true(r.m[0].windows);
+	assert_true(r.m[0].embedded_python);
+	assert_string_equal(explain_pip_command(r.m[0].windows, r.m[0].embedded_python),
+			    "python_embeded\\python.exe -m pip");
+	explain_result_free(&r);
+	assert_string_equal(explain_pip_command(true, false), "python -m pip");
+	assert_string_equal(explain_pip_command(false, false), "pip");
+}
+
+/* a WinError's number, in any language, names the DLL; a DLL that is not CUDA's gives nothing */
+static void windows_dll_loading(void **state)
+{
+	struct explain_result r;
+
+	(void)state;
+	assert_int_equal(findings("OSError: [WinError 126] 找不到指定的模块。 Error loading \"D:\\py\\lib\\site-packages\\torch"
+				  "\\lib\\cudnn_cnn_infer64_8.dll\" or one of its dependencies.\n",
+				  &r),
+			 1);
+	assert_string_equal(r.m[0].finding, "library-missing");
+	assert_string_equal(r.m[0].library, "cudnn_cnn_infer64_8.dll");
+	assert_true(r.m[0].torch_dll);
+	explain_result_free(&r);
+	assert_int_equal(findings("OSError: [WinError 127] La procédure spécifiée est introuvable. Error loading "
+				  "\"E:\\v\\nvidia\\cudnn\\bin\\cudnn_cnn64_9.dll\" or one of its dependencies.\n",
+				  &r),
+			 1);
+	assert_string_equal(r.m[0].finding, "library-version-mismatch");
+	assert_false(r.m[0].torch_dll);
+	explain_result_free(&r);
+	assert_int_equal(findings("OSError: [WinError 127] The specified procedure could not be found. Error loading "
+				  "\"C:\\x\\nvcuda.dll\"\n",
+				  &r),
+			 1);
+	assert_string_equal(r.m[0].finding, "runtime-newer-than-driver");
+	explain_result_free(&r);
+	assert_int_equal(findings("OSError: [WinError 126] The specified module could not be found. Error loading "
+				  "\"C:\\x\\torch\\lib\\c10.dll\" or one of its dependencies.\n",
+				  &r),
+			 0);
+	explain_result_free(&r);
+	assert_int_equal(findings("ImportError: DLL load failed while importing _C: Die angegebene Prozedur wurde nicht "
+				  "gefunden.\n",
+				  &r),
+			 1);
+	assert_string_equal(r.m[0].finding, "library-version-mismatch");
+	explain_result_free(&r);
+	/* TensorFlow's pinned host pool is not the GPU's */
+	assert_int_equal(findings("W bfc_allocator.cc:273] Allocator (gpu_host_bfc) ran out of memory trying to "
+				  "allocate 3.72GiB.\n",
+				  &r),
+			 1);
+	assert_string_equal(r.m[0].finding, "host-pinned-memory-exhausted");
+	explain_result_free(&r);
+}
+
+/* vLLM's profile line: the budget is the sum of what it lists, the KV cache what is left */
+static void vllm_budget_arithmetic(void **state)
+{
+	struct explain_result r;
+	char ev[8][EXPLAIN_EVIDENCE_LINE];
+	size_t n;
+
+	(void)state;
+	assert_int_equal(findings("INFO worker.py:267] model weights take 5.20GiB; non_torch_memory takes 0.03GiB; "
+				  "PyTorch activation peak memory takes 1.42GiB; the rest of the memory reserved for KV "
+				  "Cache is -1.05GiB.\n",
+				  &r),
+			 1);
+	assert_string_equal(r.m[0].finding, "oom-capacity");
+	assert_true(r.m[0].has_vllm);
+	n = explain_offline_evidence(&r.m[0], ev, 8);
+	assert_int_equal(n, 1);
+	assert_non_null(strstr(ev[0], "is 5.60 GiB: model weights 5.20 + non-torch 0.03 + activation peak 1.42 = 6.65 GiB, "
+				      "leaving -1.05 GiB"));
+	assert_non_null(strstr(ev[0], "alone exceed the budget"));
+	explain_result_free(&r);
+	/* a line that lacks one of the four numbers gives the finding without the sum */
+	assert_int_equal(findings("model weights take 5.20GiB; the rest of the memory reserved for KV Cache is -1.05GiB.\n",
+				  &r),
+			 1);
+	assert_false(r.m[0].has_vllm);
+	explain_result_free(&r);
+	assert_int_equal(findings("INFO gpu_worker.py] Available KV cache memory: -2.31 GiB\n", &r), 1);
+	assert_string_equal(r.m[0].finding, "oom-capacity");
+	explain_result_free(&r);
+}
+
 static void cause_folds_its_consequence(void **state)
 {
 	struct explain_result r;
@@ -200,6 +322,9 @@ int main(void)
 		cmocka_unit_test(build_log_numbers_are_not_errors),
 		cmocka_unit_test(build_findings_keep_their_region),
 		cmocka_unit_test(windows_is_decided_once),
+		cmocka_unit_test(windows_from_the_text_then_here),
+		cmocka_unit_test(windows_dll_loading),
+		cmocka_unit_test(vllm_budget_arithmetic),
 		cmocka_unit_test(cause_folds_its_consequence),
 		cmocka_unit_test(oom_wordings),
 	};

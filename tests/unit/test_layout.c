@@ -1,7 +1,8 @@
 /* The include rules of docs/internals.md, enforced over src/: which room may include which,
  * that no two rooms include each other through any chain (no folder cycle), that src/cmd/
- * holds commands only (each command's parts its own), where dlopen may be called, and that
- * library code never prints or exits. */
+ * holds commands only (each command's parts its own), that POSIX and Win32 headers stay in
+ * src/os/ and src/driver/, where libraries may be loaded, and that library code never prints
+ * or exits. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -41,7 +42,7 @@ static const struct include_rule include_rules[] = {
 	{ "src/rules/", "explain/", NULL, NULL },
 	{ "src/rules/", "driver/cudrv.h", NULL, NULL },
 	{ "src/rules/", "driver/loader.h", NULL, NULL },
-	{ "src/util/", "/", NULL, NULL }, /* util includes only util: checked separately */
+	{ "src/util/", "/", NULL, NULL }, /* util includes only util and os: checked separately */
 	{ NULL, "cmd/", "src/cmd/", "src/main.c" },
 };
 
@@ -52,11 +53,13 @@ struct only_rule {
 };
 
 static const struct only_rule only_rules[] = {
+	/* the OS layer is the floor every room stands on: it includes nothing of theirs */
+	{ "src/os/", { "os/" } },
 	/* explain reads text: the kb's tables and the facts it fills, nothing that probes or judges */
-	{ "src/explain/", { "explain/", "kb/", "facts/", "util/" } },
+	{ "src/explain/", { "explain/", "kb/", "facts/", "util/", "os/" } },
 	/* a lab measures the GPU through the driver; what it learns of the machine beyond that
 	 * comes through lab_ctx from cmd/lab */
-	{ "src/lab/", { "lab/", "driver/", "facts/", "kb/", "util/" } },
+	{ "src/lab/", { "lab/", "driver/", "facts/", "kb/", "util/", "os/" } },
 	/* show writes facts and verdicts into the report; it never collects them */
 	{ "src/show/", { "show/", "facts/", "report/", "rules/", "kb/", "util/" } },
 	/* check's load tests run on the GPU through the lab's layer and judge what they measure */
@@ -281,6 +284,27 @@ static void note(char *msg, size_t cap, int *bad, const char *fmt, ...)
 	(*bad)++;
 }
 
+/* Headers of one platform (POSIX, Win32): only src/os/ (each job's NAME_posix.c and
+ * NAME_win32.c) and src/driver/ (the NVIDIA libraries' own types) include them, so every
+ * other room builds unchanged on both. */
+static bool platform_header(const char *h, size_t len)
+{
+	static const char *const names[] = { "unistd.h", "dirent.h", "dlfcn.h", "pthread.h", "fcntl.h", "poll.h",
+					     "termios.h", "spawn.h", "sched.h", "libgen.h", "pwd.h",
+					     "grp.h", "glob.h", "fnmatch.h", "syslog.h", "netdb.h", "windows.h",
+					     "io.h", "direct.h", "process.h", "shlobj.h", "tlhelp32.h", "psapi.h",
+					     "ntstatus.h" };
+	static const char *const prefixes[] = { "sys/", "gnu/", "linux/", "netinet/", "arpa/", "win" };
+
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strlen(names[i]) == len && strncmp(h, names[i], len) == 0)
+			return true;
+	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+		if (strncmp(h, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	return false;
+}
+
 /* Appends one line per violation in `path` (relative to the source dir) to msg. Returns the count. */
 static int check_file(const char *path, const char *text, size_t len, char *msg, size_t cap)
 {
@@ -294,6 +318,10 @@ static int check_file(const char *path, const char *text, size_t len, char *msg,
 
 		while (*p == ' ' || *p == '\t')
 			p++;
+		if (strncmp(p, "#include <", 10) == 0 && platform_header(p + 10, strcspn(p + 10, ">\n")) &&
+		    !starts(path, "src/os/") && !starts(path, "src/driver/"))
+			note(msg, cap, &bad, "%s includes <%.*s> (POSIX and Win32 headers only in src/os/ and src/driver/)\n",
+			     path, (int)strcspn(p + 10, ">\n"), p + 10);
 		if (strncmp(p, "#include \"", 10) != 0)
 			continue;
 		inc = p + 10;
@@ -321,8 +349,9 @@ static int check_file(const char *path, const char *text, size_t len, char *msg,
 			if (!applies)
 				continue;
 			if (strcmp(ru->to, "/") == 0) {
-				if (!starts(inc, "util/") && strchr(inc, '/') && strchr(inc, '/') < strchr(inc, '"'))
-					note(msg, cap, &bad, "%s includes %.*s (util includes only util)\n", path,
+				if (!starts(inc, "util/") && !starts(inc, "os/") && strchr(inc, '/') &&
+				    strchr(inc, '/') < strchr(inc, '"'))
+					note(msg, cap, &bad, "%s includes %.*s (util includes only util and os)\n", path,
 						  (int)(strchr(inc, '"') - inc), inc);
 			} else if (starts(inc, ru->to)) {
 				note(msg, cap, &bad, "%s includes %.*s (%s must not include %s)\n", path,
@@ -331,15 +360,19 @@ static int check_file(const char *path, const char *text, size_t len, char *msg,
 			}
 		}
 	}
-	if (!starts(path, "src/driver/") && (calls(code, "dlopen") || calls(code, "dlsym")))
-		note(msg, cap, &bad, "%s calls dlopen/dlsym (only src/driver loads libraries)\n", path);
+	if (!starts(path, "src/os/") && (calls(code, "dlopen") || calls(code, "dlsym") || calls(code, "LoadLibraryExW") ||
+					  calls(code, "LoadLibraryW") || calls(code, "GetProcAddress")))
+		note(msg, cap, &bad, "%s loads a library itself (only src/os/dl_*.c does)\n", path);
+	if (!starts(path, "src/driver/") && !starts(path, "src/os/") && calls(code, "os_dl_open"))
+		note(msg, cap, &bad, "%s calls os_dl_open (only src/driver loads libraries)\n", path);
 	if (!is_front(path) && !is_renderer(path)) {
 		static const char *const printing[] = { "printf", "fprintf", "puts", "fputs", "putchar", "perror", "exit", "_exit",
 							"abort" };
 
 		for (size_t i = 0; i < sizeof(printing) / sizeof(printing[0]); i++)
-			/* the one fork's child (probe/spawn.c) ends in _exit when its exec fails */
-			if (calls(code, printing[i]) && !(strcmp(printing[i], "_exit") == 0 && strcmp(path, "src/probe/spawn.c") == 0))
+			/* the OS layer's fork child ends in _exit when its exec fails, and its watchdog
+			 * (os_exit_after) ends the process */
+			if (calls(code, printing[i]) && !(strcmp(printing[i], "_exit") == 0 && starts(path, "src/os/")))
 				note(msg, cap, &bad, "%s calls %s (library code never prints or exits)\n", path, printing[i]);
 		if (strstr(code, "stdout") || strstr(code, "stderr"))
 			note(msg, cap, &bad, "%s writes to stdout/stderr (library code never prints)\n", path);
@@ -454,7 +487,26 @@ static void test_checker_flags_violations(void **state)
 	assert_int_equal(check_file("src/mem/x.c", "void f(void){ void *h = dlopen (\"a\", 0); }\n", 44, msg,
 				    sizeof msg), 1);
 	assert_int_equal(check_file("src/driver/x.c", "void f(void){ void *h = dlopen(\"a\", 0); }\n", 43, msg,
+				    sizeof msg), 1);
+	assert_int_equal(check_file("src/os/dl_posix.c", "void f(void){ void *h = dlopen(\"a\", 0); }\n", 43, msg,
 				    sizeof msg), 0);
+	assert_int_equal(check_file("src/probe/x.c", "void f(void){ os_dl_open(\"a\", 0, 0, 0); }\n", 40, msg,
+				    sizeof msg), 1);
+	assert_int_equal(check_file("src/driver/x.c", "void f(void){ os_dl_open(\"a\", 0, 0, 0); }\n", 40, msg,
+				    sizeof msg), 0);
+	/* platform headers: only the OS layer and the driver's room */
+	assert_int_equal(check_file("src/probe/x.c", "#include <unistd.h>\n#include <sys/stat.h>\n", 41, msg, sizeof msg), 2);
+	assert_int_equal(check_file("src/util/x.c", "#include <windows.h>\n", 20, msg, sizeof msg), 1);
+	assert_int_equal(check_file("src/os/fs_posix.c", "#include <dirent.h>\n#include <sys/stat.h>\n", 40, msg,
+				    sizeof msg), 0);
+	assert_int_equal(check_file("src/os/fs_win32.c", "#include <windows.h>\n", 20, msg, sizeof msg), 0);
+	assert_int_equal(check_file("src/driver/x.c", "#include <dlfcn.h>\n", 18, msg, sizeof msg), 0);
+	assert_int_equal(check_file("src/probe/x.c", "#include <stdio.h>\n#include <time.h>\n", 37, msg, sizeof msg), 0);
+	/* the OS layer includes no room above it; util may include it */
+	assert_int_equal(check_file("src/os/x.c", "#include \"util/err.h\"\n", 21, msg, sizeof msg), 1);
+	assert_int_equal(check_file("src/util/x.c", "#include \"os/fs.h\"\n", 18, msg, sizeof msg), 0);
+	assert_int_equal(check_file("src/os/x.c", "void f(void){ _exit(3); }\n", 25, msg, sizeof msg), 0);
+	assert_int_equal(check_file("src/probe/x.c", "void f(void){ _exit(3); }\n", 25, msg, sizeof msg), 1);
 	/* a comment or string naming dlopen or printf is no call */
 	assert_int_equal(check_file("src/probe/x.c", "/* dlopen(x) printf( */ const char *s = \"exit(1)\";\n", 50,
 				    msg, sizeof msg), 0);
@@ -534,7 +586,7 @@ static void test_internals_lists_the_rules(void **state)
 			used = (size_t)snprintf(rows[n], sizeof rows[n], "| all but `%s`, `%s` | never includes |", ru->except,
 						ru->except2);
 		else if (strcmp(ru->to, "/") == 0)
-			used = (size_t)snprintf(rows[n], sizeof rows[n], "| `%s` | includes only | `util/`", ru->from);
+			used = (size_t)snprintf(rows[n], sizeof rows[n], "| `%s` | includes only | `util/` `os/`", ru->from);
 		else
 			used = (size_t)snprintf(rows[n], sizeof rows[n], "| `%s` | never includes |", ru->from);
 		for (size_t q = r; q < sizeof(include_rules) / sizeof(include_rules[0]) && strcmp(ru->to, "/") != 0; q++) {

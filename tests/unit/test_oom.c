@@ -237,6 +237,39 @@ static void xla_buffer_assignment(void **state)
 	assert_null(oom_finding_of(&m.n));
 }
 
+/* XLA's cuMemAllocAsync allocator: the request and the GPU's own free and total. */
+static void xla_cumemallocasync(void **state)
+{
+	/* https://github.com/NovaSky-AI/SkyRL/issues/624: 1.1 TiB asked of an 80 GB GPU */
+	static const char huge[] =
+		"E1103 18:23:55.103160 3413767 gpu_cudamallocasync_allocator.cc:361] gpu_async_1 cuMemAllocAsync failed "
+		"to allocate 1225195446464 bytes: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory\n"
+		" Reported by CUDA: Free memory/Total memory: 22635544576/85095874560\n";
+	/* the same line with a request that free memory covers: the numbers cannot say */
+	static const char fits[] = "cuMemAllocAsync failed to allocate 1048576 bytes: RESOURCE_EXHAUSTED\n"
+				   " Reported by CUDA: Free memory/Total memory: 22635544576/85095874560\n";
+	static const char garbled[] = "cuMemAllocAsync failed to allocate 1048576 bytes\n"
+				      " Reported by CUDA: Free memory/Total memory: 9/8\n";
+	struct oom_message m;
+	char ev[4][OOM_EVIDENCE_LINE];
+
+	(void)state;
+	assert_int_equal(oom_parse(huge, sizeof(huge) - 1, &m), CD_OK);
+	assert_int_equal(m.n.form, OOM_FORM_TORCH);
+	near(m.n.requested, 1225195446464.0);
+	near(m.n.free_bytes, 22635544576.0);
+	near(m.n.total, 85095874560.0);
+	assert_string_equal(oom_finding_of(&m.n), "oom-capacity");
+	assert_int_equal(oom_evidence(&m.n, m.gpu, false, ev, 4), 2);
+	assert_non_null(strstr(ev[0], "the GPU total 79.3 GiB, free 21.1 GiB"));
+	assert_non_null(strstr(ev[1], "the request alone is larger than the GPU"));
+	assert_int_equal(oom_parse(fits, sizeof(fits) - 1, &m), CD_OK);
+	assert_null(oom_finding_of(&m.n));
+	/* free above total is no GPU's: the pair is not taken */
+	assert_int_equal(oom_parse(garbled, sizeof(garbled) - 1, &m), CD_OK);
+	assert_false(m.n.have & OOM_HAVE_TOTAL);
+}
+
 static void numbers_of_one_message(void **state)
 {
 	struct oom_message m;
@@ -353,6 +386,7 @@ int main(void)
 		cmocka_unit_test(sizes),
 		cmocka_unit_test(bfc_allocator_summary),
 		cmocka_unit_test(xla_buffer_assignment),
+		cmocka_unit_test(xla_cumemallocasync),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "binfmt/devcode.h"
+#include "binfmt/zip.h"
 #include "report/progress.h"
 #include "report/report.h"
 #include "rules/arch.h"
@@ -42,6 +43,26 @@ struct arch_walk {
  * carry device code judged as "ARCHIVE!MEMBER" from its inflated bytes. A file or member
  * that cannot be read gets its one-line error (exit 3) and the walk goes on. */
 void arch_walk_input(struct arch_walk *w, const char *path, bool explicit_input);
+
+/* member.c: a zip member that is an ELF or PE file, kept sparsely from a stream of its bytes:
+ * map holds, at their offsets, every byte judging it reads (its headers and section tables,
+ * fatbin container and entry headers, small images, the runtime's marks) and zeros elsewhere,
+ * so dc_scan and the verdicts read it as the whole member. rel (optional) is told how far into
+ * the archive the stream has read. CD_EUNSUPPORTED: read the member whole instead (it is
+ * empty or refused, or its readers kept reaching pages past MAX_PASSES passes). */
+struct arch_member {
+	unsigned char *map;
+	size_t size;
+	unsigned passes;  /* inflate passes taken */
+	size_t kept;      /* bytes of pages kept */
+};
+struct arch_member_release {
+	void (*fn)(const unsigned char *upto, void *ctx);
+	void *ctx;
+};
+int arch_member_stream(const struct zip_archive *z, const struct zip_member *m, unsigned opts,
+		       const struct arch_member_release *rel, struct arch_member *out, char *err);
+void arch_member_free(struct arch_member *am);
 
 /* file.c: a file with its images (scanned into f): its section, listing, verdicts (into v,
  * one per GPU of o->target) and, with --resources, its kernels' resources; its object of

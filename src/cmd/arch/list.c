@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "binfmt/cubin.h"
+#include "os/fs.h"
 #include "util/sort.h"
 #include "binfmt/decompress.h"
 #include "binfmt/ptx.h"
@@ -286,7 +287,7 @@ int arch_cuobjdump_lines(const struct arch_file *f, unsigned *elf_no, unsigned *
 	stem_of(f->member ? f->member : f->path, stem, sizeof(stem));
 	int member = -1;
 	char real[4096], shown[4 * 4096], name[1024];
-	const char *path = !f->member && realpath(f->path, real) ? real : f->path; /* cuobjdump prints it resolved */
+	const char *path = !f->member && os_realpath(f->path, real, sizeof real) ? real : f->path; /* cuobjdump prints it resolved */
 	safe_text(shown, sizeof shown, path, strlen(path), 0);
 	if (inv->format == DC_PTX)
 		return CD_OK; /* cuobjdump: "does not contain device code" */

@@ -1,14 +1,17 @@
 /* One input of `arch`: a file mapped and judged in place, or a zip archive (wheel) whose
- * members that can carry device code are inflated one at a time and judged as files are. */
+ * members that can carry device code are read one at a time (libraries and programs from a
+ * stream, member.c) and judged as files are. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
+#include "binfmt/cubin.h"
+#include "binfmt/elf.h"
+#include "binfmt/pe.h"
 #include "binfmt/zip.h"
 #include "cmd/arch/arch.h"
 #include "cmd/cmd.h"
+#include "os/map.h"
 #include "util/err.h"
 #include "util/file.h"
 
@@ -23,13 +26,12 @@ struct release_ctx {
 static void release_behind(const unsigned char *upto, void *ctx)
 {
 	struct release_ctx *rc = ctx;
-	long pg = sysconf(_SC_PAGESIZE);
-	size_t page = pg > 0 ? (size_t)pg : 4096;
+	size_t page = os_page_size();
 	size_t to = (size_t)(upto - rc->base) & ~(page - 1);
 	if (to < rc->done) /* a section before those walked first is searched */
 		rc->done = to;
 	if (to > rc->done + RELEASE_STEP) {
-		madvise((void *)(rc->base + rc->done), to - rc->done, MADV_DONTNEED);
+		os_map_release(rc->base + rc->done, to - rc->done);
 		rc->done = to;
 	}
 }
@@ -118,6 +120,15 @@ static void judge_scanned(struct arch_walk *w, struct arch_file *f, bool explici
 /* How many bytes of a member tell whether dc_scan reads it (dc_has_magic's "a few KiB"). */
 #define MEMBER_HEAD 4096
 
+/* Whether a member that starts so is judged from a stream (member.c): host ELF and PE files,
+ * unless an option needs their images whole. */
+static bool streamed(const struct arch_opts *o, const unsigned char *head, size_t got)
+{
+	if (o->kernels || o->resources)
+		return false;
+	return pe_has_magic(head, got) || (elf_has_magic(head, got) && !cubin_is_cubin(head, got));
+}
+
 /* Every member of the zip archive at data that can carry device code, judged as
  * "PATH!MEMBER". A damaged central directory fails the whole archive; a damaged member
  * only itself. */
@@ -125,6 +136,8 @@ static void walk_zip(struct arch_walk *w, const char *path, const unsigned char 
 {
 	struct zip_archive z;
 	struct zip_member m;
+	struct release_ctx zrel = {.base = data};
+	const struct arch_member_release rel = {release_behind, &zrel};
 	char err[CD_ERRMSG] = "";
 	int more;
 
@@ -137,6 +150,7 @@ static void walk_zip(struct arch_walk *w, const char *path, const unsigned char 
 		size_t got = 0, len = 0;
 		char *name = NULL;
 		struct arch_file f = {0};
+		struct arch_member am = {0};
 		int rc;
 
 		if (!dc_name_may_carry_code(m.name, m.name_len))
@@ -151,23 +165,29 @@ static void walk_zip(struct arch_walk *w, const char *path, const unsigned char 
 		name[strlen(path) + 1 + m.name_len] = '\0';
 		/* a member that is no format arch reads is not inflated whole */
 		rc = zip_member_head(&z, &m, head, sizeof head, &got, err);
-		if (rc == CD_OK && dc_has_magic(head, got))
-			rc = zip_member_read(&z, &m, ZIP_MEMBER_MAX, &buf, &len, err);
-		else if (rc == CD_OK)
+		if (rc == CD_OK && !dc_has_magic(head, got))
 			goto next;
+		if (rc == CD_OK && streamed(w->o, head, got) &&
+		    (rc = arch_member_stream(&z, &m, scan_opts(w->o, false), &rel, &am, err)) == CD_OK) {
+			f.data = am.map;
+			f.size = am.size;
+		} else if (rc == CD_OK || rc == CD_EUNSUPPORTED) {
+			rc = zip_member_read(&z, &m, ZIP_MEMBER_MAX, &buf, &len, err);
+			f.data = buf;
+			f.size = len;
+		}
 		f.path = name;
 		f.member = name + strlen(path) + 1;
-		f.data = buf;
-		f.size = len;
 		dc_init(&f.inv);
 		if (rc == CD_OK)
-			rc = dc_scan(&f.inv, buf, len, scan_opts(w->o, false), err);
+			rc = dc_scan(&f.inv, f.data, f.size, scan_opts(w->o, false), err);
 		if (rc)
 			file_error(w, name, err);
 		else
 			judge_scanned(w, &f, false, NULL);
 		dc_free(&f.inv);
 next:
+		arch_member_free(&am);
 		free(buf);
 		free(name);
 	}

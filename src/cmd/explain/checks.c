@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "binfmt/devcode.h"
+#include "os/env.h"
 #include "probe/gpu_caps.h"
 #include "probe/gpus.h"
 #include "probe/platform.h"
@@ -226,7 +227,7 @@ int explain_checks_run(const struct explain_match *m, const char *checks, struct
 		if (!strcmp(name, "driver"))
 			check_driver(&env->gpus, out);
 		else if (!strcmp(name, "gpus"))
-			check_gpus(&t, &env->gpus, getenv("CUDA_VISIBLE_DEVICES"), out);
+			check_gpus(&t, &env->gpus, os_getenv("CUDA_VISIBLE_DEVICES"), out);
 		else if (!strcmp(name, "binary")) {
 			if ((rc = binary(m, env, out, err)) != CD_OK)
 				return rc;
@@ -241,15 +242,15 @@ int explain_checks_run(const struct explain_match *m, const char *checks, struct
 			check_ptx(rules_build_nvcc(&env->toolkits),
 				  check_ptx_driver(&env->target, &env->gpus, &d) ? &d : NULL, out);
 		} else if (!strcmp(name, "env"))
-			check_env(&t, getenv("CUDA_DISABLE_PTX_JIT") ? getenv("CUDA_DISABLE_PTX_JIT")
-								  : getenv("CUDA_DISABLE_JIT"),
-				  getenv("PYTORCH_CUDA_ALLOC_CONF"), out);
+			check_env(&t, os_getenv("CUDA_DISABLE_PTX_JIT") ? os_getenv("CUDA_DISABLE_PTX_JIT")
+								  : os_getenv("CUDA_DISABLE_JIT"),
+				  os_getenv("PYTORCH_CUDA_ALLOC_CONF"), out);
 		else if (!strcmp(name, "nodes"))
 			check_nodes(&env->platform, out);
 		else if (!strcmp(name, "wsl"))
 			check_wsl(&env->platform, out);
 		else if (!strcmp(name, "ldpath"))
-			check_ldpath(getenv("LD_LIBRARY_PATH"), out);
+			check_ldpath(os_getenv("LD_LIBRARY_PATH"), out);
 		else if (!strcmp(name, "memory"))
 			check_memory(&t, &env->gpus, out);
 	}

@@ -3,14 +3,14 @@
  * that dies or hangs becomes a missing node; rank 0 then leaves without MPI_Finalize (which
  * would wait for it), and the launcher ends the job. */
 #include "cmd/fleet/fleet.h"
+#include "os/fs.h"
+#include "os/proc.h"
 #include "util/clock.h"
 
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "fleet/fleet.h"
 #include "fleet/judge.h"
@@ -24,32 +24,16 @@
 
 static volatile sig_atomic_t stop_waiting;
 
-static void on_term(int sig)
-{
-	(void)sig;
-	stop_waiting = 1;
-}
-
-static void on_alarm(int sig)
-{
-	static const char msg[] = "cudoctor fleet: MPI start-up did not finish in time (a rank did not start?)\n";
-	(void)sig;
-	if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0)
-		_exit(3);
-	_exit(3);
-}
 
 /* Beside the binary (the build tree's plugins/), then an installed prefix's lib/cudoctor. */
 static void plugin_dirs(char bufs[3][PATH_MAX], const char *dirs[4])
 {
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	char *slash;
 	size_t k = 0;
 
-	if (n > 0) {
-		exe[n] = '\0';
-		if ((slash = strrchr(exe, '/')))
+	if (os_exe_path(exe, sizeof exe)) {
+		if ((slash = (char *)os_last_sep(exe)))
 			*slash = '\0';
 		snprintf(bufs[0], PATH_MAX, "%.*s/plugins", PATH_MAX - 16, exe);
 		snprintf(bufs[1], PATH_MAX, "%.*s/../lib/cudoctor", PATH_MAX - 24, exe);
@@ -156,15 +140,15 @@ int fleet_mpi_run(struct report *r, const struct fleet_opts *o, const struct cd_
 	plugin_dirs(bufs, dirs);
 	if ((rc = fleet_mpi_load(&lib, dirs, &mpi, err)) != CD_OK)
 		return cd_fail(err, rc, "started by an MPI launcher, but the MPI plug-in did not load: %.180s", err);
-	signal(SIGALRM, on_alarm);
-	alarm(STARTUP_GRACE_S + (unsigned)o->timeout_s);
+	os_exit_after(STARTUP_GRACE_S + (unsigned)o->timeout_s,
+		      "cudoctor fleet: MPI start-up did not finish in time (a rank did not start?)\n");
 	rc = mpi->init(node, o->timeout_s + STARTUP_GRACE_S, &me, err);
-	alarm(0);
+	os_exit_after(0, NULL);
 	if (rc != CD_OK)
 		return rc; /* MPI never came up or the election failed: nothing to finish cleanly */
 	r->self_rendered = true; /* only rank 0 prints, and it prints before MPI ends */
 	if (me.world_rank == 0)
-		signal(SIGTERM, on_term); /* the launcher ending the job: report what came */
+		os_on_terminate(&stop_waiting); /* the launcher ending the job: report what came */
 	if (me.node_rank == 0 && (rc = fleet_collect_node(node, o, g, &own, err)) != CD_OK)
 		goto out;
 	/* before any report is sent: a leader blocked sending to rank 0 would stall NCCL's exchange */

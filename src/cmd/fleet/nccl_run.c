@@ -5,14 +5,13 @@
  * waiting; the NCCL calls themselves are bounded by an alarm. */
 #include "cmd/fleet/fleet.h"
 #include "cmd/fleet/nccl_side.h"
+#include "os/proc.h"
 #include "util/clock.h"
 
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "driver/nccl.h"
 #include "lab/nccl_judge.h"
@@ -117,11 +116,10 @@ int fleet_nccl_run(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *me,
 		goto unreached;
 	plan.why[sizeof plan.why - 1] = '\0';
 	if (plan.go) {
-		signal(SIGALRM, fleet_nccl_on_alarm);
-		alarm((unsigned)timeout_s + 1);
+		os_exit_after((unsigned)timeout_s + 1, FLEET_NCCL_TIMEOUT_MSG);
 		if (sweep(&x, d, &plan, me->world_rank, &rec, why) != CD_OK)
 			snprintf(rec.error, sizeof rec.error, "%.250s", why);
-		alarm(0);
+		os_exit_after(0, NULL);
 		if ((rc = mpi->gather(&rec, sizeof rec, all, timeout_s, err)) != CD_OK)
 			goto unreached;
 	}

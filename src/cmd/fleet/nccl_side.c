@@ -5,19 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "os/env.h"
 #include "probe/nccl_find.h"
 #include "util/err.h"
-
-void fleet_nccl_on_alarm(int sig)
-{
-	static const char msg[] = "cudoctor fleet --nccl: NCCL did not finish in time (a rank hung in NCCL)\n";
-	(void)sig;
-	if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0)
-		_exit(3);
-	_exit(3);
-}
 
 /* The rank's place among the ranks of its host, from the launcher's variables. */
 static int local_rank(void)
@@ -25,7 +16,7 @@ static int local_rank(void)
 	static const char *const vars[] = { "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID",
 					    "PMIX_LOCAL_RANK", NULL };
 	for (size_t i = 0; vars[i]; i++) {
-		const char *v = getenv(vars[i]);
+		const char *v = os_getenv(vars[i]);
 		if (v && *v)
 			return atoi(v);
 	}
@@ -45,7 +36,7 @@ int fleet_nccl_prepare(struct fleet_nccl_side *x, const struct cudrv *d, struct 
 
 	if (!d)
 		return cd_fail(err, CD_EDRIVER, "libcuda did not load on this rank");
-	if ((rc = nccl_find(&copies, getenv("HOME"), err)) != CD_OK)
+	if ((rc = nccl_find(&copies, os_getenv("HOME"), err)) != CD_OK)
 		return rc;
 	rc = nccl_load(&x->nc, (const char *const *)copies.dirs, err);
 	nccl_copies_free(&copies);
@@ -98,7 +89,7 @@ int fleet_nccl_muster(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *
 	memset(rec, 0, sizeof *rec);
 	fleet_node_name(rec->node, sizeof rec->node);
 	rec->device = -1;
-	if (!getenv("NCCL_NVLS_ENABLE") && setenv("NCCL_NVLS_ENABLE", "0", 1) != 0)
+	if (!os_getenv("NCCL_NVLS_ENABLE") && os_setenv("NCCL_NVLS_ENABLE", "0") != 0)
 		return cd_fail(err, CD_ENOMEM, "setenv NCCL_NVLS_ENABLE: out of memory");
 	if (fleet_nccl_prepare(x, d, rec, why) != CD_OK)
 		snprintf(rec->error, sizeof rec->error, "%.250s", why);

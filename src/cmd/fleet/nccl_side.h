@@ -38,7 +38,7 @@ void fleet_nccl_release(struct fleet_nccl_side *x, const struct cudrv *d);
 /* A CUDA call's result as CD_OK or CD_EDRIVER naming call. */
 int fleet_cu(const struct cudrv *d, CUresult r, const char *call, char *err);
 
-/* SIGALRM's handler while inside NCCL: a rank stuck there says so and exits 3. */
-void fleet_nccl_on_alarm(int sig);
+/* What a rank stuck inside NCCL says before it exits 3 (os_exit_after's watchdog). */
+#define FLEET_NCCL_TIMEOUT_MSG "cudoctor fleet --nccl: NCCL did not finish in time (a rank hung in NCCL)\n"
 
 #endif

@@ -6,14 +6,13 @@
  * stuck inside NCCL is ended by the alarm. */
 #include "cmd/fleet/fleet.h"
 #include "cmd/fleet/nccl_side.h"
+#include "os/proc.h"
 #include "util/clock.h"
 
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "fleet/pairs.h"
 #include "util/err.h"
@@ -139,10 +138,10 @@ static int one_round(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *m
 		snprintf(rec.error, sizeof rec.error, "its partner, rank %d, could not take part", p);
 	else if (p >= 0 && mine.ready) {
 		int lower = p < me->world_rank ? p : me->world_rank;
-		alarm((unsigned)timeout_s + 1);
+		os_exit_after((unsigned)timeout_s + 1, FLEET_NCCL_TIMEOUT_MSG);
 		if (exchange(x, d, plan->bytes, &table[lower].id, me->world_rank == lower ? 0 : 1, &rec, why) != CD_OK)
 			snprintf(rec.error, sizeof rec.error, "%.200s", why);
-		alarm(0);
+		os_exit_after(0, NULL);
 	}
 	return mpi->gather(&rec, sizeof rec, recs ? recs + (size_t)round * (size_t)plan->nranks : NULL, timeout_s, err);
 }
@@ -189,7 +188,6 @@ int fleet_pairs_run(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *me
 	}
 	if (!ready)
 		fprintf(stderr, "cudoctor fleet --nccl=pairs: rank %d cannot take part: %s\n", me->world_rank, why);
-	signal(SIGALRM, fleet_nccl_on_alarm);
 	for (int round = 0; round < plan.rounds; round++) {
 		if ((rc = one_round(mpi, me, &x, d, &plan, round, ready, table, recs, timeout_s, err)) != CD_OK) {
 			/* a rank that hung or died: the rounds measured so far stand */

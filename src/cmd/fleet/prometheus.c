@@ -4,10 +4,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cmd/fleet/fleet.h"
 #include "fleet/fleet.h"
+#include "os/fs.h"
 #include "util/err.h"
 #include "util/outfile.h"
 
@@ -111,10 +111,10 @@ static int write_one(const char *dir, const char *name, const struct fleet_node 
 
 int fleet_write_prometheus(const struct fleet *f, const char *dir, FILE *listing, char *err)
 {
-	int rc = CD_OK;
+	int rc = CD_OK, e;
 
-	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-		return cd_fail(err, CD_EIO, "--prometheus %s: %s", dir, strerror(errno));
+	if ((e = os_mkdir(dir)) != 0 && e != -EEXIST)
+		return cd_fail(err, CD_EIO, "--prometheus %s: %s", dir, strerror(-e));
 	for (size_t i = 0; i < f->n_nodes + f->n_missing && rc == CD_OK; i++) {
 		bool missing = i >= f->n_nodes;
 		const char *name = missing ? f->missing[i - f->n_nodes] : f->nodes[i].name;

@@ -7,13 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe/cublas_find.h"
 #include "driver/cublas.h"
 #include "driver/nccl.h"
 #include "driver/nvml.h"
 #include "kb/links.h"
 #include "lab/p2p_links.h"
+#include "os/env.h"
 #include "probe/gpus.h"
+#include "probe/cublas_find.h"
 #include "probe/nccl_find.h"
 #include "probe/python.h"
 #include "probe/runtimes.h"
@@ -79,7 +80,7 @@ static void copies_note(const struct nccl_copies *c, char *note, size_t cap)
 static int open_nccl(struct nccl *nc, char *note, size_t note_cap, char *err)
 {
 	struct nccl_copies copies;
-	int rc = nccl_find(&copies, getenv("HOME"), err);
+	int rc = nccl_find(&copies, os_getenv("HOME"), err);
 
 	if (rc != CD_OK)
 		return rc;

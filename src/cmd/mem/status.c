@@ -5,12 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cmd/mem/internal.h"
 #include "explain/oom_text.h"
 #include "mem/context_cost.h"
+#include "os/fs.h"
+#include "os/proc.h"
 #include "probe/gpus.h"
 #include "rules/oom.h"
 #include "show/gpu_mig.h"
@@ -28,13 +28,13 @@ static void process_command(unsigned pid, bool host_pids, char *buf, size_t cap)
 {
 	char rel[64], path[4096], *text = NULL;
 	size_t len = 0;
-	struct stat st;
+	struct os_stat st;
 	if (host_pids) {
 		snprintf(buf, cap, "(PID in another PID namespace: NVML reports host PIDs here)");
 		return;
 	}
 	snprintf(rel, sizeof rel, "/proc/%u", pid);
-	if (host_path(path, sizeof path, NULL, rel) != CD_OK || stat(path, &st) != 0) {
+	if (host_path(path, sizeof path, NULL, rel) != CD_OK || os_stat(path, &st) != 0) {
 		snprintf(buf, cap, "(not in this PID namespace: another container or the host)");
 		return;
 	}
@@ -198,7 +198,7 @@ static void other_process_finding(struct report *r, const struct status_gpu *s)
 	if (!f)
 		return;
 	for (size_t i = 0; i < g->n_processes; i++)
-		if (g->processes[i].used_memory_bytes > 0 && g->processes[i].pid != (unsigned)getpid())
+		if (g->processes[i].used_memory_bytes > 0 && g->processes[i].pid != os_pid())
 			cmd_note(r, finding_evidence(f, "PID %u holds %s", g->processes[i].pid,
 					 units_fmt_bytes((uint64_t)g->processes[i].used_memory_bytes, a, sizeof a)));
 	cmd_note(r, finding_why(f, "Device memory is shared by every process on the GPU and not paged out: what another "
@@ -349,7 +349,7 @@ int mem_status_run(struct report *r, int argc, char **argv, const struct cd_glob
 		}
 		s->others_known = gpu_has(s->g, GF_PROCESSES);
 		for (size_t k = 0; k < s->g->n_processes; k++)
-			if (s->g->processes[k].used_memory_bytes > 0 && s->g->processes[k].pid != (unsigned)getpid())
+			if (s->g->processes[k].used_memory_bytes > 0 && s->g->processes[k].pid != os_pid())
 				s->others += (uint64_t)s->g->processes[k].used_memory_bytes;
 		gpu_fields(&arr, s);
 		other_process_finding(r, s);

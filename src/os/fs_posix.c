@@ -1,0 +1,245 @@
+/* os/fs.h on POSIX. */
+#include "os/fs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void fill(const struct stat *s, struct os_stat *st)
+{
+	memset(st, 0, sizeof *st);
+	st->kind = S_ISREG(s->st_mode)	  ? OS_FILE
+		   : S_ISDIR(s->st_mode)  ? OS_DIR
+		   : S_ISLNK(s->st_mode)  ? OS_LINK
+		   : S_ISFIFO(s->st_mode) ? OS_FIFO
+		   : S_ISSOCK(s->st_mode) ? OS_SOCKET
+		   : S_ISCHR(s->st_mode)  ? OS_CHARDEV
+		   : S_ISBLK(s->st_mode)  ? OS_BLOCKDEV
+					  : OS_OTHER;
+	st->size = (unsigned long long)s->st_size;
+	st->mode = (unsigned)(s->st_mode & 07777);
+	st->uid = (unsigned)s->st_uid;
+	st->gid = (unsigned)s->st_gid;
+	st->sticky_world_writable = (s->st_mode & S_ISVTX) && (s->st_mode & S_IWOTH);
+}
+
+int os_stat(const char *path, struct os_stat *st)
+{
+	struct stat s;
+
+	if (stat(path, &s) != 0)
+		return -errno;
+	fill(&s, st);
+	return 0;
+}
+
+int os_lstat(const char *path, struct os_stat *st)
+{
+	struct stat s;
+
+	if (lstat(path, &s) != 0)
+		return -errno;
+	fill(&s, st);
+	return 0;
+}
+
+int os_fstat(int fd, struct os_stat *st)
+{
+	struct stat s;
+
+	if (fstat(fd, &s) != 0)
+		return -errno;
+	fill(&s, st);
+	return 0;
+}
+
+bool os_access(const char *path, int how)
+{
+	return access(path, (how & OS_EXEC ? X_OK : 0) | (how & OS_WRITE ? W_OK : 0) | (how & OS_READ ? R_OK : 0) |
+				    (how ? 0 : F_OK)) == 0;
+}
+
+int os_open_read(const char *path, int *fd)
+{
+	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	return *fd < 0 ? -errno : 0;
+}
+
+int os_open_write(const char *path, int flags, unsigned mode, int *fd)
+{
+	int f = O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW;
+
+	if (flags & OS_W_EXCL)
+		f |= O_CREAT | O_EXCL;
+	if (flags & OS_W_TRUNC)
+		f |= O_TRUNC;
+	if (flags & OS_W_NONBLOCK)
+		f |= O_NONBLOCK;
+	*fd = open(path, f, (mode_t)mode);
+	return *fd < 0 ? -errno : 0;
+}
+
+int os_set_blocking(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0)
+		return -errno;
+	return 0;
+}
+
+long long os_read(int fd, void *buf, size_t n)
+{
+	ssize_t r;
+
+	while ((r = read(fd, buf, n)) < 0 && errno == EINTR)
+		;
+	return r < 0 ? -errno : (long long)r;
+}
+
+long long os_write(int fd, const void *buf, size_t n)
+{
+	ssize_t r;
+
+	while ((r = write(fd, buf, n)) < 0 && errno == EINTR)
+		;
+	return r < 0 ? -errno : (long long)r;
+}
+
+int os_close(int fd)
+{
+	return close(fd) != 0 ? -errno : 0;
+}
+
+int os_fchmod_own(int fd, unsigned mode, bool keep_owner, unsigned uid, unsigned gid)
+{
+	if (fchmod(fd, (mode_t)mode) != 0)
+		return -errno;
+	if (keep_owner && geteuid() == 0 && fchown(fd, (uid_t)uid, (gid_t)gid) != 0)
+		return -errno;
+	return 0;
+}
+
+int os_fsync(int fd)
+{
+	return fsync(fd) != 0 ? -errno : 0;
+}
+
+unsigned os_new_file_mode(void)
+{
+	mode_t um = umask(0);
+
+	umask(um);
+	return 0666u & ~(unsigned)um;
+}
+
+int os_mkdir(const char *path)
+{
+	return mkdir(path, 0777) != 0 ? -errno : 0;
+}
+
+int os_unlink(const char *path)
+{
+	return unlink(path) != 0 ? -errno : 0;
+}
+
+int os_rename(const char *from, const char *to)
+{
+	return rename(from, to) != 0 ? -errno : 0;
+}
+
+bool os_realpath(const char *path, char *out, size_t cap)
+{
+	char tmp[PATH_MAX];
+
+	if (!realpath(path, tmp) || strlen(tmp) >= cap)
+		return false;
+	memcpy(out, tmp, strlen(tmp) + 1);
+	return true;
+}
+
+bool os_getcwd(char *out, size_t cap)
+{
+	return getcwd(out, cap) != NULL;
+}
+
+bool os_exe_path(char *out, size_t cap)
+{
+	ssize_t n = cap ? readlink("/proc/self/exe", out, cap - 1) : -1;
+
+	if (n <= 0)
+		return false;
+	out[n] = '\0';
+	return true;
+}
+
+struct os_dir {
+	DIR *d;
+};
+
+int os_dir_open(const char *path, struct os_dir **d)
+{
+	DIR *h = opendir(path);
+
+	*d = NULL;
+	if (!h)
+		return -errno;
+	if (!(*d = malloc(sizeof **d))) {
+		closedir(h);
+		return -ENOMEM;
+	}
+	(*d)->d = h;
+	return 0;
+}
+
+const char *os_dir_next(struct os_dir *d)
+{
+	struct dirent *e;
+
+	while ((e = readdir(d->d)))
+		if (!(e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2]))))
+			return e->d_name;
+	return NULL;
+}
+
+void os_dir_close(struct os_dir *d)
+{
+	if (!d)
+		return;
+	closedir(d->d);
+	free(d);
+}
+
+int os_redirect(int fd, int from)
+{
+	int null = -1, rc = 0;
+
+	if (from < 0 && (from = null = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	if (dup2(from, fd) < 0)
+		rc = -errno;
+	if (null >= 0)
+		close(null);
+	return rc;
+}
+
+const char *os_last_sep(const char *path)
+{
+	return strrchr(path, '/');
+}
+
+bool os_is_sep(char c)
+{
+	return c == '/';
+}
+
+const char *os_exe_suffix(void)
+{
+	return "";
+}

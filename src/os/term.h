@@ -1,0 +1,15 @@
+/* The terminal a standard stream goes to. */
+#ifndef CUDOCTOR_OS_TERM_H
+#define CUDOCTOR_OS_TERM_H
+
+#include <stdbool.h>
+
+/* Once, first thing in main: the standard streams carry bytes as on Linux (no CR added
+ * before LF) and a console shows UTF-8 and escape sequences (Windows' VT mode). */
+void os_console_init(void);
+
+bool os_isatty(int fd);
+/* Its width in columns, 0 when it is no terminal or cannot say. */
+unsigned os_term_columns(int fd);
+
+#endif

@@ -1,0 +1,502 @@
+/* cudoctor.exe (`make windows`) under Wine: it needs only Windows' own DLLs, and the commands
+ * that run on Windows answer as the Linux build does for the same question (kb, gencode, mem,
+ * plan, explain on texts of the corpus, arch on real Windows DLLs against cuobjdump's
+ * listing, doctor and devices with no driver, devices with the fake driver DLLs), with the same
+ * exit statuses; topo and fleet say in one line that they are Linux-only; and src/os/'s Win32
+ * files pass tests/os/win32_check.c. Skipped, saying why, where the exe was not built or Wine
+ * is not installed (tools/deps.sh test installs it; tests/check.sh builds the exe). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "testlib.h"
+
+#ifndef CUDOCTOR_BINARY
+#define CUDOCTOR_BINARY "build/cudoctor"
+#endif
+#ifndef CUDOCTOR_WINDOWS_EXE
+#define CUDOCTOR_WINDOWS_EXE "build-windows/cudoctor.exe"
+#endif
+
+static const char *wine;
+static char prefix[1024];
+/* A run of the exe that waits on its stdin for the whole test: Wine's own processes (the
+ * server, services) then start once, with no pipe of a run open, and stay up, so each run
+ * takes a fraction of a second and none waits for them to let go of its output pipes. */
+static FILE *keeper;
+
+static bool executable(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
+}
+
+static bool exe_built(void)
+{
+	struct stat st;
+
+	if (stat(CUDOCTOR_WINDOWS_EXE, &st) == 0)
+		return true;
+	fprintf(stderr, "skipping: %s not built (make windows builds it; make check does)\n", CUDOCTOR_WINDOWS_EXE);
+	return false;
+}
+
+static bool have_wine(void)
+{
+	static const char *const places[] = { "/usr/lib/wine/wine64", "/usr/bin/wine64", "/usr/bin/wine" };
+
+	if (!wine)
+		for (size_t i = 0; i < sizeof places / sizeof places[0] && !wine; i++)
+			if (executable(places[i]))
+				wine = places[i];
+	if (!wine) {
+		fprintf(stderr, "skipping: wine64 is not installed (sh tools/deps.sh test installs it)\n");
+		return false;
+	}
+	if (!prefix[0]) {
+		const char *home = getenv("HOME");
+
+		char cmd[2048];
+
+		/* one prefix for every run, made by the first (a few seconds), outside the repo */
+		snprintf(prefix, sizeof prefix, "WINEPREFIX=%s/.cache/cudoctor-test/wine", home && *home ? home : "/tmp");
+		snprintf(cmd, sizeof cmd, "%s WINEDEBUG=-all WINEDLLOVERRIDES=mscoree,mshtml= %s %s explain --offline "
+			 ">/dev/null 2>&1", prefix, wine, CUDOCTOR_WINDOWS_EXE);
+		/* "e": no run inherits its pipe, so closing it ends the keeper */
+		keeper = popen(cmd, "we");
+		/* a first run with no pipe of ours waits until Wine is up: the server and services
+		 * it starts (or the keeper's) then never hold a test run's output pipes */
+		snprintf(cmd, sizeof cmd, "%s WINEDEBUG=-all WINEDLLOVERRIDES=mscoree,mshtml= %s %s --version "
+			 "</dev/null >/dev/null 2>&1", prefix, wine, CUDOCTOR_WINDOWS_EXE);
+		if (system(cmd) != 0)
+			fprintf(stderr, "note: %s did not exit 0\n", cmd);
+	}
+	return true;
+}
+
+#define NEED_WINE()                               \
+	do {                                      \
+		if (!exe_built() || !have_wine()) \
+			skip();                   \
+	} while (0)
+
+/* Both builds get the same environment: a fixed date, no driver override, no colour. */
+static int run(bool windows, const char *const args[], const char *stdin_text, struct run_result *res)
+{
+	const char *argv[32];
+	const char *env[] = { prefix, "WINEDEBUG=-all", "WINEDLLOVERRIDES=mscoree,mshtml=", "SOURCE_DATE_EPOCH=0",
+			      "CUDOCTOR_LIBCUDA=", "CUDOCTOR_LIBNVML=", "CUDOCTOR_HOST_ROOT=", "COLUMNS=80", NULL };
+	size_t n = 0;
+
+	if (windows) {
+		argv[n++] = wine;
+		argv[n++] = CUDOCTOR_WINDOWS_EXE;
+	} else {
+		argv[n++] = CUDOCTOR_BINARY;
+	}
+	for (size_t i = 0; args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	return testlib_run(argv, env, stdin_text, res);
+}
+
+/* The report after its header (the host line names the platform's kernel and C library). */
+static const char *body(const char *out)
+{
+	const char *p = strstr(out, "\n\n");
+
+	return p ? p + 2 : out;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	long n;
+	char *b;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	b = malloc((size_t)n + 1);
+	assert_non_null(b);
+	assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+	b[n] = 0;
+	fclose(f);
+	return b;
+}
+
+/* Every DLL the exe imports is one of Windows' own: no libwinpthread, libgcc or zlib1. */
+static void imports_only_system_dlls(void **state)
+{
+	static const char *const system_dlls[] = { "kernel32.dll", "msvcrt.dll", "advapi32.dll", "shell32.dll",
+						   "user32.dll", "ntdll.dll", "ucrtbase.dll", "bcrypt.dll" };
+	const char *argv[] = { "/usr/bin/env", "x86_64-w64-mingw32-objdump", "-p", CUDOCTOR_WINDOWS_EXE, NULL };
+	struct run_result res;
+	size_t dlls = 0;
+
+	(void)state;
+	if (!exe_built())
+		skip();
+	assert_int_equal(testlib_run(argv, NULL, NULL, &res), 0);
+	assert_int_equal(res.status, 0);
+	for (const char *p = strstr(res.out, "DLL Name: "); p; p = strstr(p + 1, "DLL Name: ")) {
+		const char *name = p + 10;
+		size_t len = strcspn(name, "\r\n");
+		bool known = strncasecmp(name, "api-ms-win-", 11) == 0;
+
+		for (size_t i = 0; i < sizeof system_dlls / sizeof system_dlls[0] && !known; i++)
+			known = strlen(system_dlls[i]) == len && strncasecmp(name, system_dlls[i], len) == 0;
+		if (!known)
+			fail_msg("cudoctor.exe imports %.*s, which is not a Windows system DLL", (int)len, name);
+		dlls++;
+	}
+	assert_true(dlls >= 1);
+	assert_non_null(strcasestr(res.out, "DLL Name: KERNEL32.dll"));
+	run_result_free(&res);
+}
+
+static void version_is_the_linux_builds(void **state)
+{
+	const char *args[] = { "--version", NULL };
+	struct run_result w, l;
+
+	(void)state;
+	NEED_WINE();
+	assert_int_equal(run(true, args, NULL, &w), 0);
+	assert_int_equal(run(false, args, NULL, &l), 0);
+	assert_int_equal(w.status, 0);
+	assert_true(strncmp(w.out, "cudoctor " CUDOCTOR_VERSION, strlen("cudoctor " CUDOCTOR_VERSION)) == 0);
+	/* the same commit: the line up to its "-dirty" mark, which depends on when each was built */
+	assert_int_equal(strcspn(w.out, "-)\n"), strcspn(l.out, "-)\n"));
+	assert_memory_equal(w.out, l.out, strcspn(l.out, "-)\n"));
+	run_result_free(&w);
+	run_result_free(&l);
+}
+
+/* One question to both builds: the same exit status and the same report after the header. */
+static void same_answer(const char *const args[], const char *stdin_text)
+{
+	struct run_result w, l;
+
+	assert_int_equal(run(true, args, stdin_text, &w), 0);
+	assert_int_equal(run(false, args, stdin_text, &l), 0);
+	if (w.status != l.status || strcmp(body(w.out), body(l.out)) != 0)
+		fail_msg("cudoctor %s %s: the Windows build (exit %d) answers\n%s\nthe Linux build (exit %d)\n%s\n"
+			 "Windows stderr: %s",
+			 args[0], args[1] ? args[1] : "", w.status, w.out, l.status, l.out, w.err);
+	assert_true(strlen(body(l.out)) > 20);
+	run_result_free(&w);
+	run_result_free(&l);
+}
+
+static void platform_free_commands_answer_alike(void **state)
+{
+	const char *kb[] = { "kb", "gpu", "H200", NULL };
+	const char *gencode[] = { "gencode", "--gpu", "sm_90", "--gpu", "sm_120", "--toolkit", "13.0", NULL };
+	const char *mem[] = { "mem", "estimate", "--params", "7B", "--gpu", "H200", NULL };
+	const char *plan[] = { "plan", "--gpu", "H200", "--gpu", "RTX4090", NULL };
+
+	(void)state;
+	NEED_WINE();
+	same_answer(kb, NULL);
+	same_answer(gencode, NULL);
+	same_answer(mem, NULL);
+	same_answer(plan, NULL);
+}
+
+/* explain reads the corpus's texts from stdin as on Linux (--offline: no live checks, which
+ * see each platform's own machine). */
+static void explain_reads_texts_alike(void **state)
+{
+	static const char *const texts[] = { "001", "005", "012", "030" };
+	const char *args[] = { "explain", "--offline", NULL };
+
+	(void)state;
+	NEED_WINE();
+	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+		char path[1024];
+		char *text;
+
+		snprintf(path, sizeof path, "%s/tests/explain/%s.txt", CUDOCTOR_SOURCE_DIR, texts[i]);
+		text = slurp(path);
+		same_answer(args, text);
+		free(text);
+	}
+}
+
+/* The real Windows DLLs test_pe fetches (tests/wheels/pe_files.py, cached): the exe's
+ * `arch --cuobjdump` listing of each equals NVIDIA cuobjdump's. */
+static void arch_lists_real_dlls_as_cuobjdump(void **state)
+{
+	char dir[1024];
+	const char *home = getenv("HOME");
+	struct run_result res;
+	size_t with_code = 0;
+
+	(void)state;
+	NEED_WINE();
+	snprintf(dir, sizeof dir, "%s/.cache/cudoctor-test/pe-files", home && *home ? home : "/tmp");
+	const char *fetch[] = { "/usr/bin/env", "python3", CUDOCTOR_SOURCE_DIR "/tests/wheels/pe_files.py", dir, NULL };
+	assert_int_equal(testlib_run(fetch, NULL, NULL, &res), 0);
+	if (res.status == 77) {
+		fprintf(stderr, "skipping: %s", res.err);
+		run_result_free(&res);
+		skip();
+	}
+	if (res.status != 0)
+		fail_msg("pe_files.py exited %d: %s", res.status, res.err);
+	for (char *line = strtok(res.out, "\n"); line; line = strtok(NULL, "\n")) {
+		char *tab = strchr(line, '\t');
+		const char *args[] = { "arch", "--cuobjdump", line, NULL };
+		struct run_result w;
+
+		assert_non_null(tab);
+		*tab = 0;
+		assert_int_equal(run(true, args, NULL, &w), 0);
+		if (w.status != 0)
+			fail_msg("cudoctor.exe arch --cuobjdump %s: exit %d: %s", line, w.status, w.err);
+		if (strcmp(tab + 1, "-") == 0) {
+			assert_string_equal(w.out, "");
+		} else {
+			char *want = slurp(tab + 1);
+
+			assert_string_equal(w.out, want);
+			free(want);
+			with_code++;
+		}
+		run_result_free(&w);
+	}
+	assert_int_equal(with_code, 5);
+	run_result_free(&res);
+}
+
+/* The ids of a --json report's findings, in order, space-separated. */
+static void finding_ids(const char *json, char *out, size_t cap)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (const char *p = strstr(json, "\"id\": \""); p; p = strstr(p + 1, "\"id\": \"")) {
+		const char *id = p + 7;
+		size_t len = strcspn(id, "\"");
+
+		used += (size_t)snprintf(out + used, used < cap ? cap - used : 0, "%.*s ", (int)len, id);
+	}
+}
+
+/* No nvcuda.dll in System32 (Wine has none): doctor, devices and lab say what Linux says
+ * without libcuda, finding for finding. */
+static void no_driver_findings_as_on_linux(void **state)
+{
+	const char *doctor[] = { "--json", "doctor", NULL };
+	const char *devices[] = { "--json", "devices", NULL };
+	const char *lab[] = { "--json", "lab", "hello", NULL };
+	const char *const *cmds[] = { doctor, devices, lab };
+
+	(void)state;
+	NEED_WINE();
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		struct run_result w;
+		char ids[1024];
+
+		assert_int_equal(run(true, cmds[i], NULL, &w), 0);
+		assert_int_equal(w.status, 1);
+		finding_ids(w.out, ids, sizeof ids);
+		assert_non_null(strstr(ids, "no-driver "));
+		assert_non_null(strstr(w.out, "nvcuda.dll"));
+		run_result_free(&w);
+	}
+	/* devices judges the driver alone: its findings are Linux's with no libcuda either */
+	{
+		struct run_result w, l;
+		char wi[1024], li[1024];
+		const char *env_args[] = { "--json", "devices", NULL };
+		const char *argv[] = { CUDOCTOR_BINARY, "--json", "devices", NULL };
+		const char *env[] = { "CUDOCTOR_LIBCUDA=/nonexistent/libcuda.so.1", "CUDOCTOR_LIBNVML=/nonexistent/libnvidia-ml.so.1",
+				      "CUDOCTOR_HOST_ROOT=/nonexistent", NULL };
+
+		assert_int_equal(run(true, env_args, NULL, &w), 0);
+		assert_int_equal(testlib_run(argv, env, NULL, &l), 0);
+		finding_ids(w.out, wi, sizeof wi);
+		finding_ids(l.out, li, sizeof li);
+		assert_string_equal(wi, li);
+		assert_int_equal(w.status, l.status);
+		run_result_free(&w);
+		run_result_free(&l);
+	}
+}
+
+/* The fake driver built as Windows DLLs (tests/fakes: win/nvcuda.dll, win/nvml.dll), named by
+ * CUDOCTOR_LIBCUDA and CUDOCTOR_LIBNVML as on Linux: devices reports the same GPUs and driver,
+ * and the same findings, as the Linux build with the Linux fakes of the same layout. */
+static void fake_driver_as_on_linux(void **state)
+{
+	static const char *const layouts[] = { "NVIDIA H200:9.0:141GiB;NVIDIA GeForce RTX 4060 Ti:8.9:8GiB",
+					       "NVIDIA GeForce GTX 1080:6.1:8GiB" };
+	char wcuda[512], wnvml[512], lcuda[512], lnvml[512], gpus[256];
+
+	(void)state;
+	NEED_WINE();
+	snprintf(wcuda, sizeof wcuda, "CUDOCTOR_LIBCUDA=%s/win/nvcuda.dll", CUDOCTOR_FAKES_DIR);
+	snprintf(wnvml, sizeof wnvml, "CUDOCTOR_LIBNVML=%s/win/nvml.dll", CUDOCTOR_FAKES_DIR);
+	snprintf(lcuda, sizeof lcuda, "CUDOCTOR_LIBCUDA=%s/libcuda.so.1", CUDOCTOR_FAKES_DIR);
+	snprintf(lnvml, sizeof lnvml, "CUDOCTOR_LIBNVML=%s/libnvidia-ml.so.1", CUDOCTOR_FAKES_DIR);
+	if (access(wcuda + strlen("CUDOCTOR_LIBCUDA="), R_OK) != 0) {
+		fprintf(stderr, "skipping: %s not built (tests/fakes builds it where MinGW is)\n", wcuda + 17);
+		skip();
+	}
+	for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
+		const char *wenv[] = { prefix, "WINEDEBUG=-all", wcuda, wnvml, gpus, "SOURCE_DATE_EPOCH=0", NULL };
+		const char *lenv[] = { lcuda, lnvml, gpus, "SOURCE_DATE_EPOCH=0", NULL };
+		const char *wq[] = { wine, CUDOCTOR_WINDOWS_EXE, "-q", "devices", NULL };
+		const char *lq[] = { CUDOCTOR_BINARY, "-q", "devices", NULL };
+		const char *wj[] = { wine, CUDOCTOR_WINDOWS_EXE, "--json", "devices", NULL };
+		const char *lj[] = { CUDOCTOR_BINARY, "--json", "devices", NULL };
+		struct run_result w, l;
+		char wi[1024], li[1024];
+
+		snprintf(gpus, sizeof gpus, "FAKE_GPUS=%s", layouts[i]);
+		assert_int_equal(testlib_run(wq, wenv, NULL, &w), 0);
+		assert_int_equal(testlib_run(lq, lenv, NULL, &l), 0);
+		assert_int_equal(w.status, l.status);
+		assert_string_equal(w.out, l.out);
+		assert_non_null(strstr(w.out, "GPU 0 ("));
+		run_result_free(&w);
+		run_result_free(&l);
+		assert_int_equal(testlib_run(wj, wenv, NULL, &w), 0);
+		assert_int_equal(testlib_run(lj, lenv, NULL, &l), 0);
+		finding_ids(w.out, wi, sizeof wi);
+		finding_ids(l.out, li, sizeof li);
+		assert_string_equal(wi, li);
+		run_result_free(&w);
+		run_result_free(&l);
+	}
+}
+
+static void linux_only_commands_say_so(void **state)
+{
+	static const char *const names[] = { "topo", "fleet" };
+
+	(void)state;
+	NEED_WINE();
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		const char *args[] = { names[i], NULL };
+		struct run_result w;
+
+		assert_int_equal(run(true, args, NULL, &w), 0);
+		assert_int_equal(w.status, 2);
+		assert_string_equal(w.out, "");
+		assert_non_null(strstr(w.err, "runs on Linux only"));
+		assert_non_null(strstr(w.err, "this is Windows"));
+		assert_int_equal(strchr(w.err, '\n') - w.err, strlen(w.err) - 1); /* one line */
+		run_result_free(&w);
+	}
+}
+
+/* The documented exit statuses, and --output written through a temporary renamed into place. */
+static void exit_statuses_and_output(void **state)
+{
+	const char *usage[] = { "no-such-command", NULL };
+	const char *missing[] = { "arch", "/nonexistent/x.dll", NULL };
+	const char *clean[] = { "kb", "gpu", "H200", NULL };
+	char dir[] = "/tmp/cudoctor-win-XXXXXX", out[64], opt[80];
+	struct run_result w, plain;
+
+	(void)state;
+	NEED_WINE();
+	assert_int_equal(run(true, usage, NULL, &w), 0);
+	assert_int_equal(w.status, 2);
+	run_result_free(&w);
+	assert_int_equal(run(true, missing, NULL, &w), 0);
+	assert_int_equal(w.status, 3);
+	assert_non_null(strstr(w.err, "/nonexistent/x.dll"));
+	run_result_free(&w);
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(out, sizeof out, "%s/report.txt", dir);
+	snprintf(opt, sizeof opt, "--output=%s", out);
+	const char *to_file[] = { opt, "kb", "gpu", "H200", NULL };
+	assert_int_equal(run(true, clean, NULL, &plain), 0);
+	assert_int_equal(plain.status, 0);
+	assert_int_equal(run(true, to_file, NULL, &w), 0);
+	assert_int_equal(w.status, 0);
+	assert_string_equal(w.out, "");
+	char *written = slurp(out);
+	assert_string_equal(written, plain.out);
+	free(written);
+	run_result_free(&w);
+	run_result_free(&plain);
+	unlink(out);
+	rmdir(dir);
+}
+
+/* tests/os/win32_check.c, built here by MinGW from src/os/'s Win32 files and run under Wine:
+ * a child's output, exit status and time limit (os_run_capture), a program that cannot start,
+ * and files, folders and the environment named in UTF-8. */
+static void win32_os_layer_checks(void **state)
+{
+	char dir[] = "/tmp/cudoctor-win32-XXXXXX", exe[64], made[128], file[160];
+	const char *env[] = { prefix, "WINEDEBUG=-all", "WINEDLLOVERRIDES=mscoree,mshtml=", NULL };
+	struct run_result res;
+	size_t ok = 0;
+
+	(void)state;
+	NEED_WINE();
+	assert_non_null(mkdtemp(dir));
+	snprintf(exe, sizeof exe, "%s/win32_check.exe", dir);
+	const char *cc[] = { "/usr/bin/env", "x86_64-w64-mingw32-gcc", "-std=c11", "-O1", "-static", "-D_WIN32_WINNT=0x0A00",
+			     "-D__USE_MINGW_ANSI_STDIO=1", "-I" CUDOCTOR_SOURCE_DIR "/src", "-o", exe,
+			     CUDOCTOR_SOURCE_DIR "/tests/os/win32_check.c", CUDOCTOR_SOURCE_DIR "/src/os/proc_win32.c",
+			     CUDOCTOR_SOURCE_DIR "/src/os/clock_win32.c", CUDOCTOR_SOURCE_DIR "/src/os/text_win32.c",
+			     CUDOCTOR_SOURCE_DIR "/src/os/fs_win32.c", CUDOCTOR_SOURCE_DIR "/src/os/env_win32.c", "-lshell32",
+			     NULL };
+	assert_int_equal(testlib_run(cc, NULL, NULL, &res), 0);
+	if (res.status != 0)
+		fail_msg("x86_64-w64-mingw32-gcc tests/os/win32_check.c: exit %d: %s", res.status, res.err);
+	run_result_free(&res);
+	const char *argv[] = { wine, exe, dir, NULL };
+	assert_int_equal(testlib_run(argv, env, NULL, &res), 0);
+	for (const char *p = res.out; (p = strstr(p, "ok ")); p++)
+		ok += p == res.out || p[-1] == '\n';
+	if (res.status != 0 || strstr(res.out, "FAIL") || ok != 14)
+		fail_msg("win32_check.exe exited %d with %zu checks passed:\n%s%s", res.status, ok, res.out, res.err);
+	run_result_free(&res);
+	snprintf(made, sizeof made, "%s/caf\xc3\xa9-\xe6\x97\xa5\xe6\x9c\xac", dir);
+	snprintf(file, sizeof file, "%s/f\xc3\xa9.txt", made);
+	unlink(file);
+	rmdir(made);
+	unlink(exe);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(imports_only_system_dlls),
+		cmocka_unit_test(version_is_the_linux_builds),
+		cmocka_unit_test(platform_free_commands_answer_alike),
+		cmocka_unit_test(explain_reads_texts_alike),
+		cmocka_unit_test(arch_lists_real_dlls_as_cuobjdump),
+		cmocka_unit_test(no_driver_findings_as_on_linux),
+		cmocka_unit_test(fake_driver_as_on_linux),
+		cmocka_unit_test(linux_only_commands_say_so),
+		cmocka_unit_test(exit_statuses_and_output),
+		cmocka_unit_test(win32_os_layer_checks),
+	};
+
+	int failed = cmocka_run_group_tests(tests, NULL, NULL);
+
+	if (keeper)
+		pclose(keeper); /* its stdin ends: it explains nothing and exits */
+	return failed;
+}
