@@ -1,12 +1,17 @@
 /* `cudoctor check`: whether this machine is deployed so that GPU work runs reliably (DCGM's
  * level-1 list): the kernel log's Xid events, nouveau, the environment, device nodes,
- * persistence, and each GPU's health as the driver reports it. */
+ * persistence, and each GPU's health as the driver reports it; with --load, --quick or
+ * --duration, the load tests too (cmd/check/load.c). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "cmd/check/load.h"
 #include "cmd/cmd.h"
 #include "facts/facts.h"
 #include "kb/kb.h"
+#include "os/env.h"
 #include "probe/deploy.h"
 #include "rules/deploy.h"
 #include "rules/rules.h"
@@ -94,17 +99,54 @@ static int put_facts(struct report *r, const struct deploy_info *d, const struct
 	return report_rec_end(&top) != CD_OK ? top.rc : rc;
 }
 
-static const struct cli_opt check_opts[] = { CMD_OPT_FORMAT_ENTRY, { 0 } };
+enum { O_LOAD = 1, O_QUICK, O_DURATION };
+
+/* budgets for all GPUs together */
+#define LOAD_DEFAULT_S 300.0
+#define LOAD_QUICK_S 60.0
+
+static const struct cli_opt check_opts[] = {
+	CMD_OPT_FORMAT_ENTRY,
+	{ .id = O_LOAD, .long_name = "load", .help = "also run the load tests (at most 5 minutes for all GPUs)" },
+	{ .id = O_QUICK, .long_name = "quick", .help = "the load tests in at most 60 s for all GPUs" },
+	{ .id = O_DURATION, .long_name = "duration", .arg = CLI_REQUIRED, .metavar = "S",
+	  .help = "the load tests in at most S seconds for all GPUs" },
+	{ 0 },
+};
+
+/* the load tests' budget from the options: 0 when none asked for them */
+static int load_budget(const struct cd_globals *g, double *budget, char *err)
+{
+	*budget = 0;
+	for (size_t i = 0; i < g->args->n; i++) {
+		const char *v = g->args->v[i].value;
+		char *end;
+
+		switch (g->args->v[i].opt->id) {
+		case O_LOAD: *budget = *budget > 0 ? *budget : LOAD_DEFAULT_S; break;
+		case O_QUICK: *budget = LOAD_QUICK_S; break;
+		case O_DURATION:
+			*budget = strtod(v, &end);
+			if (end == v || *end || !(*budget >= 1 && *budget <= 86400))
+				return cd_fail(err, CD_EUSAGE, "--duration wants seconds from 1 to 86400, not '%.40s'", v);
+			break;
+		}
+	}
+	return CD_OK;
+}
 
 static int check_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
 	struct cd_run *run = g->run; /* the driver opened and judged by main.c */
 	struct facts f = { .driver = &run->probe, .platform = &run->platform };
 	struct deploy_info d;
+	double budget;
 	int rc;
 
 	if (argc > 1)
 		return cd_fail(err, CD_EUSAGE, "check takes no arguments (got '%.60s')", argv[1]);
+	if ((rc = load_budget(g, &budget, err)) != CD_OK)
+		return rc;
 	if ((rc = deploy_probe(&d, NULL, err)) != CD_OK)
 		return rc;
 	/* the kb gives each Xid its meaning; without it the events are still shown */
@@ -112,13 +154,20 @@ static int check_run(struct report *r, int argc, char **argv, const struct cd_gl
 	if ((rc = rules_deploy(&d, &run->probe, true, r)) != CD_OK || (rc = rules_deploy_platform(&f, r)) != CD_OK ||
 	    (rc = rules_gpu_health(&run->probe, r)) != CD_OK || (rc = put_facts(r, &d, &run->probe)) != CD_OK)
 		return cd_fail(err, rc, "check: %s", cd_strerror(rc));
+	if (budget > 0) {
+		const char *inj = os_getenv("CUDOCTOR_CHECK_INJECT");
+		struct check_load_opts o = { .budget_s = budget, .inject = inj && strcmp(inj, "bitflip") == 0,
+					     .seed = (unsigned long long)time(NULL) };
+		if ((rc = check_load(r, run, &o, &d.kmsg, err)) != CD_OK)
+			return rc;
+	}
 	return CD_OK;
 }
 
 const struct cd_command cmd_check = {
 	.name = "check",
 	.summary = "deployment checks: kernel-log Xid events, nouveau, environment, device nodes, GPU health",
-	.usage = "cudoctor check [--format prometheus]",
+	.usage = "cudoctor check [--load | --quick | --duration S] [--format prometheus]",
 	.opts = check_opts,
 	.help = "Checks whether this machine is set up so that GPU work runs reliably, the list of "
 		"DCGM's deployment level (docs/check.md): the kernel log's NVIDIA events read from "
@@ -128,15 +177,30 @@ const struct cd_command cmd_check = {
 		"CUDA behaves (CUDA_LAUNCH_BLOCKING, CUDA_CACHE_DISABLE, CUDA_INJECTION64_PATH, ... and "
 		"CUDA_VISIBLE_DEVICES), the /dev/nvidia* nodes, persistence mode, and each GPU's health "
 		"as NVML reports it (lost, ECC errors, retired or remapped memory pending, PCIe link, "
-		"clock throttling). Reads only; starts no GPU work.\n\n"
+		"clock throttling). Without the options below it reads only and starts no GPU work.\n\n"
+		"With --load (at most 5 minutes), --quick (at most 60 s) or --duration S, the budget "
+		"for all GPUs together, check also runs the load tests on each GPU CUDA lists, one "
+		"after the other: a memory test over most of the free memory (patterns 0, ~0, "
+		"0x55.., 0xAA.., walking ones and address-in-address, every word verified on the GPU, "
+		"the first errors recorded with their offsets and bits; its bandwidth reported), "
+		"then a GEMM stress (cuBLAS in the GPU's fastest GemmEx type: bf16, else fp16, else "
+		"fp32; every result compared on the GPU with the first; the rate per batch against "
+		"SMs x the measured SM clock x the type's FLOP per clock), with NVML's clock event "
+		"reasons, SM clock, temperature and power sampled while both run, and the kernel log "
+		"read again after. Without a GPU that CUDA can use, one line "
+		"says the load tests did not run.\n\n"
 		"Findings: xid-errors (error for a hardware or driver Xid, a fatal SXid or a GPU fallen "
 		"off the bus; warn for an application's Xid), kernel-log-unread (info: the kernel "
 		"restricts its log to root), nouveau-loaded, cuda-env, visible-devices-invalid, "
 		"device-nodes, persistence-off, gpu-lost, ecc-errors, retired-pages-pending, "
 		"pcie-link-degraded, clocks-throttled, and the driver rules every command runs. "
+		"The load tests add load-memory-errors (error), load-gemm-mismatch (error), "
+		"load-gemm-slow (warn: below 70% of the theory at the measured clock), load-throttled (warn for a hardware "
+		"or thermal slowdown under load, info for the power cap) and load-new-xid (error). "
 		"doctor runs the kernel-log, nouveau and environment checks too.",
 	.notes = "Files: /dev/kmsg (read without blocking, at most 8 MiB) and /proc/modules, under "
-		 "CUDOCTOR_HOST_ROOT when it is set.",
+		 "CUDOCTOR_HOST_ROOT when it is set. CUDOCTOR_CHECK_INJECT=bitflip (for tests) makes "
+		 "the memory test flip 3 bits between writing and verifying, which it must report.",
 	.needs = NEEDS_DRIVER,
 	.run = check_run,
 };

@@ -62,3 +62,9 @@ const char *gpu_compute_mode_name(long long mode)
 	}
 	return "unknown";
 }
+
+bool gpu_clock_events_hardware(unsigned long long mask)
+{
+	return mask & (NVML_CLOCKS_EVENT_HW_SLOWDOWN | NVML_CLOCKS_EVENT_HW_THERMAL_SLOWDOWN |
+		       NVML_CLOCKS_EVENT_HW_POWER_BRAKE | NVML_CLOCKS_EVENT_SW_THERMAL_SLOWDOWN);
+}

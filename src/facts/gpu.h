@@ -155,5 +155,9 @@ const char *gpu_compute_mode_name(long long mode);
 /* Names of the bits set in an NVML clock event reason mask, comma-separated
  * ("gpu_idle,sw_power_cap"); "none" for 0. Writes at most len bytes. */
 void gpu_clock_event_reason_names(unsigned long long mask, char *buf, size_t len);
+/* Whether the mask holds a reason that lowers clocks for a hardware or thermal cause (hardware
+ * slowdown, hardware or software thermal slowdown, power brake): not the power cap, which a
+ * GPU at full load meets by design. */
+bool gpu_clock_events_hardware(unsigned long long mask);
 
 #endif

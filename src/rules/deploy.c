@@ -88,7 +88,7 @@ static void event_when(const struct xid_event *e, char *out, size_t n)
 		snprintf(out, n, "%lld.%03lld s after boot", e->first_usec / 1000000, e->first_usec / 1000 % 1000);
 }
 
-static int event_evidence(struct finding *f, const struct xid_event *e)
+int deploy_event_evidence(struct finding *f, const struct xid_event *e)
 {
 	const struct kb_xid *x = e->kind == XID_EVENT_XID ? kb_xid_find(e->xid) : NULL;
 	char label[48], when[96], pid[40] = "";
@@ -151,7 +151,7 @@ static int xid_findings(const struct kmsg_events *k, const struct gpu_probe *gp,
 		oom |= !f;
 		for (size_t j = i; j < k->n && f; j++)
 			if (same_device(&k->ev[j], e))
-				oom |= event_evidence(f, &k->ev[j]) != CD_OK;
+				oom |= deploy_event_evidence(f, &k->ev[j]) != CD_OK;
 		if (f && g < 0 && e->pci[0] && e->kind != XID_EVENT_SXID && gp->n_gpus)
 			oom |= finding_evidence(f, "no GPU the driver lists now is at PCI %s", e->pci) != CD_OK;
 		if (f && k->truncated)

@@ -19,6 +19,9 @@ int deploy_event_gpu(const struct xid_event *e, const struct gpu_probe *gp);
  * SXid and a GPU fallen off the bus; warn for an application's Xid and a non-fatal SXid. */
 enum severity deploy_event_severity(const struct xid_event *e);
 
+/* One event as a finding's evidence: the logged line, and the catalogue's meaning and action. */
+int deploy_event_evidence(struct finding *f, const struct xid_event *e);
+
 /* What one CUDA environment variable does when set as it is: NULL when it changes nothing
  * worth saying (unset, "0", or not one cudoctor knows). */
 struct cuda_env_effect {

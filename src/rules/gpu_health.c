@@ -123,18 +123,17 @@ static int pcie_degraded(struct report *r, const struct gpu_info *g, const char 
 static int clocks_throttled(struct report *r, const struct gpu_info *g, const char *subject)
 {
 	bool oom = false;
-	const unsigned long long hard = NVML_CLOCKS_EVENT_HW_SLOWDOWN | NVML_CLOCKS_EVENT_HW_THERMAL_SLOWDOWN |
-					NVML_CLOCKS_EVENT_HW_POWER_BRAKE | NVML_CLOCKS_EVENT_SW_THERMAL_SLOWDOWN;
 	char names[256];
 	struct finding *f;
 
 	if (!gpu_has(g, GF_CLOCK_EVENT_REASONS))
 		return rules_status(oom);
 	unsigned long long m = g->clock_event_reasons;
-	if (!(m & (hard | NVML_CLOCKS_EVENT_SW_POWER_CAP)))
+	bool hard = gpu_clock_events_hardware(m);
+	if (!hard && !(m & NVML_CLOCKS_EVENT_SW_POWER_CAP))
 		return rules_status(oom);
 	gpu_clock_event_reason_names(m, names, sizeof(names));
-	if (m & hard)
+	if (hard)
 		f = report_add_finding(r, SEV_WARN, "clocks-throttled", subject,
 				       "clocks are held down by %s", names);
 	else
@@ -149,7 +148,7 @@ static int clocks_throttled(struct report *r, const struct gpu_info *g, const ch
 	if (gpu_has(g, GF_POWER_DRAW) && gpu_has(g, GF_POWER_LIMIT))
 		oom |= finding_evidence(f, "power %lld.%lld W of %lld.%lld W limit", g->power_draw_mw / 1000,
 				 g->power_draw_mw % 1000 / 100, g->power_limit_mw / 1000, g->power_limit_mw % 1000 / 100) != CD_OK;
-	if (m & hard) {
+	if (hard) {
 		oom |= finding_why(f, "The GPU lowered its clocks for a hardware reason (overheating, a power-brake "
 			       "signal from the board or chassis, or an external slowdown): kernels run slower "
 			       "than on the same GPU elsewhere and measurements here are not representative.") != CD_OK;

@@ -253,6 +253,64 @@ static void test_no_driver(void **state)
 	run_result_free(&r);
 }
 
+static struct run_result run_args(const char *opt, const char *val, const char *extra)
+{
+	const char *argv[] = { CUDOCTOR_BINARY, "--json", "check", opt, val, NULL };
+	const char *env[] = { QUIET_ENV, extra, NULL };
+	struct run_result r;
+
+	assert_int_equal(testlib_run(argv, env, NULL, &r), 0);
+	return r;
+}
+
+/* The load part: absent unless asked for; asked for, each CUDA GPU gets a row (the fake
+ * driver loads no module, so each row names the failed call) and the kernel log is read
+ * again; without a driver one line says why nothing ran; a bad --duration is a usage error */
+static void test_load_part(void **state)
+{
+	struct run_result r;
+	json_t *j, *load, *gpus;
+
+	(void)state;
+	write_file("dev/kmsg", "6,1,1000,-;Linux version 6.8.0\n");
+	write_file("proc/modules", "nvidia 1 0 - Live 0x0\nnvidia_uvm 1 0 - Live 0x0\n");
+	r = run("check", NULL);
+	j = parse(&r);
+	assert_null(json_object_get(j, "load"));
+	json_decref(j);
+	run_result_free(&r);
+
+	r = run_args("--quick", NULL, NULL);
+	j = parse(&r);
+	schema_valid(&r);
+	load = json_object_get(j, "load");
+	assert_non_null(load);
+	assert_string_equal(json_string_value(json_object_get(load, "state")), "run");
+	assert_true(json_real_value(json_object_get(load, "budget_s")) == 60.0);
+	assert_true(json_is_true(json_object_get(load, "xids_checked")));
+	gpus = json_object_get(load, "gpus");
+	assert_int_equal(json_array_size(gpus), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(gpus, 1), "gpu_index")), 1);
+	assert_non_null(strstr(json_string_value(json_object_get(json_array_get(gpus, 0), "error")), "cuModuleLoadData"));
+	json_decref(j);
+	run_result_free(&r);
+
+	r = run_args("--duration", "30", "CUDOCTOR_LIBCUDA=/nonexistent");
+	j = parse(&r);
+	schema_valid(&r);
+	load = json_object_get(j, "load");
+	assert_string_equal(json_string_value(json_object_get(load, "state")), "not run");
+	assert_true(json_real_value(json_object_get(load, "budget_s")) == 30.0);
+	assert_non_null(strstr(json_string_value(json_object_get(load, "why")), "need a GPU that CUDA can use"));
+	json_decref(j);
+	run_result_free(&r);
+
+	r = run_args("--duration", "0.5s", NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--duration wants seconds from 1 to 86400, not '0.5s'"));
+	run_result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_xid_names_its_gpu),
 		cmocka_unit_test(test_nouveau_env_restricted),
 		cmocka_unit_test(test_no_driver),
+		cmocka_unit_test(test_load_part),
 	};
 
 	return cmocka_run_group_tests(tests, make_root, remove_root);

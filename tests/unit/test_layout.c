@@ -62,6 +62,8 @@ static const struct only_rule only_rules[] = {
 	{ "src/lab/", { "lab/", "driver/", "facts/", "kb/", "util/", "os/" } },
 	/* show writes facts and verdicts into the report; it never collects them */
 	{ "src/show/", { "show/", "facts/", "report/", "rules/", "kb/", "util/" } },
+	/* check's load tests run on the GPU through the lab's layer and judge what they measure */
+	{ "src/check/", { "check/", "lab/", "driver/", "facts/", "report/", "rules/", "kb/", "util/" } },
 };
 
 /* The folder graph: room a includes a header of room b (a != b). */

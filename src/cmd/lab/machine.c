@@ -14,6 +14,7 @@
 #include "lab/p2p_links.h"
 #include "os/env.h"
 #include "probe/gpus.h"
+#include "probe/cublas_find.h"
 #include "probe/nccl_find.h"
 #include "probe/python.h"
 #include "probe/runtimes.h"
@@ -89,56 +90,9 @@ static int open_nccl(struct nccl *nc, char *note, size_t note_cap, char *err)
 	return rc;
 }
 
-static const struct runtime *sort_base;
-
-static int newest_first(const void *a, const void *b)
-{
-	const struct runtime *x = &sort_base[*(const size_t *)a], *y = &sort_base[*(const size_t *)b];
-	return version_cmp(&y->version, &x->version);
-}
-
-/* cublas_load with the libcublas files runtimes_probe finds (LD_LIBRARY_PATH, the ld cache,
- * toolkits, pip nvidia-cublas wheels, torch/lib, conda), newest version first. */
-static int open_cublas(struct cublas *b, char *err)
-{
-	struct python_info py;
-	struct python_opts po = { .home = os_getenv("HOME") };
-	struct runtimes rt = { 0 };
-	const char **paths = NULL;
-	size_t *order = NULL;
-	char perr[CD_ERRMSG];
-	int rc;
-
-	memset(&py, 0, sizeof py);
-	if (python_probe(&py, &po, perr) != CD_OK)
-		memset(&py, 0, sizeof py); /* no Python places: the loader's own search still runs */
-	struct runtimes_opts ro = { NULL, (const char *const *)py.site_dirs, py.n_site_dirs, "libcublas" };
-	if (runtimes_probe(&rt, &ro, perr) != CD_OK)
-		memset(&rt, 0, sizeof rt);
-	paths = calloc(rt.n + 1, sizeof *paths);
-	order = calloc(rt.n + 1, sizeof *order);
-	if (!paths || !order) {
-		rc = cd_fail(err, CD_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < rt.n; i++)
-		order[i] = i;
-	sort_base = rt.r;
-	cd_qsort(order, rt.n, sizeof *order, newest_first);
-	for (size_t i = 0; i < rt.n; i++)
-		paths[i] = rt.r[order[i]].real_path;
-	rc = cublas_load(b, paths, err);
-out:
-	free(paths);
-	free(order);
-	runtimes_free(&rt);
-	python_free(&py);
-	return rc;
-}
-
 void lab_machine_fill(struct lab_ctx *c)
 {
 	c->p2p_links = p2p_links;
 	c->open_nccl = open_nccl;
-	c->open_cublas = open_cublas;
+	c->open_cublas = cublas_find_load;
 }

@@ -1,0 +1,179 @@
+/* check's load part: each CUDA GPU in turn gets its share of the budget for the memory test,
+ * with NVML sampled while the kernels run; the kernel log is read again after the last. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/judge.h"
+#include "check/load.h"
+#include "cmd/check/load.h"
+#include "probe/cublas_find.h"
+#include "driver/cublas.h"
+#include "lab/fatbin.h"
+#include "lab/gpu.h"
+#include "lab/nvml_dev.h"
+#include "probe/kmsg.h"
+#include "rules/rules.h"
+#include "util/err.h"
+
+/* The parts of a GPU's share; the rest covers opening the context, allocating, loading
+ * cuBLAS and the reference GEMM. */
+#define MEM_SHARE 0.25
+#define GEMM_SHARE 0.45
+
+static const char *const headers[] = { "GPU", "tested (GiB)", "errors", "bandwidth (GB/s)", "GEMM", "TFLOP/s",
+				       "of theory", "mismatches", "note" };
+
+/* the GEMM stress's part of a row and its verdicts */
+static int gemm_part(struct report *r, struct lab_ctx *c, struct cublas *blas, const char *blas_err, double seconds,
+		     struct check_samples *smp, const char *subject, struct report_rec *row)
+{
+	struct check_gemm_opts go = { .seconds = seconds, .n = c->info.free_mem > (4ull << 30) ? 8192 : 4096,
+				      .samples = smp };
+	struct check_gemm_result gr;
+	struct check_gemm_run grun;
+	char lerr[CD_ERRMSG] = "";
+	double theory;
+
+	if (!blas) {
+		report_field(row, "note", "gemm_error", rv_str(blas_err));
+		return CD_OK;
+	}
+	if (check_gemm(c, blas, &go, &gr, &grun, lerr) != CD_OK) {
+		report_field(row, "note", "gemm_error", rv_str(lerr));
+		return CD_OK;
+	}
+	theory = check_gemm_theory(&gr);
+	report_fieldf(row, "GEMM", "gemm_dtype", rv_str(gr.dtype), "%s %d^3", gr.dtype, gr.n);
+	report_field(row, NULL, "gemm_n", rv_int(gr.n));
+	report_fieldf(row, "TFLOP/s", "gemm_flops", rv_real(gr.flops), "%.1f", gr.flops / 1e12);
+	if (theory > 0)
+		report_fieldf(row, "of theory", "gemm_of_theory", rv_real(gr.flops / theory), "%.0f%% at %.0f MHz",
+			      gr.flops / theory * 100, gr.sm_mhz);
+	else
+		report_fieldf(row, "of theory", "gemm_of_theory", rv_null(), "%s", "unknown");
+	report_field(row, NULL, "gemm_theory_flops", theory > 0 ? rv_real(theory) : rv_null());
+	report_field(row, NULL, "gemm_sm_mhz", gr.sm_mhz > 0 ? rv_real(gr.sm_mhz) : rv_null());
+	report_field(row, NULL, "gemms", rv_int((long long)gr.gemms));
+	report_field(row, "mismatches", "gemm_mismatches", rv_int((long long)gr.mismatches));
+	report_field(row, NULL, "gemm_seconds", rv_real(grun.seconds));
+	report_field(row, NULL, "gemm_first_flops", rv_real(grun.first_flops));
+	report_field(row, NULL, "gemm_last_flops", rv_real(grun.last_flops));
+	return check_judge_gemm(r, subject, &gr);
+}
+
+static int one_gpu(struct report *r, struct cd_run *run, const struct gpu_info *gi, const struct check_load_opts *o,
+		   double share_s, struct cublas *blas, const char *blas_err, struct check_samples *smp,
+		   struct report_rec *row)
+{
+	char lerr[CD_ERRMSG] = "", subject[320];
+	struct check_mem_result m;
+	struct check_mem_run mr;
+	struct lab_nvml nv;
+	struct lab_ctx c;
+	int rc;
+
+	gpu_subject(gi, subject, sizeof subject);
+	report_field(row, "GPU", "gpu_index", rv_int(gi->cuda_ordinal));
+	memset(&c, 0, sizeof c);
+	c.seed = o->seed;
+	c.nv = driver_nvml_ok(&run->probe) ? run->nv : NULL;
+	c.probe = &run->probe;
+	if (lab_open(&c, run->cu, gi->cuda_ordinal, lab_fatbin, lerr) != CD_OK) {
+		report_field(row, "note", "error", rv_str(lerr));
+		return CD_OK;
+	}
+	lab_nvml_open(&nv, c.nv, c.d, c.dev);
+	smp->nv = &nv;
+	smp->n = 0;
+	smp->t0 = lab_now_s();
+	struct check_mem_opts mo = { .seconds = share_s * MEM_SHARE, .inject = o->inject, .seed = o->seed, .samples = smp };
+	if (check_memtest(&c, &mo, &m, &mr, lerr) != CD_OK) {
+		report_field(row, "note", "error", rv_str(lerr));
+		rc = CD_OK;
+		goto out;
+	}
+	report_fieldf(row, "tested (GiB)", "bytes", rv_int((long long)m.bytes), "%.1f", (double)m.bytes / (1ull << 30));
+	report_field(row, NULL, "passes", rv_int(mr.passes));
+	report_field(row, "errors", "errors", rv_int((long long)m.errors));
+	report_fieldf(row, "bandwidth (GB/s)", "bandwidth_bytes_per_s", rv_real(mr.bytes_per_s), "%.0f", mr.bytes_per_s / 1e9);
+	report_field(row, NULL, "seconds", rv_real(mr.seconds));
+	if (mr.injected)
+		report_fieldf(row, "note", "injected_bitflips", rv_int(mr.injected), "%u bits flipped on purpose (CUDOCTOR_CHECK_INJECT)", mr.injected);
+	if ((rc = check_judge_memory(r, subject, &m)) == CD_OK &&
+	    (rc = gemm_part(r, &c, blas, blas_err, share_s * GEMM_SHARE, smp, subject, row)) == CD_OK)
+		rc = check_judge_throttle(r, subject, smp->s, smp->n);
+	report_field(row, NULL, "samples", rv_int((long long)smp->n));
+out:
+	lab_nvml_close(&nv);
+	lab_close(&c);
+	return rc;
+}
+
+int check_load(struct report *r, struct cd_run *run, const struct check_load_opts *o,
+	       const struct kmsg_events *before, char *err)
+{
+	struct report_rec top, load, gpus, row;
+	struct check_samples *smp = NULL;
+	struct cublas blas;
+	char blas_err[CD_ERRMSG] = "";
+	bool have_blas = false;
+	struct kmsg_events *after = NULL;
+	const char *why = NULL;
+	size_t n = 0;
+	int rc = CD_OK;
+
+	for (size_t i = 0; i < run->probe.n_gpus; i++)
+		n += run->probe.gpus[i].cuda_ordinal >= 0;
+	if (lab_fatbin_size == 0)
+		why = "this cudoctor was built without its kernels (no nvcc when it was built)";
+	else if (!run->cuda_usable || !run->cu || n == 0)
+		why = "the load tests need a GPU that CUDA can use; only the deployment checks ran";
+	report_rec_top(&top, r);
+	report_rec_section(&top, "Load tests");
+	report_rec_object(&top, "load", &load);
+	report_fieldf(&load, "budget", "budget_s", rv_real(o->budget_s), "%.0f s for %zu GPU%s", o->budget_s, n, n == 1 ? "" : "s");
+	if (why) {
+		report_field(&load, "state", "state", rv_str("not run"));
+		report_field(&load, "why", "why", rv_str(why));
+		goto end;
+	}
+	report_field(&load, "state", "state", rv_str("run"));
+	smp = malloc(sizeof *smp);
+	after = malloc(sizeof *after);
+	if (!smp || !after) {
+		rc = cd_fail(err, CD_ENOMEM, "out of memory");
+		goto end;
+	}
+	/* one libcublas for every GPU; without it the memory test still runs */
+	have_blas = cublas_find_load(&blas, blas_err) == CD_OK;
+	report_rec_table(&load, "gpus", sizeof headers / sizeof headers[0], headers, &gpus);
+	for (size_t i = 0; i < run->probe.n_gpus && rc == CD_OK; i++) {
+		if (run->probe.gpus[i].cuda_ordinal < 0)
+			continue;
+		report_rec_item(&gpus, &row);
+		rc = one_gpu(r, run, &run->probe.gpus[i], o, o->budget_s / (double)n, have_blas ? &blas : NULL, blas_err,
+			     smp, &row);
+		if (report_rec_end(&row) != CD_OK && rc == CD_OK)
+			rc = row.rc;
+	}
+	if (report_rec_end(&gpus) != CD_OK && rc == CD_OK)
+		rc = gpus.rc;
+	/* an Xid the load provoked: the log read again, compared with the read before */
+	if (rc == CD_OK && (rc = kmsg_probe(after, NULL, err)) == CD_OK) {
+		bool both = before->state == KMSG_READ && after->state == KMSG_READ;
+		report_field(&load, "kernel log read again", "xids_checked", rv_bool(both));
+		if (both)
+			rc = check_judge_new_xid(r, before, after, &run->probe);
+	}
+end:
+	if (have_blas)
+		cublas_unload(&blas);
+	free(smp);
+	free(after);
+	if (report_rec_end(&load) != CD_OK && rc == CD_OK)
+		rc = load.rc;
+	if (report_rec_end(&top) != CD_OK && rc == CD_OK)
+		rc = top.rc;
+	return rc;
+}

@@ -1,0 +1,11 @@
+/* libcublas for what runs cuBLAS, looked for where doctor looks. */
+#ifndef CUDOCTOR_PROBE_CUBLAS_FIND_H
+#define CUDOCTOR_PROBE_CUBLAS_FIND_H
+
+#include "driver/cublas.h"
+
+/* cublas_load with the libcublas files runtimes_probe finds (LD_LIBRARY_PATH, the ld cache,
+ * toolkits, pip nvidia-cublas wheels, torch/lib, conda), newest version first. */
+int cublas_find_load(struct cublas *b, char *err);
+
+#endif

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""GPU test for `cudoctor check`'s load tests against the binary given as $1: `check --quick`
+ends within its 60 s budget with the memory test and the GEMM stress run on every GPU, no
+word read back wrong, no GEMM result different, and no load finding at warn or error; the
+GEMM stress's rate is compared with `lab run libraries`' cuBLAS rate for the same type (the
+issue wants >= 95%) and the memory test's bandwidth printed beside `lab run bandwidth`'s copy
+rate; CUDOCTOR_CHECK_INJECT=bitflip's three flipped bits are caught and named. Prints the
+numbers for the report."""
+import re
+import json
+import os
+import subprocess
+import sys
+import time
+
+binary = sys.argv[1]
+env = {k: v for k, v in os.environ.items() if k not in ("CUDOCTOR_HOST_ROOT", "CUDOCTOR_CHECK_INJECT")}
+fail = []
+
+
+def run(args, extra=None, timeout=600):
+    e = dict(env, **(extra or {}))
+    t0 = time.monotonic()
+    p = subprocess.run([binary, "--json"] + args, capture_output=True, text=True, env=e, timeout=timeout)
+    wall = time.monotonic() - t0
+    assert p.returncode in (0, 1), "%s exited %d: %s" % (args, p.returncode, p.stderr)
+    return json.loads(p.stdout), p.returncode, wall
+
+
+def load_findings(j, severities):
+    return [f for f in j["findings"] if f["id"].startswith("load-") and f["severity"] in severities]
+
+
+# 1. --quick: within budget, every GPU tested, nothing found
+j, rc, wall = run(["check", "--quick"])
+load = j["load"]
+print("check --quick: %.1f s wall (budget %.0f s), state %s" % (wall, load["budget_s"], load["state"]))
+if load["state"] != "run":
+    fail.append("load tests not run: %s" % load.get("why"))
+if wall > load["budget_s"]:
+    fail.append("check --quick took %.1f s, over its %.0f s budget" % (wall, load["budget_s"]))
+mem_bw = {}
+gemm = {}
+for g in load.get("gpus", []):
+    if "error" in g:
+        fail.append("GPU %d: %s" % (g["gpu_index"], g["error"]))
+        continue
+    mem_bw[g["gpu_index"]] = g["bandwidth_bytes_per_s"]
+    print("GPU %d: memory test %.1f GiB x %d passes in %.1f s, %d errors, %.0f GB/s (write + verify), %d NVML samples"
+          % (g["gpu_index"], g["bytes"] / 2**30, g["passes"], g["seconds"], g["errors"],
+             g["bandwidth_bytes_per_s"] / 1e9, g["samples"]))
+    if g["errors"]:
+        fail.append("GPU %d: %d memory errors on a healthy GPU" % (g["gpu_index"], g["errors"]))
+    if "gemm_error" in g:
+        fail.append("GPU %d: GEMM stress not run: %s" % (g["gpu_index"], g["gemm_error"]))
+    else:
+        gemm[g["gpu_index"]] = g
+        print("GPU %d: GEMM %s %d^3 x %d in %.1f s: %.1f TFLOP/s median (first batch %.1f, last %.1f), %s of theory "
+              "at %s MHz, %d mismatches"
+              % (g["gpu_index"], g["gemm_dtype"], g["gemm_n"], g["gemms"], g["gemm_seconds"], g["gemm_flops"] / 1e12,
+                 g["gemm_first_flops"] / 1e12, g["gemm_last_flops"] / 1e12,
+                 "%.0f%%" % (g["gemm_of_theory"] * 100) if g["gemm_of_theory"] else "unknown", g["gemm_sm_mhz"],
+                 g["gemm_mismatches"]))
+        if g["gemm_mismatches"]:
+            fail.append("GPU %d: %d GEMM results differed on a healthy GPU" % (g["gpu_index"], g["gemm_mismatches"]))
+    if g["samples"] == 0:
+        fail.append("GPU %d: no NVML sample taken under load" % g["gpu_index"])
+if not load.get("xids_checked"):
+    print("note: the kernel log was not read before and after (not root?): new Xids not checked")
+for f in load_findings(j, ("warn", "error")):
+    fail.append("on a healthy GPU: %s %s: %s" % (f["severity"], f["id"], f["title"]))
+for f in load_findings(j, ("info",)):
+    print("info %s: %s" % (f["id"], f["title"]))
+
+# 2. bandwidth beside lab bandwidth's copy (also read + write)
+lab, _, _ = run(["lab", "run", "bandwidth", "--quick"])
+meas = {m["label"]: m["value"] for m in lab["labs"][0]["measurements"]}
+copy = meas.get("copy (median)")
+if copy and 0 in mem_bw:
+    print("memory test %.0f GB/s vs lab bandwidth copy %.0f GB/s: ratio %.2f"
+          % (mem_bw[0] / 1e9, copy, mem_bw[0] / 1e9 / copy))
+else:
+    print("lab bandwidth copy not measured: %s" % sorted(meas))
+
+# GEMM rate beside lab libraries' cuBLAS rate for the same type, at the same size when it ran it
+if 0 in gemm:
+    lab, _, _ = run(["lab", "run", "libraries"])
+    meas = {m["label"]: m["value"] for m in lab["labs"][0]["measurements"]}
+    dt, n = gemm[0]["gemm_dtype"], gemm[0]["gemm_n"]
+    sizes = sorted(int(m.group(1)) for m in (re.match(re.escape(dt) + r" (\d+)\^3 cuBLAS$", k) for k in meas) if m)
+    if sizes:
+        size = n if n in sizes else sizes[-1]
+        ref = meas["%s %d^3 cuBLAS" % (dt, size)]
+        ratio = gemm[0]["gemm_flops"] / 1e12 / ref
+        print("GEMM stress %.1f TFLOP/s (%s %d^3) vs lab libraries cuBLAS %.1f TFLOP/s (%s %d^3): ratio %.3f (want >= 0.95)"
+              % (gemm[0]["gemm_flops"] / 1e12, dt, n, ref, dt, size, ratio))
+        if ratio < 0.95:
+            fail.append("GEMM stress at %.3f of lab libraries' cuBLAS rate, below 0.95" % ratio)
+    else:
+        fail.append("lab libraries measured no %s cuBLAS rate: %s" % (dt, sorted(meas)))
+
+# 3. the injected fault: three bits flipped between write and verify, caught and named
+j, rc, wall = run(["check", "--duration", "5"], {"CUDOCTOR_CHECK_INJECT": "bitflip"})
+g0 = j["load"]["gpus"][0] if j["load"].get("gpus") else {}
+errs = [f for f in j["findings"] if f["id"] == "load-memory-errors" and f["severity"] == "error"]
+print("injected: %s flips, %s errors counted, exit %d, %.1f s" % (g0.get("injected_bitflips"), g0.get("errors"), rc, wall))
+if rc != 1 or not errs or g0.get("injected_bitflips") != 3 or g0.get("errors") != 3:
+    fail.append("the injected bit flips were not caught: exit %d, gpu row %s" % (rc, g0))
+else:
+    for e in errs[0]["evidence"]:
+        print("  evidence: %s" % e)
+    if not any("flipped" in e for e in errs[0]["evidence"]):
+        fail.append("load-memory-errors does not name the flipped bits: %s" % errs[0]["evidence"])
+
+for f in fail:
+    print("FAIL: " + f)
+sys.exit(1 if fail else 0)
