@@ -51,7 +51,8 @@ static const char *const windows_markers[] = { "c:\\", "d:\\", "e:\\", "f:\\", "
 
 /* Linux's paths, loader and shell; WSL2 is decided by match.c's own words (wsl2, /usr/lib/wsl) */
 static const char *const linux_markers[] = { "/usr/", "/home/", "/opt/", ".so.", "ld_library_path", "ldconfig",
-					     "/dev/nvidia", "/proc/", "dmesg", "sudo " };
+					     "/dev/nvidia", "/proc/", "dmesg", "sudo ", "/etc/", "/var/lib/",
+					     "nvidia-container-cli", "container_linux.go", "apt-get ", "ubuntu" };
 
 /* AMD's stack: HIP's and HSA's own error texts, its runtime's log, the device node, the build
  * variables and wheels of ROCm. Not "rocm" or "hsa_override_gfx_version" alone: Ollama prints

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "os/host.h"
 #include "probe/kmsg.h"
 #include "util/err.h"
 #include "util/file.h"
@@ -261,7 +262,9 @@ int kmsg_probe(struct kmsg_events *out, const char *root, char *err)
 	int rc;
 
 	memset(out, 0, sizeof *out);
-	if (host_path(path, sizeof path, root, "/dev/kmsg") != CD_OK) {
+	/* Linux's: elsewhere a path of that name is no kernel log (under Wine it is the host's
+	 * device, opened blocking) */
+	if (!os_is_linux() || host_path(path, sizeof path, root, "/dev/kmsg") != CD_OK) {
 		out->state = KMSG_MISSING;
 		return CD_OK;
 	}

@@ -2,6 +2,7 @@
 #include <string.h>
 #include <stdlib.h>
 
+#include "os/host.h"
 #include "probe/modules.h"
 #include "util/err.h"
 #include "util/file.h"
@@ -41,7 +42,7 @@ int modules_probe(struct kernel_modules *out, const char *root, char *err)
 	int rc;
 
 	memset(out, 0, sizeof *out);
-	if (host_path(path, sizeof path, root, "/proc/modules") != CD_OK)
+	if (!os_is_linux() || host_path(path, sizeof path, root, "/proc/modules") != CD_OK)
 		return CD_OK;
 	/* /proc files report size 0; a machine's module list is a few KiB */
 	rc = file_read_text(path, 1u << 20, &text, &len, why);
