@@ -44,11 +44,14 @@ install: build
 deb: build
 	@sh tools/make_deb.sh $(BUILD)/cudoctor $(BUILD)/deb | sed 's/^/deb: /'
 
-# The Linux wheel (py3-none-manylinux_2_17) and tarball in dist/: the portable binary of
+# The Linux wheel (py3-none-manylinux_2_17), the Windows wheel (py3-none-win_amd64, cudoctor.exe of
+# `make windows`), the Linux tarball and the Windows zip in dist/: the Linux binary is the portable one of
 # tools/portable.sh (zig's C compiler for glibc 2.17, in build-dist/), packed by the same install
 # rules (tools/make_dist.py reads the tag from the glibc the binary needs).
-dist: build
-	@bin=$$(sh tools/portable.sh build-dist | tail -n 1) && python3 tools/make_dist.py "$$bin" dist
+dist: build windows
+	@bin=$$(sh tools/portable.sh build-dist | tail -n 1) && \
+		python3 tools/make_dist.py --windows build-windows/cudoctor.exe "$$bin" dist && \
+		cp build-windows/cudoctor-*-windows-x86_64.zip dist/ && ls dist/cudoctor-*-windows-x86_64.zip
 
 # cudoctor.exe cross-compiled with MinGW-w64 (docs/windows.md): build-windows/cudoctor.exe,
 # static, and the release zip beside it. jansson, lz4 and zstd are built for MinGW from

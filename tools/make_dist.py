@@ -2,7 +2,9 @@
 """`make dist`: the Linux wheel and tarball of a built cudoctor, written with the standard
 library only (no build backend to fetch), byte for byte the same from the same binary.
 
-usage: make_dist.py BINARY OUTDIR    (BINARY in its CMake build tree)
+usage: make_dist.py [--windows cudoctor.exe] BINARY OUTDIR    (BINARY in its CMake build tree)
+
+With --windows, also the py3-none-win_amd64 wheel carrying cudoctor.exe (`make windows`).
 
 The files come from `cmake --install` of component "cudoctor" (the binary stripped, the man
 page), so the wheel, the tarball and `make deb` carry the same binary. The version is the
@@ -10,7 +12,7 @@ binary's own (`cudoctor --version`, from CMakeLists.txt's project()). The wheel'
 is the glibc the binary needs: the newest GLIBC_2.N symbol version it references gives
 manylinux_2_N (2_17 at the least), which is what auditwheel reads from it too; a binary that
 needs a library outside the manylinux set gets the plain linux tag.
-Prints the wheel's and the tarball's paths, one a line.
+Prints the wheel's and the tarball's paths, one a line (then the Windows wheel's).
 """
 import base64
 import gzip
@@ -89,7 +91,7 @@ def zip_add(z, name, data, mode):
     z.writestr(info, data, compresslevel=9)
 
 
-def metadata(version):
+def metadata(version, system):
     with open(os.path.join(SRC, "README.md"), encoding="utf-8") as f:
         readme = f.read()
     return ("Metadata-Version: 2.1\n"
@@ -99,24 +101,23 @@ def metadata(version):
             "License: MIT\n"
             "Classifier: License :: OSI Approved :: MIT License\n"
             "Classifier: Environment :: GPU :: NVIDIA CUDA\n"
-            "Classifier: Operating System :: POSIX :: Linux\n"
+            "Classifier: Operating System :: %s\n"
             "Classifier: Programming Language :: C\n"
             "Requires-Python: >=3.7\n"
             "Description-Content-Type: text/markdown\n"
-            "\n%s" % (version, SUMMARY, readme))
+            "\n%s" % (version, SUMMARY, system, readme))
 
 
-def build_wheel(usr, version, tag, outdir):
+def build_wheel(exe_name, exe_bytes, version, tag, outdir, system):
     dist_info = "cudoctor-%s.dist-info" % version
     files = []  # (name, data, mode)
     for name in ("__init__.py", "__main__.py"):
         with open(os.path.join(SRC, "python", "cudoctor", name), "rb") as f:
             files.append(("cudoctor/" + name, f.read(), 0o644))
-    with open(os.path.join(usr, "bin", "cudoctor"), "rb") as f:
-        files.append(("cudoctor/bin/cudoctor", f.read(), 0o755))
+    files.append(("cudoctor/bin/" + exe_name, exe_bytes, 0o755))
     with open(os.path.join(SRC, "LICENSE"), "rb") as f:
         files.append((dist_info + "/LICENSE", f.read(), 0o644))
-    files.append((dist_info + "/METADATA", metadata(version).encode(), 0o644))
+    files.append((dist_info + "/METADATA", metadata(version, system).encode(), 0o644))
     files.append((dist_info + "/WHEEL", ("Wheel-Version: 1.0\nGenerator: cudoctor tools/make_dist.py\n"
                                          "Root-Is-Purelib: false\nTag: py3-none-%s\n" % tag).encode(), 0o644))
     files.append((dist_info + "/entry_points.txt", b"[console_scripts]\ncudoctor = cudoctor.__main__:main\n", 0o644))
@@ -158,9 +159,13 @@ def build_tarball(usr, version, outdir):
 
 
 def main(argv):
-    if len(argv) != 3:
-        fail("usage: make_dist.py BINARY OUTDIR")
-    binary, outdir = argv[1], argv[2]
+    args = argv[1:]
+    exe = None
+    if len(args) >= 2 and args[0] == "--windows":
+        exe, args = args[1], args[2:]
+    if len(args) != 2:
+        fail("usage: make_dist.py [--windows cudoctor.exe] BINARY OUTDIR")
+    binary, outdir = args
     if not os.access(binary, os.X_OK):
         fail("%s is not an executable" % binary)
     version = binary_version(binary)
@@ -168,9 +173,18 @@ def main(argv):
     stage = tempfile.mkdtemp(prefix="cudoctor-dist-")
     try:
         usr = staged_install(binary, stage)
-        tag = platform_tag(os.path.join(usr, "bin", "cudoctor"))
-        print(build_wheel(usr, version, tag, outdir))
+        linux_bin = os.path.join(usr, "bin", "cudoctor")
+        tag = platform_tag(linux_bin)
+        with open(linux_bin, "rb") as f:
+            print(build_wheel("cudoctor", f.read(), version, tag, outdir, "POSIX :: Linux"))
         print(build_tarball(usr, version, outdir))
+        if exe:
+            # one source, one version: the exe is from the same tree (make windows)
+            with open(exe, "rb") as f:
+                data = f.read()
+            if data[:2] != b"MZ":
+                fail("%s is not a Windows program" % exe)
+            print(build_wheel("cudoctor.exe", data, version, "win_amd64", outdir, "Microsoft :: Windows"))
     finally:
         shutil.rmtree(stage, ignore_errors=True)
 

@@ -323,6 +323,54 @@ static void test_portable_wheel(void **state)
 	free(out);
 }
 
+/* The win_amd64 wheel around `make windows`' cudoctor.exe (make check builds it): valid to the
+ * packaging tools, laid out as the Linux wheel with bin/cudoctor.exe, installable for
+ * win_amd64 by pip, and the exe it installs answers as the Linux build under Wine. */
+#define WINDOWS_EXE CUDOCTOR_SOURCE_DIR "/build-windows/cudoctor.exe"
+static void test_windows_wheel(void **state)
+{
+	char *out, want[1024], win[1024];
+
+	(void)state;
+	NEED_TOOLS();
+	if (access(WINDOWS_EXE, F_OK) != 0) {
+		fprintf(stderr, "skipping: no %s (`make windows` builds it; make check does)\n", WINDOWS_EXE);
+		skip();
+	}
+	out = sh_ok("cd '" CUDOCTOR_SOURCE_DIR "' && python3 tools/make_dist.py --windows '%s' '%s' '%s/wdist' | tail -n 1",
+		    WINDOWS_EXE, CUDOCTOR_BINARY, scratch);
+	chomp(out);
+	snprintf(want, sizeof want, "/cudoctor-%s-py3-none-win_amd64.whl", version);
+	if (!strstr(out, want))
+		fail_msg("the Windows wheel is %s", out);
+	snprintf(win, sizeof win, "%s", out);
+	free(out);
+	free(sh_ok("'%s/bin/twine' check --strict '%s'", tools, win));
+	free(sh_ok("'%s/bin/check-wheel-contents' '%s'", tools, win));
+	out = sh_ok("unzip -Z1 '%s' | LC_ALL=C sort | tr '\\n' ' '", win);
+	snprintf(want, sizeof want,
+		 "cudoctor-%s.dist-info/LICENSE cudoctor-%s.dist-info/METADATA cudoctor-%s.dist-info/RECORD "
+		 "cudoctor-%s.dist-info/WHEEL cudoctor-%s.dist-info/entry_points.txt cudoctor-%s.dist-info/top_level.txt "
+		 "cudoctor/__init__.py cudoctor/__main__.py cudoctor/bin/cudoctor.exe ",
+		 version, version, version, version, version, version);
+	assert_string_equal(out, want);
+	free(out);
+	free(sh_ok("unzip -p '%s' cudoctor/bin/cudoctor.exe | cmp - '%s'", win, WINDOWS_EXE));
+	free(sh_ok("'%s/bin/pip' install -q --no-index --no-deps --platform win_amd64 --only-binary=:all: --target '%s/wt' '%s'",
+		   tools, scratch, win));
+	out = sh_ok("W=/usr/lib/wine/wine64; [ -x \"$W\" ] || W=$(command -v wine64 || command -v wine) || exit 0; "
+		    "mkdir -p \"$HOME/.cache/cudoctor-test/wine\" && WINEPREFIX=\"$HOME/.cache/cudoctor-test/wine\" WINEDEBUG=-all "
+		    "\"$W\" '%s/wt/cudoctor/bin/cudoctor.exe' --version </dev/null | cut -d' ' -f1-2",
+		    scratch);
+	if (*out) {
+		snprintf(want, sizeof want, "cudoctor %s\n", version);
+		assert_string_equal(out, want);
+	} else {
+		fprintf(stderr, "no Wine here: the installed cudoctor.exe was not run\n");
+	}
+	free(out);
+}
+
 /* pip install --target into a bare directory: `python -m cudoctor` with it on PYTHONPATH,
  * and the console script pip wrote into its bin/ */
 static void test_target_install(void **state)
@@ -465,6 +513,7 @@ int main(void)
 		cmocka_unit_test(test_venv_launcher),   cmocka_unit_test(test_target_install),
 		cmocka_unit_test(test_uvx_and_pipx),
 		cmocka_unit_test(test_launcher_env_first), cmocka_unit_test(test_portable_wheel),
+		cmocka_unit_test(test_windows_wheel),
 	};
 
 	return cmocka_run_group_tests(tests, build_dist, remove_scratch);
