@@ -22,7 +22,8 @@
 #include "util/str.h"
 
 static const char explain_help[] =
-	"Recognises every CUDA error cudoctor's catalogue knows in TEXT (or stdin: a log of any size, "
+	"Recognises every CUDA error cudoctor's catalogue knows in TEXT (or a log file named as the one "
+	"TEXT, or stdin: a log of any size, "
 	"read to its end in one pass): by message, in the wording of every CUDA release, by name "
 	"(cudaErrorNoKernelImageForDevice, CUDA_ERROR_NO_BINARY_FOR_GPU, CUBLAS_STATUS_*, CUDNN_STATUS_* "
 	"and the other CUDA libraries' status codes), by number in a CUDA context (CUDA error 209), "
@@ -74,6 +75,33 @@ static int scan_stdin(struct explain_scan *sc, char *err)
 	if (ferror(stdin))
 		return cd_fail(err, CD_EIO, "reading stdin failed");
 	return CD_OK;
+}
+
+/* A log named as the one operand: read to its end in pieces, as stdin is */
+static int scan_file(struct explain_scan *sc, const char *path, char *err)
+{
+	static char buf[1 << 20];
+	char ferr[CD_ERRMSG];
+	size_t size;
+	long long n;
+	int fd, rc;
+
+	if ((rc = file_open_input(path, &fd, &size, ferr)) != CD_OK)
+		return cd_fail(err, rc == CD_ENOMEM ? rc : CD_EIO, "%s", ferr);
+	while ((n = os_read(fd, buf, sizeof(buf))) > 0)
+		if ((rc = explain_scan_feed(sc, buf, (size_t)n, err)) != CD_OK)
+			goto out;
+	rc = n < 0 ? cd_fail(err, CD_EIO, "%.400s: cannot be read", path) : CD_OK;
+out:
+	os_close(fd);
+	return rc;
+}
+
+/* One operand without a blank that names a regular file is a log to read, not the text
+ * itself: `cudoctor explain build.log`. */
+static bool operand_is_log(int argc, char **argv, int a)
+{
+	return a == argc - 1 && argv[a][0] && !strpbrk(argv[a], " \t\n") && path_is_file(argv[a]);
 }
 
 /* --patterns: the scanner's strings, for a plain multi-string search to be measured against */
@@ -419,7 +447,9 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 	env.offline = offline;
 	if ((rc = explain_scan_new(&sc, err)) != CD_OK)
 		goto out;
-	if (a < argc && strcmp(argv[a], "-") != 0) {
+	if (a < argc && operand_is_log(argc, argv, a)) {
+		rc = scan_file(sc, argv[a], err);
+	} else if (a < argc && strcmp(argv[a], "-") != 0) {
 		sb_init(&sb);
 		for (int i = a; i < argc; i++) {
 			if (i > a)
@@ -485,7 +515,7 @@ const struct cd_command cmd_explain = {
 	.name = "explain",
 	.summary = "what a pasted CUDA error means, checked on this machine, and its fix",
 	.usage = "cudoctor explain [--offline] [--binary PATH] [--gpu SPEC]...\n"
-		 "                        [--driver VER] [--block N] [TEXT...]\n"
+		 "                        [--driver VER] [--block N] [TEXT... | LOGFILE]\n"
 		 "       some-command 2>&1 | cudoctor explain",
 	.help = explain_help,
 	.opts = explain_opts,

@@ -759,6 +759,32 @@ static void unknown_text(void **state)
 	run_result_free(&r);
 }
 
+/* `cudoctor explain build.log`: one operand naming a file is the log, read as stdin is (the
+ * same JSON after the header); a word that names no file is still the text itself. */
+static void log_file_operand(void **state)
+{
+	char path[512];
+	const char *file_args[] = { "--json", "--offline", path, NULL };
+	const char *stdin_args[] = { "--json", "--offline", NULL };
+	const char *word_args[] = { "--json", "--offline", "cudaErrorNoKernelImageForDevice", NULL };
+	char *text = corpus_text("561.txt");
+	struct run_result f, in, w;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/561.txt", CORPUS);
+	f = run_explain(file_args, NULL, NULL);
+	in = run_explain(stdin_args, NULL, text);
+	assert_int_equal(f.status, in.status);
+	assert_non_null(strstr(f.out, "\"matches\": [\n"));
+	assert_string_equal(strstr(f.out, "\"matches\""), strstr(in.out, "\"matches\""));
+	w = run_explain(word_args, NULL, NULL);
+	assert_non_null(strstr(w.out, "\"id\": \"no-kernel-image\""));
+	run_result_free(&f);
+	run_result_free(&in);
+	run_result_free(&w);
+	free(text);
+}
+
 /* A log fed in pieces of every size gives what the whole text gives: lines that span pieces,
  * and an OOM message whose numbers arrive after its first line. */
 static void pieces_like_whole(void **state)
@@ -899,6 +925,7 @@ int main(void)
 		cmocka_unit_test(binary_images_judged_for_the_gpu_here),
 		cmocka_unit_test(expandable_segments_only_when_it_applies),
 		cmocka_unit_test(unknown_text),
+		cmocka_unit_test(log_file_operand),
 		cmocka_unit_test(explain_and_arch_agree),
 		cmocka_unit_test(pieces_like_whole),
 		cmocka_unit_test(recognition_edges),
