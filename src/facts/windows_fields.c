@@ -133,6 +133,20 @@ static void reg_text(const struct win_side *w, const struct win_reg_dword *d, co
 		snprintf(buf, n, "%s", w->registry_note ? w->registry_note : "not read");
 }
 
+/* Unset and unreadable are told apart: on Windows itself the environment is read */
+static bool cuda_path_text(const void *obj, struct field_value *v)
+{
+	const struct win_side *w = obj;
+
+	snprintf(v->buf, sizeof v->buf, "%s",
+		 !w->env_visible ? "not visible (the Windows environment cannot be read from WSL2)"
+		 : w->cuda_path[0] ? w->cuda_path
+				   : "not set");
+	v->kind = FV_STR;
+	v->s = v->buf;
+	return true;
+}
+
 static bool tdr_text(const void *obj, struct field_value *v)
 {
 	const struct win_side *w = obj;
@@ -169,9 +183,9 @@ static const struct field win_side_fields[] = {
 	  .views = FIELD_BRIEF },
 	{ .key = "root", .kind = FK_CHARS, .off = W(root), .valid = FIELD_ALWAYS },
 	{ .key = "environment_visible", .kind = FK_BOOL, .off = W(env_visible), .valid = FIELD_ALWAYS },
-	{ .key = "cuda_path", .label = "CUDA_PATH", .kind = FK_CHARS, .off = W(cuda_path), .valid = FIELD_ALWAYS,
-	  .views = FIELD_BRIEF, .flags = FIELD_IF_FLAG, .flag = W(env_visible),
-	  .unknown = "not visible (the Windows environment cannot be read from WSL2)" },
+	{ .key = "cuda_path", .kind = FK_CHARS, .off = W(cuda_path), .valid = FIELD_ALWAYS, .flags = FIELD_IF_FLAG,
+	  .flag = W(env_visible) },
+	{ .label = "CUDA_PATH", .kind = FK_CALC, .valid = FIELD_ALWAYS, .views = FIELD_BRIEF, .get = cuda_path_text },
 	{ .label = "TDR watchdog", .kind = FK_CALC, .valid = FIELD_ALWAYS, .views = FIELD_BRIEF, .get = tdr_text },
 	{ .label = "HW GPU scheduling", .kind = FK_CALC, .valid = FIELD_ALWAYS, .views = FIELD_BRIEF,
 	  .get = hags_text },

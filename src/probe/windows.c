@@ -12,6 +12,7 @@
 #include "binfmt/pe.h"
 #include "kb/vendor_libs.h"
 #include "os/env.h"
+#include "os/host.h"
 #include "os/registry.h"
 #include "probe/paths.h"
 #include "probe/platform.h"
@@ -59,7 +60,10 @@ bool win_path_local(const char *root, const char *win, char *out, size_t n)
 	if (!drive_path(win) || len >= sizeof base)
 		return false;
 	memcpy(base, root, len + 1);
-	if (tolower((unsigned char)win[0]) != 'c') {
+	if (len == 2 && base[1] == ':') {
+		/* on Windows itself the root is a drive ("C:"), and every drive is its own */
+		base[0] = win[0];
+	} else if (tolower((unsigned char)win[0]) != 'c') {
 		/* /mnt/c's neighbours are the other drives */
 		if (len < 2 || base[len - 2] != '/' || tolower((unsigned char)base[len - 1]) != 'c')
 			return false;
@@ -89,7 +93,11 @@ bool win_path_windows(const char *root, const char *local, char *out, size_t n)
 
 	while (len > 1 && root[len - 1] == '/')
 		len--;
-	if (strncmp(local, root, len) == 0 && (local[len] == '/' || local[len] == '\0')) {
+	if (len == 2 && root[1] == ':' && isalpha((unsigned char)local[0]) && local[1] == ':') {
+		/* on Windows itself: a local path is already one */
+		drive = (char)toupper((unsigned char)local[0]);
+		rest = local + 2;
+	} else if (strncmp(local, root, len) == 0 && (local[len] == '/' || local[len] == '\0')) {
 		rest = local + len;
 	} else if (len >= 2 && root[len - 2] == '/' && tolower((unsigned char)root[len - 1]) == 'c' &&
 		   strncmp(local, root, len - 1) == 0 && isalpha((unsigned char)local[len - 1]) &&
@@ -505,6 +513,23 @@ bool win_side_locate(struct win_side_opts *o, char *root_buf, char *path_buf, si
 	size_t used = 0;
 
 	memset(o, 0, sizeof *o);
+	if (!os_is_linux()) {
+		/* this is Windows: its system drive, its environment, its PATH and its registry */
+		const char *drive = os_getenv("SystemDrive");
+
+		snprintf(root_buf, n, "%.2s", drive && isalpha((unsigned char)drive[0]) && drive[1] == ':' ? drive : "C:");
+		char top[4];
+		snprintf(top, sizeof top, "%s/", root_buf); /* "C:" alone is the drive's current folder */
+		if (!path_is_dir(top))
+			return false;
+		o->root = root_buf;
+		o->from = "this Windows";
+		o->env = os_environ();
+		snprintf(path_buf, n, "%s", path ? path : "");
+		o->path = path_buf;
+		o->registry = true;
+		return true;
+	}
 	if (!platform_wsl(NULL) || host_path(root_buf, n, NULL, "/mnt/c") != CD_OK || !path_is_dir(root_buf))
 		return false;
 	o->root = root_buf;

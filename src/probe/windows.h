@@ -27,7 +27,8 @@ struct win_side_opts {
 int win_side_probe(struct win_side *w, const struct win_side_opts *o, char *err);
 void win_side_free(struct win_side *w);
 
-/* Where this machine's Windows side is, if it has one it can read: under WSL2
+/* Where this machine's Windows side is, if it has one it can read: on Windows itself, the
+ * system drive ("C:"; every drive reached as itself), the environment, PATH and registry; under WSL2
  * (/proc/sys/kernel/osrelease or /proc/version names Microsoft) with /mnt/c mounted, the drive
  * under host_root(), the environment not visible, and PATH's /mnt/X/ folders (WSL appends
  * Windows' PATH) as the Windows PATH into path_buf (n bytes). false: none. */

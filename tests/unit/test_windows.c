@@ -285,6 +285,50 @@ static void explain_reads_texts_alike(void **state)
 	}
 }
 
+/* On Windows itself doctor reads the Windows side from the system drive, the environment and
+ * the registry: a toolkit in its default folder named by CUDA_PATH, and TdrDelay set with
+ * `reg add` in Wine's registry, come back in doctor's JSON. */
+static void native_windows_side(void **state)
+{
+	const char *home = getenv("HOME");
+	char dir[1024], cmd[4096];
+	const char *argv[] = { wine, CUDOCTOR_WINDOWS_EXE, "--json", "doctor", NULL };
+	const char *env[] = { prefix, "WINEDEBUG=-all", "WINEDLLOVERRIDES=mscoree,mshtml=", "SOURCE_DATE_EPOCH=0",
+			      "CUDOCTOR_LIBCUDA=", "CUDOCTOR_LIBNVML=", "CUDOCTOR_HOST_ROOT=",
+			      "CUDA_PATH=C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4", NULL };
+	const char *key = "HKLM\\SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers";
+	struct run_result res;
+	json_t *j, *w, *t;
+
+	(void)state;
+	NEED_WINE();
+	snprintf(dir, sizeof dir, "%s/.cache/cudoctor-test/wine/drive_c/Program Files/NVIDIA GPU Computing Toolkit",
+		 home && *home ? home : "/tmp");
+	snprintf(cmd, sizeof cmd,
+		 "mkdir -p '%s/CUDA/v12.4/bin' && printf '{\"cuda\":{\"name\":\"CUDA SDK\",\"version\":\"12.4.1\"}}' "
+		 "> '%s/CUDA/v12.4/version.json' && %s WINEDEBUG=-all %s reg add '%s' /v TdrDelay /t REG_DWORD /d 10 /f "
+		 ">/dev/null 2>&1",
+		 dir, dir, prefix, wine, key);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(testlib_run(argv, env, NULL, &res), 0);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'; %s WINEDEBUG=-all %s reg delete '%s' /v TdrDelay /f >/dev/null 2>&1", dir,
+		 prefix, wine, key);
+	if (system(cmd) != 0)
+		fprintf(stderr, "note: %s did not exit 0\n", cmd);
+	if (!(j = json_loads(res.out, 0, NULL)))
+		fail_msg("doctor --json under Wine is not JSON: %.400s", res.out);
+	assert_non_null(w = json_object_get(j, "windows"));
+	assert_string_equal(json_string_value(json_object_get(w, "read_from")), "this Windows");
+	assert_true(json_is_true(json_object_get(w, "environment_visible")));
+	assert_int_equal(json_integer_value(json_object_get(w, "tdr_delay_s")), 10);
+	assert_non_null(t = json_array_get(json_object_get(w, "toolkits"), 0));
+	assert_string_equal(json_string_value(json_object_get(t, "version")), "12.4.1");
+	assert_string_equal(json_string_value(json_object_get(t, "path")),
+			    "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4");
+	json_decref(j);
+	run_result_free(&res);
+}
+
 /* The real Windows DLLs test_pe fetches (tests/wheels/pe_files.py, cached): the exe's
  * `arch --cuobjdump` listing of each equals NVIDIA cuobjdump's. */
 static void arch_lists_real_dlls_as_cuobjdump(void **state)
@@ -537,6 +581,7 @@ int main(void)
 		cmocka_unit_test(version_is_the_linux_builds),
 		cmocka_unit_test(platform_free_commands_answer_alike),
 		cmocka_unit_test(explain_reads_texts_alike),
+		cmocka_unit_test(native_windows_side),
 		cmocka_unit_test(arch_lists_real_dlls_as_cuobjdump),
 		cmocka_unit_test(no_driver_findings_as_on_linux),
 		cmocka_unit_test(fake_driver_as_on_linux),
