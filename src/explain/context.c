@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "os/host.h"
+
 static const struct region_marker markers[] = {
 	/* compilers and build tools */
 	{ "nvcc fatal", REGION_BUILD },
@@ -93,11 +95,7 @@ bool explain_text_is_windows(bool windows_seen, bool linux_seen, bool wsl_seen)
 		return true;
 	if (linux_seen)
 		return false;
-#ifdef _WIN32
-	return true;
-#else
-	return false;
-#endif
+	return !os_is_linux();
 }
 
 const char *explain_python_command(bool embedded_python)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "os/host.h"
 #include "util/err.h"
 
 /* What a fix line says where a value is unknown: a command that finds it out, or a word the
@@ -192,11 +193,7 @@ static const char *flag_default(const char *name)
 {
 	if (strcmp(name, "windows") != 0)
 		return NULL;
-#ifdef _WIN32
-	return "1";
-#else
-	return "0";
-#endif
+	return os_is_linux() ? "0" : "1";
 }
 
 /* A fix line's {+flag} / {-flag} prefixes: whether they let it through; *rest is after them. */
