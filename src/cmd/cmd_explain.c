@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "binfmt/devcode.h"
 #include "cmd/cmd.h"
@@ -102,6 +103,25 @@ out:
 static bool operand_is_log(int argc, char **argv, int a)
 {
 	return a == argc - 1 && argv[a][0] && !strpbrk(argv[a], " \t\n") && path_is_file(argv[a]);
+}
+
+/* One operand without a blank that can only be a path (a folder separator, or a log's
+ * extension) but names no regular file is a mistyped log name: reading it says so, where
+ * explaining the name as text would answer "no CUDA error" to a question never asked. */
+static bool operand_looks_like_path(int argc, char **argv, int a)
+{
+	static const char *const exts[] = { ".log", ".txt", ".out", ".err" };
+	const char *v = argv[a], *dot;
+
+	if (a != argc - 1 || !v[0] || strpbrk(v, " \t\n"))
+		return false;
+	if (strpbrk(v, "/\\"))
+		return true;
+	dot = strrchr(v, '.');
+	for (size_t i = 0; dot && i < sizeof(exts) / sizeof(exts[0]); i++)
+		if (strcasecmp(dot, exts[i]) == 0)
+			return true;
+	return false;
 }
 
 /* --patterns: the scanner's strings, for a plain multi-string search to be measured against */
@@ -447,7 +467,7 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 	env.offline = offline;
 	if ((rc = explain_scan_new(&sc, err)) != CD_OK)
 		goto out;
-	if (a < argc && operand_is_log(argc, argv, a)) {
+	if (a < argc && (operand_is_log(argc, argv, a) || operand_looks_like_path(argc, argv, a))) {
 		rc = scan_file(sc, argv[a], err);
 	} else if (a < argc && strcmp(argv[a], "-") != 0) {
 		sb_init(&sb);

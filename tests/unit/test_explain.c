@@ -760,13 +760,15 @@ static void unknown_text(void **state)
 }
 
 /* `cudoctor explain build.log`: one operand naming a file is the log, read as stdin is (the
- * same JSON after the header); a word that names no file is still the text itself. */
+ * same JSON after the header); a word that names no file and cannot be a path is still the
+ * text itself. */
 static void log_file_operand(void **state)
 {
 	char path[512];
 	const char *file_args[] = { "--json", "--offline", path, NULL };
 	const char *stdin_args[] = { "--json", "--offline", NULL };
 	const char *word_args[] = { "--json", "--offline", "cudaErrorNoKernelImageForDevice", NULL };
+	static const char *const missing[] = { "/nonexistent/train.txt", "logs\\run1", "build.log", "OUT.ERR" };
 	char *text = corpus_text("561.txt");
 	struct run_result f, in, w;
 
@@ -779,9 +781,20 @@ static void log_file_operand(void **state)
 	assert_string_equal(strstr(f.out, "\"matches\""), strstr(in.out, "\"matches\""));
 	w = run_explain(word_args, NULL, NULL);
 	assert_non_null(strstr(w.out, "\"id\": \"no-kernel-image\""));
+	run_result_free(&w);
+	/* a word that can only be a path (a separator, a log's extension) but names no file is a
+	 * mistyped log name: said on stderr, exit 3, never explained as text */
+	for (size_t k = 0; k < sizeof(missing) / sizeof(missing[0]); k++) {
+		const char *args[] = { "--offline", missing[k], NULL };
+
+		w = run_explain(args, NULL, NULL);
+		assert_int_equal(w.status, 3);
+		assert_non_null(strstr(w.err, missing[k]));
+		assert_null(strstr(w.out, "No CUDA error"));
+		run_result_free(&w);
+	}
 	run_result_free(&f);
 	run_result_free(&in);
-	run_result_free(&w);
 	free(text);
 }
 
