@@ -90,10 +90,12 @@ static int build_dist(void **state)
 	run_result_free(&r);
 
 	snprintf(tools, sizeof tools, "%s/.cache/cudoctor-test/wheel-tools", home && *home ? home : "/tmp");
-	r = sh("T='%s'; [ -x \"$T/bin/auditwheel\" ] && [ -x \"$T/bin/check-wheel-contents\" ] && [ -x \"$T/bin/twine\" ] && "
-	       "[ -x \"$T/bin/uvx\" ] && [ -x \"$T/bin/pipx\" ] && exit 0; "
-	       "rm -rf \"$T.$$\" && python3 -m venv \"$T.$$\" && \"$T.$$/bin/pip\" install -q auditwheel check-wheel-contents twine wheel uv pipx "
-	       "&& rm -rf \"$T\" && mv \"$T.$$\" \"$T\"; rc=$?; rm -rf \"$T.$$\"; exit $rc", tools);
+	/* made in place under a lock: a venv's scripts name its own path in their #! line, so one
+	 * made elsewhere and moved would not run; "complete" is written last */
+	r = sh("T='%s'; mkdir -p \"${T%%/*}\" && exec 9>\"$T.lock\" && flock 9 || exit 1; "
+	       "[ -f \"$T/complete\" ] && exit 0; "
+	       "rm -rf \"$T\" && python3 -m venv \"$T\" && \"$T/bin/pip\" install -q auditwheel check-wheel-contents twine wheel uv pipx "
+	       "&& touch \"$T/complete\" && exit 0; rm -rf \"$T\"; exit 1", tools);
 	have_tools = r.status == 0;
 	if (!have_tools)
 		fprintf(stderr, "the wheel tools could not be installed (is the package index reachable?): %s\n", r.err);
