@@ -82,7 +82,7 @@ struct check_sample {
  * temperature); info when only the power cap held clocks down. CD_OK or CD_ENOMEM. */
 int check_judge_throttle(struct report *r, const char *subject, const struct check_sample *s, size_t n);
 
-/* load-new-xid (error) for each kernel-log event that appeared or repeated between the
+/* load-new-xid (error; info for an Xid the catalogue says to ignore) for each kernel-log event that appeared or repeated between the
  * reads before and after the load (both must have been read: the caller says otherwise),
  * on the GPU the event names when gp lists it. CD_OK or CD_ENOMEM. */
 int check_judge_new_xid(struct report *r, const struct kmsg_events *before, const struct kmsg_events *after,

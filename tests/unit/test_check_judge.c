@@ -231,6 +231,20 @@ static void test_new_xid(void **state)
 	assert_int_equal(check_judge_new_xid(&r, &before, &after, &gp), CD_OK);
 	assert_string_equal(r.findings[0].subject, "GPU at PCI 0000:cb:00");
 	report_free(&r);
+
+	/* https://github.com/akash-network/support/issues/244: an Xid 43 (the catalogue's IGNORE)
+	 * that appeared during the load is info; the Xid 31 beside it (RESTART_APP) is an error
+	 * here, since the program that ran was cudoctor's load */
+	parse_lines("xid43_31_94.dmesg", 3, &before);
+	parse_lines("xid43_31_94.dmesg", 8, &after);
+	assert_int_equal(before.n, 0);
+	assert_int_equal(after.n, 2);
+	assert_int_equal(report_init(&r, "check"), CD_OK);
+	assert_int_equal(check_judge_new_xid(&r, &before, &after, &gp), CD_OK);
+	assert_int_equal(r.n_findings, 2);
+	for (size_t i = 0; i < r.n_findings; i++)
+		assert_int_equal(r.findings[i].severity, strstr(r.findings[i].title, "Xid 43 ") ? SEV_INFO : SEV_ERROR);
+	report_free(&r);
 }
 
 int main(void)
