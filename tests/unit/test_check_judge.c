@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check/judge.h"
+#include "lab/sizing.h"
 #include "driver/nvml.h"
 #include "kb/kb.h"
 #include "probe/kmsg.h"
@@ -247,6 +248,55 @@ static void test_new_xid(void **state)
 	report_free(&r);
 }
 
+/* bench/results/final_h200.txt (an H200 on PCIe gen 5 x16, lab host-transfer at 1 GiB):
+ * pinned 54.8 / 55.2 GB/s is 87% of the 63.0 GB/s link, quiet; the same run's pageable
+ * 7.3 / 14.4 GB/s stands for a path below the band (12%), a warning with the ratio; bytes
+ * that came back different are an error whatever the rate; an unknown link judges no rate */
+static void test_copy(void **state)
+{
+	struct check_copy_result c = { .bytes = (size_t)1 << 30, .h2d = 54.8e9, .d2h = 55.2e9, .h2d_same = true,
+				       .d2h_same = true, .gen = 5, .width = 16 };
+	const struct finding *f;
+	struct report r;
+
+	(void)state;
+	c.link = lab_pcie_bytes_per_s(5, 16);
+	assert_true(c.link > 62.9e9 && c.link < 63.1e9);
+	assert_int_equal(report_init(&r, "check"), CD_OK);
+	assert_int_equal(check_judge_copy(&r, "GPU 0", &c), CD_OK);
+	assert_int_equal(r.n_findings, 0);
+	c.h2d = 7.3e9;
+	c.d2h = 14.4e9;
+	assert_int_equal(check_judge_copy(&r, "GPU 0", &c), CD_OK);
+	assert_int_equal(r.n_findings, 1);
+	f = &r.findings[0];
+	assert_string_equal(f->id, "load-copy-slow");
+	assert_int_equal(f->severity, SEV_WARN);
+	assert_string_equal(f->title, "pinned host-to-device copies ran at 7.3 GB/s, 12% of the PCIe gen 5 x16 link");
+	assert_true(evidence_has(f, "the slower direction is 0.12 of it, lab host-transfer's band starts at 0.63"));
+	report_free(&r);
+
+	c.h2d = 54.8e9;
+	c.d2h = 55.2e9;
+	c.d2h_same = false;
+	assert_int_equal(report_init(&r, "check"), CD_OK);
+	assert_int_equal(check_judge_copy(&r, "GPU 0", &c), CD_OK);
+	assert_int_equal(r.n_findings, 1);
+	assert_string_equal(r.findings[0].id, "load-copy-corrupt");
+	assert_int_equal(r.findings[0].severity, SEV_ERROR);
+	assert_string_equal(r.findings[0].title, "data copied from device to host arrived different");
+	assert_true(evidence_has(&r.findings[0], "host to device same, device to host DIFFERENT"));
+	report_free(&r);
+
+	c.d2h_same = true;
+	c.h2d = 7.3e9;
+	c.link = 0;
+	assert_int_equal(report_init(&r, "check"), CD_OK);
+	assert_int_equal(check_judge_copy(&r, "GPU 0", &c), CD_OK);
+	assert_int_equal(r.n_findings, 0);
+	report_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -254,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_gemm),
 		cmocka_unit_test(test_throttle),
 		cmocka_unit_test(test_new_xid),
+		cmocka_unit_test(test_copy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
 /* check's load part: each CUDA GPU in turn gets its share of the budget for the memory test,
  * with NVML sampled while the kernels run; the kernel log is read again after the last. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,18 +12,23 @@
 #include "driver/cublas.h"
 #include "lab/fatbin.h"
 #include "lab/gpu.h"
+#include "lab/hostxfer.h"
 #include "lab/nvml_dev.h"
+#include "lab/sizing.h"
 #include "probe/kmsg.h"
 #include "rules/rules.h"
 #include "util/err.h"
 
 /* The parts of a GPU's share; the rest covers opening the context, allocating, loading
- * cuBLAS and the reference GEMM. */
+ * cuBLAS, the reference GEMM and the host<->device copies (COPY_REPS timed batches each way
+ * of COPY_BYTES: well under a second on any PCIe link of gen 3 or later). */
 #define MEM_SHARE 0.25
 #define GEMM_SHARE 0.45
+#define COPY_BYTES ((size_t)512 << 20)
+#define COPY_REPS 5
 
 static const char *const headers[] = { "GPU", "tested (GiB)", "errors", "bandwidth (GB/s)", "GEMM", "TFLOP/s",
-				       "of theory", "mismatches", "note" };
+				       "of theory", "mismatches", "H2D / D2H (GB/s)", "of link", "note" };
 
 /* the GEMM stress's part of a row and its verdicts */
 static int gemm_part(struct report *r, struct lab_ctx *c, struct cublas *blas, const char *blas_err, double seconds,
@@ -62,6 +68,42 @@ static int gemm_part(struct report *r, struct lab_ctx *c, struct cublas *blas, c
 	return check_judge_gemm(r, subject, &gr);
 }
 
+/* pinned copies each way against the PCIe link, lab host-transfer's copy and band */
+static int copy_part(struct report *r, struct lab_ctx *c, const char *subject, struct report_rec *row)
+{
+	struct check_copy_result cr = { 0 };
+	struct lab_pinned_copy pc;
+	char lerr[CD_ERRMSG] = "";
+	size_t bytes = COPY_BYTES;
+	const char *src;
+
+	while (bytes > ((size_t)16 << 20) && bytes > c->info.free_mem / 4)
+		bytes /= 2;
+	if (lab_pinned_copy(c, bytes, COPY_REPS, &pc, lerr) != CD_OK) {
+		report_field(row, "note", "copy_error", rv_str(lerr));
+		return CD_OK;
+	}
+	lab_pcie_link_now(c, &cr.gen, &cr.width, &src);
+	cr.bytes = pc.bytes;
+	cr.h2d = pc.h2d;
+	cr.d2h = pc.d2h;
+	cr.h2d_same = pc.h2d_same;
+	cr.d2h_same = pc.d2h_same;
+	cr.link = lab_pcie_bytes_per_s(cr.gen, cr.width);
+	report_fieldf(row, "H2D / D2H (GB/s)", "copy_h2d_bytes_per_s", rv_real(cr.h2d), "%.1f / %.1f%s", cr.h2d / 1e9,
+		      cr.d2h / 1e9, cr.h2d_same && cr.d2h_same ? "" : " (data differs)");
+	report_field(row, NULL, "copy_d2h_bytes_per_s", rv_real(cr.d2h));
+	report_field(row, NULL, "copy_bytes", rv_int((long long)cr.bytes));
+	report_field(row, NULL, "copy_same", rv_bool(cr.h2d_same && cr.d2h_same));
+	if (cr.link > 0)
+		report_fieldf(row, "of link", "copy_of_link", rv_real(fmin(cr.h2d, cr.d2h) / cr.link),
+			      "%.0f%% of gen %d x%d", fmin(cr.h2d, cr.d2h) / cr.link * 100, cr.gen, cr.width);
+	else
+		report_fieldf(row, "of link", "copy_of_link", rv_null(), "%s", "link unknown");
+	report_field(row, NULL, "copy_link_bytes_per_s", cr.link > 0 ? rv_real(cr.link) : rv_null());
+	return check_judge_copy(r, subject, &cr);
+}
+
 static int one_gpu(struct report *r, struct cd_run *run, const struct gpu_info *gi, const struct check_load_opts *o,
 		   double share_s, struct cublas *blas, const char *blas_err, struct check_samples *smp,
 		   struct report_rec *row)
@@ -84,6 +126,8 @@ static int one_gpu(struct report *r, struct cd_run *run, const struct gpu_info *
 		return CD_OK;
 	}
 	lab_nvml_open(&nv, c.nv, c.d, c.dev);
+	c.pcie_link = lab_nvml_link;
+	c.clock_user = &nv;
 	smp->nv = &nv;
 	smp->n = 0;
 	smp->t0 = lab_now_s();
@@ -101,8 +145,9 @@ static int one_gpu(struct report *r, struct cd_run *run, const struct gpu_info *
 	if (mr.injected)
 		report_fieldf(row, "note", "injected_bitflips", rv_int(mr.injected), "%u bits flipped on purpose (CUDOCTOR_CHECK_INJECT)", mr.injected);
 	if ((rc = check_judge_memory(r, subject, &m)) == CD_OK &&
-	    (rc = gemm_part(r, &c, blas, blas_err, share_s * GEMM_SHARE, smp, subject, row)) == CD_OK)
-		rc = check_judge_throttle(r, subject, smp->s, smp->n);
+	    (rc = gemm_part(r, &c, blas, blas_err, share_s * GEMM_SHARE, smp, subject, row)) == CD_OK &&
+	    (rc = check_judge_throttle(r, subject, smp->s, smp->n)) == CD_OK)
+		rc = copy_part(r, &c, subject, row);
 	report_field(row, NULL, "samples", rv_int((long long)smp->n));
 out:
 	lab_nvml_close(&nv);
