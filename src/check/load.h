@@ -16,6 +16,9 @@ struct check_samples {
 	double t0;                  /* lab_now_s() when the load started */
 	size_t n;
 	struct check_sample s[CHECK_MAX_SAMPLES];
+	/* called at every offer, sampled or not (NULL: none): the command's progress line */
+	void (*tick)(void *user);
+	void *tick_user;
 };
 /* Reads v now into s; fields NVML does not give stay -1. */
 void check_sample_take(const struct lab_nvml *v, double t_s, struct check_sample *s);

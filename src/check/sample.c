@@ -25,6 +25,8 @@ void check_samples_add(struct check_samples *sm)
 {
 	double t;
 
+	if (sm && sm->tick)
+		sm->tick(sm->tick_user);
 	if (!sm || sm->n >= CHECK_MAX_SAMPLES)
 		return;
 	t = lab_now_s() - sm->t0;

@@ -4,7 +4,8 @@ ends within its 60 s budget with the memory test and the GEMM stress run on ever
 word read back wrong, no GEMM result different, and no load finding at warn or error; the
 GEMM stress's rate is compared with `lab run libraries`' cuBLAS rate for the same type (the
 issue wants >= 95%) and the memory test's bandwidth printed beside `lab run bandwidth`'s copy
-rate; CUDOCTOR_CHECK_INJECT=bitflip's three flipped bits are caught and named. Prints the
+rate; the pinned host-device copies arrive whole (a rate below 63% of the link would be a
+load-copy-slow warning, which fails the test too); CUDOCTOR_CHECK_INJECT=bitflip's three flipped bits are caught and named. Prints the
 numbers for the report."""
 import re
 import json
@@ -65,6 +66,16 @@ for g in load.get("gpus", []):
             fail.append("GPU %d: %d GEMM results differed on a healthy GPU" % (g["gpu_index"], g["gemm_mismatches"]))
     if g["samples"] == 0:
         fail.append("GPU %d: no NVML sample taken under load" % g["gpu_index"])
+    if "copy_error" in g:
+        fail.append("GPU %d: host-device copies not run: %s" % (g["gpu_index"], g["copy_error"]))
+    else:
+        print("GPU %d: pinned copies of %d MiB: H2D %.1f GB/s, D2H %.1f GB/s, %s of a %s GB/s link, data %s"
+              % (g["gpu_index"], g["copy_bytes"] >> 20, g["copy_h2d_bytes_per_s"] / 1e9, g["copy_d2h_bytes_per_s"] / 1e9,
+                 "%.0f%%" % (g["copy_of_link"] * 100) if g["copy_of_link"] else "unknown",
+                 "%.1f" % (g["copy_link_bytes_per_s"] / 1e9) if g["copy_link_bytes_per_s"] else "unknown",
+                 "same" if g["copy_same"] else "DIFFERENT"))
+        if not g["copy_same"]:
+            fail.append("GPU %d: copied bytes differ on a healthy GPU" % g["gpu_index"])
 if not load.get("xids_checked"):
     print("note: the kernel log was not read before and after (not root?): new Xids not checked")
 for f in load_findings(j, ("warn", "error")):

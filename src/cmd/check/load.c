@@ -27,6 +27,36 @@
 #define COPY_BYTES ((size_t)512 << 20)
 #define COPY_REPS 5
 
+/* The progress line on stderr: which GPU, which test, the seconds spent of the budget. */
+struct load_progress {
+	bool on, shown;
+	double start, last, budget_s;
+	size_t gpu, n_gpus;
+	const char *phase;
+};
+
+static void progress_tick(void *user)
+{
+	struct load_progress *p = user;
+	double t = lab_now_s();
+
+	if (!p->on || t - p->start < 1.0 || (p->shown && t - p->last < 0.1))
+		return;
+	fprintf(stderr, "\r\033[Kcheck: GPU %zu of %zu, %s, %.0f of %.0f s", p->gpu + 1, p->n_gpus, p->phase, t - p->start,
+		p->budget_s);
+	fflush(stderr);
+	p->shown = true;
+	p->last = t;
+}
+
+static void progress_phase(struct check_samples *smp, const char *phase)
+{
+	struct load_progress *p = smp->tick_user;
+
+	p->phase = phase;
+	progress_tick(p);
+}
+
 static const char *const headers[] = { "GPU", "tested (GiB)", "errors", "bandwidth (GB/s)", "GEMM", "TFLOP/s",
 				       "of theory", "mismatches", "H2D / D2H (GB/s)", "of link", "note" };
 
@@ -45,6 +75,7 @@ static int gemm_part(struct report *r, struct lab_ctx *c, struct cublas *blas, c
 		report_field(row, "note", "gemm_error", rv_str(blas_err));
 		return CD_OK;
 	}
+	progress_phase(smp, "GEMM stress");
 	if (check_gemm(c, blas, &go, &gr, &grun, lerr) != CD_OK) {
 		report_field(row, "note", "gemm_error", rv_str(lerr));
 		return CD_OK;
@@ -69,7 +100,8 @@ static int gemm_part(struct report *r, struct lab_ctx *c, struct cublas *blas, c
 }
 
 /* pinned copies each way against the PCIe link, lab host-transfer's copy and band */
-static int copy_part(struct report *r, struct lab_ctx *c, const char *subject, struct report_rec *row)
+static int copy_part(struct report *r, struct lab_ctx *c, struct check_samples *smp, const char *subject,
+		     struct report_rec *row)
 {
 	struct check_copy_result cr = { 0 };
 	struct lab_pinned_copy pc;
@@ -79,6 +111,7 @@ static int copy_part(struct report *r, struct lab_ctx *c, const char *subject, s
 
 	while (bytes > ((size_t)16 << 20) && bytes > c->info.free_mem / 4)
 		bytes /= 2;
+	progress_phase(smp, "host-device copies");
 	if (lab_pinned_copy(c, bytes, COPY_REPS, &pc, lerr) != CD_OK) {
 		report_field(row, "note", "copy_error", rv_str(lerr));
 		return CD_OK;
@@ -131,6 +164,7 @@ static int one_gpu(struct report *r, struct cd_run *run, const struct gpu_info *
 	smp->nv = &nv;
 	smp->n = 0;
 	smp->t0 = lab_now_s();
+	progress_phase(smp, "memory test");
 	struct check_mem_opts mo = { .seconds = share_s * MEM_SHARE, .inject = o->inject, .seed = o->seed, .samples = smp };
 	if (check_memtest(&c, &mo, &m, &mr, lerr) != CD_OK) {
 		report_field(row, "note", "error", rv_str(lerr));
@@ -147,7 +181,7 @@ static int one_gpu(struct report *r, struct cd_run *run, const struct gpu_info *
 	if ((rc = check_judge_memory(r, subject, &m)) == CD_OK &&
 	    (rc = gemm_part(r, &c, blas, blas_err, share_s * GEMM_SHARE, smp, subject, row)) == CD_OK &&
 	    (rc = check_judge_throttle(r, subject, smp->s, smp->n)) == CD_OK)
-		rc = copy_part(r, &c, subject, row);
+		rc = copy_part(r, &c, smp, subject, row);
 	report_field(row, NULL, "samples", rv_int((long long)smp->n));
 out:
 	lab_nvml_close(&nv);
@@ -164,6 +198,8 @@ int check_load(struct report *r, struct cd_run *run, const struct check_load_opt
 	char blas_err[CD_ERRMSG] = "";
 	bool have_blas = false;
 	struct kmsg_events *after = NULL;
+	struct load_progress prog = { .on = o->progress, .start = lab_now_s(), .budget_s = o->budget_s,
+				      .phase = "opening the GPU" };
 	const char *why = NULL;
 	size_t n = 0;
 	int rc = CD_OK;
@@ -190,6 +226,9 @@ int check_load(struct report *r, struct cd_run *run, const struct check_load_opt
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		goto end;
 	}
+	smp->tick = progress_tick;
+	smp->tick_user = &prog;
+	prog.n_gpus = n;
 	/* one libcublas for every GPU; without it the memory test still runs */
 	have_blas = cublas_find_load(&blas, blas_err) == CD_OK;
 	report_rec_table(&load, "gpus", sizeof headers / sizeof headers[0], headers, &gpus);
@@ -197,10 +236,16 @@ int check_load(struct report *r, struct cd_run *run, const struct check_load_opt
 		if (run->probe.gpus[i].cuda_ordinal < 0)
 			continue;
 		report_rec_item(&gpus, &row);
+		prog.phase = "opening the GPU";
 		rc = one_gpu(r, run, &run->probe.gpus[i], o, o->budget_s / (double)n, have_blas ? &blas : NULL, blas_err,
 			     smp, &row);
 		if (report_rec_end(&row) != CD_OK && rc == CD_OK)
 			rc = row.rc;
+		prog.gpu++;
+	}
+	if (prog.shown) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
 	}
 	if (report_rec_end(&gpus) != CD_OK && rc == CD_OK)
 		rc = gpus.rc;
