@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/fields.h"
 #include "check/judge.h"
 #include "check/load.h"
 #include "cmd/check/load.h"
@@ -61,8 +62,10 @@ static const char *const headers[] = { "GPU", "tested (GiB)", "errors", "bandwid
 				       "of theory", "mismatches", "H2D / D2H (GB/s)", "of link", "note" };
 
 /* the GEMM stress's part of a row and its verdicts */
+#define LT (&check_load_gpu_field_table)
+
 static int gemm_part(struct report *r, struct lab_ctx *c, struct cublas *blas, const char *blas_err, double seconds,
-		     struct check_samples *smp, const char *subject, struct report_rec *row)
+		     struct check_samples *smp, const char *subject, struct report_rec *row, struct check_load_gpu *lg)
 {
 	struct check_gemm_opts go = { .seconds = seconds, .n = c->info.free_mem > (4ull << 30) ? 8192 : 4096,
 				      .samples = smp };
@@ -83,7 +86,9 @@ static int gemm_part(struct report *r, struct lab_ctx *c, struct cublas *blas, c
 	theory = check_gemm_theory(&gr);
 	report_fieldf(row, "GEMM", "gemm_dtype", rv_str(gr.dtype), "%s %d^3", gr.dtype, gr.n);
 	report_field(row, NULL, "gemm_n", rv_int(gr.n));
-	report_fieldf(row, "TFLOP/s", "gemm_flops", rv_real(gr.flops), "%.1f", gr.flops / 1e12);
+	lg->gemm_flops = gr.flops;
+	lg->gemm_mismatches = (long long)gr.mismatches;
+	report_one_fieldf(row, LT, CLF_GEMM_FLOPS, lg, "%.1f", gr.flops / 1e12);
 	if (theory > 0)
 		report_fieldf(row, "of theory", "gemm_of_theory", rv_real(gr.flops / theory), "%.0f%% at %.0f MHz",
 			      gr.flops / theory * 100, gr.sm_mhz);
@@ -92,7 +97,7 @@ static int gemm_part(struct report *r, struct lab_ctx *c, struct cublas *blas, c
 	report_field(row, NULL, "gemm_theory_flops", theory > 0 ? rv_real(theory) : rv_null());
 	report_field(row, NULL, "gemm_sm_mhz", gr.sm_mhz > 0 ? rv_real(gr.sm_mhz) : rv_null());
 	report_field(row, NULL, "gemms", rv_int((long long)gr.gemms));
-	report_field(row, "mismatches", "gemm_mismatches", rv_int((long long)gr.mismatches));
+	report_one_field(row, LT, CLF_GEMM_MISMATCHES, lg);
 	report_field(row, NULL, "gemm_seconds", rv_real(grun.seconds));
 	report_field(row, NULL, "gemm_first_flops", rv_real(grun.first_flops));
 	report_field(row, NULL, "gemm_last_flops", rv_real(grun.last_flops));
@@ -101,7 +106,7 @@ static int gemm_part(struct report *r, struct lab_ctx *c, struct cublas *blas, c
 
 /* pinned copies each way against the PCIe link, lab host-transfer's copy and band */
 static int copy_part(struct report *r, struct lab_ctx *c, struct check_samples *smp, const char *subject,
-		     struct report_rec *row)
+		     struct report_rec *row, struct check_load_gpu *lg)
 {
 	struct check_copy_result cr = { 0 };
 	struct lab_pinned_copy pc;
@@ -123,9 +128,11 @@ static int copy_part(struct report *r, struct lab_ctx *c, struct check_samples *
 	cr.h2d_same = pc.h2d_same;
 	cr.d2h_same = pc.d2h_same;
 	cr.link = lab_pcie_bytes_per_s(cr.gen, cr.width);
-	report_fieldf(row, "H2D / D2H (GB/s)", "copy_h2d_bytes_per_s", rv_real(cr.h2d), "%.1f / %.1f%s", cr.h2d / 1e9,
-		      cr.d2h / 1e9, cr.h2d_same && cr.d2h_same ? "" : " (data differs)");
-	report_field(row, NULL, "copy_d2h_bytes_per_s", rv_real(cr.d2h));
+	lg->copy_h2d = cr.h2d;
+	lg->copy_d2h = cr.d2h;
+	report_one_fieldf(row, LT, CLF_COPY_H2D, lg, "%.1f / %.1f%s", cr.h2d / 1e9, cr.d2h / 1e9,
+			  cr.h2d_same && cr.d2h_same ? "" : " (data differs)");
+	report_one_json(row, LT, CLF_COPY_D2H, lg);
 	report_field(row, NULL, "copy_bytes", rv_int((long long)cr.bytes));
 	report_field(row, NULL, "copy_same", rv_bool(cr.h2d_same && cr.d2h_same));
 	if (cr.link > 0)
@@ -137,6 +144,17 @@ static int copy_part(struct report *r, struct lab_ctx *c, struct check_samples *
 	return check_judge_copy(r, subject, &cr);
 }
 
+/* the hottest sample and every clock event reason seen, over the GPU's samples */
+static void sample_peaks(const struct check_samples *smp, struct check_load_gpu *lg)
+{
+	for (size_t i = 0; i < smp->n; i++) {
+		if (smp->s[i].temperature_c > lg->max_temperature_c)
+			lg->max_temperature_c = smp->s[i].temperature_c;
+		if (smp->s[i].reasons >= 0)
+			lg->clock_event_reasons = (lg->clock_event_reasons < 0 ? 0 : lg->clock_event_reasons) | smp->s[i].reasons;
+	}
+}
+
 static int one_gpu(struct report *r, struct cd_run *run, const struct gpu_info *gi, const struct check_load_opts *o,
 		   double share_s, struct cublas *blas, const char *blas_err, struct check_samples *smp,
 		   struct report_rec *row)
@@ -144,11 +162,13 @@ static int one_gpu(struct report *r, struct cd_run *run, const struct gpu_info *
 	char lerr[CD_ERRMSG] = "", subject[320];
 	struct check_mem_result m;
 	struct check_mem_run mr;
+	struct check_load_gpu lg;
 	struct lab_nvml nv;
 	struct lab_ctx c;
 	int rc;
 
 	gpu_subject(gi, subject, sizeof subject);
+	check_load_gpu_init(&lg, gi);
 	report_field(row, "GPU", "gpu_index", rv_int(gi->cuda_ordinal));
 	memset(&c, 0, sizeof c);
 	c.seed = o->seed;
@@ -156,6 +176,7 @@ static int one_gpu(struct report *r, struct cd_run *run, const struct gpu_info *
 	c.probe = &run->probe;
 	if (lab_open(&c, run->cu, gi->cuda_ordinal, lab_fatbin, lerr) != CD_OK) {
 		report_field(row, "note", "error", rv_str(lerr));
+		report_fields_keep(row, LT, &lg);
 		return CD_OK;
 	}
 	lab_nvml_open(&nv, c.nv, c.d, c.dev);
@@ -173,17 +194,23 @@ static int one_gpu(struct report *r, struct cd_run *run, const struct gpu_info *
 	}
 	report_fieldf(row, "tested (GiB)", "bytes", rv_int((long long)m.bytes), "%.1f", (double)m.bytes / (1ull << 30));
 	report_field(row, NULL, "passes", rv_int(mr.passes));
-	report_field(row, "errors", "errors", rv_int((long long)m.errors));
-	report_fieldf(row, "bandwidth (GB/s)", "bandwidth_bytes_per_s", rv_real(mr.bytes_per_s), "%.0f", mr.bytes_per_s / 1e9);
+	lg.mem_errors = (long long)m.errors;
+	lg.mem_bytes_per_s = mr.bytes_per_s;
+	report_one_field(row, LT, CLF_MEM_ERRORS, &lg);
+	report_one_fieldf(row, LT, CLF_MEM_BW, &lg, "%.0f", mr.bytes_per_s / 1e9);
 	report_field(row, NULL, "seconds", rv_real(mr.seconds));
 	if (mr.injected)
 		report_fieldf(row, "note", "injected_bitflips", rv_int(mr.injected), "%u bits flipped on purpose (CUDOCTOR_CHECK_INJECT)", mr.injected);
 	if ((rc = check_judge_memory(r, subject, &m)) == CD_OK &&
-	    (rc = gemm_part(r, &c, blas, blas_err, share_s * GEMM_SHARE, smp, subject, row)) == CD_OK &&
+	    (rc = gemm_part(r, &c, blas, blas_err, share_s * GEMM_SHARE, smp, subject, row, &lg)) == CD_OK &&
 	    (rc = check_judge_throttle(r, subject, smp->s, smp->n)) == CD_OK)
-		rc = copy_part(r, &c, smp, subject, row);
+		rc = copy_part(r, &c, smp, subject, row, &lg);
 	report_field(row, NULL, "samples", rv_int((long long)smp->n));
 out:
+	sample_peaks(smp, &lg);
+	report_one_json(row, LT, CLF_MAX_TEMP, &lg);
+	report_one_json(row, LT, CLF_REASONS, &lg);
+	report_fields_keep(row, LT, &lg);
 	lab_nvml_close(&nv);
 	lab_close(&c);
 	return rc;
