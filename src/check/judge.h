@@ -93,6 +93,7 @@ struct check_sample {
 	long long reasons;           /* clock event reasons mask (NVML_CLOCKS_EVENT_*) */
 	int sm_mhz, temperature_c;
 	long long power_mw;
+	double gemm_flops;           /* the rate of the GEMM batch it was taken during; 0 none */
 };
 
 /* load-throttled: warn when a sample under load carries a hardware or thermal slowdown

@@ -115,8 +115,20 @@ if 0 in gemm:
     else:
         fail.append("lab libraries measured no %s cuBLAS rate: %s" % (dt, sorted(meas)))
 
-# 3. the injected fault: three bits flipped between write and verify, caught and named
-j, rc, wall = run(["check", "--duration", "5"], {"CUDOCTOR_CHECK_INJECT": "bitflip"})
+# 3. the injected fault: three bits flipped between write and verify, caught and named; the
+# same run's --html page draws the four charts per GPU from the row's bounded timeline
+html = "/tmp/cudoctor-check-load-%d.html" % os.getpid()
+j, rc, wall = run(["--html", html, "check", "--duration", "5"], {"CUDOCTOR_CHECK_INJECT": "bitflip"})
+page = open(html).read() if os.path.exists(html) else ""
+for what in ("GEMM throughput under load", "SM clock under load", "temperature under load", "power under load"):
+    if what not in page:
+        fail.append("--html page has no chart '%s'" % what)
+tl = (j["load"].get("gpus") or [{}])[0].get("timeline", {})
+print("timeline: %d points; --html page %d bytes with %d figures" % (len(tl.get("t_s", [])), len(page), page.count("<figure>")))
+if not tl or len(tl["t_s"]) > 80 or not any(v for v in tl["gemm_flops"] if v):
+    fail.append("the row's timeline is missing, longer than 80 points or without a GEMM rate: %s" % tl)
+if os.path.exists(html):
+    os.remove(html)
 g0 = j["load"]["gpus"][0] if j["load"].get("gpus") else {}
 errs = [f for f in j["findings"] if f["id"] == "load-memory-errors" and f["severity"] == "error"]
 print("injected: %s flips, %s errors counted, exit %d, %.1f s" % (g0.get("injected_bitflips"), g0.get("errors"), rc, wall))

@@ -136,10 +136,10 @@ static void test_gemm(void **state)
 static void test_throttle(void **state)
 {
 	struct check_sample s[] = {
-		{ 0.5, NVML_CLOCKS_EVENT_GPU_IDLE, 1980, 38, 90000 },
-		{ 1.0, 0, 1980, 45, 480000 },
-		{ 1.5, NVML_CLOCKS_EVENT_SW_POWER_CAP, 1755, 61, 699000 },
-		{ 2.0, -1, -1, -1, -1 },
+		{ 0.5, NVML_CLOCKS_EVENT_GPU_IDLE, 1980, 38, 90000, 0 },
+		{ 1.0, 0, 1980, 45, 480000, 0 },
+		{ 1.5, NVML_CLOCKS_EVENT_SW_POWER_CAP, 1755, 61, 699000, 0 },
+		{ 2.0, -1, -1, -1, -1, 0 },
 	};
 	const struct finding *f;
 	struct report r;
@@ -157,7 +157,7 @@ static void test_throttle(void **state)
 
 	assert_int_equal(report_init(&r, "check"), CD_OK);
 	s[3] = (struct check_sample){ 2.0, NVML_CLOCKS_EVENT_SW_POWER_CAP | NVML_CLOCKS_EVENT_HW_THERMAL_SLOWDOWN, 1410,
-				      91, 701000 };
+				      91, 701000, 0 };
 	assert_int_equal(check_judge_throttle(&r, "GPU 0", s, 4), CD_OK);
 	f = report_find(&r, "load-throttled");
 	assert_non_null(f);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,12 +152,51 @@ static void test_load_metrics(void **state)
 	run_result_free(&c);
 }
 
+/* The timeline: 1000 readings 0.1 s apart (100 s) become at most CHECK_TIMELINE_POINTS
+ * points, each the mean of its part of the time span; a value never read stays NaN, and GEMM
+ * rates appear only where batches ran; no reading, no point */
+static void test_timeline(void **state)
+{
+	struct check_sample *s = calloc(1000, sizeof *s);
+	struct check_timeline *tl = calloc(1, sizeof *tl);
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(tl);
+	for (size_t i = 0; i < 1000; i++) {
+		s[i] = (struct check_sample){ 0.1 * (double)i, 0, 1980, 40 + (int)(i / 100), -1, 0 };
+		if (i >= 500)
+			s[i].gemm_flops = 700e12;
+	}
+	check_timeline_make(s, 1000, tl);
+	assert_int_equal(tl->n, CHECK_TIMELINE_POINTS);
+	for (size_t k = 0; k < tl->n; k++) {
+		assert_true(tl->sm_mhz[k] == 1980);
+		assert_true(isnan(tl->power_w[k]));
+		assert_true(tl->temperature_c[k] >= 40 && tl->temperature_c[k] <= 49);
+		assert_true(k == 0 || tl->t_s[k] > tl->t_s[k - 1]);
+		/* the memory-test half has no rate, the GEMM half all of it */
+		if (tl->t_s[k] < 49)
+			assert_true(isnan(tl->gemm_flops[k]));
+		if (tl->t_s[k] > 51)
+			assert_true(tl->gemm_flops[k] == 700e12);
+	}
+	assert_true(tl->t_s[0] < 1 && tl->t_s[tl->n - 1] > 99);
+	check_timeline_make(s, 1, tl);
+	assert_int_equal(tl->n, 1);
+	check_timeline_make(s, 0, tl);
+	assert_int_equal(tl->n, 0);
+	free(s);
+	free(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gemm_dtype),
 		cmocka_unit_test(test_samples),
 		cmocka_unit_test(test_load_metrics),
+		cmocka_unit_test(test_timeline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,6 +16,7 @@
 #include "lab/hostxfer.h"
 #include "lab/nvml_dev.h"
 #include "lab/sizing.h"
+#include "lab/svg.h"
 #include "probe/kmsg.h"
 #include "rules/rules.h"
 #include "util/err.h"
@@ -144,6 +145,88 @@ static int copy_part(struct report *r, struct lab_ctx *c, struct check_samples *
 	return check_judge_copy(r, subject, &cr);
 }
 
+/* n values as a JSON array, NaN as null; NULL when out of memory */
+static json_t *numbers(const double *v, size_t n, double scale)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < n; i++)
+		if (json_array_append_new(a, isnan(v[i]) ? json_null() : json_real(v[i] * scale)) != 0) {
+			json_decref(a);
+			a = NULL;
+		}
+	return a;
+}
+
+/* the timeline in the row's JSON: parallel arrays of at most CHECK_TIMELINE_POINTS */
+static void put_timeline(struct report_rec *row, const struct check_timeline *tl)
+{
+	json_t *o = json_object();
+
+	if (o) {
+		json_object_set_new(o, "t_s", numbers(tl->t_s, tl->n, 1));
+		json_object_set_new(o, "sm_mhz", numbers(tl->sm_mhz, tl->n, 1));
+		json_object_set_new(o, "temperature_c", numbers(tl->temperature_c, tl->n, 1));
+		json_object_set_new(o, "power_w", numbers(tl->power_w, tl->n, 1));
+		json_object_set_new(o, "gemm_flops", numbers(tl->gemm_flops, tl->n, 1));
+		if (json_object_size(o) != 5) {
+			json_decref(o);
+			o = NULL;
+		}
+	}
+	report_field(row, NULL, "timeline", rv_json(o));
+}
+
+/* One chart (HTML only) of one quantity of a GPU's timeline over the seconds of its load;
+ * none when no point is known. */
+static int timeline_figure(struct report *r, const char *subject, const char *what, const char *unit,
+			   const struct check_timeline *tl, const double *v, double scale)
+{
+	struct lab_plot *p = calloc(1, sizeof *p);
+	char caption[400], *svg;
+	bool any = false;
+	int rc;
+
+	if (!p)
+		return CD_ENOMEM;
+	for (size_t i = 0; i < tl->n; i++)
+		if (!isnan(v[i])) {
+			lab_plot_point(p, 0, what, tl->t_s[i], v[i] * scale);
+			any = true;
+		}
+	snprintf(caption, sizeof caption, "%s: %s under load", subject, what);
+	snprintf(p->title, sizeof p->title, "%s under load", what);
+	snprintf(p->xlabel, sizeof p->xlabel, "seconds on this GPU");
+	snprintf(p->ylabel, sizeof p->ylabel, "%s", unit);
+	svg = any ? lab_svg_render(p) : NULL;
+	rc = svg ? report_figure(r, caption, svg) : CD_OK;
+	free(svg);
+	free(p);
+	return rc;
+}
+
+/* GEMM throughput, SM clock, temperature and power over time, per GPU: charts the HTML page
+ * draws (--html), from the timelines the rows keep */
+static int timeline_figures(struct report *r, const struct gpu_probe *gp, const struct check_timeline *tls)
+{
+	int rc = CD_OK;
+
+	for (size_t i = 0, k = 0; i < gp->n_gpus && rc == CD_OK; i++) {
+		char subject[320];
+
+		if (gp->gpus[i].cuda_ordinal < 0)
+			continue;
+		gpu_subject(&gp->gpus[i], subject, sizeof subject);
+		if ((rc = timeline_figure(r, subject, "GEMM throughput", "TFLOP/s", &tls[k], tls[k].gemm_flops, 1e-12)) ==
+			    CD_OK &&
+		    (rc = timeline_figure(r, subject, "SM clock", "MHz", &tls[k], tls[k].sm_mhz, 1)) == CD_OK &&
+		    (rc = timeline_figure(r, subject, "temperature", "C", &tls[k], tls[k].temperature_c, 1)) == CD_OK)
+			rc = timeline_figure(r, subject, "power", "W", &tls[k], tls[k].power_w, 1);
+		k++;
+	}
+	return rc;
+}
+
 /* the hottest sample and every clock event reason seen, over the GPU's samples */
 static void sample_peaks(const struct check_samples *smp, struct check_load_gpu *lg)
 {
@@ -157,7 +240,7 @@ static void sample_peaks(const struct check_samples *smp, struct check_load_gpu 
 
 static int one_gpu(struct report *r, struct cd_run *run, const struct gpu_info *gi, const struct check_load_opts *o,
 		   double share_s, struct cublas *blas, const char *blas_err, struct check_samples *smp,
-		   struct report_rec *row)
+		   struct report_rec *row, struct check_timeline *tl)
 {
 	char lerr[CD_ERRMSG] = "", subject[320];
 	struct check_mem_result m;
@@ -208,6 +291,8 @@ static int one_gpu(struct report *r, struct cd_run *run, const struct gpu_info *
 	report_field(row, NULL, "samples", rv_int((long long)smp->n));
 out:
 	sample_peaks(smp, &lg);
+	check_timeline_make(smp->s, smp->n, tl);
+	put_timeline(row, tl);
 	report_one_json(row, LT, CLF_MAX_TEMP, &lg);
 	report_one_json(row, LT, CLF_REASONS, &lg);
 	report_fields_keep(row, LT, &lg);
@@ -221,6 +306,7 @@ int check_load(struct report *r, struct cd_run *run, const struct check_load_opt
 {
 	struct report_rec top, load, gpus, row;
 	struct check_samples *smp = NULL;
+	struct check_timeline *tls = NULL; /* one per CUDA GPU, for the charts */
 	struct cublas blas;
 	char blas_err[CD_ERRMSG] = "";
 	bool have_blas = false;
@@ -249,7 +335,8 @@ int check_load(struct report *r, struct cd_run *run, const struct check_load_opt
 	report_field(&load, "state", "state", rv_str("run"));
 	smp = malloc(sizeof *smp);
 	after = malloc(sizeof *after);
-	if (!smp || !after) {
+	tls = calloc(n, sizeof *tls);
+	if (!smp || !after || !tls) {
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		goto end;
 	}
@@ -259,13 +346,13 @@ int check_load(struct report *r, struct cd_run *run, const struct check_load_opt
 	/* one libcublas for every GPU; without it the memory test still runs */
 	have_blas = cublas_find_load(&blas, blas_err) == CD_OK;
 	report_rec_table(&load, "gpus", sizeof headers / sizeof headers[0], headers, &gpus);
-	for (size_t i = 0; i < run->probe.n_gpus && rc == CD_OK; i++) {
+	for (size_t i = 0, k = 0; i < run->probe.n_gpus && rc == CD_OK; i++) {
 		if (run->probe.gpus[i].cuda_ordinal < 0)
 			continue;
 		report_rec_item(&gpus, &row);
 		prog.phase = "opening the GPU";
 		rc = one_gpu(r, run, &run->probe.gpus[i], o, o->budget_s / (double)n, have_blas ? &blas : NULL, blas_err,
-			     smp, &row);
+			     smp, &row, &tls[k++]);
 		if (report_rec_end(&row) != CD_OK && rc == CD_OK)
 			rc = row.rc;
 		prog.gpu++;
@@ -292,5 +379,8 @@ end:
 		rc = load.rc;
 	if (report_rec_end(&top) != CD_OK && rc == CD_OK)
 		rc = top.rc;
+	if (rc == CD_OK && tls)
+		rc = timeline_figures(r, &run->probe, tls);
+	free(tls);
 	return rc;
 }
