@@ -62,21 +62,39 @@ static void progress_phase(struct check_samples *smp, const char *phase)
 static const char *const headers[] = { "GPU", "tested (GiB)", "errors", "bandwidth (GB/s)", "GEMM", "TFLOP/s",
 				       "of theory", "mismatches", "H2D / D2H (GB/s)", "of link", "note" };
 
-/* the GEMM stress's part of a row and its verdicts */
 #define LT (&check_load_gpu_field_table)
 
-static int gemm_part(struct report *r, struct lab_ctx *c, struct cublas *blas, const char *blas_err, double seconds,
+/* One libcublas for every GPU, loaded when the first GPU's tests reach the GEMM stress (a run
+ * whose GPUs never open loads none); without it the memory test still runs. */
+struct blas_once {
+	bool tried, ok;
+	struct cublas b;
+	char err[CD_ERRMSG];
+};
+
+static struct cublas *blas_get(struct blas_once *bo)
+{
+	if (!bo->tried) {
+		bo->tried = true;
+		bo->ok = cublas_find_load(&bo->b, bo->err) == CD_OK;
+	}
+	return bo->ok ? &bo->b : NULL;
+}
+
+/* the GEMM stress's part of a row and its verdicts */
+static int gemm_part(struct report *r, struct lab_ctx *c, struct blas_once *bo, double seconds,
 		     struct check_samples *smp, const char *subject, struct report_rec *row, struct check_load_gpu *lg)
 {
 	struct check_gemm_opts go = { .seconds = seconds, .n = c->info.free_mem > (4ull << 30) ? 8192 : 4096,
 				      .samples = smp };
 	struct check_gemm_result gr;
 	struct check_gemm_run grun;
+	struct cublas *blas = blas_get(bo);
 	char lerr[CD_ERRMSG] = "";
 	double theory;
 
 	if (!blas) {
-		report_field(row, "note", "gemm_error", rv_str(blas_err));
+		report_field(row, "note", "gemm_error", rv_str(bo->err));
 		return CD_OK;
 	}
 	progress_phase(smp, "GEMM stress");
@@ -239,7 +257,7 @@ static void sample_peaks(const struct check_samples *smp, struct check_load_gpu 
 }
 
 static int one_gpu(struct report *r, struct cd_run *run, const struct gpu_info *gi, const struct check_load_opts *o,
-		   double share_s, struct cublas *blas, const char *blas_err, struct check_samples *smp,
+		   double share_s, struct blas_once *bo, struct check_samples *smp,
 		   struct report_rec *row, struct check_timeline *tl)
 {
 	char lerr[CD_ERRMSG] = "", subject[320];
@@ -285,7 +303,7 @@ static int one_gpu(struct report *r, struct cd_run *run, const struct gpu_info *
 	if (mr.injected)
 		report_fieldf(row, "note", "injected_bitflips", rv_int(mr.injected), "%u bits flipped on purpose (CUDOCTOR_CHECK_INJECT)", mr.injected);
 	if ((rc = check_judge_memory(r, subject, &m)) == CD_OK &&
-	    (rc = gemm_part(r, &c, blas, blas_err, share_s * GEMM_SHARE, smp, subject, row, &lg)) == CD_OK &&
+	    (rc = gemm_part(r, &c, bo, share_s * GEMM_SHARE, smp, subject, row, &lg)) == CD_OK &&
 	    (rc = check_judge_throttle(r, subject, smp->s, smp->n)) == CD_OK)
 		rc = copy_part(r, &c, smp, subject, row, &lg);
 	report_field(row, NULL, "samples", rv_int((long long)smp->n));
@@ -307,9 +325,7 @@ int check_load(struct report *r, struct cd_run *run, const struct check_load_opt
 	struct report_rec top, load, gpus, row;
 	struct check_samples *smp = NULL;
 	struct check_timeline *tls = NULL; /* one per CUDA GPU, for the charts */
-	struct cublas blas;
-	char blas_err[CD_ERRMSG] = "";
-	bool have_blas = false;
+	struct blas_once bo = { 0 };
 	struct kmsg_events *after = NULL;
 	struct load_progress prog = { .on = o->progress, .start = lab_now_s(), .budget_s = o->budget_s,
 				      .phase = "opening the GPU" };
@@ -343,15 +359,13 @@ int check_load(struct report *r, struct cd_run *run, const struct check_load_opt
 	smp->tick = progress_tick;
 	smp->tick_user = &prog;
 	prog.n_gpus = n;
-	/* one libcublas for every GPU; without it the memory test still runs */
-	have_blas = cublas_find_load(&blas, blas_err) == CD_OK;
 	report_rec_table(&load, "gpus", sizeof headers / sizeof headers[0], headers, &gpus);
 	for (size_t i = 0, k = 0; i < run->probe.n_gpus && rc == CD_OK; i++) {
 		if (run->probe.gpus[i].cuda_ordinal < 0)
 			continue;
 		report_rec_item(&gpus, &row);
 		prog.phase = "opening the GPU";
-		rc = one_gpu(r, run, &run->probe.gpus[i], o, o->budget_s / (double)n, have_blas ? &blas : NULL, blas_err,
+		rc = one_gpu(r, run, &run->probe.gpus[i], o, o->budget_s / (double)n, &bo,
 			     smp, &row, &tls[k++]);
 		if (report_rec_end(&row) != CD_OK && rc == CD_OK)
 			rc = row.rc;
@@ -371,8 +385,8 @@ int check_load(struct report *r, struct cd_run *run, const struct check_load_opt
 			rc = check_judge_new_xid(r, before, after, &run->probe);
 	}
 end:
-	if (have_blas)
-		cublas_unload(&blas);
+	if (bo.ok)
+		cublas_unload(&bo.b);
 	free(smp);
 	free(after);
 	if (report_rec_end(&load) != CD_OK && rc == CD_OK)
