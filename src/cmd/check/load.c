@@ -1,5 +1,7 @@
 /* check's load part: each CUDA GPU in turn gets its share of the budget for the memory test,
- * with NVML sampled while the kernels run; the kernel log is read again after the last. */
+ * the GEMM stress and the host-device copies, with NVML sampled while the kernels run (a
+ * progress line on a terminal; a bounded timeline per row, charted for --html); the kernel
+ * log is read again after the last. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
