@@ -332,6 +332,29 @@ static void test_load_part(void **state)
 	run_result_free(&r);
 }
 
+/* The load's progress line: on a terminal (tests/unit/pty_run.py, the delay moved to 0 s) it
+ * names the GPU, the test and the seconds of the budget, and is erased at the end; piped,
+ * stderr holds none of it. The fake driver loads no kernels, so each GPU stops at opening. */
+static void test_progress_line(void **state)
+{
+	const char *pty_argv[] = { "/usr/bin/python3", CUDOCTOR_SOURCE_DIR "/tests/unit/pty_run.py", "err", "0",
+				   CUDOCTOR_BINARY, "check", NULL };
+	const char *argv[] = { CUDOCTOR_BINARY, "check", NULL };
+	const char *env[] = { QUIET_ENV, "CUDOCTOR_PROGRESS_AFTER=0", NULL };
+	struct run_result t, p;
+
+	(void)state;
+	write_file("dev/kmsg", "6,1,1000,-;Linux version 6.8.0\n");
+	write_file("proc/modules", "nvidia 1 0 - Live 0x0\nnvidia_uvm 1 0 - Live 0x0\n");
+	assert_int_equal(testlib_run(pty_argv, env, NULL, &t), 0);
+	assert_non_null(strstr(t.out, "\r\033[Kcheck: GPU 0 (1 of 2), opening the GPU, 0 of 300 s"));
+	assert_true(strlen(t.out) >= 4 && strcmp(t.out + strlen(t.out) - 4, "\r\033[K") == 0);
+	assert_int_equal(testlib_run(argv, env, NULL, &p), 0);
+	assert_null(strstr(p.err, "check: GPU"));
+	run_result_free(&t);
+	run_result_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -340,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_nouveau_env_restricted),
 		cmocka_unit_test(test_no_driver),
 		cmocka_unit_test(test_load_part),
+		cmocka_unit_test(test_progress_line),
 	};
 
 	return cmocka_run_group_tests(tests, make_root, remove_root);

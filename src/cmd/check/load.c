@@ -20,7 +20,9 @@
 #include "lab/sizing.h"
 #include "lab/svg.h"
 #include "probe/kmsg.h"
+#include "report/progress.h"
 #include "rules/rules.h"
+#include "util/clock.h"
 #include "util/err.h"
 
 /* The parts of a GPU's share; the rest covers opening the context, allocating, loading
@@ -31,26 +33,22 @@
 #define COPY_BYTES ((size_t)512 << 20)
 #define COPY_REPS 5
 
-/* The progress line on stderr: which GPU, which test, the seconds spent of the budget. */
+/* The progress line on stderr (report/progress.h): which GPU, which test, the seconds spent
+ * of the budget. */
 struct load_progress {
-	bool on, shown;
-	double start, last, budget_s;
-	size_t gpu, n_gpus;
+	struct progress_line line;
+	double budget_s;
+	size_t gpu, n_gpus;         /* the GPU's place in the run, from 0 */
+	int ordinal;                /* its CUDA ordinal, as the rows and findings name it */
 	const char *phase;
 };
 
 static void progress_tick(void *user)
 {
 	struct load_progress *p = user;
-	double t = lab_now_s();
 
-	if (!p->on || t - p->start < 1.0 || (p->shown && t - p->last < 0.1))
-		return;
-	fprintf(stderr, "\r\033[Kcheck: GPU %zu of %zu, %s, %.0f of %.0f s", p->gpu + 1, p->n_gpus, p->phase, t - p->start,
-		p->budget_s);
-	fflush(stderr);
-	p->shown = true;
-	p->last = t;
+	progress_say(&p->line, "check: GPU %d (%zu of %zu), %s, %.0f of %.0f s", p->ordinal, p->gpu + 1, p->n_gpus,
+		     p->phase, cd_now_s() - p->line.start, p->budget_s);
 }
 
 static void progress_phase(struct check_samples *smp, const char *phase)
@@ -329,8 +327,7 @@ int check_load(struct report *r, struct cd_run *run, const struct check_load_opt
 	struct check_timeline *tls = NULL; /* one per CUDA GPU, for the charts */
 	struct blas_once bo = { 0 };
 	struct kmsg_events *after = NULL;
-	struct load_progress prog = { .on = o->progress, .start = lab_now_s(), .budget_s = o->budget_s,
-				      .phase = "opening the GPU" };
+	struct load_progress prog = { .budget_s = o->budget_s, .phase = "opening the GPU" };
 	const char *why = NULL;
 	size_t n = 0;
 	int rc = CD_OK;
@@ -361,22 +358,21 @@ int check_load(struct report *r, struct cd_run *run, const struct check_load_opt
 	smp->tick = progress_tick;
 	smp->tick_user = &prog;
 	prog.n_gpus = n;
+	progress_start(&prog.line, o->progress, "check");
 	report_rec_table(&load, "gpus", sizeof headers / sizeof headers[0], headers, &gpus);
 	for (size_t i = 0, k = 0; i < run->probe.n_gpus && rc == CD_OK; i++) {
 		if (run->probe.gpus[i].cuda_ordinal < 0)
 			continue;
 		report_rec_item(&gpus, &row);
-		prog.phase = "opening the GPU";
+		prog.ordinal = run->probe.gpus[i].cuda_ordinal;
+		progress_phase(smp, "opening the GPU");
 		rc = one_gpu(r, run, &run->probe.gpus[i], o, o->budget_s / (double)n, &bo,
 			     smp, &row, &tls[k++]);
 		if (report_rec_end(&row) != CD_OK && rc == CD_OK)
 			rc = row.rc;
 		prog.gpu++;
 	}
-	if (prog.shown) {
-		fputs("\r\033[K", stderr);
-		fflush(stderr);
-	}
+	progress_end(&prog.line);
 	if (report_rec_end(&gpus) != CD_OK && rc == CD_OK)
 		rc = gpus.rc;
 	/* an Xid the load provoked: the log read again, compared with the read before */
