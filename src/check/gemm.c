@@ -139,6 +139,7 @@ int check_gemm(struct lab_ctx *c, struct cublas *b, const struct check_gemm_opts
 			run->first_flops = rate;
 		run->last_flops = rate;
 		rates[run->batches % LAST_BATCHES] = rate;
+		check_samples_gemm(o->samples, rate);
 		run->batches++;
 	} while (lab_now_s() - t0 < o->seconds);
 	run->seconds = lab_now_s() - t0;

@@ -8,6 +8,7 @@
 
 #include "facts/deploy.h"
 #include "facts/driver.h"
+#include "lab/judge.h"
 #include "report/report.h"
 
 /* The memory test's patterns, in the order a pass writes them. */
@@ -69,12 +70,30 @@ double check_gemm_theory(const struct check_gemm_result *g);
  * theory at the measured clock. CD_OK or CD_ENOMEM. */
 int check_judge_gemm(struct report *r, const char *subject, const struct check_gemm_result *g);
 
+/* The pinned host<->device copies on one GPU (lab host-transfer's copy, lab/hostxfer.h). */
+struct check_copy_result {
+	size_t bytes;                /* per copy */
+	double h2d, d2h;             /* bytes/s */
+	bool h2d_same, d2h_same;     /* every byte arrived as sent */
+	int gen, width;              /* the PCIe link read after the copies; 0 unknown */
+	double link;                 /* its bytes/s per direction after line coding; 0 unknown */
+};
+
+/* lab host-transfer's band: pinned copies reach HOSTXFER_MIN_OF_LINK of the link each way */
+#define CHECK_COPY_MIN_OF_LINK HOSTXFER_MIN_OF_LINK
+
+/* load-copy-corrupt (error) when a direction's bytes arrived different; load-copy-slow (warn,
+ * with the ratio) when the slower direction is below CHECK_COPY_MIN_OF_LINK of the link's
+ * rate. Nothing is judged against an unknown link. CD_OK or CD_ENOMEM. */
+int check_judge_copy(struct report *r, const char *subject, const struct check_copy_result *c);
+
 /* NVML read during the load, once per sample; a field is -1 when NVML did not give it. */
 struct check_sample {
 	double t_s;                  /* since the load started */
 	long long reasons;           /* clock event reasons mask (NVML_CLOCKS_EVENT_*) */
 	int sm_mhz, temperature_c;
 	long long power_mw;
+	double gemm_flops;           /* the rate of the GEMM batch it was taken during; 0 none */
 };
 
 /* load-throttled: warn when a sample under load carries a hardware or thermal slowdown
@@ -82,7 +101,7 @@ struct check_sample {
  * temperature); info when only the power cap held clocks down. CD_OK or CD_ENOMEM. */
 int check_judge_throttle(struct report *r, const char *subject, const struct check_sample *s, size_t n);
 
-/* load-new-xid (error) for each kernel-log event that appeared or repeated between the
+/* load-new-xid (error; info for an Xid the catalogue says to ignore) for each kernel-log event that appeared or repeated between the
  * reads before and after the load (both must have been read: the caller says otherwise),
  * on the GPU the event names when gp lists it. CD_OK or CD_ENOMEM. */
 int check_judge_new_xid(struct report *r, const struct kmsg_events *before, const struct kmsg_events *after,

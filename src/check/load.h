@@ -16,6 +16,9 @@ struct check_samples {
 	double t0;                  /* lab_now_s() when the load started */
 	size_t n;
 	struct check_sample s[CHECK_MAX_SAMPLES];
+	/* called at every offer, sampled or not (NULL: none): the command's progress line */
+	void (*tick)(void *user);
+	void *tick_user;
 };
 /* Reads v now into s; fields NVML does not give stay -1. */
 void check_sample_take(const struct lab_nvml *v, double t_s, struct check_sample *s);
@@ -23,6 +26,21 @@ void check_sample_take(const struct lab_nvml *v, double t_s, struct check_sample
  * or sm is full: at most 10 a second, so a 5-minute run fits. */
 #define CHECK_SAMPLE_EVERY_S 0.1
 void check_samples_add(struct check_samples *sm);
+
+/* Gives the newest sample the rate of the GEMM batch it was taken during (known once the
+ * batch is done); NULL or no sample: nothing. */
+void check_samples_gemm(struct check_samples *sm, double flops);
+
+/* One GPU's samples as the report keeps them and its charts draw them: the time they span cut
+ * in CHECK_TIMELINE_POINTS equal parts, a point per part that holds samples, each value the
+ * mean of the part's known ones (NaN when none is known). */
+#define CHECK_TIMELINE_POINTS 80
+struct check_timeline {
+	size_t n;
+	double t_s[CHECK_TIMELINE_POINTS], sm_mhz[CHECK_TIMELINE_POINTS], temperature_c[CHECK_TIMELINE_POINTS],
+		power_w[CHECK_TIMELINE_POINTS], gemm_flops[CHECK_TIMELINE_POINTS];
+};
+void check_timeline_make(const struct check_sample *s, size_t n, struct check_timeline *tl);
 
 struct check_mem_opts {
 	double seconds;          /* passes repeat until this is spent; at least one pass */

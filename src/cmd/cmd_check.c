@@ -1,7 +1,7 @@
 /* `cudoctor check`: whether this machine is deployed so that GPU work runs reliably (DCGM's
  * level-1 list): the kernel log's Xid events, nouveau, the environment, device nodes,
- * persistence, and each GPU's health as the driver reports it; with --load, --quick or
- * --duration, the load tests too (cmd/check/load.c). */
+ * persistence, and each GPU's health as the driver reports it; then the load tests
+ * (cmd/check/load.c) within a budget, unless --no-load. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,7 +99,7 @@ static int put_facts(struct report *r, const struct deploy_info *d, const struct
 	return report_rec_end(&top) != CD_OK ? top.rc : rc;
 }
 
-enum { O_LOAD = 1, O_QUICK, O_DURATION };
+enum { O_LOAD = 1, O_NO_LOAD, O_QUICK, O_DURATION };
 
 /* budgets for all GPUs together */
 #define LOAD_DEFAULT_S 300.0
@@ -107,31 +107,43 @@ enum { O_LOAD = 1, O_QUICK, O_DURATION };
 
 static const struct cli_opt check_opts[] = {
 	CMD_OPT_FORMAT_ENTRY,
-	{ .id = O_LOAD, .long_name = "load", .help = "also run the load tests (at most 5 minutes for all GPUs)" },
+	{ .id = O_LOAD, .long_name = "load", .help = "run the load tests in at most 5 minutes for all GPUs (the default)" },
+	{ .id = O_NO_LOAD, .long_name = "no-load",
+	  .help = "the deployment checks alone: read only, no load tests and no GPU work" },
 	{ .id = O_QUICK, .long_name = "quick", .help = "the load tests in at most 60 s for all GPUs" },
 	{ .id = O_DURATION, .long_name = "duration", .arg = CLI_REQUIRED, .metavar = "S",
 	  .help = "the load tests in at most S seconds for all GPUs" },
 	{ 0 },
 };
 
-/* the load tests' budget from the options: 0 when none asked for them */
+/* the load tests' budget from the options: 5 minutes unless --quick or --duration says
+ * otherwise, 0 with --no-load (which no budget option may join) */
 static int load_budget(const struct cd_globals *g, double *budget, char *err)
 {
-	*budget = 0;
+	const char *asked = NULL;
+	bool no_load = false;
+
+	*budget = LOAD_DEFAULT_S;
 	for (size_t i = 0; i < g->args->n; i++) {
 		const char *v = g->args->v[i].value;
 		char *end;
 
 		switch (g->args->v[i].opt->id) {
-		case O_LOAD: *budget = *budget > 0 ? *budget : LOAD_DEFAULT_S; break;
-		case O_QUICK: *budget = LOAD_QUICK_S; break;
+		case O_LOAD: asked = asked ? asked : "--load"; break;
+		case O_NO_LOAD: no_load = true; break;
+		case O_QUICK: *budget = LOAD_QUICK_S; asked = "--quick"; break;
 		case O_DURATION:
 			*budget = strtod(v, &end);
 			if (end == v || *end || !(*budget >= 1 && *budget <= 86400))
 				return cd_fail(err, CD_EUSAGE, "--duration wants seconds from 1 to 86400, not '%.40s'", v);
+			asked = "--duration";
 			break;
 		}
 	}
+	if (no_load && asked)
+		return cd_fail(err, CD_EUSAGE, "--no-load and %s contradict each other: choose one", asked);
+	if (no_load)
+		*budget = 0;
 	return CD_OK;
 }
 
@@ -157,7 +169,7 @@ static int check_run(struct report *r, int argc, char **argv, const struct cd_gl
 	if (budget > 0) {
 		const char *inj = os_getenv("CUDOCTOR_CHECK_INJECT");
 		struct check_load_opts o = { .budget_s = budget, .inject = inj && strcmp(inj, "bitflip") == 0,
-					     .seed = (unsigned long long)time(NULL) };
+					     .progress = g->stderr_is_tty, .seed = (unsigned long long)time(NULL) };
 		if ((rc = check_load(r, run, &o, &d.kmsg, err)) != CD_OK)
 			return rc;
 	}
@@ -167,7 +179,7 @@ static int check_run(struct report *r, int argc, char **argv, const struct cd_gl
 const struct cd_command cmd_check = {
 	.name = "check",
 	.summary = "deployment checks: kernel-log Xid events, nouveau, environment, device nodes, GPU health",
-	.usage = "cudoctor check [--load | --quick | --duration S] [--format prometheus]",
+	.usage = "cudoctor check [--quick | --duration S | --no-load] [--format prometheus]",
 	.opts = check_opts,
 	.help = "Checks whether this machine is set up so that GPU work runs reliably, the list of "
 		"DCGM's deployment level (docs/check.md): the kernel log's NVIDIA events read from "
@@ -177,26 +189,30 @@ const struct cd_command cmd_check = {
 		"CUDA behaves (CUDA_LAUNCH_BLOCKING, CUDA_CACHE_DISABLE, CUDA_INJECTION64_PATH, ... and "
 		"CUDA_VISIBLE_DEVICES), the /dev/nvidia* nodes, persistence mode, and each GPU's health "
 		"as NVML reports it (lost, ECC errors, retired or remapped memory pending, PCIe link, "
-		"clock throttling). Without the options below it reads only and starts no GPU work.\n\n"
-		"With --load (at most 5 minutes), --quick (at most 60 s) or --duration S, the budget "
-		"for all GPUs together, check also runs the load tests on each GPU CUDA lists, one "
-		"after the other: a memory test over most of the free memory (patterns 0, ~0, "
+		"clock throttling). With --no-load that is all: it reads only and starts no GPU work.\n\n"
+		"Otherwise, when CUDA can use a GPU, check then runs the load tests within a budget "
+		"for all GPUs together (5 minutes; --quick 60 s; --duration S; --load names the "
+		"default), with a progress line on stderr when it is a terminal, on each GPU CUDA "
+		"lists, one after the other: a memory test over most of the free memory (patterns 0, ~0, "
 		"0x55.., 0xAA.., walking ones and address-in-address, every word verified on the GPU, "
 		"the first errors recorded with their offsets and bits; its bandwidth reported), "
 		"then a GEMM stress (cuBLAS in the GPU's fastest GemmEx type: bf16, else fp16, else "
 		"fp32; every result compared on the GPU with the first; the rate per batch against "
 		"SMs x the measured SM clock x the type's FLOP per clock), with NVML's clock event "
-		"reasons, SM clock, temperature and power sampled while both run, and the kernel log "
-		"read again after. Without a GPU that CUDA can use, one line "
-		"says the load tests did not run.\n\n"
-		"Findings: xid-errors (error for a hardware or driver Xid, a fatal SXid or a GPU fallen "
-		"off the bus; warn for an application's Xid), kernel-log-unread (info: the kernel "
+		"reasons, SM clock, temperature and power sampled while both run, pinned host-device "
+		"copies each way against the PCIe link, and the kernel log read again after. Without "
+		"a GPU that CUDA can use, one line says the load tests did not run.\n\n"
+		"Findings: xid-errors, graded by the immediate action NVIDIA's Xid catalogue gives "
+		"each Xid (error for a GPU reset, a reboot or a workflow, a fatal SXid and a GPU fallen "
+		"off the bus; warn for RESTART_APP, an application's fault the GPU survives; info for "
+		"IGNORE and Xid 45 alone), kernel-log-unread (info: the kernel "
 		"restricts its log to root), nouveau-loaded, cuda-env, visible-devices-invalid, "
 		"device-nodes, persistence-off, gpu-lost, ecc-errors, retired-pages-pending, "
 		"pcie-link-degraded, clocks-throttled, and the driver rules every command runs. "
 		"The load tests add load-memory-errors (error), load-gemm-mismatch (error), "
 		"load-gemm-slow (warn: below 70% of the theory at the measured clock), load-throttled (warn for a hardware "
-		"or thermal slowdown under load, info for the power cap) and load-new-xid (error). "
+		"or thermal slowdown under load, info for the power cap), load-copy-corrupt (error), "
+		"load-copy-slow (warn: below 63% of the PCIe link) and load-new-xid (error; info for an Xid the catalogue says to ignore). "
 		"doctor runs the kernel-log, nouveau and environment checks too.",
 	.notes = "Files: /dev/kmsg (read without blocking, at most 8 MiB) and /proc/modules, under "
 		 "CUDOCTOR_HOST_ROOT when it is set. CUDOCTOR_CHECK_INJECT=bitflip (for tests) makes "

@@ -25,17 +25,19 @@ static const char fleet_help[] =
 	"Judges many nodes at once: what differs between them (driver and its CUDA version, GPU "
 	"models and counts, toolkit, CUDA runtime, PyTorch, NCCL, MIG, persistence and ECC modes), "
 	"every node's error and warn findings grouped by id with compact node lists "
-	"(node[03,17]), outliers in lab numbers by median and MAD, and the Slurm commands that "
+	"(node[03,17]), outliers in lab numbers by median and MAD, GPUs whose check load "
+	"results lie far below the fleet's (fleet-check-slow), and the Slurm commands that "
 	"drain the nodes with errors (scontrol update nodename=... state=drain reason=...).\n"
 	"\n"
-	"With FILE...: reads `cudoctor --json doctor`, `devices` and `lab` reports gathered any "
-	"way (srun cudoctor --json doctor > $(hostname).json). A report's node is the one it "
+	"With FILE...: reads `cudoctor --json doctor`, `devices`, `lab` and `check` reports gathered any "
+	"way (srun cudoctor --json doctor > $(hostname).json; srun cudoctor --json check > "
+	"$(hostname).check.json for the load results). A report's node is the one it "
 	"names, else the file name without its extension; several reports of one node merge. "
 	"A file that is not JSON, truncated, from another tool, or from a newer major version of "
 	"cudoctor is named and skipped (finding fleet-report-skipped).\n"
 	"\n"
 	"Under an MPI launcher (no FILE): the ranks of each node elect a leader, which runs doctor "
-	"and devices (and the labs) on its node; rank 0 gathers the reports and prints the fleet's. "
+	"and devices (and the labs, and with --check check's load tests) on its node; rank 0 gathers the reports and prints the fleet's. "
 	"Needs the MPI plug-in libcudoctor-fleet-mpi.so (built where mpicc exists), found beside "
 	"cudoctor, in plugins/ there, in ../lib/cudoctor, or named by CUDOCTOR_FLEET_MPI.";
 
@@ -45,12 +47,16 @@ static const char fleet_notes[] =
 	"Exit status: 0 no error finding on any node, 1 an error finding, 2 usage, 3 cudoctor failed.\n"
 	"Linux only: on Windows it says so and exits 2.";
 
-enum { O_LABS = 1, O_QUICK, O_NCCL, O_ROUNDS, O_NCCL_SIZE, O_TIMEOUT, O_PROMETHEUS, O_SAVE };
+enum { O_LABS = 1, O_QUICK, O_CHECK, O_NCCL, O_ROUNDS, O_NCCL_SIZE, O_TIMEOUT, O_PROMETHEUS, O_SAVE };
 
 static const struct cli_opt fleet_opts[] = {
 	{ .id = O_LABS, .long_name = "labs", .arg = CLI_REQUIRED, .metavar = "LIST",
 	  .help = "also run these labs (e.g. bandwidth,host-transfer) on each GPU of each node", .complete = CLI_C_LAB },
-	{ .id = O_QUICK, .long_name = "quick", .help = "the labs' short runs" },
+	{ .id = O_QUICK, .long_name = "quick", .help = "the labs' short runs, and check's load tests in 60 s" },
+	{ .id = O_CHECK, .long_name = "check",
+	  .help = "also run cudoctor check on each node, its load tests within 5 minutes for all the node's "
+		  "GPUs (60 s with --quick), and compare each GPU's memory test, GEMM and copy rates across the "
+		  "nodes: a GPU far below the median is fleet-check-slow, with its drain line" },
 	{ .id = O_NCCL, .long_name = "nccl", .arg = CLI_OPTIONAL, .metavar = "MODE",
 	  .help = "also NCCL across the ranks, one GPU per rank (its place on its host picks the device). "
 		  "--nccl (allreduce): one all-reduce of every rank, floats verified, 1 MiB to 256 MiB within "
@@ -182,6 +188,7 @@ static int parse_opts(struct fleet_opts *o, struct report *r, const struct cd_gl
 		switch (g->args->v[i].opt->id) {
 		case O_LABS: rc = parse_labs(o, v, err); break;
 		case O_QUICK: o->quick = true; break;
+		case O_CHECK: o->check = true; break;
 		case O_NCCL:
 			o->nccl = true;
 			o->pairs = v && strcmp(v, "pairs") == 0;
@@ -224,8 +231,9 @@ static int fleet_run(struct report *r, int argc, char **argv, const struct cd_gl
 	if ((rc = parse_opts(&o, r, g, err)) != CD_OK)
 		return rc;
 	if (argc > 1) {
-		if (o.n_labs || o.nccl)
-			return cd_fail(err, CD_EUSAGE, "--labs and --nccl run under an MPI launcher; reports given as files are read as they are");
+		if (o.n_labs || o.nccl || o.check)
+			return cd_fail(err, CD_EUSAGE, "--labs, --check and --nccl run under an MPI launcher; reports given as "
+				       "files are read as they are (check reports' load results are compared)");
 		return read_files(r, argc - 1, argv + 1, &o, g, err);
 	}
 	if (!fleet_under_launcher())
@@ -238,7 +246,7 @@ const struct cd_command cmd_fleet = {
 	.name = "fleet",
 	.summary = "many nodes judged together: from --json reports, or under mpirun / srun",
 	.usage = "cudoctor [GLOBAL OPTIONS] fleet FILE...\n"
-		 "       cudoctor [GLOBAL OPTIONS] fleet [--labs LIST [--quick]] [--nccl[=pairs]] [--timeout S] "
+		 "       cudoctor [GLOBAL OPTIONS] fleet [--labs LIST] [--check] [--quick] [--nccl[=pairs]] [--timeout S] "
 		 "(under mpirun -n N or srun --mpi=pmix)",
 	.help = fleet_help,
 	.notes = fleet_notes,

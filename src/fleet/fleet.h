@@ -34,17 +34,21 @@ struct fleet_finding {
 	char *fix;          /* the node's fix lines, '\n'-joined ("" when none) */
 };
 
-/* One measured number: a lab's measurement on one GPU of the node. */
+/* One measured number: a lab's measurement, or a check load result, on one GPU of the node. */
 struct fleet_sample {
-	char *metric;       /* "bandwidth: device-to-device copy" */
+	char *metric;       /* "bandwidth: device-to-device copy"; check's: FLEET_CHECK_METRIC "..." */
 	char *unit;         /* "GB/s" */
 	int gpu;            /* CUDA ordinal, -1 when the report does not say */
 	double value;
 };
 
+/* The prefix of the samples read from check's load rows: rates, where lower is slower, so a
+ * GPU far below the fleet's median is a slow GPU (fleet-check-slow) rather than an outlier. */
+#define FLEET_CHECK_METRIC "check: "
+
 /* The reports a node's view is made of: the newest of each command, kept apart so that an
  * older one never mixes into the view (docs/fleet.md "Several reports of one node"). */
-enum fleet_part { FP_DOCTOR, FP_DEVICES, FP_LAB, FP_BUNDLE, FP_COUNT };
+enum fleet_part { FP_DOCTOR, FP_DEVICES, FP_LAB, FP_CHECK, FP_BUNDLE, FP_COUNT };
 
 struct fleet_node {
 	char *name;

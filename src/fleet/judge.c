@@ -396,7 +396,7 @@ static int cmp_drain(const void *a, const void *b)
 	return c ? c : (x->node > y->node) - (x->node < y->node);
 }
 
-static int slurm_lines(const struct fleet *f, struct report_rec *top)
+static int slurm_lines(const struct fleet *f, const bool *slow, struct report_rec *top)
 {
 	struct drain *d = malloc((f->n_nodes ? f->n_nodes : 1) * sizeof *d);
 	size_t *idx = malloc((f->n_nodes ? f->n_nodes : 1) * sizeof *idx);
@@ -415,6 +415,9 @@ static int slurm_lines(const struct fleet *f, struct report_rec *top)
 		for (size_t k = 0; k < nd->n_findings; k++)
 			if (nd->findings[k].severity == SEV_ERROR)
 				sb_printf(&sb, "%s%s", sb.len ? "," : "", nd->findings[k].id);
+		/* a GPU of the node far below the fleet under check's load */
+		if (slow && slow[i])
+			sb_printf(&sb, "%s%s", sb.len ? "," : "", "fleet-check-slow");
 		if (sb.len == 0 && !sb.failed) {
 			sb_free(&sb);
 			continue;
@@ -594,13 +597,17 @@ out:
 
 int fleet_judge(const struct fleet *f, const struct fleet_judge_opts *o, struct report *r)
 {
+	bool *slow = calloc(f->n_nodes ? f->n_nodes : 1, sizeof *slow);
 	struct report_rec top;
 	int rc, end;
 
 	report_rec_top(&top, r);
-	if ((rc = inputs(f, o, &top, r)) == CD_OK && (rc = heterogeneity(f, &top, r)) == CD_OK &&
-	    (rc = group_findings(f, r)) == CD_OK && (rc = fleet_judge_outliers(f, &top, r)) == CD_OK)
-		rc = slurm_lines(f, &top);
+	if (!slow)
+		rc = CD_ENOMEM;
+	else if ((rc = inputs(f, o, &top, r)) == CD_OK && (rc = heterogeneity(f, &top, r)) == CD_OK &&
+		 (rc = group_findings(f, r)) == CD_OK && (rc = fleet_judge_outliers(f, &top, r, slow)) == CD_OK)
+		rc = slurm_lines(f, slow, &top);
+	free(slow);
 	/* ended either way: the record frees its cells; the first error wins */
 	end = report_rec_end(&top);
 	return rc != CD_OK ? rc : end;

@@ -4,6 +4,8 @@
 #ifndef CUDOCTOR_FLEET_JUDGE_H
 #define CUDOCTOR_FLEET_JUDGE_H
 
+#include <stdbool.h>
+
 #include "fleet/fleet.h"
 #include "report/report.h"
 
@@ -24,7 +26,9 @@ char *fleet_drain_line(const char *nodes, const char *why);
  * the caller's, any word in it from a report quoted by the caller. CD_OK or CD_ENOMEM. */
 int fleet_fix_srun(struct finding *fd, const char *nodes, const char *command);
 
-/* Outliers by median and MAD over each measurement the nodes share (outliers.c). */
-int fleet_judge_outliers(const struct fleet *f, struct report_rec *top, struct report *r);
+/* Outliers by median and MAD over each measurement the nodes share (outliers.c); a check
+ * rate far below its median is fleet-check-slow, and slow[node] (n_nodes entries, NULL:
+ * not wanted) is set for the nodes of those GPUs. */
+int fleet_judge_outliers(const struct fleet *f, struct report_rec *top, struct report *r, bool *slow);
 
 #endif

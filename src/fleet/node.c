@@ -315,7 +315,7 @@ out:
 static enum fleet_part part_of(const char *command)
 {
 	return strcmp(command, "doctor") == 0 ? FP_DOCTOR : strcmp(command, "devices") == 0 ? FP_DEVICES
-	       : strcmp(command, "lab") == 0  ? FP_LAB : FP_BUNDLE;
+	       : strcmp(command, "lab") == 0  ? FP_LAB : strcmp(command, "check") == 0 ? FP_CHECK : FP_BUNDLE;
 }
 
 /* "node03: a doctor report of 2026-11-30T08:00:00Z, older than the one used (2026-12-01T...)" */

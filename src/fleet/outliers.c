@@ -1,6 +1,7 @@
-/* Outliers in what the nodes measured: per lab measurement (same name and unit), the
- * median and MAD over every GPU of every node, and the samples more than FLEET_OUTLIER_Z
- * robust scales away, with how far off they are. */
+/* Outliers in what the nodes measured: per lab measurement or check load result (same name
+ * and unit), the median and MAD over every GPU of every node, and the samples more than
+ * FLEET_OUTLIER_Z robust scales away, with how far off they are. A check rate far below the
+ * median is a slow GPU: fleet-check-slow, an error with its drain line. */
 #include "fleet/judge.h"
 #include "util/sort.h"
 
@@ -72,13 +73,101 @@ static void open_table(struct out_table *t)
 	t->open = true;
 }
 
+/* The slow ones first (below the median), each side farthest first */
+static int cmp_slow_first(const void *a, const void *b)
+{
+	const struct sentry *x = a, *y = b;
+
+	if ((x->z < 0) != (y->z < 0))
+		return x->z < 0 ? -1 : 1;
+	return cmp_far(a, b);
+}
+
+/* e[0..n): one evidence line each on fd (the first TEXT_ROWS) and a row each in the table */
+static int evidence_and_rows(const struct fleet *f, const struct sentry *e, size_t n, const struct fleet_spread *sp,
+			     struct finding *fd, struct out_table *t)
+{
+	struct report_rec row;
+	int rc = CD_OK;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct sentry *o = &e[i];
+		double off = sp->median != 0 ? 100.0 * (o->s->value - sp->median) / fabs(sp->median) : 0;
+		char at[320];
+		where(f, o, at, sizeof at);
+		if (i < TEXT_ROWS)
+			TRY(finding_evidence(fd, "%s: %.4g %s, %.1f%% %s the median %.4g (robust z %+.1f, MAD %.3g)", at,
+					     o->s->value, o->s->unit, fabs(off), off < 0 ? "below" : "above", sp->median,
+					     o->z, sp->mad));
+		report_rec_item(&t->tab, &row);
+		report_field(&row, "measurement", "metric", rv_str(o->s->metric));
+		report_field(&row, "node", "node", rv_str(f->nodes[o->node].name));
+		if (o->s->gpu >= 0)
+			report_field(&row, "GPU", "gpu", rv_int(o->s->gpu));
+		else
+			report_fieldf(&row, "GPU", "gpu", rv_null(), "-");
+		report_fieldf(&row, "value", "value", rv_real(o->s->value), "%.4g %s", o->s->value, o->s->unit);
+		report_field(&row, NULL, "unit", rv_str(o->s->unit));
+		report_fieldf(&row, "median", "median", rv_real(sp->median), "%.4g", sp->median);
+		report_field(&row, NULL, "mad", rv_real(sp->mad));
+		report_fieldf(&row, "off", "off_percent", rv_real(off), "%+.1f%%", off);
+		report_fieldf(&row, "robust z", "robust_z", rv_real(o->z), "%+.1f", o->z);
+		if (i >= TEXT_ROWS)
+			report_rec_text(&row, REPORT_TEXT_NONE);
+		TRY(report_rec_end(&row));
+	}
+	if (n > TEXT_ROWS)
+		TRY(finding_evidence(fd, "and %zu more (--json lists them)", n - TEXT_ROWS));
+out:
+	return rc;
+}
+
+/* check's load rates far below the fleet's median: the GPUs named, their nodes marked for
+ * the Slurm lines (slow[node]), and a drain line of their own */
+static int slow_gpus(const struct fleet *f, const struct sentry *e, size_t n, size_t n_all,
+		     const struct fleet_spread *sp, bool *slow, size_t *idx, struct out_table *t, struct report *r)
+{
+	struct finding *fd;
+	char *list = NULL, *line = NULL;
+	int rc = CD_OK;
+
+	for (size_t i = 0; i < n; i++) {
+		idx[i] = e[i].node;
+		if (slow)
+			slow[e[i].node] = true;
+	}
+	TRY(fleet_hostlist_of(f, idx, n, &list));
+	fd = report_add_finding(r, SEV_ERROR, "fleet-check-slow", list,
+				"%s: %zu of %zu GPUs far below the fleet's median %.4g %s", e[0].s->metric + strlen(FLEET_CHECK_METRIC),
+				n, n_all, sp->median, e[0].s->unit);
+	if (!fd) {
+		rc = CD_ENOMEM;
+		goto out;
+	}
+	TRY(evidence_and_rows(f, e, n, sp, fd, t));
+	TRY(finding_why(fd, "cudoctor check ran the same load on every GPU: one GPU far below its peers (more than "
+			"3.5 robust scales under the median) is throttled, degraded or on a slower link, and sets the "
+			"pace of every job that spans it. Median and MAD are not moved by the slow ones."));
+	if (!(line = fleet_drain_line(list, "fleet-check-slow"))) {
+		rc = CD_ENOMEM;
+		goto out;
+	}
+	TRY(finding_fix(fd, "%s", line));
+	TRY(fleet_fix_srun(fd, list, "cudoctor check --quick"));
+	TRY(fleet_fix_srun(fd, list, "nvidia-smi -q -d PERFORMANCE,CLOCK,TEMPERATURE,POWER"));
+out:
+	free(line);
+	free(list);
+	return rc;
+}
+
 /* One measurement's samples e[0..n): its spread, and a finding when some are far off. */
-static int one_metric(const struct fleet *f, struct sentry *e, size_t n, struct out_table *t, struct report *r)
+static int one_metric(const struct fleet *f, struct sentry *e, size_t n, struct out_table *t, struct report *r,
+		      bool *slow)
 {
 	double *v = malloc(n * sizeof *v);
-	size_t *idx = malloc(n * sizeof *idx), n_out = 0;
+	size_t *idx = malloc(n * sizeof *idx), n_out = 0, n_slow = 0;
 	struct fleet_spread sp;
-	struct report_rec row;
 	struct finding *fd;
 	char *list = NULL, *cmd = NULL, *run = NULL, lab[64];
 	int rc = CD_OK;
@@ -98,7 +187,19 @@ static int one_metric(const struct fleet *f, struct sentry *e, size_t n, struct 
 	if (n_out == 0)
 		goto out;
 	open_table(t);
-	cd_qsort(e, n_out, sizeof *e, cmp_far);
+	if (strncmp(e[0].s->metric, FLEET_CHECK_METRIC, strlen(FLEET_CHECK_METRIC)) == 0) {
+		/* a check rate: the slow GPUs are their own finding, the fast ones stay outliers */
+		cd_qsort(e, n_out, sizeof *e, cmp_slow_first);
+		while (n_slow < n_out && e[n_slow].z < 0)
+			n_slow++;
+		if (n_slow)
+			TRY(slow_gpus(f, e, n_slow, n, &sp, slow, idx, t, r));
+		e += n_slow;
+		n_out -= n_slow;
+		if (n_out == 0)
+			goto out;
+	} else
+		cd_qsort(e, n_out, sizeof *e, cmp_far);
 	for (size_t i = 0; i < n_out; i++)
 		idx[i] = e[i].node;
 	TRY(fleet_hostlist_of(f, idx, n_out, &list));
@@ -109,38 +210,13 @@ static int one_metric(const struct fleet *f, struct sentry *e, size_t n, struct 
 		rc = CD_ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < n_out; i++) {
-		const struct sentry *o = &e[i];
-		double off = sp.median != 0 ? 100.0 * (o->s->value - sp.median) / fabs(sp.median) : 0;
-		char at[320];
-		where(f, o, at, sizeof at);
-		if (i < TEXT_ROWS)
-			TRY(finding_evidence(fd, "%s: %.4g %s, %.1f%% %s the median %.4g (robust z %+.1f, MAD %.3g)", at,
-					     o->s->value, o->s->unit, fabs(off), off < 0 ? "below" : "above", sp.median,
-					     o->z, sp.mad));
-		report_rec_item(&t->tab, &row);
-		report_field(&row, "measurement", "metric", rv_str(o->s->metric));
-		report_field(&row, "node", "node", rv_str(f->nodes[o->node].name));
-		if (o->s->gpu >= 0)
-			report_field(&row, "GPU", "gpu", rv_int(o->s->gpu));
-		else
-			report_fieldf(&row, "GPU", "gpu", rv_null(), "-");
-		report_fieldf(&row, "value", "value", rv_real(o->s->value), "%.4g %s", o->s->value, o->s->unit);
-		report_field(&row, NULL, "unit", rv_str(o->s->unit));
-		report_fieldf(&row, "median", "median", rv_real(sp.median), "%.4g", sp.median);
-		report_field(&row, NULL, "mad", rv_real(sp.mad));
-		report_fieldf(&row, "off", "off_percent", rv_real(off), "%+.1f%%", off);
-		report_fieldf(&row, "robust z", "robust_z", rv_real(o->z), "%+.1f", o->z);
-		if (i >= TEXT_ROWS)
-			report_rec_text(&row, REPORT_TEXT_NONE);
-		TRY(report_rec_end(&row));
-	}
-	if (n_out > TEXT_ROWS)
-		TRY(finding_evidence(fd, "and %zu more (--json lists them)", n_out - TEXT_ROWS));
+	TRY(evidence_and_rows(f, e, n_out, &sp, fd, t));
 	TRY(finding_why(fd, "Nodes of one model should measure alike; one slow GPU or link sets the pace of "
 			"every collective a job runs across it. Median and MAD are not moved by the "
 			"outliers themselves."));
-	if (!(cmd = str_shell_quote(lab)) || !(run = cd_asprintf("cudoctor lab run %s", cmd))) {
+	/* a check number is measured again by check, a lab's by its lab */
+	if (!(cmd = str_shell_quote(lab)) ||
+	    !(run = strcmp(lab, "check") == 0 ? cd_strdup("cudoctor check --quick") : cd_asprintf("cudoctor lab run %s", cmd))) {
 		rc = CD_ENOMEM;
 		goto out;
 	}
@@ -155,7 +231,7 @@ out:
 	return rc;
 }
 
-int fleet_judge_outliers(const struct fleet *f, struct report_rec *top, struct report *r)
+int fleet_judge_outliers(const struct fleet *f, struct report_rec *top, struct report *r, bool *slow)
 {
 	struct out_table t = { .top = top };
 	struct sentry *e = NULL;
@@ -177,7 +253,7 @@ int fleet_judge_outliers(const struct fleet *f, struct report_rec *top, struct r
 			;
 		if (j - i >= MIN_SAMPLES) {
 			metrics++;
-			rc = one_metric(f, e + i, j - i, &t, r);
+			rc = one_metric(f, e + i, j - i, &t, r, slow);
 		}
 	}
 	free(e);

@@ -210,6 +210,53 @@ out:
 	return rc;
 }
 
+/* A finite number at key, scaled; false when the row has none */
+static bool number_at(const json_t *o, const char *key, double scale, double *v)
+{
+	const json_t *j = json_object_get(o, key);
+
+	if (!json_is_number(j) || !isfinite(json_number_value(j)))
+		return false;
+	*v = json_number_value(j) * scale;
+	return true;
+}
+
+/* check's load rows: each GPU's memory test bandwidth, GEMM rate (per type and size, which
+ * set what the GPU reaches) and pinned copies, one sample each; a row the tests could not
+ * run on measured nothing. */
+static int check_samples(struct fleet_node *n, const json_t *root)
+{
+	const json_t *rows = json_object_get(json_object_get(root, "load"), "gpus"), *row;
+	size_t i;
+	int rc = CD_OK;
+
+	json_array_foreach(rows, i, row) {
+		const json_t *gi = json_object_get(row, "gpu_index");
+		const char *dtype = str_at(row, "gemm_dtype");
+		const json_t *gn = json_object_get(row, "gemm_n");
+		char metric[FACT_MAX];
+		double v;
+		int g;
+
+		if (!json_is_integer(gi) || json_integer_value(gi) < 0 || json_integer_value(gi) >= 1 << 16)
+			continue;
+		g = (int)json_integer_value(gi);
+		if (number_at(row, "bandwidth_bytes_per_s", 1e-9, &v))
+			TRY(fleet_node_sample(n, FLEET_CHECK_METRIC "memory test bandwidth", "GB/s", g, v));
+		if (dtype && json_is_integer(gn) && number_at(row, "gemm_flops", 1e-12, &v)) {
+			snprintf(metric, sizeof metric, FLEET_CHECK_METRIC "GEMM %.8s %lld^3", dtype,
+				 (long long)json_integer_value(gn));
+			TRY(fleet_node_sample(n, metric, "TFLOP/s", g, v));
+		}
+		if (number_at(row, "copy_h2d_bytes_per_s", 1e-9, &v))
+			TRY(fleet_node_sample(n, FLEET_CHECK_METRIC "pinned copy host to device", "GB/s", g, v));
+		if (number_at(row, "copy_d2h_bytes_per_s", 1e-9, &v))
+			TRY(fleet_node_sample(n, FLEET_CHECK_METRIC "pinned copy device to host", "GB/s", g, v));
+	}
+out:
+	return rc;
+}
+
 static int read_findings(struct fleet_node *n, const json_t *findings, char *err)
 {
 	const json_t *fd, *fx;
@@ -245,7 +292,13 @@ static int read_findings(struct fleet_node *n, const json_t *findings, char *err
 				sb_printf(&sb, "%s%s", sb.len ? "\n" : "", json_string_value(fx));
 		if (!(fix = sb_detach(&sb)))
 			return CD_ENOMEM;
-		rc = fleet_node_finding(n, id, s, str_at(fd, "title"), fix);
+		/* check's load findings are about one GPU, which their subject names */
+		if (strncmp(id, "load-", 5) == 0 && str_at(fd, "subject") && str_at(fd, "title")) {
+			char *t = cd_asprintf("%s: %s", str_at(fd, "subject"), str_at(fd, "title"));
+			rc = t ? fleet_node_finding(n, id, s, t, fix) : CD_ENOMEM;
+			free(t);
+		} else
+			rc = fleet_node_finding(n, id, s, str_at(fd, "title"), fix);
 		free(fix);
 		if (rc != CD_OK)
 			return rc;
@@ -311,15 +364,18 @@ static int read_one(struct fleet *f, json_t *root, const char *fallback, bool ne
 			       field);
 	if (strcmp(command, "fleet-node") == 0 && !nested)
 		return read_bundle(f, root, name, err);
-	if (strcmp(command, "doctor") != 0 && strcmp(command, "devices") != 0 && strcmp(command, "lab") != 0)
-		return cd_fail(err, CD_EUNSUPPORTED, "a '%.32s' report: the fleet reads doctor, devices and lab reports",
-			       command);
+	if (strcmp(command, "doctor") != 0 && strcmp(command, "devices") != 0 && strcmp(command, "lab") != 0 &&
+	    strcmp(command, "check") != 0)
+		return cd_fail(err, CD_EUNSUPPORTED,
+			       "a '%.32s' report: the fleet reads doctor, devices, lab and check reports", command);
 	if (!(n = fleet_node_get(f, name)))
 		return CD_ENOMEM;
 	if ((rc = read_findings(n, json_object_get(root, "findings"), err)) != CD_OK)
 		return rc;
 	if (strcmp(command, "lab") == 0)
 		return lab_samples(n, root);
+	if (strcmp(command, "check") == 0)
+		return check_samples(n, root);
 	/* a report of an earlier release: today's spelling first */
 	if ((rc = report_json_upgrade(root)) != CD_OK || (rc = driver_gpu_facts(n, root)) != CD_OK)
 		return rc;

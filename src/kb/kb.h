@@ -247,6 +247,7 @@ struct kb_xid {
 	int xid;
 	const char *name, *meaning, *kind; /* kind: application, driver, hardware */
 	bool uncertain;
+	const char *bucket;                /* the catalogue's immediate action: IGNORE, RESTART_APP, RESET_GPU, ... */
 	const char *action;                /* what to do, from NVIDIA's catalogue */
 	const char *source;
 };

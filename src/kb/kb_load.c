@@ -665,7 +665,21 @@ out:
 	return rc;
 }
 
-static const char *xid_cols[] = { "xid", "name", "meaning", "kind", "uncertain", "action", "source" };
+static const char *xid_cols[] = { "xid", "name", "meaning", "kind", "uncertain", "bucket", "action", "source" };
+
+/* the catalogue's immediate-action buckets (its "Resolution Bucket (Immediate Action)" column) */
+static bool xid_bucket_known(const char *b)
+{
+	static const char *const buckets[] = { "IGNORE", "RESTART_APP", "RESET_GPU", "RESTART_BM", "RESTART_VM",
+					       "CONTACT_SUPPORT", "CHECK_MECHANICALS", "CHECK_UVM", "UPDATE_SWFW",
+					       "WORKFLOW_XID_45", "WORKFLOW_XID_48", "WORKFLOW_NVLINK_ERR",
+					       "WORKFLOW_NVLINK5_ERR", "XID_154" };
+
+	for (size_t i = 0; i < sizeof buckets / sizeof buckets[0]; i++)
+		if (strcmp(b, buckets[i]) == 0)
+			return true;
+	return false;
+}
 
 static int load_xid(const struct tsv_table *t, char *err)
 {
@@ -685,8 +699,11 @@ static int load_xid(const struct tsv_table *t, char *err)
 		    strcmp(x->kind, "hardware"))
 			return bad(t, i, 3, xid_cols, "expected application, driver or hardware", err);
 		TRY(field_bool(t, i, 4, xid_cols, &x->uncertain, err));
-		TRY(field_nonempty(t, i, 5, xid_cols, &x->action, err));
-		TRY(field_nonempty(t, i, 6, xid_cols, &x->source, err));
+		TRY(field_nonempty(t, i, 5, xid_cols, &x->bucket, err));
+		if (!xid_bucket_known(x->bucket))
+			return bad(t, i, 5, xid_cols, "not one of the catalogue's immediate-action buckets", err);
+		TRY(field_nonempty(t, i, 6, xid_cols, &x->action, err));
+		TRY(field_nonempty(t, i, 7, xid_cols, &x->source, err));
 		db.n_xids++;
 	}
 out:

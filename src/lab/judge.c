@@ -265,9 +265,9 @@ void judge_hostxfer(struct lab_result *r, double pin_h2d, double pin_d2h, double
 		if (best > 1.02) {
 			worsen(r, LAB_INCONCLUSIVE);
 			say(r, "faster than the link: the timing or the link reading is wrong");
-		} else if (worst < 0.63) {
+		} else if (worst < HOSTXFER_MIN_OF_LINK) {
 			worsen(r, LAB_REFUTED);
-			say(r, "pinned below 63%% of the link (wrong NUMA node, or a degraded link)");
+			say(r, "pinned below %.0f%% of the link (wrong NUMA node, or a degraded link)", HOSTXFER_MIN_OF_LINK * 100);
 		}
 	} else {
 		say(r, "link generation and width unknown: judged on pinned vs pageable only");

@@ -29,6 +29,9 @@ void judge_latency(struct lab_result *r, const size_t *bytes, const double *cycl
 /* bytes/s; peak 0 when unknown */
 void judge_bandwidth(struct lab_result *r, double copy, double scale, double add, double triad, double dot,
 		     double peak);
+/* pinned copies reach at least this share of the PCIe link's rate per direction (below it:
+ * the wrong NUMA node or a degraded link; docs/lab.md) */
+#define HOSTXFER_MIN_OF_LINK 0.63
 /* bytes/s at the largest size; link 0 when unknown */
 void judge_hostxfer(struct lab_result *r, double pin_h2d, double pin_d2h, double page_h2d, double page_d2h,
 		    double link);

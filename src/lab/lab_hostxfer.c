@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lab/gpu.h"
+#include "lab/hostxfer.h"
 #include "lab/judge.h"
 #include "lab/rng.h"
 #include "lab/sizing.h"
@@ -51,6 +52,8 @@ static int time_xfer(struct lab_ctx *c, struct xfer *x, int reps, double *sec, c
 {
 	int rc = CD_OK;
 	double v[16];
+	if (reps > 16)
+		reps = 16;
 	if (x->pinned) {
 		TRY(lab_time(c, copy_n, x, 1, reps, v, err));
 		for (int i = 0; i < reps; i++)
@@ -93,6 +96,66 @@ static void read_link(struct lab_ctx *c, int *gen, int *width)
 			*width = atoi(buf);
 		fclose(f);
 	}
+}
+
+void lab_pcie_link_now(struct lab_ctx *c, int *gen, int *width, const char **src)
+{
+	*src = "NVML";
+	if (!c->pcie_link || c->pcie_link(c->clock_user, gen, width) != 0 || *gen <= 0 || *width <= 0) {
+		read_link(c, gen, width);
+		*src = "sysfs";
+	}
+}
+
+int lab_pinned_copy(struct lab_ctx *c, size_t bytes, int reps, struct lab_pinned_copy *o, char *err)
+{
+	int rc = CD_OK;
+	void *src = NULL, *dst = NULL;
+	unsigned char *held = NULL; /* what the device holds after the H2D copies, read back */
+	CUdeviceptr dev = 0;
+	double sec = 0;
+	size_t cnt = ((size_t)256 << 20) / (bytes ? bytes : 1);
+	struct xfer x = { .pinned = true, .bytes = bytes, .count = cnt < 1 ? 1 : cnt > 100 ? 100 : (int)cnt };
+
+	memset(o, 0, sizeof *o);
+	o->bytes = bytes;
+	TRY(lab_cu(c, c->d->MemHostAlloc(&src, bytes, 0), "cuMemHostAlloc", err));
+	TRY(lab_cu(c, c->d->MemHostAlloc(&dst, bytes, 0), "cuMemHostAlloc", err));
+	if (!(held = malloc(bytes))) {
+		rc = cd_fail(err, CD_ENOMEM, "out of memory for a %zu MiB host buffer", bytes >> 20);
+		goto out;
+	}
+	TRY(lab_alloc(c, &dev, bytes, err));
+	for (size_t i = 0; i < bytes / 4; i++)
+		((uint32_t *)src)[i] = lab_rand32(c->seed ^ 0x4057ull, i);
+	x.dev = dev;
+	/* host to device, then read back through a plain copy and compared */
+	x.h2d = true;
+	x.host = src;
+	TRY(lab_cu(c, c->d->MemsetD8(dev, 0xA5, bytes), "cuMemsetD8", err));
+	TRY(time_xfer(c, &x, reps, &sec, err));
+	TRY(lab_sync(c, err));
+	o->h2d = (double)bytes / sec;
+	TRY(lab_cu(c, c->d->MemcpyDtoH(dst, dev, bytes), "cuMemcpyDtoH", err));
+	o->h2d_same = memcmp(dst, src, bytes) == 0;
+	/* device to host, compared with what the device held (the source's bytes unless the
+	 * H2D copies already differed) */
+	memcpy(held, dst, bytes);
+	x.h2d = false;
+	x.host = dst;
+	memset(dst, 0x5A, bytes);
+	TRY(time_xfer(c, &x, reps, &sec, err));
+	TRY(lab_sync(c, err));
+	o->d2h = (double)bytes / sec;
+	o->d2h_same = memcmp(dst, held, bytes) == 0;
+out:
+	free(held);
+	if (src)
+		c->d->MemFreeHost(src);
+	if (dst)
+		c->d->MemFreeHost(dst);
+	lab_free(c, &dev);
+	return rc;
 }
 
 static int run(struct lab_ctx *c, struct lab_result *r, char *err)
@@ -158,11 +221,8 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	}
 	/* the link as it is right after the copies (links drop to a lower generation when idle) */
 	int gen = 0, width = 0;
-	const char *link_src = "NVML";
-	if (!c->pcie_link || c->pcie_link(c->clock_user, &gen, &width) != 0 || gen <= 0 || width <= 0) {
-		read_link(c, &gen, &width);
-		link_src = "sysfs";
-	}
+	const char *link_src;
+	lab_pcie_link_now(c, &gen, &width, &link_src);
 	double link = lab_pcie_bytes_per_s(gen, width);
 	for (size_t i = 0; i < ns; i++)
 		if (sizes[i] >= ((size_t)1 << 20) || i == ns - 1)

@@ -1,4 +1,5 @@
 /* The delayed progress line on stderr (progress.h). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -28,19 +29,40 @@ void progress_start(struct progress_line *p, bool on, const char *what)
 	p->what = what;
 }
 
-void progress_step(struct progress_line *p, size_t done, size_t total)
+/* whether a line is due now: on a terminal, past the delay, a tenth of a second after the last */
+static bool due(struct progress_line *p)
 {
 	double t;
 
 	if (!p->on)
-		return;
+		return false;
 	t = cd_now_s();
 	if (t - p->start < progress_after() || (p->shown && t - p->last < 0.1))
+		return false;
+	p->shown = true;
+	p->last = t;
+	return true;
+}
+
+void progress_step(struct progress_line *p, size_t done, size_t total)
+{
+	if (!due(p))
 		return;
 	fprintf(stderr, "\r\033[K%s %zu of %zu files", p->what, done, total);
 	fflush(stderr);
-	p->shown = true;
-	p->last = t;
+}
+
+void progress_say(struct progress_line *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!due(p))
+		return;
+	fputs("\r\033[K", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fflush(stderr);
 }
 
 void progress_end(struct progress_line *p)

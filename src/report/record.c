@@ -499,6 +499,14 @@ void report_fields(struct report_rec *w, const struct field_table *t, const void
 		report_rec_fail(w, rc);
 }
 
+void report_fields_keep(struct report_rec *w, const struct field_table *t, const void *obj)
+{
+	int rc;
+
+	if (w->rc == CD_OK && w->json && has_metrics(t) && (rc = keep_fact(w->r, t, obj)) != CD_OK)
+		report_rec_fail(w, rc);
+}
+
 void report_one_field(struct report_rec *w, const struct field_table *t, size_t i, const void *obj)
 {
 	put_field(w, t, &t->fields[i], obj, t->fields[i].label, t->fields[i].key);

@@ -311,6 +311,9 @@ void report_rec_fail(struct report_rec *w, int rc);
  * prom_label, or an info metric) and w has JSON, the values are also kept in r->facts for
  * the Prometheus renderer, so a metric says what --json says. */
 void report_fields(struct report_rec *w, const struct field_table *t, const void *obj, unsigned view);
+/* obj's values kept in r->facts for the Prometheus renderer, as report_fields keeps them, for
+ * a record that wrote t's fields one by one (report_one_field*) in its own text formats. */
+void report_fields_keep(struct report_rec *w, const struct field_table *t, const void *obj);
 /* The labels of t's fields shown in view, in table order, into headers[0 .. max): the
  * columns of a text table whose rows are records of t. Returns how many. */
 size_t report_fields_headers(const struct field_table *t, unsigned view, const char **headers, size_t max);

@@ -57,16 +57,75 @@ static bool sxid_fatal(const struct xid_event *e)
 	return strstr(e->text, "Fatal") && !strstr(e->text, "Non-fatal") && !strstr(e->text, "Nonfatal");
 }
 
+/* What each of the catalogue's immediate-action buckets says about the GPU. IGNORE and Xid
+ * 45's workflow need nothing done to the GPU (45 alone is an aborted application: the Xid
+ * logged with it carries its own grade); RESTART_APP needs the application restarted, not the
+ * GPU; every other bucket needs a GPU reset, a reboot or NVIDIA's workflow. */
+static const struct bucket_row {
+	const char *bucket;
+	enum severity sev;
+	const char *means;
+} bucket_rows[] = {
+	{ "IGNORE", SEV_INFO, "no action needed: not a GPU fault that needs a reset or a repair" },
+	{ "WORKFLOW_XID_45", SEV_INFO, "the driver ended an aborted or failed application's work: not a GPU fault by "
+				       "itself; an Xid logged with it says what happened" },
+	{ "RESTART_APP", SEV_WARN, "the application that met it must restart; the GPU keeps working and needs no reset" },
+	{ "RESET_GPU", SEV_ERROR, "the GPU needs a reset before it is trusted again" },
+	{ "RESTART_BM", SEV_ERROR, "the node needs a reboot: a GPU reset cannot reach the GPU" },
+	{ "RESTART_VM", SEV_ERROR, "the virtual machine needs a restart" },
+	{ "WORKFLOW_XID_48", SEV_ERROR, "an uncorrectable memory error: the GPU needs a reset, and a repair when it repeats" },
+	{ "WORKFLOW_NVLINK_ERR", SEV_ERROR, "an NVLink fault: the GPU needs a reset, and the link a check" },
+	{ "WORKFLOW_NVLINK5_ERR", SEV_ERROR, "an NVLink5 fault: its logged words say whether it needs a reset" },
+	{ "CHECK_MECHANICALS", SEV_ERROR, "a hardware installation fault (power connectors, seating)" },
+	{ "CHECK_UVM", SEV_ERROR, "a fault that needs the unified memory driver checked" },
+	{ "UPDATE_SWFW", SEV_ERROR, "the software or firmware needs an update" },
+	{ "CONTACT_SUPPORT", SEV_ERROR, "a fault NVIDIA asks to be reported" },
+};
+
+static const struct bucket_row *bucket_find(const char *bucket)
+{
+	for (size_t i = 0; bucket && i < sizeof bucket_rows / sizeof bucket_rows[0]; i++)
+		if (strcmp(bucket_rows[i].bucket, bucket) == 0)
+			return &bucket_rows[i];
+	return NULL;
+}
+
+/* Xid 154 names the recovery another Xid needs: "... changed from 0x0 (None) to 0x2 (Node
+ * Reboot Required)"; a change to None needs nothing */
+static bool xid154_to_none(const struct xid_event *e)
+{
+	return strstr(e->text, "to 0x0 (None)") != NULL;
+}
+
 enum severity deploy_event_severity(const struct xid_event *e)
 {
+	const struct bucket_row *b;
 	const struct kb_xid *x;
 
 	if (e->kind == XID_EVENT_OFF_BUS)
 		return SEV_ERROR;
 	if (e->kind == XID_EVENT_SXID)
 		return sxid_fatal(e) ? SEV_ERROR : SEV_WARN;
-	x = kb_xid_find(e->xid);
-	return x && strcmp(x->kind, "application") == 0 ? SEV_WARN : SEV_ERROR;
+	if (!(x = kb_xid_find(e->xid)))
+		return SEV_ERROR;
+	if (strcmp(x->bucket, "XID_154") == 0)
+		return xid154_to_none(e) ? SEV_INFO : SEV_ERROR;
+	b = bucket_find(x->bucket);
+	return b ? b->sev : SEV_ERROR;
+}
+
+const char *deploy_event_means(const struct xid_event *e)
+{
+	const struct bucket_row *b;
+	const struct kb_xid *x;
+
+	if (e->kind != XID_EVENT_XID || !(x = kb_xid_find(e->xid)))
+		return NULL;
+	if (strcmp(x->bucket, "XID_154") == 0)
+		return xid154_to_none(e) ? "the recovery the other Xid needs changed to none: no action needed"
+					 : "the recovery another Xid needs: do what it names";
+	b = bucket_find(x->bucket);
+	return b ? b->means : NULL;
 }
 
 static void event_label(const struct xid_event *e, char *out, size_t n)
@@ -100,9 +159,12 @@ int deploy_event_evidence(struct finding *f, const struct xid_event *e)
 		snprintf(pid, sizeof pid, ", pid %lld", e->pid);
 	oom |= finding_evidence(f, "%s, logged %lu time%s (%s%s): %s", label, e->count, e->count == 1 ? "" : "s", when, pid,
 				e->text[0] ? e->text : "(no text)") != CD_OK;
-	if (x)
+	if (x) {
 		oom |= finding_evidence(f, "Xid %d is %s (%s): %s; action: %s", e->xid, x->name, x->kind, x->meaning,
 					x->action) != CD_OK;
+		oom |= finding_evidence(f, "Xid %d in NVIDIA's catalogue: immediate action %s, graded %s: %s", e->xid,
+					x->bucket, severity_name(deploy_event_severity(e)), deploy_event_means(e)) != CD_OK;
+	}
 	else if (e->kind == XID_EVENT_XID)
 		oom |= finding_evidence(f, "Xid %d is not in cudoctor's table; look it up in NVIDIA's catalogue", e->xid) != CD_OK;
 	else if (e->kind == XID_EVENT_SXID)
@@ -128,7 +190,7 @@ static int xid_findings(const struct kmsg_events *k, const struct gpu_probe *gp,
 
 	for (size_t i = 0; i < k->n; i++) {
 		const struct xid_event *e = &k->ev[i];
-		enum severity sev = SEV_WARN;
+		enum severity sev = SEV_INFO;
 		char subject[320];
 		struct finding *f;
 		bool seen = false;
@@ -139,8 +201,8 @@ static int xid_findings(const struct kmsg_events *k, const struct gpu_probe *gp,
 		if (seen)
 			continue;
 		for (size_t j = i; j < k->n; j++)
-			if (same_device(&k->ev[j], e) && deploy_event_severity(&k->ev[j]) == SEV_ERROR)
-				sev = SEV_ERROR;
+			if (same_device(&k->ev[j], e) && deploy_event_severity(&k->ev[j]) > sev)
+				sev = deploy_event_severity(&k->ev[j]);
 		if ((g = deploy_event_gpu(e, gp)) >= 0)
 			gpu_subject(&gp->gpus[g], subject, sizeof subject);
 		else if (e->kind == XID_EVENT_SXID)

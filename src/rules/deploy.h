@@ -15,9 +15,16 @@
  * driver no longer lists, or no device logged). Compares domain, bus and device numbers. */
 int deploy_event_gpu(const struct xid_event *e, const struct gpu_probe *gp);
 
-/* The severity an event earns: error for a hardware or driver Xid, an unknown Xid, a fatal
- * SXid and a GPU fallen off the bus; warn for an application's Xid and a non-fatal SXid. */
+/* The severity an event earns, from the immediate action NVIDIA's Xid catalogue gives the Xid
+ * (kb/xid.tsv's bucket): info for IGNORE and for Xid 45 (an aborted application), warn for
+ * RESTART_APP (the application restarts, the GPU needs no reset), error for a reset, a
+ * reboot, a workflow or an Xid the table lacks; Xid 154 is info when the recovery changed to
+ * None. A fatal SXid and a GPU fallen off the bus are errors, a non-fatal SXid a warning. */
 enum severity deploy_event_severity(const struct xid_event *e);
+
+/* What that grade means for the GPU, in words ("no action needed: ..."); NULL for an SXid,
+ * a GPU fallen off the bus or an Xid the table lacks. */
+const char *deploy_event_means(const struct xid_event *e);
 
 /* One event as a finding's evidence: the logged line, and the catalogue's meaning and action. */
 int deploy_event_evidence(struct finding *f, const struct xid_event *e);

@@ -4,7 +4,8 @@ ends within its 60 s budget with the memory test and the GEMM stress run on ever
 word read back wrong, no GEMM result different, and no load finding at warn or error; the
 GEMM stress's rate is compared with `lab run libraries`' cuBLAS rate for the same type (the
 issue wants >= 95%) and the memory test's bandwidth printed beside `lab run bandwidth`'s copy
-rate; CUDOCTOR_CHECK_INJECT=bitflip's three flipped bits are caught and named. Prints the
+rate; the pinned host-device copies arrive whole (a rate below 63% of the link would be a
+load-copy-slow warning, which fails the test too); CUDOCTOR_CHECK_INJECT=bitflip's three flipped bits are caught and named. Prints the
 numbers for the report."""
 import re
 import json
@@ -65,6 +66,16 @@ for g in load.get("gpus", []):
             fail.append("GPU %d: %d GEMM results differed on a healthy GPU" % (g["gpu_index"], g["gemm_mismatches"]))
     if g["samples"] == 0:
         fail.append("GPU %d: no NVML sample taken under load" % g["gpu_index"])
+    if "copy_error" in g:
+        fail.append("GPU %d: host-device copies not run: %s" % (g["gpu_index"], g["copy_error"]))
+    else:
+        print("GPU %d: pinned copies of %d MiB: H2D %.1f GB/s, D2H %.1f GB/s, %s of a %s GB/s link, data %s"
+              % (g["gpu_index"], g["copy_bytes"] >> 20, g["copy_h2d_bytes_per_s"] / 1e9, g["copy_d2h_bytes_per_s"] / 1e9,
+                 "%.0f%%" % (g["copy_of_link"] * 100) if g["copy_of_link"] else "unknown",
+                 "%.1f" % (g["copy_link_bytes_per_s"] / 1e9) if g["copy_link_bytes_per_s"] else "unknown",
+                 "same" if g["copy_same"] else "DIFFERENT"))
+        if not g["copy_same"]:
+            fail.append("GPU %d: copied bytes differ on a healthy GPU" % g["gpu_index"])
 if not load.get("xids_checked"):
     print("note: the kernel log was not read before and after (not root?): new Xids not checked")
 for f in load_findings(j, ("warn", "error")):
@@ -104,8 +115,20 @@ if 0 in gemm:
     else:
         fail.append("lab libraries measured no %s cuBLAS rate: %s" % (dt, sorted(meas)))
 
-# 3. the injected fault: three bits flipped between write and verify, caught and named
-j, rc, wall = run(["check", "--duration", "5"], {"CUDOCTOR_CHECK_INJECT": "bitflip"})
+# 3. the injected fault: three bits flipped between write and verify, caught and named; the
+# same run's --html page draws the four charts per GPU from the row's bounded timeline
+html = "/tmp/cudoctor-check-load-%d.html" % os.getpid()
+j, rc, wall = run(["--html", html, "check", "--duration", "5"], {"CUDOCTOR_CHECK_INJECT": "bitflip"})
+page = open(html).read() if os.path.exists(html) else ""
+for what in ("GEMM throughput under load", "SM clock under load", "temperature under load", "power under load"):
+    if what not in page:
+        fail.append("--html page has no chart '%s'" % what)
+tl = (j["load"].get("gpus") or [{}])[0].get("timeline", {})
+print("timeline: %d points; --html page %d bytes with %d figures" % (len(tl.get("t_s", [])), len(page), page.count("<figure>")))
+if not tl or len(tl["t_s"]) > 80 or not any(v for v in tl["gemm_flops"] if v):
+    fail.append("the row's timeline is missing, longer than 80 points or without a GEMM rate: %s" % tl)
+if os.path.exists(html):
+    os.remove(html)
 g0 = j["load"]["gpus"][0] if j["load"].get("gpus") else {}
 errs = [f for f in j["findings"] if f["id"] == "load-memory-errors" and f["severity"] == "error"]
 print("injected: %s flips, %s errors counted, exit %d, %.1f s" % (g0.get("injected_bitflips"), g0.get("errors"), rc, wall))

@@ -79,4 +79,21 @@ print("test_fleet --nccl=pairs: ok; slow nodes:", p["slow_nodes"])
 PY
 	[ $? -eq 0 ] || fail=1
 fi
+
+# --check --quick: the node's leader runs check with its load on every GPU (60 s for all);
+# one node alone is no fleet to compare against, so the point is that the load ran through
+# the fleet, its GPUs' numbers reached rank 0 as samples, and no load finding was raised.
+timeout -s KILL 400 mpirun --oversubscribe -n 1 "$bin" --json fleet --check --quick --timeout 200 >"$work/check.json" 2>"$work/check.err"
+echo "test_fleet --check --quick: mpirun exit $?"
+python3 - "$work/check.json" <<'PY'
+import json, sys
+fl = json.load(open(sys.argv[1]))
+node = fl["nodes"][0]
+print("node", node["name"], "samples", node["samples"], "findings", [(f["id"], f["severity"]) for f in node["findings"]])
+assert node["samples"] >= 3, "check's load numbers did not reach the fleet: %s" % node
+bad = [f for f in fl["findings"] if f["id"].startswith("load-") and f["severity"] in ("warn", "error")]
+assert not bad, bad
+print("test_fleet --check: ok")
+PY
+[ $? -eq 0 ] || fail=1
 exit $fail

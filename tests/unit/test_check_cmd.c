@@ -263,9 +263,10 @@ static struct run_result run_args(const char *opt, const char *val, const char *
 	return r;
 }
 
-/* The load part: absent unless asked for; asked for, each CUDA GPU gets a row (the fake
- * driver loads no module, so each row names the failed call) and the kernel log is read
- * again; without a driver one line says why nothing ran; a bad --duration is a usage error */
+/* The load part: run by default in 5 minutes, absent with --no-load; run, each CUDA GPU
+ * gets a row (the fake driver loads no module, so each row names the failed call) and the
+ * kernel log is read again; without a driver one line says why nothing ran; a bad
+ * --duration, or --no-load beside a budget, is a usage error */
 static void test_load_part(void **state)
 {
 	struct run_result r;
@@ -274,10 +275,30 @@ static void test_load_part(void **state)
 	(void)state;
 	write_file("dev/kmsg", "6,1,1000,-;Linux version 6.8.0\n");
 	write_file("proc/modules", "nvidia 1 0 - Live 0x0\nnvidia_uvm 1 0 - Live 0x0\n");
-	r = run("check", NULL);
+	r = run_args("--no-load", NULL, NULL);
 	j = parse(&r);
 	assert_null(json_object_get(j, "load"));
 	json_decref(j);
+	run_result_free(&r);
+
+	r = run("check", NULL);
+	j = parse(&r);
+	load = json_object_get(j, "load");
+	assert_non_null(load);
+	assert_true(json_real_value(json_object_get(load, "budget_s")) == 300.0);
+	assert_int_equal(json_array_size(json_object_get(load, "gpus")), 2);
+	json_decref(j);
+	run_result_free(&r);
+
+	r = run_args("--load", NULL, NULL);
+	j = parse(&r);
+	assert_true(json_real_value(json_object_get(json_object_get(j, "load"), "budget_s")) == 300.0);
+	json_decref(j);
+	run_result_free(&r);
+
+	r = run_args("--no-load", "--quick", NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--no-load and --quick contradict each other"));
 	run_result_free(&r);
 
 	r = run_args("--quick", NULL, NULL);
@@ -311,6 +332,29 @@ static void test_load_part(void **state)
 	run_result_free(&r);
 }
 
+/* The load's progress line: on a terminal (tests/unit/pty_run.py, the delay moved to 0 s) it
+ * names the GPU, the test and the seconds of the budget, and is erased at the end; piped,
+ * stderr holds none of it. The fake driver loads no kernels, so each GPU stops at opening. */
+static void test_progress_line(void **state)
+{
+	const char *pty_argv[] = { "/usr/bin/python3", CUDOCTOR_SOURCE_DIR "/tests/unit/pty_run.py", "err", "0",
+				   CUDOCTOR_BINARY, "check", NULL };
+	const char *argv[] = { CUDOCTOR_BINARY, "check", NULL };
+	const char *env[] = { QUIET_ENV, "CUDOCTOR_PROGRESS_AFTER=0", NULL };
+	struct run_result t, p;
+
+	(void)state;
+	write_file("dev/kmsg", "6,1,1000,-;Linux version 6.8.0\n");
+	write_file("proc/modules", "nvidia 1 0 - Live 0x0\nnvidia_uvm 1 0 - Live 0x0\n");
+	assert_int_equal(testlib_run(pty_argv, env, NULL, &t), 0);
+	assert_non_null(strstr(t.out, "\r\033[Kcheck: GPU 0 (1 of 2), opening the GPU, 0 of 300 s"));
+	assert_true(strlen(t.out) >= 4 && strcmp(t.out + strlen(t.out) - 4, "\r\033[K") == 0);
+	assert_int_equal(testlib_run(argv, env, NULL, &p), 0);
+	assert_null(strstr(p.err, "check: GPU"));
+	run_result_free(&t);
+	run_result_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -319,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_nouveau_env_restricted),
 		cmocka_unit_test(test_no_driver),
 		cmocka_unit_test(test_load_part),
+		cmocka_unit_test(test_progress_line),
 	};
 
 	return cmocka_run_group_tests(tests, make_root, remove_root);

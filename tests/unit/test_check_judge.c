@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check/judge.h"
+#include "lab/sizing.h"
 #include "driver/nvml.h"
 #include "kb/kb.h"
 #include "probe/kmsg.h"
@@ -135,10 +136,10 @@ static void test_gemm(void **state)
 static void test_throttle(void **state)
 {
 	struct check_sample s[] = {
-		{ 0.5, NVML_CLOCKS_EVENT_GPU_IDLE, 1980, 38, 90000 },
-		{ 1.0, 0, 1980, 45, 480000 },
-		{ 1.5, NVML_CLOCKS_EVENT_SW_POWER_CAP, 1755, 61, 699000 },
-		{ 2.0, -1, -1, -1, -1 },
+		{ 0.5, NVML_CLOCKS_EVENT_GPU_IDLE, 1980, 38, 90000, 0 },
+		{ 1.0, 0, 1980, 45, 480000, 0 },
+		{ 1.5, NVML_CLOCKS_EVENT_SW_POWER_CAP, 1755, 61, 699000, 0 },
+		{ 2.0, -1, -1, -1, -1, 0 },
 	};
 	const struct finding *f;
 	struct report r;
@@ -156,7 +157,7 @@ static void test_throttle(void **state)
 
 	assert_int_equal(report_init(&r, "check"), CD_OK);
 	s[3] = (struct check_sample){ 2.0, NVML_CLOCKS_EVENT_SW_POWER_CAP | NVML_CLOCKS_EVENT_HW_THERMAL_SLOWDOWN, 1410,
-				      91, 701000 };
+				      91, 701000, 0 };
 	assert_int_equal(check_judge_throttle(&r, "GPU 0", s, 4), CD_OK);
 	f = report_find(&r, "load-throttled");
 	assert_non_null(f);
@@ -231,6 +232,69 @@ static void test_new_xid(void **state)
 	assert_int_equal(check_judge_new_xid(&r, &before, &after, &gp), CD_OK);
 	assert_string_equal(r.findings[0].subject, "GPU at PCI 0000:cb:00");
 	report_free(&r);
+
+	/* https://github.com/akash-network/support/issues/244: an Xid 43 (the catalogue's IGNORE)
+	 * that appeared during the load is info; the Xid 31 beside it (RESTART_APP) is an error
+	 * here, since the program that ran was cudoctor's load */
+	parse_lines("xid43_31_94.dmesg", 3, &before);
+	parse_lines("xid43_31_94.dmesg", 8, &after);
+	assert_int_equal(before.n, 0);
+	assert_int_equal(after.n, 2);
+	assert_int_equal(report_init(&r, "check"), CD_OK);
+	assert_int_equal(check_judge_new_xid(&r, &before, &after, &gp), CD_OK);
+	assert_int_equal(r.n_findings, 2);
+	for (size_t i = 0; i < r.n_findings; i++)
+		assert_int_equal(r.findings[i].severity, strstr(r.findings[i].title, "Xid 43 ") ? SEV_INFO : SEV_ERROR);
+	report_free(&r);
+}
+
+/* bench/results/final_h200.txt (an H200 on PCIe gen 5 x16, lab host-transfer at 1 GiB):
+ * pinned 54.8 / 55.2 GB/s is 87% of the 63.0 GB/s link, quiet; the same run's pageable
+ * 7.3 / 14.4 GB/s stands for a path below the band (12%), a warning with the ratio; bytes
+ * that came back different are an error whatever the rate; an unknown link judges no rate */
+static void test_copy(void **state)
+{
+	struct check_copy_result c = { .bytes = (size_t)1 << 30, .h2d = 54.8e9, .d2h = 55.2e9, .h2d_same = true,
+				       .d2h_same = true, .gen = 5, .width = 16 };
+	const struct finding *f;
+	struct report r;
+
+	(void)state;
+	c.link = lab_pcie_bytes_per_s(5, 16);
+	assert_true(c.link > 62.9e9 && c.link < 63.1e9);
+	assert_int_equal(report_init(&r, "check"), CD_OK);
+	assert_int_equal(check_judge_copy(&r, "GPU 0", &c), CD_OK);
+	assert_int_equal(r.n_findings, 0);
+	c.h2d = 7.3e9;
+	c.d2h = 14.4e9;
+	assert_int_equal(check_judge_copy(&r, "GPU 0", &c), CD_OK);
+	assert_int_equal(r.n_findings, 1);
+	f = &r.findings[0];
+	assert_string_equal(f->id, "load-copy-slow");
+	assert_int_equal(f->severity, SEV_WARN);
+	assert_string_equal(f->title, "pinned host-to-device copies ran at 7.3 GB/s, 12% of the PCIe gen 5 x16 link");
+	assert_true(evidence_has(f, "the slower direction is 0.12 of it, lab host-transfer's band starts at 0.63"));
+	report_free(&r);
+
+	c.h2d = 54.8e9;
+	c.d2h = 55.2e9;
+	c.d2h_same = false;
+	assert_int_equal(report_init(&r, "check"), CD_OK);
+	assert_int_equal(check_judge_copy(&r, "GPU 0", &c), CD_OK);
+	assert_int_equal(r.n_findings, 1);
+	assert_string_equal(r.findings[0].id, "load-copy-corrupt");
+	assert_int_equal(r.findings[0].severity, SEV_ERROR);
+	assert_string_equal(r.findings[0].title, "data copied from device to host arrived different");
+	assert_true(evidence_has(&r.findings[0], "host to device same, device to host DIFFERENT"));
+	report_free(&r);
+
+	c.d2h_same = true;
+	c.h2d = 7.3e9;
+	c.link = 0;
+	assert_int_equal(report_init(&r, "check"), CD_OK);
+	assert_int_equal(check_judge_copy(&r, "GPU 0", &c), CD_OK);
+	assert_int_equal(r.n_findings, 0);
+	report_free(&r);
 }
 
 int main(void)
@@ -240,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_gemm),
 		cmocka_unit_test(test_throttle),
 		cmocka_unit_test(test_new_xid),
+		cmocka_unit_test(test_copy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -342,6 +342,98 @@ static void test_rules(void **state)
 	report_free(&r);
 }
 
+/* https://github.com/akash-network/support/issues/244: three GPUs, each graded by the
+ * immediate action NVIDIA's Xid catalogue gives its Xid: 43 (IGNORE: the application hit a
+ * software fault, the GPU stays healthy) is info, 31 and 94 (RESTART_APP: the application
+ * restarts, the GPU needs no reset) are warnings; none of them is an error */
+static void test_xid_graded_by_catalogue(void **state)
+{
+	struct deploy_info d = { 0 };
+	struct gpu_probe gp = { 0 };
+	const struct xid_event *e;
+	struct report r;
+
+	(void)state;
+	assert_int_equal(kb_load(NULL), CD_OK);
+	parse_file("xid43_31_94.dmesg", &d.kmsg);
+	assert_int_equal(d.kmsg.n, 3);
+	e = find_event(&d.kmsg, XID_EVENT_XID, 43);
+	assert_non_null(e);
+	assert_int_equal(e->count, 2);
+	assert_string_equal(kb_xid_find(43)->bucket, "IGNORE");
+	assert_int_equal(deploy_event_severity(e), SEV_INFO);
+	assert_non_null(strstr(deploy_event_means(e), "no action needed"));
+	e = find_event(&d.kmsg, XID_EVENT_XID, 31);
+	assert_int_equal(deploy_event_severity(e), SEV_WARN);
+	assert_non_null(strstr(deploy_event_means(e), "needs no reset"));
+	e = find_event(&d.kmsg, XID_EVENT_XID, 94);
+	assert_string_equal(e->pci, "0000:00:08");
+	assert_int_equal(deploy_event_severity(e), SEV_WARN);
+
+	d.kmsg.state = KMSG_READ;
+	d.mods.read = d.mods.nvidia = true;
+	assert_int_equal(report_init(&r, "check"), CD_OK);
+	assert_int_equal(rules_deploy(&d, &gp, false, &r), CD_OK);
+	assert_int_equal(count_id(&r, "xid-errors", SEV_INFO), 1);
+	assert_int_equal(count_id(&r, "xid-errors", SEV_WARN), 2);
+	assert_int_equal(count_id(&r, "xid-errors", SEV_ERROR), 0);
+	for (size_t i = 0; i < r.n_findings; i++)
+		if (r.findings[i].severity == SEV_INFO)
+			assert_true(evidence_has(&r.findings[i], "Xid 43 in NVIDIA's catalogue: immediate action IGNORE, graded info"));
+	report_free(&r);
+}
+
+/* https://github.com/leptonai/gpud/pull/117: Xid 45 alone (the catalogue's WORKFLOW_XID_45:
+ * an aborted application's work torn down) is info; logged with a hardware Xid on the same
+ * GPU the finding takes the worse grade */
+static void test_xid45_alone_and_with_others(void **state)
+{
+	struct deploy_info d = { 0 };
+	struct gpu_probe gp = { 0 };
+	struct report r;
+
+	(void)state;
+	assert_int_equal(kb_load(NULL), CD_OK);
+	parse_file("xid45_alone.dmesg", &d.kmsg);
+	assert_int_equal(d.kmsg.n, 1);
+	assert_int_equal(d.kmsg.ev[0].count, 6);
+	assert_int_equal(deploy_event_severity(&d.kmsg.ev[0]), SEV_INFO);
+	d.kmsg.state = KMSG_READ;
+	assert_int_equal(report_init(&r, "check"), CD_OK);
+	assert_int_equal(rules_deploy(&d, &gp, false, &r), CD_OK);
+	assert_int_equal(count_id(&r, "xid-errors", SEV_INFO), 1);
+	report_free(&r);
+
+	/* the same GPU then logs an Xid 48 (WORKFLOW_XID_48): one finding, an error */
+	d.kmsg.ev[1] = d.kmsg.ev[0];
+	d.kmsg.ev[1].xid = 48;
+	d.kmsg.n = 2;
+	assert_int_equal(report_init(&r, "check"), CD_OK);
+	assert_int_equal(rules_deploy(&d, &gp, false, &r), CD_OK);
+	assert_int_equal(count_id(&r, "xid-errors", SEV_ERROR), 1);
+	assert_int_equal(r.n_findings, 1);
+	report_free(&r);
+}
+
+/* Xid 154 names the recovery another Xid needs, in the catalogue's words "GPU recovery action
+ * changed from 0x0 (None) to 0x2 (Node Reboot Required)": an error, unless it changed to None */
+static void test_xid154_reads_its_text(void **state)
+{
+	struct xid_event e = { .kind = XID_EVENT_XID, .xid = 154, .count = 1, .first_usec = -1, .last_usec = -1,
+			       .pid = -1 };
+
+	(void)state;
+	assert_int_equal(kb_load(NULL), CD_OK);
+	snprintf(e.text, sizeof e.text, "GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)");
+	assert_int_equal(deploy_event_severity(&e), SEV_ERROR);
+	snprintf(e.text, sizeof e.text, "GPU recovery action changed from 0x1 (GPU Reset Required) to 0x0 (None)");
+	assert_int_equal(deploy_event_severity(&e), SEV_INFO);
+	/* an Xid the table lacks is an error, and has no grade of its own to explain */
+	e.xid = 9999;
+	assert_int_equal(deploy_event_severity(&e), SEV_ERROR);
+	assert_null(deploy_event_means(&e));
+}
+
 /* Every Xid row has an action, and the rows DCGM and gpud act on are there */
 static void test_xid_table(void **state)
 {
@@ -354,6 +446,18 @@ static void test_xid_table(void **state)
 	for (size_t i = 0; i < sizeof acted_on / sizeof acted_on[0]; i++)
 		if (!kb_xid_find(acted_on[i]))
 			fail_msg("Xid %d is not in kb/xid.tsv", acted_on[i]);
+	/* the catalogue's IGNORE rows (checked against its page by hand) and a few that need a
+	 * reset or a reboot */
+	{
+		static const int ignore[] = { 38, 43, 63, 92, 121, 137, 157 };
+		static const int reset[] = { 46, 62, 64, 95, 109, 119, 120 };
+
+		for (size_t i = 0; i < sizeof ignore / sizeof ignore[0]; i++)
+			assert_string_equal(kb_xid_find(ignore[i])->bucket, "IGNORE");
+		for (size_t i = 0; i < sizeof reset / sizeof reset[0]; i++)
+			assert_string_equal(kb_xid_find(reset[i])->bucket, "RESET_GPU");
+		assert_string_equal(kb_xid_find(79)->bucket, "RESTART_BM");
+	}
 }
 
 int main(void)
@@ -364,7 +468,8 @@ int main(void)
 		cmocka_unit_test(test_sxid),                 cmocka_unit_test(test_hostile_lines),
 		cmocka_unit_test(test_probe_under_root),     cmocka_unit_test(test_event_gpu),
 		cmocka_unit_test(test_env_effects),          cmocka_unit_test(test_rules),
-		cmocka_unit_test(test_xid_table),
+		cmocka_unit_test(test_xid_table),            cmocka_unit_test(test_xid_graded_by_catalogue),
+		cmocka_unit_test(test_xid45_alone_and_with_others), cmocka_unit_test(test_xid154_reads_its_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

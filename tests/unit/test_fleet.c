@@ -664,6 +664,102 @@ static void test_many_nodes(void **state)
 	fleet_free(&f);
 }
 
+/* A node's `check --json` report (the fakes give its header and deployment findings) with
+ * load rows of two H200s added: bench/results/h200_2026-12-02b.md's memory test (3988 GB/s)
+ * and GEMM stress (bf16 8192^3, 679.0 TFLOP/s median), bench/results/final_h200.txt's pinned
+ * copies (54.8 / 55.2 GB/s), each GPU off by `jitter` percent as repeated runs differ, and the
+ * GEMM rate of GPU slow_gpu (-1: none) at 60%, what a GPU whose SM clock a hardware slowdown
+ * holds down shows. */
+static void save_check(const char *node, double jitter, int slow_gpu, bool memory_errors)
+{
+	static const char *const check[] = { "--json", "check", "--no-load", NULL };
+	char env_node[64], name[96];
+	const char *const env[] = { TWO_H200, env_node, NULL };
+	json_t *j, *load, *rows;
+	char *out, *text;
+
+	snprintf(env_node, sizeof env_node, "CUDOCTOR_NODE=%s", node);
+	out = cudoctor(check, env, NULL);
+	assert_non_null(j = json_loads(out, 0, NULL));
+	free(out);
+	assert_non_null(rows = json_array());
+	for (int g = 0; g < 2; g++) {
+		double k = 1 + jitter / 100 * (g ? -1 : 1);
+		json_t *row = json_pack("{s:i, s:I, s:i, s:f, s:s, s:i, s:f, s:i, s:f, s:f}", "gpu_index", g, "bytes",
+					(json_int_t)141 << 30, "errors", memory_errors && g == 0 ? 3 : 0,
+					"bandwidth_bytes_per_s", 3988e9 * k, "gemm_dtype", "bf16", "gemm_n", 8192,
+					"gemm_flops", 679.0e12 * k * (g == slow_gpu ? 0.6 : 1), "gemm_mismatches", 0,
+					"copy_h2d_bytes_per_s", 54.8e9 * k, "copy_d2h_bytes_per_s", 55.2e9 * k);
+		assert_non_null(row);
+		assert_int_equal(json_array_append_new(rows, row), 0);
+	}
+	assert_non_null(load = json_pack("{s:f, s:s, s:o, s:b}", "budget_s", 300.0, "state", "run", "gpus", rows,
+					 "xids_checked", 1));
+	assert_int_equal(json_object_set_new(j, "load", load), 0);
+	if (memory_errors)
+		assert_int_equal(json_array_append_new(json_object_get(j, "findings"),
+						       json_pack("{s:s, s:s, s:s, s:s, s:[s], s:s, s:[s]}", "id",
+								 "load-memory-errors", "severity", "error", "subject",
+								 "GPU 0 (NVIDIA H200)", "title",
+								 "3 of 18911262720 memory words read back wrong", "evidence",
+								 "offset 0x800", "why", "-", "fix", "drain the node")),
+				 0);
+	assert_non_null(text = json_dumps(j, 0));
+	snprintf(name, sizeof name, "%s.check.json", node);
+	save(name, text);
+	free(text);
+	json_decref(j);
+}
+
+/* check reports of six nodes: the GEMM rate of node04's GPU 1 at 60% of its peers' is a slow
+ * GPU (fleet-check-slow, an error naming node and GPU, with its drain line, also in the Slurm
+ * lines); node05's memory errors drain it under load-memory-errors with the GPU named; the
+ * others' jitter of up to 0.4% is nothing */
+static void test_check_reports(void **state)
+{
+	const char *const files[] = { "node01.check.json", "node02.check.json", "node03.check.json",
+				      "node04.check.json", "node05.check.json", "node06.check.json", NULL };
+	const json_t *f, *row;
+	int status;
+	size_t i;
+	bool seen = false;
+	json_t *j;
+
+	(void)state;
+	save_check("node01", 0.1, -1, false);
+	save_check("node02", 0.4, -1, false);
+	save_check("node03", 0.0, -1, false);
+	save_check("node04", 0.2, 1, false);
+	save_check("node05", 0.3, -1, true);
+	save_check("node06", 0.2, -1, false);
+	j = fleet_json(files, &status);
+	assert_int_equal(status, 1);
+	assert_int_equal(json_integer_value(json_object_get(j, "node_count")), 6);
+	assert_non_null(f = finding(j, "fleet-check-slow", "node04"));
+	assert_string_equal(json_string_value(json_object_get(f, "severity")), "error");
+	assert_non_null(strstr(json_string_value(json_object_get(f, "title")), "GEMM bf16 8192^3: 1 of 12 GPUs far below"));
+	assert_non_null(strstr(json_string_value(json_array_get(json_object_get(f, "evidence"), 0)),
+			       "node04 GPU 1: 406.6 TFLOP/s, 40.1% below the median"));
+	assert_true(has_string(json_object_get(f, "fix"),
+			       "scontrol update nodename='node04' state=drain reason='cudoctor: fleet-check-slow'"));
+	assert_true(has_string(json_object_get(j, "slurm"),
+			       "scontrol update nodename='node04' state=drain reason='cudoctor: fleet-check-slow'"));
+	assert_non_null(f = finding(j, "load-memory-errors", "node05"));
+	assert_non_null(strstr(json_string_value(json_object_get(f, "title")), "GPU 0 (NVIDIA H200): 3 of"));
+	assert_true(has_string(json_object_get(j, "slurm"),
+			       "scontrol update nodename='node05' state=drain reason='cudoctor: load-memory-errors'"));
+	/* no other check number is off: the memory test, the copies */
+	assert_null(finding(j, "fleet-outlier", NULL));
+	json_array_foreach(json_object_get(j, "outliers"), i, row) {
+		assert_string_equal(json_string_value(json_object_get(row, "metric")), "check: GEMM bf16 8192^3");
+		assert_string_equal(json_string_value(json_object_get(row, "node")), "node04");
+		assert_int_equal(json_integer_value(json_object_get(row, "gpu")), 1);
+		seen = true;
+	}
+	assert_true(seen);
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -678,6 +774,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_drain_lines_quoted),
 		cmocka_unit_test(test_hostile_reports),
+		cmocka_unit_test(test_check_reports),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/fields.h"
 #include "facts/driver.h"
 #include "facts/gpu.h"
 #include "facts/platform.h"
@@ -301,6 +302,7 @@ static void test_tables_documented(void **state)
 		{ "## mem", &mem_probe_field_table },
 		{ "## mem", &mem_demo_field_table },
 		{ "## mem", &mem_context_cost_field_table },
+		{ "## check", &check_load_gpu_field_table },
 	};
 	static char doc[1 << 20], missing[8192];
 	FILE *f = fopen(CUDOCTOR_SOURCE_DIR "/docs/json.md", "r");

@@ -1,9 +1,13 @@
 /* check's load part: each CUDA GPU in turn gets its share of the budget for the memory test,
- * with NVML sampled while the kernels run; the kernel log is read again after the last. */
+ * the GEMM stress and the host-device copies, with NVML sampled while the kernels run (a
+ * progress line on a terminal; a bounded timeline per row, charted for --html); the kernel
+ * log is read again after the last. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/fields.h"
 #include "check/judge.h"
 #include "check/load.h"
 #include "cmd/check/load.h"
@@ -11,34 +15,89 @@
 #include "driver/cublas.h"
 #include "lab/fatbin.h"
 #include "lab/gpu.h"
+#include "lab/hostxfer.h"
 #include "lab/nvml_dev.h"
+#include "lab/sizing.h"
+#include "lab/svg.h"
 #include "probe/kmsg.h"
+#include "report/progress.h"
 #include "rules/rules.h"
+#include "util/clock.h"
 #include "util/err.h"
 
 /* The parts of a GPU's share; the rest covers opening the context, allocating, loading
- * cuBLAS and the reference GEMM. */
+ * cuBLAS, the reference GEMM and the host<->device copies (COPY_REPS timed batches each way
+ * of COPY_BYTES: well under a second on any PCIe link of gen 3 or later). */
 #define MEM_SHARE 0.25
 #define GEMM_SHARE 0.45
+#define COPY_BYTES ((size_t)512 << 20)
+#define COPY_REPS 5
+
+/* The progress line on stderr (report/progress.h): which GPU, which test, the seconds spent
+ * of the budget. */
+struct load_progress {
+	struct progress_line line;
+	double budget_s;
+	size_t gpu, n_gpus;         /* the GPU's place in the run, from 0 */
+	int ordinal;                /* its CUDA ordinal, as the rows and findings name it */
+	const char *phase;
+};
+
+static void progress_tick(void *user)
+{
+	struct load_progress *p = user;
+
+	progress_say(&p->line, "check: GPU %d (%zu of %zu), %s, %.0f of %.0f s", p->ordinal, p->gpu + 1, p->n_gpus,
+		     p->phase, cd_now_s() - p->line.start, p->budget_s);
+}
+
+static void progress_phase(struct check_samples *smp, const char *phase)
+{
+	struct load_progress *p = smp->tick_user;
+
+	p->phase = phase;
+	progress_tick(p);
+}
 
 static const char *const headers[] = { "GPU", "tested (GiB)", "errors", "bandwidth (GB/s)", "GEMM", "TFLOP/s",
-				       "of theory", "mismatches", "note" };
+				       "of theory", "mismatches", "H2D / D2H (GB/s)", "of link", "note" };
+
+#define LT (&check_load_gpu_field_table)
+
+/* One libcublas for every GPU, loaded when the first GPU's tests reach the GEMM stress (a run
+ * whose GPUs never open loads none); without it the memory test still runs. */
+struct blas_once {
+	bool tried, ok;
+	struct cublas b;
+	char err[CD_ERRMSG];
+};
+
+static struct cublas *blas_get(struct blas_once *bo)
+{
+	if (!bo->tried) {
+		bo->tried = true;
+		bo->ok = cublas_find_load(&bo->b, bo->err) == CD_OK;
+	}
+	return bo->ok ? &bo->b : NULL;
+}
 
 /* the GEMM stress's part of a row and its verdicts */
-static int gemm_part(struct report *r, struct lab_ctx *c, struct cublas *blas, const char *blas_err, double seconds,
-		     struct check_samples *smp, const char *subject, struct report_rec *row)
+static int gemm_part(struct report *r, struct lab_ctx *c, struct blas_once *bo, double seconds,
+		     struct check_samples *smp, const char *subject, struct report_rec *row, struct check_load_gpu *lg)
 {
 	struct check_gemm_opts go = { .seconds = seconds, .n = c->info.free_mem > (4ull << 30) ? 8192 : 4096,
 				      .samples = smp };
 	struct check_gemm_result gr;
 	struct check_gemm_run grun;
+	struct cublas *blas = blas_get(bo);
 	char lerr[CD_ERRMSG] = "";
 	double theory;
 
 	if (!blas) {
-		report_field(row, "note", "gemm_error", rv_str(blas_err));
+		report_field(row, "note", "gemm_error", rv_str(bo->err));
 		return CD_OK;
 	}
+	progress_phase(smp, "GEMM stress");
 	if (check_gemm(c, blas, &go, &gr, &grun, lerr) != CD_OK) {
 		report_field(row, "note", "gemm_error", rv_str(lerr));
 		return CD_OK;
@@ -46,7 +105,9 @@ static int gemm_part(struct report *r, struct lab_ctx *c, struct cublas *blas, c
 	theory = check_gemm_theory(&gr);
 	report_fieldf(row, "GEMM", "gemm_dtype", rv_str(gr.dtype), "%s %d^3", gr.dtype, gr.n);
 	report_field(row, NULL, "gemm_n", rv_int(gr.n));
-	report_fieldf(row, "TFLOP/s", "gemm_flops", rv_real(gr.flops), "%.1f", gr.flops / 1e12);
+	lg->gemm_flops = gr.flops;
+	lg->gemm_mismatches = (long long)gr.mismatches;
+	report_one_fieldf(row, LT, CLF_GEMM_FLOPS, lg, "%.1f", gr.flops / 1e12);
 	if (theory > 0)
 		report_fieldf(row, "of theory", "gemm_of_theory", rv_real(gr.flops / theory), "%.0f%% at %.0f MHz",
 			      gr.flops / theory * 100, gr.sm_mhz);
@@ -55,25 +116,160 @@ static int gemm_part(struct report *r, struct lab_ctx *c, struct cublas *blas, c
 	report_field(row, NULL, "gemm_theory_flops", theory > 0 ? rv_real(theory) : rv_null());
 	report_field(row, NULL, "gemm_sm_mhz", gr.sm_mhz > 0 ? rv_real(gr.sm_mhz) : rv_null());
 	report_field(row, NULL, "gemms", rv_int((long long)gr.gemms));
-	report_field(row, "mismatches", "gemm_mismatches", rv_int((long long)gr.mismatches));
+	report_one_field(row, LT, CLF_GEMM_MISMATCHES, lg);
 	report_field(row, NULL, "gemm_seconds", rv_real(grun.seconds));
 	report_field(row, NULL, "gemm_first_flops", rv_real(grun.first_flops));
 	report_field(row, NULL, "gemm_last_flops", rv_real(grun.last_flops));
 	return check_judge_gemm(r, subject, &gr);
 }
 
+/* pinned copies each way against the PCIe link, lab host-transfer's copy and band */
+static int copy_part(struct report *r, struct lab_ctx *c, struct check_samples *smp, const char *subject,
+		     struct report_rec *row, struct check_load_gpu *lg)
+{
+	struct check_copy_result cr = { 0 };
+	struct lab_pinned_copy pc;
+	char lerr[CD_ERRMSG] = "";
+	size_t bytes = COPY_BYTES;
+	const char *src;
+
+	while (bytes > ((size_t)16 << 20) && bytes > c->info.free_mem / 4)
+		bytes /= 2;
+	progress_phase(smp, "host-device copies");
+	if (lab_pinned_copy(c, bytes, COPY_REPS, &pc, lerr) != CD_OK) {
+		report_field(row, "note", "copy_error", rv_str(lerr));
+		return CD_OK;
+	}
+	lab_pcie_link_now(c, &cr.gen, &cr.width, &src);
+	cr.bytes = pc.bytes;
+	cr.h2d = pc.h2d;
+	cr.d2h = pc.d2h;
+	cr.h2d_same = pc.h2d_same;
+	cr.d2h_same = pc.d2h_same;
+	cr.link = lab_pcie_bytes_per_s(cr.gen, cr.width);
+	lg->copy_h2d = cr.h2d;
+	lg->copy_d2h = cr.d2h;
+	report_one_fieldf(row, LT, CLF_COPY_H2D, lg, "%.1f / %.1f%s", cr.h2d / 1e9, cr.d2h / 1e9,
+			  cr.h2d_same && cr.d2h_same ? "" : " (data differs)");
+	report_one_json(row, LT, CLF_COPY_D2H, lg);
+	report_field(row, NULL, "copy_bytes", rv_int((long long)cr.bytes));
+	report_field(row, NULL, "copy_same", rv_bool(cr.h2d_same && cr.d2h_same));
+	if (cr.link > 0)
+		report_fieldf(row, "of link", "copy_of_link", rv_real(fmin(cr.h2d, cr.d2h) / cr.link),
+			      "%.0f%% of gen %d x%d", fmin(cr.h2d, cr.d2h) / cr.link * 100, cr.gen, cr.width);
+	else
+		report_fieldf(row, "of link", "copy_of_link", rv_null(), "%s", "link unknown");
+	report_field(row, NULL, "copy_link_bytes_per_s", cr.link > 0 ? rv_real(cr.link) : rv_null());
+	return check_judge_copy(r, subject, &cr);
+}
+
+/* n values as a JSON array, NaN as null; NULL when out of memory */
+static json_t *numbers(const double *v, size_t n, double scale)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < n; i++)
+		if (json_array_append_new(a, isnan(v[i]) ? json_null() : json_real(v[i] * scale)) != 0) {
+			json_decref(a);
+			a = NULL;
+		}
+	return a;
+}
+
+/* the timeline in the row's JSON: parallel arrays of at most CHECK_TIMELINE_POINTS */
+static void put_timeline(struct report_rec *row, const struct check_timeline *tl)
+{
+	json_t *o = json_object();
+
+	if (o) {
+		json_object_set_new(o, "t_s", numbers(tl->t_s, tl->n, 1));
+		json_object_set_new(o, "sm_mhz", numbers(tl->sm_mhz, tl->n, 1));
+		json_object_set_new(o, "temperature_c", numbers(tl->temperature_c, tl->n, 1));
+		json_object_set_new(o, "power_w", numbers(tl->power_w, tl->n, 1));
+		json_object_set_new(o, "gemm_flops", numbers(tl->gemm_flops, tl->n, 1));
+		if (json_object_size(o) != 5) {
+			json_decref(o);
+			o = NULL;
+		}
+	}
+	report_field(row, NULL, "timeline", rv_json(o));
+}
+
+/* One chart (HTML only) of one quantity of a GPU's timeline over the seconds of its load;
+ * none when no point is known. */
+static int timeline_figure(struct report *r, const char *subject, const char *what, const char *unit,
+			   const struct check_timeline *tl, const double *v, double scale)
+{
+	struct lab_plot *p = calloc(1, sizeof *p);
+	char caption[400], *svg;
+	bool any = false;
+	int rc;
+
+	if (!p)
+		return CD_ENOMEM;
+	for (size_t i = 0; i < tl->n; i++)
+		if (!isnan(v[i])) {
+			lab_plot_point(p, 0, what, tl->t_s[i], v[i] * scale);
+			any = true;
+		}
+	snprintf(caption, sizeof caption, "%s: %s under load", subject, what);
+	snprintf(p->title, sizeof p->title, "%s under load", what);
+	snprintf(p->xlabel, sizeof p->xlabel, "seconds on this GPU");
+	snprintf(p->ylabel, sizeof p->ylabel, "%s", unit);
+	svg = any ? lab_svg_render(p) : NULL;
+	rc = svg ? report_figure(r, caption, svg) : CD_OK;
+	free(svg);
+	free(p);
+	return rc;
+}
+
+/* GEMM throughput, SM clock, temperature and power over time, per GPU: charts the HTML page
+ * draws (--html), from the timelines the rows keep */
+static int timeline_figures(struct report *r, const struct gpu_probe *gp, const struct check_timeline *tls)
+{
+	int rc = CD_OK;
+
+	for (size_t i = 0, k = 0; i < gp->n_gpus && rc == CD_OK; i++) {
+		char subject[320];
+
+		if (gp->gpus[i].cuda_ordinal < 0)
+			continue;
+		gpu_subject(&gp->gpus[i], subject, sizeof subject);
+		if ((rc = timeline_figure(r, subject, "GEMM throughput", "TFLOP/s", &tls[k], tls[k].gemm_flops, 1e-12)) ==
+			    CD_OK &&
+		    (rc = timeline_figure(r, subject, "SM clock", "MHz", &tls[k], tls[k].sm_mhz, 1)) == CD_OK &&
+		    (rc = timeline_figure(r, subject, "temperature", "C", &tls[k], tls[k].temperature_c, 1)) == CD_OK)
+			rc = timeline_figure(r, subject, "power", "W", &tls[k], tls[k].power_w, 1);
+		k++;
+	}
+	return rc;
+}
+
+/* the hottest sample and every clock event reason seen, over the GPU's samples */
+static void sample_peaks(const struct check_samples *smp, struct check_load_gpu *lg)
+{
+	for (size_t i = 0; i < smp->n; i++) {
+		if (smp->s[i].temperature_c > lg->max_temperature_c)
+			lg->max_temperature_c = smp->s[i].temperature_c;
+		if (smp->s[i].reasons >= 0)
+			lg->clock_event_reasons = (lg->clock_event_reasons < 0 ? 0 : lg->clock_event_reasons) | smp->s[i].reasons;
+	}
+}
+
 static int one_gpu(struct report *r, struct cd_run *run, const struct gpu_info *gi, const struct check_load_opts *o,
-		   double share_s, struct cublas *blas, const char *blas_err, struct check_samples *smp,
-		   struct report_rec *row)
+		   double share_s, struct blas_once *bo, struct check_samples *smp,
+		   struct report_rec *row, struct check_timeline *tl)
 {
 	char lerr[CD_ERRMSG] = "", subject[320];
 	struct check_mem_result m;
 	struct check_mem_run mr;
+	struct check_load_gpu lg;
 	struct lab_nvml nv;
 	struct lab_ctx c;
 	int rc;
 
 	gpu_subject(gi, subject, sizeof subject);
+	check_load_gpu_init(&lg, gi);
 	report_field(row, "GPU", "gpu_index", rv_int(gi->cuda_ordinal));
 	memset(&c, 0, sizeof c);
 	c.seed = o->seed;
@@ -81,12 +277,16 @@ static int one_gpu(struct report *r, struct cd_run *run, const struct gpu_info *
 	c.probe = &run->probe;
 	if (lab_open(&c, run->cu, gi->cuda_ordinal, lab_fatbin, lerr) != CD_OK) {
 		report_field(row, "note", "error", rv_str(lerr));
+		report_fields_keep(row, LT, &lg);
 		return CD_OK;
 	}
 	lab_nvml_open(&nv, c.nv, c.d, c.dev);
+	c.pcie_link = lab_nvml_link;
+	c.clock_user = &nv;
 	smp->nv = &nv;
 	smp->n = 0;
 	smp->t0 = lab_now_s();
+	progress_phase(smp, "memory test");
 	struct check_mem_opts mo = { .seconds = share_s * MEM_SHARE, .inject = o->inject, .seed = o->seed, .samples = smp };
 	if (check_memtest(&c, &mo, &m, &mr, lerr) != CD_OK) {
 		report_field(row, "note", "error", rv_str(lerr));
@@ -95,16 +295,25 @@ static int one_gpu(struct report *r, struct cd_run *run, const struct gpu_info *
 	}
 	report_fieldf(row, "tested (GiB)", "bytes", rv_int((long long)m.bytes), "%.1f", (double)m.bytes / (1ull << 30));
 	report_field(row, NULL, "passes", rv_int(mr.passes));
-	report_field(row, "errors", "errors", rv_int((long long)m.errors));
-	report_fieldf(row, "bandwidth (GB/s)", "bandwidth_bytes_per_s", rv_real(mr.bytes_per_s), "%.0f", mr.bytes_per_s / 1e9);
+	lg.mem_errors = (long long)m.errors;
+	lg.mem_bytes_per_s = mr.bytes_per_s;
+	report_one_field(row, LT, CLF_MEM_ERRORS, &lg);
+	report_one_fieldf(row, LT, CLF_MEM_BW, &lg, "%.0f", mr.bytes_per_s / 1e9);
 	report_field(row, NULL, "seconds", rv_real(mr.seconds));
 	if (mr.injected)
 		report_fieldf(row, "note", "injected_bitflips", rv_int(mr.injected), "%u bits flipped on purpose (CUDOCTOR_CHECK_INJECT)", mr.injected);
 	if ((rc = check_judge_memory(r, subject, &m)) == CD_OK &&
-	    (rc = gemm_part(r, &c, blas, blas_err, share_s * GEMM_SHARE, smp, subject, row)) == CD_OK)
-		rc = check_judge_throttle(r, subject, smp->s, smp->n);
+	    (rc = gemm_part(r, &c, bo, share_s * GEMM_SHARE, smp, subject, row, &lg)) == CD_OK &&
+	    (rc = check_judge_throttle(r, subject, smp->s, smp->n)) == CD_OK)
+		rc = copy_part(r, &c, smp, subject, row, &lg);
 	report_field(row, NULL, "samples", rv_int((long long)smp->n));
 out:
+	sample_peaks(smp, &lg);
+	check_timeline_make(smp->s, smp->n, tl);
+	put_timeline(row, tl);
+	report_one_json(row, LT, CLF_MAX_TEMP, &lg);
+	report_one_json(row, LT, CLF_REASONS, &lg);
+	report_fields_keep(row, LT, &lg);
 	lab_nvml_close(&nv);
 	lab_close(&c);
 	return rc;
@@ -115,10 +324,10 @@ int check_load(struct report *r, struct cd_run *run, const struct check_load_opt
 {
 	struct report_rec top, load, gpus, row;
 	struct check_samples *smp = NULL;
-	struct cublas blas;
-	char blas_err[CD_ERRMSG] = "";
-	bool have_blas = false;
+	struct check_timeline *tls = NULL; /* one per CUDA GPU, for the charts */
+	struct blas_once bo = { 0 };
 	struct kmsg_events *after = NULL;
+	struct load_progress prog = { .budget_s = o->budget_s, .phase = "opening the GPU" };
 	const char *why = NULL;
 	size_t n = 0;
 	int rc = CD_OK;
@@ -141,22 +350,29 @@ int check_load(struct report *r, struct cd_run *run, const struct check_load_opt
 	report_field(&load, "state", "state", rv_str("run"));
 	smp = malloc(sizeof *smp);
 	after = malloc(sizeof *after);
-	if (!smp || !after) {
+	tls = calloc(n, sizeof *tls);
+	if (!smp || !after || !tls) {
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		goto end;
 	}
-	/* one libcublas for every GPU; without it the memory test still runs */
-	have_blas = cublas_find_load(&blas, blas_err) == CD_OK;
+	smp->tick = progress_tick;
+	smp->tick_user = &prog;
+	prog.n_gpus = n;
+	progress_start(&prog.line, o->progress, "check");
 	report_rec_table(&load, "gpus", sizeof headers / sizeof headers[0], headers, &gpus);
-	for (size_t i = 0; i < run->probe.n_gpus && rc == CD_OK; i++) {
+	for (size_t i = 0, k = 0; i < run->probe.n_gpus && rc == CD_OK; i++) {
 		if (run->probe.gpus[i].cuda_ordinal < 0)
 			continue;
 		report_rec_item(&gpus, &row);
-		rc = one_gpu(r, run, &run->probe.gpus[i], o, o->budget_s / (double)n, have_blas ? &blas : NULL, blas_err,
-			     smp, &row);
+		prog.ordinal = run->probe.gpus[i].cuda_ordinal;
+		progress_phase(smp, "opening the GPU");
+		rc = one_gpu(r, run, &run->probe.gpus[i], o, o->budget_s / (double)n, &bo,
+			     smp, &row, &tls[k++]);
 		if (report_rec_end(&row) != CD_OK && rc == CD_OK)
 			rc = row.rc;
+		prog.gpu++;
 	}
+	progress_end(&prog.line);
 	if (report_rec_end(&gpus) != CD_OK && rc == CD_OK)
 		rc = gpus.rc;
 	/* an Xid the load provoked: the log read again, compared with the read before */
@@ -167,13 +383,16 @@ int check_load(struct report *r, struct cd_run *run, const struct check_load_opt
 			rc = check_judge_new_xid(r, before, after, &run->probe);
 	}
 end:
-	if (have_blas)
-		cublas_unload(&blas);
+	if (bo.ok)
+		cublas_unload(&bo.b);
 	free(smp);
 	free(after);
 	if (report_rec_end(&load) != CD_OK && rc == CD_OK)
 		rc = load.rc;
 	if (report_rec_end(&top) != CD_OK && rc == CD_OK)
 		rc = top.rc;
+	if (rc == CD_OK && tls)
+		rc = timeline_figures(r, &run->probe, tls);
+	free(tls);
 	return rc;
 }

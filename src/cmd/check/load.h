@@ -11,6 +11,7 @@
 struct check_load_opts {
 	double budget_s;          /* for all GPUs together */
 	bool inject;              /* CUDOCTOR_CHECK_INJECT=bitflip */
+	bool progress;            /* a progress line on stderr (a terminal) */
 	unsigned long long seed;
 };
 

@@ -1,6 +1,6 @@
-/* One node's reports for the fleet: doctor, devices and each asked-for lab on each GPU,
- * run through the commands themselves, so a node in the fleet reads exactly as
- * `cudoctor --json doctor` reads on it. */
+/* One node's reports for the fleet: doctor, devices, each asked-for lab on each GPU and
+ * check with its load tests when asked, run through the commands themselves, so a node in
+ * the fleet reads exactly as `cudoctor --json doctor` reads on it. */
 #include "cmd/fleet/fleet.h"
 
 #include <stdio.h>
@@ -94,6 +94,22 @@ static int run_labs(const struct fleet_opts *o, const struct cd_globals *g, json
 	return rc;
 }
 
+/* check on the whole node, its load tests in their default budget or --quick's */
+static int run_check(const struct fleet_opts *o, const struct cd_globals *g, json_t *reports, struct strbuf *failures)
+{
+	const struct cli_opt *quick = opt_named(&cmd_check, "quick");
+	char *argv[] = { "check", NULL };
+	struct cli_value val;
+	struct cli_args args = { 0 };
+
+	if (o->quick && quick) {
+		val = (struct cli_value){ quick, NULL };
+		args.v = &val;
+		args.n = args.cap = 1;
+	}
+	return run_command(&cmd_check, 1, argv, &args, g, reports, -1, failures);
+}
+
 int fleet_collect_node(const char *node, const struct fleet_opts *o, const struct cd_globals *g, char **json,
 		       char *err)
 {
@@ -114,6 +130,8 @@ int fleet_collect_node(const char *node, const struct fleet_opts *o, const struc
 	TRY(run_command(&cmd_devices, 1, devices_argv, &none, g, reports, -1, &failures));
 	if (o->n_labs)
 		TRY(run_labs(o, g, reports, &failures));
+	if (o->check)
+		TRY(run_check(o, g, reports, &failures));
 	if (!(fail = sb_detach(&failures))) {
 		rc = CD_ENOMEM;
 		goto out;

@@ -15,7 +15,8 @@
 struct fleet_opts {
 	const char *labs[FLEET_MAX_LABS]; /* --labs: run on every GPU of every node */
 	size_t n_labs;
-	bool quick;                        /* --quick for the labs */
+	bool quick;                        /* --quick for the labs and check */
+	bool check;                        /* --check: check's load tests on each node */
 	int timeout_s;                     /* how long rank 0 waits for the other nodes */
 	const char *prometheus_dir;        /* --prometheus DIR: one textfile per node */
 	const char *save;                  /* --save FILE: the report there, not on stdout */
