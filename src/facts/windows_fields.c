@@ -95,6 +95,38 @@ const struct field_table win_dll_load_field_table = {
 	"windows.dll_loads[]", win_dll_load_fields, sizeof win_dll_load_fields / sizeof win_dll_load_fields[0], -1, NULL, NULL,
 };
 
+const char *const win_exe_step_names[WEXE_STEPS] = {
+	"application folder", "System32", "System (16-bit)", "Windows folder", "current folder", "PATH",
+};
+
+static const char *exe_step_name(int step)
+{
+	return step >= 0 && step < WEXE_STEPS ? win_exe_step_names[step] : NULL;
+}
+
+#define X(m) offsetof(struct win_exe_dll, m)
+
+static const struct field win_exe_dll_fields[] = {
+	{ .key = "dll", .label = "imports", .kind = FK_CHARS, .off = X(dll), .valid = FIELD_ALWAYS, .views = FIELD_BRIEF },
+	{ .key = "loads", .label = "loads", .kind = FK_CHARS, .off = X(loads), .valid = FIELD_ALWAYS, .views = FIELD_BRIEF,
+	  .unknown = "not found" },
+	{ .key = "from", .label = "from", .kind = FK_NAMED, .off = X(step), .valid = FIELD_ALWAYS, .views = FIELD_BRIEF,
+	  .name = exe_step_name },
+	{ .key = "path_rank", .kind = FK_INT, .off = X(path_rank), .valid = FIELD_ALWAYS, .flags = FIELD_NEG_UNKNOWN },
+	{ .key = "shadowed", .label = "shadows", .kind = FK_CHARS, .off = X(shadowed), .valid = FIELD_ALWAYS,
+	  .views = FIELD_BRIEF },
+	{ .key = "shadowed_from", .kind = FK_NAMED, .off = X(shadowed_step), .valid = FIELD_ALWAYS, .name = exe_step_name },
+	{ .key = "other_major", .label = "another major", .kind = FK_CHARS, .off = X(other_major), .valid = FIELD_ALWAYS,
+	  .views = FIELD_BRIEF },
+	{ .key = "elsewhere", .label = "not searched", .kind = FK_CHARS, .off = X(elsewhere), .valid = FIELD_ALWAYS,
+	  .views = FIELD_BRIEF },
+	{ .key = "wheel", .kind = FK_CSTR, .off = X(wheel), .valid = FIELD_ALWAYS },
+};
+
+const struct field_table win_exe_dll_field_table = {
+	"dll_search[]", win_exe_dll_fields, sizeof win_exe_dll_fields / sizeof win_exe_dll_fields[0], -1, NULL, NULL,
+};
+
 #define W(m) offsetof(struct win_side, m)
 
 /* A registry value's JSON number (null unless set). */

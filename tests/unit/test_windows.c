@@ -17,7 +17,9 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "mingw_pe.h"
 #include "testlib.h"
 
 #ifndef CUDOCTOR_BINARY
@@ -329,6 +331,81 @@ static void native_windows_side(void **state)
 	run_result_free(&res);
 }
 
+/* arch's DLL search for a program against Wine's own loader: a program built here that imports
+ * cudart64_12.dll, run by Wine and judged by cudoctor.exe, with the DLL (a stub built here)
+ * nowhere, in a folder of PATH (WINEPATH), then beside the program too. Where cudoctor says the
+ * program cannot start, Wine does not start it; where it names the copy that loads, it runs. */
+static void exe_dll_search_as_wine_loads(void **state)
+{
+	static const char *const dlls[] = { "cudart64_12.dll", NULL };
+	const char *home = getenv("HOME");
+	char drive[1024], top[1200], app[1300], lib[1300], win_top[64], win_exe[128], winepath[160], cmd[4096];
+	const char *argv_arch[] = { wine, CUDOCTOR_WINDOWS_EXE, "--json", "arch", win_exe, NULL };
+	const char *argv_run[] = { wine, win_exe, NULL };
+	const char *env[] = { prefix, "WINEDEBUG=-all", "WINEDLLOVERRIDES=mscoree,mshtml=", "CUDOCTOR_LIBCUDA=",
+			      "CUDOCTOR_LIBNVML=", "CUDOCTOR_HOST_ROOT=", winepath, NULL };
+	struct {
+		bool on_path, beside;
+		const char *from;  /* NULL: not found */
+		int status;        /* cudoctor.exe's */
+	} cases[] = { { false, false, NULL, 1 }, { true, false, "PATH", 0 }, { true, true, "application folder", 0 } };
+	struct run_result res;
+
+	(void)state;
+	NEED_WINE();
+	if (!mingw_available()) {
+		fprintf(stderr, "skipping: no x86_64-w64-mingw32-gcc to build a program with\n");
+		skip();
+	}
+	snprintf(drive, sizeof drive, "%s/.cache/cudoctor-test/wine/drive_c", home && *home ? home : "/tmp");
+	snprintf(win_top, sizeof win_top, "cudoctor-exe-%d", (int)getpid());
+	snprintf(top, sizeof top, "%s/%s", drive, win_top);
+	snprintf(app, sizeof app, "%s/app", top);
+	snprintf(lib, sizeof lib, "%s/lib", top);
+	snprintf(win_exe, sizeof win_exe, "C:\\%s\\app\\render.exe", win_top);
+	snprintf(winepath, sizeof winepath, "WINEPATH=C:\\%s\\lib", win_top);
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s' '%s'", app, lib);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(mingw_build_importing(app, "render.exe", dlls, true), 0);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		json_t *j, *d, *x;
+		size_t k;
+		bool finding = false;
+
+		if (cases[i].on_path)
+			assert_int_equal(mingw_build_stub(lib, "cudart64_12.dll", 0), 0);
+		if (cases[i].beside)
+			assert_int_equal(mingw_build_stub(app, "cudart64_12.dll", 0), 0);
+		assert_int_equal(testlib_run(argv_arch, env, NULL, &res), 0);
+		if (res.status != cases[i].status)
+			fail_msg("case %zu: cudoctor.exe arch exited %d:\n%s\n%s", i, res.status, res.out, res.err);
+		if (!(j = json_loads(res.out, 0, NULL)))
+			fail_msg("case %zu: arch --json under Wine is not JSON: %.400s", i, res.out);
+		d = json_array_get(json_object_get(json_array_get(json_object_get(j, "files"), 0), "dll_search"), 0);
+		assert_non_null(d);
+		assert_string_equal(json_string_value(json_object_get(d, "dll")), "cudart64_12.dll");
+		if (cases[i].from) {
+			assert_string_equal(json_string_value(json_object_get(d, "from")), cases[i].from);
+		} else {
+			assert_true(json_is_null(json_object_get(d, "loads")));
+		}
+		json_array_foreach(json_object_get(j, "findings"), k, x)
+			finding |= strcmp(json_string_value(json_object_get(x, "id")), "win-exe-dll-not-found") == 0;
+		assert_true(finding == !cases[i].from);
+		json_decref(j);
+		run_result_free(&res);
+		/* Wine's loader agrees: the program starts exactly when cudoctor found its DLL */
+		assert_int_equal(testlib_run(argv_run, env, NULL, &res), 0);
+		if ((res.status == 0) != (cases[i].from != NULL))
+			fail_msg("case %zu: %s under Wine exited %d, cudoctor said %s", i, win_exe, res.status,
+				 cases[i].from ? cases[i].from : "not found");
+		run_result_free(&res);
+	}
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
+	if (system(cmd) != 0)
+		fprintf(stderr, "note: %s did not exit 0\n", cmd);
+}
+
 /* The real Windows DLLs test_pe fetches (tests/wheels/pe_files.py, cached): the exe's
  * `arch --cuobjdump` listing of each equals NVIDIA cuobjdump's. */
 static void arch_lists_real_dlls_as_cuobjdump(void **state)
@@ -583,6 +660,7 @@ int main(void)
 		cmocka_unit_test(explain_reads_texts_alike),
 		cmocka_unit_test(native_windows_side),
 		cmocka_unit_test(arch_lists_real_dlls_as_cuobjdump),
+		cmocka_unit_test(exe_dll_search_as_wine_loads),
 		cmocka_unit_test(no_driver_findings_as_on_linux),
 		cmocka_unit_test(fake_driver_as_on_linux),
 		cmocka_unit_test(linux_only_commands_say_so),
