@@ -113,6 +113,8 @@ struct win_side {
 	 * 3 recover: the default), HwSchMode (2 hardware-accelerated GPU scheduling on, 1 off) */
 	struct win_reg_dword tdr_delay, tdr_level, hw_sch_mode;
 	const char *registry_note;    /* why they were not read: "not readable from WSL2"; NULL read */
+	const char *py_registry;      /* the py launcher's list (PEP 514): "read", why not; NULL no Python probe */
+	size_t py_registered;         /* installs listed there */
 	struct win_dll_load *dll;     /* of every Windows-side framework's device-code files */
 	size_t n_dll;
 	bool oom;

@@ -210,6 +210,33 @@ static bool hags_text(const void *obj, struct field_value *v)
 	return true;
 }
 
+/* "3 installs listed", or why the list was not read */
+static bool py_registry_text(const void *obj, struct field_value *v)
+{
+	const struct win_side *w = obj;
+
+	if (!w->py_registry)
+		return false;
+	if (strcmp(w->py_registry, "read") == 0)
+		snprintf(v->buf, sizeof v->buf, "%zu install%s listed", w->py_registered, w->py_registered == 1 ? "" : "s");
+	else
+		snprintf(v->buf, sizeof v->buf, "%s", w->py_registry);
+	v->kind = FV_STR;
+	v->s = v->buf;
+	return true;
+}
+
+static bool py_registered(const void *obj, struct field_value *v)
+{
+	const struct win_side *w = obj;
+
+	if (!w->py_registry || strcmp(w->py_registry, "read") != 0)
+		return false;
+	v->kind = FV_INT;
+	v->i = (long long)w->py_registered;
+	return true;
+}
+
 static const struct field win_side_fields[] = {
 	{ .key = "read_from", .label = "read from", .kind = FK_CSTR, .off = W(from), .valid = FIELD_ALWAYS,
 	  .views = FIELD_BRIEF },
@@ -225,6 +252,9 @@ static const struct field win_side_fields[] = {
 	{ .key = "tdr_level", .kind = FK_CALC, .valid = FIELD_ALWAYS, .get = tdr_level },
 	{ .key = "hw_sch_mode", .kind = FK_CALC, .valid = FIELD_ALWAYS, .get = hw_sch_mode },
 	{ .key = "registry", .kind = FK_CSTR, .off = W(registry_note), .valid = FIELD_ALWAYS },
+	{ .label = "py launcher list", .kind = FK_CALC, .valid = FIELD_ALWAYS, .views = FIELD_BRIEF, .get = py_registry_text },
+	{ .key = "python_registry", .kind = FK_CSTR, .off = W(py_registry), .valid = FIELD_ALWAYS },
+	{ .key = "python_registered", .kind = FK_CALC, .valid = FIELD_ALWAYS, .get = py_registered },
 };
 
 const struct field_table win_side_field_table = {

@@ -507,7 +507,10 @@ int win_side_probe(struct win_side *w, const struct win_side_opts *o, char *err)
 	from_path(w, o);
 	from_frameworks(w, o);
 	from_registry(w, o);
-
+	if (o->py) {
+		w->py_registry = o->py->win_registry;
+		w->py_registered = o->py->n_win_registered;
+	}
 	for (size_t i = 0; i < w->n && !w->oom; i++) {
 		struct win_toolkit *t = &w->t[i];
 		fill(t, &w->oom);
