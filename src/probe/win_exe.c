@@ -11,7 +11,9 @@
 
 #include "binfmt/pe.h"
 #include "kb/vendor_libs.h"
+#include "os/fs.h"
 #include "probe/paths.h"
+#include "util/file.h"
 #include "util/err.h"
 
 /* The folders searched, in order; PATH's beyond this many are not (Windows caps PATH at 32767
@@ -251,6 +253,40 @@ out:
 	dirs_free(ds);
 	dirs_free(tk);
 	free(ds);
+	return rc;
+}
+
+int win_exe_probe_file(struct win_exe *x, const char *path, char *err)
+{
+	struct win_side_opts wo;
+	struct win_side ws = { 0 };
+	struct win_exe_opts xo = { 0 };
+	struct mapped_file mf;
+	/* the Windows side's drive and PATH, and this process's current folder */
+	char *buf = malloc(3 * FACTS_PATH);
+	int rc;
+
+	memset(x, 0, sizeof *x);
+	if (!buf)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	if ((rc = file_map(path, &mf, err)) != CD_OK)
+		goto out;
+	if (!mf.data || !win_exe_is_program(mf.data, mf.size))
+		goto unmap;
+	if (win_side_locate(&wo, buf, buf + FACTS_PATH, FACTS_PATH)) {
+		xo.side = &wo;
+		if ((rc = win_side_probe(&ws, &wo, err)) != CD_OK)
+			goto unmap;
+		xo.ws = &ws;
+		if (os_getcwd(buf + 2 * FACTS_PATH, FACTS_PATH))
+			xo.cwd = buf + 2 * FACTS_PATH;
+	}
+	rc = win_exe_probe(x, path, mf.data, mf.size, &xo, err);
+	win_side_free(&ws);
+unmap:
+	file_unmap(&mf);
+out:
+	free(buf);
 	return rc;
 }
 

@@ -26,6 +26,11 @@ bool win_exe_is_program(const unsigned char *data, size_t size);
  * CD_EFORMAT (not a PE file) or CD_ENOMEM. */
 int win_exe_probe(struct win_exe *x, const char *file, const unsigned char *data, size_t size,
 		  const struct win_exe_opts *o, char *err);
+/* The same for the program at path on this machine, read here, against the Windows side
+ * win_side_locate finds (its toolkits, this process's current folder): what arch and doctor
+ * call. CD_OK with x->n 0 when the file is no PE program or imports no CUDA DLL; CD_EIO and
+ * the like when it cannot be read; CD_ENOMEM. */
+int win_exe_probe_file(struct win_exe *x, const char *path, char *err);
 void win_exe_free(struct win_exe *x);
 
 #endif

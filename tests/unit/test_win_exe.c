@@ -203,10 +203,58 @@ static void test_search_order_from_wsl(void **state)
 	assert_non_null(strstr(str(f, "title"), "is nowhere Windows looks"));
 	assert_non_null(strstr(str(f, "why"), "The code execution cannot proceed because cudnn64_9.dll was not found"));
 	/* the text names each DLL's place */
-	assert_non_null(strstr(text, "CUDA DLLs, as Windows looks for them (WSL2 (/mnt/c))"));
+	assert_non_null(strstr(text, "CUDA DLLs of "));
 	assert_non_null(strstr(text, "application folder"));
 	free(text);
 	json_decref(j);
+	tree_remove(root);
+}
+
+/* doctor --binary PROGRAM.exe follows the same search, under "programs", with the same
+ * findings as arch. */
+static void test_doctor_binary(void **state)
+{
+	char root[64], exe[512], host[256], rel[256];
+	const char *argv[] = { CUDOCTOR_BINARY, "--json", "doctor", "--binary", exe, NULL };
+	const char *env[] = { host, "PATH=/usr/bin:/bin:/mnt/c/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v12.4/bin",
+			      "CUDOCTOR_LIBCUDA=" CUDOCTOR_FAKES_DIR "/libcuda.so.1",
+			      "CUDOCTOR_LIBNVML=" CUDOCTOR_FAKES_DIR "/libnvidia-ml.so.1", "FAKE_GPUS=NVIDIA GeForce RTX 4070:8.9:12GiB",
+			      "HOME=/nonexistent", "CUDA_PATH=", "CUDA_HOME=", "CUDACXX=", "VIRTUAL_ENV=", "CONDA_PREFIX=", NULL };
+	struct run_result res;
+	json_t *j, *p, *d;
+	size_t i;
+
+	(void)state;
+	assert_non_null(tree_new(root, sizeof root));
+	if (!build_program(root)) {
+		tree_remove(root);
+		skip();
+	}
+	tree_file(root, "proc/sys/kernel/osrelease", "5.15.167.4-microsoft-standard-WSL2\n", 0);
+	for (i = 0; imports[i]; i++) {
+		snprintf(rel, sizeof rel, "%s/v12.4/bin/%s", TK, imports[i]);
+		if (strcmp(imports[i], "cudnn64_9.dll") != 0)
+			tree_file(root, rel, "MZ", 0);
+	}
+	snprintf(host, sizeof host, "CUDOCTOR_HOST_ROOT=%s", root);
+	snprintf(exe, sizeof exe, "%s/%s/render.exe", root, APP);
+	assert_int_equal(testlib_run(argv, env, NULL, &res), 0);
+	if (!(j = json_loads(res.out, 0, NULL)))
+		fail_msg("doctor --json is not JSON:\n%.600s", res.out);
+	assert_non_null(p = json_array_get(json_object_get(j, "programs"), 0));
+	assert_string_equal(str(p, "path"), exe);
+	assert_string_equal(str(p, "dll_search_from"), "WSL2 (/mnt/c)");
+	assert_int_equal(json_array_size(json_object_get(p, "dll_search")), 6);
+	json_array_foreach(json_object_get(p, "dll_search"), i, d) {
+		if (strcmp(str(d, "dll"), "cudnn64_9.dll") == 0)
+			assert_null(str(d, "loads"));
+		else
+			assert_string_equal(str(d, "from"), "PATH");
+	}
+	assert_int_equal(count(j, "win-exe-dll-not-found"), 1);
+	finding(j, "win-exe-dll-not-found", "cudnn64_9.dll", res.out);
+	json_decref(j);
+	run_result_free(&res);
 	tree_remove(root);
 }
 
@@ -278,6 +326,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_search_order_from_wsl),
+		cmocka_unit_test(test_doctor_binary),
 		cmocka_unit_test(test_no_windows_drive),
 		cmocka_unit_test(test_dll_is_not_searched),
 	};
