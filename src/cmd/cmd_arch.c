@@ -34,7 +34,11 @@ static const char arch_notes[] =
 	"cuFFT's .ldata, ...) are listed with their section and left out of verdicts. "
 	"An input that cannot be read (missing, a FIFO, a device, a directory beside other inputs "
 	"without -r) is named on stderr, skipped, and the run "
-	"exits 3. See docs/arch.md.";
+	"exits 3. A Windows program (.exe) also gets each CUDA DLL it imports followed through "
+	"Windows' DLL search order (its folder, System32, System, the Windows folder, the current "
+	"folder, PATH) on the Windows side found (this Windows, or /mnt/c under WSL2): one found "
+	"nowhere stops the program before it starts (win-exe-dll-not-found; docs/windows.md). "
+	"See docs/arch.md.";
 
 enum { OPT_RECURSIVE = 1, OPT_GPU, OPT_PYTHON, OPT_OLLAMA, OPT_DRIVER, OPT_KERNELS, OPT_CUOBJDUMP, OPT_RESOURCES, OPT_ALL_SECTIONS };
 

@@ -12,11 +12,13 @@
 #include "probe/deploy.h"
 #include "probe/stack.h"
 #include "probe/topology.h"
+#include "probe/win_exe.h"
 #include "rules/deploy.h"
 #include "rules/rules.h"
 #include "rules/topology.h"
 #include "show/gpu_facts.h"
 #include "show/topology.h"
+#include "show/win_exe.h"
 #include "util/err.h"
 #include "util/file.h"
 #include "util/str.h"
@@ -394,7 +396,8 @@ enum { OPT_BINARY = 1, OPT_PATH };
 static const struct cli_opt doctor_opts[] = {
 	{ .id = OPT_BINARY, .long_name = "binary", .arg = CLI_REQUIRED, .metavar = "FILE", .complete = CLI_C_FILE,
 	  .flags = CLI_REPEAT,
-	  .help = "also judge this program or library: will its device code run on each GPU here (repeatable)" },
+	  .help = "also judge this program or library: will its device code run on each GPU here, and, for a "
+		  "Windows .exe, where Windows would load each CUDA DLL it imports (repeatable)" },
 	{ .id = OPT_PATH, .long_name = "path", .arg = CLI_REQUIRED, .metavar = "DIR", .complete = CLI_C_DIR,
 	  .flags = CLI_REPEAT,
 	  .help = "also judge the files with device code under DIR as one app (an install folder; repeatable)" },
@@ -439,6 +442,39 @@ static int section_topology(struct report *r, const struct cd_run *run, char *er
 		topo_probe_free(t);
 	}
 	free(t);
+	return rc;
+}
+
+/* Each --binary that is a Windows program: where Windows would load each CUDA DLL it imports
+ * (arch shows the same for a file it is given), and rules_win_exe's findings. */
+static int section_programs(struct report_rec *top, const struct doctor_apps *apps, char *err)
+{
+	struct report_rec list, item;
+	bool any = false;
+	int rc = CD_OK;
+
+	for (size_t i = 0; i < apps->n_binaries && rc == CD_OK; i++) {
+		struct win_exe x;
+
+		if ((rc = win_exe_probe_file(&x, apps->binaries[i], err)) != CD_OK) {
+			rc = rc == CD_ENOMEM ? rc : CD_OK; /* the framework section says why it was not read */
+			continue;
+		}
+		if (x.n > 0) {
+			if (!any)
+				report_rec_array(top, "programs", &list);
+			any = true;
+			report_rec_item(&list, &item);
+			report_field(&item, NULL, "path", rv_str(apps->binaries[i]));
+			if ((rc = rules_win_exe(&x, top->r)) == CD_OK)
+				rc = show_win_exe(&item, &x);
+			if (report_rec_end(&item) != CD_OK && rc == CD_OK)
+				rc = CD_ENOMEM;
+		}
+		win_exe_free(&x);
+	}
+	if (any && report_rec_end(&list) != CD_OK && rc == CD_OK)
+		rc = CD_ENOMEM;
 	return rc;
 }
 
@@ -529,6 +565,12 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 	    section_python(&top, &df) == CD_OK && section_platform(&top, &df) == CD_OK)
 		section_windows(&top, &df, g->render.verbosity > 0);
 	if ((rc = report_rec_end(&top)) != CD_OK)
+		goto out;
+	report_rec_top(&top, r);
+	rc = section_programs(&top, &apps, err);
+	if (report_rec_end(&top) != CD_OK && rc == CD_OK)
+		rc = CD_ENOMEM;
+	if (rc != CD_OK)
 		goto out;
 	if ((rc = rules_stack(&df.f, r)) != CD_OK)
 		goto out;

@@ -51,6 +51,10 @@ struct python_info {
 	size_t n_fw;
 	struct py_wheel *wheels;
 	size_t n_wheels;
+	/* the py launcher's list (PEP 514) of a Windows side: "read", "not readable from WSL2";
+	 * NULL when there is no Windows side */
+	const char *win_registry;
+	size_t n_win_registered;      /* installs it lists (each joins envs unless found already) */
 };
 
 /* Their fields (python_fields.c): doctor's "python" object. */

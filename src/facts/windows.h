@@ -51,6 +51,47 @@ struct win_dll_load {
 	char python[FACTS_PATH];      /* the environment's python.exe */
 };
 
+/* Where Windows looks for a DLL a desktop program imports (Microsoft's "Dynamic-link library
+ * search order", standard order with SafeDllSearchMode on), from KnownDLLs on: a CUDA DLL is on
+ * no KnownDLLs list (it holds Windows' own), so the search starts at the program's folder. */
+enum win_exe_step {
+	WEXE_APP = 0,       /* the folder the program was loaded from */
+	WEXE_SYSTEM32,      /* the system folder: C:\Windows\System32 */
+	WEXE_SYSTEM16,      /* the 16-bit system folder: C:\Windows\System */
+	WEXE_WINDOWS,       /* the Windows folder: C:\Windows */
+	WEXE_CWD,           /* the current folder */
+	WEXE_PATH,          /* each folder of PATH, in order */
+	WEXE_STEPS
+};
+extern const char *const win_exe_step_names[WEXE_STEPS]; /* "application folder", "System32", ... */
+
+/* A CUDA library DLL a program imports and the copy Windows would load for it. */
+struct win_exe_dll {
+	char dll[64];                 /* as imported: "cudart64_12.dll" */
+	const char *wheel;            /* the family's pip wheel ("nvidia-cuda-runtime"), naming it CUDA's */
+	char loads[FACTS_PATH];       /* the copy that loads (Windows name); "" none: the program cannot start */
+	int step;                     /* enum win_exe_step of loads; -1 none */
+	int path_rank;                /* with WEXE_PATH: the folder's index in PATH; -1 otherwise */
+	char shadowed[FACTS_PATH];    /* the next copy in that order, which loses; "" none */
+	int shadowed_step;            /* its step; -1 none */
+	char other_major[FACTS_PATH]; /* a copy of the family under another major's name in a searched
+					 folder or a toolkit's bin (cudart64_110.dll for cudart64_12.dll); "" none */
+	char elsewhere[FACTS_PATH];   /* when none loads: a copy of the very name in an installed
+					 toolkit's bin, which is not searched; "" none */
+};
+
+/* A program's CUDA DLLs resolved. */
+struct win_exe {
+	char exe[FACTS_PATH];         /* the program as Windows names it (else as given) */
+	char app_dir[FACTS_PATH];     /* its folder, Windows' name when it has one */
+	bool windows;                 /* a Windows side was found: System32 ... PATH searched too */
+	const char *from;             /* how it was reached: "this Windows", "WSL2 (/mnt/c)"; NULL none */
+	char cwd[FACTS_PATH];         /* the current folder searched; "" not known */
+	bool path_known;              /* a Windows PATH was read */
+	struct win_exe_dll *d;
+	size_t n;
+};
+
 /* A registry DWORD as read: its state, and its value when set. */
 enum win_reg_state { WREG_UNREAD = 0, WREG_UNSET, WREG_SET };
 struct win_reg_dword {
@@ -72,12 +113,15 @@ struct win_side {
 	 * 3 recover: the default), HwSchMode (2 hardware-accelerated GPU scheduling on, 1 off) */
 	struct win_reg_dword tdr_delay, tdr_level, hw_sch_mode;
 	const char *registry_note;    /* why they were not read: "not readable from WSL2"; NULL read */
+	const char *py_registry;      /* the py launcher's list (PEP 514): "read", why not; NULL no Python probe */
+	size_t py_registered;         /* installs listed there */
 	struct win_dll_load *dll;     /* of every Windows-side framework's device-code files */
 	size_t n_dll;
 	bool oom;
 };
 
 /* Their fields (windows_fields.c): doctor's "windows" object and its "toolkits[]". */
-extern const struct field_table win_side_field_table, win_toolkit_field_table, win_dll_load_field_table;
+extern const struct field_table win_side_field_table, win_toolkit_field_table, win_dll_load_field_table,
+	win_exe_dll_field_table;
 
 #endif

@@ -95,6 +95,38 @@ const struct field_table win_dll_load_field_table = {
 	"windows.dll_loads[]", win_dll_load_fields, sizeof win_dll_load_fields / sizeof win_dll_load_fields[0], -1, NULL, NULL,
 };
 
+const char *const win_exe_step_names[WEXE_STEPS] = {
+	"application folder", "System32", "System (16-bit)", "Windows folder", "current folder", "PATH",
+};
+
+static const char *exe_step_name(int step)
+{
+	return step >= 0 && step < WEXE_STEPS ? win_exe_step_names[step] : NULL;
+}
+
+#define X(m) offsetof(struct win_exe_dll, m)
+
+static const struct field win_exe_dll_fields[] = {
+	{ .key = "dll", .label = "imports", .kind = FK_CHARS, .off = X(dll), .valid = FIELD_ALWAYS, .views = FIELD_BRIEF },
+	{ .key = "loads", .label = "loads", .kind = FK_CHARS, .off = X(loads), .valid = FIELD_ALWAYS, .views = FIELD_BRIEF,
+	  .unknown = "not found" },
+	{ .key = "from", .label = "from", .kind = FK_NAMED, .off = X(step), .valid = FIELD_ALWAYS, .views = FIELD_BRIEF,
+	  .name = exe_step_name },
+	{ .key = "path_rank", .kind = FK_INT, .off = X(path_rank), .valid = FIELD_ALWAYS, .flags = FIELD_NEG_UNKNOWN },
+	{ .key = "shadowed", .label = "shadows", .kind = FK_CHARS, .off = X(shadowed), .valid = FIELD_ALWAYS,
+	  .views = FIELD_BRIEF },
+	{ .key = "shadowed_from", .kind = FK_NAMED, .off = X(shadowed_step), .valid = FIELD_ALWAYS, .name = exe_step_name },
+	{ .key = "other_major", .label = "another major", .kind = FK_CHARS, .off = X(other_major), .valid = FIELD_ALWAYS,
+	  .views = FIELD_BRIEF },
+	{ .key = "elsewhere", .label = "not searched", .kind = FK_CHARS, .off = X(elsewhere), .valid = FIELD_ALWAYS,
+	  .views = FIELD_BRIEF },
+	{ .key = "wheel", .kind = FK_CSTR, .off = X(wheel), .valid = FIELD_ALWAYS },
+};
+
+const struct field_table win_exe_dll_field_table = {
+	"dll_search[]", win_exe_dll_fields, sizeof win_exe_dll_fields / sizeof win_exe_dll_fields[0], -1, NULL, NULL,
+};
+
 #define W(m) offsetof(struct win_side, m)
 
 /* A registry value's JSON number (null unless set). */
@@ -178,6 +210,33 @@ static bool hags_text(const void *obj, struct field_value *v)
 	return true;
 }
 
+/* "3 installs listed", or why the list was not read */
+static bool py_registry_text(const void *obj, struct field_value *v)
+{
+	const struct win_side *w = obj;
+
+	if (!w->py_registry)
+		return false;
+	if (strcmp(w->py_registry, "read") == 0)
+		snprintf(v->buf, sizeof v->buf, "%zu install%s listed", w->py_registered, w->py_registered == 1 ? "" : "s");
+	else
+		snprintf(v->buf, sizeof v->buf, "%s", w->py_registry);
+	v->kind = FV_STR;
+	v->s = v->buf;
+	return true;
+}
+
+static bool py_registered(const void *obj, struct field_value *v)
+{
+	const struct win_side *w = obj;
+
+	if (!w->py_registry || strcmp(w->py_registry, "read") != 0)
+		return false;
+	v->kind = FV_INT;
+	v->i = (long long)w->py_registered;
+	return true;
+}
+
 static const struct field win_side_fields[] = {
 	{ .key = "read_from", .label = "read from", .kind = FK_CSTR, .off = W(from), .valid = FIELD_ALWAYS,
 	  .views = FIELD_BRIEF },
@@ -193,6 +252,9 @@ static const struct field win_side_fields[] = {
 	{ .key = "tdr_level", .kind = FK_CALC, .valid = FIELD_ALWAYS, .get = tdr_level },
 	{ .key = "hw_sch_mode", .kind = FK_CALC, .valid = FIELD_ALWAYS, .get = hw_sch_mode },
 	{ .key = "registry", .kind = FK_CSTR, .off = W(registry_note), .valid = FIELD_ALWAYS },
+	{ .label = "py launcher list", .kind = FK_CALC, .valid = FIELD_ALWAYS, .views = FIELD_BRIEF, .get = py_registry_text },
+	{ .key = "python_registry", .kind = FK_CSTR, .off = W(py_registry), .valid = FIELD_ALWAYS },
+	{ .key = "python_registered", .kind = FK_CALC, .valid = FIELD_ALWAYS, .get = py_registered },
 };
 
 const struct field_table win_side_field_table = {

@@ -12,6 +12,7 @@
 #include "os/env.h"
 #include "os/fs.h"
 #include "probe/fw_files.h"
+#include "probe/pep514.h"
 #include "probe/vertext.h"
 #include "probe/windows.h"
 #include "util/err.h"
@@ -515,6 +516,35 @@ static void add_windows(struct ctx *c, const char *root)
 	names_free(names, n);
 }
 
+/* The installs the py launcher lists (PEP 514), each an environment unless found already;
+ * where the registry cannot be read (WSL2) the fact says so. */
+static void add_windows_registered(struct ctx *c)
+{
+	struct pep514_install *in = NULL;
+	char local[PROBE_PATH], err[CD_ERRMSG];
+	size_t n = 0;
+	int rc;
+
+	if (!c->o->win_registry) {
+		c->out->win_registry = "not readable from WSL2";
+		return;
+	}
+	if ((rc = pep514_installs(&in, &n, err)) == CD_EUNSUPPORTED) {
+		c->out->win_registry = "not readable";
+		return;
+	}
+	if (rc != CD_OK) {
+		c->rc = rc;
+		return;
+	}
+	c->out->win_registry = "read";
+	c->out->n_win_registered = n;
+	for (size_t i = 0; i < n && c->rc == CD_OK; i++)
+		if (win_path_local(c->o->win_root, in[i].path, local, sizeof local))
+			add_windows_env(c, local, "py launcher (Windows)");
+	free(in);
+}
+
 int python_probe(struct python_info *out, const struct python_opts *o, char *err)
 {
 	struct ctx c = { .out = out, .o = o, .rc = CD_OK };
@@ -548,8 +578,10 @@ int python_probe(struct python_info *out, const struct python_opts *o, char *err
 		probe_torch(&c, out->site_dirs[i]);
 		probe_dists(&c, out->site_dirs[i]);
 	}
-	if (c.rc == CD_OK && o && o->win_root)
+	if (c.rc == CD_OK && o && o->win_root) {
 		add_windows(&c, o->win_root);
+		add_windows_registered(&c);
+	}
 	if (c.rc != CD_OK) {
 		python_free(out);
 		return cd_fail(err, c.rc, "python: out of memory");

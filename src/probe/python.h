@@ -14,6 +14,8 @@ struct python_opts {
 	const char *home;             /* $HOME for the user site; NULL to skip it */
 	const char *win_root;         /* a Windows drive to read the Python installs of (probe/windows.h:
 					 C:\'s folder, WSL2's /mnt/c); NULL none */
+	bool win_registry;            /* win_root is this running Windows': its registry lists Python
+					 installs too (PEP 514); false: it cannot be read (WSL2) */
 };
 
 int python_probe(struct python_info *out, const struct python_opts *o, char *err);

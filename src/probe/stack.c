@@ -26,6 +26,7 @@ int stack_probe(struct stack_facts *df, const struct stack_opts *o, char *err)
 		return cd_fail(err, CD_ENOMEM, "doctor: out of memory");
 	windows = win_side_locate(&wo, win, win + FACTS_PATH, FACTS_PATH);
 	po.win_root = windows ? wo.root : NULL;
+	po.win_registry = windows && wo.registry;
 	if ((rc = python_probe(&df->py, &po, err)) != CD_OK)
 		goto fail;
 	to.root = o->root;

@@ -93,6 +93,10 @@ bool win_path_windows(const char *root, const char *local, char *out, size_t n)
 
 	while (len > 1 && root[len - 1] == '/')
 		len--;
+	if (len == 0) {
+		out[0] = '\0';
+		return false; /* no drive to name it on */
+	}
 	if (len == 2 && root[1] == ':' && isalpha((unsigned char)local[0]) && local[1] == ':') {
 		/* on Windows itself: a local path is already one */
 		drive = (char)toupper((unsigned char)local[0]);
@@ -200,10 +204,8 @@ static void from_default_folder(struct win_side *w, const struct win_side_opts *
 	names_free(names, n);
 }
 
-/* Each folder of a Windows PATH, in order: fn(its Windows name, where it is here, its rank, arg)
- * until fn returns true. Empty entries have no rank. */
-static void win_path_each(const char *root, const char *path,
-			  bool (*fn)(char *dir, const char *local, int rank, void *arg), void *arg)
+void win_path_each(const char *root, const char *path,
+		   bool (*fn)(char *dir, const char *local, int rank, void *arg), void *arg)
 {
 	int rank = 0;
 
@@ -341,24 +343,44 @@ struct module_dirs {
 	const char *from[4];
 };
 
-static void resolve(struct win_dll_load *d, const struct module_dirs *md, const struct win_side_opts *o, bool *oom)
+void win_dll_search(const char *root, const struct win_dll_dir *dirs, size_t n, const char *name,
+		    struct win_dll_hits *h, bool *oom)
 {
 	char hit[PROBE_PATH];
 
-	for (size_t i = 0; i < 4; i++) {
+	memset(h, 0, sizeof *h);
+	h->at = h->second_at = -1;
+	for (size_t i = 0; i < n && h->second_at < 0 && !*oom; i++) {
 		bool seen = false;
 
-		for (size_t k = 0; k < i; k++)
-			seen |= md->dir[k] && md->dir[i] && strcmp(md->dir[k], md->dir[i]) == 0;
-		if (seen || !find_in(md->dir[i], d->dll, hit, sizeof hit, oom))
+		if (!dirs[i].local || !dirs[i].local[0])
 			continue;
-		if (!d->loads[0]) {
-			win_path_windows(o->root, hit, d->loads, sizeof d->loads);
-			d->from = md->from[i];
-		} else if (!d->shadowed[0]) {
-			win_path_windows(o->root, hit, d->shadowed, sizeof d->shadowed);
-		}
+		/* a folder named twice (PATH repeats System32) is one place: its copy is found once */
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = dirs[k].local && strcasecmp(dirs[k].local, dirs[i].local) == 0;
+		if (seen || !find_in(dirs[i].local, name, hit, sizeof hit, oom))
+			continue;
+		char *out = h->at < 0 ? h->first : h->second;
+		if (!win_path_windows(root, hit, out, sizeof h->first))
+			snprintf(out, sizeof h->first, "%s", hit); /* a folder on no drive keeps its own name */
+		*(h->at < 0 ? &h->at : &h->second_at) = (int)i;
 	}
+}
+
+static void resolve(struct win_dll_load *d, const struct module_dirs *md, const struct win_side_opts *o, bool *oom)
+{
+	struct win_dll_dir dirs[4];
+	struct win_dll_hits h;
+
+	for (size_t i = 0; i < 4; i++)
+		dirs[i] = (struct win_dll_dir){ md->dir[i], (int)i, -1 };
+	win_dll_search(o->root, dirs, 4, d->dll, &h, oom);
+	if (h.at >= 0) {
+		snprintf(d->loads, sizeof d->loads, "%s", h.first);
+		d->from = md->from[h.at];
+	}
+	if (h.second_at >= 0)
+		snprintf(d->shadowed, sizeof d->shadowed, "%s", h.second);
 	/* PATH, which an extension module's DLLs are not looked for in since Python 3.8 */
 	struct on_path op = { d, o->root, oom };
 	win_path_each(o->root, o->path, dll_on_path, &op);
@@ -485,6 +507,10 @@ int win_side_probe(struct win_side *w, const struct win_side_opts *o, char *err)
 	from_path(w, o);
 	from_frameworks(w, o);
 	from_registry(w, o);
+	if (o->py) {
+		w->py_registry = o->py->win_registry;
+		w->py_registered = o->py->n_win_registered;
+	}
 	for (size_t i = 0; i < w->n && !w->oom; i++) {
 		struct win_toolkit *t = &w->t[i];
 		fill(t, &w->oom);

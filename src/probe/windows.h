@@ -43,4 +43,26 @@ bool win_path_local(const char *root, const char *win, char *out, size_t n);
  * names it, "C:\\Users\\me\\python_embeded"; false when local is on no drive. */
 bool win_path_windows(const char *root, const char *local, char *out, size_t n);
 
+/* Each folder of a Windows PATH ("C:\\a;D:\\b"), in order: fn(its Windows name, where it is
+ * on this machine, its rank, arg) until fn returns true. Empty entries have no rank; a folder
+ * that cannot be reached is skipped with its rank. */
+void win_path_each(const char *root, const char *path,
+		   bool (*fn)(char *dir, const char *local, int rank, void *arg), void *arg);
+
+/* The one search of a list of folders for a DLL, as Windows does it: name (in any case, as
+ * Windows matches it) looked for in dirs[0 .. n) in order, a folder listed twice looked in once.
+ * The first copy (the one that loads) and the next (which it shadows) in Windows' names (a
+ * folder on no drive keeps its own), with their indexes in dirs; -1 none. */
+struct win_dll_dir {
+	const char *local;            /* the folder on this machine; NULL or "" skipped */
+	int step;                     /* the caller's name for the place */
+	int rank;                     /* its index in PATH; -1 another place */
+};
+struct win_dll_hits {
+	int at, second_at;
+	char first[FACTS_PATH], second[FACTS_PATH];
+};
+void win_dll_search(const char *root, const struct win_dll_dir *dirs, size_t n, const char *name,
+		    struct win_dll_hits *h, bool *oom);
+
 #endif

@@ -32,6 +32,10 @@ int rules_stack(const struct facts *f, struct report *r);
 /* The Windows side's rules (windows.c; doctor runs them in rules_stack): CUDA_PATH against the
  * toolkits installed and PATH's nvcc.exe. Nothing when f->windows is NULL or was not read. */
 int rules_windows(const struct facts *f, struct report *r);
+/* A Windows program's CUDA DLLs (win_exe.c; arch runs it for a .exe): win-exe-dll-not-found for
+ * each that Windows finds nowhere in its search order, win-exe-dll-shadowed for a stray copy in
+ * System32, the Windows folder or the current folder ahead of another. CD_OK or CD_ENOMEM. */
+int rules_win_exe(const struct win_exe *x, struct report *r);
 
 /* helper-timeout: program (a path) run with args ("--version") was stopped after ms
  * milliseconds without an answer. Shared by doctor, gencode, explain and arch --python. */

@@ -288,6 +288,7 @@ static void test_tables_documented(void **state)
 		{ "## doctor", &win_side_field_table },
 		{ "## doctor", &win_toolkit_field_table },
 		{ "## doctor", &win_dll_load_field_table },
+		{ "## arch", &win_exe_dll_field_table },
 		{ "## topo", &topo_gpu_field_table },
 		{ "## topo", &topo_nvlink_field_table },
 		{ "## topo", &topo_pair_field_table },

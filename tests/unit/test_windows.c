@@ -17,7 +17,9 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "mingw_pe.h"
 #include "testlib.h"
 
 #ifndef CUDOCTOR_BINARY
@@ -329,6 +331,153 @@ static void native_windows_side(void **state)
 	run_result_free(&res);
 }
 
+/* arch's DLL search for a program against Wine's own loader: a program built here that imports
+ * cudart64_12.dll, run by Wine and judged by cudoctor.exe, with the DLL (a stub built here)
+ * nowhere, in a folder of PATH (WINEPATH), then beside the program too. Where cudoctor says the
+ * program cannot start, Wine does not start it; where it names the copy that loads, it runs. */
+static void exe_dll_search_as_wine_loads(void **state)
+{
+	static const char *const dlls[] = { "cudart64_12.dll", NULL };
+	const char *home = getenv("HOME");
+	char drive[1024], top[1200], app[1300], lib[1300], win_top[64], win_exe[128], winepath[160], cmd[4096];
+	const char *argv_arch[] = { wine, CUDOCTOR_WINDOWS_EXE, "--json", "arch", win_exe, NULL };
+	const char *argv_run[] = { wine, win_exe, NULL };
+	const char *env[] = { prefix, "WINEDEBUG=-all", "WINEDLLOVERRIDES=mscoree,mshtml=", "CUDOCTOR_LIBCUDA=",
+			      "CUDOCTOR_LIBNVML=", "CUDOCTOR_HOST_ROOT=", winepath, NULL };
+	struct {
+		bool on_path, beside;
+		const char *from;  /* NULL: not found */
+		int status;        /* cudoctor.exe's */
+	} cases[] = { { false, false, NULL, 1 }, { true, false, "PATH", 0 }, { true, true, "application folder", 0 } };
+	struct run_result res;
+
+	(void)state;
+	NEED_WINE();
+	if (!mingw_available()) {
+		fprintf(stderr, "skipping: no x86_64-w64-mingw32-gcc to build a program with\n");
+		skip();
+	}
+	snprintf(drive, sizeof drive, "%s/.cache/cudoctor-test/wine/drive_c", home && *home ? home : "/tmp");
+	snprintf(win_top, sizeof win_top, "cudoctor-exe-%d", (int)getpid());
+	snprintf(top, sizeof top, "%s/%s", drive, win_top);
+	snprintf(app, sizeof app, "%s/app", top);
+	snprintf(lib, sizeof lib, "%s/lib", top);
+	snprintf(win_exe, sizeof win_exe, "C:\\%s\\app\\render.exe", win_top);
+	snprintf(winepath, sizeof winepath, "WINEPATH=C:\\%s\\lib", win_top);
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s' '%s'", app, lib);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(mingw_build_importing(app, "render.exe", dlls, true), 0);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		json_t *j, *d, *x;
+		size_t k;
+		bool finding = false;
+
+		if (cases[i].on_path)
+			assert_int_equal(mingw_build_stub(lib, "cudart64_12.dll", 0), 0);
+		if (cases[i].beside)
+			assert_int_equal(mingw_build_stub(app, "cudart64_12.dll", 0), 0);
+		assert_int_equal(testlib_run(argv_arch, env, NULL, &res), 0);
+		if (res.status != cases[i].status)
+			fail_msg("case %zu: cudoctor.exe arch exited %d:\n%s\n%s", i, res.status, res.out, res.err);
+		if (!(j = json_loads(res.out, 0, NULL)))
+			fail_msg("case %zu: arch --json under Wine is not JSON: %.400s", i, res.out);
+		d = json_array_get(json_object_get(json_array_get(json_object_get(j, "files"), 0), "dll_search"), 0);
+		assert_non_null(d);
+		assert_string_equal(json_string_value(json_object_get(d, "dll")), "cudart64_12.dll");
+		if (cases[i].from) {
+			assert_string_equal(json_string_value(json_object_get(d, "from")), cases[i].from);
+		} else {
+			assert_true(json_is_null(json_object_get(d, "loads")));
+		}
+		json_array_foreach(json_object_get(j, "findings"), k, x)
+			finding |= strcmp(json_string_value(json_object_get(x, "id")), "win-exe-dll-not-found") == 0;
+		assert_true(finding == !cases[i].from);
+		json_decref(j);
+		run_result_free(&res);
+		/* Wine's loader agrees: the program starts exactly when cudoctor found its DLL */
+		assert_int_equal(testlib_run(argv_run, env, NULL, &res), 0);
+		if ((res.status == 0) != (cases[i].from != NULL))
+			fail_msg("case %zu: %s under Wine exited %d, cudoctor said %s", i, win_exe, res.status,
+				 cases[i].from ? cases[i].from : "not found");
+		run_result_free(&res);
+	}
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
+	if (system(cmd) != 0)
+		fprintf(stderr, "note: %s did not exit 0\n", cmd);
+}
+
+/* The py launcher's list (PEP 514) under Wine: an install registered with `reg add` under
+ * HKCU\Software\Python\<Company>\<Tag>\InstallPath, in a folder no other search looks in,
+ * joins doctor's Python environments once (registered again under HKLM, still once), and its
+ * CPU-only torch is judged as any other's: torch-cpu-only with its own python.exe in the fix. */
+static void pep514_installs_are_read(void **state)
+{
+	const char *home = getenv("HOME");
+	char top[1200], win_top[64], win_py[128], cmd[8192], fix[256];
+	const char *argv[] = { wine, CUDOCTOR_WINDOWS_EXE, "--json", "doctor", NULL };
+	const char *env[] = { prefix, "WINEDEBUG=-all", "WINEDLLOVERRIDES=mscoree,mshtml=", "SOURCE_DATE_EPOCH=0",
+			      "CUDOCTOR_LIBCUDA=", "CUDOCTOR_LIBNVML=", "CUDOCTOR_HOST_ROOT=", NULL };
+	const char *keys[] = { "HKCU\\Software\\Python\\ExampleCorp\\3.12-cudoctor",
+			       "HKLM\\Software\\Python\\ExampleCorp\\3.12-cudoctor" };
+	struct run_result res;
+	json_t *j, *w, *x;
+	size_t i, envs = 0;
+	bool judged = false;
+	int rc;
+
+	(void)state;
+	NEED_WINE();
+	snprintf(win_top, sizeof win_top, "cudoctor-py-%d", (int)getpid());
+	snprintf(top, sizeof top, "%s/.cache/cudoctor-test/wine/drive_c/%s", home && *home ? home : "/tmp", win_top);
+	snprintf(win_py, sizeof win_py, "C:\\%s\\py312", win_top);
+	snprintf(cmd, sizeof cmd,
+		 "mkdir -p '%s/py312/Lib/site-packages/torch' && printf 'MZ' > '%s/py312/python.exe' && "
+		 "printf \"__version__ = '2.5.1+cpu'\\ndebug = False\\ncuda = None\\nhip = None\\n\" "
+		 "> '%s/py312/Lib/site-packages/torch/version.py' && "
+		 "%s WINEDEBUG=-all %s reg add '%s\\InstallPath' /ve /d '%s\\' /f >/dev/null 2>&1 && "
+		 "%s WINEDEBUG=-all %s reg add '%s\\InstallPath' /ve /d '%s' /f >/dev/null 2>&1",
+		 top, top, top, prefix, wine, keys[0], win_py, prefix, wine, keys[1], win_py);
+	assert_int_equal(system(cmd), 0);
+	rc = testlib_run(argv, env, NULL, &res);
+	snprintf(cmd, sizeof cmd,
+		 "rm -rf '%s'; %s WINEDEBUG=-all %s reg delete 'HKCU\\Software\\Python\\ExampleCorp' /f >/dev/null 2>&1; "
+		 "%s WINEDEBUG=-all %s reg delete 'HKLM\\Software\\Python\\ExampleCorp' /f >/dev/null 2>&1",
+		 top, prefix, wine, prefix, wine);
+	if (system(cmd) != 0)
+		fprintf(stderr, "note: %s did not exit 0\n", cmd);
+	assert_int_equal(rc, 0);
+	if (!(j = json_loads(res.out, 0, NULL)))
+		fail_msg("doctor --json under Wine is not JSON: %.400s", res.out);
+	assert_non_null(w = json_object_get(j, "windows"));
+	assert_string_equal(json_string_value(json_object_get(w, "python_registry")), "read");
+	assert_true(json_integer_value(json_object_get(w, "python_registered")) >= 2);
+	json_array_foreach(json_object_get(json_object_get(j, "python"), "environments"), i, x) {
+		const char *kind = json_string_value(json_object_get(x, "kind"));
+		const char *pre = json_string_value(json_object_get(x, "prefix"));
+
+		if (pre && strcasestr(pre, win_top)) {
+			assert_string_equal(kind, "py launcher (Windows)");
+			envs++;
+		}
+	}
+	if (envs != 1)
+		fail_msg("%zu environments in %s, not 1:\n%.3000s", envs, win_py, res.out);
+	snprintf(fix, sizeof fix, "%s\\python.exe -m pip install", win_py);
+	json_array_foreach(json_object_get(j, "findings"), i, x) {
+		json_t *f;
+		size_t k;
+
+		if (strcmp(json_string_value(json_object_get(x, "id")), "torch-cpu-only") != 0)
+			continue;
+		json_array_foreach(json_object_get(x, "fix"), k, f)
+			judged |= strstr(json_string_value(f), fix) != NULL;
+	}
+	if (!judged)
+		fail_msg("no torch-cpu-only whose fix runs %s\\python.exe in:\n%.4000s", win_py, res.out);
+	json_decref(j);
+	run_result_free(&res);
+}
+
 /* The real Windows DLLs test_pe fetches (tests/wheels/pe_files.py, cached): the exe's
  * `arch --cuobjdump` listing of each equals NVIDIA cuobjdump's. */
 static void arch_lists_real_dlls_as_cuobjdump(void **state)
@@ -583,6 +732,8 @@ int main(void)
 		cmocka_unit_test(explain_reads_texts_alike),
 		cmocka_unit_test(native_windows_side),
 		cmocka_unit_test(arch_lists_real_dlls_as_cuobjdump),
+		cmocka_unit_test(exe_dll_search_as_wine_loads),
+		cmocka_unit_test(pep514_installs_are_read),
 		cmocka_unit_test(no_driver_findings_as_on_linux),
 		cmocka_unit_test(fake_driver_as_on_linux),
 		cmocka_unit_test(linux_only_commands_say_so),

@@ -107,6 +107,11 @@ void arch_walk_tar(struct arch_walk *w, const char *path, const struct zip_archi
 void arch_file_fields(struct report_rec *files, struct arch_file *f, const struct arch_opts *o,
 		      struct arch_verdict *v);
 
+/* exe.c: for a PE program (not a member of an archive), each CUDA DLL it imports and where
+ * Windows would load it from, under "dll_search", and rules_win_exe's findings. CD_OK or
+ * CD_ENOMEM. */
+int arch_exe_fields(struct report_rec *file, const struct arch_file *f);
+
 /* list.c: the listing of f's images into file: a table of every image (grouped by section,
  * member, arch, kind and compression past 40 images unless -v), --kernels' lines, and
  * "images" (built only for --json). */

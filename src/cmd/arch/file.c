@@ -50,6 +50,8 @@ void arch_file_fields(struct report_rec *files, struct arch_file *f, const struc
 		report_rec_fail(&w, CD_ENOMEM);
 	if (o->resources && arch_resources(&w, f, err) != CD_OK)
 		report_rec_fail(&w, CD_ENOMEM);
+	if (arch_exe_fields(&w, f) != CD_OK)
+		report_rec_fail(&w, CD_ENOMEM);
 	cmd_note(r, report_rec_end(&w));
 	/* -q: one verdict line per file and GPU */
 	for (size_t i = 0; i < o->target.n_gpus; i++) {

@@ -1,0 +1,23 @@
+/* A program's part of its file report in `arch`: each CUDA DLL it imports and where Windows
+ * would load it from (probe/win_exe.c), judged by rules_win_exe, as "dll_search". */
+#include "cmd/arch/arch.h"
+#include "probe/win_exe.h"
+#include "rules/rules.h"
+#include "show/win_exe.h"
+#include "util/err.h"
+
+int arch_exe_fields(struct report_rec *file, const struct arch_file *f)
+{
+	struct win_exe x;
+	char err[CD_ERRMSG] = "";
+	int rc;
+
+	if (f->member || !win_exe_is_program(f->data, f->size))
+		return CD_OK;
+	if ((rc = win_exe_probe_file(&x, f->path, err)) != CD_OK)
+		return rc == CD_ENOMEM ? rc : CD_OK; /* read as the file's already: its error is said */
+	if (x.n > 0 && (rc = rules_win_exe(&x, file->r)) == CD_OK)
+		rc = show_win_exe(file, &x);
+	win_exe_free(&x);
+	return rc;
+}
