@@ -26,8 +26,6 @@
 #include "util/str.h"
 #include "util/version.h"
 
-#define STUB_CHECK_CAP ((size_t)64 << 20)
-
 static const char *env_get(const char *name)
 {
 	return os_getenv(name);
@@ -138,7 +136,7 @@ static bool image_kernel_less(const struct dc_image *im)
 	e.flags = im->compression == FATBIN_LZ4 ? FATBIN_FLAG_LZ4 : im->compression == FATBIN_ZSTD ? FATBIN_FLAG_ZSTD : 0;
 	unsigned char *buf;
 	size_t len;
-	if (decompress_entry(&e, STUB_CHECK_CAP, &buf, &len, NULL))
+	if (decompress_entry(&e, DC_STUB_MAX_BYTES, &buf, &len, NULL))
 		return false;
 	bool empty = false;
 	if (im->kind == FATBIN_KIND_ELF) {
@@ -157,9 +155,11 @@ static bool container_kernel_less(const struct dc_inventory *inv, const struct d
 	if (c->n_images == 0)
 		return true;
 	/* stubs are tiny; anything bigger holds code, and is not decompressed to prove it */
-	for (uint32_t k = 0; k < c->n_images; k++)
-		if (inv->images[c->first_image + k].uncompressed_bytes > DC_STUB_MAX_BYTES)
+	for (uint32_t k = 0; k < c->n_images; k++) {
+		const struct dc_image *im = &inv->images[c->first_image + k];
+		if (im->uncompressed_bytes > DC_STUB_MAX_BYTES || im->payload_len > DC_STUB_STORED_MAX)
 			return false;
+	}
 	for (uint32_t k = 0; k < c->n_images; k++)
 		if (!image_kernel_less(&inv->images[c->first_image + k]))
 			return false;
