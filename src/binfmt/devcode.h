@@ -85,6 +85,13 @@ bool dc_has_magic(const unsigned char *data, size_t size);
 /* The largest image that may be one of nvlink's kernel-less stubs (seen: 56 B - 1.5 KB): only
  * images up to this size are decompressed to tell stubs from code. */
 #define DC_STUB_MAX_BYTES 8192
+/* The most bytes such an image can be stored in, derived from the size above: compressing n
+ * bytes never gives more than LZ4_COMPRESSBOUND (n + n/255 + 16: 8,240) or ZSTD_COMPRESSBOUND
+ * (n + n/256 + (128 KiB - n)/2048: 8,284), both under n + n/64 + 256 (8,576) with the entry's
+ * padding (under 8 bytes) where its header gives no compressed size. An image stored in more
+ * holds code whatever size it declares: the judge does not decompress it, and a stream does
+ * not keep it for the judge (sparse.c). */
+#define DC_STUB_STORED_MAX (DC_STUB_MAX_BYTES + DC_STUB_MAX_BYTES / 64 + 256)
 
 /* What the images of one input may decompress to together: 64 MiB and 16 times its size
  * (real fatbins compress 2-5 times). */

@@ -23,7 +23,6 @@
 #define HEADER_MAX ((size_t)1 << 20)   /* of one fatbin entry's header (strings inside it) */
 #define CUBIN_HEAD 4096                /* of an uncompressed cubin: its ELF header */
 #define CUBIN_TAIL ((size_t)64 << 10)  /* and its section names and table */
-#define STUB_STORED_MAX ((size_t)64 << 10) /* stored bytes of an image that may be a stub */
 #define MAX_CURSORS 65536
 #define NEEDLE_FIRST 64                /* occurrences of a mark always kept */
 #define NEEDLE_AFTER 48                /* bytes kept behind a mark (a release "13.0.88") */
@@ -197,7 +196,7 @@ static int advance(struct sparse_keep *k, struct sparse_cursor *cu, const unsign
 		k->steps--;
 		size_t po = (size_t)(e.payload - k->map);
 		/* images that may be stubs are decompressed when judged: kept whole */
-		if (fatbin_entry_image_size(&e) <= DC_STUB_MAX_BYTES && e.payload_len <= STUB_STORED_MAX)
+		if (fatbin_entry_image_size(&e) <= DC_STUB_MAX_BYTES && e.payload_len <= DC_STUB_STORED_MAX)
 			rc = take(k, chunk, base, top, po, e.payload_len);
 		else if (e.kind == FATBIN_KIND_ELF && fatbin_entry_compression(&e) == FATBIN_RAW &&
 			 !(rc = take(k, chunk, base, top, po, CUBIN_HEAD)))

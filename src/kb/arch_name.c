@@ -68,6 +68,13 @@ int kb_arch_cmp(struct kb_arch a, struct kb_arch b)
 {
 	char x[24], y[24];
 
+	/* what str_natcmp makes of two names "sm_N" + a suffix that is not a digit, without
+	 * formatting them: listings sort thousands of images by arch (cuFFT: 40% of arch's time) */
+	if (a.num >= 0 && b.num >= 0 && !isdigit((unsigned char)a.suffix) && !isdigit((unsigned char)b.suffix)) {
+		if (a.num != b.num)
+			return a.num < b.num ? -1 : 1;
+		return (unsigned char)a.suffix < (unsigned char)b.suffix ? -1 : (unsigned char)a.suffix > (unsigned char)b.suffix;
+	}
 	kb_arch_format(a, "sm_", x, sizeof x);
 	kb_arch_format(b, "sm_", y, sizeof y);
 	return str_natcmp(x, y);

@@ -26,8 +26,6 @@
 #include "util/str.h"
 #include "util/version.h"
 
-#define STUB_CHECK_CAP ((size_t)64 << 20)
-
 static const char *env_get(const char *name)
 {
 	return os_getenv(name);
@@ -138,7 +136,7 @@ static bool image_kernel_less(const struct dc_image *im)
 	e.flags = im->compression == FATBIN_LZ4 ? FATBIN_FLAG_LZ4 : im->compression == FATBIN_ZSTD ? FATBIN_FLAG_ZSTD : 0;
 	unsigned char *buf;
 	size_t len;
-	if (decompress_entry(&e, STUB_CHECK_CAP, &buf, &len, NULL))
+	if (decompress_entry(&e, DC_STUB_MAX_BYTES, &buf, &len, NULL))
 		return false;
 	bool empty = false;
 	if (im->kind == FATBIN_KIND_ELF) {
@@ -152,16 +150,107 @@ static bool image_kernel_less(const struct dc_image *im)
 	return empty;
 }
 
-static bool container_kernel_less(const struct dc_inventory *inv, const struct dc_container *c)
+/* The answers of image_kernel_less by the image's stored bytes: libraries repeat a few stubs
+ * in thousands of containers (cuBLASLt: 4,682 images of stub size, 55 distinct), and
+ * decompressing each took a quarter of arch's time. Open addressing, doubled at half full; a
+ * lookup probes at most STUB_PROBES slots (crafted images whose hashes cluster are then
+ * decompressed each, as without the table), so it stays linear. */
+#define STUB_PROBES 16
+
+struct stub_seen {
+	const struct dc_image *im; /* NULL: empty */
+	uint64_t hash;
+	bool kernel_less;
+};
+
+struct stub_check {
+	signed char *container; /* per container: 1 kernel-less, 0 code, -1 not asked yet */
+	struct stub_seen *seen;
+	size_t cap, n;
+};
+
+static uint64_t payload_hash(const struct dc_image *im)
+{
+	const unsigned char *p = im->payload;
+	size_t n = im->payload_len, i = 0;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n ^ ((uint64_t)im->kind << 48) ^ ((uint64_t)im->compression << 56);
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+		h ^= h >> 31;
+	}
+	for (; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	h ^= h >> 29;
+	return h * 0x94d049bb133111ebULL;
+}
+
+static bool same_image(const struct dc_image *a, const struct dc_image *b)
+{
+	return a->kind == b->kind && a->compression == b->compression && a->uncompressed_bytes == b->uncompressed_bytes &&
+	       a->payload_len == b->payload_len && memcmp(a->payload, b->payload, a->payload_len) == 0;
+}
+
+/* The slot of im's bytes: its entry, an empty one to fill, or NULL past STUB_PROBES slots. */
+static struct stub_seen *stub_slot(struct stub_seen *seen, size_t cap, const struct dc_image *im, uint64_t h)
+{
+	for (size_t k = 0, i = (size_t)h & (cap - 1); k < STUB_PROBES; k++, i = (i + 1) & (cap - 1)) {
+		struct stub_seen *s = &seen[i];
+		if (!s->im || (s->hash == h && same_image(s->im, im)))
+			return s;
+	}
+	return NULL;
+}
+
+static int stub_grow(struct stub_check *sc)
+{
+	size_t cap = sc->cap ? sc->cap * 2 : 64;
+	struct stub_seen *seen = calloc(cap, sizeof(*seen));
+	if (!seen)
+		return CD_ENOMEM;
+	for (size_t i = 0; i < sc->cap; i++)
+		if (sc->seen[i].im) {
+			struct stub_seen *s = stub_slot(seen, cap, sc->seen[i].im, sc->seen[i].hash);
+			if (s) /* else dropped: a cache */
+				*s = sc->seen[i];
+		}
+	free(sc->seen);
+	sc->seen = seen;
+	sc->cap = cap;
+	return CD_OK;
+}
+
+static bool image_kernel_less_seen(struct stub_check *sc, const struct dc_image *im)
+{
+	if (im->kind != FATBIN_KIND_ELF && im->kind != FATBIN_KIND_PTX)
+		return false;
+	if (2 * (sc->n + 1) > sc->cap && stub_grow(sc) != CD_OK)
+		return image_kernel_less(im); /* out of memory for the table: asked each time */
+	uint64_t h = payload_hash(im);
+	struct stub_seen *s = stub_slot(sc->seen, sc->cap, im, h);
+	if (s && s->im)
+		return s->kernel_less;
+	bool empty = image_kernel_less(im);
+	if (s) {
+		*s = (struct stub_seen){.im = im, .hash = h, .kernel_less = empty};
+		sc->n++;
+	}
+	return empty;
+}
+
+static bool container_kernel_less(struct stub_check *sc, const struct dc_inventory *inv, const struct dc_container *c)
 {
 	if (c->n_images == 0)
 		return true;
 	/* stubs are tiny; anything bigger holds code, and is not decompressed to prove it */
-	for (uint32_t k = 0; k < c->n_images; k++)
-		if (inv->images[c->first_image + k].uncompressed_bytes > DC_STUB_MAX_BYTES)
+	for (uint32_t k = 0; k < c->n_images; k++) {
+		const struct dc_image *im = &inv->images[c->first_image + k];
+		if (im->uncompressed_bytes > DC_STUB_MAX_BYTES || im->payload_len > DC_STUB_STORED_MAX)
 			return false;
+	}
 	for (uint32_t k = 0; k < c->n_images; k++)
-		if (!image_kernel_less(&inv->images[c->first_image + k]))
+		if (!image_kernel_less_seen(sc, &inv->images[c->first_image + k]))
 			return false;
 	return true;
 }
@@ -197,9 +286,9 @@ struct tally {
 
 /* Kernel-less containers (nvlink stubs) are not judged. They matter only when they would
  * fail or JIT (a stub that has SASS changes nothing), and only images of stub size are
- * decompressed to find out; stubs[] caches the answer across GPUs (-1 unknown). */
+ * decompressed to find out; sc keeps the answers across GPUs. */
 static int judge_containers(const struct arch_file *f, const struct arch_target *t, const struct arch_gpu *g,
-			    signed char *stubs, struct tally *out)
+			    struct stub_check *sc, struct tally *out)
 {
 	const struct dc_inventory *inv = &f->inv;
 	struct arch_verdict *v = out->v;
@@ -223,9 +312,9 @@ static int judge_containers(const struct arch_file *f, const struct arch_target 
 		struct compat_choice ch;
 		compat_choose(imgs, c->n_images, &env, &ch);
 		bool fails = ch.outcome != COMPAT_SASS && ch.outcome != COMPAT_JIT;
-		if ((fails || ch.outcome == COMPAT_JIT) && stubs[ci] < 0)
-			stubs[ci] = container_kernel_less(inv, c);
-		if (stubs[ci] == 1) {
+		if ((fails || ch.outcome == COMPAT_JIT) && sc->container[ci] < 0)
+			sc->container[ci] = container_kernel_less(sc, inv, c);
+		if (sc->container[ci] == 1) {
 			v->stubs++;
 			continue;
 		}
@@ -472,12 +561,12 @@ static void fill(struct arch_verdict *v, const struct compat_tally *t)
 int arch_judge(const struct arch_file *f, const struct arch_target *t, struct arch_verdict *out, char *err)
 {
 	size_t nc = f->inv.n_containers ? f->inv.n_containers : 1;
-	signed char *stubs = malloc(nc);
+	struct stub_check sc = {.container = malloc(nc)};
 	int rc = CD_OK;
 
-	if (!stubs)
+	if (!sc.container)
 		return cd_fail(err, CD_ENOMEM, "out of memory");
-	memset(stubs, -1, nc);
+	memset(sc.container, -1, nc);
 	for (size_t gi = 0; gi < t->n_gpus; gi++) {
 		struct arch_verdict *v = &out[gi];
 		struct tally ty = {.v = v};
@@ -485,7 +574,7 @@ int arch_judge(const struct arch_file *f, const struct arch_target *t, struct ar
 
 		memset(v, 0, sizeof(*v));
 		v->chosen_image = v->failing_container = -1;
-		if ((rc = judge_containers(f, t, &t->gpus[gi], stubs, &ty)) != CD_OK)
+		if ((rc = judge_containers(f, t, &t->gpus[gi], &sc, &ty)) != CD_OK)
 			goto out;
 		fill(v, &ty.t);
 		if (v->verdict == VERDICT_NONE) {
@@ -503,7 +592,8 @@ int arch_judge(const struct arch_file *f, const struct arch_target *t, struct ar
 			goto out;
 	}
 out:
-	free(stubs);
+	free(sc.container);
+	free(sc.seen);
 	return rc ? cd_fail(err, rc, "out of memory") : CD_OK;
 }
 

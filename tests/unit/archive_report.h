@@ -1,10 +1,12 @@
 /* Shared by the archive tests (test_zip, test_conda): running cudoctor for its output (and its
- * peak memory), and a JSON report's files keyed by their member names, to compare an archive's members with the
- * same files unpacked. Include after cmocka.h. */
+ * peak memory), a JSON report's files keyed by their member names, to compare an archive's members with the
+ * same files unpacked, the check that a large member is judged from a stream in flat memory, and
+ * the damaged copies of an archive. Include after cmocka.h and arch_fixtures.h. */
 #ifndef CUDOCTOR_TEST_ARCHIVE_REPORT_H
 #define CUDOCTOR_TEST_ARCHIVE_REPORT_H
 
 #include <fcntl.h>
+#include <stdint.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <sys/resource.h>
@@ -74,6 +76,82 @@ static char *slurp(const char *path)
 	size_t len;
 	assert_int_equal(file_read_text(path, (size_t)64 << 20, &text, &len, err), CD_OK);
 	return text;
+}
+
+/* tests/wheels/big_member.py's 300 MiB library (zeros, its section names in the middle, a real
+ * fatbin at the end) and the wheel storing it, made in dir once: their paths in so and whl. */
+static void big_member(const char *dir, char so[1200], char whl[1200])
+{
+	struct run_result res;
+	const char *gen[] = { "/usr/bin/env", "python3", CUDOCTOR_SOURCE_DIR "/tests/wheels/big_member.py", dir,
+			      ARCH_FIXTURES "/k_mixed.fatbin", NULL };
+	assert_int_equal(testlib_run(gen, NULL, NULL, &res), 0);
+	if (res.status != 0)
+		fail_msg("big_member.py exited %d: %s", res.status, res.err);
+	assert_int_equal(sscanf(res.out, "%1199s %1199s", so, whl), 2);
+	run_result_free(&res);
+}
+
+/* The member (its path inside archive) judged from a stream has the same images and verdicts
+ * (--json) as the library so mapped whole, in little memory; --kernels, which holds the member
+ * whole, is the measure that the stream does not. out: a scratch file for the reports. */
+static void streamed_member_flat(const char *archive, const char *member, const char *so, const char *out)
+{
+	long rss_stream, rss_lib, rss_whole;
+	const char *a[] = { CUDOCTOR_BINARY, "--json", "arch", "--gpu", "sm_90", "--gpu", "sm_120", "--driver", "572.61",
+			    archive, NULL };
+	assert_int_equal(run_measured(a, out, &rss_stream), 0);
+	char *ja = slurp(out);
+	const char *b[] = { CUDOCTOR_BINARY, "--json", "arch", "--gpu", "sm_90", "--gpu", "sm_120", "--driver", "572.61",
+			    so, NULL };
+	assert_int_equal(run_measured(b, out, &rss_lib), 0);
+	char *jb = slurp(out);
+	char *prefix = malloc(strlen(archive) + 2);
+	assert_non_null(prefix);
+	sprintf(prefix, "%s!", archive);
+	json_t *fa = files_by_member(ja, prefix), *fb = files_by_member(jb, so);
+	json_t *m = json_object_get(fa, member);
+	assert_non_null(m);
+	assert_true(json_equal(m, json_object_get(fb, "")));
+	assert_int_equal(json_array_size(json_object_get(m, "images")), 8);
+
+	const char *c[] = { CUDOCTOR_BINARY, "arch", "--kernels", "--gpu", "sm_90", "--driver", "572.61", archive, NULL };
+	assert_int_equal(run_measured(c, out, &rss_whole), 0);
+	print_message("peak memory: streamed %ld KiB, the library mapped %ld KiB, held whole (--kernels) %ld KiB\n",
+		      rss_stream, rss_lib, rss_whole);
+	/* under 64 MiB with the 4 MiB the bare binary takes (more under ASan: what the library
+	 * mapped costs is the baseline) */
+	assert_true(rss_stream < rss_lib + 60 * 1024);
+	assert_true(rss_whole > 300 * 1024);
+	json_decref(fa);
+	json_decref(fb);
+	free(prefix);
+	free(ja);
+	free(jb);
+}
+
+/* xorshift: the same mutants every run */
+static uint64_t mutant_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* Turns d, a copy of an archive of size bytes, into the next mutant and returns its size: one
+ * in four cut short, the others with one to three bits flipped, at offsets drawn from
+ * at[0..n_at) (the archive's structure) when at is given, from the whole copy otherwise. */
+static size_t mutate(unsigned char *d, size_t size, const size_t *at, size_t n_at, uint64_t *seed)
+{
+	uint64_t r = mutant_rand(seed);
+	if (r % 4 == 0)
+		return at ? at[mutant_rand(seed) % n_at] : (size_t)(mutant_rand(seed) % size);
+	for (uint64_t k = 1 + r % 3; k; k--) {
+		size_t off = at ? at[mutant_rand(seed) % n_at] : (size_t)(mutant_rand(seed) % size);
+		d[off] ^= (unsigned char)(1u << (mutant_rand(seed) % 8));
+	}
+	return size;
 }
 
 #endif

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "arch_fixtures.h"
@@ -239,6 +240,9 @@ static void test_json_contract(void **state)
 	assert_string_equal(json_string_value(json_object_get(v, "image")), "compute_80");
 	assert_non_null(strstr(json_string_value(json_object_get(v, "reason")), "ComputeCache"));
 	assert_int_equal(json_integer_value(json_object_get(v, "containers_without_image")), 0);
+	/* nvlink's two kernel-less containers, told by their decompressed images, are not judged */
+	assert_int_equal(json_integer_value(json_object_get(v, "containers_without_kernels")), 2);
+	assert_int_equal(json_integer_value(json_object_get(v, "containers_judged")), 1);
 	assert_string_equal(result_of(j, "k_sm80.fatbin"), "no-image");
 	assert_string_equal(result_of(j, "libk.a"), "native");
 
@@ -261,6 +265,60 @@ static void test_json_contract(void **state)
 	}
 	assert_true(seen);
 	json_decref(j);
+}
+
+/* A fatbin of k_exe's first stub container twice and its container of code: the second stub
+ * is told from the first's answer (the same bytes), the code is not taken for a stub. */
+static void test_repeated_stubs(void **state)
+{
+	(void)state;
+	need_fixtures();
+	const char *argv[] = {CUDOCTOR_BINARY, "--json", "arch", "--gpu", "9.0", "--driver", "580.65.06", "k_exe", NULL};
+	int status;
+	json_t *j = run_json(argv, no_driver, &status), *im;
+	size_t i, start[3] = {0}, size[3] = {0};
+	FILE *in = fopen(ARCH_FIXTURES "/k_exe", "rb");
+	assert_non_null(in);
+	json_array_foreach(json_object_get(file_entry(j, "k_exe"), "images"), i, im) {
+		size_t c = (size_t)json_integer_value(json_object_get(im, "container"));
+		unsigned char hdr[16];
+		if (c > 2 || size[c])
+			continue;
+		start[c] = (size_t)json_integer_value(json_object_get(im, "offset")) - 16; /* the first entry follows the header */
+		assert_int_equal(fseek(in, (long)start[c], SEEK_SET), 0);
+		assert_int_equal(fread(hdr, 1, 16, in), 16);
+		for (int b = 7; b >= 0; b--)
+			size[c] = size[c] << 8 | hdr[8 + b];
+		size[c] += 16;
+	}
+	json_decref(j);
+	assert_true(size[0] && size[2]);
+	char dir[] = "/tmp/cudoctor-stubs-XXXXXX", path[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/stubs.fatbin", dir);
+	FILE *out = fopen(path, "wb");
+	assert_non_null(out);
+	static const size_t order[] = {0, 0, 2};
+	for (size_t k = 0; k < 3; k++) {
+		unsigned char *buf = malloc(size[order[k]]);
+		assert_non_null(buf);
+		assert_int_equal(fseek(in, (long)start[order[k]], SEEK_SET), 0);
+		assert_int_equal(fread(buf, 1, size[order[k]], in), size[order[k]]);
+		assert_int_equal(fwrite(buf, 1, size[order[k]], out), size[order[k]]);
+		free(buf);
+	}
+	fclose(in);
+	assert_int_equal(fclose(out), 0);
+	const char *argv2[] = {CUDOCTOR_BINARY, "--json", "arch", "--gpu", "9.0", "--driver", "580.65.06", path, NULL};
+	j = run_json(argv2, no_driver, &status);
+	json_t *v = json_array_get(json_object_get(file_entry(j, path), "verdicts"), 0);
+	assert_int_equal(json_integer_value(json_object_get(file_entry(j, path), "containers")), 3);
+	assert_int_equal(json_integer_value(json_object_get(v, "containers_without_kernels")), 2);
+	assert_int_equal(json_integer_value(json_object_get(v, "containers_judged")), 1);
+	assert_string_equal(json_string_value(json_object_get(v, "result")), "jit");
+	json_decref(j);
+	unlink(path);
+	rmdir(dir);
 }
 
 static void test_exit_codes(void **state)
@@ -760,6 +818,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_listings_equal_cuobjdump), cmocka_unit_test(test_json_contract),
+		cmocka_unit_test(test_repeated_stubs),
 		cmocka_unit_test(test_exit_codes),               cmocka_unit_test(test_jit_environment),
 		cmocka_unit_test(test_driver_option),            cmocka_unit_test(test_kernels_and_directories),
 		cmocka_unit_test(test_environment_scans),        cmocka_unit_test(test_library_listings_equal_cuobjdump),

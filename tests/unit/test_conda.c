@@ -251,18 +251,10 @@ static void large_member_streamed_flat(void **state)
 {
 	(void)state;
 	char dir[1100], so[1200], whl[1200], tz[1300], out[1200], cmd[8192];
-	struct run_result res;
-	long rss_stream, rss_lib, rss_whole;
 	if (access(ARCH_FIXTURES "/k_mixed.fatbin", R_OK) != 0)
 		skip();
 	snprintf(dir, sizeof dir, "%s", cache_dir("zip-stream"));
-	const char *gen[] = { "/usr/bin/env", "python3", CUDOCTOR_SOURCE_DIR "/tests/wheels/big_member.py", dir,
-			      ARCH_FIXTURES "/k_mixed.fatbin", NULL };
-	assert_int_equal(testlib_run(gen, NULL, NULL, &res), 0);
-	if (res.status != 0)
-		fail_msg("big_member.py exited %d: %s", res.status, res.err);
-	assert_int_equal(sscanf(res.out, "%1199s %1199s", so, whl), 2);
-	run_result_free(&res);
+	big_member(dir, so, whl);
 	snprintf(tz, sizeof tz, "%s.tar.zst", so);
 	snprintf(cmd, sizeof cmd,
 		 "test -s '%s' || { d=$(mktemp -d) && mkdir $d/lib && ln -s '%s' $d/lib/libbig.so && "
@@ -270,41 +262,7 @@ static void large_member_streamed_flat(void **state)
 		 tz, so, tz, tz, tz);
 	assert_int_equal(system(cmd), 0);
 	snprintf(out, sizeof out, "%s/conda-out.json", dir);
-
-	const char *a[] = { CUDOCTOR_BINARY, "--json", "arch", "--gpu", "sm_90", "--gpu", "sm_120", "--driver", "572.61",
-			    tz, NULL };
-	assert_int_equal(run_measured(a, out, &rss_stream), 0);
-	char *ja = slurp(out);
-	const char *b[] = { CUDOCTOR_BINARY, "--json", "arch", "--gpu", "sm_90", "--gpu", "sm_120", "--driver", "572.61",
-			    so, NULL };
-	assert_int_equal(run_measured(b, out, &rss_lib), 0);
-	char *jb = slurp(out);
-	char prefix[1400];
-	snprintf(prefix, sizeof prefix, "%s!", tz);
-	json_t *fa = files_by_member(ja, prefix), *fb = files_by_member(jb, so);
-	json_t *member = json_object_get(fa, "lib/libbig.so");
-	assert_non_null(member);
-	assert_true(json_equal(member, json_object_get(fb, "")));
-	assert_int_equal(json_array_size(json_object_get(member, "images")), 8);
-
-	const char *c[] = { CUDOCTOR_BINARY, "arch", "--kernels", "--gpu", "sm_90", "--driver", "572.61", tz, NULL };
-	assert_int_equal(run_measured(c, out, &rss_whole), 0);
-	print_message("peak memory: streamed %ld KiB, the library mapped %ld KiB, held whole (--kernels) %ld KiB\n",
-		      rss_stream, rss_lib, rss_whole);
-	assert_true(rss_stream < rss_lib + 60 * 1024);
-	assert_true(rss_whole > 300 * 1024);
-	json_decref(fa);
-	json_decref(fb);
-	free(ja);
-	free(jb);
-}
-
-static uint64_t next_rand(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
+	streamed_member_flat(tz, "lib/libbig.so", so, out);
 }
 
 /* What arch must make of a mutant, from the readers alone: false when the archive, its
@@ -369,14 +327,8 @@ static void damaged_condas(void **state)
 	int saved = dup(2), null = open("/dev/null", O_WRONLY);
 	dup2(null, 2);
 	for (int i = 0; i < 2000; i++) {
-		size_t size = mf.size;
-		memcpy(d, mf.data, size);
-		uint64_t r = next_rand(&seed);
-		if (r % 4 == 0)
-			size = (size_t)(next_rand(&seed) % mf.size);
-		else
-			for (uint64_t k = 1 + r % 3; k; k--)
-				d[next_rand(&seed) % size] ^= (unsigned char)(1u << (next_rand(&seed) % 8));
+		memcpy(d, mf.data, mf.size);
+		size_t size = mutate(d, mf.size, NULL, 0, &seed);
 		int exit_override = fuzz_command_report(&cmd_arch, NULL, words, d, size);
 		bool ok = reads_whole(d, size);
 		if ((exit_override == CD_EXIT_FAILED) == ok) {

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <limits.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,6 +173,31 @@ static void whole_corpus(void **state)
 	assert_int_equal(failed, 0);
 }
 
+/* Calls fn with each corpus file whose name ends in suffix and whose number is at least from,
+ * its text read whole (at most max bytes), in directory order. */
+typedef void corpus_fn(const char *name, const char *text, size_t len, void *ctx);
+
+static void corpus_each(const char *suffix, long from, size_t max, corpus_fn *fn, void *ctx)
+{
+	DIR *d = opendir(CORPUS);
+	struct dirent *e;
+	size_t slen = strlen(suffix);
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		char path[512], *text = NULL, err[CD_ERRMSG];
+		size_t len = strlen(e->d_name);
+
+		if (len <= slen || strcmp(e->d_name + len - slen, suffix) != 0 || strtol(e->d_name, NULL, 10) < from)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", CORPUS, e->d_name);
+		assert_int_equal(file_read_text(path, max, &text, &len, err), CD_OK);
+		fn(e->d_name, text, len, ctx);
+		free(text);
+	}
+	closedir(d);
+}
+
 /* ---- the corpus's quotas over the texts gathered for diagnosis beyond the texts seen ---- */
 
 /* The texts from this number on carry tags judged from their thread: year (or unknown),
@@ -190,40 +216,30 @@ static bool tag_is(const char *expect, const char *tag, const char *value)
 	return strstr(expect, want) != NULL;
 }
 
+static void count_quota(const char *name, const char *expect, size_t len, void *ctx)
+{
+	struct quota_counts *q = ctx;
+	const char *year = strstr(expect, "\nyear: ");
+
+	(void)len;
+	if (!year || !strstr(expect, "\nplatform: ") || !strstr(expect, "\nkind: ") || !strstr(expect, "\nframework: "))
+		fail_msg("%s: year, platform, kind and framework tags are required from %d on", name, TAGGED_FROM);
+	q->texts++;
+	q->recent += strncmp(year + 7, "2025", 4) == 0 || strncmp(year + 7, "2026", 4) == 0;
+	q->unknown_year += strncmp(year + 7, "unknown", 7) == 0;
+	q->windows += tag_is(expect, "platform", "windows");
+	q->build += tag_is(expect, "kind", "build");
+	q->tf_jax += tag_is(expect, "framework", "tensorflow") || tag_is(expect, "framework", "jax");
+	q->consumer += tag_is(expect, "framework", "ollama") || tag_is(expect, "framework", "llama.cpp") ||
+		       tag_is(expect, "framework", "comfyui");
+	q->rocm += strstr(expect, "expect: rocm-") != NULL || tag_is(expect, "framework", "rocm");
+	q->fps += strstr(expect, "class: false-positive") != NULL;
+}
+
 static void count_quotas(struct quota_counts *q)
 {
-	DIR *d = opendir(CORPUS);
-	struct dirent *e;
-
 	memset(q, 0, sizeof(*q));
-	assert_non_null(d);
-	while ((e = readdir(d)) != NULL) {
-		char path[512], *expect = NULL, *year;
-		size_t len = strlen(e->d_name), elen;
-		long no = strtol(e->d_name, NULL, 10);
-
-		if (len <= 7 || strcmp(e->d_name + len - 7, ".expect") != 0 || no < TAGGED_FROM)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", CORPUS, e->d_name);
-		assert_int_equal(file_read_text(path, 4096, &expect, &elen, NULL), CD_OK);
-		year = strstr(expect, "\nyear: ");
-		if (!year || !strstr(expect, "\nplatform: ") || !strstr(expect, "\nkind: ") ||
-		    !strstr(expect, "\nframework: "))
-			fail_msg("%s: year, platform, kind and framework tags are required from %d on", e->d_name,
-				 TAGGED_FROM);
-		q->texts++;
-		q->recent += strncmp(year + 7, "2025", 4) == 0 || strncmp(year + 7, "2026", 4) == 0;
-		q->unknown_year += strncmp(year + 7, "unknown", 7) == 0;
-		q->windows += tag_is(expect, "platform", "windows");
-		q->build += tag_is(expect, "kind", "build");
-		q->tf_jax += tag_is(expect, "framework", "tensorflow") || tag_is(expect, "framework", "jax");
-		q->consumer += tag_is(expect, "framework", "ollama") || tag_is(expect, "framework", "llama.cpp") ||
-			       tag_is(expect, "framework", "comfyui");
-		q->rocm += strstr(expect, "expect: rocm-") != NULL || tag_is(expect, "framework", "rocm");
-		q->fps += strstr(expect, "class: false-positive") != NULL;
-		free(expect);
-	}
-	closedir(d);
+	corpus_each(".expect", TAGGED_FROM, 4096, count_quota, q);
 }
 
 static void corpus_quotas(void **state)
@@ -323,46 +339,44 @@ static bool cuda_advice(const char *fix)
 	return false;
 }
 
+struct rocm_count {
+	size_t rocm, texts;
+};
+
+static void check_rocm_text(const char *name, const char *text, size_t len, void *ctx)
+{
+	struct rocm_count *c = ctx;
+	struct explain_result r;
+	char err[CD_ERRMSG];
+	bool is_rocm = false;
+
+	assert_int_equal(explain_text(text, len, &r, err), CD_OK);
+	explain_result_classify_oom(&r, oom_finding_of);
+	c->texts++;
+	for (size_t i = 0; i < r.n; i++)
+		is_rocm |= r.m[i].rocm;
+	for (size_t i = 0; is_rocm && i < r.n; i++) {
+		const struct kb_finding *x = kb_finding_find(r.m[i].finding);
+
+		if (strncmp(r.m[i].finding, "rocm-", 5) != 0 || !x)
+			fail_msg("%s: %s in a ROCm text", name, r.m[i].finding);
+		assert_null(r.m[i].error);
+		for (size_t k = 0; k < x->n_fix; k++)
+			if (cuda_advice(x->fix[k]))
+				fail_msg("%s: %s advises CUDA: %s", name, x->finding, x->fix[k]);
+	}
+	c->rocm += is_rocm;
+	explain_result_free(&r);
+}
+
 static void rocm_texts_get_no_cuda_advice(void **state)
 {
-	DIR *d = opendir(CORPUS);
-	struct dirent *e;
-	size_t rocm = 0, texts = 0;
+	struct rocm_count c = {0};
 
 	(void)state;
-	assert_non_null(d);
-	while ((e = readdir(d)) != NULL) {
-		size_t len = strlen(e->d_name);
-		char path[512], *text = NULL, err[CD_ERRMSG];
-		struct explain_result r;
-		bool is_rocm = false;
-
-		if (len <= 4 || strcmp(e->d_name + len - 4, ".txt") != 0)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", CORPUS, e->d_name);
-		assert_int_equal(file_read_text(path, 1 << 20, &text, &len, err), CD_OK);
-		assert_int_equal(explain_text(text, len, &r, err), CD_OK);
-		explain_result_classify_oom(&r, oom_finding_of);
-		texts++;
-		for (size_t i = 0; i < r.n; i++)
-			is_rocm |= r.m[i].rocm;
-		for (size_t i = 0; is_rocm && i < r.n; i++) {
-			const struct kb_finding *x = kb_finding_find(r.m[i].finding);
-
-			if (strncmp(r.m[i].finding, "rocm-", 5) != 0 || !x)
-				fail_msg("%s: %s in a ROCm text", e->d_name, r.m[i].finding);
-			assert_null(r.m[i].error);
-			for (size_t k = 0; k < x->n_fix; k++)
-				if (cuda_advice(x->fix[k]))
-					fail_msg("%s: %s advises CUDA: %s", e->d_name, x->finding, x->fix[k]);
-		}
-		rocm += is_rocm;
-		explain_result_free(&r);
-		free(text);
-	}
-	closedir(d);
-	print_message("%zu of %zu corpus texts decided ROCm\n", rocm, texts);
-	assert_true(rocm >= 10);
+	corpus_each(".txt", LONG_MIN, 1 << 20, check_rocm_text, &c);
+	print_message("%zu of %zu corpus texts decided ROCm\n", c.rocm, c.texts);
+	assert_true(c.rocm >= 10);
 	/* and a CUDA text that only lists Ollama's ROCm settings is not ROCm's */
 	{
 		static const char ollama[] = "INFO server config env=\"map[CUDA_VISIBLE_DEVICES: HIP_VISIBLE_DEVICES: "
@@ -395,62 +409,61 @@ static const char *linux_fix_word(const char *fix)
 	return NULL;
 }
 
+struct windows_count {
+	size_t windows, fixes;
+};
+
+/* A text decided Windows: the command's JSON for it, each fix line checked. */
+static void check_windows_text(const char *name, const char *text, size_t len, void *ctx)
+{
+	static const char *const args[] = { "--json", "--offline", NULL };
+	struct windows_count *c = ctx;
+	struct explain_result r;
+	char err[CD_ERRMSG];
+	bool is_windows = false;
+
+	assert_int_equal(explain_text(text, len, &r, err), CD_OK);
+	for (size_t i = 0; i < r.n; i++)
+		is_windows |= r.m[i].windows && !r.m[i].rocm;
+	explain_result_free(&r);
+	if (!is_windows)
+		return;
+	struct run_result run = run_explain(args, NULL, text);
+	json_error_t jerr;
+	json_t *root = json_loads(run.out, 0, &jerr), *matches, *m;
+	size_t k;
+
+	if (!root)
+		fail_msg("%s: explain --json gave no JSON: %s", name, jerr.text);
+	matches = json_object_get(root, "matches");
+	json_array_foreach(matches, k, m) {
+		json_t *fix = json_object_get(m, "fix"), *f;
+		size_t j;
+
+		json_array_foreach(fix, j, f) {
+			const char *w = linux_fix_word(json_string_value(f));
+
+			if (w)
+				fail_msg("%s: %s's fix says %s in a Windows text: %s", name,
+					 json_string_value(json_object_get(m, "id")), w, json_string_value(f));
+			c->fixes++;
+		}
+	}
+	json_decref(root);
+	run_result_free(&run);
+	c->windows++;
+}
+
 /* Every corpus text decided Windows (context.h) gets its fixes in Windows' form: the command's
  * JSON for each is read, and a fix line with a Linux command fails. */
 static void windows_texts_get_windows_fixes(void **state)
 {
-	const char *args[] = { "--json", "--offline", NULL };
-	DIR *d = opendir(CORPUS);
-	struct dirent *e;
-	size_t windows = 0, fixes = 0;
+	struct windows_count c = {0};
 
 	(void)state;
-	assert_non_null(d);
-	while ((e = readdir(d)) != NULL) {
-		size_t len = strlen(e->d_name);
-		char path[512], *text = NULL, err[CD_ERRMSG];
-		struct explain_result r;
-		bool is_windows = false;
-
-		if (len <= 4 || strcmp(e->d_name + len - 4, ".txt") != 0)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", CORPUS, e->d_name);
-		assert_int_equal(file_read_text(path, 1 << 20, &text, &len, err), CD_OK);
-		assert_int_equal(explain_text(text, len, &r, err), CD_OK);
-		for (size_t i = 0; i < r.n; i++)
-			is_windows |= r.m[i].windows && !r.m[i].rocm;
-		explain_result_free(&r);
-		if (is_windows) {
-			struct run_result run = run_explain(args, NULL, text);
-			json_error_t jerr;
-			json_t *root = json_loads(run.out, 0, &jerr), *matches, *m;
-			size_t k;
-
-			if (!root)
-				fail_msg("%s: explain --json gave no JSON: %s", e->d_name, jerr.text);
-			matches = json_object_get(root, "matches");
-			json_array_foreach(matches, k, m) {
-				json_t *fix = json_object_get(m, "fix"), *f;
-				size_t j;
-
-				json_array_foreach(fix, j, f) {
-					const char *w = linux_fix_word(json_string_value(f));
-
-					if (w)
-						fail_msg("%s: %s's fix says %s in a Windows text: %s", e->d_name,
-							 json_string_value(json_object_get(m, "id")), w, json_string_value(f));
-					fixes++;
-				}
-			}
-			json_decref(root);
-			run_result_free(&run);
-			windows++;
-		}
-		free(text);
-	}
-	closedir(d);
-	print_message("%zu corpus texts decided Windows, %zu fix lines, none in Linux's form\n", windows, fixes);
-	assert_true(windows >= 25);
+	corpus_each(".txt", LONG_MIN, 1 << 20, check_windows_text, &c);
+	print_message("%zu corpus texts decided Windows, %zu fix lines, none in Linux's form\n", c.windows, c.fixes);
+	assert_true(c.windows >= 25);
 }
 
 static char *corpus_text(const char *name)

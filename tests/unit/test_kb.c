@@ -16,6 +16,7 @@
 #include "kb/kb.h"
 #include "util/err.h"
 #include "util/file.h"
+#include "util/str.h"
 #include "testlib.h"
 
 #ifndef CUDOCTOR_SOURCE_DIR
@@ -308,6 +309,33 @@ static void arch_parse_and_format(void **state)
 	assert_string_equal(buf, "compute_103f");
 	kb_arch_format(a, NULL, buf, sizeof(buf));
 	assert_string_equal(buf, "10.3");
+}
+
+/* kb_arch_cmp orders as its documentation says, the names in str_natcmp's order, on every pair
+ * of a range of numbers (negative ones too: a crafted file's arch read as int) and suffixes. */
+static void arch_order_is_natural(void **state)
+{
+	static const int nums[] = { -2000000000, -1, 0, 5, 9, 10, 50, 75, 89, 90, 99, 100, 101, 103, 120, 121,
+				    999, 1000, 2147483647 };
+	static const char sufs[] = { 0, 'a', 'f', '1', 'z' };
+	size_t n = sizeof(nums) / sizeof(nums[0]) * sizeof(sufs), pairs = 0;
+
+	(void)state;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++) {
+			struct kb_arch a = { nums[i / sizeof(sufs)], sufs[i % sizeof(sufs)] };
+			struct kb_arch b = { nums[j / sizeof(sufs)], sufs[j % sizeof(sufs)] };
+			char x[32], y[32];
+
+			kb_arch_format(a, "sm_", x, sizeof(x));
+			kb_arch_format(b, "sm_", y, sizeof(y));
+			if (kb_arch_cmp(a, b) != str_natcmp(x, y))
+				fail_msg("kb_arch_cmp(%s, %s) is %d, str_natcmp %d", x, y, kb_arch_cmp(a, b), str_natcmp(x, y));
+			pairs++;
+		}
+	assert_int_equal(pairs, n * n);
+	assert_true(kb_arch_cmp((struct kb_arch){ 90, 0 }, (struct kb_arch){ 90, 'a' }) < 0);
+	assert_true(kb_arch_cmp((struct kb_arch){ 90, 'f' }, (struct kb_arch){ 100, 0 }) < 0);
 }
 
 static void gpu_specs(void **state)
@@ -957,6 +985,7 @@ int main(void)
 		cmocka_unit_test(ptx_lookups),
 		cmocka_unit_test(families),
 		cmocka_unit_test(arch_parse_and_format),
+		cmocka_unit_test(arch_order_is_natural),
 		cmocka_unit_test(gpu_specs),
 		cmocka_unit_test(every_gpu_name_and_alias_resolves),
 		cmocka_unit_test(gpu_memory),

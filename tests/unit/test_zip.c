@@ -214,55 +214,10 @@ static void large_member_streamed_flat(void **state)
 	(void)state;
 	const char *home = getenv("HOME");
 	char dir[1024], so[1200], whl[1200], out[1200];
-	struct run_result res;
-	long rss_stream, rss_lib, rss_whole;
 	snprintf(dir, sizeof dir, "%s/.cache/cudoctor-test/zip-stream", home && *home ? home : "/tmp");
-	const char *gen[] = { "/usr/bin/env", "python3", CUDOCTOR_SOURCE_DIR "/tests/wheels/big_member.py", dir,
-			      ARCH_FIXTURES "/k_mixed.fatbin", NULL };
-	assert_int_equal(testlib_run(gen, NULL, NULL, &res), 0);
-	if (res.status != 0)
-		fail_msg("big_member.py exited %d: %s", res.status, res.err);
-	assert_int_equal(sscanf(res.out, "%1199s %1199s", so, whl), 2);
-	run_result_free(&res);
+	big_member(dir, so, whl);
 	snprintf(out, sizeof out, "%s/out.json", dir);
-
-	const char *a[] = { CUDOCTOR_BINARY, "--json", "arch", "--gpu", "sm_90", "--gpu", "sm_120", "--driver", "572.61",
-			    whl, NULL };
-	assert_int_equal(run_measured(a, out, &rss_stream), 0);
-	char *ja = slurp(out);
-	const char *b[] = { CUDOCTOR_BINARY, "--json", "arch", "--gpu", "sm_90", "--gpu", "sm_120", "--driver", "572.61",
-			    so, NULL };
-	assert_int_equal(run_measured(b, out, &rss_lib), 0);
-	char *jb = slurp(out);
-	char prefix[1300];
-	snprintf(prefix, sizeof prefix, "%s!", whl);
-	json_t *fa = files_by_member(ja, prefix), *fb = files_by_member(jb, so);
-	json_t *member = json_object_get(fa, "pkg/lib/libbig.so");
-	assert_non_null(member);
-	assert_true(json_equal(member, json_object_get(fb, "")));
-	assert_int_equal(json_array_size(json_object_get(member, "images")), 8);
-
-	const char *c[] = { CUDOCTOR_BINARY, "arch", "--kernels", "--gpu", "sm_90", "--driver", "572.61", whl, NULL };
-	assert_int_equal(run_measured(c, out, &rss_whole), 0);
-	print_message("peak memory: streamed %ld KiB, the library mapped %ld KiB, held whole (--kernels) %ld KiB\n",
-		      rss_stream, rss_lib, rss_whole);
-	/* under 64 MiB with the 4 MiB the bare binary takes (more under ASan: what the library
-	 * mapped costs is the baseline) */
-	assert_true(rss_stream < rss_lib + 60 * 1024);
-	assert_true(rss_whole > 300 * 1024);
-	json_decref(fa);
-	json_decref(fb);
-	free(ja);
-	free(jb);
-}
-
-/* xorshift: the same mutants every run */
-static uint64_t next_rand(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
+	streamed_member_flat(whl, "pkg/lib/libbig.so", so, out);
 }
 
 /* Offsets of the archive's structure: local headers with their names, the central directory
@@ -342,17 +297,8 @@ static void damaged_wheels(void **state)
 	int saved = dup(2), null = open("/dev/null", O_WRONLY);
 	dup2(null, 2); /* the run's one-line errors, 10,000 of them */
 	for (int i = 0; i < 10000; i++) {
-		size_t size = mf.size;
-		memcpy(d, mf.data, size);
-		uint64_t r = next_rand(&seed);
-		if (r % 4 == 0) {
-			size = at[next_rand(&seed) % n_at]; /* cut inside a header */
-		} else {
-			for (uint64_t k = 1 + r % 3; k; k--) {
-				size_t off = at[next_rand(&seed) % n_at];
-				d[off] ^= (unsigned char)(1u << (next_rand(&seed) % 8));
-			}
-		}
+		memcpy(d, mf.data, mf.size);
+		size_t size = mutate(d, mf.size, at, n_at, &seed); /* cut or flipped inside a header */
 		bool ok = reads_whole(d, size);
 		whole += ok;
 		failed += !ok;

@@ -139,26 +139,30 @@ static void kernels_line(struct report_rec *w, struct dc_inventory *inv, const s
 }
 
 /* Summary rows: images grouped by (section, member, arch, kind, compression), listed in
- * that order: architectures in kb_arch_cmp's order within a section and member. */
+ * that order: architectures in kb_arch_cmp's order within a section and member. Each image's
+ * key is copied out first: sorting cuFFT's 23,984 images through the inventory's images and
+ * containers cost a tenth of arch's run. */
 struct group_ref {
-	const struct dc_inventory *inv;
+	uint32_t section;
+	int member;
+	struct kb_arch arch;
+	uint16_t kind;
+	enum fatbin_compression compression;
 	size_t index, count;
 };
 
 static long long group_key_cmp(const struct group_ref *x, const struct group_ref *y)
 {
-	const struct dc_image *a = &x->inv->images[x->index], *b = &y->inv->images[y->index];
-	const struct dc_container *ca = &x->inv->containers[a->container], *cb = &y->inv->containers[b->container];
-	if (ca->section != cb->section)
-		return (long long)ca->section - cb->section;
-	if (ca->member != cb->member)
-		return (long long)ca->member - cb->member;
-	int arch = kb_arch_cmp((struct kb_arch){(int)a->arch, a->suffix}, (struct kb_arch){(int)b->arch, b->suffix});
+	if (x->section != y->section)
+		return (long long)x->section - y->section;
+	if (x->member != y->member)
+		return (long long)x->member - y->member;
+	int arch = kb_arch_cmp(x->arch, y->arch);
 	if (arch)
 		return arch;
-	if (a->kind != b->kind)
-		return (long long)a->kind - b->kind;
-	return (long long)a->compression - b->compression;
+	if (x->kind != y->kind)
+		return (long long)x->kind - y->kind;
+	return (long long)x->compression - y->compression;
 }
 
 static bool same_group(const struct group_ref *x, const struct group_ref *y)
@@ -193,9 +197,11 @@ static int grouped_table(struct report_rec *w, const struct dc_inventory *inv)
 		return CD_ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		refs[i].inv = inv;
-		refs[i].index = i;
-		refs[i].count = 1;
+		const struct dc_image *im = &inv->images[i];
+		const struct dc_container *c = &inv->containers[im->container];
+		refs[i] = (struct group_ref){.section = c->section, .member = c->member,
+					     .arch = {(int)im->arch, im->suffix}, .kind = im->kind,
+					     .compression = im->compression, .index = i, .count = 1};
 	}
 	cd_qsort(refs, n, sizeof(*refs), by_group_key);
 	for (size_t i = 0; i < n; i++) {
