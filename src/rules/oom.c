@@ -41,6 +41,17 @@ static double have_or_zero(const struct oom_numbers *n, unsigned bit, double v)
 	return (n->have & bit) ? v : 0;
 }
 
+/* This process's live tensors and the request leave less than half a GiB of the GPU (what
+ * cuBLAS's workspaces and the next layer's activations take): whatever the cache keeps free,
+ * defragmenting it would only move the failure to the next allocation, so its own data is
+ * what fills the GPU (oom-capacity, not oom-fragmentation). */
+#define OOM_OWN_MARGIN (512.0 * 1024.0 * 1024.0)
+static bool own_data_fills(const struct oom_numbers *n)
+{
+	return (n->have & OOM_HAVE_ALLOCATED) && n->form == OOM_FORM_TORCH &&
+	       n->allocated + n->requested > n->total - OOM_OWN_MARGIN;
+}
+
 enum oom_class oom_classify(const struct oom_numbers *n)
 {
 	double others = oom_others(n), t = n->total, r = n->requested;
@@ -64,7 +75,7 @@ enum oom_class oom_classify(const struct oom_numbers *n)
 		return OOM_CLASS_OTHER_PROCESS;
 	/* PyTorch frees its cache and retries before it raises: when free plus cached still
 	 * covers the request, the memory exists but not in one block */
-	if (u + f > 0 && u + f >= r && (u >= r / 4 || f >= r + OOM_SLACK))
+	if (u + f > 0 && u + f >= r && (u >= r / 4 || f >= r + OOM_SLACK) && !own_data_fills(n))
 		return OOM_CLASS_FRAGMENTATION;
 	/* without what others hold, the request would have fit */
 	if (others >= 0 && others >= r && others >= OOM_OTHERS_MIN)

@@ -23,7 +23,8 @@ enum oom_class {
  *  2. F >= R + max(1 GiB, T/10)                -> unknown (plenty is free: not a memory shortage)
  *  3. O >= max(1 GiB, T/10)                    -> other-process
  *  4. U + F >= R, with U >= R/4 or F >= R + 64 MiB -> fragmentation (enough exists, not in one
- *                                                 block; PyTorch already retried after freeing its cache)
+ *                                                 block; PyTorch already retried after freeing its cache),
+ *     unless this process's allocated A + R > T - 512 MiB (its own data fills the GPU: capacity)
  *  5. O >= R and O >= 1 GiB                     -> other-process (without them it would fit)
  *  6. otherwise                                -> capacity (this process's own data fills it)
  * An allocator pool's numbers (TensorFlow's/XLA's BFC: T its limit, F its free part, B its

@@ -94,6 +94,14 @@ static const struct oom_case cases[] = {
 	  "total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb "
 	  "to avoid fragmentation.",
 	  OOM_CLASS_OTHER_PROCESS, 1.63, 44.56, 565.31 / 1024, true },
+	{ "https://github.com/DINGYANB/MTVCrafter/issues/21",
+	  "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 26.00 MiB. GPU 0 has a total "
+	  "capacity of 44.43 GiB of which 19.00 MiB is free. Including non-PyTorch memory, this process "
+	  "has 44.40 GiB memory in use. Of the allocated memory 43.94 GiB is allocated by PyTorch, and "
+	  "41.95 MiB is reserved by PyTorch but unallocated.",
+	  /* 61 MiB free or cached covers the 26 MiB, but the live tensors and the request leave
+	   * 0.46 GiB of 44.43: its own data fills the GPU, defragmenting would not */
+	  OOM_CLASS_CAPACITY, 26.0 / 1024, 44.43, 19.0 / 1024, false },
 	{ "https://github.com/studio-dots-ai/dots.ocr/issues/196",
 	  "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 74.16 GiB. GPU 0 has a total "
 	  "capacity of 44.40 GiB of which 29.89 GiB is free. Process 2684311 has 14.51 GiB memory in "
