@@ -622,6 +622,8 @@ static int match_messages(struct explain_scan *sc, const struct line *l, bool *f
 			ex_gpu_cc(m, l);
 		else if (strcmp(x, "vllm_budget") == 0)
 			ex_vllm_budget(m, l);
+		else if (strcmp(x, "host_mem") == 0)
+			ex_host_mem(m, l);
 		/* oom_stats: an allocator's summary, whose numbers add to its failure line's */
 		else if ((strcmp(x, "oom") == 0 && !m->has_oom) || strcmp(x, "oom_stats") == 0) {
 			bool open = false;

@@ -255,6 +255,39 @@ static void vllm_budget_arithmetic(void **state)
 	explain_result_free(&r);
 }
 
+/* Ollama's host-memory check (https://github.com/ollama/ollama/issues/10920 and
+ * https://github.com/continuedev/continue/issues/11715): the two sizes and the shortfall */
+static void host_memory_arithmetic(void **state)
+{
+	struct explain_result r;
+	char ev[8][EXPLAIN_EVIDENCE_LINE];
+	size_t n;
+
+	(void)state;
+	assert_int_equal(findings("Error: model requires more system memory (164.8 GiB) than is available (13.4 GiB)\n",
+				  &r),
+			 1);
+	assert_string_equal(r.m[0].finding, "host-memory-insufficient");
+	assert_true(r.m[0].has_host_mem);
+	n = explain_offline_evidence(&r.m[0], ev, 8);
+	assert_int_equal(n, 1);
+	assert_non_null(strstr(ev[0], "needs 164.8 GiB of system memory"));
+	assert_non_null(strstr(ev[0], "13.4 GiB is available: 151.4 GiB short (12.3x what is available)"));
+	explain_result_free(&r);
+	/* MiB, inside a JSON error of a client */
+	assert_int_equal(findings("\"model requires more system memory (5.0 GiB) than is available (3.9 GiB)\"\n", &r), 1);
+	assert_true(r.m[0].has_host_mem);
+	n = explain_offline_evidence(&r.m[0], ev, 8);
+	assert_non_null(strstr(ev[0], "5.0 GiB of system memory"));
+	assert_non_null(strstr(ev[0], "1.1 GiB short"));
+	explain_result_free(&r);
+	/* a line without the numbers gives the finding without the arithmetic */
+	assert_int_equal(findings("Error: model requires more system memory than is available\n", &r), 1);
+	assert_string_equal(r.m[0].finding, "host-memory-insufficient");
+	assert_false(r.m[0].has_host_mem);
+	explain_result_free(&r);
+}
+
 static void cause_folds_its_consequence(void **state)
 {
 	struct explain_result r;
@@ -325,6 +358,7 @@ int main(void)
 		cmocka_unit_test(windows_from_the_text_then_here),
 		cmocka_unit_test(windows_dll_loading),
 		cmocka_unit_test(vllm_budget_arithmetic),
+		cmocka_unit_test(host_memory_arithmetic),
 		cmocka_unit_test(cause_folds_its_consequence),
 		cmocka_unit_test(oom_wordings),
 	};
