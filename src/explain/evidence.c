@@ -79,6 +79,10 @@ size_t explain_offline_evidence(const struct explain_match *m, char lines[][EXPL
 			 "%.2f = %.2f GiB, leaving %.2f GiB for the KV cache%s", need + g[3], g[0], g[1], g[2], need, g[3],
 			 g[3] <= 0 ? ": the model and its activations alone exceed the budget" : "");
 	}
+	if (m->ggml_ctx > 0)
+		n = str_lines_add(*lines, EXPLAIN_EVIDENCE_LINE, n, max, "the context is %ld tokens (n_ctx): the KV cache and "
+			 "the compute buffers grow with it%s", m->ggml_ctx, m->ggml_ctx > 16384 ? "; a smaller one (-c, "
+			 "Ollama's num_ctx) needs less" : "");
 	if (m->has_host_mem) {
 		const double gib = 1024.0 * 1024.0 * 1024.0, short_by = m->host_need - m->host_avail;
 		char verdict[80] = "enough, by these numbers";

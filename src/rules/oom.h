@@ -31,7 +31,10 @@ enum oom_class {
  * largest free block, when known) add, before rule 2: F >= R > B -> fragmentation (the pool
  * fails only when no free block holds the request). XLA's program numbers
  * without T (P the buffers the compiled program needs): P + R < 1 GiB -> held elsewhere (no
- * GPU is that small), else unknown.
+ * GPU is that small), else unknown. llama.cpp's numbers (OOM_FORM_GGML: T the device's VRAM, this
+ * process the buffers it put there before, F what was free when the model loaded less those):
+ * this_process + R > T -> capacity; never fragmentation (F is derived from the log, not the
+ * driver's); the rest as above (T - F - this_process is what was in use before it loaded).
  * O is derived when not given: T - F - this_process, or without that
  * T - F - (allocated + reserved_unalloc) - 1 GiB (an allowance for the CUDA context). */
 enum oom_class oom_classify(const struct oom_numbers *n);

@@ -14,6 +14,7 @@
 #include "explain/context.h"
 #include "explain/evidence.h"
 #include "explain/explain.h"
+#include "explain/ggml_mem.h"
 #include "util/err.h"
 
 static void region_lasts_then_ends(void **state)
@@ -288,6 +289,70 @@ static void host_memory_arithmetic(void **state)
 	explain_result_free(&r);
 }
 
+/* llama.cpp's memory lines, each in the form a public report printed it */
+static void ggml_memory_lines(void **state)
+{
+	struct ggml_mem g;
+	struct explain_result r;
+	char ev[8][EXPLAIN_EVIDENCE_LINE];
+	static const char *const lines[] = {
+		/* https://github.com/ggml-org/llama.cpp/pull/20184 */
+		"  CUDA0: NVIDIA GeForce RTX 4070 Laptop GPU (7805 MiB, 7546 MiB free)",
+		"llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4070 Laptop GPU) "
+		"(0000:01:00.0) - 7546 MiB free",
+		/* https://github.com/canonical/inference-snaps/issues/255 */
+		"  Device 0: NVIDIA GeForce GTX 1080 Ti, compute capability 6.1, VMM: yes, VRAM: 11172 MiB",
+		/* https://github.com/canonical/inference-snaps/issues/107 */
+		"2025-10-10T15:56:09+02:00 deepseek-r1.server[213782]: load_tensors:        CUDA0 model buffer "
+		"size =  4168.09 MiB",
+		"2025-10-10T15:56:09+02:00 deepseek-r1.server[213782]: load_tensors:   CPU_Mapped model buffer "
+		"size =   292.36 MiB",
+		"2025-10-10T15:56:10+02:00 deepseek-r1.server[213782]: llama_context: n_ctx         = 4096",
+		/* https://github.com/ollama/ollama/issues/6860: the host's buffer is not the GPU's */
+		"llama_new_context_with_model:  CUDA_Host  output buffer size =     0.49 MiB",
+	};
+
+	(void)state;
+	ggml_mem_init(&g);
+	for (size_t i = 0; i < 2; i++)
+		ggml_mem_line(&g, lines[i], strlen(lines[i]));
+	assert_true(g.vram[0] == 7805 && g.free_load[0] == 7546);
+	ggml_mem_line(&g, lines[2], strlen(lines[2]));
+	assert_true(g.vram[0] == 11172);
+	for (size_t i = 3; i < sizeof(lines) / sizeof(lines[0]); i++)
+		ggml_mem_line(&g, lines[i], strlen(lines[i]));
+	assert_true(g.buffers[0] > 4168.08 && g.buffers[0] < 4168.10);
+	assert_int_equal(g.n_ctx, 4096);
+
+	/* https://github.com/ollama/ollama/issues/4225: a 65536-token context's compute buffer */
+	assert_int_equal(findings("llama_new_context_with_model: n_ctx      = 65536\n"
+				  "llama_kv_cache_init:  CUDA_Host KV buffer size =  8192.00 MiB\n"
+				  "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 4507.00 MiB on device 0: "
+				  "cudaMalloc failed: out of memory\n"
+				  "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 4725934080\n",
+				  &r),
+			 1);
+	assert_string_equal(r.m[0].finding, "out-of-memory");
+	assert_true(r.m[0].has_oom);
+	assert_int_equal(r.m[0].oom.gpu, 0);
+	assert_true(r.m[0].oom.n.requested == 4507.0 * 1024 * 1024);
+	assert_false(r.m[0].oom.n.have & OOM_HAVE_THIS_PROCESS); /* the KV cache is on the host */
+	assert_int_equal(r.m[0].ggml_ctx, 65536);
+	assert_int_equal(explain_offline_evidence(&r.m[0], ev, 8), 1);
+	assert_non_null(strstr(ev[0], "the context is 65536 tokens (n_ctx)"));
+	explain_result_free(&r);
+	/* https://github.com/ikawrakow/ik_llama.cpp/issues/749: the KV cache on CUDA0 before the request */
+	assert_int_equal(findings("llama_kv_cache_init:      CUDA0 KV buffer size =   379.23 MiB\n"
+				  "llama_kv_cache_init:      CUDA1 KV buffer size =    82.44 MiB\n"
+				  "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 279356.51 MiB on device 0: "
+				  "cudaMalloc failed: out of memory\n",
+				  &r),
+			 1);
+	assert_true(r.m[0].oom.n.have & OOM_HAVE_THIS_PROCESS);
+	assert_true(r.m[0].oom.n.this_process == 379.23 * 1024 * 1024);
+	explain_result_free(&r);
+}
+
 static void cause_folds_its_consequence(void **state)
 {
 	struct explain_result r;
@@ -359,6 +424,7 @@ int main(void)
 		cmocka_unit_test(windows_dll_loading),
 		cmocka_unit_test(vllm_budget_arithmetic),
 		cmocka_unit_test(host_memory_arithmetic),
+		cmocka_unit_test(ggml_memory_lines),
 		cmocka_unit_test(cause_folds_its_consequence),
 		cmocka_unit_test(oom_wordings),
 	};

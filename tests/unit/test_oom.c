@@ -322,6 +322,55 @@ static void process_list_form(void **state)
 	assert_false(oom_expandable_helps(&m.n));
 }
 
+/* llama.cpp's cudaMalloc (OOM_FORM_GGML): the buffers it put on the device, the request and the
+ * device's VRAM; or what was free when the model loaded. Numbers in MiB as its log prints them:
+ * a 6141 MiB GPU holding a 4168.09 MiB model buffer
+ * (https://github.com/canonical/inference-snaps/issues/107), an 11172 MiB GPU
+ * (https://github.com/canonical/inference-snaps/issues/255). */
+static void ggml_numbers(void **state)
+{
+	const double mib = 1024.0 * 1024.0;
+	struct oom_numbers n = { 0 };
+	char ev[8][OOM_EVIDENCE_LINE];
+	size_t k;
+
+	(void)state;
+	n.form = OOM_FORM_GGML;
+	n.have = OOM_HAVE_REQUESTED | OOM_HAVE_THIS_PROCESS;
+	n.requested = 2200 * mib;
+	n.this_process = 4168.09 * mib;
+	/* without the device's VRAM the numbers cannot say */
+	assert_int_equal(oom_classify(&n), OOM_CLASS_UNKNOWN);
+	n.have |= OOM_HAVE_TOTAL;
+	n.total = 6141 * mib;
+	/* 4168.09 + 2200 = 6368.09 MiB > 6141 MiB */
+	assert_int_equal(oom_classify(&n), OOM_CLASS_CAPACITY);
+	k = oom_evidence(&n, 0, false, ev, 8);
+	assert_int_equal(k, 2);
+	assert_non_null(strstr(ev[0], "llama.cpp asked for 2.1 GiB on CUDA0; its buffers there before it"));
+	assert_non_null(strstr(ev[0], "4.1 GiB, 6.2 GiB with this one; the GPU has 6 GiB"));
+	assert_non_null(strstr(ev[1], "need more than the GPU has"));
+	/* 11172 MiB, 3000 MiB of it free when the model loaded: 8172 MiB was held elsewhere */
+	n.total = 11172 * mib;
+	n.this_process = 1000 * mib;
+	n.free_bytes = 2000 * mib; /* 3000 free at load less the 1000 MiB of its own buffers */
+	n.have |= OOM_HAVE_FREE;
+	n.requested = 2500 * mib;
+	assert_int_equal(oom_classify(&n), OOM_CLASS_OTHER_PROCESS);
+	near(oom_others(&n), 8172 * mib);
+	k = oom_evidence(&n, 0, false, ev, 8);
+	assert_non_null(strstr(ev[0], "2.9 GiB of it free when the model was loaded"));
+	assert_non_null(strstr(ev[1], "8 GiB of it was in use before the model loaded"));
+	/* little held elsewhere: its own buffers fill it; never fragmentation (the free number is
+	 * derived from the log, not the driver's) */
+	n.free_bytes = 500 * mib;
+	n.this_process = 10172 * mib - 500 * mib;
+	n.requested = 600 * mib;
+	assert_int_equal(oom_classify(&n), OOM_CLASS_CAPACITY);
+	n.requested = 400 * mib;
+	assert_int_not_equal(oom_classify(&n), OOM_CLASS_FRAGMENTATION);
+}
+
 /* mem classifies from NVML numbers with the same rules. */
 static void numbers_without_a_message(void **state)
 {
@@ -390,6 +439,7 @@ int main(void)
 		cmocka_unit_test(numbers_of_one_message),
 		cmocka_unit_test(process_list_form),
 		cmocka_unit_test(numbers_without_a_message),
+		cmocka_unit_test(ggml_numbers),
 		cmocka_unit_test(buried_in_a_log_and_bounded),
 		cmocka_unit_test(sizes),
 		cmocka_unit_test(bfc_allocator_summary),
