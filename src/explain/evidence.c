@@ -83,6 +83,8 @@ size_t explain_offline_evidence(const struct explain_match *m, char lines[][EXPL
 		n = str_lines_add(*lines, EXPLAIN_EVIDENCE_LINE, n, max, "the context is %ld tokens (n_ctx): the KV cache and "
 			 "the compute buffers grow with it%s", m->ggml_ctx, m->ggml_ctx > 16384 ? "; a smaller one (-c, "
 			 "Ollama's num_ctx) needs less" : "");
+	if (m->ggml_plan[0])
+		n = str_lines_add(*lines, EXPLAIN_EVIDENCE_LINE, n, max, "%s", m->ggml_plan);
 	if (m->has_host_mem) {
 		const double gib = 1024.0 * 1024.0 * 1024.0, short_by = m->host_need - m->host_avail;
 		char verdict[80] = "enough, by these numbers";

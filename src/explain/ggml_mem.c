@@ -3,6 +3,7 @@
 #include "explain/ggml_mem.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -15,6 +16,7 @@ static const char *const anchors[] = {
 	", vram: ",       /* Device 0: NAME, compute capability 6.1, VMM: yes, VRAM: 11172 MiB */
 	": n_ctx ",       /* llama_context: n_ctx         = 8192 */
 	"--ctx-size ",    /* Ollama's runner command line */
+	"memory.available=", /* Ollama's plan: msg="offload to cuda" ... */
 };
 
 size_t ggml_mem_anchor_count(void)
@@ -155,11 +157,80 @@ static void read_ctx(struct ggml_mem *g, const char *s, size_t len, long at, siz
 		g->n_ctx = (long)v;
 }
 
+/* "KEY=N" (an integer) after at; -1 when absent */
+static int int_after(const char *s, size_t len, const char *key)
+{
+	long at = find(s, len, key);
+	size_t p;
+	double v;
+
+	if (at < 0)
+		return -1;
+	p = (size_t)at + strlen(key);
+	return number_at(s, len, &p, &v) && v < 1e6 ? (int)v : -1;
+}
+
+/* "N GiB" or "N MiB" at p (a quote or bracket before it skipped), in GiB; -1 when not a size */
+static double gib_at(const char *s, size_t len, size_t *p)
+{
+	double v;
+
+	while (*p < len && (s[*p] == '"' || s[*p] == '[' || s[*p] == ' '))
+		(*p)++;
+	if (!number_at(s, len, p, &v))
+		return -1;
+	while (*p < len && s[*p] == ' ')
+		(*p)++;
+	if (*p + 3 <= len && strncasecmp(s + *p, "GiB", 3) == 0)
+		return *p += 3, v;
+	if (*p + 3 <= len && strncasecmp(s + *p, "MiB", 3) == 0)
+		return *p += 3, v / 1024;
+	return -1;
+}
+
+static void read_plan(struct ggml_mem *g, const char *s, size_t len, long at)
+{
+	size_t p = (size_t)at + strlen("memory.available=");
+	long full = find(s, len, "memory.required.full=");
+	int k;
+
+	for (int d = 0; d < GGML_MEM_DEVICES; d++) {
+		double v = gib_at(s, len, &p);
+
+		if (v < 0)
+			break;
+		g->avail_gib[d] = v;
+	}
+	if (full >= 0) {
+		p = (size_t)full + strlen("memory.required.full=");
+		g->required_full_gib = gib_at(s, len, &p);
+	}
+	if ((k = int_after(s, len, "layers.model=")) >= 0)
+		g->layers_model = k;
+	if ((k = int_after(s, len, "layers.offload=")) >= 0)
+		g->layers_offload = k;
+}
+
+bool ggml_mem_plan(const struct ggml_mem *g, char *out, size_t n)
+{
+	if (g->avail_gib[0] <= 0 || g->required_full_gib <= 0)
+		return false;
+	snprintf(out, n, "Ollama planned %d of %d layers on the GPU: it estimated %.1f GiB for all of them, %.1f GiB "
+		 "available on the first GPU%s", g->layers_offload, g->layers_model, g->required_full_gib, g->avail_gib[0],
+		 g->layers_offload >= g->layers_model && g->layers_model > 0
+		 ? ": by its estimate the model fit, so the memory ran short beyond it (the context's "
+		   "compute buffers, or memory taken since)"
+		 : "");
+	return true;
+}
+
 void ggml_mem_line(struct ggml_mem *g, const char *s, size_t len)
 {
 	long at;
 
-	if ((at = find(s, len, "buffer size =")) >= 0)
+	if ((at = find(s, len, "memory.available=")) >= 0)
+		read_plan(g, s, len, at);
+	else if ((at = find(s, len, "buffer size =")) >= 0)
 		read_buffer(g, s, len, at);
 	else if ((at = find(s, len, "MiB free")) >= 0)
 		read_free(g, s, len, at);

@@ -633,6 +633,7 @@ static int match_messages(struct explain_scan *sc, const struct line *l, bool *f
 			if (ggml_mem_oom(&sc->ggml, l->s, l->len, &m->oom)) {
 				m->has_oom = true;
 				m->ggml_ctx = sc->ggml.n_ctx;
+				ggml_mem_plan(&sc->ggml, m->ggml_plan, sizeof(m->ggml_plan));
 			}
 		}
 		/* oom_stats: an allocator's summary, whose numbers add to its failure line's */

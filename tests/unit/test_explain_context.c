@@ -323,6 +323,21 @@ static void ggml_memory_lines(void **state)
 		ggml_mem_line(&g, lines[i], strlen(lines[i]));
 	assert_true(g.buffers[0] > 4168.08 && g.buffers[0] < 4168.10);
 	assert_int_equal(g.n_ctx, 4096);
+	/* Ollama's plan (https://github.com/ollama/ollama/issues/5573) */
+	static const char plan[] = "time=2024-07-09T13:56:46.484Z level=INFO source=memory.go:309 msg=\"offload to cuda\" "
+				   "layers.requested=-1 layers.model=33 layers.offload=33 layers.split=\"\" "
+				   "memory.available=\"[23.0 GiB]\" memory.required.full=\"6.2 GiB\" "
+				   "memory.required.partial=\"6.2 GiB\" memory.required.kv=\"1.0 GiB\"";
+	char words[320];
+
+	assert_false(ggml_mem_plan(&g, words, sizeof(words)));
+	ggml_mem_line(&g, plan, strlen(plan));
+	assert_int_equal(g.layers_model, 33);
+	assert_int_equal(g.layers_offload, 33);
+	assert_true(g.avail_gib[0] == 23.0 && g.avail_gib[1] == 0 && g.required_full_gib == 6.2);
+	assert_true(ggml_mem_plan(&g, words, sizeof(words)));
+	assert_non_null(strstr(words, "Ollama planned 33 of 33 layers on the GPU: it estimated 6.2 GiB for all of them, "
+				      "23.0 GiB available on the first GPU: by its estimate the model fit"));
 
 	/* https://github.com/ollama/ollama/issues/4225: a 65536-token context's compute buffer */
 	assert_int_equal(findings("llama_new_context_with_model: n_ctx      = 65536\n"
