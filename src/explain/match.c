@@ -685,7 +685,8 @@ static bool covers(uint32_t s1, uint32_t e1, uint32_t s2, uint32_t e2)
 
 /* A message part inside a longer part of another message that is whole on the line is that
  * message's: "gpu_host_bfc) ran out of memory" is the host pool's failure, not the GPU pool's
- * "_bfc) ran out of memory". */
+ * "_bfc) ran out of memory". So is one inside a whole catalogue string: the head of a wrapped
+ * message ("no kernel image is available") stands for the message only where it was cut. */
 static void shadow_parts(struct explain_scan *sc)
 {
 	for (size_t h = 0; h < sc->n_hits; h++) {
@@ -698,8 +699,12 @@ static void shadow_parts(struct explain_scan *sc)
 			const struct pat *q = &P.pats[sc->hits[k].pat];
 			uint32_t e2 = sc->hits[k].end, s2 = e2 - P.ac.len[sc->hits[k].pat];
 
-			if (k != h && q->kind == PK_PART && q->msg != p->msg && inside(s1, e1, s2, e2) &&
-			    sc->msg_seen[q->msg] == (1u << kb_message_at(q->msg)->n_parts) - 1) {
+			bool whole = (q->kind == PK_PART && q->msg != p->msg &&
+				      sc->msg_seen[q->msg] == (1u << kb_message_at(q->msg)->n_parts) - 1) ||
+				     /* a catalogue string that always counts (long, with a diagnosis) */
+				     (q->kind == PK_ERROR && P.ac.len[sc->hits[k].pat] >= 30 && q->error->finding);
+
+			if (k != h && whole && inside(s1, e1, s2, e2)) {
 				sc->msg_seen[p->msg] &= (unsigned char)~(1u << p->part);
 				break;
 			}
