@@ -81,9 +81,12 @@ static int cuda_device(const char *s, size_t from, size_t until)
 	for (size_t i = from; i + 5 <= until; i++) {
 		if (strncasecmp(s + i, "CUDA", 4) == 0 && isdigit((unsigned char)s[i + 4]) &&
 		    (i == 0 || !isalnum((unsigned char)s[i - 1]))) {
-			int d = atoi(s + i + 4);
+			int d = 0;
 
-			return d >= 0 && d < GGML_MEM_DEVICES ? d : -1;
+			/* the line is not NUL-terminated: the digits are read up to until */
+			for (size_t k = i + 4; k < until && isdigit((unsigned char)s[k]) && d < GGML_MEM_DEVICES; k++)
+				d = d * 10 + (s[k] - '0');
+			return d < GGML_MEM_DEVICES ? d : -1;
 		}
 	}
 	return -1;
@@ -181,10 +184,16 @@ static double gib_at(const char *s, size_t len, size_t *p)
 		return -1;
 	while (*p < len && s[*p] == ' ')
 		(*p)++;
-	if (*p + 3 <= len && strncasecmp(s + *p, "GiB", 3) == 0)
-		return *p += 3, v;
-	if (*p + 3 <= len && strncasecmp(s + *p, "MiB", 3) == 0)
-		return *p += 3, v / 1024;
+	if (*p + 3 > len)
+		return -1;
+	if (strncasecmp(s + *p, "GiB", 3) == 0) {
+		*p += 3;
+		return v;
+	}
+	if (strncasecmp(s + *p, "MiB", 3) == 0) {
+		*p += 3;
+		return v / 1024;
+	}
 	return -1;
 }
 
