@@ -7,7 +7,7 @@ PREFIX ?= /usr/local
 BUILD ?= build
 CMAKE_FLAGS ?=
 
-.PHONY: all deps test-deps build run check install deb dist windows clean
+.PHONY: all deps test-deps build run check install deb dist windows clean explain-score
 
 all: build
 
@@ -34,6 +34,13 @@ run: build
 
 check: test-deps
 	@JOBS=$(JOBS) sh tests/check.sh
+
+# How right explain is on a directory of error texts with their .expect files (the corpus's
+# format): `make explain-score DIR=new-reports/`. A measurement, not a test.
+DIR ?= tests/explain
+explain-score:
+	@test -x $(BUILD)/cudoctor || $(MAKE) --no-print-directory build
+	@python3 tools/explain_score.py --bin $(BUILD)/cudoctor $(DIR)
 
 # The install rules of CMakeLists.txt: the binary, the man page, the completions, the docs
 # and, where it was built, the fleet's MPI plug-in. DESTDIR is honoured.

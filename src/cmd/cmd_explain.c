@@ -259,6 +259,10 @@ static void text_vars(const struct explain_match *m, const struct explain_env *e
 		finding_var(v, "package", "%s-cuXY", kb_vendor_wheel(m->library));
 	finding_flag(v, "force_jit", t->force_jit);
 	finding_flag(v, "expandable", m->has_oom && oom_expandable_helps(&m->oom.n));
+	/* a runtime's own knobs for its memory: llama.cpp's/Ollama's, vLLM's */
+	finding_flag(v, "ggml", m->message && (strncmp(m->message->key, "ggml-", 5) == 0 ||
+					       strncmp(m->message->key, "ollama-", 7) == 0));
+	finding_flag(v, "vllm", m->message && strncmp(m->message->key, "vllm-", 5) == 0);
 }
 
 /* What this machine says about the id when doctor's rule for it fires here too (no driver here

@@ -79,6 +79,23 @@ size_t explain_offline_evidence(const struct explain_match *m, char lines[][EXPL
 			 "%.2f = %.2f GiB, leaving %.2f GiB for the KV cache%s", need + g[3], g[0], g[1], g[2], need, g[3],
 			 g[3] <= 0 ? ": the model and its activations alone exceed the budget" : "");
 	}
+	if (m->ggml_ctx > 0)
+		n = str_lines_add(*lines, EXPLAIN_EVIDENCE_LINE, n, max, "the context is %ld tokens (n_ctx): the KV cache and "
+			 "the compute buffers grow with it%s", m->ggml_ctx, m->ggml_ctx > 16384 ? "; a smaller one (-c, "
+			 "Ollama's num_ctx) needs less" : "");
+	if (m->ggml_plan[0])
+		n = str_lines_add(*lines, EXPLAIN_EVIDENCE_LINE, n, max, "%s", m->ggml_plan);
+	if (m->has_host_mem) {
+		const double gib = 1024.0 * 1024.0 * 1024.0, short_by = m->host_need - m->host_avail;
+		char verdict[80] = "enough, by these numbers";
+
+		if (short_by > 0)
+			snprintf(verdict, sizeof(verdict), "%.1f GiB short (%.1fx what is available)", short_by / gib,
+				 m->host_avail > 0 ? m->host_need / m->host_avail : 0.0);
+		n = str_lines_add(*lines, EXPLAIN_EVIDENCE_LINE, n, max, "the model needs %.1f GiB of system memory (for "
+			 "what is kept off the GPU), %.1f GiB is available: %s", m->host_need / gib, m->host_avail / gib,
+			 verdict);
+	}
 	for (size_t k = 0; k < m->n_xids; k++) {
 		const struct kb_xid *x = kb_xid_find(m->xids[k]);
 

@@ -48,6 +48,11 @@ struct explain_match {
 	double vllm_gib[4];                  /* vLLM's profile: model weights, non-torch memory,
 					      * activation peak, what is left for the KV cache (GiB) */
 	bool has_vllm;
+	double host_need, host_avail;        /* Ollama: the system memory the model needs and what is
+					      * available (bytes) */
+	bool has_host_mem;
+	long ggml_ctx;                       /* llama.cpp's context (n_ctx) before its OOM, else 0 */
+	char ggml_plan[320];                 /* Ollama's offload plan before it, in words, else "" */
 	char path[256];                      /* a library or binary path in the text, if any */
 	char library[96];                    /* the soname a loader error names ("libcudart.so.12") */
 	int driver_cuda;                     /* "found version 11040": the CUDA the driver runs, else 0 */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "explain/oom_text.h"
 #include "explain/scan_line.h"
 #include "util/err.h"
 
@@ -462,4 +463,33 @@ void ex_vllm_budget(struct explain_match *m, const struct line *l)
 			return;
 	memcpy(m->vllm_gib, v, sizeof(v));
 	m->has_vllm = true;
+}
+
+/* the size in the parentheses after key ("system memory (164.8 GiB)"); false when absent */
+static bool size_in_parens(const struct line *l, const char *key, double *bytes)
+{
+	long at = line_find(l, key);
+	size_t used, off;
+
+	if (at < 0)
+		return false;
+	off = (size_t)at + strlen(key);
+	while (off < l->len && l->s[off] == ' ')
+		off++;
+	if (off >= l->len || l->s[off] != '(')
+		return false;
+	off++;
+	return oom_parse_size(l->s + off, l->len - off, bytes, &used) == CD_OK && off + used < l->len &&
+	       l->s[off + used] == ')';
+}
+
+void ex_host_mem(struct explain_match *m, const struct line *l)
+{
+	double need, avail;
+
+	if (!size_in_parens(l, "system memory", &need) || !size_in_parens(l, "than is available", &avail))
+		return;
+	m->host_need = need;
+	m->host_avail = avail;
+	m->has_host_mem = true;
 }

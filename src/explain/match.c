@@ -9,6 +9,7 @@
 
 #include "explain/ac.h"
 #include "explain/explain.h"
+#include "explain/ggml_mem.h"
 #include "explain/newlines.h"
 #include "explain/scan_line.h"
 #include "os/env.h"
@@ -25,7 +26,7 @@
 /* ---- the pattern set, built once from the kb ---- */
 
 enum pat_kind { PK_ERROR, PK_PART, PK_NAME, PK_NUMKEY, PK_CUDA, PK_GPU, PK_NCCL, PK_SUPPORTS, PK_CC_OLD, PK_WSL, PK_TORCH,
-		PK_LAUNCH, PK_RUNTIME_VERSION, PK_REGION, PK_WINDOWS, PK_LINUX, PK_EMBEDDED, PK_ROCM };
+		PK_LAUNCH, PK_RUNTIME_VERSION, PK_REGION, PK_WINDOWS, PK_LINUX, PK_EMBEDDED, PK_ROCM, PK_GGML };
 
 struct pat {
 	enum pat_kind kind;
@@ -136,6 +137,8 @@ static int build_patterns(char *err)
 	ok = ok && add_pat(&pl, " which is of cuda capability ", (struct pat){ PK_CC_OLD, NULL, 0, 0 });
 	for (size_t i = 0; i < nccl_log_anchor_count() && ok; i++)
 		ok = add_pat(&pl, nccl_log_anchor(i), (struct pat){ PK_NCCL, NULL, i, 0 });
+	for (size_t i = 0; i < ggml_mem_anchor_count() && ok; i++)
+		ok = add_pat(&pl, ggml_mem_anchor(i), (struct pat){ PK_GGML, NULL, i, 0 });
 	region = explain_region_markers(&n_region);
 	for (size_t i = 0; i < n_region && ok; i++)
 		ok = add_pat(&pl, region[i].text, (struct pat){ PK_REGION, NULL, (size_t)region[i].region, 0 });
@@ -197,6 +200,7 @@ struct explain_scan {
 	struct pending pend[MAX_PENDING];
 	size_t n_pend;
 	struct nccl_log nccl;
+	struct ggml_mem ggml;    /* llama.cpp's memory lines so far (ggml_mem.h) */
 	struct line l;
 	unsigned char *msg_seen; /* per message: bits of the parts seen on this line */
 	bool *nccl_hit;          /* per NCCL anchor: seen on this line (the automaton found it) */
@@ -622,6 +626,16 @@ static int match_messages(struct explain_scan *sc, const struct line *l, bool *f
 			ex_gpu_cc(m, l);
 		else if (strcmp(x, "vllm_budget") == 0)
 			ex_vllm_budget(m, l);
+		else if (strcmp(x, "host_mem") == 0)
+			ex_host_mem(m, l);
+		else if (strcmp(x, "ggml_oom") == 0 && !m->has_oom) {
+			/* llama.cpp's failed cudaMalloc, judged by what its log said of the device */
+			if (ggml_mem_oom(&sc->ggml, l->s, l->len, &m->oom)) {
+				m->has_oom = true;
+				m->ggml_ctx = sc->ggml.n_ctx;
+				ggml_mem_plan(&sc->ggml, m->ggml_plan, sizeof(m->ggml_plan));
+			}
+		}
 		/* oom_stats: an allocator's summary, whose numbers add to its failure line's */
 		else if ((strcmp(x, "oom") == 0 && !m->has_oom) || strcmp(x, "oom_stats") == 0) {
 			bool open = false;
@@ -671,7 +685,8 @@ static bool covers(uint32_t s1, uint32_t e1, uint32_t s2, uint32_t e2)
 
 /* A message part inside a longer part of another message that is whole on the line is that
  * message's: "gpu_host_bfc) ran out of memory" is the host pool's failure, not the GPU pool's
- * "_bfc) ran out of memory". */
+ * "_bfc) ran out of memory". So is one inside a whole catalogue string: the head of a wrapped
+ * message ("no kernel image is available") stands for the message only where it was cut. */
 static void shadow_parts(struct explain_scan *sc)
 {
 	for (size_t h = 0; h < sc->n_hits; h++) {
@@ -684,8 +699,12 @@ static void shadow_parts(struct explain_scan *sc)
 			const struct pat *q = &P.pats[sc->hits[k].pat];
 			uint32_t e2 = sc->hits[k].end, s2 = e2 - P.ac.len[sc->hits[k].pat];
 
-			if (k != h && q->kind == PK_PART && q->msg != p->msg && inside(s1, e1, s2, e2) &&
-			    sc->msg_seen[q->msg] == (1u << kb_message_at(q->msg)->n_parts) - 1) {
+			bool whole = (q->kind == PK_PART && q->msg != p->msg &&
+				      sc->msg_seen[q->msg] == (1u << kb_message_at(q->msg)->n_parts) - 1) ||
+				     /* a catalogue string that always counts (long, with a diagnosis) */
+				     (q->kind == PK_ERROR && P.ac.len[sc->hits[k].pat] >= 30 && q->error->finding);
+
+			if (k != h && whole && inside(s1, e1, s2, e2)) {
 				sc->msg_seen[p->msg] &= (unsigned char)~(1u << p->part);
 				break;
 			}
@@ -725,7 +744,7 @@ static int scan_line(struct explain_scan *sc)
 	struct explain_result *r = &sc->r;
 	const struct kb_error *by_string = NULL;
 	bool found = false, nccl = false, in_ctx, parts = false, names = false, numkeys = false;
-	bool runtime_version = false;
+	bool runtime_version = false, ggml = false;
 	uint32_t cuda_at[ERA_CUDA_MAX];
 	size_t n_cuda = 0;
 	struct era_hints hints;
@@ -794,6 +813,9 @@ static int scan_line(struct explain_scan *sc)
 		case PK_ROCM:
 			sc->rocm = true;
 			break;
+		case PK_GGML:
+			ggml = true;
+			break;
 		case PK_LAUNCH:
 			/* PyTorch's advice "CUDA_LAUNCH_BLOCKING=1" is not a launch */
 			if (!(sc->hits[h].end + 9 <= l->len && strncmp(l->low + sc->hits[h].end, "_blocking", 9) == 0) &&
@@ -812,6 +834,8 @@ static int scan_line(struct explain_scan *sc)
 	hints = (struct era_hints){ sc->n_hits < LINE_HITS && n_cuda <= ERA_CUDA_MAX, runtime_version, cuda_at,
 				    n_cuda };
 	eras_line(&sc->era, l->low, l->len, l->no, &hints);
+	if (ggml)
+		ggml_mem_line(&sc->ggml, l->s, l->len);
 	if (nccl && (rc = nccl_log_line_hits(&sc->nccl, l->s, l->len, sc->nccl_hit, NULL)) != CD_OK)
 		return rc;
 	/* the automaton's "nccl" anchor is the search, unless the line had more hits than kept */
@@ -966,6 +990,7 @@ int explain_scan_new(struct explain_scan **out, char *err)
 		return cd_fail(err, CD_ENOMEM, "out of memory");
 	}
 	nccl_log_init(&sc->nccl);
+	ggml_mem_init(&sc->ggml);
 	/* the plain paths, for comparing against (docs/explain.md): "lines" takes every line
 	 * through the automaton, "scalar" runs the first stage and the newline count without
 	 * SIMD, "sse2" the first stage without it and the count on SSE2 */

@@ -22,6 +22,8 @@ enum oom_form {
 	OOM_FORM_TORCH,  /* PyTorch's message, or measured: total/free are the GPU's */
 	OOM_FORM_BFC,    /* TensorFlow's/XLA's BFC allocator: total/free are its pool's (Limit, InUse) */
 	OOM_FORM_XLA,    /* XLA's BufferAssignment: the request and the program's buffers */
+	OOM_FORM_GGML,   /* llama.cpp's cudaMalloc: the request; the device's VRAM, what was free when
+			  * the model loaded and the buffers it allocated since, where its log said */
 };
 
 /* Bytes. Fill what you know and set `have`; mem fills these from NVML and the driver. */

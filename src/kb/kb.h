@@ -219,7 +219,9 @@ struct kb_message {
 	const char *extract;         /* none, torch_cc, torch_cc_old, nvcc_arch, xid, oom, oom_stats
 				      * (a summary whose numbers add to the OOM's), loader,
 				      * driver_found, lib_versions, gpu_cc; fallback: a message that
-				      * gives way to any other error in the text */
+				      * gives way to any other error in the text; vllm_budget,
+				      * host_mem (Ollama's system memory), ggml_oom (llama.cpp's
+				      * cudaMalloc, judged by its log's memory lines) */
 	const char *source;          /* the public issue the text was seen in, or a source key */
 };
 size_t kb_message_count(void);

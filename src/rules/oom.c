@@ -41,6 +41,17 @@ static double have_or_zero(const struct oom_numbers *n, unsigned bit, double v)
 	return (n->have & bit) ? v : 0;
 }
 
+/* This process's live tensors and the request leave less than half a GiB of the GPU (what
+ * cuBLAS's workspaces and the next layer's activations take): whatever the cache keeps free,
+ * defragmenting it would only move the failure to the next allocation, so its own data is
+ * what fills the GPU (oom-capacity, not oom-fragmentation). */
+#define OOM_OWN_MARGIN (512.0 * 1024.0 * 1024.0)
+static bool own_data_fills(const struct oom_numbers *n)
+{
+	return (n->have & OOM_HAVE_ALLOCATED) && n->form == OOM_FORM_TORCH &&
+	       n->allocated + n->requested > n->total - OOM_OWN_MARGIN;
+}
+
 enum oom_class oom_classify(const struct oom_numbers *n)
 {
 	double others = oom_others(n), t = n->total, r = n->requested;
@@ -54,6 +65,9 @@ enum oom_class oom_classify(const struct oom_numbers *n)
 		return OOM_CLASS_UNKNOWN;
 	if (r > t)
 		return OOM_CLASS_CAPACITY;
+	/* llama.cpp: the buffers it put on the device and this one do not fit its VRAM */
+	if (n->form == OOM_FORM_GGML && (n->have & OOM_HAVE_THIS_PROCESS) && n->this_process + r > t)
+		return OOM_CLASS_CAPACITY;
 	/* a pool allocator fails only when no free block holds the request */
 	if (n->form == OOM_FORM_BFC && (n->have & OOM_HAVE_FREE) && f >= r)
 		return (n->have & OOM_HAVE_LARGEST_FREE) && n->largest_free >= r ? OOM_CLASS_UNKNOWN
@@ -64,7 +78,8 @@ enum oom_class oom_classify(const struct oom_numbers *n)
 		return OOM_CLASS_OTHER_PROCESS;
 	/* PyTorch frees its cache and retries before it raises: when free plus cached still
 	 * covers the request, the memory exists but not in one block */
-	if (u + f > 0 && u + f >= r && (u >= r / 4 || f >= r + OOM_SLACK))
+	if (n->form != OOM_FORM_GGML && u + f > 0 && u + f >= r && (u >= r / 4 || f >= r + OOM_SLACK) &&
+	    !own_data_fills(n))
 		return OOM_CLASS_FRAGMENTATION;
 	/* without what others hold, the request would have fit */
 	if (others >= 0 && others >= r && others >= OOM_OTHERS_MIN)
@@ -139,6 +154,49 @@ static size_t oom_pool_evidence(const struct oom_numbers *o, const char *r, cons
 	return n;
 }
 
+/* llama.cpp's numbers: what it asked for, what it had put on the device, what the device had */
+static size_t oom_ggml_evidence(const struct oom_numbers *o, int gpu, char lines[][OOM_EVIDENCE_LINE], size_t max)
+{
+	size_t n = 0, used;
+	char line[OOM_EVIDENCE_LINE], r[32], b[32], need[32], t[32], fl[32], oth[32], dev[24] = "the device";
+	double others = oom_others(o);
+
+	if (gpu >= 0)
+		snprintf(dev, sizeof(dev), "CUDA%d", gpu);
+	size_text(o->requested, r, sizeof(r));
+	used = (size_t)snprintf(line, sizeof(line), "llama.cpp asked for %s on %s", r, dev);
+	if (o->have & OOM_HAVE_THIS_PROCESS) {
+		size_text(o->this_process, b, sizeof(b));
+		size_text(o->this_process + o->requested, need, sizeof(need));
+		used += (size_t)snprintf(line + used, sizeof(line) - used, "; its buffers there before it (model, KV cache, "
+					 "compute): %s, %s with this one", b, need);
+	}
+	if ((o->have & OOM_HAVE_TOTAL) && used < sizeof(line)) {
+		size_text(o->total, t, sizeof(t));
+		used += (size_t)snprintf(line + used, sizeof(line) - used, "; the GPU has %s", t);
+	}
+	if ((o->have & OOM_HAVE_FREE) && used < sizeof(line)) {
+		size_text(o->free_bytes + o->this_process, fl, sizeof(fl));
+		snprintf(line + used, sizeof(line) - used, ", %s of it free when the model was loaded", fl);
+	}
+	n = str_lines_add(*lines, OOM_EVIDENCE_LINE, n, max, "%s", line);
+	switch (oom_classify(o)) {
+	case OOM_CLASS_CAPACITY:
+		n = str_lines_add(*lines, OOM_EVIDENCE_LINE, n, max, "%s", o->requested > o->total
+			 ? "the request alone is larger than the GPU"
+			 : "the model's buffers and this request need more than the GPU has");
+		break;
+	case OOM_CLASS_OTHER_PROCESS:
+		size_text(others, oth, sizeof(oth));
+		n = str_lines_add(*lines, OOM_EVIDENCE_LINE, n, max, "%s of it was in use before the model loaded (other "
+			 "processes, another model, the desktop): without it this would fit", oth);
+		break;
+	default:
+		break;
+	}
+	return n;
+}
+
 size_t oom_evidence(const struct oom_numbers *o, int gpu, bool hinted, char lines[][OOM_EVIDENCE_LINE], size_t max)
 {
 	size_t n = 0;
@@ -161,6 +219,8 @@ size_t oom_evidence(const struct oom_numbers *o, int gpu, bool hinted, char line
 		size_text(o->largest_free, b, sizeof(b));
 	if (o->have & OOM_HAVE_PROGRAM)
 		size_text(o->program, p, sizeof(p));
+	if (o->form == OOM_FORM_GGML)
+		return oom_ggml_evidence(o, gpu, lines, max);
 	if (o->form != OOM_FORM_TORCH)
 		return oom_pool_evidence(o, r, t, f, a, b, p, lines, max);
 	char g[24] = "the GPU";

@@ -23,14 +23,18 @@ enum oom_class {
  *  2. F >= R + max(1 GiB, T/10)                -> unknown (plenty is free: not a memory shortage)
  *  3. O >= max(1 GiB, T/10)                    -> other-process
  *  4. U + F >= R, with U >= R/4 or F >= R + 64 MiB -> fragmentation (enough exists, not in one
- *                                                 block; PyTorch already retried after freeing its cache)
+ *                                                 block; PyTorch already retried after freeing its cache),
+ *     unless this process's allocated A + R > T - 512 MiB (its own data fills the GPU: capacity)
  *  5. O >= R and O >= 1 GiB                     -> other-process (without them it would fit)
  *  6. otherwise                                -> capacity (this process's own data fills it)
  * An allocator pool's numbers (TensorFlow's/XLA's BFC: T its limit, F its free part, B its
  * largest free block, when known) add, before rule 2: F >= R > B -> fragmentation (the pool
  * fails only when no free block holds the request). XLA's program numbers
  * without T (P the buffers the compiled program needs): P + R < 1 GiB -> held elsewhere (no
- * GPU is that small), else unknown.
+ * GPU is that small), else unknown. llama.cpp's numbers (OOM_FORM_GGML: T the device's VRAM, this
+ * process the buffers it put there before, F what was free when the model loaded less those):
+ * this_process + R > T -> capacity; never fragmentation (F is derived from the log, not the
+ * driver's); the rest as above (T - F - this_process is what was in use before it loaded).
  * O is derived when not given: T - F - this_process, or without that
  * T - F - (allocated + reserved_unalloc) - 1 GiB (an allowance for the CUDA context). */
 enum oom_class oom_classify(const struct oom_numbers *n);

@@ -14,6 +14,7 @@
 #include "explain/context.h"
 #include "explain/evidence.h"
 #include "explain/explain.h"
+#include "explain/ggml_mem.h"
 #include "util/err.h"
 
 static void region_lasts_then_ends(void **state)
@@ -255,6 +256,118 @@ static void vllm_budget_arithmetic(void **state)
 	explain_result_free(&r);
 }
 
+/* Ollama's host-memory check (https://github.com/ollama/ollama/issues/10920 and
+ * https://github.com/continuedev/continue/issues/11715): the two sizes and the shortfall */
+static void host_memory_arithmetic(void **state)
+{
+	struct explain_result r;
+	char ev[8][EXPLAIN_EVIDENCE_LINE];
+	size_t n;
+
+	(void)state;
+	assert_int_equal(findings("Error: model requires more system memory (164.8 GiB) than is available (13.4 GiB)\n",
+				  &r),
+			 1);
+	assert_string_equal(r.m[0].finding, "host-memory-insufficient");
+	assert_true(r.m[0].has_host_mem);
+	n = explain_offline_evidence(&r.m[0], ev, 8);
+	assert_int_equal(n, 1);
+	assert_non_null(strstr(ev[0], "needs 164.8 GiB of system memory"));
+	assert_non_null(strstr(ev[0], "13.4 GiB is available: 151.4 GiB short (12.3x what is available)"));
+	explain_result_free(&r);
+	/* MiB, inside a JSON error of a client */
+	assert_int_equal(findings("\"model requires more system memory (5.0 GiB) than is available (3.9 GiB)\"\n", &r), 1);
+	assert_true(r.m[0].has_host_mem);
+	n = explain_offline_evidence(&r.m[0], ev, 8);
+	assert_non_null(strstr(ev[0], "5.0 GiB of system memory"));
+	assert_non_null(strstr(ev[0], "1.1 GiB short"));
+	explain_result_free(&r);
+	/* a line without the numbers gives the finding without the arithmetic */
+	assert_int_equal(findings("Error: model requires more system memory than is available\n", &r), 1);
+	assert_string_equal(r.m[0].finding, "host-memory-insufficient");
+	assert_false(r.m[0].has_host_mem);
+	explain_result_free(&r);
+}
+
+/* llama.cpp's memory lines, each in the form a public report printed it */
+static void ggml_memory_lines(void **state)
+{
+	struct ggml_mem g;
+	struct explain_result r;
+	char ev[8][EXPLAIN_EVIDENCE_LINE];
+	static const char *const lines[] = {
+		/* https://github.com/ggml-org/llama.cpp/pull/20184 */
+		"  CUDA0: NVIDIA GeForce RTX 4070 Laptop GPU (7805 MiB, 7546 MiB free)",
+		"llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4070 Laptop GPU) "
+		"(0000:01:00.0) - 7546 MiB free",
+		/* https://github.com/canonical/inference-snaps/issues/255 */
+		"  Device 0: NVIDIA GeForce GTX 1080 Ti, compute capability 6.1, VMM: yes, VRAM: 11172 MiB",
+		/* https://github.com/canonical/inference-snaps/issues/107 */
+		"2025-10-10T15:56:09+02:00 deepseek-r1.server[213782]: load_tensors:        CUDA0 model buffer "
+		"size =  4168.09 MiB",
+		"2025-10-10T15:56:09+02:00 deepseek-r1.server[213782]: load_tensors:   CPU_Mapped model buffer "
+		"size =   292.36 MiB",
+		"2025-10-10T15:56:10+02:00 deepseek-r1.server[213782]: llama_context: n_ctx         = 4096",
+		/* https://github.com/ollama/ollama/issues/6860: the host's buffer is not the GPU's */
+		"llama_new_context_with_model:  CUDA_Host  output buffer size =     0.49 MiB",
+	};
+
+	(void)state;
+	ggml_mem_init(&g);
+	for (size_t i = 0; i < 2; i++)
+		ggml_mem_line(&g, lines[i], strlen(lines[i]));
+	assert_true(g.vram[0] == 7805 && g.free_load[0] == 7546);
+	ggml_mem_line(&g, lines[2], strlen(lines[2]));
+	assert_true(g.vram[0] == 11172);
+	for (size_t i = 3; i < sizeof(lines) / sizeof(lines[0]); i++)
+		ggml_mem_line(&g, lines[i], strlen(lines[i]));
+	assert_true(g.buffers[0] > 4168.08 && g.buffers[0] < 4168.10);
+	assert_int_equal(g.n_ctx, 4096);
+	/* Ollama's plan (https://github.com/ollama/ollama/issues/5573) */
+	static const char plan[] = "time=2024-07-09T13:56:46.484Z level=INFO source=memory.go:309 msg=\"offload to cuda\" "
+				   "layers.requested=-1 layers.model=33 layers.offload=33 layers.split=\"\" "
+				   "memory.available=\"[23.0 GiB]\" memory.required.full=\"6.2 GiB\" "
+				   "memory.required.partial=\"6.2 GiB\" memory.required.kv=\"1.0 GiB\"";
+	char words[320];
+
+	assert_false(ggml_mem_plan(&g, words, sizeof(words)));
+	ggml_mem_line(&g, plan, strlen(plan));
+	assert_int_equal(g.layers_model, 33);
+	assert_int_equal(g.layers_offload, 33);
+	assert_true(g.avail_gib[0] == 23.0 && g.avail_gib[1] == 0 && g.required_full_gib == 6.2);
+	assert_true(ggml_mem_plan(&g, words, sizeof(words)));
+	assert_non_null(strstr(words, "Ollama planned 33 of 33 layers on the GPU: it estimated 6.2 GiB for all of them, "
+				      "23.0 GiB available on the first GPU: by its estimate the model fit"));
+
+	/* https://github.com/ollama/ollama/issues/4225: a 65536-token context's compute buffer */
+	assert_int_equal(findings("llama_new_context_with_model: n_ctx      = 65536\n"
+				  "llama_kv_cache_init:  CUDA_Host KV buffer size =  8192.00 MiB\n"
+				  "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 4507.00 MiB on device 0: "
+				  "cudaMalloc failed: out of memory\n"
+				  "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 4725934080\n",
+				  &r),
+			 1);
+	assert_string_equal(r.m[0].finding, "out-of-memory");
+	assert_true(r.m[0].has_oom);
+	assert_int_equal(r.m[0].oom.gpu, 0);
+	assert_true(r.m[0].oom.n.requested == 4507.0 * 1024 * 1024);
+	assert_false(r.m[0].oom.n.have & OOM_HAVE_THIS_PROCESS); /* the KV cache is on the host */
+	assert_int_equal(r.m[0].ggml_ctx, 65536);
+	assert_int_equal(explain_offline_evidence(&r.m[0], ev, 8), 1);
+	assert_non_null(strstr(ev[0], "the context is 65536 tokens (n_ctx)"));
+	explain_result_free(&r);
+	/* https://github.com/ikawrakow/ik_llama.cpp/issues/749: the KV cache on CUDA0 before the request */
+	assert_int_equal(findings("llama_kv_cache_init:      CUDA0 KV buffer size =   379.23 MiB\n"
+				  "llama_kv_cache_init:      CUDA1 KV buffer size =    82.44 MiB\n"
+				  "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 279356.51 MiB on device 0: "
+				  "cudaMalloc failed: out of memory\n",
+				  &r),
+			 1);
+	assert_true(r.m[0].oom.n.have & OOM_HAVE_THIS_PROCESS);
+	assert_true(r.m[0].oom.n.this_process == 379.23 * 1024 * 1024);
+	explain_result_free(&r);
+}
+
 static void cause_folds_its_consequence(void **state)
 {
 	struct explain_result r;
@@ -325,6 +438,8 @@ int main(void)
 		cmocka_unit_test(windows_from_the_text_then_here),
 		cmocka_unit_test(windows_dll_loading),
 		cmocka_unit_test(vllm_budget_arithmetic),
+		cmocka_unit_test(host_memory_arithmetic),
+		cmocka_unit_test(ggml_memory_lines),
 		cmocka_unit_test(cause_folds_its_consequence),
 		cmocka_unit_test(oom_wordings),
 	};

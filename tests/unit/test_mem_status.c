@@ -315,7 +315,8 @@ static void mig_slices_with_their_memory(void **state)
 	json_decref(j);
 }
 
-/* explain's classification of the message in a file, or NULL if it has no PyTorch OOM */
+/* explain's classification of the message in a file, or NULL if it has no OOM message mem
+ * status reads (PyTorch's, TensorFlow's/XLA's; llama.cpp's log is read by explain alone) */
 static const char *explain_oom_class(const char *path, char *buf, size_t cap)
 {
 	char *text = NULL, err[CD_ERRMSG];
@@ -325,7 +326,7 @@ static const char *explain_oom_class(const char *path, char *buf, size_t cap)
 	assert_int_equal(file_read_text(path, 1 << 20, &text, &len, err), CD_OK);
 	assert_int_equal(explain_text(text, len, &res, err), CD_OK);
 	for (size_t i = 0; i < res.n && !out; i++)
-		if (res.m[i].has_oom) {
+		if (res.m[i].has_oom && res.m[i].oom.n.form != OOM_FORM_GGML) {
 			snprintf(buf, cap, "%s", oom_class_finding(oom_classify(&res.m[i].oom.n)));
 			out = buf;
 		}

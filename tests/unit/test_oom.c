@@ -94,6 +94,14 @@ static const struct oom_case cases[] = {
 	  "total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb "
 	  "to avoid fragmentation.",
 	  OOM_CLASS_OTHER_PROCESS, 1.63, 44.56, 565.31 / 1024, true },
+	{ "https://github.com/DINGYANB/MTVCrafter/issues/21",
+	  "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 26.00 MiB. GPU 0 has a total "
+	  "capacity of 44.43 GiB of which 19.00 MiB is free. Including non-PyTorch memory, this process "
+	  "has 44.40 GiB memory in use. Of the allocated memory 43.94 GiB is allocated by PyTorch, and "
+	  "41.95 MiB is reserved by PyTorch but unallocated.",
+	  /* 61 MiB free or cached covers the 26 MiB, but the live tensors and the request leave
+	   * 0.46 GiB of 44.43: its own data fills the GPU, defragmenting would not */
+	  OOM_CLASS_CAPACITY, 26.0 / 1024, 44.43, 19.0 / 1024, false },
 	{ "https://github.com/studio-dots-ai/dots.ocr/issues/196",
 	  "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 74.16 GiB. GPU 0 has a total "
 	  "capacity of 44.40 GiB of which 29.89 GiB is free. Process 2684311 has 14.51 GiB memory in "
@@ -314,6 +322,55 @@ static void process_list_form(void **state)
 	assert_false(oom_expandable_helps(&m.n));
 }
 
+/* llama.cpp's cudaMalloc (OOM_FORM_GGML): the buffers it put on the device, the request and the
+ * device's VRAM; or what was free when the model loaded. Numbers in MiB as its log prints them:
+ * a 6141 MiB GPU holding a 4168.09 MiB model buffer
+ * (https://github.com/canonical/inference-snaps/issues/107), an 11172 MiB GPU
+ * (https://github.com/canonical/inference-snaps/issues/255). */
+static void ggml_numbers(void **state)
+{
+	const double mib = 1024.0 * 1024.0;
+	struct oom_numbers n = { 0 };
+	char ev[8][OOM_EVIDENCE_LINE];
+	size_t k;
+
+	(void)state;
+	n.form = OOM_FORM_GGML;
+	n.have = OOM_HAVE_REQUESTED | OOM_HAVE_THIS_PROCESS;
+	n.requested = 2200 * mib;
+	n.this_process = 4168.09 * mib;
+	/* without the device's VRAM the numbers cannot say */
+	assert_int_equal(oom_classify(&n), OOM_CLASS_UNKNOWN);
+	n.have |= OOM_HAVE_TOTAL;
+	n.total = 6141 * mib;
+	/* 4168.09 + 2200 = 6368.09 MiB > 6141 MiB */
+	assert_int_equal(oom_classify(&n), OOM_CLASS_CAPACITY);
+	k = oom_evidence(&n, 0, false, ev, 8);
+	assert_int_equal(k, 2);
+	assert_non_null(strstr(ev[0], "llama.cpp asked for 2.1 GiB on CUDA0; its buffers there before it"));
+	assert_non_null(strstr(ev[0], "4.1 GiB, 6.2 GiB with this one; the GPU has 6 GiB"));
+	assert_non_null(strstr(ev[1], "need more than the GPU has"));
+	/* 11172 MiB, 3000 MiB of it free when the model loaded: 8172 MiB was held elsewhere */
+	n.total = 11172 * mib;
+	n.this_process = 1000 * mib;
+	n.free_bytes = 2000 * mib; /* 3000 free at load less the 1000 MiB of its own buffers */
+	n.have |= OOM_HAVE_FREE;
+	n.requested = 2500 * mib;
+	assert_int_equal(oom_classify(&n), OOM_CLASS_OTHER_PROCESS);
+	near(oom_others(&n), 8172 * mib);
+	k = oom_evidence(&n, 0, false, ev, 8);
+	assert_non_null(strstr(ev[0], "2.9 GiB of it free when the model was loaded"));
+	assert_non_null(strstr(ev[1], "8 GiB of it was in use before the model loaded"));
+	/* little held elsewhere: its own buffers fill it; never fragmentation (the free number is
+	 * derived from the log, not the driver's) */
+	n.free_bytes = 500 * mib;
+	n.this_process = 10172 * mib - 500 * mib;
+	n.requested = 600 * mib;
+	assert_int_equal(oom_classify(&n), OOM_CLASS_CAPACITY);
+	n.requested = 400 * mib;
+	assert_int_not_equal(oom_classify(&n), OOM_CLASS_FRAGMENTATION);
+}
+
 /* mem classifies from NVML numbers with the same rules. */
 static void numbers_without_a_message(void **state)
 {
@@ -382,6 +439,7 @@ int main(void)
 		cmocka_unit_test(numbers_of_one_message),
 		cmocka_unit_test(process_list_form),
 		cmocka_unit_test(numbers_without_a_message),
+		cmocka_unit_test(ggml_numbers),
 		cmocka_unit_test(buried_in_a_log_and_bounded),
 		cmocka_unit_test(sizes),
 		cmocka_unit_test(bfc_allocator_summary),
