@@ -178,7 +178,7 @@ static int check_run(struct report *r, int argc, char **argv, const struct cd_gl
 
 const struct cd_command cmd_check = {
 	.name = "check",
-	.summary = "deployment checks: kernel-log Xid events, nouveau, environment, device nodes, GPU health",
+	.summary = "is each GPU healthy: deployment checks, then a memory test, GEMM stress and copies under load",
 	.usage = "cudoctor check [--quick | --duration S | --no-load] [--format prometheus]",
 	.opts = check_opts,
 	.help = "Checks whether this machine is set up so that GPU work runs reliably, the list of "
