@@ -16,6 +16,7 @@
 #include "util/cpu.h"
 #include "util/err.h"
 #include "util/safetext.h"
+#include "util/sort.h"
 
 #define LINE_HITS 256    /* pattern hits kept per line */
 #define ERA_CUDA_MAX 16  /* "cuda" offsets handed to eras_line; more and it searches the line */
@@ -568,11 +569,30 @@ static struct explain_match *last_with(struct explain_result *r, const char *ext
 	return NULL;
 }
 
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 static int match_messages(struct explain_scan *sc, const struct line *l, bool *found)
 {
 	struct explain_result *r = &sc->r;
+	size_t cand[LINE_HITS], n_cand = 0, n_uniq = 0;
 
-	for (size_t i = 0; i < kb_message_count(); i++) {
+	/* only the messages this line's hits touched can be whole, taken in the table's order
+	 * as a walk over every message would (a log's lines would each pay for the whole table) */
+	for (size_t h = 0; h < sc->n_hits && n_cand < LINE_HITS; h++)
+		if (P.pats[sc->hits[h].pat].kind == PK_PART)
+			cand[n_cand++] = P.pats[sc->hits[h].pat].msg;
+	cd_qsort(cand, n_cand, sizeof(cand[0]), cmp_size);
+	for (size_t c = 0; c < n_cand; c++)
+		if (n_uniq == 0 || cand[n_uniq - 1] != cand[c])
+			cand[n_uniq++] = cand[c];
+	n_cand = n_uniq;
+	for (size_t c = 0; c < n_cand; c++) {
+		size_t i = cand[c];
 		const struct kb_message *msg = kb_message_at(i);
 		const char *finding = msg->finding, *x = msg->extract;
 		struct explain_match *m;
