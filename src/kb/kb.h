@@ -257,6 +257,17 @@ size_t kb_xid_count(void);
 const struct kb_xid *kb_xid_at(size_t i);
 const struct kb_xid *kb_xid_find(int xid);
 
+/* The catalogue's immediate-action buckets (xid_buckets.tsv): what each says about the GPU */
+struct kb_xid_bucket {
+	const char *bucket;   /* IGNORE, RESTART_APP, RESET_GPU, ... as the catalogue spells it */
+	const char *severity; /* info, warn or error: the grade check and doctor give its Xids */
+	const char *means;    /* what the bucket says about the GPU, in words */
+	const char *source;
+};
+size_t kb_xid_bucket_count(void);
+const struct kb_xid_bucket *kb_xid_bucket_at(size_t i);
+const struct kb_xid_bucket *kb_xid_bucket_find(const char *bucket);
+
 /* ---- source keys (sources.tsv) ---- */
 struct kb_source {
 	const char *key, *what;

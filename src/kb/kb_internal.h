@@ -6,7 +6,8 @@
 #include "kb/tsv.h"
 
 enum { KB_T_GPUS, KB_T_TOOLKITS, KB_T_DRIVERS, KB_T_PTX, KB_T_FAMILIES, KB_T_ARCHS,
-       KB_T_ERRORS, KB_T_LIB_ERRORS, KB_T_WORDINGS, KB_T_MESSAGES, KB_T_FINDINGS, KB_T_XID, KB_T_SOURCES, KB_T_COUNT };
+       KB_T_ERRORS, KB_T_LIB_ERRORS, KB_T_WORDINGS, KB_T_MESSAGES, KB_T_FINDINGS,
+       KB_T_XID_BUCKETS, KB_T_XID, KB_T_SOURCES, KB_T_COUNT }; /* buckets before the Xids that name them */
 
 struct kb_db {
 	bool tried;
@@ -33,6 +34,8 @@ struct kb_db {
 	size_t n_messages;
 	struct kb_finding *findings;
 	size_t n_findings;
+	struct kb_xid_bucket *xid_buckets;
+	size_t n_xid_buckets;
 	struct kb_xid *xids;
 	size_t n_xids;
 	struct kb_source *sources;

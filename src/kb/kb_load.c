@@ -667,16 +667,36 @@ out:
 
 static const char *xid_cols[] = { "xid", "name", "meaning", "kind", "uncertain", "bucket", "action", "source" };
 
-/* the catalogue's immediate-action buckets (its "Resolution Bucket (Immediate Action)" column) */
-static bool xid_bucket_known(const char *b)
-{
-	static const char *const buckets[] = { "IGNORE", "RESTART_APP", "RESET_GPU", "RESTART_BM", "RESTART_VM",
-					       "CONTACT_SUPPORT", "CHECK_MECHANICALS", "CHECK_UVM", "UPDATE_SWFW",
-					       "WORKFLOW_XID_45", "WORKFLOW_XID_48", "WORKFLOW_NVLINK_ERR",
-					       "WORKFLOW_NVLINK5_ERR", "XID_154" };
+static const char *bucket_cols[] = { "bucket", "severity", "means", "source" };
 
-	for (size_t i = 0; i < sizeof buckets / sizeof buckets[0]; i++)
-		if (strcmp(b, buckets[i]) == 0)
+/* the catalogue's immediate-action buckets (its "Resolution Bucket (Immediate Action)" column) */
+static int load_xid_buckets(const struct tsv_table *t, char *err)
+{
+	int rc = CD_OK;
+
+	db.xid_buckets = calloc(t->nrows ? t->nrows : 1, sizeof(*db.xid_buckets));
+	if (!db.xid_buckets)
+		return cd_fail(err, CD_ENOMEM, "xid_buckets.tsv: out of memory");
+	for (size_t i = 0; i < t->nrows; i++) {
+		struct kb_xid_bucket *b = &db.xid_buckets[i];
+
+		TRY(field_nonempty(t, i, 0, bucket_cols, &b->bucket, err));
+		TRY(field_nonempty(t, i, 1, bucket_cols, &b->severity, err));
+		if (strcmp(b->severity, "info") != 0 && strcmp(b->severity, "warn") != 0 && strcmp(b->severity, "error") != 0)
+			return bad(t, i, 1, bucket_cols, "expected info, warn or error", err);
+		TRY(field_nonempty(t, i, 2, bucket_cols, &b->means, err));
+		TRY(field_nonempty(t, i, 3, bucket_cols, &b->source, err));
+		db.n_xid_buckets++;
+	}
+out:
+	return rc;
+}
+
+/* during the load, before kb_db() answers: xid_buckets.tsv is loaded first */
+static bool bucket_loaded(const char *bucket)
+{
+	for (size_t i = 0; i < db.n_xid_buckets; i++)
+		if (strcmp(db.xid_buckets[i].bucket, bucket) == 0)
 			return true;
 	return false;
 }
@@ -700,8 +720,8 @@ static int load_xid(const struct tsv_table *t, char *err)
 			return bad(t, i, 3, xid_cols, "expected application, driver or hardware", err);
 		TRY(field_bool(t, i, 4, xid_cols, &x->uncertain, err));
 		TRY(field_nonempty(t, i, 5, xid_cols, &x->bucket, err));
-		if (!xid_bucket_known(x->bucket))
-			return bad(t, i, 5, xid_cols, "not one of the catalogue's immediate-action buckets", err);
+		if (!bucket_loaded(x->bucket))
+			return bad(t, i, 5, xid_cols, "not one of xid_buckets.tsv's immediate-action buckets", err);
 		TRY(field_nonempty(t, i, 6, xid_cols, &x->action, err));
 		TRY(field_nonempty(t, i, 7, xid_cols, &x->source, err));
 		db.n_xids++;
@@ -750,6 +770,7 @@ static const struct table_def defs[KB_T_COUNT] = {
 	[KB_T_WORDINGS] = DEF("error_wordings.tsv", word_cols, load_wordings),
 	[KB_T_MESSAGES] = DEF("messages.tsv", msg_cols, load_messages),
 	[KB_T_FINDINGS] = DEF("findings.tsv", finding_cols, load_findings),
+	[KB_T_XID_BUCKETS] = DEF("xid_buckets.tsv", bucket_cols, load_xid_buckets),
 	[KB_T_XID] = DEF("xid.tsv", xid_cols, load_xid),
 	[KB_T_SOURCES] = DEF("sources.tsv", src_cols, load_sources),
 };
@@ -771,6 +792,7 @@ static void db_free(void)
 	free(db.wordings);
 	free(db.messages);
 	free(db.findings);
+	free(db.xid_buckets);
 	free(db.xids);
 	free(db.sources);
 	for (int i = 0; i < KB_T_COUNT; i++)

@@ -30,6 +30,7 @@ ACCESSORS(wording, struct kb_wording, wordings, n_wordings)
 ACCESSORS(message, struct kb_message, messages, n_messages)
 ACCESSORS(finding, struct kb_finding, findings, n_findings)
 ACCESSORS(xid, struct kb_xid, xids, n_xids)
+ACCESSORS(xid_bucket, struct kb_xid_bucket, xid_buckets, n_xid_buckets)
 ACCESSORS(source, struct kb_source, sources, n_sources)
 
 /* ---- toolkits ---- */
@@ -246,6 +247,14 @@ const struct kb_xid *kb_xid_find(int xid)
 	for (size_t i = 0; i < kb_xid_count(); i++)
 		if (kb_xid_at(i)->xid == xid)
 			return kb_xid_at(i);
+	return NULL;
+}
+
+const struct kb_xid_bucket *kb_xid_bucket_find(const char *bucket)
+{
+	for (size_t i = 0; bucket && i < kb_xid_bucket_count(); i++)
+		if (strcmp(kb_xid_bucket_at(i)->bucket, bucket) == 0)
+			return kb_xid_bucket_at(i);
 	return NULL;
 }
 

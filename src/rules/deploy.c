@@ -57,39 +57,6 @@ static bool sxid_fatal(const struct xid_event *e)
 	return strstr(e->text, "Fatal") && !strstr(e->text, "Non-fatal") && !strstr(e->text, "Nonfatal");
 }
 
-/* What each of the catalogue's immediate-action buckets says about the GPU. IGNORE and Xid
- * 45's workflow need nothing done to the GPU (45 alone is an aborted application: the Xid
- * logged with it carries its own grade); RESTART_APP needs the application restarted, not the
- * GPU; every other bucket needs a GPU reset, a reboot or NVIDIA's workflow. */
-static const struct bucket_row {
-	const char *bucket;
-	enum severity sev;
-	const char *means;
-} bucket_rows[] = {
-	{ "IGNORE", SEV_INFO, "no action needed: not a GPU fault that needs a reset or a repair" },
-	{ "WORKFLOW_XID_45", SEV_INFO, "the driver ended an aborted or failed application's work: not a GPU fault by "
-				       "itself; an Xid logged with it says what happened" },
-	{ "RESTART_APP", SEV_WARN, "the application that met it must restart; the GPU keeps working and needs no reset" },
-	{ "RESET_GPU", SEV_ERROR, "the GPU needs a reset before it is trusted again" },
-	{ "RESTART_BM", SEV_ERROR, "the node needs a reboot: a GPU reset cannot reach the GPU" },
-	{ "RESTART_VM", SEV_ERROR, "the virtual machine needs a restart" },
-	{ "WORKFLOW_XID_48", SEV_ERROR, "an uncorrectable memory error: the GPU needs a reset, and a repair when it repeats" },
-	{ "WORKFLOW_NVLINK_ERR", SEV_ERROR, "an NVLink fault: the GPU needs a reset, and the link a check" },
-	{ "WORKFLOW_NVLINK5_ERR", SEV_ERROR, "an NVLink5 fault: its logged words say whether it needs a reset" },
-	{ "CHECK_MECHANICALS", SEV_ERROR, "a hardware installation fault (power connectors, seating)" },
-	{ "CHECK_UVM", SEV_ERROR, "a fault that needs the unified memory driver checked" },
-	{ "UPDATE_SWFW", SEV_ERROR, "the software or firmware needs an update" },
-	{ "CONTACT_SUPPORT", SEV_ERROR, "a fault NVIDIA asks to be reported" },
-};
-
-static const struct bucket_row *bucket_find(const char *bucket)
-{
-	for (size_t i = 0; bucket && i < sizeof bucket_rows / sizeof bucket_rows[0]; i++)
-		if (strcmp(bucket_rows[i].bucket, bucket) == 0)
-			return &bucket_rows[i];
-	return NULL;
-}
-
 /* Xid 154 names the recovery another Xid needs: "... changed from 0x0 (None) to 0x2 (Node
  * Reboot Required)"; a change to None needs nothing */
 static bool xid154_to_none(const struct xid_event *e)
@@ -97,9 +64,18 @@ static bool xid154_to_none(const struct xid_event *e)
 	return strstr(e->text, "to 0x0 (None)") != NULL;
 }
 
+/* The grade kb/xid_buckets.tsv gives the bucket; an unknown one is an error */
+static enum severity bucket_severity(const struct kb_xid_bucket *b)
+{
+	if (b && strcmp(b->severity, "info") == 0)
+		return SEV_INFO;
+	if (b && strcmp(b->severity, "warn") == 0)
+		return SEV_WARN;
+	return SEV_ERROR;
+}
+
 enum severity deploy_event_severity(const struct xid_event *e)
 {
-	const struct bucket_row *b;
 	const struct kb_xid *x;
 
 	if (e->kind == XID_EVENT_OFF_BUS)
@@ -108,23 +84,21 @@ enum severity deploy_event_severity(const struct xid_event *e)
 		return sxid_fatal(e) ? SEV_ERROR : SEV_WARN;
 	if (!(x = kb_xid_find(e->xid)))
 		return SEV_ERROR;
-	if (strcmp(x->bucket, "XID_154") == 0)
-		return xid154_to_none(e) ? SEV_INFO : SEV_ERROR;
-	b = bucket_find(x->bucket);
-	return b ? b->sev : SEV_ERROR;
+	if (strcmp(x->bucket, "XID_154") == 0 && xid154_to_none(e))
+		return SEV_INFO;
+	return bucket_severity(kb_xid_bucket_find(x->bucket));
 }
 
 const char *deploy_event_means(const struct xid_event *e)
 {
-	const struct bucket_row *b;
+	const struct kb_xid_bucket *b;
 	const struct kb_xid *x;
 
 	if (e->kind != XID_EVENT_XID || !(x = kb_xid_find(e->xid)))
 		return NULL;
-	if (strcmp(x->bucket, "XID_154") == 0)
-		return xid154_to_none(e) ? "the recovery the other Xid needs changed to none: no action needed"
-					 : "the recovery another Xid needs: do what it names";
-	b = bucket_find(x->bucket);
+	if (strcmp(x->bucket, "XID_154") == 0 && xid154_to_none(e))
+		return "the recovery the other Xid needs changed to none: no action needed";
+	b = kb_xid_bucket_find(x->bucket);
 	return b ? b->means : NULL;
 }
 

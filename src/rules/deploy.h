@@ -16,9 +16,9 @@
 int deploy_event_gpu(const struct xid_event *e, const struct gpu_probe *gp);
 
 /* The severity an event earns, from the immediate action NVIDIA's Xid catalogue gives the Xid
- * (kb/xid.tsv's bucket): info for IGNORE and for Xid 45 (an aborted application), warn for
- * RESTART_APP (the application restarts, the GPU needs no reset), error for a reset, a
- * reboot, a workflow or an Xid the table lacks; Xid 154 is info when the recovery changed to
+ * (kb/xid.tsv's bucket, graded in kb/xid_buckets.tsv): info for IGNORE and for Xid 45 (an
+ * aborted application), warn for RESTART_APP (the application restarts, the GPU needs no
+ * reset), error for a reset, a reboot, a workflow or an Xid the table lacks; Xid 154 is info when the recovery changed to
  * None. A fatal SXid and a GPU fallen off the bus are errors, a non-fatal SXid a warning. */
 enum severity deploy_event_severity(const struct xid_event *e);
 

@@ -697,6 +697,8 @@ static void every_source_is_explained(void **state)
 		check_sources(kb_finding_at(i)->source, kb_finding_at(i)->finding);
 	for (size_t i = 0; i < kb_xid_count(); i++)
 		check_sources(kb_xid_at(i)->source, "xid.tsv");
+	for (size_t i = 0; i < kb_xid_bucket_count(); i++)
+		check_sources(kb_xid_bucket_at(i)->source, kb_xid_bucket_at(i)->bucket);
 }
 
 /* A path a source names ("bench/results/x.md", `kb/tools/errors_tsv.py`) exists in the
