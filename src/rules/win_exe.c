@@ -18,6 +18,15 @@ static int dir_len(const char *win_path)
 	return b ? (int)(b - win_path) : 0;
 }
 
+/* the values every finding of one imported DLL fills */
+static void dll_vars(struct finding_vars *v, const struct win_exe *x, const struct win_exe_dll *d)
+{
+	finding_vars_init(v);
+	finding_var(v, "dll", "%s", d->dll);
+	finding_var(v, "exe", "%s", x->exe);
+	finding_var(v, "app_dir", "%s", x->app_dir);
+}
+
 static int not_found(const struct win_exe *x, const struct win_exe_dll *d, struct report *r)
 {
 	const char *row = d->elsewhere[0] ? "win-exe-dll-not-found/elsewhere"
@@ -27,10 +36,7 @@ static int not_found(const struct win_exe *x, const struct win_exe_dll *d, struc
 	struct finding *f;
 	bool oom = false;
 
-	finding_vars_init(&v);
-	finding_var(&v, "dll", "%s", d->dll);
-	finding_var(&v, "exe", "%s", x->exe);
-	finding_var(&v, "app_dir", "%s", x->app_dir);
+	dll_vars(&v, x, d);
 	if (d->elsewhere[0]) {
 		finding_var(&v, "elsewhere", "%s", d->elsewhere);
 		finding_var(&v, "elsewhere_dir", "%.*s", dir_len(d->elsewhere), d->elsewhere);
@@ -61,10 +67,7 @@ static int shadowed(const struct win_exe *x, const struct win_exe_dll *d, struct
 	struct finding *f;
 	bool oom = false;
 
-	finding_vars_init(&v);
-	finding_var(&v, "dll", "%s", d->dll);
-	finding_var(&v, "exe", "%s", x->exe);
-	finding_var(&v, "app_dir", "%s", x->app_dir);
+	dll_vars(&v, x, d);
 	finding_var(&v, "loads", "%s", d->loads);
 	finding_var(&v, "from", "%s", win_exe_step_names[d->step]);
 	finding_var(&v, "shadowed", "%s", d->shadowed);
