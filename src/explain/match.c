@@ -580,6 +580,7 @@ static int match_messages(struct explain_scan *sc, const struct line *l, bool *f
 {
 	struct explain_result *r = &sc->r;
 	size_t cand[LINE_HITS], n_cand = 0, n_uniq = 0;
+	bool retried = false;
 
 	/* only the messages this line's hits touched can be whole, taken in the table's order
 	 * as a walk over every message would (a log's lines would each pay for the whole table) */
@@ -591,6 +592,13 @@ static int match_messages(struct explain_scan *sc, const struct line *l, bool *f
 		if (n_uniq == 0 || cand[n_uniq - 1] != cand[c])
 			cand[n_uniq++] = cand[c];
 	n_cand = n_uniq;
+	/* an allocator that says its failed attempt is not a failure (TensorFlow's BFC retries after
+	 * freeing) makes the line's out-of-memory message no finding */
+	for (size_t c = 0; c < n_cand; c++) {
+		const struct kb_message *msg = kb_message_at(cand[c]);
+
+		retried |= strcmp(msg->extract, "retried") == 0 && sc->msg_seen[cand[c]] == (1u << msg->n_parts) - 1;
+	}
 	for (size_t c = 0; c < n_cand; c++) {
 		size_t i = cand[c];
 		const struct kb_message *msg = kb_message_at(i);
@@ -601,6 +609,8 @@ static int match_messages(struct explain_scan *sc, const struct line *l, bool *f
 		char lib[96] = "";
 
 		if (sc->msg_seen[i] != (1u << msg->n_parts) - 1)
+			continue;
+		if (strcmp(x, "retried") == 0 || (retried && strcmp(x, "oom") == 0))
 			continue;
 		if (strcmp(x, "nvcc_arch") == 0) {
 			long at = line_find(l, "architecture '");

@@ -46,6 +46,9 @@ static const struct ev_pattern patterns[] = {
 	{ NCCL_EV_TIMEOUT, "milliseconds before timing out", false, false },
 	{ NCCL_EV_TIMEOUT, "NCCL timeout", true, false },
 	{ NCCL_EV_TIMEOUT, "NCCL communicator was aborted", false, false },
+	/* PyTorch's watchdog over NCCL: blocked itself by a hung NCCL/CUDA call */
+	{ NCCL_EV_TIMEOUT, "watchdog got stuck", false, false },
+	{ NCCL_EV_TIMEOUT, "Heartbeat monitor timed out", false, false },
 	{ NCCL_EV_DUP_GPU, "Duplicate GPU detected", false, false },
 	{ NCCL_EV_P2P_DISABLED, "P2P is disabled between", false, false },
 	{ NCCL_EV_P2P_DISABLED, "NCCL_P2P_DISABLE set by environment to 1", false, false },

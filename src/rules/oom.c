@@ -74,6 +74,10 @@ enum oom_class oom_classify(const struct oom_numbers *n)
 										   : OOM_CLASS_FRAGMENTATION;
 	if ((n->have & OOM_HAVE_FREE) && f >= r + max2(GIB, t / 10))
 		return OOM_CLASS_UNKNOWN;
+	/* PyTorch's live tensors and the request exceed the whole GPU: no other process's memory
+	 * is in the way of this one */
+	if ((n->have & OOM_HAVE_ALLOCATED) && n->form == OOM_FORM_TORCH && n->allocated + r > t)
+		return OOM_CLASS_CAPACITY;
 	if (others >= 0 && others >= max2(GIB, t / 10))
 		return OOM_CLASS_OTHER_PROCESS;
 	/* PyTorch frees its cache and retries before it raises: when free plus cached still
