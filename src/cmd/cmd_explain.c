@@ -263,6 +263,13 @@ static void text_vars(const struct explain_match *m, const struct explain_env *e
 	finding_flag(v, "ggml", m->message && (strncmp(m->message->key, "ggml-", 5) == 0 ||
 					       strncmp(m->message->key, "ollama-", 7) == 0));
 	finding_flag(v, "vllm", m->message && strncmp(m->message->key, "vllm-", 5) == 0);
+	finding_flag(v, "tgi", m->message && strncmp(m->message->key, "tgi-", 4) == 0);
+	if (m->has_tgi && m->tgi.prefill_next > 0)
+		finding_var(v, "tgi_prefill", "%ld", m->tgi.prefill_next);
+	if (m->has_tgi && m->tgi.total_next > 0)
+		finding_var(v, "tgi_total", "%ld", m->tgi.total_next);
+	if (m->has_vram_wait)
+		finding_var(v, "seconds", "%.1f", m->vram_wait_s);
 }
 
 /* What this machine says about the id when doctor's rule for it fires here too (no driver here

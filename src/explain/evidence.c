@@ -96,6 +96,17 @@ size_t explain_offline_evidence(const struct explain_match *m, char lines[][EXPL
 			 "what is kept off the GPU), %.1f GiB is available: %s", m->host_need / gib, m->host_avail / gib,
 			 verdict);
 	}
+	if (m->has_tgi)
+		n += tgi_mem_evidence(&m->tgi, lines[n], EXPLAIN_EVIDENCE_LINE, max - n);
+	if (m->has_vram_wait) {
+		char held[48] = "";
+
+		if (m->vram_gib > 0)
+			snprintf(held, sizeof(held), " (the %.1f GiB its runner held)", m->vram_gib);
+		n = str_lines_add(*lines, EXPLAIN_EVIDENCE_LINE, n, max, "Ollama waited %.1f s after a runner exited "
+			 "for the GPU's free memory to grow back%s; it had not, so the next model was placed "
+			 "with what was free then (fewer layers on the GPU, or none)", m->vram_wait_s, held);
+	}
 	for (size_t k = 0; k < m->n_xids; k++) {
 		const struct kb_xid *x = kb_xid_find(m->xids[k]);
 

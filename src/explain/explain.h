@@ -13,6 +13,7 @@
 #include "explain/eras.h"
 #include "explain/nccl_log.h"
 #include "explain/oom_text.h"
+#include "explain/tgi_mem.h"
 
 #define EXPLAIN_LINE_MAX 320   /* characters of a matched line kept as evidence */
 #define EXPLAIN_MAX_LINES 4    /* distinct matched lines kept per finding */
@@ -51,6 +52,11 @@ struct explain_match {
 	double host_need, host_avail;        /* Ollama: the system memory the model needs and what is
 					      * available (bytes) */
 	bool has_host_mem;
+	struct tgi_oom tgi;                  /* TGI's warmup failure and its budgets */
+	bool has_tgi;
+	double vram_wait_s, vram_gib;        /* Ollama: how long it waited for an unloaded runner's
+					      * memory to show as free, and that memory (GiB; 0 unknown) */
+	bool has_vram_wait;
 	long ggml_ctx;                       /* llama.cpp's context (n_ctx) before its OOM, else 0 */
 	char ggml_plan[320];                 /* Ollama's offload plan before it, in words, else "" */
 	char path[256];                      /* a library or binary path in the text, if any */

@@ -493,3 +493,35 @@ void ex_host_mem(struct explain_match *m, const struct line *l)
 	m->host_avail = avail;
 	m->has_host_mem = true;
 }
+
+/* the size after key, quoted or not ("runner.vram=\"3.3 GiB\""); false when absent */
+static bool size_after(const struct line *l, const char *key, double *bytes)
+{
+	long at = line_find(l, key);
+	size_t off, used;
+
+	if (at < 0)
+		return false;
+	off = (size_t)at + strlen(key);
+	if (off < l->len && l->s[off] == '"')
+		off++;
+	return off < l->len && oom_parse_size(l->s + off, l->len - off, bytes, &used) == CD_OK;
+}
+
+void ex_ollama_vram(struct explain_match *m, const struct line *l)
+{
+	long at = line_find(l, "seconds=");
+	double s, bytes = 0;
+	char *end;
+
+	if (at < 0 || m->has_vram_wait)
+		return;
+	/* the folded copy ends in a NUL where the line does not */
+	s = strtod(l->low + at + 8, &end);
+	if (end == l->low + at + 8 || !(s > 0 && s < 1e6))
+		return;
+	m->vram_wait_s = s;
+	if (size_after(l, "runner.vram=", &bytes) || size_after(l, "runner.size=", &bytes))
+		m->vram_gib = bytes / (1024.0 * 1024.0 * 1024.0);
+	m->has_vram_wait = true;
+}

@@ -10,6 +10,7 @@
 #include "explain/ac.h"
 #include "explain/explain.h"
 #include "explain/ggml_mem.h"
+#include "explain/tgi_mem.h"
 #include "explain/newlines.h"
 #include "explain/scan_line.h"
 #include "os/env.h"
@@ -27,7 +28,7 @@
 /* ---- the pattern set, built once from the kb ---- */
 
 enum pat_kind { PK_ERROR, PK_PART, PK_NAME, PK_NUMKEY, PK_CUDA, PK_GPU, PK_NCCL, PK_SUPPORTS, PK_CC_OLD, PK_WSL, PK_TORCH,
-		PK_LAUNCH, PK_RUNTIME_VERSION, PK_REGION, PK_WINDOWS, PK_LINUX, PK_EMBEDDED, PK_ROCM, PK_GGML };
+		PK_LAUNCH, PK_RUNTIME_VERSION, PK_REGION, PK_WINDOWS, PK_LINUX, PK_EMBEDDED, PK_ROCM, PK_GGML, PK_TGI };
 
 struct pat {
 	enum pat_kind kind;
@@ -140,6 +141,8 @@ static int build_patterns(char *err)
 		ok = add_pat(&pl, nccl_log_anchor(i), (struct pat){ PK_NCCL, NULL, i, 0 });
 	for (size_t i = 0; i < ggml_mem_anchor_count() && ok; i++)
 		ok = add_pat(&pl, ggml_mem_anchor(i), (struct pat){ PK_GGML, NULL, i, 0 });
+	for (size_t i = 0; i < tgi_mem_anchor_count() && ok; i++)
+		ok = add_pat(&pl, tgi_mem_anchor(i), (struct pat){ PK_TGI, NULL, i, 0 });
 	region = explain_region_markers(&n_region);
 	for (size_t i = 0; i < n_region && ok; i++)
 		ok = add_pat(&pl, region[i].text, (struct pat){ PK_REGION, NULL, (size_t)region[i].region, 0 });
@@ -202,6 +205,7 @@ struct explain_scan {
 	size_t n_pend;
 	struct nccl_log nccl;
 	struct ggml_mem ggml;    /* llama.cpp's memory lines so far (ggml_mem.h) */
+	struct tgi_mem tgi;      /* TGI's token budgets so far (tgi_mem.h; zeroed: none yet) */
 	struct line l;
 	unsigned char *msg_seen; /* per message: bits of the parts seen on this line */
 	bool *nccl_hit;          /* per NCCL anchor: seen on this line (the automaton found it) */
@@ -658,6 +662,10 @@ static int match_messages(struct explain_scan *sc, const struct line *l, bool *f
 			ex_vllm_budget(m, l);
 		else if (strcmp(x, "host_mem") == 0)
 			ex_host_mem(m, l);
+		else if (strcmp(x, "ollama_vram") == 0)
+			ex_ollama_vram(m, l);
+		else if (strcmp(x, "tgi") == 0 && !m->has_tgi)
+			m->has_tgi = tgi_mem_oom(&sc->tgi, l->s, l->len, &m->tgi);
 		else if (strcmp(x, "ggml_oom") == 0 && !m->has_oom) {
 			/* llama.cpp's failed cudaMalloc, judged by what its log said of the device */
 			if (ggml_mem_oom(&sc->ggml, l->s, l->len, &m->oom)) {
@@ -774,7 +782,7 @@ static int scan_line(struct explain_scan *sc)
 	struct explain_result *r = &sc->r;
 	const struct kb_error *by_string = NULL;
 	bool found = false, nccl = false, in_ctx, parts = false, names = false, numkeys = false;
-	bool runtime_version = false, ggml = false;
+	bool runtime_version = false, ggml = false, tgi = false;
 	uint32_t cuda_at[ERA_CUDA_MAX];
 	size_t n_cuda = 0;
 	struct era_hints hints;
@@ -846,6 +854,9 @@ static int scan_line(struct explain_scan *sc)
 		case PK_GGML:
 			ggml = true;
 			break;
+		case PK_TGI:
+			tgi = true;
+			break;
 		case PK_LAUNCH:
 			/* PyTorch's advice "CUDA_LAUNCH_BLOCKING=1" is not a launch */
 			if (!(sc->hits[h].end + 9 <= l->len && strncmp(l->low + sc->hits[h].end, "_blocking", 9) == 0) &&
@@ -866,6 +877,8 @@ static int scan_line(struct explain_scan *sc)
 	eras_line(&sc->era, l->low, l->len, l->no, &hints);
 	if (ggml)
 		ggml_mem_line(&sc->ggml, l->s, l->len);
+	if (tgi)
+		tgi_mem_line(&sc->tgi, l->s, l->len);
 	if (nccl && (rc = nccl_log_line_hits(&sc->nccl, l->s, l->len, sc->nccl_hit, NULL)) != CD_OK)
 		return rc;
 	/* the automaton's "nccl" anchor is the search, unless the line had more hits than kept */

@@ -42,6 +42,8 @@ bool ex_torch_dll(const struct line *l, const char *lib);
 /* vLLM's "model weights take 5.20GiB; non_torch_memory takes 0.03GiB; PyTorch activation peak
  * memory takes 1.42GiB; the rest of the memory reserved for KV Cache is -1.05GiB." */
 void ex_vllm_budget(struct explain_match *m, const struct line *l);
+/* Ollama's "gpu VRAM usage didn't recover within timeout" seconds=5.03 runner.vram="3.3 GiB" */
+void ex_ollama_vram(struct explain_match *m, const struct line *l);
 /* Ollama's "model requires more system memory (164.8 GiB) than is available (13.4 GiB)": the
  * two sizes, in bytes, into m->host_need and m->host_avail. */
 void ex_host_mem(struct explain_match *m, const struct line *l);

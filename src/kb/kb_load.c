@@ -582,7 +582,8 @@ static int load_messages(const struct tsv_table *t, char *err)
 {
 	static const char *const extracts[] = { "none", "torch_cc", "torch_cc_old", "nvcc_arch", "xid",
 						"oom", "oom_stats", "loader", "driver_found", "lib_versions", "gpu_cc",
-						"fallback", "vllm_budget", "host_mem", "ggml_oom", "retried" };
+						"fallback", "vllm_budget", "host_mem", "ggml_oom", "retried", "tgi",
+						"ollama_vram" };
 	int rc = CD_OK;
 
 	db.messages = calloc(t->nrows ? t->nrows : 1, sizeof(*db.messages));

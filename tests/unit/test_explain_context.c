@@ -15,6 +15,7 @@
 #include "explain/evidence.h"
 #include "explain/explain.h"
 #include "explain/ggml_mem.h"
+#include "explain/tgi_mem.h"
 #include "util/err.h"
 
 static void region_lasts_then_ends(void **state)
@@ -368,6 +369,120 @@ static void ggml_memory_lines(void **state)
 	explain_result_free(&r);
 }
 
+/* TGI's budgets and its warmup failure, each line as a public report printed it */
+static void tgi_budget_arithmetic(void **state)
+{
+	struct tgi_mem t;
+	struct tgi_oom o;
+	struct explain_result r;
+	char ev[8][EXPLAIN_EVIDENCE_LINE];
+	/* https://github.com/huggingface/text-generation-inference/issues/710 */
+	static const char args[] = "{ model_id: \"/opt/ml/model\", num_shard: Some(8), max_input_length: 3072, "
+				   "max_total_tokens: 4096, waiting_served_ratio: 1.2, max_batch_prefill_tokens: 4096, "
+				   "max_batch_total_tokens: 16000, max_waiting_tokens: 20 }";
+	static const char total[] = "Not enough memory to handle 16000 total tokens with 2 prefill tokens. You need "
+				    "to decrease `--max-batch-total-tokens` or `--max-batch-prefill-tokens`";
+	/* https://github.com/huggingface/text-generation-inference/issues/755 */
+	static const char prefill[] = "Error: Warmup(Generation(\"Not enough memory to handle 4096 prefill tokens. You "
+				      "need to decrease `--max-batch-prefill-tokens`\"))";
+
+	(void)state;
+	tgi_mem_init(&t);
+	tgi_mem_line(&t, args, strlen(args));
+	assert_int_equal(t.max_input, 3072);
+	assert_int_equal(t.max_total, 4096);
+	assert_int_equal(t.max_prefill, 4096);
+	assert_int_equal(t.max_batch_total, 16000);
+	/* the KV cache's budget: halved, 16000 / 4096 requests at once */
+	assert_true(tgi_mem_oom(&t, total, strlen(total), &o));
+	assert_int_equal(o.total, 16000);
+	assert_int_equal(o.prefill, 2);
+	assert_int_equal(o.total_next, 8000);
+	assert_int_equal(o.prefill_next, 0);
+	assert_int_equal(tgi_mem_evidence(&o, ev[0], EXPLAIN_EVIDENCE_LINE, 8), 2);
+	assert_non_null(strstr(ev[1], "16000 / 4096 (--max-total-tokens, one request) = room for 3.9 full requests"));
+	/* the prefill's budget: halved, but one prompt (3072) must still fit one prefill */
+	assert_true(tgi_mem_oom(&t, prefill, strlen(prefill), &o));
+	assert_int_equal(o.prefill, 4096);
+	assert_int_equal(o.total, 0);
+	assert_int_equal(o.prefill_next, 3072);
+	assert_int_equal(tgi_mem_evidence(&o, ev[0], EXPLAIN_EVIDENCE_LINE, 8), 2);
+	assert_non_null(strstr(ev[1], "at most 3072 tokens (--max-input-tokens)"));
+	assert_non_null(strstr(ev[1], "can go down to that"));
+	/* at the floor already: nothing left to halve */
+	t.max_input = 4096;
+	assert_true(tgi_mem_oom(&t, prefill, strlen(prefill), &o));
+	assert_int_equal(o.prefill_next, 0);
+	/* without the Args line, half of what failed */
+	tgi_mem_init(&t);
+	assert_true(tgi_mem_oom(&t, prefill, strlen(prefill), &o));
+	assert_int_equal(o.prefill_next, 2048);
+	/* newer Args ("Some(N)", "None"), a key inside a longer one, the warmup span, the fraction */
+	tgi_mem_init(&t);
+	static const char newer[] = "max_input_tokens: Some(6800), max_total_tokens: None, max_batch_prefill_tokens: "
+				    "Some(7000), max_batch_total_tokens: None, cuda_memory_fraction: 0.9";
+	tgi_mem_line(&t, newer, strlen(newer));
+	assert_int_equal(t.max_input, 6800);
+	assert_int_equal(t.max_total, 0);
+	assert_int_equal(t.max_prefill, 7000);
+	assert_true(t.mem_fraction > 0.89 && t.mem_fraction < 0.91);
+	/* https://github.com/huggingface/text-generation-inference/issues/1164 */
+	static const char span[] = "ERROR warmup{max_input_length=64 max_prefill_tokens=256}:warmup: text_generation_client";
+	tgi_mem_line(&t, span, strlen(span));
+	assert_int_equal(t.max_input, 64);
+	assert_int_equal(t.max_prefill, 256);
+	/* no numbers: no budget, no failure */
+	assert_false(tgi_mem_oom(&t, "Not enough memory to handle", 27, &o));
+	assert_false(tgi_mem_oom(&t, "prefill tokens", 14, &o));
+
+	/* through explain: the message is oom-capacity, the budgets before it are its evidence */
+	static const char log[] = "{ max_input_length: 3072, max_total_tokens: 4096, max_batch_prefill_tokens: 4096, "
+				  "max_batch_total_tokens: 16000 }\n"
+				  "Not enough memory to handle 16000 total tokens with 2 prefill tokens. You need to "
+				  "decrease `--max-batch-total-tokens` or `--max-batch-prefill-tokens`\n";
+	assert_int_equal(findings(log, &r), 1);
+	assert_string_equal(r.m[0].finding, "oom-capacity");
+	assert_true(r.m[0].has_tgi);
+	assert_int_equal(r.m[0].tgi.total_next, 8000);
+	assert_int_equal(explain_offline_evidence(&r.m[0], ev, 8), 2);
+	explain_result_free(&r);
+}
+
+/* Ollama's scheduler warning: the seconds it waited and the runner's memory */
+static void ollama_vram_recovery(void **state)
+{
+	struct explain_result r;
+	char ev[8][EXPLAIN_EVIDENCE_LINE];
+
+	(void)state;
+	/* https://github.com/ollama/ollama/issues/7941 */
+	assert_int_equal(findings("Dec  5 10:34:30 localhost ollama: time=2024-12-05T10:34:30.066+08:00 level=WARN "
+				  "source=sched.go:646 msg=\"gpu VRAM usage didn't recover within timeout\" "
+				  "seconds=5.032960268 model=/data/ollama/models/blobs/sha256-667b\n",
+				  &r),
+			 1);
+	assert_string_equal(r.m[0].finding, "ollama-vram-not-recovered");
+	assert_true(r.m[0].has_vram_wait);
+	assert_true(r.m[0].vram_wait_s > 5.03 && r.m[0].vram_wait_s < 5.04);
+	assert_true(r.m[0].vram_gib == 0);
+	assert_int_equal(explain_offline_evidence(&r.m[0], ev, 8), 1);
+	assert_non_null(strstr(ev[0], "Ollama waited 5.0 s after a runner exited"));
+	explain_result_free(&r);
+	/* the runner's memory, where the line names it */
+	assert_int_equal(findings("level=WARN source=sched.go:647 msg=\"gpu VRAM usage didn't recover within timeout\" "
+				  "seconds=5.26432203 runner.size=\"3.3 GiB\" runner.vram=\"3.1 GiB\"\n",
+				  &r),
+			 1);
+	assert_true(r.m[0].vram_gib > 3.09 && r.m[0].vram_gib < 3.11);
+	assert_int_equal(explain_offline_evidence(&r.m[0], ev, 8), 1);
+	assert_non_null(strstr(ev[0], "(the 3.1 GiB its runner held)"));
+	explain_result_free(&r);
+	/* the words alone (https://github.com/ollama/ollama/issues/4427): the finding, no numbers */
+	assert_int_equal(findings("in the server.log have this msg `gpu VRAM usage didn't recover within timeout`\n", &r), 1);
+	assert_false(r.m[0].has_vram_wait);
+	explain_result_free(&r);
+}
+
 static void cause_folds_its_consequence(void **state)
 {
 	struct explain_result r;
@@ -440,6 +555,8 @@ int main(void)
 		cmocka_unit_test(vllm_budget_arithmetic),
 		cmocka_unit_test(host_memory_arithmetic),
 		cmocka_unit_test(ggml_memory_lines),
+		cmocka_unit_test(tgi_budget_arithmetic),
+		cmocka_unit_test(ollama_vram_recovery),
 		cmocka_unit_test(cause_folds_its_consequence),
 		cmocka_unit_test(oom_wordings),
 	};
