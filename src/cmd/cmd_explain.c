@@ -28,7 +28,7 @@ static const char explain_help[] =
 	"read to its end in one pass): by message, in the wording of every CUDA release, by name "
 	"(cudaErrorNoKernelImageForDevice, CUDA_ERROR_NO_BINARY_FOR_GPU, CUBLAS_STATUS_*, CUDNN_STATUS_* "
 	"and the other CUDA libraries' status codes), by number in a CUDA context (CUDA error 209), "
-	"loader errors of CUDA libraries, and the messages of PyTorch, TensorFlow/XLA, JAX, vLLM, "
+	"loader errors of CUDA libraries, and the messages of PyTorch, TensorFlow/XLA, JAX, vLLM, TGI, "
 	"Ollama, llama.cpp, ComfyUI, onnxruntime, Triton, nvcc, NVML, NCCL and the kernel log (Xid). "
 	"For each: the cause in terms of the stack and the programming model, the last line it was "
 	"seen on and how often, checks on this machine, and the fix.\n"
