@@ -62,17 +62,19 @@ static const struct cli_opt explain_opts[] = {
 	{ 0 },
 };
 
-/* stdin is read to its end in pieces and judged as it arrives: a log of any size, and the
- * program writing into the pipe never gets SIGPIPE */
+/* stdin is read to its end in pieces, into the scanner's memory, and judged as it arrives:
+ * a log of any size, and the program writing into the pipe never gets SIGPIPE */
 static int scan_stdin(struct explain_scan *sc, char *err)
 {
-	static char buf[1 << 20];
-	size_t n;
+	size_t cap, n;
+	char *room;
 	int rc;
 
-	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
-		if ((rc = explain_scan_feed(sc, buf, n, err)) != CD_OK)
+	while ((room = explain_scan_room(sc, &cap)) && (n = fread(room, 1, cap, stdin)) > 0)
+		if ((rc = explain_scan_wrote(sc, n, err)) != CD_OK)
 			return rc;
+	if (!room)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
 	if (ferror(stdin))
 		return cd_fail(err, CD_EIO, "reading stdin failed");
 	return CD_OK;
@@ -81,18 +83,18 @@ static int scan_stdin(struct explain_scan *sc, char *err)
 /* A log named as the one operand: read to its end in pieces, as stdin is */
 static int scan_file(struct explain_scan *sc, const char *path, char *err)
 {
-	static char buf[1 << 20];
-	char ferr[CD_ERRMSG];
-	size_t size;
-	long long n;
+	char ferr[CD_ERRMSG], *room;
+	size_t size, cap;
+	long long n = 0;
 	int fd, rc;
 
 	if ((rc = file_open_input(path, &fd, &size, ferr)) != CD_OK)
 		return cd_fail(err, rc == CD_ENOMEM ? rc : CD_EIO, "%s", ferr);
-	while ((n = os_read(fd, buf, sizeof(buf))) > 0)
-		if ((rc = explain_scan_feed(sc, buf, (size_t)n, err)) != CD_OK)
+	while ((room = explain_scan_room(sc, &cap)) && (n = os_read(fd, room, cap)) > 0)
+		if ((rc = explain_scan_wrote(sc, (size_t)n, err)) != CD_OK)
 			goto out;
-	rc = n < 0 ? cd_fail(err, CD_EIO, "%.400s: cannot be read", path) : CD_OK;
+	rc = !room ? cd_fail(err, CD_ENOMEM, "out of memory")
+	     : n < 0 ? cd_fail(err, CD_EIO, "%.400s: cannot be read", path) : CD_OK;
 out:
 	os_close(fd);
 	return rc;
@@ -495,10 +497,10 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 	}
 	if (rc != CD_OK)
 		goto out;
-	len = explain_scan_bytes(sc);
-	lines = explain_scan_lines(sc);
 	if ((rc = explain_scan_finish(sc, &res, err)) != CD_OK)
 		goto out;
+	len = explain_scan_bytes(sc);
+	lines = explain_scan_lines(sc);
 	explain_result_classify_oom(&res, oom_finding_of);
 	if (env.block)
 		explain_result_launch_given(&res);

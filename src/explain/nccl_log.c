@@ -290,6 +290,10 @@ static void parse_host(struct nccl_log *l, const char *line)
 
 	if (k == 0 || k >= sizeof host || !host_ids(p, &pid, &tid))
 		return;
+	if (k == l->last_host_len && memcmp(line, l->last_host, k) == 0)
+		return;
+	memcpy(l->last_host, line, k);
+	l->last_host_len = k;
 	safe_text(host, sizeof host, line, k, 0);
 	for (size_t i = 0; i < l->n_hosts; i++)
 		if (strcmp(l->hosts[i], host) == 0)
