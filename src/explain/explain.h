@@ -88,10 +88,11 @@ void explain_result_free(struct explain_result *r);
 struct explain_scan;
 int explain_scan_new(struct explain_scan **out, char *err);
 int explain_scan_feed(struct explain_scan *s, const char *data, size_t n, char *err);
-/* Or read the piece into the scanner's own memory: room gives where and how much (*cap, at
- * least 1; NULL: out of memory), wrote takes the n bytes read there (n <= *cap). */
-char *explain_scan_room(struct explain_scan *s, size_t *cap);
-int explain_scan_wrote(struct explain_scan *s, size_t n, char *err);
+/* Or let the scanner read: read(ctx, buf, cap) fills buf with up to cap bytes and returns how
+ * many, 0 at the end, negative on an error (then CD_EIO). It may be called on another thread
+ * (never two at once), so a large stream is read beside the line rules. */
+typedef long long (*explain_read_fn)(void *ctx, char *buf, size_t cap);
+int explain_scan_stream(struct explain_scan *s, explain_read_fn read, void *ctx, char *err);
 int explain_scan_finish(struct explain_scan *s, struct explain_result *out, char *err);
 const struct nccl_log *explain_scan_nccl(const struct explain_scan *s);
 size_t explain_scan_bytes(const struct explain_scan *s);

@@ -16,6 +16,7 @@
 #include "os/env.h"
 #include "os/host.h"
 #include "util/cpu.h"
+#include "util/task.h"
 #include "util/err.h"
 #include "util/safetext.h"
 #include "util/sort.h"
@@ -229,7 +230,7 @@ struct explain_scan {
 	size_t parts;            /* threads a stage is scanned on; 0: no stages */
 	size_t stage_cap;
 	size_t staged;           /* the stream offset after what the stages hold */
-	char *aside;             /* explain_scan_room's where no stage takes a piece */
+	char *aside;             /* a piece read where no stage takes it */
 	int failed;
 };
 
@@ -1104,6 +1105,8 @@ static int take_block(struct explain_scan *sc, const struct block *b, size_t bas
 			}
 			if (!l || rc != CD_OK)
 				break;
+			if (i + 1 < p->n_lines)
+				__builtin_prefetch(b->s + p->lines[i + 1].at);
 			sc->lines = lines0 + l->before;
 			if (l->whole) {
 				rc = take_physical(sc, b->s + l->at, l->len, base + l->at);
@@ -1278,36 +1281,90 @@ static int feed_staged(struct explain_scan *sc, const char *data, size_t n)
 	return rc;
 }
 
-/* Reading straight into the stage saves copying the stream once more. Where no stage takes
- * it (one CPU, a line left open), the piece is read aside and fed as any piece is. */
-char *explain_scan_room(struct explain_scan *sc, size_t *cap)
-{
-	struct stage *f = &sc->stage[sc->fill];
+/* A stage filled by the reader on a task of its own, while this thread takes the stage
+ * before: the copy out of the kernel is then off the thread that judges the lines. */
+struct fill_job {
+	struct stage *st;
+	size_t cap;
+	explain_read_fn read;
+	void *ctx;
+	bool end;   /* the reader said the stream ended */
+	int rc;     /* CD_OK, or CD_EIO when it failed */
+};
 
-	if (sc->parts && !sc->carry_len && !sc->failed) {
-		*cap = sc->stage_cap - f->len;
-		return f->buf + f->len;
+static void fill_stage(void *arg)
+{
+	struct fill_job *j = arg;
+
+	while (j->st->len < j->cap) {
+		long long n = j->read(j->ctx, j->st->buf + j->st->len, j->cap - j->st->len);
+
+		if (n <= 0) {
+			j->end = true;
+			j->rc = n < 0 ? CD_EIO : CD_OK;
+			return;
+		}
+		j->st->len += (size_t)n;
 	}
-	if (!sc->aside && !(sc->aside = malloc(ASIDE_BYTES))) {
-		*cap = 0;
-		return NULL;
-	}
-	*cap = ASIDE_BYTES;
-	return sc->aside;
 }
 
-int explain_scan_wrote(struct explain_scan *sc, size_t n, char *err)
+/* The stream read into the stages, each filled on a task while the one before is taken; a
+ * line longer than a stage is read here, piece by piece, until it ends. */
+static int stream_staged(struct explain_scan *sc, explain_read_fn read, void *ctx)
 {
-	struct stage *f = &sc->stage[sc->fill];
 	int rc = CD_OK;
 
-	if (!(sc->parts && !sc->carry_len && !sc->failed))
-		return explain_scan_feed(sc, sc->aside, n, err);
-	if (!f->len)
-		f->base = sc->staged;
-	f->len += n;
-	sc->staged += n;
-	if (f->len == sc->stage_cap && (rc = stage_full(sc)) != CD_OK) {
+	for (;;) {
+		struct stage *f = &sc->stage[sc->fill];
+		struct fill_job job = { f, sc->stage_cap, read, ctx, false, CD_OK };
+		struct task t;
+		size_t had = f->len;
+
+		if (sc->carry_len) {
+			long long n;
+
+			if (!sc->aside && !(sc->aside = malloc(ASIDE_BYTES)))
+				return CD_ENOMEM;
+			if ((n = read(ctx, sc->aside, ASIDE_BYTES)) <= 0)
+				return n < 0 ? CD_EIO : CD_OK;
+			if ((rc = feed_staged(sc, sc->aside, (size_t)n)) != CD_OK)
+				return rc;
+			continue;
+		}
+		if (!had)
+			f->base = sc->staged;
+		task_start(&t, fill_stage, &job);
+		rc = take_stage(sc, &sc->stage[!sc->fill]);
+		task_wait(&t);
+		sc->staged += f->len - had;
+		if (rc == CD_OK)
+			rc = job.rc;
+		if (rc != CD_OK || job.end)
+			return rc;
+		if ((rc = stage_full(sc)) != CD_OK)
+			return rc;
+	}
+}
+
+int explain_scan_stream(struct explain_scan *sc, explain_read_fn read, void *ctx, char *err)
+{
+	int rc = CD_OK;
+
+	if (sc->failed)
+		return sc->failed;
+	if (sc->parts) {
+		rc = stream_staged(sc, read, ctx);
+	} else if (!sc->aside && !(sc->aside = malloc(ASIDE_BYTES))) {
+		rc = CD_ENOMEM;
+	} else {
+		long long n;
+
+		while (rc == CD_OK && (n = read(ctx, sc->aside, ASIDE_BYTES)) != 0)
+			rc = n < 0 ? CD_EIO : feed_here(sc, sc->aside, (size_t)n);
+	}
+	if (rc == CD_EIO)
+		return cd_fail(err, rc, "reading failed");
+	if (rc != CD_OK) {
 		sc->failed = rc;
 		return cd_fail(err, rc, "out of memory");
 	}

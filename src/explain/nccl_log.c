@@ -162,7 +162,7 @@ static bool host_ids(const char *p, int *pid, int *tid)
 	return *p++ == '[' && int_at(&p, &rank) && *p == ']';
 }
 
-/* "rank[dev]": the device text, 1 to cap-1 bytes up to ']' */
+/* "rank[dev]": the device text, 1 to cap-1 bytes up to ']' (dev NULL: only read past) */
 static bool rank_dev(const char **pp, int *rank, char *dev, size_t cap)
 {
 	const char *p = *pp;
@@ -174,7 +174,8 @@ static bool rank_dev(const char **pp, int *rank, char *dev, size_t cap)
 		k++;
 	if (k == 0 || p[k] != ']')
 		return false;
-	safe_text(dev, cap, p, k, 0);
+	if (dev)
+		safe_text(dev, cap, p, k, 0);
 	*pp = p + k + 1;
 	return true;
 }
@@ -195,6 +196,8 @@ static bool arrow(const char **pp)
 static int parse_channel(struct nccl_log *l, const char *line, const char *p, size_t *cap, char *err)
 {
 	const char *via = strstr(line, " via ");
+	/* past the kept channels a line is only counted: nothing of it is copied */
+	bool keep = l->n_ch < NCCL_LOG_CHANNELS;
 	struct nccl_channel c;
 	const char *q;
 
@@ -215,8 +218,8 @@ static int parse_channel(struct nccl_log *l, const char *line, const char *p, si
 	while (*p == ' ')
 		p++;
 	q = p;
-	if (!rank_dev(&q, &c.src_rank, c.src_dev, sizeof c.src_dev) || !arrow(&q) ||
-	    !rank_dev(&q, &c.dst_rank, c.dst_dev, sizeof c.dst_dev)) {
+	if (!rank_dev(&q, &c.src_rank, keep ? c.src_dev : NULL, sizeof c.src_dev) || !arrow(&q) ||
+	    !rank_dev(&q, &c.dst_rank, keep ? c.dst_dev : NULL, sizeof c.dst_dev)) {
 		q = p;
 		c.src_dev[0] = c.dst_dev[0] = '\0';
 		if (!int_at(&q, &c.src_rank) || !arrow(&q) || !int_at(&q, &c.dst_rank))
@@ -224,6 +227,12 @@ static int parse_channel(struct nccl_log *l, const char *line, const char *p, si
 	}
 	if (q > via)
 		return CD_OK;
+	if (!keep) {
+		/* the transport below is empty only where the text after "via" is */
+		if (strncmp(via + 5, "direct shared memory", 20) == 0 || !strchr(" \t\r/", via[5]))
+			l->n_ch_dropped++;
+		return CD_OK;
+	}
 	if (strncmp(via + 5, "direct shared memory", 20) == 0)
 		snprintf(c.via, sizeof c.via, "SHM/direct shared memory");
 	else
@@ -231,10 +240,6 @@ static int parse_channel(struct nccl_log *l, const char *line, const char *p, si
 	word(c.via, "/ \t", c.transport, sizeof c.transport);
 	if (!c.transport[0])
 		return CD_OK;
-	if (l->n_ch == NCCL_LOG_CHANNELS) {
-		l->n_ch_dropped++;
-		return CD_OK;
-	}
 	if (l->n_ch == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 16;
 		struct nccl_channel *nc = realloc(l->ch, ncap * sizeof *nc);
