@@ -27,6 +27,7 @@
 #define OOM_WINDOW 6144  /* an OOM message and what follows it */
 #define MAX_PENDING 4
 #define STAGE_BYTES (2u << 20) /* a stage: a block scanned on threads */
+#define STAGES 3
 #define ASIDE_BYTES (1u << 20)
 
 /* ---- the pattern set, built once from the kb ---- */
@@ -217,16 +218,16 @@ struct explain_scan {
 	struct era_state era;    /* the CUDA release the text names (eras.h) */
 	struct block here;       /* the records of lines taken on this thread */
 	/* Threaded (docs/explain.md): pieces are gathered into a stage of stage_cap bytes; its
-	 * whole lines are scanned on parts threads while this thread takes the stage before (the
-	 * two swap); a line longer than a stage is taken here */
+	 * whole lines are scanned on parts threads while this thread takes the stage before it
+	 * and the next is filled (a ring of three); a line longer than a stage is taken here */
 	struct stage {
 		char *buf;
 		size_t len;
 		struct block blk;
 		size_t base;     /* the stream offset of buf[0] */
 		bool busy;       /* scanned or being scanned, not yet taken */
-	} stage[2];
-	int fill;                /* the stage pieces are added to */
+	} stage[STAGES];
+	int fill;                /* the stage pieces are added to; the one after it is the oldest */
 	size_t parts;            /* threads a stage is scanned on; 0: no stages */
 	size_t stage_cap;
 	size_t staged;           /* the stream offset after what the stages hold */
@@ -1072,7 +1073,7 @@ int explain_scan_new(struct explain_scan **out, char *err)
 	P.ac.simd = sc->simd && cpu_has_avx2();
 	if (!sc->by_line)
 		scan_threads(sc);
-	for (size_t i = 0; i < 2 && sc->parts; i++)
+	for (size_t i = 0; i < STAGES && sc->parts; i++)
 		if (!(sc->stage[i].buf = malloc(sc->stage_cap)))
 			sc->parts = 0; /* this thread takes it all */
 	*out = sc;
@@ -1224,18 +1225,29 @@ static int take_stage(struct explain_scan *sc, struct stage *st)
 	return rc;
 }
 
-/* The stage being filled is full: its whole lines are scanned on threads while the one before
- * is taken here, and the rest of its last line begins the other. A stage without a newline
- * is the start of a line longer than a stage: taken here, as a line left open. */
+/* the stages scanned and not taken, oldest first */
+static int take_stages(struct explain_scan *sc)
+{
+	int rc = CD_OK;
+
+	for (int i = 1; i < STAGES && rc == CD_OK; i++)
+		rc = take_stage(sc, &sc->stage[(sc->fill + i) % STAGES]);
+	return rc;
+}
+
+/* The stage being filled is full: its whole lines are scanned on threads while the oldest is
+ * taken here (the one between stays scanned, so this thread seldom waits), and the rest of
+ * its last line begins the oldest's buffer, filled next. A stage without a newline is the
+ * start of a line longer than a stage: taken here, as a line left open. */
 static int stage_full(struct explain_scan *sc)
 {
-	struct stage *f = &sc->stage[sc->fill], *o = &sc->stage[!sc->fill];
+	struct stage *f = &sc->stage[sc->fill], *o = &sc->stage[(sc->fill + 1) % STAGES];
 	const char *nl = memrchr(f->buf, '\n', f->len);
 	size_t end;
 	int rc;
 
 	if (!nl) {
-		if ((rc = take_stage(sc, o)) == CD_OK)
+		if ((rc = take_stages(sc)) == CD_OK)
 			rc = feed_here(sc, f->buf, f->len);
 		f->len = 0;
 		return rc;
@@ -1247,7 +1259,7 @@ static int stage_full(struct explain_scan *sc)
 	memcpy(o->buf, f->buf + end, f->len - end);
 	o->len = f->len - end;
 	o->base = f->base + end;
-	sc->fill = !sc->fill;
+	sc->fill = (sc->fill + 1) % STAGES;
 	return rc;
 }
 
@@ -1334,7 +1346,7 @@ static int stream_staged(struct explain_scan *sc, explain_read_fn read, void *ct
 		if (!had)
 			f->base = sc->staged;
 		task_start(&t, fill_stage, &job);
-		rc = take_stage(sc, &sc->stage[!sc->fill]);
+		rc = take_stage(sc, &sc->stage[(sc->fill + 1) % STAGES]);
 		task_wait(&t);
 		sc->staged += f->len - had;
 		if (rc == CD_OK)
@@ -1544,11 +1556,11 @@ int explain_scan_finish(struct explain_scan *sc, struct explain_result *out, cha
 	memset(out, 0, sizeof(*out));
 	if (sc->failed)
 		return cd_fail(err, sc->failed, "out of memory");
-	/* what the stages hold, in order: the one scanned, then the one being filled */
+	/* what the stages hold, in order: those scanned, then the one being filled */
 	if (sc->parts) {
 		struct stage *f = &sc->stage[sc->fill];
 
-		if ((rc = take_stage(sc, &sc->stage[!sc->fill])) == CD_OK)
+		if ((rc = take_stages(sc)) == CD_OK)
 			rc = feed_here(sc, f->buf, f->len);
 		f->len = 0;
 		if (rc != CD_OK) {
@@ -1591,7 +1603,7 @@ void explain_scan_free(struct explain_scan *sc)
 		return;
 	for (size_t i = 0; i < sc->n_pend; i++)
 		free(sc->pend[i].buf);
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < STAGES; i++) {
 		block_free(&sc->stage[i].blk);
 		free(sc->stage[i].buf);
 	}
