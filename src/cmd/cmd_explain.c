@@ -62,38 +62,41 @@ static const struct cli_opt explain_opts[] = {
 	{ 0 },
 };
 
-/* stdin is read to its end in pieces and judged as it arrives: a log of any size, and the
- * program writing into the pipe never gets SIGPIPE */
-static int scan_stdin(struct explain_scan *sc, char *err)
+/* the scanner's reader (it may run on a thread of its own) */
+static long long read_stdin(void *ctx, char *buf, size_t cap)
 {
-	static char buf[1 << 20];
-	size_t n;
-	int rc;
+	size_t n = fread(buf, 1, cap, stdin);
 
-	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
-		if ((rc = explain_scan_feed(sc, buf, n, err)) != CD_OK)
-			return rc;
-	if (ferror(stdin))
-		return cd_fail(err, CD_EIO, "reading stdin failed");
-	return CD_OK;
+	(void)ctx;
+	return n ? (long long)n : ferror(stdin) ? -1 : 0;
 }
 
-/* A log named as the one operand: read to its end in pieces, as stdin is */
+static long long read_fd(void *ctx, char *buf, size_t cap)
+{
+	return os_read(*(const int *)ctx, buf, cap);
+}
+
+/* stdin is read to its end and judged as it arrives: a log of any size, and the program
+ * writing into the pipe never gets SIGPIPE */
+static int scan_stdin(struct explain_scan *sc, char *err)
+{
+	int rc = explain_scan_stream(sc, read_stdin, NULL, err);
+
+	return rc == CD_EIO ? cd_fail(err, CD_EIO, "reading stdin failed") : rc;
+}
+
+/* A log named as the one operand: read to its end, as stdin is */
 static int scan_file(struct explain_scan *sc, const char *path, char *err)
 {
-	static char buf[1 << 20];
 	char ferr[CD_ERRMSG];
 	size_t size;
-	long long n;
 	int fd, rc;
 
 	if ((rc = file_open_input(path, &fd, &size, ferr)) != CD_OK)
 		return cd_fail(err, rc == CD_ENOMEM ? rc : CD_EIO, "%s", ferr);
-	while ((n = os_read(fd, buf, sizeof(buf))) > 0)
-		if ((rc = explain_scan_feed(sc, buf, (size_t)n, err)) != CD_OK)
-			goto out;
-	rc = n < 0 ? cd_fail(err, CD_EIO, "%.400s: cannot be read", path) : CD_OK;
-out:
+	rc = explain_scan_stream(sc, read_fd, &fd, err);
+	if (rc == CD_EIO)
+		rc = cd_fail(err, CD_EIO, "%.400s: cannot be read", path);
 	os_close(fd);
 	return rc;
 }
@@ -502,10 +505,10 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 	}
 	if (rc != CD_OK)
 		goto out;
-	len = explain_scan_bytes(sc);
-	lines = explain_scan_lines(sc);
 	if ((rc = explain_scan_finish(sc, &res, err)) != CD_OK)
 		goto out;
+	len = explain_scan_bytes(sc);
+	lines = explain_scan_lines(sc);
 	explain_result_classify_oom(&res, oom_finding_of);
 	if (env.block)
 		explain_result_launch_given(&res);

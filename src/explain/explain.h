@@ -88,10 +88,17 @@ int explain_text(const char *text, size_t len, struct explain_result *out, char 
 void explain_result_free(struct explain_result *r);
 
 /* The same over a stream: new, feed pieces of any size (lines may span pieces), finish
- * (moves the matches to out). The NCCL lines are read into an nccl_log on the way. */
+ * (moves the matches to out). The NCCL lines are read into an nccl_log on the way. A large
+ * stream is scanned on threads in stages (docs/explain.md): what it holds, its bytes and
+ * lines are complete after finish. */
 struct explain_scan;
 int explain_scan_new(struct explain_scan **out, char *err);
 int explain_scan_feed(struct explain_scan *s, const char *data, size_t n, char *err);
+/* Or let the scanner read: read(ctx, buf, cap) fills buf with up to cap bytes and returns how
+ * many, 0 at the end, negative on an error (then CD_EIO). It may be called on another thread
+ * (never two at once), so a large stream is read beside the line rules. */
+typedef long long (*explain_read_fn)(void *ctx, char *buf, size_t cap);
+int explain_scan_stream(struct explain_scan *s, explain_read_fn read, void *ctx, char *err);
 int explain_scan_finish(struct explain_scan *s, struct explain_result *out, char *err);
 const struct nccl_log *explain_scan_nccl(const struct explain_scan *s);
 size_t explain_scan_bytes(const struct explain_scan *s);

@@ -8,22 +8,28 @@
 #include <string.h>
 
 #include "explain/ac.h"
+#include "explain/block.h"
 #include "explain/explain.h"
 #include "explain/ggml_mem.h"
 #include "explain/tgi_mem.h"
 #include "explain/newlines.h"
 #include "explain/scan_line.h"
 #include "os/env.h"
+#include "os/host.h"
 #include "util/cpu.h"
+#include "util/task.h"
 #include "util/err.h"
 #include "util/safetext.h"
 #include "util/sort.h"
 
-#define LINE_HITS 256    /* pattern hits kept per line */
+#define LINE_HITS BLOCK_LINE_HITS
 #define ERA_CUDA_MAX 16  /* "cuda" offsets handed to eras_line; more and it searches the line */
 #define CTX_LINES 8      /* a CUDA or GPU mention makes the next lines a CUDA context */
 #define OOM_WINDOW 6144  /* an OOM message and what follows it */
 #define MAX_PENDING 4
+#define STAGE_BYTES (2u << 20) /* a stage: a block scanned on threads */
+#define STAGES 3
+#define ASIDE_BYTES (1u << 20)
 
 /* ---- the pattern set, built once from the kb ---- */
 
@@ -186,7 +192,8 @@ struct pending {
 struct explain_scan {
 	struct explain_result r;
 	uint32_t state;
-	struct ac_hit hits[LINE_HITS];
+	const struct ac_hit *hits; /* the line's: own's, or a block's records' */
+	struct ac_hit own[LINE_HITS];
 	size_t n_hits;
 	char *carry;            /* a line that began in an earlier piece */
 	size_t carry_len;
@@ -213,6 +220,22 @@ struct explain_scan {
 	bool simd;               /* the first stage vectorised where the CPU can */
 	enum newline_path nl;    /* how newlines are counted */
 	struct era_state era;    /* the CUDA release the text names (eras.h) */
+	struct block here;       /* the records of lines taken on this thread */
+	/* Threaded (docs/explain.md): pieces are gathered into a stage of stage_cap bytes; its
+	 * whole lines are scanned on parts threads while this thread takes the stage before it
+	 * and the next is filled (a ring of three); a line longer than a stage is taken here */
+	struct stage {
+		char *buf;
+		size_t len;
+		struct block blk;
+		size_t base;     /* the stream offset of buf[0] */
+		bool busy;       /* scanned or being scanned, not yet taken */
+	} stage[STAGES];
+	int fill;                /* the stage pieces are added to; the one after it is the oldest */
+	size_t parts;            /* threads a stage is scanned on; 0: no stages */
+	size_t stage_cap;
+	size_t staged;           /* the stream offset after what the stages hold */
+	char *aside;             /* a piece read where no stage takes it */
 	int failed;
 };
 
@@ -980,7 +1003,8 @@ static int take_line(struct explain_scan *sc, const char *s, size_t len, size_t 
 {
 	if (len && s[len - 1] == '\r')
 		len--;
-	sc->n_hits = ac_find(&P.ac, (const unsigned char *)s, len, sc->hits, LINE_HITS);
+	sc->n_hits = ac_find(&P.ac, (const unsigned char *)s, len, sc->own, LINE_HITS);
+	sc->hits = sc->own;
 	return take_hits(sc, s, len, offset);
 }
 
@@ -1013,6 +1037,34 @@ int explain_patterns(const char *const **texts, size_t *n, char *err)
 	return CD_OK;
 }
 
+static void count_cpu(int cpu, void *arg)
+{
+	(void)cpu;
+	++*(size_t *)arg;
+}
+
+/* How many threads scan a stage: one fewer than the CPUs this process may use (this thread
+ * takes what they scan), none on one CPU. CUDOCTOR_EXPLAIN_THREADS and _STAGE set them for
+ * comparing (docs/explain.md, "Checking it"). */
+static void scan_threads(struct explain_scan *sc)
+{
+	const char *t = os_getenv("CUDOCTOR_EXPLAIN_THREADS"), *b = os_getenv("CUDOCTOR_EXPLAIN_STAGE");
+	size_t cpus = 0;
+
+	if (!os_process_cpus(count_cpu, &cpus) || cpus == 0)
+		cpus = 1;
+	sc->parts = cpus - 1;
+	if (t && *t)
+		sc->parts = strtoul(t, NULL, 10);
+	if (sc->parts > BLOCK_PARTS)
+		sc->parts = BLOCK_PARTS;
+	sc->stage_cap = STAGE_BYTES;
+	if (b && *b && strtoul(b, NULL, 10) >= 1)
+		sc->stage_cap = strtoul(b, NULL, 10);
+	if (sc->stage_cap > STAGE_BYTES)
+		sc->stage_cap = STAGE_BYTES;
+}
+
 int explain_scan_new(struct explain_scan **out, char *err)
 {
 	struct explain_scan *sc;
@@ -1042,66 +1094,79 @@ int explain_scan_new(struct explain_scan **out, char *err)
 	sc->simd = !(scan && (strcmp(scan, "scalar") == 0 || strcmp(scan, "sse2") == 0 || sc->by_line));
 	sc->nl = sc->simd ? newline_best() : scan && strcmp(scan, "sse2") == 0 ? NEWLINE_SSE2 : NEWLINE_PORTABLE;
 	P.ac.simd = sc->simd && cpu_has_avx2();
+	if (!sc->by_line)
+		scan_threads(sc);
+	for (size_t i = 0; i < STAGES && sc->parts; i++)
+		if (!(sc->stage[i].buf = malloc(sc->stage_cap)))
+			sc->parts = 0; /* this thread takes it all */
 	*out = sc;
 	return CD_OK;
 }
 
-/* Complete lines s[0..len) (s[len - 1] is a newline) starting at stream offset base. The
- * first stage (ac_cursor) runs over all of them: the lines no candidate falls in hold no
- * pattern, so they are only counted; the automaton runs over the others from their first
- * candidate on (ac_find_line), finding what take_line would. A line longer than a chunk is
- * taken as take_physical takes every line. While an OOM window is open every line goes to
- * it, so lines are taken one by one until it closes. One walk through the candidates (one
- * parity) serves the whole buffer: a candidate on the newline ending a line is the next
- * line's (newline, then a short pattern), and each line's automaton run takes its own. */
-static int take_lines(struct explain_scan *sc, const char *s, size_t len, size_t base)
+/* A block's records, taken in order as if every line were taken one by one: each line a
+ * candidate fell in with the hits the first stage found on it (take_line would find the same),
+ * a long line in pieces (take_physical); while an OOM window is open every line goes to it,
+ * so the lines between records are then taken one by one until it closes. base: the block's
+ * offset in the stream. */
+static int take_block(struct explain_scan *sc, const struct block *b, size_t base)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	struct ac_cursor k;
-	size_t cur = 0; /* the next line not taken */
-	bool restart = true;
+	size_t lines0 = sc->lines;
 	int rc = CD_OK;
 
-	while (rc == CD_OK && cur < len) {
-		size_t t, ls, le;
-		const char *nl;
+	for (size_t q = 0; q < b->n_parts && rc == CD_OK; q++) {
+		const struct block_part *p = &b->part[q];
+		size_t cur = p->lo; /* the next line not taken */
 
-		if (sc->by_line || sc->n_pend) {
-			le = (size_t)((const char *)memchr(s + cur, '\n', len - cur) - s);
+		for (size_t i = 0; i <= p->n_lines && rc == CD_OK; i++) {
+			const struct block_line *l = i < p->n_lines ? &p->lines[i] : NULL;
+			size_t stop = l ? l->at : p->hi;
+
+			while (sc->n_pend && cur < stop && rc == CD_OK) {
+				size_t le = (size_t)((const char *)memchr(b->s + cur, '\n', stop - cur) - b->s);
+
+				rc = take_physical(sc, b->s + cur, le - cur, base + cur);
+				cur = le + 1;
+			}
+			if (!l || rc != CD_OK)
+				break;
+			if (i + 1 < p->n_lines)
+				__builtin_prefetch(b->s + p->lines[i + 1].at);
+			sc->lines = lines0 + l->before;
+			if (l->whole) {
+				rc = take_physical(sc, b->s + l->at, l->len, base + l->at);
+			} else {
+				sc->n_hits = l->n_hits;
+				sc->hits = p->hits + l->hit0;
+				rc = take_hits(sc, b->s + l->at, l->len, base + l->at);
+				sc->lines++;
+			}
+			cur = (size_t)l->nl + 1;
+		}
+		lines0 += p->newlines;
+		sc->lines = lines0;
+	}
+	return rc;
+}
+
+/* Complete lines s[0..len) (s[len - 1] is a newline) starting at stream offset base, on this
+ * thread: through the first stage (block.h), or with CUDOCTOR_EXPLAIN_SCAN=lines every line
+ * through the automaton. */
+static int take_lines(struct explain_scan *sc, const char *s, size_t len, size_t base)
+{
+	int rc = CD_OK;
+
+	if (sc->by_line) {
+		for (size_t cur = 0; rc == CD_OK && cur < len;) {
+			size_t le = (size_t)((const char *)memchr(s + cur, '\n', len - cur) - s);
+
 			rc = take_physical(sc, s + cur, le - cur, base + cur);
 			cur = le + 1;
-			restart = true;
-			continue;
 		}
-		if (restart)
-			ac_cursor_start(&P.ac, &k, u, len, cur ? cur - 1 : 0);
-		restart = false;
-		/* a newline first: the gram is one of the next line's (newline, then "gpu") */
-		t = k.at < len ? k.at + (s[k.at] == '\n') : len;
-		if (t < cur) {
-			ac_cursor_next(&P.ac, &k); /* after the end of a line taken (its '\r') */
-			continue;
-		}
-		if (t >= len) {
-			sc->lines += newline_count(s + cur, len - cur, sc->nl);
-			break;
-		}
-		nl = t > cur ? memrchr(s + cur, '\n', t - cur) : NULL;
-		ls = nl ? (size_t)(nl - s) + 1 : cur;
-		sc->lines += newline_count(s + cur, ls - cur, sc->nl);
-		le = (size_t)((const char *)memchr(s + t, '\n', len - t) - s);
-		if (le - ls > SCAN_CHUNK) {
-			rc = take_physical(sc, s + ls, le - ls, base + ls);
-			restart = true;
-		} else {
-			size_t hi = le > ls && s[le - 1] == '\r' ? le - 1 : le;
-
-			sc->n_hits = ac_find_line(&P.ac, &k, ls, hi, sc->hits, LINE_HITS);
-			rc = take_hits(sc, s + ls, hi - ls, base + ls);
-			sc->lines++;
-		}
-		cur = le + 1;
+		return rc;
 	}
+	block_start(&sc->here, &P.ac, s, len, 1, sc->nl, false);
+	if ((rc = block_wait(&sc->here)) == CD_OK)
+		rc = take_block(sc, &sc->here, base);
 	return rc;
 }
 
@@ -1127,14 +1192,13 @@ static int carry_add(struct explain_scan *sc, const char *s, size_t add)
 	return rc;
 }
 
-int explain_scan_feed(struct explain_scan *sc, const char *data, size_t n, char *err)
+/* pieces on this thread: the line an earlier piece left open, the complete lines, the rest */
+static int feed_here(struct explain_scan *sc, const char *data, size_t n)
 {
 	size_t pos = 0;
 	const char *nl;
 	int rc = CD_OK;
 
-	if (sc->failed)
-		return sc->failed;
 	/* the line an earlier piece left open ends at the first newline here */
 	if (sc->carry_len && n) {
 		nl = memchr(data, '\n', n);
@@ -1167,6 +1231,188 @@ int explain_scan_feed(struct explain_scan *sc, const char *data, size_t n, char 
 	}
 	if (rc == CD_OK && pos < n)
 		rc = carry_add(sc, data + pos, n - pos);
+	return rc;
+}
+
+/* a stage scanned before: waited for and taken */
+static int take_stage(struct explain_scan *sc, struct stage *st)
+{
+	int rc;
+
+	if (!st->busy)
+		return CD_OK;
+	st->busy = false;
+	if ((rc = block_wait(&st->blk)) == CD_OK)
+		rc = take_block(sc, &st->blk, st->base);
+	sc->bytes = st->base + st->blk.len;
+	return rc;
+}
+
+/* the stages scanned and not taken, oldest first */
+static int take_stages(struct explain_scan *sc)
+{
+	int rc = CD_OK;
+
+	for (int i = 1; i < STAGES && rc == CD_OK; i++)
+		rc = take_stage(sc, &sc->stage[(sc->fill + i) % STAGES]);
+	return rc;
+}
+
+/* The stage being filled is full: its whole lines are scanned on threads while the oldest is
+ * taken here (the one between stays scanned, so this thread seldom waits), and the rest of
+ * its last line begins the oldest's buffer, filled next. A stage without a newline is the
+ * start of a line longer than a stage: taken here, as a line left open. */
+static int stage_full(struct explain_scan *sc)
+{
+	struct stage *f = &sc->stage[sc->fill], *o = &sc->stage[(sc->fill + 1) % STAGES];
+	const char *nl = memrchr(f->buf, '\n', f->len);
+	size_t end;
+	int rc;
+
+	if (!nl) {
+		if ((rc = take_stages(sc)) == CD_OK)
+			rc = feed_here(sc, f->buf, f->len);
+		f->len = 0;
+		return rc;
+	}
+	end = (size_t)(nl - f->buf) + 1;
+	block_start(&f->blk, &P.ac, f->buf, end, sc->parts, sc->nl, true);
+	f->busy = true;
+	rc = take_stage(sc, o);
+	memcpy(o->buf, f->buf + end, f->len - end);
+	o->len = f->len - end;
+	o->base = f->base + end;
+	sc->fill = (sc->fill + 1) % STAGES;
+	return rc;
+}
+
+/* A line longer than a stage is taken here up to its end; the rest goes to the stage. */
+static int feed_staged(struct explain_scan *sc, const char *data, size_t n)
+{
+	int rc = CD_OK;
+
+	while (rc == CD_OK && n) {
+		struct stage *f = &sc->stage[sc->fill];
+		const char *nl;
+		size_t k;
+
+		if (sc->carry_len) {
+			nl = memchr(data, '\n', n);
+			k = nl ? (size_t)(nl - data) + 1 : n;
+			rc = feed_here(sc, data, k);
+		} else {
+			k = n < sc->stage_cap - f->len ? n : sc->stage_cap - f->len;
+			if (!f->len)
+				f->base = sc->staged;
+			memcpy(f->buf + f->len, data, k);
+			f->len += k;
+			if (f->len == sc->stage_cap)
+				rc = stage_full(sc);
+		}
+		sc->staged += k;
+		data += k;
+		n -= k;
+	}
+	return rc;
+}
+
+/* A stage filled by the reader on a task of its own, while this thread takes the stage
+ * before: the copy out of the kernel is then off the thread that judges the lines. */
+struct fill_job {
+	struct stage *st;
+	size_t cap;
+	explain_read_fn read;
+	void *ctx;
+	bool end;   /* the reader said the stream ended */
+	int rc;     /* CD_OK, or CD_EIO when it failed */
+};
+
+static void fill_stage(void *arg)
+{
+	struct fill_job *j = arg;
+
+	while (j->st->len < j->cap) {
+		long long n = j->read(j->ctx, j->st->buf + j->st->len, j->cap - j->st->len);
+
+		if (n <= 0) {
+			j->end = true;
+			j->rc = n < 0 ? CD_EIO : CD_OK;
+			return;
+		}
+		j->st->len += (size_t)n;
+	}
+}
+
+/* The stream read into the stages, each filled on a task while the one before is taken; a
+ * line longer than a stage is read here, piece by piece, until it ends. */
+static int stream_staged(struct explain_scan *sc, explain_read_fn read, void *ctx)
+{
+	int rc = CD_OK;
+
+	for (;;) {
+		struct stage *f = &sc->stage[sc->fill];
+		struct fill_job job = { f, sc->stage_cap, read, ctx, false, CD_OK };
+		struct task t;
+		size_t had = f->len;
+
+		if (sc->carry_len) {
+			long long n;
+
+			if (!sc->aside && !(sc->aside = malloc(ASIDE_BYTES)))
+				return CD_ENOMEM;
+			if ((n = read(ctx, sc->aside, ASIDE_BYTES)) <= 0)
+				return n < 0 ? CD_EIO : CD_OK;
+			if ((rc = feed_staged(sc, sc->aside, (size_t)n)) != CD_OK)
+				return rc;
+			continue;
+		}
+		if (!had)
+			f->base = sc->staged;
+		task_start(&t, fill_stage, &job);
+		rc = take_stage(sc, &sc->stage[(sc->fill + 1) % STAGES]);
+		task_wait(&t);
+		sc->staged += f->len - had;
+		if (rc == CD_OK)
+			rc = job.rc;
+		if (rc != CD_OK || job.end)
+			return rc;
+		if ((rc = stage_full(sc)) != CD_OK)
+			return rc;
+	}
+}
+
+int explain_scan_stream(struct explain_scan *sc, explain_read_fn read, void *ctx, char *err)
+{
+	int rc = CD_OK;
+
+	if (sc->failed)
+		return sc->failed;
+	if (sc->parts) {
+		rc = stream_staged(sc, read, ctx);
+	} else if (!sc->aside && !(sc->aside = malloc(ASIDE_BYTES))) {
+		rc = CD_ENOMEM;
+	} else {
+		long long n;
+
+		while (rc == CD_OK && (n = read(ctx, sc->aside, ASIDE_BYTES)) != 0)
+			rc = n < 0 ? CD_EIO : feed_here(sc, sc->aside, (size_t)n);
+	}
+	if (rc == CD_EIO)
+		return cd_fail(err, rc, "reading failed");
+	if (rc != CD_OK) {
+		sc->failed = rc;
+		return cd_fail(err, rc, "out of memory");
+	}
+	return CD_OK;
+}
+
+int explain_scan_feed(struct explain_scan *sc, const char *data, size_t n, char *err)
+{
+	int rc;
+
+	if (sc->failed)
+		return sc->failed;
+	rc = sc->parts ? feed_staged(sc, data, n) : feed_here(sc, data, n);
 	if (rc != CD_OK) {
 		sc->failed = rc;
 		return cd_fail(err, rc, "out of memory");
@@ -1333,6 +1579,18 @@ int explain_scan_finish(struct explain_scan *sc, struct explain_result *out, cha
 	memset(out, 0, sizeof(*out));
 	if (sc->failed)
 		return cd_fail(err, sc->failed, "out of memory");
+	/* what the stages hold, in order: those scanned, then the one being filled */
+	if (sc->parts) {
+		struct stage *f = &sc->stage[sc->fill];
+
+		if ((rc = take_stages(sc)) == CD_OK)
+			rc = feed_here(sc, f->buf, f->len);
+		f->len = 0;
+		if (rc != CD_OK) {
+			sc->failed = rc;
+			return cd_fail(err, rc, "out of memory");
+		}
+	}
 	if (sc->carry_len) {
 		rc = take_physical(sc, sc->carry, sc->carry_len, sc->bytes - sc->carry_len);
 		sc->carry_len = 0;
@@ -1359,7 +1617,7 @@ size_t explain_scan_bytes(const struct explain_scan *sc)
 
 size_t explain_scan_lines(const struct explain_scan *sc)
 {
-	return sc->lines + (sc->carry_len > 0);
+	return sc->lines;
 }
 
 void explain_scan_free(struct explain_scan *sc)
@@ -1368,6 +1626,12 @@ void explain_scan_free(struct explain_scan *sc)
 		return;
 	for (size_t i = 0; i < sc->n_pend; i++)
 		free(sc->pend[i].buf);
+	for (size_t i = 0; i < STAGES; i++) {
+		block_free(&sc->stage[i].blk);
+		free(sc->stage[i].buf);
+	}
+	block_free(&sc->here);
+	free(sc->aside);
 	free(sc->carry);
 	free(sc->msg_seen);
 	free(sc->nccl_hit);

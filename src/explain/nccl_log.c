@@ -165,7 +165,7 @@ static bool host_ids(const char *p, int *pid, int *tid)
 	return *p++ == '[' && int_at(&p, &rank) && *p == ']';
 }
 
-/* "rank[dev]": the device text, 1 to cap-1 bytes up to ']' */
+/* "rank[dev]": the device text, 1 to cap-1 bytes up to ']' (dev NULL: only read past) */
 static bool rank_dev(const char **pp, int *rank, char *dev, size_t cap)
 {
 	const char *p = *pp;
@@ -177,7 +177,8 @@ static bool rank_dev(const char **pp, int *rank, char *dev, size_t cap)
 		k++;
 	if (k == 0 || p[k] != ']')
 		return false;
-	safe_text(dev, cap, p, k, 0);
+	if (dev)
+		safe_text(dev, cap, p, k, 0);
 	*pp = p + k + 1;
 	return true;
 }
@@ -198,6 +199,8 @@ static bool arrow(const char **pp)
 static int parse_channel(struct nccl_log *l, const char *line, const char *p, size_t *cap, char *err)
 {
 	const char *via = strstr(line, " via ");
+	/* past the kept channels a line is only counted: nothing of it is copied */
+	bool keep = l->n_ch < NCCL_LOG_CHANNELS;
 	struct nccl_channel c;
 	const char *q;
 
@@ -218,8 +221,8 @@ static int parse_channel(struct nccl_log *l, const char *line, const char *p, si
 	while (*p == ' ')
 		p++;
 	q = p;
-	if (!rank_dev(&q, &c.src_rank, c.src_dev, sizeof c.src_dev) || !arrow(&q) ||
-	    !rank_dev(&q, &c.dst_rank, c.dst_dev, sizeof c.dst_dev)) {
+	if (!rank_dev(&q, &c.src_rank, keep ? c.src_dev : NULL, sizeof c.src_dev) || !arrow(&q) ||
+	    !rank_dev(&q, &c.dst_rank, keep ? c.dst_dev : NULL, sizeof c.dst_dev)) {
 		q = p;
 		c.src_dev[0] = c.dst_dev[0] = '\0';
 		if (!int_at(&q, &c.src_rank) || !arrow(&q) || !int_at(&q, &c.dst_rank))
@@ -227,6 +230,12 @@ static int parse_channel(struct nccl_log *l, const char *line, const char *p, si
 	}
 	if (q > via)
 		return CD_OK;
+	if (!keep) {
+		/* the transport below is empty only where the text after "via" is */
+		if (strncmp(via + 5, "direct shared memory", 20) == 0 || !strchr(" \t\r/", via[5]))
+			l->n_ch_dropped++;
+		return CD_OK;
+	}
 	if (strncmp(via + 5, "direct shared memory", 20) == 0)
 		snprintf(c.via, sizeof c.via, "SHM/direct shared memory");
 	else
@@ -234,10 +243,6 @@ static int parse_channel(struct nccl_log *l, const char *line, const char *p, si
 	word(c.via, "/ \t", c.transport, sizeof c.transport);
 	if (!c.transport[0])
 		return CD_OK;
-	if (l->n_ch == NCCL_LOG_CHANNELS) {
-		l->n_ch_dropped++;
-		return CD_OK;
-	}
 	if (l->n_ch == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 16;
 		struct nccl_channel *nc = realloc(l->ch, ncap * sizeof *nc);
@@ -293,6 +298,10 @@ static void parse_host(struct nccl_log *l, const char *line)
 
 	if (k == 0 || k >= sizeof host || !host_ids(p, &pid, &tid))
 		return;
+	if (k == l->last_host_len && memcmp(line, l->last_host, k) == 0)
+		return;
+	memcpy(l->last_host, line, k);
+	l->last_host_len = k;
 	safe_text(host, sizeof host, line, k, 0);
 	for (size_t i = 0; i < l->n_hosts; i++)
 		if (strcmp(l->hosts[i], host) == 0)

@@ -51,6 +51,8 @@ struct nccl_log {
 	size_t warn_lines;                       /* "NCCL WARN" lines and errors a framework raised */
 	size_t n_hosts;                          /* distinct "host:pid:tid [dev]" prefixes, up to NCCL_LOG_HOSTS */
 	char hosts[NCCL_LOG_HOSTS][64];
+	char last_host[64];                      /* the last line's host as it was written (most lines repeat it) */
+	size_t last_host_len;
 	bool socket_net;                         /* "NET/Socket : Using ..." */
 	char versions[NCCL_LOG_VERSIONS][32];    /* distinct "2.18.1+cuda12.1", first seen first */
 	size_t n_versions;

@@ -79,25 +79,42 @@ size_t safe_text(char *out, size_t cap, const void *in, size_t len, unsigned fla
 		return 0;
 	room = cap - 1;
 	while (i < len) {
-		size_t w;
+		size_t w, run = 0;
 
+		/* printable ASCII, most of any text, is copied a run at a time: every byte of it is
+		 * a character, so a boundary */
+		while (i + run < len && p[i + run] >= 0x20 && p[i + run] < 0x7F)
+			run++;
+		if (run) {
+			size_t take = run < room - used ? run : room - used;
+
+			memcpy(out + used, p + i, take);
+			if (room >= 3 && used <= room - 3)
+				cut = used + take <= room - 3 ? used + take : room - 3;
+			used += take;
+			i += take;
+			if (take < run)
+				goto full;
+			continue;
+		}
 		next_unit(p + i, len - i, flags, &u);
 		w = u.esc[0] ? strlen(u.esc) : u.n;
-		if (w > room - used) {
-			/* does not fit: end at the last boundary that leaves room for "..." */
-			used = cut;
-			if (room >= 3) {
-				memcpy(out + used, "...", 3);
-				used += 3;
-			}
-			out[used] = 0;
-			return used;
-		}
+		if (w > room - used)
+			goto full;
 		memcpy(out + used, u.esc[0] ? u.esc : (const char *)p + i, w);
 		used += w;
 		i += u.n;
 		if (room >= 3 && used <= room - 3)
 			cut = used;
+	}
+	out[used] = 0;
+	return used;
+full:
+	/* does not fit: end at the last boundary that leaves room for "..." */
+	used = cut;
+	if (room >= 3) {
+		memcpy(out + used, "...", 3);
+		used += 3;
 	}
 	out[used] = 0;
 	return used;

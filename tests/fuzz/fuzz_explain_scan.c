@@ -1,7 +1,7 @@
 /* explain's buffer-wide scan against its plain path on arbitrary bytes: the matches of
- * CUDOCTOR_EXPLAIN_SCAN=lines over the whole input must be those of the default scan and of
- * the portable ones, each fed in pieces cut where the input's first bytes say. A difference
- * aborts. */
+ * CUDOCTOR_EXPLAIN_SCAN=lines over the whole input must be those of the default scan (on this
+ * thread, and on threads over stages of a few dozen bytes) and of the portable ones, each fed
+ * in pieces cut where the input's first bytes say. A difference aborts. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,20 +11,22 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static bool scan(const char *mode, const uint8_t *data, size_t size, size_t cut1, size_t cut2,
+static bool scan(const char *mode, const char *stage, const uint8_t *data, size_t size, size_t cut1, size_t cut2,
 		 struct explain_result *r, size_t *lines)
 {
 	struct explain_scan *sc;
 	bool ok;
 
 	setenv("CUDOCTOR_EXPLAIN_SCAN", mode, 1);
+	setenv("CUDOCTOR_EXPLAIN_THREADS", stage ? "2" : "0", 1);
+	setenv("CUDOCTOR_EXPLAIN_STAGE", stage ? stage : "", 1);
 	if (explain_scan_new(&sc, NULL) != 0)
 		return false;
 	ok = explain_scan_feed(sc, (const char *)data, cut1, NULL) == 0 &&
 	     explain_scan_feed(sc, (const char *)data + cut1, cut2 - cut1, NULL) == 0 &&
 	     explain_scan_feed(sc, (const char *)data + cut2, size - cut2, NULL) == 0;
-	*lines = explain_scan_lines(sc);
 	ok = ok && explain_scan_finish(sc, r, NULL) == 0;
+	*lines = explain_scan_lines(sc);
 	explain_scan_free(sc);
 	return ok;
 }
@@ -54,17 +56,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		c1 = c2;
 		c2 = t;
 	}
-	if (!scan("lines", data, size, 0, 0, &want, &lw))
+	if (!scan("lines", NULL, data, size, 0, 0, &want, &lw))
 		return 0;
-	if (scan("", data, size, c1, c2, &got, &lg)) {
+	if (scan("", NULL, data, size, c1, c2, &got, &lg)) {
 		same(&want, lw, &got, lg);
 		explain_result_free(&got);
 	}
-	if (scan("scalar", data, size, c2, size, &got, &lg)) {
+	if (scan("", "37", data, size, c2, size, &got, &lg)) {
 		same(&want, lw, &got, lg);
 		explain_result_free(&got);
 	}
-	if (scan("sse2", data, size, c1, size, &got, &lg)) {
+	if (scan("scalar", NULL, data, size, c2, size, &got, &lg)) {
+		same(&want, lw, &got, lg);
+		explain_result_free(&got);
+	}
+	if (scan("sse2", NULL, data, size, c1, size, &got, &lg)) {
 		same(&want, lw, &got, lg);
 		explain_result_free(&got);
 	}

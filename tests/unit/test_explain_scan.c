@@ -7,6 +7,7 @@
  * the text is fed in. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -24,15 +25,23 @@
 #define CORPUS CUDOCTOR_SOURCE_DIR "/tests/explain"
 #define MAKE_LOG CUDOCTOR_SOURCE_DIR "/bench/make_log.py"
 
-static const char *const modes[] = { "CUDOCTOR_EXPLAIN_SCAN=lines", "CUDOCTOR_EXPLAIN_SCAN=scalar",
-				     "CUDOCTOR_EXPLAIN_SCAN=sse2", "CUDOCTOR_EXPLAIN_SCAN=" };
+/* the plain path first; then the buffer-wide one on each first stage, on this thread
+ * (THREADS=0: sse2) or in stages on threads: as many as the CPUs allow, and three over stages
+ * small enough that lines, OOM windows and long lines fall across them */
+static const char *const modes[][3] = {
+	{ "CUDOCTOR_EXPLAIN_SCAN=lines" },
+	{ "CUDOCTOR_EXPLAIN_SCAN=scalar" },
+	{ "CUDOCTOR_EXPLAIN_SCAN=sse2", "CUDOCTOR_EXPLAIN_THREADS=0" },
+	{ "CUDOCTOR_EXPLAIN_SCAN=" },
+	{ "CUDOCTOR_EXPLAIN_SCAN=", "CUDOCTOR_EXPLAIN_THREADS=3", "CUDOCTOR_EXPLAIN_STAGE=5000" },
+};
 
 /* `cudoctor --json explain --offline < path` in a mode, the report's date line dropped */
-static char *explain_json(const char *path, const char *mode)
+static char *explain_json(const char *path, const char *const *mode)
 {
 	char script[1024];
 	const char *argv[] = { "/bin/sh", "-c", script, NULL };
-	const char *env[] = { mode, NULL };
+	const char *env[] = { mode[0], mode[1], mode[2], NULL };
 	struct run_result r;
 	char *out, *date;
 
@@ -61,7 +70,8 @@ static size_t same_json(const char *path)
 		char *got = explain_json(path, modes[m]);
 
 		if (strcmp(got, want) != 0)
-			fail_msg("%s: %s differs from the plain path", path, modes[m]);
+			fail_msg("%s: %s %s %s differs from the plain path", path, modes[m][0],
+				 modes[m][1] ? modes[m][1] : "", modes[m][2] ? modes[m][2] : "");
 		free(got);
 	}
 	for (const char *p = want; (p = strstr(p, "\"last_line\": ")); p++)
@@ -117,26 +127,60 @@ static void generated_log(void **state)
 	assert_true(same_json(log_path) >= 7); /* every kind of error make_log.py puts in */
 }
 
-/* the scan in-process, in pieces of the sizes given, in one mode */
+/* a reader that gives the text in pieces of the sizes given (at most what is asked for) */
+struct pieces {
+	const char *text;
+	size_t len, pos, k;
+	const size_t *sizes;
+	size_t n_sizes;
+};
+
+static long long read_pieces(void *ctx, char *buf, size_t cap)
+{
+	struct pieces *p = ctx;
+	size_t n = p->sizes[p->k++ % p->n_sizes];
+
+	if (n > p->len - p->pos)
+		n = p->len - p->pos;
+	if (n > cap)
+		n = cap;
+	memcpy(buf, p->text + p->pos, n);
+	p->pos += n;
+	return (long long)n;
+}
+
+/* the scan in-process, in pieces of the sizes given (fed, or read by the scanner when
+ * stream), in one mode, on threads over stages of stage bytes (0: on this thread) */
 static void scan_pieces(const char *text, size_t len, const size_t *sizes, size_t n_sizes, const char *mode,
-			struct explain_result *r, size_t *lines)
+			size_t stage, bool stream, struct explain_result *r, size_t *lines)
 {
 	struct explain_scan *sc;
-	char err[CD_ERRMSG];
+	char err[CD_ERRMSG], num[32];
 	size_t pos = 0;
 
 	setenv("CUDOCTOR_EXPLAIN_SCAN", mode, 1);
+	setenv("CUDOCTOR_EXPLAIN_THREADS", stage ? "2" : "0", 1);
+	snprintf(num, sizeof(num), "%zu", stage);
+	setenv("CUDOCTOR_EXPLAIN_STAGE", num, 1);
 	assert_int_equal(explain_scan_new(&sc, err), CD_OK);
-	for (size_t k = 0; pos < len; k++) {
+	if (stream) {
+		struct pieces p = { text, len, 0, 0, sizes, n_sizes };
+
+		assert_int_equal(explain_scan_stream(sc, read_pieces, &p, err), CD_OK);
+		assert_int_equal(p.pos, len);
+	}
+	for (size_t k = 0; !stream && pos < len; k++) {
 		size_t n = sizes[k % n_sizes] < len - pos ? sizes[k % n_sizes] : len - pos;
 
 		assert_int_equal(explain_scan_feed(sc, text + pos, n, err), CD_OK);
 		pos += n;
 	}
-	*lines = explain_scan_lines(sc);
 	assert_int_equal(explain_scan_finish(sc, r, err), CD_OK);
+	*lines = explain_scan_lines(sc);
 	explain_scan_free(sc);
 	unsetenv("CUDOCTOR_EXPLAIN_SCAN");
+	unsetenv("CUDOCTOR_EXPLAIN_THREADS");
+	unsetenv("CUDOCTOR_EXPLAIN_STAGE");
 }
 
 static void same_result(const struct explain_result *a, const struct explain_result *b)
@@ -166,15 +210,20 @@ static void any_pieces(void **state)
 
 	(void)state;
 	assert_int_equal(file_read_text(log_path, 64 << 20, &text, &len, NULL), CD_OK);
-	scan_pieces(text, len, whole, 1, "lines", &want, &lines_want);
+	scan_pieces(text, len, whole, 1, "lines", 0, false, &want, &lines_want);
 	assert_true(want.n >= 7);
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		size_t n = 0;
 
 		while (n < 4 && sizes[s][n])
 			n++;
-		for (size_t m = 0; m < 3; m++) {
-			scan_pieces(text, len, sizes[s], n, m == 0 ? "scalar" : m == 1 ? "sse2" : "", &got, &lines);
+		for (size_t m = 0; m < 7; m++) {
+			/* a stage smaller than a piece, one larger than several, and one of 2 MiB; fed,
+			 * and read by the scanner */
+			static const size_t stages[] = { 0, 0, 0, 70001, 2 << 20, 70001, 2 << 20 };
+
+			scan_pieces(text, len, sizes[s], n, m == 0 ? "scalar" : m == 1 ? "sse2" : "", stages[m], m >= 5,
+				    &got, &lines);
 			assert_int_equal(lines, lines_want);
 			same_result(&got, &want);
 			explain_result_free(&got);
@@ -182,6 +231,27 @@ static void any_pieces(void **state)
 	}
 	explain_result_free(&want);
 	free(text);
+}
+
+/* a stdin that cannot be read (a directory): said on stderr, exit 3, on the reader's thread
+ * or this one */
+static void stdin_unreadable(void **state)
+{
+	static const char *const threads[] = { "CUDOCTOR_EXPLAIN_THREADS=0", "CUDOCTOR_EXPLAIN_THREADS=2" };
+	char script[1024];
+	const char *argv[] = { "/bin/sh", "-c", script, NULL };
+
+	(void)state;
+	snprintf(script, sizeof(script), "exec '%s' explain --offline < /", CUDOCTOR_BINARY);
+	for (size_t t = 0; t < 2; t++) {
+		const char *env[] = { threads[t], NULL };
+		struct run_result r;
+
+		assert_int_equal(testlib_run(argv, env, NULL, &r), 0);
+		assert_int_equal(r.status, 3);
+		assert_non_null(strstr(r.err, "reading stdin failed"));
+		run_result_free(&r);
+	}
 }
 
 static int setup(void **state)
@@ -204,6 +274,7 @@ int main(void)
 		cmocka_unit_test(corpus_texts),
 		cmocka_unit_test(generated_log),
 		cmocka_unit_test(any_pieces),
+		cmocka_unit_test(stdin_unreadable),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
