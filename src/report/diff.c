@@ -7,6 +7,7 @@
 #include "report/json_compat.h"
 #include "util/err.h"
 #include "util/str.h"
+#include "util/strindex.h"
 
 int report_diff_load(const char *name, const unsigned char *data, size_t size, json_t **out, char *err)
 {
@@ -215,52 +216,62 @@ static int compare_fields(struct diff_result *d, const struct area *ar, const ch
 	return CD_OK;
 }
 
-/* The index in arr of the item named name (key as in common_key), or -1. */
-static long find_item(const struct area *ar, const json_t *arr, const char *key, const char *name, int *rc)
+/* The names of arr's items (NULL for an item without its key) and an index from each name to
+ * its first item, so that matching two sides is linear in their length: a report of 100k
+ * findings or GPUs, crafted or not, is compared in one pass, not n x n name comparisons. */
+struct named {
+	char **names;
+	size_t n;
+	struct strindex ix;
+};
+
+static void named_free(struct named *nm)
 {
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(arr, i, v) {
-		char *n = item_name(ar, v, key);
-		bool hit;
-
-		if (!n) {
-			*rc = has_scalar(v, key) ? CD_ENOMEM : *rc;
-			continue;
-		}
-		hit = strcmp(n, name) == 0;
-		free(n);
-		if (hit)
-			return (long)i;
-	}
-	return -1;
+	for (size_t i = 0; i < nm->n; i++)
+		free(nm->names[i]);
+	free(nm->names);
+	strindex_free(&nm->ix);
 }
 
-/* One side's items missing on the other (change: added or removed), and, from a's side,
- * the fields of items both have. */
-static int compare_side(struct diff_result *d, const struct area *ar, const json_t *from, const json_t *to,
-			const char *key, enum diff_change missing)
+static int named_make(struct named *nm, const struct area *ar, const json_t *arr, const char *key)
 {
 	size_t i;
 	json_t *v;
-	int rc = CD_OK;
 
-	json_array_foreach(from, i, v) {
-		char *name = item_name(ar, v, key);
-		long j;
-
-		if (!name) {
+	memset(nm, 0, sizeof *nm);
+	strindex_init(&nm->ix);
+	if (json_array_size(arr) && !(nm->names = calloc(json_array_size(arr), sizeof *nm->names)))
+		return CD_ENOMEM;
+	json_array_foreach(arr, i, v) {
+		nm->n = i + 1;
+		if (!(nm->names[i] = item_name(ar, v, key))) {
 			if (has_scalar(v, key))
 				return CD_ENOMEM;
 			continue; /* an item without its key cannot be matched */
 		}
-		j = find_item(ar, to, key, name, &rc);
-		if (rc == CD_OK && j < 0)
+		/* a name twice: the first item is the one matched */
+		if (strindex_put(&nm->ix, nm->names[i], strlen(nm->names[i]), i, NULL) != CD_OK)
+			return CD_ENOMEM;
+	}
+	return CD_OK;
+}
+
+/* One side's items missing on the other (change: added or removed), and, from a's side,
+ * the fields of items both have. */
+static int compare_side(struct diff_result *d, const struct area *ar, const json_t *from_arr,
+			const struct named *from, const json_t *to_arr, const struct named *to, enum diff_change missing)
+{
+	for (size_t i = 0; i < from->n; i++) {
+		const char *name = from->names[i];
+		size_t j;
+		int rc = CD_OK;
+
+		if (!name)
+			continue;
+		if (!strindex_get(&to->ix, name, strlen(name), &j))
 			rc = add(d, ar->name, missing, name, NULL, NULL, NULL);
-		else if (rc == CD_OK && missing == DIFF_REMOVED)
-			rc = compare_fields(d, ar, name, v, json_array_get(to, (size_t)j));
-		free(name);
+		else if (missing == DIFF_REMOVED)
+			rc = compare_fields(d, ar, name, json_array_get(from_arr, i), json_array_get(to_arr, j));
 		if (rc != CD_OK)
 			return rc;
 	}
@@ -291,9 +302,20 @@ static int compare_area(struct diff_result *d, const struct area *ar, const json
 	if (!json_is_array(y))
 		y = empty;
 	key = common_key(ar, x, y);
-	rc = key ? compare_side(d, ar, x, y, key, DIFF_REMOVED) : CD_OK;
-	if (rc == CD_OK && key)
-		rc = compare_side(d, ar, y, x, key, DIFF_ADDED);
+	rc = CD_OK;
+	if (key) {
+		struct named na = { 0 }, nb = { 0 };
+
+		rc = named_make(&na, ar, x, key);
+		if (rc == CD_OK)
+			rc = named_make(&nb, ar, y, key);
+		if (rc == CD_OK)
+			rc = compare_side(d, ar, x, &na, y, &nb, DIFF_REMOVED);
+		if (rc == CD_OK)
+			rc = compare_side(d, ar, y, &nb, x, &na, DIFF_ADDED);
+		named_free(&na);
+		named_free(&nb);
+	}
 	json_decref((json_t *)empty);
 	return rc;
 }

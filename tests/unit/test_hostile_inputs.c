@@ -2,7 +2,8 @@
  * wrong: ELF section names sharing one long run, overlapping sections, back-to-back fatbin
  * headers, an ar long-name table without newlines, per-layer GGUF look-ups, a safetensors
  * index naming 200k shards and 100k zero-size tensors, images declaring 256 MiB each, a
- * 4 GiB file without newlines, a 40 MB fleet report; and the small defects: a safetensors
+ * 4 GiB file without newlines, a 40 MB fleet report, two reports of 100k findings and GPUs
+ * for diff; and the small defects: a safetensors
  * header length whose low byte is '{', a layer index asking for 16 GB, a kernel name that is
  * not UTF-8 or holds escape sequences, a mapped file truncated while read.
  * Each test asserts what the parser answers. A quadratic parser takes minutes on these
@@ -32,6 +33,7 @@
 #include "binfmt/safetensors.h"
 #include "mem/load.h"
 #include "mem/model.h"
+#include "report/diff.h"
 #include "safe_check.h"
 #include "testlib.h"
 #include "util/err.h"
@@ -665,6 +667,47 @@ static void test_fleet_report_too_large(void **state)
 	free(b);
 }
 
+/* Two reports of 100k findings and 100k GPUs each, half of them shared: diff matched every
+ * item of one side by walking the other (10^10 name comparisons, hours); each item is found
+ * once now. */
+static json_t *many_items(size_t from, size_t n, const char *severity)
+{
+	json_t *root = json_pack("{s:s, s:s, s:[], s:[]}", "tool", "cudoctor", "command", "doctor", "findings", "gpus");
+	json_t *findings = json_object_get(root, "findings"), *gpus = json_object_get(root, "gpus");
+	char id[32], uuid[48];
+
+	for (size_t i = from; i < from + n; i++) {
+		snprintf(id, sizeof id, "id-%zu", i);
+		snprintf(uuid, sizeof uuid, "GPU-%zu", i);
+		assert_int_equal(json_array_append_new(findings, json_pack("{s:s, s:s, s:s, s:s}", "id", id, "severity",
+									      i == 75000 ? severity : "warn", "title", "t",
+									      "subject", "GPU 0")), 0);
+		assert_int_equal(json_array_append_new(gpus, json_pack("{s:s, s:s}", "uuid", uuid, "name", "H200")), 0);
+	}
+	return root;
+}
+
+static void test_diff_many_items(void **state)
+{
+	json_t *a = many_items(0, 100000, "warn"), *b = many_items(50000, 100000, "error");
+	struct diff_result d;
+	size_t n[3] = { 0 };
+	(void)state;
+
+	assert_int_equal(report_diff(a, b, &d), CD_OK);
+	for (size_t i = 0; i < d.n; i++)
+		n[d.e[i].change]++;
+	assert_int_equal(n[DIFF_REMOVED], 2 * 50000); /* findings and GPUs */
+	assert_int_equal(n[DIFF_ADDED], 2 * 50000);
+	assert_int_equal(n[DIFF_CHANGED], 1);
+	for (size_t i = 0; i < d.n; i++)
+		if (d.e[i].change == DIFF_CHANGED)
+			assert_string_equal(d.e[i].item, "id-75000 [GPU 0]");
+	report_diff_free(&d);
+	json_decref(a);
+	json_decref(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -684,6 +727,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_large_file_without_newlines, guard, unguard),
 		cmocka_unit_test_setup_teardown(test_mapped_file_truncated_while_read, guard, unguard),
 		cmocka_unit_test_setup_teardown(test_fleet_report_too_large, guard, unguard),
+		cmocka_unit_test_setup_teardown(test_diff_many_items, guard, unguard),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
