@@ -308,6 +308,24 @@ struct output {
 	bool open;
 };
 
+/* Whether everything printed on stdout reached it (the --output file when one is open);
+ * else one line says why (a full disk, /dev/full), for an exit status that never claims
+ * success. */
+static bool stdout_written(const struct output *o, const char *what)
+{
+	char dest[CD_ERRMSG];
+	int e;
+
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return true;
+	e = errno;
+	if (o->open)
+		safe_text(dest, sizeof dest, o->f.path, strlen(o->f.path), 0);
+	fprintf(stderr, "cudoctor: cannot write %s to %s: %s\n", what, o->open ? dest : "stdout",
+		e ? strerror(e) : "write error");
+	return false;
+}
+
 static int output_open(struct output *o, const char *path, char *err)
 {
 	int rc, e;
@@ -465,11 +483,13 @@ int main(int argc, char **argv)
 			printf("cudoctor %s (commit %s)\n", CUDOCTOR_VERSION, cudoctor_commit);
 		else
 			printf("cudoctor %s\n", CUDOCTOR_VERSION);
-		code = CD_EXIT_CLEAN;
+		code = stdout_written(&output, "the version") ? CD_EXIT_CLEAN : CD_EXIT_FAILED;
 		goto out;
 	}
 	if (p.help) {
 		code = p.command ? print_command_help(stdout, p.command, p.sub) : print_top_help(stdout);
+		if (!stdout_written(&output, "the help"))
+			code = CD_EXIT_FAILED;
 		goto out;
 	}
 	if (!(cargv = command_argv(&p, &cargc)) || report_init(&r, p.command->name)) {
@@ -507,9 +527,17 @@ int main(int argc, char **argv)
 	}
 	if (r.format >= 0) /* the command's own --format (doctor --format prometheus) */
 		g.render.format = (enum output_format)r.format;
-	if ((!r.self_rendered && (rc = render_report(&r, &g.render, stdout)) != 0) || fflush(stdout) != 0) {
-		fprintf(stderr, "cudoctor: %s\n", rc == CD_EINTERNAL ? "internal error: the report could not be made into JSON"
-							      : "cannot write the report");
+	if (!r.self_rendered && (rc = render_report(&r, &g.render, stdout)) == CD_EINTERNAL) {
+		fputs("cudoctor: internal error: the report could not be made into JSON\n", stderr);
+		code = CD_EXIT_FAILED;
+		goto out;
+	}
+	if (!stdout_written(&output, "the report")) {
+		code = CD_EXIT_FAILED;
+		goto out;
+	}
+	if (rc != CD_OK) {
+		fprintf(stderr, "cudoctor: cannot write the report: %s\n", cd_strerror(rc));
 		code = CD_EXIT_FAILED;
 		goto out;
 	}

@@ -1,6 +1,7 @@
 /* Output files (util/outfile.c) and every writer that uses them: --output onto a FIFO, a
  * character device made with mknod, a 0600 file of another owner, a planted symlink, a
- * planted NODE.prom.tmp for fleet --prometheus; no temporary left behind. */
+ * planted NODE.prom.tmp for fleet --prometheus; no temporary left behind; stdout on a full
+ * disk (/dev/full). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "testlib.h"
@@ -298,6 +300,57 @@ static void test_fleet_prometheus_ignores_planted_tmp(void **state)
 	no_temporary_in(prom);
 }
 
+/* Runs cudoctor with stdout on path (/dev/full: every write fails with ENOSPC) and stderr in
+ * a file; its exit status, and its stderr in err. */
+static int run_stdout_to(const char *path, const char *const *args, char *err, size_t size)
+{
+	const char *argv[16] = { CUDOCTOR_BINARY };
+	char errpath[128];
+	size_t n = 1;
+	int status;
+	pid_t pid;
+	FILE *f;
+
+	for (size_t i = 0; args[i] && n < 15; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	path_in(errpath, sizeof errpath, "stderr.txt");
+	assert_true((pid = fork()) >= 0);
+	if (pid == 0) {
+		int out = open(path, O_WRONLY), e = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (out < 0 || e < 0 || dup2(out, 1) < 0 || dup2(e, 2) < 0)
+			_exit(126);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_non_null(f = fopen(errpath, "r"));
+	n = fread(err, 1, size - 1, f);
+	err[n] = '\0';
+	fclose(f);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* stdout that cannot be written (a full disk) is an error, exit 3 with its reason, for the
+ * report and for what is printed before any report: --version and the help (which said
+ * nothing and exited 0), and completion json (which said "out of memory"). */
+static void test_stdout_write_error(void **state)
+{
+	static const char *const runs[][4] = {
+		{ "--version", NULL }, { "--help", NULL }, { "help", "arch", NULL }, { "arch", "-h", NULL },
+		{ "completion", "json", NULL }, { "kb", "gpu", NULL }, { "--json", "kb", "toolkit", NULL },
+	};
+	char err[4096];
+	(void)state;
+	if (access("/dev/full", W_OK) != 0)
+		skip();
+	for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+		assert_int_equal(run_stdout_to("/dev/full", runs[i], err, sizeof err), 3);
+		if (!strstr(err, "to stdout: No space left on device"))
+			fail_msg("%s %s: %s", runs[i][0], runs[i][1] ? runs[i][1] : "", err);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_output_keeps_mode_and_owner),
 		cmocka_unit_test(test_planted_symlink_refused),
 		cmocka_unit_test(test_fleet_prometheus_ignores_planted_tmp),
+		cmocka_unit_test(test_stdout_write_error),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
