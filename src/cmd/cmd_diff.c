@@ -121,7 +121,19 @@ static int run_diff(struct report *r, int argc, char **argv, const struct cd_glo
 	if (argc != 3)
 		return cd_fail(err, CD_EUSAGE, "diff compares two reports: cudoctor diff A.json B.json (%s)",
 			       argc < 3 ? "too few" : "too many");
-	if ((rc = load(argv[1], &a, err)) != CD_OK || (rc = load(argv[2], &b, err)) != CD_OK)
+	/* both read before either is refused, so that both bad reports are named at once */
+	rc = load(argv[1], &a, err);
+	if (rc == CD_OK) {
+		rc = load(argv[2], &b, err);
+	} else if (rc != CD_ENOMEM) {
+		char err_b[CD_ERRMSG];
+
+		if (load(argv[2], &b, err_b) != CD_OK) {
+			cmd_input_error(r, "diff", err);
+			snprintf(err, CD_ERRMSG, "%s", err_b);
+		}
+	}
+	if (rc != CD_OK)
 		goto out;
 	ca = json_string_value(json_object_get(a, "command"));
 	cb = json_string_value(json_object_get(b, "command"));

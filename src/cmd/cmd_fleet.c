@@ -34,7 +34,8 @@ static const char fleet_help[] =
 	"$(hostname).check.json for the load results). A report's node is the one it "
 	"names, else the file name without its extension; several reports of one node merge. "
 	"A file that is not JSON, truncated, from another tool, or from a newer major version of "
-	"cudoctor is named and skipped (finding fleet-report-skipped).\n"
+	"cudoctor is named and skipped (finding fleet-report-skipped); one that cannot be opened "
+	"(missing, a directory) is too, named on stderr, and the run exits 3.\n"
 	"\n"
 	"Under an MPI launcher (no FILE): the ranks of each node elect a leader, which runs doctor "
 	"and devices (and the labs, and with --check check's load tests) on its node; rank 0 gathers the reports and prints the fleet's. "
@@ -44,7 +45,8 @@ static const char fleet_help[] =
 static const char fleet_notes[] =
 	"Environment: CUDOCTOR_NODE names this node (default: the host name); NCCL_NVLS_ENABLE is 0 "
 	"under --nccl unless set.\n"
-	"Exit status: 0 no error finding on any node, 1 an error finding, 2 usage, 3 cudoctor failed.\n"
+	"Exit status: 0 no error finding on any node, 1 an error finding, 2 usage, 3 a FILE could not "
+	"be opened or cudoctor failed.\n"
 	"Linux only: on Windows it says so and exits 2.";
 
 enum { O_LABS = 1, O_QUICK, O_CHECK, O_NCCL, O_ROUNDS, O_NCCL_SIZE, O_TIMEOUT, O_PROMETHEUS, O_SAVE };
@@ -144,6 +146,13 @@ static int read_files(struct report *r, int n, char **files, const struct fleet_
 		char name[FLEET_NODE_NAME], ferr[CD_ERRMSG];
 		fleet_name_from_path(files[i], name, sizeof name);
 		rc = file_map(files[i], &mf, ferr);
+		if (rc != CD_OK && rc != CD_ENOMEM) {
+			/* missing, a directory, unreadable: a mistyped name, which a script must not
+			 * read as a clean run; a report that is there but bad is the finding's alone */
+			cmd_input_error(r, "fleet", ferr);
+			rc = fleet_skip(&f, files[i], file_error_reason(files[i], ferr));
+			continue;
+		}
 		if (rc == CD_OK) {
 			/* a report cut short while read holds zeros there: JSON refuses them */
 			rc = fleet_read_report(&f, mf.data, mf.size, name, ferr);

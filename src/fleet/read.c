@@ -393,9 +393,11 @@ int fleet_read_report(struct fleet *f, const unsigned char *data, size_t size, c
 	if (size > FLEET_REPORT_MAX)
 		return cd_fail(err, CD_EFORMAT, "%zu bytes: larger than any report cudoctor writes (at most %zu MiB read)",
 			       size, FLEET_REPORT_MAX >> 20);
-	root = json_loadb((const char *)data, data ? size : 0, JSON_REJECT_DUPLICATES, &je);
+	if (!data || !size) /* jansson calls a NULL buffer "wrong arguments" */
+		return cd_fail(err, CD_EFORMAT, "an empty file, not a report");
+	root = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, &je);
 	if (!root) {
-		size_t end = data ? size : 0;
+		size_t end = size;
 		bool truncated;
 		while (end > 0 && (data[end - 1] == '\n' || data[end - 1] == ' ' || data[end - 1] == '\r' ||
 				   data[end - 1] == '\t'))

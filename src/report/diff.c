@@ -16,6 +16,9 @@ int report_diff_load(const char *name, const unsigned char *data, size_t size, j
 	const char *tool;
 
 	*out = NULL;
+	if (!size)
+		return cd_fail(err, CD_EFORMAT, "%.200s: an empty file, not a report (make one with `cudoctor --json "
+			       "COMMAND`)", name);
 	if (!(j = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, &je)))
 		return cd_fail(err, CD_EFORMAT, "%.200s: not JSON (line %d, column %d: %.80s)", name, je.line,
 			       je.column, je.text);

@@ -8,6 +8,7 @@
 #include "os/map.h"
 #include "util/err.h"
 #include "util/file.h"
+#include "util/safetext.h"
 
 const char *file_kind_name(int kind)
 {
@@ -25,6 +26,16 @@ const char *file_kind_name(int kind)
 	default:
 		return "not a regular file";
 	}
+}
+
+const char *file_error_reason(const char *path, const char *err)
+{
+	char safe[CD_ERRMSG];
+	size_t n = safe_text(safe, sizeof safe, path, strlen(path), 0);
+
+	if (n && strncmp(err, safe, n) == 0 && err[n] == ':' && err[n + 1] == ' ')
+		return err + n + 2;
+	return err;
 }
 
 int file_open_input(const char *path, int *fd, size_t *size, char *err)

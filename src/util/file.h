@@ -47,6 +47,11 @@ int file_read_records(const char *path, size_t max, char **out, size_t *len, int
  * os_kind, os/fs.h) that is not a regular file is, for messages. */
 const char *file_kind_name(int kind);
 
+/* err past the "PATH: " that the messages of file_open_input, file_map and file_read_text
+ * start with (PATH as cd_fail made it safe text), for a caller that names the file itself;
+ * err whole when it does not start so. */
+const char *file_error_reason(const char *path, const char *err);
+
 bool path_is_file(const char *path);
 bool path_is_dir(const char *path);
 

@@ -205,6 +205,16 @@ static void test_bad_inputs(void **state)
 	assert_int_equal(r.status, 3);
 	assert_non_null(strstr(r.err, "/nonexistent/b.json"));
 	run_result_free(&r);
+	/* both bad: both named, not the first alone */
+	r = diff("/nonexistent/a.json", "/nonexistent/b.json", NULL);
+	assert_int_equal(r.status, 3);
+	assert_string_equal(r.err, "cudoctor diff: /nonexistent/a.json: No such file or directory\n"
+				   "cudoctor diff: /nonexistent/b.json: No such file or directory\n");
+	run_result_free(&r);
+	r = diff("/dev/null", a_json, NULL);
+	assert_int_equal(r.status, 3);
+	assert_non_null(strstr(r.err, "/dev/null: a character device"));
+	run_result_free(&r);
 	r = diff(broken, a_json, NULL);
 	assert_int_equal(r.status, 3);
 	assert_non_null(strstr(r.err, "broken.json: not JSON (line 1"));

@@ -269,7 +269,7 @@ static void test_same_node_newest(void **state)
 static void test_bad_reports(void **state)
 {
 	const char *const files[] = { "node01.json", "cut.json", "other.json", "newer.json", "arch.json",
-				      "badfind.json", "missing.json", NULL };
+				      "badfind.json", "missing.json", "empty.json", NULL };
 	const json_t *f, *e;
 	size_t i;
 	int status, seen = 0;
@@ -293,6 +293,7 @@ static void test_bad_reports(void **state)
 	memcpy(at + 12, "9", 1);
 	save("newer.json", newer);
 	save("arch.json", "{\"tool\": \"cudoctor\", \"version\": \"0.1.0\", \"command\": \"arch\", \"findings\": []}");
+	save("empty.json", "");
 	save("badfind.json", "{\"tool\": \"cudoctor\", \"version\": \"0.1.0\", \"command\": \"doctor\", \"findings\": [{\"id\": \"x\", \"severity\": \"fatal\"}]}");
 	j = fleet_json(files, &status);
 	assert_int_equal(json_integer_value(json_object_get(j, "node_count")), 1);
@@ -309,10 +310,12 @@ static void test_bad_reports(void **state)
 			assert_non_null(strstr(why, "'arch' report")), seen++;
 		else if (strstr(src, "badfind.json"))
 			assert_non_null(strstr(why, "severity 'fatal'")), seen++;
-		else if (strstr(src, "missing.json"))
-			seen++;
+		else if (strstr(src, "missing.json")) /* the file is the source; the reason names it no more */
+			assert_string_equal(why, "No such file or directory"), seen++;
+		else if (strstr(src, "empty.json")) /* jansson called it "wrong arguments" */
+			assert_string_equal(why, "an empty file, not a report"), seen++;
 	}
-	assert_int_equal(seen, 6);
+	assert_int_equal(seen, 7);
 	json_decref(j);
 	free(good);
 	free(cut);

@@ -1,5 +1,6 @@
 /* Inputs are opened safely: a FIFO, a socket and a device are named and skipped within a
- * second (none can block the tool), a missing input never exits 0, and input errors reach
+ * second (none can block the tool), a missing input never exits 0 (arch, fleet) and is named
+ * once, and input errors reach
  * stderr whatever the output format. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -133,6 +134,19 @@ static void test_missing_input_is_not_a_clean_run(void **state)
 	r = run_on("", (const char *const[]){ "arch", "--gpu", "sm_90", "@", NULL });
 	assert_int_equal(r.status, 3);
 	assert_non_null(strstr(r.err, "'' is an empty file name"));
+	run_result_free(&r);
+	/* a name with an escape sequence and a byte that is not UTF-8: named once, made safe
+	 * (the name was written twice when it held such bytes) */
+	r = run_on("/nonexistent/a\033[31mb\xff", (const char *const[]){ "arch", "--gpu", "sm_90", "@", NULL });
+	assert_int_equal(r.status, 3);
+	assert_string_equal(r.err, "cudoctor arch: /nonexistent/a\\x1b[31mb\\xff: No such file or directory\n");
+	run_result_free(&r);
+	/* fleet: a report file that is not there is named on stderr, once in the finding, and
+	 * the run exits 3 (it exited 0, with "0 reported") */
+	r = run_on("/nonexistent/node1.json", (const char *const[]){ "fleet", "@", NULL });
+	assert_int_equal(r.status, 3);
+	assert_non_null(strstr(r.err, "cudoctor fleet: /nonexistent/node1.json: No such file or directory"));
+	assert_non_null(strstr(r.out, "evidence: /nonexistent/node1.json: No such file or directory\n"));
 	run_result_free(&r);
 }
 

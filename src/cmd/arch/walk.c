@@ -65,10 +65,12 @@ static bool tally_file(struct arch_tally *tally, const struct arch_target *t, co
 static void file_error(struct arch_walk *w, const char *name, const char *why)
 {
 	struct report_rec rec;
-	char err[CD_ERRMSG];
+	char err[CD_ERRMSG], safe_name[CD_ERRMSG];
 	size_t mark = report_items_mark(w->files->r);
 
-	if (strstr(why, name))
+	/* why is safe text already (cd_fail): a name with escapes is found in it made safe too */
+	safe_text(safe_name, sizeof safe_name, name, strlen(name), 0);
+	if (strstr(why, safe_name))
 		snprintf(err, sizeof err, "%s", why);
 	else
 		cd_fail(err, CD_EFORMAT, "%s: %s", name, why);
