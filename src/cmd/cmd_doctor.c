@@ -9,6 +9,7 @@
 #include "cmd/doctor/frameworks.h"
 #include "kb/kb.h"
 #include "kb/links.h"
+#include "os/fs.h"
 #include "probe/deploy.h"
 #include "probe/stack.h"
 #include "probe/topology.h"
@@ -498,6 +499,22 @@ static void probe_host(void *arg)
 		stack_facts_free(h->df);
 }
 
+/* Whether a --binary can be opened (a regular file); if not, why is said on stderr and the
+ * run will exit 3. */
+static bool input_readable(struct report *r, const char *path)
+{
+	char ferr[CD_ERRMSG];
+	size_t size;
+	int fd;
+
+	if (file_open_input(path, &fd, &size, ferr) != CD_OK) {
+		cmd_input_error(r, "doctor", ferr);
+		return false;
+	}
+	os_close(fd);
+	return true;
+}
+
 static int doctor_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
 	struct stack_opts o = { .root = NULL, .list_archs = g->render.verbosity > 0 };
@@ -522,9 +539,19 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 
 			if (*n == sizeof(apps.binaries) / sizeof(apps.binaries[0]))
 				return cd_fail(err, CD_EUSAGE, "at most 16 --%s", id == OPT_BINARY ? "binary" : "path");
-			if (id == OPT_BINARY ? !path_is_file(val) : !path_is_dir(val))
-				return cd_fail(err, CD_EUSAGE, "--%s %.200s: not a %s", id == OPT_BINARY ? "binary" : "path",
-					       val, id == OPT_BINARY ? "readable file" : "directory");
+			/* one that cannot be read is said on stderr, as arch and explain say it, and
+			 * exits 3; the rest of doctor still runs */
+			if (id == OPT_BINARY && !input_readable(r, val))
+				continue;
+			if (id == OPT_PATH && !path_is_dir(val)) {
+				char msg[CD_ERRMSG];
+
+				snprintf(msg, sizeof msg, "--path %.200s: %s", val,
+					 path_is_file(val) ? "not a directory (--binary judges one file)"
+							   : "no such directory");
+				cmd_input_error(r, "doctor", msg);
+				continue;
+			}
 			list[(*n)++] = val;
 		}
 	}

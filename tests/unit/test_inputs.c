@@ -1,5 +1,5 @@
 /* Inputs are opened safely: a FIFO, a socket and a device are named and skipped within a
- * second (none can block the tool), a missing input never exits 0 (arch, fleet) and is named
+ * second (none can block the tool), a missing input never exits 0 (arch, doctor, fleet) and is named
  * once, and input errors reach
  * stderr whatever the output format. */
 #include <setjmp.h>
@@ -140,6 +140,14 @@ static void test_missing_input_is_not_a_clean_run(void **state)
 	r = run_on("/nonexistent/a\033[31mb\xff", (const char *const[]){ "arch", "--gpu", "sm_90", "@", NULL });
 	assert_int_equal(r.status, 3);
 	assert_string_equal(r.err, "cudoctor arch: /nonexistent/a\\x1b[31mb\\xff: No such file or directory\n");
+	run_result_free(&r);
+	/* doctor --binary/--path: said as arch says it and exit 3, doctor still run (it was a
+	 * usage error, exit 2, "not a readable file", whatever the reason) */
+	r = run_on("/nonexistent/app.exe", (const char *const[]){ "doctor", "--binary", "@", "--path", "/bin/sh", NULL });
+	assert_int_equal(r.status, 3);
+	assert_string_equal(r.err, "cudoctor doctor: /nonexistent/app.exe: No such file or directory\n"
+				   "cudoctor doctor: --path /bin/sh: not a directory (--binary judges one file)\n");
+	assert_non_null(strstr(r.out, "no-driver"));
 	run_result_free(&r);
 	/* fleet: a report file that is not there is named on stderr, once in the finding, and
 	 * the run exits 3 (it exited 0, with "0 reported") */
