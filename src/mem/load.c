@@ -314,10 +314,16 @@ int mem_load_path(const char *path, const char *dtype, struct mem_model *m, char
 	 * beyond the file */
 	bool is_st = mf.size >= 9 && mf.data[8] == '{' && st_header_length(mf.data) <= mf.size - 8;
 	bool is_json = !is_st && mf.size >= 1 && (mf.data[0] == '{' || str_ends_with(path, ".json"));
+	bool empty = mf.size == 0;
 	file_unmap(&mf);
 	if (is_gguf || str_ends_with(path, ".gguf"))
 		return load_gguf(path, m, err);
 	if (is_json)
 		return load_config(path, dtype, m, err);
+	/* a log, a binary, a text named by mistake: say what is read, not why it is no
+	 * safetensors header (and not what a config.json beside it holds) */
+	if (!is_st && !str_ends_with(path, ".safetensors"))
+		return cd_fail(err, CD_EFORMAT, "%s: %s mem reads: a GGUF, a safetensors file, its index, a "
+			       "config.json or a directory of them", path, empty ? "an empty file, not a model file" : "not a model file");
 	return load_one_st(path, m, err);
 }

@@ -392,6 +392,34 @@ static void bad_files_give_one_line(void **state)
 	assert_int_equal(r.status, 3);
 	assert_non_null(strstr(r.err, "garbage.safetensors"));
 	run_result_free(&r);
+
+	/* a file that is no model at all (a log named by mistake), beside a config.json that is
+	 * broken: what the file is not, not a safetensors header length nor the config's fault */
+	snprintf(dir, sizeof dir, "%s/notmodel-%ld", mem_fx_dir, (long)getpid()); /* its own: the
+	 * fixtures are shared by build/ and build-asan/ */
+	mkdir(dir, 0755);
+	snprintf(path, sizeof path, "%s/config.json", dir);
+	out = fopen(path, "wb");
+	fputs("[[[", out);
+	fclose(out);
+	snprintf(path, sizeof path, "%s/train.log", dir);
+	out = fopen(path, "wb");
+	fputs("RuntimeError: CUDA error: out of memory\n", out);
+	fclose(out);
+	assert_int_equal(testlib_run(argv, no_gpu_env, NULL, &r), 0);
+	assert_int_equal(r.status, 3);
+	assert_non_null(strstr(r.err, "train.log: not a model file mem reads: a GGUF, a safetensors file"));
+	run_result_free(&r);
+	out = fopen(path, "wb");
+	fclose(out);
+	assert_int_equal(testlib_run(argv, no_gpu_env, NULL, &r), 0);
+	assert_int_equal(r.status, 3);
+	assert_non_null(strstr(r.err, "train.log: an empty file, not a model file mem reads"));
+	run_result_free(&r);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/config.json", dir);
+	unlink(path);
+	rmdir(dir);
 }
 
 static void usage_errors(void **state)
