@@ -22,6 +22,7 @@ static const struct {
 	{ "nvcc_version", "$(nvcc --version | sed -n 's/.*release \\([0-9.]*\\),.*/\\1/p')", "NVCC_VERSION" },
 	{ "gpus", "sm_XY", NULL },
 	{ "binary", "./your_program", "your_program.exe" },
+	{ "driver_library", "libcuda.so.1", "nvcuda.dll" },
 	{ "code", "ERROR_NAME", NULL },
 	{ "library", "cuda", NULL },
 	{ "built_with", "VERSION", NULL },
@@ -90,6 +91,11 @@ static const char *fallback_of(const char *name, const struct finding_vars *v)
 bool catalogue_has_fallback(const char *name)
 {
 	return fallback_of(name, NULL) != NULL;
+}
+
+const char *catalogue_fallback(const char *name)
+{
+	return fallback_of(name, NULL);
 }
 
 /* The length of a placeholder name at s ("driver}" -> 6), 0 when s does not start one. */

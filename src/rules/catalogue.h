@@ -60,6 +60,9 @@ bool catalogue_fill(const char *tmpl, const struct finding_vars *v, char *out, s
 size_t catalogue_names(const char *tmpl, char names[][32], size_t max);
 /* Whether placeholder name has a fallback (a fix line with it unknown still prints). */
 bool catalogue_has_fallback(const char *name);
+/* What an unknown value name stands for on the platform cudoctor runs on ("driver_library":
+ * libcuda.so.1, nvcuda.dll on Windows), or NULL when it has none. */
+const char *catalogue_fallback(const char *name);
 
 enum severity catalogue_severity(const struct kb_finding *x);
 

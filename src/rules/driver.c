@@ -224,19 +224,21 @@ int rule_no_driver(const struct facts *f, struct report *r)
 	bool oom = false;
 	const struct gpu_probe *d = f->driver;
 	struct finding_vars v;
-	const char *row;
+	const char *row, *lib;
 	struct finding *x;
 
 	finding_vars_init(&v);
 	if (!no_driver_verdict(f, &v, &row))
 		return CD_OK;
-	x = finding_make(r, SEV_CATALOGUE, row, "libcuda.so.1", &v);
+	/* the driver's library on this platform: nvcuda.dll on Windows, which has no /proc */
+	lib = catalogue_fallback("driver_library");
+	x = finding_make(r, SEV_CATALOGUE, row, lib, &v);
 	oom |= !x;
-	oom |= finding_evidence(x, "%s", d->cuda_load_error[0] ? d->cuda_load_error : "dlopen(\"libcuda.so.1\") failed") != CD_OK;
+	oom |= finding_evidence(x, "%s", d->cuda_load_error[0] ? d->cuda_load_error : "loading it failed") != CD_OK;
 	if (rules_opt(d->kmod_version))
 		oom |= finding_evidence(x, "the kernel module %s is loaded (/proc/driver/nvidia/version), so the user-space library is what is missing",
 				       rules_opt(d->kmod_version)) != CD_OK;
-	else
+	else if (strcmp(lib, "libcuda.so.1") == 0)
 		oom |= finding_evidence(x, "no NVIDIA kernel module is loaded (/proc/driver/nvidia/version is absent)") != CD_OK;
 	if (driver_has(d, DF_NVML_DEVICE_COUNT))
 		oom |= finding_evidence(x, "NVML (%s) sees %d GPU(s)%s", nvml_path(d) ? nvml_path(d) : "libnvidia-ml.so.1", d->nvml_device_count,

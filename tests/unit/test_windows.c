@@ -539,7 +539,8 @@ static void finding_ids(const char *json, char *out, size_t cap)
 }
 
 /* No nvcuda.dll in System32 (Wine has none): doctor, devices and lab say what Linux says
- * without libcuda, finding for finding. */
+ * without libcuda, finding for finding, in Windows' names; check says which of its files
+ * are Linux's. */
 static void no_driver_findings_as_on_linux(void **state)
 {
 	const char *doctor[] = { "--json", "doctor", NULL };
@@ -558,6 +559,23 @@ static void no_driver_findings_as_on_linux(void **state)
 		finding_ids(w.out, ids, sizeof ids);
 		assert_non_null(strstr(ids, "no-driver "));
 		assert_non_null(strstr(w.out, "nvcuda.dll"));
+		/* Windows' library by name, and no Linux file as evidence (they said libcuda.so.1
+		 * and /proc/driver/nvidia/version) */
+		assert_non_null(strstr(w.out, "\"title\": \"No NVIDIA driver: nvcuda.dll cannot be loaded\""));
+		assert_non_null(strstr(w.out, "\"subject\": \"nvcuda.dll\""));
+		assert_null(strstr(w.out, "/proc/driver/nvidia"));
+		run_result_free(&w);
+	}
+	/* check: the kernel log and modules are Linux's; they said "missing" and "not readable" */
+	{
+		const char *check[] = { "check", "--no-load", NULL };
+		struct run_result w;
+
+		assert_int_equal(run(true, check, NULL, &w), 0);
+		assert_int_equal(w.status, 1);
+		assert_non_null(strstr(w.out, "Kernel log (/dev/kmsg)\n  state  linux only\n"));
+		assert_non_null(strstr(w.out, "Kernel modules (/proc/modules)\n  state  linux only\n"));
+		assert_non_null(strstr(w.out, "error no-driver: No NVIDIA driver: nvcuda.dll cannot be loaded [nvcuda.dll]"));
 		run_result_free(&w);
 	}
 	/* devices judges the driver alone: its findings are Linux's with no libcuda either */
