@@ -319,6 +319,9 @@ static bool stdout_written(const struct output *o, const char *what)
 	if (fflush(stdout) == 0 && !ferror(stdout))
 		return true;
 	e = errno;
+	/* `| head -1` took what it wanted: not worth a line (as SIGPIPE ends a run quietly) */
+	if (!o->open && os_pipe_reader_gone(OS_STDOUT, e))
+		return false;
 	if (o->open)
 		safe_text(dest, sizeof dest, o->f.path, strlen(o->f.path), 0);
 	fprintf(stderr, "cudoctor: cannot write %s to %s: %s\n", what, o->open ? dest : "stdout",

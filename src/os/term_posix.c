@@ -1,6 +1,7 @@
 /* os/term.h on POSIX. */
 #include "os/term.h"
 
+#include <errno.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -20,4 +21,10 @@ unsigned os_term_columns(int fd)
 	if (isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0)
 		return ws.ws_col;
 	return 0;
+}
+
+bool os_pipe_reader_gone(int fd, int err)
+{
+	(void)fd;
+	return err == EPIPE;
 }

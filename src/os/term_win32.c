@@ -1,6 +1,7 @@
 /* os/term.h on Win32: the console's size and modes. */
 #include "os/term.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <io.h>
 #include <stdio.h>
@@ -44,4 +45,12 @@ unsigned os_term_columns(int fd)
 	if (h == INVALID_HANDLE_VALUE || !GetConsoleScreenBufferInfo(h, &info))
 		return 0;
 	return (unsigned)(info.srWindow.Right - info.srWindow.Left + 1);
+}
+
+bool os_pipe_reader_gone(int fd, int err)
+{
+	HANDLE h = (HANDLE)_get_osfhandle(fd);
+
+	/* WriteFile's ERROR_NO_DATA ("the pipe is being closed") reaches errno as EINVAL */
+	return (err == EPIPE || err == EINVAL) && h != INVALID_HANDLE_VALUE && GetFileType(h) == FILE_TYPE_PIPE;
 }

@@ -1,10 +1,14 @@
 /* The Win32 side of src/os/ that cudoctor.exe's commands do not reach without a driver or a
  * toolkit, built by MinGW and run under Wine by tests/unit/test_windows.c: running a child
  * with a time limit (os_run_capture: output, exit status, a child that outlives the limit,
- * one that cannot start), directories, stat, realpath and the environment in UTF-8. Prints
+ * one that cannot start), directories, stat, realpath and the environment in UTF-8, a pipe
+ * whose reader has gone. Prints
  * "ok NAME" or "FAIL NAME: why" per check; exits 0 when every check passed. Run as
  *   win32_check.exe DIR        (DIR: a scratch folder)
  *   win32_check.exe --child print TEXT | --child sleep MS | --child exit N   (its own child) */
+#include <errno.h>
+#include <fcntl.h>
+#include <io.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +18,7 @@
 #include "os/env.h"
 #include "os/fs.h"
 #include "os/proc.h"
+#include "os/term.h"
 
 static int failed;
 
@@ -95,5 +100,30 @@ int main(int argc, char **argv)
 	name = os_getenv("CUDOCTOR_OS_CHECK");
 	check("getenv-utf8", name && strcmp(name, "\xc3\xa9t\xc3\xa9") == 0, name ? name : "(null)");
 	check("getenv-missing", os_getenv("CUDOCTOR_OS_CHECK_NOT_SET") == NULL, "an unset variable has a value");
+
+	/* a pipe whose reader has gone (`| head -1`): the failed write is known as that, so main.c
+	 * says nothing; a failed write to a file is not */
+	{
+		int p[2], e = 0;
+		FILE *w;
+
+		if (_pipe(p, 4096, _O_BINARY) == 0 && _close(p[0]) == 0 && (w = _fdopen(p[1], "wb"))) {
+			errno = 0;
+			if (fputs("more than the reader wanted\n", w) < 0 || fflush(w) != 0)
+				e = errno;
+			check("pipe-reader-gone", e != 0 && os_pipe_reader_gone(p[1], e), "the write did not fail as a closed pipe");
+			fclose(w);
+		} else {
+			check("pipe-reader-gone", 0, "no pipe");
+		}
+		char file[4200];
+
+		snprintf(file, sizeof file, "%s\\f\xc3\xa9.txt", path);
+		fd = -1;
+		rc = os_open_read(file, &fd);
+		check("file-not-a-pipe", rc == 0 && !os_pipe_reader_gone(fd, EINVAL), "a file read as a closed pipe");
+		if (fd >= 0)
+			os_close(fd);
+	}
 	return failed;
 }

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,8 +301,10 @@ static void test_fleet_prometheus_ignores_planted_tmp(void **state)
 	no_temporary_in(prom);
 }
 
-/* Runs cudoctor with stdout on path (/dev/full: every write fails with ENOSPC) and stderr in
- * a file; its exit status, and its stderr in err. */
+/* Runs cudoctor with stdout on path (/dev/full: every write fails with ENOSPC), or with path
+ * NULL on a pipe whose reader has gone and SIGPIPE ignored (as a launcher may leave it:
+ * every write fails with EPIPE), and stderr in a file; its exit status, and its stderr in
+ * err. */
 static int run_stdout_to(const char *path, const char *const *args, char *err, size_t size)
 {
 	const char *argv[16] = { CUDOCTOR_BINARY };
@@ -317,7 +320,15 @@ static int run_stdout_to(const char *path, const char *const *args, char *err, s
 	path_in(errpath, sizeof errpath, "stderr.txt");
 	assert_true((pid = fork()) >= 0);
 	if (pid == 0) {
-		int out = open(path, O_WRONLY), e = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int out = -1, e = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600), p[2];
+
+		if (path) {
+			out = open(path, O_WRONLY);
+		} else if (pipe(p) == 0) {
+			close(p[0]);
+			out = p[1];
+			signal(SIGPIPE, SIG_IGN);
+		}
 		if (out < 0 || e < 0 || dup2(out, 1) < 0 || dup2(e, 2) < 0)
 			_exit(126);
 		execv(argv[0], (char *const *)argv);
@@ -351,6 +362,19 @@ static void test_stdout_write_error(void **state)
 	}
 }
 
+/* `| head -1` where SIGPIPE is ignored: the reader went away, which is no error worth a line
+ * (it said "cannot write the report"); the status is not success. */
+static void test_stdout_reader_gone(void **state)
+{
+	static const char *const runs[][4] = { { "kb", "gpu", NULL }, { "--json", "kb", "toolkit", NULL } };
+	char err[4096];
+	(void)state;
+	for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+		assert_int_equal(run_stdout_to(NULL, runs[i], err, sizeof err), 3);
+		assert_string_equal(err, "");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +386,7 @@ int main(void)
 		cmocka_unit_test(test_planted_symlink_refused),
 		cmocka_unit_test(test_fleet_prometheus_ignores_planted_tmp),
 		cmocka_unit_test(test_stdout_write_error),
+		cmocka_unit_test(test_stdout_reader_gone),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

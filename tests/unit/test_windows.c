@@ -704,7 +704,7 @@ static void exit_statuses_and_output(void **state)
 
 /* tests/os/win32_check.c, built here by MinGW from src/os/'s Win32 files and run under Wine:
  * a child's output, exit status and time limit (os_run_capture), a program that cannot start,
- * and files, folders and the environment named in UTF-8. */
+ * files, folders and the environment named in UTF-8, and a pipe whose reader has gone. */
 static void win32_os_layer_checks(void **state)
 {
 	char dir[] = "/tmp/cudoctor-win32-XXXXXX", exe[64], made[128], file[160];
@@ -720,7 +720,8 @@ static void win32_os_layer_checks(void **state)
 			     "-D__USE_MINGW_ANSI_STDIO=1", "-I" CUDOCTOR_SOURCE_DIR "/src", "-o", exe,
 			     CUDOCTOR_SOURCE_DIR "/tests/os/win32_check.c", CUDOCTOR_SOURCE_DIR "/src/os/proc_win32.c",
 			     CUDOCTOR_SOURCE_DIR "/src/os/clock_win32.c", CUDOCTOR_SOURCE_DIR "/src/os/text_win32.c",
-			     CUDOCTOR_SOURCE_DIR "/src/os/fs_win32.c", CUDOCTOR_SOURCE_DIR "/src/os/env_win32.c", "-lshell32",
+			     CUDOCTOR_SOURCE_DIR "/src/os/fs_win32.c", CUDOCTOR_SOURCE_DIR "/src/os/env_win32.c",
+			     CUDOCTOR_SOURCE_DIR "/src/os/term_win32.c", "-lshell32",
 			     NULL };
 	assert_int_equal(testlib_run(cc, NULL, NULL, &res), 0);
 	if (res.status != 0)
@@ -730,7 +731,7 @@ static void win32_os_layer_checks(void **state)
 	assert_int_equal(testlib_run(argv, env, NULL, &res), 0);
 	for (const char *p = res.out; (p = strstr(p, "ok ")); p++)
 		ok += p == res.out || p[-1] == '\n';
-	if (res.status != 0 || strstr(res.out, "FAIL") || ok != 14)
+	if (res.status != 0 || strstr(res.out, "FAIL") || ok != 16)
 		fail_msg("win32_check.exe exited %d with %zu checks passed:\n%s%s", res.status, ok, res.out, res.err);
 	run_result_free(&res);
 	snprintf(made, sizeof made, "%s/caf\xc3\xa9-\xe6\x97\xa5\xe6\x9c\xac", dir);
