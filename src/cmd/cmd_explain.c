@@ -1,5 +1,6 @@
 /* `cudoctor explain`: recognise the CUDA errors in pasted text, say what they mean in the
  * programming model, check this machine, and give the fix as commands. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,12 +63,16 @@ static const struct cli_opt explain_opts[] = {
 	{ 0 },
 };
 
-/* the scanner's reader (it may run on a thread of its own) */
+/* the scanner's reader (it may run on a thread of its own): ctx, when not NULL, keeps the
+ * errno of a failed read, since errno is the reading thread's */
 static long long read_stdin(void *ctx, char *buf, size_t cap)
 {
-	size_t n = fread(buf, 1, cap, stdin);
+	size_t n;
 
-	(void)ctx;
+	errno = 0;
+	n = fread(buf, 1, cap, stdin);
+	if (!n && ferror(stdin) && ctx)
+		*(int *)ctx = errno;
 	return n ? (long long)n : ferror(stdin) ? -1 : 0;
 }
 
@@ -80,9 +85,13 @@ static long long read_fd(void *ctx, char *buf, size_t cap)
  * writing into the pipe never gets SIGPIPE */
 static int scan_stdin(struct explain_scan *sc, char *err)
 {
-	int rc = explain_scan_stream(sc, read_stdin, NULL, err);
+	int e = 0, rc = explain_scan_stream(sc, read_stdin, &e, err);
 
-	return rc == CD_EIO ? cd_fail(err, CD_EIO, "reading stdin failed") : rc;
+	/* stdin closed (`<&-`) or a directory: why, and what to give instead */
+	if (rc == CD_EIO)
+		rc = cd_fail(err, CD_EIO, "cannot read stdin (%s): give the text as arguments, a log file, or pipe it "
+			     "in (some-command 2>&1 | cudoctor explain)", e ? strerror(e) : "read error");
+	return rc;
 }
 
 /* A log named as the one operand: read to its end, as stdin is */

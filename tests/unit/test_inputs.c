@@ -7,12 +7,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -158,6 +160,45 @@ static void test_missing_input_is_not_a_clean_run(void **state)
 	run_result_free(&r);
 }
 
+/* explain reading a stdin that is closed (`<&-`) or a directory: why, and what to give
+ * instead, in one line, exit 3 (it said "reading stdin failed") */
+static void test_explain_stdin_unreadable(void **state)
+{
+	static const char *const argv[] = { CUDOCTOR_BINARY, "explain", "--offline", NULL };
+	char errpath[96], err[1024];
+	int status;
+	size_t n;
+	pid_t pid;
+	FILE *f;
+
+	(void)state;
+	for (int closed = 0; closed < 2; closed++) {
+		snprintf(errpath, sizeof errpath, "%s/stderr.txt", dir);
+		assert_true((pid = fork()) >= 0);
+		if (pid == 0) {
+			int e = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600), o = open("/dev/null", O_WRONLY);
+
+			if (e < 0 || o < 0 || dup2(e, 2) < 0 || dup2(o, 1) < 0)
+				_exit(126);
+			close(0);
+			if (!closed && open("/", O_RDONLY) != 0) /* fd 0: a directory */
+				_exit(126);
+			execv(argv[0], (char *const *)argv);
+			_exit(127);
+		}
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 3);
+		assert_non_null(f = fopen(errpath, "r"));
+		n = fread(err, 1, sizeof err - 1, f);
+		err[n] = '\0';
+		fclose(f);
+		assert_non_null(strstr(err, closed ? "cudoctor explain: cannot read stdin (Bad file descriptor): give the text"
+						   : "cudoctor explain: cannot read stdin (Is a directory): give the text"));
+		assert_int_equal(strchr(err, '\n') - err + 1, (long)strlen(err)); /* one line */
+	}
+}
+
 /* explain --binary on a file that is no binary: named as arch names it, exit 3, the text still
  * explained, and no fix line tells the user to run arch on the junk */
 static void test_explain_binary_not_a_binary(void **state)
@@ -212,6 +253,7 @@ int main(void)
 		cmocka_unit_test(test_socket_is_named_and_skipped),
 		cmocka_unit_test(test_device_is_named_and_skipped),
 		cmocka_unit_test(test_missing_input_is_not_a_clean_run),
+		cmocka_unit_test(test_explain_stdin_unreadable),
 		cmocka_unit_test(test_explain_binary_not_a_binary),
 		cmocka_unit_test(test_directory_without_r_says_use_r),
 	};
