@@ -19,9 +19,14 @@ static int load(const char *path, json_t **out, char *err)
 	int rc;
 
 	*out = NULL;
-	if ((rc = file_read_text(path, REPORT_MAX, &text, &len, err)) != CD_OK)
+	/* a byte past the bound says the file is larger, not cut short */
+	if ((rc = file_read_text(path, REPORT_MAX + 1, &text, &len, err)) != CD_OK)
 		return rc;
-	rc = report_diff_load(path, (const unsigned char *)text, len, out, err);
+	if (len > REPORT_MAX)
+		rc = cd_fail(err, CD_EFORMAT, "%.200s: larger than any report cudoctor writes (at most %u MiB read)", path,
+			     REPORT_MAX >> 20);
+	else
+		rc = report_diff_load(path, (const unsigned char *)text, len, out, err);
 	free(text);
 	return rc;
 }

@@ -3,7 +3,7 @@
  * headers, an ar long-name table without newlines, per-layer GGUF look-ups, a safetensors
  * index naming 200k shards and 100k zero-size tensors, images declaring 256 MiB each, a
  * 4 GiB file without newlines, a 40 MB fleet report, two reports of 100k findings and GPUs
- * for diff; and the small defects: a safetensors
+ * for diff and one of 65 MiB; and the small defects: a safetensors
  * header length whose low byte is '{', a layer index asking for 16 GB, a kernel name that is
  * not UTF-8 or holds escape sequences, a mapped file truncated while read.
  * Each test asserts what the parser answers. A quadratic parser takes minutes on these
@@ -667,6 +667,31 @@ static void test_fleet_report_too_large(void **state)
 	free(b);
 }
 
+/* A 65 MiB "report" for diff: named as too large, not as JSON cut short at 64 MiB (the file
+ * was whole; diff had read no more of it) */
+static void test_diff_report_too_large(void **state)
+{
+	static const char head[] = "{\"tool\": \"cudoctor\", \"command\": \"doctor\", \"pad\": \"";
+	size_t size = 65u << 20;
+	char *b = malloc(size);
+	struct run_result res;
+	const char *path;
+	(void)state;
+	assert_non_null(b);
+	memset(b, ' ', size);
+	memcpy(b, head, strlen(head));
+	memcpy(b + size - 3, "\"}\n", 3);
+	path = save("huge.json", b, size);
+	{
+		const char *args[] = { "diff", path, path, NULL };
+		run(args, &res);
+	}
+	assert_int_equal(res.status, 3);
+	assert_non_null(strstr(res.err, "huge.json: larger than any report cudoctor writes (at most 64 MiB read)"));
+	run_result_free(&res);
+	free(b);
+}
+
 /* Two reports of 100k findings and 100k GPUs each, half of them shared: diff matched every
  * item of one side by walking the other (10^10 name comparisons, hours); each item is found
  * once now. */
@@ -728,6 +753,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mapped_file_truncated_while_read, guard, unguard),
 		cmocka_unit_test_setup_teardown(test_fleet_report_too_large, guard, unguard),
 		cmocka_unit_test_setup_teardown(test_diff_many_items, guard, unguard),
+		cmocka_unit_test_setup_teardown(test_diff_report_too_large, guard, unguard),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
