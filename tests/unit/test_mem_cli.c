@@ -277,8 +277,13 @@ static void shape_options_match_config(void **state)
 	assert_string_equal(json_string_value(json_object_get(fd, "title")),
 			    json_string_value(json_object_get(json_array_get(json_object_get(c, "findings"), 0), "title")));
 	assert_non_null(strstr(json_string_value(json_array_get(json_object_get(fd, "evidence"), 0)), "--trained-context"));
-	/* no hidden size: the activations are not counted, so no fit is claimed */
+	/* no hidden size: the activations are not counted, so no fit is claimed (and the title
+	 * says so in English: it said "the activations is not counted") */
 	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(o, "per_gpu"), 0), "fits")));
+	fd = json_array_get(json_object_get(o, "findings"), 1);
+	assert_string_equal(json_string_value(json_object_get(fd, "id")), "mem-shape-unknown");
+	assert_string_equal(json_string_value(json_object_get(fd, "title")),
+			    "cannot say whether it fits: the activations are not counted");
 	json_decref(o);
 
 	const char *full[] = {CUDOCTOR_BINARY, "--json", "mem", "estimate", "--params", "494e6", "--layers", "24",

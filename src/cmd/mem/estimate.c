@@ -458,8 +458,8 @@ static void unknown_parts_finding(struct report *r, const struct mem_model *m, c
 	char s1[UNITS_BUF], s2[UNITS_BUF];
 	bool kv = !o->train && !e->kv_known;
 	struct finding *fd = report_add_finding(r, SEV_WARN, "mem-shape-unknown", t->name,
-						"cannot say whether it fits: the %s is not counted", kv ? "KV cache"
-						: "activations");
+						"cannot say whether it fits: the %s not counted",
+						kv ? "KV cache is" : "activations are");
 
 	if (!fd)
 		return;
