@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "report/report.h"
+#include "util/strindex.h"
 
 /* What may differ between nodes, in the order the fleet report lists it. */
 enum fleet_fact {
@@ -55,6 +56,8 @@ struct fleet_node {
 	char *facts[FF_COUNT];        /* NULL: no report said */
 	struct fleet_finding *findings;
 	size_t n_findings, cap_findings;
+	struct strindex finding_ix;   /* a finding's id -> its index in findings: a report of
+				       * 100k findings is read in one pass, not n x n */
 	struct fleet_sample *samples;
 	size_t n_samples, cap_samples;
 	char *failure;                /* the node could not collect its report: why */

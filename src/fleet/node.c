@@ -52,6 +52,7 @@ static void view_free(struct fleet_node *n)
 		free(n->findings[i].fix);
 	}
 	free(n->findings);
+	strindex_free(&n->finding_ix);
 	for (size_t i = 0; i < n->n_samples; i++) {
 		free(n->samples[i].metric);
 		free(n->samples[i].unit);
@@ -176,11 +177,10 @@ int fleet_node_finding(struct fleet_node *n, const char *id, enum severity sev, 
 		       const char *fix)
 {
 	struct fleet_finding *ff;
+	size_t at;
 
-	for (size_t i = 0; i < n->n_findings; i++) {
-		ff = &n->findings[i];
-		if (strcmp(ff->id, id) != 0)
-			continue;
+	if (strindex_get(&n->finding_ix, id, strlen(id), &at)) {
+		ff = &n->findings[at];
 		if (sev > ff->severity)
 			ff->severity = sev;
 		return CD_OK;
@@ -192,7 +192,8 @@ int fleet_node_finding(struct fleet_node *n, const char *id, enum severity sev, 
 	ff->title = text_dup(title ? title : "");
 	ff->fix = text_dup(fix ? fix : "");
 	ff->severity = sev;
-	if (!ff->id || !ff->title || !ff->fix) {
+	if (!ff->id || !ff->title || !ff->fix ||
+	    strindex_put(&n->finding_ix, ff->id, strlen(ff->id), n->n_findings, NULL) != CD_OK) {
 		free(ff->id);
 		free(ff->title);
 		free(ff->fix);
