@@ -286,6 +286,10 @@ static int apply_globals(const struct cli_args *a, struct cd_globals *g, char *e
 				return cd_fail(err, CD_EUSAGE, "--html wants a file name");
 			g->html = v->value;
 			break;
+		case G_OUTPUT: /* opened later; an empty name is the command line's fault, as --html's */
+			if (!*v->value)
+				return cd_fail(err, CD_EUSAGE, "--output wants a file name");
+			break;
 		default: break;
 		}
 	}

@@ -375,6 +375,21 @@ static void test_stdout_reader_gone(void **state)
 	}
 }
 
+/* An empty --output is a usage error, as an empty --html is (it was exit 3, "an input could
+ * not be read") */
+static void test_empty_output_name(void **state)
+{
+	const char *const runs[][5] = { { "--output=", "kb", "gpu", "H200", NULL }, { "-o", "", "kb", "gpu", NULL } };
+	struct run_result r;
+	(void)state;
+	for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+		assert_int_equal(run_cudoctor(runs[i], NULL, &r), 2);
+		assert_string_equal(r.err, "cudoctor kb: --output wants a file name\nTry 'cudoctor kb --help'.\n");
+		assert_string_equal(r.out, "");
+		run_result_free(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -387,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_fleet_prometheus_ignores_planted_tmp),
 		cmocka_unit_test(test_stdout_write_error),
 		cmocka_unit_test(test_stdout_reader_gone),
+		cmocka_unit_test(test_empty_output_name),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
