@@ -117,8 +117,8 @@ static bool operand_is_log(int argc, char **argv, int a)
 	return a == argc - 1 && argv[a][0] && !strpbrk(argv[a], " \t\n") && path_is_file(argv[a]);
 }
 
-/* One operand without a blank that can only be a path (a folder separator, or a log's
- * extension) but names no regular file is a mistyped log name: reading it says so, where
+/* One operand without a blank that can only be a path (a folder separator, a log's
+ * extension, or an existing folder) but names no regular file is a mistyped log name: reading it says so, where
  * explaining the name as text would answer "no CUDA error" to a question never asked. */
 static bool operand_looks_like_path(int argc, char **argv, int a)
 {
@@ -127,7 +127,7 @@ static bool operand_looks_like_path(int argc, char **argv, int a)
 
 	if (a != argc - 1 || !v[0] || strpbrk(v, " \t\n"))
 		return false;
-	if (strpbrk(v, "/\\"))
+	if (strpbrk(v, "/\\") || path_is_dir(v)) /* `explain logs`: a folder is no text either */
 		return true;
 	dot = strrchr(v, '.');
 	for (size_t i = 0; dot && i < sizeof(exts) / sizeof(exts[0]); i++)

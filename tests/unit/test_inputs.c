@@ -199,6 +199,25 @@ static void test_explain_stdin_unreadable(void **state)
 	}
 }
 
+/* explain with one operand naming a folder: said to be one, exit 3 (it was explained as the
+ * text "logs": "no CUDA error", exit 0) */
+static void test_explain_folder_operand(void **state)
+{
+	char folder[96];
+	struct run_result r;
+
+	(void)state;
+	snprintf(folder, sizeof folder, "%s/logs", dir);
+	assert_int_equal(mkdir(folder, 0700), 0);
+	assert_int_equal(chdir(dir), 0);
+	r = run_on("logs", (const char *const[]){ "explain", "--offline", "@", NULL });
+	assert_int_equal(r.status, 3);
+	assert_string_equal(r.err, "cudoctor explain: logs: a directory, not a regular file; skipped\n");
+	run_result_free(&r);
+	assert_int_equal(chdir("/"), 0);
+	rmdir(folder);
+}
+
 /* explain --binary on a file that is no binary: named as arch names it, exit 3, the text still
  * explained, and no fix line tells the user to run arch on the junk */
 static void test_explain_binary_not_a_binary(void **state)
@@ -254,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_device_is_named_and_skipped),
 		cmocka_unit_test(test_missing_input_is_not_a_clean_run),
 		cmocka_unit_test(test_explain_stdin_unreadable),
+		cmocka_unit_test(test_explain_folder_operand),
 		cmocka_unit_test(test_explain_binary_not_a_binary),
 		cmocka_unit_test(test_directory_without_r_says_use_r),
 	};
