@@ -34,7 +34,9 @@ static const char arch_notes[] =
 	"cuFFT's .ldata, ...) are listed with their section and left out of verdicts. "
 	"An input that cannot be read (missing, a FIFO, a device, a directory beside other inputs "
 	"without -r) is named on stderr, skipped, and the run "
-	"exits 3. A Windows program (.exe) also gets each CUDA DLL it imports followed through "
+	"exits 3. A name holding * or ? that names no file is expanded as a shell would (cmd.exe "
+	"and PowerShell do not: arch C:\\app\\*.dll); one that matches nothing is such an input. "
+	"A Windows program (.exe) also gets each CUDA DLL it imports followed through "
 	"Windows' DLL search order (its folder, System32, System, the Windows folder, the current "
 	"folder, PATH) on the Windows side found (this Windows, or /mnt/c under WSL2): one found "
 	"nowhere stops the program before it starts (win-exe-dll-not-found; docs/windows.md). "
@@ -69,8 +71,8 @@ static const struct cli_opt arch_opts[] = {
 	{ 0 },
 };
 
-static int parse_args(struct report *r, int argc, char **argv, const struct cd_globals *g, struct arch_opts *o,
-		      struct arch_inputs *in, char *err)
+static int parse_operands(struct report *r, int argc, char **argv, const struct cd_globals *g, struct arch_opts *o,
+			  struct arch_inputs *in, char *err)
 {
 	int n_files = 0; /* operands that are not directories */
 	bool python = false, ollama = false;
@@ -158,6 +160,87 @@ static int parse_args(struct report *r, int argc, char **argv, const struct cd_g
 	if (argc == 1 && !python && !ollama)
 		return cd_fail(err, CD_EUSAGE, "name a file or directory, or use --python / --ollama");
 	return CD_OK;
+}
+
+/* The operands after wildcard expansion: argv's words borrowed, the matches of a pattern
+ * owned. */
+struct operands {
+	char **v;
+	bool *owned;
+	size_t n, cap;
+};
+
+static int operand_push(struct operands *ops, char *word, bool owned)
+{
+	if (ops->n == ops->cap) {
+		size_t nc = ops->cap ? ops->cap * 2 : 16;
+		char **v = realloc(ops->v, nc * sizeof(*v));
+		bool *o;
+
+		if (!v)
+			return CD_ENOMEM;
+		ops->v = v;
+		if (!(o = realloc(ops->owned, nc * sizeof(*o))))
+			return CD_ENOMEM;
+		ops->owned = o;
+		ops->cap = nc;
+	}
+	ops->v[ops->n] = word;
+	ops->owned[ops->n++] = owned;
+	return CD_OK;
+}
+
+/* The operands with each wildcard pattern replaced by the files it matches, as a POSIX shell
+ * would have done: Windows' shells pass `arch C:\\app\\*.dll` on as it is. A pattern that
+ * matches nothing is an input that cannot be read (said on stderr, exit 3). */
+static int parse_args(struct report *r, int argc, char **argv, const struct cd_globals *g, struct arch_opts *o,
+		      struct arch_inputs *in, char *err)
+{
+	struct operands ops = { 0 };
+	bool patterns = false;
+	int rc = CD_OK;
+
+	for (int i = 1; i < argc; i++)
+		patterns |= arch_inputs_is_pattern(argv[i]);
+	if (!patterns)
+		return parse_operands(r, argc, argv, g, o, in, err);
+	rc = operand_push(&ops, argv[0], false);
+	for (int i = 1; i < argc && rc == CD_OK; i++) {
+		char **m;
+		size_t n, k = 0;
+
+		if (!arch_inputs_is_pattern(argv[i])) {
+			rc = operand_push(&ops, argv[i], false);
+			continue;
+		}
+		if ((rc = arch_inputs_glob(argv[i], &m, &n, err)) != CD_OK)
+			goto out;
+		if (n == 0) {
+			char msg[CD_ERRMSG];
+
+			snprintf(msg, sizeof msg, "%.200s: no file matches", argv[i]);
+			cmd_input_error(r, "arch", msg);
+		}
+		for (; k < n && rc == CD_OK; k++)
+			rc = operand_push(&ops, m[k], true);
+		for (; k < n; k++) /* the ones not pushed, out of memory */
+			free(m[k]);
+		free(m);
+	}
+	if (rc != CD_OK) {
+		rc = cd_fail(err, CD_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* when every pattern matched nothing, that was said: no "name a file" on top */
+	if (ops.n > 1 || r->exit_override < 0)
+		rc = parse_operands(r, (int)ops.n, ops.v, g, o, in, err);
+out:
+	for (size_t k = 0; k < ops.n; k++)
+		if (ops.owned[k])
+			free(ops.v[k]);
+	free(ops.v);
+	free(ops.owned);
+	return rc;
 }
 
 /* Over this many files a run shows a count per GPU first, then only the files that do not

@@ -12,6 +12,7 @@
 #include "binfmt/pe.h"
 #include "os/env.h"
 #include "os/fs.h"
+#include "os/host.h"
 #include "probe/arch_inputs.h"
 #include "probe/fw_files.h"
 #include "probe/paths.h"
@@ -135,6 +136,68 @@ out:
 	if (rc == CD_ENOMEM)
 		return cd_fail(err, rc, "out of memory");
 	return rc;
+}
+
+bool arch_inputs_is_pattern(const char *operand)
+{
+	struct os_stat st;
+
+	return strpbrk(operand, "*?") && os_stat(operand, &st) != 0;
+}
+
+int arch_inputs_glob(const char *pattern, char ***out, size_t *n, char *err)
+{
+	const char *sep = os_last_sep(pattern), *base = sep ? sep + 1 : pattern;
+	char *dir = sep ? cd_strndup(pattern, (size_t)(sep - pattern) + (sep == pattern)) : cd_strdup(".");
+	char **names = NULL;
+	size_t cap = 0;
+	struct os_dir *d = NULL;
+	const char *name;
+	int rc = CD_OK;
+
+	*out = NULL;
+	*n = 0;
+	if (!dir)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	/* only the last component is a pattern: a folder named with '*' is no folder */
+	if (strpbrk(dir, "*?") || os_dir_open(dir, &d) != 0)
+		goto out;
+	while ((name = os_dir_next(d))) {
+		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || !str_wildcard_match(base, name, !os_is_linux()))
+			continue;
+		/* a hidden file is matched only by a pattern that starts with '.', as a shell does */
+		if (name[0] == '.' && base[0] != '.')
+			continue;
+		if (*n == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			char **p = realloc(names, nc * sizeof(*p));
+			if (!p) {
+				rc = CD_ENOMEM;
+				goto out;
+			}
+			names = p;
+			cap = nc;
+		}
+		if (!(names[*n] = sep ? cd_asprintf("%.*s%s", (int)(base - pattern), pattern, name) : cd_strdup(name))) {
+			rc = CD_ENOMEM;
+			goto out;
+		}
+		(*n)++;
+	}
+	cd_qsort(names, *n, sizeof(*names), name_cmp);
+out:
+	if (d)
+		os_dir_close(d);
+	free(dir);
+	if (rc != CD_OK) {
+		for (size_t i = 0; i < *n; i++)
+			free(names[i]);
+		free(names);
+		*n = 0;
+		return cd_fail(err, rc, "out of memory");
+	}
+	*out = names;
+	return CD_OK;
 }
 
 int arch_inputs_expand_dir(struct arch_inputs *in, const char *dir, bool recursive, char *err)

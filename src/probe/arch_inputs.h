@@ -15,6 +15,14 @@ struct arch_inputs {
 };
 int arch_inputs_add(struct arch_inputs *in, const char *path, bool explicit_input);
 int arch_inputs_expand_dir(struct arch_inputs *in, const char *dir, bool recursive, char *err);
+/* Whether an operand is a wildcard pattern left for cudoctor to expand: it holds '*' or '?'
+ * and names nothing as it is (Windows' shells pass `*.dll` on unexpanded; a POSIX shell
+ * passes on a quoted one, or one that matched nothing). */
+bool arch_inputs_is_pattern(const char *operand);
+/* The paths the pattern's last component matches in its folder (the current one when it
+ * names none), sorted; case folded on Windows, whose names are so. CD_OK with *n 0 when
+ * nothing matches; the caller frees each and the array. */
+int arch_inputs_glob(const char *pattern, char ***out, size_t *n, char *err);
 /* --python: the frameworks' device-code files (probe/fw_files.h) in each site-packages of the
  * interpreter (by default the one of the environment cudoctor was started from,
  * python_launcher_env, else python3 on PATH), asked through probe/spawn.h. CD_ETIMEOUT when

@@ -347,3 +347,37 @@ size_t str_lines_add(char *lines, size_t width, size_t n, size_t max, const char
 	va_end(ap);
 	return n + 1;
 }
+
+static bool same_byte(char a, char b, bool fold)
+{
+	if (fold && a >= 'A' && a <= 'Z')
+		a = (char)(a - 'A' + 'a');
+	if (fold && b >= 'A' && b <= 'Z')
+		b = (char)(b - 'A' + 'a');
+	return a == b;
+}
+
+bool str_wildcard_match(const char *pattern, const char *s, bool fold)
+{
+	const char *star = NULL, *resume = NULL;
+
+	/* the last '*' is the only one worth going back to: what an earlier one would take
+	 * more of, this one can take as well */
+	while (*s) {
+		if (*pattern == '*') {
+			star = pattern++;
+			resume = s;
+		} else if (*pattern && (*pattern == '?' || same_byte(*pattern, *s, fold))) {
+			pattern++;
+			s++;
+		} else if (star) {
+			pattern = star + 1;
+			s = ++resume;
+		} else {
+			return false;
+		}
+	}
+	while (*pattern == '*')
+		pattern++;
+	return !*pattern;
+}

@@ -20,6 +20,10 @@ bool str_is_shared_object_name(const char *path);
  * ending in ".dll" or ".pyd" (any case: Windows file systems ignore it). */
 bool str_is_module_name(const char *path);
 bool str_contains_ci(const char *haystack, const char *needle); /* ASCII case-insensitive */
+/* Whether s matches pattern, where '*' is any run of bytes and '?' one byte (no classes, no
+ * separators treated apart: for one file name), ASCII case folded when fold; at most
+ * length(pattern) x length(s) steps, whatever the pattern. */
+bool str_wildcard_match(const char *pattern, const char *s, bool fold);
 char *str_trim(char *s);
 /* Writes a formatted line into row n of a table of max rows, width bytes each (rows contiguous
  * from lines); returns n + 1, or n when the table is full. */

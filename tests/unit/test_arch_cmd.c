@@ -339,6 +339,17 @@ static void test_exit_codes(void **state)
 	assert_int_equal(testlib_run(none, no_driver, NULL, &res), 0);
 	assert_int_equal(res.status, 2);
 	run_result_free(&res);
+	/* a wildcard the shell left as it is (quoted here; Windows' shells never expand one) is
+	 * expanded as a shell would, sorted; one that matches nothing is an input that cannot be
+	 * read (it was "No such file or directory", or on Windows "Invalid argument") */
+	if (access(ARCH_FIXTURES "/k_sm90.fatbin", R_OK) == 0) {
+		const char *glob[] = {CUDOCTOR_BINARY, "-q", "arch", "--gpu", "9.0", "k_sm9?.fatbin", "*.nomatch", NULL};
+		assert_int_equal(run_in(ARCH_FIXTURES, glob, no_driver, &res), 0);
+		assert_int_equal(res.status, 3);
+		assert_string_equal(res.out, "k_sm90.fatbin: --gpu 9.0: native\n");
+		assert_string_equal(res.err, "cudoctor arch: *.nomatch: no file matches\n");
+		run_result_free(&res);
+	}
 	/* a file without device code is not an error */
 	const char *host[] = {CUDOCTOR_BINARY, "--json", "arch", "--gpu", "9.0", "/bin/sh", NULL};
 	int status;

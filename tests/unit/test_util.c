@@ -152,6 +152,27 @@ static void test_natural_order(void **state)
 	assert_true(str_natcmp("sm_", "sm_75") < 0);
 }
 
+static void test_wildcard_match(void **state)
+{
+	char many_a[4096], pattern[64];
+
+	(void)state;
+	assert_true(str_wildcard_match("*.dll", "cublas64_12.dll", false));
+	assert_false(str_wildcard_match("*.dll", "cublas64_12.DLL", false));
+	assert_true(str_wildcard_match("*.dll", "cublas64_12.DLL", true));
+	assert_true(str_wildcard_match("cu*64_??.dll", "cudart64_12.dll", false));
+	assert_false(str_wildcard_match("cu*64_??.dll", "cudart64_1.dll", false));
+	assert_true(str_wildcard_match("*", "", false));
+	assert_false(str_wildcard_match("?", "", false));
+	assert_true(str_wildcard_match("a*b*c", "aXbYbZc", false));
+	assert_false(str_wildcard_match("a*b*c", "aXbYbZ", false));
+	/* a pattern that makes a backtracking matcher exponential stays within length^2 steps */
+	memset(many_a, 'a', sizeof many_a - 1);
+	many_a[sizeof many_a - 1] = '\0';
+	snprintf(pattern, sizeof pattern, "*a*a*a*a*a*a*a*a*a*a*b");
+	assert_false(str_wildcard_match(pattern, many_a, false));
+}
+
 static void test_file_errors_name_the_path(void **state)
 {
 	struct mapped_file mf;
@@ -183,6 +204,7 @@ int main(void)
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_strbuf),
 		cmocka_unit_test(test_natural_order),
+		cmocka_unit_test(test_wildcard_match),
 		cmocka_unit_test(test_file_errors_name_the_path),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

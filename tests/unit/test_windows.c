@@ -665,7 +665,8 @@ static void linux_only_commands_say_so(void **state)
 	}
 }
 
-/* The documented exit statuses, and --output written through a temporary renamed into place. */
+/* The documented exit statuses, wildcards expanded, and --output written through a temporary
+ * renamed into place. */
 static void exit_statuses_and_output(void **state)
 {
 	const char *usage[] = { "no-such-command", NULL };
@@ -683,6 +684,22 @@ static void exit_statuses_and_output(void **state)
 	assert_int_equal(w.status, 3);
 	assert_non_null(strstr(w.err, "/nonexistent/x.dll"));
 	run_result_free(&w);
+	/* cmd.exe and PowerShell pass `arch C:\app\*.dll` on as it is: cudoctor expands it,
+	 * case folded as Windows names are (it said "*.dll: Invalid argument") */
+	if (access(CUDOCTOR_FIXTURES_DIR "/arch/k_win.dll", R_OK) == 0) {
+		const char *glob[] = { "-q", "arch", "--gpu", "8.6", "Z:" CUDOCTOR_FIXTURES_DIR "/arch/K_WIN*.DLL", NULL };
+		const char *none[] = { "arch", "Z:" CUDOCTOR_FIXTURES_DIR "/arch/*.nomatch", NULL };
+
+		assert_int_equal(run(true, glob, NULL, &w), 0);
+		assert_int_equal(w.status, 0);
+		assert_non_null(strstr(w.out, "/arch/k_win.dll: --gpu 8.6: native\n"));
+		assert_string_equal(w.err, "");
+		run_result_free(&w);
+		assert_int_equal(run(true, none, NULL, &w), 0);
+		assert_int_equal(w.status, 3);
+		assert_non_null(strstr(w.err, "/arch/*.nomatch: no file matches\n"));
+		run_result_free(&w);
+	}
 
 	assert_non_null(mkdtemp(dir));
 	snprintf(out, sizeof out, "%s/report.txt", dir);
