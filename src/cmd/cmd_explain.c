@@ -22,6 +22,7 @@
 #include "util/err.h"
 #include "util/file.h"
 #include "util/str.h"
+#include "util/utf16.h"
 
 static const char explain_help[] =
 	"Recognises every CUDA error cudoctor's catalogue knows in TEXT (or a log file named as the one "
@@ -63,8 +64,8 @@ static const struct cli_opt explain_opts[] = {
 	{ 0 },
 };
 
-/* the scanner's reader (it may run on a thread of its own): ctx, when not NULL, keeps the
- * errno of a failed read, since errno is the reading thread's */
+/* the scanner's readers (they may run on a thread of their own): read_stdin's ctx, when not
+ * NULL, keeps the errno of a failed read, since errno is the reading thread's */
 static long long read_stdin(void *ctx, char *buf, size_t cap)
 {
 	size_t n;
@@ -81,11 +82,69 @@ static long long read_fd(void *ctx, char *buf, size_t cap)
 	return os_read(*(const int *)ctx, buf, cap);
 }
 
+/* A reader over another that makes a UTF-16 log UTF-8 (what Windows PowerShell 5.1's `>`
+ * writes, in which no message would be found otherwise); any other log passes as it is. */
+#define UTF16_PIECE (1u << 20)
+
+struct utf8_reader {
+	long long (*read)(void *ctx, char *buf, size_t cap);
+	void *ctx;
+	struct utf16_stream u;
+	unsigned char *raw; /* a UTF-16 piece as read */
+	char *out;          /* ... converted, handed out as the scanner asks, from pos to len */
+	size_t pos, len;
+};
+
+static long long read_utf8(void *ctx, char *buf, size_t cap)
+{
+	struct utf8_reader *r = ctx;
+	long long n;
+
+	if (r->u.order == 0) { /* the first two bytes say which */
+		unsigned char head[2];
+		char mark[UTF16_UTF8_MAX(2)];
+
+		if ((n = r->read(r->ctx, (char *)head, cap < 2 ? cap : 2)) <= 0)
+			return n;
+		if (!utf16_detect(&r->u, head, (size_t)n)) {
+			memcpy(buf, head, (size_t)n);
+			return n;
+		}
+		utf16_to_utf8(&r->u, head, (size_t)n, mark); /* the mark: nothing */
+	}
+	if (r->u.order < 0)
+		return r->read(r->ctx, buf, cap);
+	if (!r->raw && (!(r->raw = malloc(UTF16_PIECE)) || !(r->out = malloc(UTF16_UTF8_MAX(UTF16_PIECE)))))
+		return -1;
+	while (r->pos == r->len) {
+		if ((n = r->read(r->ctx, (char *)r->raw, UTF16_PIECE)) <= 0)
+			return n;
+		r->pos = 0;
+		r->len = utf16_to_utf8(&r->u, r->raw, (size_t)n, r->out);
+	}
+	n = (long long)(r->len - r->pos < cap ? r->len - r->pos : cap);
+	memcpy(buf, r->out + r->pos, (size_t)n);
+	r->pos += (size_t)n;
+	return n;
+}
+
+static int scan_utf8(struct explain_scan *sc, long long (*read)(void *, char *, size_t), void *ctx, char *err)
+{
+	struct utf8_reader r = { .read = read, .ctx = ctx };
+	int rc;
+
+	utf16_init(&r.u);
+	rc = explain_scan_stream(sc, read_utf8, &r, err);
+	free(r.raw);
+	free(r.out);
+	return rc;
+}
+
 /* stdin is read to its end and judged as it arrives: a log of any size, and the program
  * writing into the pipe never gets SIGPIPE */
 static int scan_stdin(struct explain_scan *sc, char *err)
 {
-	int e = 0, rc = explain_scan_stream(sc, read_stdin, &e, err);
+	int e = 0, rc = scan_utf8(sc, read_stdin, &e, err);
 
 	/* stdin closed (`<&-`) or a directory: why, and what to give instead */
 	if (rc == CD_EIO)
@@ -103,7 +162,7 @@ static int scan_file(struct explain_scan *sc, const char *path, char *err)
 
 	if ((rc = file_open_input(path, &fd, &size, ferr)) != CD_OK)
 		return cd_fail(err, rc == CD_ENOMEM ? rc : CD_EIO, "%s", ferr);
-	rc = explain_scan_stream(sc, read_fd, &fd, err);
+	rc = scan_utf8(sc, read_fd, &fd, err);
 	if (rc == CD_EIO)
 		rc = cd_fail(err, CD_EIO, "%.400s: cannot be read", path);
 	os_close(fd);

@@ -218,6 +218,36 @@ static void test_explain_folder_operand(void **state)
 	rmdir(folder);
 }
 
+/* A log Windows PowerShell 5.1 wrote (`python train.py 2>&1 > train.log`: UTF-16LE behind a
+ * byte order mark), named or piped: its error is found (it was "no CUDA error", exit 0) */
+static void test_explain_utf16_log(void **state)
+{
+	static const char text[] = "Traceback (most recent call last):\r\nRuntimeError: CUDA error: no kernel "
+				   "image is available for execution on the device\r\n";
+	unsigned char wide[2 + 2 * sizeof text];
+	char path[96];
+	struct run_result r;
+	size_t n = 0;
+	FILE *f;
+
+	(void)state;
+	wide[n++] = 0xFF;
+	wide[n++] = 0xFE;
+	for (size_t i = 0; text[i]; i++) {
+		wide[n++] = (unsigned char)text[i];
+		wide[n++] = 0;
+	}
+	snprintf(path, sizeof path, "%s/train.log", dir);
+	assert_non_null(f = fopen(path, "wb"));
+	assert_int_equal(fwrite(wide, 1, n, f), n);
+	fclose(f);
+	r = run_on(path, (const char *const[]){ "-q", "explain", "--offline", "@", NULL });
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.out, "error no-kernel-image: "));
+	run_result_free(&r);
+	unlink(path);
+}
+
 /* explain --binary on a file that is no binary: named as arch names it, exit 3, the text still
  * explained, and no fix line tells the user to run arch on the junk */
 static void test_explain_binary_not_a_binary(void **state)
@@ -274,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_missing_input_is_not_a_clean_run),
 		cmocka_unit_test(test_explain_stdin_unreadable),
 		cmocka_unit_test(test_explain_folder_operand),
+		cmocka_unit_test(test_explain_utf16_log),
 		cmocka_unit_test(test_explain_binary_not_a_binary),
 		cmocka_unit_test(test_directory_without_r_says_use_r),
 	};

@@ -12,6 +12,7 @@
 #include "util/file.h"
 #include "util/str.h"
 #include "util/units.h"
+#include "util/utf16.h"
 #include "util/version.h"
 
 static void test_version_parse(void **state)
@@ -173,6 +174,41 @@ static void test_wildcard_match(void **state)
 	assert_false(str_wildcard_match(pattern, many_a, false));
 }
 
+/* UTF-16 as Windows PowerShell 5.1 writes it, cut into pieces at every offset: the same
+ * UTF-8 (a pair, a lone surrogate made U+FFFD, the mark dropped) */
+static void test_utf16_pieces(void **state)
+{
+	/* FF FE, "a", U+00E9, U+65E5, U+1F600 (a pair), a lone low surrogate, "\r\n" */
+	static const unsigned char le[] = { 0xFF, 0xFE, 'a', 0, 0xE9, 0, 0xE5, 0x65, 0x3D, 0xD8, 0x00, 0xDE,
+					    0x00, 0xDC, '\r', 0, '\n', 0 };
+	static const char want[] = "a\xc3\xa9\xe6\x97\xa5\xf0\x9f\x98\x80\xef\xbf\xbd\r\n";
+	unsigned char be[sizeof le];
+	char out[UTF16_UTF8_MAX(sizeof le) * 2];
+	struct utf16_stream u;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof le; i += 2) {
+		be[i] = le[i + 1];
+		be[i + 1] = le[i];
+	}
+	for (int order = 0; order < 2; order++) {
+		const unsigned char *in = order ? be : le;
+
+		for (size_t cut = 2; cut < sizeof le; cut++) { /* the mark is in the first piece */
+			size_t w;
+
+			utf16_init(&u);
+			assert_true(utf16_detect(&u, in, cut));
+			w = utf16_to_utf8(&u, in, cut, out);
+			w += utf16_to_utf8(&u, in + cut, sizeof le - cut, out + w);
+			assert_int_equal(w, strlen(want));
+			assert_memory_equal(out, want, w);
+		}
+	}
+	utf16_init(&u);
+	assert_false(utf16_detect(&u, (const unsigned char *)"CUDA error", 10));
+}
+
 static void test_file_errors_name_the_path(void **state)
 {
 	struct mapped_file mf;
@@ -205,6 +241,7 @@ int main(void)
 		cmocka_unit_test(test_strbuf),
 		cmocka_unit_test(test_natural_order),
 		cmocka_unit_test(test_wildcard_match),
+		cmocka_unit_test(test_utf16_pieces),
 		cmocka_unit_test(test_file_errors_name_the_path),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
