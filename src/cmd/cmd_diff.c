@@ -7,6 +7,7 @@
 #include "report/diff.h"
 #include "util/file.h"
 #include "util/str.h"
+#include "util/utf16.h"
 
 #define REPORT_MAX (64u << 20)
 
@@ -22,11 +23,19 @@ static int load(const char *path, json_t **out, char *err)
 	/* a byte past the bound says the file is larger, not cut short */
 	if ((rc = file_read_text(path, REPORT_MAX + 1, &text, &len, err)) != CD_OK)
 		return rc;
-	if (len > REPORT_MAX)
-		rc = cd_fail(err, CD_EFORMAT, "%.200s: larger than any report cudoctor writes (at most %u MiB read)", path,
-			     REPORT_MAX >> 20);
-	else
-		rc = report_diff_load(path, (const unsigned char *)text, len, out, err);
+	if (len > REPORT_MAX) {
+		rc = cd_fail(err, CD_EFORMAT, "%.200s: larger than any report cudoctor writes (at most %u MiB read)",
+			     path, REPORT_MAX >> 20);
+	} else {
+		/* `cudoctor --json doctor > a.json` in Windows PowerShell 5.1 writes UTF-16 */
+		char *utf8;
+		const unsigned char *json;
+		size_t n;
+
+		rc = utf16_text_as_utf8((const unsigned char *)text, len, &utf8, &json, &n);
+		rc = rc != CD_OK ? cd_fail(err, rc, "out of memory") : report_diff_load(path, json, n, out, err);
+		free(utf8);
+	}
 	free(text);
 	return rc;
 }

@@ -18,6 +18,7 @@
 #include "util/file.h"
 #include "util/outfile.h"
 #include "util/units.h"
+#include "util/utf16.h"
 
 #define DEFAULT_TIMEOUT_S 300
 
@@ -154,8 +155,16 @@ static int read_files(struct report *r, int n, char **files, const struct fleet_
 			continue;
 		}
 		if (rc == CD_OK) {
-			/* a report cut short while read holds zeros there: JSON refuses them */
-			rc = fleet_read_report(&f, mf.data, mf.size, name, ferr);
+			char *utf8;
+			const unsigned char *json;
+			size_t len;
+
+			/* a report cut short while read holds zeros there: JSON refuses them; one a
+			 * Windows shell wrote may be UTF-16 */
+			rc = utf16_text_as_utf8(mf.data, mf.size, &utf8, &json, &len);
+			if (rc == CD_OK)
+				rc = fleet_read_report(&f, json, len, name, ferr);
+			free(utf8);
 			file_unmap(&mf);
 		}
 		if (rc != CD_OK && rc != CD_ENOMEM)

@@ -1,4 +1,7 @@
 /* UTF-16 to UTF-8 as a text is read (util/utf16.h). */
+#include <stdlib.h>
+
+#include "util/err.h"
 #include "util/utf16.h"
 
 void utf16_init(struct utf16_stream *s)
@@ -89,4 +92,27 @@ size_t utf16_to_utf8(struct utf16_stream *s, const unsigned char *in, size_t n, 
 		s->has_pending = true;
 	}
 	return w;
+}
+
+int utf16_text_as_utf8(const unsigned char *data, size_t size, char **owned, const unsigned char **text,
+		       size_t *len)
+{
+	struct utf16_stream u;
+
+	*owned = NULL;
+	*text = data;
+	*len = size;
+	if (size >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF) {
+		*text = data + 3;
+		*len = size - 3;
+		return CD_OK;
+	}
+	utf16_init(&u);
+	if (!utf16_detect(&u, data, size))
+		return CD_OK;
+	if (!(*owned = malloc(UTF16_UTF8_MAX(size))))
+		return CD_ENOMEM;
+	*len = utf16_to_utf8(&u, data, size, *owned);
+	*text = (const unsigned char *)*owned;
+	return CD_OK;
 }

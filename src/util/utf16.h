@@ -24,4 +24,10 @@ bool utf16_detect(struct utf16_stream *s, const unsigned char *in, size_t n);
  * the bytes written. The mark is dropped; a surrogate without its pair becomes U+FFFD. */
 size_t utf16_to_utf8(struct utf16_stream *s, const unsigned char *in, size_t n, char *out);
 
+/* A whole text as UTF-8: past a UTF-8 byte order mark (Out-File -Encoding utf8 writes one);
+ * behind a UTF-16 mark, converted into a new buffer *owned that the caller frees; else data
+ * as it is. *text and *len are what to read. CD_OK or CD_ENOMEM. */
+int utf16_text_as_utf8(const unsigned char *data, size_t size, char **owned, const unsigned char **text,
+		       size_t *len);
+
 #endif

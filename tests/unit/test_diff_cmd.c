@@ -237,6 +237,42 @@ static void test_bad_inputs(void **state)
 	run_result_free(&r);
 }
 
+/* A report Windows PowerShell wrote: `cudoctor --json doctor > a.json` is UTF-16LE behind a
+ * byte order mark in PowerShell 5.1, and Out-File -Encoding utf8 puts a UTF-8 mark first;
+ * both read as the report (they were "not JSON") */
+static void test_windows_shell_encodings(void **state)
+{
+	char u16[128], u8[128];
+	FILE *in, *o16, *o8;
+	int c;
+
+	(void)state;
+	snprintf(u16, sizeof u16, "%s/a-utf16.json", root);
+	snprintf(u8, sizeof u8, "%s/a-utf8bom.json", root);
+	assert_non_null(in = fopen(a_json, "rb"));
+	assert_non_null(o16 = fopen(u16, "wb"));
+	assert_non_null(o8 = fopen(u8, "wb"));
+	fputs("\xff\xfe", o16);
+	fputs("\xef\xbb\xbf", o8);
+	while ((c = fgetc(in)) != EOF) { /* the report is ASCII: a UTF-16 unit per byte */
+		fputc(c, o16);
+		fputc(0, o16);
+		fputc(c, o8);
+	}
+	fclose(in);
+	fclose(o16);
+	fclose(o8);
+	for (int i = 0; i < 2; i++) {
+		struct run_result r = diff(i ? u8 : u16, a_json, "-q");
+
+		assert_int_equal(r.status, 0);
+		assert_string_equal(r.out, "0 changes\n");
+		run_result_free(&r);
+	}
+	unlink(u16);
+	unlink(u8);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -244,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_findings_and_no_change),
 		cmocka_unit_test(test_old_release_reports),
 		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_windows_shell_encodings),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -207,6 +207,29 @@ static void test_utf16_pieces(void **state)
 	}
 	utf16_init(&u);
 	assert_false(utf16_detect(&u, (const unsigned char *)"CUDA error", 10));
+	/* a whole report file, as diff and fleet read one: plain, behind a UTF-8 mark, UTF-16 */
+	{
+		static const unsigned char plain[] = "{}", bom8[] = "\xef\xbb\xbf{}", wide[] = "\xff\xfe{\0}\0";
+		const unsigned char *text;
+		char *owned;
+		size_t len;
+
+		assert_int_equal(utf16_text_as_utf8(plain, 2, &owned, &text, &len), CD_OK);
+		assert_null(owned);
+		assert_ptr_equal(text, plain);
+		assert_int_equal(len, 2);
+		assert_int_equal(utf16_text_as_utf8(bom8, 5, &owned, &text, &len), CD_OK);
+		assert_null(owned);
+		assert_memory_equal(text, "{}", 2);
+		assert_int_equal(len, 2);
+		assert_int_equal(utf16_text_as_utf8(wide, 6, &owned, &text, &len), CD_OK);
+		assert_non_null(owned);
+		assert_int_equal(len, 2);
+		assert_memory_equal(text, "{}", 2);
+		free(owned);
+		assert_int_equal(utf16_text_as_utf8(NULL, 0, &owned, &text, &len), CD_OK);
+		assert_int_equal(len, 0);
+	}
 }
 
 static void test_file_errors_name_the_path(void **state)
