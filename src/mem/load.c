@@ -10,6 +10,7 @@
 #include "util/err.h"
 #include "util/file.h"
 #include "util/str.h"
+#include "util/utf16.h"
 
 #define MAX_CONFIG_BYTES (16u << 20)
 #define MAX_INDEX_BYTES (64u << 20)
@@ -19,10 +20,18 @@ static int load_json(const char *path, size_t max, json_t **out, char *err)
 	char *text = NULL;
 	size_t len;
 	json_error_t jerr;
+	const unsigned char *json;
+	char *utf8;
 	int rc = file_read_text(path, max, &text, &len, err);
 	if (rc)
 		return rc;
-	*out = json_loadb(text, len, 0, &jerr);
+	/* a config.json a Windows editor saved behind a byte order mark, or as UTF-16 */
+	if ((rc = utf16_text_as_utf8((const unsigned char *)text, len, &utf8, &json, &len)) != CD_OK) {
+		free(text);
+		return cd_fail(err, rc, "out of memory");
+	}
+	*out = json_loadb((const char *)json, len, 0, &jerr);
+	free(utf8);
 	free(text);
 	if (!*out)
 		return cd_fail(err, CD_EFORMAT, "%s: line %d: %s", path, jerr.line, jerr.text);

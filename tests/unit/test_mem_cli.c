@@ -427,6 +427,40 @@ static void bad_files_give_one_line(void **state)
 	rmdir(dir);
 }
 
+/* A config.json a Windows editor saved behind a UTF-8 byte order mark, or as UTF-16: read as
+ * the config (it was "'[' or '{' expected") */
+static void config_with_byte_order_mark(void **state)
+{
+	char src[4300], dir[4300], path[4400];
+	struct run_result r;
+	FILE *in, *out;
+	int c;
+	(void)state;
+	snprintf(src, sizeof src, "%s/st_single/config.json", mem_fx_dir);
+	snprintf(dir, sizeof dir, "%s/bom-%ld", mem_fx_dir, (long)getpid());
+	mkdir(dir, 0755);
+	for (int wide = 0; wide < 2; wide++) {
+		snprintf(path, sizeof path, "%s/config.json", dir);
+		assert_non_null(in = fopen(src, "rb"));
+		assert_non_null(out = fopen(path, "wb"));
+		fputs(wide ? "\xff\xfe" : "\xef\xbb\xbf", out);
+		while ((c = fgetc(in)) != EOF) { /* the config is ASCII: a UTF-16 unit per byte */
+			fputc(c, out);
+			if (wide)
+				fputc(0, out);
+		}
+		fclose(in);
+		fclose(out);
+		const char *argv[] = {CUDOCTOR_BINARY, "-q", "mem", "estimate", path, "--gpu", "H200", NULL};
+		assert_int_equal(testlib_run(argv, no_gpu_env, NULL, &r), 0);
+		if (r.status != 0 || !strstr(r.out, ": fits"))
+			fail_msg("%s: exit %d: %s%s", wide ? "UTF-16" : "UTF-8 mark", r.status, r.out, r.err);
+		run_result_free(&r);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
 static void usage_errors(void **state)
 {
 	(void)state;
@@ -464,6 +498,7 @@ int main(void)
 		cmocka_unit_test(shape_options_match_config),
 		cmocka_unit_test(training_names_the_peak_phase),
 		cmocka_unit_test(gguf_quant_names),
+		cmocka_unit_test(config_with_byte_order_mark),
 		cmocka_unit_test(usage_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
