@@ -72,7 +72,8 @@ static const struct cli_opt global_opts[] = {
 	  .group = GROUP_VERBOSITY },
 	{ .id = G_OUTPUT, .short_name = 'o', .long_name = "output", .arg = CLI_REQUIRED, .metavar = "FILE",
 	  .help = "write the report to FILE instead of stdout (a temporary file renamed into place, so "
-		  "FILE is never half-written, keeping its mode and owner; a device or FIFO is written in place)",
+		  "FILE is never half-written, keeping its mode and owner, and removed if the run is "
+		  "interrupted; a device or FIFO is written in place)",
 	  .complete = CLI_C_FILE },
 	{ .id = G_ANONYMIZE, .long_name = "anonymize",
 	  .help = "before sharing: the host name, GPU UUIDs and serials replaced by stable hashes, "

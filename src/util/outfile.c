@@ -83,6 +83,7 @@ static int open_temporary(struct outfile *o, char *err)
 		}
 		if ((e = -os_open_write(o->tmp, OS_W_EXCL, 0600, &o->fd)) == 0) {
 			free(d);
+			os_unlink_on_interrupt(o->tmp); /* Ctrl-C mid-report leaves no temporary */
 			return CD_OK;
 		}
 		if (e != EEXIST)
@@ -187,6 +188,7 @@ static int close_file(struct outfile *o)
 
 static void release(struct outfile *o)
 {
+	os_forget_on_interrupt(o->tmp);
 	free(o->path);
 	free(o->tmp);
 	o->path = o->tmp = NULL;

@@ -390,6 +390,57 @@ static void test_empty_output_name(void **state)
 	}
 }
 
+/* Ctrl-C (or SIGTERM) while --output's temporary is open: the run ends by that signal and
+ * the temporary goes with it (it was left behind, .out.txt.XXXXXX.tmp). explain waits on a
+ * stdin pipe kept open, so the signal comes while the file is open, whatever the load. */
+static void test_interrupt_leaves_no_temporary(void **state)
+{
+	static const int sigs[] = { SIGINT, SIGTERM };
+	char out[128], opt[160];
+	(void)state;
+	path_in(out, sizeof out, "out.txt");
+	snprintf(opt, sizeof opt, "--output=%s", out);
+	for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
+		const char *argv[] = { CUDOCTOR_BINARY, opt, "explain", "--offline", NULL };
+		int in[2], status, waited = 0;
+		bool seen = false;
+		pid_t pid;
+
+		assert_int_equal(pipe(in), 0);
+		assert_true((pid = fork()) >= 0);
+		if (pid == 0) {
+			signal(SIGINT, SIG_DFL);
+			signal(SIGTERM, SIG_DFL);
+			if (dup2(in[0], 0) < 0)
+				_exit(126);
+			close(in[1]);
+			execv(argv[0], (char *const *)argv);
+			_exit(127);
+		}
+		close(in[0]);
+		/* until the temporary is there (a hang guard: it appears at once) */
+		while (!seen && waited++ < 3000) {
+			DIR *dd = opendir(dir);
+			struct dirent *de;
+
+			assert_non_null(dd);
+			while ((de = readdir(dd)))
+				seen |= de->d_name[0] == '.' && strstr(de->d_name, ".tmp") != NULL;
+			closedir(dd);
+			if (!seen)
+				usleep(10000);
+		}
+		assert_true(seen);
+		assert_int_equal(kill(pid, sigs[k]), 0);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		close(in[1]);
+		assert_true(WIFSIGNALED(status));
+		assert_int_equal(WTERMSIG(status), sigs[k]);
+		no_temporary_in(dir);
+		assert_int_equal(access(out, F_OK), -1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -403,6 +454,7 @@ int main(void)
 		cmocka_unit_test(test_stdout_write_error),
 		cmocka_unit_test(test_stdout_reader_gone),
 		cmocka_unit_test(test_empty_output_name),
+		cmocka_unit_test(test_interrupt_leaves_no_temporary),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
