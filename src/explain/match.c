@@ -596,6 +596,24 @@ static struct explain_match *last_with(struct explain_result *r, const char *ext
 	return NULL;
 }
 
+/* The architecture nvcc quotes ("Unsupported gpu architecture 'compute_120'", "invalid value
+ * 'sm_89'"): 1 with *a set, 0 when the line quotes none, -1 when the quoted name is no
+ * architecture */
+static int nvcc_arch_value(const struct line *l, struct kb_arch *a)
+{
+	long at = line_find(l, "architecture '");
+	const char *q;
+
+	if (at < 0)
+		at = line_find(l, "value '");
+	if (at < 0)
+		return 0;
+	q = memchr(l->s + at, '\'', l->len - (size_t)at);
+	if (!q)
+		return 0;
+	return ex_arch_at(q + 1, l->s + l->len, a) ? 1 : -1;
+}
+
 static int cmp_size(const void *a, const void *b)
 {
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
@@ -619,6 +637,20 @@ static int match_messages(struct explain_scan *sc, const struct line *l, bool *f
 		if (n_uniq == 0 || cand[n_uniq - 1] != cand[c])
 			cand[n_uniq++] = cand[c];
 	n_cand = n_uniq;
+	/* nvcc refusing a name that is no architecture ('compute_N', 'compute_', 'compute_No CUDA
+	 * devices found.': a build script whose GPU detection failed, a docker build without a GPU)
+	 * is the build's own mistake: no toolkit knows such a name, and the words inside the quotes
+	 * are the build's argument, not a message of the stack */
+	for (size_t c = 0; c < n_cand; c++) {
+		const struct kb_message *msg = kb_message_at(cand[c]);
+		struct kb_arch a;
+
+		if (strcmp(msg->extract, "nvcc_arch") == 0 && sc->msg_seen[cand[c]] == (1u << msg->n_parts) - 1 &&
+		    nvcc_arch_value(l, &a) < 0) {
+			*found = true;
+			return CD_OK;
+		}
+	}
 	/* an allocator that says its failed attempt is not a failure (TensorFlow's BFC retries after
 	 * freeing) makes the line's out-of-memory message no finding */
 	for (size_t c = 0; c < n_cand; c++) {
@@ -640,15 +672,7 @@ static int match_messages(struct explain_scan *sc, const struct line *l, bool *f
 		if (strcmp(x, "retried") == 0 || (retried && strcmp(x, "oom") == 0))
 			continue;
 		if (strcmp(x, "nvcc_arch") == 0) {
-			long at = line_find(l, "architecture '");
-
-			if (at < 0)
-				at = line_find(l, "value '");
-			if (at >= 0) {
-				const char *q = memchr(l->s + at, '\'', l->len - (size_t)at);
-
-				have_a = q && ex_arch_at(q + 1, l->s + l->len, &a);
-			}
+			have_a = nvcc_arch_value(l, &a) > 0;
 			if (have_a)
 				finding = explain_nvcc_arch_finding(a);
 		} else if (strcmp(x, "loader") == 0) {

@@ -375,7 +375,8 @@ static void parse_bfc(const char *s, size_t len, struct oom_message *m)
 	}
 }
 
-/* XLA: "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 6291456 bytes." and its
+/* XLA: "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 6291456 bytes." (PJRT:
+ * "Out of memory allocating 20029400304 bytes.") and its
  * BufferAssignment stats ("total allocation:   12.00MiB"): what the compiled program needs */
 static void parse_xla(const char *s, size_t len, struct oom_message *m)
 {
@@ -383,7 +384,8 @@ static void parse_xla(const char *s, size_t len, struct oom_message *m)
 	long at;
 
 	m->n.form = OOM_FORM_XLA;
-	if (size_after(s, len, "Out of memory while trying to allocate ", &v, NULL)) {
+	if (size_after(s, len, "Out of memory while trying to allocate ", &v, NULL) ||
+	    size_after(s, len, "Out of memory allocating ", &v, NULL)) {
 		m->n.requested = v;
 		m->n.have |= OOM_HAVE_REQUESTED;
 	}
@@ -447,6 +449,9 @@ static long pool_form_at(const char *text, size_t len, bool *xla)
 	long bfc = find(text, len, "ran out of memory trying to allocate ");
 	long sum = find(text, len, "Sum Total of in-use chunks");
 	long x = find(text, len, "Out of memory while trying to allocate ");
+
+	if (x < 0) /* PJRT's wording of the same failure */
+		x = find(text, len, "Out of memory allocating ");
 
 	if (bfc < 0 || (sum >= 0 && sum < bfc))
 		bfc = sum;
