@@ -73,7 +73,7 @@ static const struct cli_opt global_opts[] = {
 	{ .id = G_OUTPUT, .short_name = 'o', .long_name = "output", .arg = CLI_REQUIRED, .metavar = "FILE",
 	  .help = "write the report to FILE instead of stdout (a temporary file renamed into place, so "
 		  "FILE is never half-written, keeping its mode and owner, and removed if the run is "
-		  "interrupted; a device or FIFO is written in place)",
+		  "interrupted; a device or FIFO is written in place; - is stdout)",
 	  .complete = CLI_C_FILE },
 	{ .id = G_ANONYMIZE, .long_name = "anonymize",
 	  .help = "before sharing: the host name, GPU UUIDs and serials replaced by stable hashes, "
@@ -480,6 +480,7 @@ int main(int argc, char **argv)
 	g.args = &p.cmd;
 	for (size_t k = 0; k < p.global.n; k++)
 		if (p.global.v[k].opt->id == G_OUTPUT && !p.help && !p.version &&
+		    strcmp(p.global.v[k].value, "-") != 0 && /* "-": stdout, as every tool reads it */
 		    (rc = output_open(&output, p.global.v[k].value, err)) != CD_OK) {
 			fprintf(stderr, "cudoctor: %s\n", err);
 			code = CD_EXIT_FAILED;

@@ -390,6 +390,20 @@ static void test_empty_output_name(void **state)
 	}
 }
 
+/* `-o -` is stdout, as for every tool that takes an output file; no file named "-" */
+static void test_output_dash_is_stdout(void **state)
+{
+	const char *args[] = { "-o", "-", "kb", "gpu", "H200", NULL };
+	struct run_result r;
+	struct stat st;
+	(void)state;
+	unlink("-");
+	assert_int_equal(run_cudoctor(args, NULL, &r), 0);
+	assert_non_null(strstr(r.out, "H200"));
+	assert_int_not_equal(stat("-", &st), 0);
+	run_result_free(&r);
+}
+
 /* Ctrl-C (or SIGTERM) while --output's temporary is open: the run ends by that signal and
  * the temporary goes with it (it was left behind, .out.txt.XXXXXX.tmp). explain waits on a
  * stdin pipe kept open, so the signal comes while the file is open, whatever the load. */
@@ -454,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_stdout_write_error),
 		cmocka_unit_test(test_stdout_reader_gone),
 		cmocka_unit_test(test_empty_output_name),
+		cmocka_unit_test(test_output_dash_is_stdout),
 		cmocka_unit_test(test_interrupt_leaves_no_temporary),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
