@@ -424,7 +424,8 @@ static int kb_error_cmd(struct report_rec *top, const char *query, char *err)
 	bool by_code;
 	int rc = CD_OK;
 
-	if (!query)
+	/* an empty query is in every string: the whole catalogue would be the answer to nothing */
+	if (!query || !*query)
 		return cd_fail(err, CD_EUSAGE, "give an error code or name (209, CUDA_ERROR_NO_BINARY_FOR_GPU)");
 	code = strtol(query, &end, 10);
 	by_code = *end == '\0' && end != query;

@@ -952,6 +952,12 @@ static void command_line(void **state)
 	assert_non_null(strstr(r.out, "cudaErrorUnsupportedPtxVersion = 222"));
 	assert_non_null(strstr(r.out, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222"));
 	run_result_free(&r);
+	/* an empty name is in every string: a usage error, not the whole catalogue */
+	r = kb_cli("error", "", NULL);
+	assert_int_equal(r.status, 2);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "give an error code or name"));
+	run_result_free(&r);
 	r = kb_cli("gpu", "Jetson", NULL);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "(uncertain)")); /* Jetson device names are guesses */
