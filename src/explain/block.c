@@ -7,36 +7,20 @@
 #include "explain/scan_line.h"
 #include "util/err.h"
 
-static bool room_for_line(struct block_part *p)
+/* *arr (of *cap elements of size bytes) holds at least need: doubled as it grows */
+static bool reserve(void *arr, size_t *cap, size_t need, size_t size)
 {
-	struct block_line *n;
-	size_t cap;
+	void **a = arr, *n;
+	size_t c = *cap;
 
-	if (p->n_lines < p->cap_lines)
+	if (need <= c)
 		return true;
-	cap = p->cap_lines ? 2 * p->cap_lines : 1024;
-	n = realloc(p->lines, cap * sizeof(*n));
-	if (!n)
+	while (c < need)
+		c = c ? 2 * c : 1024;
+	if (!(n = realloc(*a, c * size)))
 		return false;
-	p->lines = n;
-	p->cap_lines = cap;
-	return true;
-}
-
-/* room for one more line's hits, at most BLOCK_LINE_HITS */
-static bool room_for_hits(struct block_part *p)
-{
-	struct ac_hit *n;
-	size_t cap;
-
-	if (p->cap_hits - p->n_hits >= BLOCK_LINE_HITS)
-		return true;
-	cap = 2 * p->cap_hits + 4 * BLOCK_LINE_HITS;
-	n = realloc(p->hits, cap * sizeof(*n));
-	if (!n)
-		return false;
-	p->hits = n;
-	p->cap_hits = cap;
+	*a = n;
+	*cap = c;
 	return true;
 }
 
@@ -74,7 +58,9 @@ static void block_scan_part(struct block_part *p)
 		ls = nl ? (size_t)(nl - s) + 1 : cur;
 		lines += newline_count(s + cur, ls - cur, p->nl);
 		le = (size_t)((const char *)memchr(s + t, '\n', len - t) - s);
-		if (!room_for_line(p) || !room_for_hits(p)) {
+		/* room for this line and its hits, at most BLOCK_LINE_HITS */
+		if (!reserve(&p->lines, &p->cap_lines, p->n_lines + 1, sizeof(*p->lines)) ||
+		    !reserve(&p->hits, &p->cap_hits, p->n_hits + BLOCK_LINE_HITS, sizeof(*p->hits))) {
 			p->rc = CD_ENOMEM;
 			return;
 		}

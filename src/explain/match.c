@@ -1367,27 +1367,35 @@ static void fill_stage(void *arg)
 	}
 }
 
-/* The stream read into the stages, each filled on a task while the one before is taken; a
- * line longer than a stage is read here, piece by piece, until it ends. */
-static int stream_staged(struct explain_scan *sc, explain_read_fn read, void *ctx)
+/* One piece read aside (where no stage takes it: one CPU, or a line longer than a stage left
+ * open) and fed as any piece is; *end when the reader said the stream ended. */
+static int read_aside(struct explain_scan *sc, explain_read_fn read, void *ctx, bool *end)
+{
+	long long n;
+
+	if (!sc->aside && !(sc->aside = malloc(ASIDE_BYTES)))
+		return CD_ENOMEM;
+	n = read(ctx, sc->aside, ASIDE_BYTES);
+	*end = n <= 0;
+	if (n <= 0)
+		return n < 0 ? CD_EIO : CD_OK;
+	return sc->parts ? feed_staged(sc, sc->aside, (size_t)n) : feed_here(sc, sc->aside, (size_t)n);
+}
+
+/* The stream read into the stages, each filled on a task while the one before is taken. */
+static int stream(struct explain_scan *sc, explain_read_fn read, void *ctx)
 {
 	int rc = CD_OK;
+	bool end = false;
 
-	for (;;) {
+	while (rc == CD_OK && !end) {
 		struct stage *f = &sc->stage[sc->fill];
 		struct fill_job job = { f, sc->stage_cap, read, ctx, false, CD_OK };
 		struct task t;
 		size_t had = f->len;
 
-		if (sc->carry_len) {
-			long long n;
-
-			if (!sc->aside && !(sc->aside = malloc(ASIDE_BYTES)))
-				return CD_ENOMEM;
-			if ((n = read(ctx, sc->aside, ASIDE_BYTES)) <= 0)
-				return n < 0 ? CD_EIO : CD_OK;
-			if ((rc = feed_staged(sc, sc->aside, (size_t)n)) != CD_OK)
-				return rc;
+		if (!sc->parts || sc->carry_len) {
+			rc = read_aside(sc, read, ctx, &end);
 			continue;
 		}
 		if (!had)
@@ -1398,36 +1406,31 @@ static int stream_staged(struct explain_scan *sc, explain_read_fn read, void *ct
 		sc->staged += f->len - had;
 		if (rc == CD_OK)
 			rc = job.rc;
-		if (rc != CD_OK || job.end)
-			return rc;
-		if ((rc = stage_full(sc)) != CD_OK)
-			return rc;
+		end = job.end;
+		if (rc == CD_OK && !end)
+			rc = stage_full(sc);
 	}
+	return rc;
+}
+
+/* A scan's failure said once: a read that failed, else out of memory (which ends the scan:
+ * what it found so far is incomplete) */
+static int scan_failed(struct explain_scan *sc, int rc, char *err)
+{
+	if (rc == CD_EIO)
+		return cd_fail(err, rc, "reading failed");
+	sc->failed = rc;
+	return cd_fail(err, rc, "out of memory");
 }
 
 int explain_scan_stream(struct explain_scan *sc, explain_read_fn read, void *ctx, char *err)
 {
-	int rc = CD_OK;
+	int rc;
 
 	if (sc->failed)
 		return sc->failed;
-	if (sc->parts) {
-		rc = stream_staged(sc, read, ctx);
-	} else if (!sc->aside && !(sc->aside = malloc(ASIDE_BYTES))) {
-		rc = CD_ENOMEM;
-	} else {
-		long long n;
-
-		while (rc == CD_OK && (n = read(ctx, sc->aside, ASIDE_BYTES)) != 0)
-			rc = n < 0 ? CD_EIO : feed_here(sc, sc->aside, (size_t)n);
-	}
-	if (rc == CD_EIO)
-		return cd_fail(err, rc, "reading failed");
-	if (rc != CD_OK) {
-		sc->failed = rc;
-		return cd_fail(err, rc, "out of memory");
-	}
-	return CD_OK;
+	rc = stream(sc, read, ctx);
+	return rc == CD_OK ? CD_OK : scan_failed(sc, rc, err);
 }
 
 int explain_scan_feed(struct explain_scan *sc, const char *data, size_t n, char *err)
@@ -1437,11 +1440,7 @@ int explain_scan_feed(struct explain_scan *sc, const char *data, size_t n, char 
 	if (sc->failed)
 		return sc->failed;
 	rc = sc->parts ? feed_staged(sc, data, n) : feed_here(sc, data, n);
-	if (rc != CD_OK) {
-		sc->failed = rc;
-		return cd_fail(err, rc, "out of memory");
-	}
-	return CD_OK;
+	return rc == CD_OK ? CD_OK : scan_failed(sc, rc, err);
 }
 
 /* ---- after the scan ---- */
@@ -1610,10 +1609,8 @@ int explain_scan_finish(struct explain_scan *sc, struct explain_result *out, cha
 		if ((rc = take_stages(sc)) == CD_OK)
 			rc = feed_here(sc, f->buf, f->len);
 		f->len = 0;
-		if (rc != CD_OK) {
-			sc->failed = rc;
-			return cd_fail(err, rc, "out of memory");
-		}
+		if (rc != CD_OK)
+			return scan_failed(sc, rc, err);
 	}
 	if (sc->carry_len) {
 		rc = take_physical(sc, sc->carry, sc->carry_len, sc->bytes - sc->carry_len);
