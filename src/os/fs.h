@@ -56,12 +56,11 @@ unsigned os_new_file_mode(void);
 
 int os_mkdir(const char *path);  /* -EEXIST when something is there */
 int os_unlink(const char *path);
-/* Removes path if the process is interrupted (Ctrl-C, SIGTERM, SIGHUP, a console closed)
- * before os_forget_on_interrupt(path): a temporary file never outlives the run. A signal some
- * other part handles or ignores is left to it. At most 8 paths at once (more: not removed);
- * path must stay valid until forgotten. */
-void os_unlink_on_interrupt(const char *path);
-void os_forget_on_interrupt(const char *path);
+/* Calls fn when the process is interrupted (Ctrl-C, SIGTERM, SIGHUP, a console closed),
+ * before it ends as the interruption would end it; one fn per process, the first given. fn
+ * may run in a signal handler: it calls only os_unlink and reads only what it set up before.
+ * A signal some other part handles or ignores is left to it. */
+void os_on_interrupt(void (*fn)(void));
 int os_rename(const char *from, const char *to); /* replaces to */
 bool os_realpath(const char *path, char *out, size_t cap);
 bool os_getcwd(char *out, size_t cap);

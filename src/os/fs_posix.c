@@ -245,49 +245,35 @@ const char *os_exe_suffix(void)
 	return "";
 }
 
-/* os_unlink_on_interrupt: read by the handler, so only pointers are stored and unlink(2),
- * signal(2) and raise(3), which are async-signal-safe, are called there */
-static const char *volatile interrupt_paths[8];
+/* os_on_interrupt: the handler calls only fn (which calls unlink(2)), signal(2) and raise(3),
+ * which are async-signal-safe */
+static void (*volatile interrupt_fn)(void);
 
 static void on_interrupt(int sig)
 {
-	for (size_t i = 0; i < sizeof interrupt_paths / sizeof interrupt_paths[0]; i++)
-		if (interrupt_paths[i])
-			unlink(interrupt_paths[i]);
+	if (interrupt_fn)
+		interrupt_fn();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
-void os_unlink_on_interrupt(const char *path)
+void os_on_interrupt(void (*fn)(void))
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	static bool installed;
 
-	if (!installed) {
-		installed = true;
-		for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-			struct sigaction cur, sa;
+	if (interrupt_fn)
+		return;
+	interrupt_fn = fn;
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		struct sigaction cur, sa;
 
-			/* only where nothing else decided: a handler of its own (fleet's SIGTERM), or a
-			 * signal ignored (a background job's SIGINT), stays */
-			if (sigaction(sigs[i], NULL, &cur) != 0 || (cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL)
-				continue;
-			memset(&sa, 0, sizeof sa);
-			sa.sa_handler = on_interrupt;
-			sigemptyset(&sa.sa_mask);
-			sigaction(sigs[i], &sa, NULL);
-		}
+		/* only where nothing else decided: a handler of its own (fleet's SIGTERM), or a
+		 * signal ignored (a background job's SIGINT), stays */
+		if (sigaction(sigs[i], NULL, &cur) != 0 || (cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL)
+			continue;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_interrupt;
+		sigemptyset(&sa.sa_mask);
+		sigaction(sigs[i], &sa, NULL);
 	}
-	for (size_t i = 0; i < sizeof interrupt_paths / sizeof interrupt_paths[0]; i++)
-		if (!interrupt_paths[i]) {
-			interrupt_paths[i] = path;
-			return;
-		}
-}
-
-void os_forget_on_interrupt(const char *path)
-{
-	for (size_t i = 0; path && i < sizeof interrupt_paths / sizeof interrupt_paths[0]; i++)
-		if (interrupt_paths[i] == path)
-			interrupt_paths[i] = NULL;
 }

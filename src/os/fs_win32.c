@@ -365,35 +365,21 @@ int os_redirect(int fd, int from)
 	return rc;
 }
 
-/* os_unlink_on_interrupt: Windows calls the console's handler on a thread of its own, so it
- * may remove the files as any code would */
-static const char *volatile interrupt_paths[8];
+/* os_on_interrupt: Windows calls the console's handler on a thread of its own */
+static void (*volatile interrupt_fn)(void);
 
 static BOOL WINAPI on_console_event(DWORD event)
 {
 	(void)event;
-	for (size_t i = 0; i < sizeof interrupt_paths / sizeof interrupt_paths[0]; i++)
-		if (interrupt_paths[i])
-			os_unlink(interrupt_paths[i]);
+	if (interrupt_fn)
+		interrupt_fn();
 	return FALSE; /* and the default: the process ends */
 }
 
-void os_unlink_on_interrupt(const char *path)
+void os_on_interrupt(void (*fn)(void))
 {
-	static bool installed;
-
-	if (!installed)
-		installed = SetConsoleCtrlHandler(on_console_event, TRUE) != 0;
-	for (size_t i = 0; i < sizeof interrupt_paths / sizeof interrupt_paths[0]; i++)
-		if (!interrupt_paths[i]) {
-			interrupt_paths[i] = path;
-			return;
-		}
-}
-
-void os_forget_on_interrupt(const char *path)
-{
-	for (size_t i = 0; path && i < sizeof interrupt_paths / sizeof interrupt_paths[0]; i++)
-		if (interrupt_paths[i] == path)
-			interrupt_paths[i] = NULL;
+	if (interrupt_fn)
+		return;
+	interrupt_fn = fn;
+	SetConsoleCtrlHandler(on_console_event, TRUE);
 }

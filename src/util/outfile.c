@@ -61,6 +61,34 @@ static int open_in_place(struct outfile *o, const struct os_stat *st, bool trunc
 	return CD_OK;
 }
 
+/* The temporaries open now, removed if the run is interrupted (os_on_interrupt): only
+ * pointers are kept, so the handler reads nothing that is being freed; at most 8 at once */
+static const char *volatile open_tmps[8];
+
+static void remove_open_tmps(void)
+{
+	for (size_t i = 0; i < sizeof open_tmps / sizeof open_tmps[0]; i++)
+		if (open_tmps[i])
+			os_unlink(open_tmps[i]);
+}
+
+static void remove_on_interrupt(const char *path)
+{
+	os_on_interrupt(remove_open_tmps);
+	for (size_t i = 0; i < sizeof open_tmps / sizeof open_tmps[0]; i++)
+		if (!open_tmps[i]) {
+			open_tmps[i] = path;
+			return;
+		}
+}
+
+static void forget_on_interrupt(const char *path)
+{
+	for (size_t i = 0; path && i < sizeof open_tmps / sizeof open_tmps[0]; i++)
+		if (open_tmps[i] == path)
+			open_tmps[i] = NULL;
+}
+
 /* A temporary beside the target, created by this process alone (O_EXCL: a name someone
  * planted, link or file, is never opened). */
 static int open_temporary(struct outfile *o, char *err)
@@ -83,7 +111,7 @@ static int open_temporary(struct outfile *o, char *err)
 		}
 		if ((e = -os_open_write(o->tmp, OS_W_EXCL, 0600, &o->fd)) == 0) {
 			free(d);
-			os_unlink_on_interrupt(o->tmp); /* Ctrl-C mid-report leaves no temporary */
+			remove_on_interrupt(o->tmp); /* Ctrl-C mid-report leaves no temporary */
 			return CD_OK;
 		}
 		if (e != EEXIST)
@@ -188,7 +216,7 @@ static int close_file(struct outfile *o)
 
 static void release(struct outfile *o)
 {
-	os_forget_on_interrupt(o->tmp);
+	forget_on_interrupt(o->tmp);
 	free(o->path);
 	free(o->tmp);
 	o->path = o->tmp = NULL;
