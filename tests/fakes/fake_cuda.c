@@ -138,16 +138,16 @@ static CUresult device(CUdevice dev, struct fake_gpu *out)
 }
 
 /* FAKE_CUDA_CALL_LOG=FILE: each call named here appends its name and a newline, so a
- * test can tell whether it was made at all (e.g. that cuInit was skipped). */
+ * test can tell whether it was made at all (e.g. that cuInit was skipped), and how often the
+ * library was loaded ("load libcuda", each time the loader maps it in). */
 static void log_call(const char *name)
 {
-	const char *path = getenv("FAKE_CUDA_CALL_LOG");
-	FILE *f = path && *path ? fopen(path, "a") : NULL;
+	fake_call_log("FAKE_CUDA_CALL_LOG", name);
+}
 
-	if (!f)
-		return;
-	fprintf(f, "%s\n", name);
-	fclose(f);
+__attribute__((constructor)) static void on_load(void)
+{
+	log_call("load libcuda");
 }
 
 EXPORT CUresult cuInit(unsigned int flags)
@@ -157,6 +157,8 @@ EXPORT CUresult cuInit(unsigned int flags)
 	CUresult r = (CUresult)fake_env_int("FAKE_CUDA_INIT_RESULT", 0);
 
 	log_call("cuInit");
+	/* FAKE_CUDA_INIT_MS=N: cuInit takes N ms, as a real driver's takes 0.1-0.3 s */
+	fake_sleep_ms(fake_env_int("FAKE_CUDA_INIT_MS", 0));
 	if (flags != 0)
 		return INVALID_VALUE;
 	if (r == OK && visible_devices(g, map) == 0)

@@ -2,8 +2,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <time.h>
+#endif
 
 #include "fake_gpus.h"
+
+void fake_call_log(const char *var, const char *name)
+{
+	const char *path = getenv(var);
+	FILE *f = path && *path ? fopen(path, "a") : NULL;
+
+	if (!f)
+		return;
+	fprintf(f, "%s\n", name);
+	fclose(f);
+}
+
+void fake_sleep_ms(long long ms)
+{
+	if (ms <= 0)
+		return;
+#ifdef _WIN32
+	Sleep((DWORD)ms);
+#else
+	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0)
+		;
+#endif
+}
 
 static unsigned long long parse_size(const char *s, const char *end, bool *ok)
 {

@@ -26,6 +26,13 @@ int fake_gpus_parse(struct fake_gpu out[FAKE_MAX_GPUS]);
 /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" into buf (>= 41 bytes) */
 void fake_uuid_text(const unsigned char uuid[16], char *buf, unsigned long len);
 
+/* Appends name and a newline to the file the environment variable var names (unset or
+ * empty: nothing), so a test can count the calls a run made. */
+void fake_call_log(const char *var, const char *name);
+
+/* Sleeps ms milliseconds (a real driver's slow calls, for timing the code around them). */
+void fake_sleep_ms(long long ms);
+
 /* getenv as an int/unsigned long long with a default (decimal or 0x hex) */
 long long fake_env_int(const char *name, long long dflt);
 

@@ -114,10 +114,18 @@ EXPORT const char *nvmlErrorString(nvmlReturn_t r)
 	return "Unknown Error";
 }
 
+/* FAKE_NVML_CALL_LOG=FILE: "load libnvidia-ml" each time the loader maps the library in,
+ * "nvmlInit" at each init, so a test can count them. */
+__attribute__((constructor)) static void on_load(void)
+{
+	fake_call_log("FAKE_NVML_CALL_LOG", "load libnvidia-ml");
+}
+
 static nvmlReturn_t do_init(void)
 {
 	nvmlReturn_t r = (nvmlReturn_t)fake_env_int("FAKE_NVML_INIT_RESULT", 0);
 
+	fake_call_log("FAKE_NVML_CALL_LOG", "nvmlInit");
 	if (r == SUCCESS)
 		init_count++;
 	return r;
