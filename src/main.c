@@ -515,7 +515,7 @@ int main(int argc, char **argv)
 	}
 	rc = format_option(&r, &g, err);
 	if (rc == CD_OK && p.command->needs == NEEDS_DRIVER)
-		rc = cd_run_driver(&run, &r, err);
+		rc = cd_run_judge_driver(&run, &r, err);
 	if (rc == CD_OK)
 		rc = p.command->run(&r, cargc, cargv, &g, err);
 	if (rc == CD_EUSAGE) {

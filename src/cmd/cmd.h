@@ -1,10 +1,12 @@
 /* The command table and the run context: one struct per command, defined in
- * src/cmd/cmd_<name>.c; main.c opens what a command's `needs` names, once per run, and
- * hands it over in cd_globals.run. */
+ * src/cmd/cmd_<name>.c; the run context (run.c) collects the machine for every command of
+ * the run, handed over in cd_globals.run; main.c judges the driver first for a command whose
+ * `needs` say so. */
 #ifndef CUDOCTOR_CMD_H
 #define CUDOCTOR_CMD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,41 +30,132 @@ enum cd_exit {
 
 /* What main.c sets up before a command runs (git's RUN_SETUP, RUN_SETUP_GENTLY). */
 enum cd_needs {
-	NEEDS_NONE,          /* nothing: the command probes what it needs itself, if anything */
-	NEEDS_DRIVER,        /* the driver opened and judged before the command runs */
-	NEEDS_DRIVER_GENTLY, /* the command calls cd_run_driver when a subcommand needs it */
+	NEEDS_NONE,          /* nothing: the command asks the run context for what it needs, if anything */
+	NEEDS_DRIVER,        /* the driver collected and judged before the command runs */
+	NEEDS_DRIVER_GENTLY, /* the command calls cd_run_judge_driver when a subcommand needs it */
 };
 
-/* The driver opened for one run: libcuda and NVML loaded once, cuInit and nvmlInit
- * called once by the GPU probe, the driver rules run once. */
+/* The run context: the one machine context of a run (main.c's, one per process). Each part
+ * of the machine is collected the first time a command asks for it and remembered for the
+ * run, so every command and every check in it reads the same facts, and nothing is probed
+ * or loaded twice: the driver (libcuda and NVML loaded once, cuInit and nvmlInit called once,
+ * the kb's knowledge beside the facts) or only its caps (what arch needs, the cheap way), the
+ * platform, the host's Python environments, toolkits, runtimes and Windows side, the
+ * topology, and the deployment facts (kernel log, modules, environment). Each getter returns
+ * CD_OK with the part, or a negative status with err saying why the part is unknown (only
+ * running out of memory, for the parts there are: what a probe cannot learn is a fact in the
+ * part); asked again, it answers the same. src/cmd/run.c is the one file of src/cmd/ that
+ * reaches the probes. */
+struct cd_run_parts; /* run.c's: the state of every part but the driver's fields below */
+
 struct cd_run {
-	bool opened;                  /* cd_run_open has run */
-	bool judged;                  /* the driver findings went into a report */
+	/* the driver part, read once cd_run_driver (or cd_run_judge_driver) answered CD_OK */
 	struct cudrv *cu;             /* libcuda, cuInit called; NULL when it did not load */
 	struct nvml *nv;              /* NVML, nvmlInit called; NULL when it did not load */
-	struct gpu_probe probe;       /* the driver facts and every GPU */
-	struct platform_info platform;
+	struct gpu_probe probe;       /* the driver facts and every GPU, with the kb's knowledge */
 	bool cuda_usable;             /* libcuda works (rules_cuda_usable); else a finding says why */
-	char kb_error[CD_ERRMSG];     /* the kb did not load: the driver facts lack its knowledge */
+	/* set before the toolkits part is asked: it runs the selected nvcc's --list-gpu-arch
+	 * (doctor -v) */
+	bool toolkit_archs;
+	struct cd_run_parts *parts;
 };
 
-/* Opens the driver for this run unless done: loads libcuda and NVML, collects the driver
- * and GPU facts and the platform, and writes the kb's knowledge beside them (facts_add_kb).
- * Driver failures become facts; returns CD_OK, or CD_ENOMEM (err says so). */
-int cd_run_open(struct cd_run *run, char *err);
-/* cd_run_open, then the driver findings (rules_driver) into r, once per run.
- * CD_OK or CD_ENOMEM. */
-int cd_run_driver(struct cd_run *run, struct report *r, char *err);
+struct python_info;
+struct toolkits;
+struct runtimes;
+struct win_side;
+struct topo_probe;
+struct deploy_info;
+struct kmsg_events;
+struct facts;
+struct arch_inputs;
+struct win_exe;
+struct cublas;
+struct nccl;
 
-/* Shuts NVML down, unloads both libraries, frees the facts. */
+/* The driver part: libcuda and NVML loaded, the driver and GPU facts collected and given the
+ * kb's knowledge (facts_add_kb; without the kb they stand alone). Driver failures are facts
+ * in it; only running out of memory fails. */
+int cd_run_driver(struct cd_run *run, const struct gpu_probe **out, char *err);
+/* The driver part and the platform, then the driver findings (rules_driver) into r, once
+ * per run: a broken driver reads the same in every command. */
+int cd_run_judge_driver(struct cd_run *run, struct report *r, char *err);
+/* What arch judges binaries against: the driver's version and, with want_gpus, each GPU CUDA
+ * would see with its compute capability. The driver part when it is known; else the cheap
+ * way (probe/gpu_caps.h: the kernel module's files, else NVML, loaded for the run), and the
+ * driver part only where CUDA's view needs cuInit. Never fails but for memory. */
+int cd_run_caps(struct cd_run *run, bool want_gpus, const struct gpu_probe **out, char *err);
+int cd_run_platform(struct cd_run *run, const struct platform_info **out, char *err);
+/* The host's files: the Python environments and their frameworks (with the Windows side's,
+ * where this machine has one), every toolkit (the pip nvcc in their site-packages too), every
+ * libcudart and other CUDA library (n_sets: libcudart's set first), the Windows side (WSL2's
+ * /mnt/c; empty where there is none), each with the kb's knowledge. */
+int cd_run_python(struct cd_run *run, const struct python_info **out, char *err);
+int cd_run_toolkits(struct cd_run *run, const struct toolkits **out, char *err);
+int cd_run_runtimes(struct cd_run *run, const struct runtimes **out, size_t *n_sets, char *err);
+int cd_run_windows(struct cd_run *run, const struct win_side **out, char *err);
+/* How the GPUs connect (probe/topology.h), through the driver part's libraries. */
+int cd_run_topology(struct cd_run *run, const struct topo_probe **out, char *err);
+/* The PCIe link of the GPU at CUDA ordinal as the topology part read it from sysfs (for a
+ * lab where NVML cannot say): CD_OK with *gen and *width, or CD_ENOTFOUND. */
+int cd_run_sysfs_link(struct cd_run *run, int cuda_ordinal, int *gen, int *width, char *err);
+/* The deployment checks' facts: the kernel log's NVIDIA events, the modules loaded, the
+ * environment. */
+int cd_run_deploy(struct cd_run *run, const struct deploy_info **out, char *err);
+
+/* The rules' view (facts/facts.h) of the parts asked: CD_FACTS_DRIVER (the driver and the
+ * platform), CD_FACTS_HOST (Python, toolkits, runtimes, the Windows side, and why the kb
+ * did not load, if it did not). */
+#define CD_FACTS_DRIVER 1u
+#define CD_FACTS_HOST 2u
+int cd_run_facts(struct cd_run *run, unsigned parts, struct facts *out, char *err);
+
+/* doctor's speed: the host's files collected on a task while the caller opens the driver
+ * (cuInit is most of its time). The kb is loaded first, here; the task then collects the
+ * host parts and runs then(arg, host) with them, on the task (it must touch nothing the
+ * calling thread touches). The host parts are the task's until cd_run_host_join, which their
+ * getters call first; the driver's and the platform's stay the caller's. then runs only where
+ * every host part is known; its own result travels in its arg. CD_OK, or CD_ENOMEM (no task
+ * started). */
+int cd_run_host_prefetch(struct cd_run *run, void (*then)(void *arg, const struct facts *host), void *arg,
+			 char *err);
+/* Waits for the task, then gives the host parts the kb's knowledge. CD_OK, or why the host
+ * parts are unknown (out of memory). */
+int cd_run_host_join(struct cd_run *run, char *err);
+
+/* AMD devices: the next part, for probe/amd (not collected yet); its getter goes here with
+ * the others, its state in run.c's parts. */
+
+/* Waits for a prefetch still running, shuts NVML down, unloads both libraries, frees every
+ * part. */
 void cd_run_close(struct cd_run *run);
 
-/* For a command that needs the driver on one path only (gencode --native, plan without
- * --gpu): cd_run_driver on a run of its own, the driver findings (no-driver, no-device,
- * driver-init-failed, ...) into r and the driver and GPU facts moved into p (the caller frees
- * them with gpu_probe_free); the libraries are closed again. Whether CUDA can run work is
- * then rules_cuda_usable(p); when it cannot, a finding in r says why. */
-int cd_run_driver_once(struct report *r, struct gpu_probe *p, char *err);
+/* What a command reads of this machine that is no part of it, asked per input or read again,
+ * through the same door. */
+/* The kernel log read again now (check after its load tests): never remembered. */
+int cd_run_kernel_log_again(struct kmsg_events *out, char *err);
+/* libcublas and libnccl found where the runtimes part looks (its Python environments' wheels
+ * too) and loaded, newest first; the caller unloads them. note (may be NULL) lists every
+ * libnccl copy found. */
+int cd_run_load_cublas(struct cd_run *run, struct cublas *b, char *err);
+int cd_run_load_nccl(struct cd_run *run, struct nccl *nc, char *note, size_t note_cap, char *err);
+/* A Windows program's CUDA DLLs through Windows' search order (probe/win_exe.h), read from
+ * path (data, size: the file already mapped, to skip a file that is no program without
+ * reading it again; NULL: read path). x is empty for a file that is no program. */
+int cd_run_program_dlls(struct win_exe *x, const char *path, const unsigned char *data, size_t size, char *err);
+void cd_run_program_dlls_free(struct win_exe *x);
+/* The files arch and doctor read for device code (probe/arch_inputs.h): one named, those
+ * under a folder, a wildcard's matches, a Python interpreter's frameworks (an interpreter
+ * that does not answer in time is the helper-timeout finding in r, and nothing of it is
+ * listed), Ollama's runners (root NULL: where its installers put them; CD_ENOTFOUND: none). */
+int cd_run_input_add(struct arch_inputs *in, const char *path, bool explicit_input);
+int cd_run_input_dir(struct arch_inputs *in, const char *dir, bool recursive, char *err);
+bool cd_run_input_is_pattern(const char *operand);
+int cd_run_input_glob(const char *pattern, char ***out, size_t *n, char *err);
+bool cd_run_input_is_python_tree(const char *path);
+int cd_run_input_python(struct arch_inputs *in, const char *interpreter, struct report *r, char *err);
+int cd_run_input_ollama(struct arch_inputs *in, const char *root, char *err);
+void cd_run_inputs_free(struct arch_inputs *in);
 
 /* A report line that could not be added (only out of memory fails) marks the report
  * incomplete, which main.c turns into exit 3. */
@@ -75,7 +168,7 @@ static inline void cmd_note(struct report *r, int rc)
 struct cd_globals {
 	struct render_opts render;
 	bool stderr_is_tty;  /* progress bars only then */
-	struct cd_run *run;  /* opened by main.c for NEEDS_DRIVER; on demand otherwise */
+	struct cd_run *run;  /* the machine, collected on demand (the driver judged first for NEEDS_DRIVER) */
 	const char *html;    /* --html FILE: also write the report as one HTML page */
 	bool anonymize;      /* --anonymize: main.c scrubs the report before rendering it */
 	/* the values of the command's (and subcommand's) own options, parsed by main.c from

@@ -7,11 +7,8 @@
 
 #include "cmd/arch/arch.h"
 #include "cmd/cmd.h"
+#include "facts/inputs.h"
 #include "os/fs.h"
-#include "probe/arch_inputs.h"
-#include "probe/gpu_caps.h"
-#include "probe/gpus.h"
-#include "probe/spawn.h"
 #include "report/progress.h"
 #include "rules/driver_need.h"
 #include "rules/rules.h"
@@ -112,7 +109,7 @@ static int parse_operands(struct report *r, int argc, char **argv, const struct 
 			continue;
 		}
 		/* "--python DIR", "--python .../python.exe", "--ollama DIR": a tree read where mounted */
-		if (python && !python_path && !o->recursive && arch_inputs_is_python_tree(argv[i])) {
+		if (python && !python_path && !o->recursive && cd_run_input_is_python_tree(argv[i])) {
 			python_path = argv[i];
 			continue;
 		}
@@ -132,26 +129,16 @@ static int parse_operands(struct report *r, int argc, char **argv, const struct 
 		if (path_is_dir(argv[i]) && !o->recursive)
 			return cd_fail(err, CD_EUSAGE, "%.200s is a directory; use -r to search it", argv[i]);
 		if (path_is_dir(argv[i]))
-			rc = arch_inputs_expand_dir(in, argv[i], o->recursive, err);
+			rc = cd_run_input_dir(in, argv[i], o->recursive, err);
 		else
-			rc = arch_inputs_add(in, argv[i], true) ? cd_fail(err, CD_ENOMEM, "out of memory") : CD_OK;
+			rc = cd_run_input_add(in, argv[i], true) ? cd_fail(err, CD_ENOMEM, "out of memory") : CD_OK;
 		if (rc)
 			return rc;
 	}
-	if (python) {
-		char prog[4096];
-
-		rc = arch_inputs_python(in, python_path, prog, sizeof prog, err);
-		/* an interpreter that does not answer in time is a finding; nothing of it is listed */
-		if (rc == CD_ETIMEOUT)
-			rc = rules_helper_timeout(r, prog, "-c 'import site; print(site.getsitepackages())'",
-						  spawn_timeout_ms()) == CD_OK
-				     ? CD_OK : cd_fail(err, CD_ENOMEM, "out of memory");
-		if (rc)
-			return rc;
-	}
-	if (ollama && (rc = ollama_root && *ollama_root ? arch_inputs_ollama_under(in, ollama_root, err)
-							 : arch_inputs_ollama(in, err))) {
+	/* an interpreter that does not answer in time is a finding; nothing of it is listed */
+	if (python && (rc = cd_run_input_python(in, python_path, r, err)))
+		return rc;
+	if (ollama && (rc = cd_run_input_ollama(in, ollama_root, err))) {
 		if (rc != CD_ENOTFOUND)
 			return rc;
 		snprintf(o->note, sizeof(o->note), "%s", err); /* nothing to scan is an answer, not a failure */
@@ -201,7 +188,7 @@ static int parse_args(struct report *r, int argc, char **argv, const struct cd_g
 	int rc = CD_OK;
 
 	for (int i = 1; i < argc; i++)
-		patterns |= arch_inputs_is_pattern(argv[i]);
+		patterns |= cd_run_input_is_pattern(argv[i]);
 	if (!patterns)
 		return parse_operands(r, argc, argv, g, o, in, err);
 	rc = operand_push(&ops, argv[0], false);
@@ -209,11 +196,11 @@ static int parse_args(struct report *r, int argc, char **argv, const struct cd_g
 		char **m;
 		size_t n, k = 0;
 
-		if (!arch_inputs_is_pattern(argv[i])) {
+		if (!cd_run_input_is_pattern(argv[i])) {
 			rc = operand_push(&ops, argv[i], false);
 			continue;
 		}
-		if ((rc = arch_inputs_glob(argv[i], &m, &n, err)) != CD_OK)
+		if ((rc = cd_run_input_glob(argv[i], &m, &n, err)) != CD_OK)
 			goto out;
 		if (n == 0) {
 			char msg[CD_ERRMSG];
@@ -329,20 +316,23 @@ static int target_fields(struct report_rec *top, const struct arch_target *t, co
 	return top->rc;
 }
 
-/* The rest of the target from this machine (probe/gpu_caps): the driver unless given, the
- * GPUs unless named; why gets the sentence to show when no GPU is left to judge against. */
-static void target_probe(struct arch_target *t, char *why, size_t why_cap)
+/* The rest of the target from this machine (the run context's caps): the driver unless
+ * given, the GPUs unless named; why gets the sentence to show when no GPU is left to judge
+ * against. CD_OK or CD_ENOMEM. */
+static int target_probe(struct cd_run *run, struct arch_target *t, char *why, size_t why_cap, char *err)
 {
-	struct gpu_probe p;
+	const struct gpu_probe *p;
+	int rc;
 
 	why[0] = '\0';
 	if (t->n_gpus && t->driver.known)
-		return;
-	gpu_caps_probe(&p, t->n_gpus == 0);
-	arch_target_add_probe(t, &p);
+		return CD_OK;
+	if ((rc = cd_run_caps(run, t->n_gpus == 0, &p, err)) != CD_OK)
+		return rc;
+	arch_target_add_probe(t, p);
 	if (!t->n_gpus)
-		arch_target_none_why(&p, why, why_cap);
-	gpu_probe_free(&p);
+		arch_target_none_why(p, why, why_cap);
+	return CD_OK;
 }
 
 static int arch_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
@@ -366,8 +356,8 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 	if (o.cuobjdump) {
 		report_rec_text(&top, REPORT_TEXT_NONE); /* the listing is cuobjdump's, on stdout */
 		r->self_rendered = true;
-	} else {
-		target_probe(&o.target, why, sizeof(why));
+	} else if ((rc = target_probe(g->run, &o.target, why, sizeof(why), err)) != CD_OK) {
+		goto out;
 	}
 	if ((rc = target_fields(&top, t, why)) != CD_OK || !(tally = calloc(t->n_gpus ? t->n_gpus : 1, sizeof(*tally)))) {
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
@@ -425,7 +415,7 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 		rc = cd_fail(err, rc, "out of memory");
 out:
 	free(tally);
-	arch_inputs_free(&in);
+	cd_run_inputs_free(&in);
 	return rc;
 }
 

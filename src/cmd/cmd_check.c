@@ -13,7 +13,6 @@
 #include "kb/kb.h"
 #include "os/env.h"
 #include "os/host.h"
-#include "probe/deploy.h"
 #include "rules/deploy.h"
 #include "rules/rules.h"
 #include "util/err.h"
@@ -151,9 +150,9 @@ static int load_budget(const struct cd_globals *g, double *budget, char *err)
 
 static int check_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
-	struct cd_run *run = g->run; /* the driver opened and judged by main.c */
-	struct facts f = { .driver = &run->probe, .platform = &run->platform };
-	struct deploy_info d;
+	struct cd_run *run = g->run; /* the driver judged by main.c */
+	const struct deploy_info *d;
+	struct facts f;
 	double budget;
 	int rc;
 
@@ -161,18 +160,18 @@ static int check_run(struct report *r, int argc, char **argv, const struct cd_gl
 		return cd_fail(err, CD_EUSAGE, "check takes no arguments (got '%.60s')", argv[1]);
 	if ((rc = load_budget(g, &budget, err)) != CD_OK)
 		return rc;
-	if ((rc = deploy_probe(&d, NULL, err)) != CD_OK)
+	if ((rc = cd_run_facts(run, CD_FACTS_DRIVER, &f, err)) != CD_OK || (rc = cd_run_deploy(run, &d, err)) != CD_OK)
 		return rc;
 	/* the kb gives each Xid its meaning; without it the events are still shown */
 	kb_load(NULL);
-	if ((rc = rules_deploy(&d, &run->probe, true, r)) != CD_OK || (rc = rules_deploy_platform(&f, r)) != CD_OK ||
-	    (rc = rules_gpu_health(&run->probe, r)) != CD_OK || (rc = put_facts(r, &d, &run->probe)) != CD_OK)
+	if ((rc = rules_deploy(d, f.driver, true, r)) != CD_OK || (rc = rules_deploy_platform(&f, r)) != CD_OK ||
+	    (rc = rules_gpu_health(f.driver, r)) != CD_OK || (rc = put_facts(r, d, f.driver)) != CD_OK)
 		return cd_fail(err, rc, "check: %s", cd_strerror(rc));
 	if (budget > 0) {
 		const char *inj = os_getenv("CUDOCTOR_CHECK_INJECT");
 		struct check_load_opts o = { .budget_s = budget, .inject = inj && strcmp(inj, "bitflip") == 0,
 					     .progress = g->stderr_is_tty, .seed = (unsigned long long)time(NULL) };
-		if ((rc = check_load(r, run, &o, &d.kmsg, err)) != CD_OK)
+		if ((rc = check_load(r, run, &o, &d->kmsg, err)) != CD_OK)
 			return rc;
 	}
 	return CD_OK;

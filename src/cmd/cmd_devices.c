@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "probe/gpus.h"
 #include "rules/rules.h"
 #include "show/gpu_facts.h"
 #include "util/err.h"
@@ -72,11 +71,13 @@ static const struct cli_opt devices_opts[] = { CMD_OPT_FORMAT_ENTRY, { 0 } };
 
 static int devices_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
-	const struct gpu_probe *p = &g->run->probe; /* opened and judged by the run context */
+	const struct gpu_probe *p; /* judged by main.c before this runs */
 	int rc;
 
 	if (argc > 1)
 		return cd_fail(err, CD_EUSAGE, "devices takes no arguments (got '%.60s')", argv[1]);
+	if ((rc = cd_run_driver(g->run, &p, err)) != CD_OK)
+		return rc;
 	if ((rc = rules_gpu_health(p, r)) != CD_OK || (rc = put_facts(r, p)) != CD_OK || (rc = put_answer(r, p)) != CD_OK)
 		rc = cd_fail(err, rc, "out of memory");
 	return rc;

@@ -10,10 +10,10 @@
 #include "kb/kb.h"
 #include "kb/links.h"
 #include "os/fs.h"
-#include "probe/deploy.h"
-#include "probe/stack.h"
-#include "probe/topology.h"
-#include "probe/win_exe.h"
+#include "facts/deploy.h"
+#include "facts/facts.h"
+#include "facts/topology.h"
+#include "facts/windows.h"
 #include "rules/deploy.h"
 #include "rules/rules.h"
 #include "rules/topology.h"
@@ -23,7 +23,6 @@
 #include "util/err.h"
 #include "util/file.h"
 #include "util/str.h"
-#include "util/task.h"
 #include "util/units.h"
 
 static const char doctor_help[] =
@@ -64,29 +63,29 @@ static void list_records(struct report_rec *w, const char *key, const struct fie
 
 /* --- Driver and GPUs: the tables' brief view --------------------------------------- */
 
-static int section_driver(struct report_rec *top, const struct stack_facts *df)
+static int section_driver(struct report_rec *top, const struct facts *df)
 {
 	report_rec_section(top, "Driver");
-	return gpu_facts_driver(top, df->gp, FIELD_BRIEF);
+	return gpu_facts_driver(top, df->driver, FIELD_BRIEF);
 }
 
-static int section_gpus(struct report_rec *top, const struct stack_facts *df)
+static int section_gpus(struct report_rec *top, const struct facts *df)
 {
 	const char *hdr[16];
 	size_t ncols = report_fields_headers(&gpu_field_table, FIELD_BRIEF, hdr, 16);
-	const struct platform_info *pf = df->pf;
+	const struct platform_info *pf = df->platform;
 	struct report_rec tab, row, text;
 
 	report_rec_section(top, "GPUs");
-	if (df->gp->n_gpus == 0) {
-		report_rec_line(top, "%s", df->gp->cuda_loaded ? "no GPU visible to CUDA or NVML" : "none (no driver)");
+	if (df->driver->n_gpus == 0) {
+		report_rec_line(top, "%s", df->driver->cuda_loaded ? "no GPU visible to CUDA or NVML" : "none (no driver)");
 		list_records(top, "gpus", &gpu_field_table, NULL, 0, 0);
 	} else {
 		/* the probe lists CUDA's order first, then the GPUs CUDA does not see */
 		report_rec_table(top, "gpus", ncols, hdr, &tab);
-		for (size_t i = 0; i < df->gp->n_gpus; i++) {
+		for (size_t i = 0; i < df->driver->n_gpus; i++) {
 			report_rec_item(&tab, &row);
-			gpu_facts_gpu(&row, &df->gp->gpus[i], FIELD_BRIEF);
+			gpu_facts_gpu(&row, &df->driver->gpus[i], FIELD_BRIEF);
 			if (report_rec_end(&row) != CD_OK)
 				break; /* the table's end hands the error up */
 		}
@@ -95,8 +94,8 @@ static int section_gpus(struct report_rec *top, const struct stack_facts *df)
 	}
 	/* MIG instances under their GPU: CUDA sees these, not the GPU, when MIG is on */
 	report_rec_text_only(top, &text);
-	for (size_t i = 0; i < df->gp->n_gpus; i++) {
-		const struct gpu_info *g = &df->gp->gpus[i];
+	for (size_t i = 0; i < df->driver->n_gpus; i++) {
+		const struct gpu_info *g = &df->driver->gpus[i];
 		char count[32] = "unknown";
 
 		if (!gpu_has(g, GF_MIG_MODE) || !g->mig_mode_current)
@@ -111,7 +110,7 @@ static int section_gpus(struct report_rec *top, const struct stack_facts *df)
 		report_fieldf(&text, "CUDA_VISIBLE_DEVICES", NULL, rv_null(), "\"%s\"", pf->visible.raw ? pf->visible.raw : "");
 	if (pf->device_order)
 		report_fieldf(&text, "CUDA_DEVICE_ORDER", NULL, rv_null(), "%s", pf->device_order);
-	else if (df->gp->n_gpus > 1)
+	else if (df->driver->n_gpus > 1)
 		report_fieldf(&text, "CUDA_DEVICE_ORDER", NULL, rv_null(), "unset: CUDA orders FASTEST_FIRST, nvidia-smi by PCI bus");
 	return report_rec_end(&text) != CD_OK ? top->rc : CD_OK;
 }
@@ -133,7 +132,7 @@ static const char *runs_here(const struct toolkit *t, const struct gpu_probe *d,
 	return buf;
 }
 
-static void targets_here(const struct toolkit *t, const struct stack_facts *df, char *buf, size_t n)
+static void targets_here(const struct toolkit *t, const struct facts *df, char *buf, size_t n)
 {
 	size_t used = 0;
 
@@ -142,12 +141,12 @@ static void targets_here(const struct toolkit *t, const struct stack_facts *df, 
 		snprintf(buf, n, "-");
 		return;
 	}
-	if (df->gp->n_gpus == 0) {
+	if (df->driver->n_gpus == 0) {
 		snprintf(buf, n, "sm_%d..sm_%d", t->kb.archs[0], t->kb.archs[t->kb.n_archs - 1]);
 		return;
 	}
-	for (size_t i = 0; i < df->gp->n_gpus; i++) {
-		const struct gpu_info *g = &df->gp->gpus[i];
+	for (size_t i = 0; i < df->driver->n_gpus; i++) {
+		const struct gpu_info *g = &df->driver->gpus[i];
 		int w;
 		if (gpu_sm(g) <= 0)
 			continue;
@@ -176,7 +175,7 @@ static void rows_under(struct report_rec *w, const char *key, bool shown, size_t
 	report_rec_text(tab, REPORT_TEXT_NONE);
 }
 
-static int section_toolkits(struct report_rec *top, const struct stack_facts *df)
+static int section_toolkits(struct report_rec *top, const struct facts *df)
 {
 	const char *hdr[MAX_COLS];
 	size_t ncols = report_fields_headers(&toolkit_field_table, FIELD_BRIEF, hdr, MAX_COLS - 2);
@@ -185,35 +184,35 @@ static int section_toolkits(struct report_rec *top, const struct stack_facts *df
 	hdr[ncols++] = "targets";
 	hdr[ncols++] = "its builds run here";
 	report_rec_section(top, "Toolkits");
-	if (df->tk.n == 0)
+	if (df->toolkits->n == 0)
 		report_rec_line(top, "no nvcc found (PATH, CUDACXX, CUDA_HOME, CUDA_PATH, /usr/local/cuda*, /opt/cuda, conda, "
 				     "pip nvidia-cuda-nvcc)");
-	rows_under(top, "toolkits", df->tk.n > 0, ncols, hdr, &tab);
-	for (size_t i = 0; i < df->tk.n; i++) {
-		const struct toolkit *t = &df->tk.t[i];
+	rows_under(top, "toolkits", df->toolkits->n > 0, ncols, hdr, &tab);
+	for (size_t i = 0; i < df->toolkits->n; i++) {
+		const struct toolkit *t = &df->toolkits->t[i];
 		char tg[160], run[64];
 
 		targets_here(t, df, tg, sizeof tg);
 		report_rec_item(&tab, &row);
 		report_fields(&row, &toolkit_field_table, t, FIELD_BRIEF);
 		report_field(&row, "targets", NULL, rv_str(tg));
-		report_field(&row, "its builds run here", NULL, rv_str(runs_here(t, df->gp, run, sizeof run)));
+		report_field(&row, "its builds run here", NULL, rv_str(runs_here(t, df->driver, run, sizeof run)));
 		if (report_rec_end(&row) != CD_OK)
 			break; /* the table's end hands the error up */
 	}
 	if (report_rec_end(&tab) != CD_OK)
 		return top->rc;
 	report_rec_text_only(top, &text);
-	for (size_t i = 0; i < df->tk.n; i++) {
-		const struct toolkit *t = &df->tk.t[i];
+	for (size_t i = 0; i < df->toolkits->n; i++) {
+		const struct toolkit *t = &df->toolkits->t[i];
 		if (t->selected)
 			report_fieldf(&text, "a build uses", NULL, rv_null(), "%s (first nvcc on PATH)", t->nvcc);
 		if (t->gpu_archs)
 			report_field(&text, "nvcc --list-gpu-arch", NULL, rv_str(t->gpu_archs));
 	}
-	if (df->tk.n > 0 && df->kb_error[0])
+	if (df->toolkits->n > 0 && df->kb_error && df->kb_error[0])
 		report_rec_line(&text, "kb unavailable (%s): targets not judged", df->kb_error);
-	if (df->tk.spawned)
+	if (df->toolkits->spawned)
 		report_rec_line(&text, "(some versions came from running nvcc --version: no version.json beside it)");
 	return report_rec_end(&text) != CD_OK ? top->rc : CD_OK;
 }
@@ -235,7 +234,7 @@ static void runtime_rows(struct report_rec *tab, const struct runtimes *set, con
 	}
 }
 
-static int section_runtimes(struct report_rec *top, const struct stack_facts *df, bool verbose)
+static int section_runtimes(struct report_rec *top, const struct facts *df, bool verbose)
 {
 	const char *hdr[MAX_COLS];
 	size_t ncols = report_fields_headers(&runtime_field_table, FIELD_BRIEF, hdr, MAX_COLS);
@@ -245,25 +244,25 @@ static int section_runtimes(struct report_rec *top, const struct stack_facts *df
 	int rc;
 
 	report_rec_section(top, "Runtimes");
-	if (df->rt[0].n == 0)
+	if (df->runtimes[0].n == 0)
 		report_rec_line(top, "no libcudart found (LD_LIBRARY_PATH, ld.so.cache, toolkits, Python wheels, torch/lib, conda)");
-	rows_under(top, "runtimes", df->rt[0].n > 0, ncols, hdr, &tab);
-	runtime_rows(&tab, &df->rt[0], NULL);
+	rows_under(top, "runtimes", df->runtimes[0].n > 0, ncols, hdr, &tab);
+	runtime_rows(&tab, &df->runtimes[0], NULL);
 	if (report_rec_end(&tab) != CD_OK)
 		return top->rc;
-	if (!df->rt[0].ldcache_ok && df->rt[0].ldcache_error[0])
-		report_rec_line(top, "ld.so.cache not read: %s", df->rt[0].ldcache_error);
+	if (!df->runtimes[0].ldcache_ok && df->runtimes[0].ldcache_error[0])
+		report_rec_line(top, "ld.so.cache not read: %s", df->runtimes[0].ldcache_error);
 
 	/* the other CUDA libraries: in JSON always, in text with -v (a summary otherwise) */
 	sb_init(&sb);
-	for (size_t l = 0; l + 1 < df->n_rt; l++)
-		if (df->rt[1 + l].n) {
-			sb_printf(&sb, "%s%s x%zu", copies ? ", " : "", runtime_libraries[l], df->rt[1 + l].n);
-			copies += df->rt[1 + l].n;
+	for (size_t l = 0; l + 1 < df->n_runtime_sets; l++)
+		if (df->runtimes[1 + l].n) {
+			sb_printf(&sb, "%s%s x%zu", copies ? ", " : "", df->runtimes[1 + l].library, df->runtimes[1 + l].n);
+			copies += df->runtimes[1 + l].n;
 		}
 	rows_under(top, "libraries", copies && verbose, ncols, hdr, &libs);
-	for (size_t l = 0; l + 1 < df->n_rt; l++)
-		runtime_rows(&libs, &df->rt[1 + l], runtime_libraries[l]);
+	for (size_t l = 0; l + 1 < df->n_runtime_sets; l++)
+		runtime_rows(&libs, &df->runtimes[1 + l], df->runtimes[1 + l].library);
 	rc = report_rec_end(&libs);
 	if (rc == CD_OK && copies && !verbose) {
 		char *s = sb_detach(&sb);
@@ -277,9 +276,9 @@ static int section_runtimes(struct report_rec *top, const struct stack_facts *df
 
 /* --- Python ----------------------------------------------------------------------- */
 
-static int section_python(struct report_rec *top, const struct stack_facts *df)
+static int section_python(struct report_rec *top, const struct facts *df)
 {
-	const struct python_info *py = &df->py;
+	const struct python_info *py = df->python;
 	const char *hdr[MAX_COLS];
 	size_t ncols = report_fields_headers(&py_framework_field_table, FIELD_BRIEF, hdr, MAX_COLS);
 	struct report_rec o, tab, row;
@@ -322,9 +321,9 @@ static int section_python(struct report_rec *top, const struct stack_facts *df)
 
 /* --- Platform --------------------------------------------------------------------- */
 
-static int section_platform(struct report_rec *top, const struct stack_facts *df)
+static int section_platform(struct report_rec *top, const struct facts *df)
 {
-	const struct platform_info *pf = df->pf;
+	const struct platform_info *pf = df->platform;
 	struct report_rec o;
 	struct strbuf sb;
 
@@ -348,9 +347,9 @@ static int section_platform(struct report_rec *top, const struct stack_facts *df
 
 /* The Windows side, where there is one to read (WSL2's /mnt/c): its toolkits and which nvcc.exe
  * PATH runs. JSON null elsewhere. */
-static int section_windows(struct report_rec *top, const struct stack_facts *df, bool verbose)
+static int section_windows(struct report_rec *top, const struct facts *df, bool verbose)
 {
-	const struct win_side *w = &df->win;
+	const struct win_side *w = df->windows;
 	const char *hdr[MAX_COLS];
 	size_t ncols = report_fields_headers(&win_toolkit_field_table, FIELD_BRIEF, hdr, MAX_COLS);
 	struct report_rec o, tab, row;
@@ -425,24 +424,18 @@ static int verdict_line(struct report *r)
 }
 
 /* With two or more GPUs: how they connect, one line per pair, and the topology findings
- * (nvlink-down, p2p-unsupported, numa-affinity) through the run's libraries. */
-static int section_topology(struct report *r, const struct cd_run *run, char *err)
+ * (nvlink-down, p2p-unsupported, numa-affinity), from the run's topology part. */
+static int section_topology(struct report *r, struct cd_run *run, const struct gpu_probe *gp, char *err)
 {
-	struct topo_probe *t;
+	const struct topo_probe *t;
 	int rc;
 
-	if (run->probe.n_gpus < 2)
+	if (gp->n_gpus < 2)
 		return CD_OK;
-	if ((rc = kb_links_load(err)) != CD_OK)
+	if ((rc = kb_links_load(err)) != CD_OK || (rc = cd_run_topology(run, &t, err)) != CD_OK)
 		return rc;
-	if (!(t = calloc(1, sizeof(*t))))
-		return CD_ENOMEM;
-	if ((rc = topo_probe_collect(t, &run->probe, run->cu, run->nv, NULL, err)) == CD_OK) {
-		if ((rc = topo_report_summary(r, t)) == CD_OK)
-			rc = topo_rules(r, t);
-		topo_probe_free(t);
-	}
-	free(t);
+	if ((rc = topo_report_summary(r, t)) == CD_OK)
+		rc = topo_rules(r, t);
 	return rc;
 }
 
@@ -457,7 +450,7 @@ static int section_programs(struct report_rec *top, const struct doctor_apps *ap
 	for (size_t i = 0; i < apps->n_binaries && rc == CD_OK; i++) {
 		struct win_exe x;
 
-		if ((rc = win_exe_probe_file(&x, apps->binaries[i], err)) != CD_OK) {
+		if ((rc = cd_run_program_dlls(&x, apps->binaries[i], NULL, 0, err)) != CD_OK) {
 			rc = rc == CD_ENOMEM ? rc : CD_OK; /* the framework section says why it was not read */
 			continue;
 		}
@@ -472,31 +465,39 @@ static int section_programs(struct report_rec *top, const struct doctor_apps *ap
 			if (report_rec_end(&item) != CD_OK && rc == CD_OK)
 				rc = CD_ENOMEM;
 		}
-		win_exe_free(&x);
+		cd_run_program_dlls_free(&x);
 	}
 	if (any && report_rec_end(&list) != CD_OK && rc == CD_OK)
 		rc = CD_ENOMEM;
 	return rc;
 }
 
-/* What doctor reads from the host's files, on a task of its own: the stack's probes, then the
- * device code of every app they found */
-struct host_probe {
-	struct stack_facts *df;
-	struct doctor_scan *scan;
+/* The device code of every app the host's files name, read on the run context's prefetch
+ * task once its host parts are collected (then is not run when they could not be). */
+struct app_scan {
+	struct doctor_scan scan;
 	const struct doctor_apps *apps;
-	struct stack_opts o;
+	bool ran;
 	int rc;
 	char err[CD_ERRMSG];
 };
 
-static void probe_host(void *arg)
+static void scan_apps(void *arg, const struct facts *host)
 {
-	struct host_probe *h = arg;
+	struct app_scan *a = arg;
 
-	if ((h->rc = stack_probe(h->df, &h->o, h->err)) == CD_OK &&
-	    (h->rc = doctor_scan(h->scan, &h->df->py, h->apps, h->err)) != CD_OK)
-		stack_facts_free(h->df);
+	a->ran = true;
+	a->rc = doctor_scan(&a->scan, host->python, a->apps, a->err);
+}
+
+/* Frees the scan once the task is done with it (the join waits for it, whatever it answers). */
+static void scan_free(struct cd_run *run, struct app_scan *a)
+{
+	char jerr[CD_ERRMSG];
+
+	(void)cd_run_host_join(run, jerr);
+	if (a->ran && a->rc == CD_OK)
+		doctor_scan_free(&a->scan);
 }
 
 /* Whether a --binary can be opened (a regular file); if not, why is said on stderr and the
@@ -517,14 +518,11 @@ static bool input_readable(struct report *r, const char *path)
 
 static int doctor_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
-	struct stack_opts o = { .root = NULL, .list_archs = g->render.verbosity > 0 };
 	struct doctor_apps apps = { 0 };
-	struct stack_facts df;
-	struct deploy_info deploy;
-	struct doctor_scan scan;
-	struct host_probe host = { 0 };
+	struct app_scan host = { .apps = &apps };
+	const struct deploy_info *deploy;
 	struct report_rec top;
-	struct task t;
+	struct facts df;
 	int rc;
 
 	if (argc > 1)
@@ -556,36 +554,28 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 		}
 	}
 	/* the host's files are read while the driver initialises: cuInit is most of doctor's time */
-	host.o = o;
-	host.df = &df;
-	host.scan = &scan;
-	host.apps = &apps;
-	/* the kb loads once, here, before two threads could both ask for it (the scan reads it) */
-	kb_load(NULL);
-	task_start(&t, probe_host, &host);
-	rc = cd_run_driver(g->run, r, err);
-	task_wait(&t);
-	if (rc != CD_OK) {
-		if (host.rc == CD_OK) {
-			doctor_scan_free(&scan);
-			stack_facts_free(&df);
-		}
+	g->run->toolkit_archs = g->render.verbosity > 0;
+	if ((rc = cd_run_host_prefetch(g->run, scan_apps, &host, err)) != CD_OK)
 		return rc;
-	}
-	if (host.rc != CD_OK)
-		return cd_fail(err, host.rc, "%s", host.err);
-	if ((rc = stack_join(&df, &g->run->probe, &g->run->platform, err)) != CD_OK) {
-		doctor_scan_free(&scan);
+	rc = cd_run_judge_driver(g->run, r, err);
+	if (rc == CD_OK)
+		rc = cd_run_host_join(g->run, err);
+	if (rc == CD_OK)
+		rc = cd_run_facts(g->run, CD_FACTS_DRIVER | CD_FACTS_HOST, &df, err);
+	if (rc == CD_OK && host.rc != CD_OK)
+		rc = cd_fail(err, host.rc, "%s", host.err);
+	if (rc != CD_OK) {
+		scan_free(g->run, &host);
 		return rc;
 	}
 	/* the answer first: will what is installed run on these GPUs */
-	if ((rc = doctor_frameworks(r, &df, &scan, err)) != CD_OK)
+	if ((rc = doctor_frameworks(r, &df, &host.scan, err)) != CD_OK)
 		goto out;
 	/* every section's error is top's too: its end is checked */
 	report_rec_top(&top, r);
 	if (section_driver(&top, &df) == CD_OK)
 		section_gpus(&top, &df);
-	if ((rc = report_rec_end(&top)) != CD_OK || (rc = section_topology(r, g->run, err)) != CD_OK)
+	if ((rc = report_rec_end(&top)) != CD_OK || (rc = section_topology(r, g->run, df.driver, err)) != CD_OK)
 		goto out;
 	report_rec_top(&top, r);
 	if (section_toolkits(&top, &df) == CD_OK && section_runtimes(&top, &df, g->render.verbosity > 0) == CD_OK &&
@@ -599,19 +589,18 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 		rc = CD_ENOMEM;
 	if (rc != CD_OK)
 		goto out;
-	if ((rc = rules_stack(&df.f, r)) != CD_OK)
+	if ((rc = rules_stack(&df, r)) != CD_OK)
 		goto out;
-	if ((rc = rules_gpu_health(df.gp, r)) != CD_OK)
+	if ((rc = rules_gpu_health(df.driver, r)) != CD_OK)
 		goto out;
 	/* check's cheap deployment checks: the kernel log's Xids, nouveau, the environment */
-	if ((rc = deploy_probe(&deploy, NULL, err)) != CD_OK || (rc = rules_deploy(&deploy, df.gp, false, r)) != CD_OK)
+	if ((rc = cd_run_deploy(g->run, &deploy, err)) != CD_OK || (rc = rules_deploy(deploy, df.driver, false, r)) != CD_OK)
 		goto out;
-	if ((rc = rules_verdict(&df.f, r)) != CD_OK)
+	if ((rc = rules_verdict(&df, r)) != CD_OK)
 		goto out;
 	rc = verdict_line(r);
 out:
-	doctor_scan_free(&scan);
-	stack_facts_free(&df);
+	scan_free(g->run, &host);
 	if (rc != CD_OK)
 		return cd_fail(err, rc, "doctor: %s", cd_strerror(rc));
 	return CD_OK;

@@ -273,10 +273,10 @@ static void extension_vars(const char *binary, const struct arch_target *t, stru
 /* The catalogue values the text and the options give: the GPUs judged against, the binary,
  * the driver, the error's code, the library and versions the text names; whether the text is
  * PyTorch's and whether its OOM is one expandable_segments helps. */
-static void text_vars(const struct explain_match *m, const struct explain_env *env, bool torch, struct finding_vars *v)
+static void text_vars(const struct explain_match *m, const struct explain_given *given, bool torch, struct finding_vars *v)
 {
-	const struct arch_target *t = &env->target;
-	const char *binary = env->binary && !env->binary_bad ? env->binary : m->path[0] ? m->path : NULL;
+	const struct arch_target *t = &given->target;
+	const char *binary = given->binary && !given->binary_bad ? given->binary : m->path[0] ? m->path : NULL;
 	char gpus[160] = "";
 	size_t used = 0;
 
@@ -346,20 +346,17 @@ static void text_vars(const struct explain_match *m, const struct explain_env *e
 /* What this machine says about the id when doctor's rule for it fires here too (no driver here
  * either, NVML failing here, ECC errors on a GPU here...): doctor's values and case, so the
  * finding reads as doctor's. */
-static int machine_vars(const char *id, struct explain_env *env, struct finding_vars *v, const char **row,
-			char *err)
+static int machine_vars(const char *id, struct cd_run *run, struct finding_vars *v, const char **row, char *err)
 {
-	struct facts f = { 0 };
+	struct facts f;
 	struct finding_vars mv;
 	const char *mrow;
 	int rc;
 
 	if (!rules_machine_vars_known(id))
 		return CD_OK;
-	if ((rc = explain_env_probe_driver(env, err)) != CD_OK)
+	if ((rc = cd_run_facts(run, CD_FACTS_DRIVER, &f, err)) != CD_OK)
 		return rc;
-	f.driver = &env->gpus;
-	f.platform = &env->platform;
 	finding_vars_init(&mv);
 	if (rules_machine_vars(id, &f, &mv, &mrow)) {
 		finding_vars_merge(v, &mv);
@@ -368,8 +365,8 @@ static int machine_vars(const char *id, struct explain_env *env, struct finding_
 	return CD_OK;
 }
 
-static int report_match(struct report *r, const struct explain_match *m, struct explain_env *env, bool offline,
-			bool torch, json_t *matches, char *err)
+static int report_match(struct report *r, const struct explain_match *m, struct explain_given *given, struct cd_run *run,
+			bool offline, bool torch, json_t *matches, char *err)
 {
 	const char *row = kb_finding_find(m->finding) ? m->finding : "cuda-error";
 	const struct kb_finding *x;
@@ -389,13 +386,13 @@ static int report_match(struct report *r, const struct explain_match *m, struct 
 	if (!jchecks || !jfix || !jev)
 		goto bad_json;
 	/* offline, only a binary against named GPUs is checked */
-	bool checked = !offline || env->target.n_gpus > 0;
-	if (checked && (rc = explain_checks_run(m, x->checks, env, &ck, err)) != CD_OK)
+	bool checked = !offline || given->target.n_gpus > 0;
+	if (checked && (rc = explain_checks_run(m, x->checks, given, run, &ck, err)) != CD_OK)
 		goto out;
-	text_vars(m, env, torch, &vars);
+	text_vars(m, given, torch, &vars);
 	if (ck.runtime_verdict.fails && strcmp(m->finding, "runtime-newer-than-driver") == 0)
-		driver_need_vars(&ck.runtime, &env->target.driver, &env->target, &vars);
-	if (!offline && (rc = machine_vars(m->finding, env, &vars, &row, err)) != CD_OK)
+		driver_need_vars(&ck.runtime, &given->target.driver, &given->target, &vars);
+	if (!offline && (rc = machine_vars(m->finding, run, &vars, &row, err)) != CD_OK)
 		goto out;
 	x = kb_finding_find(row);
 	if (m->count > 1)
@@ -494,7 +491,7 @@ static int binary_readable(const char *path, char *err)
 
 static int explain_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
-	struct explain_env env;
+	struct explain_given given;
 	struct explain_result res = { 0 };
 	struct explain_scan *sc = NULL;
 	struct strbuf sb;
@@ -503,7 +500,7 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 	json_t *matches = NULL;
 	int a = 1, rc = CD_OK;
 
-	explain_env_init(&env);
+	explain_given_init(&given);
 	/* main.c parsed the options wherever they stood: the operands are the text */
 	for (size_t i = 0; i < g->args->n; i++) {
 		const char *v = g->args->v[i].value;
@@ -516,23 +513,23 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 			 * still explained, and the check says it was skipped */
 			char ferr[CD_ERRMSG];
 
-			env.binary = v;
+			given.binary = v;
 			if ((rc = binary_readable(v, ferr)) != CD_OK) {
 				if (rc == CD_ENOMEM)
 					return cd_fail(err, rc, "out of memory");
 				/* a path that is missing here may be the program's on the machine the
 				 * text came from: fixes still name it; a file that is no binary is not it */
-				env.binary_bad = rc == CD_EFORMAT;
+				given.binary_bad = rc == CD_EFORMAT;
 				cmd_input_error(r, "explain", ferr);
 			}
 			break;
 		}
 		case OPT_GPU:
-			if ((rc = arch_target_gpu_option(&env.target, v, err)) != CD_OK)
+			if ((rc = arch_target_gpu_option(&given.target, v, err)) != CD_OK)
 				return rc;
 			break;
 		case OPT_DRIVER:
-			if ((rc = arch_target_driver_option(&env.target, v, err)) != CD_OK)
+			if ((rc = arch_target_driver_option(&given.target, v, err)) != CD_OK)
 				return rc;
 			break;
 		case OPT_BLOCK: {
@@ -541,12 +538,12 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 
 			if (!*v || *end || *v == '-' || n == 0 || n > 1u << 20)
 				return cd_fail(err, CD_EUSAGE, "--block %.40s: give threads per block, 1 to 1048576", v);
-			env.block = (unsigned)n;
+			given.block = (unsigned)n;
 			break;
 		}
 		}
 	}
-	env.offline = offline;
+	given.offline = offline;
 	if ((rc = explain_scan_new(&sc, err)) != CD_OK)
 		goto out;
 	if (a < argc && (operand_is_log(argc, argv, a) || operand_looks_like_path(argc, argv, a))) {
@@ -578,7 +575,7 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 	len = explain_scan_bytes(sc);
 	lines = explain_scan_lines(sc);
 	explain_result_classify_oom(&res, oom_finding_of);
-	if (env.block)
+	if (given.block)
 		explain_result_launch_given(&res);
 	matches = json_array();
 	if (!matches) {
@@ -594,8 +591,8 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 			    "or paste more of the log.");
 	}
 	for (size_t i = 0; i < res.n; i++)
-		if ((rc = report_match(r, &res.m[i], &env, offline,
-				       res.torch || (env.binary && strstr(env.binary, "torch")), matches, err)) != CD_OK)
+		if ((rc = report_match(r, &res.m[i], &given, g->run, offline,
+				       res.torch || (given.binary && strstr(given.binary, "torch")), matches, err)) != CD_OK)
 			goto out;
 	report_json_set(r, "matches", matches);
 	matches = NULL;
@@ -609,7 +606,7 @@ out:
 	json_decref(matches);
 	explain_result_free(&res);
 	explain_scan_free(sc);
-	explain_env_free(&env);
+	explain_given_free(&given);
 	return rc;
 }
 

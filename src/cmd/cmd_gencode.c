@@ -6,8 +6,7 @@
 
 #include "cmd/cmd.h"
 #include "kb/kb.h"
-#include "probe/gpus.h"
-#include "probe/toolkits.h"
+#include "facts/toolkit.h"
 #include "rules/gencode.h"
 #include "rules/rules.h"
 #include "util/err.h"
@@ -88,11 +87,10 @@ static int parse_args(int argc, char **argv, const struct cli_args *args, struct
 }
 
 /* The toolkit the flags are for: --toolkit, else the nvcc here, else the newest known. */
-static int pick_toolkit(struct report *r, struct report_rec *top, const struct gencode_args *a,
+static int pick_toolkit(struct report *r, struct report_rec *top, const struct gencode_args *a, struct cd_run *run,
 			const struct kb_toolkit **tk, char *err)
 {
-	struct toolkits ts = { 0 };
-	struct toolkits_opts o = { 0 };
+	const struct toolkits *ts;
 	const struct toolkit *nv;
 	struct version v;
 	char nerr[CD_ERRMSG] = "";
@@ -109,9 +107,9 @@ static int pick_toolkit(struct report *r, struct report_rec *top, const struct g
 			      (*tk)->release_text);
 		return CD_OK;
 	}
-	if ((rc = toolkits_probe(&ts, &o, nerr)) == CD_ENOMEM)
-		return cd_fail(err, rc, "out of memory");
-	nv = rules_build_nvcc(&ts);
+	if ((rc = cd_run_toolkits(run, &ts, nerr)) != CD_OK)
+		return cd_fail(err, rc, "%s", nerr);
+	nv = rules_build_nvcc(ts);
 	if (nv && nv->timed_out && (rc = rules_helper_timeout(r, nv->nvcc, nv->timed_out, nv->timeout_ms)) != CD_OK)
 		goto out;
 	if (nv && nv->version.parts) {
@@ -139,21 +137,19 @@ static int pick_toolkit(struct report *r, struct report_rec *top, const struct g
 	report_fieldf(top, "toolkit", "toolkit", rv_str((*tk)->release_text), "CUDA %s (newest in the tables)",
 		      (*tk)->release_text);
 out:
-	toolkits_free(&ts);
 	return rc == CD_ENOMEM ? rc : CD_OK;
 }
 
 /* --native: a spec per distinct GPU here, or a finding saying why there is none. */
-static int add_native(struct report *r, struct gencode_args *a, char *err)
+static int add_native(struct report *r, struct gencode_args *a, struct cd_run *run, char *err)
 {
-	struct gpu_probe *h = calloc(1, sizeof(*h));
+	const struct gpu_probe *h;
 	size_t visible = 0;
 	int rc = CD_OK;
 
-	if (!h)
-		return cd_fail(err, CD_ENOMEM, "out of memory");
 	/* the driver judged as doctor and devices judge it: a broken one reads the same here */
-	if ((rc = cd_run_driver_once(r, h, err)) != CD_OK || !rules_cuda_usable(h))
+	if ((rc = cd_run_judge_driver(run, r, err)) != CD_OK || (rc = cd_run_driver(run, &h, err)) != CD_OK ||
+	    !rules_cuda_usable(h))
 		goto out;
 	for (size_t i = 0; i < h->n_gpus; i++)
 		visible += h->gpus[i].cuda_ordinal >= 0 && gpu_has(&h->gpus[i], GF_CC);
@@ -184,8 +180,6 @@ static int add_native(struct report *r, struct gencode_args *a, char *err)
 		a->n++;
 	}
 out:
-	gpu_probe_free(h);
-	free(h);
 	return rc;
 }
 
@@ -366,7 +360,6 @@ static int gencode_run(struct report *r, int argc, char **argv, const struct cd_
 	struct report_rec top;
 	int rc;
 
-	(void)g;
 	report_rec_top(&top, r);
 	if (!a || !p) {
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
@@ -378,9 +371,9 @@ static int gencode_run(struct report *r, int argc, char **argv, const struct cd_
 	r->answer_only = strcmp(a->format, "nvcc") == 0 || strcmp(a->format, "cmake") == 0 ||
 			 strcmp(a->format, "torch") == 0;
 	report_rec_section(&top, "Build");
-	TRY(pick_toolkit(r, &top, a, &tk, err));
+	TRY(pick_toolkit(r, &top, a, g->run, &tk, err));
 	if (a->native)
-		TRY(add_native(r, a, err));
+		TRY(add_native(r, a, g->run, err));
 	if (a->all || a->all_major)
 		a->n += gencode_all_archs(tk, a->all_major, a->specs + a->n, GENCODE_MAX - a->n);
 	if (a->n == 0) /* --native found nothing: the finding says why */

@@ -170,7 +170,7 @@ static int run_labs(struct report *r, int argc, char **argv, const struct cd_glo
 
 	/* the driver judged as doctor and devices judge it; the kernels are this build's own */
 	struct cd_run *run = g->run;
-	int rc = cd_run_driver(run, r, err);
+	int rc = cd_run_judge_driver(run, r, err);
 	if (rc != CD_OK)
 		return rc;
 	if (lab_fatbin_size == 0) {
@@ -207,7 +207,7 @@ static int run_labs(struct report *r, int argc, char **argv, const struct cd_glo
 	c.sm_clock_mhz = lab_nvml_sm_clock;
 	c.pcie_link = lab_nvml_link;
 	c.clock_user = &nv;
-	lab_machine_fill(&c);
+	lab_machine_fill(&c, run);
 	struct progress prog = { .on = g->stderr_is_tty, .total = n };
 	c.progress = show_progress;
 	c.progress_user = &prog;

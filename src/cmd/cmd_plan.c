@@ -8,7 +8,6 @@
 
 #include "cmd/cmd.h"
 #include "kb/kb.h"
-#include "probe/gpus.h"
 #include "rules/plan.h"
 #include "rules/rules.h"
 #include "util/err.h"
@@ -91,14 +90,12 @@ static int parse_args(int argc, char **argv, const struct cli_args *args, struct
 }
 
 /* The GPUs and driver here, judged as doctor judges the driver layer. */
-static int add_native(struct report *r, struct plan_args *a, struct plan_driver *drv, char *err)
+static int add_native(struct report *r, struct plan_args *a, struct plan_driver *drv, struct cd_run *run, char *err)
 {
-	struct gpu_probe *h = calloc(1, sizeof(*h));
+	const struct gpu_probe *h;
 	int rc = CD_OK;
 
-	if (!h)
-		return cd_fail(err, CD_ENOMEM, "out of memory");
-	if ((rc = cd_run_driver_once(r, h, err)) != CD_OK)
+	if ((rc = cd_run_judge_driver(run, r, err)) != CD_OK || (rc = cd_run_driver(run, &h, err)) != CD_OK)
 		goto out;
 	if (!rules_cuda_usable(h)) {
 		rc = cd_fail(err, CD_EDRIVER, "no usable CUDA driver here: name GPUs with --gpu (and --driver)");
@@ -135,8 +132,6 @@ static int add_native(struct report *r, struct plan_args *a, struct plan_driver 
 	if (a->n == 0)
 		rc = cd_fail(err, CD_EDRIVER, "the driver lists no GPU with a compute capability");
 out:
-	gpu_probe_free(h);
-	free(h);
 	return rc;
 }
 
@@ -637,7 +632,7 @@ static int plan_run(struct report *r, int argc, char **argv, const struct cd_glo
 		return rc;
 	if (a.driver && (rc = plan_driver_parse(a.driver, &in.driver, err)) != CD_OK)
 		return rc;
-	if (a.n == 0 && (rc = add_native(r, &a, &in.driver, err)) != CD_OK)
+	if (a.n == 0 && (rc = add_native(r, &a, &in.driver, gl->run, err)) != CD_OK)
 		return rc;
 	if (!(p = calloc(1, sizeof(*p))))
 		return cd_fail(err, CD_ENOMEM, "out of memory");

@@ -1,42 +1,32 @@
 /* `cudoctor topo`: how the GPUs connect (nvidia-smi topo -m, plus what CUDA and NVML say
  * about P2P per pair and what each link should carry), with topology findings. */
-#include <stdlib.h>
-
 #include "cmd/cmd.h"
-#include "driver/cudrv.h"
-#include "driver/nvml.h"
+#include "facts/topology.h"
 #include "kb/links.h"
-#include "probe/gpus.h"
-#include "probe/topology.h"
 #include "rules/rules.h"
 #include "rules/topology.h"
 #include "show/topology.h"
 #include "util/err.h"
 
 /* The driver comes from the run context (NEEDS_DRIVER): libcuda, NVML and the GPU facts are
- * open and the driver findings added before this runs; the topology is read through them. */
+ * collected and the driver findings added before this runs; the topology is its part, read
+ * through them. */
 static const struct cli_opt topo_opts[] = { { 0 } };
 
 static int topo_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
-	struct topo_probe *t;
-	const struct cd_run *run = g->run;
+	const struct gpu_probe *p;
+	const struct topo_probe *t;
 	int rc;
 
 	if (argc > 1)
 		return cd_fail(err, CD_EUSAGE, "topo takes no arguments (got '%.60s')", argv[1]);
-	if ((rc = kb_links_load(err)) != CD_OK)
+	if ((rc = kb_links_load(err)) != CD_OK || (rc = cd_run_driver(g->run, &p, err)) != CD_OK ||
+	    (rc = cd_run_topology(g->run, &t, err)) != CD_OK)
 		return rc;
-	if (!(t = calloc(1, sizeof(*t))))
-		return cd_fail(err, CD_ENOMEM, "out of memory");
-	if ((rc = topo_probe_collect(t, &run->probe, run->cu, run->nv, NULL, err)) != CD_OK)
-		goto out_free;
-	if ((rc = rules_gpu_pcie(&run->probe, r)) != CD_OK || (rc = topo_rules(r, t)) != CD_OK ||
+	if ((rc = rules_gpu_pcie(p, r)) != CD_OK || (rc = topo_rules(r, t)) != CD_OK ||
 	    (rc = topo_report_full(r, t)) != CD_OK || (rc = topo_report_answer(r, t)) != CD_OK)
 		rc = cd_fail(err, rc, "out of memory");
-	topo_probe_free(t);
-out_free:
-	free(t);
 	return rc;
 }
 

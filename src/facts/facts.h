@@ -21,6 +21,7 @@ struct facts {
 	size_t n_runtime_sets;
 	const struct python_info *python;
 	const struct win_side *windows;       /* the Windows side (WSL2's /mnt/c); NULL: not probed */
+	const char *kb_error;                 /* the kb did not load: why (the facts lack its knowledge); "" or NULL: it did */
 };
 
 #endif

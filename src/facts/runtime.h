@@ -30,7 +30,11 @@ struct runtime {
 	char kb_min_driver[32];     /* libcudart: the kb's driver floor of its CUDA release, "" unknown (facts/kb.c) */
 };
 
+/* libcudart's set and one per other CUDA library doctor looks for (probe/runtimes.h) */
+#define RUNTIME_SETS_MAX 9
+
 struct runtimes {
+	const char *library;        /* the stem looked for: "libcudart", "libcublas", ... */
 	struct runtime *r;
 	size_t n;
 	bool ldcache_ok;            /* /etc/ld.so.cache was read */

@@ -44,6 +44,10 @@ struct topo_gpu {
 	bool has_local_cpus;         /* sysfs local_cpulist */
 	struct topo_cpuset local_cpus;
 	char pci_path[512];          /* sysfs device path, "" when unknown */
+	/* the PCIe link as sysfs has it when the topology is read (current_link_speed as a
+	 * generation, current_link_width); 0 when unknown. Not shown: NVML's link (gpu_info) is
+	 * what the reports show; a lab falls back to this where NVML cannot say. */
+	int sysfs_link_gen, sysfs_link_width;
 };
 
 /* One ordered pair (a -> b): CUDA's answers are directional. */

@@ -133,7 +133,9 @@ int lab_open(struct lab_ctx *c, struct cudrv *d, int ordinal, const void *image,
 	size_t total = 0;
 	c->d = d;
 	TRY(check_entry_points(d, err));
-	TRY(lab_cu(c, c->d->Init(0), "cuInit", err));
+	/* the run's probe called cuInit on this driver already: once is enough */
+	if (!c->probe || !driver_has(c->probe, DF_CUDA_INIT) || c->probe->cuda_init_result != CUDA_SUCCESS)
+		TRY(lab_cu(c, c->d->Init(0), "cuInit", err));
 	int count = 0;
 	TRY(lab_cu(c, c->d->DeviceGetCount(&count), "cuDeviceGetCount", err));
 	if (ordinal < 0 || ordinal >= count) {
@@ -141,6 +143,7 @@ int lab_open(struct lab_ctx *c, struct cudrv *d, int ordinal, const void *image,
 		goto out;
 	}
 	TRY(lab_cu(c, c->d->DeviceGet(&c->dev, ordinal), "cuDeviceGet", err));
+	c->ordinal = ordinal;
 	TRY(lab_dev_of(c->probe, ordinal, &c->info, err));
 	TRY(lab_cu(c, c->d->DevicePrimaryCtxRetain(&c->ctx, c->dev), "cuDevicePrimaryCtxRetain", err));
 	TRY(lab_cu(c, c->d->CtxSetCurrent(c->ctx), "cuCtxSetCurrent", err));

@@ -17,8 +17,9 @@ int lab_cu(const struct lab_ctx *c, CUresult r, const char *call, char *err);
  * CD_EDRIVER when p has no such device or no multiprocessor count for it. */
 int lab_dev_of(const struct gpu_probe *p, int ordinal, struct lab_dev *out, char *err);
 /* Checks that d has every entry point the labs call ("cuX is missing from PATH" if not),
- * then cuInit, device `ordinal` (its facts from c->probe, which the caller sets), primary
- * context (c->info.free_mem), the module from `image`, one stream. */
+ * then cuInit (unless c->probe, which the caller sets, says its probe of d called it
+ * already), device `ordinal` (its facts from c->probe), primary context
+ * (c->info.free_mem), the module from `image`, one stream. */
 int lab_open(struct lab_ctx *c, struct cudrv *d, int ordinal, const void *image, char *err);
 void lab_close(struct lab_ctx *c);
 

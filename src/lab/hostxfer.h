@@ -21,8 +21,9 @@ struct lab_pinned_copy {
  * difference is o's bool, not an error), or the failed call in err. */
 int lab_pinned_copy(struct lab_ctx *c, size_t bytes, int reps, struct lab_pinned_copy *o, char *err);
 
-/* The GPU's PCIe link as it is now: c->pcie_link (NVML), else sysfs; *gen and *width 0 when
- * neither says. *src names which answered ("NVML", "sysfs"). */
+/* The GPU's PCIe link as it is now: c->pcie_link (NVML), else sysfs as the topology read it
+ * (c->sysfs_link); *gen and *width 0 when neither says. *src names which answered ("NVML",
+ * "sysfs"). */
 void lab_pcie_link_now(struct lab_ctx *c, int *gen, int *width, const char **src);
 
 #endif

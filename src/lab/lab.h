@@ -86,6 +86,7 @@ struct lab_ctx {
 	const struct nvml *nv;     /* the run's NVML, initialised; NULL without one */
 	const struct gpu_probe *probe; /* the run's driver and GPU facts (info is a view of them) */
 	CUdevice dev;
+	int ordinal;               /* dev's CUDA ordinal, as lab_open was given it */
 	CUcontext ctx;
 	CUmodule mod;
 	CUstream s;                /* the stream every lab times on (ordered with the legacy stream) */
@@ -103,13 +104,18 @@ struct lab_ctx {
 	int (*sm_clock_mhz)(void *user);                  /* current SM clock, MHz */
 	int (*pcie_link)(void *user, int *gen, int *width); /* current link; 0 on success */
 	void *clock_user;
-	/* What a lab learns or loads from this machine beyond its GPU, through the command
-	 * (cmd/lab/machine.h): the probes and rules the lab room does not reach. */
+	/* What a lab learns or loads from this machine beyond its GPU, through the command's
+	 * run context (machine; cmd/lab/machine.h): the parts and rules the lab room does not
+	 * reach. Each may be NULL: the lab says it cannot know. */
+	void *machine;
 	int (*p2p_links)(const struct lab_ctx *c, struct p2p_links *o, char *err); /* lab p2p: each pair's link theory */
 	/* lab nccl: libnccl, the newest copy found; note names every copy. CD_ENOTFOUND when
 	 * none loads (err says why) */
-	int (*open_nccl)(struct nccl *nc, char *note, size_t note_cap, char *err);
-	int (*open_cublas)(struct cublas *b, char *err); /* lab libraries: libcublas, newest first */
+	int (*open_nccl)(const struct lab_ctx *c, struct nccl *nc, char *note, size_t note_cap, char *err);
+	int (*open_cublas)(const struct lab_ctx *c, struct cublas *b, char *err); /* lab libraries: libcublas, newest first */
+	/* the GPU's PCIe link as the topology read it from sysfs, for when pcie_link (NVML)
+	 * cannot say; 0 on success */
+	int (*sysfs_link)(const struct lab_ctx *c, int *gen, int *width);
 };
 
 struct lab {

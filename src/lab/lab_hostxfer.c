@@ -2,7 +2,6 @@
  * memory, both directions, 4 KiB..1 GiB, against the PCIe link's bandwidth. Pinned
  * copies are timed with events; pageable ones with the host clock around
  * synchronous copies, as the driver stages them through its own pinned buffer. */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +13,6 @@
 #include "lab/sizing.h"
 #include "lab/stats.h"
 #include "util/err.h"
-#include "util/host_path.h"
 
 enum { MAXS = 16 };
 
@@ -71,40 +69,14 @@ out:
 	return rc;
 }
 
-/* PCIe generation and width of the GPU's link, from sysfs (0 when unknown) */
-static void read_link(struct lab_ctx *c, int *gen, int *width)
-{
-	char bus[32] = "", rel[128], path[4096], buf[64];
-	*gen = *width = 0;
-	if (!c->d->DeviceGetPCIBusId || c->d->DeviceGetPCIBusId(bus, sizeof bus, c->dev) != CUDA_SUCCESS)
-		return;
-	for (char *p = bus; *p; p++)
-		*p = (char)tolower((unsigned char)*p);
-	snprintf(rel, sizeof rel, "/sys/bus/pci/devices/%s/current_link_speed", bus);
-	FILE *f = host_path(path, sizeof path, NULL, rel) == CD_OK ? fopen(path, "r") : NULL;
-	if (f) {
-		if (fgets(buf, sizeof buf, f)) {
-			double gts = atof(buf);
-			*gen = gts >= 60 ? 6 : gts >= 30 ? 5 : gts >= 15 ? 4 : gts >= 7 ? 3 : gts >= 4 ? 2 : gts > 0 ? 1 : 0;
-		}
-		fclose(f);
-	}
-	snprintf(rel, sizeof rel, "/sys/bus/pci/devices/%s/current_link_width", bus);
-	f = host_path(path, sizeof path, NULL, rel) == CD_OK ? fopen(path, "r") : NULL;
-	if (f) {
-		if (fgets(buf, sizeof buf, f))
-			*width = atoi(buf);
-		fclose(f);
-	}
-}
-
 void lab_pcie_link_now(struct lab_ctx *c, int *gen, int *width, const char **src)
 {
 	*src = "NVML";
-	if (!c->pcie_link || c->pcie_link(c->clock_user, gen, width) != 0 || *gen <= 0 || *width <= 0) {
-		read_link(c, gen, width);
-		*src = "sysfs";
-	}
+	if (c->pcie_link && c->pcie_link(c->clock_user, gen, width) == 0 && *gen > 0 && *width > 0)
+		return;
+	*src = "sysfs";
+	if (!c->sysfs_link || c->sysfs_link(c, gen, width) != 0 || *gen <= 0 || *width <= 0)
+		*gen = *width = 0;
 }
 
 int lab_pinned_copy(struct lab_ctx *c, size_t bytes, int reps, struct lab_pinned_copy *o, char *err)

@@ -212,7 +212,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 	}
 	if (!c->open_cublas)
 		snprintf(blas_err, sizeof blas_err, "this run cannot look for libcublas");
-	else if (c->open_cublas(&b, blas_err) == CD_OK) {
+	else if (c->open_cublas(c, &b, blas_err) == CD_OK) {
 		cublasStatus_t s = b.Create(&h);
 		int ver = 0;
 		if (s != CUBLAS_STATUS_SUCCESS) {

@@ -398,7 +398,7 @@ static int run(struct lab_ctx *c, struct lab_result *r, char *err)
 
 	if (!c->open_nccl)
 		return cd_fail(err, CD_EDRIVER, "lab nccl: this run cannot look for libnccl");
-	rc = c->open_nccl(&nc, r->note, sizeof r->note, lerr);
+	rc = c->open_nccl(c, &nc, r->note, sizeof r->note, lerr);
 	if (rc == CD_ENOMEM)
 		return cd_fail(err, rc, "%s", lerr);
 	if (rc == CD_ENOTFOUND) {

@@ -8,11 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct arch_inputs {
-	char **paths;
-	bool *explicit_input;
-	size_t n, cap;
-};
+#include "facts/inputs.h"
+
 int arch_inputs_add(struct arch_inputs *in, const char *path, bool explicit_input);
 int arch_inputs_expand_dir(struct arch_inputs *in, const char *dir, bool recursive, char *err);
 /* Whether an operand is a wildcard pattern left for cudoctor to expand: it holds '*' or '?'

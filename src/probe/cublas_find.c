@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "os/env.h"
-#include "probe/python.h"
 #include "probe/runtimes.h"
 #include "util/err.h"
 #include "util/sort.h"
@@ -19,22 +17,16 @@ static int newest_first(const void *a, const void *b)
 	return version_cmp(&y->version, &x->version);
 }
 
-/* cublas_load with the libcublas files runtimes_probe finds (LD_LIBRARY_PATH, the ld cache,
- * toolkits, pip nvidia-cublas wheels, torch/lib, conda), newest version first. */
-int cublas_find_load(struct cublas *b, char *err)
+int cublas_find_load(struct cublas *b, const struct python_info *py, char *err)
 {
-	struct python_info py;
-	struct python_opts po = { .home = os_getenv("HOME") };
 	struct runtimes rt = { 0 };
 	const char **paths = NULL;
 	size_t *order = NULL;
 	char perr[CD_ERRMSG];
 	int rc;
+	struct runtimes_opts ro = { NULL, py ? (const char *const *)py->site_dirs : NULL, py ? py->n_site_dirs : 0,
+				    "libcublas" };
 
-	memset(&py, 0, sizeof py);
-	if (python_probe(&py, &po, perr) != CD_OK)
-		memset(&py, 0, sizeof py); /* no Python places: the loader's own search still runs */
-	struct runtimes_opts ro = { NULL, (const char *const *)py.site_dirs, py.n_site_dirs, "libcublas" };
 	if (runtimes_probe(&rt, &ro, perr) != CD_OK)
 		memset(&rt, 0, sizeof rt);
 	paths = calloc(rt.n + 1, sizeof *paths);
@@ -54,6 +46,5 @@ out:
 	free(paths);
 	free(order);
 	runtimes_free(&rt);
-	python_free(&py);
 	return rc;
 }

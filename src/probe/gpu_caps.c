@@ -1,6 +1,6 @@
-/* GPU compute capabilities and the driver version into the driver facts: the kernel
- * module's own /proc files with the kb's names first (no library at all), then NVML (its
- * init does not set up CUDA), libcuda's cuInit only where neither can say what CUDA would see. */
+/* GPU compute capabilities and the driver version into the driver facts, cheapest first: the
+ * kernel module's own /proc files with the kb's names (no library at all), then NVML (its init
+ * does not set up CUDA), then libcuda's version without cuInit. */
 #include "probe/gpu_caps.h"
 #include "os/env.h"
 #include "os/fs.h"
@@ -104,7 +104,7 @@ static struct gpu_info *add_gpu(struct gpu_probe *p, int ordinal, const char *na
 		gpu_mark(g, GF_NAME);
 	}
 	if (uuid[0]) {
-		snprintf(g->uuid, sizeof g->uuid, "%s", uuid);
+		snprintf(g->uuid, sizeof g->uuid, "%.*s", (int)sizeof g->uuid - 1, uuid);
 		gpu_mark(g, GF_UUID);
 	}
 	g->cc_major = cc / 10;
@@ -199,11 +199,8 @@ out:
 	return ok;
 }
 
-/* The driver and the GPUs from the kernel module's /proc files (under the host root), each
- * model's compute capability from the kb; only a version whose branch the kb lists, so its
- * CUDA version is known. Returns whether everything asked for is known;
- * on false p is left as it was. */
-static bool probe_proc(struct gpu_probe *p, bool want_gpus)
+/* Only a version whose branch the kb lists, so its CUDA version is known. */
+bool gpu_caps_from_proc(struct gpu_probe *p, bool want_gpus)
 {
 	char path[PROBE_PATH], version[32], *text = NULL, *names[GPU_CAPS_MAX], err[CD_ERRMSG];
 	struct nvml_gpu g[GPU_CAPS_MAX];
@@ -282,91 +279,45 @@ static bool nvml_gpus(const struct nvml *nv, struct gpu_probe *p)
 	return take_view(p, g, count, mig, true);
 }
 
-/* The driver (and the GPUs, when asked and mappable) from NVML. Returns whether the GPUs
- * are done. */
-static bool probe_nvml(struct gpu_probe *p, bool want_gpus)
+bool gpu_caps_from_nvml(struct gpu_probe *p, const struct nvml *nv, bool want_gpus)
 {
-	struct nvml nv;
-	char err[CD_ERRMSG];
 	bool done = false;
 	int v = 0;
 
-	if (nvml_load(&nv, err) != CD_OK)
+	if (!nv || !nv->Init || nv->Init() != NVML_SUCCESS)
 		return false;
-	if (!nv.Init || nv.Init() != NVML_SUCCESS)
-		goto out;
-	if (nv.SystemGetCudaDriverVersion && nv.SystemGetCudaDriverVersion(&v) == NVML_SUCCESS && v > 0) {
+	if (nv->SystemGetCudaDriverVersion && nv->SystemGetCudaDriverVersion(&v) == NVML_SUCCESS && v > 0) {
 		p->nvml_cuda_driver_version = v;
 		driver_mark(p, DF_NVML_CUDA_VERSION);
 	}
-	if (nv.SystemGetDriverVersion &&
-	    nv.SystemGetDriverVersion(p->user_driver_version, (unsigned)sizeof(p->user_driver_version)) == NVML_SUCCESS &&
+	if (nv->SystemGetDriverVersion &&
+	    nv->SystemGetDriverVersion(p->user_driver_version, (unsigned)sizeof(p->user_driver_version)) == NVML_SUCCESS &&
 	    p->user_driver_version[0]) {
 		p->user_driver_version_source = DRIVER_FROM_NVML;
 		driver_mark(p, DF_VERSION);
 	} else {
 		p->user_driver_version[0] = '\0';
 	}
-	done = want_gpus && nvml_gpus(&nv, p);
-	if (nv.Shutdown)
-		nv.Shutdown();
-out:
-	nvml_unload(&nv);
+	done = want_gpus && nvml_gpus(nv, p);
+	if (nv->Shutdown)
+		nv->Shutdown();
 	return done;
 }
 
-static void cuda_gpus(const struct cudrv *d, struct gpu_probe *p)
+void gpu_caps_from_cuda(struct gpu_probe *p, const struct cudrv *cu)
 {
-	int n = 0;
-
-	driver_mark(p, DF_CUDA_INIT);
-	p->cuda_init_result = d->Init ? d->Init(0) : CUDA_ERROR_NOT_INITIALIZED;
-	snprintf(p->cuda_init_result_name, sizeof p->cuda_init_result_name, "%s", cudrv_result_name(d, p->cuda_init_result));
-	if (p->cuda_init_result != CUDA_SUCCESS || !d->DeviceGetCount || d->DeviceGetCount(&n) != CUDA_SUCCESS || n < 0)
-		return;
-	p->cuda_device_count = n;
-	driver_mark(p, DF_CUDA_DEVICE_COUNT);
-	for (int i = 0; i < n && p->n_gpus < GPU_CAPS_MAX; i++) {
-		CUdevice dev;
-		int major = 0, minor = 0;
-		char name[128] = "";
-
-		if (!d->DeviceGet || d->DeviceGet(&dev, i) != CUDA_SUCCESS || !d->DeviceGetAttribute ||
-		    d->DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) != CUDA_SUCCESS ||
-		    d->DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) != CUDA_SUCCESS)
-			continue;
-		if (d->DeviceGetName && d->DeviceGetName(name, sizeof(name) - 1, dev) != CUDA_SUCCESS)
-			name[0] = '\0';
-		if (!add_gpu(p, i, name, "", (unsigned)(major * 10 + minor)))
-			return; /* out of memory: the GPUs found so far */
-	}
-}
-
-void gpu_caps_probe(struct gpu_probe *p, bool want_gpus)
-{
-	struct cudrv d;
 	int ver = 0;
 
-	memset(p, 0, sizeof(*p));
-	if (want_gpus && probe_proc(p, want_gpus))
-		return;
-	/* without GPUs to enumerate, libcuda's cuDriverGetVersion (no cuInit) is the cheaper call */
-	if (want_gpus && probe_nvml(p, want_gpus))
-		return;
-	if (cudrv_load(&d, p->cuda_load_error) != CD_OK) {
-		driver_info_collect(p, NULL); /* the kernel module may still name the driver */
-		return;
+	if (cu) {
+		p->cuda_loaded = true;
+		snprintf(p->cuda_path, sizeof p->cuda_path, "%s", cu->path);
+		snprintf(p->cuda_how, sizeof p->cuda_how, "%s", cu->how);
+		if (cu->DriverGetVersion && cu->DriverGetVersion(&ver) == CUDA_SUCCESS && ver > 0) {
+			p->cuda_driver_version = ver;
+			driver_mark(p, DF_CUDA_VERSION);
+		}
 	}
-	p->cuda_loaded = true;
-	snprintf(p->cuda_path, sizeof p->cuda_path, "%s", d.path);
-	snprintf(p->cuda_how, sizeof p->cuda_how, "%s", d.how);
-	if (d.DriverGetVersion && d.DriverGetVersion(&ver) == CUDA_SUCCESS && ver > 0) {
-		p->cuda_driver_version = ver;
-		driver_mark(p, DF_CUDA_VERSION);
-	}
-	if (want_gpus)
-		cuda_gpus(&d, p);
-	cudrv_unload(&d);
-	/* the version as every command resolves it: NVML's, else the libcuda file name's, else the module's */
+	/* the version as every command resolves it: NVML's, else the libcuda file name's, else the
+	 * module's (which may name the driver even where libcuda did not load) */
 	driver_info_collect(p, NULL);
 }

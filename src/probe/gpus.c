@@ -847,33 +847,6 @@ int gpu_probe_collect(struct gpu_probe *p, const struct cudrv *cu, const struct 
 	return CD_OK;
 }
 
-int gpu_probe_run(struct gpu_probe *p, char *err)
-{
-	struct cudrv *cu = calloc(1, sizeof(*cu));
-	struct nvml *nv = calloc(1, sizeof(*nv));
-	bool cu_ok, nv_loaded;
-	int rc;
-
-	memset(p, 0, sizeof(*p));
-	if (!cu || !nv) {
-		rc = cd_fail(err, CD_ENOMEM, "out of memory loading the driver libraries");
-		goto out;
-	}
-	cu_ok = cudrv_load(cu, p->cuda_load_error) == CD_OK;
-	nv_loaded = nvml_load(nv, p->nvml_load_error) == CD_OK;
-	rc = gpu_probe_collect(p, cu_ok ? cu : NULL, nv_loaded ? nv : NULL, err);
-	if (driver_nvml_ok(p) && nv->Shutdown)
-		nv->Shutdown();
-	if (cu_ok)
-		cudrv_unload(cu);
-	if (nv_loaded)
-		nvml_unload(nv);
-out:
-	free(cu);
-	free(nv);
-	return rc;
-}
-
 void gpu_probe_free(struct gpu_probe *p)
 {
 	for (size_t i = 0; i < p->n_gpus; i++)

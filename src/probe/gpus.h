@@ -1,6 +1,6 @@
-/* The GPU probe: loads libcuda and NVML (or uses the caller's), calls cuInit and nvmlInit,
- * and fills the driver facts (facts/driver.h) with every GPU (facts/gpu.h). Collects
- * only, never judges. */
+/* The GPU probe: with libcuda and NVML as the run context loaded them, calls cuInit and
+ * nvmlInit and fills the driver facts (facts/driver.h) with every GPU (facts/gpu.h).
+ * Collects only, never judges. */
 #ifndef CUDOCTOR_PROBE_GPUS_H
 #define CUDOCTOR_PROBE_GPUS_H
 
@@ -17,11 +17,6 @@
  * creates a context. Only running out of memory fails (CD_ENOMEM); driver failures are
  * recorded in p. */
 int gpu_probe_collect(struct gpu_probe *p, const struct cudrv *cu, const struct nvml *nv, char *err);
-
-/* Loads both libraries (CUDOCTOR_LIBCUDA / CUDOCTOR_LIBNVML apply), collects, shuts
- * NVML down and unloads both: for a command that probes apart from the run context.
- * A library that does not load is recorded in p (cuda_load_error / nvml_load_error). */
-int gpu_probe_run(struct gpu_probe *p, char *err);
 
 void gpu_probe_free(struct gpu_probe *p);
 

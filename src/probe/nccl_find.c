@@ -1,5 +1,5 @@
 /* Where libnccl.so.2 lives besides the loader's own search: the runtime probe run for
- * "libnccl" over the Python environments doctor sees. */
+ * "libnccl" over the Python environments the caller found (the run context's, doctor's). */
 #include "probe/nccl_find.h"
 #include "util/sort.h"
 
@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe/python.h"
 #include "util/err.h"
 
 static int newest_first(const void *a, const void *b)
@@ -17,22 +16,16 @@ static int newest_first(const void *a, const void *b)
 	return version_cmp(&y->version, &x->version);
 }
 
-int nccl_find(struct nccl_copies *out, const char *home, char *err)
+int nccl_find(struct nccl_copies *out, const struct python_info *py, char *err)
 {
-	struct python_opts po = { .home = home };
 	struct runtimes_opts ro = { .library = "libnccl" };
-	struct python_info py;
 	const struct runtime **order = NULL;
 	int rc;
 
 	memset(out, 0, sizeof *out);
-	if ((rc = python_probe(&py, &po, err)) != CD_OK)
-		return rc;
-	ro.site_dirs = (const char *const *)py.site_dirs;
-	ro.n_site_dirs = py.n_site_dirs;
-	rc = runtimes_probe(&out->rt, &ro, err);
-	python_free(&py);
-	if (rc != CD_OK)
+	ro.site_dirs = py ? (const char *const *)py->site_dirs : NULL;
+	ro.n_site_dirs = py ? py->n_site_dirs : 0;
+	if ((rc = runtimes_probe(&out->rt, &ro, err)) != CD_OK)
 		return rc;
 	order = calloc(out->rt.n + 1, sizeof *order);
 	out->dirs = calloc(out->rt.n + 1, sizeof *out->dirs);

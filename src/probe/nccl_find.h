@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "facts/python.h"
 #include "probe/runtimes.h"
 
 struct nccl_copies {
@@ -14,8 +15,8 @@ struct nccl_copies {
 	size_t n_dirs;
 };
 
-/* home: $HOME for the user site (NULL to skip it). */
-int nccl_find(struct nccl_copies *out, const char *home, char *err);
+/* py: the Python environments whose site-packages are searched too (NULL: none). */
+int nccl_find(struct nccl_copies *out, const struct python_info *py, char *err);
 void nccl_copies_free(struct nccl_copies *c);
 
 #endif

@@ -352,6 +352,7 @@ int runtimes_probe(struct runtimes *out, const struct runtimes_opts *o, char *er
 	s.kind = kind_of(s.stem);
 
 	memset(out, 0, sizeof *out);
+	out->library = s.stem;
 	snprintf(s.so_prefix, sizeof s.so_prefix, "%s.so.", s.stem);
 	path_list_each(os_getenv("LD_LIBRARY_PATH"), on_ld_dir, &s);
 	if (s.rc == CD_OK)

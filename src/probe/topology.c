@@ -106,6 +106,14 @@ static void sysfs_gpu(struct topo_gpu *g, const char *root)
 	if (path_real(dir, path) && strlen(path) < sizeof g->pci_path)
 		memcpy(g->pci_path, path, strlen(path) + 1);
 	g->has_numa_node = read_numa(dir, &g->numa_node);
+	/* "16.0 GT/s PCIe" is gen 4; a width of 0 or a speed sysfs cannot say stays unknown */
+	if (path_join(path, sizeof path, dir, "current_link_speed") == CD_OK && read_small(path, buf, sizeof buf)) {
+		double gts = atof(buf);
+
+		g->sysfs_link_gen = gts >= 60 ? 6 : gts >= 30 ? 5 : gts >= 15 ? 4 : gts >= 7 ? 3 : gts >= 4 ? 2 : gts > 0 ? 1 : 0;
+	}
+	if (path_join(path, sizeof path, dir, "current_link_width") == CD_OK && read_small(path, buf, sizeof buf))
+		g->sysfs_link_width = atoi(buf) > 0 ? atoi(buf) : 0;
 	if (path_join(path, sizeof path, dir, "local_cpulist") == CD_OK && read_small(path, buf, sizeof buf))
 		g->has_local_cpus = topo_cpuset_parse(buf, &g->local_cpus) && !topo_cpuset_empty(&g->local_cpus);
 }
@@ -334,7 +342,8 @@ int topo_probe_collect(struct topo_probe *t, const struct gpu_probe *p, const st
 			nvml_affinity(t, g, nv, handles[i]);
 		}
 	}
-	t->cuda_ok = cu && cu->Init && cu->Init(0) == CUDA_SUCCESS;
+	/* the GPU probe called cuInit for the run; its answer stands */
+	t->cuda_ok = cu && driver_has(p, DF_CUDA_INIT) && p->cuda_init_result == CUDA_SUCCESS;
 
 	if (t->n_gpus > 1) {
 		t->n_pairs = t->n_gpus * (t->n_gpus - 1);

@@ -15,7 +15,9 @@
 
 /* From a collected GPU probe and the libraries it used (either may be NULL). GPUs in NVML
  * order (as nvidia-smi numbers them), then those only CUDA sees. sysfs_root: NULL for
- * the host's /sys (under $CUDOCTOR_HOST_ROOT), else a directory that stands for /sys. Only running out of memory fails. */
+ * the host's /sys (under $CUDOCTOR_HOST_ROOT), else a directory that stands for /sys. CUDA's
+ * answers only where p's cuInit succeeded (the probe's call is the run's one). Only running out
+ * of memory fails. */
 int topo_probe_collect(struct topo_probe *t, const struct gpu_probe *p, const struct cudrv *cu,
 		       const struct nvml *nv, const char *sysfs_root, char *err);
 void topo_probe_free(struct topo_probe *t);

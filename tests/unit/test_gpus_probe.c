@@ -37,11 +37,25 @@ static int setup(void **state)
 	return 0;
 }
 
+/* Both libraries loaded (CUDOCTOR_LIBCUDA / CUDOCTOR_LIBNVML), collected, shut down and
+ * unloaded, as the run context does over a run. */
 static void probe(struct gpu_probe *p)
 {
 	char err[CD_ERRMSG] = "";
+	struct cudrv cu;
+	struct nvml nv;
+	bool cu_ok, nv_ok;
 
-	assert_int_equal(gpu_probe_run(p, err), CD_OK);
+	memset(p, 0, sizeof(*p));
+	cu_ok = cudrv_load(&cu, p->cuda_load_error) == CD_OK;
+	nv_ok = nvml_load(&nv, p->nvml_load_error) == CD_OK;
+	assert_int_equal(gpu_probe_collect(p, cu_ok ? &cu : NULL, nv_ok ? &nv : NULL, err), CD_OK);
+	if (driver_nvml_ok(p) && nv.Shutdown)
+		nv.Shutdown();
+	if (cu_ok)
+		cudrv_unload(&cu);
+	if (nv_ok)
+		nvml_unload(&nv);
 }
 
 static void test_one_h200_all_fields(void **state)

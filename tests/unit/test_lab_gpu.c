@@ -23,9 +23,10 @@ static void open_with(const char *libcuda, struct cudrv *d, struct lab_ctx *c, c
 	memset(d, 0, sizeof *d);
 	memset(c, 0, sizeof *c);
 	gpu_probe_free(&probe);
-	assert_int_equal(gpu_probe_run(&probe, err), CD_OK);
-	c->probe = &probe;
+	memset(&probe, 0, sizeof probe);
 	assert_int_equal(cudrv_load(d, err), CD_OK);
+	assert_int_equal(gpu_probe_collect(&probe, d, NULL, err), CD_OK);
+	c->probe = &probe;
 }
 
 /* The device's facts are the probe's: a view of its gpu_info, not read again. */

@@ -11,6 +11,7 @@
 #include "driver/nccl.h"
 #include "lab/nccl_judge.h"
 #include "probe/nccl_find.h"
+#include "probe/python.h"
 #include "probe_tree.h"
 #include "util/err.h"
 
@@ -138,7 +139,12 @@ static void test_find_in_venv(void **state)
 	unsetenv("VIRTUAL_ENV");
 	unsetenv("CONDA_PREFIX");
 	setenv("PATH", tree_path(root, "venv/bin", bin, sizeof bin), 1);
-	assert_int_equal(nccl_find(&c, NULL, err), CD_OK);
+	struct python_info py;
+	struct python_opts po = { 0 };
+
+	assert_int_equal(python_probe(&py, &po, err), CD_OK);
+	assert_int_equal(nccl_find(&c, &py, err), CD_OK);
+	python_free(&py);
 	tree_path(root, "venv/lib/python3.12/site-packages/nvidia/nccl/lib", p, sizeof p);
 	for (size_t i = 0; i < c.n_dirs; i++)
 		found |= strcmp(c.dirs[i], p) == 0;

@@ -1,7 +1,8 @@
 /* A program's part of its file report in `arch`: each CUDA DLL it imports and where Windows
- * would load it from (probe/win_exe.c), judged by rules_win_exe, as "dll_search". */
+ * would load it from (through the run context), judged by rules_win_exe, as "dll_search". */
 #include "cmd/arch/arch.h"
-#include "probe/win_exe.h"
+#include "cmd/cmd.h"
+#include "facts/windows.h"
 #include "rules/rules.h"
 #include "show/win_exe.h"
 #include "util/err.h"
@@ -12,12 +13,12 @@ int arch_exe_fields(struct report_rec *file, const struct arch_file *f)
 	char err[CD_ERRMSG] = "";
 	int rc;
 
-	if (f->member || !win_exe_is_program(f->data, f->size))
+	if (f->member)
 		return CD_OK;
-	if ((rc = win_exe_probe_file(&x, f->path, err)) != CD_OK)
+	if ((rc = cd_run_program_dlls(&x, f->path, f->data, f->size, err)) != CD_OK)
 		return rc == CD_ENOMEM ? rc : CD_OK; /* read as the file's already: its error is said */
 	if (x.n > 0 && (rc = rules_win_exe(&x, file->r)) == CD_OK)
 		rc = show_win_exe(file, &x);
-	win_exe_free(&x);
+	cd_run_program_dlls_free(&x);
 	return rc;
 }

@@ -11,7 +11,6 @@
 #include "check/judge.h"
 #include "check/load.h"
 #include "cmd/check/load.h"
-#include "probe/cublas_find.h"
 #include "driver/cublas.h"
 #include "lab/fatbin.h"
 #include "lab/gpu.h"
@@ -19,7 +18,6 @@
 #include "lab/nvml_dev.h"
 #include "lab/sizing.h"
 #include "lab/svg.h"
-#include "probe/kmsg.h"
 #include "report/progress.h"
 #include "rules/rules.h"
 #include "util/clock.h"
@@ -72,11 +70,11 @@ struct blas_once {
 	char err[CD_ERRMSG];
 };
 
-static struct cublas *blas_get(struct blas_once *bo)
+static struct cublas *blas_get(struct blas_once *bo, struct cd_run *run)
 {
 	if (!bo->tried) {
 		bo->tried = true;
-		bo->ok = cublas_find_load(&bo->b, bo->err) == CD_OK;
+		bo->ok = cd_run_load_cublas(run, &bo->b, bo->err) == CD_OK;
 	}
 	return bo->ok ? &bo->b : NULL;
 }
@@ -89,7 +87,7 @@ static int gemm_part(struct report *r, struct lab_ctx *c, struct blas_once *bo, 
 				      .samples = smp };
 	struct check_gemm_result gr;
 	struct check_gemm_run grun;
-	struct cublas *blas = blas_get(bo);
+	struct cublas *blas = blas_get(bo, c->machine);
 	char lerr[CD_ERRMSG] = "";
 	double theory;
 
@@ -256,6 +254,14 @@ static void sample_peaks(const struct check_samples *smp, struct check_load_gpu 
 	}
 }
 
+/* the copies' link where NVML cannot say it: the run's topology part */
+static int sysfs_link(const struct lab_ctx *c, int *gen, int *width)
+{
+	char err[CD_ERRMSG];
+
+	return cd_run_sysfs_link(c->machine, c->ordinal, gen, width, err);
+}
+
 static int one_gpu(struct report *r, struct cd_run *run, const struct gpu_info *gi, const struct check_load_opts *o,
 		   double share_s, struct blas_once *bo, struct check_samples *smp,
 		   struct report_rec *row, struct check_timeline *tl)
@@ -283,6 +289,8 @@ static int one_gpu(struct report *r, struct cd_run *run, const struct gpu_info *
 	lab_nvml_open(&nv, c.nv, c.d, c.dev);
 	c.pcie_link = lab_nvml_link;
 	c.clock_user = &nv;
+	c.machine = run;
+	c.sysfs_link = sysfs_link;
 	smp->nv = &nv;
 	smp->n = 0;
 	smp->t0 = lab_now_s();
@@ -376,7 +384,7 @@ int check_load(struct report *r, struct cd_run *run, const struct check_load_opt
 	if (report_rec_end(&gpus) != CD_OK && rc == CD_OK)
 		rc = gpus.rc;
 	/* an Xid the load provoked: the log read again, compared with the read before */
-	if (rc == CD_OK && (rc = kmsg_probe(after, NULL, err)) == CD_OK) {
+	if (rc == CD_OK && (rc = cd_run_kernel_log_again(after, err)) == CD_OK) {
 		bool both = before->state == KMSG_READ && after->state == KMSG_READ;
 		report_field(&load, "kernel log read again", "xids_checked", rv_bool(both));
 		if (both)

@@ -3,13 +3,14 @@
  * --binary/--path apps, found as arch finds them (probe/arch_inputs.c), mapped and read to their
  * fatbin headers only, judged by rules/framework. */
 #include "cmd/doctor/frameworks.h"
+#include "cmd/cmd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "binfmt/devcode.h"
-#include "probe/arch_inputs.h"
+#include "facts/inputs.h"
 #include "rules/arch.h"
 #include "kb/kb.h"
 #include "rules/driver_need.h"
@@ -236,7 +237,7 @@ int doctor_scan(struct doctor_scan *s, const struct python_info *py, const struc
 		if (!(sa = new_app(s)))
 			goto oom;
 		sa->a = (struct fw_app){ .name = "ollama", .version = "", .cuda = "", .plan = PLAN_FW_OLLAMA, .alternatives = true };
-		if (arch_inputs_ollama(&sa->in, ierr) == CD_OK)
+		if (cd_run_input_ollama(&sa->in, NULL, ierr) == CD_OK)
 			rc = add_files(sa);
 		sa->judge = sa->af.n > 0;
 	}
@@ -248,8 +249,8 @@ int doctor_scan(struct doctor_scan *s, const struct python_info *py, const struc
 		sa->a = (struct fw_app){ .name = what, .version = "", .cuda = "", .plan = PLAN_FW_NONE };
 		sa->judge = true;
 		if (k < apps->n_binaries)
-			rc = arch_inputs_add(&sa->in, what, true);
-		else if (arch_inputs_expand_dir(&sa->in, what, true, ierr) != CD_OK)
+			rc = cd_run_input_add(&sa->in, what, true);
+		else if (cd_run_input_dir(&sa->in, what, true, ierr) != CD_OK)
 			snprintf(sa->af.unreadable, sizeof(sa->af.unreadable), "%s", ierr);
 		if (rc == CD_OK)
 			rc = add_files(sa);
@@ -273,14 +274,14 @@ void doctor_scan_free(struct doctor_scan *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
 		files_free(&s->apps[i]->af);
-		arch_inputs_free(&s->apps[i]->in);
+		cd_run_inputs_free(&s->apps[i]->in);
 		free(s->apps[i]);
 	}
 	free(s->apps);
 	memset(s, 0, sizeof(*s));
 }
 
-int doctor_frameworks(struct report *r, const struct stack_facts *df, const struct doctor_scan *s, char *err)
+int doctor_frameworks(struct report *r, const struct facts *f, const struct doctor_scan *s, char *err)
 {
 	struct arch_target *t = NULL;
 	struct gpu_spec *specs = NULL;
@@ -298,8 +299,8 @@ int doctor_frameworks(struct report *r, const struct stack_facts *df, const stru
 		goto out;
 	}
 	arch_target_init(t);
-	arch_target_add_probe(t, df->gp);
-	specs_of(t, df->gp, specs);
+	arch_target_add_probe(t, f->driver);
+	specs_of(t, f->driver, specs);
 	/* a branch that predates a GPU is the driver's one finding, whatever runs on it */
 	if ((rc = fw_driver_findings(r, t, driver_finding)) != CD_OK)
 		goto out;

@@ -5,7 +5,8 @@
 
 #include <stddef.h>
 
-#include "probe/stack.h"
+#include "facts/facts.h"
+#include "facts/python.h"
 #include "report/report.h"
 
 /* What the user named besides what doctor finds: --binary FILE and --path DIR, each repeatable. */
@@ -17,8 +18,8 @@ struct doctor_apps {
 };
 
 /* Every app found and its files read, before any GPU is known (so it may run while the driver
- * initialises): the Python frameworks (probe/python.c's list, their files by probe/fw_files.h),
- * Ollama's runners and the apps named, each file mapped and read to its fatbin headers only. A
+ * initialises): the Python frameworks (the run context's Python part, their files by
+ * probe/fw_files.h), Ollama's runners and the apps named, each file mapped and read to its fatbin headers only. A
  * file that cannot be read is kept as a line, not a failure. CD_OK or CD_ENOMEM. */
 struct scanned_app;
 struct doctor_scan {
@@ -32,6 +33,6 @@ void doctor_scan_free(struct doctor_scan *s);
  * "Will it run" section (text and "will_it_run") and its findings, one per cause: first the
  * driver's gpu-newer-than-driver for a GPU its branch predates, whatever is installed. CD_OK or
  * CD_ENOMEM. */
-int doctor_frameworks(struct report *r, const struct stack_facts *df, const struct doctor_scan *s, char *err);
+int doctor_frameworks(struct report *r, const struct facts *f, const struct doctor_scan *s, char *err);
 
 #endif

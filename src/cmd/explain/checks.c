@@ -1,93 +1,64 @@
-/* explain's checks on this machine: the probes, the binary read, and the judging of each
- * check (rules/checks.h) for the matched error. */
+/* explain's checks on this machine: the run context's parts each check reads, the binary
+ * read once, and the judging of each check (rules/checks.h) for the matched error. */
 #include "cmd/explain/checks.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "binfmt/devcode.h"
+#include "facts/toolkit.h"
 #include "os/env.h"
-#include "probe/gpu_caps.h"
-#include "probe/gpus.h"
-#include "probe/platform.h"
-#include "probe/toolkits.h"
 #include "rules/rules.h"
 #include "util/err.h"
 #include "util/file.h"
+#include "util/str.h"
 
-static int ensure_gpus(struct explain_env *env, char *err)
-{
-	if (env->gpus_probed)
-		return CD_OK;
-	env->gpus_probed = true;
-	return gpu_probe_run(&env->gpus, err);
-}
-
-static int ensure_toolkits(struct explain_env *env, char *err)
-{
-	struct toolkits_opts o = { 0 };
-	char terr[CD_ERRMSG];
-	int rc;
-
-	if (env->toolkits_probed)
-		return CD_OK;
-	env->toolkits_probed = true;
-	o.no_spawn = false;
-	rc = toolkits_probe(&env->toolkits, &o, terr);
-	if (rc == CD_ENOMEM)
-		return cd_fail(err, rc, "out of memory");
-	return CD_OK;
-}
-
-/* The platform as doctor sees it (probe/platform.c). */
-static int ensure_platform(struct explain_env *env, char *err)
-{
-	char perr[CD_ERRMSG];
-
-	if (env->platform_probed)
-		return CD_OK;
-	env->platform_probed = true;
-	if (platform_probe(&env->platform, NULL, perr) != CD_OK)
-		return cd_fail(err, CD_ENOMEM, "out of memory");
-	return CD_OK;
-}
+/* A binary the checks read: mapped and scanned at the first check that names it. */
+struct explain_read {
+	char *path;
+	bool mapped;              /* else map_failed says whether mapping or scanning failed */
+	bool map_failed;
+	char why[CD_ERRMSG];
+	struct mapped_file mf;
+	struct arch_file f;
+};
 
 /* What binaries are judged against: the named GPUs and driver, the rest from this machine
- * the way arch finds them (probe/gpu_caps). */
-static void ensure_target(struct explain_env *env)
+ * as arch finds them (the run context's caps). */
+static int ensure_target(struct explain_given *o, struct cd_run *run, char *err)
 {
-	struct gpu_probe p;
+	const struct gpu_probe *p;
+	int rc;
 
-	if (env->target_probed || env->offline)
-		return;
-	env->target_probed = true;
-	if (env->target.n_gpus && env->target.driver.known)
-		return;
-	gpu_caps_probe(&p, env->target.n_gpus == 0);
-	arch_target_add_probe(&env->target, &p);
-	gpu_probe_free(&p);
+	if (o->target_done || o->offline)
+		return CD_OK;
+	o->target_done = true;
+	if (o->target.n_gpus && o->target.driver.known)
+		return CD_OK;
+	if ((rc = cd_run_caps(run, o->target.n_gpus == 0, &p, err)) != CD_OK)
+		return rc;
+	arch_target_add_probe(&o->target, p);
+	return CD_OK;
 }
 
-void explain_env_init(struct explain_env *env)
+void explain_given_init(struct explain_given *o)
 {
-	memset(env, 0, sizeof(*env));
-	arch_target_init(&env->target);
+	memset(o, 0, sizeof(*o));
+	arch_target_init(&o->target);
 }
 
-void explain_env_free(struct explain_env *env)
+void explain_given_free(struct explain_given *o)
 {
-	if (env->gpus_probed)
-		gpu_probe_free(&env->gpus);
-	if (env->toolkits_probed)
-		toolkits_free(&env->toolkits);
-	env->gpus_probed = env->toolkits_probed = false;
-}
-
-int explain_env_probe_driver(struct explain_env *env, char *err)
-{
-	int rc = ensure_gpus(env, err);
-
-	return rc == CD_OK ? ensure_platform(env, err) : rc;
+	for (size_t i = 0; i < o->n_bins; i++) {
+		if (o->bins[i].mapped) {
+			dc_free(&o->bins[i].f.inv);
+			file_unmap(&o->bins[i].mf);
+		}
+		free(o->bins[i].path);
+	}
+	free(o->bins);
+	o->bins = NULL;
+	o->n_bins = 0;
 }
 
 /* What the checks judge of the text, read from the match. */
@@ -107,43 +78,61 @@ static void text_of(const struct explain_match *m, struct check_text *t)
 }
 
 /* The binary the checks read: --binary, else a path the text names. */
-static const char *binary_of(const struct explain_match *m, const struct explain_env *env)
+static const char *binary_of(const struct explain_match *m, const struct explain_given *o)
 {
-	return env->binary ? env->binary : m->path[0] ? m->path : NULL;
+	return o->binary ? o->binary : m->path[0] ? m->path : NULL;
 }
 
-/* Maps and scans path as arch reads a file named on its command line; a file that cannot be
- * read is a check of its own (skipped when it cannot be mapped, problem_scan when its
- * contents cannot be scanned) and false. */
-static bool read_binary(const char *path, const char *check, enum check_result problem_scan, struct mapped_file *mf,
-			struct arch_file *f, struct explain_checks *out)
+/* path mapped and scanned as arch reads a file named on its command line, the first time a
+ * check asks (later checks of any match read the same); a file that cannot be read is a
+ * check of its own (skipped when it cannot be mapped, problem_scan when its contents cannot
+ * be scanned) and NULL. *f is NULL too when memory ran out (CD_ENOMEM). */
+static int read_binary(struct explain_given *o, const char *path, const char *check, enum check_result problem_scan,
+		       struct arch_file **f, struct explain_checks *out, char *err)
 {
-	char ferr[CD_ERRMSG];
+	struct explain_read *b = NULL, *grown;
 
-	memset(f, 0, sizeof(*f));
-	f->path = path;
-	dc_init(&f->inv);
-	if (file_map(path, mf, ferr) != CD_OK) {
-		check_add(out, check, CHECK_SKIPPED, "%s", ferr);
-		return false;
+	*f = NULL;
+	for (size_t i = 0; i < o->n_bins && !b; i++)
+		if (strcmp(o->bins[i].path, path) == 0)
+			b = &o->bins[i];
+	if (!b) {
+		if (!(grown = realloc(o->bins, (o->n_bins + 1) * sizeof(*grown))))
+			return cd_fail(err, CD_ENOMEM, "out of memory");
+		o->bins = grown;
+		b = &o->bins[o->n_bins];
+		memset(b, 0, sizeof(*b));
+		if (!(b->path = cd_strdup(path)))
+			return cd_fail(err, CD_ENOMEM, "out of memory");
+		o->n_bins++;
+		b->f.path = b->path;
+		dc_init(&b->f.inv);
+		if (file_map(path, &b->mf, b->why) != CD_OK) {
+			b->map_failed = true;
+		} else {
+			b->f.data = b->mf.data;
+			b->f.size = b->mf.size;
+			if (dc_scan(&b->f.inv, b->mf.data, b->mf.size, DC_SCAN_ALL_SECTIONS, b->why) != CD_OK) {
+				dc_free(&b->f.inv);
+				file_unmap(&b->mf);
+			} else {
+				b->mapped = true;
+			}
+		}
 	}
-	f->data = mf->data;
-	f->size = mf->size;
-	if (dc_scan(&f->inv, mf->data, mf->size, DC_SCAN_ALL_SECTIONS, ferr) != CD_OK) {
-		check_add(out, check, problem_scan, "%s: %s", path, ferr);
-		dc_free(&f->inv);
-		file_unmap(mf);
-		return false;
-	}
-	return true;
+	if (b->mapped)
+		*f = &b->f;
+	else if (b->map_failed)
+		check_add(out, check, CHECK_SKIPPED, "%s", b->why);
+	else
+		check_add(out, check, problem_scan, "%s: %s", path, b->why);
+	return CD_OK;
 }
 
-static int binary(const struct explain_match *m, const struct explain_env *env, struct explain_checks *out,
-		  char *err)
+static int binary(const struct explain_match *m, struct explain_given *o, struct explain_checks *out, char *err)
 {
-	const char *path = binary_of(m, env);
-	struct mapped_file mf;
-	struct arch_file f;
+	const char *path = binary_of(m, o);
+	struct arch_file *f;
 	int rc;
 
 	if (!path) {
@@ -151,46 +140,41 @@ static int binary(const struct explain_match *m, const struct explain_env *env, 
 			  "failed) to check which images it carries");
 		return CD_OK;
 	}
-	if (!read_binary(path, "binary", CHECK_PROBLEM, &mf, &f, out))
-		return CD_OK;
-	rc = check_binary(path, &f, &env->target, out, err);
-	dc_free(&f.inv);
-	file_unmap(&mf);
-	return rc;
+	if ((rc = read_binary(o, path, "binary", CHECK_PROBLEM, &f, out, err)) != CD_OK || !f)
+		return rc;
+	return check_binary(path, f, &o->target, out, err);
 }
 
 /* The block judged: --block, else the text's "Block [512x1x1]", else 1024. */
-static int launch(const struct explain_match *m, const struct explain_env *env, struct explain_checks *out,
-		  char *err)
+static int launch(const struct explain_match *m, struct explain_given *o, struct explain_checks *out, char *err)
 {
-	const char *path = binary_of(m, env);
+	const char *path = binary_of(m, o);
 	struct explain_launch *l = &out->launch;
-	struct mapped_file mf;
-	struct arch_file f;
+	struct arch_file *f;
 	int rc;
 
-	l->block = env->block ? env->block : m->block_threads > 0 ? (unsigned)m->block_threads : 1024;
-	l->block_from = env->block ? "--block" : m->block_threads > 0 ? "the text" : "the default";
+	l->block = o->block ? o->block : m->block_threads > 0 ? (unsigned)m->block_threads : 1024;
+	l->block_from = o->block ? "--block" : m->block_threads > 0 ? "the text" : "the default";
 	if (!path) {
 		check_add(out, "launch", CHECK_SKIPPED, "give --binary PATH (and --block N) to name the kernels "
 			  "that cannot launch with %u threads per block", l->block);
 		return CD_OK;
 	}
-	if (!env->target.n_gpus) {
+	if (!o->target.n_gpus) {
 		check_add(out, "launch", CHECK_SKIPPED, "no GPU to judge %s against (name one with --gpu)", path);
 		return CD_OK;
 	}
-	if (!read_binary(path, "launch", CHECK_SKIPPED, &mf, &f, out))
-		return CD_OK;
-	rc = check_launch(path, &f, &env->target, out, err);
-	dc_free(&f.inv);
-	file_unmap(&mf);
-	return rc;
+	if ((rc = read_binary(o, path, "launch", CHECK_SKIPPED, &f, out, err)) != CD_OK || !f)
+		return rc;
+	return check_launch(path, f, &o->target, out, err);
 }
 
-int explain_checks_run(const struct explain_match *m, const char *checks, struct explain_env *env,
+int explain_checks_run(const struct explain_match *m, const char *checks, struct explain_given *o, struct cd_run *run,
 		       struct explain_checks *out, char *err)
 {
+	const struct gpu_probe *gp = NULL;
+	const struct toolkits *tk = NULL;
+	const struct platform_info *pf = NULL;
 	const char *p = checks;
 	struct check_text t;
 	int rc;
@@ -203,56 +187,52 @@ int explain_checks_run(const struct explain_match *m, const char *checks, struct
 
 		snprintf(name, sizeof(name), "%.*s", (int)(n < sizeof(name) - 1 ? n : sizeof(name) - 1), p);
 		p += n + (p[n] == ' ');
-		if (env->offline) {
+		if (o->offline) {
 			/* nothing of this machine: only a binary against the GPUs the user named */
-			if (!strcmp(name, "binary") && env->target.n_gpus && (rc = binary(m, env, out, err)) != CD_OK)
+			if (!strcmp(name, "binary") && o->target.n_gpus && (rc = binary(m, o, out, err)) != CD_OK)
 				return rc;
-			if (!strcmp(name, "launch") && env->target.n_gpus && (rc = launch(m, env, out, err)) != CD_OK)
+			if (!strcmp(name, "launch") && o->target.n_gpus && (rc = launch(m, o, out, err)) != CD_OK)
 				return rc;
 			continue;
 		}
-		if (!strcmp(name, "driver") || !strcmp(name, "gpus") || !strcmp(name, "memory") ||
-		    !strcmp(name, "ptx")) {
-			if ((rc = ensure_gpus(env, err)) != CD_OK)
-				return rc;
-		}
-		if (!strcmp(name, "nvcc") || !strcmp(name, "ptx")) {
-			if ((rc = ensure_toolkits(env, err)) != CD_OK)
-				return rc;
-		}
-		if ((!strcmp(name, "nodes") || !strcmp(name, "wsl")) && (rc = ensure_platform(env, err)) != CD_OK)
+		/* the parts each check reads, from the run context: collected at the first ask */
+		if ((!strcmp(name, "driver") || !strcmp(name, "gpus") || !strcmp(name, "memory") || !strcmp(name, "ptx")) &&
+		    (rc = cd_run_driver(run, &gp, err)) != CD_OK)
 			return rc;
-		if (!strcmp(name, "binary") || !strcmp(name, "launch"))
-			ensure_target(env);
+		if ((!strcmp(name, "nvcc") || !strcmp(name, "ptx")) && (rc = cd_run_toolkits(run, &tk, err)) != CD_OK)
+			return rc;
+		if ((!strcmp(name, "nodes") || !strcmp(name, "wsl")) && (rc = cd_run_platform(run, &pf, err)) != CD_OK)
+			return rc;
+		if ((!strcmp(name, "binary") || !strcmp(name, "launch")) && (rc = ensure_target(o, run, err)) != CD_OK)
+			return rc;
 		if (!strcmp(name, "driver"))
-			check_driver(&env->gpus, out);
+			check_driver(gp, out);
 		else if (!strcmp(name, "gpus"))
-			check_gpus(&t, &env->gpus, os_getenv("CUDA_VISIBLE_DEVICES"), out);
+			check_gpus(&t, gp, os_getenv("CUDA_VISIBLE_DEVICES"), out);
 		else if (!strcmp(name, "binary")) {
-			if ((rc = binary(m, env, out, err)) != CD_OK)
+			if ((rc = binary(m, o, out, err)) != CD_OK)
 				return rc;
 		} else if (!strcmp(name, "launch")) {
-			if ((rc = launch(m, env, out, err)) != CD_OK)
+			if ((rc = launch(m, o, out, err)) != CD_OK)
 				return rc;
 		} else if (!strcmp(name, "nvcc"))
-			check_nvcc(&t, rules_build_nvcc(&env->toolkits), out);
+			check_nvcc(&t, rules_build_nvcc(tk), out);
 		else if (!strcmp(name, "ptx")) {
 			struct arch_driver d;
 
-			check_ptx(rules_build_nvcc(&env->toolkits),
-				  check_ptx_driver(&env->target, &env->gpus, &d) ? &d : NULL, out);
+			check_ptx(rules_build_nvcc(tk), check_ptx_driver(&o->target, gp, &d) ? &d : NULL, out);
 		} else if (!strcmp(name, "env"))
 			check_env(&t, os_getenv("CUDA_DISABLE_PTX_JIT") ? os_getenv("CUDA_DISABLE_PTX_JIT")
-								  : os_getenv("CUDA_DISABLE_JIT"),
+								: os_getenv("CUDA_DISABLE_JIT"),
 				  os_getenv("PYTORCH_CUDA_ALLOC_CONF"), out);
 		else if (!strcmp(name, "nodes"))
-			check_nodes(&env->platform, out);
+			check_nodes(pf, out);
 		else if (!strcmp(name, "wsl"))
-			check_wsl(&env->platform, out);
+			check_wsl(pf, out);
 		else if (!strcmp(name, "ldpath"))
 			check_ldpath(os_getenv("LD_LIBRARY_PATH"), out);
 		else if (!strcmp(name, "memory"))
-			check_memory(&t, &env->gpus, out);
+			check_memory(&t, gp, out);
 	}
 	return CD_OK;
 }

@@ -39,7 +39,7 @@ static int run_command(const struct cd_command *cmd, int argc, char **argv, cons
 	if (report_init(&r, cmd->name) != CD_OK)
 		return CD_ENOMEM;
 	sub.args = args;
-	rc = cd_run_driver(g->run, &r, err);
+	rc = cd_run_judge_driver(g->run, &r, err);
 	if (rc == CD_OK)
 		rc = cmd->run(&r, argc, argv, &sub, err);
 	if (rc == CD_ENOMEM || r.oom) {

@@ -114,9 +114,10 @@ static int nccl_phase(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *
 		      const struct cd_globals *g, struct fleet_nccl_result *res, struct fleet_pairs_result *pres,
 		      char *err)
 {
+	const struct gpu_probe *gp;
 	int rc;
 
-	if ((rc = cd_run_open(g->run, err)) != CD_OK)
+	if ((rc = cd_run_driver(g->run, &gp, err)) != CD_OK)
 		return rc;
 	return o->pairs ? fleet_pairs_run(mpi, me, o, g, pres, err) : fleet_nccl_run(mpi, me, g, o->timeout_s, res, err);
 }

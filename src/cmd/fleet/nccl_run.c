@@ -15,7 +15,6 @@
 
 #include "driver/nccl.h"
 #include "lab/nccl_judge.h"
-#include "probe/nccl_find.h"
 #include "util/err.h"
 
 /* The all-reduce at every size of the plan: rank r sends r+1 everywhere, so every element
@@ -83,7 +82,7 @@ int fleet_nccl_run(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *me,
 	int rc;
 
 	memset(res, 0, sizeof *res);
-	rc = fleet_nccl_muster(mpi, me, d, timeout_s, &x, &rec, &all, &unreached, err);
+	rc = fleet_nccl_muster(mpi, me, g->run, timeout_s, &x, &rec, &all, &unreached, err);
 	if (unreached)
 		goto unreached;
 	if (rc)

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "os/env.h"
-#include "probe/nccl_find.h"
 #include "util/err.h"
 
 /* The rank's place among the ranks of its host, from the launcher's variables. */
@@ -28,19 +27,15 @@ int fleet_cu(const struct cudrv *d, CUresult r, const char *call, char *err)
 	return r == CUDA_SUCCESS ? CD_OK : cudrv_fail(d, err, call, r);
 }
 
-int fleet_nccl_prepare(struct fleet_nccl_side *x, const struct cudrv *d, struct fleet_nccl_rank *rec, char *err)
+int fleet_nccl_prepare(struct fleet_nccl_side *x, struct cd_run *run, struct fleet_nccl_rank *rec, char *err)
 {
-	struct nccl_copies copies;
+	const struct cudrv *d = run ? run->cu : NULL;
 	size_t free_b = 0, total = 0;
 	int rc, count = 0;
 
 	if (!d)
 		return cd_fail(err, CD_EDRIVER, "libcuda did not load on this rank");
-	if ((rc = nccl_find(&copies, os_getenv("HOME"), err)) != CD_OK)
-		return rc;
-	rc = nccl_load(&x->nc, (const char *const *)copies.dirs, err);
-	nccl_copies_free(&copies);
-	if (rc != CD_OK)
+	if ((rc = cd_run_load_nccl(run, &x->nc, NULL, 0, err)) != CD_OK)
 		return rc;
 	x->loaded = true;
 	snprintf(rec->nccl, sizeof rec->nccl, "%d.%d.%d", x->nc.version.major, x->nc.version.minor,
@@ -77,7 +72,7 @@ void fleet_nccl_release(struct fleet_nccl_side *x, const struct cudrv *d)
 }
 
 
-int fleet_nccl_muster(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *me, const struct cudrv *d,
+int fleet_nccl_muster(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *me, struct cd_run *run,
 		      double timeout_s, struct fleet_nccl_side *x, struct fleet_nccl_rank *rec,
 		      struct fleet_nccl_rank **all, bool *unreached, char *err)
 {
@@ -91,7 +86,7 @@ int fleet_nccl_muster(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *
 	rec->device = -1;
 	if (!os_getenv("NCCL_NVLS_ENABLE") && os_setenv("NCCL_NVLS_ENABLE", "0") != 0)
 		return cd_fail(err, CD_ENOMEM, "setenv NCCL_NVLS_ENABLE: out of memory");
-	if (fleet_nccl_prepare(x, d, rec, why) != CD_OK)
+	if (fleet_nccl_prepare(x, run, rec, why) != CD_OK)
 		snprintf(rec->error, sizeof rec->error, "%.250s", why);
 	if (me->world_rank == 0 && !(*all = calloc((size_t)me->world_size, sizeof **all)))
 		return cd_fail(err, CD_ENOMEM, "out of memory");

@@ -21,15 +21,15 @@ struct fleet_nccl_side {
 	ncclComm_t comm;
 };
 
-/* NCCL loaded and the rank's device (its place on its host modulo the host's GPUs) current;
+/* NCCL loaded (found through the run context) and the rank's device (its place on its host modulo the host's GPUs) current;
  * rec gets the NCCL version, the device and its free memory. CD_OK or CD_E* with err. */
-int fleet_nccl_prepare(struct fleet_nccl_side *x, const struct cudrv *d, struct fleet_nccl_rank *rec, char *err);
+int fleet_nccl_prepare(struct fleet_nccl_side *x, struct cd_run *run, struct fleet_nccl_rank *rec, char *err);
 /* Every rank's readiness at rank 0, the start of --nccl and --nccl=pairs alike:
  * NCCL_NVLS_ENABLE=0 unless set, prepare (its error, if any, in rec->error, not fatal), and
  * rank 0's *all (calloc'd, world_size records, strings terminated) from the plug-in's
  * bounded gather. CD_OK; CD_ENOMEM; or the gather's error with *unreached set (a rank hung
  * or died before NCCL: the caller reports why instead of failing). */
-int fleet_nccl_muster(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *me, const struct cudrv *d,
+int fleet_nccl_muster(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *me, struct cd_run *run,
 		      double timeout_s, struct fleet_nccl_side *x, struct fleet_nccl_rank *rec,
 		      struct fleet_nccl_rank **all, bool *unreached, char *err);
 /* Frees what prepare and the exchanges made; x may be partly filled. */

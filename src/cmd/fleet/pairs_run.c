@@ -161,7 +161,7 @@ int fleet_pairs_run(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *me
 	int rc;
 
 	memset(res, 0, sizeof *res);
-	rc = fleet_nccl_muster(mpi, me, d, timeout_s, &x, &rec, &all, &unreached, err);
+	rc = fleet_nccl_muster(mpi, me, g->run, timeout_s, &x, &rec, &all, &unreached, err);
 	if (unreached)
 		goto unreached;
 	if (rc)

@@ -620,7 +620,7 @@ int mem_estimate_run(struct report *r, int argc, char **argv, const struct cd_gl
 		past_trained_context(r, &m, &a.o);
 	model_fields(&top, &m, a.path);
 	breakdown_fields(&top, &m, &a.o, &e);
-	if ((rc = mem_targets(a.gpu_specs, a.n_gpu_specs, a.gpu_memory, &targets, &n_targets, r, err)))
+	if ((rc = mem_targets(g->run, a.gpu_specs, a.n_gpu_specs, a.gpu_memory, &targets, &n_targets, r, err)))
 		goto out;
 	if (n_targets)
 		fit_fields(&top, &m, &a.o, &e, targets, n_targets);

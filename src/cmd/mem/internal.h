@@ -18,8 +18,8 @@ struct mem_target {
 
 /* --gpu-memory SIZE, every --gpu SPEC (each memory size of each product), or every GPU
  * here (none: *n = 0 and a line in r). */
-int mem_targets(const char *const *specs, size_t n_specs, uint64_t gpu_memory, struct mem_target **out, size_t *n,
-		struct report *r, char *err);
+int mem_targets(struct cd_run *run, const char *const *specs, size_t n_specs, uint64_t gpu_memory,
+		struct mem_target **out, size_t *n, struct report *r, char *err);
 
 /* The subcommands' option tables (estimate.c, status.c, probe.c). */
 extern const struct cli_opt mem_estimate_opts[], mem_status_opts[], mem_probe_opts[];

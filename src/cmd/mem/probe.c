@@ -192,7 +192,7 @@ int mem_probe_run(struct report *r, int argc, char **argv, const struct cd_globa
 		return cd_fail(err, CD_EUSAGE, "unexpected '%.60s'", argv[1]);
 	/* the run's driver, judged as doctor and devices judge it; nothing to probe unless CUDA works */
 	struct cd_run *run = g->run;
-	int rc = cd_run_driver(run, r, err);
+	int rc = cd_run_judge_driver(run, r, err);
 	if (rc != CD_OK)
 		return rc;
 	if (!run->cuda_usable)

@@ -11,7 +11,6 @@
 #include "mem/context_cost.h"
 #include "os/fs.h"
 #include "os/proc.h"
-#include "probe/gpus.h"
 #include "rules/oom.h"
 #include "show/gpu_mig.h"
 #include "util/err.h"
@@ -325,7 +324,7 @@ int mem_status_run(struct report *r, int argc, char **argv, const struct cd_glob
 	/* the run's driver, judged as doctor and devices judge it (no libcuda and no NVML: no-driver) */
 	struct cd_run *run = g->run;
 	struct status_gpu *gpus = NULL;
-	if ((rc = cd_run_driver(run, r, err)))
+	if ((rc = cd_run_judge_driver(run, r, err)))
 		goto out;
 	const struct gpu_probe *pp = &run->probe;
 	gpus = calloc(pp->n_gpus ? pp->n_gpus : 1, sizeof *gpus);

@@ -1,12 +1,12 @@
 /* The budgets `mem estimate` checks against: --gpu-memory, each --gpu SPEC (the product's
- * memory from kb/gpus.tsv), or the GPUs here (their free memory now, from NVML). */
+ * memory from kb/gpus.tsv), or the GPUs here (their free memory now, from NVML, as the run
+ * context's driver part has them). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/mem/internal.h"
 #include "kb/kb.h"
-#include "probe/gpus.h"
 #include "util/err.h"
 
 static int from_spec(const char *spec, struct mem_target **out, size_t *n, char *err)
@@ -32,21 +32,19 @@ static int from_spec(const char *spec, struct mem_target **out, size_t *n, char 
 	return CD_OK;
 }
 
-static int from_here(struct mem_target **out, size_t *n, struct report *r, char *err)
+static int from_here(struct cd_run *run, struct mem_target **out, size_t *n, struct report *r, char *err)
 {
-	struct gpu_probe p;
-	int rc = gpu_probe_run(&p, err);
+	const struct gpu_probe *p;
+	int rc = cd_run_driver(run, &p, err);
 	if (rc)
 		return rc;
-	struct mem_target *t = calloc(p.n_gpus ? p.n_gpus : 1, sizeof *t);
-	if (!t) {
-		gpu_probe_free(&p);
+	struct mem_target *t = calloc(p->n_gpus ? p->n_gpus : 1, sizeof *t);
+	if (!t)
 		return cd_fail(err, CD_ENOMEM, "out of memory");
-	}
 	size_t k = 0;
-	for (size_t i = 0; i < p.n_gpus; i++) {
-		const struct gpu_info *g = &p.gpus[i];
-		if (g->cuda_ordinal < 0 && p.cuda_loaded)
+	for (size_t i = 0; i < p->n_gpus; i++) {
+		const struct gpu_info *g = &p->gpus[i];
+		if (g->cuda_ordinal < 0 && p->cuda_loaded)
 			continue; /* hidden from CUDA (CUDA_VISIBLE_DEVICES): a program here cannot use it */
 		snprintf(t[k].name, sizeof t[k].name, "GPU %d (%.100s)", g->cuda_ordinal >= 0 ? g->cuda_ordinal : g->nvml_index,
 			 g->name);
@@ -62,7 +60,6 @@ static int from_here(struct mem_target **out, size_t *n, struct report *r, char 
 		}
 		k++;
 	}
-	gpu_probe_free(&p);
 	if (k == 0) {
 		free(t);
 		report_line(r, "No GPU checked: none found here; give --gpu SPEC or --gpu-memory SIZE.");
@@ -73,8 +70,8 @@ static int from_here(struct mem_target **out, size_t *n, struct report *r, char 
 	return CD_OK;
 }
 
-int mem_targets(const char *const *specs, size_t n_specs, uint64_t gpu_memory, struct mem_target **out, size_t *n,
-		struct report *r, char *err)
+int mem_targets(struct cd_run *run, const char *const *specs, size_t n_specs, uint64_t gpu_memory,
+		struct mem_target **out, size_t *n, struct report *r, char *err)
 {
 	int rc = CD_OK;
 
@@ -92,7 +89,7 @@ int mem_targets(const char *const *specs, size_t n_specs, uint64_t gpu_memory, s
 		return CD_OK;
 	}
 	if (n_specs == 0)
-		return from_here(out, n, r, err);
+		return from_here(run, out, n, r, err);
 	for (size_t i = 0; i < n_specs && rc == CD_OK; i++) {
 		struct mem_target *one = NULL, *all;
 		size_t k = 0;
