@@ -364,9 +364,9 @@ static int check_file(const char *path, const char *text, size_t len, char *msg,
 					note(msg, cap, &bad, "%s includes %.*s (util includes only util and os)\n", path,
 						  (int)(strchr(inc, '"') - inc), inc);
 			} else if (starts(inc, ru->to)) {
-				note(msg, cap, &bad, "%s includes %.*s (%s must not include %s)\n", path,
+				note(msg, cap, &bad, "%s includes %.*s (%s%s%s must not include %s)\n", path,
 					  (int)(strcspn(inc, "\"")), inc, ru->from ? ru->from : "code outside src/cmd",
-					  ru->to);
+					  ru->from && ru->except ? " but " : "", ru->from && ru->except ? ru->except : "", ru->to);
 			}
 		}
 	}
