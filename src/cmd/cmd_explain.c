@@ -258,22 +258,19 @@ static bool push(json_t *arr, json_t *s)
 
 /* A --binary that is a PyTorch extension is rebuilt for the GPUs judged with TORCH_CUDA_ARCH_LIST,
  * not fixed by another torch wheel. */
-static void extension_vars(const char *binary, const struct arch_target *t, struct finding_vars *v)
+static void extension_vars(struct explain_given *given, const char *binary, const struct arch_target *t,
+			   struct finding_vars *v)
 {
-	struct mapped_file mf;
-	char err[CD_ERRMSG];
+	const struct arch_file *f = explain_given_mapped(given, binary);
 
-	if (file_map(binary, &mf, err) != CD_OK)
-		return;
-	struct arch_file f = { .path = binary, .data = mf.data, .size = mf.size };
-	arch_torch_extension_vars(&f, t->gpus[0].cc, t, v);
-	file_unmap(&mf);
+	if (f)
+		arch_torch_extension_vars(f, t->gpus[0].cc, t, v);
 }
 
 /* The catalogue values the text and the options give: the GPUs judged against, the binary,
  * the driver, the error's code, the library and versions the text names; whether the text is
  * PyTorch's and whether its OOM is one expandable_segments helps. */
-static void text_vars(const struct explain_match *m, const struct explain_given *given, bool torch, struct finding_vars *v)
+static void text_vars(const struct explain_match *m, struct explain_given *given, bool torch, struct finding_vars *v)
 {
 	const struct arch_target *t = &given->target;
 	const char *binary = given->binary && !given->binary_bad ? given->binary : m->path[0] ? m->path : NULL;
@@ -321,7 +318,7 @@ static void text_vars(const struct explain_match *m, const struct explain_given 
 	}
 	finding_flag(v, "torch", torch);
 	if (binary && t->n_gpus)
-		extension_vars(binary, t, v);
+		extension_vars(given, binary, t, v);
 	finding_flag(v, "windows", m->windows);
 	finding_var(v, "pip", "%s", explain_pip_command(m->windows, m->embedded_python));
 	finding_var(v, "python", "%s", explain_python_command(m->embedded_python));

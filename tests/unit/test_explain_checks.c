@@ -1,5 +1,5 @@
-/* explain's checks read a binary once per run: the first check that names it maps and scans
- * it, and every later check of any match reads that same mapping (src/cmd/explain/checks.c).
+/* explain reads a binary once per run: the first check or value that names it maps it, and
+ * every later check and value of any match reads that same mapping (src/cmd/explain/checks.c).
  * Shown by replacing the file between two checks: what the second judges is what the first
  * read. */
 #include <setjmp.h>
@@ -45,6 +45,7 @@ static void test_binary_is_read_once(void **state)
 	struct explain_checks first, second;
 	struct cd_run run = { 0 };
 	const struct explain_check *a, *b, *launch;
+	const struct arch_file *mapped;
 	FILE *f;
 
 	(void)state;
@@ -73,6 +74,9 @@ static void test_binary_is_read_once(void **state)
 	assert_string_equal(b->detail, a->detail);
 	assert_non_null(launch = named(&second, "launch"));
 	assert_null(strstr(launch->detail, "not an ELF"));
+	/* and the values a finding takes from the binary read the same bytes */
+	assert_non_null(mapped = explain_given_mapped(&given, path));
+	assert_true(mapped->size > 4 && memcmp(mapped->data, "\177ELF", 4) == 0);
 	explain_checks_free(&first);
 	explain_checks_free(&second);
 	explain_given_free(&given);

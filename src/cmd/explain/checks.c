@@ -13,12 +13,12 @@
 #include "util/file.h"
 #include "util/str.h"
 
-/* A binary the checks read: mapped and scanned at the first check that names it. */
+/* A binary the checks and the values read: mapped at the first that names it, scanned at
+ * the first check that judges its images. */
 struct explain_read {
 	char *path;
-	bool mapped;              /* else map_failed says whether mapping or scanning failed */
-	bool map_failed;
-	char why[CD_ERRMSG];
+	bool map_failed, scanned, scan_failed;
+	char why[CD_ERRMSG];      /* why it could not be mapped or scanned */
 	struct mapped_file mf;
 	struct arch_file f;
 };
@@ -50,10 +50,10 @@ void explain_given_init(struct explain_given *o)
 void explain_given_free(struct explain_given *o)
 {
 	for (size_t i = 0; i < o->n_bins; i++) {
-		if (o->bins[i].mapped) {
+		if (o->bins[i].scanned)
 			dc_free(&o->bins[i].f.inv);
+		if (!o->bins[i].map_failed)
 			file_unmap(&o->bins[i].mf);
-		}
 		free(o->bins[i].path);
 	}
 	free(o->bins);
@@ -83,49 +83,70 @@ static const char *binary_of(const struct explain_match *m, const struct explain
 	return o->binary ? o->binary : m->path[0] ? m->path : NULL;
 }
 
-/* path mapped and scanned as arch reads a file named on its command line, the first time a
- * check asks (later checks of any match read the same); a file that cannot be read is a
- * check of its own (skipped when it cannot be mapped, problem_scan when its contents cannot
- * be scanned) and NULL. *f is NULL too when memory ran out (CD_ENOMEM). */
+/* path as it was mapped the first time anything asked, or mapped now. CD_OK or CD_ENOMEM. */
+static int binary_entry(struct explain_given *o, const char *path, struct explain_read **out, char *err)
+{
+	struct explain_read *b, *grown;
+
+	for (size_t i = 0; i < o->n_bins; i++)
+		if (strcmp(o->bins[i].path, path) == 0) {
+			*out = &o->bins[i];
+			return CD_OK;
+		}
+	if (!(grown = realloc(o->bins, (o->n_bins + 1) * sizeof(*grown))))
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	o->bins = grown;
+	b = &o->bins[o->n_bins];
+	memset(b, 0, sizeof(*b));
+	if (!(b->path = cd_strdup(path)))
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	o->n_bins++;
+	b->f.path = b->path;
+	dc_init(&b->f.inv);
+	if (file_map(path, &b->mf, b->why) != CD_OK) {
+		b->map_failed = true;
+	} else {
+		b->f.data = b->mf.data;
+		b->f.size = b->mf.size;
+	}
+	*out = b;
+	return CD_OK;
+}
+
+const struct arch_file *explain_given_mapped(struct explain_given *o, const char *path)
+{
+	struct explain_read *b;
+	char err[CD_ERRMSG];
+
+	return binary_entry(o, path, &b, err) == CD_OK && !b->map_failed ? &b->f : NULL;
+}
+
+/* path mapped (once) and scanned (once) as arch reads a file named on its command line; a
+ * file that cannot be read is a check of its own (skipped when it cannot be mapped,
+ * problem_scan when its contents cannot be scanned) and *f NULL. CD_OK or CD_ENOMEM. */
 static int read_binary(struct explain_given *o, const char *path, const char *check, enum check_result problem_scan,
 		       struct arch_file **f, struct explain_checks *out, char *err)
 {
-	struct explain_read *b = NULL, *grown;
+	struct explain_read *b;
+	int rc;
 
 	*f = NULL;
-	for (size_t i = 0; i < o->n_bins && !b; i++)
-		if (strcmp(o->bins[i].path, path) == 0)
-			b = &o->bins[i];
-	if (!b) {
-		if (!(grown = realloc(o->bins, (o->n_bins + 1) * sizeof(*grown))))
-			return cd_fail(err, CD_ENOMEM, "out of memory");
-		o->bins = grown;
-		b = &o->bins[o->n_bins];
-		memset(b, 0, sizeof(*b));
-		if (!(b->path = cd_strdup(path)))
-			return cd_fail(err, CD_ENOMEM, "out of memory");
-		o->n_bins++;
-		b->f.path = b->path;
-		dc_init(&b->f.inv);
-		if (file_map(path, &b->mf, b->why) != CD_OK) {
-			b->map_failed = true;
+	if ((rc = binary_entry(o, path, &b, err)) != CD_OK)
+		return rc;
+	if (!b->map_failed && !b->scanned && !b->scan_failed) {
+		if (dc_scan(&b->f.inv, b->mf.data, b->mf.size, DC_SCAN_ALL_SECTIONS, b->why) == CD_OK) {
+			b->scanned = true;
 		} else {
-			b->f.data = b->mf.data;
-			b->f.size = b->mf.size;
-			if (dc_scan(&b->f.inv, b->mf.data, b->mf.size, DC_SCAN_ALL_SECTIONS, b->why) != CD_OK) {
-				dc_free(&b->f.inv);
-				file_unmap(&b->mf);
-			} else {
-				b->mapped = true;
-			}
+			dc_free(&b->f.inv);
+			b->scan_failed = true;
 		}
 	}
-	if (b->mapped)
-		*f = &b->f;
-	else if (b->map_failed)
+	if (b->map_failed)
 		check_add(out, check, CHECK_SKIPPED, "%s", b->why);
-	else
+	else if (b->scan_failed)
 		check_add(out, check, problem_scan, "%s: %s", path, b->why);
+	else
+		*f = &b->f;
 	return CD_OK;
 }
 

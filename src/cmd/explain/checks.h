@@ -33,6 +33,10 @@ struct explain_given {
 void explain_given_init(struct explain_given *o);
 /* Unmaps every binary read. */
 void explain_given_free(struct explain_given *o);
+/* The binary at path as the checks read it (mapped once per run; its images are scanned
+ * only once a check judges them), for the values a match's finding takes from it; NULL when
+ * it cannot be mapped (or memory ran out). */
+const struct arch_file *explain_given_mapped(struct explain_given *o, const char *path);
 /* Runs the checks (space-separated names, the catalogue row's) for match m on the run's
  * machine (offline: only "binary" and "launch", when the target names GPUs). CD_OK or
  * CD_ENOMEM. */
