@@ -38,8 +38,8 @@ enum cd_needs {
 /* The run context: the one machine context of a run (main.c's, one per process). Each part
  * of the machine is collected the first time a command asks for it and remembered for the
  * run, so every command and every check in it reads the same facts, and nothing is probed
- * or loaded twice: the driver (libcuda and NVML loaded once, cuInit and nvmlInit called once,
- * the kb's knowledge beside the facts) or only its caps (what arch needs, the cheap way), the
+ * or loaded twice: the driver (libcuda and NVML loaded once, cuInit called once, the kb's
+ * knowledge beside the facts) or only its caps (what arch needs, the cheap way), the
  * platform, the host's Python environments, toolkits, runtimes and Windows side, the
  * topology, and the deployment facts (kernel log, modules, environment). Each getter returns
  * CD_OK with the part, or a negative status with err saying why the part is unknown (only
