@@ -304,7 +304,7 @@ static void command_line(void **state)
 	assert_int_equal(r.status, 0);
 	assert_string_equal(r.out, "driver: this driver, R550 (CUDA 12.4), supports every GPU\n"
 				   "toolkit: CUDA 12.6\n"
-				   "torch 2.14.0 cu126: pip install torch==2.14.0 --index-url https://download.pytorch.org/whl/cu126\n");
+				   "torch 2.14.1 cu126: pip install torch==2.14.1 --index-url https://download.pytorch.org/whl/cu126\n");
 	run_result_free(&r);
 	assert_int_equal(testlib_run(quiet_split, NULL, NULL, &r), 0);
 	/* the answer lines on stdout, the warning on stderr, a line each */
