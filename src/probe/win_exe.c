@@ -224,10 +224,17 @@ int win_exe_probe(struct win_exe *x, const char *file, const unsigned char *data
 	n = pe_imports(&pe, imports, PE_MAX_IMPORTS);
 	for (size_t i = 0; i < n && !oom; i++) {
 		struct win_exe_dll *nd, *d;
-		const char *wheel = kb_vendor_wheel(imports[i]);
+		const char *wheel;
 		bool dup = false;
 
-		if (!wheel || strlen(imports[i]) >= sizeof d->dll)
+		/* never looked up, on disk or in the kb: a name that is no file name names no DLL */
+		if (!pe_dll_name_ok(imports[i])) {
+			if (x->n_malformed < WIN_EXE_MALFORMED_KEPT)
+				snprintf(x->malformed[x->n_malformed], sizeof x->malformed[0], "%s", imports[i]);
+			x->n_malformed++;
+			continue;
+		}
+		if (!(wheel = kb_vendor_wheel(imports[i])) || strlen(imports[i]) >= sizeof d->dll)
 			continue;
 		for (size_t k = 0; k < x->n && !dup; k++)
 			dup = strcasecmp(x->d[k].dll, imports[i]) == 0;

@@ -421,7 +421,7 @@ static void module_loads(struct win_side *w, const struct win_side_opts *o, cons
 		const char *wheel = kb_vendor_wheel(imports[i]);
 		struct win_dll_load *nd, *d;
 
-		if (!wheel || strlen(imports[i]) >= sizeof d->dll)
+		if (!wheel || !pe_dll_name_ok(imports[i]) || strlen(imports[i]) >= sizeof d->dll)
 			continue;
 		if (!(nd = realloc(w->dll, (w->n_dll + 1) * sizeof *nd))) {
 			w->oom = true;

@@ -322,12 +322,95 @@ static void test_dll_is_not_searched(void **state)
 	tree_remove(root);
 }
 
+/* Crafted import names: a program built with same-length placeholders whose names are then
+ * overwritten in the file (the import table keeps its offsets). The loader takes any string;
+ * cudoctor takes only a DLL file name, so none of these is looked up, reported as a CUDA DLL or
+ * put into a fix line: one finding names them, with no fix. */
+static const char *const crafted[] = { "cudart64_12.dll & calc & rem .dll", "../../../../evil/cudart64_12.dll",
+				       "cudnn64_9.dll\" \"|calc|\"x.dll", NULL };
+
+static void overwrite_name(const char *file, const char *placeholder, const char *name)
+{
+	FILE *f = fopen(file, "r+b");
+	static unsigned char buf[1 << 20];
+	size_t n, len = strlen(placeholder);
+	unsigned char *at = NULL;
+
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof buf, f);
+	for (size_t i = 0; i + len <= n && !at; i++)
+		if (memcmp(buf + i, placeholder, len) == 0)
+			at = buf + i;
+	assert_non_null(at);
+	memset(at, 0, len);
+	memcpy(at, name, strlen(name));
+	assert_int_equal(fseek(f, (long)(at - buf), SEEK_SET), 0);
+	assert_int_equal(fwrite(at, 1, len, f), len);
+	fclose(f);
+}
+
+static void test_crafted_import_names(void **state)
+{
+	static const char *const placeholders[] = { "cudart64_12PLACEHOLDER0000000000000000000.dll",
+						    "cudart64_12PLACEHOLDER1111111111111111111.dll",
+						    "cudnn64_9PLACEHOLDER222222222222222222222.dll", "cublas64_12.dll", NULL };
+	char root[64], dir[512], exe[640], *text = NULL, *dump;
+	json_t *j, *x, *f = NULL;
+	size_t i;
+
+	(void)state;
+	assert_non_null(tree_new(root, sizeof root));
+	if (!mingw_available()) {
+		tree_remove(root);
+		skip();
+	}
+	tree_dir(root, APP);
+	snprintf(dir, sizeof dir, "%s/%s", root, APP);
+	assert_int_equal(mingw_build_importing(dir, "render.exe", placeholders, true), 0);
+	snprintf(exe, sizeof exe, "%s/render.exe", dir);
+	for (i = 0; crafted[i]; i++)
+		overwrite_name(exe, placeholders[i], crafted[i]);
+	tree_file(root, "proc/sys/kernel/osrelease", "6.1.0-28-amd64\n", 0);
+	/* what the path import would reach from the program's folder, and the real DLL beside it */
+	tree_file(root, "evil/cudart64_12.dll", "MZ", 0);
+	tree_file(root, APP "/cublas64_12.dll", "MZ", 0);
+	j = arch_json(root, exe, "/usr/bin:/bin", 0, &text);
+	json_array_foreach(json_object_get(j, "findings"), i, x)
+		if (strcmp(json_string_value(json_object_get(x, "id")), "win-exe-import-malformed") == 0)
+			f = x;
+	if (!f)
+		fail_msg("no win-exe-import-malformed in:\n%s", text);
+	assert_int_equal(json_array_size(json_object_get(f, "fix")), 0);
+	dump = json_dumps(json_object_get(f, "evidence"), 0);
+	for (i = 0; crafted[i]; i++)
+		if (!strstr(text, crafted[i]))
+			fail_msg("the report does not name %s:\n%s", crafted[i], text);
+	assert_non_null(strstr(dump, "evil/cudart64_12.dll"));
+	free(dump);
+	/* the one real CUDA import is still followed; none of the crafted ones is */
+	assert_string_equal(str(dll(j, "cublas64_12.dll"), "from"), "application folder");
+	assert_int_equal(json_array_size(json_object_get(json_array_get(json_object_get(j, "files"), 0), "dll_search")), 1);
+	json_array_foreach(json_object_get(j, "findings"), i, x) {
+		json_t *e;
+		size_t k;
+
+		json_array_foreach(json_object_get(x, "fix"), k, e)
+			if (strstr(json_string_value(e), "calc") || strstr(json_string_value(e), "evil"))
+				fail_msg("a fix line carries a crafted import: %s", json_string_value(e));
+	}
+	assert_null(strstr(text, "loads from"));
+	free(text);
+	json_decref(j);
+	tree_remove(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_search_order_from_wsl),
 		cmocka_unit_test(test_doctor_binary),
 		cmocka_unit_test(test_no_windows_drive),
+		cmocka_unit_test(test_crafted_import_names),
 		cmocka_unit_test(test_dll_is_not_searched),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
