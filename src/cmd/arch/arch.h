@@ -37,6 +37,8 @@ struct arch_walk {
 	bool summary;                 /* a file that runs natively on every GPU is counted, not shown */
 	size_t searched;              /* files and archive members searched */
 	size_t with_code, listed, shown, failed;
+	struct archive_budget *archive; /* the archive being walked (its errors past
+					   ARCHIVE_ERRORS_SAID are counted, not said); NULL none */
 };
 
 /* walk.c: one input: mapped and judged, or, a zip archive (a wheel), each member that can

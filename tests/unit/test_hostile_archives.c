@@ -1,0 +1,140 @@
+/* Crafted archives cost `cudoctor arch` what their size explains (binfmt/budget.h, zip.c's
+ * zip_find_overlaps, cmd/arch/walk.c), built by tests/wheels/hostile_archives.py: central
+ * entries sharing one member's bytes are skipped and named, not inflated once each; a conda
+ * payload is read only in a .conda; what all members inflate to is bounded by the archive's
+ * size; an archive's errors past the first hundred are counted on one line. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "testlib.h"
+
+#define ENTRIES 200
+
+static char dir[] = "/tmp/cudoctor-hostile-archives-XXXXXX";
+
+static int setup(void **state)
+{
+	char cmd[512];
+
+	(void)state;
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(cmd, sizeof cmd, "python3 '%s/tests/wheels/hostile_archives.py' '%s' %d", CUDOCTOR_SOURCE_DIR, dir,
+		 ENTRIES);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[256];
+
+	(void)state;
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* `cudoctor --json arch --gpu sm_90 DIR/name`, its time in *secs. */
+static struct run_result arch(const char *name, double *secs)
+{
+	char path[256];
+	const char *argv[] = { CUDOCTOR_BINARY, "--json", "arch", "--gpu", "sm_90", "--driver", "580.65", path, NULL };
+	const char *env[] = { "CUDOCTOR_LIBCUDA=/nonexistent", "CUDOCTOR_LIBNVML=/nonexistent", NULL };
+	struct run_result r;
+	double t0 = now();
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	assert_int_equal(testlib_run(argv, env, NULL, &r), 0);
+	*secs = now() - t0;
+	return r;
+}
+
+static size_t lines(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* 200 entries over one 64 MiB member: inflated once each, 12.8 GB (minutes); now none is. */
+static void test_overlapping_members_skipped(void **state)
+{
+	double secs;
+	struct run_result r = arch("overlap.whl", &secs);
+
+	(void)state;
+	print_message("overlap.whl (%d entries over one member): %.2f s\n", ENTRIES, secs);
+	assert_int_equal(r.status, 3);
+	assert_non_null(strstr(r.err, "overlap.whl!lib/libx.so: its bytes overlap another member's"));
+	assert_non_null(strstr(r.err, "overlap.whl!lib/libx1.so: its bytes overlap another member's"));
+	/* 200 named as 100 and the count of the rest */
+	assert_non_null(strstr(r.err, "100 more errors in this archive"));
+	assert_true(secs < 20.0);
+	run_result_free(&r);
+}
+
+/* pkg-*.tar.zst is a payload only in a .conda: in a wheel it is a member like any other. */
+static void test_conda_payload_only_in_conda(void **state)
+{
+	double secs;
+	struct run_result r = arch("pkg_in_zip.whl", &secs);
+
+	(void)state;
+	assert_null(strstr(r.out, "lib/libbig.so"));
+	assert_int_equal(r.status, 0);
+	run_result_free(&r);
+}
+
+/* A 17 KB .conda whose payload is a 512 MiB tarball: past 64 times its size and 256 MiB. */
+static void test_inflation_bounded_per_archive(void **state)
+{
+	double secs;
+	struct run_result r = arch("bomb.conda", &secs);
+
+	(void)state;
+	assert_int_equal(r.status, 3);
+	if (!strstr(r.err, "bomb.conda: the archive's members inflate to over"))
+		fail_msg("the budget is not said: %s", r.err);
+	run_result_free(&r);
+}
+
+/* 299 damaged members: 100 errors and one line for the rest, not 299 lines. */
+static void test_errors_counted_past_a_hundred(void **state)
+{
+	double secs;
+	struct run_result r = arch("errors.whl", &secs);
+
+	(void)state;
+	assert_int_equal(r.status, 3);
+	if (lines(r.err) > 103)
+		fail_msg("%zu lines on stderr", lines(r.err));
+	assert_non_null(strstr(r.err, "errors.whl: 200 more errors in this archive, not listed one by one"));
+	run_result_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_overlapping_members_skipped),
+		cmocka_unit_test(test_conda_payload_only_in_conda),
+		cmocka_unit_test(test_inflation_bounded_per_archive),
+		cmocka_unit_test(test_errors_counted_past_a_hundred),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
