@@ -2,7 +2,8 @@
  * zip_find_overlaps, cmd/arch/walk.c), built by tests/wheels/hostile_archives.py: central
  * entries sharing one member's bytes are skipped and named, not inflated once each; a conda
  * payload is read only in a .conda; what all members inflate to is bounded by the archive's
- * size; an archive's errors past the first hundred are counted on one line. */
+ * size; an archive's errors past the first hundred are counted on one line; a member's name
+ * is one line of text, whatever bytes it holds. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -128,6 +129,33 @@ static void test_errors_counted_past_a_hundred(void **state)
 	run_result_free(&r);
 }
 
+/* Member names are any bytes: a newline must not start a line of the report, nor a NUL cut
+ * the name, in text or JSON. */
+static void test_member_names_escaped(void **state)
+{
+	char path[256];
+	const char *text[] = { CUDOCTOR_BINARY, "arch", "--gpu", "sm_90", path, NULL };
+	const char *env[] = { "CUDOCTOR_LIBCUDA=/nonexistent", "CUDOCTOR_LIBNVML=/nonexistent", NULL };
+	double secs;
+	struct run_result r = arch("names.whl", &secs), t;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/names.whl", dir);
+	/* in JSON the escape's backslash is written \\\\ */
+	assert_non_null(strstr(r.out, "lib/a\\\\x0aFORGED LINE.so"));
+	assert_non_null(strstr(r.out, "lib/b\\\\x0dBACK.so"));
+	assert_non_null(strstr(r.out, "lib/cut\\\\x00HIDDEN.so"));
+	assert_int_equal(testlib_run(text, env, NULL, &t), 0);
+	for (const char *p = t.out; (p = strchr(p, '\n')); p++)
+		if (strncmp(p + 1, "FORGED", 6) == 0)
+			fail_msg("a member's name started a line:\n%s", t.out);
+	assert_null(strchr(t.out, '\r'));
+	assert_null(strchr(t.err, '\r'));
+	assert_non_null(strstr(t.out, "HIDDEN"));
+	run_result_free(&t);
+	run_result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +163,7 @@ int main(void)
 		cmocka_unit_test(test_conda_payload_only_in_conda),
 		cmocka_unit_test(test_inflation_bounded_per_archive),
 		cmocka_unit_test(test_errors_counted_past_a_hundred),
+		cmocka_unit_test(test_member_names_escaped),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -7,7 +7,9 @@ trusts them:
 - pkg_in_zip.whl: a wheel holding pkg-x.tar.zst, a zstd frame of a tarball of one 512 MiB
   library of zeros (about 16 KB), which only a conda package may hold as its payload;
 - bomb.conda: the same tarball as a conda package's payload, past the archive's budget;
-- errors.whl: 300 members that can carry device code, 299 with a damaged local header.
+- errors.whl: 300 members that can carry device code, 299 with a damaged local header;
+- names.whl: members named with a newline, a carriage return and a NUL, each a damaged ELF
+  file, so the report names them.
 Compressed with the `zstd` command (Debian's zstd, tools/deps.sh).
 
 usage: hostile_archives.py OUTDIR ENTRIES
@@ -101,6 +103,8 @@ def main():
     stored_zip(os.path.join(out, "bomb.conda"), [(b"metadata.json", b'{"conda_pkg_format_version": 2}'),
                                                  (b"pkg-x.tar.zst", payload)])
     errors(os.path.join(out, "errors.whl"))
+    stored_zip(os.path.join(out, "names.whl"), [(b"lib/a\nFORGED LINE.so", ELF), (b"lib/b\rBACK.so", ELF),
+                                                (b"lib/cut\0HIDDEN.so", ELF)])
     return 0
 
 

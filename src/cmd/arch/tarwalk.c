@@ -87,11 +87,10 @@ void arch_walk_tar(struct arch_walk *w, const char *path, const struct zip_archi
 		if ((e->type != '0' && e->type != 0) || !dc_name_may_carry_code(e->name, e->name_len))
 			continue;
 		w->searched++;
-		if (!(name = malloc(strlen(path) + 1 + e->name_len + 1))) {
+		if (!(name = arch_member_path(path, e->name, e->name_len))) {
 			w->files->r->oom = true;
 			break;
 		}
-		sprintf(name, "%s!%s", path, e->name);
 		int rc = conda_tar_read(&c, head, sizeof head, &got, err);
 		if (rc) {
 			/* the stream under the tarball is damaged: nothing after it can be read */

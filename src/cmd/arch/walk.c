@@ -1,6 +1,7 @@
 /* One input of `arch`: a file mapped and judged in place, or a zip archive (wheel) whose
  * members that can carry device code are read one at a time (libraries and programs from a
  * stream, member.c) and judged as files are. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "os/map.h"
 #include "util/err.h"
 #include "util/file.h"
+#include "util/safetext.h"
 #include "util/str.h"
 
 /* Releases the pages a walk has passed, so memory stays flat on gigabyte libraries. */
@@ -138,6 +140,19 @@ void arch_file_error(struct arch_walk *w, const char *name, const char *why)
 	file_error(w, name, why);
 }
 
+char *arch_member_path(const char *path, const char *member, size_t len)
+{
+	char *safe = safe_text_dup(member, len, SIZE_MAX, 0), *name;
+
+	if (!safe)
+		return NULL;
+	name = malloc(strlen(path) + 1 + strlen(safe) + 1);
+	if (name)
+		sprintf(name, "%s!%s", path, safe);
+	free(safe);
+	return name;
+}
+
 /* The errors of the archive at path past the ones said, as one more; the walk leaves it. */
 static void archive_errors_left(struct arch_walk *w, const char *path)
 {
@@ -216,13 +231,10 @@ static void walk_zip(struct arch_walk *w, const char *path, const unsigned char 
 
 		if (archive_budget_spent(&budget))
 			break;
-		if (!(name = malloc(strlen(path) + 1 + m.name_len + 1))) {
+		if (!(name = arch_member_path(path, m.name, m.name_len))) {
 			w->files->r->oom = true;
 			break;
 		}
-		sprintf(name, "%s!", path);
-		memcpy(name + strlen(name), m.name, m.name_len);
-		name[strlen(path) + 1 + m.name_len] = '\0';
 		/* central entries that share a member's bytes would inflate them once each */
 		if (m.overlaps) {
 			file_error(w, name, "its bytes overlap another member's (a crafted archive); skipped");
