@@ -30,7 +30,38 @@ static bool drive_path(const char *s)
 	return isalpha((unsigned char)s[0]) && s[1] == ':' && (s[2] == '\\' || s[2] == '/' || s[2] == '\0');
 }
 
-/* "c:/x/y\" -> "C:\x\y"; "C:" -> "C:\". */
+/* "." and ".." folded out of a drive path in place: "C:\Windows\.\x\..\System32" is
+ * "C:\Windows\System32" (".." at the root stays there, as Windows reads it). */
+static void fold_dots(char *s)
+{
+	char *w = s + 3, *r = s + 3;
+
+	if (!drive_path(s) || s[2] != '\\')
+		return;
+	while (*r) {
+		size_t len = strcspn(r, "\\");
+
+		if ((len == 1 && r[0] == '.') || len == 0) {
+			/* nothing */
+		} else if (len == 2 && r[0] == '.' && r[1] == '.') {
+			if (w > s + 3) {
+				w--; /* the separator before the last name */
+				while (w > s + 3 && w[-1] != '\\')
+					w--;
+			}
+		} else {
+			memmove(w, r, len);
+			w += len;
+			*w++ = '\\';
+		}
+		r += len + (r[len] == '\\');
+	}
+	if (w > s + 3)
+		w--;
+	*w = '\0';
+}
+
+/* "c:/x/./y/../z\" -> "C:\x\z"; "C:" -> "C:\". */
 static void win_normalise(const char *in, char *out, size_t n)
 {
 	size_t len;
@@ -39,6 +70,7 @@ static void win_normalise(const char *in, char *out, size_t n)
 	for (char *p = out; *p; p++)
 		if (*p == '/')
 			*p = '\\';
+	fold_dots(out);
 	if (drive_path(out))
 		out[0] = (char)toupper((unsigned char)out[0]);
 	len = strlen(out);
@@ -293,33 +325,8 @@ static void fill(struct win_toolkit *t, bool *oom)
 
 /* --- the CUDA DLLs a Windows Python module would load, and from where ------------------- */
 
-static bool same_name(const char *name, void *arg)
-{
-	return strcasecmp(name, arg) == 0;
-}
-
-/* dir's file named name, in any case (Windows' names have none), into out; false: none. */
-static bool find_in(const char *dir, const char *name, char *out, size_t n, bool *oom)
-{
-	char **names;
-	size_t k;
-	bool found = false;
-
-	if (!dir || !dir[0])
-		return false;
-	if (path_join(out, n, dir, name) == CD_OK && path_is_file(out))
-		return true;
-	if (dir_names(dir, same_name, (void *)name, &names, &k) != CD_OK) {
-		*oom = true;
-		return false;
-	}
-	for (size_t i = 0; i < k && !found; i++)
-		found = path_join(out, n, dir, names[i]) == CD_OK && path_is_file(out);
-	names_free(names, k);
-	return found;
-}
-
 struct on_path {
+	struct win_dirs *c;
 	struct win_dll_load *d;
 	const char *root;
 	bool *oom;
@@ -332,7 +339,7 @@ static bool dll_on_path(char *dir, const char *local, int rank, void *arg)
 
 	(void)dir;
 	(void)rank;
-	if (!find_in(local, op->d->dll, hit, sizeof hit, op->oom))
+	if (!win_dirs_find(op->c, local, op->d->dll, hit, sizeof hit, op->oom))
 		return *op->oom;
 	win_path_windows(op->root, hit, op->d->on_path, sizeof op->d->on_path);
 	return true;
@@ -343,22 +350,25 @@ struct module_dirs {
 	const char *from[4];
 };
 
-void win_dll_search(const char *root, const struct win_dll_dir *dirs, size_t n, const char *name,
-		    struct win_dll_hits *h, bool *oom)
+void win_dll_search(struct win_dirs *c, const char *root, const struct win_dll_dir *dirs, size_t n,
+		    const char *name, struct win_dll_hits *h, bool *oom)
 {
+	const char *const *names;
 	char hit[PROBE_PATH];
+	size_t count, id;
 
 	memset(h, 0, sizeof *h);
 	h->at = h->second_at = -1;
+	win_dirs_search(c);
 	for (size_t i = 0; i < n && h->second_at < 0 && !*oom; i++) {
-		bool seen = false;
-
 		if (!dirs[i].local || !dirs[i].local[0])
 			continue;
+		if (!win_dirs_list(c, dirs[i].local, &names, &count, &id)) {
+			*oom = true;
+			break;
+		}
 		/* a folder named twice (PATH repeats System32) is one place: its copy is found once */
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = dirs[k].local && strcasecmp(dirs[k].local, dirs[i].local) == 0;
-		if (seen || !find_in(dirs[i].local, name, hit, sizeof hit, oom))
+		if (!win_dirs_visit(c, id) || !win_dirs_find(c, dirs[i].local, name, hit, sizeof hit, oom))
 			continue;
 		char *out = h->at < 0 ? h->first : h->second;
 		if (!win_path_windows(root, hit, out, sizeof h->first))
@@ -367,14 +377,15 @@ void win_dll_search(const char *root, const struct win_dll_dir *dirs, size_t n, 
 	}
 }
 
-static void resolve(struct win_dll_load *d, const struct module_dirs *md, const struct win_side_opts *o, bool *oom)
+static void resolve(struct win_dirs *c, struct win_dll_load *d, const struct module_dirs *md,
+		    const struct win_side_opts *o, bool *oom)
 {
 	struct win_dll_dir dirs[4];
 	struct win_dll_hits h;
 
 	for (size_t i = 0; i < 4; i++)
 		dirs[i] = (struct win_dll_dir){ md->dir[i], (int)i, -1 };
-	win_dll_search(o->root, dirs, 4, d->dll, &h, oom);
+	win_dll_search(c, o->root, dirs, 4, d->dll, &h, oom);
 	if (h.at >= 0) {
 		snprintf(d->loads, sizeof d->loads, "%s", h.first);
 		d->from = md->from[h.at];
@@ -382,7 +393,7 @@ static void resolve(struct win_dll_load *d, const struct module_dirs *md, const 
 	if (h.second_at >= 0)
 		snprintf(d->shadowed, sizeof d->shadowed, "%s", h.second);
 	/* PATH, which an extension module's DLLs are not looked for in since Python 3.8 */
-	struct on_path op = { d, o->root, oom };
+	struct on_path op = { c, d, o->root, oom };
 	win_path_each(o->root, o->path, dll_on_path, &op);
 }
 
@@ -397,8 +408,8 @@ static int module_cuda_major(const char *const *imports, size_t n)
 	return 0;
 }
 
-static void module_loads(struct win_side *w, const struct win_side_opts *o, const struct py_framework *fw,
-			 const char *file, const struct module_dirs *md_env)
+static void module_loads(struct win_dirs *c, struct win_side *w, const struct win_side_opts *o,
+			 const struct py_framework *fw, const char *file, const struct module_dirs *md_env)
 {
 	struct module_dirs md = *md_env;
 	struct mapped_file mf;
@@ -435,7 +446,7 @@ static void module_loads(struct win_side *w, const struct win_side_opts *o, cons
 		snprintf(d->python, sizeof d->python, "%s", fw->win_python);
 		d->wheel = wheel;
 		d->cuda_major = major;
-		resolve(d, &md, o, &w->oom);
+		resolve(c, d, &md, o, &w->oom);
 	}
 out:
 	file_unmap(&mf);
@@ -443,8 +454,13 @@ out:
 
 static void from_frameworks(struct win_side *w, const struct win_side_opts *o)
 {
+	struct win_dirs *c = win_dirs_new();
 	char system32[PROBE_PATH];
 
+	if (!c) {
+		w->oom = true;
+		return;
+	}
 	if (!win_path_local(o->root, "C:\\Windows\\System32", system32, sizeof system32))
 		system32[0] = '\0';
 	for (size_t i = 0; o->py && i < o->py->n_fw && !w->oom; i++) {
@@ -461,8 +477,9 @@ static void from_frameworks(struct win_side *w, const struct win_side_opts *o)
 		    !path_is_dir(torch_lib))
 			torch_lib[0] = '\0';
 		for (size_t k = 0; k < fw->n_code && !w->oom; k++)
-			module_loads(w, o, fw, fw->code[k], &md);
+			module_loads(c, w, o, fw, fw->code[k], &md);
 	}
+	win_dirs_free(c);
 }
 
 /* --- the registry: the GPU watchdog and scheduling ------------------------------------- */

@@ -97,7 +97,9 @@ static void test_conda_payload_only_in_conda(void **state)
 	struct run_result r = arch("pkg_in_zip.whl", &secs);
 
 	(void)state;
-	assert_null(strstr(r.out, "lib/libbig.so"));
+	/* its one member is no file that can carry device code: nothing is searched */
+	if (!strstr(r.out, "\"files_searched\": 0,"))
+		fail_msg("the payload was searched:\n%s", r.out);
 	assert_int_equal(r.status, 0);
 	run_result_free(&r);
 }
@@ -141,7 +143,7 @@ static void test_member_names_escaped(void **state)
 
 	(void)state;
 	snprintf(path, sizeof path, "%s/names.whl", dir);
-	/* in JSON the escape's backslash is written \\\\ */
+	/* JSON writes the escape's backslash doubled */
 	assert_non_null(strstr(r.out, "lib/a\\\\x0aFORGED LINE.so"));
 	assert_non_null(strstr(r.out, "lib/b\\\\x0dBACK.so"));
 	assert_non_null(strstr(r.out, "lib/cut\\\\x00HIDDEN.so"));

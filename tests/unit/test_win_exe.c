@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mingw_pe.h"
 #include "probe_tree.h"
@@ -42,7 +43,7 @@ static bool build_program(const char *root)
 
 static json_t *arch_json(const char *root, const char *exe, const char *path, int want_status, char **text)
 {
-	char host[256], pathvar[1024];
+	char host[256], pathvar[16384];
 	const char *argv[] = { CUDOCTOR_BINARY, "--json", "arch", exe, NULL };
 	const char *argv_text[] = { CUDOCTOR_BINARY, "arch", exe, NULL };
 	const char *env[] = { host, pathvar, "CUDOCTOR_LIBCUDA=" CUDOCTOR_FAKES_DIR "/libcuda.so.1",
@@ -404,6 +405,53 @@ static void test_crafted_import_names(void **state)
 	tree_remove(root);
 }
 
+/* PATH's folders as Windows reads them: "." and ".." folded, a folder named again in another
+ * spelling searched once, and each folder listed once however many DLLs are looked for. Fifty
+ * spellings of System32 (thousands of files) and a program folder of 50,000 files: each was
+ * listed once per DLL and spelling. */
+static void test_path_spellings_and_big_folders(void **state)
+{
+	char root[64], exe[512], path[16384], *text = NULL, cmd[600];
+	size_t used;
+	json_t *j, *d;
+	double t0, secs;
+	struct timespec ts;
+
+	(void)state;
+	assert_non_null(tree_new(root, sizeof root));
+	if (!build_program(root)) {
+		tree_remove(root);
+		skip();
+	}
+	tree_file(root, "proc/sys/kernel/osrelease", "5.15.167.4-microsoft-standard-WSL2\n", 0);
+	tree_file(root, "mnt/c/Windows/System32/cublas64_12.dll", "MZ", 0);
+	tree_file(root, TK "/v12.4/bin/nvcc.exe", "MZ", 0);
+	tree_file(root, TK "/v12.4/bin/cublas64_12.dll", "MZ", 0);
+	snprintf(cmd, sizeof cmd, "cd '%s/%s' && seq -f 'file%%06g.txt' 50000 | xargs touch && cd '%s/mnt/c/Windows/System32' "
+		 "&& seq -f 'sys%%05g.dll' 3000 | xargs touch", root, APP, root);
+	assert_int_equal(system(cmd), 0);
+	used = (size_t)snprintf(path, sizeof path, "/usr/bin:/bin");
+	for (int i = 0; i < 50; i++)
+		used += (size_t)snprintf(path + used, sizeof path - used, ":/mnt/c/Windows/%.*sSystem32%s", 2 * (i % 5),
+					 "./././././", i % 2 ? "/." : "/../System32/");
+	snprintf(path + used, sizeof path - used, ":/mnt/c/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v12.4/bin");
+	snprintf(exe, sizeof exe, "%s/%s/render.exe", root, APP);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	j = arch_json(root, exe, path, 1, &text);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	secs = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - t0;
+	print_message("50 spellings of System32, 50,000 files beside the program: %.2f s (two runs)\n", secs);
+	d = dll(j, "cublas64_12.dll");
+	assert_string_equal(str(d, "loads"), "C:\\Windows\\System32\\cublas64_12.dll");
+	/* System32 again under another spelling is no other copy: the toolkit's is the one it shadows */
+	assert_string_equal(str(d, "shadowed"), TK_WIN "\\v12.4\\bin\\cublas64_12.dll");
+	assert_true(secs < 20.0);
+	free(text);
+	json_decref(j);
+	tree_remove(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -411,6 +459,7 @@ int main(void)
 		cmocka_unit_test(test_doctor_binary),
 		cmocka_unit_test(test_no_windows_drive),
 		cmocka_unit_test(test_crafted_import_names),
+		cmocka_unit_test(test_path_spellings_and_big_folders),
 		cmocka_unit_test(test_dll_is_not_searched),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
