@@ -21,6 +21,7 @@
 #include "util/file.h"
 #include "util/host_path.h"
 #include "util/str.h"
+#include "util/strindex.h"
 
 /* Where NVIDIA's installer puts each release: v12.4, v13.0 */
 #define DEFAULT_FOLDER "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA"
@@ -157,24 +158,64 @@ bool win_path_windows(const char *root, const char *local, char *out, size_t n)
 	return true;
 }
 
-static struct win_toolkit *add_toolkit(struct win_side *w, const char *root, const char *win, unsigned by)
+/* The toolkits found so far by their case-folded Windows path, and the room w->t has: a folder
+ * of 20,000 release folders is added in linear time. */
+struct tk_index {
+	struct strindex ix;
+	char **keys;              /* the folded paths ix borrows, one per toolkit */
+	size_t cap;
+};
+
+static void tk_index_free(struct tk_index *tx)
 {
-	char norm[FACTS_PATH];
-	struct win_toolkit *t, *nt;
+	for (size_t i = 0; tx->keys && tx->keys[i]; i++)
+		free(tx->keys[i]);
+	free(tx->keys);
+	strindex_free(&tx->ix);
+}
+
+static struct win_toolkit *add_toolkit(struct win_side *w, struct tk_index *tx, const char *root, const char *win,
+				       unsigned by)
+{
+	char norm[FACTS_PATH], *key;
+	struct win_toolkit *t;
+	size_t at;
 
 	win_normalise(win, norm, sizeof norm);
 	if (!drive_path(norm))
 		return NULL;
-	for (size_t i = 0; i < w->n; i++)
-		if (strcasecmp(w->t[i].path, norm) == 0) {
-			w->t[i].found_by |= by;
-			return &w->t[i];
-		}
-	if (!(nt = realloc(w->t, (w->n + 1) * sizeof *nt))) {
+	if (!(key = strdup(norm))) {
 		w->oom = true;
 		return NULL;
 	}
-	w->t = nt;
+	for (char *p = key; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	if (strindex_get(&tx->ix, key, strlen(key), &at)) {
+		free(key);
+		w->t[at].found_by |= by;
+		return &w->t[at];
+	}
+	if (w->n == tx->cap) {
+		size_t cap = tx->cap ? tx->cap * 2 : 8;
+		struct win_toolkit *nt = realloc(w->t, cap * sizeof *nt);
+		char **nk = nt ? realloc(tx->keys, (cap + 1) * sizeof *nk) : NULL;
+
+		if (nt)
+			w->t = nt;
+		if (!nk) {
+			free(key);
+			w->oom = true;
+			return NULL;
+		}
+		tx->keys = nk;
+		tx->cap = cap;
+	}
+	tx->keys[w->n] = key;
+	tx->keys[w->n + 1] = NULL;
+	if (strindex_put(&tx->ix, key, strlen(key), w->n, NULL) != CD_OK) {
+		w->oom = true;
+		return NULL;
+	}
 	t = &w->t[w->n++];
 	memset(t, 0, sizeof *t);
 	snprintf(t->path, sizeof t->path, "%s", norm);
@@ -193,7 +234,7 @@ static void add_var(struct win_toolkit *t, const char *name, size_t len)
 }
 
 /* CUDA_PATH and every CUDA_PATH_Vx_y, in the environment's order. */
-static void from_env(struct win_side *w, const struct win_side_opts *o)
+static void from_env(struct win_side *w, struct tk_index *tx, const struct win_side_opts *o)
 {
 	for (size_t i = 0; o->env[i] && !w->oom; i++) {
 		const char *e = o->env[i], *eq = strchr(e, '=');
@@ -206,7 +247,7 @@ static void from_env(struct win_side *w, const struct win_side_opts *o)
 			continue;
 		if (plain)
 			snprintf(w->cuda_path, sizeof w->cuda_path, "%s", eq + 1);
-		if ((t = add_toolkit(w, o->root, eq + 1, plain ? WTK_CUDA_PATH : WTK_CUDA_PATH_V)) != NULL)
+		if ((t = add_toolkit(w, tx, o->root, eq + 1, plain ? WTK_CUDA_PATH : WTK_CUDA_PATH_V)) != NULL)
 			add_var(t, e, len);
 	}
 }
@@ -217,7 +258,7 @@ static bool is_release_dir(const char *name, void *arg)
 	return (name[0] == 'v' || name[0] == 'V') && isdigit((unsigned char)name[1]);
 }
 
-static void from_default_folder(struct win_side *w, const struct win_side_opts *o)
+static void from_default_folder(struct win_side *w, struct tk_index *tx, const struct win_side_opts *o)
 {
 	char local[PROBE_PATH], win[PROBE_PATH];
 	char **names;
@@ -231,7 +272,7 @@ static void from_default_folder(struct win_side *w, const struct win_side_opts *
 	}
 	for (size_t i = 0; i < n && !w->oom; i++) {
 		snprintf(win, sizeof win, "%s\\%s", DEFAULT_FOLDER, names[i]);
-		add_toolkit(w, o->root, win, WTK_DEFAULT);
+		add_toolkit(w, tx, o->root, win, WTK_DEFAULT);
 	}
 	names_free(names, n);
 }
@@ -260,6 +301,7 @@ void win_path_each(const char *root, const char *path,
 
 struct path_toolkits {
 	struct win_side *w;
+	struct tk_index *tx;
 	const char *root;
 };
 
@@ -273,15 +315,15 @@ static bool path_toolkit(char *dir, const char *local, int rank, void *arg)
 		return pt->w->oom;
 	if ((sep = strrchr(dir, '\\')) != NULL && sep > dir + 2)
 		*sep = '\0'; /* the toolkit is the folder above bin */
-	if ((t = add_toolkit(pt->w, pt->root, dir, WTK_PATH)) != NULL && t->path_rank < 0)
+	if ((t = add_toolkit(pt->w, pt->tx, pt->root, dir, WTK_PATH)) != NULL && t->path_rank < 0)
 		t->path_rank = rank;
 	return pt->w->oom;
 }
 
 /* Each folder of PATH with an nvcc.exe: the toolkit above its bin. */
-static void from_path(struct win_side *w, const struct win_side_opts *o)
+static void from_path(struct win_side *w, struct tk_index *tx, const struct win_side_opts *o)
 {
-	struct path_toolkits pt = { w, o->root };
+	struct path_toolkits pt = { w, tx, o->root };
 
 	win_path_each(o->root, o->path, path_toolkit, &pt);
 }
@@ -510,6 +552,7 @@ static void from_registry(struct win_side *w, const struct win_side_opts *o)
 int win_side_probe(struct win_side *w, const struct win_side_opts *o, char *err)
 {
 	struct win_toolkit *first = NULL;
+	struct tk_index tx = { 0 };
 
 	memset(w, 0, sizeof *w);
 	if (!o->root || !o->root[0])
@@ -518,10 +561,12 @@ int win_side_probe(struct win_side *w, const struct win_side_opts *o, char *err)
 	w->from = o->from;
 	snprintf(w->root, sizeof w->root, "%s", o->root);
 	w->env_visible = o->env != NULL;
+	strindex_init(&tx.ix);
 	if (o->env)
-		from_env(w, o);
-	from_default_folder(w, o);
-	from_path(w, o);
+		from_env(w, &tx, o);
+	from_default_folder(w, &tx, o);
+	from_path(w, &tx, o);
+	tk_index_free(&tx);
 	from_frameworks(w, o);
 	from_registry(w, o);
 	if (o->py) {
