@@ -8,6 +8,8 @@ trusts them:
   library of zeros (about 16 KB), which only a conda package may hold as its payload;
 - bomb.conda: the same tarball as a conda package's payload, past the archive's budget;
 - errors.whl: 300 members that can carry device code, 299 with a damaged local header;
+- many.whl: 200,000 members (zip64), all but the first with a damaged local header: one
+  error each, which were all kept and printed;
 - names.whl: members named with a newline, a carriage return and a NUL, each a damaged ELF
   file, so the report names them.
 Compressed with the `zstd` command (Debian's zstd, tools/deps.sh).
@@ -91,6 +93,21 @@ def errors(path):
         f.write(body + cd + end(300, len(cd), len(body)))
 
 
+def many(path, n):
+    body, cd = bytearray(), bytearray()
+    for i in range(n):
+        name = b"lib/libx%07d.so" % i
+        off = len(body)
+        header = local_header(name, 0, 0, 0, 0)
+        body += header if i == 0 else b"XXXX" + header[4:]
+        cd += central(name, 0, 0, 0, 0, off)
+    end64 = struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 45, 45, 0, 0, n, n, len(cd), len(body))
+    locator = struct.pack("<IIQI", 0x07064B50, 0, len(body) + len(cd), 1)
+    tail = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 0xFFFF, 0xFFFF, len(cd), len(body), 0)
+    with open(path, "wb") as f:
+        f.write(bytes(body) + bytes(cd) + end64 + locator + tail)
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
@@ -103,6 +120,7 @@ def main():
     stored_zip(os.path.join(out, "bomb.conda"), [(b"metadata.json", b'{"conda_pkg_format_version": 2}'),
                                                  (b"pkg-x.tar.zst", payload)])
     errors(os.path.join(out, "errors.whl"))
+    many(os.path.join(out, "many.whl"), 200000)
     stored_zip(os.path.join(out, "names.whl"), [(b"lib/a\nFORGED LINE.so", ELF), (b"lib/b\rBACK.so", ELF),
                                                 (b"lib/cut\0HIDDEN.so", ELF)])
     return 0
