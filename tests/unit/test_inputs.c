@@ -251,6 +251,34 @@ static void test_explain_utf16_log(void **state)
 	unlink(path);
 }
 
+/* Windows PowerShell 5.1's >> appends UTF-16LE, without a mark, to a log that began as UTF-8:
+ * the message in the appended part is found too. */
+static void test_explain_utf16_appended(void **state)
+{
+	static const char head[] = "epoch 1: loss 0.91 \xe2\x9c\x93\n";
+	static const char text[] = "RuntimeError: CUDA error: no kernel image is available for execution on the "
+				   "device\r\n";
+	char path[96];
+	struct run_result r;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/appended.log", dir);
+	assert_non_null(f = fopen(path, "wb"));
+	fputs(head, f);
+	for (size_t i = 0; text[i]; i++) {
+		fputc(text[i], f);
+		fputc(0, f);
+	}
+	fclose(f);
+	r = run_on(path, (const char *const[]){ "-q", "explain", "--offline", "@", NULL });
+	if (!strstr(r.out, "error no-kernel-image: "))
+		fail_msg("the appended UTF-16 was not read: %s %s", r.out, r.err);
+	assert_int_equal(r.status, 1);
+	run_result_free(&r);
+	unlink(path);
+}
+
 /* explain --binary on a file that is no binary: named as arch names it, exit 3, the text still
  * explained, and no fix line tells the user to run arch on the junk */
 static void test_explain_binary_not_a_binary(void **state)
@@ -395,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_explain_stdin_unreadable),
 		cmocka_unit_test(test_explain_folder_operand),
 		cmocka_unit_test(test_explain_utf16_log),
+		cmocka_unit_test(test_explain_utf16_appended),
 		cmocka_unit_test(test_explain_binary_not_a_binary),
 		cmocka_unit_test(test_directory_without_r_says_use_r),
 	};
