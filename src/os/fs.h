@@ -39,8 +39,9 @@ bool os_access(const char *path, int how);
  * looked at before anything is opened (opening some devices has effects: a watchdog armed), and
  * the file opened is the very one looked at, not one swapped in meanwhile (POSIX: an O_PATH
  * handle reopened through /proc/self/fd, else device and inode compared). st is filled either
- * way; *fd is -1 when st says it is something else. A negative errno on failure, -ESTALE when
- * the file changed while it was opened. */
+ * way; *fd is -1 when st says it is something else. A negative errno on failure, -OS_ECHANGED
+ * when the file changed while it was opened. */
+enum { OS_ECHANGED = 10000 }; /* no errno: not every C library has ESTALE */
 int os_open_input(const char *path, int dev_major, int dev_minor, int *fd, struct os_stat *st);
 /* Opens a file to read, in binary, never blocking on a FIFO with no writer and never
  * becoming the controlling terminal; not inherited by children. */

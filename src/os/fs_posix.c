@@ -128,7 +128,7 @@ int os_open_input(const char *path, int dev_major, int dev_minor, int *fd, struc
 	if (fstat(f, &after) != 0 || after.st_dev != before.st_dev || after.st_ino != before.st_ino ||
 	    !input_kind(&after, dev_major, dev_minor)) {
 		close(f);
-		return -ESTALE;
+		return -OS_ECHANGED;
 	}
 	fill(&after, st);
 	*fd = f;

@@ -149,7 +149,7 @@ int os_open_input(const char *path, int dev_major, int dev_minor, int *fd, struc
 	if ((rc = os_fstat(*fd, st)) != 0 || st->kind != OS_FILE || GetFileType((HANDLE)_get_osfhandle(*fd)) != FILE_TYPE_DISK) {
 		_close(*fd);
 		*fd = -1;
-		return rc ? rc : -ESTALE;
+		return rc ? rc : -OS_ECHANGED;
 	}
 	return 0;
 }

@@ -50,7 +50,7 @@ static int open_checked(const char *path, int dev_major, int dev_minor, int *fd,
 
 	if (sys_errno)
 		*sys_errno = e < 0 ? -e : 0;
-	if (e == -ESTALE)
+	if (e == -OS_ECHANGED)
 		return cd_fail(err, CD_EIO, "%s: changed while it was opened; skipped", path);
 	if (e < 0)
 		return cd_fail(err, e == -ENOENT ? CD_ENOTFOUND : CD_EIO, "%s: %s", path, strerror(-e));
