@@ -35,31 +35,35 @@ static bool drive_path(const char *s)
  * "C:\Windows\System32" (".." at the root stays there, as Windows reads it). */
 static void fold_dots(char *s)
 {
-	char *w = s + 3, *r = s + 3;
+	char out[PROBE_PATH];
+	size_t w = 3;
+	const char *r = s + 3;
 
-	if (!drive_path(s) || s[2] != '\\')
+	if (!drive_path(s) || s[2] != '\\' || strlen(s) >= sizeof out)
 		return;
+	memcpy(out, s, 3);
 	while (*r) {
 		size_t len = strcspn(r, "\\");
 
-		if ((len == 1 && r[0] == '.') || len == 0) {
-			/* nothing */
-		} else if (len == 2 && r[0] == '.' && r[1] == '.') {
-			if (w > s + 3) {
-				w--; /* the separator before the last name */
-				while (w > s + 3 && w[-1] != '\\')
+		if (len == 2 && r[0] == '.' && r[1] == '.') {
+			if (w > 3) { /* back over the last name and its separator */
+				w--;
+				while (w > 3 && out[w - 1] != '\\')
 					w--;
 			}
-		} else {
-			memmove(w, r, len);
+		} else if (len > 0 && !(len == 1 && r[0] == '.')) {
+			memcpy(out + w, r, len);
 			w += len;
-			*w++ = '\\';
+			out[w++] = '\\';
 		}
-		r += len + (r[len] == '\\');
+		r += len;
+		if (*r == '\\')
+			r++;
 	}
-	if (w > s + 3)
-		w--;
-	*w = '\0';
+	if (w > 3)
+		w--; /* no separator after the last name */
+	out[w] = '\0';
+	memcpy(s, out, w + 1);
 }
 
 /* "c:/x/./y/../z\" -> "C:\x\z"; "C:" -> "C:\". */
