@@ -71,6 +71,10 @@ int os_unlink(const char *path);
  * may run in a signal handler: it calls only os_unlink and reads only what it set up before.
  * A signal some other part handles or ignores is left to it. */
 void os_on_interrupt(void (*fn)(void));
+/* Holds the interruption back (hold true) until released (hold false), so that creating a
+ * file and listing it for fn is one step: an interruption between the two would leave the
+ * file behind. Not nested. */
+void os_interrupts_hold(bool hold);
 int os_rename(const char *from, const char *to); /* replaces to */
 bool os_realpath(const char *path, char *out, size_t cap);
 bool os_getcwd(char *out, size_t cap);

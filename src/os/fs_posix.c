@@ -340,3 +340,20 @@ void os_on_interrupt(void (*fn)(void))
 		sigaction(sigs[i], &sa, NULL);
 	}
 }
+
+static sigset_t held_from;
+
+void os_interrupts_hold(bool hold)
+{
+	sigset_t set;
+
+	if (!hold) {
+		sigprocmask(SIG_SETMASK, &held_from, NULL);
+		return;
+	}
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, &held_from);
+}

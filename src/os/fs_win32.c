@@ -391,12 +391,25 @@ int os_redirect(int fd, int from)
 /* os_on_interrupt: Windows calls the console's handler on a thread of its own */
 static void (*volatile interrupt_fn)(void);
 
+/* the handler's thread waits while the main thread holds interruptions back */
+static SRWLOCK interrupt_lock = SRWLOCK_INIT;
+
 static BOOL WINAPI on_console_event(DWORD event)
 {
 	(void)event;
+	AcquireSRWLockExclusive(&interrupt_lock);
 	if (interrupt_fn)
 		interrupt_fn();
+	ReleaseSRWLockExclusive(&interrupt_lock);
 	return FALSE; /* and the default: the process ends */
+}
+
+void os_interrupts_hold(bool hold)
+{
+	if (hold)
+		AcquireSRWLockExclusive(&interrupt_lock);
+	else
+		ReleaseSRWLockExclusive(&interrupt_lock);
 }
 
 void os_on_interrupt(void (*fn)(void))

@@ -75,7 +75,7 @@ int file_open_input(const char *path, int *fd, size_t *size, char *err)
 
 int file_map(const char *path, struct mapped_file *mf, char *err)
 {
-	size_t size;
+	size_t size = 0;
 	int fd, rc, e;
 
 	memset(mf, 0, sizeof(*mf));

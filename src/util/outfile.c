@@ -109,7 +109,6 @@ static void remove_open_tmps(void)
 
 static void remove_on_interrupt(const char *path)
 {
-	os_on_interrupt(remove_open_tmps);
 	for (size_t i = 0; i < sizeof open_tmps / sizeof open_tmps[0]; i++)
 		if (!open_tmps[i]) {
 			open_tmps[i] = path;
@@ -144,9 +143,14 @@ static int open_temporary(struct outfile *o, char *err)
 			free(d);
 			return cd_fail(err, CD_ENOMEM, "out of memory");
 		}
-		if ((e = -os_open_write(o->tmp, OS_W_EXCL, 0600, &o->fd)) == 0) {
+		/* created and listed in one step: Ctrl-C at any point leaves no temporary */
+		os_on_interrupt(remove_open_tmps);
+		os_interrupts_hold(true);
+		if ((e = -os_open_write(o->tmp, OS_W_EXCL, 0600, &o->fd)) == 0)
+			remove_on_interrupt(o->tmp);
+		os_interrupts_hold(false);
+		if (e == 0) {
 			free(d);
-			remove_on_interrupt(o->tmp); /* Ctrl-C mid-report leaves no temporary */
 			return CD_OK;
 		}
 		if (e != EEXIST)
