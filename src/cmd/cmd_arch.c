@@ -42,7 +42,8 @@ static const char arch_notes[] =
 	"nowhere stops the program before it starts (win-exe-dll-not-found; docs/windows.md). "
 	"See docs/arch.md.";
 
-enum { OPT_RECURSIVE = 1, OPT_GPU, OPT_PYTHON, OPT_OLLAMA, OPT_DRIVER, OPT_KERNELS, OPT_CUOBJDUMP, OPT_RESOURCES, OPT_ALL_SECTIONS };
+enum { OPT_RECURSIVE = 1, OPT_GPU, OPT_PYTHON, OPT_OLLAMA, OPT_DRIVER, OPT_KERNELS, OPT_CUOBJDUMP, OPT_LLVM_OFFLOADING,
+       OPT_RESOURCES, OPT_ALL_SECTIONS };
 
 static const struct cli_opt arch_opts[] = {
 	{ .id = OPT_RECURSIVE, .short_name = 'r', .long_name = "recursive", .help = "descend into directories" },
@@ -65,6 +66,8 @@ static const struct cli_opt arch_opts[] = {
 		  "and spills) and constant memory, launch bounds, and the largest block that launches" },
 	{ .id = OPT_CUOBJDUMP, .long_name = "cuobjdump",
 	  .help = "print the listing as cuobjdump --list-elf --list-ptx does" },
+	{ .id = OPT_LLVM_OFFLOADING, .long_name = "llvm-offloading",
+	  .help = "print the HIP offload bundles' entries as llvm-readobj --offloading (LLVM 22) does" },
 	{ .id = OPT_ALL_SECTIONS, .long_name = "all-sections",
 	  .help = "search every data section for fatbins, not only .cask_resource, .ldata, .rodata "
 		  "and .data (slower on large files)" },
@@ -97,10 +100,13 @@ static int parse_operands(struct report *r, int argc, char **argv, const struct 
 			break;
 		case OPT_KERNELS: o->kernels = true; break;
 		case OPT_CUOBJDUMP: o->cuobjdump = true; break;
+		case OPT_LLVM_OFFLOADING: o->llvm_offloading = true; break;
 		case OPT_ALL_SECTIONS: o->all_sections = true; break;
 		case OPT_RESOURCES: o->resources = true; break;
 		}
 	}
+	if (o->cuobjdump && o->llvm_offloading)
+		return cd_fail(err, CD_EUSAGE, "--cuobjdump and --llvm-offloading are two listings: name one");
 	for (int i = 1; i < argc; i++)
 		n_files += !path_is_dir(argv[i]);
 	for (int i = 1; i < argc; i++) {
@@ -363,8 +369,8 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 	if ((rc = parse_args(r, argc, argv, g, &o, &in, err)))
 		goto out;
 	report_rec_top(&top, r);
-	if (o.cuobjdump) {
-		report_rec_text(&top, REPORT_TEXT_NONE); /* the listing is cuobjdump's, on stdout */
+	if (o.cuobjdump || o.llvm_offloading) {
+		report_rec_text(&top, REPORT_TEXT_NONE); /* the listing is cuobjdump's or llvm-readobj's, on stdout */
 		r->self_rendered = true;
 	} else {
 		target_probe(&o.target, why, sizeof(why));
@@ -373,7 +379,7 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < t->n_gpus && !o.cuobjdump; i++) {
+	for (size_t i = 0; i < t->n_gpus && !o.cuobjdump && !o.llvm_offloading; i++) {
 		struct driver_gpu_verdict v = driver_gpu_verdict(&t->gpus[i], &t->driver);
 
 		if (driver_gpu_finding(r, &t->gpus[i], &t->driver, &v) != CD_OK) {
@@ -385,15 +391,18 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 	w.o = &o;
 	w.tally = tally;
 	w.prog = &prog;
-	w.summary = !o.cuobjdump && !o.verbose && in.n > ARCH_SUMMARY_FILES && t->n_gpus > 0;
+	w.summary = !o.cuobjdump && !o.llvm_offloading && !o.verbose && in.n > ARCH_SUMMARY_FILES && t->n_gpus > 0;
+	sb_init(&w.llvm_summaries);
 	details_at = report_items_mark(r);
 	report_rec_array(&top, "files", &files);
-	progress_start(&prog, g->stderr_is_tty && !o.cuobjdump, "arch: searched");
+	progress_start(&prog, g->stderr_is_tty && !o.cuobjdump && !o.llvm_offloading, "arch: searched");
 	for (size_t i = 0; i < in.n; i++) {
 		arch_walk_input(&w, in.paths[i], in.explicit_input[i]);
 		progress_step(&prog, i + 1, in.n);
 	}
 	progress_end(&prog);
+	if (o.llvm_offloading && w.llvm_summaries.len)
+		fputs(w.llvm_summaries.buf, stdout);
 	if (report_rec_end(&files) != CD_OK) {
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		goto out;
@@ -424,6 +433,7 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 	if ((rc = report_rec_end(&top)) != CD_OK)
 		rc = cd_fail(err, rc, "out of memory");
 out:
+	sb_free(&w.llvm_summaries);
 	free(tally);
 	arch_inputs_free(&in);
 	return rc;
