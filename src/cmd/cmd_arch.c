@@ -21,7 +21,8 @@
 #include "util/str.h"
 
 static const char arch_help[] =
-	"Lists the kernel images (SASS sm_XY, PTX compute_XY) in executables, shared libraries, "
+	"Lists the kernel images (SASS sm_XY, PTX compute_XY; AMD code objects of HIP offload bundles, "
+	"gfxNNNN) in executables, shared libraries, "
 	"objects, static archives, Windows .dll, .pyd and .exe files, .fatbin, .cubin and .ptx "
 	"files, and the members of wheels, .zip files and conda packages (.conda, .tar.zst; "
 	"named ARCHIVE!MEMBER, read without unpacking), and says whether each GPU "
@@ -30,7 +31,9 @@ static const char arch_help[] =
 
 static const char arch_notes[] =
 	"CUDA_FORCE_PTX_JIT and CUDA_DISABLE_PTX_JIT in the environment are honoured as the "
-	"driver honours them. Containers in sections cuobjdump does not read (.cask_resource, "
+	"driver honours them; so are HSA_OVERRIDE_GFX_VERSION (every AMD GPU is taken for that "
+	"target) and HSA_XNACK=1 (XNACK on where --gpu does not name it). "
+	"Containers in sections cuobjdump does not read (.cask_resource, "
 	"cuFFT's .ldata, ...) are listed with their section and left out of verdicts. "
 	"An input that cannot be read (missing, a FIFO, a device, a directory beside other inputs "
 	"without -r) is named on stderr, skipped, and the run "
@@ -54,8 +57,8 @@ static const struct cli_opt arch_opts[] = {
 	  .help = "scan Ollama's library folders (or its runners below DIR: a Windows or Linux install "
 		  "wherever mounted, a llama.cpp release folder)" },
 	{ .id = OPT_GPU, .short_name = 'g', .long_name = "gpu", .arg = CLI_REQUIRED, .metavar = "SPEC",
-	  .help = "judge against this GPU (sm_89, 8.9, 89, sm_90a, or a name: \"RTX 4090\", H200); "
-		  "repeatable. Default: every GPU here",
+	  .help = "judge against this GPU (sm_89, 8.9, 89, sm_90a, or a name: \"RTX 4090\", H200; an AMD "
+		  "GPU: gfx1100, gfx90a:xnack+, \"RX 7900 XTX\", 780M, MI300X); repeatable. Default: every GPU here",
 	  .complete = CLI_C_GPU, .flags = CLI_REPEAT },
 	{ .id = OPT_DRIVER, .long_name = "driver", .arg = CLI_REQUIRED, .metavar = "VER",
 	  .help = "judge against this driver (550.54.14) or CUDA version (12.4); default: the "
@@ -321,7 +324,12 @@ static int target_fields(struct report_rec *top, const struct arch_target *t, co
 		snprintf(cc, sizeof(cc), "%u.%u", t->gpus[i].cc / 10, t->gpus[i].cc % 10);
 		report_rec_item(&arr, &it);
 		report_field(&it, NULL, "gpu", rv_str(t->gpus[i].name));
-		report_fieldf(&it, t->gpus[i].name, "compute_capability", rv_str(cc), "compute capability %s", cc);
+		if (t->gpus[i].amd) {
+			report_field(&it, NULL, "compute_capability", rv_null());
+			report_fieldf(&it, t->gpus[i].name, "gfx", rv_str(t->gpus[i].gfx), "AMD %s", t->gpus[i].gfx);
+		} else {
+			report_fieldf(&it, t->gpus[i].name, "compute_capability", rv_str(cc), "compute capability %s", cc);
+		}
 		if (report_rec_end(&it) != CD_OK)
 			break;
 	}
@@ -332,6 +340,9 @@ static int target_fields(struct report_rec *top, const struct arch_target *t, co
 		report_fieldf(top, "CUDA_FORCE_PTX_JIT", NULL, rv_null(), "set: SASS in fatbins is ignored");
 	if (t->disable_jit)
 		report_fieldf(top, "CUDA_DISABLE_PTX_JIT", NULL, rv_null(), "set: PTX is never compiled");
+	if (t->hsa_override[0])
+		report_fieldf(top, "HSA_OVERRIDE_GFX_VERSION", NULL, rv_null(), "%s: every AMD GPU is taken for %s (unsupported by AMD)",
+			      t->hsa_override, t->hsa_override_gfx);
 	return top->rc;
 }
 

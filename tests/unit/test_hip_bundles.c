@@ -24,116 +24,13 @@
 
 #include "binfmt/devcode.h"
 #include "binfmt/hipfb.h"
+#include "hip_fixtures.h"
 #include "testlib.h"
 #include "util/err.h"
 
 #ifndef CUDOCTOR_BINARY
 #define CUDOCTOR_BINARY "build/cudoctor"
 #endif
-
-/* ---- building bundles ---- */
-
-struct buf {
-	unsigned char *p;
-	size_t n;
-};
-
-static void put(struct buf *b, const void *d, size_t n)
-{
-	b->p = realloc(b->p, b->n + n);
-	assert_non_null(b->p);
-	memcpy(b->p + b->n, d, n);
-	b->n += n;
-}
-
-static void put64(struct buf *b, uint64_t v)
-{
-	unsigned char le[8];
-	for (int i = 0; i < 8; i++)
-		le[i] = (unsigned char)(v >> (8 * i));
-	put(b, le, 8);
-}
-
-static void put32(struct buf *b, uint32_t v)
-{
-	unsigned char le[4];
-	for (int i = 0; i < 4; i++)
-		le[i] = (unsigned char)(v >> (8 * i));
-	put(b, le, 4);
-}
-
-static void put16(struct buf *b, uint16_t v)
-{
-	unsigned char le[2] = {(unsigned char)v, (unsigned char)(v >> 8)};
-	put(b, le, 2);
-}
-
-/* A bundle as clang-offload-bundler lays it out: the table, then each entry's bytes at a
- * 4096-aligned offset (the host's entry empty). */
-static struct buf make_bundle(const char *const *ids, size_t n)
-{
-	struct buf b = {0};
-	size_t table = HIPFB_HEADER_MIN, at;
-	for (size_t i = 0; i < n; i++)
-		table += HIPFB_ENTRY_MIN + strlen(ids[i]);
-	at = (table + 4095) & ~(size_t)4095;
-	put(&b, HIPFB_MAGIC, HIPFB_MAGIC_LEN);
-	put64(&b, n);
-	for (size_t i = 0; i < n; i++) {
-		bool host = strncmp(ids[i], "host-", 5) == 0;
-		size_t size = host ? 0 : 1000 + 10 * i;
-		put64(&b, at);
-		put64(&b, size);
-		put64(&b, strlen(ids[i]));
-		put(&b, ids[i], strlen(ids[i]));
-		if (!host)
-			at = (at + size + 4095) & ~(size_t)4095;
-	}
-	while (b.n < at) { /* the code objects: a made-up ELF header and filler */
-		unsigned char c = b.n % 4096 == 0 ? 0x7f : (unsigned char)(b.n * 7);
-		put(&b, &c, 1);
-	}
-	return b;
-}
-
-static uint64_t fake_hash(const struct buf *in)
-{
-	return crc32(0, in->p, (uInt)in->n) * 0x9e3779b97f4a7c15ull; /* any 64 bits: not checked */
-}
-
-/* A compressed bundle of `in`, version 1 or 2 (zlib) or 3 (zstd), as OffloadBundle.cpp writes. */
-static struct buf make_ccob(const struct buf *in, unsigned version)
-{
-	struct buf out = {0};
-	size_t cap = version == 3 ? ZSTD_compressBound(in->n) : compressBound((uLong)in->n);
-	unsigned char *z = malloc(cap);
-	size_t zn = cap;
-	assert_non_null(z);
-	if (version == 3) {
-		zn = ZSTD_compress(z, cap, in->p, in->n, 3);
-		assert_false(ZSTD_isError(zn));
-	} else {
-		uLongf l = (uLongf)cap;
-		assert_int_equal(compress2(z, &l, in->p, (uLong)in->n, 6), Z_OK);
-		zn = l;
-	}
-	put(&out, HIPFB_CCOB_MAGIC, 4);
-	put16(&out, (uint16_t)version);
-	put16(&out, version == 3 ? HIPFB_ZSTD : HIPFB_ZLIB);
-	if (version == 1) {
-		put32(&out, (uint32_t)in->n);
-	} else if (version == 2) {
-		put32(&out, (uint32_t)(24 + zn));
-		put32(&out, (uint32_t)in->n);
-	} else {
-		put64(&out, 32 + zn);
-		put64(&out, in->n);
-	}
-	put64(&out, fake_hash(in));
-	put(&out, z, zn);
-	free(z);
-	return out;
-}
 
 static const char *const ids3[] = {"host-x86_64-unknown-linux-gnu-", "hipv4-amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack+",
 				   "hipv4-amdgcn-amd-amdhsa--gfx1100"};
@@ -349,46 +246,6 @@ static void arch_json_on_ccob_v1(void **state)
 	unlink(path);
 	free(c.p);
 	free(plain.p);
-}
-
-/* ---- the real plug-ins ---- */
-
-struct rocm_wheel {
-	char whl[PATH_MAX], dir[PATH_MAX];
-};
-static struct rocm_wheel rocm60, rocm7;
-
-/* Fetches them once (reused from the cache); false when the index cannot be reached. */
-static bool rocm_files(void)
-{
-	static int have = -1;
-	if (have >= 0)
-		return have;
-	const char *home = getenv("HOME");
-	char out[1024];
-	struct run_result res;
-	snprintf(out, sizeof out, "%s/.cache/cudoctor-test/rocm", home && *home ? home : "/tmp");
-	const char *argv[] = {"/usr/bin/env", "python3", CUDOCTOR_SOURCE_DIR "/tests/wheels/rocm_files.py", out, NULL};
-	assert_int_equal(testlib_run(argv, NULL, NULL, &res), 0);
-	if (res.status == 77) {
-		fprintf(stderr, "skipping: %s", res.err);
-		run_result_free(&res);
-		return (have = 0);
-	}
-	if (res.status != 0)
-		fail_msg("rocm_files.py exited %d: %s", res.status, res.err);
-	for (char *line = strtok(res.out, "\n"); line; line = strtok(NULL, "\n")) {
-		struct rocm_wheel *w = strncmp(line, "rocm60\t", 7) == 0 ? &rocm60 : strncmp(line, "rocm7\t", 6) == 0 ? &rocm7 : NULL;
-		char *whl = strchr(line, '\t'), *dir = whl ? strchr(whl + 1, '\t') : NULL;
-		assert_non_null(w);
-		assert_non_null(dir);
-		*dir = 0;
-		snprintf(w->whl, sizeof w->whl, "%s", whl + 1);
-		snprintf(w->dir, sizeof w->dir, "%s", dir + 1);
-	}
-	run_result_free(&res);
-	assert_true(rocm60.whl[0] && rocm7.whl[0]);
-	return (have = 1);
 }
 
 /* The targets of each code object `arch --json` lists for path, joined by ' '. */
