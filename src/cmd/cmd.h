@@ -11,6 +11,7 @@
 #include "cli/opts.h"
 #include "driver/cudrv.h"
 #include "driver/nvml.h"
+#include "facts/amd.h"
 #include "facts/driver.h"
 #include "facts/platform.h"
 #include "report/render.h"
@@ -44,6 +45,7 @@ struct cd_run {
 	struct platform_info platform;
 	bool cuda_usable;             /* libcuda works (rules_cuda_usable); else a finding says why */
 	char kb_error[CD_ERRMSG];     /* the kb did not load: the driver facts lack its knowledge */
+	struct amd_host *amd;         /* AMD's GPUs, probed on first ask (cd_run_amd); NULL before */
 };
 
 /* Opens the driver for this run unless done: loads libcuda and NVML, collects the driver
@@ -53,6 +55,10 @@ int cd_run_open(struct cd_run *run, char *err);
 /* cd_run_open, then the driver findings (rules_driver) into r, once per run.
  * CD_OK or CD_ENOMEM. */
 int cd_run_driver(struct cd_run *run, struct report *r, char *err);
+
+/* The AMD machine (probe/amd.h: the KFD topology, device nodes, ROCm, HIP where it loads),
+ * probed once per run on first ask; NULL when out of memory. */
+const struct amd_host *cd_run_amd(struct cd_run *run);
 
 /* Shuts NVML down, unloads both libraries, frees the facts. */
 void cd_run_close(struct cd_run *run);

@@ -5,8 +5,10 @@
 
 #include "cmd/cmd.h"
 #include "facts/kb.h"
+#include "probe/amd.h"
 #include "probe/gpus.h"
 #include "probe/platform.h"
+#include "rules/amd.h"
 #include "rules/rules.h"
 #include "util/err.h"
 
@@ -56,6 +58,17 @@ int cd_run_driver(struct cd_run *run, struct report *r, char *err)
 	return CD_OK;
 }
 
+const struct amd_host *cd_run_amd(struct cd_run *run)
+{
+	if (run->amd || !(run->amd = calloc(1, sizeof(*run->amd))))
+		return run->amd;
+	amd_probe(run->amd, NULL);
+	/* HIP is loaded only where there is something AMD to ask it about */
+	if (rules_amd_present(run->amd) || run->amd->rocm_version[0])
+		amd_probe_hip(run->amd);
+	return run->amd;
+}
+
 void cd_run_close(struct cd_run *run)
 {
 	if (run->nv) {
@@ -69,6 +82,7 @@ void cd_run_close(struct cd_run *run)
 		free(run->cu);
 	}
 	gpu_probe_free(&run->probe);
+	free(run->amd);
 	memset(run, 0, sizeof(*run));
 }
 

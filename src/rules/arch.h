@@ -108,6 +108,10 @@ void arch_target_none_why(const struct gpu_probe *p, char *why, size_t why_cap);
 /* rules/arch_amd.c: AMD GPUs. --gpu SPEC naming one (gfx1100, gfx90a:xnack+, "RX 7900 XTX",
  * 780M, MI300X) into g, label naming the product; CD_ENOTFOUND when SPEC names no AMD GPU. */
 int arch_amd_gpu_spec(const char *spec, struct arch_gpu *g, char *label, size_t label_cap, char *err);
+/* The view of AMD GPU g (index i of the KFD topology's GPUs): its processor, SRAM ECC as its
+ * products ship it, XNACK decided when judged. */
+struct amd_gpu;
+void arch_amd_gpu_of(const struct amd_gpu *g, size_t i, struct arch_gpu *out);
 /* HSA_OVERRIDE_GFX_VERSION ("11.0.0", "9.0.10") as the processor it names ("gfx1100",
  * "gfx90a"); false when it is not major.minor.stepping. */
 bool arch_amd_override_gfx(const char *value, char *gfx, size_t cap);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "facts/amd.h"
 #include "kb/amd.h"
 #include "rules/plan_rocm.h"
 #include "rules/arch.h"
@@ -81,6 +82,18 @@ int arch_amd_gpu_spec(const char *spec, struct arch_gpu *g, char *label, size_t 
 			snprintf(label, label_cap, "%s", id);
 	}
 	return CD_OK;
+}
+
+void arch_amd_gpu_of(const struct amd_gpu *g, size_t i, struct arch_gpu *out)
+{
+	const struct kb_amd_target *x = kb_amd_target_find(g->gfx);
+	memset(out, 0, sizeof(*out));
+	out->amd = true;
+	out->ordinal = -1;
+	snprintf(out->gfx, sizeof out->gfx, "%s", g->gfx);
+	snprintf(out->name, sizeof out->name, "AMD GPU %zu (%s%s%s)", i, g->product[0] ? g->product : g->gfx,
+		 g->product[0] ? ", " : "", g->product[0] ? g->gfx : "");
+	out->sramecc = x ? feature_default(x->sramecc, x->sramecc_default) : HIPFB_FEAT_ANY;
 }
 
 /* ---- judging ---- */
