@@ -16,7 +16,12 @@ static const struct dl_symbol symbols[] = {
 int hip_load(struct hip *h, const char *const *dirs, char *err)
 {
 	static const struct dl_spec spec = {
-		.soname = "libamdhip64.so", .override_env = "CUDOCTOR_LIBHIP", .path_symbol = "hipRuntimeGetVersion",
+#ifdef _WIN32
+		.soname = "amdhip64_6.dll", /* the HIP SDK's */
+#else
+		.soname = "libamdhip64.so",
+#endif
+		.override_env = "CUDOCTOR_LIBHIP", .path_symbol = "hipRuntimeGetVersion",
 	};
 	struct dl_spec s = spec;
 	int rc;

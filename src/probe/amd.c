@@ -62,6 +62,27 @@ static bool prop(const char *text, const char *key, unsigned long long *v)
 	return false;
 }
 
+bool amd_gpu_from_properties(const char *text, int node, struct amd_gpu *g)
+{
+	unsigned long long v;
+
+	memset(g, 0, sizeof *g);
+	if (!prop(text, "gfx_target_version", &v) || v > 0xffffffffu ||
+	    !amd_gfx_of_target_version((unsigned)v, g->gfx, sizeof g->gfx))
+		return false;
+	g->node = node;
+	g->gfx_target_version = (unsigned)v;
+	g->vram_bytes = -1;
+	g->render_minor = prop(text, "drm_render_minor", &v) && v < 1u << 20 ? (int)v : -1;
+	g->vendor_id = prop(text, "vendor_id", &v) ? (unsigned)v : 0;
+	g->device_id = prop(text, "device_id", &v) ? (unsigned)v : 0;
+	g->revision_id = prop(text, "revision_id", &v) ? (unsigned)v : 0;
+	g->simd_count = prop(text, "simd_count", &v) ? (unsigned)v : 0;
+	if (prop(text, "simd_per_cu", &v) && v && v <= 0xffffffffu)
+		g->cu_count = g->simd_count / (unsigned)v;
+	return true;
+}
+
 static bool is_number(const char *name, void *arg)
 {
 	(void)arg;
@@ -139,23 +160,11 @@ static void probe_kfd(struct amd_host *h, const char *root)
 	for (size_t i = 0; i < n && h->n_gpus < AMD_MAX_GPUS; i++) {
 		char path[PROBE_PATH], err[CD_ERRMSG], *text = NULL;
 		size_t len;
-		unsigned long long v;
 		struct amd_gpu *g = &h->gpus[h->n_gpus];
 		snprintf(abs, sizeof abs, "/sys/class/kfd/kfd/topology/nodes/%.20s/properties", names[i]);
 		if (host_path(path, sizeof path, root, abs) != CD_OK || file_read_text(path, SMALL, &text, &len, err) != CD_OK)
 			continue;
-		memset(g, 0, sizeof *g);
-		if (prop(text, "gfx_target_version", &v) && amd_gfx_of_target_version((unsigned)v, g->gfx, sizeof g->gfx)) {
-			g->node = atoi(names[i]);
-			g->gfx_target_version = (unsigned)v;
-			g->vram_bytes = -1;
-			g->render_minor = prop(text, "drm_render_minor", &v) ? (int)v : -1;
-			g->vendor_id = prop(text, "vendor_id", &v) ? (unsigned)v : 0;
-			g->device_id = prop(text, "device_id", &v) ? (unsigned)v : 0;
-			g->revision_id = prop(text, "revision_id", &v) ? (unsigned)v : 0;
-			g->simd_count = prop(text, "simd_count", &v) ? (unsigned)v : 0;
-			if (prop(text, "simd_per_cu", &v) && v)
-				g->cu_count = g->simd_count / (unsigned)v;
+		if (amd_gpu_from_properties(text, atoi(names[i]), g)) {
 			drm_of(g, root);
 			product_of(g);
 			h->n_gpus++;
