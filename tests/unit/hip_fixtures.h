@@ -55,29 +55,35 @@ static inline void put16(struct buf *b, uint16_t v)
 
 /* A bundle as clang-offload-bundler lays it out: the table, then each entry's bytes at a
  * 4096-aligned offset (the host's entry empty). */
+/* A bundle as clang-offload-bundler lays it out: the table, then each entry's bytes at a
+ * 4096-aligned offset (the host's entry empty); a bundle of many entries packs small ones
+ * 16 bytes apart, so a long table stays a few hundred KiB. */
 static inline struct buf make_bundle(const char *const *ids, size_t n)
 {
 	struct buf b = {0};
-	size_t table = HIPFB_HEADER_MIN, at;
+	size_t table = HIPFB_HEADER_MIN, at, align = n > 64 ? 16 : 4096;
 	for (size_t i = 0; i < n; i++)
 		table += HIPFB_ENTRY_MIN + strlen(ids[i]);
-	at = (table + 4095) & ~(size_t)4095;
+	at = (table + align - 1) & ~(align - 1);
 	put(&b, HIPFB_MAGIC, HIPFB_MAGIC_LEN);
 	put64(&b, n);
 	for (size_t i = 0; i < n; i++) {
 		bool host = strncmp(ids[i], "host-", 5) == 0;
-		size_t size = host ? 0 : 1000 + 10 * i;
+		size_t size = host ? 0 : n > 64 ? 16 : 1000 + 10 * (i % 8);
 		put64(&b, at);
 		put64(&b, size);
 		put64(&b, strlen(ids[i]));
 		put(&b, ids[i], strlen(ids[i]));
 		if (!host)
-			at = (at + size + 4095) & ~(size_t)4095;
+			at = (at + size + align - 1) & ~(align - 1);
 	}
-	while (b.n < at) { /* the code objects: a made-up ELF header and filler */
-		unsigned char c = b.n % 4096 == 0 ? 0x7f : (unsigned char)(b.n * 7);
-		put(&b, &c, 1);
-	}
+	/* the code objects: a made-up ELF header at each page, filler between */
+	size_t from = b.n;
+	b.p = realloc(b.p, at > from ? at : from);
+	assert_non_null(b.p);
+	for (size_t k = from; k < at; k++)
+		b.p[k] = k % 4096 == 0 ? 0x7f : (unsigned char)(k * 7);
+	b.n = at > from ? at : from;
 	return b;
 }
 
