@@ -3,8 +3,8 @@
 #   sh tools/deps.sh        what building and running cudoctor needs (`make build`, `make run`)
 #   sh tools/deps.sh test   that, and what the tests need (`make check`): cmocka, clang
 #                           for the fuzz build, Open MPI, chromium, zsh, MinGW-w64 and Wine
-#                           (cudoctor.exe is built and run by the tests), and the Python
-#                           packages in tests/requirements.txt
+#                           (cudoctor.exe is built and run by the tests), LLVM 22 (its
+#                           llvm-readobj), and the Python packages in tests/requirements.txt
 #   sh tools/deps.sh windows  what `make windows` needs: MinGW-w64 and its zlib
 # Nothing is installed by hand.
 set -u
@@ -47,6 +47,7 @@ if $tests; then
 	need wine64 sh -c 'command -v wine64 || [ -x /usr/lib/wine/wine64 ]'  # runs cudoctor.exe (tests/unit/test_windows.c)
 	need python3-pip sh -c 'python3 -m pip --version'
 	need zstd command -v zstd          # compresses the conda packages test_conda builds (tests/wheels/conda_files.py)
+	need llvm-22 test -x /usr/lib/llvm-22/bin/llvm-readobj  # arch --llvm-offloading is compared with its llvm-readobj --offloading
 	need wine64 sh -c 'command -v wine64 || test -x /usr/lib/wine/wine64'  # runs the MinGW fakes nvcuda.dll/nvml.dll (tests/unit/test_win_fakes.c)
 fi
 

@@ -12,8 +12,10 @@
 #include <strings.h>
 
 #include "binfmt/ar.h"
+#include "binfmt/amdgpu_co.h"
 #include "binfmt/decompress.h"
 #include "binfmt/cubin.h"
+#include "binfmt/devcode_hip.h"
 #include "binfmt/elf.h"
 #include "binfmt/pe.h"
 #include "binfmt/ptx.h"
@@ -43,6 +45,7 @@ void dc_free(struct dc_inventory *inv)
 	free(inv->containers);
 	free(inv->sections);
 	free(inv->members);
+	dc_hip_free(inv);
 	void (*progress)(const unsigned char *, void *) = inv->progress;
 	void *ctx = inv->progress_ctx;
 	dc_init(inv);
@@ -53,7 +56,8 @@ void dc_free(struct dc_inventory *inv)
 const char *dc_format_name(enum dc_format f)
 {
 	static const char *const names[] = {"executable", "shared-library", "object", "archive",
-					    "fatbin", "cubin", "ptx", "no-device-code"};
+					    "fatbin", "cubin", "ptx", "offload-bundle", "code-object",
+					    "no-device-code"};
 	return (unsigned)f < sizeof(names) / sizeof(names[0]) ? names[f] : "unknown";
 }
 
@@ -87,7 +91,7 @@ static int grow(void **arr, size_t *cap, size_t n, size_t elem)
  * megabytes long), as safe text: it is printed and put in JSON. */
 #define MAX_SECTION_NAME 256
 
-static int intern_section(struct dc_inventory *inv, const char *full, size_t full_len, uint32_t *idx)
+int dc_intern_section(struct dc_inventory *inv, const char *full, size_t full_len, uint32_t *idx)
 {
 	char name[MAX_SECTION_NAME + 1];
 
@@ -190,7 +194,7 @@ static int add_container(struct dc_inventory *inv, const unsigned char *data, si
 		return rc;
 	uint32_t section;
 	struct dc_container *dc;
-	if (intern_section(inv, section_name, name_len, &section) || !(dc = new_container(inv)))
+	if (dc_intern_section(inv, section_name, name_len, &section) || !(dc = new_container(inv)))
 		return cd_fail(err, CD_ENOMEM, "out of memory");
 	dc->section = section;
 	dc->member = member;
@@ -418,6 +422,36 @@ static bool has_interp(const struct elf_file *e)
 	return elf_find_section(e, ".interp", &s, NULL) == CD_OK;
 }
 
+/* HIP's sections: clang puts a translation unit's offload bundle in .hip_fatbin, and the
+ * wrapper the runtime registers it by in .hipFatBinSegment. */
+#define SEC_HIP_FATBIN ".hip_fatbin"
+#define SEC_HIP_SEGMENT ".hipFatBinSegment"
+
+static int scan_hip_sections(struct dc_inventory *inv, const struct elf_file *e, size_t base, int member, char *err)
+{
+	struct elf_section s;
+	int rc;
+
+	for (size_t i = 1; i < e->shnum; i++) {
+		if ((rc = elf_section_at(e, i, &s, err)))
+			return rc;
+		if (s.type == ELF_SHT_NOBITS)
+			continue;
+		bool bundles = strcmp(s.name, SEC_HIP_FATBIN) == 0, wrappers = strcmp(s.name, SEC_HIP_SEGMENT) == 0;
+		if (!bundles && !wrappers)
+			continue;
+		if (!in_bounds(s.offset, s.size, e->size))
+			return cd_fail(err, CD_EFORMAT, "section %s (offset 0x%llx, %llu bytes) is outside the file", s.name,
+				       (unsigned long long)s.offset, (unsigned long long)s.size);
+		if (wrappers)
+			inv->hip_wrappers += hipfb_wrapper_count(e->data + s.offset, (size_t)s.size);
+		else if ((rc = dc_hip_scan_region(inv, e->data, (size_t)s.offset, (size_t)(s.offset + s.size), base, s.name,
+						  strlen(s.name), member, err)))
+			return rc;
+	}
+	return CD_OK;
+}
+
 static int scan_host_elf(struct dc_inventory *inv, const struct elf_file *e, size_t base, int member,
 			 unsigned opts, char *err)
 {
@@ -443,6 +477,8 @@ static int scan_host_elf(struct dc_inventory *inv, const struct elf_file *e, siz
 		n++;
 	}
 	rc = walk_regions(inv, e->data, e->size, r, n, primary, base, member, opts, err);
+	if (rc == CD_OK)
+		rc = scan_hip_sections(inv, e, base, member, err);
 out:
 	free(r);
 	return rc;
@@ -485,6 +521,16 @@ static int scan_pe(struct dc_inventory *inv, const struct pe_file *pe, unsigned 
 					 .nobits = s.size == 0};
 	}
 	rc = walk_regions(inv, pe->data, pe->size, r, n, primary, 0, -1, opts, err);
+	/* HIP on Windows: .hip_fatbin cut to eight bytes, as .nv_fatbin is */
+	for (size_t i = 0; rc == CD_OK && i < pe->n_sections; i++) {
+		if ((rc = pe_section_at(pe, i, &s, err)) || !(pe_section_is(&s, ".hip_fat") || pe_section_is(&s, SEC_HIP_FATBIN)))
+			continue;
+		if (!in_bounds(s.offset, s.size, pe->size))
+			rc = cd_fail(err, CD_EFORMAT, "section %.8s is outside the file", s.name);
+		else
+			rc = dc_hip_scan_region(inv, pe->data, (size_t)s.offset, (size_t)(s.offset + s.size), 0, s.name,
+						s.name_len, -1, err);
+	}
 out:
 	free(r);
 	return rc;
@@ -497,7 +543,7 @@ static int add_whole_file(struct dc_inventory *inv, const unsigned char *data, s
 	uint32_t sec;
 	struct dc_container *c;
 	struct dc_image *im;
-	if (intern_section(inv, "", 0, &sec) || !(c = new_container(inv)) || !(im = new_image(inv)))
+	if (dc_intern_section(inv, "", 0, &sec) || !(c = new_container(inv)) || !(im = new_image(inv)))
 		return cd_fail(err, CD_ENOMEM, "out of memory");
 	c->section = sec;
 	c->member = -1;
@@ -571,7 +617,7 @@ static int scan_archive(struct dc_inventory *inv, const unsigned char *data, siz
 
 /* The kinds of input dc_scan reads, by their first bytes (a cubin is an ELF file with
  * NVIDIA's machine; which ELF it is needs its headers) */
-enum sniffed { SNIFF_NONE, SNIFF_ARCHIVE, SNIFF_ELF, SNIFF_PE, SNIFF_FATBIN, SNIFF_PTX };
+enum sniffed { SNIFF_NONE, SNIFF_ARCHIVE, SNIFF_ELF, SNIFF_PE, SNIFF_FATBIN, SNIFF_BUNDLE, SNIFF_PTX };
 
 static enum sniffed sniff(const unsigned char *data, size_t size)
 {
@@ -585,6 +631,8 @@ static enum sniffed sniff(const unsigned char *data, size_t size)
 		return SNIFF_PE;
 	if (size >= FATBIN_HEADER_SIZE && rd32(data) == FATBIN_MAGIC)
 		return SNIFF_FATBIN;
+	if (dc_hip_magic_at(data, size))
+		return SNIFF_BUNDLE;
 	return ptx_looks_like_ptx(data, size) ? SNIFF_PTX : SNIFF_NONE;
 }
 
@@ -606,6 +654,9 @@ int dc_scan(struct dc_inventory *inv, const unsigned char *data, size_t size, un
 	} else if (kind == SNIFF_ELF && cubin_is_cubin(data, size)) {
 		inv->format = DC_CUBIN;
 		rc = add_cubin(inv, data, size, err);
+	} else if (kind == SNIFF_ELF && amdgpu_co_is_code_object(data, size)) {
+		inv->format = DC_AMDGPU_CODE_OBJECT;
+		rc = dc_hip_add_code_object(inv, data, size, err);
 	} else if (kind == SNIFF_ELF) {
 		struct elf_file e;
 		if ((rc = elf_open(&e, data, size, err)))
@@ -623,15 +674,18 @@ int dc_scan(struct dc_inventory *inv, const unsigned char *data, size_t size, un
 	} else if (kind == SNIFF_FATBIN) {
 		inv->format = DC_FATBIN;
 		rc = walk_region(inv, data, 0, size, 0, "", 0, -1, true, opts, err);
+	} else if (kind == SNIFF_BUNDLE) {
+		inv->format = DC_OFFLOAD_BUNDLE;
+		rc = dc_hip_scan_region(inv, data, 0, size, 0, "", 0, -1, err);
 	} else if (kind == SNIFF_PTX) {
 		inv->format = DC_PTX;
 		rc = add_ptx(inv, data, size, err);
 	} else {
-		return cd_fail(err, CD_EFORMAT, "not an ELF or PE file, archive, fatbin, cubin or PTX text");
+		return cd_fail(err, CD_EFORMAT, "not an ELF or PE file, archive, fatbin, cubin, offload bundle or PTX text");
 	}
 	if (rc)
 		return rc;
-	if (inv->n_containers == 0 && inv->format != DC_FATBIN)
+	if (!dc_has_device_code(inv) && inv->format != DC_FATBIN)
 		inv->format = DC_NO_DEVICE_CODE;
 	return CD_OK;
 }
@@ -660,9 +714,25 @@ int dc_image_bytes(struct dc_inventory *inv, const struct dc_image *im, size_t c
 	return decompress_entry(&e, cap, buf, len, err);
 }
 
+bool dc_has_device_code(const struct dc_inventory *inv)
+{
+	return inv->n_containers > 0 || inv->n_hip_bundles > 0;
+}
+
+void dc_hip_entry_name(const struct dc_hip_entry *e, char *buf, size_t cap)
+{
+	if (e->host)
+		snprintf(buf, cap, "host");
+	else if (e->target_known)
+		hipfb_target_name(&e->target, buf, cap);
+	else
+		snprintf(buf, cap, "%s", e->id);
+}
+
 bool dc_name_may_carry_code(const char *name, size_t len)
 {
-	static const char *const exts[] = { "so", "dll", "pyd", "exe", "a", "o", "fatbin", "cubin", "ptx", NULL };
+	static const char *const exts[] = { "so", "dll", "pyd", "exe", "a", "o", "fatbin", "cubin", "ptx",
+					    "hipfb", "hsaco", "co", NULL };
 	size_t base = len;
 
 	while (base && name[base - 1] != '/')

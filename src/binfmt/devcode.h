@@ -1,5 +1,6 @@
-/* The device-code inventory of one file: every fatbin container and entry it holds,
- * in file order, tagged with section and archive member. Knows file formats, not GPUs. */
+/* The device-code inventory of one file: every fatbin container and entry it holds, and
+ * every HIP offload bundle and entry, in file order, tagged with section and archive
+ * member. Knows file formats, not GPUs. */
 #ifndef CUDOCTOR_BINFMT_DEVCODE_H
 #define CUDOCTOR_BINFMT_DEVCODE_H
 
@@ -8,9 +9,12 @@
 #include <stdint.h>
 
 #include "binfmt/fatbin.h"
+#include "binfmt/hipfb.h"
 
 enum dc_format {
 	DC_EXECUTABLE, DC_SHARED_LIBRARY, DC_OBJECT, DC_ARCHIVE, DC_FATBIN, DC_CUBIN, DC_PTX,
+	DC_OFFLOAD_BUNDLE,        /* a bare offload bundle or compressed bundle (.hipfb, rocBLAS .co) */
+	DC_AMDGPU_CODE_OBJECT,    /* a bare AMDGPU code object (.hsaco, .co) */
 	DC_NO_DEVICE_CODE
 };
 
@@ -52,6 +56,33 @@ struct dc_container {
 					  .nv_fatbin, else __nv_relfatbin, of each ELF; bare files */
 };
 
+/* AMD device code: an offload bundle (HIP fat binary), as stored or compressed, or a bare
+ * code object (one entry, its target from the ELF header). */
+enum dc_hip_form { DC_HIP_BUNDLE, DC_HIP_CCOB, DC_HIP_CODE_OBJECT };
+
+struct dc_hip_bundle {
+	enum dc_hip_form form;
+	unsigned ccob_version;         /* DC_HIP_CCOB: 1..3 */
+	enum hipfb_method method;      /* DC_HIP_CCOB: zlib or zstd */
+	uint32_t section;              /* index into sections */
+	int member;                    /* index into members, -1 outside an archive */
+	size_t file_offset;            /* its first byte in the file */
+	uint64_t stored_bytes;         /* in the file */
+	uint64_t bundle_bytes;         /* the bundle once inflated (stored_bytes when stored plain) */
+	uint32_t first_entry, n_entries;
+};
+
+struct dc_hip_entry {
+	char *id;                      /* the entry id as safe text, owned ("" for a bare code object) */
+	uint64_t offset, size;         /* as the bundle's table gives them: offset from the (inflated) bundle */
+	uint32_t bundle;               /* index into hip_bundles */
+	bool host;                     /* the host's entry (kind "host"): no device code */
+	char arch[16];                 /* the triple's first part: "amdgcn", "spirv64", "x86_64" */
+	bool target_known;             /* target holds a processor the id or header names */
+	struct hipfb_target target;
+	unsigned generic_version;      /* a bare V6 generic code object's EF_AMDGPU_GENERIC_VERSION */
+};
+
 struct dc_inventory {
 	enum dc_format format;
 	struct dc_image *images;
@@ -62,6 +93,12 @@ struct dc_inventory {
 	size_t n_sections;
 	char **members;                /* archive member names, owned */
 	size_t n_members;
+	struct dc_hip_bundle *hip_bundles;
+	size_t n_hip_bundles, cap_hip_bundles;
+	struct dc_hip_entry *hip_entries;
+	size_t n_hip_entries, cap_hip_entries;
+	size_t hip_wrappers;           /* HIPF wrappers in .hipFatBinSegment: fat binaries the HIP
+					  runtime registers */
 	/* Bytes dc_image_bytes may still decompress for this input (dc_scan sets it to
 	 * DC_INFLATE_BUDGET of the input's size): an image may declare 256 MiB, and a 333 KB
 	 * fatbin of such images took 13.5 s and 266 MB to list. */
@@ -79,7 +116,8 @@ void dc_free(struct dc_inventory *inv);
  * error; an unrecognised or malformed file is CD_EFORMAT with the offset in err. */
 int dc_scan(struct dc_inventory *inv, const unsigned char *data, size_t size, unsigned opts, char *err);
 /* Whether the first bytes of a file (a few KiB are enough) are of a format dc_scan reads: ELF
- * (cubins too), a PE image, an ar archive, a fatbin, or PTX text. */
+ * (cubins and AMDGPU code objects too), a PE image, an ar archive, a fatbin, an offload
+ * bundle, or PTX text. */
 bool dc_has_magic(const unsigned char *data, size_t size);
 
 /* The largest image that may be one of nvlink's kernel-less stubs (seen: 56 B - 1.5 KB): only
@@ -105,12 +143,18 @@ int dc_image_bytes(struct dc_inventory *inv, const struct dc_image *im, size_t c
 
 /* Whether a file named so (a path; len bytes, not NUL-terminated) can be of a format dc_scan
  * reads: a library, program, object or archive (.so, .so.N, .dll, .pyd, .exe, .a, .o), a
- * .fatbin, .cubin or .ptx, or a name without an extension (programs in bin/). Archive
+ * .fatbin, .cubin or .ptx, an AMD bundle or code object (.hipfb, .hsaco, .co), or a name
+ * without an extension (programs in bin/). Archive
  * members named otherwise (Python, headers, metadata) are skipped without being inflated. */
 bool dc_name_may_carry_code(const char *name, size_t len);
 
 const char *dc_format_name(enum dc_format f);
 /* "sm_90a", "compute_100f": the arch as nvcc spells it for this kind. */
 void dc_image_arch_name(const struct dc_image *im, char *buf, size_t cap);
+
+/* Whether the inventory holds any device code: a fatbin container or a HIP bundle. */
+bool dc_has_device_code(const struct dc_inventory *inv);
+/* "gfx90a:xnack-", "gfx11-generic", "host", or the id itself when it names no target. */
+void dc_hip_entry_name(const struct dc_hip_entry *e, char *buf, size_t cap);
 
 #endif

@@ -1,5 +1,6 @@
-/* DT_NEEDED entries, read through the section headers elf.c checked: the .dynamic section's
- * (tag, value) pairs, each NEEDED value an offset into the string table it links to. */
+/* DT_NEEDED and DT_SONAME entries, read through the section headers elf.c checked: the
+ * .dynamic section's (tag, value) pairs, each value an offset into the string table it links
+ * to. */
 #include "binfmt/elf_needed.h"
 
 #include <string.h>
@@ -10,8 +11,10 @@
 #define SHT_DYNAMIC 6
 #define DT_NULL 0
 #define DT_NEEDED 1
+#define DT_SONAME 14
 
-size_t elf_needed(const struct elf_file *e, const char **names, size_t max)
+/* Each string of a tag in .dynamic, in order: names[0 .. max), the count returned. */
+static size_t dynamic_strings(const struct elf_file *e, uint64_t want, const char **names, size_t max)
 {
 	struct elf_section dyn, str;
 	const unsigned char *d, *s;
@@ -33,11 +36,22 @@ size_t elf_needed(const struct elf_file *e, const char **names, size_t max)
 
 		if (tag == DT_NULL)
 			break;
-		if (tag != DT_NEEDED || val >= slen || !memchr(s + val, '\0', slen - val))
+		if (tag != want || val >= slen || !memchr(s + val, '\0', slen - val))
 			continue;
 		if (n < max)
 			names[n] = (const char *)(s + val);
 		n++;
 	}
 	return n;
+}
+
+size_t elf_needed(const struct elf_file *e, const char **names, size_t max)
+{
+	return dynamic_strings(e, DT_NEEDED, names, max);
+}
+
+const char *elf_soname(const struct elf_file *e)
+{
+	const char *name = NULL;
+	return dynamic_strings(e, DT_SONAME, &name, 1) ? name : NULL;
 }

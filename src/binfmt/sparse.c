@@ -1,7 +1,9 @@
 /* Keeps the pages of a streamed member that arch reads: fatbin containers are found by their
  * magic as the bytes pass and followed header to header through fatbin.c's own walker
  * (run on the kept copy), so what dc_scan later walks or validates there is what it would
- * find in the whole member; images are skipped unless small. */
+ * find in the whole member; images are skipped unless small. HIP offload bundles are kept
+ * from their magic for their entry table (or a compressed bundle's first bytes) and where
+ * they end, where the walk looks for the next. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memmem */
 #endif
@@ -14,6 +16,7 @@
 #include "binfmt/devcode.h"
 #include "binfmt/elf.h"
 #include "binfmt/fatbin.h"
+#include "binfmt/hipfb.h"
 #include "binfmt/pe.h"
 #include "util/err.h"
 
@@ -27,6 +30,8 @@
 #define NEEDLE_FIRST 64                /* occurrences of a mark always kept */
 #define NEEDLE_AFTER 48                /* bytes kept behind a mark (a release "13.0.88") */
 #define SECTION_NAMES_AROUND 2048      /* kept around the name .nv_fatbin */
+#define HIP_KEEP ((size_t)64 << 10)    /* from a bundle's magic: its entry table, or what a compressed
+					  bundle's table inflates from (devcode_hip.c's first read) */
 
 struct sparse_cursor {
 	struct fatbin_container c; /* over map, once its header is there */
@@ -308,6 +313,41 @@ static int find_containers(struct sparse_keep *k, const unsigned char *chunk, si
 	return CD_OK;
 }
 
+/* Offload bundles in the chunk: each kept from its magic, and the page where it ends (where
+ * the walk steps over the padding to the next). */
+static int find_bundles(struct sparse_keep *k, const unsigned char *chunk, size_t base, size_t top)
+{
+	static const char *const magics[] = {HIPFB_MAGIC, HIPFB_CCOB_MAGIC};
+	size_t len = top - base;
+	int rc;
+	for (size_t m = 0; m < 2; m++) {
+		size_t mlen = strlen(magics[m]);
+		for (const unsigned char *p = chunk; (p = memmem(p, (size_t)(chunk + len - p), magics[m], mlen)); p++) {
+			size_t off = base + (size_t)(p - chunk), avail = (size_t)(chunk + len - p);
+			uint64_t end = 0;
+			k->seen_magic = true;
+			if ((rc = take(k, chunk, base, top, off, HIP_KEEP)))
+				return rc;
+			if (m == 0) {
+				struct hipfb_bundle b;
+				struct hipfb_entry e;
+				if (hipfb_open(&b, p, avail, NULL) == CD_OK) {
+					while (k->steps && hipfb_next(&b, &e, NULL) == 1)
+						k->steps--;
+					end = b.read == b.count ? b.extent : 0;
+				}
+			} else {
+				struct hipfb_ccob h;
+				if (hipfb_ccob_header(p, avail, &h, NULL) == CD_OK)
+					end = h.total_size;
+			}
+			if (end > HIP_KEEP && end < k->size - off && (rc = take(k, chunk, base, top, off + (size_t)end, SPARSE_PAGE)))
+				return rc;
+		}
+	}
+	return CD_OK;
+}
+
 /* An ELF file's section table and dynamic section (its NEEDED entries), whose places the
  * headers at its start give. */
 static int keep_elf_tables(struct sparse_keep *k, const unsigned char *chunk, size_t base, size_t top)
@@ -358,7 +398,7 @@ int sparse_feed(struct sparse_keep *k, const unsigned char *chunk, size_t len)
 	if (k->first) {
 		/* a mark is kept when a container magic came between it and the last one kept */
 		k->chunk_cur = k->n_cur;
-		if ((rc = find_containers(k, chunk, base, top)))
+		if ((rc = find_containers(k, chunk, base, top)) || (rc = find_bundles(k, chunk, base, top)))
 			return rc;
 		for (size_t n = 0; n < SPARSE_NEEDLES && k->needle[n]; n++)
 			if ((rc = find_marks(k, chunk, base, top, n)))

@@ -13,6 +13,7 @@
 #include "cli/opts.h"
 #include "driver/cudrv.h"
 #include "driver/nvml.h"
+#include "facts/amd.h"
 #include "facts/driver.h"
 #include "facts/platform.h"
 #include "report/render.h"
@@ -72,6 +73,7 @@ struct arch_inputs;
 struct win_exe;
 struct cublas;
 struct nccl;
+struct amd_host;
 
 /* The driver part: libcuda and NVML loaded, the driver and GPU facts collected and given the
  * kb's knowledge (facts_add_kb; without the kb they stand alone). Driver failures are facts
@@ -123,8 +125,9 @@ int cd_run_host_prefetch(struct cd_run *run, void (*then)(void *arg, const struc
  * parts are unknown (out of memory). */
 int cd_run_host_join(struct cd_run *run, char *err);
 
-/* AMD devices: the next part, for probe/amd (not collected yet); its getter goes here with
- * the others, its state in run.c's parts. */
+/* The AMD machine (probe/amd.h: the KFD topology, device nodes and their groups, ROCm, HIP
+ * where it loads), from the host's files: no ROCm needed. */
+int cd_run_amd(struct cd_run *run, const struct amd_host **out, char *err);
 
 /* Waits for a prefetch still running, shuts NVML down, unloads both libraries, frees every
  * part. */

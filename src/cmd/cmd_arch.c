@@ -18,7 +18,8 @@
 #include "util/str.h"
 
 static const char arch_help[] =
-	"Lists the kernel images (SASS sm_XY, PTX compute_XY) in executables, shared libraries, "
+	"Lists the kernel images (SASS sm_XY, PTX compute_XY; AMD code objects of HIP offload bundles, "
+	"gfxNNNN) in executables, shared libraries, "
 	"objects, static archives, Windows .dll, .pyd and .exe files, .fatbin, .cubin and .ptx "
 	"files, and the members of wheels, .zip files and conda packages (.conda, .tar.zst; "
 	"named ARCHIVE!MEMBER, read without unpacking), and says whether each GPU "
@@ -27,7 +28,9 @@ static const char arch_help[] =
 
 static const char arch_notes[] =
 	"CUDA_FORCE_PTX_JIT and CUDA_DISABLE_PTX_JIT in the environment are honoured as the "
-	"driver honours them. Containers in sections cuobjdump does not read (.cask_resource, "
+	"driver honours them; so are HSA_OVERRIDE_GFX_VERSION (every AMD GPU is taken for that "
+	"target) and HSA_XNACK=1 (XNACK on where --gpu does not name it). "
+	"Containers in sections cuobjdump does not read (.cask_resource, "
 	"cuFFT's .ldata, ...) are listed with their section and left out of verdicts. "
 	"An input that cannot be read (missing, a FIFO, a device, a directory beside other inputs "
 	"without -r) is named on stderr, skipped, and the run "
@@ -39,7 +42,8 @@ static const char arch_notes[] =
 	"nowhere stops the program before it starts (win-exe-dll-not-found; docs/windows.md). "
 	"See docs/arch.md.";
 
-enum { OPT_RECURSIVE = 1, OPT_GPU, OPT_PYTHON, OPT_OLLAMA, OPT_DRIVER, OPT_KERNELS, OPT_CUOBJDUMP, OPT_RESOURCES, OPT_ALL_SECTIONS };
+enum { OPT_RECURSIVE = 1, OPT_GPU, OPT_PYTHON, OPT_OLLAMA, OPT_DRIVER, OPT_KERNELS, OPT_CUOBJDUMP, OPT_LLVM_OFFLOADING,
+       OPT_RESOURCES, OPT_ALL_SECTIONS };
 
 static const struct cli_opt arch_opts[] = {
 	{ .id = OPT_RECURSIVE, .short_name = 'r', .long_name = "recursive", .help = "descend into directories" },
@@ -50,8 +54,8 @@ static const struct cli_opt arch_opts[] = {
 	  .help = "scan Ollama's library folders (or its runners below DIR: a Windows or Linux install "
 		  "wherever mounted, a llama.cpp release folder)" },
 	{ .id = OPT_GPU, .short_name = 'g', .long_name = "gpu", .arg = CLI_REQUIRED, .metavar = "SPEC",
-	  .help = "judge against this GPU (sm_89, 8.9, 89, sm_90a, or a name: \"RTX 4090\", H200); "
-		  "repeatable. Default: every GPU here",
+	  .help = "judge against this GPU (sm_89, 8.9, 89, sm_90a, or a name: \"RTX 4090\", H200; an AMD "
+		  "GPU: gfx1100, gfx90a:xnack+, \"RX 7900 XTX\", 780M, MI300X); repeatable. Default: every GPU here",
 	  .complete = CLI_C_GPU, .flags = CLI_REPEAT },
 	{ .id = OPT_DRIVER, .long_name = "driver", .arg = CLI_REQUIRED, .metavar = "VER",
 	  .help = "judge against this driver (550.54.14) or CUDA version (12.4); default: the "
@@ -62,6 +66,8 @@ static const struct cli_opt arch_opts[] = {
 		  "and spills) and constant memory, launch bounds, and the largest block that launches" },
 	{ .id = OPT_CUOBJDUMP, .long_name = "cuobjdump",
 	  .help = "print the listing as cuobjdump --list-elf --list-ptx does" },
+	{ .id = OPT_LLVM_OFFLOADING, .long_name = "llvm-offloading",
+	  .help = "print the HIP offload bundles' entries as llvm-readobj --offloading (LLVM 22) does" },
 	{ .id = OPT_ALL_SECTIONS, .long_name = "all-sections",
 	  .help = "search every data section for fatbins, not only .cask_resource, .ldata, .rodata "
 		  "and .data (slower on large files)" },
@@ -94,10 +100,13 @@ static int parse_operands(struct report *r, int argc, char **argv, const struct 
 			break;
 		case OPT_KERNELS: o->kernels = true; break;
 		case OPT_CUOBJDUMP: o->cuobjdump = true; break;
+		case OPT_LLVM_OFFLOADING: o->llvm_offloading = true; break;
 		case OPT_ALL_SECTIONS: o->all_sections = true; break;
 		case OPT_RESOURCES: o->resources = true; break;
 		}
 	}
+	if (o->cuobjdump && o->llvm_offloading)
+		return cd_fail(err, CD_EUSAGE, "--cuobjdump and --llvm-offloading are two listings: name one");
 	for (int i = 1; i < argc; i++)
 		n_files += !path_is_dir(argv[i]);
 	for (int i = 1; i < argc; i++) {
@@ -302,7 +311,12 @@ static int target_fields(struct report_rec *top, const struct arch_target *t, co
 		snprintf(cc, sizeof(cc), "%u.%u", t->gpus[i].cc / 10, t->gpus[i].cc % 10);
 		report_rec_item(&arr, &it);
 		report_field(&it, NULL, "gpu", rv_str(t->gpus[i].name));
-		report_fieldf(&it, t->gpus[i].name, "compute_capability", rv_str(cc), "compute capability %s", cc);
+		if (t->gpus[i].amd) {
+			report_field(&it, NULL, "compute_capability", rv_null());
+			report_fieldf(&it, t->gpus[i].name, "gfx", rv_str(t->gpus[i].gfx), "AMD %s", t->gpus[i].gfx);
+		} else {
+			report_fieldf(&it, t->gpus[i].name, "compute_capability", rv_str(cc), "compute capability %s", cc);
+		}
 		if (report_rec_end(&it) != CD_OK)
 			break;
 	}
@@ -313,6 +327,9 @@ static int target_fields(struct report_rec *top, const struct arch_target *t, co
 		report_fieldf(top, "CUDA_FORCE_PTX_JIT", NULL, rv_null(), "set: SASS in fatbins is ignored");
 	if (t->disable_jit)
 		report_fieldf(top, "CUDA_DISABLE_PTX_JIT", NULL, rv_null(), "set: PTX is never compiled");
+	if (t->hsa_override[0])
+		report_fieldf(top, "HSA_OVERRIDE_GFX_VERSION", NULL, rv_null(), "%s: every AMD GPU is taken for %s (unsupported by AMD)",
+			      t->hsa_override, t->hsa_override_gfx);
 	return top->rc;
 }
 
@@ -353,8 +370,8 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 	if ((rc = parse_args(r, argc, argv, g, &o, &in, err)))
 		goto out;
 	report_rec_top(&top, r);
-	if (o.cuobjdump) {
-		report_rec_text(&top, REPORT_TEXT_NONE); /* the listing is cuobjdump's, on stdout */
+	if (o.cuobjdump || o.llvm_offloading) {
+		report_rec_text(&top, REPORT_TEXT_NONE); /* the listing is cuobjdump's or llvm-readobj's, on stdout */
 		r->self_rendered = true;
 	} else if ((rc = target_probe(g->run, &o.target, why, sizeof(why), err)) != CD_OK) {
 		goto out;
@@ -363,7 +380,7 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < t->n_gpus && !o.cuobjdump; i++) {
+	for (size_t i = 0; i < t->n_gpus && !o.cuobjdump && !o.llvm_offloading; i++) {
 		struct driver_gpu_verdict v = driver_gpu_verdict(&t->gpus[i], &t->driver);
 
 		if (driver_gpu_finding(r, &t->gpus[i], &t->driver, &v) != CD_OK) {
@@ -375,15 +392,18 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 	w.o = &o;
 	w.tally = tally;
 	w.prog = &prog;
-	w.summary = !o.cuobjdump && !o.verbose && in.n > ARCH_SUMMARY_FILES && t->n_gpus > 0;
+	w.summary = !o.cuobjdump && !o.llvm_offloading && !o.verbose && in.n > ARCH_SUMMARY_FILES && t->n_gpus > 0;
+	sb_init(&w.llvm_summaries);
 	details_at = report_items_mark(r);
 	report_rec_array(&top, "files", &files);
-	progress_start(&prog, g->stderr_is_tty && !o.cuobjdump, "arch: searched");
+	progress_start(&prog, g->stderr_is_tty && !o.cuobjdump && !o.llvm_offloading, "arch: searched");
 	for (size_t i = 0; i < in.n; i++) {
 		arch_walk_input(&w, in.paths[i], in.explicit_input[i]);
 		progress_step(&prog, i + 1, in.n);
 	}
 	progress_end(&prog);
+	if (o.llvm_offloading && w.llvm_summaries.len)
+		fputs(w.llvm_summaries.buf, stdout);
 	if (report_rec_end(&files) != CD_OK) {
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		goto out;
@@ -414,6 +434,7 @@ static int arch_run(struct report *r, int argc, char **argv, const struct cd_glo
 	if ((rc = report_rec_end(&top)) != CD_OK)
 		rc = cd_fail(err, rc, "out of memory");
 out:
+	sb_free(&w.llvm_summaries);
 	free(tally);
 	cd_run_inputs_free(&in);
 	return rc;

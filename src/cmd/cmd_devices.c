@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "rules/amd.h"
 #include "rules/rules.h"
+#include "show/amd.h"
 #include "show/gpu_facts.h"
 #include "util/err.h"
 #include "util/units.h"
@@ -67,6 +69,28 @@ static int put_answer(struct report *r, const struct gpu_probe *p)
 	return rc;
 }
 
+/* An AMD machine's GPUs and device nodes (probe/amd.h), and their findings; nothing on one
+ * that shows nothing AMD. */
+static int put_amd(struct report *r, struct cd_run *run)
+{
+	const struct amd_host *h;
+	struct report_rec top;
+	char err[CD_ERRMSG];
+
+	if (cd_run_amd(run, &h, err) != CD_OK)
+		return CD_ENOMEM;
+	if (!rules_amd_present(h))
+		return CD_OK;
+	report_rec_top(&top, r);
+	(void)show_amd(&top, h, FIELD_FULL);
+	for (size_t i = 0; i < h->n_gpus; i++)
+		(void)report_answer(r, "AMD GPU %zu (%s): %s", i, h->gpus[i].product[0] ? h->gpus[i].product : h->gpus[i].gfx,
+				    h->gpus[i].gfx);
+	if (report_rec_end(&top) != CD_OK)
+		return CD_ENOMEM;
+	return rules_amd(r, h);
+}
+
 static const struct cli_opt devices_opts[] = { CMD_OPT_FORMAT_ENTRY, { 0 } };
 
 static int devices_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
@@ -78,7 +102,8 @@ static int devices_run(struct report *r, int argc, char **argv, const struct cd_
 		return cd_fail(err, CD_EUSAGE, "devices takes no arguments (got '%.60s')", argv[1]);
 	if ((rc = cd_run_driver(g->run, &p, err)) != CD_OK)
 		return rc;
-	if ((rc = rules_gpu_health(p, r)) != CD_OK || (rc = put_facts(r, p)) != CD_OK || (rc = put_answer(r, p)) != CD_OK)
+	if ((rc = rules_gpu_health(p, r)) != CD_OK || (rc = put_facts(r, p)) != CD_OK || (rc = put_amd(r, g->run)) != CD_OK ||
+	    (rc = put_answer(r, p)) != CD_OK)
 		rc = cd_fail(err, rc, "out of memory");
 	return rc;
 }
@@ -98,11 +123,14 @@ const struct cd_command cmd_devices = {
 		"Findings: no-driver, no-device, driver-init-failed, system-not-ready, "
 		"driver-library-mismatch, forward-compat-unsupported, nvml-unavailable (the same driver "
 		"rules as doctor), gpu-lost, ecc-errors, retired-pages-pending, pcie-link-degraded, "
-		"clocks-throttled. "
+		"clocks-throttled. On an AMD machine also its GPUs (the KFD topology, VRAM), device nodes, "
+		"ROCm and HIP, with rocm-kfd-access, amd-kfd-no-gpu, amd-hip-no-device, amd-visible-devices, "
+		"amd-override-set and rocm-gfx-override-wrong. "
 		"--json carries every field, units in the key names (docs/json.md); unknown values are null. "
 		"-q prints a line per GPU (GPU 0 (NAME): sm_90, memory, driver) and the warn and error "
 		"findings, a line each.",
-	.notes = "Environment: CUDOCTOR_LIBCUDA, CUDOCTOR_LIBNVML select the driver libraries.",
+	.notes = "Environment: CUDOCTOR_LIBCUDA, CUDOCTOR_LIBNVML select the driver libraries, CUDOCTOR_LIBHIP "
+		 "AMD's HIP runtime.",
 	.needs = NEEDS_DRIVER,
 	.run = devices_run,
 };

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/doctor/amd.h"
 #include "cmd/doctor/frameworks.h"
 #include "kb/kb.h"
 #include "kb/links.h"
@@ -40,6 +41,10 @@ static const char doctor_help[] =
 	"  Python     frameworks and NVIDIA wheels, read from disk without importing them\n"
 	"  Platform   WSL2, containers, /dev/nvidia* nodes, nouveau, CUDA environment variables, "
 	"the kernel log's Xid events (as check reads them)\n"
+	"  AMD GPUs   on an AMD machine (no ROCm needed): the KFD topology's GPUs and their VRAM, the "
+	"amdgpu module, /dev/kfd and /dev/dri/renderD* and the groups that own them, the ROCm install "
+	"and HIP, HSA_OVERRIDE_GFX_VERSION and the visibility variables; and will each framework run "
+	"on each AMD GPU\n"
 	"then prints the findings with evidence and fixes. With -v it also asks the selected nvcc "
 	"for --list-gpu-arch (runs it); with -q it prints the verdict line only.";
 
@@ -569,7 +574,8 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 		return rc;
 	}
 	/* the answer first: will what is installed run on these GPUs */
-	if ((rc = doctor_frameworks(r, &df, &host.scan, err)) != CD_OK)
+	if ((rc = doctor_frameworks(r, &df, &host.scan, err)) != CD_OK ||
+	    (rc = doctor_amd(r, g->run, &host.scan, err)) != CD_OK)
 		goto out;
 	/* every section's error is top's too: its end is checked */
 	report_rec_top(&top, r);

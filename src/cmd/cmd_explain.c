@@ -497,7 +497,7 @@ static int binary_readable(const char *path, char *err)
 		return cd_fail(err, CD_EIO, "%.400s: cannot be read", path);
 	if (!dc_has_magic(head, (size_t)got))
 		return cd_fail(err, CD_EFORMAT, "%.400s: %s", path,
-			       got ? "not an ELF or PE file, archive, fatbin, cubin or PTX text" : "empty file");
+			       got ? "not an ELF or PE file, archive, fatbin, cubin, offload bundle or PTX text" : "empty file");
 	return CD_OK;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/plan/rocm.h"
 #include "kb/kb.h"
 #include "rules/plan.h"
 #include "rules/rules.h"
@@ -25,7 +26,8 @@ enum { O_GPU = 1, O_DRIVER, O_FRAMEWORK };
 
 static const struct cli_opt plan_opts[] = {
 	{ .id = O_GPU, .short_name = 'g', .long_name = "gpu", .arg = CLI_REQUIRED, .metavar = "SPEC",
-	  .help = "sm_89, 8.9, 89, or a GPU name or part of one (\"RTX 4060 Ti\"); repeatable",
+	  .help = "sm_89, 8.9, 89, or a GPU name or part of one (\"RTX 4060 Ti\"); an AMD GPU (gfx1100, "
+		  "\"RX 7900 XTX\", 780M) plans its ROCm builds; repeatable",
 	  .complete = CLI_C_GPU, .flags = CLI_REPEAT },
 	{ .id = O_DRIVER, .long_name = "driver", .arg = CLI_REQUIRED, .metavar = "VERSION",
 	  .help = "the driver to plan for (580, R550, 550.54.14); default: the installed one, when the "
@@ -626,6 +628,25 @@ static int jetson_section(struct report *r, const struct plan *p)
 	return CD_OK;
 }
 
+/* AMD GPUs are planned apart (cmd/plan/rocm.c): CD_ENOTFOUND when no --gpu names one. */
+static int amd_plan(struct report *r, const struct cli_args *args, char *err)
+{
+	const char *specs[PLAN_MAX_GPUS], *fw = "torch";
+	size_t n = 0, nvidia = 0;
+
+	for (size_t i = 0; i < args->n; i++) {
+		if (args->v[i].opt->id == O_FRAMEWORK)
+			fw = args->v[i].value;
+		else if (args->v[i].opt->id == O_GPU && plan_rocm_is_amd(args->v[i].value) && n < PLAN_MAX_GPUS)
+			specs[n++] = args->v[i].value;
+		else if (args->v[i].opt->id == O_GPU)
+			nvidia++;
+	}
+	if (n && nvidia)
+		return cd_fail(err, CD_EUSAGE, "plan NVIDIA and AMD GPUs apart: one stack serves one vendor");
+	return n ? plan_rocm_report(r, specs, n, fw, err) : CD_ENOTFOUND;
+}
+
 static int plan_run(struct report *r, int argc, char **argv, const struct cd_globals *gl, char *err)
 {
 	struct plan_args a;
@@ -634,6 +655,8 @@ static int plan_run(struct report *r, int argc, char **argv, const struct cd_glo
 	int rc;
 
 	(void)gl;
+	if ((rc = amd_plan(r, gl->args, err)) != CD_ENOTFOUND)
+		return rc;
 	if ((rc = parse_args(argc, argv, gl->args, &a, err)) != CD_OK)
 		return rc;
 	if ((rc = kb_load(err)) != CD_OK)

@@ -10,6 +10,7 @@
 #include "facts/path.h"
 #include "kb/kb.h"
 #include "os/env.h"
+#include "probe/amd.h"
 #include "probe/arch_inputs.h"
 #include "probe/cublas_find.h"
 #include "probe/deploy.h"
@@ -25,6 +26,7 @@
 #include "probe/topology.h"
 #include "probe/win_exe.h"
 #include "probe/windows.h"
+#include "rules/amd.h"
 #include "rules/rules.h"
 #include "util/err.h"
 #include "util/task.h"
@@ -32,7 +34,7 @@
 /* The parts a getter collects through part_ask, in cmd.h's order; the host's four are the
  * prefetch's while it runs. */
 enum part { PART_DRIVER, PART_PLATFORM, PART_PYTHON, PART_TOOLKITS, PART_RUNTIMES, PART_WINDOWS, PART_TOPOLOGY,
-	    PART_DEPLOY, PART_COUNT };
+	    PART_DEPLOY, PART_AMD, PART_COUNT };
 
 static bool host_part(enum part which)
 {
@@ -76,8 +78,7 @@ struct cd_run_parts {
 	void *then_arg;
 	struct topo_probe *topo;
 	struct deploy_info *dep;
-	/* AMD devices: their part goes here (probe/amd): a PART_ entry, its state, its getter in
-	 * cmd.h beside the others */
+	struct amd_host *amd;
 };
 
 static int parts_of(struct cd_run *run, char *err)
@@ -492,10 +493,31 @@ int cd_run_deploy(struct cd_run *run, const struct deploy_info **out, char *err)
 	return rc;
 }
 
+static int collect_amd(struct cd_run *run, char *err)
+{
+	struct cd_run_parts *p = run->parts;
+
+	if (!(p->amd = calloc(1, sizeof *p->amd)))
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	amd_probe(p->amd, NULL);
+	/* HIP is loaded only where there is something AMD to ask it about */
+	if (rules_amd_present(p->amd) || p->amd->rocm_version[0])
+		amd_probe_hip(p->amd);
+	return CD_OK;
+}
+
+int cd_run_amd(struct cd_run *run, const struct amd_host **out, char *err)
+{
+	int rc = part_ask(run, PART_AMD, err);
+
+	*out = rc == CD_OK ? run->parts->amd : NULL;
+	return rc;
+}
+
 static int (*const collectors[PART_COUNT])(struct cd_run *run, char *why) = {
 	[PART_DRIVER] = collect_driver,	    [PART_PLATFORM] = collect_platform, [PART_PYTHON] = collect_python,
 	[PART_TOOLKITS] = collect_toolkits, [PART_RUNTIMES] = collect_runtimes, [PART_WINDOWS] = collect_windows,
-	[PART_TOPOLOGY] = collect_topology, [PART_DEPLOY] = collect_deploy,
+	[PART_TOPOLOGY] = collect_topology, [PART_DEPLOY] = collect_deploy,	    [PART_AMD] = collect_amd,
 };
 
 int cd_run_facts(struct cd_run *run, unsigned parts, struct facts *out, char *err)
@@ -537,6 +559,7 @@ void cd_run_close(struct cd_run *run)
 			topo_probe_free(p->topo);
 		free(p->topo);
 		free(p->dep);
+		free(p->amd);
 		free(p);
 	}
 	if (run->nv) {

@@ -22,5 +22,8 @@ bool os_is_linux(void);
 const char *os_name(void);
 bool os_is_admin(void); /* root, or an elevated Windows process */
 unsigned os_uid(void);
+/* The groups this process is in (its supplementary groups and its own): up to max into gids,
+ * how many; 0 where the OS has none (Windows). */
+size_t os_groups(unsigned *gids, size_t max);
 
 #endif

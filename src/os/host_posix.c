@@ -91,3 +91,17 @@ unsigned os_uid(void)
 {
 	return (unsigned)geteuid();
 }
+
+size_t os_groups(unsigned *gids, size_t max)
+{
+	gid_t g[256];
+	int n = getgroups(256, g);
+	size_t k = 0;
+	if (n < 0)
+		n = 0;
+	for (int i = 0; i < n && k < max; i++)
+		gids[k++] = (unsigned)g[i];
+	if (k < max)
+		gids[k++] = (unsigned)getegid();
+	return k;
+}

@@ -441,8 +441,9 @@ int arch_inputs_ollama_under(struct arch_inputs *in, const char *root, char *err
 	if (!path_is_dir(root))
 		return cd_fail(err, CD_EUSAGE, "--ollama: %.200s is not a directory", root);
 	/* the runners' folder itself, or a llama.cpp release folder: its ggml-cuda library */
-	if (has_file_ci(root, "ggml-cuda.dll") || has_file_ci(root, "libggml-cuda.so") ||
-	    has_file_ci(root, "cuda_v12") || has_file_ci(root, "cuda_v13") || has_file_ci(root, "llama-server.exe"))
+	if (has_file_ci(root, "ggml-cuda.dll") || has_file_ci(root, "libggml-cuda.so") || has_file_ci(root, "ggml-hip.dll") ||
+	    has_file_ci(root, "libggml-hip.so") || has_file_ci(root, "cuda_v12") || has_file_ci(root, "cuda_v13") ||
+	    has_file_ci(root, "rocm") || has_file_ci(root, "llama-server.exe"))
 		return add_runners(in, root, &found, err);
 	for (size_t i = 0; i < sizeof(below) / sizeof(below[0]) && rc == CD_OK; i++)
 		if (path_join(dir, sizeof dir, root, below[i]) == CD_OK)

@@ -19,25 +19,36 @@
  * libtorch_cuda.so without "lib". llama-cpp-python and flash-attn publish no CUDA wheel there
  * (their own indexes and GitHub releases do); their places follow those builds' layout. */
 static const struct fw_files_row table[] = {
+	/* libtorch_hip.so: the ROCm build's (download.pytorch.org/whl/rocmX.Y) */
 	{ .fw = "torch", .version_file = "torch/version.py",
 	  .where = { "torch/lib/libtorch_cuda.so", "torch/lib/libtorch_cuda_cu.so", "torch/lib/libtorch_cuda_cpp.so",
-		     "torch/lib/torch_cuda*" } },
+		     "torch/lib/torch_cuda*", "torch/lib/libtorch_hip.so" } },
 	/* the kernels of XLA itself are in the PJRT plug-in, a distribution the plug-in requires */
 	{ .fw = "jax-cuda12-plugin", .where = { "jax_cuda12_plugin/_linalg*", "jax_cuda12_plugin/_prng*",
 						"jax_cuda12_plugin/_solver*", "jax_plugins/xla_cuda12/xla_cuda_plugin*" } },
 	{ .fw = "jax-cuda13-plugin", .where = { "jax_cuda13_plugin/_linalg*", "jax_cuda13_plugin/_prng*",
 						"jax_cuda13_plugin/_solver*", "jax_plugins/xla_cuda13/xla_cuda_plugin*" } },
+	/* JAX's ROCm plug-ins: HIP offload bundles, plain (rocm60) or compressed with generic targets (rocm7) */
+	{ .fw = "jax-rocm60-plugin", .where = { "jax_rocm60_plugin/_blas*", "jax_rocm60_plugin/_linalg*",
+						"jax_rocm60_plugin/_prng*", "jax_rocm60_plugin/_solver*",
+						"jax_plugins/xla_rocm60/xla_rocm_plugin*" } },
+	{ .fw = "jax-rocm7-plugin", .where = { "jax_rocm7_plugin/_linalg*", "jax_rocm7_plugin/_prng*",
+					       "jax_rocm7_plugin/_solver*", "jax_plugins/xla_rocm7/xla_rocm_plugin*" } },
 	{ .fw = "tensorflow", .where = { "tensorflow/libtensorflow_cc.so.2", "tensorflow/libtensorflow_framework.so.2",
 					 "tensorflow/python/lib_pywrap_tensorflow_common*",
 					 "tensorflow/python/profiler/internal/_pywrap_profiler_plugin*" } },
 	{ .fw = "cupy-cuda11x", .where = { "cupy/cuda/cub*", "cupy/cuda/thrust*", "cupy/random/_generator_api*" } },
 	{ .fw = "cupy-cuda12x", .where = { "cupy/cuda/cub*", "cupy/cuda/thrust*", "cupy/random/_generator_api*" } },
 	{ .fw = "cupy-cuda13x", .where = { "cupy/cuda/cub*", "cupy/cuda/thrust*", "cupy/random/_generator_api*" } },
+	{ .fw = "cupy-rocm-5-0", .where = { "cupy/cuda/cub*", "cupy/cuda/thrust*", "cupy/random/_generator_api*" } },
+	{ .fw = "cupy-rocm-4-3", .where = { "cupy/cuda/cub*", "cupy/cuda/thrust*", "cupy/random/_generator_api*" } },
 	{ .fw = "onnxruntime-gpu", .where = { "onnxruntime/capi/libonnxruntime_providers_cuda.so",
 					      "onnxruntime/capi/onnxruntime_providers_cuda.dll" } },
 	{ .fw = "ctranslate2", .where = { "ctranslate2.libs/libctranslate2*", "ctranslate2/ctranslate2.dll" } },
 	{ .fw = "llama-cpp-python", .where = { "llama_cpp/lib/" } },
-	{ .fw = "bitsandbytes", .alternatives = true, .where = { "bitsandbytes/libbitsandbytes_cuda*" } },
+	/* one library per CUDA and per ROCm release (libbitsandbytes_rocm72.so) */
+	{ .fw = "bitsandbytes", .alternatives = true,
+	  .where = { "bitsandbytes/libbitsandbytes_cuda*", "bitsandbytes/libbitsandbytes_rocm*" } },
 	{ .fw = "xformers", .where = { "xformers/_C*" } },
 	{ .fw = "flash-attn", .where = { "flash_attn_2_cuda*", "flash_attn_3_cuda*" } },
 	/* its extensions are the names that start with '_' (cumem_allocator, fs_io_C carry none) */

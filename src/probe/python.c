@@ -259,8 +259,8 @@ static void probe_torch(struct ctx *c, const char *site)
 		snprintf(f->path, sizeof f->path, "%s", dir);
 		f->rocm = tv.hip[0] != '\0';
 		f->cpu_only = strstr(tv.version, "+cpu") != NULL || (tv.has_cuda_line && !tv.cuda[0] && !f->rocm);
-		if (!f->cpu_only && !f->rocm)
-			find_code(c, f, site);
+		if (!f->cpu_only)
+			find_code(c, f, site); /* a ROCm build's libtorch_hip.so too: judged on AMD GPUs */
 	}
 	free(text);
 }
@@ -268,8 +268,9 @@ static void probe_torch(struct ctx *c, const char *site)
 /* Frameworks known by distribution name; the CUDA major comes from the name when it
  * carries one (cupy-cuda12x, jax-cuda12-plugin, onnxruntime-gpu does not). */
 static const char *const framework_dists[] = {
-	"jax", "jaxlib", "jax_cuda12_plugin", "jax_cuda13_plugin", "tensorflow", "cupy_cuda11x",
-	"cupy_cuda12x", "cupy_cuda13x", "onnxruntime_gpu", "triton", "vllm", "paddlepaddle_gpu",
+	"jax", "jaxlib", "jax_cuda12_plugin", "jax_cuda13_plugin", "jax_rocm60_plugin", "jax_rocm7_plugin",
+	"tensorflow", "cupy_cuda11x", "cupy_cuda12x", "cupy_cuda13x", "cupy_rocm_5_0", "cupy_rocm_4_3",
+	"onnxruntime_gpu", "triton", "vllm", "paddlepaddle_gpu",
 	"tensorrt", "xformers", "flash_attn", "bitsandbytes", "llama_cpp_python", "ctranslate2",
 };
 
@@ -320,6 +321,7 @@ static void probe_dists(struct ctx *c, const char *site)
 			const char *cu = strstr(framework_dists[k], "cuda");
 			if (cu && cu[4] >= '1' && cu[4] <= '9')
 				snprintf(f->cuda, sizeof f->cuda, "%.2s", cu + 4);
+			f->rocm = strstr(framework_dists[k], "rocm") != NULL;
 			if (path_join(f->path, sizeof f->path, site, names[i]) != CD_OK)
 				f->path[0] = '\0';
 			find_code(c, f, site);

@@ -40,6 +40,12 @@ void arch_target_init(struct arch_target *t)
 	compat_env_from_vars(&ev, env_get);
 	t->force_jit = ev.force_ptx_jit;
 	t->disable_jit = ev.disable_ptx_jit;
+	/* ROCm's: the processor the runtime takes every GPU for, and the XNACK mode it asks for */
+	const char *ov = env_get("HSA_OVERRIDE_GFX_VERSION"), *xn = env_get("HSA_XNACK");
+	if (ov && arch_amd_override_gfx(ov, t->hsa_override_gfx, sizeof t->hsa_override_gfx))
+		snprintf(t->hsa_override, sizeof t->hsa_override, "%.31s", ov);
+	t->hsa_xnack = xn && strcmp(xn, "1") == 0 ? HIPFB_FEAT_ON : xn && strcmp(xn, "0") == 0 ? HIPFB_FEAT_OFF
+											: HIPFB_FEAT_ANY;
 }
 
 /* ---- the driver: what its CUDA version means for PTX and compression ---- */
@@ -574,6 +580,11 @@ int arch_judge(const struct arch_file *f, const struct arch_target *t, struct ar
 
 		memset(v, 0, sizeof(*v));
 		v->chosen_image = v->failing_container = -1;
+		if (t->gpus[gi].amd) {
+			if ((rc = arch_amd_judge(f, t, &t->gpus[gi], v)) != CD_OK)
+				goto out;
+			continue;
+		}
 		if ((rc = judge_containers(f, t, &t->gpus[gi], &sc, &ty)) != CD_OK)
 			goto out;
 		fill(v, &ty.t);
@@ -585,6 +596,10 @@ int arch_judge(const struct arch_file *f, const struct arch_target *t, struct ar
 				fill(v, &ty.t);
 			}
 		}
+		if (v->verdict == VERDICT_NONE && (rc = arch_amd_other_vendor(f, v)) != CD_OK)
+			goto out;
+		if (v->other_vendor)
+			continue;
 		if (v->chosen_image >= 0 && (v->verdict == VERDICT_NATIVE || v->verdict == VERDICT_JIT ||
 					     v->verdict == VERDICT_PARTIAL))
 			dc_image_arch_name(&f->inv.images[v->chosen_image], v->image, sizeof(v->image));
@@ -677,7 +692,7 @@ static void arch_lists(const struct arch_target *t, unsigned cc, char *nvcc, siz
 
 	ccs[n++] = cc;
 	for (size_t i = 0; t && i < t->n_gpus; i++) {
-		bool seen = false;
+		bool seen = t->gpus[i].amd; /* judged on its own code */
 
 		for (size_t k = 0; k < n; k++)
 			seen |= ccs[k] == t->gpus[i].cc;
@@ -946,6 +961,8 @@ int arch_findings(struct report *r, const struct arch_file *f, const struct arch
 {
 	const struct dc_inventory *inv = &f->inv;
 	char subject[512];
+	if (g->amd || v->other_vendor)
+		return arch_amd_findings(r, f, t, g, v);
 	char *all = archs_present(inv, -1, !v->pooled);
 	char *bad = v->failing_container >= 0 ? archs_present(inv, v->failing_container, true) : NULL;
 	int rc = CD_OK;

@@ -20,8 +20,11 @@ struct runtime_need;
  * capability and CUDA ordinal from its gpu_info), or a GPU named by --gpu. */
 struct arch_gpu {
 	char name[160];       /* "GPU 0 (NVIDIA H200)" (gpu_subject) or "--gpu sm_90" */
-	unsigned cc;          /* 10*major+minor */
+	unsigned cc;          /* 10*major+minor; 0 for an AMD GPU */
 	int ordinal;          /* CUDA ordinal of a GPU here; -1 for a named one */
+	bool amd;             /* an AMD GPU, judged on HIP code objects by its processor */
+	char gfx[32];         /* AMD: its processor, "gfx1100" */
+	enum hipfb_feature xnack, sramecc; /* AMD: the settings it runs with; ANY when not known */
 };
 
 /* The view of GPU g (one CUDA sees, compute capability known). */
@@ -42,6 +45,9 @@ struct arch_target {
 	size_t n_gpus;
 	struct arch_driver driver;
 	bool force_jit, disable_jit;  /* CUDA_FORCE_PTX_JIT / CUDA_DISABLE_PTX_JIT */
+	char hsa_override[32];        /* HSA_OVERRIDE_GFX_VERSION as set ("11.0.0"), else "" */
+	char hsa_override_gfx[32];    /* the processor it names ("gfx1100"), else "" */
+	enum hipfb_feature hsa_xnack; /* HSA_XNACK=1 / 0; ANY when unset */
 };
 
 /* One scanned file. */
@@ -72,6 +78,9 @@ struct arch_verdict {
 	char image[32];               /* its arch name ("sm_90") when the verdict runs something, else "" */
 	long failing_container;       /* a container that fails, -1 none */
 	unsigned newest_ptx_isa;      /* of the PTX the ISA check excluded */
+	bool other_vendor;            /* the file's device code is only for the other vendor's GPUs */
+	bool features_only;           /* AMD: a failing bundle has code of the GPU's processor whose
+					 xnack/sramecc setting differs from the GPU's */
 	char reason[1024];            /* the verdict as one sentence */
 };
 
@@ -95,6 +104,30 @@ int arch_target_driver_option(struct arch_target *t, const char *text, char *err
 /* After arch_target_add_probe left t without a GPU: the sentence that says why, from the
  * driver facts p (libcuda missing, cuInit failed, or no device visible). */
 void arch_target_none_why(const struct gpu_probe *p, char *why, size_t why_cap);
+
+/* rules/arch_amd.c: AMD GPUs. --gpu SPEC naming one (gfx1100, gfx90a:xnack+, "RX 7900 XTX",
+ * 780M, MI300X) into g, label naming the product; CD_ENOTFOUND when SPEC names no AMD GPU. */
+int arch_amd_gpu_spec(const char *spec, struct arch_gpu *g, char *label, size_t label_cap, char *err);
+/* The view of AMD GPU g (index i of the KFD topology's GPUs): its processor, SRAM ECC as its
+ * products ship it, XNACK decided when judged. */
+struct amd_gpu;
+void arch_amd_gpu_of(const struct amd_gpu *g, size_t i, struct arch_gpu *out);
+/* HSA_OVERRIDE_GFX_VERSION ("11.0.0", "9.0.10") as the processor it names ("gfx1100",
+ * "gfx90a"); false when it is not major.minor.stepping. */
+bool arch_amd_override_gfx(const char *value, char *gfx, size_t cap);
+/* The verdict of f's HIP code objects on AMD GPU g (the override's target when t has one). */
+int arch_amd_judge(const struct arch_file *f, const struct arch_target *t, const struct arch_gpu *g,
+		   struct arch_verdict *v);
+/* The verdict of f on an NVIDIA GPU when its device code is only AMD's (v->other_vendor), else
+ * v as it was. CD_OK or CD_ENOMEM. */
+int arch_amd_other_vendor(const struct arch_file *f, struct arch_verdict *v);
+/* The findings the verdict of f on g calls for (an AMD GPU, or code of the other vendor).
+ * CD_OK or CD_ENOMEM. */
+int arch_amd_findings(struct report *r, const struct arch_file *f, const struct arch_target *t,
+		      const struct arch_gpu *g, const struct arch_verdict *v);
+/* "gfx1030, gfx1100, gfx11-generic": the distinct targets of f's code objects (one bundle's
+ * when bundle >= 0); malloc'ed, NULL when out of memory. */
+char *arch_amd_carries(const struct dc_inventory *inv, long bundle);
 
 /* The header facts of image im as compat.c reads them. */
 void arch_compat_image(const struct dc_image *im, struct compat_image *out);

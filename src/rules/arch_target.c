@@ -60,7 +60,13 @@ int arch_target_gpu_option(struct arch_target *t, const char *spec, char *err)
 	if (t->n_gpus == ARCH_MAX_GPUS)
 		return cd_fail(err, CD_EUSAGE, "at most %d --gpu options", ARCH_MAX_GPUS);
 	g = &t->gpus[t->n_gpus];
-	if ((rc = arch_parse_gpu_spec(spec, &g->cc, label, sizeof(label), err)) != CD_OK)
+	/* AMD's names (gfx1100, "RX 7900 XTX", 780M, MI300X) are none of NVIDIA's */
+	rc = arch_amd_gpu_spec(spec, g, label, sizeof(label), err);
+	if (rc == CD_ENOTFOUND) {
+		memset(g, 0, sizeof(*g));
+		rc = arch_parse_gpu_spec(spec, &g->cc, label, sizeof(label), err);
+	}
+	if (rc != CD_OK)
 		return rc;
 	g->ordinal = -1;
 	snprintf(g->name, sizeof(g->name), "--gpu %s", label);

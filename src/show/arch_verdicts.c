@@ -14,11 +14,15 @@ void arch_verdict_fields(struct report_rec *w, const struct arch_gpu *g, const s
 
 	snprintf(cc, sizeof(cc), "%u.%u", g->cc / 10, g->cc % 10);
 	report_field(w, NULL, "gpu", rv_str(g->name));
-	report_field(w, NULL, "compute_capability", rv_str(cc));
+	report_field(w, NULL, "compute_capability", g->amd ? rv_null() : rv_str(cc));
+	if (g->amd)
+		report_field(w, NULL, "gfx", rv_str(g->gfx));
 	report_fieldf(w, g->name, "result", rv_str(result), "%s: %s", result, v->reason);
 	if (v->image[0])
 		report_field(w, NULL, "image", rv_str(v->image));
 	report_field(w, NULL, "reason", rv_str(v->reason));
+	if (v->other_vendor)
+		report_field(w, NULL, "other_vendor", rv_bool(true));
 	report_field(w, NULL, "containers_without_image", rv_int((long long)v->failing));
 	report_field(w, NULL, "containers_judged", rv_int((long long)v->judged));
 	report_field(w, NULL, "containers_jit", rv_int((long long)v->jit));

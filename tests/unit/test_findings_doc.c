@@ -19,7 +19,7 @@
 static char *doc;
 static int checked;
 /* every id found in the code and the catalogue, for the way back */
-static char known[512][64];
+static char known[1024][64];
 static size_t n_known;
 
 static void remember(const char *id, size_t n)

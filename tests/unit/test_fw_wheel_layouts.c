@@ -5,7 +5,7 @@
  * object an ELF, every .dll/.pyd a PE, those that carry device code in the real wheel with a
  * fatbin), and `arch --python` (the finder doctor uses) must list exactly the files that carry
  * device code. Which Linux members carry it was read off the whole wheels with `cudoctor arch
- * -r`; of the Windows ones, ctranslate2.dll, cupy's _generator_api .pyd and
+ * -r` (the ROCm builds' HIP bundles too); of the Windows ones, ctranslate2.dll, cupy's _generator_api .pyd and
  * libbitsandbytes_cuda130.dll were (test_pe.c), the others are the Linux file's counterparts.
  * A Windows layout is read as an install tree (Lib/site-packages, --python=DIR), not run. */
 #include <setjmp.h>
@@ -28,7 +28,7 @@
 #define DEVICE_CODE ARCH_FIXTURES "/libk_shared.so"
 #define DEVICE_CODE_PE ARCH_FIXTURES "/k_win.dll"
 #define NO_DEVICE_CODE_PE ARCH_FIXTURES "/k_win_nodev.dll"
-#define MAX_EXPECT 12
+#define MAX_EXPECT 16
 
 struct wheel {
 	const char *project, *version, *file_part;
@@ -57,7 +57,10 @@ static const struct layout layouts[] = {
 	  { "bitsandbytes/libbitsandbytes_cuda118.so", "bitsandbytes/libbitsandbytes_cuda121.so",
 	    "bitsandbytes/libbitsandbytes_cuda124.so", "bitsandbytes/libbitsandbytes_cuda126.so",
 	    "bitsandbytes/libbitsandbytes_cuda128.so", "bitsandbytes/libbitsandbytes_cuda130.so",
-	    "bitsandbytes/libbitsandbytes_cuda132.so" } },
+	    "bitsandbytes/libbitsandbytes_cuda132.so", "bitsandbytes/libbitsandbytes_rocm64.so",
+	    "bitsandbytes/libbitsandbytes_rocm70.so", "bitsandbytes/libbitsandbytes_rocm71.so",
+	    "bitsandbytes/libbitsandbytes_rocm714.so", "bitsandbytes/libbitsandbytes_rocm715.so",
+	    "bitsandbytes/libbitsandbytes_rocm72.so" } },
 	{ "xformers", { { "xformers", "0.0.35", "py39-none-manylinux_2_28_x86_64" } }, { "xformers/_C.so" } },
 	{ "vllm", { { "vllm", "0.33.0", "cp38-abi3-manylinux_2_28_x86_64" } },
 	  { "vllm/_C_stable_libtorch.abi3.so", "vllm/_deepselect_C.abi3.so", "vllm/_flashkda_C.abi3.so",
@@ -68,6 +71,14 @@ static const struct layout layouts[] = {
 		   { "jax-cuda12-pjrt", "0.12.0.1", "py3-none-manylinux_2_27_x86_64" } },
 	  { "jax_cuda12_plugin/_linalg.so", "jax_cuda12_plugin/_prng.so", "jax_cuda12_plugin/_solver.so",
 	    "jax_plugins/xla_cuda12/xla_cuda_plugin.so" } },
+	/* the ROCm builds: HIP offload bundles where the CUDA builds keep fatbins */
+	{ "jax-rocm7", { { "jax-rocm7-plugin", "0.10.0", "cp312-cp312-manylinux_2_28_x86_64" },
+			 { "jax-rocm7-pjrt", "0.10.0", "py3-none-manylinux_2_28_x86_64" } },
+	  { "jax_rocm7_plugin/_linalg.so", "jax_rocm7_plugin/_prng.so", "jax_rocm7_plugin/_solver.so",
+	    "jax_plugins/xla_rocm7/xla_rocm_plugin.so" } },
+	{ "cupy-rocm", { { "cupy-rocm-5-0", "13.3.0", "cp312-cp312-manylinux2014_x86_64" } },
+	  { "cupy/cuda/cub.cpython-312-x86_64-linux-gnu.so", "cupy/cuda/thrust.cpython-312-x86_64-linux-gnu.so",
+	    "cupy/random/_generator_api.cpython-312-x86_64-linux-gnu.so" } },
 	/* PyPI's torch for Windows is the CPU build: torch.dll, torch_cpu.dll, c10.dll are not read */
 	{ "torch-win", { { "torch", "2.9.1", "cp312-cp312-win_amd64" } }, { NULL } },
 	{ "cupy-win", { { "cupy-cuda12x", "14.2.0", "cp312-cp312-win_amd64" } },

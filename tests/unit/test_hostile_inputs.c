@@ -613,7 +613,7 @@ static void test_large_file_without_newlines(void **state)
 		run(args, &res);
 	}
 	assert_int_equal(res.status, 3);
-	assert_non_null(strstr(res.err, "not an ELF or PE file, archive, fatbin, cubin or PTX text"));
+	assert_non_null(strstr(res.err, "not an ELF or PE file, archive, fatbin, cubin, offload bundle or PTX text"));
 	run_result_free(&res);
 	unlink(path);
 }

@@ -295,7 +295,7 @@ static void test_explain_binary_not_a_binary(void **state)
 						"CUDA error: no kernel image is available for execution on the device", NULL });
 	unlink(path);
 	assert_int_equal(r.status, 3);
-	assert_non_null(strstr(r.err, "not an ELF or PE file, archive, fatbin, cubin or PTX text"));
+	assert_non_null(strstr(r.err, "not an ELF or PE file, archive, fatbin, cubin, offload bundle or PTX text"));
 	assert_non_null(strstr(r.out, "no-kernel-image"));
 	assert_non_null(strstr(r.out, "fix: cudoctor arch ./your_program"));
 	assert_null(strstr(r.out, "fix: cudoctor arch /tmp/cudoctor_junk_"));

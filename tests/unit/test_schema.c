@@ -108,6 +108,9 @@ static void test_every_command_validates(void **state)
 	report("explain_offline", ARGS("explain", "--offline", "RuntimeError: CUDA error: out of memory"), NULL);
 	report("gencode", ARGS("gencode", "--gpu", "H200", "--gpu", "RTX 4090"), NULL);
 	report("plan", ARGS("plan", "--gpu", "H200", "--gpu", "RTX 4090"), NULL);
+	report("plan_amd", ARGS("plan", "--gpu", "RX 7900 XTX", "--gpu", "780M"), NULL);
+	report("arch_amd", ARGS("arch", "--gpu", "gfx1100", "--gpu", "sm_90", CUDOCTOR_SOURCE_DIR "/tests/fuzz/corpus/hipfb/ccob_v2_zlib",
+				CUDOCTOR_SOURCE_DIR "/tests/fuzz/corpus/hipfb/code_object_gfx90a"), NULL);
 	report("kb_gpu", ARGS("kb", "gpu", "H200"), NULL);
 	report("kb_toolkit", ARGS("kb", "toolkit", "13.0"), NULL);
 	report("kb_driver", ARGS("kb", "driver", "580"), NULL);

@@ -13,9 +13,11 @@
 #include "report/progress.h"
 #include "report/report.h"
 #include "rules/arch.h"
+#include "util/str.h"
 
 struct arch_opts {
 	bool recursive, kernels, cuobjdump, verbose, quiet;
+	bool llvm_offloading;  /* --llvm-offloading: llvm-readobj --offloading's lines */
 	bool all_sections; /* search every data section (DC_SCAN_EVERY_SECTION) */
 	bool resources;       /* --resources: each SASS image's kernels and what they use */
 	bool json;            /* --json: build the images arrays (skipped otherwise: memory) */
@@ -39,6 +41,7 @@ struct arch_walk {
 	size_t with_code, listed, shown, failed;
 	struct archive_budget *archive; /* the archive being walked (its errors past
 					   ARCHIVE_ERRORS_SAID are counted, not said); NULL none */
+	struct strbuf llvm_summaries; /* --llvm-offloading: what llvm-readobj prints after the lines */
 };
 
 /* walk.c: one input: mapped and judged, or, a zip archive (a wheel), each member that can
@@ -125,6 +128,17 @@ void arch_images_fields(struct report_rec *file, struct arch_file *f, const stru
 int arch_cuobjdump_lines(const struct arch_file *f, unsigned *elf_no, unsigned *ptx_no, FILE *out);
 /* The kernels of image i (decompressing it): a JSON array of names, or NULL with err. */
 json_t *arch_image_kernels(struct dc_inventory *inv, const struct dc_image *im, char *err);
+
+/* hip.c: f's AMD code objects into file: a table of every device entry (grouped by section,
+ * member, target and bundle form past 40 unless -v), "code_objects" (built only for --json),
+ * "offload_bundles" and "hip_wrappers". */
+void arch_hip_fields(struct report_rec *file, struct arch_file *f, const struct arch_opts *o);
+/* The bundle entries that are not the host's. */
+size_t arch_hip_device_entries(const struct dc_inventory *inv);
+/* llvm-readobj --offloading's lines for f: each bundle entry's id, a tab and its file:// URI. */
+int arch_llvm_offloading_lines(const struct arch_file *f, FILE *out);
+/* The file summary llvm-readobj prints after them, for an ELF file given by path. */
+int arch_llvm_summary(const struct arch_file *f, struct strbuf *sb);
 
 /* resources.c: every SASS image's kernel resources, a section and table each, and
  * "resources" (one object per image) into file. CD_OK or CD_ENOMEM; an image that cannot

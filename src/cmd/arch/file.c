@@ -22,13 +22,27 @@ void arch_file_fields(struct report_rec *files, struct arch_file *f, const struc
 	for (size_t i = 0; i < inv->n_containers; i++)
 		primary += inv->containers[i].primary;
 	report_rec_item(files, &w);
-	report_rec_section(&w, "%s (%s): %zu container%s, %zu image%s", f->path, dc_format_name(inv->format),
-			   inv->n_containers, inv->n_containers == 1 ? "" : "s", inv->n_images, inv->n_images == 1 ? "" : "s");
+	size_t hip = arch_hip_device_entries(inv);
+	if (inv->format == DC_AMDGPU_CODE_OBJECT)
+		report_rec_section(&w, "%s (%s): 1 code object", f->path, dc_format_name(inv->format));
+	else if (inv->n_hip_bundles && !inv->n_containers)
+		report_rec_section(&w, "%s (%s): %zu offload bundle%s, %zu code object%s", f->path, dc_format_name(inv->format),
+				   inv->n_hip_bundles, inv->n_hip_bundles == 1 ? "" : "s", hip, hip == 1 ? "" : "s");
+	else if (inv->n_hip_bundles)
+		report_rec_section(&w, "%s (%s): %zu container%s, %zu image%s, %zu offload bundle%s, %zu code object%s",
+				   f->path, dc_format_name(inv->format), inv->n_containers, inv->n_containers == 1 ? "" : "s",
+				   inv->n_images, inv->n_images == 1 ? "" : "s", inv->n_hip_bundles,
+				   inv->n_hip_bundles == 1 ? "" : "s", hip, hip == 1 ? "" : "s");
+	else
+		report_rec_section(&w, "%s (%s): %zu container%s, %zu image%s", f->path, dc_format_name(inv->format),
+				   inv->n_containers, inv->n_containers == 1 ? "" : "s", inv->n_images,
+				   inv->n_images == 1 ? "" : "s");
 	report_field(&w, NULL, "path", rv_str(f->path));
 	report_field(&w, NULL, "format", rv_str(dc_format_name(inv->format)));
 	report_field(&w, NULL, "containers", rv_int((long long)inv->n_containers));
 	report_field(&w, NULL, "primary_containers", rv_int((long long)primary));
 	arch_images_fields(&w, f, o);
+	arch_hip_fields(&w, f, o);
 	if (primary < inv->n_containers) {
 		/* which sections: the CUDA runtime registers .nv_fatbin (else __nv_relfatbin) only */
 		char secs[256] = "";

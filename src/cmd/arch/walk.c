@@ -44,6 +44,8 @@ static unsigned scan_opts(const struct arch_opts *o, bool explicit_input)
 {
 	if (o->cuobjdump)
 		return DC_READ_ELF;
+	if (o->llvm_offloading)
+		return 0; /* named sections only: llvm-readobj searches nothing */
 	return (explicit_input ? DC_SCAN_ALL_SECTIONS : DC_SCAN_IF_CUDA) | (o->all_sections ? DC_SCAN_EVERY_SECTION : 0);
 }
 
@@ -103,9 +105,15 @@ static void judge_scanned(struct arch_walk *w, struct arch_file *f, bool explici
 	bool details = false;
 
 	w->with_code += f->inv.format != DC_NO_DEVICE_CODE;
+	if (o->llvm_offloading && explicit_input && arch_llvm_summary(f, &w->llvm_summaries) != CD_OK)
+		r->oom = true;
 	if (!explicit_input && f->inv.format == DC_NO_DEVICE_CODE)
 		return; /* found in a directory or an archive: only what has device code is reported */
 	w->listed++;
+	if (o->llvm_offloading) {
+		arch_llvm_offloading_lines(f, stdout);
+		return;
+	}
 	if (o->cuobjdump) {
 		unsigned elf_no = 0, ptx_no = 0;
 		arch_cuobjdump_lines(f, &elf_no, &ptx_no, stdout);

@@ -173,6 +173,7 @@ struct scanned_app {
 	struct app_files af;
 	struct arch_inputs in; /* owns the paths of Ollama's and the named apps' files */
 	bool judge;            /* judged (a row or a line) even without device code */
+	bool rocm;             /* a ROCm build: its rules here are python.c's, its judge doctor/amd.c's */
 	char label[96];        /* a Windows-side framework's name and environment: "torch (python_embeded)" */
 	char pip[FACTS_PATH + 16]; /* and the command that runs its pip */
 };
@@ -214,10 +215,11 @@ int doctor_scan(struct doctor_scan *s, const struct python_info *py, const struc
 	for (size_t i = 0; i < py->n_fw && rc == CD_OK; i++) {
 		const struct py_framework *fw = &py->fw[i];
 
-		if (fw->cpu_only || fw->rocm)
+		if (fw->cpu_only)
 			continue;
 		if (!(sa = new_app(s)))
 			goto oom;
+		sa->rocm = fw->rocm; /* judged on AMD GPUs only (doctor/amd.c) */
 		sa->a = (struct fw_app){ .name = fw->name, .version = fw->version, .cuda = fw->cuda,
 					 .plan = fw_plan_of(fw->name), .alternatives = fw->code_alternatives };
 		if (fw->win_env) {
@@ -283,6 +285,11 @@ void doctor_scan_free(struct doctor_scan *s)
 	memset(s, 0, sizeof(*s));
 }
 
+const struct fw_app *doctor_scan_app(const struct doctor_scan *s, size_t i)
+{
+	return i < s->n ? &s->apps[i]->a : NULL;
+}
+
 int doctor_frameworks(struct report *r, const struct facts *f, const struct doctor_scan *s, char *err)
 {
 	struct arch_target *t = NULL;
@@ -316,7 +323,7 @@ int doctor_frameworks(struct report *r, const struct facts *f, const struct doct
 	for (size_t i = 0; i < s->n && rc == CD_OK && t->n_gpus; i++) {
 		const struct scanned_app *sa = s->apps[i];
 
-		if (sa->judge)
+		if (sa->judge && !sa->rocm)
 			rc = judge_app(r, &j, &sa->a, sa->af.unreadable[0] ? sa->af.unreadable : NULL, err);
 	}
 	if (rc == CD_OK) {

@@ -29,6 +29,10 @@ struct doctor_scan {
 int doctor_scan(struct doctor_scan *s, const struct python_info *py, const struct doctor_apps *apps, char *err);
 void doctor_scan_free(struct doctor_scan *s);
 
+/* The i-th app scanned (its files read to their headers), or NULL past the last. */
+struct fw_app;
+const struct fw_app *doctor_scan_app(const struct doctor_scan *s, size_t i);
+
 /* Judges each scanned app on every GPU the driver shows (rules/framework.h) and writes the
  * "Will it run" section (text and "will_it_run") and its findings, one per cause: first the
  * driver's gpu-newer-than-driver for a GPU its branch predates, whatever is installed. CD_OK or

@@ -1,0 +1,170 @@
+/* doctor's rules for an AMD machine: KFD up with GPU nodes, every device node openable by the
+ * user (rocm-kfd-access, with the group that owns it), HIP seeing what KFD sees, and
+ * HSA_OVERRIDE_GFX_VERSION / HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES against the GPUs. */
+#include "rules/amd.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kb/amd.h"
+#include "rules/arch.h"
+#include "rules/catalogue.h"
+#include "util/err.h"
+
+bool rules_amd_present(const struct amd_host *h)
+{
+	return h->n_gpus || h->amdgpu_module || (h->n_nodes && h->nodes[0].exists);
+}
+
+static int kfd_rule(struct report *r, const struct amd_host *h)
+{
+	struct finding *f;
+	if (!h->amdgpu_module || h->n_gpus)
+		return CD_OK;
+	f = report_add_finding(r, SEV_ERROR, "amd-kfd-no-gpu", "amdgpu",
+			       "the amdgpu driver is loaded but KFD shows no GPU: ROCm finds no device");
+	if (!f || finding_evidence(f, "/sys/module/amdgpu/initstate: %s", h->amdgpu_initstate[0] ? h->amdgpu_initstate : "(none)") ||
+	    finding_evidence(f, "%s", h->kfd ? "/sys/class/kfd/kfd/topology/nodes has no node with a gfx_target_version"
+					     : "no /sys/class/kfd: the driver did not bring up its compute interface") ||
+	    finding_why(f, "ROCm reaches a GPU only through KFD, the amdgpu driver's compute interface; a GPU it does not "
+			   "bring up (an unsupported GPU or kernel, a failed firmware load, amdgpu.noretry or a display-only "
+			   "setup) is invisible to every ROCm program.") ||
+	    finding_fix(f, "sudo dmesg | grep -i -E 'kfd|amdgpu'  # why KFD did not start") ||
+	    finding_fix(f, "# install the amdgpu driver of a ROCm release that supports the GPU (amdgpu-install --usecase=rocm)"))
+		return CD_ENOMEM;
+	return CD_OK;
+}
+
+static int node_rule(struct report *r, const struct amd_host *h)
+{
+	const struct amd_node *bad = NULL;
+	struct finding_vars v;
+	struct finding *f;
+
+	for (size_t i = 0; i < h->n_nodes && !bad; i++)
+		if (!h->nodes[i].exists ? h->n_gpus > 0 : !h->nodes[i].opens)
+			bad = &h->nodes[i];
+	if (!bad)
+		return CD_OK;
+	finding_vars_init(&v);
+	finding_var(&v, "node", "%s", bad->path);
+	if (h->user[0])
+		finding_var(&v, "user", "%s", h->user);
+	if (bad->group[0])
+		finding_var(&v, "group", "%s", bad->group);
+	finding_var(&v, "gpus", "%zu", h->n_gpus);
+	f = finding_make(r, SEV_ERROR, bad->exists ? "rocm-kfd-access" : "rocm-kfd-access/missing", bad->path, &v);
+	if (!f)
+		return CD_ENOMEM;
+	for (size_t i = 0; i < h->n_nodes; i++) {
+		const struct amd_node *n = &h->nodes[i];
+		int rc = n->exists ? finding_evidence(f, "%s: mode %03o, group %s%s, %s", n->path, n->mode,
+						      n->group[0] ? n->group : "?",
+						      n->user_in_group == 1 ? " (the user is in it)"
+						      : n->user_in_group == 0 ? " (the user is not in it)" : "",
+						      n->opens ? "opens" : "the user may not open it")
+				   : finding_evidence(f, "%s: missing", n->path);
+		if (rc)
+			return CD_ENOMEM;
+	}
+	return CD_OK;
+}
+
+static int hip_rule(struct report *r, const struct amd_host *h)
+{
+	struct finding *f;
+	if (!h->hip_loaded || !h->n_gpus || (h->hip_device_count > 0 && !h->hip_error))
+		return CD_OK;
+	f = report_add_finding(r, SEV_ERROR, "amd-hip-no-device", "HIP",
+			       "HIP sees no GPU though the kernel driver shows %zu", h->n_gpus);
+	if (!f || (h->hip_error && finding_evidence(f, "hipGetDeviceCount failed: hipError_t %d", h->hip_error)) ||
+	    (h->hip_visible && finding_evidence(f, "HIP_VISIBLE_DEVICES=%s", h->hip_visible)) ||
+	    (h->rocr_visible && finding_evidence(f, "ROCR_VISIBLE_DEVICES=%s", h->rocr_visible)) ||
+	    finding_why(f, "The HIP runtime lists the GPUs KFD shows, less those HIP_VISIBLE_DEVICES and ROCR_VISIBLE_DEVICES "
+			   "hide and those whose device nodes the user may not open.") ||
+	    finding_fix(f, "unset HIP_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES  # then count again") ||
+	    finding_fix(f, "rocminfo  # what the ROCm runtime itself sees"))
+		return CD_ENOMEM;
+	return CD_OK;
+}
+
+/* A visibility variable that hides every GPU or names one past the last. */
+static int visible_rule(struct report *r, const struct amd_host *h, const char *name, const char *value)
+{
+	char buf[256];
+	size_t named = 0, past = 0;
+	struct finding *f;
+
+	if (!value || !h->n_gpus)
+		return CD_OK;
+	snprintf(buf, sizeof buf, "%s", value);
+	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+		char *end;
+		long k = strtol(tok, &end, 10);
+		named++;
+		if (*end == 0 && (k < 0 || (size_t)k >= h->n_gpus))
+			past++;
+	}
+	if (named && !past)
+		return CD_OK;
+	f = report_add_finding(r, SEV_WARN, "amd-visible-devices", name, "%s=%s %s", name, value,
+			       named ? "names a GPU this machine does not have" : "hides every GPU");
+	if (!f || finding_evidence(f, "KFD shows %zu GPU%s (indices 0 to %zu)", h->n_gpus, h->n_gpus == 1 ? "" : "s", h->n_gpus - 1) ||
+	    finding_why(f, "ROCR_VISIBLE_DEVICES (the ROCm runtime) and HIP_VISIBLE_DEVICES (HIP, applied after it) keep only the "
+			   "GPUs they name, by index or UUID; an empty value or an index past the last leaves a program with "
+			   "fewer GPUs than it expects, or none (hipErrorNoDevice).") ||
+	    finding_fix(f, "unset %s  # or name the GPUs by index, 0 to %zu", name, h->n_gpus - 1))
+		return CD_ENOMEM;
+	return CD_OK;
+}
+
+static int override_rule(struct report *r, const struct amd_host *h)
+{
+	char gfx[32];
+	if (!h->hsa_override || !arch_amd_override_gfx(h->hsa_override, gfx, sizeof gfx))
+		return CD_OK;
+	for (size_t i = 0; i < h->n_gpus; i++) {
+		const struct amd_gpu *g = &h->gpus[i];
+		const struct kb_amd_target *a = kb_amd_target_find(g->gfx), *b = kb_amd_target_find(gfx);
+		bool family = a && b && a->generic && b->generic && strcmp(a->generic, b->generic) == 0;
+		char subject[64];
+		struct finding *f;
+
+		if (strcmp(gfx, g->gfx) == 0)
+			continue;
+		snprintf(subject, sizeof subject, "GPU %zu (%s)", i, g->gfx);
+		if (family) {
+			f = report_add_finding(r, SEV_WARN, "amd-override-set", subject,
+					       "HSA_OVERRIDE_GFX_VERSION=%s makes ROCm take this %s for %s", h->hsa_override, g->gfx, gfx);
+			if (!f || finding_why(f, "The override makes builds for another target of the GPU's family load on it. AMD "
+						 "does not support that: most kernels run, some hang the GPU or return wrong results, and "
+						 "every error report is then about the wrong target.") ||
+			    finding_fix(f, "unset HSA_OVERRIDE_GFX_VERSION  # with a build for %s (cudoctor plan --gpu %s names it)", g->gfx, g->gfx))
+				return CD_ENOMEM;
+		} else {
+			struct finding_vars v;
+			finding_vars_init(&v);
+			finding_var(&v, "override", "%s", h->hsa_override);
+			finding_var(&v, "override_target", "%s", gfx);
+			finding_var(&v, "gfx", "%s", g->gfx);
+			if (!(f = finding_make(r, SEV_ERROR, "rocm-gfx-override-wrong", subject, &v)) ||
+			    finding_evidence(f, "%s is not of %s's family%s%s", gfx, g->gfx, a && a->generic ? " " : "",
+					     a && a->generic ? a->generic : ""))
+				return CD_ENOMEM;
+		}
+	}
+	return CD_OK;
+}
+
+int rules_amd(struct report *r, const struct amd_host *h)
+{
+	int rc;
+	if (!rules_amd_present(h))
+		return CD_OK;
+	if ((rc = kfd_rule(r, h)) || (rc = node_rule(r, h)) || (rc = hip_rule(r, h)) ||
+	    (rc = visible_rule(r, h, "ROCR_VISIBLE_DEVICES", h->rocr_visible)) ||
+	    (rc = visible_rule(r, h, "HIP_VISIBLE_DEVICES", h->hip_visible)) || (rc = override_rule(r, h)))
+		return rc;
+	return CD_OK;
+}
