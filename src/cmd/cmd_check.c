@@ -12,7 +12,6 @@
 #include "facts/facts.h"
 #include "kb/kb.h"
 #include "os/env.h"
-#include "os/host.h"
 #include "rules/deploy.h"
 #include "rules/rules.h"
 #include "show/gpu_facts.h"
@@ -43,10 +42,12 @@ static int put_facts(struct report *r, const struct deploy_info *d, const struct
 	int rc;
 
 	report_rec_top(&top, r);
+	/* Windows has neither file: JSON says "linux only", the text shows no Linux file at all */
+	if (!d->linux_kernel)
+		report_rec_text(&top, REPORT_TEXT_NONE);
 	report_rec_section(&top, "Kernel log (/dev/kmsg)");
 	report_rec_object(&top, "kernel_log", &log);
-	/* Windows has neither file: said so, not "missing" */
-	report_field(&log, "state", "state", rv_str(os_is_linux() ? kmsg_state_name(d->kmsg.state) : "linux only"));
+	report_field(&log, "state", "state", rv_str(d->linux_kernel ? kmsg_state_name(d->kmsg.state) : "linux only"));
 	if (d->kmsg.state == KMSG_READ) {
 		report_field(&log, "read", "bytes", rv_bytes(d->kmsg.bytes));
 		report_field(&log, "NVIDIA events", "n_events", rv_int((long long)d->kmsg.n));
@@ -96,7 +97,7 @@ static int put_facts(struct report *r, const struct deploy_info *d, const struct
 		report_field(&mods, "nvidia_uvm", "nvidia_uvm", rv_bool(d->mods.nvidia_uvm));
 		report_field(&mods, "nouveau", "nouveau", rv_bool(d->mods.nouveau));
 	} else
-		report_field(&mods, "state", "state", rv_str(os_is_linux() ? "not readable" : "linux only"));
+		report_field(&mods, "state", "state", rv_str(d->linux_kernel ? "not readable" : "linux only"));
 	rc = report_rec_end(&mods) != CD_OK && rc == CD_OK ? mods.rc : rc;
 	return report_rec_end(&top) != CD_OK ? top.rc : rc;
 }

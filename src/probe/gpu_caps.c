@@ -235,6 +235,7 @@ bool gpu_caps_from_proc(struct gpu_probe *p, bool want_gpus)
 	/* the module's version is the user-space one here: nothing else was asked */
 	snprintf(p->kmod_version, sizeof p->kmod_version, "%s", version);
 	p->kmod_open = open_module;
+	p->kmod_looked = true;
 	driver_mark(p, DF_KMOD);
 	driver_mark(p, DF_KMOD_VERSION);
 	snprintf(p->user_driver_version, sizeof p->user_driver_version, "%s", version);
