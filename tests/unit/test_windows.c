@@ -478,17 +478,16 @@ static void pep514_installs_are_read(void **state)
 	run_result_free(&res);
 }
 
-/* The real Windows DLLs test_pe fetches (tests/wheels/pe_files.py, cached): the exe's
+/* The real Windows DLLs test_pe fetches (tests/wheels/pe_files.py, cached), each named by its
+ * Linux path or, windows_path, its Windows path (Z:\ is Wine's drive for /): the exe's
  * `arch --cuobjdump` listing of each equals NVIDIA cuobjdump's. */
-static void arch_lists_real_dlls_as_cuobjdump(void **state)
+static void cuobjdump_listings(bool windows_path)
 {
 	char dir[1024];
 	const char *home = getenv("HOME");
 	struct run_result res;
 	size_t with_code = 0;
 
-	(void)state;
-	NEED_WINE();
 	snprintf(dir, sizeof dir, "%s/.cache/cudoctor-test/pe-files", home && *home ? home : "/tmp");
 	const char *fetch[] = { "/usr/bin/env", "python3", CUDOCTOR_SOURCE_DIR "/tests/wheels/pe_files.py", dir, NULL };
 	assert_int_equal(testlib_run(fetch, NULL, NULL, &res), 0);
@@ -500,15 +499,19 @@ static void arch_lists_real_dlls_as_cuobjdump(void **state)
 	if (res.status != 0)
 		fail_msg("pe_files.py exited %d: %s", res.status, res.err);
 	for (char *line = strtok(res.out, "\n"); line; line = strtok(NULL, "\n")) {
-		char *tab = strchr(line, '\t');
-		const char *args[] = { "arch", "--cuobjdump", line, NULL };
+		char *tab = strchr(line, '\t'), win[1100];
+		const char *args[] = { "arch", "--cuobjdump", windows_path ? win : line, NULL };
 		struct run_result w;
 
 		assert_non_null(tab);
 		*tab = 0;
+		snprintf(win, sizeof win, "Z:%s", line);
+		for (char *p = win; *p; p++)
+			if (*p == '/')
+				*p = '\\';
 		assert_int_equal(run(true, args, NULL, &w), 0);
 		if (w.status != 0)
-			fail_msg("cudoctor.exe arch --cuobjdump %s: exit %d: %s", line, w.status, w.err);
+			fail_msg("cudoctor.exe arch --cuobjdump %s: exit %d: %s", args[2], w.status, w.err);
 		if (strcmp(tab + 1, "-") == 0) {
 			assert_string_equal(w.out, "");
 		} else {
@@ -524,10 +527,18 @@ static void arch_lists_real_dlls_as_cuobjdump(void **state)
 	run_result_free(&res);
 }
 
+static void arch_lists_real_dlls_as_cuobjdump(void **state)
+{
+	(void)state;
+	NEED_WINE();
+	cuobjdump_listings(false);
+}
+
 /* Why: "Linux words on Windows: cudoctor.exe doctor prints `kernel module  not loaded
  * (/proc/driver/nvidia/version absent)`". No fact line that only Linux has: the kernel module,
- * /proc and /dev/kmsg, and the Linux host's /etc/os-release that Wine lets the exe read, in
- * doctor and check --no-load without a driver and in devices with the fake driver DLLs. */
+ * /proc, /dev/kmsg and /dev/nvidia*, the ld.so cache and its libcudart.so, /usr/local/cuda,
+ * and the Linux host's /etc/os-release that Wine lets the exe read, in doctor and check
+ * --no-load without a driver and in devices with the fake driver DLLs. */
 static void linux_words_on_windows_kernel_module_line(void **state)
 {
 	const char *doctor[] = { "doctor", NULL }, *check[] = { "check", "--no-load", NULL };
@@ -545,11 +556,17 @@ static void linux_words_on_windows_kernel_module_line(void **state)
 		fclose(f);
 	}
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		/* as run() does, and no CUDA_HOME of this Linux host: on Windows it names a Windows folder */
+		const char *env[] = { prefix, "WINEDEBUG=-all", "WINEDLLOVERRIDES=mscoree,mshtml=", "SOURCE_DATE_EPOCH=0",
+				      "CUDOCTOR_LIBCUDA=", "CUDOCTOR_LIBNVML=", "CUDOCTOR_HOST_ROOT=", "COLUMNS=80",
+				      "CUDA_HOME=", "CUDA_PATH=", NULL };
+		const char *argv[] = { wine, CUDOCTOR_WINDOWS_EXE, cmds[i][0], cmds[i][1], NULL };
 		struct run_result w;
 
-		assert_int_equal(run(true, cmds[i], NULL, &w), 0);
+		assert_int_equal(testlib_run(argv, env, NULL, &w), 0);
 		if (strstr(w.out, "\n  kernel module ") || strstr(w.out, "/proc/") || strstr(w.out, "/dev/kmsg") ||
-		    (distro[0] && strstr(w.out, distro)))
+		    strstr(w.out, "/dev/nvidia") || strstr(w.out, "ld.so.cache") || strstr(w.out, "/usr/local/cuda") ||
+		    strstr(w.out, "libcudart.so.") || (distro[0] && strstr(w.out, distro)))
 			fail_msg("cudoctor.exe %s prints a Linux fact:\n%s", cmds[i][0], w.out);
 		run_result_free(&w);
 	}
@@ -569,52 +586,12 @@ static void linux_words_on_windows_kernel_module_line(void **state)
 }
 
 /* Why: "arch --cuobjdump in the exe prints the whole `Z:\...\nvjpeg64_12.1.sm_100.cubin` path
- * where cuobjdump prints the file's base name". The real DLLs of arch_lists_real_dlls_as_cuobjdump,
- * named by Windows paths (Z:\ is Wine's drive for /), list as cuobjdump lists them. */
+ * where cuobjdump prints the file's base name": the same DLLs named by Windows paths. */
 static void arch_cuobjdump_in_the_exe_prints_the_whole_windows_path(void **state)
 {
-	char dir[1024];
-	const char *home = getenv("HOME");
-	struct run_result res;
-	size_t with_code = 0;
-
 	(void)state;
 	NEED_WINE();
-	snprintf(dir, sizeof dir, "%s/.cache/cudoctor-test/pe-files", home && *home ? home : "/tmp");
-	const char *fetch[] = { "/usr/bin/env", "python3", CUDOCTOR_SOURCE_DIR "/tests/wheels/pe_files.py", dir, NULL };
-	assert_int_equal(testlib_run(fetch, NULL, NULL, &res), 0);
-	if (res.status == 77) {
-		fprintf(stderr, "skipping: %s", res.err);
-		run_result_free(&res);
-		skip();
-	}
-	if (res.status != 0)
-		fail_msg("pe_files.py exited %d: %s", res.status, res.err);
-	for (char *line = strtok(res.out, "\n"); line; line = strtok(NULL, "\n")) {
-		char *tab = strchr(line, '\t'), win[1100];
-		const char *args[] = { "arch", "--cuobjdump", win, NULL };
-		struct run_result w;
-		char *want;
-
-		assert_non_null(tab);
-		*tab = 0;
-		if (strcmp(tab + 1, "-") == 0)
-			continue;
-		snprintf(win, sizeof win, "Z:%s", line);
-		for (char *p = win; *p; p++)
-			if (*p == '/')
-				*p = '\\';
-		assert_int_equal(run(true, args, NULL, &w), 0);
-		if (w.status != 0)
-			fail_msg("cudoctor.exe arch --cuobjdump %s: exit %d: %s", win, w.status, w.err);
-		want = slurp(tab + 1);
-		assert_string_equal(w.out, want);
-		free(want);
-		with_code++;
-		run_result_free(&w);
-	}
-	assert_int_equal(with_code, 5);
-	run_result_free(&res);
+	cuobjdump_listings(true);
 }
 
 /* The ids of a --json report's findings, in order, space-separated. */
