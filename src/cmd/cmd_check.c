@@ -35,19 +35,21 @@ static const char *event_kind_name(enum xid_event_kind k)
 }
 
 /* What was read, beside the findings: the kernel log's events, a row each, and the modules. */
-static int put_facts(struct report *r, const struct deploy_info *d, const struct gpu_probe *gp)
+static int put_facts(struct report *r, const struct deploy_info *d, const struct facts *f)
 {
+	const struct gpu_probe *gp = f->driver;
+	bool linux_kernel = !f->platform->windows;
 	static const char *const headers[] = { "event", "device", "GPU", "count", "first (s)", "text" };
 	struct report_rec top, log, events, ev, mods;
 	int rc;
 
 	report_rec_top(&top, r);
 	/* Windows has neither file: JSON says "linux only", the text shows no Linux file at all */
-	if (!d->linux_kernel)
+	if (!linux_kernel)
 		report_rec_text(&top, REPORT_TEXT_NONE);
 	report_rec_section(&top, "Kernel log (/dev/kmsg)");
 	report_rec_object(&top, "kernel_log", &log);
-	report_field(&log, "state", "state", rv_str(d->linux_kernel ? kmsg_state_name(d->kmsg.state) : "linux only"));
+	report_field(&log, "state", "state", rv_str(linux_kernel ? kmsg_state_name(d->kmsg.state) : "linux only"));
 	if (d->kmsg.state == KMSG_READ) {
 		report_field(&log, "read", "bytes", rv_bytes(d->kmsg.bytes));
 		report_field(&log, "NVIDIA events", "n_events", rv_int((long long)d->kmsg.n));
@@ -97,7 +99,7 @@ static int put_facts(struct report *r, const struct deploy_info *d, const struct
 		report_field(&mods, "nvidia_uvm", "nvidia_uvm", rv_bool(d->mods.nvidia_uvm));
 		report_field(&mods, "nouveau", "nouveau", rv_bool(d->mods.nouveau));
 	} else
-		report_field(&mods, "state", "state", rv_str(d->linux_kernel ? "not readable" : "linux only"));
+		report_field(&mods, "state", "state", rv_str(linux_kernel ? "not readable" : "linux only"));
 	rc = report_rec_end(&mods) != CD_OK && rc == CD_OK ? mods.rc : rc;
 	return report_rec_end(&top) != CD_OK ? top.rc : rc;
 }
@@ -214,7 +216,7 @@ static int check_run(struct report *r, int argc, char **argv, const struct cd_gl
 	/* the kb gives each Xid its meaning; without it the events are still shown */
 	kb_load(NULL);
 	if ((rc = rules_deploy(d, f.driver, true, r)) != CD_OK || (rc = rules_deploy_platform(&f, r)) != CD_OK ||
-	    (rc = rules_gpu_health(f.driver, r)) != CD_OK || (rc = put_facts(r, d, f.driver)) != CD_OK)
+	    (rc = rules_gpu_health(f.driver, r)) != CD_OK || (rc = put_facts(r, d, &f)) != CD_OK)
 		return cd_fail(err, rc, "check: %s", cd_strerror(rc));
 	if (budget > 0) {
 		const char *inj = os_getenv("CUDOCTOR_CHECK_INJECT");

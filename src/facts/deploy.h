@@ -51,8 +51,6 @@ struct kernel_modules {
 };
 
 struct deploy_info {
-	bool linux_kernel;             /* the host has Linux's kernel files (/dev/kmsg, /proc): the
-					* two below are facts only then, on Windows never */
 	struct kmsg_events kmsg;
 	struct kernel_modules mods;
 	const char *const *env;        /* NAME=value strings, NULL-terminated: the process's environment */

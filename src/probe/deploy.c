@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "os/env.h"
-#include "os/host.h"
 #include "probe/deploy.h"
 #include "probe/kmsg.h"
 #include "probe/modules.h"
@@ -14,7 +13,6 @@ int deploy_probe(struct deploy_info *d, const char *root, char *err)
 	int rc;
 
 	memset(d, 0, sizeof *d);
-	d->linux_kernel = os_is_linux();
 	TRY(kmsg_probe(&d->kmsg, root, err));
 	TRY(modules_probe(&d->mods, root, err));
 	d->env = os_environ();
