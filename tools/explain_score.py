@@ -11,7 +11,10 @@ judges it. Prints one line per text that is not fully right and the totals:
   wrong causes    findings that are neither expected nor allowed (on a false positive: each
                   error finding)
 
-usage: tools/explain_score.py [--bin build/cudoctor] [--quiet] DIR [DIR...]
+With --by-tag it then prints the same three counts for each tag of the `tags:` lines (a text
+counts under every tag it carries; texts without tags under "(untagged)").
+
+usage: tools/explain_score.py [--bin build/cudoctor] [--quiet] [--by-tag] DIR [DIR...]
 `make explain-score DIR=...` runs it on DIR (default tests/explain)."""
 import argparse
 import json
@@ -21,7 +24,7 @@ import sys
 
 
 def read_expect(path):
-    want, absent, fp = [], [], False
+    want, absent, fp, tags = [], [], False, []
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             line = line.strip()
@@ -31,7 +34,9 @@ def read_expect(path):
                 absent += line[7:].split()
             elif line == "class: false-positive":
                 fp = True
-    return want, absent, fp
+            elif line.startswith("tags:"):
+                tags += line[5:].split()
+    return want, absent, fp, tags
 
 
 def findings(binary, path):
@@ -46,8 +51,20 @@ def findings(binary, path):
     return seen
 
 
-def score(binary, dirs, quiet):
+def print_by_tag(per_tag):
+    """One row per tag: texts, fully right, expected causes found, wrong causes."""
+    rows = sorted(per_tag.items(), key=lambda kv: (-kv[1][0], kv[0]))
+    width = max([len(t) for t, _ in rows] + [3])
+    print("%-*s  %5s  %11s  %14s  %5s" % (width, "tag", "texts", "fully right",
+                                          "expected found", "wrong"))
+    for tag, (n, right, found, total, wrong) in rows:
+        print("%-*s  %5d  %6d %3.0f%%  %8d/%-5d  %5d" % (width, tag, n, right,
+                                                      100.0 * right / n, found, total, wrong))
+
+
+def score(binary, dirs, quiet, by_tag=False):
     n = right = want_total = want_found = wrong = 0
+    per_tag = {}
     for d in dirs:
         for name in sorted(os.listdir(d)):
             if not name.endswith(".txt"):
@@ -56,7 +73,7 @@ def score(binary, dirs, quiet):
             exp = txt[:-4] + ".expect"
             if not os.path.exists(exp):
                 continue
-            want, absent, fp = read_expect(exp)
+            want, absent, fp, tags = read_expect(exp)
             got = findings(binary, txt)
             found = [w for w in want if w in got]
             if fp:
@@ -70,11 +87,20 @@ def score(binary, dirs, quiet):
             wrong += len(bad)
             ok = len(found) == len(want) and not bad
             right += ok
+            for tag in tags or ["(untagged)"]:
+                t = per_tag.setdefault(tag, [0, 0, 0, 0, 0])
+                t[0] += 1
+                t[1] += ok
+                t[2] += len(found)
+                t[3] += len(want)
+                t[4] += len(bad)
             if not ok and not quiet:
                 print("%s: expected %s, got %s" % (txt, " ".join(want) or "(no error)",
                                                  " ".join(sorted(got)) or "(nothing)"))
     print("texts %d, fully right %d (%.0f%%), expected causes found %d/%d, wrong causes %d" %
           (n, right, 100.0 * right / max(n, 1), want_found, want_total, wrong))
+    if by_tag and per_tag:
+        print_by_tag(per_tag)
     return 0
 
 
@@ -82,9 +108,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", default="build/cudoctor")
     ap.add_argument("--quiet", action="store_true", help="totals only")
+    ap.add_argument("--by-tag", action="store_true",
+                    help="then the counts for each tag of the expect files' tags: lines")
     ap.add_argument("dirs", nargs="+")
     a = ap.parse_args()
-    return score(a.bin, a.dirs, a.quiet)
+    return score(a.bin, a.dirs, a.quiet, a.by_tag)
 
 
 if __name__ == "__main__":

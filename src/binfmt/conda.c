@@ -69,6 +69,11 @@ static int decompressed(void *ctx, unsigned char *buf, size_t want, size_t *got,
 				       (unsigned long long)c->out);
 		*got += out.pos;
 		c->out += out.pos;
+		if (c->budget && out.pos) {
+			int rc = archive_budget_inflate(c->budget, out.pos, err);
+			if (rc)
+				return rc;
+		}
 		c->frame_done = r == 0;
 		if (c->out > CONDA_TAR_MAX)
 			return cd_fail(err, CD_EUNSUPPORTED, "the tarball decompresses to over %llu bytes",
@@ -112,6 +117,7 @@ int conda_tar_open(struct conda_tar *c, const struct zip_archive *z, const struc
 	c->m = m;
 	c->src = src;
 	c->src_len = src_len;
+	c->budget = z ? z->budget : NULL;
 	if (!(c->dctx = ZSTD_createDStream()) || (z && !(c->in = malloc(IN_CHUNK)))) {
 		conda_tar_close(c);
 		return cd_fail(err, CD_ENOMEM, "out of memory for zstd");

@@ -33,9 +33,12 @@ struct conda_tar {
 	bool in_ended, frame_done;
 	uint64_t out;                   /* bytes decompressed */
 	struct tar_reader tar;
+	struct archive_budget *budget;  /* the archive's, charged with every byte decompressed: z's
+					   budget, or for a bare .tar.zst what the caller sets after
+					   opening; NULL none */
 };
 
-/* From the zip member m of z, or (z NULL) from the zstd stream src. */
+/* From the zip member m of z, or (z NULL) from the zstd stream src. Nothing is read yet. */
 int conda_tar_open(struct conda_tar *c, const struct zip_archive *z, const struct zip_member *m,
 		   const unsigned char *src, size_t src_len, char *err);
 /* The next entry: 1, 0 the end, negative damaged (tar_next). */

@@ -181,6 +181,21 @@ static size_t read_table(const struct pe_file *pe, uint32_t rva, size_t entry_si
 	return n;
 }
 
+bool pe_dll_name_ok(const char *name)
+{
+	size_t n = 0;
+
+	for (; name[n]; n++) {
+		char c = name[n];
+
+		if (n > PE_DLL_NAME_MAX + 4 ||
+		    !((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-'))
+			return false;
+	}
+	return n > 4 && n <= PE_DLL_NAME_MAX + 4 && (name[n - 4] == '.') && (name[n - 3] | 0x20) == 'd' &&
+	       (name[n - 2] | 0x20) == 'l' && (name[n - 1] | 0x20) == 'l';
+}
+
 size_t pe_imports(const struct pe_file *pe, const char **names, size_t max)
 {
 	size_t n = 0, budget = PE_MAX_IMPORTS;

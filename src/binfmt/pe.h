@@ -62,4 +62,11 @@ bool pe_rva_to_offset(const struct pe_file *pe, uint32_t rva, size_t len, size_t
 #define PE_MAX_IMPORTS 1024
 size_t pe_imports(const struct pe_file *pe, const char **names, size_t max);
 
+/* Whether an imported name is a DLL's file name and nothing more: 1 to 64 of A-Z a-z 0-9 _ . -
+ * then ".dll", any case. The loader takes any string, so a crafted import ("x.dll & calc & rem
+ * .dll", "../../evil/cudart64_12.dll") is refused here before it names a file, a finding or a
+ * command. */
+#define PE_DLL_NAME_MAX 64
+bool pe_dll_name_ok(const char *name);
+
 #endif

@@ -122,6 +122,89 @@ short_extra:
 		       m->name);
 }
 
+struct range {
+	uint64_t start, end, index;
+};
+
+static int by_start(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start ? 1 : x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* [local header, end of data) of m as its local header gives it; a header that is not there
+ * spans its first byte, where it should be. */
+static void member_range(const struct zip_archive *z, const struct zip_member *m, struct range *r)
+{
+	const unsigned char *d = z->data;
+	uint64_t end;
+
+	r->start = m->local_off;
+	r->end = m->local_off + 1;
+	if (!in_bounds(m->local_off, LOCAL_LEN, z->cd_off) || rd32(d + m->local_off) != SIG_LOCAL)
+		return;
+	end = m->local_off + LOCAL_LEN + rd16(d + m->local_off + 26) + rd16(d + m->local_off + 28);
+	end = m->comp_size > UINT64_MAX - end ? UINT64_MAX : end + m->comp_size;
+	r->end = end;
+}
+
+#define BIT_SET(bits, i) ((bits)[(i) / 8] |= (unsigned char)(1u << ((i) % 8)))
+#define BIT_GET(bits, i) (((bits)[(i) / 8] >> ((i) % 8)) & 1u)
+
+int zip_find_overlaps(struct zip_archive *z, char *err)
+{
+	struct zip_archive walk = *z;
+	struct zip_member m;
+	struct range *r;
+	uint64_t n = 0, max_end = 0;
+	int more;
+
+	free(z->overlap);
+	z->overlap = NULL;
+	walk.next = z->cd_off;
+	walk.seen = 0;
+	walk.overlap = NULL;
+	if (z->n_entries == 0)
+		return CD_OK;
+	r = malloc((size_t)z->n_entries * sizeof *r);
+	z->overlap = calloc((size_t)(z->n_entries / 8 + 1), 1);
+	if (!r || !z->overlap) {
+		free(r);
+		zip_close(z);
+		return cd_fail(err, CD_ENOMEM, "out of memory for %llu members", (unsigned long long)z->n_entries);
+	}
+	while ((more = zip_next(&walk, &m, err)) > 0) {
+		member_range(z, &m, &r[n]);
+		r[n].index = n;
+		n++;
+	}
+	if (more < 0) {
+		free(r);
+		free(z->overlap);
+		z->overlap = NULL;
+		return more;
+	}
+	qsort(r, (size_t)n, sizeof *r, by_start);
+	for (uint64_t i = 0; i < n; i++) {
+		/* one that starts before an earlier one ends; one that ends after the next one starts */
+		if (i > 0 && r[i].start < max_end)
+			BIT_SET(z->overlap, r[i].index);
+		if (i + 1 < n && r[i + 1].start < r[i].end)
+			BIT_SET(z->overlap, r[i].index);
+		if (r[i].end > max_end)
+			max_end = r[i].end;
+	}
+	free(r);
+	return CD_OK;
+}
+
+void zip_close(struct zip_archive *z)
+{
+	free(z->overlap);
+	z->overlap = NULL;
+}
+
 int zip_next(struct zip_archive *z, struct zip_member *m, char *err)
 {
 	const unsigned char *d = z->data;
@@ -150,6 +233,7 @@ int zip_next(struct zip_archive *z, struct zip_member *m, char *err)
 		if (rc)
 			return rc;
 	}
+	m->overlaps = z->overlap && BIT_GET(z->overlap, z->seen);
 	z->next += CENTRAL_LEN + nlen + xlen + clen;
 	z->seen++;
 	return 1;
@@ -198,6 +282,7 @@ static int stream_start(struct zip_stream *s, const struct zip_archive *z, const
 	int rc;
 	memset(s, 0, sizeof(*s));
 	s->m = m;
+	s->budget = z->budget;
 	if ((rc = zip_member_stored(z, m, &s->src, &s->src_len, err)))
 		return rc;
 	s->crc = (uint32_t)crc32(0L, Z_NULL, 0);
@@ -249,6 +334,11 @@ static int pull(struct zip_stream *s, unsigned char *buf, size_t want, size_t *g
 			return cd_fail(err, CD_EFORMAT, "member %.*s: damaged deflate stream after %llu bytes", NAME_ARGS(s->m),
 				       (unsigned long long)(s->out + *got));
 	}
+	if (s->budget && *got) {
+		int rc = archive_budget_inflate(s->budget, *got, err);
+		if (rc)
+			return rc;
+	}
 	for (size_t at = 0; at < *got;) {
 		size_t step = *got - at > STEP_MAX ? STEP_MAX : *got - at;
 		s->crc = (uint32_t)crc32(s->crc, buf + at, (uInt)step);
@@ -270,6 +360,12 @@ int zip_stream_open(struct zip_stream *s, const struct zip_archive *z, const str
 	else if (m->method == ZIP_DEFLATE && m->size / ZIP_DEFLATE_RATIO > m->comp_size + 1)
 		rc = cd_fail(err, CD_EFORMAT, "member %.*s declares %llu bytes, more than its %llu deflated bytes can hold",
 			     NAME_ARGS(m), (unsigned long long)m->size, (unsigned long long)m->comp_size);
+	else if (s->budget && archive_budget_spent(s->budget))
+		rc = archive_budget_inflate(s->budget, 1, err);
+	else if (s->budget && !archive_budget_fits(s->budget, m->size))
+		rc = cd_fail(err, CD_EUNSUPPORTED, "member %.*s declares %llu bytes, more than the %llu the archive may "
+			     "still inflate to", NAME_ARGS(m), (unsigned long long)m->size,
+			     (unsigned long long)(s->budget->inflate_max - s->budget->inflated));
 	if (rc)
 		zip_stream_close(s);
 	return rc;

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "binfmt/budget.h"
+
 #define ZIP_STORED 0
 #define ZIP_DEFLATE 8
 /* Deflate cannot expand past about 1032:1; a member that declares more is a bomb or damage. */
@@ -24,6 +26,9 @@ struct zip_archive {
 	uint64_t n_entries;   /* as the end record declares */
 	size_t next;          /* offset of the next central entry (iteration) */
 	uint64_t seen;        /* entries read so far */
+	struct archive_budget *budget; /* what all members may inflate to together; NULL: no bound
+					  beyond each member's own (the caller sets it) */
+	unsigned char *overlap;        /* zip_find_overlaps: a bit per entry whose bytes another's share */
 };
 
 struct zip_member {
@@ -33,6 +38,8 @@ struct zip_member {
 	uint32_t crc;
 	uint64_t comp_size, size; /* from the central directory (zip64 extra when 0xffffffff) */
 	uint64_t local_off;
+	bool overlaps;        /* its [local header, data end) shares bytes with another member's
+				 (zip_find_overlaps): one stored member inflated many times over */
 };
 
 /* "PK\3\4" (a member first) or "PK\5\6" (an empty archive). */
@@ -41,6 +48,13 @@ bool zip_has_magic(const unsigned char *data, size_t size);
 /* Finds the end of central directory record (and its zip64 form) and checks that the
  * central directory lies inside the buffer. */
 int zip_open(struct zip_archive *z, const unsigned char *data, size_t size, char *err);
+
+/* Marks every member whose [local header, end of data) overlaps another member's, in one pass
+ * over the central directory (sorted: n log n), so the walk can skip them: any number of central
+ * entries may point at one local header. Held until zip_close. CD_OK, CD_ENOMEM, or the central
+ * directory's damage (CD_EFORMAT). */
+int zip_find_overlaps(struct zip_archive *z, char *err);
+void zip_close(struct zip_archive *z);
 
 /* The next central directory entry: 1 a member, 0 the end, negative malformed. */
 int zip_next(struct zip_archive *z, struct zip_member *m, char *err);
@@ -58,7 +72,8 @@ int zip_member_head(const struct zip_archive *z, const struct zip_member *m, uns
 		    size_t *got, char *err);
 
 /* A member read front to back into the caller's buffer, a chunk at a time: refused when it
- * declares more than cap or more than deflate can expand to; when it ends it must have given
+ * declares more than cap, more than deflate can expand to or more than the archive's budget has
+ * left; when it ends it must have given
  * exactly its declared size and its CRC-32. Holds zlib's state (32 KiB window), nothing of
  * the member. */
 struct zip_stream {
@@ -69,6 +84,7 @@ struct zip_stream {
 	uint64_t out;              /* bytes given so far */
 	uint32_t crc;
 	bool ended;
+	struct archive_budget *budget; /* the archive's, charged with every byte given; NULL none */
 };
 
 int zip_stream_open(struct zip_stream *s, const struct zip_archive *z, const struct zip_member *m, uint64_t cap,

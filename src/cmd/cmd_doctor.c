@@ -460,7 +460,7 @@ static int section_programs(struct report_rec *top, const struct doctor_apps *ap
 			rc = rc == CD_ENOMEM ? rc : CD_OK; /* the framework section says why it was not read */
 			continue;
 		}
-		if (x.n > 0) {
+		if (x.n > 0 || x.n_malformed > 0) {
 			if (!any)
 				report_rec_array(top, "programs", &list);
 			any = true;

@@ -112,8 +112,23 @@ static long long read_utf8(void *ctx, char *buf, size_t cap)
 		}
 		utf16_to_utf8(&r->u, head, (size_t)n, mark); /* the mark: nothing */
 	}
-	if (r->u.order < 0)
-		return r->read(r->ctx, buf, cap);
+	if (r->u.order < 0) {
+		size_t at;
+
+		if ((n = r->read(r->ctx, buf, cap)) <= 0)
+			return n;
+		/* UTF-16 appended to a UTF-8 log (PowerShell 5.1's >>): read as such from there on */
+		if ((at = utf16_appended_at((const unsigned char *)buf, (size_t)n)) == (size_t)n)
+			return n;
+		if (!(r->raw = malloc(UTF16_PIECE)) ||
+		    !(r->out = malloc(UTF16_UTF8_MAX((size_t)n - at > UTF16_PIECE ? (size_t)n - at : UTF16_PIECE))))
+			return -1;
+		r->u.order = 1;
+		r->pos = 0;
+		r->len = utf16_to_utf8(&r->u, (const unsigned char *)buf + at, (size_t)n - at, r->out);
+		if (at > 0)
+			return (long long)at;
+	}
 	if (!r->raw && (!(r->raw = malloc(UTF16_PIECE)) || !(r->out = malloc(UTF16_UTF8_MAX(UTF16_PIECE)))))
 		return -1;
 	while (r->pos == r->len) {

@@ -39,7 +39,8 @@ static const char fleet_help[] =
 	"names, else the file name without its extension; several reports of one node merge. "
 	"A file that is not JSON, truncated, from another tool, or from a newer major version of "
 	"cudoctor is named and skipped (finding fleet-report-skipped); one that cannot be opened "
-	"(missing, a directory) is too, named on stderr, and the run exits 3.\n"
+	"(missing, a directory) is too, named on stderr, and the run exits 3, as it does when no "
+	"report could be read at all.\n"
 	"\n"
 	"Under an MPI launcher (no FILE): the ranks of each node elect a leader, which runs doctor "
 	"and devices (and the labs, and with --check check's load tests) on its node; rank 0 gathers the reports and prints the fleet's. "
@@ -50,7 +51,7 @@ static const char fleet_notes[] =
 	"Environment: CUDOCTOR_NODE names this node (default: the host name); NCCL_NVLS_ENABLE is 0 "
 	"under --nccl unless set.\n"
 	"Exit status: 0 no error finding on any node, 1 an error finding, 2 usage, 3 a FILE could not "
-	"be opened or cudoctor failed.\n"
+	"be opened, no report was read, or cudoctor failed.\n"
 	"Linux only: on Windows it says so and exits 2.";
 
 enum { O_LABS = 1, O_QUICK, O_CHECK, O_NCCL, O_ROUNDS, O_NCCL_SIZE, O_TIMEOUT, O_PROMETHEUS, O_SAVE };
@@ -173,6 +174,10 @@ static int read_files(struct report *r, int n, char **files, const struct fleet_
 		if (rc != CD_OK && rc != CD_ENOMEM)
 			rc = fleet_skip(&f, files[i], ferr);
 	}
+	/* every input skipped: a monitor must not read an empty fleet as a healthy one */
+	if (rc == CD_OK && n > 0 && f.n_nodes == 0)
+		cmd_input_error(r, "fleet", f.n_skipped == 1 ? "the one report given was skipped; no node was read"
+							   : "every report given was skipped; no node was read");
 	if (rc == CD_OK)
 		rc = fleet_judge(&f, &jo, r);
 	if (rc == CD_OK && o->prometheus_dir)

@@ -511,12 +511,20 @@ static int fw_section(struct report *r, const struct plan *p)
 			if (!f->gpu_ok[g])
 				cat(gpus, sizeof(gpus), &u, "%sno %s",
 						      u ? ", " : "", plan_gpu_label(&p->gpu[g]));
-		report_table_row(r, (const char *const[]){ f->b->variant, f->b->cuda_text, *gpus ? gpus : "all",
-			f->driver_ok < 0 ? "?" : f->driver_ok ? "runs" : "too old", f->b->install });
-		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:b, s:o, s:b, s:s, s:b}", "framework", name,
+		char drv[48];
+
+		/* the build's own driver floor, as its table row states it (Ollama's 550), else the CUDA family's */
+		if (f->driver_ok == 0 && f->b->has_min_driver)
+			snprintf(drv, sizeof(drv), "too old (needs %s%s+)", strchr(f->b->min_driver_text, '.') ? "" : "R",
+				 f->b->min_driver_text);
+		else
+			snprintf(drv, sizeof(drv), "%s", f->driver_ok < 0 ? "?" : f->driver_ok ? "runs" : "too old");
+		report_table_row(r, (const char *const[]){ f->b->variant, f->b->cuda_text, *gpus ? gpus : "all", drv,
+			f->b->install });
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:b, s:o, s:b, s:s, s:s, s:b}", "framework", name,
 			"variant", f->b->variant, "cuda", f->b->cuda_text, "fits_gpus", f->fits_gpus,
 			"driver_ok", f->driver_ok < 0 ? json_null() : json_boolean(f->driver_ok), "runnable", f->runnable,
-			"install", f->b->install, "uncertain", f->b->uncertain));
+			"min_driver", f->b->min_driver_text, "install", f->b->install, "uncertain", f->b->uncertain));
 	}
 	if (p->fw_pick >= 0) {
 		const struct kb_fw_build *b = p->fw[p->fw_pick].b;

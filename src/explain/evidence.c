@@ -110,9 +110,10 @@ size_t explain_offline_evidence(const struct explain_match *m, char lines[][EXPL
 	for (size_t k = 0; k < m->n_xids; k++) {
 		const struct kb_xid *x = kb_xid_find(m->xids[k]);
 
-		n = str_lines_add(*lines, EXPLAIN_EVIDENCE_LINE, n, max, "Xid %d: %s%s%s (%s)", m->xids[k],
+		/* each Xid's own action: the fix lines are the same for every Xid */
+		n = str_lines_add(*lines, EXPLAIN_EVIDENCE_LINE, n, max, "Xid %d: %s%s%s (%s)%s%s", m->xids[k],
 			 x ? x->name : "not in cudoctor's table", x ? " - " : "", x ? x->meaning : "",
-			 x ? x->kind : "?");
+			 x ? x->kind : "?", x ? "; " : "", x ? x->action : "");
 	}
 	return n;
 }

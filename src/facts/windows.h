@@ -81,6 +81,7 @@ struct win_exe_dll {
 };
 
 /* A program's CUDA DLLs resolved. */
+#define WIN_EXE_MALFORMED_KEPT 8
 struct win_exe {
 	char exe[FACTS_PATH];         /* the program as Windows names it (else as given) */
 	char app_dir[FACTS_PATH];     /* its folder, Windows' name when it has one */
@@ -90,6 +91,10 @@ struct win_exe {
 	bool path_known;              /* a Windows PATH was read */
 	struct win_exe_dll *d;
 	size_t n;
+	/* imported names that are no DLL file name (binfmt/pe.h's pe_dll_name_ok): the first few,
+	 * cut, as the file has them (made safe text where printed), and how many there were */
+	char malformed[WIN_EXE_MALFORMED_KEPT][80];
+	size_t n_malformed;
 };
 
 /* A registry DWORD as read: its state, and its value when set. */

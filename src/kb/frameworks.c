@@ -133,6 +133,16 @@ static int load_torch(const struct tsv_table *t, char *err)
 	return CD_OK;
 }
 
+static bool known_framework(const char *name)
+{
+	static const char *const names[] = { "jax", "vllm", "ollama", "cupy", "tensorflow" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
 static int load_fw(const struct tsv_table *t, char *err)
 {
 	fdb.fw = calloc(t->nrows ? t->nrows : 1, sizeof(*fdb.fw));
@@ -143,9 +153,8 @@ static int load_fw(const struct tsv_table *t, char *err)
 		const char *max = tsv_cell(t, i, 5);
 
 		b->framework = tsv_cell(t, i, 0);
-		if (strcmp(b->framework, "jax") && strcmp(b->framework, "vllm") &&
-		    strcmp(b->framework, "ollama"))
-			return bad(t, i, "framework", "expected jax, vllm or ollama", err);
+		if (!known_framework(b->framework))
+			return bad(t, i, "framework", "expected jax, vllm, ollama, cupy or tensorflow", err);
 		b->release = tsv_cell(t, i, 1);
 		b->variant = tsv_cell(t, i, 2);
 		if (!*b->release || !*b->variant)

@@ -1,5 +1,5 @@
 /* The framework build tables: PyTorch's wheels (kb/torch.tsv: release -> CUDA variant ->
- * the archs its build carries) and the CUDA builds of JAX, vLLM and Ollama
+ * the archs its build carries) and the CUDA builds of JAX, vLLM, Ollama, CuPy and TensorFlow
  * (kb/frameworks.tsv: compute capability range and driver floor per build). Loaded
  * lazily from the embedded blobs beside the base tables; nothing here prints. */
 #ifndef CUDOCTOR_KB_FRAMEWORKS_H
@@ -30,7 +30,7 @@ struct kb_torch_build {
 };
 
 struct kb_fw_build {
-	const char *framework;        /* jax, vllm, ollama */
+	const char *framework;        /* jax, vllm, ollama, cupy, tensorflow */
 	const char *release;          /* "current" or a version */
 	const char *variant;          /* cuda12, cu129, cuda */
 	struct version cuda;          /* parts == 0: the framework picks (ollama) */

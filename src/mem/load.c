@@ -23,9 +23,15 @@ static int load_json(const char *path, size_t max, json_t **out, char *err)
 	json_error_t jerr;
 	const unsigned char *json;
 	char *utf8;
-	int rc = file_read_text(path, max, &text, &len, err);
+	/* one byte past the limit: a file cut there would read as JSON cut short */
+	int rc = file_read_text(path, max + 1, &text, &len, err);
 	if (rc)
 		return rc;
+	if (len > max) {
+		free(text);
+		return cd_fail(err, CD_EFORMAT, "%s: larger than %zu MiB, the most a JSON file here may be", path,
+			       max >> 20);
+	}
 	/* a config.json a Windows editor saved behind a byte order mark, or as UTF-16 */
 	if ((rc = utf16_text_as_utf8((const unsigned char *)text, len, &utf8, &json, &len)) != CD_OK) {
 		free(text);

@@ -97,8 +97,16 @@ static void count_tensors(const struct gguf_file *g, struct mem_model *m, uint64
 			m->other_bytes += t->n_bytes;
 		if (mem_tensor_is_embedding(t->name, t->name_len) && t->n_dims >= 2 && !m->vocab)
 			m->vocab = t->dims[1];
-		if (t->size_from_offsets)
+		if (t->size_from_offsets) {
 			m->bytes_exact = false;
+			/* named, whatever it came to: a gap of 0 would otherwise vanish from the sum */
+			if (!m->note[0])
+				snprintf(m->note, sizeof m->note,
+					 "tensor '%.*s' has ggml type %u, which cudoctor does not know: its size is "
+					 "taken from the gap to the next tensor's data (%llu bytes)",
+					 (int)(t->name_len > 96 ? 96 : t->name_len), t->name, (unsigned)t->type,
+					 (unsigned long long)t->n_bytes);
+		}
 	}
 }
 
@@ -176,8 +184,12 @@ int mem_model_from_gguf(const struct gguf_file *g, struct mem_model *m, char *er
 	}
 	m->attn_known = m->n_layers && m->n_kv_heads && (m->mla || (m->head_dim_k && m->head_dim_v));
 	apply_swa(g, arch, m);
-	if (!m->attn_known)
-		snprintf(m->note, sizeof m->note, "no attention metadata (%s.attention.*): KV cache not computed", arch);
+	if (!m->attn_known) {
+		size_t used = strlen(m->note);
+
+		snprintf(m->note + used, sizeof m->note - used, "%sno attention metadata (%s.attention.*): KV cache not computed",
+			 used ? "; " : "", arch);
+	}
 	return CD_OK;
 }
 

@@ -23,6 +23,7 @@ struct os_stat {
 	unsigned mode;  /* permission bits (07777); 0666 or 0444 where the OS has none */
 	unsigned uid, gid;
 	bool sticky_world_writable; /* a directory such as /tmp: anyone may create, only owners remove */
+	unsigned dev_major, dev_minor; /* a character or block device's number; 0 otherwise */
 };
 
 int os_stat(const char *path, struct os_stat *st);  /* follows a symlink */
@@ -33,6 +34,15 @@ int os_fstat(int fd, struct os_stat *st);
 enum { OS_EXISTS = 0, OS_EXEC = 1, OS_WRITE = 2, OS_READ = 4 };
 bool os_access(const char *path, int how);
 
+/* Opens an input named by path (links followed) to read, as os_open_read, only when it is a
+ * regular file or the character device dev_major:dev_minor (-1: none): what path names is
+ * looked at before anything is opened (opening some devices has effects: a watchdog armed), and
+ * the file opened is the very one looked at, not one swapped in meanwhile (POSIX: an O_PATH
+ * handle reopened through /proc/self/fd, else device and inode compared). st is filled either
+ * way; *fd is -1 when st says it is something else. A negative errno on failure, -OS_ECHANGED
+ * when the file changed while it was opened. */
+enum { OS_ECHANGED = 10000 }; /* no errno: not every C library has ESTALE */
+int os_open_input(const char *path, int dev_major, int dev_minor, int *fd, struct os_stat *st);
 /* Opens a file to read, in binary, never blocking on a FIFO with no writer and never
  * becoming the controlling terminal; not inherited by children. */
 int os_open_read(const char *path, int *fd);
@@ -61,6 +71,10 @@ int os_unlink(const char *path);
  * may run in a signal handler: it calls only os_unlink and reads only what it set up before.
  * A signal some other part handles or ignores is left to it. */
 void os_on_interrupt(void (*fn)(void));
+/* Holds the interruption back (hold true) until released (hold false), so that creating a
+ * file and listing it for fn is one step: an interruption between the two would leave the
+ * file behind. Not nested. */
+void os_interrupts_hold(bool hold);
 int os_rename(const char *from, const char *to); /* replaces to */
 bool os_realpath(const char *path, char *out, size_t cap);
 bool os_getcwd(char *out, size_t cap);

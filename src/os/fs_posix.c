@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 static void fill(const struct stat *s, struct os_stat *st)
@@ -28,6 +29,10 @@ static void fill(const struct stat *s, struct os_stat *st)
 	st->uid = (unsigned)s->st_uid;
 	st->gid = (unsigned)s->st_gid;
 	st->sticky_world_writable = (s->st_mode & S_ISVTX) && (s->st_mode & S_IWOTH);
+	if (S_ISCHR(s->st_mode) || S_ISBLK(s->st_mode)) {
+		st->dev_major = major(s->st_rdev);
+		st->dev_minor = minor(s->st_rdev);
+	}
 }
 
 int os_stat(const char *path, struct os_stat *st)
@@ -70,6 +75,64 @@ int os_open_read(const char *path, int *fd)
 {
 	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	return *fd < 0 ? -errno : 0;
+}
+
+static bool input_kind(const struct stat *s, int dev_major, int dev_minor)
+{
+	return S_ISREG(s->st_mode) || (S_ISCHR(s->st_mode) && dev_major >= 0 && major(s->st_rdev) == (unsigned)dev_major &&
+				       minor(s->st_rdev) == (unsigned)dev_minor);
+}
+
+int os_open_input(const char *path, int dev_major, int dev_minor, int *fd, struct os_stat *st)
+{
+	const int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+	struct stat before, after;
+	int f = -1, e;
+
+	*fd = -1;
+#ifdef O_PATH
+	/* a handle on what path names that opens nothing: no device's driver is called */
+	int handle = open(path, O_PATH | O_CLOEXEC);
+	char self[48];
+
+	if (handle < 0)
+		return -errno;
+	if (fstat(handle, &before) != 0) {
+		e = -errno;
+		close(handle);
+		return e;
+	}
+	fill(&before, st);
+	if (!input_kind(&before, dev_major, dev_minor)) {
+		close(handle);
+		return 0;
+	}
+	/* the same inode, whatever path names by now; without /proc, the path again, checked below */
+	snprintf(self, sizeof self, "/proc/self/fd/%d", handle);
+	f = open(self, flags);
+	if (f < 0 && errno == ENOENT)
+		f = open(path, flags | (S_ISREG(before.st_mode) && lstat(path, &after) == 0 && S_ISREG(after.st_mode) ? O_NOFOLLOW : 0));
+	e = -errno;
+	close(handle);
+#else
+	if (stat(path, &before) != 0)
+		return -errno;
+	fill(&before, st);
+	if (!input_kind(&before, dev_major, dev_minor))
+		return 0;
+	f = open(path, flags);
+	e = -errno;
+#endif
+	if (f < 0)
+		return e;
+	if (fstat(f, &after) != 0 || after.st_dev != before.st_dev || after.st_ino != before.st_ino ||
+	    !input_kind(&after, dev_major, dev_minor)) {
+		close(f);
+		return -OS_ECHANGED;
+	}
+	fill(&after, st);
+	*fd = f;
+	return 0;
 }
 
 int os_open_write(const char *path, int flags, unsigned mode, int *fd)
@@ -276,4 +339,21 @@ void os_on_interrupt(void (*fn)(void))
 		sigemptyset(&sa.sa_mask);
 		sigaction(sigs[i], &sa, NULL);
 	}
+}
+
+static sigset_t held_from;
+
+void os_interrupts_hold(bool hold)
+{
+	sigset_t set;
+
+	if (!hold) {
+		sigprocmask(SIG_SETMASK, &held_from, NULL);
+		return;
+	}
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, &held_from);
 }

@@ -131,6 +131,29 @@ int os_open_read(const char *path, int *fd)
 	return rc;
 }
 
+/* Windows: what the path names is looked at first (a device such as CON or a pipe is no file to
+ * its stat), then looked at again once opened. dev_major and dev_minor name no Windows device. */
+int os_open_input(const char *path, int dev_major, int dev_minor, int *fd, struct os_stat *st)
+{
+	int rc;
+
+	(void)dev_major;
+	(void)dev_minor;
+	*fd = -1;
+	if ((rc = os_stat(path, st)) != 0)
+		return rc;
+	if (st->kind != OS_FILE)
+		return 0;
+	if ((rc = os_open_read(path, fd)) != 0)
+		return rc;
+	if ((rc = os_fstat(*fd, st)) != 0 || st->kind != OS_FILE || GetFileType((HANDLE)_get_osfhandle(*fd)) != FILE_TYPE_DISK) {
+		_close(*fd);
+		*fd = -1;
+		return rc ? rc : -OS_ECHANGED;
+	}
+	return 0;
+}
+
 int os_open_write(const char *path, int flags, unsigned mode, int *fd)
 {
 	wchar_t *w = os_w_from_utf8(path);
@@ -368,12 +391,25 @@ int os_redirect(int fd, int from)
 /* os_on_interrupt: Windows calls the console's handler on a thread of its own */
 static void (*volatile interrupt_fn)(void);
 
+/* the handler's thread waits while the main thread holds interruptions back */
+static SRWLOCK interrupt_lock = SRWLOCK_INIT;
+
 static BOOL WINAPI on_console_event(DWORD event)
 {
 	(void)event;
+	AcquireSRWLockExclusive(&interrupt_lock);
 	if (interrupt_fn)
 		interrupt_fn();
+	ReleaseSRWLockExclusive(&interrupt_lock);
 	return FALSE; /* and the default: the process ends */
+}
+
+void os_interrupts_hold(bool hold)
+{
+	if (hold)
+		AcquireSRWLockExclusive(&interrupt_lock);
+	else
+		ReleaseSRWLockExclusive(&interrupt_lock);
 }
 
 void os_on_interrupt(void (*fn)(void))

@@ -96,36 +96,40 @@ struct family {
 	size_t len;
 };
 
-static bool same_family(const char *name, void *arg)
+static bool same_family(const char *name, const struct family *f)
 {
-	const struct family *f = arg;
 	size_t n = strlen(name);
 
 	return n > f->len + 4 && strncasecmp(name, f->dll, f->len) == 0 && strcasecmp(name + n - 4, ".dll") == 0 &&
 	       strcasecmp(name, f->dll) != 0;
 }
 
-/* A copy of dll's family under another name (another major) in dirs, in order. */
-static void other_major(struct win_exe_dll *d, const char *root, const struct win_dll_dir *dirs, size_t n, bool *oom)
+/* A copy of dll's family under another name (another major) in dirs, in order: the last of a
+ * folder's in its sorted listing. */
+static void other_major(struct win_dirs *c, struct win_exe_dll *d, const char *root, const struct win_dll_dir *dirs,
+			size_t n, bool *oom)
 {
 	struct family f = { d->dll, family_len(d->dll) };
 
 	if (f.len == 0)
 		return;
 	for (size_t i = 0; i < n && !d->other_major[0] && !*oom; i++) {
-		char **names, local[PROBE_PATH];
-		size_t k;
+		const char *const *names, *last = NULL;
+		char local[PROBE_PATH];
+		size_t k, id;
 
 		if (!dirs[i].local || !dirs[i].local[0])
 			continue;
-		if (dir_names(dirs[i].local, same_family, &f, &names, &k) != CD_OK) {
+		if (!win_dirs_list(c, dirs[i].local, &names, &k, &id)) {
 			*oom = true;
 			return;
 		}
-		if (k > 0 && path_join(local, sizeof local, dirs[i].local, names[k - 1]) == CD_OK &&
+		for (size_t j = 0; j < k; j++)
+			if (same_family(names[j], &f))
+				last = names[j];
+		if (last && path_join(local, sizeof local, dirs[i].local, last) == CD_OK &&
 		    !win_path_windows(root, local, d->other_major, sizeof d->other_major))
 			snprintf(d->other_major, sizeof d->other_major, "%s", local);
-		names_free(names, k);
 	}
 }
 
@@ -146,11 +150,12 @@ static void dirs_free(struct dirs *ds)
 	ds->n = 0;
 }
 
-static void resolve(struct win_exe_dll *d, const char *root, const struct dirs *ds, const struct dirs *tk, bool *oom)
+static void resolve(struct win_dirs *c, struct win_exe_dll *d, const char *root, const struct dirs *ds,
+		    const struct dirs *tk, bool *oom)
 {
 	struct win_dll_hits h;
 
-	win_dll_search(root, ds->d, ds->n, d->dll, &h, oom);
+	win_dll_search(c, root, ds->d, ds->n, d->dll, &h, oom);
 	if (h.at >= 0) {
 		snprintf(d->loads, sizeof d->loads, "%s", h.first);
 		d->step = ds->d[h.at].step;
@@ -163,11 +168,11 @@ static void resolve(struct win_exe_dll *d, const char *root, const struct dirs *
 	if (d->loads[0])
 		return;
 	/* the program cannot start: a copy Windows does not look at, or another major's */
-	win_dll_search(root, tk->d, tk->n, d->dll, &h, oom);
+	win_dll_search(c, root, tk->d, tk->n, d->dll, &h, oom);
 	if (h.at >= 0)
 		snprintf(d->elsewhere, sizeof d->elsewhere, "%s", h.first);
-	other_major(d, root, ds->d, ds->n, oom);
-	other_major(d, root, tk->d, tk->n, oom);
+	other_major(c, d, root, ds->d, ds->n, oom);
+	other_major(c, d, root, tk->d, tk->n, oom);
 }
 
 int win_exe_probe(struct win_exe *x, const char *file, const unsigned char *data, size_t size,
@@ -176,6 +181,7 @@ int win_exe_probe(struct win_exe *x, const char *file, const unsigned char *data
 	const struct win_side_opts *s = o->side;
 	const char *root = s && s->root ? s->root : "";
 	struct dirs *ds = calloc(2, sizeof *ds), *tk;
+	struct win_dirs *c = win_dirs_new();
 	const char *imports[PE_MAX_IMPORTS];
 	char local[PROBE_PATH], win[PROBE_PATH];
 	struct pe_file pe;
@@ -184,8 +190,11 @@ int win_exe_probe(struct win_exe *x, const char *file, const unsigned char *data
 	int rc = CD_OK;
 
 	memset(x, 0, sizeof *x);
-	if (!ds)
+	if (!ds || !c) {
+		free(ds);
+		win_dirs_free(c);
 		return cd_fail(err, CD_ENOMEM, "out of memory");
+	}
 	tk = ds + 1;
 	if (!pe_has_magic(data, size) || (rc = pe_open(&pe, data, size, err)) != CD_OK) {
 		rc = rc ? rc : cd_fail(err, CD_EFORMAT, "%s: not a PE file", file);
@@ -224,10 +233,17 @@ int win_exe_probe(struct win_exe *x, const char *file, const unsigned char *data
 	n = pe_imports(&pe, imports, PE_MAX_IMPORTS);
 	for (size_t i = 0; i < n && !oom; i++) {
 		struct win_exe_dll *nd, *d;
-		const char *wheel = kb_vendor_wheel(imports[i]);
+		const char *wheel;
 		bool dup = false;
 
-		if (!wheel || strlen(imports[i]) >= sizeof d->dll)
+		/* never looked up, on disk or in the kb: a name that is no file name names no DLL */
+		if (!pe_dll_name_ok(imports[i])) {
+			if (x->n_malformed < WIN_EXE_MALFORMED_KEPT)
+				snprintf(x->malformed[x->n_malformed], sizeof x->malformed[0], "%s", imports[i]);
+			x->n_malformed++;
+			continue;
+		}
+		if (!(wheel = kb_vendor_wheel(imports[i])) || strlen(imports[i]) >= sizeof d->dll)
 			continue;
 		for (size_t k = 0; k < x->n && !dup; k++)
 			dup = strcasecmp(x->d[k].dll, imports[i]) == 0;
@@ -243,7 +259,7 @@ int win_exe_probe(struct win_exe *x, const char *file, const unsigned char *data
 		snprintf(d->dll, sizeof d->dll, "%s", imports[i]);
 		d->wheel = wheel;
 		d->step = d->shadowed_step = d->path_rank = -1;
-		resolve(d, root, ds, tk, &oom);
+		resolve(c, d, root, ds, tk, &oom);
 	}
 	if (oom) {
 		win_exe_free(x);
@@ -253,6 +269,7 @@ out:
 	dirs_free(ds);
 	dirs_free(tk);
 	free(ds);
+	win_dirs_free(c);
 	return rc;
 }
 

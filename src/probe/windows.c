@@ -21,6 +21,7 @@
 #include "util/file.h"
 #include "util/host_path.h"
 #include "util/str.h"
+#include "util/strindex.h"
 
 /* Where NVIDIA's installer puts each release: v12.4, v13.0 */
 #define DEFAULT_FOLDER "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA"
@@ -30,7 +31,42 @@ static bool drive_path(const char *s)
 	return isalpha((unsigned char)s[0]) && s[1] == ':' && (s[2] == '\\' || s[2] == '/' || s[2] == '\0');
 }
 
-/* "c:/x/y\" -> "C:\x\y"; "C:" -> "C:\". */
+/* "." and ".." folded out of a drive path in place: "C:\Windows\.\x\..\System32" is
+ * "C:\Windows\System32" (".." at the root stays there, as Windows reads it). */
+static void fold_dots(char *s)
+{
+	char out[PROBE_PATH];
+	size_t w = 3;
+	const char *r = s + 3;
+
+	if (!drive_path(s) || s[2] != '\\' || strlen(s) >= sizeof out)
+		return;
+	memcpy(out, s, 3);
+	while (*r) {
+		size_t len = strcspn(r, "\\");
+
+		if (len == 2 && r[0] == '.' && r[1] == '.') {
+			if (w > 3) { /* back over the last name and its separator */
+				w--;
+				while (w > 3 && out[w - 1] != '\\')
+					w--;
+			}
+		} else if (len > 0 && !(len == 1 && r[0] == '.')) {
+			memcpy(out + w, r, len);
+			w += len;
+			out[w++] = '\\';
+		}
+		r += len;
+		if (*r == '\\')
+			r++;
+	}
+	if (w > 3)
+		w--; /* no separator after the last name */
+	out[w] = '\0';
+	memcpy(s, out, w + 1);
+}
+
+/* "c:/x/./y/../z\" -> "C:\x\z"; "C:" -> "C:\". */
 static void win_normalise(const char *in, char *out, size_t n)
 {
 	size_t len;
@@ -39,6 +75,7 @@ static void win_normalise(const char *in, char *out, size_t n)
 	for (char *p = out; *p; p++)
 		if (*p == '/')
 			*p = '\\';
+	fold_dots(out);
 	if (drive_path(out))
 		out[0] = (char)toupper((unsigned char)out[0]);
 	len = strlen(out);
@@ -125,24 +162,64 @@ bool win_path_windows(const char *root, const char *local, char *out, size_t n)
 	return true;
 }
 
-static struct win_toolkit *add_toolkit(struct win_side *w, const char *root, const char *win, unsigned by)
+/* The toolkits found so far by their case-folded Windows path, and the room w->t has: a folder
+ * of 20,000 release folders is added in linear time. */
+struct tk_index {
+	struct strindex ix;
+	char **keys;              /* the folded paths ix borrows, one per toolkit */
+	size_t cap;
+};
+
+static void tk_index_free(struct tk_index *tx)
 {
-	char norm[FACTS_PATH];
-	struct win_toolkit *t, *nt;
+	for (size_t i = 0; tx->keys && tx->keys[i]; i++)
+		free(tx->keys[i]);
+	free(tx->keys);
+	strindex_free(&tx->ix);
+}
+
+static struct win_toolkit *add_toolkit(struct win_side *w, struct tk_index *tx, const char *root, const char *win,
+				       unsigned by)
+{
+	char norm[FACTS_PATH], *key;
+	struct win_toolkit *t;
+	size_t at;
 
 	win_normalise(win, norm, sizeof norm);
 	if (!drive_path(norm))
 		return NULL;
-	for (size_t i = 0; i < w->n; i++)
-		if (strcasecmp(w->t[i].path, norm) == 0) {
-			w->t[i].found_by |= by;
-			return &w->t[i];
-		}
-	if (!(nt = realloc(w->t, (w->n + 1) * sizeof *nt))) {
+	if (!(key = strdup(norm))) {
 		w->oom = true;
 		return NULL;
 	}
-	w->t = nt;
+	for (char *p = key; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	if (strindex_get(&tx->ix, key, strlen(key), &at)) {
+		free(key);
+		w->t[at].found_by |= by;
+		return &w->t[at];
+	}
+	if (w->n == tx->cap) {
+		size_t cap = tx->cap ? tx->cap * 2 : 8;
+		struct win_toolkit *nt = realloc(w->t, cap * sizeof *nt);
+		char **nk = nt ? realloc(tx->keys, (cap + 1) * sizeof *nk) : NULL;
+
+		if (nt)
+			w->t = nt;
+		if (!nk) {
+			free(key);
+			w->oom = true;
+			return NULL;
+		}
+		tx->keys = nk;
+		tx->cap = cap;
+	}
+	tx->keys[w->n] = key;
+	tx->keys[w->n + 1] = NULL;
+	if (strindex_put(&tx->ix, key, strlen(key), w->n, NULL) != CD_OK) {
+		w->oom = true;
+		return NULL;
+	}
 	t = &w->t[w->n++];
 	memset(t, 0, sizeof *t);
 	snprintf(t->path, sizeof t->path, "%s", norm);
@@ -161,7 +238,7 @@ static void add_var(struct win_toolkit *t, const char *name, size_t len)
 }
 
 /* CUDA_PATH and every CUDA_PATH_Vx_y, in the environment's order. */
-static void from_env(struct win_side *w, const struct win_side_opts *o)
+static void from_env(struct win_side *w, struct tk_index *tx, const struct win_side_opts *o)
 {
 	for (size_t i = 0; o->env[i] && !w->oom; i++) {
 		const char *e = o->env[i], *eq = strchr(e, '=');
@@ -174,7 +251,7 @@ static void from_env(struct win_side *w, const struct win_side_opts *o)
 			continue;
 		if (plain)
 			snprintf(w->cuda_path, sizeof w->cuda_path, "%s", eq + 1);
-		if ((t = add_toolkit(w, o->root, eq + 1, plain ? WTK_CUDA_PATH : WTK_CUDA_PATH_V)) != NULL)
+		if ((t = add_toolkit(w, tx, o->root, eq + 1, plain ? WTK_CUDA_PATH : WTK_CUDA_PATH_V)) != NULL)
 			add_var(t, e, len);
 	}
 }
@@ -185,7 +262,7 @@ static bool is_release_dir(const char *name, void *arg)
 	return (name[0] == 'v' || name[0] == 'V') && isdigit((unsigned char)name[1]);
 }
 
-static void from_default_folder(struct win_side *w, const struct win_side_opts *o)
+static void from_default_folder(struct win_side *w, struct tk_index *tx, const struct win_side_opts *o)
 {
 	char local[PROBE_PATH], win[PROBE_PATH];
 	char **names;
@@ -199,7 +276,7 @@ static void from_default_folder(struct win_side *w, const struct win_side_opts *
 	}
 	for (size_t i = 0; i < n && !w->oom; i++) {
 		snprintf(win, sizeof win, "%s\\%s", DEFAULT_FOLDER, names[i]);
-		add_toolkit(w, o->root, win, WTK_DEFAULT);
+		add_toolkit(w, tx, o->root, win, WTK_DEFAULT);
 	}
 	names_free(names, n);
 }
@@ -228,6 +305,7 @@ void win_path_each(const char *root, const char *path,
 
 struct path_toolkits {
 	struct win_side *w;
+	struct tk_index *tx;
 	const char *root;
 };
 
@@ -241,15 +319,15 @@ static bool path_toolkit(char *dir, const char *local, int rank, void *arg)
 		return pt->w->oom;
 	if ((sep = strrchr(dir, '\\')) != NULL && sep > dir + 2)
 		*sep = '\0'; /* the toolkit is the folder above bin */
-	if ((t = add_toolkit(pt->w, pt->root, dir, WTK_PATH)) != NULL && t->path_rank < 0)
+	if ((t = add_toolkit(pt->w, pt->tx, pt->root, dir, WTK_PATH)) != NULL && t->path_rank < 0)
 		t->path_rank = rank;
 	return pt->w->oom;
 }
 
 /* Each folder of PATH with an nvcc.exe: the toolkit above its bin. */
-static void from_path(struct win_side *w, const struct win_side_opts *o)
+static void from_path(struct win_side *w, struct tk_index *tx, const struct win_side_opts *o)
 {
-	struct path_toolkits pt = { w, o->root };
+	struct path_toolkits pt = { w, tx, o->root };
 
 	win_path_each(o->root, o->path, path_toolkit, &pt);
 }
@@ -293,33 +371,8 @@ static void fill(struct win_toolkit *t, bool *oom)
 
 /* --- the CUDA DLLs a Windows Python module would load, and from where ------------------- */
 
-static bool same_name(const char *name, void *arg)
-{
-	return strcasecmp(name, arg) == 0;
-}
-
-/* dir's file named name, in any case (Windows' names have none), into out; false: none. */
-static bool find_in(const char *dir, const char *name, char *out, size_t n, bool *oom)
-{
-	char **names;
-	size_t k;
-	bool found = false;
-
-	if (!dir || !dir[0])
-		return false;
-	if (path_join(out, n, dir, name) == CD_OK && path_is_file(out))
-		return true;
-	if (dir_names(dir, same_name, (void *)name, &names, &k) != CD_OK) {
-		*oom = true;
-		return false;
-	}
-	for (size_t i = 0; i < k && !found; i++)
-		found = path_join(out, n, dir, names[i]) == CD_OK && path_is_file(out);
-	names_free(names, k);
-	return found;
-}
-
 struct on_path {
+	struct win_dirs *c;
 	struct win_dll_load *d;
 	const char *root;
 	bool *oom;
@@ -332,7 +385,7 @@ static bool dll_on_path(char *dir, const char *local, int rank, void *arg)
 
 	(void)dir;
 	(void)rank;
-	if (!find_in(local, op->d->dll, hit, sizeof hit, op->oom))
+	if (!win_dirs_find(op->c, local, op->d->dll, hit, sizeof hit, op->oom))
 		return *op->oom;
 	win_path_windows(op->root, hit, op->d->on_path, sizeof op->d->on_path);
 	return true;
@@ -343,22 +396,25 @@ struct module_dirs {
 	const char *from[4];
 };
 
-void win_dll_search(const char *root, const struct win_dll_dir *dirs, size_t n, const char *name,
-		    struct win_dll_hits *h, bool *oom)
+void win_dll_search(struct win_dirs *c, const char *root, const struct win_dll_dir *dirs, size_t n,
+		    const char *name, struct win_dll_hits *h, bool *oom)
 {
+	const char *const *names;
 	char hit[PROBE_PATH];
+	size_t count, id;
 
 	memset(h, 0, sizeof *h);
 	h->at = h->second_at = -1;
+	win_dirs_search(c);
 	for (size_t i = 0; i < n && h->second_at < 0 && !*oom; i++) {
-		bool seen = false;
-
 		if (!dirs[i].local || !dirs[i].local[0])
 			continue;
+		if (!win_dirs_list(c, dirs[i].local, &names, &count, &id)) {
+			*oom = true;
+			break;
+		}
 		/* a folder named twice (PATH repeats System32) is one place: its copy is found once */
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = dirs[k].local && strcasecmp(dirs[k].local, dirs[i].local) == 0;
-		if (seen || !find_in(dirs[i].local, name, hit, sizeof hit, oom))
+		if (!win_dirs_visit(c, id) || !win_dirs_find(c, dirs[i].local, name, hit, sizeof hit, oom))
 			continue;
 		char *out = h->at < 0 ? h->first : h->second;
 		if (!win_path_windows(root, hit, out, sizeof h->first))
@@ -367,14 +423,15 @@ void win_dll_search(const char *root, const struct win_dll_dir *dirs, size_t n, 
 	}
 }
 
-static void resolve(struct win_dll_load *d, const struct module_dirs *md, const struct win_side_opts *o, bool *oom)
+static void resolve(struct win_dirs *c, struct win_dll_load *d, const struct module_dirs *md,
+		    const struct win_side_opts *o, bool *oom)
 {
 	struct win_dll_dir dirs[4];
 	struct win_dll_hits h;
 
 	for (size_t i = 0; i < 4; i++)
 		dirs[i] = (struct win_dll_dir){ md->dir[i], (int)i, -1 };
-	win_dll_search(o->root, dirs, 4, d->dll, &h, oom);
+	win_dll_search(c, o->root, dirs, 4, d->dll, &h, oom);
 	if (h.at >= 0) {
 		snprintf(d->loads, sizeof d->loads, "%s", h.first);
 		d->from = md->from[h.at];
@@ -382,7 +439,7 @@ static void resolve(struct win_dll_load *d, const struct module_dirs *md, const 
 	if (h.second_at >= 0)
 		snprintf(d->shadowed, sizeof d->shadowed, "%s", h.second);
 	/* PATH, which an extension module's DLLs are not looked for in since Python 3.8 */
-	struct on_path op = { d, o->root, oom };
+	struct on_path op = { c, d, o->root, oom };
 	win_path_each(o->root, o->path, dll_on_path, &op);
 }
 
@@ -397,8 +454,8 @@ static int module_cuda_major(const char *const *imports, size_t n)
 	return 0;
 }
 
-static void module_loads(struct win_side *w, const struct win_side_opts *o, const struct py_framework *fw,
-			 const char *file, const struct module_dirs *md_env)
+static void module_loads(struct win_dirs *c, struct win_side *w, const struct win_side_opts *o,
+			 const struct py_framework *fw, const char *file, const struct module_dirs *md_env)
 {
 	struct module_dirs md = *md_env;
 	struct mapped_file mf;
@@ -421,7 +478,7 @@ static void module_loads(struct win_side *w, const struct win_side_opts *o, cons
 		const char *wheel = kb_vendor_wheel(imports[i]);
 		struct win_dll_load *nd, *d;
 
-		if (!wheel || strlen(imports[i]) >= sizeof d->dll)
+		if (!wheel || !pe_dll_name_ok(imports[i]) || strlen(imports[i]) >= sizeof d->dll)
 			continue;
 		if (!(nd = realloc(w->dll, (w->n_dll + 1) * sizeof *nd))) {
 			w->oom = true;
@@ -435,7 +492,7 @@ static void module_loads(struct win_side *w, const struct win_side_opts *o, cons
 		snprintf(d->python, sizeof d->python, "%s", fw->win_python);
 		d->wheel = wheel;
 		d->cuda_major = major;
-		resolve(d, &md, o, &w->oom);
+		resolve(c, d, &md, o, &w->oom);
 	}
 out:
 	file_unmap(&mf);
@@ -443,8 +500,13 @@ out:
 
 static void from_frameworks(struct win_side *w, const struct win_side_opts *o)
 {
+	struct win_dirs *c = win_dirs_new();
 	char system32[PROBE_PATH];
 
+	if (!c) {
+		w->oom = true;
+		return;
+	}
 	if (!win_path_local(o->root, "C:\\Windows\\System32", system32, sizeof system32))
 		system32[0] = '\0';
 	for (size_t i = 0; o->py && i < o->py->n_fw && !w->oom; i++) {
@@ -461,8 +523,9 @@ static void from_frameworks(struct win_side *w, const struct win_side_opts *o)
 		    !path_is_dir(torch_lib))
 			torch_lib[0] = '\0';
 		for (size_t k = 0; k < fw->n_code && !w->oom; k++)
-			module_loads(w, o, fw, fw->code[k], &md);
+			module_loads(c, w, o, fw, fw->code[k], &md);
 	}
+	win_dirs_free(c);
 }
 
 /* --- the registry: the GPU watchdog and scheduling ------------------------------------- */
@@ -493,6 +556,7 @@ static void from_registry(struct win_side *w, const struct win_side_opts *o)
 int win_side_probe(struct win_side *w, const struct win_side_opts *o, char *err)
 {
 	struct win_toolkit *first = NULL;
+	struct tk_index tx = { 0 };
 
 	memset(w, 0, sizeof *w);
 	if (!o->root || !o->root[0])
@@ -501,10 +565,12 @@ int win_side_probe(struct win_side *w, const struct win_side_opts *o, char *err)
 	w->from = o->from;
 	snprintf(w->root, sizeof w->root, "%s", o->root);
 	w->env_visible = o->env != NULL;
+	strindex_init(&tx.ix);
 	if (o->env)
-		from_env(w, o);
-	from_default_folder(w, o);
-	from_path(w, o);
+		from_env(w, &tx, o);
+	from_default_folder(w, &tx, o);
+	from_path(w, &tx, o);
+	tk_index_free(&tx);
 	from_frameworks(w, o);
 	from_registry(w, o);
 	if (o->py) {

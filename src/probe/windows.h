@@ -8,6 +8,7 @@
 
 #include "facts/python.h"
 #include "facts/windows.h"
+#include "probe/win_dirs.h"
 
 struct win_side_opts {
 	const char *root;          /* where C:\ is read: "/mnt/c", a test's tree */
@@ -51,6 +52,7 @@ void win_path_each(const char *root, const char *path,
 
 /* The one search of a list of folders for a DLL, as Windows does it: name (in any case, as
  * Windows matches it) looked for in dirs[0 .. n) in order, a folder listed twice looked in once.
+ * Each folder is listed once in c, however many DLLs are looked for.
  * The first copy (the one that loads) and the next (which it shadows) in Windows' names (a
  * folder on no drive keeps its own), with their indexes in dirs; -1 none. */
 struct win_dll_dir {
@@ -62,7 +64,7 @@ struct win_dll_hits {
 	int at, second_at;
 	char first[FACTS_PATH], second[FACTS_PATH];
 };
-void win_dll_search(const char *root, const struct win_dll_dir *dirs, size_t n, const char *name,
-		    struct win_dll_hits *h, bool *oom);
+void win_dll_search(struct win_dirs *c, const char *root, const struct win_dll_dir *dirs, size_t n,
+		    const char *name, struct win_dll_hits *h, bool *oom);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "os/host.h"
 #include "util/err.h"
+#include "util/str.h"
 
 /* What a fix line says where a value is unknown: a command that finds it out, or a word the
  * reader replaces; on Windows (the windows flag) a word, cmd having no $(...). A fix line never
@@ -27,6 +28,19 @@ static const struct {
 	{ "library", "cuda", NULL },
 	{ "built_with", "VERSION", NULL },
 };
+
+/* Values a rule composes as shell text from cudoctor's own tables (a plan's pip line, nvcc's
+ * -gencode flags), never from an input: put into a fix line as they are, being several words.
+ * Every other value is quoted for the line's shell (catalogue_fix_shell). */
+static const char *const shell_text[] = { "plan_fix", "plan_why", "torch_install", "pip", "nvcc_flags" };
+
+bool catalogue_is_shell_text(const char *name)
+{
+	for (size_t i = 0; i < sizeof shell_text / sizeof shell_text[0]; i++)
+		if (strcmp(shell_text[i], name) == 0)
+			return true;
+	return false;
+}
 
 void finding_vars_init(struct finding_vars *v)
 {
@@ -128,14 +142,86 @@ static const char *segment_end(const char *s, const char *end, const char **bar)
 struct out {
 	char *buf;
 	size_t n, used;
+	bool cut;                 /* it did not fit: a fix line is then left out, never cut */
+	int shell;                /* a fix line's shell; CATALOGUE_TEXT for a title or why */
+	char refused[32];         /* the name of a value the shell could not take; "" none */
 };
 
 static void put(struct out *o, const char *s, size_t len)
 {
-	for (size_t i = 0; i < len && o->used + 1 < o->n; i++)
+	for (size_t i = 0; i < len; i++) {
+		if (o->used + 1 >= o->n) {
+			o->cut = true;
+			break;
+		}
 		o->buf[o->used++] = s[i];
+	}
 	if (o->n)
 		o->buf[o->used] = '\0';
+}
+
+/* Where the next byte of a fix line falls for its shell, from what is written so far: inside
+ * the line's own single or double quotes, or outside them. A value in a comment (an unquoted
+ * word starting with '#', which cmd.exe does not know) is quoted as outside quotes: zsh reads
+ * '#' as a comment only when told to. */
+static enum shell_quote_ctx quote_ctx(const char *s, size_t len, int shell)
+{
+	enum shell_quote_ctx q = SHQ_NONE;
+	char esc = shell == CATALOGUE_CMD ? '^' : shell == CATALOGUE_PWSH ? '`' : '\\';
+
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (q == SHQ_NONE && shell != CATALOGUE_CMD && c == '#' && (i == 0 || s[i - 1] == ' ' || s[i - 1] == '\t'))
+			return SHQ_NONE;
+		if (q == SHQ_SINGLE) {
+			if (c == '\'')
+				q = SHQ_NONE;
+		} else if (c == esc && (q == SHQ_NONE || shell != CATALOGUE_CMD)) {
+			i++;
+		} else if (c == '"') {
+			q = q == SHQ_DOUBLE ? SHQ_NONE : SHQ_DOUBLE;
+		} else if (c == '\'' && q == SHQ_NONE && shell != CATALOGUE_CMD) {
+			q = SHQ_SINGLE;
+		}
+	}
+	return q;
+}
+
+/* A value into o: as it is in a title or why, else quoted for the fix line's shell where it
+ * stands; false (o->refused) when the shell cannot take it. */
+static bool put_value(struct out *o, const char *name, const char *val)
+{
+	char q[4 * FINDING_VAR_LEN + 8];
+	enum shell_quote_ctx ctx;
+	int rc;
+
+	if (o->shell == CATALOGUE_TEXT) {
+		put(o, val, strlen(val));
+		return true;
+	}
+	ctx = quote_ctx(o->buf, o->used, o->shell);
+	if (catalogue_is_shell_text(name)) {
+		for (const unsigned char *c = (const unsigned char *)val; *c; c++)
+			if (*c < 0x20 || *c == 0x7f) {
+				snprintf(o->refused, sizeof o->refused, "%s", name);
+				return false;
+			}
+		put(o, val, strlen(val));
+		return true;
+	}
+	if (o->shell == CATALOGUE_CMD)
+		rc = str_quote_cmd(val, ctx, q, sizeof q);
+	else if (o->shell == CATALOGUE_PWSH)
+		rc = str_quote_pwsh(val, ctx, q, sizeof q);
+	else
+		rc = str_quote_sh(val, ctx, q, sizeof q);
+	if (rc != CD_OK) {
+		snprintf(o->refused, sizeof o->refused, "%s", name);
+		return false;
+	}
+	put(o, q, strlen(q));
+	return true;
 }
 
 /* Fills [s, end) into o. strict: an unknown value fails (inside {?...}); otherwise it takes its
@@ -165,6 +251,8 @@ static bool fill(const char *s, const char *end, const struct finding_vars *v, b
 				continue;
 			}
 			if (!fill(p + 2, a_end, v, true, o)) {
+				if (o->refused[0])
+					return false;
 				o->used = mark;
 				if (o->n)
 					o->buf[mark] = '\0';
@@ -179,11 +267,14 @@ static bool fill(const char *s, const char *end, const struct finding_vars *v, b
 			memcpy(name, p + 1, nl);
 			name[nl] = '\0';
 			val = finding_var_get(v, name);
-			if (!val && !strict)
-				val = fallback_of(name, v);
-			if (!val)
+			if (val) {
+				if (!put_value(o, name, val))
+					return false;
+			} else if (!strict && (val = fallback_of(name, v))) {
+				put(o, val, strlen(val)); /* cudoctor's own text for this shell */
+			} else {
 				return false;
-			put(o, val, strlen(val));
+			}
 			p += nl + 2;
 		} else {
 			put(o, p, 1);
@@ -233,7 +324,7 @@ static bool conditions_hold(const char *s, const struct finding_vars *v, const c
 
 bool catalogue_fill(const char *tmpl, const struct finding_vars *v, char *out, size_t n)
 {
-	struct out o = { out, n, 0 };
+	struct out o = { out, n, 0, false, CATALOGUE_TEXT, "" };
 	const char *rest, *end;
 
 	if (n)
@@ -247,6 +338,85 @@ bool catalogue_fill(const char *tmpl, const struct finding_vars *v, char *out, s
 	end = strstr(rest, ALTERNATIVE);
 	/* a line whose every part was left out is left out */
 	return fill(rest, end ? end : rest + strlen(rest), v, false, &o) && o.used > 0;
+}
+
+/* Whether a fix line's conditions name {+flag} (want true) or {-flag} (want false). */
+static bool line_conditioned(const char *tmpl, const char *flag, bool want)
+{
+	char tag[40];
+
+	snprintf(tag, sizeof tag, "{%c%s}", want ? '+' : '-', flag);
+	for (const char *s = tmpl; s[0] == '{' && (s[1] == '+' || s[1] == '-');) {
+		const char *close = strchr(s, '}');
+
+		if (!close)
+			break;
+		if ((size_t)(close + 1 - s) == strlen(tag) && strncmp(s, tag, strlen(tag)) == 0)
+			return true;
+		s = close + 1;
+		while (*s == ' ')
+			s++;
+	}
+	return false;
+}
+
+/* PowerShell's own syntax at a line's start: a type ([Environment]::...), a variable
+ * ($env:X = ...) or a cmdlet's Verb-Noun name (Remove-Item). */
+static bool powershell_line(const char *s)
+{
+	size_t n = 0;
+
+	if (s[0] == '[' || s[0] == '$')
+		return true;
+	while ((s[n] >= 'A' && s[n] <= 'Z') || (s[n] >= 'a' && s[n] <= 'z'))
+		n++;
+	if (n == 0 || !(s[0] >= 'A' && s[0] <= 'Z') || s[n] != '-' || !(s[n + 1] >= 'A' && s[n + 1] <= 'Z'))
+		return false;
+	return true;
+}
+
+int catalogue_fix_shell(const struct kb_finding *row, const char *tmpl, const struct finding_vars *v)
+{
+	const char *w = finding_var_get(v, "windows"), *rest;
+	bool windows;
+
+	if (line_conditioned(tmpl, "windows", false))
+		windows = false;
+	else if (line_conditioned(tmpl, "windows", true) || (row && row->layer && strstr(row->layer, "(Windows)")))
+		windows = true;
+	else
+		windows = strcmp(w ? w : flag_default("windows"), "1") == 0;
+	if (!windows)
+		return CATALOGUE_SH;
+	(void)conditions_hold(tmpl, NULL, &rest);
+	return powershell_line(rest) ? CATALOGUE_PWSH : CATALOGUE_CMD;
+}
+
+int catalogue_fill_fix(const struct kb_finding *row, const char *tmpl, const struct finding_vars *v, char *out,
+		       size_t n, char refused[32])
+{
+	struct out o = { out, n, 0, false, catalogue_fix_shell(row, tmpl, v), "" };
+	const char *rest;
+	bool ok;
+
+	refused[0] = '\0';
+	if (n)
+		out[0] = '\0';
+	if (!conditions_hold(tmpl, v, &rest))
+		return CD_ENOTFOUND;
+	ok = fill(rest, rest + strlen(rest), v, false, &o);
+	if (o.refused[0]) {
+		snprintf(refused, 32, "%s", o.refused);
+		if (n)
+			out[0] = '\0';
+		return CD_EFORMAT;
+	}
+	if (!ok || o.used == 0 || o.cut) {
+		if (n)
+			out[0] = '\0';
+		return CD_ENOTFOUND;
+	}
+	return CD_OK;
 }
 
 size_t catalogue_names(const char *tmpl, char names[][32], size_t max)
@@ -282,6 +452,29 @@ enum severity catalogue_severity(const struct kb_finding *x)
 	return SEV_ERROR;
 }
 
+static const char *shell_name(int shell)
+{
+	return shell == CATALOGUE_CMD ? "cmd.exe" : shell == CATALOGUE_PWSH ? "PowerShell" : "a POSIX shell";
+}
+
+/* A fix line left out because a value could not be quoted says so in the evidence, once per
+ * value, the value shown as safe text; false when out of memory. */
+static bool said_refused(struct finding *f, const struct kb_finding *x, const char *tmpl,
+			 const struct finding_vars *v, const char *name)
+{
+	int shell = catalogue_fix_shell(x, tmpl, v);
+	char line[160];
+
+	snprintf(line, sizeof line, "a fix line is left out: {%s} '", name);
+	for (size_t i = 0; i < f->n_evidence; i++)
+		if (str_starts_with(f->evidence[i], line))
+			return true;
+	return finding_evidence(f, "%s%s' cannot be written safely in a line for %s%s", line, finding_var_get(v, name),
+				shell_name(shell),
+				shell == CATALOGUE_CMD ? " (it holds \" % ^ ! or a control character)"
+						       : " (it holds a control character, or is too long)") == CD_OK;
+}
+
 struct finding *finding_make(struct report *r, int sev, const char *id, const char *subject,
 			     const struct finding_vars *v)
 {
@@ -306,10 +499,18 @@ struct finding *finding_make(struct report *r, int sev, const char *id, const ch
 		r->oom = true;
 		return NULL;
 	}
-	for (size_t i = 0; i < x->n_fix; i++)
-		if (catalogue_fill(x->fix[i], v, text, sizeof text) && finding_fix(f, "%s", text) != CD_OK) {
+	for (size_t i = 0; i < x->n_fix; i++) {
+		char refused[32];
+		int rc = catalogue_fill_fix(x, x->fix[i], v, text, sizeof text, refused);
+
+		if (rc == CD_EFORMAT && !said_refused(f, x, x->fix[i], v, refused))
+			rc = CD_ENOMEM;
+		else if (rc == CD_OK)
+			rc = finding_fix(f, "%s", text);
+		if (rc == CD_ENOMEM) {
 			r->oom = true;
 			return NULL;
 		}
+	}
 	return f;
 }

@@ -14,8 +14,10 @@
  *                 the first whose conditions hold is the text ("{-windows}... soname ...
  *                 ;; {+windows}... DLL ...": the platform's words, the windows flag
  *                 defaulting to the platform cudoctor runs on)
- * A brace that starts none of these is text. Values are put in as they are, never expanded
- * again. */
+ * A brace that starts none of these is text. Values are never expanded again. In a title or
+ * why they are put in as they are; in a fix line each is quoted for the line's shell
+ * (catalogue_fix_shell) where it stands, and a value that shell cannot take leaves the line out
+ * and the finding's evidence says which value was refused. */
 #ifndef CUDOCTOR_RULES_CATALOGUE_H
 #define CUDOCTOR_RULES_CATALOGUE_H
 
@@ -58,6 +60,22 @@ struct finding *finding_make(struct report *r, int sev, const char *id, const ch
 /* One template filled from v into out (n bytes); false when the text is left out (a fix line
  * whose condition does not hold, whose value is unknown, or that fills to nothing). */
 bool catalogue_fill(const char *tmpl, const struct finding_vars *v, char *out, size_t n);
+
+/* The shell a fix line is written for: a line with {-windows} is POSIX sh; one with
+ * {+windows}, or of a row whose layer says "(Windows)", is Windows, else the windows value
+ * decides (unset: the platform cudoctor runs on). A Windows line is PowerShell when it starts
+ * with PowerShell's own syntax ([Type]::, $variable, a Verb-Noun cmdlet), else cmd.exe. */
+enum { CATALOGUE_TEXT = 0, CATALOGUE_SH, CATALOGUE_CMD, CATALOGUE_PWSH };
+int catalogue_fix_shell(const struct kb_finding *row, const char *tmpl, const struct finding_vars *v);
+
+/* Fix line tmpl of row filled from v into out, each value quoted for the line's shell: CD_OK;
+ * CD_ENOTFOUND when the line is left out (as catalogue_fill, or it does not fit n); CD_EFORMAT
+ * when a value cannot be quoted for the shell (refused: its name), the line left out too. */
+int catalogue_fill_fix(const struct kb_finding *row, const char *tmpl, const struct finding_vars *v, char *out,
+		       size_t n, char refused[32]);
+/* Whether the value name is shell text a rule composed from its own tables (a plan's pip line),
+ * put into fix lines as it is rather than quoted as one word. */
+bool catalogue_is_shell_text(const char *name);
 
 /* The names a template uses, each once, into names (up to max, each at most 31 characters);
  * how many. For the catalogue's test. */

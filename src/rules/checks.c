@@ -271,6 +271,14 @@ int check_binary(const char *path, const struct arch_file *f, const struct arch_
 			     compat_verdict_name(v));
 		else
 			check_more(c, "; on %s (CC %u.%u): %s", gi->name, gi->cc / 10, gi->cc % 10, compat_verdict_name(v));
+		if (v == VERDICT_PTX_TOO_NEW) {
+			unsigned isa = b->v[g].newest_ptx_isa;
+			const char *need = arch_ptx_isa_min_driver(isa);
+
+			/* the driver that JITs it is what the fix needs, named from the PTX the file carries */
+			check_more(c, " (PTX ISA %u.%u; a driver JITs it from %s)", isa / 100, isa % 100,
+				   need ? need : "an unknown version");
+		}
 		if (c && (v == VERDICT_NO_IMAGE || v == VERDICT_PTX_TOO_NEW || v == VERDICT_JIT_DISABLED ||
 			  v == VERDICT_PARTIAL))
 			c->result = CHECK_PROBLEM;

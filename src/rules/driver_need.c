@@ -179,7 +179,7 @@ static void runtime_need_of_pe(const unsigned char *data, size_t size, struct ru
 	out->windows = true;
 	n = pe_imports(&pe, imports, 64);
 	for (size_t i = 0; i < n; i++) {
-		if (!cudart_dll_release(imports[i], &out->cuda))
+		if (!pe_dll_name_ok(imports[i]) || !cudart_dll_release(imports[i], &out->cuda))
 			continue;
 		out->known = true;
 		snprintf(out->how, sizeof(out->how), "imports %.100s", imports[i]);

@@ -35,12 +35,10 @@ int rule_torch_cpu(const struct facts *f, struct report *r)
 		if (rules_driver_usable(f->driver))
 			rules_driver_vars(f->driver, &v);
 		finding_var(&v, "framework", "%s", fw->name);
-		/* a Windows environment's fix runs its own python.exe, in cmd.exe's quoting */
+		/* a Windows environment's fix runs its own python.exe (the catalogue quotes it) */
 		finding_flag(&v, "windows", fw->win_env != NULL);
-		if (fw->win_env) {
-			char q[FINDING_VAR_LEN];
-			finding_var(&v, "python", "%s", str_win_quote(fw->win_python, q, sizeof q));
-		}
+		if (fw->win_env)
+			finding_var(&v, "python", "%s", fw->win_python);
 		if (fw->version[0])
 			finding_var(&v, "framework_version", "%s", fw->version);
 		x = finding_make(r, gpu_here ? SEV_WARN : SEV_INFO, "torch-cpu-only", fw_where(fw), &v);

@@ -45,7 +45,8 @@ static const char *const environment_ids[] = {
 	"runtime-newer-than-driver", "stream-capture-violation", "toolkit-cannot-target-gpu",
 	"toolkit-framework-mismatch", "toolkit-newer-than-driver", "toolkit-not-found", "torch-cpu-only",
 	"visible-devices-invalid", "win-cuda-path-mismatch", "win-cuda-path-missing", "win-dll-not-found",
-	"win-dll-shadowed", "win-exe-dll-not-found", "win-exe-dll-shadowed", "zstd-needs-newer-driver",
+	"win-dll-shadowed", "win-exe-dll-not-found", "win-exe-dll-shadowed", "win-exe-import-malformed",
+	"zstd-needs-newer-driver",
 };
 
 #define COUNT(a) (sizeof(a) / sizeof(a)[0])

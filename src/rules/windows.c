@@ -116,14 +116,13 @@ static int dll_loads(const struct win_side *w, struct report *r)
 				  : shadow ? "win-dll-shadowed" : NULL;
 		struct finding_vars v;
 		struct finding *x;
-		char q[FINDING_VAR_LEN];
 
 		if (!row)
 			continue;
 		finding_vars_init(&v);
 		finding_var(&v, "dll", "%s", d->dll);
 		finding_var(&v, "module_name", "%s", base_name(d->module));
-		finding_var(&v, "python", "%s", str_win_quote(d->python, q, sizeof q));
+		finding_var(&v, "python", "%s", d->python);
 		if (d->wheel && d->cuda_major)
 			finding_var(&v, "wheel", "%s-cu%d", d->wheel, d->cuda_major);
 		if (d->on_path[0]) {

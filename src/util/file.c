@@ -10,6 +10,10 @@
 #include "util/file.h"
 #include "util/safetext.h"
 
+/* /dev/kmsg's device number on Linux */
+#define KMSG_MAJOR 1
+#define KMSG_MINOR 11
+
 const char *file_kind_name(int kind)
 {
 	switch (kind) {
@@ -38,37 +42,40 @@ const char *file_error_reason(const char *path, const char *err)
 	return err;
 }
 
+/* path opened through os_open_input: a regular file, or the one device allowed (kmsg's). */
+static int open_checked(const char *path, int dev_major, int dev_minor, int *fd, struct os_stat *st, int *sys_errno,
+			char *err)
+{
+	int e = os_open_input(path, dev_major, dev_minor, fd, st);
+
+	if (sys_errno)
+		*sys_errno = e < 0 ? -e : 0;
+	if (e == -OS_ECHANGED)
+		return cd_fail(err, CD_EIO, "%s: changed while it was opened; skipped", path);
+	if (e < 0)
+		return cd_fail(err, e == -ENOENT ? CD_ENOTFOUND : CD_EIO, "%s: %s", path, strerror(-e));
+	if (*fd < 0)
+		return cd_fail(err, CD_EIO, "%s: %s, not a regular file; skipped", path, file_kind_name(st->kind));
+	return CD_OK;
+}
+
 int file_open_input(const char *path, int *fd, size_t *size, char *err)
 {
 	struct os_stat st;
-	int e;
+	int rc;
 
 	*fd = -1;
 	if (!path || !*path)
 		return cd_fail(err, CD_EIO, "'' is an empty file name");
-	if ((e = os_open_read(path, fd)) != 0) {
-		/* a socket cannot be opened (ENXIO): name what it is */
-		if (os_stat(path, &st) == 0 && st.kind != OS_FILE)
-			return cd_fail(err, CD_EIO, "%s: %s, not a regular file; skipped", path, file_kind_name(st.kind));
-		return cd_fail(err, CD_EIO, "%s: %s", path, strerror(-e));
-	}
-	if ((e = os_fstat(*fd, &st)) != 0) {
-		os_close(*fd);
-		*fd = -1;
-		return cd_fail(err, CD_EIO, "%s: %s", path, strerror(-e));
-	}
-	if (st.kind != OS_FILE) {
-		os_close(*fd);
-		*fd = -1;
-		return cd_fail(err, CD_EIO, "%s: %s, not a regular file; skipped", path, file_kind_name(st.kind));
-	}
+	if ((rc = open_checked(path, -1, -1, fd, &st, NULL, err)) != CD_OK)
+		return rc == CD_ENOTFOUND ? CD_EIO : rc;
 	*size = (size_t)st.size;
 	return CD_OK;
 }
 
 int file_map(const char *path, struct mapped_file *mf, char *err)
 {
-	size_t size;
+	size_t size = 0;
 	int fd, rc, e;
 
 	memset(mf, 0, sizeof(*mf));
@@ -167,24 +174,15 @@ int file_read_records(const char *path, size_t max, char **out, size_t *len, int
 	struct os_stat st;
 	char *buf = NULL;
 	size_t used = 0;
-	int fd, e, rc = CD_OK;
+	int fd, rc = CD_OK;
 
 	*out = NULL;
 	*len = 0;
 	*sys_errno = 0;
-	if ((e = os_open_read(path, &fd)) != 0) {
-		*sys_errno = -e;
-		return cd_fail(err, e == -ENOENT ? CD_ENOTFOUND : CD_EIO, "%s: %s", path, strerror(-e));
-	}
-	if ((e = os_fstat(fd, &st)) != 0) {
-		*sys_errno = -e;
-		rc = cd_fail(err, CD_EIO, "%s: %s", path, strerror(-e));
-		goto out;
-	}
-	if (st.kind != OS_FILE && st.kind != OS_CHARDEV) {
-		rc = cd_fail(err, CD_EIO, "%s: %s, not a record device; skipped", path, file_kind_name(st.kind));
-		goto out;
-	}
+	/* the kernel log is a file (a copy) or the kernel's own /dev/kmsg, character device 1:11;
+	 * any other device is refused before it is opened */
+	if ((rc = open_checked(path, KMSG_MAJOR, KMSG_MINOR, &fd, &st, sys_errno, err)) != CD_OK)
+		return rc;
 	buf = malloc(max + 1);
 	if (!buf) {
 		rc = cd_fail(err, CD_ENOMEM, "%s: out of memory", path);

@@ -13,10 +13,11 @@ struct mapped_file {
 	struct os_map map;         /* private: the mapping (os/map.h) */
 };
 
-/* Opens an input for reading, regular files only: opened without blocking (a FIFO with no
- * writer cannot hang the tool), then stat'ed; a FIFO, socket, device or directory is
- * refused with a message naming what it is. *size is the file's size. Every input is
- * opened here. */
+/* Opens an input for reading, regular files only (os_open_input): what the path names is
+ * looked at before it is opened, so a FIFO, socket, device or directory is refused with a
+ * message naming what it is without being opened (opening a device can act: a watchdog), and
+ * the file opened is the one looked at, not one swapped in meanwhile ("changed while it was
+ * opened"). *size is the file's size. Every input is opened here. */
 int file_open_input(const char *path, int *fd, size_t *size, char *err);
 
 /* Maps path read-only (through file_open_input). A file another process truncates while it
@@ -37,7 +38,8 @@ void file_map_drop_pages(const struct mapped_file *mf);
 int file_read_text(const char *path, size_t max, char **out, size_t *len, char *err);
 
 /* Reads at most max bytes of a kernel record device such as /dev/kmsg (or a regular file laid
- * out in its place), NUL-terminated: opened without blocking, read until the device has no
+ * out in its place), NUL-terminated: only a regular file or the kernel's own log device
+ * (character device 1:11), looked at before it is opened; opened without blocking, read until the device has no
  * more records, the end of a file, or max; records the kernel overwrote while they were read
  * are skipped. A device that cannot be opened is CD_ENOTFOUND (missing) or CD_EIO, with the
  * system's errno in *sys_errno (EACCES/EPERM: the kernel restricts its log). */

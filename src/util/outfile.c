@@ -40,6 +40,41 @@ static bool symlink_is_planted(const char *path, const struct os_stat *link)
 	return planted;
 }
 
+/* The first symlink along path, the last component included, that protected_symlinks would not
+ * follow: a folder link planted in /tmp leads the temporary and the rename elsewhere as surely as
+ * a file link does. Its prefix into planted (n bytes) and its owner; false when none is. */
+static bool planted_component(const char *path, char *planted, size_t n, unsigned *uid)
+{
+	size_t len = strlen(path);
+	char *prefix = cd_strdup(path);
+	bool found = false;
+
+	*uid = 0;
+	if (!prefix) { /* refused rather than followed unchecked */
+		snprintf(planted, n, "%s", path);
+		return true;
+	}
+	for (size_t end = 1; end <= len && !found; end++) {
+		struct os_stat lst;
+		char keep;
+
+		if (end < len && !os_is_sep(path[end]))
+			continue;
+		if (os_is_sep(path[end - 1]))
+			continue; /* "/" itself, or a doubled separator */
+		keep = prefix[end];
+		prefix[end] = '\0';
+		if (os_lstat(prefix, &lst) == 0 && lst.kind == OS_LINK && symlink_is_planted(prefix, &lst)) {
+			snprintf(planted, n, "%s", prefix);
+			*uid = lst.uid;
+			found = true;
+		}
+		prefix[end] = keep;
+	}
+	free(prefix);
+	return found;
+}
+
 static int open_in_place(struct outfile *o, const struct os_stat *st, bool truncate, char *err)
 {
 	int flags = 0, e;
@@ -74,7 +109,6 @@ static void remove_open_tmps(void)
 
 static void remove_on_interrupt(const char *path)
 {
-	os_on_interrupt(remove_open_tmps);
 	for (size_t i = 0; i < sizeof open_tmps / sizeof open_tmps[0]; i++)
 		if (!open_tmps[i]) {
 			open_tmps[i] = path;
@@ -109,9 +143,14 @@ static int open_temporary(struct outfile *o, char *err)
 			free(d);
 			return cd_fail(err, CD_ENOMEM, "out of memory");
 		}
-		if ((e = -os_open_write(o->tmp, OS_W_EXCL, 0600, &o->fd)) == 0) {
+		/* created and listed in one step: Ctrl-C at any point leaves no temporary */
+		os_on_interrupt(remove_open_tmps);
+		os_interrupts_hold(true);
+		if ((e = -os_open_write(o->tmp, OS_W_EXCL, 0600, &o->fd)) == 0)
+			remove_on_interrupt(o->tmp);
+		os_interrupts_hold(false);
+		if (e == 0) {
 			free(d);
-			remove_on_interrupt(o->tmp); /* Ctrl-C mid-report leaves no temporary */
 			return CD_OK;
 		}
 		if (e != EEXIST)
@@ -139,14 +178,24 @@ int outfile_open(struct outfile *o, const char *path, const char *what, char *er
 	o->sync = true;
 	if (!path || !*path)
 		return cd_fail(err, CD_EIO, "%s: an empty file name", what);
+	{
+		char planted[4096];
+		unsigned uid;
+
+		if (planted_component(path, planted, sizeof planted, &uid))
+			return strcmp(planted, path) == 0
+				       ? cd_fail(err, CD_EIO,
+						 "%s %.200s: a symlink owned by uid %u in a world-writable directory; "
+						 "refused (remove it, or name the file it points to)",
+						 what, path, uid)
+				       : cd_fail(err, CD_EIO,
+						 "%s %.200s: %.200s is a symlink owned by uid %u in a world-writable "
+						 "directory; refused (name the folder it points to)",
+						 what, path, planted, uid);
+	}
 	if (os_lstat(path, &lst) == 0 && lst.kind == OS_LINK) {
 		char real[4096];
 
-		if (symlink_is_planted(path, &lst))
-			return cd_fail(err, CD_EIO,
-				       "%s %.200s: a symlink owned by uid %u in a world-writable directory; "
-				       "refused (remove it, or name the file it points to)",
-				       what, path, lst.uid);
 		if (!os_realpath(path, real, sizeof real))
 			return cd_fail(err, CD_EIO, "%s %.200s: a symlink to a file that does not exist; refused", what,
 				       path);
@@ -186,8 +235,14 @@ int outfile_open(struct outfile *o, const char *path, const char *what, char *er
 	} else {
 		o->mode = os_new_file_mode();
 	}
-	if ((rc = open_temporary(o, err)) != CD_OK)
-		goto fail;
+	if ((rc = open_temporary(o, err)) != CD_OK) {
+		/* a folder the user may not write, holding a file they may: written in place, as the
+		 * shell's > would (a reader may then see half a report) */
+		if (e == 0 && st.uid == os_uid() && os_access(o->path, OS_WRITE))
+			rc = open_in_place(o, &st, true, err);
+		if (rc != CD_OK)
+			goto fail;
+	}
 	return CD_OK;
 fail:
 	free(o->path);

@@ -69,10 +69,138 @@ char *str_shell_quote(const char *s)
 	return sb_detach(&sb);
 }
 
-const char *str_win_quote(const char *s, char *buf, size_t n)
+/* --- a value in a shell line (str.h's str_quote_*) ------------------------------------- */
+
+struct qbuf {
+	char *buf;
+	size_t n, used;
+	bool full;
+};
+
+static void q_put(struct qbuf *q, const char *s, size_t len)
 {
-	snprintf(buf, n, strpbrk(s, " \t&()^;,'%") ? "\"%s\"" : "%s", s);
-	return buf;
+	if (q->full || len >= q->n - q->used) {
+		q->full = true;
+		return;
+	}
+	memcpy(q->buf + q->used, s, len);
+	q->used += len;
+	q->buf[q->used] = '\0';
+}
+
+static int q_done(struct qbuf *q)
+{
+	if (!q->full)
+		return CD_OK;
+	if (q->n)
+		q->buf[0] = '\0';
+	return CD_EFORMAT;
+}
+
+static bool has_control(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+			return true;
+	return false;
+}
+
+/* Whether every byte of s is in the set, letters and digits being in every one. */
+static bool all_in(const char *s, const char *set)
+{
+	for (const char *p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) || (unsigned char)*p >= 0x80)
+			if (!strchr(set, *p))
+				return false;
+	return true;
+}
+
+/* A typographic quote PowerShell ends a string at (U+2018..U+201E): its length, 0 if none. */
+static size_t pwsh_curly(const char *p, bool *dbl)
+{
+	const unsigned char *u = (const unsigned char *)p;
+
+	if (u[0] != 0xe2 || u[1] != 0x80 || u[2] < 0x98 || u[2] > 0x9e)
+		return 0;
+	*dbl = u[2] >= 0x9c;
+	return 3;
+}
+
+static int q_start(const char *s, char *buf, size_t n, struct qbuf *q)
+{
+	*q = (struct qbuf){ buf, n, 0, n == 0 };
+	if (n)
+		buf[0] = '\0';
+	return s && !has_control(s) ? CD_OK : CD_EFORMAT;
+}
+
+int str_quote_sh(const char *s, enum shell_quote_ctx ctx, char *buf, size_t n)
+{
+	struct qbuf q;
+	bool plain;
+
+	if (q_start(s, buf, n, &q) != CD_OK)
+		return CD_EFORMAT;
+	plain = ctx == SHQ_SINGLE ? !strchr(s, '\'') : ctx == SHQ_DOUBLE ? !strpbrk(s, "\\\"$`!") : s[0] && all_in(s, "_.,:/+@%-");
+	if (plain) {
+		q_put(&q, s, strlen(s));
+		return q_done(&q);
+	}
+	if (ctx == SHQ_DOUBLE)
+		q_put(&q, "\"", 1);
+	if (ctx != SHQ_SINGLE)
+		q_put(&q, "'", 1);
+	for (const char *p = s; *p; p++)
+		q_put(&q, *p == '\'' ? "'\\''" : p, *p == '\'' ? 4 : 1);
+	if (ctx != SHQ_SINGLE)
+		q_put(&q, "'", 1);
+	if (ctx == SHQ_DOUBLE)
+		q_put(&q, "\"", 1);
+	return q_done(&q);
+}
+
+int str_quote_cmd(const char *s, enum shell_quote_ctx ctx, char *buf, size_t n)
+{
+	struct qbuf q;
+	bool wrap;
+
+	if (q_start(s, buf, n, &q) != CD_OK || strpbrk(s, "\"%^!"))
+		return CD_EFORMAT;
+	/* cmd has no single quotes: a ' is a letter to it */
+	wrap = ctx != SHQ_DOUBLE && !(s[0] && all_in(s, "_.:/\\+@-"));
+	if (wrap)
+		q_put(&q, "\"", 1);
+	q_put(&q, s, strlen(s));
+	if (wrap)
+		q_put(&q, "\"", 1);
+	return q_done(&q);
+}
+
+int str_quote_pwsh(const char *s, enum shell_quote_ctx ctx, char *buf, size_t n)
+{
+	struct qbuf q;
+	bool dbl;
+	size_t k;
+
+	if (q_start(s, buf, n, &q) != CD_OK)
+		return CD_EFORMAT;
+	if (ctx == SHQ_NONE && s[0] && all_in(s, "_.:/\\+=-")) {
+		q_put(&q, s, strlen(s));
+		return q_done(&q);
+	}
+	if (ctx == SHQ_NONE)
+		q_put(&q, "'", 1);
+	for (const char *p = s; *p; p += k ? k : 1) {
+		k = pwsh_curly(p, &dbl);
+		if (ctx == SHQ_DOUBLE && ((k && dbl) || strchr("`$\"", *p)))
+			q_put(&q, "`", 1); /* the escape character of a double-quoted string */
+		else if (ctx != SHQ_DOUBLE && ((k && !dbl) || *p == '\''))
+			q_put(&q, p, k ? k : 1); /* doubled: a quote inside a single-quoted string */
+		q_put(&q, p, k ? k : 1);
+	}
+	if (ctx == SHQ_NONE)
+		q_put(&q, "'", 1);
+	return q_done(&q);
 }
 
 bool str_starts_with(const char *s, const char *prefix)

@@ -44,10 +44,24 @@ int str_natcmp(const char *a, const char *b);
  * expands nothing inside them). Malloc'ed; NULL on OOM. */
 char *str_shell_quote(const char *s);
 
-/* s as one word of a cmd.exe or PowerShell line, into buf (n bytes): in double quotes when it
- * holds a blank or one of &()^;,'"%, else as it is ("C:\Program Files\x\python.exe"). Returns
- * buf; truncated to fit. */
-const char *str_win_quote(const char *s, char *buf, size_t n);
+/* Where a value goes in a shell line: outside quotes, or inside the line's own single or
+ * double quotes. */
+enum shell_quote_ctx { SHQ_NONE, SHQ_SINGLE, SHQ_DOUBLE };
+
+/* A value as text of a shell line, written at ctx into buf (n bytes): as it is when every byte
+ * is one the shell reads as a plain letter there, else quoted so the shell reads it as one word
+ * and expands nothing in it. Each returns CD_OK, or CD_EFORMAT when the value cannot be quoted
+ * for that shell (any shell: a control character; cmd.exe also " % ^ !, which it reads even
+ * inside double quotes) or its quoted form does not fit; buf is then empty, never a partial
+ * quote.
+ *   POSIX sh:   outside quotes 'x'\''y'; inside '...' x'\''y; inside "..." a closing ", the
+ *               single-quoted value and an opening " again (no \ " $ ` ! is read there)
+ *   cmd.exe:    outside quotes "x y"; inside "..." as it is
+ *   PowerShell: outside quotes 'x''y'; inside '...' x''y; inside "..." `$ `" `` escaped (and
+ *               the typographic quotes PowerShell also ends strings at, doubled or escaped) */
+int str_quote_sh(const char *s, enum shell_quote_ctx ctx, char *buf, size_t n);
+int str_quote_cmd(const char *s, enum shell_quote_ctx ctx, char *buf, size_t n);
+int str_quote_pwsh(const char *s, enum shell_quote_ctx ctx, char *buf, size_t n);
 
 /* A growable string. After any allocation failure `failed` stays set and further
  * appends are ignored, so callers check once at the end. */

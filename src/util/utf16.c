@@ -25,6 +25,39 @@ bool utf16_detect(struct utf16_stream *s, const unsigned char *in, size_t n)
 	return s->order > 0;
 }
 
+/* Whether in[at..) starts with UTF-16LE units of ASCII text (a character, then 0), as many as
+ * the piece holds up to four. */
+static bool ascii_units_at(const unsigned char *in, size_t n, size_t at)
+{
+	size_t units = 0;
+
+	for (; at + 1 < n && units < 4; at += 2, units++)
+		if (in[at + 1] != 0 || in[at] == 0 || in[at] >= 0x80)
+			return false;
+	return units == 4 || (units >= 1 && at + 1 >= n);
+}
+
+size_t utf16_appended_at(const unsigned char *in, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t at;
+
+		if (in[i] != 0)
+			continue;
+		if (i == 0) {
+			if (ascii_units_at(in, n, 1))
+				return 1;
+			continue;
+		}
+		at = i - 1;
+		if (!ascii_units_at(in, n, at))
+			continue;
+		/* its mark, where one was written */
+		return at >= 2 && in[at - 2] == 0xFF && in[at - 1] == 0xFE ? at - 2 : at;
+	}
+	return n;
+}
+
 static size_t put(char *out, unsigned c)
 {
 	if (c < 0x80) {

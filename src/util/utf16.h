@@ -20,6 +20,12 @@ void utf16_init(struct utf16_stream *s);
 /* Whether the text is UTF-16: decided by the first piece (a byte order mark, FF FE or FE FF,
  * at its start), false for any other text. */
 bool utf16_detect(struct utf16_stream *s, const unsigned char *in, size_t n);
+/* Where UTF-16LE text starts in a piece of a text read as UTF-8 so far: what Windows
+ * PowerShell 5.1's >> appends to a UTF-8 log (no mark, or FF FE). Found by its first units,
+ * ASCII characters each followed by a zero byte; n when the piece has none. A piece that starts
+ * with such a zero byte gives 1: its character went with the piece before (and reads the same in
+ * UTF-8). Linear in n. */
+size_t utf16_appended_at(const unsigned char *in, size_t n);
 /* Converts the next n bytes of a UTF-16 text into out (UTF16_UTF8_MAX(n) bytes); returns
  * the bytes written. The mark is dropped; a surrogate without its pair becomes U+FFFD. */
 size_t utf16_to_utf8(struct utf16_stream *s, const unsigned char *in, size_t n, char *out);

@@ -24,9 +24,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[256];
 	size_t got, total = 0;
 
-	fuzz_command_report(&cmd_arch, NULL, streamed, data, size);
-	fuzz_command_report(&cmd_arch, NULL, listed, data, size);
-	fuzz_command_report(&cmd_arch, NULL, whole, data, size);
+	fuzz_command_report_as(&cmd_arch, NULL, streamed, data, size, ".conda");
+	fuzz_command_report_as(&cmd_arch, NULL, listed, data, size, ".conda");
+	fuzz_command_report_as(&cmd_arch, NULL, whole, data, size, ".conda");
 	if (!conda_has_zstd_magic(data, size) || conda_tar_open(&c, NULL, NULL, data, size, err))
 		return 0;
 	while (conda_tar_next(&c, &e, err) > 0 && total < ((size_t)64 << 20))

@@ -112,18 +112,49 @@ static inline int fuzz_command_words(const struct cd_command *cmd, const char *s
 	return exit_override;
 }
 
-/* `cudoctor NAME [SUB] WORDS... FILE`, the fuzz input as FILE. */
-static inline int fuzz_command_report(const struct cd_command *cmd, const char *sub, const char *const *words,
-				const unsigned char *data, size_t size)
+/* The input as a file whose name ends in suffix (".conda": arch reads a conda payload only in a
+ * file so named): a symlink to fuzz_input_file's, removed when the process ends. */
+static char fuzz_named_link[96];
+
+static inline void fuzz_named_unlink(void)
+{
+	unlink(fuzz_named_link);
+}
+
+static inline const char *fuzz_input_file_as(const unsigned char *data, size_t size, const char *suffix)
+{
+	const char *path = fuzz_input_file(data, size);
+
+	if (!fuzz_named_link[0]) {
+		snprintf(fuzz_named_link, sizeof fuzz_named_link, "/tmp/cudoctor-fuzz-%ld%s", (long)getpid(), suffix);
+		unlink(fuzz_named_link);
+		if (symlink(path, fuzz_named_link) != 0)
+			abort();
+		atexit(fuzz_named_unlink);
+	}
+	return fuzz_named_link;
+}
+
+/* `cudoctor NAME [SUB] WORDS... FILE`, the fuzz input as FILE (named with suffix, NULL: as
+ * fuzz_input_file names it). */
+static inline int fuzz_command_report_as(const struct cd_command *cmd, const char *sub, const char *const *words,
+					 const unsigned char *data, size_t size, const char *suffix)
 {
 	const char *argv[24];
 	size_t n = 0;
 
 	for (; words[n] && n < 22; n++)
 		argv[n] = words[n];
-	argv[n++] = fuzz_input_file(data, size);
+	argv[n++] = suffix ? fuzz_input_file_as(data, size, suffix) : fuzz_input_file(data, size);
 	argv[n] = NULL;
 	return fuzz_command_words(cmd, sub, argv);
+}
+
+/* `cudoctor NAME [SUB] WORDS... FILE`, the fuzz input as FILE. */
+static inline int fuzz_command_report(const struct cd_command *cmd, const char *sub, const char *const *words,
+				const unsigned char *data, size_t size)
+{
+	return fuzz_command_report_as(cmd, sub, words, data, size, NULL);
 }
 
 #endif

@@ -1,6 +1,7 @@
 /* libFuzzer harness: util/utf16 on arbitrary bytes behind a byte order mark, cut into two
  * pieces where the first byte says. The output must fit UTF16_UTF8_MAX, be valid UTF-8
- * (jansson refuses anything else) and not depend on where the text was cut. */
+ * (jansson refuses anything else) and not depend on where the text was cut. Then the bytes as a
+ * piece of a UTF-8 log: where appended UTF-16 starts lies inside it, at a unit. */
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -64,5 +65,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(a);
 	free(b);
 	free(in);
+	/* where appended UTF-16 starts: inside the piece, at a zero byte's unit or its mark */
+	n = utf16_appended_at(data, size);
+	if (n > size || (n < size && !((n + 1 < size && data[n + 1] == 0) || (n == 1 && data[0] == 0) ||
+				       (n + 1 < size && data[n] == 0xFF && data[n + 1] == 0xFE))))
+		abort();
 	return 0;
 }

@@ -864,6 +864,22 @@ static void test_fleet_would_drain_healthy_nodes_for_a_python_environment(void *
 	}
 }
 
+/* Every input skipped: no node read is no healthy fleet; the run says so and exits 3. */
+static void test_nothing_read_is_not_clean(void **state)
+{
+	const char *const files[] = { "other2.json", "empty2.json", NULL };
+	int status;
+	json_t *j;
+
+	(void)state;
+	save("other2.json", "{\"driver_version\": \"580.159.04\", \"gpus\": []}\n");
+	save("empty2.json", "");
+	j = fleet_json(files, &status);
+	assert_int_equal(json_integer_value(json_object_get(j, "node_count")), 0);
+	assert_int_equal(status, 3);
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -871,6 +887,7 @@ int main(void)
 		cmocka_unit_test(test_spread),
 		cmocka_unit_test(test_offline_fleet),
 		cmocka_unit_test(test_bad_reports),
+		cmocka_unit_test(test_nothing_read_is_not_clean),
 		cmocka_unit_test(test_same_node_newest),
 		cmocka_unit_test(test_bundle_and_outliers),
 		cmocka_unit_test(test_many_nodes),

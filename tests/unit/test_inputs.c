@@ -7,12 +7,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -248,6 +251,34 @@ static void test_explain_utf16_log(void **state)
 	unlink(path);
 }
 
+/* Windows PowerShell 5.1's >> appends UTF-16LE, without a mark, to a log that began as UTF-8:
+ * the message in the appended part is found too. */
+static void test_explain_utf16_appended(void **state)
+{
+	static const char head[] = "epoch 1: loss 0.91 \xe2\x9c\x93\n";
+	static const char text[] = "RuntimeError: CUDA error: no kernel image is available for execution on the "
+				   "device\r\n";
+	char path[96];
+	struct run_result r;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/appended.log", dir);
+	assert_non_null(f = fopen(path, "wb"));
+	fputs(head, f);
+	for (size_t i = 0; text[i]; i++) {
+		fputc(text[i], f);
+		fputc(0, f);
+	}
+	fclose(f);
+	r = run_on(path, (const char *const[]){ "-q", "explain", "--offline", "@", NULL });
+	if (!strstr(r.out, "error no-kernel-image: "))
+		fail_msg("the appended UTF-16 was not read: %s %s", r.out, r.err);
+	assert_int_equal(r.status, 1);
+	run_result_free(&r);
+	unlink(path);
+}
+
 /* explain --binary on a file that is no binary: named as arch names it, exit 3, the text still
  * explained, and no fix line tells the user to run arch on the junk */
 static void test_explain_binary_not_a_binary(void **state)
@@ -294,6 +325,91 @@ static void test_library_open_refuses_without_blocking(void **state)
 	close(fd);
 }
 
+/* What an input names is looked at before it is opened: opening a device can act (a watchdog
+ * opened and closed without its magic byte reboots the machine), and a report planted as a
+ * symlink to one is opened by whoever runs fleet over the folder. An inotify watch sees every
+ * open of the node: none may come from any command given a FIFO or a character device, directly
+ * or through a symlink, nor from doctor finding one at $CUDOCTOR_HOST_ROOT/dev/kmsg. The device
+ * is made with mknod (1:3, /dev/null's number, so an open would do nothing worse) where this
+ * user may, else that part is skipped and says why. */
+static void expect_no_open(int in, const char *what, const char *node)
+{
+	char buf[4096];
+	long long n = read(in, buf, sizeof buf);
+
+	if (n > 0)
+		fail_msg("%s opened %s", what, node);
+}
+
+static void never_opened(const char *node)
+{
+	static const char *const c0[] = { "arch", "--gpu", "sm_90", "@", NULL };
+	static const char *const c1[] = { "mem", "estimate", "@", NULL };
+	static const char *const c2[] = { "mem", "status", "--oom", "@", NULL };
+	static const char *const c3[] = { "explain", "--gpu", "sm_90", "--binary", "@", "CUDA error 209", NULL };
+	static const char *const c4[] = { "explain", "@", NULL };
+	static const char *const c5[] = { "diff", "@", "@", NULL };
+	static const char *const c6[] = { "fleet", "@", NULL };
+	static const char *const *const cases[] = { c0, c1, c2, c3, c4, c5, c6 };
+	char link[96], root[96], kmsg[128];
+	const char *env[] = { root, "CUDOCTOR_LIBCUDA=/nonexistent", "CUDOCTOR_LIBNVML=/nonexistent", NULL };
+	const char *doctor[] = { CUDOCTOR_BINARY, "doctor", NULL };
+	struct run_result r;
+	int in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+
+	assert_true(in >= 0);
+	assert_true(inotify_add_watch(in, node, IN_OPEN) >= 0);
+	snprintf(link, sizeof link, "%s/link", dir);
+	unlink(link);
+	assert_int_equal(symlink(node, link), 0);
+	for (size_t via = 0; via < 2; via++)
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			r = run_on(via ? link : node, cases[i]);
+			assert_int_not_equal(r.status, 0);
+			run_result_free(&r);
+			expect_no_open(in, cases[i][0], node);
+		}
+	/* the kernel log: only a regular file or the real /dev/kmsg (1:11) */
+	snprintf(root, sizeof root, "CUDOCTOR_HOST_ROOT=%s/host", dir);
+	snprintf(kmsg, sizeof kmsg, "%s/host", dir);
+	assert_int_equal(mkdir(kmsg, 0700), 0);
+	snprintf(kmsg, sizeof kmsg, "%s/host/dev", dir);
+	assert_int_equal(mkdir(kmsg, 0700), 0);
+	snprintf(kmsg, sizeof kmsg, "%s/host/dev/kmsg", dir);
+	assert_int_equal(symlink(node, kmsg), 0);
+	assert_int_equal(testlib_run(doctor, env, NULL, &r), 0);
+	run_result_free(&r);
+	expect_no_open(in, "doctor (dev/kmsg)", node);
+	unlink(kmsg);
+	snprintf(kmsg, sizeof kmsg, "%s/host/dev", dir);
+	rmdir(kmsg);
+	snprintf(kmsg, sizeof kmsg, "%s/host", dir);
+	rmdir(kmsg);
+	unlink(link);
+	close(in);
+}
+
+static void test_fifo_is_never_opened(void **state)
+{
+	(void)state;
+	never_opened(fifo);
+}
+
+static void test_char_device_is_never_opened(void **state)
+{
+	char dev[96];
+
+	(void)state;
+	snprintf(dev, sizeof dev, "%s/chardev", dir);
+	if (mknod(dev, S_IFCHR | 0600, makedev(1, 3)) != 0) {
+		fprintf(stderr, "skipping: mknod of a character device is not permitted here (%s); the FIFO case "
+				"covers the same path\n", strerror(errno));
+		skip();
+	}
+	never_opened(dev);
+	unlink(dev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,10 +417,13 @@ int main(void)
 		cmocka_unit_test(test_fifo_is_named_and_skipped),
 		cmocka_unit_test(test_socket_is_named_and_skipped),
 		cmocka_unit_test(test_device_is_named_and_skipped),
+		cmocka_unit_test(test_fifo_is_never_opened),
+		cmocka_unit_test(test_char_device_is_never_opened),
 		cmocka_unit_test(test_missing_input_is_not_a_clean_run),
 		cmocka_unit_test(test_explain_stdin_unreadable),
 		cmocka_unit_test(test_explain_folder_operand),
 		cmocka_unit_test(test_explain_utf16_log),
+		cmocka_unit_test(test_explain_utf16_appended),
 		cmocka_unit_test(test_explain_binary_not_a_binary),
 		cmocka_unit_test(test_directory_without_r_says_use_r),
 	};

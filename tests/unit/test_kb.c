@@ -50,7 +50,7 @@ static void every_table_loads(void **state)
 {
 	(void)state;
 	/* the counts are the rows in kb/; a lost row is a failure */
-	assert_int_equal(kb_gpu_count(), 290);
+	assert_int_equal(kb_gpu_count(), 291);
 	assert_true(kb_toolkit_count() >= 30);
 	assert_true(kb_driver_count() >= 33);
 	assert_true(kb_ptx_isa_count() >= 33);
@@ -798,7 +798,7 @@ static size_t unsourced_row(const char *table, const char *row, const char *sour
 static void rows_without_a_public_page_say_so(void **state)
 {
 	static const char *const cc_keys[] = { "NV_CC", "NV_LEGACY", "NV_LEGACY_OLD", "WIKI_GPU_LIST", "INF",
-						"GCC_PATCH", "CURANDDX" };
+						"GCC_PATCH", "CURANDDX", "RTX_SPARK" };
 	size_t marked = 0, rows = 0, inferred = 0;
 	char err[CD_ERRMSG];
 
@@ -919,7 +919,7 @@ static void malformed_tables_are_refused(void **state)
 	assert_int_equal(kb_gpu_count(), 0);
 	/* and the real tables load again */
 	assert_int_equal(kb_load_blobs(kb_blobs, kb_blob_count, err), CD_OK);
-	assert_int_equal(kb_gpu_count(), 290);
+	assert_int_equal(kb_gpu_count(), 291);
 }
 
 /* ---- cudoctor kb ---- */

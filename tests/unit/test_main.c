@@ -214,7 +214,7 @@ static void test_kb_quiet_driver_and_builds(void **state)
 				   "+ PTX compute_120\n");
 	/* Ollama bundles its CUDA: the line says what it needs, not "CUDA -" */
 	assert_string_equal(f.out, "ollama current cuda: compute capability 5.0 .. 6.2, min driver 570\n"
-				   "ollama current cuda: compute capability 7.0 and newer, min driver 531\n");
+				   "ollama current cuda: compute capability 7.0 and newer, min driver 550\n");
 	run_result_free(&d);
 	run_result_free(&n);
 	run_result_free(&t);

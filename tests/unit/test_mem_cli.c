@@ -569,6 +569,74 @@ static void mem_estimate_llama3_8b_says_no_such_file(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* A config.json over the 16 MiB limit is named as too large, not as JSON cut short. */
+static void config_over_the_limit_named(void **state)
+{
+	char dir[4300], path[4400];
+	const char *argv[] = {CUDOCTOR_BINARY, "mem", "estimate", path, NULL};
+	struct run_result r;
+	FILE *f;
+
+	(void)state;
+	snprintf(dir, sizeof dir, "%s/bigconfig-%ld", mem_fx_dir, (long)getpid());
+	mkdir(dir, 0755);
+	snprintf(path, sizeof path, "%s/config.json", dir);
+	assert_non_null(f = fopen(path, "w"));
+	fputs("{\"hidden_size\": 4096, \"pad\": \"", f);
+	for (int i = 0; i < 17 * 1024; i++)
+		fprintf(f, "%01024d", 0);
+	fputs("\"}\n", f);
+	fclose(f);
+	assert_int_equal(testlib_run(argv, no_gpu_env, NULL, &r), 0);
+	assert_int_equal(r.status, 3);
+	if (!strstr(r.err, "larger than 16 MiB"))
+		fail_msg("not named as too large: %s", r.err);
+	assert_null(strstr(r.err, "premature"));
+	run_result_free(&r);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* A tensor of a ggml type cudoctor does not know is named in the model's note, with the size
+ * taken for it, rather than summed in silently (a gap of 0 bytes vanished). A GGUF v3 file
+ * written here: an F32 tensor of 32 elements, then one of type 99. */
+static void gguf_unknown_type_named(void **state)
+{
+	char path[4400];
+	const char *argv[] = {CUDOCTOR_BINARY, "--json", "mem", "estimate", path, NULL};
+	static const char *const names[] = { "blk.0.attn_q.weight", "blk.0.mystery.weight" };
+	const uint32_t types[] = { 0, 99 };
+	const uint64_t offsets[] = { 0, 128 };
+	struct run_result r;
+	FILE *f;
+	long at;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/unknown-type-%ld.gguf", mem_fx_dir, (long)getpid());
+	assert_non_null(f = fopen(path, "wb"));
+	fwrite("GGUF", 1, 4, f);
+	fwrite(&(uint32_t){ 3 }, 4, 1, f);
+	fwrite(&(uint64_t){ 2 }, 8, 1, f); /* tensors */
+	fwrite(&(uint64_t){ 0 }, 8, 1, f); /* metadata */
+	for (int i = 0; i < 2; i++) {
+		fwrite(&(uint64_t){ strlen(names[i]) }, 8, 1, f);
+		fwrite(names[i], 1, strlen(names[i]), f);
+		fwrite(&(uint32_t){ 1 }, 4, 1, f);
+		fwrite(&(uint64_t){ 32 }, 8, 1, f);
+		fwrite(&types[i], 4, 1, f);
+		fwrite(&offsets[i], 8, 1, f);
+	}
+	at = ftell(f);
+	for (long pad = (32 - at % 32) % 32 + 256; pad > 0; pad--)
+		fputc(0, f);
+	fclose(f);
+	assert_int_equal(testlib_run(argv, no_gpu_env, NULL, &r), 0);
+	if (!strstr(r.out, "blk.0.mystery.weight' has ggml type 99"))
+		fail_msg("the unknown type is not named:\n%s\n%s", r.out, r.err);
+	run_result_free(&r);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -584,6 +652,8 @@ int main(void)
 		cmocka_unit_test(training_names_the_peak_phase),
 		cmocka_unit_test(gguf_quant_names),
 		cmocka_unit_test(config_with_byte_order_mark),
+		cmocka_unit_test(config_over_the_limit_named),
+		cmocka_unit_test(gguf_unknown_type_named),
 		cmocka_unit_test(usage_errors),
 		cmocka_unit_test(mem_estimate_llama3_8b_says_no_such_file),
 	};

@@ -270,6 +270,75 @@ static void test_planted_symlink_refused(void **state)
 	run_result_free(&res);
 }
 
+/* A folder symlink planted in a sticky directory leads the write elsewhere as a file link does:
+ * /tmp/LINK/report.txt with LINK another user's link to a folder of yours is refused too. */
+static void test_planted_folder_symlink_refused(void **state)
+{
+	char sticky[128], link[160], victim[128], target[200];
+	struct run_result res;
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("planting a link of another owner needs root: not tested\n");
+		skip();
+	}
+	path_in(sticky, sizeof sticky, "sticky2");
+	assert_int_equal(mkdir(sticky, 0777), 0);
+	assert_int_equal(chmod(sticky, 01777), 0);
+	path_in(victim, sizeof victim, "victimdir");
+	assert_int_equal(mkdir(victim, 0755), 0);
+	snprintf(target, sizeof target, "%s/report.txt", victim);
+	write_text(target, "secret\n");
+	snprintf(link, sizeof link, "%s/d", sticky);
+	assert_int_equal(symlink(victim, link), 0);
+	assert_int_equal(lchown(link, 65534, 65534), 0);
+	snprintf(target, sizeof target, "%s/d/report.txt", sticky);
+	{
+		const char *args[] = { "--output", target, "kb", "gpu", "H200", NULL };
+		assert_int_equal(run_cudoctor(args, NULL, &res), 3);
+	}
+	if (!strstr(res.err, "/d is a symlink owned by uid 65534 in a world-writable directory; refused"))
+		fail_msg("not refused: %s", res.err);
+	snprintf(target, sizeof target, "%s/report.txt", victim);
+	assert_string_equal(read_text(target), "secret\n");
+	no_temporary_in(victim);
+	run_result_free(&res);
+}
+
+/* The user's own writable file in a folder they may not write: `>` writes it, so --output does
+ * too (in place: no temporary can be made beside it). Run as nobody (65534). */
+static void test_own_file_in_unwritable_folder(void **state)
+{
+	char folder[] = "/tmp/cudoctor-outfile-own-XXXXXX", file[96], cmd[160];
+	int status;
+	pid_t pid;
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("running as another user needs root: not tested\n");
+		skip();
+	}
+	assert_non_null(mkdtemp(folder));
+	assert_int_equal(chmod(folder, 0755), 0);
+	snprintf(file, sizeof file, "%s/report.txt", folder);
+	write_text(file, "old\n");
+	assert_int_equal(chown(file, 65534, 65534), 0);
+	if ((pid = fork()) == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		if (setgid(65534) != 0 || setuid(65534) != 0)
+			_exit(97);
+		execl(CUDOCTOR_BINARY, "cudoctor", "--output", file, "kb", "gpu", "H200", (char *)NULL);
+		_exit(98);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_non_null(strstr(read_text(file), "H200"));
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", folder);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* fleet --prometheus DIR: a NODE.prom.tmp link planted in DIR is never written through. */
 static void test_fleet_prometheus_ignores_planted_tmp(void **state)
 {
@@ -464,6 +533,8 @@ int main(void)
 		cmocka_unit_test(test_output_onto_char_device),
 		cmocka_unit_test(test_output_keeps_mode_and_owner),
 		cmocka_unit_test(test_planted_symlink_refused),
+		cmocka_unit_test(test_planted_folder_symlink_refused),
+		cmocka_unit_test(test_own_file_in_unwritable_folder),
 		cmocka_unit_test(test_fleet_prometheus_ignores_planted_tmp),
 		cmocka_unit_test(test_stdout_write_error),
 		cmocka_unit_test(test_stdout_reader_gone),

@@ -267,6 +267,53 @@ static void other_frameworks(void **state)
 	free(p);
 }
 
+/* A Pascal GPU with no driver given: the newest patch of the last series that builds for it
+ * (2.14.1 of the 2.14 series, the last with CUDA 12.6 wheels) */
+static void gtx1080_newest_patch(void **state)
+{
+	struct plan *p = make((const char *[]){ "GTX 1080", NULL }, NULL, PLAN_FW_TORCH, NULL);
+	const char *argv[] = { CUDOCTOR_BINARY, "-q", "plan", "--gpu", "GTX 1080", NULL };
+	const char *wide[] = { "COLUMNS=9999", NULL };
+	struct run_result r;
+
+	(void)state;
+	assert_true(p->torch_pick >= 0);
+	assert_string_equal(p->torch[p->torch_pick].b->release, "2.14.1");
+	assert_string_equal(p->torch[p->torch_pick].b->variant, "cu126");
+	free(p);
+	assert_int_equal(testlib_run(argv, wide, NULL, &r), 0);
+	assert_non_null(strstr(r.out, "torch 2.14.1 cu126"));
+	run_result_free(&r);
+}
+
+/* Ollama asks driver 550 of GPUs 7.0 and newer (its docs/gpu.mdx): a 535 driver is too old,
+ * and plan says which driver it needs */
+static void ollama_on_r535(void **state)
+{
+	struct plan *p = make((const char *[]){ "RTX 3090", NULL }, "535", PLAN_FW_OLLAMA, NULL);
+	const char *argv[] = { CUDOCTOR_BINARY, "plan", "--gpu", "RTX 3090", "--driver", "535", "--framework", "ollama", NULL };
+	const char *wide[] = { "COLUMNS=9999", NULL };
+	struct run_result r;
+	bool seen = false;
+
+	(void)state;
+	assert_int_equal(p->fw_pick, -1);
+	for (size_t i = 0; i < p->n_fw; i++)
+		if (p->fw[i].fits_gpus) {
+			assert_string_equal(p->fw[i].b->min_driver_text, "550");
+			assert_int_equal(p->fw[i].driver_ok, 0);
+			seen = true;
+		}
+	assert_true(seen);
+	free(p);
+	p = make((const char *[]){ "RTX 3090", NULL }, "550", PLAN_FW_OLLAMA, NULL);
+	assert_true(p->fw_pick >= 0);
+	free(p);
+	assert_int_equal(testlib_run(argv, wide, NULL, &r), 0);
+	assert_non_null(strstr(r.out, "too old (needs R550+)"));
+	run_result_free(&r);
+}
+
 static void command_line(void **state)
 {
 	const char *ok[] = { CUDOCTOR_BINARY, "plan", "--gpu", "RTX 4060 Ti", "--driver", "550", NULL };
@@ -304,7 +351,7 @@ static void command_line(void **state)
 	assert_int_equal(r.status, 0);
 	assert_string_equal(r.out, "driver: this driver, R550 (CUDA 12.4), supports every GPU\n"
 				   "toolkit: CUDA 12.6\n"
-				   "torch 2.14.0 cu126: pip install torch==2.14.0 --index-url https://download.pytorch.org/whl/cu126\n");
+				   "torch 2.14.1 cu126: pip install torch==2.14.1 --index-url https://download.pytorch.org/whl/cu126\n");
 	run_result_free(&r);
 	assert_int_equal(testlib_run(quiet_split, NULL, NULL, &r), 0);
 	/* the answer lines on stdout, the warning on stderr, a line each */
@@ -428,6 +475,8 @@ int main(void)
 		cmocka_unit_test(jetson_orin),
 		cmocka_unit_test(gtx1080_and_rtx5090_split),
 		cmocka_unit_test(other_frameworks),
+		cmocka_unit_test(gtx1080_newest_patch),
+		cmocka_unit_test(ollama_on_r535),
 		cmocka_unit_test(command_line),
 		cmocka_unit_test(malformed_tables),
 		cmocka_unit_test(rows_are_sourced),

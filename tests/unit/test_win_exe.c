@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "mingw_pe.h"
 #include "probe_tree.h"
@@ -42,7 +43,7 @@ static bool build_program(const char *root)
 
 static json_t *arch_json(const char *root, const char *exe, const char *path, int want_status, char **text)
 {
-	char host[256], pathvar[1024];
+	char host[256], pathvar[16384];
 	const char *argv[] = { CUDOCTOR_BINARY, "--json", "arch", exe, NULL };
 	const char *argv_text[] = { CUDOCTOR_BINARY, "arch", exe, NULL };
 	const char *env[] = { host, pathvar, "CUDOCTOR_LIBCUDA=" CUDOCTOR_FAKES_DIR "/libcuda.so.1",
@@ -64,6 +65,17 @@ static json_t *arch_json(const char *root, const char *exe, const char *path, in
 	*text = res.out;
 	free(res.err);
 	return j;
+}
+
+/* CPU seconds the children waited for so far have used: what a run costs, whatever else the
+ * machine is doing while tests run two at a time beside other builds. */
+static double children_cpu(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_CHILDREN, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	       (double)ru.ru_stime.tv_usec / 1e6;
 }
 
 static json_t *dll(json_t *j, const char *name)
@@ -322,12 +334,174 @@ static void test_dll_is_not_searched(void **state)
 	tree_remove(root);
 }
 
+/* Crafted import names: a program built with same-length placeholders whose names are then
+ * overwritten in the file (the import table keeps its offsets). The loader takes any string;
+ * cudoctor takes only a DLL file name, so none of these is looked up, reported as a CUDA DLL or
+ * put into a fix line: one finding names them, with no fix. */
+static const char *const crafted[] = { "cudart64_12.dll & calc & rem .dll", "../../../../evil/cudart64_12.dll",
+				       "cudnn64_9.dll\" \"|calc|\"x.dll", NULL };
+
+static void overwrite_name(const char *file, const char *placeholder, const char *name)
+{
+	FILE *f = fopen(file, "r+b");
+	static unsigned char buf[1 << 20];
+	size_t n, len = strlen(placeholder);
+	unsigned char *at = NULL;
+
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof buf, f);
+	for (size_t i = 0; i + len <= n && !at; i++)
+		if (memcmp(buf + i, placeholder, len) == 0)
+			at = buf + i;
+	assert_non_null(at);
+	memset(at, 0, len);
+	memcpy(at, name, strlen(name));
+	assert_int_equal(fseek(f, (long)(at - buf), SEEK_SET), 0);
+	assert_int_equal(fwrite(at, 1, len, f), len);
+	fclose(f);
+}
+
+static void test_crafted_import_names(void **state)
+{
+	static const char *const placeholders[] = { "cudart64_12PLACEHOLDER0000000000000000000.dll",
+						    "cudart64_12PLACEHOLDER1111111111111111111.dll",
+						    "cudnn64_9PLACEHOLDER222222222222222222222.dll", "cublas64_12.dll", NULL };
+	char root[64], dir[512], exe[640], *text = NULL, *dump;
+	json_t *j, *x, *f = NULL;
+	size_t i;
+
+	(void)state;
+	assert_non_null(tree_new(root, sizeof root));
+	if (!mingw_available()) {
+		tree_remove(root);
+		skip();
+	}
+	tree_dir(root, APP);
+	snprintf(dir, sizeof dir, "%s/%s", root, APP);
+	assert_int_equal(mingw_build_importing(dir, "render.exe", placeholders, true), 0);
+	snprintf(exe, sizeof exe, "%s/render.exe", dir);
+	for (i = 0; crafted[i]; i++)
+		overwrite_name(exe, placeholders[i], crafted[i]);
+	tree_file(root, "proc/sys/kernel/osrelease", "6.1.0-28-amd64\n", 0);
+	/* what the path import would reach from the program's folder, and the real DLL beside it */
+	tree_file(root, "evil/cudart64_12.dll", "MZ", 0);
+	tree_file(root, APP "/cublas64_12.dll", "MZ", 0);
+	j = arch_json(root, exe, "/usr/bin:/bin", 0, &text);
+	json_array_foreach(json_object_get(j, "findings"), i, x)
+		if (strcmp(json_string_value(json_object_get(x, "id")), "win-exe-import-malformed") == 0)
+			f = x;
+	if (!f)
+		fail_msg("no win-exe-import-malformed in:\n%s", text);
+	assert_int_equal(json_array_size(json_object_get(f, "fix")), 0);
+	dump = json_dumps(json_object_get(f, "evidence"), 0);
+	for (i = 0; crafted[i]; i++)
+		if (!strstr(text, crafted[i]))
+			fail_msg("the report does not name %s:\n%s", crafted[i], text);
+	assert_non_null(strstr(dump, "evil/cudart64_12.dll"));
+	free(dump);
+	/* the one real CUDA import is still followed; none of the crafted ones is */
+	assert_string_equal(str(dll(j, "cublas64_12.dll"), "from"), "application folder");
+	assert_int_equal(json_array_size(json_object_get(json_array_get(json_object_get(j, "files"), 0), "dll_search")), 1);
+	json_array_foreach(json_object_get(j, "findings"), i, x) {
+		json_t *e;
+		size_t k;
+
+		json_array_foreach(json_object_get(x, "fix"), k, e)
+			if (strstr(json_string_value(e), "calc") || strstr(json_string_value(e), "evil"))
+				fail_msg("a fix line carries a crafted import: %s", json_string_value(e));
+	}
+	assert_null(strstr(text, "loads from"));
+	free(text);
+	json_decref(j);
+	tree_remove(root);
+}
+
+/* PATH's folders as Windows reads them: "." and ".." folded, a folder named again in another
+ * spelling searched once, and each folder listed once however many DLLs are looked for. Fifty
+ * spellings of System32 (thousands of files) and a program folder of 50,000 files: each was
+ * listed once per DLL and spelling. */
+static void test_path_spellings_and_big_folders(void **state)
+{
+	char root[64], exe[512], path[16384], *text = NULL, cmd[600];
+	size_t used;
+	json_t *j, *d;
+	double t0, secs;
+
+	(void)state;
+	assert_non_null(tree_new(root, sizeof root));
+	if (!build_program(root)) {
+		tree_remove(root);
+		skip();
+	}
+	tree_file(root, "proc/sys/kernel/osrelease", "5.15.167.4-microsoft-standard-WSL2\n", 0);
+	tree_file(root, "mnt/c/Windows/System32/cublas64_12.dll", "MZ", 0);
+	tree_file(root, TK "/v12.4/bin/nvcc.exe", "MZ", 0);
+	tree_file(root, TK "/v12.4/bin/cublas64_12.dll", "MZ", 0);
+	snprintf(cmd, sizeof cmd, "cd '%s/%s' && seq -f 'file%%06g.txt' 50000 | xargs touch && cd '%s/mnt/c/Windows/System32' "
+		 "&& seq -f 'sys%%05g.dll' 3000 | xargs touch", root, APP, root);
+	assert_int_equal(system(cmd), 0);
+	used = (size_t)snprintf(path, sizeof path, "/usr/bin:/bin");
+	for (int i = 0; i < 50; i++)
+		used += (size_t)snprintf(path + used, sizeof path - used, ":/mnt/c/Windows/%.*sSystem32%s", 2 * (i % 5),
+					 "./././././", i % 2 ? "/." : "/../System32/");
+	snprintf(path + used, sizeof path - used, ":/mnt/c/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v12.4/bin");
+	snprintf(exe, sizeof exe, "%s/%s/render.exe", root, APP);
+	t0 = children_cpu();
+	j = arch_json(root, exe, path, 1, &text);
+	secs = children_cpu() - t0;
+	print_message("50 spellings of System32, 50,000 files beside the program: %.2f s of CPU (two runs)\n", secs);
+	d = dll(j, "cublas64_12.dll");
+	assert_string_equal(str(d, "loads"), "C:\\Windows\\System32\\cublas64_12.dll");
+	/* System32 again under another spelling is no other copy: the toolkit's is the one it shadows */
+	assert_string_equal(str(d, "shadowed"), TK_WIN "\\v12.4\\bin\\cublas64_12.dll");
+	assert_true(secs < 20.0);
+	free(text);
+	json_decref(j);
+	tree_remove(root);
+}
+
+/* 40,000 release folders in the toolkit's default folder: each was looked up among those
+ * before it and the list grown by one each time (quadratic: about 40 s of CPU a run here); now
+ * linear (about 3 s). */
+static void test_many_toolkit_folders(void **state)
+{
+	char root[64], exe[512], cmd[700], *text = NULL;
+	double t0, secs, limit = 20.0;
+	json_t *j;
+
+	(void)state;
+	assert_non_null(tree_new(root, sizeof root));
+	if (!build_program(root)) {
+		tree_remove(root);
+		skip();
+	}
+	tree_file(root, "proc/sys/kernel/osrelease", "5.15.167.4-microsoft-standard-WSL2\n", 0);
+	tree_file(root, TK "/v12.4/bin/nvcc.exe", "MZ", 0);
+	snprintf(cmd, sizeof cmd, "cd '%s/" TK "' && seq -f 'v%%g.0' 1 40000 | xargs mkdir", root);
+	assert_int_equal(system(cmd), 0);
+	snprintf(exe, sizeof exe, "%s/%s/render.exe", root, APP);
+#ifdef __SANITIZE_ADDRESS__
+	limit *= 3;
+#endif
+	t0 = children_cpu();
+	j = arch_json(root, exe, "/usr/bin:/bin", 1, &text);
+	secs = children_cpu() - t0;
+	print_message("40,000 toolkit folders: %.2f s of CPU (two runs)\n", secs);
+	assert_true(secs < limit);
+	free(text);
+	json_decref(j);
+	tree_remove(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_search_order_from_wsl),
 		cmocka_unit_test(test_doctor_binary),
 		cmocka_unit_test(test_no_windows_drive),
+		cmocka_unit_test(test_crafted_import_names),
+		cmocka_unit_test(test_path_spellings_and_big_folders),
+		cmocka_unit_test(test_many_toolkit_folders),
 		cmocka_unit_test(test_dll_is_not_searched),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -249,11 +249,17 @@ static bool reads_whole(const unsigned char *d, size_t size)
 	int more;
 	if (!zip_has_magic(d, size) || zip_open(&z, d, size, err) != CD_OK)
 		return false;
+	if (zip_find_overlaps(&z, err) != CD_OK)
+		return false;
 	while (ok && (more = zip_next(&z, &m, err)) > 0) {
 		unsigned char *buf = NULL, head[4096];
 		size_t len, got;
 		struct dc_inventory inv;
 		assert_true(err[0] == 0);
+		if (m.overlaps) { /* skipped and named */
+			ok = false;
+			break;
+		}
 		if (!dc_name_may_carry_code(m.name, m.name_len))
 			continue;
 		if (zip_member_head(&z, &m, head, sizeof head, &got, err) != CD_OK) {
@@ -273,6 +279,7 @@ static bool reads_whole(const unsigned char *d, size_t size)
 	}
 	if (err[0])
 		assert_true(strlen(err) > 10); /* a failure says what was wrong */
+	zip_close(&z);
 	return ok && more == 0;
 }
 

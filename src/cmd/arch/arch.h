@@ -37,12 +37,17 @@ struct arch_walk {
 	bool summary;                 /* a file that runs natively on every GPU is counted, not shown */
 	size_t searched;              /* files and archive members searched */
 	size_t with_code, listed, shown, failed;
+	struct archive_budget *archive; /* the archive being walked (its errors past
+					   ARCHIVE_ERRORS_SAID are counted, not said); NULL none */
 };
 
 /* walk.c: one input: mapped and judged, or, a zip archive (a wheel), each member that can
  * carry device code judged as "ARCHIVE!MEMBER" from its inflated bytes. A file or member
  * that cannot be read gets its one-line error (exit 3) and the walk goes on. */
 void arch_walk_input(struct arch_walk *w, const char *path, bool explicit_input);
+/* "PATH!MEMBER", malloc'ed (NULL: out of memory), the member's name (len bytes, any bytes in a
+ * zip) as one line of safe text: a newline cannot start a line of the report nor a NUL cut it. */
+char *arch_member_path(const char *path, const char *member, size_t len);
 
 /* member.c: a zip member that is an ELF or PE file, kept sparsely from a stream of its bytes:
  * map holds, at their offsets, every byte judging it reads (its headers and section tables,

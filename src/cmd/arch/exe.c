@@ -17,7 +17,7 @@ int arch_exe_fields(struct report_rec *file, const struct arch_file *f)
 		return CD_OK;
 	if ((rc = cd_run_program_dlls(&x, f->path, f->data, f->size, err)) != CD_OK)
 		return rc == CD_ENOMEM ? rc : CD_OK; /* read as the file's already: its error is said */
-	if (x.n > 0 && (rc = rules_win_exe(&x, file->r)) == CD_OK)
+	if ((x.n > 0 || x.n_malformed > 0) && (rc = rules_win_exe(&x, file->r)) == CD_OK && x.n > 0)
 		rc = show_win_exe(file, &x);
 	cd_run_program_dlls_free(&x);
 	return rc;

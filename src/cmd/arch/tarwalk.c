@@ -10,17 +10,13 @@
 #include "cmd/arch/arch.h"
 #include "util/err.h"
 
-/* Decompressing the tarball again up to a member, for all members of one archive together:
- * real libraries take one pass, so this bounds what crafted ones cost. */
-#define MAX_REWINDS 16
-
 struct tar_source {
 	struct conda_tar *c;
 	const struct tar_entry *e;
 	const unsigned char *head; /* the entry's first bytes, already read from the live stream */
 	size_t head_len, head_pos;
 	bool live;                 /* the stream stands behind head: the first open reads on there */
-	unsigned *rewinds;
+	struct archive_budget *budget; /* passes again over the tarball, for the whole archive */
 };
 
 static int tar_src_open(void *ctx, char *err)
@@ -31,10 +27,10 @@ static int tar_src_open(void *ctx, char *err)
 		t->head_pos = 0;
 		return CD_OK;
 	}
-	if (*t->rewinds >= MAX_REWINDS)
-		return cd_fail(err, CD_EUNSUPPORTED,
-			       "needs another pass over the tarball, and %d were taken for this archive", MAX_REWINDS);
-	++*t->rewinds;
+	int rc = archive_budget_rewind(t->budget, err);
+
+	if (rc)
+		return rc;
 	t->head_len = t->head_pos = 0;
 	return conda_tar_rewind(t->c, t->e->ordinal, t->e->name, err);
 }
@@ -68,28 +64,33 @@ void arch_walk_tar(struct arch_walk *w, const char *path, const struct zip_archi
 	struct tar_entry *e = malloc(sizeof(*e));
 	unsigned char head[ARCH_MEMBER_HEAD];
 	char err[CD_ERRMSG] = "", *name = NULL;
-	unsigned rewinds = 0;
+	struct archive_budget own;
+	struct archive_budget *budget = w->archive;
 	int more = 0;
 
 	if (!e) {
 		w->files->r->oom = true;
 		return;
 	}
+	if (!budget) {
+		archive_budget_init(&own, size);
+		budget = &own;
+	}
 	if (conda_tar_open(&c, z, m, data, size, err) != CD_OK) {
 		arch_file_error(w, path, err);
 		free(e);
 		return;
 	}
+	c.budget = budget;
 	while ((more = conda_tar_next(&c, e, err)) > 0) {
 		size_t got = 0;
 		if ((e->type != '0' && e->type != 0) || !dc_name_may_carry_code(e->name, e->name_len))
 			continue;
 		w->searched++;
-		if (!(name = malloc(strlen(path) + 1 + e->name_len + 1))) {
+		if (!(name = arch_member_path(path, e->name, e->name_len))) {
 			w->files->r->oom = true;
 			break;
 		}
-		sprintf(name, "%s!%s", path, e->name);
 		int rc = conda_tar_read(&c, head, sizeof head, &got, err);
 		if (rc) {
 			/* the stream under the tarball is damaged: nothing after it can be read */
@@ -101,7 +102,7 @@ void arch_walk_tar(struct arch_walk *w, const char *path, const struct zip_archi
 			break;
 		}
 		if (dc_has_magic(head, got)) {
-			struct tar_source t = {&c, e, head, got, 0, true, &rewinds};
+			struct tar_source t = {&c, e, head, got, 0, true, budget};
 			const struct arch_source src = {e->size, tar_src_open, tar_src_read, tar_src_upto, tar_src_close, &t};
 			arch_judge_member(w, name, strlen(path) + 1, head, got, &src, rel);
 		}

@@ -1,6 +1,7 @@
 /* One input of `arch`: a file mapped and judged in place, or a zip archive (wheel) whose
  * members that can carry device code are read one at a time (libraries and programs from a
  * stream, member.c) and judged as files are. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,8 @@
 #include "os/map.h"
 #include "util/err.h"
 #include "util/file.h"
+#include "util/safetext.h"
+#include "util/str.h"
 
 /* Releases the pages a walk has passed, so memory stays flat on gigabyte libraries. */
 struct release_ctx {
@@ -68,13 +71,16 @@ static void file_error(struct arch_walk *w, const char *name, const char *why)
 	char err[CD_ERRMSG], safe_name[CD_ERRMSG];
 	size_t mark = report_items_mark(w->files->r);
 
+	w->failed++;
+	/* an archive's first errors are said; the rest are counted (archive_errors_left) */
+	if (w->archive && !archive_budget_error(w->archive))
+		return;
 	/* why is safe text already (cd_fail): a name with escapes is found in it made safe too */
 	safe_text(safe_name, sizeof safe_name, name, strlen(name), 0);
 	if (strstr(why, safe_name))
 		snprintf(err, sizeof err, "%s", why);
 	else
 		cd_fail(err, CD_EFORMAT, "%s: %s", name, why);
-	w->failed++;
 	progress_end(w->prog); /* the error line starts on a clean line */
 	cmd_input_error(w->files->r, "arch", err);
 	report_rec_item(w->files, &rec);
@@ -134,6 +140,33 @@ void arch_file_error(struct arch_walk *w, const char *name, const char *why)
 	file_error(w, name, why);
 }
 
+char *arch_member_path(const char *path, const char *member, size_t len)
+{
+	char *safe = safe_text_dup(member, len, SIZE_MAX, 0), *name;
+
+	if (!safe)
+		return NULL;
+	name = malloc(strlen(path) + 1 + strlen(safe) + 1);
+	if (name)
+		sprintf(name, "%s!%s", path, safe);
+	free(safe);
+	return name;
+}
+
+/* The errors of the archive at path past the ones said, as one more; the walk leaves it. */
+static void archive_errors_left(struct arch_walk *w, const char *path)
+{
+	struct archive_budget *b = w->archive;
+	char err[CD_ERRMSG];
+
+	w->archive = NULL;
+	if (!b || b->errors <= ARCHIVE_ERRORS_SAID)
+		return;
+	snprintf(err, sizeof err, "%zu more errors in this archive, not listed one by one", b->errors - ARCHIVE_ERRORS_SAID);
+	file_error(w, path, err);
+	w->failed--; /* each was counted where it was met */
+}
+
 void arch_judge_member(struct arch_walk *w, const char *name, size_t prefix_len, const unsigned char *head,
 		       size_t got, const struct arch_source *src, const struct arch_member_release *rel)
 {
@@ -175,13 +208,19 @@ static void walk_zip(struct arch_walk *w, const char *path, const unsigned char 
 	struct zip_member m;
 	struct release_ctx zrel = {.base = data};
 	const struct arch_member_release rel = {release_behind, &zrel};
+	struct archive_budget budget;
+	/* a conda package's payload is read only in a conda package */
+	bool conda = str_ends_with(path, ".conda");
 	char err[CD_ERRMSG] = "";
 	int more;
 
-	if (zip_open(&z, data, size, err) != CD_OK) {
+	if (zip_open(&z, data, size, err) != CD_OK || zip_find_overlaps(&z, err) != CD_OK) {
 		file_error(w, path, err);
 		return;
 	}
+	archive_budget_init(&budget, size);
+	z.budget = &budget;
+	w->archive = &budget;
 	while ((more = zip_next(&z, &m, err)) > 0) {
 		unsigned char head[ARCH_MEMBER_HEAD];
 		size_t got = 0;
@@ -190,20 +229,28 @@ static void walk_zip(struct arch_walk *w, const char *path, const unsigned char 
 		struct arch_zip_source zsrc;
 		int rc;
 
-		if (conda_is_pkg_member(m.name, m.name_len)) {
-			arch_walk_tar(w, path, &z, &m, NULL, 0, &rel);
-			continue;
-		}
-		if (!dc_name_may_carry_code(m.name, m.name_len))
-			continue;
-		w->searched++;
-		if (!(name = malloc(strlen(path) + 1 + m.name_len + 1))) {
+		if (archive_budget_spent(&budget))
+			break;
+		if (!(name = arch_member_path(path, m.name, m.name_len))) {
 			w->files->r->oom = true;
-			return;
+			break;
 		}
-		sprintf(name, "%s!", path);
-		memcpy(name + strlen(name), m.name, m.name_len);
-		name[strlen(path) + 1 + m.name_len] = '\0';
+		/* central entries that share a member's bytes would inflate them once each */
+		if (m.overlaps) {
+			file_error(w, name, "its bytes overlap another member's (a crafted archive); skipped");
+			free(name);
+			continue;
+		}
+		if (conda && conda_is_pkg_member(m.name, m.name_len)) {
+			arch_walk_tar(w, path, &z, &m, NULL, 0, &rel);
+			free(name);
+			continue;
+		}
+		if (!dc_name_may_carry_code(m.name, m.name_len)) {
+			free(name);
+			continue;
+		}
+		w->searched++;
 		/* a member that is no format arch reads is not inflated whole */
 		rc = zip_member_head(&z, &m, head, sizeof head, &got, err);
 		if (rc)
@@ -216,6 +263,8 @@ static void walk_zip(struct arch_walk *w, const char *path, const unsigned char 
 	}
 	if (more < 0)
 		file_error(w, path, err);
+	archive_errors_left(w, path);
+	zip_close(&z);
 }
 
 void arch_walk_input(struct arch_walk *w, const char *path, bool explicit_input)
@@ -239,9 +288,14 @@ void arch_walk_input(struct arch_walk *w, const char *path, bool explicit_input)
 		goto out;
 	}
 	if (explicit_input && conda_has_zstd_magic(mf.data, mf.size)) {
+		struct archive_budget budget;
+
 		rel.base = mf.data;
 		const struct arch_member_release trel = {release_behind, &rel};
+		archive_budget_init(&budget, mf.size);
+		w->archive = &budget;
 		arch_walk_tar(w, path, NULL, NULL, mf.data, mf.size, &trel);
+		archive_errors_left(w, path);
 		if (!file_map_intact(&mf))
 			file_error(w, path, "the file was cut short while it was read");
 		goto out;

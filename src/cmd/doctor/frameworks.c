@@ -223,10 +223,12 @@ int doctor_scan(struct doctor_scan *s, const struct python_info *py, const struc
 		if (fw->win_env) {
 			/* a Windows environment is not on PATH: its fix runs its own python.exe */
 			snprintf(sa->label, sizeof(sa->label), "%s (%s)", fw->name, fw->win_env);
-			str_win_quote(fw->win_python, sa->pip, sizeof(sa->pip) - 8);
-			strcat(sa->pip, " -m pip");
 			sa->a.name = sa->label;
-			sa->a.pip = sa->pip;
+			/* a python.exe whose name cmd.exe cannot quote gets no pip line of its own */
+			if (str_quote_cmd(fw->win_python, SHQ_NONE, sa->pip, sizeof(sa->pip) - 8) == CD_OK) {
+				strcat(sa->pip, " -m pip");
+				sa->a.pip = sa->pip;
+			}
 		}
 		for (size_t k = 0; k < fw->n_code && rc == CD_OK; k++)
 			rc = add_file(&sa->af, fw->code[k]);

@@ -146,7 +146,7 @@ int kb_framework_cmd(struct report *r, const char *query, char *err)
 	}
 	if (n == 0) {
 		json_decref(arr);
-		return cd_fail(err, CD_EUSAGE, "no framework build in the tables matches '%.40s' (jax, vllm, ollama)", query);
+		return cd_fail(err, CD_EUSAGE, "no framework build in the tables matches '%.40s' (jax, vllm, ollama, cupy, tensorflow)", query);
 	}
 	return report_json_set(r, "frameworks", arr);
 }
