@@ -107,6 +107,50 @@ static const struct cd_command *find_command(const char *name)
 	return NULL;
 }
 
+/* The name among names (n of them, or up to a NULL) a slip of the keyboard away from word
+ * (str_typo_reach), the nearest first found; NULL when none is. */
+static const char *nearest(const char *word, const char *const *names, size_t n)
+{
+	size_t best = str_typo_reach(strlen(word)) + 1;
+	const char *hit = NULL;
+
+	for (size_t i = 0; i < n && names[i]; i++) {
+		size_t d = str_edit_distance(word, names[i]);
+		if (d < best) {
+			best = d;
+			hit = names[i];
+		}
+	}
+	return hit;
+}
+
+/* "unknown command 'docter'; did you mean 'doctor'?" */
+static int unknown_command(const char *word, char *err)
+{
+	const char *names[sizeof commands / sizeof commands[0] + 1];
+	size_t n = 0;
+	const char *hit;
+
+	for (size_t i = 0; commands[i]; i++)
+		names[n++] = commands[i]->name;
+	names[n++] = "help";
+	if ((hit = nearest(word, names, n)))
+		return cd_fail(err, CD_EUSAGE, "unknown command '%.60s'; did you mean '%s'?", word, hit);
+	return cd_fail(err, CD_EUSAGE, "unknown command '%.60s'", word);
+}
+
+static int unknown_subcommand(const struct cd_command *c, const char *word, char *err)
+{
+	const char *names[32], *hit;
+	size_t n = 0;
+
+	for (const struct cd_subcommand *s = c->subs; s && s->name && n < 32; s++)
+		names[n++] = s->name;
+	if ((hit = nearest(word, names, n)))
+		return cd_fail(err, CD_EUSAGE, "unknown subcommand '%.60s'; did you mean '%s'?", word, hit);
+	return cd_fail(err, CD_EUSAGE, "unknown subcommand '%.60s'", word);
+}
+
 static const struct cd_subcommand *find_sub(const struct cd_command *c, const char *name)
 {
 	for (const struct cd_subcommand *s = c->subs; s && s->name; s++)
@@ -237,7 +281,7 @@ static int parse_command_line(int argc, char **argv, struct parsed *p, char *err
 			return CD_OK;
 	}
 	if (!(p->command = find_command(argv[i])))
-		return cd_fail(err, CD_EUSAGE, "unknown command '%.60s'", argv[i]);
+		return unknown_command(argv[i], err);
 	*who = p->command->name;
 	i++;
 	if (!p->command->opts && !p->command->subs) {
@@ -253,7 +297,7 @@ static int parse_command_line(int argc, char **argv, struct parsed *p, char *err
 		if (i < argc && (p->sub = find_sub(p->command, argv[i])))
 			tables[1] = p->sub->opts;
 		else if (i < argc && !p->cmd.ended)
-			return cd_fail(err, CD_EUSAGE, "unknown subcommand '%.60s'", argv[i]);
+			return unknown_subcommand(p->command, argv[i], err);
 		if (p->sub)
 			i++;
 	}

@@ -1,11 +1,13 @@
 /* The one command-line parser (getopt_long's conventions over cli_opt tables) and the
  * options block of --help. Nothing here prints: errors go to err, help into a strbuf. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/opts.h"
 #include "util/err.h"
+#include "util/str.h"
 
 const char *cli_opt_name(const struct cli_opt *o, char buf[64])
 {
@@ -68,6 +70,29 @@ void cli_args_free(struct cli_args *a)
 	memset(a, 0, sizeof(*a));
 }
 
+/* The long option a slip of the keyboard away from name[0..len) (str_typo_reach), or NULL. */
+static const char *nearest_long(const struct cli_opt *const *tables, const char *name, size_t len)
+{
+	char word[STR_EDIT_MAX + 1];
+	size_t best;
+	const char *hit = NULL;
+
+	if (len > STR_EDIT_MAX)
+		return NULL;
+	memcpy(word, name, len);
+	word[len] = '\0';
+	best = str_typo_reach(len) + 1;
+	for (size_t t = 0; tables[t]; t++)
+		for (const struct cli_opt *o = tables[t]; o->id; o++) {
+			size_t d = o->long_name ? str_edit_distance(word, o->long_name) : SIZE_MAX;
+			if (d < best) {
+				best = d;
+				hit = o->long_name;
+			}
+		}
+	return hit;
+}
+
 /* The option spelled name[0..len): an exact match, else the one option it abbreviates. */
 static int find_long(const struct cli_opt *const *tables, const char *name, size_t len,
 		     const struct cli_opt **found, size_t *level, char *err)
@@ -91,8 +116,13 @@ static int find_long(const struct cli_opt *const *tables, const char *name, size
 				second = o;
 			}
 		}
-	if (!hit)
+	if (!hit) {
+		const char *near = nearest_long(tables, name, len);
+		if (near)
+			return cd_fail(err, CD_EUSAGE, "unknown option '--%.*s'; did you mean '--%s'?",
+				       (int)(len > 60 ? 60 : len), name, near);
 		return cd_fail(err, CD_EUSAGE, "unknown option '--%.*s'", (int)(len > 60 ? 60 : len), name);
+	}
 	if (second)
 		return cd_fail(err, CD_EUSAGE, "option '--%.*s' is ambiguous (--%s, --%s)",
 			       (int)(len > 60 ? 60 : len), name, hit->long_name, second->long_name);

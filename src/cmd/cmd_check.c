@@ -12,9 +12,9 @@
 #include "facts/facts.h"
 #include "kb/kb.h"
 #include "os/env.h"
-#include "os/host.h"
 #include "rules/deploy.h"
 #include "rules/rules.h"
+#include "show/gpu_facts.h"
 #include "util/err.h"
 
 static const char *kmsg_state_name(enum kmsg_state s)
@@ -35,17 +35,21 @@ static const char *event_kind_name(enum xid_event_kind k)
 }
 
 /* What was read, beside the findings: the kernel log's events, a row each, and the modules. */
-static int put_facts(struct report *r, const struct deploy_info *d, const struct gpu_probe *gp)
+static int put_facts(struct report *r, const struct deploy_info *d, const struct facts *f)
 {
+	const struct gpu_probe *gp = f->driver;
+	bool linux_kernel = !f->platform->windows;
 	static const char *const headers[] = { "event", "device", "GPU", "count", "first (s)", "text" };
 	struct report_rec top, log, events, ev, mods;
 	int rc;
 
 	report_rec_top(&top, r);
+	/* Windows has neither file: JSON says "linux only", the text shows no Linux file at all */
+	if (!linux_kernel)
+		report_rec_text(&top, REPORT_TEXT_NONE);
 	report_rec_section(&top, "Kernel log (/dev/kmsg)");
 	report_rec_object(&top, "kernel_log", &log);
-	/* Windows has neither file: said so, not "missing" */
-	report_field(&log, "state", "state", rv_str(os_is_linux() ? kmsg_state_name(d->kmsg.state) : "linux only"));
+	report_field(&log, "state", "state", rv_str(linux_kernel ? kmsg_state_name(d->kmsg.state) : "linux only"));
 	if (d->kmsg.state == KMSG_READ) {
 		report_field(&log, "read", "bytes", rv_bytes(d->kmsg.bytes));
 		report_field(&log, "NVIDIA events", "n_events", rv_int((long long)d->kmsg.n));
@@ -95,9 +99,56 @@ static int put_facts(struct report *r, const struct deploy_info *d, const struct
 		report_field(&mods, "nvidia_uvm", "nvidia_uvm", rv_bool(d->mods.nvidia_uvm));
 		report_field(&mods, "nouveau", "nouveau", rv_bool(d->mods.nouveau));
 	} else
-		report_field(&mods, "state", "state", rv_str(os_is_linux() ? "not readable" : "linux only"));
+		report_field(&mods, "state", "state", rv_str(linux_kernel ? "not readable" : "linux only"));
 	rc = report_rec_end(&mods) != CD_OK && rc == CD_OK ? mods.rc : rc;
 	return report_rec_end(&top) != CD_OK ? top.rc : rc;
+}
+
+/* Each GPU the driver lists: its health facts (the field table's FIELD_HEALTH view) and its
+ * verdict, the worst of the findings about it (rules_gpu_verdict), asked after every rule and
+ * the load tests have judged; the verdict lines are -q's answer. */
+static int put_gpus(struct report *r, const struct gpu_probe *gp)
+{
+	struct report_rec top, gpus, g;
+	int rc = CD_OK;
+
+	report_rec_top(&top, r);
+	report_rec_array(&top, "gpus", &gpus);
+	if (gp->n_gpus == 0) {
+		report_rec_section(&top, "GPUs");
+		report_rec_line(&top, "no GPU listed by NVML or CUDA (the findings say why)");
+		rc = report_answer(r, "no GPU listed by NVML or CUDA");
+	}
+	for (size_t i = 0; i < gp->n_gpus && rc == CD_OK; i++) {
+		const struct gpu_info *gi = &gp->gpus[i];
+		const char *ids[16];
+		char subject[320], line[512];
+		enum severity v;
+		json_t *arr = json_array();
+		size_t n, used;
+
+		gpu_subject(gi, subject, sizeof subject);
+		v = rules_gpu_verdict(r, gi, ids, sizeof ids / sizeof ids[0], &n);
+		used = (size_t)snprintf(line, sizeof line, "%s", severity_name(v == SEV_INFO ? SEV_OK : v));
+		for (size_t k = 0; k < n && arr; k++) {
+			if (used < sizeof line)
+				used += (size_t)snprintf(line + used, sizeof line - used, "%s%s", k ? ", " : ": ", ids[k]);
+			if (json_array_append_new(arr, report_json_text(ids[k]))) {
+				json_decref(arr);
+				arr = NULL;
+			}
+		}
+		report_rec_item(&gpus, &g);
+		report_rec_section(&g, "%s", subject);
+		gpu_facts_gpu(&g, gi, FIELD_HEALTH);
+		report_fieldf(&g, "verdict", "verdict", rv_str(severity_name(v == SEV_INFO ? SEV_OK : v)), "%s", line);
+		report_field(&g, NULL, "verdict_findings", rv_json(arr));
+		rc = report_rec_end(&g);
+		if (rc == CD_OK)
+			rc = report_answer(r, "%s: %s", subject, line);
+	}
+	rc = report_rec_end(&gpus) != CD_OK && rc == CD_OK ? gpus.rc : rc;
+	return report_rec_end(&top) != CD_OK && rc == CD_OK ? top.rc : rc;
 }
 
 enum { O_LOAD = 1, O_NO_LOAD, O_QUICK, O_DURATION };
@@ -165,7 +216,7 @@ static int check_run(struct report *r, int argc, char **argv, const struct cd_gl
 	/* the kb gives each Xid its meaning; without it the events are still shown */
 	kb_load(NULL);
 	if ((rc = rules_deploy(d, f.driver, true, r)) != CD_OK || (rc = rules_deploy_platform(&f, r)) != CD_OK ||
-	    (rc = rules_gpu_health(f.driver, r)) != CD_OK || (rc = put_facts(r, d, f.driver)) != CD_OK)
+	    (rc = rules_gpu_health(f.driver, r)) != CD_OK || (rc = put_facts(r, d, &f)) != CD_OK)
 		return cd_fail(err, rc, "check: %s", cd_strerror(rc));
 	if (budget > 0) {
 		const char *inj = os_getenv("CUDOCTOR_CHECK_INJECT");
@@ -174,6 +225,8 @@ static int check_run(struct report *r, int argc, char **argv, const struct cd_gl
 		if ((rc = check_load(r, run, &o, &d->kmsg, err)) != CD_OK)
 			return rc;
 	}
+	if ((rc = put_gpus(r, f.driver)) != CD_OK)
+		return cd_fail(err, rc, "check: %s", cd_strerror(rc));
 	return CD_OK;
 }
 
@@ -190,7 +243,10 @@ const struct cd_command cmd_check = {
 		"CUDA behaves (CUDA_LAUNCH_BLOCKING, CUDA_CACHE_DISABLE, CUDA_INJECTION64_PATH, ... and "
 		"CUDA_VISIBLE_DEVICES), the /dev/nvidia* nodes, persistence mode, and each GPU's health "
 		"as NVML reports it (lost, ECC errors, retired or remapped memory pending, PCIe link, "
-		"clock throttling). With --no-load that is all: it reads only and starts no GPU work.\n\n"
+		"clock throttling). With --no-load that is all: it reads only and starts no GPU work. "
+		"Last, each GPU is listed with its health facts and a verdict line: ok, or warn or error "
+		"with the ids of the findings about it (the load tests' too); -q prints those lines alone "
+		"and --json has them as gpus[].verdict.\n\n"
 		"Otherwise, when CUDA can use a GPU, check then runs the load tests within a budget "
 		"for all GPUs together (5 minutes; --quick 60 s; --duration S; --load names the "
 		"default), with a progress line on stderr when it is a terminal, on each GPU CUDA "

@@ -189,7 +189,10 @@ static int section_toolkits(struct report_rec *top, const struct facts *df)
 	hdr[ncols++] = "targets";
 	hdr[ncols++] = "its builds run here";
 	report_rec_section(top, "Toolkits");
-	if (df->toolkits->n == 0)
+	if (df->toolkits->n == 0 && df->platform->windows)
+		report_rec_line(top, "no nvcc found (PATH, CUDACXX, CUDA_HOME, CUDA_PATH, conda, pip nvidia-cuda-nvcc; the "
+				     "Windows section lists the toolkits installed)");
+	else if (df->toolkits->n == 0)
 		report_rec_line(top, "no nvcc found (PATH, CUDACXX, CUDA_HOME, CUDA_PATH, /usr/local/cuda*, /opt/cuda, conda, "
 				     "pip nvidia-cuda-nvcc)");
 	rows_under(top, "toolkits", df->toolkits->n > 0, ncols, hdr, &tab);
@@ -249,7 +252,10 @@ static int section_runtimes(struct report_rec *top, const struct facts *df, bool
 	int rc;
 
 	report_rec_section(top, "Runtimes");
-	if (df->runtimes[0].n == 0)
+	if (df->runtimes[0].n == 0 && df->platform->windows)
+		report_rec_line(top, "no libcudart.so (Linux's CUDA runtime; the Windows section judges the CUDA DLLs "
+				     "Python loads)");
+	else if (df->runtimes[0].n == 0)
 		report_rec_line(top, "no libcudart found (LD_LIBRARY_PATH, ld.so.cache, toolkits, Python wheels, torch/lib, conda)");
 	rows_under(top, "runtimes", df->runtimes[0].n > 0, ncols, hdr, &tab);
 	runtime_rows(&tab, &df->runtimes[0], NULL);

@@ -21,13 +21,15 @@ static const struct cd_subcommand mem_subs[] = {
 	  .summary = "the largest block cuMemAlloc can give now and the total in blocks (opt-in: "
 		     "allocates up to --max of the free memory and frees it at once)" },
 	{ .name = "estimate", .opts = mem_estimate_opts, .operands = CLI_C_FILE,
-	  .usage = "estimate FILE|DIR | --params N [--dtype T] [--layers N --kv-heads N --head-dim N]\n"
+	  .usage = "estimate FILE|DIR|OLLAMA_NAME | --params N [--dtype T] [--layers N --kv-heads N --head-dim N]\n"
 		   "       [--hidden N] [--vocab N] [--trained-context N] [--context N] [--batch N]\n"
 		   "       [--kv-dtype T] [--runtime torch|llama.cpp] [--train [--optimizer NAME]\n"
 		   "       [--mixed-precision] [--checkpointing]] [--gpu SPEC... | --gpu-memory SIZE]\n"
 		   "       [--cuda-context SIZE]",
 	  .summary = "memory for inference or training from a model's headers: GGUF, safetensors "
-		     "(file, sharded index or directory), config.json, or --params N --dtype T (and its shape "
+		     "(file, sharded index or directory), config.json, a model Ollama has pulled by its name "
+		     "(llama3:8b: the GGUF blob its manifest names, under OLLAMA_MODELS or ~/.ollama/models), "
+		     "or --params N --dtype T (and its shape "
 		     "by hand); checked "
 		     "against each GPU here, each --gpu SPEC or --gpu-memory SIZE" },
 	{ 0 },

@@ -59,6 +59,8 @@ struct gpu_probe {
 	int nvml_device_count;
 
 	/* /proc/driver/nvidia/version (probe/driver_info.c) */
+	bool kmod_looked;             /* the platform has that file and it was looked for (Linux):
+				       * elsewhere no kernel module line is shown */
 	char kmod_version[64];        /* "580.95.05"; "" unknown */
 	bool kmod_open;               /* the open GPU kernel module */
 	/* the user-space driver version, one for every command: NVML's, else libcuda's file

@@ -119,6 +119,8 @@ static bool kernel_module(const void *obj, struct field_value *v)
 {
 	const struct gpu_probe *p = obj;
 
+	if (!p->kmod_looked)
+		return false; /* not a fact of this platform: no line */
 	if (!driver_has(p, DF_KMOD))
 		put_str(v, "not loaded (/proc/driver/nvidia/version absent)");
 	else

@@ -16,6 +16,11 @@
 /* a number shown by devices with a metric */
 #define METRIC(k, l, m, bit, u, met) \
 	{ .key = k, .label = l, .kind = FK_LLONG, .unit = u, .off = G(m), .valid = bit, .views = FIELD_FULL, .metric = met }
+/* ... and by check, among each GPU's health facts */
+#define HEALTH (FIELD_FULL | FIELD_HEALTH)
+#define HEALTH_METRIC(k, l, m, bit, u, met) \
+	{ .key = k, .label = l, .kind = FK_LLONG, .unit = u, .off = G(m), .valid = bit, .views = HEALTH, .metric = met }
+#define HEALTH_FLAG(k, l, m, bit) { .key = k, .label = l, .kind = FK_BOOL, .off = G(m), .valid = bit, .views = HEALTH }
 
 static void put_str(struct field_value *v)
 {
@@ -209,17 +214,17 @@ static const struct field gpu_fields[] = {
 	{ .key = "memory_total_bytes", .label = "memory", .kind = FK_LLONG, .unit = FU_BYTES, .off = G(memory_total_bytes),
 	  .valid = GF_MEMORY_TOTAL, .views = BOTH, .metric = &m_total },
 	{ .key = "pci_bus_id", .label = "PCI bus id", .kind = FK_CHARS, .off = G(pci_bus_id), .valid = GF_PCI_BUS_ID,
-	  .views = BOTH, .prom_label = "pci_bus_id" },
+	  .views = BOTH | FIELD_HEALTH, .prom_label = "pci_bus_id" },
 	JSON_NUM("pci_domain", pci_domain, GF_PCI_DOMAIN),
 	JSON_NUM("pci_bus", pci_bus, GF_PCI_BUS),
 	JSON_NUM("pci_device", pci_device, GF_PCI_DEVICE),
-	{ .key = "uuid", .label = "UUID", .kind = FK_CHARS, .off = G(uuid), .valid = GF_UUID, .views = BOTH,
+	{ .key = "uuid", .label = "UUID", .kind = FK_CHARS, .off = G(uuid), .valid = GF_UUID, .views = BOTH | FIELD_HEALTH,
 	  .prom_label = "uuid", .flags = FIELD_PROM_ID },
 	{ .key = "mig_mode_current", .label = "MIG mode", .kind = FK_BOOL, .off = G(mig_mode_current),
 	  .valid = GF_MIG_MODE, .views = BOTH, .text = mig_text, .metric = &m_mig },
 	{ .key = "mig_mode_pending", .kind = FK_BOOL, .off = G(mig_mode_pending), .valid = GF_MIG_MODE },
 	{ .key = "gpu_lost", .label = "GPU lost", .kind = FK_BOOL, .off = G(nvml_gpu_lost), .valid = FIELD_ALWAYS,
-	  .views = FIELD_FULL, .flags = FIELD_QUIET, .text = lost_text, .metric = &m_lost },
+	  .views = HEALTH, .flags = FIELD_QUIET, .text = lost_text, .metric = &m_lost },
 
 	/* CUDA device attributes */
 	NUM("multiprocessor_count", "multiprocessors", sm_count, GF_SM_COUNT, FU_NONE),
@@ -271,8 +276,8 @@ static const struct field gpu_fields[] = {
 	METRIC("memory_used_bytes", "memory used", memory_used_bytes, GF_NVML_MEMORY, FU_BYTES, &m_used),
 	METRIC("memory_free_bytes", "memory free", memory_free_bytes, GF_NVML_MEMORY, FU_BYTES, &m_free),
 	NUM("memory_reserved_bytes", "memory reserved", memory_reserved_bytes, GF_NVML_MEMORY_RESERVED, FU_BYTES),
-	{ .label = "PCIe link now", .kind = FK_CALC, .valid = FIELD_ALWAYS, .views = FIELD_FULL, .get = link_now },
-	{ .label = "PCIe link max", .kind = FK_CALC, .valid = FIELD_ALWAYS, .views = FIELD_FULL, .get = link_max },
+	{ .label = "PCIe link now", .kind = FK_CALC, .valid = FIELD_ALWAYS, .views = HEALTH, .get = link_now },
+	{ .label = "PCIe link max", .kind = FK_CALC, .valid = FIELD_ALWAYS, .views = HEALTH, .get = link_max },
 	{ .key = "pcie_link_gen_current", .kind = FK_LLONG, .off = G(pcie_gen_current), .valid = GF_PCIE_GEN_CURRENT,
 	  .metric = &m_gen },
 	{ .key = "pcie_link_width_current", .kind = FK_LLONG, .off = G(pcie_width_current), .valid = GF_PCIE_WIDTH_CURRENT,
@@ -281,11 +286,11 @@ static const struct field gpu_fields[] = {
 	JSON_NUM("pcie_link_width_max", pcie_width_max, GF_PCIE_WIDTH_MAX),
 	NUM("pcie_link_gen_gpu_max", "PCIe generation max (GPU)", pcie_gen_gpu_max, GF_PCIE_GEN_GPU_MAX, FU_NONE),
 	{ .key = "persistence_mode", .label = "persistence mode", .kind = FK_BOOL, .off = G(persistence_mode),
-	  .valid = GF_PERSISTENCE, .views = FIELD_FULL, .flags = FIELD_ON_OFF, .metric = &m_persist },
-	METRIC("power_draw_mw", "power draw", power_draw_mw, GF_POWER_DRAW, FU_MW, &m_draw),
-	METRIC("power_limit_mw", "power limit", power_limit_mw, GF_POWER_LIMIT, FU_MW, &m_limit),
+	  .valid = GF_PERSISTENCE, .views = HEALTH, .flags = FIELD_ON_OFF, .metric = &m_persist },
+	HEALTH_METRIC("power_draw_mw", "power draw", power_draw_mw, GF_POWER_DRAW, FU_MW, &m_draw),
+	HEALTH_METRIC("power_limit_mw", "power limit", power_limit_mw, GF_POWER_LIMIT, FU_MW, &m_limit),
 	NUM("power_enforced_limit_mw", "enforced power limit", power_enforced_limit_mw, GF_POWER_ENFORCED_LIMIT, FU_MW),
-	METRIC("temperature_gpu_c", "temperature", temperature_c, GF_TEMPERATURE, FU_CELSIUS, &m_temp),
+	HEALTH_METRIC("temperature_gpu_c", "temperature", temperature_c, GF_TEMPERATURE, FU_CELSIUS, &m_temp),
 	METRIC("clock_graphics_mhz", "graphics clock now", clock_graphics_mhz, GF_CLOCK_GRAPHICS, FU_MHZ, &m_clock_g),
 	METRIC("clock_sm_mhz", "SM clock now", clock_sm_mhz, GF_CLOCK_SM, FU_MHZ, &m_clock_s),
 	METRIC("clock_memory_mhz", "memory clock now", clock_memory_mhz, GF_CLOCK_MEMORY, FU_MHZ, &m_clock_m),
@@ -301,32 +306,32 @@ static const struct field gpu_fields[] = {
 	FLAG("display_active", "display active", display_active, GF_DISPLAY_ACTIVE),
 	{ .key = "clock_event_reasons", .kind = FK_ULLONG, .off = G(clock_event_reasons), .valid = GF_CLOCK_EVENT_REASONS },
 	{ .key = "clock_event_reason_names", .label = "clock event reasons", .kind = FK_CALC,
-	  .valid = GF_CLOCK_EVENT_REASONS, .views = FIELD_FULL, .get = reason_names, .text = reasons_text },
+	  .valid = GF_CLOCK_EVENT_REASONS, .views = HEALTH, .get = reason_names, .text = reasons_text },
 	{ .key = "ecc_mode_current", .label = "ECC mode", .kind = FK_BOOL, .off = G(ecc_mode_current), .valid = GF_ECC_MODE,
-	  .views = FIELD_FULL, .text = ecc_text },
+	  .views = HEALTH, .text = ecc_text },
 	{ .key = "ecc_mode_pending", .kind = FK_BOOL, .off = G(ecc_mode_pending), .valid = GF_ECC_MODE },
 	METRIC("ecc_errors_corrected_volatile", "corrected ECC errors (volatile)",
 	       ecc_corrected_volatile, GF_ECC_VOLATILE, FU_NONE, &m_ecc_cv),
-	METRIC("ecc_errors_uncorrected_volatile", "uncorrected ECC errors (volatile)",
+	HEALTH_METRIC("ecc_errors_uncorrected_volatile", "uncorrected ECC errors (volatile)",
 	       ecc_uncorrected_volatile, GF_ECC_VOLATILE, FU_NONE, &m_ecc_uv),
 	METRIC("ecc_errors_corrected_aggregate", "corrected ECC errors (aggregate)",
 	       ecc_corrected_aggregate, GF_ECC_AGGREGATE, FU_NONE, &m_ecc_ca),
-	METRIC("ecc_errors_uncorrected_aggregate", "uncorrected ECC errors (aggregate)",
+	HEALTH_METRIC("ecc_errors_uncorrected_aggregate", "uncorrected ECC errors (aggregate)",
 	       ecc_uncorrected_aggregate, GF_ECC_AGGREGATE, FU_NONE, &m_ecc_ua),
 	METRIC("retired_pages_single_bit_ecc", "retired pages (single-bit ECC)",
 	       retired_pages_sbe, GF_RETIRED_PAGES, FU_NONE, &m_ret_s),
 	METRIC("retired_pages_double_bit_ecc", "retired pages (double-bit ECC)",
 	       retired_pages_dbe, GF_RETIRED_PAGES, FU_NONE, &m_ret_d),
-	FLAG("retired_pages_pending", "page retirement pending", retired_pages_pending, GF_RETIRED_PENDING),
+	HEALTH_FLAG("retired_pages_pending", "page retirement pending", retired_pages_pending, GF_RETIRED_PENDING),
 	METRIC("remapped_rows_correctable", "remapped rows (correctable)",
 	       remapped_rows_correctable, GF_REMAPPED_ROWS, FU_NONE, &m_rem_c),
 	METRIC("remapped_rows_uncorrectable", "remapped rows (uncorrectable)",
 	       remapped_rows_uncorrectable, GF_REMAPPED_ROWS, FU_NONE, &m_rem_u),
-	FLAG("remapped_rows_pending", "row remap pending", remapped_rows_pending, GF_REMAPPED_ROWS),
-	FLAG("remapped_rows_failure", "row remap failed", remapped_rows_failure, GF_REMAPPED_ROWS),
+	HEALTH_FLAG("remapped_rows_pending", "row remap pending", remapped_rows_pending, GF_REMAPPED_ROWS),
+	HEALTH_FLAG("remapped_rows_failure", "row remap failed", remapped_rows_failure, GF_REMAPPED_ROWS),
 	{ .label = "compute processes", .kind = FK_CALC, .valid = GF_PROCESSES, .views = FIELD_FULL, .get = process_count },
 	{ .key = "errors", .label = "failed queries", .kind = FK_ITEMS, .off = G(errors), .valid = FIELD_ALWAYS,
-	  .views = FIELD_FULL, .flags = FIELD_QUIET },
+	  .views = HEALTH, .flags = FIELD_QUIET },
 };
 
 const struct field_table gpu_field_table = {

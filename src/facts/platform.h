@@ -37,6 +37,8 @@ struct device_node {
 #define PLATFORM_MAX_NODES 24
 
 struct platform_info {
+	bool windows;                 /* cudoctor.exe on Windows: Linux's files (WSL's, containers',
+				       * /dev/nvidia*) are no facts here and were not read */
 	bool wsl;
 	bool wsl_lib_dir;             /* /usr/lib/wsl/lib exists */
 	bool wsl_libcuda1;            /* /usr/lib/wsl/lib/libcuda.so.1 exists */

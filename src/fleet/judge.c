@@ -1,5 +1,6 @@
-/* Heterogeneity, findings by id and the Slurm drain lines. Each grouping sorts once and
- * walks runs, so 10,000 nodes cost a few sorts, not a comparison of every pair. */
+/* Heterogeneity, findings by id, the Slurm drain lines (node-health errors only: an id's scope,
+ * rules/scope.h) and each node's environment findings, which never drain. Each grouping sorts
+ * once and walks runs, so 10,000 nodes cost a few sorts, not a comparison of every pair. */
 #include "fleet/judge.h"
 #include "util/sort.h"
 
@@ -7,6 +8,7 @@
 #include <string.h>
 
 #include "fleet/hostlist.h"
+#include "rules/scope.h"
 #include "util/err.h"
 #include "util/str.h"
 
@@ -359,7 +361,7 @@ static int group_findings(const struct fleet *f, struct report *r)
 			rc = CD_ENOMEM;
 			goto out;
 		}
-		if (sev == SEV_ERROR) {
+		if (sev == SEV_ERROR && finding_scope_drains(e[i].fd->id)) {
 			char *line = fleet_drain_line(list, e[i].fd->id);
 			rc = line ? finding_fix(fd, "%s", line) : CD_ENOMEM;
 			free(line);
@@ -367,7 +369,11 @@ static int group_findings(const struct fleet *f, struct report *r)
 		free(list);
 		if (rc == CD_OK)
 			rc = finding_why(fd, "Each node's own report says why (cudoctor doctor on the node); "
-					 "the fleet groups the nodes that share it.");
+					 "the fleet groups the nodes that share it.%s",
+					 finding_scope_drains(e[i].fd->id) ? ""
+					 : " It is about the environment a job runs in (Python, frameworks, toolkits, "
+					   "libraries, the program), not the node's health: fixed where the job runs, "
+					   "never by draining the node.");
 		if (rc == CD_OK)
 			rc = runs(f, e + i, j - i, title_of, fd, title_evidence, idx);
 		if (rc == CD_OK)
@@ -382,7 +388,8 @@ out:
 	return rc;
 }
 
-/* ---- Slurm: one drain line per set of error ids, so each node gets one reason ---- */
+/* ---- Slurm: one drain line per set of node-health error ids, so each node gets one reason;
+ * the environment's findings of each node beside them, never drained ---- */
 
 struct drain {
 	char *reason;
@@ -396,39 +403,82 @@ static int cmp_drain(const void *a, const void *b)
 	return c ? c : (x->node > y->node) - (x->node < y->node);
 }
 
-static int slurm_lines(const struct fleet *f, const bool *slow, struct report_rec *top)
+/* Whether the comma-joined list holds id. */
+static bool has_id(const char *list, const char *id)
 {
-	struct drain *d = malloc((f->n_nodes ? f->n_nodes : 1) * sizeof *d);
-	size_t *idx = malloc((f->n_nodes ? f->n_nodes : 1) * sizeof *idx);
-	json_t *lines = json_array();
-	size_t n = 0;
-	int rc = CD_OK;
+	size_t n = strlen(id);
 
-	if (!d || !idx || !lines) {
-		rc = CD_ENOMEM;
-		goto out;
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+		if (len == n && strncmp(p, id, n) == 0)
+			return true;
+		p += len + (p[len] == ',');
 	}
+	return false;
+}
+
+/* Each node's ids of one kind, comma-joined, into d (one entry per node that has any): the
+ * node-health errors a drain names (and fleet-check-slow where slow[node]), or, with
+ * drains false, the warn and error ids that never drain (environment, or a scope unknown
+ * to this cudoctor). Sorted by ids, then node, so equal sets are runs. */
+static int node_ids(const struct fleet *f, bool drains, const bool *slow, struct drain *d, size_t *n)
+{
+	*n = 0;
 	for (size_t i = 0; i < f->n_nodes; i++) {
 		const struct fleet_node *nd = &f->nodes[i];
 		struct strbuf sb;
 		sb_init(&sb);
-		for (size_t k = 0; k < nd->n_findings; k++)
-			if (nd->findings[k].severity == SEV_ERROR)
-				sb_printf(&sb, "%s%s", sb.len ? "," : "", nd->findings[k].id);
+		for (size_t k = 0; k < nd->n_findings; k++) {
+			const struct fleet_finding *x = &nd->findings[k];
+			bool pick = drains ? x->severity == SEV_ERROR && finding_scope_drains(x->id)
+					   : x->severity >= SEV_WARN && !finding_scope_drains(x->id);
+			if (pick && !has_id(sb.len ? sb.buf : "", x->id))
+				sb_printf(&sb, "%s%s", sb.len ? "," : "", x->id);
+		}
 		/* a GPU of the node far below the fleet under check's load */
-		if (slow && slow[i])
+		if (drains && slow && slow[i])
 			sb_printf(&sb, "%s%s", sb.len ? "," : "", "fleet-check-slow");
 		if (sb.len == 0 && !sb.failed) {
 			sb_free(&sb);
 			continue;
 		}
-		if (!(d[n].reason = sb_detach(&sb))) {
-			rc = CD_ENOMEM;
-			goto out;
-		}
-		d[n++].node = i;
+		if (!(d[*n].reason = sb_detach(&sb)))
+			return CD_ENOMEM;
+		d[(*n)++].node = i;
 	}
-	cd_qsort(d, n, sizeof *d, cmp_drain);
+	cd_qsort(d, *n, sizeof *d, cmp_drain);
+	return CD_OK;
+}
+
+/* ids "a,b" as a JSON array of strings */
+static json_t *id_array(const char *ids)
+{
+	json_t *a = json_array();
+
+	for (const char *p = ids; a && *p;) {
+		size_t len = strcspn(p, ",");
+		if (json_array_append_new(a, report_json_textn(p, len))) {
+			json_decref(a);
+			return NULL;
+		}
+		p += len + (p[len] == ',');
+	}
+	return a;
+}
+
+static int slurm_lines(const struct fleet *f, const bool *slow, struct report_rec *top)
+{
+	struct drain *d = calloc(f->n_nodes ? f->n_nodes : 1, sizeof *d);
+	size_t *idx = malloc((f->n_nodes ? f->n_nodes : 1) * sizeof *idx);
+	json_t *lines = json_array(), *env = json_array();
+	size_t n = 0;
+	int rc = CD_OK;
+
+	if (!d || !idx || !lines || !env) {
+		rc = CD_ENOMEM;
+		goto out;
+	}
+	TRY(node_ids(f, true, slow, d, &n));
 	if (n)
 		report_rec_section(top, "Slurm");
 	report_rec_commands(top, true); /* each line whole, to be pasted or run */
@@ -452,9 +502,33 @@ static int slurm_lines(const struct fleet *f, const bool *slow, struct report_re
 		report_rec_line(top, "after the fix, on each: scontrol update nodename=NODE state=resume");
 	report_field(top, NULL, "slurm", rv_json(lines));
 	lines = NULL;
+	for (size_t i = 0; i < n; i++)
+		free(d[i].reason);
+	TRY(node_ids(f, false, NULL, d, &n));
+	if (n)
+		report_rec_section(top, "Environment (not the node's health: never drained)");
+	for (size_t i = 0, j; i < n; i = j) {
+		char *list = NULL, buf[64];
+		json_t *o, *ids;
+		for (j = i; j < n && strcmp(d[j].reason, d[i].reason) == 0; j++)
+			idx[j - i] = d[j].node;
+		TRY(fleet_hostlist_of(f, idx, j - i, &list));
+		if (!(o = json_object()) || json_array_append_new(env, o) ||
+		    json_object_set_new(o, "nodes", report_json_text(list)) || !(ids = id_array(d[i].reason)) ||
+		    json_object_set_new(o, "ids", ids)) {
+			free(list);
+			rc = CD_ENOMEM;
+			goto out;
+		}
+		report_rec_line(top, "%s: %s", text_list(list, j - i, buf, sizeof buf), d[i].reason);
+		free(list);
+	}
+	report_field(top, NULL, "environment", rv_json(env));
+	env = NULL;
 out:
 	json_decref(lines);
-	for (size_t i = 0; i < n; i++)
+	json_decref(env);
+	for (size_t i = 0; d && i < n; i++)
 		free(d[i].reason);
 	free(d);
 	free(idx);
@@ -477,8 +551,9 @@ static int node_json(const struct fleet_node *nd, json_t *arr)
 					report_json_text(nd->facts[k])))
 			goto oom;
 	for (size_t k = 0; k < nd->n_findings; k++)
-		if (json_array_append_new(fds, json_pack("{s:s, s:s}", "id", nd->findings[k].id, "severity",
-							 severity_name(nd->findings[k].severity))))
+		if (json_array_append_new(fds, json_pack("{s:s, s:s, s:s}", "id", nd->findings[k].id, "severity",
+							 severity_name(nd->findings[k].severity), "scope",
+							 finding_scope_name(finding_scope(nd->findings[k].id)))))
 			goto oom;
 	if (json_object_set_new(o, "name", report_json_text(nd->name)) ||
 	    json_object_set_new(o, "failure", report_json_text(nd->failure)) ||

@@ -9,6 +9,7 @@
 
 #include "kb/kb_internal.h"
 #include "util/err.h"
+#include "util/str.h"
 
 #define MAX_TOKENS 24
 #define TOKEN_LEN 24
@@ -192,33 +193,6 @@ size_t kb_gpu_search(const char *query, const struct kb_gpu **out, size_t max)
 	return n;
 }
 
-/* Edits (insert, delete, substitute, swap two neighbours) from a to b. */
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	size_t d[COMPACT_LEN + 1][COMPACT_LEN + 1];
-
-	for (size_t i = 0; i <= la; i++)
-		d[i][0] = i;
-	for (size_t j = 0; j <= lb; j++)
-		d[0][j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		for (size_t j = 1; j <= lb; j++) {
-			size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-
-			if (d[i - 1][j] + 1 < best)
-				best = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < best)
-				best = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    d[i - 2][j - 2] + 1 < best)
-				best = d[i - 2][j - 2] + 1;
-			d[i][j] = best;
-		}
-	}
-	return d[la][lb];
-}
-
 /* Characters one has and the other lacks, order ignored: of two names at one edit
  * distance, the one with the same digits is the likelier slip ("4909" is nearer "4090"
  * than "4000"). */
@@ -248,7 +222,7 @@ static size_t row_distance(const struct kb_gpu *g, const char *q, size_t limit)
 		size_t e, d;
 
 		compact(i == 0 ? g->name : g->aliases[i - 1], c);
-		if ((e = edit_distance(q, c)) > limit)
+		if ((e = str_edit_distance(q, c)) > limit)
 			continue;
 		d = e * 2 * COMPACT_LEN + bag_distance(q, c);
 		if (d < best)
@@ -265,7 +239,7 @@ size_t kb_gpu_suggest(const char *query, const struct kb_gpu **out, size_t max)
 	compact(query, q);
 	if (strlen(q) < 3)
 		return 0;
-	limit = strlen(q) <= 4 ? 1 : 2;
+	limit = str_typo_reach(strlen(q));
 	for (size_t i = 0; i < kb_gpu_count(); i++) {
 		size_t d = row_distance(kb_gpu_at(i), q, limit);
 

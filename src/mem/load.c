@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem/ollama.h"
 #include "os/fs.h"
 #include "util/err.h"
 #include "util/file.h"
@@ -314,13 +315,34 @@ static int load_dir(const char *dir, const char *dtype, struct mem_model *m, cha
 	return rc;
 }
 
+/* A name that is no file but reads as Ollama's (llama3:8b): the GGUF blob its manifest names.
+ * False when path is no such name, or a bare word ("model.gguf" mistyped) Ollama does not
+ * have; else *rc is the load's result. */
+static bool load_ollama(const char *path, struct mem_model *m, int *rc, char *err)
+{
+	struct ollama_name n;
+	char blob[4096];
+
+	if (path_is_file(path) || path_is_dir(path) || !ollama_name_parse(path, &n) ||
+	    (!strchr(path, ':') && !ollama_has_manifest(&n)))
+		return false;
+	if ((*rc = ollama_model_file(&n, path, blob, sizeof blob, err)) == CD_OK &&
+	    (*rc = load_gguf(blob, m, err)) == CD_OK)
+		snprintf(m->note, sizeof m->note, "Ollama's %.60s: %.180s", path, blob);
+	return true;
+}
+
 int mem_load_path(const char *path, const char *dtype, struct mem_model *m, char *err)
 {
+	int rc;
+
 	memset(m, 0, sizeof *m);
+	if (load_ollama(path, m, &rc, err))
+		return rc;
 	if (path_is_dir(path))
 		return load_dir(path, dtype, m, err);
 	struct mapped_file mf; /* file_map names a missing file, a FIFO, a device */
-	int rc = file_map(path, &mf, err);
+	rc = file_map(path, &mf, err);
 	if (rc)
 		return rc;
 	bool is_gguf = mf.size >= 4 && memcmp(mf.data, "GGUF", 4) == 0;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "os/host.h"
 #include "probe/paths.h"
 #include "probe/vertext.h"
 #include "util/file.h"
@@ -16,6 +17,9 @@ static void read_kmod(struct gpu_probe *p, const char *root)
 	char path[PROBE_PATH], *text = NULL;
 	size_t len;
 
+	/* Windows' driver has no such file: its absence there says nothing */
+	if (!(p->kmod_looked = os_is_linux()))
+		return;
 	if (host_path(path, sizeof path, root, "/proc/driver/nvidia/version") != CD_OK ||
 	    file_read_text(path, 16 * 1024, &text, &len, NULL) != CD_OK)
 		return;

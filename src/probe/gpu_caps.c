@@ -4,6 +4,7 @@
 #include "probe/gpu_caps.h"
 #include "os/env.h"
 #include "os/fs.h"
+#include "os/host.h"
 #include "util/host_path.h"
 #include "util/sort.h"
 
@@ -211,7 +212,8 @@ bool gpu_caps_from_proc(struct gpu_probe *p, bool want_gpus)
 	struct os_dir *d = NULL;
 	const char *e;
 
-	if (host_path(path, sizeof path, NULL, "/proc/driver/nvidia/version") != CD_OK ||
+	if (!os_is_linux() || /* the kernel module's files are Linux's */
+	    host_path(path, sizeof path, NULL, "/proc/driver/nvidia/version") != CD_OK ||
 	    file_read_text(path, 16 * 1024, &text, &len, NULL) != CD_OK ||
 	    vt_proc_driver_version(text, len, version, sizeof version, &open_module) != CD_OK ||
 	    version_parse(version, &v) != CD_OK || kb_load(err) != CD_OK ||
@@ -235,6 +237,7 @@ bool gpu_caps_from_proc(struct gpu_probe *p, bool want_gpus)
 	/* the module's version is the user-space one here: nothing else was asked */
 	snprintf(p->kmod_version, sizeof p->kmod_version, "%s", version);
 	p->kmod_open = open_module;
+	p->kmod_looked = true;
 	driver_mark(p, DF_KMOD);
 	driver_mark(p, DF_KMOD_VERSION);
 	snprintf(p->user_driver_version, sizeof p->user_driver_version, "%s", version);

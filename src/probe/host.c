@@ -52,10 +52,11 @@ static char *read_small(const char *root, const char *path)
 
 static void os_facts(struct host_facts *h, const char *root)
 {
-	char *text = read_small(root, "/etc/os-release");
+	/* Linux's files: under Wine the Linux host's would be read for Windows */
+	char *text = os_is_linux() ? read_small(root, "/etc/os-release") : NULL;
 	char name[64], version[64];
 
-	if (!text && !(text = read_small(root, "/usr/lib/os-release")))
+	if (!text && !(text = os_is_linux() ? read_small(root, "/usr/lib/os-release") : NULL))
 		return;
 	os_release_value(text, "PRETTY_NAME", h->os, sizeof h->os);
 	os_release_value(text, "ID", h->os_id, sizeof h->os_id);
@@ -72,7 +73,7 @@ static void os_facts(struct host_facts *h, const char *root)
 static void cpu_facts(struct host_facts *h, const char *root)
 {
 	static const char *const keys[] = { "model name", "Model", "cpu model", NULL };
-	char *text = read_small(root, "/proc/cpuinfo");
+	char *text = os_is_linux() ? read_small(root, "/proc/cpuinfo") : NULL;
 
 	for (size_t k = 0; text && keys[k] && !h->cpu[0]; k++) {
 		for (char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {

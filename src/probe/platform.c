@@ -8,6 +8,7 @@
 
 #include "os/env.h"
 #include "os/fs.h"
+#include "os/host.h"
 #include "probe/ldcache.h"
 #include "util/err.h"
 #include "util/file.h"
@@ -213,10 +214,15 @@ void visible_devices_parse(const char *raw, struct visible_devices *out)
 int platform_probe(struct platform_info *p, const char *root, char *err)
 {
 	memset(p, 0, sizeof *p);
-	probe_wsl(p, root);
-	probe_container(p, root);
-	if (!p->wsl && probe_nodes(p, root) != CD_OK)
-		return cd_fail(err, CD_ENOMEM, "platform: out of memory");
+	/* the one place a command learns the host is Windows; under Wine the Linux host's files
+	 * would otherwise read as this Windows' */
+	p->windows = !os_is_linux();
+	if (!p->windows) {
+		probe_wsl(p, root);
+		probe_container(p, root);
+		if (!p->wsl && probe_nodes(p, root) != CD_OK)
+			return cd_fail(err, CD_ENOMEM, "platform: out of memory");
+	}
 	visible_devices_parse(os_getenv("CUDA_VISIBLE_DEVICES"), &p->visible);
 	p->device_order = os_getenv("CUDA_DEVICE_ORDER");
 	p->image_cuda_version = os_getenv("CUDA_VERSION");

@@ -29,6 +29,14 @@ struct ctx {
 	const char *win_python;
 };
 
+/* Whether prefix is the environment that holds cudoctor alone (pipx's, uvx's, a venv made for it). */
+static bool is_tool_env(const struct ctx *c, const char *prefix)
+{
+	char real[PROBE_PATH];
+
+	return c->tool_env[0] && path_real(prefix, real) && strcmp(real, c->tool_env) == 0;
+}
+
 static void add_env(struct ctx *c, const char *interp, const char *prefix, const char *kind)
 {
 	struct python_info *p = c->out;
@@ -114,6 +122,10 @@ static int find_python3(const char *dir, void *arg)
 			return 1;
 		}
 	}
+	/* cudoctor's own environment is not the user's: its python3 on PATH (an activated venv
+	 * that holds cudoctor alone) defers to the next one */
+	if (is_tool_env(c, prefix))
+		return 0;
 	if (path_join(cfg, sizeof cfg, prefix, "pyvenv.cfg") == CD_OK && path_is_file(cfg)) {
 		add_env(c, py, prefix, "venv");
 		return 1;

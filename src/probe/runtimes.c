@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "os/env.h"
+#include "os/host.h"
 #include "probe/distinfo.h"
 #include "probe/ldcache.h"
 #include "probe/vertext.h"
@@ -313,8 +314,8 @@ static void scan_toolkits(struct scan *s)
 		for (size_t k = 0; env_roots[e] && *env_roots[e] && k < sizeof libdirs / sizeof libdirs[0]; k++)
 			if (path_join(dir, sizeof dir, env_roots[e], libdirs[k]) == CD_OK)
 				scan_dir(s, dir, -1, false);
-	if (host_path(usr_local, sizeof usr_local, s->o->root, "/usr/local") != CD_OK)
-		return;
+	if (!os_is_linux() || host_path(usr_local, sizeof usr_local, s->o->root, "/usr/local") != CD_OK)
+		return; /* /usr/local/cuda*: Linux's place */
 	if (dir_names(usr_local, is_cuda_dir, NULL, &names, &n) != CD_OK) {
 		s->rc = CD_ENOMEM;
 		return;
@@ -354,9 +355,12 @@ int runtimes_probe(struct runtimes *out, const struct runtimes_opts *o, char *er
 	memset(out, 0, sizeof *out);
 	out->library = s.stem;
 	snprintf(s.so_prefix, sizeof s.so_prefix, "%s.so.", s.stem);
-	path_list_each(os_getenv("LD_LIBRARY_PATH"), on_ld_dir, &s);
-	if (s.rc == CD_OK)
-		scan_ldcache(&s);
+	/* the loader's places are Linux's: Windows looks for DLLs elsewhere (the Windows side) */
+	if (os_is_linux()) {
+		path_list_each(os_getenv("LD_LIBRARY_PATH"), on_ld_dir, &s);
+		if (s.rc == CD_OK)
+			scan_ldcache(&s);
+	}
 	if (s.rc == CD_OK)
 		scan_toolkits(&s);
 	if (s.rc == CD_OK)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "os/env.h"
+#include "os/host.h"
 #include "probe/distinfo.h"
 #include "probe/spawn.h"
 #include "probe/vertext.h"
@@ -300,7 +301,7 @@ int toolkits_probe(struct toolkits *out, const struct toolkits_opts *o, char *er
 		add_env_root(&fd, "CUDA_HOME", TK_CUDA_HOME);
 	if (fd.rc == CD_OK)
 		add_env_root(&fd, "CUDA_PATH", TK_CUDA_PATH);
-	if (fd.rc == CD_OK)
+	if (fd.rc == CD_OK && os_is_linux()) /* /usr/local/cuda*, /opt/cuda: Linux's places */
 		add_system(&fd);
 	if (fd.rc == CD_OK) {
 		const char *conda = os_getenv("CONDA_PREFIX");

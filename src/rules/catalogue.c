@@ -320,17 +320,24 @@ static bool conditions_hold(const char *s, const struct finding_vars *v, const c
 	return ok;
 }
 
+#define ALTERNATIVE " ;; "
+
 bool catalogue_fill(const char *tmpl, const struct finding_vars *v, char *out, size_t n)
 {
 	struct out o = { out, n, 0, false, CATALOGUE_TEXT, "" };
-	const char *rest;
+	const char *rest, *end;
 
 	if (n)
 		out[0] = '\0';
+	/* a title or why with alternatives ("{-windows}... ;; {+windows}..."): the first whose
+	 * conditions hold (fix lines are split into lines by the kb, so hold none) */
+	while ((end = strstr(tmpl, ALTERNATIVE)) != NULL && !conditions_hold(tmpl, v, &rest))
+		tmpl = end + strlen(ALTERNATIVE);
 	if (!conditions_hold(tmpl, v, &rest))
 		return false;
+	end = strstr(rest, ALTERNATIVE);
 	/* a line whose every part was left out is left out */
-	return fill(rest, rest + strlen(rest), v, false, &o) && o.used > 0;
+	return fill(rest, end ? end : rest + strlen(rest), v, false, &o) && o.used > 0;
 }
 
 /* Whether a fix line's conditions name {+flag} (want true) or {-flag} (want false). */

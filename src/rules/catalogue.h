@@ -10,6 +10,10 @@
  *   {?text|other} text when every value in it is known, else other
  *   {+flag} {-flag}  at the start of a fix line: the line is kept unless flag is known to be
  *                 false ("0"), or, for {-flag}, unless it is known to be true
+ *   A ;; B        in a title or why: alternatives, each with its own {+flag} / {-flag} start;
+ *                 the first whose conditions hold is the text ("{-windows}... soname ...
+ *                 ;; {+windows}... DLL ...": the platform's words, the windows flag
+ *                 defaulting to the platform cudoctor runs on)
  * A brace that starts none of these is text. Values are never expanded again. In a title or
  * why they are put in as they are; in a fix line each is quoted for the line's shell
  * (catalogue_fix_shell) where it stands, and a value that shell cannot take leaves the line out

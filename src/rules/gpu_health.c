@@ -1,12 +1,14 @@
 /* GPU state and health rules: NVML's view of each GPU (lost, ECC, memory retirement,
  * PCIe link, clock limits, persistence mode). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "driver/nvml.h"
 #include "rules/catalogue.h"
 #include "rules/internal.h"
 #include "util/err.h"
+#include "util/str.h"
 
 /* Uncorrectable ECC errors on g: since the driver loaded (an error), else over its lifetime. */
 static bool ecc_verdict(const struct gpu_info *g, struct finding_vars *v, bool *recent)
@@ -196,6 +198,33 @@ int rules_gpu_health(const struct gpu_probe *p, struct report *r)
 			return rc;
 	}
 	return CD_OK;
+}
+
+enum severity rules_gpu_verdict(const struct report *r, const struct gpu_info *g, const char **ids, size_t max,
+				size_t *n)
+{
+	char subject[320], *safe;
+	enum severity worst = SEV_OK;
+
+	*n = 0;
+	gpu_subject(g, subject, sizeof subject);
+	/* the report keeps a subject as safe text: compare in that form */
+	safe = report_text_take(cd_strdup(subject));
+	for (size_t i = 0; i < r->n_findings; i++) {
+		const struct finding *f = &r->findings[i];
+		bool seen = false;
+
+		if (f->severity < SEV_WARN || strcmp(f->subject, safe ? safe : subject) != 0)
+			continue;
+		if (f->severity > worst)
+			worst = f->severity;
+		for (size_t k = 0; k < *n && !seen; k++)
+			seen = strcmp(ids[k], f->id) == 0;
+		if (!seen && *n < max)
+			ids[(*n)++] = f->id;
+	}
+	free(safe);
+	return worst;
 }
 
 int rules_gpu_pcie(const struct gpu_probe *p, struct report *r)

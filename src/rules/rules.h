@@ -46,6 +46,12 @@ int rules_toolkit_timeouts(const struct toolkits *ts, struct report *r);
 /* gpu-lost, ecc-errors, retired-pages-pending, pcie-link-degraded, clocks-throttled, per
  * GPU. Returns CD_OK or CD_ENOMEM. */
 int rules_gpu_health(const struct gpu_probe *p, struct report *r);
+/* One GPU's health verdict: the worst severity of the warn and error findings about it in r so
+ * far (those whose subject names it as gpu_subject does: NVML's health, the kernel log's Xids,
+ * the load tests), SEV_OK when there is none; their ids, each once, into ids (at most max,
+ * pointing into r's findings), how many into *n. A command asks after its rules have run. */
+enum severity rules_gpu_verdict(const struct report *r, const struct gpu_info *g, const char **ids, size_t max,
+				size_t *n);
 /* pcie-link-degraded alone, per GPU (for commands that judge links, not health: topo). */
 int rules_gpu_pcie(const struct gpu_probe *p, struct report *r);
 

@@ -55,6 +55,7 @@ enum field_unit {
 #define FIELD_BRIEF 0x1u /* the short listing: doctor's driver section and GPU table */
 #define FIELD_FULL 0x2u  /* every fact: devices */
 #define FIELD_ALL (FIELD_BRIEF | FIELD_FULL) /* a field every view shows */
+#define FIELD_HEALTH 0x4u /* a GPU's health: check's GPU lines (with FIELD_FULL where devices shows it too) */
 
 /* flags */
 #define FIELD_NEG_UNKNOWN 0x1u /* a negative number is unknown (an ordinal or an id of -1) */

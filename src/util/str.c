@@ -1,5 +1,6 @@
 /* String helpers that report allocation failure instead of exiting. */
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -508,4 +509,39 @@ bool str_wildcard_match(const char *pattern, const char *s, bool fold)
 	while (*pattern == '*')
 		pattern++;
 	return !*pattern;
+}
+
+size_t str_edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	/* three rows: the one before the previous for a swap, the previous, the current */
+	size_t rows[3][STR_EDIT_MAX + 1];
+
+	if (la > STR_EDIT_MAX || lb > STR_EDIT_MAX)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		rows[0][j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		/* row i is rows[i % 3]; row i - 2 is rows[(i + 1) % 3] */
+		size_t *cur = rows[i % 3], *prev = rows[(i - 1) % 3], *two = rows[(i + 1) % 3];
+
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t best = prev[j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (prev[j] + 1 < best)
+				best = prev[j] + 1;
+			if (cur[j - 1] + 1 < best)
+				best = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && two[j - 2] + 1 < best)
+				best = two[j - 2] + 1;
+			cur[j] = best;
+		}
+	}
+	return rows[la % 3][lb];
+}
+
+size_t str_typo_reach(size_t len)
+{
+	return len <= 4 ? 1 : 2;
 }

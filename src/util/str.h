@@ -25,6 +25,13 @@ bool str_contains_ci(const char *haystack, const char *needle); /* ASCII case-in
  * length(pattern) x length(s) steps, whatever the pattern. */
 bool str_wildcard_match(const char *pattern, const char *s, bool fold);
 char *str_trim(char *s);
+/* Edits (insert, delete, substitute, swap two neighbours) from a to b, the optimal string
+ * alignment distance; SIZE_MAX when either is longer than STR_EDIT_MAX bytes. */
+#define STR_EDIT_MAX 64
+size_t str_edit_distance(const char *a, const char *b);
+/* How many edits a slip of the keyboard makes in a word of this length: 1 up to 4 characters,
+ * 2 beyond; the reach of a "did you mean". */
+size_t str_typo_reach(size_t len);
 /* Writes a formatted line into row n of a table of max rows, width bytes each (rows contiguous
  * from lines); returns n + 1, or n when the table is full. */
 size_t str_lines_add(char *lines, size_t width, size_t n, size_t max, const char *fmt, ...)

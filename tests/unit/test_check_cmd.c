@@ -355,6 +355,103 @@ static void test_progress_line(void **state)
 	run_result_free(&p);
 }
 
+/* cudoctor [GLOBAL] check --no-load with the fakes (and extra, an environment entry). */
+static struct run_result run_no_load(const char *global, const char *extra)
+{
+	const char *argv[] = { CUDOCTOR_BINARY, global ? global : "check", global ? "check" : "--no-load",
+			       global ? "--no-load" : NULL, NULL };
+	const char *env[] = { QUIET_ENV, extra, NULL };
+	struct run_result r;
+
+	assert_int_equal(testlib_run(argv, env, NULL, &r), 0);
+	return r;
+}
+
+/* The line of text whose label is label in the block after heading (NULL when none). */
+static char *kv_value(const char *out, const char *heading, const char *label, char *buf, size_t cap)
+{
+	const char *p = strstr(out, heading), *end;
+
+	if (!p || !(p = strstr(p, label)))
+		return NULL;
+	p += strlen(label);
+	p += strspn(p, " ");
+	end = p + strcspn(p, "\n");
+	snprintf(buf, cap, "%.*s", (int)(end - p), p);
+	return buf;
+}
+
+/* Why: "check --no-load on a healthy GPU says nothing about the GPU: no GPU line, no verdict,
+ * -q prints nothing, JSON has no GPU keys". Each GPU gets its health facts and a verdict line
+ * in text, -q and JSON; an Xid 79 on the second makes that one's verdict an error, naming it. */
+static void test_check_no_load_on_a_healthy_gpu_says_nothing_about_the_gpu(void **state)
+{
+	struct run_result r;
+	json_t *j, *g;
+	char buf[256];
+	size_t i;
+
+	(void)state;
+	write_file("dev/kmsg", "6,1,1000,-;Linux version 6.8.0\n");
+	write_file("proc/modules", "nvidia_uvm 1437696 0 - Live 0x0\nnvidia 54439936 1 nvidia_uvm, Live 0x0\n");
+	r = run_no_load(NULL, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "\nGPU 0 (NVIDIA H200)\n"));
+	assert_string_equal(kv_value(r.out, "\nGPU 0 (NVIDIA H200)\n", "  temperature", buf, sizeof buf), "34 C");
+	assert_string_equal(kv_value(r.out, "\nGPU 0 (NVIDIA H200)\n", "  PCI bus id", buf, sizeof buf), "0000:18:00.0");
+	assert_string_equal(kv_value(r.out, "\nGPU 0 (NVIDIA H200)\n", "  verdict", buf, sizeof buf), "ok");
+	assert_string_equal(kv_value(r.out, "\nGPU 1 (NVIDIA H200)\n", "  verdict", buf, sizeof buf), "ok");
+	run_result_free(&r);
+
+	r = run_no_load("-q", NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "GPU 0 (NVIDIA H200): ok\nGPU 1 (NVIDIA H200): ok\n");
+	run_result_free(&r);
+
+	r = run_no_load("--json", NULL);
+	j = parse(&r);
+	schema_valid(&r);
+	assert_int_equal(json_array_size(json_object_get(j, "gpus")), 2);
+	json_array_foreach(json_object_get(j, "gpus"), i, g) {
+		assert_string_equal(json_string_value(json_object_get(g, "verdict")), "ok");
+		assert_int_equal(json_array_size(json_object_get(g, "verdict_findings")), 0);
+		assert_int_equal(json_integer_value(json_object_get(g, "cuda_ordinal")), (json_int_t)i);
+		assert_int_equal(json_integer_value(json_object_get(g, "temperature_gpu_c")), 34);
+		assert_true(json_is_false(json_object_get(g, "gpu_lost")));
+	}
+	json_decref(j);
+	run_result_free(&r);
+
+	/* GPU 1 fell off the bus (NVSentinel's line, https://github.com/NVIDIA/NVSentinel/issues/155) */
+	write_file("dev/kmsg", "4,11,7000000,-;NVRM: Xid (PCI:0000:28:00): 79, GPU has fallen off the bus\n");
+	r = run_no_load("-q", NULL);
+	assert_int_equal(r.status, 1);
+	assert_string_equal(r.out, "GPU 0 (NVIDIA H200): ok\nGPU 1 (NVIDIA H200): error: xid-errors\n");
+	assert_non_null(strstr(r.err, "xid-errors"));
+	run_result_free(&r);
+	r = run_no_load("--json", NULL);
+	j = parse(&r);
+	g = json_array_get(json_object_get(j, "gpus"), 1);
+	assert_string_equal(json_string_value(json_object_get(g, "verdict")), "error");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(g, "verdict_findings"), 0)), "xid-errors");
+	json_decref(j);
+	run_result_free(&r);
+
+	/* no driver library at all: no GPU, and stdout says so */
+	r = run_no_load("-q", "CUDOCTOR_LIBCUDA=/nonexistent");
+	{
+		const char *argv[] = { CUDOCTOR_BINARY, "-q", "check", "--no-load", NULL };
+		const char *env[] = { QUIET_ENV, "CUDOCTOR_LIBCUDA=/nonexistent", "CUDOCTOR_LIBNVML=/nonexistent", NULL };
+
+		run_result_free(&r);
+		assert_int_equal(testlib_run(argv, env, NULL, &r), 0);
+	}
+	assert_int_equal(r.status, 1);
+	assert_string_equal(r.out, "no GPU listed by NVML or CUDA\n");
+	assert_non_null(strstr(r.err, "no-driver"));
+	run_result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -364,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_no_driver),
 		cmocka_unit_test(test_load_part),
 		cmocka_unit_test(test_progress_line),
+		cmocka_unit_test(test_check_no_load_on_a_healthy_gpu_says_nothing_about_the_gpu),
 	};
 
 	return cmocka_run_group_tests(tests, make_root, remove_root);

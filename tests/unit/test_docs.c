@@ -6,7 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -99,12 +101,51 @@ static void test_readme_shows_every_command(void **state)
 	free(readme);
 }
 
+/* Why: "README: 4,700 words; its first command installs the wheel of ./dist, which a clone does not
+ * have; `make run` appears after 40 lines about auditwheel and glibc". The first screen (40
+ * lines) has the two commands and five example commands, the first command shown works from
+ * a clone, and the whole is under 1,500 words (as wc -w counts them). */
+static void test_readme_4700_words_first_command_installs_dist_whl(void **state)
+{
+	char *readme = read_doc(CUDOCTOR_SOURCE_DIR "/README.md"), *first_cmd = NULL;
+	size_t words = 0, lines = 0, examples = 0;
+	bool in_word = false, make_run = false, make_check = false;
+
+	(void)state;
+	for (const char *p = readme; *p; p++) {
+		bool space = *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r';
+		words += !space && !in_word;
+		in_word = !space;
+	}
+	if (words >= 1500)
+		fail_msg("README.md has %zu words; a newcomer's page has fewer than 1,500", words);
+	for (char *line = readme, *nl; *line && lines < 40; line = nl + 1, lines++) {
+		if (!(nl = strchr(line, '\n')))
+			break;
+		*nl = '\0';
+		if (strncmp(line, "    ", 4) == 0 && !first_cmd)
+			first_cmd = line + 4;
+		make_run |= strncmp(line, "    make run", 11) == 0;
+		make_check |= strncmp(line, "    make check", 13) == 0;
+		examples += strncmp(line, "    cudoctor ", 13) == 0;
+	}
+	assert_true(make_run);
+	assert_true(make_check);
+	if (examples < 5)
+		fail_msg("README.md's first 40 lines show %zu cudoctor commands, not five", examples);
+	assert_non_null(first_cmd);
+	if (strstr(first_cmd, "dist/") || strstr(first_cmd, ".whl"))
+		fail_msg("README.md's first command needs what a clone does not have: %s", first_cmd);
+	free(readme);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_man_page_is_current),
 		cmocka_unit_test(test_man_page_fits_80_columns),
 		cmocka_unit_test(test_readme_shows_every_command),
+		cmocka_unit_test(test_readme_4700_words_first_command_installs_dist_whl),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,12 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <ctype.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "emitted_ids.h"
 #include "util/err.h"
 #include "util/file.h"
 
@@ -61,63 +60,20 @@ static void check_id(const char *id, size_t n, const char *where)
 	checked++;
 }
 
-static void scan_source(const char *path)
+static void check_emitted(const char *id, size_t n, const char *where, void *arg)
 {
-	char err[CD_ERRMSG], *text = NULL;
-	const char *p;
-
-	assert_int_equal(file_read_text(path, 1 << 20, &text, NULL, err), CD_OK);
-	for (p = text; (p = strstr(p, "SEV_")) != NULL; p++) {
-		const char *q = p + 4;
-		while (isupper((unsigned char)*q))
-			q++;
-		while (*q == ',' || *q == ' ' || *q == '\t' || *q == '\n')
-			q++;
-		if (*q != '"')
-			continue;
-		const char *id = q + 1, *e = id;
-		while (islower((unsigned char)*e) || isdigit((unsigned char)*e) || *e == '-')
-			e++;
-		if (*e == '"')
-			check_id(id, (size_t)(e - id), path);
-	}
-	free(text);
-}
-
-static void walk(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char path[4096];
-
-	assert_non_null(d);
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (path_is_dir(path))
-			walk(path);
-		else if (strstr(de->d_name, ".c") && de->d_name[strlen(de->d_name) - 1] == 'c')
-			scan_source(path);
-	}
-	closedir(d);
+	(void)arg;
+	check_id(id, n, where);
 }
 
 static void test_every_emitted_id_is_documented(void **state)
 {
-	char err[CD_ERRMSG], *tsv = NULL;
+	char err[CD_ERRMSG];
 
 	(void)state;
 	assert_int_equal(file_read_text(CUDOCTOR_SOURCE_DIR "/docs/findings.md", 4 << 20, &doc, NULL, err), CD_OK);
-	walk(CUDOCTOR_SOURCE_DIR "/src");
+	emitted_ids(CUDOCTOR_SOURCE_DIR, check_emitted, NULL);
 	assert_true(checked >= 20); /* the scan found the literals at all */
-	assert_int_equal(file_read_text(CUDOCTOR_SOURCE_DIR "/kb/findings.tsv", 4 << 20, &tsv, NULL, err), CD_OK);
-	for (char *line = strchr(tsv, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
-		size_t n = strcspn(line + 1, "\t\n/"); /* a variant row "id/case" is its id's */
-		if (line[1] != '#')
-			check_id(line + 1, n, "kb/findings.tsv");
-	}
-	free(tsv);
 	free(doc);
 }
 

@@ -763,6 +763,107 @@ static void test_check_reports(void **state)
 	json_decref(j);
 }
 
+/* A venv whose torch carries no code for the node's GPU, as doctor reads it on node: old
+ * torch 2.5.1+cu124's libtorch_cuda.so (PyPI's wheel, fetched once into the test cache) on an
+ * RTX 5090. False when the wheel cannot be fetched (no network: said on stderr). */
+static bool save_old_torch_report(const char *node)
+{
+	const char *home = getenv("HOME");
+	char cache[512], venv[512], site[700], e_venv[600], e_node[64], file[64], cmd[8192];
+	static const char *const doctor[] = { "--json", "doctor", NULL };
+	struct run_result res;
+	char *s;
+
+	snprintf(cache, sizeof cache, "%s/.cache/cudoctor-test/torch-2.5.1", home && *home ? home : "/tmp");
+	const char *argv[] = { "/usr/bin/env", "python3", CUDOCTOR_SOURCE_DIR "/tests/wheels/fetch_member.py", "torch",
+			       "2.5.1", "cp311-cp311-manylinux1_x86_64", cache, "torch/version.py",
+			       "torch/lib/libtorch_cuda.so", NULL };
+	assert_int_equal(testlib_run(argv, NULL, NULL, &res), 0);
+	if (res.status != 0) {
+		fprintf(stderr, "note: torch 2.5.1 not fetched (exit %d): %s", res.status, res.err);
+		assert_int_equal(res.status, 77);
+		run_result_free(&res);
+		return false;
+	}
+	run_result_free(&res);
+	snprintf(venv, sizeof venv, "%s/venv-%s", dir, node);
+	snprintf(site, sizeof site, "%s/lib/python3.11/site-packages", venv);
+	snprintf(cmd, sizeof cmd,
+		 "mkdir -p '%s/torch/lib' '%s/torch-2.5.1.dist-info' && echo 'home = /usr/bin' > '%s/pyvenv.cfg' && "
+		 "cp '%s/version.py' '%s/torch/' && echo 'Name: torch' > '%s/torch-2.5.1.dist-info/METADATA' && "
+		 "ln -sf '%s/libtorch_cuda.so' '%s/torch/lib/libtorch_cuda.so'",
+		 site, site, venv, cache, site, site, cache, site);
+	assert_int_equal(system(cmd), 0);
+	snprintf(e_venv, sizeof e_venv, "VIRTUAL_ENV=%s", venv);
+	snprintf(e_node, sizeof e_node, "CUDOCTOR_NODE=%s", node);
+	const char *const env[] = { "FAKE_GPUS=NVIDIA GeForce RTX 5090:12.0:32GiB", "FAKE_NVML_DRIVER_VERSION=580.95.05",
+				    "FAKE_CUDA_DRIVER_VERSION=13000", "PATH=/nonexistent", "CUDA_HOME=", "CUDA_PATH=",
+				    "CUDACXX=", "LD_LIBRARY_PATH=", "CONDA_PREFIX=", e_venv, e_node, NULL };
+	snprintf(file, sizeof file, "%s.json", node);
+	save(file, s = cudoctor(doctor, env, NULL));
+	free(s);
+	return true;
+}
+
+/* Why: "fleet would drain healthy nodes for a Python environment". Two nodes whose only error
+ * is their venv's torch (framework-cannot-run) are listed as environment and never drained;
+ * the node with ECC errors still is. */
+static void test_fleet_would_drain_healthy_nodes_for_a_python_environment(void **state)
+{
+	const char *const files[] = { "torch01.json", "torch02.json", "node04.json", NULL };
+	const json_t *f, *e;
+	char *slurm;
+	size_t i;
+	int status;
+	json_t *j;
+	(void)state;
+	if (!save_old_torch_report("torch01") || !save_old_torch_report("torch02"))
+		skip();
+	j = fleet_json(files, &status);
+	assert_non_null(f = finding(j, "framework-cannot-run", "torch[01-02]"));
+	assert_string_equal(json_string_value(json_object_get(f, "severity")), "error");
+	json_array_foreach(json_object_get(f, "fix"), i, e)
+		assert_null(strstr(json_string_value(e), "scontrol"));
+	assert_non_null(strstr(json_string_value(json_object_get(f, "why")), "never by draining the node"));
+	slurm = json_dumps(json_object_get(j, "slurm"), 0);
+	assert_string_equal(slurm, "[\"scontrol update nodename='node04' state=drain reason='cudoctor: ecc-errors'\"]");
+	free(slurm);
+	assert_int_equal(json_array_size(json_object_get(j, "environment")), 1);
+	e = json_array_get(json_object_get(j, "environment"), 0);
+	assert_string_equal(json_string_value(json_object_get(e, "nodes")), "torch[01-02]");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(e, "ids"), 0)), "framework-cannot-run");
+	assert_int_equal(json_array_size(json_object_get(e, "ids")), 1);
+	/* each node's findings carry their scope */
+	json_array_foreach(json_object_get(j, "nodes"), i, e) {
+		const json_t *x;
+		size_t k, seen = 0;
+		json_array_foreach(json_object_get(e, "findings"), k, x) {
+			const char *id = json_string_value(json_object_get(x, "id"));
+			const char *scope = json_string_value(json_object_get(x, "scope"));
+			if (strcmp(id, "framework-cannot-run") == 0)
+				assert_string_equal(scope, "environment"), seen++;
+			else if (strcmp(id, "ecc-errors") == 0)
+				assert_string_equal(scope, "node"), seen++;
+		}
+		assert_int_equal(seen, 1);
+	}
+	json_decref(j);
+	/* the text: no drain line names them; the environment section does */
+	{
+		const char *argv[] = { "fleet", NULL, NULL, NULL, NULL };
+		char paths[3][256];
+		char *out;
+		for (size_t k = 0; k < 3; k++) {
+			snprintf(paths[k], sizeof paths[k], "%s/%s", dir, files[k]);
+			argv[k + 1] = paths[k];
+		}
+		out = cudoctor(argv, NULL, &status);
+		assert_null(strstr(out, "nodename='torch"));
+		assert_non_null(strstr(out, "Environment (not the node's health: never drained)\n  torch[01-02]: framework-cannot-run\n"));
+		free(out);
+	}
+}
+
 /* Every input skipped: no node read is no healthy fleet; the run says so and exits 3. */
 static void test_nothing_read_is_not_clean(void **state)
 {
@@ -795,6 +896,7 @@ int main(void)
 		cmocka_unit_test(test_drain_lines_quoted),
 		cmocka_unit_test(test_hostile_reports),
 		cmocka_unit_test(test_check_reports),
+		cmocka_unit_test(test_fleet_would_drain_healthy_nodes_for_a_python_environment),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -233,6 +233,28 @@ static void test_every_gpu_is_used(void **state)
 	run_result_free(&r);
 }
 
+/* Why: "`cudoctor docter` -> no did-you-mean (GPU names have one)". A command, a subcommand or
+ * an option a slip of the keyboard away from one names it, in the one line a usage error
+ * gets; a word far from every name gets no guess. */
+static void test_cudoctor_docter_gives_no_did_you_mean(void **state)
+{
+	(void)state;
+	expect_usage(RUN("docter"), "cudoctor: unknown command 'docter'; did you mean 'doctor'?\nTry 'cudoctor --help'.\n");
+	expect_usage(RUN("dcotor"), "cudoctor: unknown command 'dcotor'; did you mean 'doctor'?\nTry 'cudoctor --help'.\n");
+	expect_usage(RUN("explian"), "cudoctor: unknown command 'explian'; did you mean 'explain'?\nTry 'cudoctor --help'.\n");
+	expect_usage(RUN("--jsn", "doctor"), "cudoctor: unknown option '--jsn'; did you mean '--json'?\nTry 'cudoctor --help'.\n");
+	expect_usage(RUN("check", "--no-lod"),
+		     "cudoctor check: unknown option '--no-lod'; did you mean '--no-load'?\nTry 'cudoctor check --help'.\n");
+	expect_usage(RUN("mem", "estimat"),
+		     "cudoctor mem: unknown subcommand 'estimat'; did you mean 'estimate'?\nTry 'cudoctor mem --help'.\n");
+	/* a command's own option is nearer than a global one */
+	expect_usage(RUN("arch", "--cuobjdmp", "x"),
+		     "cudoctor arch: unknown option '--cuobjdmp'; did you mean '--cuobjdump'?\nTry 'cudoctor arch --help'.\n");
+	expect_usage(RUN("frobnicate"), "cudoctor: unknown command 'frobnicate'\nTry 'cudoctor --help'.\n");
+	expect_usage(RUN("gencode", "--bogus"),
+		     "cudoctor gencode: unknown option '--bogus'\nTry 'cudoctor gencode --help'.\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -248,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_kb_quiet_driver_and_builds),
 		cmocka_unit_test(test_help_wraps_under_its_columns),
 		cmocka_unit_test(test_every_gpu_is_used),
+		cmocka_unit_test(test_cudoctor_docter_gives_no_did_you_mean),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

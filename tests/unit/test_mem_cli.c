@@ -484,6 +484,91 @@ static void usage_errors(void **state)
 	}
 }
 
+/* Why: "`mem estimate llama3:8b` (Ollama's name) -> No such file or directory". An Ollama
+ * models folder laid out as `ollama pull` leaves it (manifests/registry.ollama.ai/library/
+ * llama3/8b, a Docker v2 manifest whose model layer names blobs/sha256-<digest>; the layer
+ * types of Ollama's server/internal/manifest), the GGUF fixture as the blob: the name reads
+ * the blob, under OLLAMA_MODELS or ~/.ollama/models; a name Ollama does not have, or whose
+ * blob is gone, says how to get it. */
+static void mem_estimate_llama3_8b_says_no_such_file(void **state)
+{
+	char dir[] = "/tmp/cudoctor-ollama-XXXXXX", cmd[16384], models[128], home[128];
+	const char *argv[] = { CUDOCTOR_BINARY, "--json", "mem", "estimate", "llama3:8b", NULL };
+	struct run_result r;
+	json_t *j, *m;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof cmd,
+		 "set -e; d='%s/.ollama/models'; g='%s/llama_gqa.gguf'; h=$(sha256sum \"$g\" | cut -d' ' -f1); "
+		 "mkdir -p \"$d/blobs\" \"$d/manifests/registry.ollama.ai/library/llama3\"; cp \"$g\" \"$d/blobs/sha256-$h\"; "
+		 "printf '{\"schemaVersion\":2,\"mediaType\":\"application/vnd.docker.distribution.manifest.v2+json\","
+		 "\"config\":{\"mediaType\":\"application/vnd.docker.container.image.v1+json\",\"digest\":\"sha256:%s\",\"size\":485},"
+		 "\"layers\":[{\"mediaType\":\"application/vnd.ollama.image.model\",\"digest\":\"sha256:%%s\",\"size\":%%s},"
+		 "{\"mediaType\":\"application/vnd.ollama.image.license\",\"digest\":\"sha256:%s\",\"size\":8433},"
+		 "{\"mediaType\":\"application/vnd.ollama.image.template\",\"digest\":\"sha256:%s\",\"size\":254}]}' "
+		 "\"$h\" $(stat -c %%s \"$g\") > \"$d/manifests/registry.ollama.ai/library/llama3/8b\"",
+		 dir, mem_fx_dir, "3f8eb4da87fa7a3c9da615036b0dc418d31fef2a30b115ff33562588b32c691d",
+		 "4fa551d4f938f68b8c1e6afa9d28befb70e3f33f75d0753248d530364aeea40f",
+		 "8ab4849b038cf0abc5b1c9b8ee1443dca6b93a045c2272180d985126eb40bf6f");
+	assert_int_equal(system(cmd), 0);
+
+	/* under HOME, Ollama's default */
+	snprintf(home, sizeof home, "HOME=%s", dir);
+	{
+		const char *env[] = { home, "OLLAMA_MODELS=", no_gpu_env[0], no_gpu_env[1], NULL };
+		assert_int_equal(testlib_run(argv, env, NULL, &r), 0);
+	}
+	if (r.status != 0)
+		fail_msg("exit %d: %s", r.status, r.err);
+	assert_non_null(j = json_loads(r.out, 0, NULL));
+	m = json_object_get(j, "model");
+	assert_string_equal(json_string_value(json_object_get(m, "format")), "gguf");
+	assert_string_equal(json_string_value(json_object_get(m, "architecture")), "llama");
+	assert_int_equal(json_integer_value(json_object_get(m, "parameters")), mem_exp_u("llama_gqa.gguf", "params"));
+	assert_non_null(strstr(json_string_value(json_object_get(m, "note")), "Ollama's llama3:8b: "));
+	json_decref(j);
+	run_result_free(&r);
+
+	/* OLLAMA_MODELS names the folder; a tag it lacks says how to get it */
+	snprintf(models, sizeof models, "OLLAMA_MODELS=%s/.ollama/models", dir);
+	{
+		const char *env[] = { models, "HOME=/nonexistent", no_gpu_env[0], no_gpu_env[1], NULL };
+		const char *argv70[] = { CUDOCTOR_BINARY, "mem", "estimate", "llama3:70b", NULL };
+		assert_int_equal(testlib_run(argv, env, NULL, &r), 0);
+		assert_int_equal(r.status, 0);
+		run_result_free(&r);
+		assert_int_equal(testlib_run(argv70, env, NULL, &r), 0);
+		assert_int_equal(r.status, 3);
+		assert_non_null(strstr(r.err, "Ollama has no model llama3:70b in"));
+		assert_non_null(strstr(r.err, "`ollama pull llama3:70b` downloads it"));
+		assert_int_equal(strchr(r.err, '\n') - r.err, (long)strlen(r.err) - 1); /* one line */
+		run_result_free(&r);
+	}
+	/* the blob gone (an interrupted pull) */
+	snprintf(cmd, sizeof cmd, "rm -f '%s'/.ollama/models/blobs/sha256-*", dir);
+	assert_int_equal(system(cmd), 0);
+	{
+		const char *env[] = { models, no_gpu_env[0], no_gpu_env[1], NULL };
+		assert_int_equal(testlib_run(argv, env, NULL, &r), 0);
+		assert_int_equal(r.status, 3);
+		assert_non_null(strstr(r.err, "which is not in"));
+		assert_non_null(strstr(r.err, "ollama pull llama3:8b"));
+		run_result_free(&r);
+	}
+	/* a file name that is no file stays the file's error */
+	{
+		const char *bad[] = { CUDOCTOR_BINARY, "mem", "estimate", "nosuch.gguf", NULL };
+		const char *env[] = { models, no_gpu_env[0], no_gpu_env[1], NULL };
+		assert_int_equal(testlib_run(bad, env, NULL, &r), 0);
+		assert_int_equal(r.status, 3);
+		assert_non_null(strstr(r.err, "nosuch.gguf: No such file or directory"));
+		run_result_free(&r);
+	}
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* A config.json over the 16 MiB limit is named as too large, not as JSON cut short. */
 static void config_over_the_limit_named(void **state)
 {
@@ -570,6 +655,7 @@ int main(void)
 		cmocka_unit_test(config_over_the_limit_named),
 		cmocka_unit_test(gguf_unknown_type_named),
 		cmocka_unit_test(usage_errors),
+		cmocka_unit_test(mem_estimate_llama3_8b_says_no_such_file),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -41,6 +41,7 @@ static int teardown(void **state)
 	setenv("PATH", saved_path, 1);
 	unsetenv("VIRTUAL_ENV");
 	unsetenv("PYENV_VERSION");
+	unsetenv("CUDOCTOR_PYTHON_PREFIX");
 	return 0;
 }
 
@@ -181,6 +182,50 @@ static void test_user_site(void **state)
 	tree_remove(root);
 }
 
+/* Why: "in a venv holding only cudoctor, doctor says \"no python3 found\" although python3 is on
+ * PATH". The venv (pip's layout: cudoctor, pip, their dist-info) is activated, so it is
+ * VIRTUAL_ENV, the launcher's CUDOCTOR_PYTHON_PREFIX and the first python3 on PATH; the
+ * system's python3 after it, with torch, is the user's environment. */
+static void test_doctor_in_a_venv_holding_only_cudoctor_says_no_python3_found(void **state)
+{
+	char root[64], tool[4096], usr[4096], path[8300], err[CD_ERRMSG], real_usr[4096];
+	struct python_info p;
+	struct python_opts o = { 0 };
+	const struct py_framework *f;
+
+	(void)state;
+	assert_non_null(tree_new(root, sizeof root));
+	tree_file(root, "tool/pyvenv.cfg", "home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.11.2\n", 0);
+	tree_file(root, "tool/bin/python3", "#!/bin/sh\nexit 1\n", 1);
+	tree_file(root, "tool/bin/cudoctor", "#!/bin/sh\nexit 1\n", 1);
+	tree_file(root, "tool/lib/python3.11/site-packages/cudoctor/__init__.py", "", 0);
+	tree_dir(root, "tool/lib/python3.11/site-packages/cudoctor-0.1.0.dist-info");
+	tree_dir(root, "tool/lib/python3.11/site-packages/pip");
+	tree_dir(root, "tool/lib/python3.11/site-packages/pip-23.0.1.dist-info");
+	tree_file(root, "usr/bin/python3.11", "#!/bin/sh\nexit 1\n", 1);
+	assert_int_equal(tree_link(root, "usr/bin/python3", "python3.11"), 0);
+	tree_file(root, "usr/lib/python3.11/site-packages/torch/version.py", torch_cu124, 0);
+	tree_dir(root, "usr/lib/python3.11/site-packages/torch-2.5.1+cu124.dist-info");
+	tree_path(root, "tool", tool, sizeof tool);
+	tree_path(root, "usr", usr, sizeof usr);
+	assert_non_null(realpath(usr, real_usr));
+	snprintf(path, sizeof path, "%s/bin:%s/bin", tool, usr);
+	setenv("PATH", path, 1);
+	setenv("VIRTUAL_ENV", tool, 1);
+	setenv("CUDOCTOR_PYTHON_PREFIX", tool, 1);
+
+	assert_int_equal(python_probe(&p, &o, err), CD_OK);
+	assert_int_equal(p.n_envs, 1);
+	assert_string_equal(p.envs[0].kind, "system");
+	assert_string_equal(p.envs[0].prefix, real_usr);
+	f = fw(&p, "torch");
+	assert_non_null(f);
+	assert_string_equal(f->version, "2.5.1+cu124");
+	python_free(&p);
+	unsetenv("CUDOCTOR_PYTHON_PREFIX");
+	tree_remove(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -188,6 +233,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_virtual_env_cpu_torch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pyenv_shim, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_user_site, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_doctor_in_a_venv_holding_only_cudoctor_says_no_python3_found, setup,
+						teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

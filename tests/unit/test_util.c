@@ -254,6 +254,26 @@ static void test_file_errors_name_the_path(void **state)
 	assert_false(path_is_file("/tmp"));
 }
 
+/* Optimal string alignment: a swap of neighbours is one edit, each row from the two before it. */
+static void test_edit_distance(void **state)
+{
+	char long_word[STR_EDIT_MAX + 2];
+
+	(void)state;
+	assert_int_equal(str_edit_distance("doctor", "doctor"), 0);
+	assert_int_equal(str_edit_distance("docter", "doctor"), 1);
+	assert_int_equal(str_edit_distance("dcotor", "doctor"), 1); /* swap */
+	assert_int_equal(str_edit_distance("", "json"), 4);
+	assert_int_equal(str_edit_distance("jsn", "json"), 1);
+	assert_int_equal(str_edit_distance("kitten", "sitting"), 3);
+	assert_int_equal(str_edit_distance("ca", "abc"), 3); /* OSA: no edit of a swapped pair */
+	memset(long_word, 'a', sizeof long_word - 1);
+	long_word[sizeof long_word - 1] = '\0';
+	assert_true(str_edit_distance(long_word, "a") == SIZE_MAX);
+	assert_int_equal(str_typo_reach(4), 1);
+	assert_int_equal(str_typo_reach(5), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +284,7 @@ int main(void)
 		cmocka_unit_test(test_strbuf),
 		cmocka_unit_test(test_natural_order),
 		cmocka_unit_test(test_wildcard_match),
+		cmocka_unit_test(test_edit_distance),
 		cmocka_unit_test(test_utf16_pieces),
 		cmocka_unit_test(test_file_errors_name_the_path),
 	};

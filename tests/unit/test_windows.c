@@ -478,17 +478,16 @@ static void pep514_installs_are_read(void **state)
 	run_result_free(&res);
 }
 
-/* The real Windows DLLs test_pe fetches (tests/wheels/pe_files.py, cached): the exe's
+/* The real Windows DLLs test_pe fetches (tests/wheels/pe_files.py, cached), each named by its
+ * Linux path or, windows_path, its Windows path (Z:\ is Wine's drive for /): the exe's
  * `arch --cuobjdump` listing of each equals NVIDIA cuobjdump's. */
-static void arch_lists_real_dlls_as_cuobjdump(void **state)
+static void cuobjdump_listings(bool windows_path)
 {
 	char dir[1024];
 	const char *home = getenv("HOME");
 	struct run_result res;
 	size_t with_code = 0;
 
-	(void)state;
-	NEED_WINE();
 	snprintf(dir, sizeof dir, "%s/.cache/cudoctor-test/pe-files", home && *home ? home : "/tmp");
 	const char *fetch[] = { "/usr/bin/env", "python3", CUDOCTOR_SOURCE_DIR "/tests/wheels/pe_files.py", dir, NULL };
 	assert_int_equal(testlib_run(fetch, NULL, NULL, &res), 0);
@@ -500,15 +499,19 @@ static void arch_lists_real_dlls_as_cuobjdump(void **state)
 	if (res.status != 0)
 		fail_msg("pe_files.py exited %d: %s", res.status, res.err);
 	for (char *line = strtok(res.out, "\n"); line; line = strtok(NULL, "\n")) {
-		char *tab = strchr(line, '\t');
-		const char *args[] = { "arch", "--cuobjdump", line, NULL };
+		char *tab = strchr(line, '\t'), win[1100];
+		const char *args[] = { "arch", "--cuobjdump", windows_path ? win : line, NULL };
 		struct run_result w;
 
 		assert_non_null(tab);
 		*tab = 0;
+		snprintf(win, sizeof win, "Z:%s", line);
+		for (char *p = win; *p; p++)
+			if (*p == '/')
+				*p = '\\';
 		assert_int_equal(run(true, args, NULL, &w), 0);
 		if (w.status != 0)
-			fail_msg("cudoctor.exe arch --cuobjdump %s: exit %d: %s", line, w.status, w.err);
+			fail_msg("cudoctor.exe arch --cuobjdump %s: exit %d: %s", args[2], w.status, w.err);
 		if (strcmp(tab + 1, "-") == 0) {
 			assert_string_equal(w.out, "");
 		} else {
@@ -522,6 +525,73 @@ static void arch_lists_real_dlls_as_cuobjdump(void **state)
 	}
 	assert_int_equal(with_code, 5);
 	run_result_free(&res);
+}
+
+static void arch_lists_real_dlls_as_cuobjdump(void **state)
+{
+	(void)state;
+	NEED_WINE();
+	cuobjdump_listings(false);
+}
+
+/* Why: "Linux words on Windows: cudoctor.exe doctor prints `kernel module  not loaded
+ * (/proc/driver/nvidia/version absent)`". No fact line that only Linux has: the kernel module,
+ * /proc, /dev/kmsg and /dev/nvidia*, the ld.so cache and its libcudart.so, /usr/local/cuda,
+ * and the Linux host's /etc/os-release that Wine lets the exe read, in doctor and check
+ * --no-load without a driver and in devices with the fake driver DLLs. */
+static void linux_words_on_windows_kernel_module_line(void **state)
+{
+	const char *doctor[] = { "doctor", NULL }, *check[] = { "check", "--no-load", NULL };
+	const char *const *cmds[] = { doctor, check };
+	char wcuda[512], wnvml[512], distro[128] = "";
+	FILE *f = fopen("/etc/os-release", "r");
+
+	(void)state;
+	NEED_WINE();
+	if (f) {
+		char line[256];
+		while (fgets(line, sizeof line, f))
+			if (strncmp(line, "PRETTY_NAME=\"", 13) == 0)
+				snprintf(distro, sizeof distro, "%.*s", (int)strcspn(line + 13, "\""), line + 13);
+		fclose(f);
+	}
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		/* as run() does, and no CUDA_HOME of this Linux host: on Windows it names a Windows folder */
+		const char *env[] = { prefix, "WINEDEBUG=-all", "WINEDLLOVERRIDES=mscoree,mshtml=", "SOURCE_DATE_EPOCH=0",
+				      "CUDOCTOR_LIBCUDA=", "CUDOCTOR_LIBNVML=", "CUDOCTOR_HOST_ROOT=", "COLUMNS=80",
+				      "CUDA_HOME=", "CUDA_PATH=", NULL };
+		const char *argv[] = { wine, CUDOCTOR_WINDOWS_EXE, cmds[i][0], cmds[i][1], NULL };
+		struct run_result w;
+
+		assert_int_equal(testlib_run(argv, env, NULL, &w), 0);
+		if (strstr(w.out, "\n  kernel module ") || strstr(w.out, "/proc/") || strstr(w.out, "/dev/kmsg") ||
+		    strstr(w.out, "/dev/nvidia") || strstr(w.out, "ld.so.cache") || strstr(w.out, "/usr/local/cuda") ||
+		    strstr(w.out, "libcudart.so.") || (distro[0] && strstr(w.out, distro)))
+			fail_msg("cudoctor.exe %s prints a Linux fact:\n%s", cmds[i][0], w.out);
+		run_result_free(&w);
+	}
+	snprintf(wcuda, sizeof wcuda, "CUDOCTOR_LIBCUDA=%s/win/nvcuda.dll", CUDOCTOR_FAKES_DIR);
+	snprintf(wnvml, sizeof wnvml, "CUDOCTOR_LIBNVML=%s/win/nvml.dll", CUDOCTOR_FAKES_DIR);
+	if (access(wcuda + strlen("CUDOCTOR_LIBCUDA="), R_OK) == 0) {
+		const char *env[] = { prefix, "WINEDEBUG=-all", wcuda, wnvml, "SOURCE_DATE_EPOCH=0", NULL };
+		const char *argv[] = { wine, CUDOCTOR_WINDOWS_EXE, "devices", NULL };
+		struct run_result w;
+
+		assert_int_equal(testlib_run(argv, env, NULL, &w), 0);
+		assert_non_null(strstr(w.out, "GPU 0 ("));
+		if (strstr(w.out, "kernel module") || strstr(w.out, "/proc/"))
+			fail_msg("cudoctor.exe devices prints a Linux fact:\n%s", w.out);
+		run_result_free(&w);
+	}
+}
+
+/* Why: "arch --cuobjdump in the exe prints the whole `Z:\...\nvjpeg64_12.1.sm_100.cubin` path
+ * where cuobjdump prints the file's base name": the same DLLs named by Windows paths. */
+static void arch_cuobjdump_in_the_exe_prints_the_whole_windows_path(void **state)
+{
+	(void)state;
+	NEED_WINE();
+	cuobjdump_listings(true);
 }
 
 /* The ids of a --json report's findings, in order, space-separated. */
@@ -566,16 +636,24 @@ static void no_driver_findings_as_on_linux(void **state)
 		assert_null(strstr(w.out, "/proc/driver/nvidia"));
 		run_result_free(&w);
 	}
-	/* check: the kernel log and modules are Linux's; they said "missing" and "not readable" */
+	/* check: the kernel log and modules are Linux's: no section in the text (it said "missing"
+	 * and "not readable", then "linux only"), "linux only" in JSON */
 	{
-		const char *check[] = { "check", "--no-load", NULL };
+		const char *check[] = { "check", "--no-load", NULL }, *jcheck[] = { "--json", "check", "--no-load", NULL };
 		struct run_result w;
+		json_t *j;
 
 		assert_int_equal(run(true, check, NULL, &w), 0);
 		assert_int_equal(w.status, 1);
-		assert_non_null(strstr(w.out, "Kernel log (/dev/kmsg)\n  state  linux only\n"));
-		assert_non_null(strstr(w.out, "Kernel modules (/proc/modules)\n  state  linux only\n"));
+		assert_null(strstr(w.out, "Kernel log"));
+		assert_null(strstr(w.out, "Kernel modules"));
 		assert_non_null(strstr(w.out, "error no-driver: No NVIDIA driver: nvcuda.dll cannot be loaded [nvcuda.dll]"));
+		run_result_free(&w);
+		assert_int_equal(run(true, jcheck, NULL, &w), 0);
+		assert_non_null(j = json_loads(w.out, 0, NULL));
+		assert_string_equal(json_string_value(json_object_get(json_object_get(j, "kernel_log"), "state")), "linux only");
+		assert_string_equal(json_string_value(json_object_get(json_object_get(j, "modules"), "state")), "linux only");
+		json_decref(j);
 		run_result_free(&w);
 	}
 	/* devices judges the driver alone: its findings are Linux's with no libcuda either */
@@ -768,6 +846,8 @@ int main(void)
 		cmocka_unit_test(explain_reads_texts_alike),
 		cmocka_unit_test(native_windows_side),
 		cmocka_unit_test(arch_lists_real_dlls_as_cuobjdump),
+		cmocka_unit_test(arch_cuobjdump_in_the_exe_prints_the_whole_windows_path),
+		cmocka_unit_test(linux_words_on_windows_kernel_module_line),
 		cmocka_unit_test(exe_dll_search_as_wine_loads),
 		cmocka_unit_test(pep514_installs_are_read),
 		cmocka_unit_test(no_driver_findings_as_on_linux),

@@ -277,10 +277,12 @@ void arch_images_fields(struct report_rec *file, struct arch_file *f, const stru
 }
 
 /* cuobjdump's name stem: the file name without directory and without its last extension,
- * as safe text (a file or member name is anyone's bytes; this listing prints them itself). */
+ * as safe text (a file or member name is anyone's bytes; this listing prints them itself).
+ * The directory ends at the platform's separator, on Windows a backslash too: cuobjdump.exe
+ * names the images of Z:\dir\nvjpeg64_12.dll "nvjpeg64_12.1.sm_100.cubin". */
 static void stem_of(const char *path, char *buf, size_t cap)
 {
-	const char *base = strrchr(path, '/'), *dot;
+	const char *base = os_last_sep(path), *dot;
 	base = base ? base + 1 : path;
 	dot = strrchr(base, '.');
 	safe_text(buf, cap, base, dot && dot != base ? (size_t)(dot - base) : strlen(base), 0);

@@ -1,0 +1,108 @@
+/* Each id's scope (rules/scope.h): two sorted lists, searched by halves. */
+#include "rules/scope.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The node's own health, the same for every job on it: the driver (libcuda, NVML, the kernel
+ * module, cuInit, the JIT compiler it ships), the GPUs (lost, ECC, retired pages, PCIe, clocks,
+ * NVLink, peer access, NUMA placement), the kernel log and its Xids, device nodes, nouveau,
+ * persistence, the container runtime's and the OS's GPU settings (WSL's libraries, WDDM, TDR,
+ * the paging file), and cudoctor's own known-good work on the GPUs (check's load tests, the
+ * labs, the fleet's measurements and its NCCL runs). */
+static const char *const node_ids[] = {
+	"clocks-throttled", "container-toolkit-missing", "device-nodes", "devices-unavailable",
+	"driver-init-failed", "driver-library-mismatch", "ecc-errors", "fleet-check-slow",
+	"fleet-nccl-failed", "fleet-nccl-slow-node", "fleet-nccl-slow-pair", "fleet-node-failed",
+	"fleet-node-missing", "fleet-outlier", "forward-compat-unsupported", "gpu-display-tdr", "gpu-lost",
+	"gpu-newer-than-driver", "gpu-wddm-datacenter", "helper-timeout", "jit-compiler-missing",
+	"kernel-log-unread", "lab-failed", "lab-inconclusive", "lab-refuted", "lab-wrong-result",
+	"launch-timeout", "load-copy-corrupt", "load-copy-slow", "load-gemm-mismatch", "load-gemm-slow",
+	"load-memory-errors", "load-new-xid", "load-throttled", "nccl-ib-missing", "nccl-p2p-disabled",
+	"nccl-socket-fallback", "nccl-system-error", "no-device", "no-driver", "nouveau-loaded",
+	"numa-affinity", "nvlink-down", "nvml-unavailable", "p2p-unsupported", "pcie-link-degraded",
+	"persistence-off", "retired-pages-pending", "rocm-kfd-access", "stack-consistent",
+	"system-not-ready", "unknown-error", "windows-pagefile-too-small", "wsl-libcuda", "xid-errors",
+};
+
+/* What a job brings, which draining the node would not fix: Python and its frameworks,
+ * toolkits, runtime and library files, environment variables, a binary's device code, the
+ * program's own errors (memory, launches, NCCL usage), and what mem, plan, gencode and the
+ * fleet's inputs judge. */
+static const char *const environment_ids[] = {
+	"arch-deprecated-by-toolkit", "arch-dropped-by-toolkit", "context-past-training", "cuda-env",
+	"cuda-error", "device-order-mismatch", "driver-cuda-version", "dtype-unsupported-by-gpu",
+	"fleet-heterogeneous", "fleet-report-skipped", "framework-cannot-run", "host-compiler-unsupported",
+	"host-memory-insufficient", "host-pinned-memory-exhausted", "illegal-address",
+	"invalid-device-ordinal", "invalid-kernel-image", "invalid-ptx", "jit-disabled", "kernel-exception",
+	"lab-no-kernels", "launch-out-of-resources", "libcuda-link-missing", "library-arch-mismatch",
+	"library-missing", "library-shadowed", "library-version-mismatch", "mem-shape-unknown",
+	"nccl-cuda-error", "nccl-internal-error", "nccl-invalid-usage", "nccl-timeout",
+	"nccl-version-mismatch", "no-common-toolkit", "no-kernel-image", "ollama-vram-not-recovered",
+	"oom-capacity", "oom-fragmentation", "oom-other-process", "out-of-memory", "partial-kernel-image",
+	"plan-driver-change", "plan-jetson", "plan-no-common-driver", "plan-no-single-build", "ptx-too-new",
+	"rocm-error", "rocm-gfx-override-wrong", "rocm-gfx-target-missing", "rocm-out-of-memory",
+	"runtime-newer-than-driver", "stream-capture-violation", "toolkit-cannot-target-gpu",
+	"toolkit-framework-mismatch", "toolkit-newer-than-driver", "toolkit-not-found", "torch-cpu-only",
+	"visible-devices-invalid", "win-cuda-path-mismatch", "win-cuda-path-missing", "win-dll-not-found",
+	"win-dll-shadowed", "win-exe-dll-not-found", "win-exe-dll-shadowed", "win-exe-import-malformed",
+	"zstd-needs-newer-driver",
+};
+
+#define COUNT(a) (sizeof(a) / sizeof(a)[0])
+
+static int cmp_id(const void *key, const void *elem)
+{
+	return strcmp(key, *(const char *const *)elem);
+}
+
+static bool listed(const char *id, const char *const *ids, size_t n)
+{
+	return bsearch(id, ids, n, sizeof *ids, cmp_id) != NULL;
+}
+
+enum finding_scope finding_scope(const char *id)
+{
+	char base[72];
+	size_t n = strcspn(id, "/");
+
+	if (n >= sizeof base)
+		return SCOPE_UNKNOWN;
+	memcpy(base, id, n);
+	base[n] = '\0';
+	if (listed(base, node_ids, COUNT(node_ids)))
+		return SCOPE_NODE;
+	if (listed(base, environment_ids, COUNT(environment_ids)))
+		return SCOPE_ENVIRONMENT;
+	return SCOPE_UNKNOWN;
+}
+
+const char *finding_scope_name(enum finding_scope s)
+{
+	switch (s) {
+	case SCOPE_NODE: return "node";
+	case SCOPE_ENVIRONMENT: return "environment";
+	case SCOPE_UNKNOWN: break;
+	}
+	return "unknown";
+}
+
+bool finding_scope_drains(const char *id)
+{
+	return finding_scope(id) == SCOPE_NODE;
+}
+
+const char *finding_scope_at(size_t i, enum finding_scope *scope)
+{
+	if (i < COUNT(node_ids)) {
+		*scope = SCOPE_NODE;
+		return node_ids[i];
+	}
+	i -= COUNT(node_ids);
+	if (i < COUNT(environment_ids)) {
+		*scope = SCOPE_ENVIRONMENT;
+		return environment_ids[i];
+	}
+	*scope = SCOPE_UNKNOWN;
+	return NULL;
+}
