@@ -1,5 +1,6 @@
 /* `cudoctor doctor`: every layer of the CUDA stack found, shown, and checked against the
- * others. Collection is doctor/facts.c, judgement src/rules; this file renders. */
+ * others. The run context collects (cmd/run.c), src/rules judges, cmd/doctor/ reads the
+ * frameworks found; this file wires them and renders. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
