@@ -33,7 +33,7 @@ static const struct {
  * -gencode flags, the fix engine's lines), never from an input: put into a fix line as they are, being several words.
  * Every other value is quoted for the line's shell (catalogue_fix_shell). */
 static const char *const shell_text[] = { "plan_fix", "plan_why", "torch_install", "pip", "nvcc_flags",
-					  "fix1", "fix2", "fix3", "fix4", "fix1_why", "fix2_why", "fix3_why", "fix4_why" };
+					  "fix_a", "fix_b", "fix_c", "fix_d", "fix_a_why", "fix_b_why", "fix_c_why", "fix_d_why" };
 
 bool catalogue_is_shell_text(const char *name)
 {

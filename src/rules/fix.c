@@ -437,8 +437,8 @@ int fix_plan(const struct fix_situation *s, enum fix_problem problem, struct fix
 
 void fix_vars(const struct fix_lines *l, struct finding_vars *v)
 {
-	static const char *const cmd[] = { "fix1", "fix2", "fix3", "fix4" };
-	static const char *const why_[] = { "fix1_why", "fix2_why", "fix3_why", "fix4_why" };
+	static const char *const cmd[] = { "fix_a", "fix_b", "fix_c", "fix_d" };
+	static const char *const why_[] = { "fix_a_why", "fix_b_why", "fix_c_why", "fix_d_why" };
 
 	for (size_t i = 0; i < l->n && i < 4; i++) {
 		const struct fix_line *x = &l->line[i];

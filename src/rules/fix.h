@@ -121,9 +121,9 @@ void fix_set_driver_cuda(struct fix_situation *s, const struct version *cuda, en
  * not load; err says why). */
 int fix_plan(const struct fix_situation *s, enum fix_problem problem, struct fix_lines *out, char *err);
 
-/* The catalogue values of a fix (fix1 .. fix4 and fix1_why ..: the engine's lines in order;
+/* The catalogue values of a fix (fix_a .. fix_d and fix_a_why ..: the engine's lines in order;
  * torch_install and torch_build: the torch build named), for rows whose fix lines say
- * {?{fix1}  # {fix1_why}}. */
+ * {?{fix_a}  # {fix_a_why}}. */
 void fix_vars(const struct fix_lines *l, struct finding_vars *v);
 
 /* plan's own lead for s's GPUs without a driver: the newest torch build that runs on the oldest
