@@ -141,7 +141,8 @@ static void torch_line(const struct fix_situation *s, struct fix_lines *l, const
 	if (!x)
 		return;
 	plan_torch_install(b, true, pip_of(s), x->cmd, sizeof(x->cmd));
-	l->torch = b;
+	if (!l->torch)
+		l->torch = b; /* the first named is the one to try */
 }
 
 /* Without a GPU: the newest torch build whose CUDA the driver runs. */
