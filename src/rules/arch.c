@@ -653,16 +653,20 @@ static bool extends_torch(const struct arch_file *f)
 }
 
 
-/* Where an NVIDIA library came from, which decides what replaces it: a pip wheel
- * (site-packages), a conda env's lib (its conda packages), else a toolkit or distribution
- * prefix (/usr/local/cuda*, /opt/nvidia/..., /usr/lib/...). */
+/* Where an NVIDIA library came from, which decides what replaces it: a toolkit or
+ * distribution prefix (/usr/local/cuda*, /opt/nvidia/..., /usr/lib/..., Windows' "NVIDIA GPU
+ * Computing Toolkit") by that release, a conda env's lib by its conda package, anything else
+ * (site-packages, a folder of its own) by NVIDIA's pip wheel. */
 static enum fix_binary nv_library_kind(const char *path)
 {
 	if (strstr(path, "site-packages") || strstr(path, "dist-packages") || strstr(path, ".whl!"))
 		return FIX_BIN_NV_WHEEL;
 	if (strstr(path, "/envs/") || strstr(path, "conda") || strstr(path, "miniforge") || strstr(path, "mambaforge"))
 		return FIX_BIN_NV_CONDA;
-	return FIX_BIN_NV_TOOLKIT;
+	if (strstr(path, "/usr/local/cuda") || strstr(path, "/opt/nvidia") || strstr(path, "/usr/lib") ||
+	    strstr(path, "/cuda-") || strstr(path, "/cuda/") || strstr(path, "GPU Computing Toolkit"))
+		return FIX_BIN_NV_TOOLKIT;
+	return FIX_BIN_NV_WHEEL;
 }
 
 /* The situation arch knows for GPU cc: the target's driver (given or here) and the file's kind. */
