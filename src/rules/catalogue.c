@@ -30,9 +30,10 @@ static const struct {
 };
 
 /* Values a rule composes as shell text from cudoctor's own tables (a plan's pip line, nvcc's
- * -gencode flags), never from an input: put into a fix line as they are, being several words.
+ * -gencode flags, the fix engine's lines), never from an input: put into a fix line as they are, being several words.
  * Every other value is quoted for the line's shell (catalogue_fix_shell). */
-static const char *const shell_text[] = { "plan_fix", "plan_why", "torch_install", "pip", "nvcc_flags" };
+static const char *const shell_text[] = { "plan_fix", "plan_why", "torch_install", "pip", "nvcc_flags",
+					  "fix1", "fix2", "fix3", "fix4", "fix1_why", "fix2_why", "fix3_why", "fix4_why" };
 
 bool catalogue_is_shell_text(const char *name)
 {
