@@ -400,7 +400,8 @@ static int report_match(struct report *r, const struct explain_match *m, struct 
 	j = (struct explain_judge){ &e, c->text, &c->origin, &given->target, c->n_given_gpus, c->driver_given, binary,
 				    binary && given->target.n_gpus ? explain_given_mapped(given, binary) : NULL,
 				    c->torch, checked ? &ck : NULL, c->probed ? &c->here : NULL };
-	rules_explain_verdict(&j, &v);
+	if ((rc = rules_explain_verdict(&j, &v, err)) != CD_OK)
+		goto out;
 	x = kb_finding_find(v.row);
 	if (m->count > 1)
 		snprintf(subject, sizeof(subject), "text, line %zu (last of %zu)", m->last_line, m->count);

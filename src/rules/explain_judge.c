@@ -6,9 +6,11 @@
 #include <string.h>
 
 #include "kb/vendor_libs.h"
+#include "rules/fix.h"
 #include "rules/driver_need.h"
 #include "rules/oom.h"
 #include "rules/rules.h"
+#include "util/err.h"
 #include "util/version.h"
 
 static bool probe_driver_cuda(const struct gpu_probe *g, int *cuda)
@@ -217,7 +219,79 @@ static void text_values(const struct explain_judge *j, struct explain_verdict *o
 		       : t->container ? "container" : "Linux");
 }
 
-void rules_explain_verdict(const struct explain_judge *j, struct explain_verdict *out)
+static enum fix_source fix_src(enum fact_source s)
+{
+	return s == FACT_TEXT ? FIX_SRC_TEXT : s == FACT_HERE ? FIX_SRC_HERE : s == FACT_GIVEN ? FIX_SRC_GIVEN : FIX_SRC_NONE;
+}
+
+/* The fix engine's problem for an id, or -1 when its fix names no build, driver or wheel. */
+static int fix_problem_of(const char *id)
+{
+	if (!strcmp(id, "no-kernel-image") || !strcmp(id, "partial-kernel-image") || !strcmp(id, "jit-disabled"))
+		return FIX_NO_IMAGE;
+	if (!strcmp(id, "runtime-newer-than-driver"))
+		return FIX_RUNTIME_TOO_NEW;
+	if (!strcmp(id, "arch-dropped-by-toolkit"))
+		return FIX_ARCH_DROPPED;
+	if (!strcmp(id, "torch-cpu-only"))
+		return FIX_CPU_ONLY;
+	return -1;
+}
+
+/* The engine's lines (fix1.., torch_install) from the facts the verdict judged, each with its
+ * source: the same situation gets the same lines from every command. */
+static int fix_values(const struct explain_judge *j, struct explain_verdict *out, char *err)
+{
+	int problem = fix_problem_of(out->row);
+	struct fix_situation s;
+	struct fix_lines l;
+	int rc;
+
+	if (problem < 0)
+		return CD_OK;
+	fix_situation_init(&s);
+	for (size_t i = 0; i < out->n_facts; i++) {
+		const struct judged_fact *f = &out->facts[i];
+
+		if (!strcmp(f->name, "driver"))
+			fix_set_driver(&s, f->value, fix_src(f->source)); /* a driver the kb lacks stays unknown */
+		else if (!strcmp(f->name, "driver_cuda") && s.driver.src == FIX_SRC_NONE) {
+			struct version v;
+
+			if (version_parse(f->value, &v) == CD_OK)
+				fix_set_driver_cuda(&s, &v, fix_src(f->source));
+		}
+	}
+	if (j->n_given_gpus)
+		for (size_t i = 0; i < j->n_given_gpus && i < j->target->n_gpus; i++)
+			fix_add_gpu(&s, j->target->gpus[i].cc, NULL, FIX_SRC_GIVEN);
+	else if (j->text->n_ccs)
+		for (size_t i = 0; i < j->text->n_ccs; i++)
+			fix_add_gpu(&s, j->text->ccs[i].num, i < j->text->n_gpus ? j->text->gpus[i] : NULL, FIX_SRC_TEXT);
+	else if (j->origin->here)
+		for (size_t i = 0; i < j->target->n_gpus; i++)
+			fix_add_gpu(&s, j->target->gpus[i].cc, NULL, FIX_SRC_HERE);
+	s.platform.src = j->e->windows || j->text->os != TEXT_OS_UNKNOWN ? FIX_SRC_TEXT : FIX_SRC_NONE;
+	s.platform.os = j->text->wsl ? FIX_OS_WSL2 : j->e->windows ? FIX_OS_WINDOWS
+			: j->text->os == TEXT_OS_LINUX ? FIX_OS_LINUX : FIX_OS_UNKNOWN;
+	snprintf(s.platform.pip, sizeof(s.platform.pip), "%s", j->e->pip ? j->e->pip : "");
+	if (j->torch) {
+		s.framework.src = FIX_SRC_TEXT;
+		s.framework.fw = PLAN_FW_TORCH;
+		if (j->text->torch_version[0])
+			(void)version_parse(j->text->torch_version, &s.framework.version); /* unread: unknown */
+		if (j->text->torch_cuda)
+			s.framework.cuda = version_from_cuda_int(j->text->torch_cuda);
+		s.binary.src = FIX_SRC_TEXT;
+		s.binary.kind = FIX_BIN_FRAMEWORK;
+	}
+	if ((rc = fix_plan(&s, (enum fix_problem)problem, &l, err)) != CD_OK)
+		return rc;
+	fix_vars(&l, &out->vars);
+	return CD_OK;
+}
+
+int rules_explain_verdict(const struct explain_judge *j, struct explain_verdict *out, char *err)
 {
 	const struct explain_checks *ck = j->checks;
 	const char *mrow;
@@ -254,4 +328,5 @@ void rules_explain_verdict(const struct explain_judge *j, struct explain_verdict
 			out->machine = true;
 		}
 	}
+	return fix_values(j, out, err);
 }

@@ -59,7 +59,9 @@ struct explain_verdict {
 };
 
 /* The row and values of j's error: the text's facts, the options and, only when the text is
- * from this machine, this machine's facts and verdicts. */
-void rules_explain_verdict(const struct explain_judge *j, struct explain_verdict *out);
+ * from this machine, this machine's facts and verdicts; the lines that name a build, a driver or
+ * a wheel from the fix engine (rules/fix.h) fed the same facts with their sources. CD_OK,
+ * CD_ENOMEM, or the kb's load error (err says why). */
+int rules_explain_verdict(const struct explain_judge *j, struct explain_verdict *out, char *err);
 
 #endif
