@@ -48,8 +48,9 @@ static const struct cli_opt explain_opts[] = {
 		  "as `cudoctor arch` does",
 	  .complete = CLI_C_FILE },
 	{ .id = OPT_GPU, .short_name = 'g', .long_name = "gpu", .arg = CLI_REQUIRED, .metavar = "SPEC",
-	  .help = "judge --binary against this GPU (sm_89, 8.9, 89, sm_90a, H200) instead of the GPUs "
-		  "here; repeatable; also with --offline, for a log from another machine",
+	  .help = "judge --binary against this GPU (sm_89, 8.9, 89, sm_90a, H200; AMD: gfx1100, \"RX 7900 XTX\") "
+		  "instead of the GPUs here (an AMD error: the AMD GPUs here); repeatable; also with --offline, for "
+		  "a log from another machine",
 	  .complete = CLI_C_GPU, .flags = CLI_REPEAT },
 	{ .id = OPT_DRIVER, .long_name = "driver", .arg = CLI_REQUIRED, .metavar = "VER",
 	  .help = "judge against this driver (550.54.14) or CUDA version (12.4) instead of the "
@@ -377,6 +378,25 @@ static int machine_vars(const char *id, struct cd_run *run, struct finding_vars 
 	return CD_OK;
 }
 
+/* An AMD "no code object" error whose binary was judged on an AMD GPU without code in it: the
+ * target missing, what the file carries and the build to install, as arch says them. */
+static int amd_binary_vars(const struct explain_match *m, struct explain_given *given, const struct explain_binary *b,
+			   struct finding_vars *v, const char **row, char *err)
+{
+	const struct arch_file *f;
+
+	if (strcmp(m->finding, "rocm-gfx-target-missing") != 0 || !(f = explain_given_mapped(given, b->path)))
+		return CD_OK;
+	for (size_t i = 0; i < b->n; i++) {
+		int rc = arch_amd_missing_vars(f, &given->target, b->gpus[i], &b->v[i], v, row);
+		if (rc == CD_ENOMEM)
+			return cd_fail(err, rc, "out of memory");
+		if (rc == CD_OK)
+			break;
+	}
+	return CD_OK;
+}
+
 static int report_match(struct report *r, const struct explain_match *m, struct explain_given *given, struct cd_run *run,
 			bool offline, bool torch, json_t *matches, char *err)
 {
@@ -405,6 +425,8 @@ static int report_match(struct report *r, const struct explain_match *m, struct 
 	if (ck.runtime_verdict.fails && strcmp(m->finding, "runtime-newer-than-driver") == 0)
 		driver_need_vars(&ck.runtime, &given->target.driver, &given->target, &vars);
 	if (!offline && (rc = machine_vars(m->finding, run, &vars, &row, err)) != CD_OK)
+		goto out;
+	if (ck.binary.judged && (rc = amd_binary_vars(m, given, &ck.binary, &vars, &row, err)) != CD_OK)
 		goto out;
 	x = kb_finding_find(row);
 	if (m->count > 1)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "binfmt/devcode.h"
+#include "facts/amd.h"
 #include "facts/toolkit.h"
 #include "os/env.h"
 #include "rules/rules.h"
@@ -25,9 +26,10 @@ struct explain_read {
 
 /* What binaries are judged against: the named GPUs and driver, the rest from this machine
  * as arch finds them (the run context's caps). */
-static int ensure_target(struct explain_given *o, struct cd_run *run, char *err)
+static int ensure_target(struct explain_given *o, struct cd_run *run, bool amd, char *err)
 {
 	const struct gpu_probe *p;
+	const struct amd_host *h;
 	int rc;
 
 	if (o->target_done || o->offline)
@@ -35,6 +37,15 @@ static int ensure_target(struct explain_given *o, struct cd_run *run, char *err)
 	o->target_done = true;
 	if (o->target.n_gpus && o->target.driver.known)
 		return CD_OK;
+	/* an AMD error is judged on the AMD GPUs here, as doctor sees them */
+	if (amd && !o->target.n_gpus) {
+		if ((rc = cd_run_amd(run, &h, err)) != CD_OK)
+			return rc;
+		for (size_t i = 0; i < h->n_gpus && o->target.n_gpus < ARCH_MAX_GPUS; i++)
+			arch_amd_gpu_of(&h->gpus[i], i, &o->target.gpus[o->target.n_gpus++]);
+		if (o->target.n_gpus)
+			return CD_OK;
+	}
 	if ((rc = cd_run_caps(run, o->target.n_gpus == 0, &p, err)) != CD_OK)
 		return rc;
 	arch_target_add_probe(&o->target, p);
@@ -224,7 +235,8 @@ int explain_checks_run(const struct explain_match *m, const char *checks, struct
 			return rc;
 		if ((!strcmp(name, "nodes") || !strcmp(name, "wsl")) && (rc = cd_run_platform(run, &pf, err)) != CD_OK)
 			return rc;
-		if ((!strcmp(name, "binary") || !strcmp(name, "launch")) && (rc = ensure_target(o, run, err)) != CD_OK)
+		if ((!strcmp(name, "binary") || !strcmp(name, "launch")) &&
+		    (rc = ensure_target(o, run, strncmp(m->finding, "rocm-", 5) == 0, err)) != CD_OK)
 			return rc;
 		if (!strcmp(name, "driver"))
 			check_driver(gp, out);
@@ -254,6 +266,13 @@ int explain_checks_run(const struct explain_match *m, const char *checks, struct
 			check_ldpath(os_getenv("LD_LIBRARY_PATH"), out);
 		else if (!strcmp(name, "memory"))
 			check_memory(&t, gp, out);
+		else if (!strcmp(name, "kfd")) {
+			const struct amd_host *h;
+
+			if ((rc = cd_run_amd(run, &h, err)) != CD_OK)
+				return rc;
+			check_kfd(&t, h, out);
+		}
 	}
 	return CD_OK;
 }
