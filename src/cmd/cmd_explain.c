@@ -39,7 +39,7 @@ static const char explain_help[] =
 	"starts with '-' (\"-> CUDA driver version is insufficient\"); after `--` every word is text "
 	"(cudoctor explain -- -1 --gpu). Under -q the answer is a line per finding.";
 
-enum { OPT_OFFLINE = 1, OPT_BINARY, OPT_GPU, OPT_DRIVER, OPT_BLOCK, OPT_PATTERNS };
+enum { OPT_OFFLINE = 1, OPT_BINARY, OPT_GPU, OPT_DRIVER, OPT_BLOCK, OPT_PATTERNS, OPT_PYTHON };
 
 static const struct cli_opt explain_opts[] = {
 	{ .id = OPT_OFFLINE, .long_name = "offline", .help = "skip the checks on this machine" },
@@ -47,6 +47,10 @@ static const struct cli_opt explain_opts[] = {
 	  .help = "the program or library that failed: check which images it carries and judge them "
 		  "as `cudoctor arch` does",
 	  .complete = CLI_C_FILE },
+	{ .id = OPT_PYTHON, .long_name = "python", .arg = CLI_OPTIONAL, .metavar = "PY",
+	  .help = "without --binary: the frameworks' device code in the site-packages of python3 (or PY: an "
+		  "interpreter, or a venv/conda folder read without running it), as arch --python finds it; the "
+		  "binary check reads the file that has no code for a GPU" },
 	{ .id = OPT_GPU, .short_name = 'g', .long_name = "gpu", .arg = CLI_REQUIRED, .metavar = "SPEC",
 	  .help = "judge --binary against this GPU (sm_89, 8.9, 89, sm_90a, H200; AMD: gfx1100, \"RX 7900 XTX\") "
 		  "instead of the GPUs here (an AMD error: the AMD GPUs here); repeatable; also with --offline, for "
@@ -558,13 +562,19 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 			}
 			break;
 		}
+		case OPT_PYTHON:
+			/* read here, where an interpreter that does not answer can be reported */
+			given.python = true;
+			if ((rc = cd_run_input_python(&given.python_files, v, r, err)) != CD_OK)
+				goto out;
+			break;
 		case OPT_GPU:
 			if ((rc = arch_target_gpu_option(&given.target, v, err)) != CD_OK)
-				return rc;
+				goto out;
 			break;
 		case OPT_DRIVER:
 			if ((rc = arch_target_driver_option(&given.target, v, err)) != CD_OK)
-				return rc;
+				goto out;
 			break;
 		case OPT_BLOCK: {
 			char *end;
@@ -647,7 +657,7 @@ out:
 const struct cd_command cmd_explain = {
 	.name = "explain",
 	.summary = "what a pasted CUDA error means, checked on this machine, and its fix",
-	.usage = "cudoctor explain [--offline] [--binary PATH] [--gpu SPEC]...\n"
+	.usage = "cudoctor explain [--offline] [--binary PATH | --python[=PY]] [--gpu SPEC]...\n"
 		 "                        [--driver VER] [--block N] [TEXT... | LOGFILE]\n"
 		 "       some-command 2>&1 | cudoctor explain",
 	.help = explain_help,

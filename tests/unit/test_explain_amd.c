@@ -23,7 +23,7 @@
 #define CUDOCTOR_BINARY "build/cudoctor"
 #endif
 
-static char root[64], lib[PATH_MAX];
+static char root[64], lib[PATH_MAX], venv[PATH_MAX];
 
 /* https://github.com/ROCm/legacy-rocm-build/issues/2061 */
 static const char no_binary[] = "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\n";
@@ -38,6 +38,31 @@ static const char cat_kfd[] = "cat: /dev/kfd: Invalid argument\n";
 /* https://github.com/ROCm/legacy-rocm-build/issues/6166 (rocminfo on an RX 9070 XT) */
 static const char rocminfo_kfd[] = "ROCk module is loaded\nUnable to open /dev/kfd read-write: Invalid argument\n"
 				   "x1unix is member of render group\n";
+
+/* An ELF shared object whose one section, .hip_fatbin at 4096, holds bundle: what a ROCm build's
+ * library holds, for the walk that keeps only ELF and PE modules. */
+static struct buf elf_with(const struct buf *bundle)
+{
+	static const char names[] = "\0.hip_fatbin\0.shstrtab";
+	struct buf e = {0};
+	static const unsigned char zero[4096];
+	uint64_t str_off = 4096 + bundle->n, sh_off = (str_off + sizeof names + 7) & ~(uint64_t)7;
+
+	put(&e, "\x7f" "ELF\x02\x01\x01", 7);
+	put(&e, zero, 9);
+	put16(&e, 3), put16(&e, 62), put32(&e, 1), put64(&e, 0), put64(&e, 0), put64(&e, sh_off), put32(&e, 0);
+	put16(&e, 64), put16(&e, 56), put16(&e, 0), put16(&e, 64), put16(&e, 3), put16(&e, 2);
+	put(&e, zero, 4096 - e.n);
+	put(&e, bundle->p, bundle->n);
+	put(&e, names, sizeof names);
+	put(&e, zero, sh_off - e.n);
+	put(&e, zero, 64); /* section 0 */
+	put32(&e, 1), put32(&e, 1), put64(&e, 2), put64(&e, 4096), put64(&e, 4096), put64(&e, bundle->n);
+	put32(&e, 0), put32(&e, 0), put64(&e, 4096), put64(&e, 0);
+	put32(&e, 13), put32(&e, 3), put64(&e, 0), put64(&e, 0), put64(&e, str_off), put64(&e, sizeof names);
+	put32(&e, 0), put32(&e, 0), put64(&e, 1), put64(&e, 0);
+	return e;
+}
 
 static int setup(void **state)
 {
@@ -67,6 +92,17 @@ static int setup(void **state)
 	if (!f || fwrite(b.p, 1, b.n, f) != b.n)
 		return -1;
 	fclose(f);
+	/* a venv whose ROCm torch carries the same two targets, as an ELF module */
+	struct buf e = elf_with(&b);
+	snprintf(venv, sizeof venv, "%s/venv", root);
+	tree_file(root, "venv/pyvenv.cfg", "home = /usr/bin\n", 0);
+	tree_file(root, "venv/lib/python3.11/site-packages/torch/version.py", "__version__ = '2.8.0+rocm6.4'\nhip = '6.4.43483'\n", 0);
+	tree_mkdirs(root, "venv/lib/python3.11/site-packages/torch/lib/x", 0);
+	snprintf(p, sizeof p, "%s/venv/lib/python3.11/site-packages/torch/lib/libtorch_hip.so", root);
+	if (!(f = fopen(p, "wb")) || fwrite(e.p, 1, e.n, f) != e.n)
+		return -1;
+	fclose(f);
+	free(e.p);
 	free(b.p);
 	return 0;
 }
@@ -165,6 +201,23 @@ static void invalid_function_this_machine(void **state)
 	json_decref(j);
 }
 
+/* --python: the environment's framework file that has no code for the GPU */
+static void invalid_function_python(void **state)
+{
+	(void)state;
+	char opt[PATH_MAX + 16];
+	snprintf(opt, sizeof opt, "--python=%s", venv);
+	json_t *j = explain(invalid_function, true, opt, NULL, NULL, NULL), *m = match(j, "rocm-gfx-target-missing");
+	assert_non_null(strstr(title(j, "rocm-gfx-target-missing"), "No code for gfx1100"));
+	assert_non_null(strstr(check_detail(m, "binary"), "torch/lib/libtorch_hip.so carries AMD code objects for gfx90a, gfx1030"));
+	assert_true(has(json_object_get(m, "fix"), "download.pytorch.org/whl/rocm"));
+	json_decref(j);
+	/* offline, against a GPU it has code for */
+	j = explain(invalid_function, false, "--offline", opt, "--gpu=gfx1030", NULL);
+	assert_non_null(strstr(check_detail(match(j, "rocm-gfx-target-missing"), "binary"), "native"));
+	json_decref(j);
+}
+
 static void kfd_invalid_argument(void **state)
 {
 	(void)state;
@@ -186,6 +239,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(no_binary_named_gpu),
 		cmocka_unit_test(invalid_function_this_machine),
+		cmocka_unit_test(invalid_function_python),
 		cmocka_unit_test(kfd_invalid_argument),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -70,6 +70,7 @@ void explain_given_free(struct explain_given *o)
 	free(o->bins);
 	o->bins = NULL;
 	o->n_bins = 0;
+	cd_run_inputs_free(&o->python_files);
 }
 
 /* What the checks judge of the text, read from the match. */
@@ -161,12 +162,63 @@ static int read_binary(struct explain_given *o, const char *path, const char *ch
 	return CD_OK;
 }
 
+/* --python without --binary: the frameworks' file the check reads is the first whose device
+ * code misses a GPU of the target, else the first with device code; an AMD error reads only
+ * files with HIP code objects. NULL when none has any. CD_OK or CD_ENOMEM. */
+static int python_pick(struct explain_given *o, bool amd, const char **pick, char *err)
+{
+	struct arch_verdict *v = calloc(o->target.n_gpus ? o->target.n_gpus : 1, sizeof *v);
+	const char *first = NULL;
+	int rc = CD_OK;
+
+	*pick = NULL;
+	if (!v)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	for (size_t i = 0; i < o->python_files.n && !*pick && rc == CD_OK; i++) {
+		struct explain_read *b;
+		const char *path = o->python_files.paths[i];
+
+		if ((rc = binary_entry(o, path, &b, err)) != CD_OK)
+			break;
+		if (!b->map_failed && !b->scanned && !b->scan_failed) {
+			if (dc_scan(&b->f.inv, b->mf.data, b->mf.size, DC_SCAN_ALL_SECTIONS, b->why) == CD_OK) {
+				b->scanned = true;
+			} else {
+				dc_free(&b->f.inv);
+				b->scan_failed = true;
+			}
+		}
+		if (!b->scanned || (amd ? !b->f.inv.n_hip_entries : !b->f.inv.n_images && !b->f.inv.n_hip_entries))
+			continue;
+		if (!first)
+			first = path;
+		if (!o->target.n_gpus || (rc = arch_judge(&b->f, &o->target, v, err)) != CD_OK)
+			continue;
+		for (size_t g = 0; g < o->target.n_gpus && !*pick; g++)
+			if (v[g].verdict == VERDICT_NO_IMAGE && !v[g].other_vendor)
+				*pick = path;
+	}
+	if (!*pick)
+		*pick = first;
+	free(v);
+	return rc;
+}
+
 static int binary(const struct explain_match *m, struct explain_given *o, struct explain_checks *out, char *err)
 {
 	const char *path = binary_of(m, o);
 	struct arch_file *f;
 	int rc;
 
+	if (!path && o->python) {
+		if ((rc = python_pick(o, strncmp(m->finding, "rocm-", 5) == 0, &path, err)) != CD_OK)
+			return rc;
+		if (!path) {
+			check_add(out, "binary", CHECK_SKIPPED, "--python: no framework file with device code%s found "
+				  "in that environment", strncmp(m->finding, "rocm-", 5) == 0 ? " for AMD GPUs" : "");
+			return CD_OK;
+		}
+	}
 	if (!path) {
 		check_add(out, "binary", CHECK_SKIPPED, "give --binary PATH (the program or library that "
 			  "failed) to check which images it carries");
