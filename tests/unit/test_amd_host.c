@@ -383,11 +383,13 @@ static void amd_only_machine(void **state)
 		{{"-q", "check", "--no-load", NULL}, "no NVIDIA GPU: an AMD machine"},
 		{{"-q", "mem", "status", NULL}, "no NVIDIA GPU: an AMD machine"},
 		{{"-q", "topo", NULL}, "no NVIDIA GPU: an AMD machine"},
+		/* plan with no --gpu plans the AMD GPUs here */
+		{{"plan", NULL}, "download.pytorch.org/whl/rocm"},
 	};
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
 		int status = run_args("xtx", cmds[i].args, &res);
 		if (status != 0 || !strstr(res.out, cmds[i].answer) || strstr(res.err, "no-driver"))
-			fail_msg("%s %s: exit %d, out '%s', err '%s'", cmds[i].args[1], cmds[i].args[2] ? cmds[i].args[2] : "",
+			fail_msg("%s %s: exit %d, out '%s', err '%s'", cmds[i].args[0], cmds[i].args[1] ? cmds[i].args[1] : "",
 				 status, res.out, res.err);
 		run_result_free(&res);
 	}
