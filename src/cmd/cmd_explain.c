@@ -657,8 +657,9 @@ out:
 const struct cd_command cmd_explain = {
 	.name = "explain",
 	.summary = "what a pasted CUDA error means, checked on this machine, and its fix",
-	.usage = "cudoctor explain [--offline] [--binary PATH | --python[=PY]] [--gpu SPEC]...\n"
-		 "                        [--driver VER] [--block N] [TEXT... | LOGFILE]\n"
+	.usage = "cudoctor explain [--offline] [--binary PATH | --python[=PY]]\n"
+		 "                        [--gpu SPEC]... [--driver VER] [--block N]\n"
+		 "                        [TEXT... | LOGFILE]\n"
 		 "       some-command 2>&1 | cudoctor explain",
 	.help = explain_help,
 	.opts = explain_opts,

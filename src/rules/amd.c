@@ -186,9 +186,12 @@ static int window_rule(struct report *r, const struct amd_host *h)
 {
 	struct amd_window w;
 	struct finding *f;
+	char rel[16];
 
 	if (!rules_amd_window(h, &w) || w.inside)
 		return CD_OK;
+	/* the fix names only the release's digits: the version file's other text is not pasted */
+	snprintf(rel, sizeof rel, "%.*s", (int)strspn(h->rocm_version, "0123456789."), h->rocm_version);
 	f = report_add_finding(r, SEV_WARN, "rocm-driver-window", "amdgpu",
 			       "ROCm %s is outside the support window of the amdgpu driver %s here", h->rocm_version,
 			       w.driver->driver);
@@ -199,8 +202,8 @@ static int window_rule(struct report *r, const struct amd_host *h)
 			   "interface, which AMD keeps compatible only across a window of releases (about a year apart from "
 			   "ROCm 6.4 on, two releases before). Outside it ROCm may fail to initialise (hipErrorNoDevice, "
 			   "HSA_STATUS_ERROR_OUT_OF_RESOURCES), miss features or hang; AMD does not support the pair.") ||
-	    finding_fix(f, "# install the amdgpu driver that matches ROCm %.*s, or a ROCm release driver %s supports (%s)",
-			(int)strcspn(h->rocm_version, "-"), h->rocm_version, w.driver->driver, w.driver->rocm_text) ||
+	    finding_fix(f, "# install the amdgpu driver that matches ROCm %s, or a ROCm release driver %s supports (%s)", rel,
+			w.driver->driver, w.driver->rocm_text) ||
 	    finding_fix(f, "sudo amdgpu-install --usecase=dkms  # the driver of the installed amdgpu-install's release"))
 		return CD_ENOMEM;
 	return CD_OK;
