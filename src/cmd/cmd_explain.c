@@ -41,7 +41,7 @@ static const char explain_help[] =
 	"starts with '-' (\"-> CUDA driver version is insufficient\"); after `--` every word is text "
 	"(cudoctor explain -- -1 --gpu). Under -q the answer is a line per finding.";
 
-enum { OPT_OFFLINE = 1, OPT_BINARY, OPT_GPU, OPT_DRIVER, OPT_BLOCK, OPT_PATTERNS };
+enum { OPT_OFFLINE = 1, OPT_BINARY, OPT_GPU, OPT_DRIVER, OPT_BLOCK, OPT_PATTERNS, OPT_PYTHON };
 
 static const struct cli_opt explain_opts[] = {
 	{ .id = OPT_OFFLINE, .long_name = "offline", .help = "skip the checks on this machine" },
@@ -49,9 +49,14 @@ static const struct cli_opt explain_opts[] = {
 	  .help = "the program or library that failed: check which images it carries and judge them "
 		  "as `cudoctor arch` does",
 	  .complete = CLI_C_FILE },
+	{ .id = OPT_PYTHON, .long_name = "python", .arg = CLI_OPTIONAL, .metavar = "PY",
+	  .help = "without --binary: the frameworks' device code in the site-packages of python3 (or PY: an "
+		  "interpreter, or a venv/conda folder read without running it), as arch --python finds it; the "
+		  "binary check reads the file that has no code for a GPU" },
 	{ .id = OPT_GPU, .short_name = 'g', .long_name = "gpu", .arg = CLI_REQUIRED, .metavar = "SPEC",
-	  .help = "judge --binary against this GPU (sm_89, 8.9, 89, sm_90a, H200) instead of the GPUs "
-		  "here; repeatable; also with --offline, for a log from another machine",
+	  .help = "judge --binary against this GPU (sm_89, 8.9, 89, sm_90a, H200; AMD: gfx1100, \"RX 7900 XTX\") "
+		  "instead of the GPUs here (an AMD error: the AMD GPUs here); repeatable; also with --offline, for "
+		  "a log from another machine",
 	  .complete = CLI_C_GPU, .flags = CLI_REPEAT },
 	{ .id = OPT_DRIVER, .long_name = "driver", .arg = CLI_REQUIRED, .metavar = "VER",
 	  .help = "judge against this driver (550.54.14) or CUDA version (12.4) instead of the "
@@ -398,7 +403,9 @@ static int report_match(struct report *r, const struct explain_match *m, struct 
 		goto out;
 	explain_match_facts(m, &e);
 	j = (struct explain_judge){ &e, c->text, &c->origin, &given->target, c->n_given_gpus, c->driver_given, binary,
-				    binary && given->target.n_gpus ? explain_given_mapped(given, binary) : NULL,
+				    ck.binary.judged		      ? explain_given_mapped(given, ck.binary.path)
+				    : binary && given->target.n_gpus ? explain_given_mapped(given, binary)
+								      : NULL,
 				    c->torch, checked ? &ck : NULL, c->probed ? &c->here : NULL };
 	if ((rc = rules_explain_verdict(&j, &v, err)) != CD_OK)
 		goto out;
@@ -506,13 +513,19 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 			}
 			break;
 		}
+		case OPT_PYTHON:
+			/* read here, where an interpreter that does not answer can be reported */
+			given.python = true;
+			if ((rc = cd_run_input_python(&given.python_files, v, r, err)) != CD_OK)
+				goto out;
+			break;
 		case OPT_GPU:
 			if ((rc = arch_target_gpu_option(&given.target, v, err)) != CD_OK)
-				return rc;
+				goto out;
 			break;
 		case OPT_DRIVER:
 			if ((rc = arch_target_driver_option(&given.target, v, err)) != CD_OK)
-				return rc;
+				goto out;
 			break;
 		case OPT_BLOCK: {
 			char *end;
@@ -598,8 +611,9 @@ out:
 const struct cd_command cmd_explain = {
 	.name = "explain",
 	.summary = "what a pasted CUDA error means, checked on this machine, and its fix",
-	.usage = "cudoctor explain [--offline] [--binary PATH] [--gpu SPEC]...\n"
-		 "                        [--driver VER] [--block N] [TEXT... | LOGFILE]\n"
+	.usage = "cudoctor explain [--offline] [--binary PATH | --python[=PY]]\n"
+		 "                        [--gpu SPEC]... [--driver VER] [--block N]\n"
+		 "                        [TEXT... | LOGFILE]\n"
 		 "       some-command 2>&1 | cudoctor explain",
 	.help = explain_help,
 	.opts = explain_opts,

@@ -8,6 +8,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/plan/rocm.h"
+#include "facts/amd.h"
 #include "kb/kb.h"
 #include "rules/fix.h"
 #include "rules/plan.h"
@@ -699,11 +700,14 @@ static int jetson_section(struct report *r, const struct plan *p)
 	return CD_OK;
 }
 
-/* AMD GPUs are planned apart (cmd/plan/rocm.c): CD_ENOTFOUND when no --gpu names one. */
-static int amd_plan(struct report *r, const struct cli_args *args, char *err)
+/* AMD GPUs are planned apart (cmd/plan/rocm.c): those --gpu names, else on an AMD machine with
+ * nothing NVIDIA the AMD GPUs here; CD_ENOTFOUND when there are none. */
+static int amd_plan(struct report *r, const struct cli_args *args, struct cd_run *run, char *err)
 {
 	const char *specs[PLAN_MAX_GPUS], *fw = "torch";
 	size_t n = 0, nvidia = 0;
+	const struct amd_host *h;
+	int rc;
 
 	for (size_t i = 0; i < args->n; i++) {
 		if (args->v[i].opt->id == O_FRAMEWORK)
@@ -715,6 +719,17 @@ static int amd_plan(struct report *r, const struct cli_args *args, char *err)
 	}
 	if (n && nvidia)
 		return cd_fail(err, CD_EUSAGE, "plan NVIDIA and AMD GPUs apart: one stack serves one vendor");
+	if (!n && !nvidia && cd_run_amd_only(run)) {
+		if ((rc = cd_run_amd(run, &h, err)) != CD_OK)
+			return rc;
+		for (size_t i = 0; i < h->n_gpus && n < PLAN_MAX_GPUS; i++) {
+			bool seen = false;
+			for (size_t k = 0; k < n; k++)
+				seen |= strcmp(specs[k], h->gpus[i].gfx) == 0;
+			if (!seen)
+				specs[n++] = h->gpus[i].gfx;
+		}
+	}
 	return n ? plan_rocm_report(r, specs, n, fw, err) : CD_ENOTFOUND;
 }
 
@@ -726,7 +741,7 @@ static int plan_run(struct report *r, int argc, char **argv, const struct cd_glo
 	int rc;
 
 	(void)gl;
-	if ((rc = amd_plan(r, gl->args, err)) != CD_ENOTFOUND)
+	if ((rc = amd_plan(r, gl->args, gl->run, err)) != CD_ENOTFOUND)
 		return rc;
 	if ((rc = parse_args(argc, argv, gl->args, &a, err)) != CD_OK)
 		return rc;

@@ -328,5 +328,16 @@ int rules_explain_verdict(const struct explain_judge *j, struct explain_verdict 
 			out->machine = true;
 		}
 	}
+	/* an AMD "no code object" error whose binary was judged on an AMD GPU without code for it:
+	 * the target missing, what the file carries and the build to install, as arch says them */
+	if (ck && ck->binary.judged && j->binary_file && strcmp(out->row, "rocm-gfx-target-missing") == 0)
+		for (size_t i = 0; i < ck->binary.n; i++) {
+			int rc = arch_amd_missing_vars(j->binary_file, j->target, ck->binary.gpus[i], &ck->binary.v[i],
+						       &out->vars, &out->row);
+			if (rc == CD_ENOMEM)
+				return cd_fail(err, rc, "out of memory");
+			if (rc == CD_OK)
+				break;
+		}
 	return fix_values(j, out, err);
 }
