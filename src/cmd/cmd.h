@@ -229,6 +229,12 @@ struct cd_command {
 		  "collector (docs/prometheus.md); text, markdown and json as --markdown and --json",   \
 	  .complete = CLI_C_WORDS, .words = "text markdown json prometheus" }
 
+/* --gpu SPEC, repeatable, with the GPU names completed: one entry for every command that takes
+ * it; each command says in help what the GPUs are judged for. */
+#define CMD_OPT_GPU(ID, HELP)                                                                     \
+	.id = (ID), .short_name = 'g', .long_name = "gpu", .arg = CLI_REQUIRED, .metavar = "SPEC",   \
+	.help = HELP, .complete = CLI_C_GPU, .flags = CLI_REPEAT
+
 /* An input named on the command line could not be read: said on stderr, whatever the format
  * on stdout (the report says it too, where the command shows it), and the run exits 3, so a
  * script never reads a missing file as a clean run. */

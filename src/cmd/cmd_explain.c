@@ -53,11 +53,9 @@ static const struct cli_opt explain_opts[] = {
 	  .help = "without --binary: the frameworks' device code in the site-packages of python3 (or PY: an "
 		  "interpreter, or a venv/conda folder read without running it), as arch --python finds it; the "
 		  "binary check reads the file that has no code for a GPU" },
-	{ .id = OPT_GPU, .short_name = 'g', .long_name = "gpu", .arg = CLI_REQUIRED, .metavar = "SPEC",
-	  .help = "judge --binary against this GPU (sm_89, 8.9, 89, sm_90a, H200; AMD: gfx1100, \"RX 7900 XTX\") "
+	{ CMD_OPT_GPU(OPT_GPU, "judge --binary against this GPU (sm_89, 8.9, 89, sm_90a, H200; AMD: gfx1100, \"RX 7900 XTX\") "
 		  "instead of the GPUs here (an AMD error: the AMD GPUs here); repeatable; also with --offline, for "
-		  "a log from another machine",
-	  .complete = CLI_C_GPU, .flags = CLI_REPEAT },
+		  "a log from another machine") },
 	{ .id = OPT_DRIVER, .long_name = "driver", .arg = CLI_REQUIRED, .metavar = "VER",
 	  .help = "judge against this driver (550.54.14) or CUDA version (12.4) instead of the "
 		  "installed one" },

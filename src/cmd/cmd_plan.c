@@ -27,10 +27,8 @@ static const char plan_help[] =
 enum { O_GPU = 1, O_DRIVER, O_FRAMEWORK, O_OS };
 
 static const struct cli_opt plan_opts[] = {
-	{ .id = O_GPU, .short_name = 'g', .long_name = "gpu", .arg = CLI_REQUIRED, .metavar = "SPEC",
-	  .help = "sm_89, 8.9, 89, or a GPU name or part of one (\"RTX 4060 Ti\"); an AMD GPU (gfx1100, "
-		  "\"RX 7900 XTX\", 780M) plans its ROCm builds; repeatable",
-	  .complete = CLI_C_GPU, .flags = CLI_REPEAT },
+	{ CMD_OPT_GPU(O_GPU, "sm_89, 8.9, 89, or a GPU name or part of one (\"RTX 4060 Ti\"); an AMD GPU (gfx1100, "
+		  "\"RX 7900 XTX\", 780M) plans its ROCm builds; repeatable") },
 	{ .id = O_DRIVER, .long_name = "driver", .arg = CLI_REQUIRED, .metavar = "VERSION",
 	  .help = "the driver to plan for (580, R550, 550.54.14); default: the installed one, when the "
 		  "GPUs are this machine's" },
