@@ -467,8 +467,13 @@ static int explain_origin(struct explain_ctx *c, const struct explain_result *re
 			return rc;
 		c->probed = true;
 	}
-	if (offline || res->n)
-		rules_text_origin(&res->facts, gp, pf && pf->windows, &c->origin);
+	if (offline || res->n) {
+		bool driverless = true;
+
+		for (size_t i = 0; i < res->n; i++)
+			driverless &= rules_error_without_driver(res->m[i].finding);
+		rules_text_origin(&res->facts, gp, pf && pf->windows, driverless, &c->origin);
+	}
 	else
 		snprintf(c->origin.why, sizeof(c->origin.why), "nothing recognised in the text");
 	return CD_OK;

@@ -40,7 +40,18 @@ static void cuda_text(int cuda, char *out, size_t n)
 	snprintf(out, n, "%d.%d", cuda / 1000, cuda % 1000 / 10);
 }
 
-void rules_text_origin(const struct text_facts *t, const struct gpu_probe *here, bool host_windows,
+bool rules_error_without_driver(const char *id)
+{
+	static const char *const ids[] = { "no-driver", "wsl-libcuda", "container-toolkit-missing", "nvml-unavailable",
+					   "torch-cpu-only", "libcuda-link-missing" };
+
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		if (strcmp(id, ids[i]) == 0)
+			return true;
+	return false;
+}
+
+void rules_text_origin(const struct text_facts *t, const struct gpu_probe *here, bool host_windows, bool driverless,
 		       struct text_origin *o)
 {
 	char a[16], b[16];
@@ -49,6 +60,12 @@ void rules_text_origin(const struct text_facts *t, const struct gpu_probe *here,
 	o->here = false;
 	if (!here) {
 		snprintf(o->why, sizeof(o->why), "this machine was not checked (--offline): the text's facts decide");
+		return;
+	}
+	if (!here->cuda_loaded && driverless && !t->driver_version[0] && !t->driver_cuda && !t->n_gpus) {
+		o->here = true;
+		snprintf(o->why, sizeof(o->why), "this machine has no NVIDIA driver either, and the text shows none at "
+			 "work: its checks count");
 		return;
 	}
 	if (!here->cuda_loaded) {
