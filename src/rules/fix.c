@@ -283,6 +283,17 @@ static void torch_lines(const struct fix_situation *s, struct fix_lines *l, char
 				why(l, "PyTorch %s %s: the newest wheel this driver runs; check that its arch list has the GPU's",
 				    b->release, b->variant);
 			newer_driver_line(s, l, b);
+		} else if (!s->driver.src && (b = torch_for_driver(&(struct version){ .major = 99, .parts = 1 }))) {
+			/* nothing known: the newest build, which most GPUs run, with the driver it needs */
+			const struct kb_driver_branch *br =
+				kb_driver_branch_for_cuda(&(struct version){ .major = b->cuda.major, .parts = 1 });
+
+			torch_line(s, l, b);
+			if (br)
+				why(l, "PyTorch %s %s, the newest: needs an NVIDIA driver of branch R%d or newer and a GPU its "
+				    "arch list has", b->release, b->variant, br->branch);
+			else
+				why(l, "PyTorch %s %s, the newest", b->release, b->variant);
 		}
 		ask_gpu(s, l); /* its query names the driver too */
 		return;
