@@ -285,7 +285,8 @@ static void extension_vars(struct explain_given *given, const char *binary, cons
 /* The catalogue values the text and the options give: the GPUs judged against, the binary,
  * the driver, the error's code, the library and versions the text names; whether the text is
  * PyTorch's and whether its OOM is one expandable_segments helps. */
-static void text_vars(const struct explain_match *m, struct explain_given *given, bool torch, struct finding_vars *v)
+static void text_vars(const struct explain_match *m, struct explain_given *given, bool torch,
+		      const struct text_platform *tp, struct finding_vars *v)
 {
 	const struct arch_target *t = &given->target;
 	const char *binary = given->binary && !given->binary_bad ? given->binary : m->path[0] ? m->path : NULL;
@@ -335,6 +336,21 @@ static void text_vars(const struct explain_match *m, struct explain_given *given
 	if (binary && t->n_gpus)
 		extension_vars(given, binary, t, v);
 	finding_flag(v, "windows", m->windows);
+	/* the platform the text shows picks a finding's fix lines */
+	finding_flag(v, "wsl", tp->os == TP_WSL2);
+	finding_flag(v, "container", tp->container);
+	finding_flag(v, "cdi", tp->hook == TP_HOOK_CDI);
+	finding_flag(v, "kubernetes", tp->runtime == TP_KUBERNETES);
+	finding_flag(v, "docker_desktop", tp->runtime == TP_DOCKER_DESKTOP);
+	finding_flag(v, "jetson", tp->jetson);
+	finding_flag(v, "hyperv", tp->hyperv);
+	finding_flag(v, "macos", tp->os == TP_MACOS);
+	finding_flag(v, "amd", tp->vendor == TP_AMD);
+	finding_flag(v, "intel", tp->vendor == TP_INTEL);
+	finding_flag(v, "apple", tp->vendor == TP_APPLE);
+	if (tp_vendor_name(tp->vendor))
+		finding_var(v, "vendor", "%s", tp->vendor == TP_AMD ? "AMD" : tp->vendor == TP_INTEL ? "Intel"
+						 : tp->vendor == TP_APPLE ? "Apple" : "NVIDIA");
 	finding_var(v, "pip", "%s", explain_pip_command(m->windows, m->embedded_python));
 	finding_var(v, "python", "%s", explain_python_command(m->embedded_python));
 	finding_flag(v, "torch_dll", m->torch_dll);
@@ -378,7 +394,7 @@ static int machine_vars(const char *id, struct cd_run *run, struct finding_vars 
 }
 
 static int report_match(struct report *r, const struct explain_match *m, struct explain_given *given, struct cd_run *run,
-			bool offline, bool torch, json_t *matches, char *err)
+			bool offline, bool torch, const struct text_platform *tp, json_t *matches, char *err)
 {
 	const char *row = kb_finding_find(m->finding) ? m->finding : "cuda-error";
 	const struct kb_finding *x;
@@ -401,7 +417,7 @@ static int report_match(struct report *r, const struct explain_match *m, struct 
 	bool checked = !offline || given->target.n_gpus > 0;
 	if (checked && (rc = explain_checks_run(m, x->checks, given, run, &ck, err)) != CD_OK)
 		goto out;
-	text_vars(m, given, torch, &vars);
+	text_vars(m, given, torch, tp, &vars);
 	if (ck.runtime_verdict.fails && strcmp(m->finding, "runtime-newer-than-driver") == 0)
 		driver_need_vars(&ck.runtime, &given->target.driver, &given->target, &vars);
 	if (!offline && (rc = machine_vars(m->finding, run, &vars, &row, err)) != CD_OK)
@@ -477,6 +493,46 @@ out:
 	json_decref(jev);
 	explain_checks_free(&ck);
 	return rc;
+}
+
+/* NCCL's own finding for a failure whose cause a matched line names: the cause speaks */
+static void fold_nccl_consequences(struct report *r)
+{
+	static const struct {
+		const char *cause, *consequence;
+	} folds[] = {
+		{ "fabric-manager-state", "nccl-cuda-error" },
+		{ "nccl-socket-ifname-invalid", "nccl-invalid-usage" },
+	};
+
+	for (size_t k = 0; k < sizeof(folds) / sizeof(folds[0]); k++) {
+		bool cause = false;
+
+		for (size_t i = 0; i < r->n_findings && !cause; i++)
+			cause = strcmp(r->findings[i].id, folds[k].cause) == 0;
+		for (size_t i = r->n_findings; cause && i-- > 0;)
+			if (strcmp(r->findings[i].id, folds[k].consequence) == 0)
+				report_drop_finding(r, i);
+	}
+}
+
+/* The platform the text shows: its record (JSON "platform"), text only where the text said
+ * something of it. */
+static int report_platform(struct report *r, const struct text_platform *tp, char *err)
+{
+	struct report_rec top, rec;
+	int rc, top_rc;
+
+	report_rec_top(&top, r);
+	report_rec_object(&top, "platform", &rec);
+	if (!tp->vendor && !tp->os && !tp->container && !tp->jetson && !tp->hyperv)
+		report_rec_text(&rec, REPORT_TEXT_NONE);
+	report_fields(&rec, &text_platform_field_table, tp, FIELD_ALL);
+	rc = report_rec_end(&rec);
+	top_rc = report_rec_end(&top);
+	if (rc == CD_OK)
+		rc = top_rc;
+	return rc == CD_OK ? CD_OK : cd_fail(err, rc, "out of memory");
 }
 
 /* CD_OK when PATH opens as an input and starts like a file arch reads; else CD_EIO or
@@ -597,6 +653,8 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 	report_section(r, "Explain");
 	report_kv(r, "text", "%zu bytes, %zu line%s", len, lines, lines == 1 ? "" : "s");
 	report_kv(r, "recognised", "%zu", res.n);
+	if ((rc = report_platform(r, &res.platform, err)) != CD_OK)
+		goto out;
 	if (res.n == 0) {
 		report_line(r, "No CUDA error that cudoctor knows is in the text.");
 		report_line(r, "Run `cudoctor doctor` to check the driver, toolkits and runtimes here, "
@@ -604,12 +662,14 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 	}
 	for (size_t i = 0; i < res.n; i++)
 		if ((rc = report_match(r, &res.m[i], &given, g->run, offline,
-				       res.torch || (given.binary && strstr(given.binary, "torch")), matches, err)) != CD_OK)
+				       res.torch || (given.binary && strstr(given.binary, "torch")), &res.platform, matches,
+				       err)) != CD_OK)
 			goto out;
 	report_json_set(r, "matches", matches);
 	matches = NULL;
 	if ((rc = nccl_explain_log(r, explain_scan_nccl(sc), err)) != CD_OK)
 		goto out;
+	fold_nccl_consequences(r);
 	report_json_set(r, "offline", json_boolean(offline));
 	rc = report_answer_findings(r, SEV_INFO); /* -q: the findings are explain's answer */
 	if (rc != CD_OK)

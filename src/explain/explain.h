@@ -13,6 +13,7 @@
 #include "explain/eras.h"
 #include "explain/nccl_log.h"
 #include "explain/oom_text.h"
+#include "explain/text_platform.h"
 #include "explain/tgi_mem.h"
 
 #define EXPLAIN_LINE_MAX 320   /* characters of a matched line kept as evidence */
@@ -80,6 +81,7 @@ struct explain_result {
 	struct explain_match *m;
 	size_t n, cap;
 	bool torch;                          /* the text is PyTorch's (it names torch) */
+	struct text_platform platform;       /* the vendor, OS and container the text shows */
 };
 
 /* Scans text (len bytes; need not be NUL-terminated). CD_OK (possibly no matches),

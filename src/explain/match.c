@@ -11,6 +11,8 @@
 #include "explain/block.h"
 #include "explain/explain.h"
 #include "explain/ggml_mem.h"
+#include "explain/premise.h"
+#include "explain/text_platform.h"
 #include "explain/tgi_mem.h"
 #include "explain/newlines.h"
 #include "explain/scan_line.h"
@@ -34,7 +36,8 @@
 /* ---- the pattern set, built once from the kb ---- */
 
 enum pat_kind { PK_ERROR, PK_PART, PK_NAME, PK_NUMKEY, PK_CUDA, PK_GPU, PK_NCCL, PK_SUPPORTS, PK_CC_OLD, PK_WSL, PK_TORCH,
-		PK_LAUNCH, PK_RUNTIME_VERSION, PK_REGION, PK_WINDOWS, PK_LINUX, PK_EMBEDDED, PK_ROCM, PK_GGML, PK_TGI };
+		PK_LAUNCH, PK_RUNTIME_VERSION, PK_REGION, PK_WINDOWS, PK_LINUX, PK_EMBEDDED, PK_ROCM, PK_GGML, PK_TGI,
+		PK_PLATFORM, PK_HINT };
 
 struct pat {
 	enum pat_kind kind;
@@ -104,7 +107,9 @@ static int build_patterns(char *err)
 	struct pat_list pl = { 0 };
 	const struct region_marker *region;
 	const char *const *windows, *const *linux_words, *const *rocm;
-	size_t n_region, n_windows, n_linux, n_rocm;
+	const struct tp_marker *platform;
+	const struct premise_marker *hint;
+	size_t n_region, n_windows, n_linux, n_rocm, n_platform, n_hint;
 	bool ok = true;
 	int rc;
 
@@ -162,6 +167,12 @@ static int build_patterns(char *err)
 	rocm = explain_rocm_markers(&n_rocm);
 	for (size_t i = 0; i < n_rocm && ok; i++)
 		ok = add_pat(&pl, rocm[i], (struct pat){ PK_ROCM, NULL, 0, 0 });
+	platform = text_platform_markers(&n_platform);
+	for (size_t i = 0; i < n_platform && ok; i++)
+		ok = add_pat(&pl, platform[i].text, (struct pat){ PK_PLATFORM, NULL, i, 0 });
+	hint = premise_markers(&n_hint);
+	for (size_t i = 0; i < n_hint && ok; i++)
+		ok = add_pat(&pl, hint[i].text, (struct pat){ PK_HINT, NULL, hint[i].hint, 0 });
 	if (!ok) {
 		free(pl.text);
 		free(pl.pats);
@@ -206,6 +217,7 @@ struct explain_scan {
 	bool linux_seen;        /* a Linux marker was seen (context.h) */
 	bool embedded;          /* ComfyUI portable's python_embeded was seen (context.h) */
 	bool rocm;              /* a ROCm marker was seen (context.h) */
+	unsigned hints;         /* premise.h's hints seen */
 	size_t launch_line;     /* the last line that speaks of a kernel launch, else 0 */
 	int launch_block;       /* the threads per block that line gives, else 0 */
 	struct pending pend[MAX_PENDING];
@@ -898,6 +910,12 @@ static int scan_line(struct explain_scan *sc)
 		case PK_ROCM:
 			sc->rocm = true;
 			break;
+		case PK_HINT:
+			sc->hints |= (unsigned)p->msg;
+			break;
+		case PK_PLATFORM:
+			text_platform_hit(&r->platform, p->msg, l->low, l->len, sc->hits[h].end);
+			break;
 		case PK_GGML:
 			ggml = true;
 			break;
@@ -1526,6 +1544,19 @@ static const struct {
 	{ "toolkit-cannot-target-gpu", "cuda-error", 500 },
 	/* a kernel module of another version than libcuda: cuInit then fails with 999 */
 	{ "driver-library-mismatch", "unknown-error", -1 },
+	/* a cause of the platform's own, and the CUDA or NCCL words it was printed in */
+	{ "fabric-manager-state", "cuda-error", -1 },
+	{ "fabric-manager-state", "unknown-error", -1 },
+	{ "fabric-manager-state", "nccl-cuda-error", -1 },
+	{ "win-runtime-dll-missing", "library-missing", -1 },
+	{ "hip-sdk-not-on-path", "library-missing", -1 },
+	{ "cuda-malloc-async-unsupported", "cuda-error", -1 },
+	{ "pinned-host-oom", "out-of-memory", -1 },
+	{ "wsl-pinned-memory-limit", "out-of-memory", -1 },
+	{ "hyperv-no-gpu-libs", "nvml-unavailable", -1 },
+	{ "non-nvidia-platform", "torch-cpu-only", -1 },
+	/* HIP's OOM printed beside a generic HIP failure of the same call */
+	{ "rocm-out-of-memory", "rocm-error", -1 },
 };
 
 static void fold_consequences(struct explain_result *r)
@@ -1574,6 +1605,7 @@ static void settle(struct explain_scan *sc)
 	size_t others = 0;
 
 	eras_settle(r, &sc->era);
+	text_platform_settle(&r->platform, sc->windows, sc->linux_seen, !os_is_linux());
 	for (size_t i = 0; i < r->n; i++) {
 		if (strcmp(r->m[i].finding, "libcuda-link-missing") == 0 && sc->wsl)
 			r->m[i].finding = "wsl-libcuda";
@@ -1583,8 +1615,14 @@ static void settle(struct explain_scan *sc)
 		if (sc->rocm) {
 			r->m[i].finding = rocm_finding_of(r->m[i].finding);
 			r->m[i].error = NULL; /* CUDA's entry for HIP's words would be its evidence */
+		} else if (!text_platform_cuda(&r->platform) || r->platform.os == TP_WSL1) {
+			r->m[i].finding = text_platform_finding(&r->platform, r->m[i].finding);
+			r->m[i].rocm = r->platform.vendor == TP_AMD;
+			if (strcmp(r->m[i].finding, "wsl1-no-gpu") == 0 || r->platform.vendor != TP_NVIDIA)
+				r->m[i].error = NULL;
 		}
 	}
+	premise_settle(r, sc->hints);
 	merge_same(r);
 	fold_consequences(r);
 	for (size_t i = 0; i < r->n; i++)
