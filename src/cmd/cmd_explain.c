@@ -17,6 +17,7 @@
 #include "os/term.h"
 #include "rules/arch.h"
 #include "rules/oom.h"
+#include "rules/premise.h"
 #include "rules/rules.h"
 #include "show/arch_verdicts.h"
 #include "util/err.h"
@@ -439,6 +440,14 @@ static int report_match(struct report *r, const struct explain_match *m, struct 
 	if (m->count > 1 && finding_evidence(f, "%zu lines, first line %zu, last line %zu: %s", m->count, m->line,
 					      m->last_line, m->last))
 		goto oom;
+	/* an error whose premise the text's own numbers contradict claims less */
+	if (m->has_oom && f->severity == SEV_ERROR && premise_oom_contradicted(&m->oom.n, ev[0], sizeof(ev[0]))) {
+		f->severity = SEV_WARN;
+		if (finding_evidence(f, "%s", ev[0]))
+			goto oom;
+		if (!push(jev, report_json_text(ev[0])))
+			goto bad_json;
+	}
 	n_ev = explain_offline_evidence(m, ev, 8);
 	if (m->has_oom)
 		n_ev += oom_evidence(&m->oom.n, m->oom.gpu, m->oom.suggests_expandable, ev + n_ev, 8 - n_ev);

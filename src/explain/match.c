@@ -217,7 +217,7 @@ struct explain_scan {
 	bool linux_seen;        /* a Linux marker was seen (context.h) */
 	bool embedded;          /* ComfyUI portable's python_embeded was seen (context.h) */
 	bool rocm;              /* a ROCm marker was seen (context.h) */
-	unsigned hints;         /* premise.h's hints seen */
+	struct premise premise; /* what else the lines said (premise.h) */
 	size_t launch_line;     /* the last line that speaks of a kernel launch, else 0 */
 	int launch_block;       /* the threads per block that line gives, else 0 */
 	struct pending pend[MAX_PENDING];
@@ -911,7 +911,7 @@ static int scan_line(struct explain_scan *sc)
 			sc->rocm = true;
 			break;
 		case PK_HINT:
-			sc->hints |= (unsigned)p->msg;
+			premise_hit(&sc->premise, (unsigned)p->msg, l->s, l->low, l->len, l->no);
 			break;
 		case PK_PLATFORM:
 			text_platform_hit(&r->platform, p->msg, l->low, l->len, sc->hits[h].end);
@@ -1553,6 +1553,7 @@ static const struct {
 	{ "cuda-malloc-async-unsupported", "cuda-error", -1 },
 	{ "pinned-host-oom", "out-of-memory", -1 },
 	{ "wsl-pinned-memory-limit", "out-of-memory", -1 },
+	{ "jetson-nvmap-alloc-limit", "out-of-memory", -1 },
 	{ "hyperv-no-gpu-libs", "nvml-unavailable", -1 },
 	{ "non-nvidia-platform", "torch-cpu-only", -1 },
 	/* HIP's OOM printed beside a generic HIP failure of the same call */
@@ -1599,7 +1600,7 @@ static const char *rocm_finding_of(const char *id)
 
 /* A message that only says the GPU went unused ("no compatible GPUs were discovered") gives
  * way to any error that says why. "cannot find -lcuda" on WSL2 is WSL's missing link. */
-static void settle(struct explain_scan *sc)
+static int settle(struct explain_scan *sc)
 {
 	struct explain_result *r = &sc->r;
 	size_t others = 0;
@@ -1607,7 +1608,7 @@ static void settle(struct explain_scan *sc)
 	eras_settle(r, &sc->era);
 	text_platform_settle(&r->platform, sc->windows, sc->linux_seen, !os_is_linux());
 	for (size_t i = 0; i < r->n; i++) {
-		if (strcmp(r->m[i].finding, "libcuda-link-missing") == 0 && sc->wsl)
+		if (strcmp(r->m[i].finding, "libcuda-link-missing") == 0 && (sc->wsl || r->platform.os == TP_WSL2))
 			r->m[i].finding = "wsl-libcuda";
 		r->m[i].windows = explain_text_is_windows(sc->windows, sc->linux_seen, sc->wsl);
 		r->m[i].embedded_python = sc->embedded;
@@ -1622,7 +1623,8 @@ static void settle(struct explain_scan *sc)
 				r->m[i].error = NULL;
 		}
 	}
-	premise_settle(r, sc->hints);
+	if (premise_settle(r, &sc->premise) != CD_OK)
+		return CD_ENOMEM;
 	merge_same(r);
 	fold_consequences(r);
 	for (size_t i = 0; i < r->n; i++)
@@ -1631,6 +1633,7 @@ static void settle(struct explain_scan *sc)
 		for (size_t i = r->n; i-- > 0;)
 			if (is_fallback(&r->m[i]))
 				drop(r, i);
+	return CD_OK;
 }
 
 int explain_scan_finish(struct explain_scan *sc, struct explain_result *out, char *err)
@@ -1658,7 +1661,8 @@ int explain_scan_finish(struct explain_scan *sc, struct explain_result *out, cha
 		pend_close(sc, 0);
 	if (rc != CD_OK)
 		return cd_fail(err, rc, "out of memory");
-	settle(sc);
+	if (settle(sc) != CD_OK)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
 	*out = sc->r;
 	memset(&sc->r, 0, sizeof(sc->r));
 	return CD_OK;

@@ -152,6 +152,12 @@ static const struct tp_marker markers[] = {
 	{ "/opt/homebrew", TPK_MACOS, NULL },
 	{ "python.framework", TPK_MACOS, NULL },
 	{ "arm64-apple", TPK_MACOS, NULL },
+	/* Windows by name, where no path or DLL says it */
+	{ "windows 10", TPK_WINDOWS, NULL },
+	{ "windows 11", TPK_WINDOWS, NULL },
+	{ "win10", TPK_WINDOWS, NULL },
+	{ "win11", TPK_WINDOWS, NULL },
+	{ "microsoft windows [version", TPK_WINDOWS, NULL },
 	/* WSL: 1 has no GPU at all, 2 has the Windows driver's libraries */
 	{ "4.4.0-", TPK_WSL1, wsl1_kernel },
 	{ "wsl1", TPK_WSL1, NULL },
@@ -159,6 +165,9 @@ static const struct tp_marker markers[] = {
 	{ "wsl2", TPK_WSL2, NULL },
 	{ "wsl 2", TPK_WSL2, NULL },
 	{ "/usr/lib/wsl", TPK_WSL2, NULL },
+	{ "/mnt/wsl", TPK_WSL2, NULL },
+	/* WSL named without a version: CUDA runs only in WSL 2 */
+	{ "wsl", TPK_WSL2, whole3 },
 	{ "microsoft-standard", TPK_WSL2_KERNEL, NULL },
 	{ "/dev/dxg", TPK_WSL2, NULL },
 	{ "libdxcore", TPK_WSL2, NULL },
@@ -296,6 +305,8 @@ void text_platform_settle(struct text_platform *p, bool windows_seen, bool linux
 		p->os = TP_MACOS;
 	else if (windows_seen || linux_seen)
 		p->os = explain_text_is_windows(windows_seen, linux_seen, false) ? TP_WINDOWS : TP_LINUX;
+	else if (p->count[TPK_WINDOWS])
+		p->os = TP_WINDOWS;
 	else
 		p->os = host_windows ? TP_WINDOWS : TP_OS_UNKNOWN;
 	if (p->os == TP_OS_UNKNOWN && (p->jetson || p->count[TPK_DOCKER] || p->count[TPK_KUBERNETES] ||
