@@ -504,27 +504,6 @@ out:
 	return rc;
 }
 
-/* NCCL's own finding for a failure whose cause a matched line names: the cause speaks */
-static void fold_nccl_consequences(struct report *r)
-{
-	static const struct {
-		const char *cause, *consequence;
-	} folds[] = {
-		{ "fabric-manager-state", "nccl-cuda-error" },
-		{ "nccl-socket-ifname-invalid", "nccl-invalid-usage" },
-	};
-
-	for (size_t k = 0; k < sizeof(folds) / sizeof(folds[0]); k++) {
-		bool cause = false;
-
-		for (size_t i = 0; i < r->n_findings && !cause; i++)
-			cause = strcmp(r->findings[i].id, folds[k].cause) == 0;
-		for (size_t i = r->n_findings; cause && i-- > 0;)
-			if (strcmp(r->findings[i].id, folds[k].consequence) == 0)
-				report_drop_finding(r, i);
-	}
-}
-
 /* The platform the text shows: its record (JSON "platform"), text only where the text said
  * something of it. */
 static int report_platform(struct report *r, const struct text_platform *tp, char *err)
@@ -678,7 +657,6 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 	matches = NULL;
 	if ((rc = nccl_explain_log(r, explain_scan_nccl(sc), err)) != CD_OK)
 		goto out;
-	fold_nccl_consequences(r);
 	report_json_set(r, "offline", json_boolean(offline));
 	rc = report_answer_findings(r, SEV_INFO); /* -q: the findings are explain's answer */
 	if (rc != CD_OK)

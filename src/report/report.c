@@ -156,23 +156,6 @@ void report_free(struct report *r)
 	memset(r, 0, sizeof(*r));
 }
 
-void report_drop_finding(struct report *r, size_t i)
-{
-	struct finding *f;
-
-	if (i >= r->n_findings)
-		return;
-	f = &r->findings[i];
-	free(f->id);
-	free(f->subject);
-	free(f->title);
-	free(f->why);
-	free_strv(f->evidence, f->n_evidence);
-	free_strv(f->fix, f->n_fix);
-	memmove(f, f + 1, (r->n_findings - i - 1) * sizeof(*f));
-	r->n_findings--;
-}
-
 struct finding *report_add_finding(struct report *r, enum severity sev, const char *id,
 				   const char *subject, const char *title_fmt, ...)
 {

@@ -79,8 +79,6 @@ void report_free(struct report *r);
 
 /* Returns the new finding (owned by r) or NULL on OOM. Its pointer stays valid
  * until the next report_add_finding. */
-/* Removes finding i (a consequence that another finding of the report already explains). */
-void report_drop_finding(struct report *r, size_t i);
 struct finding *report_add_finding(struct report *r, enum severity sev, const char *id,
 				   const char *subject, const char *title_fmt, ...)
 	__attribute__((format(printf, 5, 6)));
