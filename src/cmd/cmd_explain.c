@@ -641,6 +641,13 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 	report_section(r, "Explain");
 	report_kv(r, "text", "%zu bytes, %zu line%s", len, lines, lines == 1 ? "" : "s");
 	report_kv(r, "recognised", "%zu", res.n);
+	if (!offline) { /* a text explained here: what it leaves unsaid is this machine's */
+		const struct platform_info *pf;
+
+		if ((rc = cd_run_platform(g->run, &pf, err)) != CD_OK)
+			goto out;
+		text_platform_add_host(&res.platform, pf);
+	}
 	if ((rc = report_platform(r, &res.platform, err)) != CD_OK)
 		goto out;
 	if (res.n == 0) {

@@ -363,6 +363,29 @@ void text_platform_read(const char *text, size_t len, bool host_windows, struct 
 	text_platform_settle(out, windows_seen, linux_seen, host_windows);
 }
 
+void text_platform_add_host(struct text_platform *p, const struct platform_info *host)
+{
+	static const struct {
+		const char *name;
+		enum tp_runtime rt;
+	} runtimes[] = { { "docker", TP_DOCKER }, { "podman", TP_PODMAN }, { "kubernetes", TP_KUBERNETES },
+			 { "lxc", TP_LXC } };
+
+	if (!host)
+		return;
+	if (p->os == TP_OS_UNKNOWN) {
+		p->os = host->windows ? TP_WINDOWS : host->wsl ? TP_WSL2 : TP_LINUX;
+		p->from_host = true;
+	}
+	if (!p->container && host->container) {
+		p->container = true;
+		p->from_host = true;
+		for (size_t i = 0; i < sizeof(runtimes) / sizeof(runtimes[0]); i++)
+			if (strcmp(host->container, runtimes[i].name) == 0)
+				p->runtime = runtimes[i].rt;
+	}
+}
+
 bool text_platform_cuda(const struct text_platform *p)
 {
 	return (p->vendor == TP_NVIDIA || p->vendor == TP_VENDOR_UNKNOWN) && p->os != TP_WSL1 && p->os != TP_MACOS;
@@ -479,6 +502,8 @@ static const struct field tp_fields[] = {
 	  .views = FIELD_ALL, .name = tp_hook_name },
 	{ .key = "jetson", .label = "Jetson", .kind = FK_BOOL, .off = TP(jetson), .valid = FIELD_ALWAYS,
 	  .views = FIELD_ALL, .flags = FIELD_QUIET },
+	{ .key = "from_this_machine", .label = "unsaid, from this machine", .kind = FK_BOOL, .off = TP(from_host),
+	  .valid = FIELD_ALWAYS, .views = FIELD_ALL, .flags = FIELD_QUIET },
 	{ .key = "markers", .label = "read from", .kind = FK_TEXT, .valid = FIELD_ALWAYS, .views = FIELD_ALL,
 	  .string = evidence, .flags = FIELD_QUIET },
 };

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "facts/platform.h"
 #include "util/field.h"
 
 enum tp_vendor { TP_VENDOR_UNKNOWN, TP_NVIDIA, TP_AMD, TP_INTEL, TP_APPLE };
@@ -56,6 +57,7 @@ struct text_platform {
 	enum tp_runtime runtime;
 	enum tp_hook hook;      /* how the NVIDIA runtime gave the container its GPU */
 	bool jetson;            /* Jetson / L4T (an integrated Tegra GPU) */
+	bool from_host;         /* an aspect the text left unsaid was taken from this machine */
 	/* the first marker of each kind seen, as written in the table (the evidence) */
 	const char *first[TPK_COUNT];
 	unsigned count[TPK_COUNT]; /* distinct markers of each kind */
@@ -75,6 +77,10 @@ void text_platform_settle(struct text_platform *p, bool windows_seen, bool linux
 /* The whole reading over a text of len bytes, lines at a time (no automaton: for short texts
  * and tests). */
 void text_platform_read(const char *text, size_t len, bool host_windows, struct text_platform *out);
+
+/* The aspects the text left unsaid (the OS, a container and its runtime), from this machine's
+ * platform facts, for a text explained where it was made (not --offline). */
+void text_platform_add_host(struct text_platform *p, const struct platform_info *host);
 
 /* Whether NVIDIA's CUDA fix lines can apply: an NVIDIA GPU (or none named) on an OS with CUDA. */
 bool text_platform_cuda(const struct text_platform *p);

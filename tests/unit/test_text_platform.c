@@ -8,10 +8,14 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "explain/explain.h"
 #include "explain/text_platform.h"
+#include "probe/platform.h"
 #include "util/err.h"
 
 static struct text_platform read_text(const char *t)
@@ -177,6 +181,62 @@ static void ids_by_vendor(void **state)
 	assert_string_equal(text_platform_finding(&p, "no-driver"), "wsl1-no-gpu");
 }
 
+static void write_file(const char *root, const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s", root, rel);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A text explained where it was made: what it leaves unsaid comes from this machine, probed
+ * under a faked host root (a WSL 2 kernel, podman's marker file); what it says stays. */
+static void host_fills_what_the_text_leaves_unsaid(void **state)
+{
+	char root[] = "/tmp/cudoctor-tp-XXXXXX", dir[600], err[CD_ERRMSG];
+	struct platform_info host;
+	struct text_platform p;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/proc", root);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(dir, sizeof(dir), "%s/run", root);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	write_file(root, "/proc/version", "Linux version 5.15.167.4-microsoft-standard-WSL2 (root@x) #1 SMP\n");
+	write_file(root, "/run/.containerenv", "");
+	assert_int_equal(platform_probe(&host, root, err), CD_OK);
+	assert_true(host.wsl);
+
+	p = read_text("CUDA error: an illegal memory access was encountered\n");
+	text_platform_add_host(&p, &host);
+	assert_int_equal(p.os, TP_WSL2);
+	assert_true(p.container);
+	assert_int_equal(p.runtime, TP_PODMAN);
+	assert_true(p.from_host);
+
+	/* a text that says it is from Windows and from docker keeps its own word */
+	p = read_text("C:\\Users\\me> docker run --gpus all img\n");
+	text_platform_add_host(&p, &host);
+	assert_int_equal(p.os, TP_WINDOWS);
+	assert_int_equal(p.runtime, TP_DOCKER);
+	assert_false(p.from_host);
+
+	snprintf(dir, sizeof(dir), "%s/run/.containerenv", root);
+	unlink(dir);
+	snprintf(dir, sizeof(dir), "%s/run", root);
+	rmdir(dir);
+	snprintf(dir, sizeof(dir), "%s/proc/version", root);
+	unlink(dir);
+	snprintf(dir, sizeof(dir), "%s/proc", root);
+	rmdir(dir);
+	rmdir(root);
+}
+
 /* every marker lower-case (the automaton matches lower-cased lines); at most 256 of them */
 static void markers_are_lower_case(void **state)
 {
@@ -200,6 +260,7 @@ int main(void)
 		cmocka_unit_test(containers_and_jetson_from_text),
 		cmocka_unit_test(explain_follows_the_platform),
 		cmocka_unit_test(ids_by_vendor),
+		cmocka_unit_test(host_fills_what_the_text_leaves_unsaid),
 		cmocka_unit_test(markers_are_lower_case),
 	};
 
