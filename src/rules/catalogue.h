@@ -27,7 +27,8 @@
 #include "kb/kb.h"
 #include "report/report.h"
 
-#define FINDING_VARS_MAX 24
+/* explain sets the text's values and its platform's flags, then merges the machine's: room for all */
+#define FINDING_VARS_MAX 48
 #define FINDING_VAR_LEN 200
 
 /* The values a verdict gives a catalogue row. A name not set is unknown. */
