@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "explain/explain.h"
+#include "rules/checks.h"
 #include "rules/oom.h"
 #include "rules/premise.h"
 #include "util/err.h"
@@ -198,12 +199,45 @@ static void oom_numbers_decide_the_claim(void **state)
 	assert_false(premise_oom_contradicted(&n, why, sizeof why));
 }
 
+/* NCCL_SOCKET_IFNAME in NCCL's syntax against a machine's interfaces: what NCCL 2.28 reports as
+ * invalid usage is an interface list that selects nothing */
+static void socket_ifname_against_this_machine(void **state)
+{
+	static const struct {
+		const char *ifname, *ifaces;
+		enum check_result want;
+	} ifnames[] = {
+		{ "eth", "eth0 docker0", CHECK_OK },           /* a prefix */
+		{ "=eth0", "eth0 docker0", CHECK_OK },         /* exact */
+		{ "=eth", "eth0 docker0", CHECK_PROBLEM },     /* exact names no interface */
+		{ "ib0,enp90s0np0", "eth0 docker0", CHECK_PROBLEM },
+		{ "^docker,lo", "eth0 docker0", CHECK_OK },    /* excludes leave eth0 */
+		{ "^eth,docker", "eth0 docker0", CHECK_PROBLEM },
+		{ "enp", "", CHECK_PROBLEM },                  /* no interface has a route */
+		{ NULL, "eth0", CHECK_INFO },                  /* unset here */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ifnames) / sizeof(ifnames[0]); i++) {
+		struct explain_checks out;
+
+		memset(&out, 0, sizeof(out));
+		check_nccl_ifname(ifnames[i].ifname, ifnames[i].ifaces, true, &out);
+		assert_int_equal(out.n, 1);
+		if (out.c[0].result != ifnames[i].want)
+			fail_msg("NCCL_SOCKET_IFNAME=%s on \"%s\": %s", ifnames[i].ifname ? ifnames[i].ifname : "(unset)",
+				 ifnames[i].ifaces, out.c[0].detail);
+		explain_checks_free(&out);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(each_id_from_its_report),
 		cmocka_unit_test(not_without_their_evidence),
 		cmocka_unit_test(oom_numbers_decide_the_claim),
+		cmocka_unit_test(socket_ifname_against_this_machine),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -209,8 +209,16 @@ static void host_fills_what_the_text_leaves_unsaid(void **state)
 	assert_int_equal(mkdir(dir, 0755), 0);
 	write_file(root, "/proc/version", "Linux version 5.15.167.4-microsoft-standard-WSL2 (root@x) #1 SMP\n");
 	write_file(root, "/run/.containerenv", "");
+	snprintf(dir, sizeof(dir), "%s/proc/net", root);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	write_file(root, "/proc/net/route", "Iface\tDestination\tGateway\n eth0\t00000000\t0101A8C0\ndocker0\t000011AC\t00000000\n");
+	write_file(root, "/proc/net/if_inet6",
+		   "00000000000000000000000000000001 01 80 10 80       lo\nfe80000000000000021e67fffe000001 03 40 20 80     ens5\n");
 	assert_int_equal(platform_probe(&host, root, err), CD_OK);
 	assert_true(host.wsl);
+	/* the interfaces NCCL_SOCKET_IFNAME is judged against: with a route, lo left out */
+	assert_true(host.net_known);
+	assert_string_equal(host.net_ifaces, "eth0 docker0 ens5");
 
 	p = read_text("CUDA error: an illegal memory access was encountered\n");
 	text_platform_add_host(&p, &host);
@@ -232,6 +240,12 @@ static void host_fills_what_the_text_leaves_unsaid(void **state)
 	rmdir(dir);
 	snprintf(dir, sizeof(dir), "%s/proc/version", root);
 	unlink(dir);
+	snprintf(dir, sizeof(dir), "%s/proc/net/route", root);
+	unlink(dir);
+	snprintf(dir, sizeof(dir), "%s/proc/net/if_inet6", root);
+	unlink(dir);
+	snprintf(dir, sizeof(dir), "%s/proc/net", root);
+	rmdir(dir);
 	snprintf(dir, sizeof(dir), "%s/proc", root);
 	rmdir(dir);
 	rmdir(root);
