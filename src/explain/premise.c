@@ -46,6 +46,9 @@ static const struct premise_marker markers[] = {
 	{ "can't utilize the gpu", HINT_NO_GPU },
 	{ "cannot utilize the gpu", HINT_NO_GPU },
 	{ "list_physical_devices('gpu') returns []", HINT_NO_GPU },
+	{ "cuda not available", HINT_NO_GPU },
+	{ "cuda is not available", HINT_NO_GPU },
+	{ "+cpu", HINT_CPU_WHEEL },
 };
 
 const struct premise_marker *premise_markers(size_t *n)
@@ -126,6 +129,9 @@ void premise_hit(struct premise *ps, unsigned hint, const char *s, const char *l
 	}
 	if (hint == HINT_NO_GPU)
 		keep(&ps->no_gpu, s, len, no);
+	/* "torch 2.0.1+cpu", "Torch 2.0.1+cpu": PyTorch's own version string */
+	if (hint == HINT_CPU_WHEEL && strstr(low, "torch") && !ps->cpu_wheel.no)
+		keep(&ps->cpu_wheel, s, len, no);
 }
 
 static bool is(const struct explain_match *m, const char *id)
@@ -256,6 +262,9 @@ int premise_settle(struct explain_result *r, const struct premise *ps)
 	/* a Linux driver's nvidia-smi beside the Windows driver: installed inside WSL */
 	if (ps->smi.no && p->os == TP_WSL2)
 		rc = add(r, "wsl-libcuda/linux-driver", &ps->smi);
+	/* a CPU-only PyTorch named by its version beside a framework seeing no GPU */
+	if (rc == CD_OK && ps->cpu_wheel.no && ps->no_gpu.no && text_platform_cuda(p))
+		rc = add(r, "torch-cpu-only", &ps->cpu_wheel);
 	/* TensorFlow 2.11 and later have no GPU build for native Windows */
 	if (rc == CD_OK && p->os == TP_WINDOWS && ps->tf_minor >= 11 && ps->no_gpu.no)
 		rc = add(r, "torch-cpu-only/tf-windows", &ps->no_gpu);

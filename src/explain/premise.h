@@ -19,6 +19,7 @@ enum premise_hint {
 	HINT_SMI_HEADER = 1u << 5,   /* nvidia-smi's header: its own version beside the driver's */
 	HINT_TF_VERSION = 1u << 6,   /* a TensorFlow version named */
 	HINT_NO_GPU = 1u << 7,       /* a framework says it sees no GPU */
+	HINT_CPU_WHEEL = 1u << 8,    /* a CPU-only wheel's version ("Torch 2.0.1+cpu") */
 };
 
 struct premise_marker {
@@ -37,7 +38,7 @@ struct premise {
 	unsigned hints;
 	struct premise_line smi;     /* an nvidia-smi header whose version's branch is not the driver's */
 	int tf_minor;                /* the newest TensorFlow 2.x named, else 0 */
-	struct premise_line tf, no_gpu;
+	struct premise_line tf, no_gpu, cpu_wheel;
 };
 
 /* The strings a scanner looks for; each hit goes to premise_hit. */

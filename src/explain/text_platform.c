@@ -148,6 +148,7 @@ static const struct tp_marker markers[] = {
 	{ "mac", TPK_MACOS, whole3 },
 	{ "macbook", TPK_MACOS, NULL },
 	{ "mac os", TPK_MACOS, NULL },
+	{ "osx", TPK_MACOS, whole3 },
 	{ "darwin", TPK_MACOS, word5 },
 	{ "/opt/homebrew", TPK_MACOS, NULL },
 	{ "python.framework", TPK_MACOS, NULL },

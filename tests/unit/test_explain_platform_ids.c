@@ -116,6 +116,19 @@ static const struct want cases[] = {
 	  "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "
 	  "\"nvidia\" is configured\n",
 	  "container-toolkit-missing" },
+	{ "https://github.com/NVIDIA/nvidia-docker/issues/542",
+	  "docker: Error response from daemon: Unknown runtime specified nvidia.\nSee 'docker run --help'.\n",
+	  "container-toolkit-missing" },
+	{ "https://github.com/pytorch/ci-infra/pull/541",
+	  "Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152:\nCUDA error 401 'the operation cannot be "
+	  "performed in the present state'.\n",
+	  "fabric-manager-state" },
+	{ "https://github.com/bmaltais/kohya_ss/issues/1608",
+	  "INFO     nVidia toolkit detected\nINFO     Torch 2.0.1+cpu\nWARNING  Torch reports CUDA not available\n",
+	  "torch-cpu-only" },
+	{ "https://github.com/nlpyang/PreSumm/issues/159",
+	  "(OSX) Torch not compiled with CUDA enabled\nAssertionError: Torch not compiled with CUDA enabled\n",
+	  "non-nvidia-platform" },
 	{ "https://github.com/dusty-nv/jetson-containers/issues/1460",
 	  "docker: Error response from daemon: unknown or invalid runtime name: nvidia\n", "container-toolkit-missing" },
 };
