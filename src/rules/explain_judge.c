@@ -183,6 +183,27 @@ static void gpu_values(const struct explain_judge *j, struct explain_verdict *ou
 	}
 }
 
+/* The platform the text shows picks a finding's fix lines. */
+static void platform_flags(const struct text_platform *tp, struct finding_vars *v)
+{
+	finding_flag(v, "wsl", tp->os == TP_WSL2);
+	finding_flag(v, "container", tp->container);
+	finding_flag(v, "cdi", tp->hook == TP_HOOK_CDI);
+	finding_flag(v, "kubernetes", tp->runtime == TP_KUBERNETES);
+	finding_flag(v, "docker_desktop", tp->runtime == TP_DOCKER_DESKTOP);
+	finding_flag(v, "jetson", tp->jetson);
+	finding_flag(v, "hyperv", tp->hyperv);
+	finding_flag(v, "macos", tp->os == TP_MACOS);
+	finding_flag(v, "amd", tp->vendor == TP_AMD);
+	finding_flag(v, "intel", tp->vendor == TP_INTEL);
+	finding_flag(v, "apple", tp->vendor == TP_APPLE);
+	if (tp_vendor_name(tp->vendor))
+		finding_var(v, "vendor", "%s", tp->vendor == TP_AMD     ? "AMD"
+					       : tp->vendor == TP_INTEL ? "Intel"
+					       : tp->vendor == TP_APPLE ? "Apple"
+									: "NVIDIA");
+}
+
 /* What the error's own text gives: its code, library, versions, arch, platform. */
 static void error_values(const struct explain_judge *j, struct explain_verdict *out)
 {
@@ -202,6 +223,8 @@ static void error_values(const struct explain_judge *j, struct explain_verdict *
 		finding_var(&out->vars, "sm", "%s", arch + 3);
 	}
 	finding_flag(&out->vars, "windows", e->windows);
+	if (j->platform)
+		platform_flags(j->platform, &out->vars);
 	finding_var(&out->vars, "pip", "%s", e->pip);
 	finding_var(&out->vars, "python", "%s", e->python);
 	finding_flag(&out->vars, "torch_dll", e->torch_dll);

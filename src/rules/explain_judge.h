@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "facts/facts.h"
+#include "facts/text_platform.h"
 #include "facts/textfacts.h"
 #include "rules/arch.h"
 #include "rules/catalogue.h"
@@ -55,6 +56,7 @@ struct explain_judge {
 	bool torch;                       /* the text (or the binary) is PyTorch's */
 	const struct explain_checks *checks; /* the checks that ran, NULL none */
 	const struct facts *here;         /* this machine's driver view, NULL when not looked at */
+	const struct text_platform *platform; /* the platform the text shows (facts/text_platform.h) */
 };
 
 struct explain_verdict {
