@@ -13,7 +13,7 @@
 
 static const char *const anchors[] = {
 	"driver version", "cuda version", "cuda used to build pytorch", "+cu", "torch==", "torch version",
-	"tegra", "jetson", "/.dockerenv", "docker", "podman", "kubepods", "00000000:", "gpu 0: ", "gpu 1: ",
+	"00000000:", "gpu 0: ", "gpu 1: ",
 };
 
 const char *const *explain_fact_anchors(size_t *n)
@@ -96,13 +96,6 @@ static void torch_build(struct text_facts *t, const struct line *l)
 		t->torch_cuda = cuda_int(l->low + at, n);
 }
 
-static void platform_words(struct text_facts *t, const struct line *l)
-{
-	t->jetson |= strstr(l->low, "tegra") || strstr(l->low, "jetson");
-	t->container |= strstr(l->low, "/.dockerenv") || strstr(l->low, "docker") || strstr(l->low, "podman") ||
-			strstr(l->low, "kubepods");
-}
-
 static void add_gpu(struct text_facts *t, const char *name);
 
 /* A GPU name the kb knows, from s[0..n) with its blanks trimmed. */
@@ -158,7 +151,6 @@ void explain_text_facts_line(struct text_facts *t, const struct line *l)
 	gpu_names(t, l);
 	driver_version(t, l);
 	torch_build(t, l);
-	platform_words(t, l);
 }
 
 static void add_gpu(struct text_facts *t, const char *name)
@@ -182,6 +174,8 @@ static void add_cc(struct text_facts *t, struct kb_arch a)
 void explain_text_facts_settle(struct text_facts *t, const struct explain_result *r, bool windows, bool linux_seen,
 			       bool wsl, bool rocm)
 {
+	const struct text_platform *p = &r->platform;
+
 	for (size_t i = 0; i < r->n; i++) {
 		const struct explain_match *m = &r->m[i];
 
@@ -193,9 +187,13 @@ void explain_text_facts_settle(struct text_facts *t, const struct explain_result
 		if (m->has_arch && !(m->message && strcmp(m->message->extract, "nvcc_arch") == 0))
 			add_cc(t, m->arch);
 	}
+	/* the platform reader's (text_platform.h) aspects, so that one reading decides them */
+	wsl |= p->os == TP_WSL2 || p->os == TP_WSL1;
 	t->os = windows && !wsl ? TEXT_OS_WINDOWS : linux_seen || wsl ? TEXT_OS_LINUX : TEXT_OS_UNKNOWN;
 	t->wsl = wsl;
-	t->rocm = rocm;
+	t->container = p->container;
+	t->jetson = p->jetson;
+	t->rocm = rocm || p->vendor == TP_AMD;
 }
 
 void explain_match_facts(const struct explain_match *m, struct text_error *e)
