@@ -6,7 +6,6 @@
 #include "explain/scan.h"
 #include "explain/text_platform.h"
 #include "explain/textfacts.h"
-#include "os/host.h"
 #include "util/err.h"
 
 static void drop(struct explain_result *r, size_t i)
@@ -152,7 +151,9 @@ int explain_settle(struct explain_scan *sc)
 	size_t others = 0;
 
 	eras_settle(r, &sc->era);
-	text_platform_settle(&r->platform, sc->windows, sc->linux_seen, !os_is_linux());
+	/* the host fills what the text leaves unsaid only for a text from here (cmd_explain.c, after the
+	 * origin is known), so that --offline answers alike everywhere */
+	text_platform_settle(&r->platform, sc->windows, sc->linux_seen, false);
 	for (size_t i = 0; i < r->n; i++) {
 		if (strcmp(r->m[i].finding, "libcuda-link-missing") == 0 && (sc->wsl || r->platform.os == TP_WSL2))
 			r->m[i].finding = "wsl-libcuda";
