@@ -133,6 +133,19 @@ const struct arch_file *explain_given_mapped(struct explain_given *o, const char
 	return binary_entry(o, path, &b, err) == CD_OK && !b->map_failed ? &b->f : NULL;
 }
 
+/* b's device code scanned once: scanned, or scan_failed with the reason in b->why */
+static void scan_once(struct explain_read *b)
+{
+	if (b->map_failed || b->scanned || b->scan_failed)
+		return;
+	if (dc_scan(&b->f.inv, b->mf.data, b->mf.size, DC_SCAN_ALL_SECTIONS, b->why) == CD_OK) {
+		b->scanned = true;
+	} else {
+		dc_free(&b->f.inv);
+		b->scan_failed = true;
+	}
+}
+
 /* path mapped (once) and scanned (once) as arch reads a file named on its command line; a
  * file that cannot be read is a check of its own (skipped when it cannot be mapped,
  * problem_scan when its contents cannot be scanned) and *f NULL. CD_OK or CD_ENOMEM. */
@@ -145,14 +158,7 @@ static int read_binary(struct explain_given *o, const char *path, const char *ch
 	*f = NULL;
 	if ((rc = binary_entry(o, path, &b, err)) != CD_OK)
 		return rc;
-	if (!b->map_failed && !b->scanned && !b->scan_failed) {
-		if (dc_scan(&b->f.inv, b->mf.data, b->mf.size, DC_SCAN_ALL_SECTIONS, b->why) == CD_OK) {
-			b->scanned = true;
-		} else {
-			dc_free(&b->f.inv);
-			b->scan_failed = true;
-		}
-	}
+	scan_once(b);
 	if (b->map_failed)
 		check_add(out, check, CHECK_SKIPPED, "%s", b->why);
 	else if (b->scan_failed)
@@ -180,14 +186,7 @@ static int python_pick(struct explain_given *o, bool amd, const char **pick, cha
 
 		if ((rc = binary_entry(o, path, &b, err)) != CD_OK)
 			break;
-		if (!b->map_failed && !b->scanned && !b->scan_failed) {
-			if (dc_scan(&b->f.inv, b->mf.data, b->mf.size, DC_SCAN_ALL_SECTIONS, b->why) == CD_OK) {
-				b->scanned = true;
-			} else {
-				dc_free(&b->f.inv);
-				b->scan_failed = true;
-			}
-		}
+		scan_once(b);
 		if (!b->scanned || (amd ? !b->f.inv.n_hip_entries : !b->f.inv.n_images && !b->f.inv.n_hip_entries))
 			continue;
 		if (!first)
