@@ -7,7 +7,7 @@
  *     eintr    every other read and write fails with EINTR first (os/ must retry)
  *     enomem   the Nth allocation (malloc, calloc, realloc, strdup, strndup) fails, once
  *     enospc   every write from the Nth fails with ENOSPC (stdout included: below)
- *     eacces   every open from the Nth fails with EACCES
+ *     eacces   the Nth open of an input (read only) fails with EACCES, once
  *     mmap     every map fails with ENOMEM
  *     thread   no thread starts (EAGAIN)
  *     dlopen   no library loads
@@ -18,6 +18,7 @@
  * here stdout is a stream whose bytes go through os_write, so a full disk under --output
  * reaches main.c as it would from the kernel, through a failed fflush. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,7 @@ enum fault { F_NONE, F_SHORT, F_EINTR, F_ENOMEM, F_ENOSPC, F_EACCES, F_MMAP, F_T
 
 static enum fault fault;
 static unsigned long long first = 1;
-static atomic_ullong n_alloc, n_read, n_write, n_open;
+static atomic_ullong n_alloc, n_read, n_write, n_open, n_input;
 static const char *counts_file;
 
 void *__real_malloc(size_t n);
@@ -108,9 +109,8 @@ static long long faulty_write(int fd, const void *buf, size_t n)
 
 static int faulty_open(const char *path, int oflags, unsigned mode)
 {
-	unsigned long long k = atomic_fetch_add(&n_open, 1) + 1;
-
-	if (fault == F_EACCES && k >= first)
+	atomic_fetch_add(&n_open, 1);
+	if (fault == F_EACCES && (oflags & O_ACCMODE) == O_RDONLY && atomic_fetch_add(&n_input, 1) + 1 == first)
 		return -EACCES;
 	return os_sys_real.open(path, oflags, mode);
 }
