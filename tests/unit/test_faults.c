@@ -244,7 +244,8 @@ static size_t enomem_points(unsigned long long total, unsigned long long **point
 static void test_every_command_every_fault(void **state)
 {
 	char cell[N_COMMANDS][N_CLASSES][8], why[512], counts[160], spec[48];
-	size_t bad = 0;
+	unsigned long long allocs[N_COMMANDS] = { 0 };
+	size_t bad = 0, enomem_runs[N_COMMANDS] = { 0 };
 
 	(void)state;
 	snprintf(counts, sizeof counts, "%s.counts", scratch);
@@ -265,7 +266,8 @@ static void test_every_command_every_fault(void **state)
 			bool ok = true;
 
 			if (!strcmp(cl->name, "enomem")) {
-				n_at = enomem_points(read_count(counts, "alloc"), &points);
+				allocs[c] = read_count(counts, "alloc");
+				n_at = enomem_runs[c] = enomem_points(allocs[c], &points);
 				at = points;
 			}
 			for (size_t i = 0; i < n_at && ok; i++) {
@@ -288,15 +290,15 @@ static void test_every_command_every_fault(void **state)
 	print_message("| command |");
 	for (size_t k = 0; k < N_CLASSES; k++)
 		print_message(" %s |", classes[k].name);
-	print_message("\n|---|");
+	print_message(" allocations (enomem runs) |\n|---|");
 	for (size_t k = 0; k < N_CLASSES; k++)
 		print_message("---|");
-	print_message("\n");
+	print_message("---|\n");
 	for (size_t c = 0; c < N_COMMANDS; c++) {
 		print_message("| %s |", commands[c].name);
 		for (size_t k = 0; k < N_CLASSES; k++)
 			print_message(" %s |", cell[c][k]);
-		print_message("\n");
+		print_message(" %llu (%zu) |\n", allocs[c], enomem_runs[c]);
 	}
 	assert_int_equal(bad, 0);
 }
