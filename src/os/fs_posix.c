@@ -1,4 +1,4 @@
-/* os/fs.h on POSIX. */
+/* os/fs.h on POSIX; opens, reads and writes through os/sys.h's table. */
 #include "os/fs.h"
 #include "os/sys.h"
 
@@ -140,7 +140,7 @@ int os_open_input(const char *path, int dev_major, int dev_minor, int *fd, struc
 
 int os_open_write(const char *path, int flags, unsigned mode, int *fd)
 {
-	int f = O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW;
+	int f = O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW, r;
 
 	if (flags & OS_W_EXCL)
 		f |= O_CREAT | O_EXCL;
@@ -148,8 +148,7 @@ int os_open_write(const char *path, int flags, unsigned mode, int *fd)
 		f |= O_TRUNC;
 	if (flags & OS_W_NONBLOCK)
 		f |= O_NONBLOCK;
-	int r = os_sys.open(path, f, mode);
-
+	r = os_sys.open(path, f, mode);
 	*fd = r < 0 ? -1 : r;
 	return r < 0 ? r : 0;
 }
