@@ -1,4 +1,4 @@
-/* The faults of cudoctor-faults, a test-only build of cudoctor: before main runs, the class
+/* The faults of cudoctor_faults, a test-only build of cudoctor: before main runs, the class
  * CUDOCTOR_FAULT names replaces entries of os/sys.h's table, and the allocation calls of
  * cudoctor's own code (linked with --wrap) fail where it says. Never part of cudoctor itself.
  *
@@ -11,6 +11,7 @@
  *     mmap     every map fails with ENOMEM
  *     thread   no thread starts (EAGAIN)
  *     dlopen   no library loads
+ *   CUDOCTOR_FAULT_TRACE=1      the failing allocation's stack on stderr
  *   CUDOCTOR_FAULT_COUNTS=FILE  at exit, how many allocations, reads, writes and opens were
  *                               made ("alloc N" a line each): where a test places its N
  *
@@ -18,8 +19,10 @@
  * here stdout is a stream whose bytes go through os_write, so a full disk under --output
  * reaches main.c as it would from the kernel, through a failed fflush. */
 #include <errno.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +37,7 @@ static enum fault fault;
 static unsigned long long first = 1;
 static atomic_ullong n_alloc, n_read, n_write, n_open, n_input;
 static const char *counts_file;
+static bool trace; /* CUDOCTOR_FAULT_TRACE: the failing allocation's stack on stderr */
 
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t size);
@@ -53,6 +57,11 @@ static int alloc_fails(void)
 
 	if (fault != F_ENOMEM || k != first)
 		return 0;
+	if (trace) {
+		void *frames[32];
+
+		backtrace_symbols_fd(frames, backtrace(frames, 32), 2);
+	}
 	errno = ENOMEM;
 	return 1;
 }
@@ -173,6 +182,7 @@ __attribute__((constructor)) static void faults_install(void)
 	size_t len;
 
 	counts_file = getenv("CUDOCTOR_FAULT_COUNTS");
+	trace = getenv("CUDOCTOR_FAULT_TRACE") != NULL;
 	if (counts_file)
 		atexit(write_counts);
 	if (spec) {
@@ -184,7 +194,7 @@ __attribute__((constructor)) static void faults_install(void)
 		if (at)
 			first = strtoull(at + 1, NULL, 10);
 		if (fault == F_NONE) {
-			fprintf(stderr, "cudoctor-faults: unknown CUDOCTOR_FAULT '%s'\n", spec);
+			fprintf(stderr, "cudoctor_faults: unknown CUDOCTOR_FAULT '%s'\n", spec);
 			exit(2);
 		}
 	}
