@@ -403,7 +403,8 @@ static int output_close(struct output *o, bool keep)
 	if (!o->open)
 		return 0;
 	o->open = false;
-	if (fflush(stdout) != 0)
+	/* a write that failed before (stdio may have dropped its bytes) fails the file too */
+	if (fflush(stdout) != 0 || ferror(stdout))
 		keep = false, rc = -1;
 	/* stdout is a copy of the file: point it away so the file's last descriptor is the one
 	 * outfile_commit closes */
@@ -490,6 +491,21 @@ static int share_header(struct report *r, bool anonymize)
 	return report_anonymize(r, &(struct report_anon){ .hostname = h.hostname, .home = os_getenv("HOME") });
 }
 
+/* jansson's parser does not survive a NULL from its allocator (2.14 reads on past the buffer
+ * it could not grow, then crashes or fails an assert), so it never gets one: out of memory in
+ * JSON ends the run here as any failure does, exit 3 with one line, no --output file left. */
+static void *json_alloc(size_t n)
+{
+	void *p = malloc(n);
+
+	if (!p) {
+		outfile_remove_temporaries();
+		fputs("cudoctor: out of memory\n", stderr);
+		_Exit(CD_EXIT_FAILED);
+	}
+	return p;
+}
+
 int main(int argc, char **argv)
 {
 	static struct cd_run run; /* the run context: what the command's needs open, once */
@@ -505,6 +521,7 @@ int main(int argc, char **argv)
 	int rc, code, cargc = 0;
 
 	os_console_init();
+	json_set_alloc_funcs(json_alloc, free);
 	os_args_utf8(&argc, &argv);
 	rc = parse_command_line(argc, argv, &p, err, &who);
 	if (rc == CD_OK)
@@ -587,6 +604,7 @@ int main(int argc, char **argv)
 	}
 	if (!stdout_written(&output, "the report")) {
 		code = CD_EXIT_FAILED;
+		rc = CD_EIO; /* bytes lost: the report is not kept */
 		goto out;
 	}
 	if (rc != CD_OK) {

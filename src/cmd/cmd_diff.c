@@ -65,8 +65,10 @@ static int describe_side(struct report *r, const char *tag, const char *path, co
 			      "date", json_object_get(h, "date"));
 	int rc;
 
-	if ((rc = report_kv(r, tag, "%s: node %s, %s", path, side_str(j, "node"), side_str(j, "date"))) != CD_OK)
+	if ((rc = report_kv(r, tag, "%s: node %s, %s", path, side_str(j, "node"), side_str(j, "date"))) != CD_OK) {
+		json_decref(o);
 		return rc;
+	}
 	return report_json_set(r, !strcmp(tag, "A") ? "a" : "b", o);
 }
 
@@ -108,7 +110,9 @@ static int render_changes(struct report *r, const struct diff_result *d)
 		}
 		o = json_pack("{s:s, s:s, s:s, s:s?, s:O?, s:O?}", "area", e->area, "change", diff_change_name(e->change),
 			      "item", e->item, "field", e->field, "before", e->before, "after", e->after);
-		if (rc == CD_OK && json_array_append_new(arr, o) != 0)
+		if (rc != CD_OK)
+			json_decref(o);
+		else if (json_array_append_new(arr, o) != 0) /* o is the array's, appended or not */
 			rc = CD_ENOMEM;
 		free(before);
 		free(after);

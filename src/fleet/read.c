@@ -396,6 +396,9 @@ int fleet_read_report(struct fleet *f, const unsigned char *data, size_t size, c
 	if (!data || !size) /* jansson calls a NULL buffer "wrong arguments" */
 		return cd_fail(err, CD_EFORMAT, "an empty file, not a report");
 	root = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, &je);
+	/* memory, not the report: never a node skipped as if its report were bad */
+	if (!root && json_error_code(&je) == json_error_out_of_memory)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
 	if (!root) {
 		size_t end = size;
 		bool truncated;

@@ -3,22 +3,16 @@
 #define _GNU_SOURCE /* dladdr */
 #endif
 #include "os/dl.h"
+#include "os/sys.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
+/* dlopen itself is os/sys.h's entry (sys_posix.c) */
 void *os_dl_open(const char *name, enum os_dl_search search, char *why, size_t cap)
 {
-	void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-	const char *e;
-
-	(void)search; /* the dynamic loader's own search is the system's */
-	if (!h && cap) {
-		e = dlerror();
-		snprintf(why, cap, "%s", e ? e : "cannot load");
-	}
-	return h;
+	return os_sys.dl_open(name, search, why, cap);
 }
 
 void *os_dl_sym(void *lib, const char *name)

@@ -1,5 +1,5 @@
-/* os/dl.h on Win32: LoadLibraryExW. The driver's DLLs (nvcuda.dll, nvml.dll) are loaded from
- * System32 alone: the current folder and PATH are where anyone could put a DLL of that name. */
+/* os/dl.h on Win32: LoadLibraryExW through os/sys.h (sys_win32.c), GetProcAddress and the
+ * module's file name. */
 #include "os/dl.h"
 
 #include <stdio.h>
@@ -7,45 +7,13 @@
 #include <string.h>
 #include <windows.h>
 
+#include "os/sys.h"
 #include "os/win32.h"
 
-static void say_why(const char *name, char *why, size_t cap)
-{
-	DWORD e = GetLastError();
-	wchar_t msg[512];
-	char text[1024] = "";
-
-	if (!cap)
-		return;
-	if (FormatMessageW(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, e, 0, msg,
-			   sizeof msg / sizeof msg[0], NULL))
-		os_w_to_utf8(msg, text, sizeof text);
-	text[strcspn(text, "\r\n")] = '\0';
-	snprintf(why, cap, "%s: %s (Windows error %lu)", name, text[0] ? text : "cannot load", (unsigned long)e);
-}
-
+/* LoadLibraryExW itself is os/sys.h's entry (sys_win32.c) */
 void *os_dl_open(const char *name, enum os_dl_search search, char *why, size_t cap)
 {
-	wchar_t *w = os_w_from_utf8(name);
-	DWORD flags;
-	HMODULE h;
-
-	if (!w) {
-		if (cap)
-			snprintf(why, cap, "%s: not a valid file name", name);
-		return NULL;
-	}
-	if (search == OS_DL_SYSTEM)
-		flags = LOAD_LIBRARY_SEARCH_SYSTEM32;
-	else if (os_dl_is_path(name))
-		flags = LOAD_WITH_ALTERED_SEARCH_PATH; /* its own DLLs beside it, as a program's are */
-	else
-		flags = 0;
-	h = LoadLibraryExW(w, NULL, flags);
-	free(w);
-	if (!h)
-		say_why(name, why, cap);
-	return (void *)h;
+	return os_sys.dl_open(name, search, why, cap);
 }
 
 void *os_dl_sym(void *lib, const char *name)

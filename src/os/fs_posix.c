@@ -1,5 +1,6 @@
-/* os/fs.h on POSIX. */
+/* os/fs.h on POSIX; opens, reads and writes through os/sys.h's table. */
 #include "os/fs.h"
+#include "os/sys.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -73,8 +74,10 @@ bool os_access(const char *path, int how)
 
 int os_open_read(const char *path, int *fd)
 {
-	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	return *fd < 0 ? -errno : 0;
+	int f = os_sys.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0);
+
+	*fd = f < 0 ? -1 : f;
+	return f < 0 ? f : 0;
 }
 
 static bool input_kind(const struct stat *s, int dev_major, int dev_minor)
@@ -109,10 +112,10 @@ int os_open_input(const char *path, int dev_major, int dev_minor, int *fd, struc
 	}
 	/* the same inode, whatever path names by now; without /proc, the path again, checked below */
 	snprintf(self, sizeof self, "/proc/self/fd/%d", handle);
-	f = open(self, flags);
-	if (f < 0 && errno == ENOENT)
-		f = open(path, flags | (S_ISREG(before.st_mode) && lstat(path, &after) == 0 && S_ISREG(after.st_mode) ? O_NOFOLLOW : 0));
-	e = -errno;
+	f = os_sys.open(self, flags, 0);
+	if (f == -ENOENT)
+		f = os_sys.open(path, flags | (S_ISREG(before.st_mode) && lstat(path, &after) == 0 && S_ISREG(after.st_mode) ? O_NOFOLLOW : 0), 0);
+	e = f;
 	close(handle);
 #else
 	if (stat(path, &before) != 0)
@@ -120,8 +123,8 @@ int os_open_input(const char *path, int dev_major, int dev_minor, int *fd, struc
 	fill(&before, st);
 	if (!input_kind(&before, dev_major, dev_minor))
 		return 0;
-	f = open(path, flags);
-	e = -errno;
+	f = os_sys.open(path, flags, 0);
+	e = f;
 #endif
 	if (f < 0)
 		return e;
@@ -137,7 +140,7 @@ int os_open_input(const char *path, int dev_major, int dev_minor, int *fd, struc
 
 int os_open_write(const char *path, int flags, unsigned mode, int *fd)
 {
-	int f = O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW;
+	int f = O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW, r;
 
 	if (flags & OS_W_EXCL)
 		f |= O_CREAT | O_EXCL;
@@ -145,8 +148,9 @@ int os_open_write(const char *path, int flags, unsigned mode, int *fd)
 		f |= O_TRUNC;
 	if (flags & OS_W_NONBLOCK)
 		f |= O_NONBLOCK;
-	*fd = open(path, f, (mode_t)mode);
-	return *fd < 0 ? -errno : 0;
+	r = os_sys.open(path, f, mode);
+	*fd = r < 0 ? -1 : r;
+	return r < 0 ? r : 0;
 }
 
 int os_set_blocking(int fd)
@@ -160,20 +164,20 @@ int os_set_blocking(int fd)
 
 long long os_read(int fd, void *buf, size_t n)
 {
-	ssize_t r;
+	long long r;
 
-	while ((r = read(fd, buf, n)) < 0 && errno == EINTR)
+	while ((r = os_sys.read(fd, buf, n)) == -EINTR)
 		;
-	return r < 0 ? -errno : (long long)r;
+	return r;
 }
 
 long long os_write(int fd, const void *buf, size_t n)
 {
-	ssize_t r;
+	long long r;
 
-	while ((r = write(fd, buf, n)) < 0 && errno == EINTR)
+	while ((r = os_sys.write(fd, buf, n)) == -EINTR)
 		;
-	return r < 0 ? -errno : (long long)r;
+	return r;
 }
 
 int os_close(int fd)

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <windows.h>
 
+#include "os/sys.h"
 #include "os/win32.h"
 
 static enum os_kind kind_of(unsigned short mode)
@@ -119,16 +120,10 @@ bool os_access(const char *path, int how)
 
 int os_open_read(const char *path, int *fd)
 {
-	wchar_t *w = os_w_from_utf8(path);
-	int rc;
+	int f = os_sys.open(path, _O_RDONLY | _O_BINARY | _O_NOINHERIT, 0);
 
-	*fd = -1;
-	if (!w)
-		return -ENOENT;
-	*fd = _wopen(w, _O_RDONLY | _O_BINARY | _O_NOINHERIT);
-	rc = *fd < 0 ? -errno : 0;
-	free(w);
-	return rc;
+	*fd = f < 0 ? -1 : f;
+	return f < 0 ? f : 0;
 }
 
 /* Windows: what the path names is looked at first (a device such as CON or a pipe is no file to
@@ -156,20 +151,15 @@ int os_open_input(const char *path, int dev_major, int dev_minor, int *fd, struc
 
 int os_open_write(const char *path, int flags, unsigned mode, int *fd)
 {
-	wchar_t *w = os_w_from_utf8(path);
-	int f = _O_WRONLY | _O_BINARY | _O_NOINHERIT, rc;
+	int f = _O_WRONLY | _O_BINARY | _O_NOINHERIT, r;
 
-	*fd = -1;
-	if (!w)
-		return -ENOENT;
 	if (flags & OS_W_EXCL)
 		f |= _O_CREAT | _O_EXCL;
 	if (flags & OS_W_TRUNC)
 		f |= _O_TRUNC;
-	*fd = _wopen(w, f, (mode & 0200) ? _S_IREAD | _S_IWRITE : _S_IREAD);
-	rc = *fd < 0 ? -errno : 0;
-	free(w);
-	return rc;
+	r = os_sys.open(path, f, (mode & 0200) ? _S_IREAD | _S_IWRITE : _S_IREAD);
+	*fd = r < 0 ? -1 : r;
+	return r < 0 ? r : 0;
 }
 
 int os_set_blocking(int fd)
@@ -180,16 +170,20 @@ int os_set_blocking(int fd)
 
 long long os_read(int fd, void *buf, size_t n)
 {
-	int r = _read(fd, buf, n > 0x40000000u ? 0x40000000u : (unsigned)n);
+	long long r;
 
-	return r < 0 ? -errno : r;
+	while ((r = os_sys.read(fd, buf, n)) == -EINTR)
+		;
+	return r;
 }
 
 long long os_write(int fd, const void *buf, size_t n)
 {
-	int r = _write(fd, buf, n > 0x40000000u ? 0x40000000u : (unsigned)n);
+	long long r;
 
-	return r < 0 ? -errno : r;
+	while ((r = os_sys.write(fd, buf, n)) == -EINTR)
+		;
+	return r;
 }
 
 int os_close(int fd)

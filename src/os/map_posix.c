@@ -6,6 +6,7 @@
  * reads zeros (which every parser here survives: they are fuzzed on arbitrary bytes) and
  * the caller asks os_map_intact before trusting the result. */
 #include "os/map.h"
+#include "os/sys.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -93,14 +94,14 @@ static int guard_add(const void *base, size_t size)
 
 int os_map_fd(int fd, size_t size, struct os_map *m)
 {
-	void *p;
+	void *p = NULL;
+	int e;
 
 	memset(m, 0, sizeof *m);
 	if (size == 0)
 		return 0;
-	p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (p == MAP_FAILED)
-		return -errno;
+	if ((e = os_sys.map(fd, size, &p)) != 0)
+		return e;
 	m->data = p;
 	m->size = size;
 	m->guard = guard_add(p, size);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <windows.h>
 
+#include "os/sys.h"
 #include "os/win32.h"
 
 size_t os_page_size(void)
@@ -19,21 +20,14 @@ size_t os_page_size(void)
 
 int os_map_fd(int fd, size_t size, struct os_map *m)
 {
-	HANDLE file = (HANDLE)_get_osfhandle(fd), map;
-	void *p;
+	void *p = NULL;
+	int e;
 
 	memset(m, 0, sizeof *m);
 	if (size == 0)
 		return 0;
-	if (file == INVALID_HANDLE_VALUE)
-		return -EBADF;
-	map = CreateFileMappingW(file, NULL, PAGE_READONLY, 0, 0, NULL);
-	if (!map)
-		return os_w_errno();
-	p = MapViewOfFile(map, FILE_MAP_READ, 0, 0, size);
-	CloseHandle(map); /* the view keeps the mapping alive */
-	if (!p)
-		return os_w_errno();
+	if ((e = os_sys.map(fd, size, &p)) != 0)
+		return e;
 	m->data = p;
 	m->size = size;
 	return 0;

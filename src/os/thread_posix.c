@@ -1,29 +1,16 @@
-/* os/thread.h on POSIX threads. */
+/* os/thread.h on POSIX threads: started through os/sys.h's table (sys_posix.c). */
 #include "os/thread.h"
 
 #include <pthread.h>
 #include <string.h>
 
-_Static_assert(sizeof(pthread_t) <= sizeof(((struct os_thread *)0)->handle), "pthread_t fits a handle");
-
-static void *trampoline(void *arg)
-{
-	struct os_thread *t = arg;
-
-	t->fn(t->arg);
-	return NULL;
-}
+#include "os/sys.h"
 
 bool os_thread_start(struct os_thread *t, void (*fn)(void *), void *arg)
 {
-	pthread_t th;
-
 	t->fn = fn;
 	t->arg = arg;
-	if (pthread_create(&th, NULL, trampoline, t) != 0)
-		return false;
-	memcpy(t->handle, &th, sizeof th);
-	return true;
+	return os_sys.thread_start(t) == 0;
 }
 
 void os_thread_join(struct os_thread *t)

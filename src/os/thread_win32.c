@@ -1,29 +1,16 @@
-/* os/thread.h on Win32: CreateThread. */
+/* os/thread.h on Win32: CreateThread, through os/sys.h's table (sys_win32.c). */
 #include "os/thread.h"
 
 #include <string.h>
 #include <windows.h>
 
-_Static_assert(sizeof(HANDLE) <= sizeof(((struct os_thread *)0)->handle), "a HANDLE fits a handle");
-
-static DWORD WINAPI trampoline(LPVOID arg)
-{
-	struct os_thread *t = arg;
-
-	t->fn(t->arg);
-	return 0;
-}
+#include "os/sys.h"
 
 bool os_thread_start(struct os_thread *t, void (*fn)(void *), void *arg)
 {
-	HANDLE h;
-
 	t->fn = fn;
 	t->arg = arg;
-	if (!(h = CreateThread(NULL, 0, trampoline, t, 0, NULL)))
-		return false;
-	memcpy(t->handle, &h, sizeof h);
-	return true;
+	return os_sys.thread_start(t) == 0;
 }
 
 void os_thread_join(struct os_thread *t)

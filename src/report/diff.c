@@ -19,7 +19,10 @@ int report_diff_load(const char *name, const unsigned char *data, size_t size, j
 	if (!size)
 		return cd_fail(err, CD_EFORMAT, "%.200s: an empty file, not a report (make one with `cudoctor --json "
 			       "COMMAND`)", name);
-	if (!(j = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, &je)))
+	if (!(j = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, &je)) &&
+	    json_error_code(&je) == json_error_out_of_memory)
+		return cd_fail(err, CD_ENOMEM, "%.200s: out of memory", name);
+	if (!j)
 		return cd_fail(err, CD_EFORMAT, "%.200s: not JSON (line %d, column %d: %.80s)", name, je.line,
 			       je.column, je.text);
 	if (!json_is_object(j)) {

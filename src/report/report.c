@@ -535,7 +535,13 @@ int report_json_set(struct report *r, const char *key, json_t *value)
 		r->internal = true;
 		return CD_EINTERNAL;
 	}
-	if (report_json_make_safe(value) != CD_OK || json_object_set_new(r->data, key, value) != 0) {
+	/* json_object_set_new takes value, set or not; a value never set is dropped here */
+	if (report_json_make_safe(value) != CD_OK) {
+		json_decref(value);
+		r->oom = true;
+		return CD_ENOMEM;
+	}
+	if (json_object_set_new(r->data, key, value) != 0) {
 		r->oom = true;
 		return CD_ENOMEM;
 	}

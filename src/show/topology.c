@@ -170,10 +170,11 @@ static void gpus_fields(struct report_rec *w, const struct topo_probe *t)
 			if (report_rec_end(&l) != CD_OK)
 				break;
 		}
-		if (report_rec_end(&links) != CD_OK)
-			break;
-		topo_pcie_theory(g->info, &th);
-		theory_fields(&row, "pcie_theory", "PCIe (max)", &th);
+		if (report_rec_end(&links) == CD_OK) {
+			topo_pcie_theory(g->info, &th);
+			theory_fields(&row, "pcie_theory", "PCIe (max)", &th);
+		}
+		/* ended whatever failed inside it: the row holds its cells until then */
 		if (report_rec_end(&row) != CD_OK)
 			break;
 	}
@@ -206,17 +207,21 @@ static void pairs_fields(struct report_rec *w, const struct topo_probe *t)
 		theory_fields(&row, "theory", "theory per direction", &th);
 		report_rec_object(&row, "cuda", &o);
 		report_fields(&o, &topo_pair_cuda_field_table, p, FIELD_FULL);
-		if (report_rec_end(&o) != CD_OK)
-			break;
-		report_rec_object(&row, "nvml_p2p", &o);
-		report_fields(&o, &topo_pair_nvml_field_table, p, FIELD_FULL);
-		if (report_rec_end(&o) != CD_OK)
-			break;
-		nv[0] = '\0';
-		for (int k = 0; k < 4; k++)
-			used += (size_t)snprintf(nv + used, sizeof nv - used, "%s%s", k ? "/" : "",
-						 !p->has_p2p[shown[k]] ? "?" : p->p2p[shown[k]] == NVML_P2P_STATUS_OK ? "OK" : "NS");
-		report_field(&row, "NVML read/write/atomics/nvlink", NULL, rv_str(nv));
+		if (report_rec_end(&o) == CD_OK) {
+			report_rec_object(&row, "nvml_p2p", &o);
+			report_fields(&o, &topo_pair_nvml_field_table, p, FIELD_FULL);
+			if (report_rec_end(&o) == CD_OK) {
+				nv[0] = '\0';
+				for (int k = 0; k < 4; k++) {
+					int c = shown[k];
+					const char *v = !p->has_p2p[c] ? "?" : p->p2p[c] == NVML_P2P_STATUS_OK ? "OK" : "NS";
+
+					used += (size_t)snprintf(nv + used, sizeof nv - used, "%s%s", k ? "/" : "", v);
+				}
+				report_field(&row, "NVML read/write/atomics/nvlink", NULL, rv_str(nv));
+			}
+		}
+		/* ended whatever failed inside it: the row holds its cells until then */
 		if (report_rec_end(&row) != CD_OK)
 			break;
 	}

@@ -73,16 +73,39 @@ int file_open_input(const char *path, int *fd, size_t *size, char *err)
 	return CD_OK;
 }
 
+/* Reads the whole of fd (size bytes as it was opened) into a buffer of its own: where a file
+ * cannot be mapped (a file system without mmap, no address space left) it is read instead. */
+static int read_copy(int fd, const char *path, size_t size, struct mapped_file *mf, char *err)
+{
+	unsigned char *buf = malloc(size ? size : 1);
+	size_t used = 0;
+	long long n;
+
+	if (!buf)
+		return cd_fail(err, CD_ENOMEM, "%s: out of memory", path);
+	while (used < size && (n = os_read(fd, buf + used, size - used)) != 0) {
+		if (n < 0) {
+			free(buf);
+			return cd_fail(err, CD_EIO, "%s: %s", path, strerror((int)-n));
+		}
+		used += (size_t)n;
+	}
+	mf->copy = buf;
+	mf->data = buf;
+	mf->size = used; /* shorter: the file shrank since it was opened */
+	return CD_OK;
+}
+
 int file_map(const char *path, struct mapped_file *mf, char *err)
 {
 	size_t size = 0;
-	int fd, rc, e;
+	int fd, rc;
 
 	memset(mf, 0, sizeof(*mf));
 	if ((rc = file_open_input(path, &fd, &size, err)) != CD_OK)
 		return rc;
-	if ((e = os_map_fd(fd, size, &mf->map)) != 0) {
-		rc = cd_fail(err, CD_EIO, "%s: mmap: %s", path, strerror(-e));
+	if (os_map_fd(fd, size, &mf->map) != 0) {
+		rc = read_copy(fd, path, size, mf, err);
 		goto out;
 	}
 	mf->data = mf->map.data;
@@ -100,6 +123,7 @@ bool file_map_intact(const struct mapped_file *mf)
 void file_unmap(struct mapped_file *mf)
 {
 	os_unmap(&mf->map);
+	free(mf->copy);
 	memset(mf, 0, sizeof(*mf));
 }
 

@@ -11,6 +11,7 @@ struct mapped_file {
 	const unsigned char *data; /* NULL for an empty file */
 	size_t size;
 	struct os_map map;         /* private: the mapping (os/map.h) */
+	unsigned char *copy;       /* private: the bytes read instead, where no map could be made */
 };
 
 /* Opens an input for reading, regular files only (os_open_input): what the path names is
@@ -20,7 +21,8 @@ struct mapped_file {
  * opened"). *size is the file's size. Every input is opened here. */
 int file_open_input(const char *path, int *fd, size_t *size, char *err);
 
-/* Maps path read-only (through file_open_input). A file another process truncates while it
+/* Maps path read-only (through file_open_input); where the map fails (a file system
+ * without mmap, no address space left) the file is read into memory instead. A file another process truncates while it
  * is mapped reads as zeros past its new end (os/map_posix.c's SIGBUS guard), and the caller
  * asks file_map_intact before trusting the result. Reading small inputs instead would leave
  * the large ones (model files, libraries of hundreds of MB) unguarded. */

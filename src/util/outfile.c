@@ -116,6 +116,11 @@ static void remove_on_interrupt(const char *path)
 		}
 }
 
+void outfile_remove_temporaries(void)
+{
+	remove_open_tmps();
+}
+
 static void forget_on_interrupt(const char *path)
 {
 	for (size_t i = 0; path && i < sizeof open_tmps / sizeof open_tmps[0]; i++)

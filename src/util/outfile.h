@@ -45,6 +45,10 @@ int outfile_commit(struct outfile *o, char *err);
 /* Closes and removes the temporary; the target is left as it was. Safe after commit. */
 void outfile_abort(struct outfile *o);
 
+/* Removes every temporary open now (their targets stay as they were): for a process that
+ * must end where nothing can unwind to outfile_abort. */
+void outfile_remove_temporaries(void);
+
 /* Writes len bytes of data to path through the above, in one go. */
 int outfile_write_all(const char *path, const char *what, const void *data, size_t len, char *err);
 

@@ -817,7 +817,8 @@ static void win32_os_layer_checks(void **state)
 			     CUDOCTOR_SOURCE_DIR "/tests/os/win32_check.c", CUDOCTOR_SOURCE_DIR "/src/os/proc_win32.c",
 			     CUDOCTOR_SOURCE_DIR "/src/os/clock_win32.c", CUDOCTOR_SOURCE_DIR "/src/os/text_win32.c",
 			     CUDOCTOR_SOURCE_DIR "/src/os/fs_win32.c", CUDOCTOR_SOURCE_DIR "/src/os/env_win32.c",
-			     CUDOCTOR_SOURCE_DIR "/src/os/term_win32.c", "-lshell32",
+			     CUDOCTOR_SOURCE_DIR "/src/os/term_win32.c", CUDOCTOR_SOURCE_DIR "/src/os/sys_win32.c",
+			     CUDOCTOR_SOURCE_DIR "/src/os/dl_win32.c", "-lshell32",
 			     NULL };
 	assert_int_equal(testlib_run(cc, NULL, NULL, &res), 0);
 	if (res.status != 0)

@@ -101,8 +101,9 @@ void arch_zip_source(struct arch_source *src, struct arch_zip_source *zsrc, cons
  * (from a stream when it is a library or program, else read whole) or its error reported. */
 void arch_judge_member(struct arch_walk *w, const char *name, size_t prefix_len, const unsigned char *head,
 		       size_t got, const struct arch_source *src, const struct arch_member_release *rel);
-/* The one-line error of a file or member that could not be read (exit 3). */
-void arch_file_error(struct arch_walk *w, const char *name, const char *why);
+/* The one-line error of a file or member that could not be read (exit 3); rc CD_ENOMEM is the
+ * run's out of memory instead (r->oom), not the file's. */
+void arch_file_error(struct arch_walk *w, const char *name, int rc, const char *why);
 
 /* tarwalk.c: a conda package's payload tarball (the zip member m of z, or, z NULL, the
  * .tar.zst mapped at data), each entry that can carry device code judged as "PATH!ENTRY". */

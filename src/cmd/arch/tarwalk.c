@@ -66,7 +66,7 @@ void arch_walk_tar(struct arch_walk *w, const char *path, const struct zip_archi
 	char err[CD_ERRMSG] = "", *name = NULL;
 	struct archive_budget own;
 	struct archive_budget *budget = w->archive;
-	int more = 0;
+	int more = 0, rc;
 
 	if (!e) {
 		w->files->r->oom = true;
@@ -76,8 +76,8 @@ void arch_walk_tar(struct arch_walk *w, const char *path, const struct zip_archi
 		archive_budget_init(&own, size);
 		budget = &own;
 	}
-	if (conda_tar_open(&c, z, m, data, size, err) != CD_OK) {
-		arch_file_error(w, path, err);
+	if ((rc = conda_tar_open(&c, z, m, data, size, err)) != CD_OK) {
+		arch_file_error(w, path, rc, err);
 		free(e);
 		return;
 	}
@@ -91,10 +91,10 @@ void arch_walk_tar(struct arch_walk *w, const char *path, const struct zip_archi
 			w->files->r->oom = true;
 			break;
 		}
-		int rc = conda_tar_read(&c, head, sizeof head, &got, err);
+		rc = conda_tar_read(&c, head, sizeof head, &got, err);
 		if (rc) {
 			/* the stream under the tarball is damaged: nothing after it can be read */
-			arch_file_error(w, name, err);
+			arch_file_error(w, name, rc, err);
 			free(name);
 			name = NULL;
 			err[0] = 0;
@@ -110,7 +110,7 @@ void arch_walk_tar(struct arch_walk *w, const char *path, const struct zip_archi
 		name = NULL;
 	}
 	if (more < 0)
-		arch_file_error(w, path, err);
+		arch_file_error(w, path, CD_EFORMAT, err);
 	conda_tar_close(&c);
 	free(e);
 }

@@ -67,12 +67,17 @@ static bool tally_file(struct arch_tally *tally, const struct arch_target *t, co
 
 /* A file or member that could not be read: its one-line error ("NAME: why"), a section
  * unless --cuobjdump, and an object of "files". */
-static void file_error(struct arch_walk *w, const char *name, const char *why)
+/* rc: why it failed; out of memory is the run's failure (r->oom), not the file's */
+static void file_error(struct arch_walk *w, const char *name, int rc, const char *why)
 {
 	struct report_rec rec;
 	char err[CD_ERRMSG], safe_name[CD_ERRMSG];
 	size_t mark = report_items_mark(w->files->r);
 
+	if (rc == CD_ENOMEM) {
+		w->files->r->oom = true;
+		return;
+	}
 	w->failed++;
 	/* an archive's first errors are said; the rest are counted (archive_errors_left) */
 	if (w->archive && !archive_budget_error(w->archive))
@@ -143,9 +148,9 @@ static bool streamed(const struct arch_opts *o, const unsigned char *head, size_
 	return pe_has_magic(head, got) || (elf_has_magic(head, got) && !cubin_is_cubin(head, got));
 }
 
-void arch_file_error(struct arch_walk *w, const char *name, const char *why)
+void arch_file_error(struct arch_walk *w, const char *name, int rc, const char *why)
 {
-	file_error(w, name, why);
+	file_error(w, name, rc, why);
 }
 
 char *arch_member_path(const char *path, const char *member, size_t len)
@@ -171,7 +176,7 @@ static void archive_errors_left(struct arch_walk *w, const char *path)
 	if (!b || b->errors <= ARCHIVE_ERRORS_SAID)
 		return;
 	snprintf(err, sizeof err, "%zu more errors in this archive, not listed one by one", b->errors - ARCHIVE_ERRORS_SAID);
-	file_error(w, path, err);
+	file_error(w, path, CD_EFORMAT, err);
 	w->failed--; /* each was counted where it was met */
 }
 
@@ -199,7 +204,7 @@ void arch_judge_member(struct arch_walk *w, const char *name, size_t prefix_len,
 	if (rc == CD_OK)
 		rc = dc_scan(&f.inv, f.data, f.size, scan_opts(w->o, false), err);
 	if (rc)
-		file_error(w, name, err);
+		file_error(w, name, rc, err);
 	else
 		judge_scanned(w, &f, false, NULL);
 	dc_free(&f.inv);
@@ -220,10 +225,10 @@ static void walk_zip(struct arch_walk *w, const char *path, const unsigned char 
 	/* a conda package's payload is read only in a conda package */
 	bool conda = str_ends_with(path, ".conda");
 	char err[CD_ERRMSG] = "";
-	int more;
+	int more, rc;
 
-	if (zip_open(&z, data, size, err) != CD_OK || zip_find_overlaps(&z, err) != CD_OK) {
-		file_error(w, path, err);
+	if ((rc = zip_open(&z, data, size, err)) != CD_OK || (rc = zip_find_overlaps(&z, err)) != CD_OK) {
+		file_error(w, path, rc, err);
 		return;
 	}
 	archive_budget_init(&budget, size);
@@ -235,7 +240,6 @@ static void walk_zip(struct arch_walk *w, const char *path, const unsigned char 
 		char *name = NULL;
 		struct arch_source src;
 		struct arch_zip_source zsrc;
-		int rc;
 
 		if (archive_budget_spent(&budget))
 			break;
@@ -245,7 +249,7 @@ static void walk_zip(struct arch_walk *w, const char *path, const unsigned char 
 		}
 		/* central entries that share a member's bytes would inflate them once each */
 		if (m.overlaps) {
-			file_error(w, name, "its bytes overlap another member's (a crafted archive); skipped");
+			file_error(w, name, CD_EFORMAT, "its bytes overlap another member's (a crafted archive); skipped");
 			free(name);
 			continue;
 		}
@@ -262,7 +266,7 @@ static void walk_zip(struct arch_walk *w, const char *path, const unsigned char 
 		/* a member that is no format arch reads is not inflated whole */
 		rc = zip_member_head(&z, &m, head, sizeof head, &got, err);
 		if (rc)
-			file_error(w, name, err);
+			file_error(w, name, rc, err);
 		else if (dc_has_magic(head, got)) {
 			arch_zip_source(&src, &zsrc, &z, &m);
 			arch_judge_member(w, name, strlen(path) + 1, head, got, &src, &rel);
@@ -270,7 +274,7 @@ static void walk_zip(struct arch_walk *w, const char *path, const unsigned char 
 		free(name);
 	}
 	if (more < 0)
-		file_error(w, path, err);
+		file_error(w, path, CD_EFORMAT, err);
 	archive_errors_left(w, path);
 	zip_close(&z);
 }
@@ -286,13 +290,13 @@ void arch_walk_input(struct arch_walk *w, const char *path, bool explicit_input)
 	dc_init(&f.inv);
 	if ((rc = file_map(path, &mf, err)) != CD_OK) {
 		w->searched++;
-		file_error(w, path, err);
+		file_error(w, path, rc, err);
 		goto out;
 	}
 	if (explicit_input && zip_has_magic(mf.data, mf.size)) {
 		walk_zip(w, path, mf.data, mf.size);
 		if (!file_map_intact(&mf))
-			file_error(w, path, "the file was cut short while it was read");
+			file_error(w, path, CD_EIO, "the file was cut short while it was read");
 		goto out;
 	}
 	if (explicit_input && conda_has_zstd_magic(mf.data, mf.size)) {
@@ -305,7 +309,7 @@ void arch_walk_input(struct arch_walk *w, const char *path, bool explicit_input)
 		arch_walk_tar(w, path, NULL, NULL, mf.data, mf.size, &trel);
 		archive_errors_left(w, path);
 		if (!file_map_intact(&mf))
-			file_error(w, path, "the file was cut short while it was read");
+			file_error(w, path, CD_EIO, "the file was cut short while it was read");
 		goto out;
 	}
 	w->searched++;
@@ -318,7 +322,7 @@ void arch_walk_input(struct arch_walk *w, const char *path, bool explicit_input)
 	if (rc == CD_OK && !file_map_intact(&mf))
 		rc = cd_fail(err, CD_EIO, "the file was cut short while it was read");
 	if (rc) {
-		file_error(w, path, err);
+		file_error(w, path, rc, err);
 		goto out;
 	}
 	judge_scanned(w, &f, explicit_input, &rel);
