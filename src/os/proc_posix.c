@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -194,4 +195,11 @@ void os_on_terminate(volatile sig_atomic_t *flag)
 unsigned os_pid(void)
 {
 	return (unsigned)getpid();
+}
+
+void os_exit_now(int status)
+{
+	fflush(stdout);
+	fflush(stderr);
+	_exit(status);
 }

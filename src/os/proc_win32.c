@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <windows.h>
 
@@ -255,4 +256,12 @@ void os_on_terminate(volatile sig_atomic_t *flag)
 unsigned os_pid(void)
 {
 	return (unsigned)GetCurrentProcessId();
+}
+
+void os_exit_now(int status)
+{
+	fflush(stdout);
+	fflush(stderr);
+	/* TerminateProcess does not wait for a thread inside the driver, as ExitProcess would */
+	TerminateProcess(GetCurrentProcess(), (UINT)status);
 }
