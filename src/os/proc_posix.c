@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -199,7 +198,5 @@ unsigned os_pid(void)
 
 void os_exit_now(int status)
 {
-	fflush(stdout);
-	fflush(stderr);
 	_exit(status);
 }

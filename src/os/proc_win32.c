@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <stdio.h>
 #include <string.h>
 #include <windows.h>
 
@@ -260,8 +259,6 @@ unsigned os_pid(void)
 
 void os_exit_now(int status)
 {
-	fflush(stdout);
-	fflush(stderr);
 	/* TerminateProcess does not wait for a thread inside the driver, as ExitProcess would */
 	TerminateProcess(GetCurrentProcess(), (UINT)status);
 }

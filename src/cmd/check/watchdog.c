@@ -42,6 +42,8 @@ static void fire(struct check_watchdog *w)
 		snprintf(text, sizeof text, "cudoctor: error %s: no answer in %.0f s", TIMEOUT_ID, w->seconds);
 	contract_cut(line, sizeof line, text);
 	printf("%s\n", line);
+	fflush(stdout);
+	fflush(stderr);
 	os_exit_now(contract_exit((enum exit_contract)w->contract, SEV_ERROR, false));
 }
 
