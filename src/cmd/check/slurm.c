@@ -66,7 +66,7 @@ static void node_name(char *out, size_t cap)
 
 int slurm_plan(const char *const *ids, size_t n, struct slurm_plan *p, char *err)
 {
-	char out[8192], node_arg[300], quoted[600], arg[700];
+	char out[8192], quoted[600];
 	const char *args[] = { "-o", "show", "node", p->node, NULL };
 	bool drained, ours;
 	size_t used = 0;
@@ -99,18 +99,16 @@ int slurm_plan(const char *const *ids, size_t n, struct slurm_plan *p, char *err
 	} else {
 		p->action = drained && ours ? SLURM_RESUME : SLURM_NONE;
 	}
-	snprintf(node_arg, sizeof node_arg, "NodeName=%s", p->node);
-	if (str_quote_sh(node_arg, SHQ_NONE, quoted, sizeof quoted) != CD_OK)
+	if (str_quote_sh(p->node, SHQ_NONE, quoted, sizeof quoted) != CD_OK)
 		return cd_fail(err, CD_EIO, "this node's name cannot be put on a command line");
 	if (p->action == SLURM_DRAIN) {
 		char reason[600];
 
-		snprintf(arg, sizeof arg, "Reason=%s", p->new_reason);
-		if (str_quote_sh(arg, SHQ_NONE, reason, sizeof reason) != CD_OK)
+		if (str_quote_sh(p->new_reason, SHQ_NONE, reason, sizeof reason) != CD_OK)
 			return cd_fail(err, CD_EIO, "the drain reason cannot be put on a command line");
-		snprintf(p->line, sizeof p->line, "scontrol update %s State=DRAIN %s", quoted, reason);
+		snprintf(p->line, sizeof p->line, "scontrol update NodeName=%s State=DRAIN Reason=%s", quoted, reason);
 	} else if (p->action == SLURM_RESUME) {
-		snprintf(p->line, sizeof p->line, "scontrol update %s State=RESUME", quoted);
+		snprintf(p->line, sizeof p->line, "scontrol update NodeName=%s State=RESUME", quoted);
 	}
 	return CD_OK;
 }
