@@ -435,8 +435,20 @@ const struct cd_command cmd_check = {
 		"load-gemm-slow (warn: below 70% of the theory at the measured clock), load-throttled (warn for a hardware "
 		"or thermal slowdown under load, info for the power cap), load-copy-corrupt (error), "
 		"load-copy-slow (warn: below 63% of the PCIe link) and load-new-xid (error; info for an Xid the catalogue says to ignore). "
-		"doctor runs the kernel-log, nouveau and environment checks too.",
-	.notes = "Files: /dev/kmsg (read without blocking, at most 8 MiB) and /proc/modules, under "
+		"doctor runs the kernel-log, nouveau and environment checks too.\n\n"
+		"As a cluster's health check (docs/cluster.md): the whole run ends at --timeout S (50 s "
+		"with --no-load, else the load budget plus 120 s), naming the NVML call or cuInit that "
+		"has not returned (check-timeout: the status of an error, a line on stdout and stderr, "
+		"no report). Each GPU's recovery action and drain state come from NVML where the driver "
+		"has them (R575+: gpu-recovery-action), and the NVIDIA GPUs on the PCI bus (sysfs) are "
+		"counted against NVML's and CUDA's (gpu-missing, naming the bus id NVML lacks; "
+		"--expect-gpus N for a node that should have N). --slurm-drain drains this node with "
+		"scontrol on errors a drain may name (reason \"cudoctor: IDS\") and resumes it when the "
+		"checks pass, only if its reason starts with \"cudoctor:\"; --dry-run prints the line "
+		"instead. --ignore IDS reports those ids as info. --format prometheus adds "
+		"cudoctor_gpu_healthy per GPU and cudoctor_gpus_seen / cudoctor_gpus_expected.",
+	.notes = "Files: /dev/kmsg (read without blocking, at most 8 MiB), /proc/modules and "
+		 "/sys/bus/pci/devices, under "
 		 "CUDOCTOR_HOST_ROOT when it is set. CUDOCTOR_CHECK_INJECT=bitflip (for tests) makes "
 		 "the memory test flip 3 bits between writing and verifying, which it must report.",
 	.needs = NEEDS_DRIVER_GENTLY, /* judged under check's own bound (--timeout) */
