@@ -396,6 +396,38 @@ static void test_gpu_missing_and_gauges(void **state)
 	run_result_free(&r);
 }
 
+/* fleet reads each node's check report: its GPU verdicts and count become the node's gauges */
+static void test_fleet_gauges(void **state)
+{
+	char report[512], dir[512], prom[600], script[2048];
+	const char *argv[] = { "/bin/sh", "-c", script, NULL };
+	const char *env[] = { BASE_ENV, "CUDOCTOR_NODE=gpu17", NULL };
+	struct run_result r;
+	FILE *f;
+	size_t n;
+	static char text[16384];
+
+	(void)state;
+	host(XID79);
+	snprintf(report, sizeof report, "%s/gpu17.json", root);
+	snprintf(dir, sizeof dir, "%s/prom", root);
+	snprintf(script, sizeof script, "'%s' --json check --no-load --expect-gpus 2 > '%s'; '%s' fleet --prometheus '%s' '%s'",
+		 CUDOCTOR_BINARY, report, CUDOCTOR_BINARY, dir, report);
+	assert_int_equal(testlib_run(argv, env, NULL, &r), 0);
+	run_result_free(&r);
+	snprintf(prom, sizeof prom, "%s/gpu17.prom", dir);
+	f = fopen(prom, "r");
+	assert_non_null(f);
+	n = fread(text, 1, sizeof text - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	assert_non_null(strstr(text, "cudoctor_gpu_healthy{node=\"gpu17\",gpu=\"1\",uuid=\"GPU-"));
+	assert_non_null(strstr(text, "pci_bus_id=\"0000:28:00.0\"} 0\n"));
+	assert_non_null(strstr(text, "pci_bus_id=\"0000:18:00.0\"} 1\n"));
+	assert_non_null(strstr(text, "cudoctor_gpus_seen{node=\"gpu17\",source=\"nvml\"} 2\n"));
+	assert_non_null(strstr(text, "cudoctor_gpus_expected{node=\"gpu17\"} 2\n"));
+}
+
 /* The shipped NHC module sourced as NHC sources its scripts (*.nhc), beside NHC's own die()
  * (https://github.com/mej/nhc: a check calls `die 1 "message"` and returns; die records the
  * message that becomes the node's drain reason). With `nhc` on PATH it runs there too. */
@@ -499,6 +531,7 @@ int main(void)
 		cmocka_unit_test(test_slurm_drain_and_resume),
 		cmocka_unit_test(test_recovery_action_and_drain_state),
 		cmocka_unit_test(test_gpu_missing_and_gauges),
+		cmocka_unit_test(test_fleet_gauges),
 		cmocka_unit_test(test_nhc_module),
 		cmocka_unit_test(test_npd_plugin_contract),
 	};
