@@ -10,7 +10,6 @@
 #include "os/host.h"
 #include "rules/scope.h"
 #include "util/err.h"
-#include "util/str.h"
 
 size_t slurm_drain_ids(const struct report *r, const char **ids, size_t max)
 {
@@ -30,26 +29,6 @@ size_t slurm_drain_ids(const struct report *r, const char **ids, size_t max)
 	return n;
 }
 
-/* KEY=value of scontrol's one-line form into out: up to the next " Word=" for most keys;
- * Reason= runs to the end of its line (it may hold spaces and '=') */
-static void field(const char *text, const char *key, char *out, size_t cap)
-{
-	const char *p = text, *e;
-	size_t klen = strlen(key);
-
-	out[0] = '\0';
-	for (; (p = strstr(p, key)) != NULL; p += klen)
-		if ((p == text || p[-1] == ' ') && p[klen] == '=')
-			break;
-	if (!p)
-		return;
-	p += klen + 1;
-	e = p + strcspn(p, "\n");
-	if (strcmp(key, "Reason") != 0)
-		e = p + strcspn(p, " \n");
-	snprintf(out, cap, "%.*s", (int)(e - p), p);
-}
-
 static void node_name(char *out, size_t cap)
 {
 	const char *env = os_getenv("SLURMD_NODENAME");
@@ -66,10 +45,8 @@ static void node_name(char *out, size_t cap)
 
 int slurm_plan(const char *const *ids, size_t n, struct slurm_plan *p, char *err)
 {
-	char out[8192], quoted[600];
-	const char *args[] = { "-o", "show", "node", p->node, NULL };
-	bool drained, ours;
-	size_t used = 0;
+	char out[8192];
+	const char *args[] = { "-o", "show", "node", NULL, NULL };
 	int rc;
 
 	memset(p, 0, sizeof *p);
@@ -79,37 +56,9 @@ int slurm_plan(const char *const *ids, size_t n, struct slurm_plan *p, char *err
 	args[3] = p->node;
 	if ((rc = cd_run_program("scontrol", args, out, sizeof out, err)) != CD_OK)
 		return rc;
-	field(out, "State", p->state, sizeof p->state);
-	field(out, "Reason", p->reason, sizeof p->reason);
-	/* "IDLE+DRAIN", "MIXED+DRAIN", "DRAINED", "DRAINING" */
-	drained = strstr(p->state, "DRAIN") != NULL;
-	ours = strncmp(p->reason, SLURM_REASON_PREFIX, strlen(SLURM_REASON_PREFIX)) == 0;
-	if (n) {
-		used = (size_t)snprintf(p->new_reason, sizeof p->new_reason, "%s ", SLURM_REASON_PREFIX);
-		for (size_t i = 0; i < n && used < sizeof p->new_reason; i++)
-			used += (size_t)snprintf(p->new_reason + used, sizeof p->new_reason - used, "%s%s", i ? "," : "", ids[i]);
-		/* Slurm appends " [user@time]" to a reason it shows */
-		if (drained && !ours)
-			p->action = SLURM_LEFT_ALONE;
-		else if (drained && strncmp(p->reason, p->new_reason, strlen(p->new_reason)) == 0 &&
-			 (p->reason[strlen(p->new_reason)] == '\0' || p->reason[strlen(p->new_reason)] == ' '))
-			p->action = SLURM_NONE;
-		else
-			p->action = SLURM_DRAIN;
-	} else {
-		p->action = drained && ours ? SLURM_RESUME : SLURM_NONE;
-	}
-	if (str_quote_sh(p->node, SHQ_NONE, quoted, sizeof quoted) != CD_OK)
-		return cd_fail(err, CD_EIO, "this node's name cannot be put on a command line");
-	if (p->action == SLURM_DRAIN) {
-		char reason[600];
-
-		if (str_quote_sh(p->new_reason, SHQ_NONE, reason, sizeof reason) != CD_OK)
-			return cd_fail(err, CD_EIO, "the drain reason cannot be put on a command line");
-		snprintf(p->line, sizeof p->line, "scontrol update NodeName=%s State=DRAIN Reason=%s", quoted, reason);
-	} else if (p->action == SLURM_RESUME) {
-		snprintf(p->line, sizeof p->line, "scontrol update NodeName=%s State=RESUME", quoted);
-	}
+	slurm_node_parse((const unsigned char *)out, strlen(out), p);
+	if (!slurm_decide(ids, n, p))
+		return cd_fail(err, CD_EIO, "this node's name or the drain reason cannot be put on a command line");
 	return CD_OK;
 }
 
@@ -128,17 +77,6 @@ int slurm_act(const struct slurm_plan *p, char *err)
 	return CD_OK;
 }
 
-static const char *action_name(enum slurm_action a)
-{
-	switch (a) {
-	case SLURM_DRAIN: return "drain";
-	case SLURM_RESUME: return "resume";
-	case SLURM_LEFT_ALONE: return "left alone: drained for another reason";
-	case SLURM_NONE: break;
-	}
-	return "none";
-}
-
 int slurm_put(struct report *r, const struct slurm_plan *p, bool dry_run, bool acted)
 {
 	struct report_rec top, s;
@@ -150,7 +88,7 @@ int slurm_put(struct report *r, const struct slurm_plan *p, bool dry_run, bool a
 	report_field(&s, "node", "node", rv_str(p->node));
 	report_field(&s, "state", "state", rv_str(p->state[0] ? p->state : NULL));
 	report_field(&s, "reason", "reason", rv_str(p->reason[0] ? p->reason : NULL));
-	report_field(&s, "action", "action", rv_str(action_name(p->action)));
+	report_field(&s, "action", "action", rv_str(slurm_action_name(p->action)));
 	report_field(&s, dry_run ? "would run" : "ran", "command", rv_str(p->line[0] ? p->line : NULL));
 	report_field(&s, NULL, "dry_run", rv_bool(dry_run));
 	report_field(&s, NULL, "done", rv_bool(acted));

@@ -1,5 +1,6 @@
 /* check --slurm-drain: this node drained through scontrol on node-health errors, and resumed
- * only when cudoctor drained it (its reason starts "cudoctor:") and the checks pass. */
+ * only when cudoctor drained it (its reason starts "cudoctor:") and the checks pass; what to
+ * do is rules/slurm.h's, asking and acting is here. */
 #ifndef CUDOCTOR_CMD_CHECK_SLURM_H
 #define CUDOCTOR_CMD_CHECK_SLURM_H
 
@@ -7,19 +8,7 @@
 #include <stddef.h>
 
 #include "report/report.h"
-
-#define SLURM_REASON_PREFIX "cudoctor:"
-
-enum slurm_action { SLURM_NONE, SLURM_DRAIN, SLURM_RESUME, SLURM_LEFT_ALONE };
-
-struct slurm_plan {
-	char node[256];           /* $SLURMD_NODENAME, else the short host name */
-	char state[128];          /* scontrol's State= ("IDLE+DRAIN"), "" when unknown */
-	char reason[512];         /* its Reason=, "" when none */
-	enum slurm_action action;
-	char new_reason[512];     /* SLURM_DRAIN: "cudoctor: xid-errors,gpu-lost" */
-	char line[1600];          /* the scontrol line as a shell would run it; "" for none */
-};
+#include "rules/slurm.h"
 
 /* What to do with the node given the ids that drain it (n 0: the checks passed): reads the
  * node with `scontrol -o show node`. CD_OK; CD_ENOTFOUND (no scontrol) or CD_EIO, err says. */
