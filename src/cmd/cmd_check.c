@@ -397,8 +397,7 @@ static int check_run(struct report *r, int argc, char **argv, const struct cd_gl
 const struct cd_command cmd_check = {
 	.name = "check",
 	.summary = "is each GPU healthy: deployment checks, then a memory test, GEMM stress and copies under load",
-	.usage = "cudoctor check [--quick | --duration S | --no-load] [--timeout S] [--slurm-drain [--dry-run]] "
-		 "[--expect-gpus N] [--ignore IDS] [--format prometheus]",
+	.usage = "cudoctor check [--quick | --duration S | --no-load] [OPTION...]",
 	.opts = check_opts,
 	.help = "Checks whether this machine is set up so that GPU work runs reliably, the list of "
 		"DCGM's deployment level (docs/check.md): the kernel log's NVIDIA events read from "
