@@ -62,17 +62,14 @@ dist: build windows
 
 # cudoctor.exe cross-compiled with MinGW-w64 (docs/windows.md): build-windows/cudoctor.exe,
 # static, and the release zip beside it. jansson, lz4 and zstd are built for MinGW from
-# Debian's source tarballs into ~/.cache/cudoctor-build (tools/win_deps.sh); the lab kernels
-# are build/'s fatbin when there is one (nvcc runs once for both builds).
+# Debian's source tarballs into ~/.cache/cudoctor-build (tools/win_deps.sh); the preset
+# `windows` reuses build/'s lab fatbin when there is one (nvcc runs once for both builds).
 windows:
 	@sh tools/deps.sh windows
 	@sh tools/win_deps.sh
-	@cmake -S . -B build-windows -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64.cmake -DCMAKE_BUILD_TYPE=Release \
-		$$(f=$$(sed -n 's/^CUDOCTOR_PREBUILT_FATBIN:FILEPATH=//p' build/CMakeCache.txt 2>/dev/null); \
-		   [ -f "$$f" ] || f=$$PWD/build/generated/lab_kernels.fatbin; [ -f "$$f" ] && echo -DCUDOCTOR_PREBUILT_FATBIN=$$f) \
-		$(CMAKE_FLAGS) >build-windows.configure.log 2>&1 || { cat build-windows.configure.log; exit 1; }
+	@cmake --preset windows $(CMAKE_FLAGS) >build-windows.configure.log 2>&1 || { cat build-windows.configure.log; exit 1; }
 	@echo "windows: compiling cudoctor.exe (log: build-windows.build.log)"
-	@cmake --build build-windows -j$(JOBS) >build-windows.build.log 2>&1 || { tail -n 40 build-windows.build.log; echo "windows: failed; the whole log is in build-windows.build.log"; exit 1; }
+	@cmake --build --preset windows -j$(JOBS) >build-windows.build.log 2>&1 || { tail -n 40 build-windows.build.log; echo "windows: failed; the whole log is in build-windows.build.log"; exit 1; }
 	@echo "windows: build-windows/cudoctor.exe and $$(ls build-windows/cudoctor-*-windows-x86_64.zip)"
 
 clean:

@@ -82,6 +82,9 @@ int cd_run_driver(struct cd_run *run, const struct gpu_probe **out, char *err);
 /* The driver part and the platform, then the driver findings (rules_driver) into r, once
  * per run: a broken driver reads the same in every command. */
 int cd_run_judge_driver(struct cd_run *run, struct report *r, char *err);
+/* An AMD machine with nothing NVIDIA (rules_amd_only), from the driver and AMD parts, asked
+ * once: its commands show "no NVIDIA GPU" as a fact, and the driver rules stay silent. */
+bool cd_run_amd_only(struct cd_run *run);
 /* What arch judges binaries against: the driver's version and, with want_gpus, each GPU CUDA
  * would see with its compute capability. The driver part when it is known; else the cheap
  * way (probe/gpu_caps.h: the kernel module's files, else NVML, loaded for the run), and the
@@ -231,6 +234,12 @@ struct cd_command {
 	  .help = "prometheus: findings and GPU facts as metrics for node_exporter's textfile "         \
 		  "collector (docs/prometheus.md); text, markdown and json as --markdown and --json",   \
 	  .complete = CLI_C_WORDS, .words = "text markdown json prometheus" }
+
+/* --gpu SPEC, repeatable, with the GPU names completed: one entry for every command that takes
+ * it; each command says in help what the GPUs are judged for. */
+#define CMD_OPT_GPU(ID, HELP)                                                                     \
+	.id = (ID), .short_name = 'g', .long_name = "gpu", .arg = CLI_REQUIRED, .metavar = "SPEC",   \
+	.help = HELP, .complete = CLI_C_GPU, .flags = CLI_REPEAT
 
 /* An input named on the command line could not be read: said on stderr, whatever the format
  * on stdout (the report says it too, where the command shows it), and the run exits 3, so a

@@ -53,10 +53,8 @@ static const struct cli_opt arch_opts[] = {
 	{ .id = OPT_OLLAMA, .long_name = "ollama", .arg = CLI_OPTIONAL, .metavar = "DIR",
 	  .help = "scan Ollama's library folders (or its runners below DIR: a Windows or Linux install "
 		  "wherever mounted, a llama.cpp release folder)" },
-	{ .id = OPT_GPU, .short_name = 'g', .long_name = "gpu", .arg = CLI_REQUIRED, .metavar = "SPEC",
-	  .help = "judge against this GPU (sm_89, 8.9, 89, sm_90a, or a name: \"RTX 4090\", H200; an AMD "
-		  "GPU: gfx1100, gfx90a:xnack+, \"RX 7900 XTX\", 780M, MI300X); repeatable. Default: every GPU here",
-	  .complete = CLI_C_GPU, .flags = CLI_REPEAT },
+	{ CMD_OPT_GPU(OPT_GPU, "judge against this GPU (sm_89, 8.9, 89, sm_90a, or a name: \"RTX 4090\", H200; an AMD "
+		  "GPU: gfx1100, gfx90a:xnack+, \"RX 7900 XTX\", 780M, MI300X); repeatable. Default: every GPU here") },
 	{ .id = OPT_DRIVER, .long_name = "driver", .arg = CLI_REQUIRED, .metavar = "VER",
 	  .help = "judge against this driver (550.54.14) or CUDA version (12.4); default: the "
 		  "installed driver" },

@@ -110,14 +110,20 @@ static int put_facts(struct report *r, const struct deploy_info *d, const struct
 /* Each GPU the driver lists: its health facts (the field table's FIELD_HEALTH view) and its
  * verdict, the worst of the findings about it (rules_gpu_verdict), asked after every rule and
  * the load tests have judged; the verdict lines are -q's answer. */
-static int put_gpus(struct report *r, const struct gpu_probe *gp)
+static int put_gpus(struct report *r, const struct gpu_probe *gp, bool amd_only)
 {
 	struct report_rec top, gpus, g;
 	int rc = CD_OK;
 
 	report_rec_top(&top, r);
 	report_rec_array(&top, "gpus", &gpus);
-	if (gp->n_gpus == 0) {
+	if (gp->n_gpus == 0 && amd_only) {
+		/* check's tests are NVIDIA's (Xid events, NVML, CUDA kernels): nothing here to test */
+		report_rec_section(&top, "GPUs");
+		report_rec_line(&top, "no NVIDIA GPU: this is an AMD machine; check tests NVIDIA GPUs (cudoctor doctor "
+				      "judges the AMD ones)");
+		rc = report_answer(r, "no NVIDIA GPU: an AMD machine");
+	} else if (gp->n_gpus == 0) {
 		report_rec_section(&top, "GPUs");
 		report_rec_line(&top, "no GPU listed by NVML or CUDA (the findings say why)");
 		rc = report_answer(r, "no GPU listed by NVML or CUDA");
@@ -365,7 +371,7 @@ static int check_body(struct report *r, struct cd_run *run, const struct cd_glob
 		if ((rc = check_load(r, run, &o, &d->kmsg, err)) != CD_OK)
 			return rc;
 	}
-	if ((rc = ignore_findings(r, h)) != CD_OK || (rc = put_gpus(r, f.driver)) != CD_OK ||
+	if ((rc = ignore_findings(r, h)) != CD_OK || (rc = put_gpus(r, f.driver, cd_run_amd_only(run))) != CD_OK ||
 	    (h->slurm_drain && (rc = slurm_part(r, h)) != CD_OK))
 		return cd_fail(err, rc, "check: %s", cd_strerror(rc));
 	return CD_OK;

@@ -15,7 +15,7 @@
 
 /* The driver, then a section per GPU: every fact from the tables (FIELD_FULL), their JSON
  * beside them. */
-static int put_facts(struct report *r, const struct gpu_probe *p)
+static int put_facts(struct report *r, const struct gpu_probe *p, bool amd_only)
 {
 	struct report_rec top, gpus, g;
 	char subject[320];
@@ -23,6 +23,9 @@ static int put_facts(struct report *r, const struct gpu_probe *p)
 
 	report_rec_top(&top, r);
 	report_rec_section(&top, "Driver");
+	if (amd_only)
+		report_rec_line(&top, "no NVIDIA GPU: this is an AMD machine (AMD GPUs below), the CUDA driver's absence "
+				      "is expected");
 	if (gpu_facts_driver(&top, p, FIELD_FULL) != CD_OK)
 		return report_rec_end(&top);
 	report_rec_array(&top, "gpus", &gpus);
@@ -40,12 +43,14 @@ static int put_facts(struct report *r, const struct gpu_probe *p)
 
 /* -q: a line per GPU a script can read (which GPU, its arch, memory, the driver), then
  * the warn and error findings. */
-static int put_answer(struct report *r, const struct gpu_probe *p)
+static int put_answer(struct report *r, const struct gpu_probe *p, bool amd_only)
 {
 	char subject[320], cc[32], mem[48];
 	int rc = CD_OK;
 
-	if (!p->n_gpus)
+	if (!p->n_gpus && amd_only)
+		rc = report_answer(r, "no NVIDIA GPU: an AMD machine");
+	else if (!p->n_gpus)
 		rc = report_answer(r, "no GPU: %d seen by CUDA, %d by NVML",
 				   driver_has(p, DF_CUDA_DEVICE_COUNT) ? p->cuda_device_count : 0,
 				   driver_has(p, DF_NVML_DEVICE_COUNT) ? p->nvml_device_count : 0);
@@ -82,7 +87,7 @@ static int put_amd(struct report *r, struct cd_run *run)
 	if (!rules_amd_present(h))
 		return CD_OK;
 	report_rec_top(&top, r);
-	(void)show_amd(&top, h, FIELD_FULL);
+	(void)show_amd(&top, h, cd_run_amd_only(run), FIELD_FULL);
 	for (size_t i = 0; i < h->n_gpus; i++)
 		(void)report_answer(r, "AMD GPU %zu (%s): %s", i, h->gpus[i].product[0] ? h->gpus[i].product : h->gpus[i].gfx,
 				    h->gpus[i].gfx);
@@ -96,14 +101,16 @@ static const struct cli_opt devices_opts[] = { CMD_OPT_FORMAT_ENTRY, { 0 } };
 static int devices_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
 	const struct gpu_probe *p; /* judged by main.c before this runs */
+	bool amd_only;
 	int rc;
 
 	if (argc > 1)
 		return cd_fail(err, CD_EUSAGE, "devices takes no arguments (got '%.60s')", argv[1]);
 	if ((rc = cd_run_driver(g->run, &p, err)) != CD_OK)
 		return rc;
-	if ((rc = rules_gpu_health(p, r)) != CD_OK || (rc = put_facts(r, p)) != CD_OK || (rc = put_amd(r, g->run)) != CD_OK ||
-	    (rc = put_answer(r, p)) != CD_OK)
+	amd_only = cd_run_amd_only(g->run);
+	if ((rc = rules_gpu_health(p, r)) != CD_OK || (rc = put_facts(r, p, amd_only)) != CD_OK ||
+	    (rc = put_amd(r, g->run)) != CD_OK || (rc = put_answer(r, p, amd_only)) != CD_OK)
 		rc = cd_fail(err, rc, "out of memory");
 	return rc;
 }
@@ -125,7 +132,8 @@ const struct cd_command cmd_devices = {
 		"rules as doctor), gpu-lost, ecc-errors, retired-pages-pending, pcie-link-degraded, "
 		"clocks-throttled. On an AMD machine also its GPUs (the KFD topology, VRAM), device nodes, "
 		"ROCm and HIP, with rocm-kfd-access, amd-kfd-no-gpu, amd-hip-no-device, amd-visible-devices, "
-		"amd-override-set and rocm-gfx-override-wrong. "
+		"amd-override-set and rocm-gfx-override-wrong; where nothing NVIDIA shows (no NVIDIA GPU on the "
+		"PCI bus, no NVIDIA kernel module), no NVIDIA GPU is a fact, not a finding. "
 		"--json carries every field, units in the key names (docs/json.md); unknown values are null. "
 		"-q prints a line per GPU (GPU 0 (NAME): sm_90, memory, driver) and the warn and error "
 		"findings, a line each.",

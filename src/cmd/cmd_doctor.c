@@ -1,5 +1,6 @@
 /* `cudoctor doctor`: every layer of the CUDA stack found, shown, and checked against the
- * others. Collection is doctor/facts.c, judgement src/rules; this file renders. */
+ * others. The run context collects (cmd/run.c), src/rules judges, cmd/doctor/ reads the
+ * frameworks found; this file wires them and renders. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
@@ -74,7 +75,8 @@ static int section_driver(struct report_rec *top, const struct facts *df)
 	return gpu_facts_driver(top, df->driver, FIELD_BRIEF);
 }
 
-static int section_gpus(struct report_rec *top, const struct facts *df)
+/* amd_only: an AMD machine with nothing NVIDIA, where no NVIDIA GPU is a fact, not a fault */
+static int section_gpus(struct report_rec *top, const struct facts *df, bool amd_only)
 {
 	const char *hdr[16];
 	size_t ncols = report_fields_headers(&gpu_field_table, FIELD_BRIEF, hdr, 16);
@@ -83,7 +85,9 @@ static int section_gpus(struct report_rec *top, const struct facts *df)
 
 	report_rec_section(top, "GPUs");
 	if (df->driver->n_gpus == 0) {
-		report_rec_line(top, "%s", df->driver->cuda_loaded ? "no GPU visible to CUDA or NVML" : "none (no driver)");
+		report_rec_line(top, "%s", amd_only ? "no NVIDIA GPU: this is an AMD machine (AMD GPUs above), the CUDA "
+							"driver's absence is expected"
+					  : df->driver->cuda_loaded ? "no GPU visible to CUDA or NVML" : "none (no driver)");
 		list_records(top, "gpus", &gpu_field_table, NULL, 0, 0);
 	} else {
 		/* the probe lists CUDA's order first, then the GPUs CUDA does not see */
@@ -580,13 +584,13 @@ static int doctor_run(struct report *r, int argc, char **argv, const struct cd_g
 		return rc;
 	}
 	/* the answer first: will what is installed run on these GPUs */
-	if ((rc = doctor_frameworks(r, &df, &host.scan, err)) != CD_OK ||
+	if ((rc = doctor_frameworks(r, &df, &host.scan, cd_run_amd_only(g->run), err)) != CD_OK ||
 	    (rc = doctor_amd(r, g->run, &host.scan, err)) != CD_OK)
 		goto out;
 	/* every section's error is top's too: its end is checked */
 	report_rec_top(&top, r);
 	if (section_driver(&top, &df) == CD_OK)
-		section_gpus(&top, &df);
+		section_gpus(&top, &df, cd_run_amd_only(g->run));
 	if ((rc = report_rec_end(&top)) != CD_OK || (rc = section_topology(r, g->run, df.driver, err)) != CD_OK)
 		goto out;
 	report_rec_top(&top, r);

@@ -12,10 +12,12 @@
 #include "cmd/explain/nccl.h"
 #include "explain/evidence.h"
 #include "explain/explain.h"
+#include "explain/textfacts.h"
 #include "kb/vendor_libs.h"
 #include "os/fs.h"
 #include "os/term.h"
 #include "rules/arch.h"
+#include "rules/explain_judge.h"
 #include "rules/oom.h"
 #include "rules/rules.h"
 #include "show/arch_verdicts.h"
@@ -39,7 +41,7 @@ static const char explain_help[] =
 	"starts with '-' (\"-> CUDA driver version is insufficient\"); after `--` every word is text "
 	"(cudoctor explain -- -1 --gpu). Under -q the answer is a line per finding.";
 
-enum { OPT_OFFLINE = 1, OPT_BINARY, OPT_GPU, OPT_DRIVER, OPT_BLOCK, OPT_PATTERNS };
+enum { OPT_OFFLINE = 1, OPT_BINARY, OPT_GPU, OPT_DRIVER, OPT_BLOCK, OPT_PATTERNS, OPT_PYTHON };
 
 static const struct cli_opt explain_opts[] = {
 	{ .id = OPT_OFFLINE, .long_name = "offline", .help = "skip the checks on this machine" },
@@ -47,10 +49,13 @@ static const struct cli_opt explain_opts[] = {
 	  .help = "the program or library that failed: check which images it carries and judge them "
 		  "as `cudoctor arch` does",
 	  .complete = CLI_C_FILE },
-	{ .id = OPT_GPU, .short_name = 'g', .long_name = "gpu", .arg = CLI_REQUIRED, .metavar = "SPEC",
-	  .help = "judge --binary against this GPU (sm_89, 8.9, 89, sm_90a, H200) instead of the GPUs "
-		  "here; repeatable; also with --offline, for a log from another machine",
-	  .complete = CLI_C_GPU, .flags = CLI_REPEAT },
+	{ .id = OPT_PYTHON, .long_name = "python", .arg = CLI_OPTIONAL, .metavar = "PY",
+	  .help = "without --binary: the frameworks' device code in the site-packages of python3 (or PY: an "
+		  "interpreter, or a venv/conda folder read without running it), as arch --python finds it; the "
+		  "binary check reads the file that has no code for a GPU" },
+	{ CMD_OPT_GPU(OPT_GPU, "judge --binary against this GPU (sm_89, 8.9, 89, sm_90a, H200; AMD: gfx1100, \"RX 7900 XTX\") "
+		  "instead of the GPUs here (an AMD error: the AMD GPUs here); repeatable; also with --offline, for "
+		  "a log from another machine") },
 	{ .id = OPT_DRIVER, .long_name = "driver", .arg = CLI_REQUIRED, .metavar = "VER",
 	  .help = "judge against this driver (550.54.14) or CUDA version (12.4) instead of the "
 		  "installed one" },
@@ -265,216 +270,157 @@ static json_t *launch_json(const struct explain_launch *l)
 		  : NULL;
 }
 
-/* Appends s to arr; false when out of memory. */
-static bool push(json_t *arr, json_t *s)
+/* What the run knows once for every match: the text's origin and this machine's driver view. */
+struct explain_ctx {
+	struct explain_given *given;
+	size_t n_given_gpus;        /* --gpu's, before the checks add this machine's */
+	bool driver_given;
+	bool offline, torch;
+	struct text_origin origin;
+	struct facts here;          /* this machine's driver view; valid when probed */
+	bool probed;
+	const struct text_facts *text;
+};
+
+/* {name, value, source} of each fact the verdict read */
+static json_t *facts_json(const struct explain_verdict *v)
 {
-	return json_array_append_new(arr, s) == 0;
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < v->n_facts; i++)
+		if (json_array_append_new(a, json_pack("{s:s, s:s, s:s}", "name", v->facts[i].name, "value",
+						       v->facts[i].value, "source",
+						       fact_source_name(v->facts[i].source)))) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
 }
 
-/* A --binary that is a PyTorch extension is rebuilt for the GPUs judged with TORCH_CUDA_ARCH_LIST,
- * not fixed by another torch wheel. */
-static void extension_vars(struct explain_given *given, const char *binary, const struct arch_target *t,
-			   struct finding_vars *v)
+/* The match's JSON, made from its finding f (id, severity, why, evidence of the text, fix) and
+ * where the text said it; n_text: how many of f's evidence lines are the text's (matched lines
+ * first, said "matched: ..."). */
+static json_t *match_json(const struct finding *f, const struct kb_finding *x, const struct explain_match *m,
+			  size_t n_text, const struct explain_checks *ck, bool checked, const struct explain_verdict *v)
 {
-	const struct arch_file *f = explain_given_mapped(given, binary);
+	json_t *jm, *jev = json_array(), *jfix = json_array(), *jchecks = json_array();
+	bool ok = jev && jfix && jchecks;
 
-	if (f)
-		arch_torch_extension_vars(f, t->gpus[0].cc, t, v);
+	for (size_t i = 0; ok && i < n_text; i++) {
+		const char *e = f->evidence[i];
+
+		ok = json_array_append_new(jev, report_json_text(strncmp(e, "matched: ", 9) == 0 ? e + 9 : e)) == 0;
+	}
+	for (size_t i = 0; ok && i < f->n_fix; i++)
+		ok = json_array_append_new(jfix, report_json_text(f->fix[i])) == 0;
+	for (size_t i = 0; ok && i < ck->n; i++)
+		ok = json_array_append_new(jchecks, json_pack("{s:s, s:s, s:o}", "name", ck->c[i].name, "result",
+							      check_result_name(ck->c[i].result), "detail",
+							      report_json_text(ck->c[i].detail))) == 0;
+	jm = ok ? json_pack("{s:s, s:s, s:s, s:s, s:s, s:O, s:O, s:O, s:I, s:I, s:I, s:s, s:o}", "id", f->id,
+			    "severity", severity_name(f->severity), "matched_text", m->lines[0], "layer", x->layer, "why",
+			    f->why, "evidence", jev, "checks", checked ? jchecks : json_null(), "fix", jfix, "line",
+			    (json_int_t)m->line, "last_line", (json_int_t)m->last_line, "count", (json_int_t)m->count,
+			    "last_text", m->last, "facts", facts_json(v))
+		  : NULL;
+	ok = jm != NULL;
+	if (ok && m->error)
+		ok = json_object_set_new(jm, "error", json_pack("{s:s, s:i, s:s}", "name", m->error->name, "code",
+								 m->error->code, "api", kb_api_name(m->error->api))) == 0;
+	if (ok && ck->binary.judged)
+		ok = json_object_set_new(jm, "binary", binary_json(&ck->binary)) == 0;
+	if (ok && ck->launch.judged)
+		ok = json_object_set_new(jm, "launch", launch_json(&ck->launch)) == 0;
+	json_decref(jev);
+	json_decref(jfix);
+	json_decref(jchecks);
+	if (!ok) {
+		json_decref(jm);
+		return NULL;
+	}
+	return jm;
 }
 
-/* The catalogue values the text and the options give: the GPUs judged against, the binary,
- * the driver, the error's code, the library and versions the text names; whether the text is
- * PyTorch's and whether its OOM is one expandable_segments helps. */
-static void text_vars(const struct explain_match *m, struct explain_given *given, bool torch, struct finding_vars *v)
+/* The finding's evidence: the text's lines and what they imply (counted into *n_text), then
+ * this machine's checks, labelled by whether the text is from it. CD_OK or CD_ENOMEM. */
+static int match_evidence(struct finding *f, const struct explain_match *m, const struct explain_checks *ck,
+			  const struct explain_ctx *c, size_t *n_text)
 {
-	const struct arch_target *t = &given->target;
-	const char *binary = given->binary && !given->binary_bad ? given->binary : m->path[0] ? m->path : NULL;
-	char gpus[160] = "";
-	size_t used = 0;
+	char ev[8][EXPLAIN_EVIDENCE_LINE];
+	size_t n_ev;
 
-	finding_vars_init(v);
-	for (size_t i = 0; i < t->n_gpus; i++) {
-		bool seen = false;
-
-		for (size_t k = 0; k < i; k++)
-			seen |= t->gpus[k].cc == t->gpus[i].cc;
-		if (!seen && used < sizeof(gpus))
-			used += (size_t)snprintf(gpus + used, sizeof(gpus) - used, "%ssm_%u", used ? " --gpu " : "",
-						 t->gpus[i].cc);
-	}
-	if (gpus[0])
-		finding_var(v, "gpus", "%s", gpus);
-	if (binary)
-		finding_var(v, "binary", "%s", binary);
-	if (t->driver.known && t->driver.cuda) {
-		struct version dc = version_from_cuda_int(t->driver.cuda);
-
-		rules_cuda_vars(t->driver.version, &dc, v);
-	} else if (m->driver_cuda > 0) { /* "found version 11040": the CUDA the driver runs */
-		struct version dc = version_from_cuda_int(m->driver_cuda);
-
-		rules_cuda_vars(NULL, &dc, v);
-	}
-	if (t->driver.version[0]) {
-		finding_var(v, "driver_version", "%s", t->driver.version);
-		finding_var(v, "driver_branch", "%.*s", (int)strcspn(t->driver.version, "."), t->driver.version);
-	}
-	if (m->error)
-		finding_var(v, "code", "%d", m->error->code);
-	if (m->library[0])
-		finding_var(v, "library", "%s", m->library);
-	if (m->versions[1][0])
-		finding_var(v, "built_with", "%s", m->versions[1]);
-	if (m->has_arch) {
-		char arch[24];
-
-		kb_arch_format(m->arch, "sm_", arch, sizeof(arch));
-		finding_var(v, "sm", "%s", arch + 3);
-	}
-	finding_flag(v, "torch", torch);
-	if (binary && t->n_gpus)
-		extension_vars(given, binary, t, v);
-	finding_flag(v, "windows", m->windows);
-	finding_var(v, "pip", "%s", explain_pip_command(m->windows, m->embedded_python));
-	finding_var(v, "python", "%s", explain_python_command(m->embedded_python));
-	finding_flag(v, "torch_dll", m->torch_dll);
-	if (m->library[0] && !m->torch_dll && kb_vendor_wheel(m->library))
-		finding_var(v, "package", "%s-cuXY", kb_vendor_wheel(m->library));
-	finding_flag(v, "force_jit", t->force_jit);
-	finding_flag(v, "expandable", m->has_oom && oom_expandable_helps(&m->oom.n));
-	/* a runtime's own knobs for its memory: llama.cpp's/Ollama's, vLLM's */
-	finding_flag(v, "ggml", m->message && (strncmp(m->message->key, "ggml-", 5) == 0 ||
-					       strncmp(m->message->key, "ollama-", 7) == 0));
-	finding_flag(v, "vllm", m->message && strncmp(m->message->key, "vllm-", 5) == 0);
-	finding_flag(v, "tgi", m->message && strncmp(m->message->key, "tgi-", 4) == 0);
-	if (m->has_tgi && m->tgi.prefill_next > 0)
-		finding_var(v, "tgi_prefill", "%ld", m->tgi.prefill_next);
-	if (m->has_tgi && m->tgi.total_next > 0)
-		finding_var(v, "tgi_total", "%ld", m->tgi.total_next);
-	if (m->has_vram_wait)
-		finding_var(v, "seconds", "%.1f", m->vram_wait_s);
-}
-
-/* What this machine says about the id when doctor's rule for it fires here too (no driver here
- * either, NVML failing here, ECC errors on a GPU here...): doctor's values and case, so the
- * finding reads as doctor's. */
-static int machine_vars(const char *id, struct cd_run *run, struct finding_vars *v, const char **row, char *err)
-{
-	struct facts f;
-	struct finding_vars mv;
-	const char *mrow;
-	int rc;
-
-	if (!rules_machine_vars_known(id))
-		return CD_OK;
-	if ((rc = cd_run_facts(run, CD_FACTS_DRIVER, &f, err)) != CD_OK)
-		return rc;
-	finding_vars_init(&mv);
-	if (rules_machine_vars(id, &f, &mv, &mrow)) {
-		finding_vars_merge(v, &mv);
-		*row = mrow;
-	}
+	for (size_t i = 0; i < m->n_lines; i++)
+		if (finding_evidence(f, "matched: %s", m->lines[i]))
+			return CD_ENOMEM;
+	if (m->via == VIA_PHRASE && finding_evidence(f, "a short phrase, read as the error whose words it holds"))
+		return CD_ENOMEM;
+	n_ev = explain_offline_evidence(m, ev, 8);
+	if (m->has_oom)
+		n_ev += oom_evidence(&m->oom.n, m->oom.gpu, m->oom.suggests_expandable, ev + n_ev, 8 - n_ev);
+	for (size_t i = 0; i < n_ev; i++)
+		if (finding_evidence(f, "%s", ev[i]))
+			return CD_ENOMEM;
+	*n_text = f->n_evidence;
+	if (m->count > 1 && finding_evidence(f, "%zu lines, first line %zu, last line %zu: %s", m->count, m->line,
+					      m->last_line, m->last))
+		return CD_ENOMEM;
+	if (c->probed && !c->origin.here && finding_evidence(f, "%s", c->origin.why))
+		return CD_ENOMEM;
+	for (size_t i = 0; i < ck->n; i++)
+		if (finding_evidence(f, "%s, %s: %s: %s", c->origin.here ? "here" : "this machine", ck->c[i].name,
+				     check_result_name(ck->c[i].result), ck->c[i].detail))
+			return CD_ENOMEM;
+	if (c->offline && finding_evidence(f, "checks on this machine skipped (--offline)"))
+		return CD_ENOMEM;
 	return CD_OK;
 }
 
-static int report_match(struct report *r, const struct explain_match *m, struct explain_given *given, struct cd_run *run,
-			bool offline, bool torch, json_t *matches, char *err)
+static int report_match(struct report *r, const struct explain_match *m, struct explain_ctx *c, struct cd_run *run,
+			json_t *matches, char *err)
 {
-	const char *row = kb_finding_find(m->finding) ? m->finding : "cuda-error";
-	const struct kb_finding *x;
+	struct explain_given *given = c->given;
+	const char *binary = given->binary && !given->binary_bad ? given->binary : m->path[0] ? m->path : NULL;
+	const struct kb_finding *x = kb_finding_find(kb_finding_find(m->finding) ? m->finding : "cuda-error");
 	struct explain_checks ck = { 0 };
-	struct finding_vars vars;
-	char ev[8][EXPLAIN_EVIDENCE_LINE], subject[48];
-	size_t n_ev;
+	struct text_error e;
+	struct explain_judge j;
+	struct explain_verdict v;
+	char subject[48];
+	size_t n_text = 0;
 	struct finding *f;
-	json_t *jm = NULL, *jchecks = json_array(), *jfix = json_array(), *jev = json_array();
-	bool ok;
+	json_t *jm;
+	/* offline, only a binary against named GPUs is checked */
+	bool checked = !c->offline || given->target.n_gpus > 0;
 	int rc = CD_OK;
 
-	if (!(x = kb_finding_find(row))) {
+	if (!x) {
 		rc = cd_fail(err, CD_EFORMAT, "findings.tsv has no entry for %s", m->finding);
 		goto out;
 	}
-	if (!jchecks || !jfix || !jev)
-		goto bad_json;
-	/* offline, only a binary against named GPUs is checked */
-	bool checked = !offline || given->target.n_gpus > 0;
 	if (checked && (rc = explain_checks_run(m, x->checks, given, run, &ck, err)) != CD_OK)
 		goto out;
-	text_vars(m, given, torch, &vars);
-	if (ck.runtime_verdict.fails && strcmp(m->finding, "runtime-newer-than-driver") == 0)
-		driver_need_vars(&ck.runtime, &given->target.driver, &given->target, &vars);
-	if (!offline && (rc = machine_vars(m->finding, run, &vars, &row, err)) != CD_OK)
+	explain_match_facts(m, &e);
+	j = (struct explain_judge){ &e, c->text, &c->origin, &given->target, c->n_given_gpus, c->driver_given, binary,
+				    ck.binary.judged		      ? explain_given_mapped(given, ck.binary.path)
+				    : binary && given->target.n_gpus ? explain_given_mapped(given, binary)
+								      : NULL,
+				    c->torch, checked ? &ck : NULL, c->probed ? &c->here : NULL };
+	if ((rc = rules_explain_verdict(&j, &v, err)) != CD_OK)
 		goto out;
-	x = kb_finding_find(row);
+	x = kb_finding_find(v.row);
 	if (m->count > 1)
 		snprintf(subject, sizeof(subject), "text, line %zu (last of %zu)", m->last_line, m->count);
 	else
 		snprintf(subject, sizeof(subject), "text, line %zu", m->line);
-	f = finding_make(r, SEV_CATALOGUE, row, subject, &vars);
-	if (!f)
-		goto oom;
-	for (size_t i = 0; i < m->n_lines; i++) {
-		if (finding_evidence(f, "matched: %s", m->lines[i]))
-			goto oom;
-		if (!push(jev, report_json_text(m->lines[i])))
-			goto bad_json;
+	if (!(f = finding_make(r, SEV_CATALOGUE, v.row, subject, &v.vars)) ||
+	    match_evidence(f, m, &ck, c, &n_text) != CD_OK) {
+		rc = cd_fail(err, CD_ENOMEM, "out of memory");
+		goto out;
 	}
-	if (m->count > 1 && finding_evidence(f, "%zu lines, first line %zu, last line %zu: %s", m->count, m->line,
-					      m->last_line, m->last))
-		goto oom;
-	n_ev = explain_offline_evidence(m, ev, 8);
-	if (m->has_oom)
-		n_ev += oom_evidence(&m->oom.n, m->oom.gpu, m->oom.suggests_expandable, ev + n_ev, 8 - n_ev);
-	for (size_t i = 0; i < n_ev; i++) {
-		if (finding_evidence(f, "%s", ev[i]))
-			goto oom;
-		if (!push(jev, report_json_text(ev[i])))
-			goto bad_json;
-	}
-	for (size_t i = 0; i < ck.n; i++) {
-		if (finding_evidence(f, "here, %s: %s: %s", ck.c[i].name, check_result_name(ck.c[i].result),
-				     ck.c[i].detail))
-			goto oom;
-		if (!push(jchecks, json_pack("{s:s, s:s, s:o}", "name", ck.c[i].name, "result",
-					     check_result_name(ck.c[i].result), "detail",
-					     report_json_text(ck.c[i].detail))))
-			goto bad_json;
-	}
-	if (offline && finding_evidence(f, "checks on this machine skipped (--offline)"))
-		goto oom;
-	for (size_t i = 0; i < f->n_fix; i++)
-		if (!push(jfix, report_json_text(f->fix[i])))
-			goto bad_json;
-	jm = json_pack("{s:s, s:s, s:s, s:s, s:s, s:O, s:O, s:O, s:I, s:I, s:I, s:s}", "id", f->id, "severity",
-		       severity_name(f->severity), "matched_text", m->lines[0], "layer", x->layer, "why", f->why,
-		       "evidence", jev, "checks", checked ? jchecks : json_null(), "fix", jfix, "line",
-		       (json_int_t)m->line, "last_line", (json_int_t)m->last_line, "count", (json_int_t)m->count,
-		       "last_text", m->last);
-	if (!jm)
-		goto bad_json;
-	ok = !m->error || json_object_set_new(jm, "error", json_pack("{s:s, s:i, s:s}", "name", m->error->name,
-								     "code", m->error->code, "api",
-								     kb_api_name(m->error->api))) == 0;
-	if (ok && ck.binary.judged)
-		ok = json_object_set_new(jm, "binary", binary_json(&ck.binary)) == 0;
-	if (ok && ck.launch.judged)
-		ok = json_object_set_new(jm, "launch", launch_json(&ck.launch)) == 0;
-	if (!ok || json_array_append_new(matches, jm))
-		goto bad_json;
-	jm = NULL;
-	goto out;
-oom:
-	rc = cd_fail(err, CD_ENOMEM, "out of memory");
-	goto out;
-bad_json:
 	/* every string here is safe text, so the JSON library has nothing to refuse: a bug */
-	rc = cd_fail(err, CD_EINTERNAL, "internal error: the JSON of finding %s could not be made", m->finding);
+	if (!(jm = match_json(f, x, m, n_text, &ck, checked, &v)) || json_array_append_new(matches, jm))
+		rc = cd_fail(err, CD_EINTERNAL, "internal error: the JSON of finding %s could not be made", m->finding);
 out:
-	json_decref(jm);
-	json_decref(jchecks);
-	json_decref(jfix);
-	json_decref(jev);
 	explain_checks_free(&ck);
 	return rc;
 }
@@ -501,11 +447,39 @@ static int binary_readable(const char *path, char *err)
 	return CD_OK;
 }
 
+/* Once per run: the options as given (before the checks add this machine's GPUs), and whether
+ * the text is from this machine, read against its driver part unless --offline. */
+static int explain_origin(struct explain_ctx *c, const struct explain_result *res, bool offline, struct cd_run *run,
+			  char *err)
+{
+	const struct gpu_probe *gp = NULL;
+	const struct platform_info *pf = NULL;
+	int rc;
+
+	c->offline = c->given->offline = offline;
+	c->n_given_gpus = c->given->target.n_gpus;
+	c->driver_given = c->given->target.driver.known;
+	c->torch = res->torch || (c->given->binary && strstr(c->given->binary, "torch"));
+	c->text = &res->facts;
+	if (!offline && res->n) {
+		if ((rc = cd_run_driver(run, &gp, err)) != CD_OK || (rc = cd_run_platform(run, &pf, err)) != CD_OK ||
+		    (rc = cd_run_facts(run, CD_FACTS_DRIVER, &c->here, err)) != CD_OK)
+			return rc;
+		c->probed = true;
+	}
+	if (offline || res->n)
+		rules_text_origin(&res->facts, gp, pf && pf->windows, &c->origin);
+	else
+		snprintf(c->origin.why, sizeof(c->origin.why), "nothing recognised in the text");
+	return CD_OK;
+}
+
 static int explain_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
 {
 	struct explain_given given;
 	struct explain_result res = { 0 };
 	struct explain_scan *sc = NULL;
+	struct explain_ctx ctx = { .given = &given };
 	struct strbuf sb;
 	size_t len = 0, lines;
 	bool offline = false;
@@ -513,6 +487,7 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 	int a = 1, rc = CD_OK;
 
 	explain_given_init(&given);
+	sb_init(&sb);
 	/* main.c parsed the options wherever they stood: the operands are the text */
 	for (size_t i = 0; i < g->args->n; i++) {
 		const char *v = g->args->v[i].value;
@@ -536,13 +511,19 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 			}
 			break;
 		}
+		case OPT_PYTHON:
+			/* read here, where an interpreter that does not answer can be reported */
+			given.python = true;
+			if ((rc = cd_run_input_python(&given.python_files, v, r, err)) != CD_OK)
+				goto out;
+			break;
 		case OPT_GPU:
 			if ((rc = arch_target_gpu_option(&given.target, v, err)) != CD_OK)
-				return rc;
+				goto out;
 			break;
 		case OPT_DRIVER:
 			if ((rc = arch_target_driver_option(&given.target, v, err)) != CD_OK)
-				return rc;
+				goto out;
 			break;
 		case OPT_BLOCK: {
 			char *end;
@@ -561,19 +542,16 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 	if (a < argc && (operand_is_log(argc, argv, a) || operand_looks_like_path(argc, argv, a))) {
 		rc = scan_file(sc, argv[a], err);
 	} else if (a < argc && strcmp(argv[a], "-") != 0) {
-		sb_init(&sb);
 		for (int i = a; i < argc; i++) {
 			if (i > a)
 				sb_append(&sb, " ");
 			sb_append(&sb, argv[i]);
 		}
 		if (sb.failed) {
-			sb_free(&sb);
 			rc = cd_fail(err, CD_ENOMEM, "out of memory");
 			goto out;
 		}
 		rc = explain_scan_feed(sc, sb.buf ? sb.buf : "", sb.len, err);
-		sb_free(&sb);
 	} else if (os_isatty(OS_STDIN)) {
 		rc = cd_fail(err, CD_EUSAGE, "give the error text as an argument or pipe it in "
 			     "(cmd 2>&1 | cudoctor explain)");
@@ -586,6 +564,9 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 		goto out;
 	len = explain_scan_bytes(sc);
 	lines = explain_scan_lines(sc);
+	/* a phrase typed from memory names an error in words of its own */
+	if (sb.buf && (rc = explain_phrase(sb.buf, sb.len, &res, err)) != CD_OK)
+		goto out;
 	explain_result_classify_oom(&res, oom_finding_of);
 	if (given.block)
 		explain_result_launch_given(&res);
@@ -602,19 +583,22 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 		report_line(r, "Run `cudoctor doctor` to check the driver, toolkits and runtimes here, "
 			    "or paste more of the log.");
 	}
+	if ((rc = explain_origin(&ctx, &res, offline, g->run, err)) != CD_OK)
+		goto out;
 	for (size_t i = 0; i < res.n; i++)
-		if ((rc = report_match(r, &res.m[i], &given, g->run, offline,
-				       res.torch || (given.binary && strstr(given.binary, "torch")), matches, err)) != CD_OK)
+		if ((rc = report_match(r, &res.m[i], &ctx, g->run, matches, err)) != CD_OK)
 			goto out;
 	report_json_set(r, "matches", matches);
 	matches = NULL;
 	if ((rc = nccl_explain_log(r, explain_scan_nccl(sc), err)) != CD_OK)
 		goto out;
 	report_json_set(r, "offline", json_boolean(offline));
+	report_json_set(r, "text_origin", json_pack("{s:b, s:s}", "here", ctx.origin.here, "why", ctx.origin.why));
 	rc = report_answer_findings(r, SEV_INFO); /* -q: the findings are explain's answer */
 	if (rc != CD_OK)
 		rc = cd_fail(err, rc, "out of memory");
 out:
+	sb_free(&sb);
 	json_decref(matches);
 	explain_result_free(&res);
 	explain_scan_free(sc);
@@ -625,8 +609,9 @@ out:
 const struct cd_command cmd_explain = {
 	.name = "explain",
 	.summary = "what a pasted CUDA error means, checked on this machine, and its fix",
-	.usage = "cudoctor explain [--offline] [--binary PATH] [--gpu SPEC]...\n"
-		 "                        [--driver VER] [--block N] [TEXT... | LOGFILE]\n"
+	.usage = "cudoctor explain [--offline] [--binary PATH | --python[=PY]]\n"
+		 "                        [--gpu SPEC]... [--driver VER] [--block N]\n"
+		 "                        [TEXT... | LOGFILE]\n"
 		 "       some-command 2>&1 | cudoctor explain",
 	.help = explain_help,
 	.opts = explain_opts,

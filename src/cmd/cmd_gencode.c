@@ -22,10 +22,8 @@ enum { O_GPU = 1, O_NATIVE, O_ALL, O_ALL_MAJOR, O_TOOLKIT, O_PTX, O_NO_PTX, O_FO
 enum { GROUP_WHICH = 1, GROUP_PTX };
 
 static const struct cli_opt gencode_opts[] = {
-	{ .id = O_GPU, .short_name = 'g', .long_name = "gpu", .arg = CLI_REQUIRED, .metavar = "SPEC",
-	  .help = "sm_89, 8.9, 89, sm_90a, sm_100f, or a GPU name or part of one, case and "
-		  "spacing ignored (\"RTX 4060 Ti\", rtx4090, H200); repeatable",
-	  .complete = CLI_C_GPU, .flags = CLI_REPEAT },
+	{ CMD_OPT_GPU(O_GPU, "sm_89, 8.9, 89, sm_90a, sm_100f, or a GPU name or part of one, case and "
+		  "spacing ignored (\"RTX 4060 Ti\", rtx4090, H200); repeatable") },
 	{ .id = O_NATIVE, .long_name = "native", .help = "the GPUs this machine has (through the driver)" },
 	{ .id = O_ALL, .long_name = "all", .help = "every arch the toolkit builds", .group = GROUP_WHICH },
 	{ .id = O_ALL_MAJOR, .long_name = "all-major", .help = "the lowest arch of each major version",

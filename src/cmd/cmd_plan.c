@@ -8,7 +8,9 @@
 
 #include "cmd/cmd.h"
 #include "cmd/plan/rocm.h"
+#include "facts/amd.h"
 #include "kb/kb.h"
+#include "rules/fix.h"
 #include "rules/plan.h"
 #include "rules/rules.h"
 #include "util/err.h"
@@ -22,13 +24,11 @@ static const char plan_help[] =
 	"them. Without --gpu it plans for the GPUs and driver here. -q prints the driver's "
 	"verdict, the toolkit, the build with its install line, and the warnings.";
 
-enum { O_GPU = 1, O_DRIVER, O_FRAMEWORK };
+enum { O_GPU = 1, O_DRIVER, O_FRAMEWORK, O_OS };
 
 static const struct cli_opt plan_opts[] = {
-	{ .id = O_GPU, .short_name = 'g', .long_name = "gpu", .arg = CLI_REQUIRED, .metavar = "SPEC",
-	  .help = "sm_89, 8.9, 89, or a GPU name or part of one (\"RTX 4060 Ti\"); an AMD GPU (gfx1100, "
-		  "\"RX 7900 XTX\", 780M) plans its ROCm builds; repeatable",
-	  .complete = CLI_C_GPU, .flags = CLI_REPEAT },
+	{ CMD_OPT_GPU(O_GPU, "sm_89, 8.9, 89, or a GPU name or part of one (\"RTX 4060 Ti\"); an AMD GPU (gfx1100, "
+		  "\"RX 7900 XTX\", 780M) plans its ROCm builds; repeatable") },
 	{ .id = O_DRIVER, .long_name = "driver", .arg = CLI_REQUIRED, .metavar = "VERSION",
 	  .help = "the driver to plan for (580, R550, 550.54.14); default: the installed one, when the "
 		  "GPUs are this machine's" },
@@ -36,6 +36,10 @@ static const struct cli_opt plan_opts[] = {
 	  .help = "torch (default; torch==2.7 for one release), jax, vllm, ollama, or none (driver "
 		  "and toolkit only)",
 	  .complete = CLI_C_WORDS, .words = "torch jax vllm ollama none" },
+	{ .id = O_OS, .long_name = "os", .arg = CLI_REQUIRED, .metavar = "OS",
+	  .help = "linux or windows: whose wheels and install lines (win_amd64 and python -m pip on "
+		  "Windows); default: the system cudoctor runs on",
+	  .complete = CLI_C_WORDS, .words = "linux windows" },
 	{ 0 },
 };
 
@@ -46,7 +50,14 @@ struct plan_args {
 	const char *driver;
 	enum plan_framework fw;
 	struct version fw_version;
+	bool windows;                 /* plan Windows' wheels and pip line */
 };
+
+/* The pip a plan's install lines run: Windows' Python launches its own pip. */
+static const char *plan_pip(bool windows)
+{
+	return windows ? "python -m pip" : NULL;
+}
 
 static int parse_framework(const char *s, struct plan_args *a, char *err)
 {
@@ -71,6 +82,9 @@ static int parse_args(int argc, char **argv, const struct cli_args *args, struct
 	int rc;
 
 	memset(a, 0, sizeof(*a));
+#ifdef _WIN32
+	a->windows = true;
+#endif
 	for (size_t i = 0; i < args->n; i++) {
 		const char *val = args->v[i].value;
 
@@ -80,6 +94,11 @@ static int parse_args(int argc, char **argv, const struct cli_args *args, struct
 				return rc;
 			break;
 		case O_DRIVER: a->driver = val; break;
+		case O_OS:
+			if (strcmp(val, "linux") != 0 && strcmp(val, "windows") != 0)
+				return cd_fail(err, CD_EUSAGE, "--os is linux or windows, not '%.40s'", val);
+			a->windows = strcmp(val, "windows") == 0;
+			break;
 		case O_FRAMEWORK:
 			if ((rc = parse_framework(val, a, err)) != CD_OK)
 				return rc;
@@ -345,11 +364,13 @@ static int toolkit_section(struct report *r, const struct plan *p)
 			       p->tk[p->tk_pick].tk->release_text, "why", p->tk_why) : json_null());
 }
 
+static bool plan_windows; /* this run plans Windows' wheels */
+
 static void pip_lines(struct report *r, const struct kb_torch_build *b)
 {
 	char pip[512];
 
-	plan_torch_install(b, false, NULL, pip, sizeof(pip));
+	plan_torch_install(b, false, plan_pip(plan_windows), pip, sizeof(pip));
 	report_kv_command(r, "pip", "%s", pip);
 	report_kv_command(r, "uv", "uv %s", pip);
 }
@@ -375,8 +396,9 @@ static json_t *torch_json(const struct plan *p, const struct plan_torch *t)
 	if (o) {
 		char pip[512];
 
-		plan_torch_install(t->b, false, NULL, pip, sizeof(pip));
+		plan_torch_install(t->b, false, plan_pip(plan_windows), pip, sizeof(pip));
 		json_object_set_new(o, "pip", json_string(pip));
+		json_object_set_new(o, "needs_branch", json_integer(plan_torch_min_branch(p, t)));
 		json_object_set_new(o, "uv", json_sprintf("uv %s", pip));
 	}
 	return o;
@@ -412,6 +434,51 @@ static void torch_gpu_notes(struct report *r, const struct plan *p, const struct
 	}
 }
 
+/* Without a driver: the newest build that runs on the oldest branch supporting every GPU
+ * first (what most owners of these GPUs have), then the newest overall, each with the branch it
+ * needs. Returns NULL; r->oom says whether it ran out of memory. */
+static struct finding *no_driver_leads(struct report *r, const struct plan *p)
+{
+	const struct kb_torch_build *lead, *newest;
+	int lb, nb;
+	char pip[512];
+
+	fix_torch_leads(p, &lead, &lb, &newest, &nb);
+	if (!lead)
+		lead = newest, lb = nb;
+	if (lead) {
+		report_kv(r, "recommended", "torch %s %s%s: needs R%d+, the oldest driver branch that supports every GPU; the "
+			  "newest release that runs there (no driver known: give --driver)", lead->release, lead->variant,
+			  lead->uncertain ? " (uncertain arch list)" : "", lb);
+		pip_lines(r, lead);
+		plan_torch_install(lead, false, plan_pip(plan_windows), pip, sizeof(pip));
+		cmd_note(r, report_answer(r, "torch %s %s (needs R%d+): %s", lead->release, lead->variant, lb, pip)); /* -q */
+	}
+	if (newest && newest != lead) {
+		report_kv(r, "newest", "torch %s %s: needs R%d+", newest->release, newest->variant, nb);
+		plan_torch_install(newest, false, plan_pip(plan_windows), pip, sizeof(pip));
+		report_kv_command(r, "pip", "%s", pip);
+		cmd_note(r, report_answer(r, "newest: torch %s %s (needs R%d+): %s", newest->release, newest->variant, nb,
+					  pip)); /* -q */
+	}
+	return NULL;
+}
+
+/* The build plan recommends: its pick for the driver, or without one the lead above. */
+static long recommended(const struct plan *p)
+{
+	const struct kb_torch_build *lead, *newest;
+	int lb, nb;
+
+	if (p->in.driver.known)
+		return p->torch_pick;
+	fix_torch_leads(p, &lead, &lb, &newest, &nb);
+	for (size_t i = 0; lead && i < p->n_torch; i++)
+		if (p->torch[i].b == lead)
+			return (long)i;
+	return p->torch_pick;
+}
+
 static int torch_section(struct report *r, const struct plan *p)
 {
 	static const char *const hdr[] = { "release", "variants with code for every GPU", "this driver runs" };
@@ -420,7 +487,8 @@ static int torch_section(struct report *r, const struct plan *p)
 
 	if (!arr)
 		return CD_ENOMEM;
-	report_section(r, "PyTorch (download.pytorch.org wheels, Linux x86_64)");
+	report_section(r, plan_windows ? "PyTorch (download.pytorch.org wheels, Windows x86_64: win_amd64)"
+				       : "PyTorch (download.pytorch.org wheels, Linux x86_64)");
 	report_table(r, 3, hdr);
 	for (size_t i = 0; i < p->n_torch;) {
 		const char *rel = p->torch[i].b->release;
@@ -442,18 +510,19 @@ static int torch_section(struct report *r, const struct plan *p)
 		report_table_row(r, (const char *const[]){ rel, *fits ? fits : "none", !p->in.driver.known ? "?" : *runs ? runs : "none" });
 	}
 	report_json_set(r, "torch_builds", arr);
-	if (p->torch_pick >= 0) {
+	if (p->torch_pick >= 0 && !p->in.driver.known) {
+		if ((f = no_driver_leads(r, p)) == NULL && r->oom)
+			return CD_ENOMEM;
+	} else if (p->torch_pick >= 0) {
 		const struct plan_torch *t = &p->torch[p->torch_pick];
 
 		report_kv(r, "recommended", "torch %s %s%s: %s", t->b->release, t->b->variant, t->b->uncertain ? " (uncertain arch list)" : "",
-			  p->in.driver.known ? "the newest release with a build for every GPU that this driver runs; stable CUDA before experimental"
-					     : "the newest release with a build for every GPU (no driver known)");
-		if (p->in.driver.known)
-			report_kv(r, "on this driver", "%s", fit_driver_text(t->driver_fit));
+			  "the newest release with a build for every GPU that this driver runs; stable CUDA before experimental");
+		report_kv(r, "on this driver", "%s", fit_driver_text(t->driver_fit));
 		char pip[512];
 
 		pip_lines(r, t->b);
-		plan_torch_install(t->b, false, NULL, pip, sizeof(pip));
+		plan_torch_install(t->b, false, plan_pip(plan_windows), pip, sizeof(pip));
 		cmd_note(r, report_answer(r, "torch %s %s: %s", t->b->release, t->b->variant, pip)); /* -q */
 		torch_gpu_notes(r, p, t);
 	} else if (p->torch_pick_any_driver >= 0) {
@@ -470,7 +539,8 @@ static int torch_section(struct report *r, const struct plan *p)
 				       "No PyTorch build in the tables runs on this driver for these GPUs; torch %s %s needs %s or newer",
 				       t->b->release, t->b->variant, b1);
 		if (!f || finding_why(f, "A wheel built with CUDA %s runs only on a driver of CUDA %d or newer, and only on GPUs that driver supports.", t->b->cuda_text, t->b->cuda.major) ||
-		    finding_fix(f, "sudo apt install nvidia-driver-%d   # or your distribution's package", need))
+		    (plan_windows ? finding_fix(f, "# install an NVIDIA driver of branch R%d or newer from nvidia.com/drivers", need)
+				  : finding_fix(f, "sudo apt install nvidia-driver-%d   # or your distribution's package", need)))
 			return CD_ENOMEM;
 	} else if (p->n_torch) {
 		report_kv(r, "recommended", "none: no PyTorch build in the tables carries code for every GPU");
@@ -491,7 +561,7 @@ static int torch_section(struct report *r, const struct plan *p)
 			report_kv(r, "newest", "torch %s %s: %s", t->b->release, t->b->variant, why);
 		}
 	}
-	return report_json_set(r, "torch", p->torch_pick >= 0 ? torch_json(p, &p->torch[p->torch_pick]) : json_null());
+	return report_json_set(r, "torch", p->torch_pick >= 0 ? torch_json(p, &p->torch[recommended(p)]) : json_null());
 }
 
 static int fw_section(struct report *r, const struct plan *p)
@@ -628,11 +698,14 @@ static int jetson_section(struct report *r, const struct plan *p)
 	return CD_OK;
 }
 
-/* AMD GPUs are planned apart (cmd/plan/rocm.c): CD_ENOTFOUND when no --gpu names one. */
-static int amd_plan(struct report *r, const struct cli_args *args, char *err)
+/* AMD GPUs are planned apart (cmd/plan/rocm.c): those --gpu names, else on an AMD machine with
+ * nothing NVIDIA the AMD GPUs here; CD_ENOTFOUND when there are none. */
+static int amd_plan(struct report *r, const struct cli_args *args, struct cd_run *run, char *err)
 {
 	const char *specs[PLAN_MAX_GPUS], *fw = "torch";
 	size_t n = 0, nvidia = 0;
+	const struct amd_host *h;
+	int rc;
 
 	for (size_t i = 0; i < args->n; i++) {
 		if (args->v[i].opt->id == O_FRAMEWORK)
@@ -644,6 +717,17 @@ static int amd_plan(struct report *r, const struct cli_args *args, char *err)
 	}
 	if (n && nvidia)
 		return cd_fail(err, CD_EUSAGE, "plan NVIDIA and AMD GPUs apart: one stack serves one vendor");
+	if (!n && !nvidia && cd_run_amd_only(run)) {
+		if ((rc = cd_run_amd(run, &h, err)) != CD_OK)
+			return rc;
+		for (size_t i = 0; i < h->n_gpus && n < PLAN_MAX_GPUS; i++) {
+			bool seen = false;
+			for (size_t k = 0; k < n; k++)
+				seen |= strcmp(specs[k], h->gpus[i].gfx) == 0;
+			if (!seen)
+				specs[n++] = h->gpus[i].gfx;
+		}
+	}
 	return n ? plan_rocm_report(r, specs, n, fw, err) : CD_ENOTFOUND;
 }
 
@@ -655,7 +739,7 @@ static int plan_run(struct report *r, int argc, char **argv, const struct cd_glo
 	int rc;
 
 	(void)gl;
-	if ((rc = amd_plan(r, gl->args, err)) != CD_ENOTFOUND)
+	if ((rc = amd_plan(r, gl->args, gl->run, err)) != CD_ENOTFOUND)
 		return rc;
 	if ((rc = parse_args(argc, argv, gl->args, &a, err)) != CD_OK)
 		return rc;
@@ -674,6 +758,8 @@ static int plan_run(struct report *r, int argc, char **argv, const struct cd_glo
 	if ((rc = plan_make(&in, p, err)) != CD_OK)
 		goto out;
 	report_json_set(r, "framework", json_string(plan_framework_name(a.fw)));
+	report_json_set(r, "os", json_string(a.windows ? "windows" : "linux"));
+	plan_windows = a.windows;
 	rc = CD_ENOMEM;
 	if (gpus_section(r, p) || driver_section(r, p) || toolkit_section(r, p) || jetson_section(r, p))
 		goto nomem;

@@ -24,8 +24,11 @@ static int topo_run(struct report *r, int argc, char **argv, const struct cd_glo
 	if ((rc = kb_links_load(err)) != CD_OK || (rc = cd_run_driver(g->run, &p, err)) != CD_OK ||
 	    (rc = cd_run_topology(g->run, &t, err)) != CD_OK)
 		return rc;
-	if ((rc = rules_gpu_pcie(p, r)) != CD_OK || (rc = topo_rules(r, t)) != CD_OK ||
-	    (rc = topo_report_full(r, t)) != CD_OK || (rc = topo_report_answer(r, t)) != CD_OK)
+	/* NVIDIA's links only (NVLink, NVML's P2P): on an AMD machine that is what the answer says */
+	if ((rc = rules_gpu_pcie(p, r)) != CD_OK || (rc = topo_rules(r, t)) != CD_OK || (rc = topo_report_full(r, t)) != CD_OK ||
+	    (rc = !p->n_gpus && cd_run_amd_only(g->run)
+			  ? report_answer(r, "no NVIDIA GPU: an AMD machine (topo reads NVIDIA GPUs' links)")
+			  : topo_report_answer(r, t)) != CD_OK)
 		rc = cd_fail(err, rc, "out of memory");
 	return rc;
 }

@@ -79,6 +79,7 @@ struct cd_run_parts {
 	struct topo_probe *topo;
 	struct deploy_info *dep;
 	struct amd_host *amd;
+	bool amd_only, amd_only_asked; /* rules_amd_only of the driver and AMD parts */
 };
 
 static int parts_of(struct cd_run *run, char *err)
@@ -189,6 +190,24 @@ int cd_run_driver(struct cd_run *run, const struct gpu_probe **out, char *err)
 	return rc;
 }
 
+bool cd_run_amd_only(struct cd_run *run)
+{
+	const struct gpu_probe *d;
+	const struct amd_host *h;
+	char err[CD_ERRMSG];
+
+	if (parts_of(run, err) != CD_OK)
+		return false;
+	if (run->parts->amd_only_asked)
+		return run->parts->amd_only;
+	run->parts->amd_only_asked = true;
+	/* a driver that sees an NVIDIA GPU settles it without reading the AMD side */
+	if (cd_run_driver(run, &d, err) != CD_OK || d->n_gpus > 0 || cd_run_amd(run, &h, err) != CD_OK)
+		return false;
+	run->parts->amd_only = rules_amd_only(h, d);
+	return run->parts->amd_only;
+}
+
 int cd_run_judge_driver(struct cd_run *run, struct report *r, char *err)
 {
 	struct facts f;
@@ -198,6 +217,9 @@ int cd_run_judge_driver(struct cd_run *run, struct report *r, char *err)
 	if (run->parts->judged)
 		return CD_OK;
 	run->parts->judged = true;
+	/* an AMD machine without NVIDIA hardware: no driver is the expected state, not a finding */
+	if (cd_run_amd_only(run))
+		return CD_OK;
 	if ((rc = rules_driver(&f, r)) != CD_OK)
 		return cd_fail(err, rc, "%s", cd_strerror(rc));
 out:

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "facts/textfacts.h"
 #include "kb/kb.h"
 #include "explain/context.h"
 #include "explain/eras.h"
@@ -18,7 +19,7 @@
 #define EXPLAIN_LINE_MAX 320   /* characters of a matched line kept as evidence */
 #define EXPLAIN_MAX_LINES 4    /* distinct matched lines kept per finding */
 
-enum explain_via { VIA_STRING, VIA_NAME, VIA_NUMBER, VIA_MESSAGE };
+enum explain_via { VIA_STRING, VIA_NAME, VIA_NUMBER, VIA_MESSAGE, VIA_PHRASE /* a short phrase named it */ };
 
 struct explain_match {
 	const char *finding;                 /* finding id (kb/findings.tsv) */
@@ -80,6 +81,7 @@ struct explain_result {
 	struct explain_match *m;
 	size_t n, cap;
 	bool torch;                          /* the text is PyTorch's (it names torch) */
+	struct text_facts facts;             /* what the text says of its machine */
 };
 
 /* Scans text (len bytes; need not be NUL-terminated). CD_OK (possibly no matches),
@@ -104,6 +106,12 @@ const struct nccl_log *explain_scan_nccl(const struct explain_scan *s);
 size_t explain_scan_bytes(const struct explain_scan *s);
 size_t explain_scan_lines(const struct explain_scan *s);
 void explain_scan_free(struct explain_scan *s);
+
+/* A short phrase typed from memory, when nothing in it was recognised (r->n == 0): the error
+ * its words name ("no kernel image", "driver too old", "is_available() returns False") added
+ * to r as a match of its own (VIA_PHRASE). Nothing when the text is no phrase or names
+ * nothing cudoctor knows. CD_OK, CD_ENOMEM or the kb's load error. */
+int explain_phrase(const char *text, size_t len, struct explain_result *r, char *err);
 
 /* The user named the failed launch's block (--block): an invalid argument (1) in r is that
  * launch's, and becomes launch-out-of-resources. */

@@ -61,6 +61,10 @@ struct amd_host {
 	const char *hip_visible;      /* $HIP_VISIBLE_DEVICES */
 	const char *rocr_visible;     /* $ROCR_VISIBLE_DEVICES */
 	const char *hsa_xnack;        /* $HSA_XNACK */
+	/* NVIDIA's side of the machine, which decides whether a missing NVIDIA driver is an error:
+	 * NVIDIA display controllers on the PCI bus (vendor 0x10de, class 0x03), -1 bus unreadable */
+	int nvidia_pci_gpus;
+	bool nvidia_module;           /* /proc/driver/nvidia/version or /sys/module/nvidia exists */
 };
 
 /* Their fields (amd_fields.c): doctor's and devices' "amd" object, its "gpus" and "nodes". */

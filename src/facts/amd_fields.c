@@ -61,6 +61,9 @@ static const struct field host_fields[] = {
 	  .valid = FIELD_ALWAYS, .views = FIELD_ALL },
 	{ .key = "hsa_xnack", .label = "HSA_XNACK", .kind = FK_CSTR, .off = H(hsa_xnack), .valid = FIELD_ALWAYS,
 	  .views = FIELD_ALL },
+	{ .key = "nvidia_pci_gpus", .label = "NVIDIA GPUs on the PCI bus", .kind = FK_INT, .off = H(nvidia_pci_gpus),
+	  .valid = FIELD_ALWAYS, .views = FIELD_FULL, .flags = FIELD_NEG_UNKNOWN },
+	{ .key = "nvidia_module", .kind = FK_BOOL, .off = H(nvidia_module), .valid = FIELD_ALWAYS },
 };
 
 const struct field_table amd_host_field_table = {

@@ -361,6 +361,30 @@ static void probe_rocm(struct amd_host *h, const char *root)
 	}
 }
 
+/* NVIDIA display controllers on the PCI bus: sysfs lists every PCI function, driver or not. */
+static void probe_nvidia(struct amd_host *h, const char *root)
+{
+	char dir[PROBE_PATH], abs[128], vendor[16], class[16];
+	char **devs = NULL;
+	size_t n = 0;
+
+	h->nvidia_module = exists_host(root, "/proc/driver/nvidia/version") || exists_host(root, "/sys/module/nvidia");
+	h->nvidia_pci_gpus = -1;
+	if (host_path(dir, sizeof dir, root, "/sys/bus/pci/devices") != CD_OK || !path_is_dir(dir) ||
+	    dir_names(dir, NULL, NULL, &devs, &n) != CD_OK)
+		return;
+	h->nvidia_pci_gpus = 0;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(abs, sizeof abs, "/sys/bus/pci/devices/%.40s/vendor", devs[i]);
+		if (!read_host(root, abs, vendor, sizeof vendor) || strcmp(vendor, "0x10de") != 0)
+			continue;
+		snprintf(abs, sizeof abs, "/sys/bus/pci/devices/%.40s/class", devs[i]);
+		if (read_host(root, abs, class, sizeof class) && strncmp(class, "0x03", 4) == 0)
+			h->nvidia_pci_gpus++;
+	}
+	names_free(devs, n);
+}
+
 void amd_probe(struct amd_host *h, const char *root)
 {
 	memset(h, 0, sizeof *h);
@@ -372,6 +396,7 @@ void amd_probe(struct amd_host *h, const char *root)
 	if (h->kfd || h->amdgpu_module || exists_host(root, "/dev/kfd"))
 		probe_nodes(h, root);
 	probe_rocm(h, root);
+	probe_nvidia(h, root);
 	h->hsa_override = os_getenv("HSA_OVERRIDE_GFX_VERSION");
 	h->hip_visible = os_getenv("HIP_VISIBLE_DEVICES");
 	h->rocr_visible = os_getenv("ROCR_VISIBLE_DEVICES");

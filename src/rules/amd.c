@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kb/amd.h"
+#include "kb/amd_driver.h"
 #include "rules/arch.h"
 #include "rules/catalogue.h"
 #include "util/err.h"
@@ -15,6 +16,16 @@
 bool rules_amd_present(const struct amd_host *h)
 {
 	return h->n_gpus || h->amdgpu_module || (h->n_nodes && h->nodes[0].exists);
+}
+
+bool rules_amd_only(const struct amd_host *h, const struct gpu_probe *d)
+{
+	if (!rules_amd_present(h) || h->nvidia_pci_gpus > 0 || h->nvidia_module)
+		return false;
+	if (d && (d->n_gpus > 0 || (driver_has(d, DF_NVML_DEVICE_COUNT) && d->nvml_device_count > 0) ||
+		  (driver_has(d, DF_CUDA_DEVICE_COUNT) && d->cuda_device_count > 0)))
+		return false;
+	return true;
 }
 
 static int kfd_rule(struct report *r, const struct amd_host *h)
@@ -157,6 +168,47 @@ static int override_rule(struct report *r, const struct amd_host *h)
 	return CD_OK;
 }
 
+bool rules_amd_window(const struct amd_host *h, struct amd_window *w)
+{
+	memset(w, 0, sizeof *w);
+	if (!h->amdgpu_version[0] || !h->rocm_version[0])
+		return false;
+	w->judged = true;
+	w->driver = kb_amdgpu_driver_of_module(h->amdgpu_version);
+	w->inside = w->driver && kb_amdgpu_supports(w->driver, h->rocm_version);
+	return w->driver != NULL;
+}
+
+/* The installed ROCm outside the DKMS driver's support window (kb/amdgpu_drivers.tsv). The
+ * kernel's own amdgpu writes no version: AMD's window is for its DKMS driver, so it stays
+ * unjudged there. */
+static int window_rule(struct report *r, const struct amd_host *h)
+{
+	struct amd_window w;
+	struct finding *f;
+	char rel[16];
+
+	if (!rules_amd_window(h, &w) || w.inside)
+		return CD_OK;
+	/* the fix names only the release's digits: the version file's other text is not pasted */
+	snprintf(rel, sizeof rel, "%.*s", (int)strspn(h->rocm_version, "0123456789."), h->rocm_version);
+	f = report_add_finding(r, SEV_WARN, "rocm-driver-window", "amdgpu",
+			       "ROCm %s is outside the support window of the amdgpu driver %s here", h->rocm_version,
+			       w.driver->driver);
+	if (!f || finding_evidence(f, "/sys/module/amdgpu/version: %s (AMD's DKMS driver %s)", h->amdgpu_version, w.driver->driver) ||
+	    finding_evidence(f, "%s/.info/version: %s", h->rocm_path[0] ? h->rocm_path : "/opt/rocm", h->rocm_version) ||
+	    finding_evidence(f, "AMD supports driver %s with ROCm %s", w.driver->driver, w.driver->rocm_text) ||
+	    finding_why(f, "ROCm's user space (the HSA runtime, HIP) talks to the amdgpu kernel driver through KFD's "
+			   "interface, which AMD keeps compatible only across a window of releases (about a year apart from "
+			   "ROCm 6.4 on, two releases before). Outside it ROCm may fail to initialise (hipErrorNoDevice, "
+			   "HSA_STATUS_ERROR_OUT_OF_RESOURCES), miss features or hang; AMD does not support the pair.") ||
+	    finding_fix(f, "# install the amdgpu driver that matches ROCm %s, or a ROCm release driver %s supports (%s)", rel,
+			w.driver->driver, w.driver->rocm_text) ||
+	    finding_fix(f, "sudo amdgpu-install --usecase=dkms  # the driver of the installed amdgpu-install's release"))
+		return CD_ENOMEM;
+	return CD_OK;
+}
+
 int rules_amd(struct report *r, const struct amd_host *h)
 {
 	int rc;
@@ -164,7 +216,8 @@ int rules_amd(struct report *r, const struct amd_host *h)
 		return CD_OK;
 	if ((rc = kfd_rule(r, h)) || (rc = node_rule(r, h)) || (rc = hip_rule(r, h)) ||
 	    (rc = visible_rule(r, h, "ROCR_VISIBLE_DEVICES", h->rocr_visible)) ||
-	    (rc = visible_rule(r, h, "HIP_VISIBLE_DEVICES", h->hip_visible)) || (rc = override_rule(r, h)))
+	    (rc = visible_rule(r, h, "HIP_VISIBLE_DEVICES", h->hip_visible)) || (rc = override_rule(r, h)) ||
+	    (rc = window_rule(r, h)))
 		return rc;
 	return CD_OK;
 }

@@ -20,6 +20,7 @@
 #include "kb/vendor_libs.h"
 #include "rules/catalogue.h"
 #include "rules/driver_need.h"
+#include "rules/fix.h"
 #include "rules/plan.h"
 #include "util/err.h"
 #include "util/sort.h"
@@ -652,33 +653,56 @@ static bool extends_torch(const struct arch_file *f)
 }
 
 
-/* PyTorch's fix, from plan: the newest wheel with code for cc that t's driver runs. */
-static void torch_fix_vars(unsigned cc, const struct arch_target *t, struct finding_vars *v)
+/* Where an NVIDIA library came from, which decides what replaces it: a toolkit or
+ * distribution prefix (/usr/local/cuda*, /opt/nvidia/..., /usr/lib/..., Windows' "NVIDIA GPU
+ * Computing Toolkit") by that release, a conda env's lib by its conda package, anything else
+ * (site-packages, a folder of its own) by NVIDIA's pip wheel. */
+static enum fix_binary nv_library_kind(const char *path)
 {
-	struct plan_input in = { 0 };
-	struct gpu_spec spec;
-	struct plan *p = malloc(sizeof(*p));
-	char err[CD_ERRMSG], line[400];
-	long pick;
+	if (strstr(path, "site-packages") || strstr(path, "dist-packages") || strstr(path, ".whl!"))
+		return FIX_BIN_NV_WHEEL;
+	if (strstr(path, "/envs/") || strstr(path, "conda") || strstr(path, "miniforge") || strstr(path, "mambaforge"))
+		return FIX_BIN_NV_CONDA;
+	if (strstr(path, "/usr/local/cuda") || strstr(path, "/opt/nvidia") || strstr(path, "/usr/lib") ||
+	    strstr(path, "/cuda-") || strstr(path, "/cuda/") || strstr(path, "GPU Computing Toolkit"))
+		return FIX_BIN_NV_TOOLKIT;
+	return FIX_BIN_NV_WHEEL;
+}
 
-	if (!p)
+/* The situation arch knows for GPU cc: the target's driver (given or here) and the file's kind. */
+static void arch_situation(unsigned cc, const struct arch_target *t, enum fix_binary kind, struct fix_situation *s)
+{
+	struct version cuda;
+	bool given = strstr(t->driver.source, "--driver") != NULL;
+
+	fix_situation_init(s);
+	fix_add_gpu(s, cc, NULL, FIX_SRC_GIVEN);
+	if (t->driver.known && t->driver.version[0] &&
+	    fix_set_driver(s, t->driver.version, given ? FIX_SRC_GIVEN : FIX_SRC_HERE) == CD_OK)
+		;
+	else if (t->driver.known && t->driver.cuda) {
+		cuda = version_from_cuda_int(t->driver.cuda);
+		fix_set_driver_cuda(s, &cuda, given ? FIX_SRC_GIVEN : FIX_SRC_HERE);
+	}
+	s->binary.kind = kind;
+	s->binary.src = FIX_SRC_GIVEN;
+	if (kind == FIX_BIN_FRAMEWORK) {
+		s->framework.fw = PLAN_FW_TORCH;
+		s->framework.src = FIX_SRC_GIVEN;
+	}
+}
+
+/* The engine's lines for a file's image verdict on GPU cc, into v. */
+static void engine_vars(const struct fix_situation *s, struct finding_vars *v)
+{
+	struct fix_lines l;
+	char err[CD_ERRMSG];
+
+	/* own builds and extensions get no line from it: their rebuild lines are the row's */
+	if (fix_plan(s, FIX_NO_IMAGE, &l, err) != CD_OK)
 		return;
-	plan_spec_of(cc, NULL, &spec);
-	in.gpus = &spec;
-	in.n_gpus = 1;
-	in.framework = PLAN_FW_TORCH;
-	if (t->driver.known && t->driver.version[0] && plan_driver_parse(t->driver.version, &in.driver, err) != CD_OK)
-		memset(&in.driver, 0, sizeof(in.driver));
-	if (!in.driver.known && t->driver.known && t->driver.cuda) {
-		in.driver.known = true;
-		in.driver.cuda = version_from_cuda_int(t->driver.cuda);
-	}
-	if (plan_make(&in, p, err) == CD_OK && (pick = p->torch_pick >= 0 ? p->torch_pick : p->torch_pick_any_driver) >= 0) {
-		plan_torch_install(p->torch[pick].b, true, NULL, line, sizeof(line));
-		finding_var(v, "torch_install", "%s", line);
-		finding_var(v, "torch_build", "%s %s", p->torch[pick].b->release, p->torch[pick].b->variant);
-	}
-	free(p);
+	fix_vars(&l, v);
+	finding_flag(v, "fixed", true);
 }
 
 /* One flag set for every GPU judged (a single-arch line per GPU would drop the others):
@@ -748,9 +772,9 @@ static void image_vars(const struct arch_file *f, unsigned cc, const struct arch
 	const struct kb_toolkit *first, *last;
 	struct kb_arch arch = { (int)cc, 0 };
 	char nvcc[512], cmake[256], torch[256];
-	bool is_torch = looks_like_torch(path);
+	bool is_torch = looks_like_torch(path), ext = false;
+	struct fix_situation s;
 	struct runtime_need lib;
-	int major = 12;
 
 	arch_lists(t, cc, nvcc, sizeof(nvcc), cmake, sizeof(cmake), torch, sizeof(torch));
 	finding_var(v, "sm", "%u", cc);
@@ -760,29 +784,27 @@ static void image_vars(const struct arch_file *f, unsigned cc, const struct arch
 	finding_var(v, "torch_archs", "%s", torch);
 	finding_flag(v, "torch_file", is_torch);
 	finding_flag(v, "wheel_file", !is_torch && wheel);
-	if (is_torch) {
+	if (is_torch)
 		finding_flag(v, "torch", true);
-		torch_fix_vars(cc, t, v);
-	} else if (!wheel) {
-		arch_torch_extension_vars(f, cc, t, v);
-	}
-	/* the wheel of the library's own CUDA major (libcublas.so.13: the cu13 wheel), else of the
-	 * first CUDA that builds the GPU */
-	runtime_need_of_library(path, &lib);
+	else if (!wheel)
+		ext = arch_torch_extension_vars(f, cc, t, v);
 	if (kb_arch_toolkit_range(arch, &first, &last) == CD_OK) {
-		if (first && first->release.major > major)
-			major = first->release.major;
 		if (last)
 			finding_var(v, "last_toolkit", "%s", last->release_text);
 	} else {
 		finding_var(v, "no_toolkit_sm", "%u", cc);
 	}
-	if (lib.known)
-		major = lib.cuda.major;
+	/* a framework's file or NVIDIA's library is replaced by a release that carries the arch;
+	 * one's own build or an extension is rebuilt */
+	arch_situation(cc, t, is_torch ? FIX_BIN_FRAMEWORK : wheel ? nv_library_kind(path) : ext ? FIX_BIN_TORCH_EXT : FIX_BIN_OWN_BUILD, &s);
+	finding_flag(v, "replace", is_torch || wheel);
 	if (!is_torch && wheel) {
+		runtime_need_of_library(path, &lib);
+		snprintf(s.binary.wheel, sizeof(s.binary.wheel), "%s", wheel);
+		s.binary.cuda_major = lib.known ? lib.cuda.major : 0;
 		finding_var(v, "wheel", "%s", wheel);
-		finding_var(v, "wheel_major", "%d", major);
 	}
+	engine_vars(&s, v);
 	finding_flag(v, "force_jit", t->force_jit);
 }
 

@@ -128,6 +128,13 @@ int arch_amd_findings(struct report *r, const struct arch_file *f, const struct 
 /* "gfx1030, gfx1100, gfx11-generic": the distinct targets of f's code objects (one bundle's
  * when bundle >= 0); malloc'ed, NULL when out of memory. */
 char *arch_amd_carries(const struct dc_inventory *inv, long bundle);
+/* The values and row of rocm-gfx-target-missing for f's verdict v on AMD GPU g (what the file
+ * carries, what the GPU runs, the build to install, what HSA_OVERRIDE_GFX_VERSION would do), as
+ * arch_amd_findings gives them, for another command's finding of that id (explain's).
+ * CD_ENOTFOUND when v is no missing target on an AMD GPU; CD_ENOMEM. */
+struct finding_vars;
+int arch_amd_missing_vars(const struct arch_file *f, const struct arch_target *t, const struct arch_gpu *g,
+			  const struct arch_verdict *v, struct finding_vars *fv, const char **row);
 
 /* The header facts of image im as compat.c reads them. */
 void arch_compat_image(const struct dc_image *im, struct compat_image *out);

@@ -420,6 +420,23 @@ static void amd_vars(const struct arch_file *f, const struct arch_gpu *g, const 
 		finding_var(v, "no_override", "%s", gfx);
 }
 
+int arch_amd_missing_vars(const struct arch_file *f, const struct arch_target *t, const struct arch_gpu *g,
+			  const struct arch_verdict *v, struct finding_vars *fv, const char **row)
+{
+	const char *gfx = t->hsa_override_gfx[0] ? t->hsa_override_gfx : g->gfx;
+	char *all;
+
+	if (!g->amd || v->other_vendor || v->verdict != VERDICT_NO_IMAGE)
+		return CD_ENOTFOUND;
+	if (!(all = arch_amd_carries(&f->inv, -1)))
+		return CD_ENOMEM;
+	amd_vars(f, g, gfx, all, fv);
+	finding_flag(fv, "xnack", v->features_only);
+	*row = v->features_only ? "rocm-gfx-target-missing/feature" : "rocm-gfx-target-missing";
+	free(all);
+	return CD_OK;
+}
+
 int arch_amd_findings(struct report *r, const struct arch_file *f, const struct arch_target *t,
 		      const struct arch_gpu *g, const struct arch_verdict *v)
 {

@@ -30,9 +30,10 @@ static const struct {
 };
 
 /* Values a rule composes as shell text from cudoctor's own tables (a plan's pip line, nvcc's
- * -gencode flags), never from an input: put into a fix line as they are, being several words.
+ * -gencode flags, the fix engine's lines), never from an input: put into a fix line as they are, being several words.
  * Every other value is quoted for the line's shell (catalogue_fix_shell). */
-static const char *const shell_text[] = { "plan_fix", "plan_why", "torch_install", "pip", "nvcc_flags" };
+static const char *const shell_text[] = { "plan_fix", "plan_why", "torch_install", "pip", "nvcc_flags",
+					  "fix_a", "fix_b", "fix_c", "fix_d", "fix_a_why", "fix_b_why", "fix_c_why", "fix_d_why" };
 
 bool catalogue_is_shell_text(const char *name)
 {

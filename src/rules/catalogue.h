@@ -27,8 +27,8 @@
 #include "kb/kb.h"
 #include "report/report.h"
 
-#define FINDING_VARS_MAX 24
-#define FINDING_VAR_LEN 200
+#define FINDING_VARS_MAX 40
+#define FINDING_VAR_LEN 400
 
 /* The values a verdict gives a catalogue row. A name not set is unknown. */
 struct finding_vars {

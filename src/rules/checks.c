@@ -232,9 +232,18 @@ int check_binary(const char *path, const struct arch_file *f, const struct arch_
 	struct explain_check *c;
 	int rc;
 
+	bool hip = f->inv.n_hip_entries > 0;
+
 	c = check_add(out, "binary", CHECK_INFO, "%s carries", path);
-	if (f->inv.n_images == 0)
+	if (f->inv.n_images == 0 && !hip)
 		check_more(c, " no device code");
+	if (hip) { /* AMD code objects: their targets, as arch lists them */
+		char *carries = arch_amd_carries(&f->inv, -1);
+		if (!carries)
+			return cd_fail(err, CD_ENOMEM, "out of memory");
+		check_more(c, " AMD code objects for %s", carries);
+		free(carries);
+	}
 	for (size_t i = 0; i < f->inv.n_images && i < 24; i++) {
 		char name[32];
 
@@ -244,7 +253,7 @@ int check_binary(const char *path, const struct arch_file *f, const struct arch_
 	if (f->inv.n_images > 24)
 		check_more(c, " ... (%zu images)", f->inv.n_images);
 	check_runtime_need(f, t, out);
-	if (!t->n_gpus || !f->inv.n_images)
+	if (!t->n_gpus || (!f->inv.n_images && !hip))
 		return CD_OK;
 	free(b->v);
 	free(b->gpus);
@@ -266,7 +275,12 @@ int check_binary(const char *path, const struct arch_file *f, const struct arch_
 			continue;
 		b->v[b->n] = b->v[g];
 		b->gpus[b->n++] = gi;
-		if (gi->ordinal >= 0)
+		if (gi->amd && t->hsa_override_gfx[0])
+			check_more(c, "; on %s, taken for %s (HSA_OVERRIDE_GFX_VERSION): %s", gi->name, t->hsa_override_gfx,
+				   compat_verdict_name(v));
+		else if (gi->amd)
+			check_more(c, "; on %s: %s", gi->name, compat_verdict_name(v));
+		else if (gi->ordinal >= 0)
 			check_more(c, "; on GPU %d (CC %u.%u): %s", gi->ordinal, gi->cc / 10, gi->cc % 10,
 			     compat_verdict_name(v));
 		else
@@ -582,4 +596,24 @@ void check_memory(const struct check_text *m, const struct gpu_probe *g, struct 
 	}
 	if (!any)
 		check_add(out, "memory", CHECK_SKIPPED, "NVML reports no GPU memory here");
+}
+
+void check_kfd(const struct check_text *t, const struct amd_host *h, struct explain_checks *out)
+{
+	const struct amd_node *kfd = h->n_nodes && strcmp(h->nodes[0].path, "/dev/kfd") == 0 ? &h->nodes[0] : NULL;
+	struct explain_check *c;
+
+	(void)t;
+	if (!h->kfd && !h->amdgpu_module && !kfd) {
+		check_add(out, "kfd", CHECK_SKIPPED, "no AMD GPU driver here (no /sys/class/kfd, no amdgpu module): the "
+			  "text is from another machine");
+		return;
+	}
+	c = check_add(out, "kfd", h->n_gpus && kfd && kfd->exists && kfd->opens ? CHECK_OK : CHECK_PROBLEM,
+		      "KFD shows %zu GPU%s", h->n_gpus, h->n_gpus == 1 ? "" : "s");
+	if (!kfd || !kfd->exists)
+		check_more(c, "; /dev/kfd does not exist");
+	else
+		check_more(c, "; /dev/kfd is mode %03o, group %s, %s", kfd->mode, kfd->group[0] ? kfd->group : "?",
+			   kfd->opens ? "the user may open it" : "the user may not open it");
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "facts/amd.h"
 #include "facts/driver.h"
 #include "facts/oom.h"
 #include "facts/platform.h"
@@ -21,7 +22,7 @@
 enum check_result { CHECK_OK, CHECK_PROBLEM, CHECK_INFO, CHECK_SKIPPED };
 
 struct explain_check {
-	char name[24];       /* driver, gpus, binary, runtime, launch, nvcc, ptx, env, nodes, wsl, ldpath, memory */
+	char name[24];       /* driver, gpus, binary, runtime, launch, nvcc, ptx, env, nodes, wsl, ldpath, memory, kfd */
 	enum check_result result;
 	char detail[512];
 };
@@ -110,6 +111,9 @@ int check_binary(const char *path, const struct arch_file *f, const struct arch_
  * GPU of target t (rules/arch_launch) into out->launch. CD_OK or CD_ENOMEM. */
 int check_launch(const char *path, struct arch_file *f, const struct arch_target *t,
 		 struct explain_checks *out, char *err);
+/* The AMD machine's KFD: GPU nodes in the topology and whether /dev/kfd exists and the user may
+ * open it, whatever reading it prints (a working /dev/kfd answers a read with EINVAL). */
+void check_kfd(const struct check_text *t, const struct amd_host *h, struct explain_checks *out);
 /* The nvcc a build would run (NULL: none found) against the arch the text names. */
 void check_nvcc(const struct check_text *t, const struct toolkit *nvcc, struct explain_checks *out);
 /* The PTX that nvcc emits against the JIT of driver d (NULL: its CUDA version is unknown). */

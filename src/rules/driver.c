@@ -413,7 +413,8 @@ int rules_driver(const struct facts *f, struct report *r)
 
 bool rules_cuda_usable(const struct gpu_probe *p)
 {
-	/* mirrors rule_no_driver, rule_init and rule_no_device_count */
+	/* the same three conditions whose failure rule_no_driver, rule_init and
+	 * rule_no_device_count report, asked as one yes/no by callers that need no finding */
 	return p->cuda_loaded && driver_has(p, DF_CUDA_INIT) && p->cuda_init_result == CUDA_SUCCESS &&
 	       !(driver_has(p, DF_CUDA_DEVICE_COUNT) && p->cuda_device_count == 0);
 }

@@ -11,7 +11,8 @@
  * the paging file), and cudoctor's own known-good work on the GPUs (check's load tests, the
  * labs, the fleet's measurements and its NCCL runs). */
 static const char *const node_ids[] = {
-	"clocks-throttled", "container-toolkit-missing", "device-nodes", "devices-unavailable",
+	"amd-hip-no-device", "amd-kfd-no-gpu", "clocks-throttled",
+	"container-toolkit-missing", "device-nodes", "devices-unavailable",
 	"driver-init-failed", "driver-library-mismatch", "ecc-errors", "fleet-check-slow",
 	"fleet-nccl-failed", "fleet-nccl-slow-node", "fleet-nccl-slow-pair", "fleet-node-failed",
 	"fleet-node-missing", "fleet-outlier", "forward-compat-unsupported", "gpu-display-tdr", "gpu-lost",
@@ -22,7 +23,7 @@ static const char *const node_ids[] = {
 	"load-memory-errors", "load-new-xid", "load-throttled", "nccl-ib-missing", "nccl-p2p-disabled",
 	"nccl-socket-fallback", "nccl-system-error", "no-device", "no-driver", "nouveau-loaded",
 	"numa-affinity", "nvlink-down", "nvml-unavailable", "p2p-unsupported", "pcie-link-degraded",
-	"persistence-off", "retired-pages-pending", "rocm-kfd-access", "stack-consistent",
+	"persistence-off", "retired-pages-pending", "rocm-driver-window", "rocm-kfd-access", "stack-consistent",
 	"system-not-ready", "unknown-error", "windows-pagefile-too-small", "wsl-libcuda", "xid-errors",
 };
 
@@ -31,9 +32,11 @@ static const char *const node_ids[] = {
  * program's own errors (memory, launches, NCCL usage), and what mem, plan, gencode and the
  * fleet's inputs judge. */
 static const char *const environment_ids[] = {
-	"arch-deprecated-by-toolkit", "arch-dropped-by-toolkit", "context-past-training", "cuda-env",
+	"amd-override-set", "amd-visible-devices", "arch-deprecated-by-toolkit",
+	"arch-dropped-by-toolkit", "context-past-training", "cuda-env",
 	"cuda-error", "device-order-mismatch", "driver-cuda-version", "dtype-unsupported-by-gpu",
-	"fleet-heterogeneous", "fleet-report-skipped", "framework-cannot-run", "host-compiler-unsupported",
+	"fleet-heterogeneous", "fleet-report-skipped",
+	"framework-cannot-run", "gpu-vendor-mismatch", "host-compiler-unsupported",
 	"host-memory-insufficient", "host-pinned-memory-exhausted", "illegal-address",
 	"invalid-device-ordinal", "invalid-kernel-image", "invalid-ptx", "jit-disabled", "kernel-exception",
 	"lab-no-kernels", "launch-out-of-resources", "libcuda-link-missing", "library-arch-mismatch",
@@ -41,9 +44,11 @@ static const char *const environment_ids[] = {
 	"nccl-cuda-error", "nccl-internal-error", "nccl-invalid-usage", "nccl-timeout",
 	"nccl-version-mismatch", "no-common-toolkit", "no-kernel-image", "ollama-vram-not-recovered",
 	"oom-capacity", "oom-fragmentation", "oom-other-process", "out-of-memory", "partial-kernel-image",
-	"plan-driver-change", "plan-jetson", "plan-no-common-driver", "plan-no-single-build", "ptx-too-new",
+	"plan-driver-change", "plan-jetson", "plan-no-common-driver",
+	"plan-no-rocm-build", "plan-no-single-build", "ptx-too-new",
 	"rocm-error", "rocm-gfx-override-wrong", "rocm-gfx-target-missing", "rocm-out-of-memory",
-	"runtime-newer-than-driver", "stream-capture-violation", "toolkit-cannot-target-gpu",
+	"rocm-partial-code-object", "runtime-newer-than-driver",
+	"stream-capture-violation", "toolkit-cannot-target-gpu",
 	"toolkit-framework-mismatch", "toolkit-newer-than-driver", "toolkit-not-found", "torch-cpu-only",
 	"visible-devices-invalid", "win-cuda-path-mismatch", "win-cuda-path-missing", "win-dll-not-found",
 	"win-dll-shadowed", "win-exe-dll-not-found", "win-exe-dll-shadowed", "win-exe-import-malformed",

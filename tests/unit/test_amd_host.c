@@ -112,6 +112,25 @@ static int setup(void **state)
 	nodes_0660("norender");
 	host("container", true, false);
 	gpu_node("container", 1, 110000, 29772, 192, 2, 128, "card1", "25753026560\n", NULL);
+	/* the desktop with an NVIDIA card beside it on the PCI bus, its driver missing */
+	host("hybrid", true, true);
+	gpu_node("hybrid", 1, 110000, 29772, 192, 2, 128, "card1", "25753026560\n", NULL);
+	nodes_0660("hybrid");
+	tree_file(root, "hybrid/sys/bus/pci/devices/0000:01:00.0/vendor", "0x10de\n", 0);
+	tree_file(root, "hybrid/sys/bus/pci/devices/0000:01:00.0/class", "0x030000\n", 0);
+	tree_file(root, "hybrid/sys/bus/pci/devices/0000:03:00.0/vendor", "0x1002\n", 0);
+	tree_file(root, "hybrid/sys/bus/pci/devices/0000:03:00.0/class", "0x030000\n", 0);
+	/* AMD's DKMS driver of ROCm 6.3 (amdgpu-dkms 6.10.5.60304 writes 6.10.5), under ROCm 7.2
+	 * (outside its window: 6.1 to 7.0) and under ROCm 6.4 (inside) */
+	host("dkms_old", true, true);
+	gpu_node("dkms_old", 1, 110000, 29772, 192, 2, 128, "card1", "25753026560\n", NULL);
+	nodes_0660("dkms_old");
+	tree_file(root, "dkms_old/sys/module/amdgpu/version", "6.10.5\n", 0);
+	tree_file(root, "dkms_old/opt/rocm-7.2.0/.info/version", "7.2.0-43\n", 0);
+	host("dkms_ok", true, true);
+	gpu_node("dkms_ok", 1, 110000, 29772, 192, 2, 128, "card1", "25753026560\n", NULL);
+	nodes_0660("dkms_ok");
+	tree_file(root, "dkms_ok/sys/module/amdgpu/version", "6.12.12\n", 0);
 	/* a 780M (gfx1103) whose venv's torch carries gfx1030 and gfx90a only */
 	host("apu", true, true);
 	gpu_node("apu", 1, 110003, 5567, 24, 2, 128, "card0", "536870912\n", NULL);
@@ -323,6 +342,93 @@ static void hip_runtime(void **state)
 	run_result_free(&res);
 }
 
+/* `cudoctor [-q] ARGS` on host name as run() does, its exit status and output */
+static int run_args(const char *name, const char *const *args, struct run_result *res)
+{
+	char e_root[PATH_MAX];
+	const char *argv[8] = {CUDOCTOR_BINARY};
+	const char *env[] = {e_root, "USER=alice", "CUDOCTOR_LIBCUDA=/nonexistent", "CUDOCTOR_LIBNVML=/nonexistent",
+			     "CUDOCTOR_LIBHIP=/nonexistent", "HSA_OVERRIDE_GFX_VERSION=", "HIP_VISIBLE_DEVICES=",
+			     "ROCR_VISIBLE_DEVICES=", "PATH=/nonexistent", "VIRTUAL_ENV=", NULL};
+	for (size_t i = 0; args[i] && i < 6; i++)
+		argv[i + 1] = args[i];
+	snprintf(e_root, sizeof e_root, "CUDOCTOR_HOST_ROOT=%s/%s", root, name);
+	assert_int_equal(testlib_run(argv, env, NULL, res), 0);
+	return res->status;
+}
+
+/* An AMD machine with nothing NVIDIA: the missing NVIDIA driver is a fact, not no-driver, and
+ * no command exits 1 for it; with an NVIDIA card on the PCI bus it stays no-driver. */
+static void amd_only_machine(void **state)
+{
+	(void)state;
+	struct run_result res;
+	static const char *const doctor_json[] = {"--json", "doctor", NULL}, *const devices_json[] = {"--json", "devices", NULL};
+	json_t *j = run_json("xtx", "doctor", NULL);
+	assert_null(finding(j, "no-driver"));
+	assert_true(json_is_true(json_object_get(json_object_get(j, "amd"), "amd_only")));
+	json_decref(j);
+	assert_int_equal(run_args("xtx", doctor_json, &res), 0);
+	run_result_free(&res);
+	run("xtx", "doctor", false, NULL, &res);
+	assert_non_null(strstr(res.out, "no NVIDIA GPU: this is an AMD machine"));
+	assert_null(strstr(res.out, "none (no driver)"));
+	run_result_free(&res);
+	assert_int_equal(run_args("xtx", devices_json, &res), 0);
+	run_result_free(&res);
+	static const struct {
+		const char *args[4], *answer;
+	} cmds[] = {
+		{{"-q", "devices", NULL}, "no NVIDIA GPU: an AMD machine"},
+		{{"-q", "check", "--no-load", NULL}, "no NVIDIA GPU: an AMD machine"},
+		{{"-q", "mem", "status", NULL}, "no NVIDIA GPU: an AMD machine"},
+		{{"-q", "topo", NULL}, "no NVIDIA GPU: an AMD machine"},
+		/* plan with no --gpu plans the AMD GPUs here */
+		{{"plan", NULL}, "download.pytorch.org/whl/rocm"},
+	};
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		int status = run_args("xtx", cmds[i].args, &res);
+		if (status != 0 || !strstr(res.out, cmds[i].answer) || strstr(res.err, "no-driver"))
+			fail_msg("%s %s: exit %d, out '%s', err '%s'", cmds[i].args[0], cmds[i].args[1] ? cmds[i].args[1] : "",
+				 status, res.out, res.err);
+		run_result_free(&res);
+	}
+	/* an NVIDIA card on the bus: the driver's absence is the error it always was */
+	j = run_json("hybrid", "doctor", NULL);
+	assert_non_null(finding(j, "no-driver"));
+	assert_true(json_is_false(json_object_get(json_object_get(j, "amd"), "amd_only")));
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "amd"), "nvidia_pci_gpus")), 1);
+	json_decref(j);
+	assert_int_equal(run_args("hybrid", doctor_json, &res), 1);
+	run_result_free(&res);
+}
+
+/* ROCm's user space against AMD's support window of the DKMS driver (kb/amdgpu_drivers.tsv) */
+static void driver_window(void **state)
+{
+	(void)state;
+	json_t *j = run_json("dkms_old", "doctor", NULL), *f = finding(j, "rocm-driver-window"),
+	       *w = json_object_get(json_object_get(j, "amd"), "driver_window");
+	assert_non_null(f);
+	assert_string_equal(json_string_value(json_object_get(f, "severity")), "warn");
+	assert_non_null(strstr(json_string_value(json_object_get(f, "title")), "ROCm 7.2.0-43"));
+	assert_non_null(strstr(json_string_value(json_object_get(f, "title")), "amdgpu driver 6.3"));
+	assert_string_equal(json_string_value(json_object_get(w, "driver")), "6.3");
+	assert_true(json_is_false(json_object_get(w, "inside")));
+	json_decref(j);
+	j = run_json("dkms_ok", "doctor", NULL);
+	w = json_object_get(json_object_get(j, "amd"), "driver_window");
+	assert_null(finding(j, "rocm-driver-window"));
+	assert_string_equal(json_string_value(json_object_get(w, "driver")), "6.4");
+	assert_true(json_is_true(json_object_get(w, "inside")));
+	json_decref(j);
+	/* the kernel's own amdgpu writes no version: nothing to judge */
+	j = run_json("xtx", "doctor", NULL);
+	assert_true(json_is_null(json_object_get(json_object_get(j, "amd"), "driver_window")));
+	assert_null(finding(j, "rocm-driver-window"));
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +437,8 @@ int main(void)
 		cmocka_unit_test(missing_render_group),
 		cmocka_unit_test(override_not_in_torch),
 		cmocka_unit_test(hip_runtime),
+		cmocka_unit_test(amd_only_machine),
+		cmocka_unit_test(driver_window),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

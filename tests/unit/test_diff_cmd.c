@@ -181,6 +181,12 @@ static void test_old_release_reports(void **state)
 		assert_null(change(changes, "gpus", "removed", "", NULL));
 		json_array_foreach(changes, i, ch) {
 			const char *field = json_string_value(json_object_get(ch, "field"));
+			const char *area = json_string_value(json_object_get(ch, "area"));
+			/* the header's version is cudoctor's own, which did change since 0.1.0 */
+			if (area && strcmp(area, "machine") == 0 && field && strcmp(field, "version") == 0) {
+				assert_string_equal(json_string_value(json_object_get(ch, "before")), "0.1.0");
+				continue;
+			}
 			for (size_t k = 0; field && renamed_only[k]; k++)
 				if (strcmp(field, renamed_only[k]) == 0)
 					fail_msg("%s: %s shows as changed: %s", commands[c], field, r.out);

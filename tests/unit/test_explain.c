@@ -558,7 +558,8 @@ static void live_checks_through_the_driver(void **state)
 	r = run_explain(NULL, no_driver, "RuntimeError: CUDA error: invalid device ordinal");
 	assert_int_equal(r.status, 1);
 	assert_non_null(strstr(r.out, "invalid-device-ordinal"));
-	assert_non_null(strstr(r.out, "here, driver: problem: libcuda.so.1 does not load"));
+	/* no driver here: the text is another machine's, and this machine's check is evidence only */
+	assert_non_null(strstr(r.out, "this machine, driver: problem: libcuda.so.1 does not load"));
 	run_result_free(&r);
 }
 

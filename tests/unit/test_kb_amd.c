@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "kb/amd.h"
+#include "kb/amd_driver.h"
 #include "kb/kb.h"
 #include "util/err.h"
 
@@ -137,11 +138,72 @@ static void malformed_rows_refused(void **state)
 	assert_int_equal(kb_amd_load_blobs(kb_blobs, kb_blob_count, err), CD_OK);
 }
 
+/* kb/amdgpu_drivers.tsv: AMD's matrix rows as the support-matrix page prints them, each citing it
+ * (and its module version's amdgpu-dkms package), and the module versions AMD's DKMS packages
+ * write found to their driver line. */
+static void driver_window_rows(void **state)
+{
+	(void)state;
+	char err[CD_ERRMSG] = "";
+	const struct kb_amdgpu_driver *d;
+
+	assert_int_equal(kb_amdgpu_load(err), CD_OK);
+	assert_true(kb_amdgpu_driver_count() >= 15);
+	for (size_t i = 0; i < kb_amdgpu_driver_count(); i++) {
+		d = kb_amdgpu_driver_at(i);
+		check_sources(d->source, d->driver);
+		if (!strstr(d->source, "AMDGPU_MATRIX"))
+			fail_msg("driver %s does not cite AMD's support matrix", d->driver);
+		if (d->module && !strstr(d->source, "https://repo.radeon.com/amdgpu/"))
+			fail_msg("driver %s names module %s without the package it comes from", d->driver, d->module);
+	}
+	/* rows of https://instinct.docs.amd.com/projects/amdgpu-docs/en/latest/compatibility/compatibility-matrix.html */
+	assert_non_null(d = kb_amdgpu_driver_of_module("6.16.13"));
+	assert_string_equal(d->driver, "30.30");
+	assert_string_equal(d->rocm_text, "6.3 6.4 7.0 7.1 7.2 7.14 10.0");
+	assert_true(kb_amdgpu_supports(d, "7.14.0"));
+	assert_true(kb_amdgpu_supports(d, "10.0.0-12"));
+	assert_false(kb_amdgpu_supports(d, "6.2.4"));
+	assert_true(kb_amdgpu_supports(d, "7.1.1"));
+	assert_false(kb_amdgpu_supports(d, "7.15.0"));
+	assert_non_null(d = kb_amdgpu_driver_of_module("6.12.12"));
+	assert_string_equal(d->driver, "6.4");
+	assert_true(kb_amdgpu_supports(d, "6.1.2"));
+	assert_true(kb_amdgpu_supports(d, "7.2.0-43"));
+	assert_false(kb_amdgpu_supports(d, "7.14.0"));
+	assert_false(kb_amdgpu_supports(d, "6.0.2"));
+	assert_false(kb_amdgpu_supports(d, "6.12")); /* 6.1 is not 6.12 */
+	assert_non_null(d = kb_amdgpu_driver_of_module("6.10.5"));
+	assert_string_equal(d->driver, "6.3");
+	assert_false(kb_amdgpu_supports(d, "7.2.0"));
+	/* a version with a fourth part still names its line; one that is only a prefix does not */
+	assert_non_null(kb_amdgpu_driver_of_module("6.8.5.60200"));
+	assert_null(kb_amdgpu_driver_of_module("6.8.50"));
+	assert_null(kb_amdgpu_driver_of_module("6.8"));
+	assert_null(kb_amdgpu_driver_of_module(""));
+	/* a malformed table is refused naming file, line and column */
+	static const char *const bad[] = {
+		"driver\tmodule\trocm\tuncertain\tsource\tnotes\n30\t-\t7.0\tno\tX\t\n",
+		"driver\tmodule\trocm\tuncertain\tsource\tnotes\n30.30\t6.16\t7.0\tno\tX\t\n",
+		"driver\tmodule\trocm\tuncertain\tsource\tnotes\n30.30\t-\t7\tno\tX\t\n",
+		"driver\tmodule\trocm\tuncertain\tsource\tnotes\n30.30\t-\t\tno\tX\t\n",
+		"driver\tmodule\trocm\tuncertain\tsource\tnotes\n30.30\t-\t7.0\tno\t\t\n",
+		"driver\tmodule\trocm\tuncertain\tsource\tnotes\n30.30\t-\t7.0\tno\tX\t\n30.30\t-\t7.0\tno\tX\t\n",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct kb_blob b = {"amdgpu_drivers.tsv", (const unsigned char *)bad[i], strlen(bad[i])};
+		const char *at = i + 1 == sizeof bad / sizeof bad[0] ? "amdgpu_drivers.tsv:3" : "amdgpu_drivers.tsv:2";
+		if (kb_amdgpu_load_blob(&b, err) != CD_EFORMAT || !strstr(err, at))
+			fail_msg("table %zu not refused as it should be: %s", i, err);
+	}
+	assert_int_equal(kb_amdgpu_load_blob(kb_blob_find("amdgpu_drivers.tsv"), err), CD_OK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(tables_load_and_cite), cmocka_unit_test(generic_members), cmocka_unit_test(names),
-		cmocka_unit_test(malformed_rows_refused),
+		cmocka_unit_test(malformed_rows_refused), cmocka_unit_test(driver_window_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

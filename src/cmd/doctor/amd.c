@@ -115,7 +115,7 @@ int doctor_amd(struct report *r, struct cd_run *run, const struct doctor_scan *s
 	if (!rules_amd_present(h))
 		return CD_OK; /* nothing AMD here: no section */
 	report_rec_top(&top, r);
-	if (show_amd(&top, h, FIELD_BRIEF) != CD_OK)
+	if (show_amd(&top, h, cd_run_amd_only(run), FIELD_BRIEF) != CD_OK)
 		return cd_fail(err, CD_ENOMEM, "out of memory");
 	rc = will_it_run(r, &top, h, s, err);
 	if (report_rec_end(&top) != CD_OK && rc == CD_OK)

@@ -290,7 +290,7 @@ const struct fw_app *doctor_scan_app(const struct doctor_scan *s, size_t i)
 	return i < s->n ? &s->apps[i]->a : NULL;
 }
 
-int doctor_frameworks(struct report *r, const struct facts *f, const struct doctor_scan *s, char *err)
+int doctor_frameworks(struct report *r, const struct facts *f, const struct doctor_scan *s, bool amd_only, char *err)
 {
 	struct arch_target *t = NULL;
 	struct gpu_spec *specs = NULL;
@@ -330,7 +330,9 @@ int doctor_frameworks(struct report *r, const struct facts *f, const struct doct
 		rc = report_rec_end(&tab);
 		/* top's end below hands tab's error up too */
 		if (!t->n_gpus)
-			report_rec_line(&top, "no GPU to judge against");
+			report_rec_line(&top, "%s", amd_only ? "no NVIDIA GPU: an AMD machine, judged under \"Will it run on "
+								     "the AMD GPUs\""
+							   : "no GPU to judge against");
 		else if (!j.rows)
 			report_rec_line(&top, "no framework or app with device code found (Python site-packages, Ollama; "
 					       "name others with --binary FILE or --path DIR)");

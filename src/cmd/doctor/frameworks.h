@@ -37,6 +37,7 @@ const struct fw_app *doctor_scan_app(const struct doctor_scan *s, size_t i);
  * "Will it run" section (text and "will_it_run") and its findings, one per cause: first the
  * driver's gpu-newer-than-driver for a GPU its branch predates, whatever is installed. CD_OK or
  * CD_ENOMEM. */
-int doctor_frameworks(struct report *r, const struct facts *f, const struct doctor_scan *s, char *err);
+/* amd_only: an AMD machine with nothing NVIDIA (its answer is doctor_amd's). */
+int doctor_frameworks(struct report *r, const struct facts *f, const struct doctor_scan *s, bool amd_only, char *err);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "binfmt/devcode.h"
+#include "facts/amd.h"
 #include "facts/toolkit.h"
 #include "os/env.h"
 #include "rules/rules.h"
@@ -25,9 +26,10 @@ struct explain_read {
 
 /* What binaries are judged against: the named GPUs and driver, the rest from this machine
  * as arch finds them (the run context's caps). */
-static int ensure_target(struct explain_given *o, struct cd_run *run, char *err)
+static int ensure_target(struct explain_given *o, struct cd_run *run, bool amd, char *err)
 {
 	const struct gpu_probe *p;
+	const struct amd_host *h;
 	int rc;
 
 	if (o->target_done || o->offline)
@@ -35,6 +37,15 @@ static int ensure_target(struct explain_given *o, struct cd_run *run, char *err)
 	o->target_done = true;
 	if (o->target.n_gpus && o->target.driver.known)
 		return CD_OK;
+	/* an AMD error is judged on the AMD GPUs here, as doctor sees them */
+	if (amd && !o->target.n_gpus) {
+		if ((rc = cd_run_amd(run, &h, err)) != CD_OK)
+			return rc;
+		for (size_t i = 0; i < h->n_gpus && o->target.n_gpus < ARCH_MAX_GPUS; i++)
+			arch_amd_gpu_of(&h->gpus[i], i, &o->target.gpus[o->target.n_gpus++]);
+		if (o->target.n_gpus)
+			return CD_OK;
+	}
 	if ((rc = cd_run_caps(run, o->target.n_gpus == 0, &p, err)) != CD_OK)
 		return rc;
 	arch_target_add_probe(&o->target, p);
@@ -59,6 +70,7 @@ void explain_given_free(struct explain_given *o)
 	free(o->bins);
 	o->bins = NULL;
 	o->n_bins = 0;
+	cd_run_inputs_free(&o->python_files);
 }
 
 /* What the checks judge of the text, read from the match. */
@@ -150,12 +162,63 @@ static int read_binary(struct explain_given *o, const char *path, const char *ch
 	return CD_OK;
 }
 
+/* --python without --binary: the frameworks' file the check reads is the first whose device
+ * code misses a GPU of the target, else the first with device code; an AMD error reads only
+ * files with HIP code objects. NULL when none has any. CD_OK or CD_ENOMEM. */
+static int python_pick(struct explain_given *o, bool amd, const char **pick, char *err)
+{
+	struct arch_verdict *v = calloc(o->target.n_gpus ? o->target.n_gpus : 1, sizeof *v);
+	const char *first = NULL;
+	int rc = CD_OK;
+
+	*pick = NULL;
+	if (!v)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
+	for (size_t i = 0; i < o->python_files.n && !*pick && rc == CD_OK; i++) {
+		struct explain_read *b;
+		const char *path = o->python_files.paths[i];
+
+		if ((rc = binary_entry(o, path, &b, err)) != CD_OK)
+			break;
+		if (!b->map_failed && !b->scanned && !b->scan_failed) {
+			if (dc_scan(&b->f.inv, b->mf.data, b->mf.size, DC_SCAN_ALL_SECTIONS, b->why) == CD_OK) {
+				b->scanned = true;
+			} else {
+				dc_free(&b->f.inv);
+				b->scan_failed = true;
+			}
+		}
+		if (!b->scanned || (amd ? !b->f.inv.n_hip_entries : !b->f.inv.n_images && !b->f.inv.n_hip_entries))
+			continue;
+		if (!first)
+			first = path;
+		if (!o->target.n_gpus || (rc = arch_judge(&b->f, &o->target, v, err)) != CD_OK)
+			continue;
+		for (size_t g = 0; g < o->target.n_gpus && !*pick; g++)
+			if (v[g].verdict == VERDICT_NO_IMAGE && !v[g].other_vendor)
+				*pick = path;
+	}
+	if (!*pick)
+		*pick = first;
+	free(v);
+	return rc;
+}
+
 static int binary(const struct explain_match *m, struct explain_given *o, struct explain_checks *out, char *err)
 {
 	const char *path = binary_of(m, o);
 	struct arch_file *f;
 	int rc;
 
+	if (!path && o->python) {
+		if ((rc = python_pick(o, strncmp(m->finding, "rocm-", 5) == 0, &path, err)) != CD_OK)
+			return rc;
+		if (!path) {
+			check_add(out, "binary", CHECK_SKIPPED, "--python: no framework file with device code%s found "
+				  "in that environment", strncmp(m->finding, "rocm-", 5) == 0 ? " for AMD GPUs" : "");
+			return CD_OK;
+		}
+	}
 	if (!path) {
 		check_add(out, "binary", CHECK_SKIPPED, "give --binary PATH (the program or library that "
 			  "failed) to check which images it carries");
@@ -224,7 +287,8 @@ int explain_checks_run(const struct explain_match *m, const char *checks, struct
 			return rc;
 		if ((!strcmp(name, "nodes") || !strcmp(name, "wsl")) && (rc = cd_run_platform(run, &pf, err)) != CD_OK)
 			return rc;
-		if ((!strcmp(name, "binary") || !strcmp(name, "launch")) && (rc = ensure_target(o, run, err)) != CD_OK)
+		if ((!strcmp(name, "binary") || !strcmp(name, "launch")) &&
+		    (rc = ensure_target(o, run, strncmp(m->finding, "rocm-", 5) == 0, err)) != CD_OK)
 			return rc;
 		if (!strcmp(name, "driver"))
 			check_driver(gp, out);
@@ -254,6 +318,13 @@ int explain_checks_run(const struct explain_match *m, const char *checks, struct
 			check_ldpath(os_getenv("LD_LIBRARY_PATH"), out);
 		else if (!strcmp(name, "memory"))
 			check_memory(&t, gp, out);
+		else if (!strcmp(name, "kfd")) {
+			const struct amd_host *h;
+
+			if ((rc = cd_run_amd(run, &h, err)) != CD_OK)
+				return rc;
+			check_kfd(&t, h, out);
+		}
 	}
 	return CD_OK;
 }

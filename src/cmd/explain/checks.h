@@ -1,5 +1,5 @@
 /* explain's checks on this machine: what the matched error's catalogue row names (driver gpus
- * binary launch nvcc ptx env nodes wsl ldpath memory), read from the run context's parts (each
+ * binary launch nvcc ptx env nodes wsl ldpath memory kfd), read from the run context's parts (each
  * collected once for every match) and judged (rules/checks.h). */
 #ifndef CUDOCTOR_CMD_EXPLAIN_CHECKS_H
 #define CUDOCTOR_CMD_EXPLAIN_CHECKS_H
@@ -8,12 +8,13 @@
 
 #include "cmd/cmd.h"
 #include "explain/explain.h"
+#include "facts/inputs.h"
 #include "rules/arch.h"
 #include "rules/checks.h"
 
 struct explain_read;
 
-/* What the user gave explain (its options: --gpu, --driver, --binary, --block, --offline),
+/* What the user gave explain (its options: --gpu, --driver, --binary, --python, --block, --offline),
  * and the binaries its checks read: each mapped and scanned once however many checks and
  * matches read it. */
 struct explain_given {
@@ -27,6 +28,10 @@ struct explain_given {
 	bool target_done;
 	struct explain_read *bins;
 	size_t n_bins;
+	/* --python: the frameworks' device-code files of that environment (the binary check reads
+	 * the one that fails on a GPU when no --binary names one) */
+	bool python;
+	struct arch_inputs python_files;
 };
 
 /* Nothing given yet, and the target of arch_target_init. */

@@ -65,6 +65,8 @@ int fleet_nccl_run(const struct fleet_mpi *mpi, const struct fleet_mpi_rank *me,
 void fleet_nccl_free(struct fleet_nccl_result *res);
 /* Rank 0 (nccl_render.c): the NCCL section, its JSON and a fleet-nccl-failed finding. */
 int fleet_nccl_render(struct report *r, const struct fleet_nccl_result *res);
+/* fleet-nccl-failed with its one text; pairs: found by the pair rounds (--nccl=pairs) */
+int fleet_nccl_failed(struct report *r, int nranks, bool pairs, const char *subject, const char *what);
 
 /* --nccl=pairs (pairs_run.c, pairs_render.c). */
 #define FLEET_PAIRS_SIZE ((size_t)64 << 20)

@@ -8,15 +8,25 @@
 #include "lab/nccl_judge.h"
 #include "util/err.h"
 
-static int failed(struct report *r, int nranks, const char *subject, const char *what)
+/* One text for fleet-nccl-failed, whichever run found it: the all-reduce of every rank or
+ * the pair rounds (pairs: the option to rerun with). */
+int fleet_nccl_failed(struct report *r, int nranks, bool pairs, const char *subject, const char *what)
 {
-	struct finding *fd = report_add_finding(r, SEV_ERROR, "fleet-nccl-failed", subject,
-						"the cross-rank NCCL all-reduce failed: %s", what);
-	if (!fd || finding_why(fd, "Every rank must join one NCCL communicator and agree on the result; a rank "
-			       "that cannot is the one a training job's all-reduce fails or hangs on.") ||
-	    finding_fix(fd, "NCCL_DEBUG=INFO mpirun -n %d cudoctor fleet --nccl", nranks))
+	struct finding *fd = report_add_finding(r, SEV_ERROR, "fleet-nccl-failed", subject, "%s", what);
+
+	if (!fd || finding_why(fd, "Every rank must join one NCCL communicator and agree on the result; ranks "
+			       "that cannot (all of them, or two of a pair) are where a training job's collectives fail or hang.") ||
+	    finding_fix(fd, "NCCL_DEBUG=INFO mpirun -n %d cudoctor fleet --nccl%s", nranks, pairs ? "=pairs" : ""))
 		return CD_ENOMEM;
 	return CD_OK;
+}
+
+static int allreduce_failed(struct report *r, int nranks, const char *subject, const char *what)
+{
+	char line[640];
+
+	snprintf(line, sizeof line, "the cross-rank NCCL all-reduce failed: %s", what);
+	return fleet_nccl_failed(r, nranks, false, subject, line);
 }
 
 int fleet_nccl_render(struct report *r, const struct fleet_nccl_result *res)
@@ -34,7 +44,7 @@ int fleet_nccl_render(struct report *r, const struct fleet_nccl_result *res)
 	TRY(report_section(r, "NCCL all-reduce across %d ranks (float, sum)", p->nranks));
 	if (!p->go) {
 		TRY(report_line(r, "not run: %s", p->why));
-		TRY(failed(r, p->nranks, "fleet", p->why));
+		TRY(allreduce_failed(r, p->nranks, "fleet", p->why));
 	}
 	for (int k = 0; p->go && k < p->n_sizes; k++) {
 		double worst = 0, algbw, busbw;
@@ -72,7 +82,7 @@ int fleet_nccl_render(struct report *r, const struct fleet_nccl_result *res)
 		if (k->error[0] || k->wrong) {
 			char subj[96];
 			snprintf(subj, sizeof subj, "%s rank %d", k->node, i);
-			TRY(failed(r, p->nranks, subj, k->error[0] ? k->error : "a result differs from the expected sum"));
+			TRY(allreduce_failed(r, p->nranks, subj, k->error[0] ? k->error : "a result differs from the expected sum"));
 		}
 	}
 	if (json_object_set(j, "sizes", sizes) || json_object_set(j, "ranks", ranks) ||

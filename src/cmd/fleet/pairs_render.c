@@ -65,24 +65,13 @@ static size_t join_pairs(const struct fleet_pairs_result *res, struct joined *ou
 	return n;
 }
 
-static int nccl_failed(struct report *r, int nranks, const char *subject, const char *what)
-{
-	struct finding *fd = report_add_finding(r, SEV_ERROR, "fleet-nccl-failed", subject, "%s", what);
-
-	if (!fd || finding_why(fd, "Two ranks that cannot run one all-reduce between them are a pair a training job's "
-			       "collectives fail or hang on.") ||
-	    finding_fix(fd, "NCCL_DEBUG=INFO mpirun -n %d cudoctor fleet --nccl=pairs", nranks))
-		return CD_ENOMEM;
-	return CD_OK;
-}
-
 static int pair_failed(struct report *r, const struct fleet_pairs_result *res, const struct joined *j)
 {
 	char subj[160], what[640];
 
 	snprintf(subj, sizeof subj, "%.60s rank %d, %.60s rank %d", j->p.node_a, j->p.a, j->p.node_b, j->p.b);
 	snprintf(what, sizeof what, "the NCCL pair exchange of round %d failed: %s", j->p.round + 1, j->error);
-	return nccl_failed(r, res->plan.nranks, subj, what);
+	return fleet_nccl_failed(r, res->plan.nranks, true, subj, what);
 }
 
 static json_t *pair_json(const struct joined *j, const struct fleet_pairs_judgement *v, size_t i)
@@ -305,14 +294,14 @@ int fleet_pairs_render(struct report *r, const struct fleet_pairs_result *res)
 		TRY(report_section(r, "NCCL pairs across %d ranks", p->nranks));
 		TRY(report_line(r, "not run: %s", p->why));
 		snprintf(what, sizeof what, "the NCCL pairs did not run: %s", p->why);
-		TRY(nccl_failed(r, p->nranks, "fleet", what));
+		TRY(fleet_nccl_failed(r, p->nranks, true, "fleet", what));
 	} else {
 		TRY(report_section(r, "NCCL pairs across %d ranks: %d of %d rounds, a %s all-reduce per pair (float, sum)",
 				    p->nranks, res->rounds_done, fleet_pairs_rounds(p->nranks), size));
 		if (res->stopped[0]) {
 			TRY(report_line(r, "stopped at %s", res->stopped));
 			snprintf(what, sizeof what, "the NCCL pairs stopped at %s", res->stopped);
-			TRY(nccl_failed(r, p->nranks, "fleet", what));
+			TRY(fleet_nccl_failed(r, p->nranks, true, "fleet", what));
 		}
 		TRY(render_run(r, res, j));
 	}

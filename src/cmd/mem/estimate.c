@@ -74,10 +74,8 @@ const struct cli_opt mem_estimate_opts[] = {
 	  .complete = CLI_C_WORDS, .words = "adam adamw sgd adafactor" },
 	{ .id = O_MIXED, .long_name = "mixed-precision", .help = "with --train: fp32 master weights beside bf16" },
 	{ .id = O_CKPT, .long_name = "checkpointing", .help = "with --train: activation checkpointing" },
-	{ .id = O_GPU, .short_name = 'g', .long_name = "gpu", .arg = CLI_REQUIRED, .metavar = "SPEC",
-	  .help = "check against this GPU's memory (\"RTX 4090\", H200, A100); repeatable. "
-		  "Default: every GPU here, by its free memory now",
-	  .complete = CLI_C_GPU, .flags = CLI_REPEAT, .group = GROUP_BUDGET },
+	{ CMD_OPT_GPU(O_GPU, "check against this GPU's memory (\"RTX 4090\", H200, A100); repeatable. "
+		  "Default: every GPU here, by its free memory now"), .group = GROUP_BUDGET },
 	{ .id = O_GPUMEM, .long_name = "gpu-memory", .arg = CLI_REQUIRED, .metavar = "SIZE",
 	  .help = "check against this much memory (80GiB, 24GB)", .group = GROUP_BUDGET },
 	{ .id = O_RUNTIME, .long_name = "runtime", .arg = CLI_REQUIRED, .metavar = "RT",

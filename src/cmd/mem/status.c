@@ -359,7 +359,9 @@ int mem_status_run(struct report *r, int argc, char **argv, const struct cd_glob
 		goto out;
 	}
 	if (!pp->n_gpus)
-		cmd_note(r, report_answer(r, "no GPU"));
+		cmd_note(r, report_answer(r, "%s", cd_run_amd_only(run) ? "no NVIDIA GPU: an AMD machine (mem status reads "
+									 "NVIDIA GPUs; devices shows the AMD GPUs' VRAM)"
+								       : "no GPU"));
 	if (msg)
 		classify_message(r, msg, msg_len, gpus, pp->n_gpus);
 out:
