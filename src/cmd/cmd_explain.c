@@ -19,6 +19,7 @@
 #include "rules/arch.h"
 #include "rules/explain_judge.h"
 #include "rules/oom.h"
+#include "rules/premise.h"
 #include "rules/rules.h"
 #include "show/arch_verdicts.h"
 #include "util/err.h"
@@ -280,6 +281,7 @@ struct explain_ctx {
 	struct facts here;          /* this machine's driver view; valid when probed */
 	bool probed;
 	const struct text_facts *text;
+	const struct text_platform *platform;
 };
 
 /* {name, value, source} of each fact the verdict read */
@@ -354,6 +356,12 @@ static int match_evidence(struct finding *f, const struct explain_match *m, cons
 			return CD_ENOMEM;
 	if (m->via == VIA_PHRASE && finding_evidence(f, "a short phrase, read as the error whose words it holds"))
 		return CD_ENOMEM;
+	/* an error whose premise the text's own numbers contradict claims less */
+	if (m->has_oom && f->severity == SEV_ERROR && premise_oom_contradicted(&m->oom.n, ev[0], sizeof(ev[0]))) {
+		f->severity = SEV_WARN;
+		if (finding_evidence(f, "%s", ev[0]))
+			return CD_ENOMEM;
+	}
 	n_ev = explain_offline_evidence(m, ev, 8);
 	if (m->has_oom)
 		n_ev += oom_evidence(&m->oom.n, m->oom.gpu, m->oom.suggests_expandable, ev + n_ev, 8 - n_ev);
@@ -404,7 +412,7 @@ static int report_match(struct report *r, const struct explain_match *m, struct 
 				    ck.binary.judged		      ? explain_given_mapped(given, ck.binary.path)
 				    : binary && given->target.n_gpus ? explain_given_mapped(given, binary)
 								      : NULL,
-				    c->torch, checked ? &ck : NULL, c->probed ? &c->here : NULL };
+				    c->torch, checked ? &ck : NULL, c->probed ? &c->here : NULL, c->platform };
 	if ((rc = rules_explain_verdict(&j, &v, err)) != CD_OK)
 		goto out;
 	x = kb_finding_find(v.row);
@@ -423,6 +431,25 @@ static int report_match(struct report *r, const struct explain_match *m, struct 
 out:
 	explain_checks_free(&ck);
 	return rc;
+}
+
+/* The platform the text shows: its record (JSON "platform"), text only where the text said
+ * something of it. */
+static int report_platform(struct report *r, const struct text_platform *tp, char *err)
+{
+	struct report_rec top, rec;
+	int rc, top_rc;
+
+	report_rec_top(&top, r);
+	report_rec_object(&top, "platform", &rec);
+	if (!tp->vendor && !tp->os && !tp->container && !tp->jetson && !tp->hyperv)
+		report_rec_text(&rec, REPORT_TEXT_NONE);
+	report_fields(&rec, &text_platform_field_table, tp, FIELD_ALL);
+	rc = report_rec_end(&rec);
+	top_rc = report_rec_end(&top);
+	if (rc == CD_OK)
+		rc = top_rc;
+	return rc == CD_OK ? CD_OK : cd_fail(err, rc, "out of memory");
 }
 
 /* CD_OK when PATH opens as an input and starts like a file arch reads; else CD_EIO or
@@ -461,14 +488,20 @@ static int explain_origin(struct explain_ctx *c, const struct explain_result *re
 	c->driver_given = c->given->target.driver.known;
 	c->torch = res->torch || (c->given->binary && strstr(c->given->binary, "torch"));
 	c->text = &res->facts;
+	c->platform = &res->platform;
 	if (!offline && res->n) {
 		if ((rc = cd_run_driver(run, &gp, err)) != CD_OK || (rc = cd_run_platform(run, &pf, err)) != CD_OK ||
 		    (rc = cd_run_facts(run, CD_FACTS_DRIVER, &c->here, err)) != CD_OK)
 			return rc;
 		c->probed = true;
 	}
-	if (offline || res->n)
-		rules_text_origin(&res->facts, gp, pf && pf->windows, &c->origin);
+	if (offline || res->n) {
+		bool driverless = true;
+
+		for (size_t i = 0; i < res->n; i++)
+			driverless &= rules_error_without_driver(res->m[i].finding);
+		rules_text_origin(&res->facts, gp, pf && pf->windows, driverless, &c->origin);
+	}
 	else
 		snprintf(c->origin.why, sizeof(c->origin.why), "nothing recognised in the text");
 	return CD_OK;
@@ -578,13 +611,22 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 	report_section(r, "Explain");
 	report_kv(r, "text", "%zu bytes, %zu line%s", len, lines, lines == 1 ? "" : "s");
 	report_kv(r, "recognised", "%zu", res.n);
+	if ((rc = explain_origin(&ctx, &res, offline, g->run, err)) != CD_OK)
+		goto out;
+	if (!offline && ctx.origin.here) { /* a text from here: what it leaves unsaid is this machine's */
+		const struct platform_info *pf;
+
+		if ((rc = cd_run_platform(g->run, &pf, err)) != CD_OK)
+			goto out;
+		text_platform_add_host(&res.platform, pf);
+	}
+	if ((rc = report_platform(r, &res.platform, err)) != CD_OK)
+		goto out;
 	if (res.n == 0) {
 		report_line(r, "No CUDA error that cudoctor knows is in the text.");
 		report_line(r, "Run `cudoctor doctor` to check the driver, toolkits and runtimes here, "
 			    "or paste more of the log.");
 	}
-	if ((rc = explain_origin(&ctx, &res, offline, g->run, err)) != CD_OK)
-		goto out;
 	for (size_t i = 0; i < res.n; i++)
 		if ((rc = report_match(r, &res.m[i], &ctx, g->run, matches, err)) != CD_OK)
 			goto out;

@@ -14,6 +14,7 @@
 #include "explain/eras.h"
 #include "explain/nccl_log.h"
 #include "explain/oom_text.h"
+#include "explain/text_platform.h"
 #include "explain/tgi_mem.h"
 
 #define EXPLAIN_LINE_MAX 320   /* characters of a matched line kept as evidence */
@@ -82,6 +83,7 @@ struct explain_result {
 	size_t n, cap;
 	bool torch;                          /* the text is PyTorch's (it names torch) */
 	struct text_facts facts;             /* what the text says of its machine */
+	struct text_platform platform;       /* the vendor, OS and container the text shows */
 };
 
 /* Scans text (len bytes; need not be NUL-terminated). CD_OK (possibly no matches),

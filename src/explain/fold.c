@@ -4,7 +4,10 @@
 #include <string.h>
 
 #include "explain/scan.h"
+#include "explain/text_platform.h"
 #include "explain/textfacts.h"
+#include "os/host.h"
+#include "util/err.h"
 
 static void drop(struct explain_result *r, size_t i)
 {
@@ -87,6 +90,20 @@ static const struct {
 	{ "toolkit-cannot-target-gpu", "cuda-error", 500 },
 	/* a kernel module of another version than libcuda: cuInit then fails with 999 */
 	{ "driver-library-mismatch", "unknown-error", -1 },
+	/* a cause of the platform's own, and the CUDA or NCCL words it was printed in */
+	{ "fabric-manager-state", "cuda-error", -1 },
+	{ "fabric-manager-state", "unknown-error", -1 },
+	{ "fabric-manager-state", "nccl-cuda-error", -1 },
+	{ "win-runtime-dll-missing", "library-missing", -1 },
+	{ "hip-sdk-not-on-path", "library-missing", -1 },
+	{ "cuda-malloc-async-unsupported", "cuda-error", -1 },
+	{ "pinned-host-oom", "out-of-memory", -1 },
+	{ "wsl-pinned-memory-limit", "out-of-memory", -1 },
+	{ "jetson-nvmap-alloc-limit", "out-of-memory", -1 },
+	{ "hyperv-no-gpu-libs", "nvml-unavailable", -1 },
+	{ "non-nvidia-platform", "torch-cpu-only", -1 },
+	/* HIP's OOM printed beside a generic HIP failure of the same call */
+	{ "rocm-out-of-memory", "rocm-error", -1 },
 };
 
 static void fold_consequences(struct explain_result *r)
@@ -129,14 +146,15 @@ static const char *rocm_finding_of(const char *id)
 
 /* A message that only says the GPU went unused ("no compatible GPUs were discovered") gives
  * way to any error that says why. "cannot find -lcuda" on WSL2 is WSL's missing link. */
-void explain_settle(struct explain_scan *sc)
+int explain_settle(struct explain_scan *sc)
 {
 	struct explain_result *r = &sc->r;
 	size_t others = 0;
 
 	eras_settle(r, &sc->era);
+	text_platform_settle(&r->platform, sc->windows, sc->linux_seen, !os_is_linux());
 	for (size_t i = 0; i < r->n; i++) {
-		if (strcmp(r->m[i].finding, "libcuda-link-missing") == 0 && sc->wsl)
+		if (strcmp(r->m[i].finding, "libcuda-link-missing") == 0 && (sc->wsl || r->platform.os == TP_WSL2))
 			r->m[i].finding = "wsl-libcuda";
 		r->m[i].windows = explain_text_is_windows(sc->windows, sc->linux_seen, sc->wsl);
 		r->m[i].embedded_python = sc->embedded;
@@ -144,8 +162,15 @@ void explain_settle(struct explain_scan *sc)
 		if (sc->rocm) {
 			r->m[i].finding = rocm_finding_of(r->m[i].finding);
 			r->m[i].error = NULL; /* CUDA's entry for HIP's words would be its evidence */
+		} else if (!text_platform_cuda(&r->platform) || r->platform.os == TP_WSL1) {
+			r->m[i].finding = text_platform_finding(&r->platform, r->m[i].finding);
+			r->m[i].rocm = r->platform.vendor == TP_AMD;
+			if (strcmp(r->m[i].finding, "wsl1-no-gpu") == 0 || r->platform.vendor != TP_NVIDIA)
+				r->m[i].error = NULL;
 		}
 	}
+	if (premise_settle(r, &sc->premise) != CD_OK)
+		return CD_ENOMEM;
 	merge_same(r);
 	fold_consequences(r);
 	explain_text_facts_settle(&r->facts, r, sc->windows, sc->linux_seen, sc->wsl, sc->rocm);
@@ -155,5 +180,6 @@ void explain_settle(struct explain_scan *sc)
 		for (size_t i = r->n; i-- > 0;)
 			if (is_fallback(&r->m[i]))
 				drop(r, i);
+	return CD_OK;
 }
 

@@ -490,6 +490,8 @@ static void note_hit(struct explain_scan *sc, struct line *l, size_t h, struct l
 	case PK_LINUX: sc->linux_seen = true; break;
 	case PK_EMBEDDED: sc->embedded = sc->windows = true; break;
 	case PK_ROCM: sc->rocm = true; break;
+	case PK_HINT: premise_hit(&sc->premise, (unsigned)p->msg, l->s, l->low, l->len, l->no); break;
+	case PK_PLATFORM: text_platform_hit(&sc->r.platform, p->msg, l->low, l->len, sc->hits[h].end); break;
 	case PK_GGML: k->ggml = true; break;
 	case PK_TGI: k->tgi = true; break;
 	case PK_FACT: k->facts = true; break;

@@ -58,6 +58,7 @@ static const struct ev_pattern patterns[] = {
 	{ NCCL_EV_IB_CONFIGURED, "NCCL_NET set by environment to IB", false, false },
 	{ NCCL_EV_NO_IFACE, "no socket interface found", true, false },
 	{ NCCL_EV_NO_IFACE, "No usable listening interface found", false, false },
+	{ NCCL_EV_NVLS, "transport/nvls", false, false },
 };
 
 /* What is kept of a log is printed and put in JSON: safe text (util/safetext.h), cut

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "explain/scan.h"
+#include "explain/text_platform.h"
 #include "explain/textfacts.h"
 #include "util/err.h"
 
@@ -57,7 +58,9 @@ int explain_patterns_build(char *err)
 	const char *const *name_prefixes = explain_name_prefixes(&n_names), *const *number_keys = explain_number_keys(&n_keys);
 	const struct region_marker *region;
 	const char *const *windows, *const *linux_words, *const *rocm, *const *facts;
-	size_t n_region, n_windows, n_linux, n_rocm, n_facts;
+	const struct tp_marker *platform;
+	const struct premise_marker *hint;
+	size_t n_region, n_windows, n_linux, n_rocm, n_facts, n_platform, n_hint;
 	bool ok = true;
 	int rc;
 
@@ -120,6 +123,12 @@ int explain_patterns_build(char *err)
 	rocm = explain_rocm_markers(&n_rocm);
 	for (size_t i = 0; i < n_rocm && ok; i++)
 		ok = add_pat(&pl, rocm[i], (struct pat){ PK_ROCM, NULL, 0, 0 });
+	platform = text_platform_markers(&n_platform);
+	for (size_t i = 0; i < n_platform && ok; i++)
+		ok = add_pat(&pl, platform[i].text, (struct pat){ PK_PLATFORM, NULL, i, 0 });
+	hint = premise_markers(&n_hint);
+	for (size_t i = 0; i < n_hint && ok; i++)
+		ok = add_pat(&pl, hint[i].text, (struct pat){ PK_HINT, NULL, hint[i].hint, 0 });
 	if (!ok) {
 		free(pl.text);
 		free(pl.pats);

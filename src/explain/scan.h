@@ -14,6 +14,7 @@
 #include "explain/explain.h"
 #include "explain/ggml_mem.h"
 #include "explain/newlines.h"
+#include "explain/premise.h"
 #include "explain/scan_line.h"
 #include "explain/tgi_mem.h"
 
@@ -30,7 +31,7 @@
 
 enum pat_kind { PK_ERROR, PK_PART, PK_NAME, PK_NUMKEY, PK_CUDA, PK_GPU, PK_NCCL, PK_SUPPORTS, PK_CC_OLD, PK_WSL, PK_TORCH,
 		PK_LAUNCH, PK_RUNTIME_VERSION, PK_REGION, PK_WINDOWS, PK_LINUX, PK_EMBEDDED, PK_ROCM, PK_GGML, PK_TGI,
-		PK_FACT };
+		PK_FACT, PK_PLATFORM, PK_HINT };
 
 struct pat {
 	enum pat_kind kind;
@@ -75,6 +76,7 @@ struct explain_scan {
 	bool linux_seen;        /* a Linux marker was seen (context.h) */
 	bool embedded;          /* ComfyUI portable's python_embeded was seen (context.h) */
 	bool rocm;              /* a ROCm marker was seen (context.h) */
+	struct premise premise; /* what else the lines said (premise.h) */
 	size_t launch_line;     /* the last line that speaks of a kernel launch, else 0 */
 	int launch_block;       /* the threads per block that line gives, else 0 */
 	struct pending pend[MAX_PENDING];
@@ -132,6 +134,6 @@ bool explain_is_invalid_value(const struct explain_match *m);
 void explain_tie_to_launch(struct explain_match *m);
 
 /* fold.c: the matches settled once the text has ended */
-void explain_settle(struct explain_scan *sc);
+int explain_settle(struct explain_scan *sc); /* CD_OK or CD_ENOMEM */
 
 #endif

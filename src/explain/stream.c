@@ -460,7 +460,8 @@ int explain_scan_finish(struct explain_scan *sc, struct explain_result *out, cha
 		explain_pend_close(sc, 0);
 	if (rc != CD_OK)
 		return cd_fail(err, rc, "out of memory");
-	explain_settle(sc);
+	if (explain_settle(sc) != CD_OK)
+		return cd_fail(err, CD_ENOMEM, "out of memory");
 	*out = sc->r;
 	memset(&sc->r, 0, sizeof(sc->r));
 	return CD_OK;

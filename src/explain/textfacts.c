@@ -9,10 +9,11 @@
 
 #include "explain/scan.h"
 #include "explain/textfacts.h"
+#include "kb/kb.h"
 
 static const char *const anchors[] = {
 	"driver version", "cuda version", "cuda used to build pytorch", "+cu", "torch==", "torch version",
-	"tegra", "jetson", "/.dockerenv", "docker", "podman", "kubepods",
+	"00000000:", "gpu 0: ", "gpu 1: ",
 };
 
 const char *const *explain_fact_anchors(size_t *n)
@@ -95,18 +96,61 @@ static void torch_build(struct text_facts *t, const struct line *l)
 		t->torch_cuda = cuda_int(l->low + at, n);
 }
 
-static void platform_words(struct text_facts *t, const struct line *l)
+static void add_gpu(struct text_facts *t, const char *name);
+
+/* A GPU name the kb knows, from s[0..n) with its blanks trimmed. */
+static void gpu_name_at(struct text_facts *t, const char *s, size_t n)
 {
-	t->jetson |= strstr(l->low, "tegra") || strstr(l->low, "jetson");
-	t->container |= strstr(l->low, "/.dockerenv") || strstr(l->low, "docker") || strstr(l->low, "podman") ||
-			strstr(l->low, "kubepods");
+	char name[96];
+
+	while (n && (*s == ' ' || *s == '\t'))
+		s++, n--;
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		n--;
+	if (!n || n >= sizeof(name))
+		return;
+	memcpy(name, s, n);
+	name[n] = '\0';
+	if (kb_gpu_by_name(name))
+		add_gpu(t, name);
+}
+
+/* The GPUs a pasted listing names: nvidia-smi's table row ("|   0  NVIDIA GeForce RTX 3090
+ * Off |   00000000:01:00.0 Off |"), `nvidia-smi -L` and collect_env ("GPU 0: NVIDIA ..."). */
+static void gpu_names(struct text_facts *t, const struct line *l)
+{
+	const char *p = strstr(l->low, "gpu ");
+	size_t i = 0, start, end;
+
+	if (p && (p[4] == '0' || p[4] == '1') && p[5] == ':' && p[6] == ' ') {
+		const char *u = strstr(p, " (uuid");
+
+		start = (size_t)(p - l->low) + 7;
+		end = u ? (size_t)(u - l->low) : l->len;
+		gpu_name_at(t, l->s + start, end - start);
+		return;
+	}
+	if (!strstr(l->low, "00000000:"))
+		return;
+	while (i < l->len && (l->s[i] == ' ' || l->s[i] == '|'))
+		i++;
+	if (i == l->len || !isdigit((unsigned char)l->s[i]))
+		return;
+	while (i < l->len && isdigit((unsigned char)l->s[i]))
+		i++;
+	start = i;
+	/* the name ends where the Persistence-M column's two blanks start */
+	for (end = start; end < l->len && l->s[end] != '|'; end++)
+		if (end > start + 2 && l->s[end] == ' ' && l->s[end + 1] == ' ' && l->s[end - 1] != ' ')
+			break;
+	gpu_name_at(t, l->s + start, end - start);
 }
 
 void explain_text_facts_line(struct text_facts *t, const struct line *l)
 {
+	gpu_names(t, l);
 	driver_version(t, l);
 	torch_build(t, l);
-	platform_words(t, l);
 }
 
 static void add_gpu(struct text_facts *t, const char *name)
@@ -130,6 +174,8 @@ static void add_cc(struct text_facts *t, struct kb_arch a)
 void explain_text_facts_settle(struct text_facts *t, const struct explain_result *r, bool windows, bool linux_seen,
 			       bool wsl, bool rocm)
 {
+	const struct text_platform *p = &r->platform;
+
 	for (size_t i = 0; i < r->n; i++) {
 		const struct explain_match *m = &r->m[i];
 
@@ -141,9 +187,13 @@ void explain_text_facts_settle(struct text_facts *t, const struct explain_result
 		if (m->has_arch && !(m->message && strcmp(m->message->extract, "nvcc_arch") == 0))
 			add_cc(t, m->arch);
 	}
+	/* the platform reader's (text_platform.h) aspects, so that one reading decides them */
+	wsl |= p->os == TP_WSL2 || p->os == TP_WSL1;
 	t->os = windows && !wsl ? TEXT_OS_WINDOWS : linux_seen || wsl ? TEXT_OS_LINUX : TEXT_OS_UNKNOWN;
 	t->wsl = wsl;
-	t->rocm = rocm;
+	t->container = p->container;
+	t->jetson = p->jetson;
+	t->rocm = rocm || p->vendor == TP_AMD;
 }
 
 void explain_match_facts(const struct explain_match *m, struct text_error *e)

@@ -38,6 +38,7 @@ enum nccl_event {
 	NCCL_EV_IB_CONFIGURED, /* NCCL_IB_HCA set, NCCL_NET=IB */
 	NCCL_EV_SHM_DEV,       /* the /dev/shm or shared-memory segment failure among system errors */
 	NCCL_EV_NO_IFACE,      /* Bootstrap : no socket interface found */
+	NCCL_EV_NVLS,          /* a line of the NVLS (NVLink SHARP) transport: transport/nvls.cc */
 	NCCL_EV_COUNT
 };
 

@@ -53,6 +53,9 @@ struct platform_info {
 	const char *device_order;     /* $CUDA_DEVICE_ORDER, NULL if unset */
 	const char *image_cuda_version;     /* $CUDA_VERSION set by NVIDIA's container images */
 	const char *nvidia_visible_devices; /* $NVIDIA_VISIBLE_DEVICES (container runtime) */
+	char net_ifaces[256];         /* network interfaces with a route (/proc/net/route, /proc/net/if_inet6),
+				       * blank-separated, lo left out; what NCCL_SOCKET_IFNAME is judged against */
+	bool net_known;               /* one of those files was read */
 };
 
 /* Their fields (platform_fields.c): doctor's "platform" object. */

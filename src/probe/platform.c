@@ -211,6 +211,59 @@ void visible_devices_parse(const char *raw, struct visible_devices *out)
 	}
 }
 
+static void add_iface(struct platform_info *p, const char *name, size_t n)
+{
+	const char *at = p->net_ifaces;
+	size_t used = strlen(p->net_ifaces);
+
+	if (n == 0 || (n == 2 && strncmp(name, "lo", 2) == 0))
+		return;
+	while (*at) { /* already listed? */
+		size_t k = strcspn(at, " ");
+
+		if (k == n && strncmp(at, name, n) == 0)
+			return;
+		at += k + (at[k] == ' ');
+	}
+	if (used + n + 2 <= sizeof(p->net_ifaces))
+		snprintf(p->net_ifaces + used, sizeof(p->net_ifaces) - used, "%s%.*s", used ? " " : "", (int)n, name);
+}
+
+/* One column of each line of a /proc/net table: the interface (route: the first, after a header
+ * line; if_inet6: the last). */
+static void read_ifaces(struct platform_info *p, const char *root, const char *abs, bool last)
+{
+	char path[PROBE_PATH], *text = NULL;
+	size_t len;
+
+	if (host_path(path, sizeof path, root, abs) != CD_OK || file_read_text(path, 256 * 1024, &text, &len, NULL) != CD_OK)
+		return;
+	p->net_known = true;
+	for (char *line = text, *next; line && *line; line = next) {
+		char *nl = strchr(line, '\n'), *tok = line, *end;
+
+		next = nl ? nl + 1 : NULL;
+		if (nl)
+			*nl = '\0';
+		if (!last && line == text)
+			continue; /* the route table's header */
+		if (last) {
+			end = line + strlen(line);
+			while (end > line && isspace((unsigned char)end[-1]))
+				end--;
+			tok = end;
+			while (tok > line && !isspace((unsigned char)tok[-1]))
+				tok--;
+		} else {
+			while (isspace((unsigned char)*tok))
+				tok++;
+			end = tok + strcspn(tok, " \t");
+		}
+		add_iface(p, tok, (size_t)(end - tok));
+	}
+	free(text);
+}
+
 int platform_probe(struct platform_info *p, const char *root, char *err)
 {
 	memset(p, 0, sizeof *p);
@@ -220,6 +273,8 @@ int platform_probe(struct platform_info *p, const char *root, char *err)
 	if (!p->windows) {
 		probe_wsl(p, root);
 		probe_container(p, root);
+		read_ifaces(p, root, "/proc/net/route", false);
+		read_ifaces(p, root, "/proc/net/if_inet6", true);
 		if (!p->wsl && probe_nodes(p, root) != CD_OK)
 			return cd_fail(err, CD_ENOMEM, "platform: out of memory");
 	}

@@ -11,8 +11,8 @@
 #include "util/str.h"
 
 /* What a fix line says where a value is unknown: a command that finds it out, or a word the
- * reader replaces; on Windows (the windows flag) a word, cmd having no $(...). A fix line never
- * prints a placeholder. */
+ * reader replaces; on Windows (the windows flag) a word, cmd having no $(...). The GPUs and the
+ * program have none: a line that names them says {?...|what to run instead}. */
 static const struct {
 	const char *name, *fallback, *windows;
 } fallbacks[] = {
@@ -21,8 +21,6 @@ static const struct {
 	{ "driver_branch", "$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n1 | cut -d. -f1)",
 	  "DRIVER_BRANCH" },
 	{ "nvcc_version", "$(nvcc --version | sed -n 's/.*release \\([0-9.]*\\),.*/\\1/p')", "NVCC_VERSION" },
-	{ "gpus", "sm_XY", NULL },
-	{ "binary", "./your_program", "your_program.exe" },
 	{ "driver_library", "libcuda.so.1", "nvcuda.dll" },
 	{ "code", "ERROR_NAME", NULL },
 	{ "library", "cuda", NULL },

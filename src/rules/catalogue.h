@@ -27,7 +27,9 @@
 #include "kb/kb.h"
 #include "report/report.h"
 
-#define FINDING_VARS_MAX 40
+/* explain sets the text's values, its platform's flags and the fix engine's lines, then merges the
+ * machine's: room for all */
+#define FINDING_VARS_MAX 48
 #define FINDING_VAR_LEN 400
 
 /* The values a verdict gives a catalogue row. A name not set is unknown. */

@@ -570,6 +570,54 @@ void check_ldpath(const char *p, struct explain_checks *out)
 		check_add(out, "ldpath", CHECK_OK, "no CUDA directory on LD_LIBRARY_PATH");
 }
 
+/* whether NCCL's list (after "^" and "=") names iface: a prefix of it, or it exactly */
+static bool ifname_lists(const char *list, bool exact, const char *iface, size_t n)
+{
+	while (*list) {
+		size_t k = strcspn(list, ",");
+
+		if (k && (exact ? k == n && strncmp(list, iface, n) == 0 : k <= n && strncmp(list, iface, k) == 0))
+			return true;
+		list += k + (list[k] == ',');
+	}
+	return false;
+}
+
+void check_nccl_ifname(const char *ifname, const char *ifaces, bool known, struct explain_checks *out)
+{
+	struct explain_check *c = NULL;
+	const char *list, *at = ifaces;
+	bool exclude, exact;
+
+	if (!known) {
+		check_add(out, "net", CHECK_SKIPPED, "this machine's network interfaces could not be read");
+		return;
+	}
+	if (!ifname || !*ifname) {
+		check_add(out, "net", CHECK_INFO, "NCCL_SOCKET_IFNAME is not set here; interfaces with a route: %s",
+			  *ifaces ? ifaces : "none");
+		return;
+	}
+	exclude = ifname[0] == '^';
+	list = ifname + exclude;
+	exact = list[0] == '=';
+	list += exact;
+	while (*at) {
+		size_t n = strcspn(at, " ");
+
+		if (ifname_lists(list, exact, at, n) != exclude) {
+			if (!c)
+				c = check_add(out, "net", CHECK_OK, "NCCL_SOCKET_IFNAME=%s selects", ifname);
+			check_more(c, " %.*s", (int)n, at);
+		}
+		at += n + (at[n] == ' ');
+	}
+	if (!c)
+		check_add(out, "net", CHECK_PROBLEM,
+			  "NCCL_SOCKET_IFNAME=%s selects none of this machine's interfaces with a route (%s)", ifname,
+			  *ifaces ? ifaces : "none");
+}
+
 void check_memory(const struct check_text *m, const struct gpu_probe *g, struct explain_checks *out)
 {
 	bool any = false;

@@ -127,6 +127,10 @@ void check_nodes(const struct platform_info *p, struct explain_checks *out);
 void check_wsl(const struct platform_info *p, struct explain_checks *out);
 /* CUDA directories on LD_LIBRARY_PATH (ld_path, NULL unset). */
 void check_ldpath(const char *ld_path, struct explain_checks *out);
+/* NCCL_SOCKET_IFNAME (NCCL's syntax: a comma list of name prefixes, "=" for exact names, a
+ * leading "^" to exclude) against this machine's interfaces with a route, blank-separated;
+ * known: they could be read. */
+void check_nccl_ifname(const char *ifname, const char *ifaces, bool known, struct explain_checks *out);
 /* Each GPU's memory now (the OOM's GPU only, when the text names one), as NVML sees it. */
 void check_memory(const struct check_text *t, const struct gpu_probe *g, struct explain_checks *out);
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kb/kb.h"
 #include "kb/vendor_libs.h"
 #include "rules/fix.h"
 #include "rules/driver_need.h"
@@ -39,7 +40,18 @@ static void cuda_text(int cuda, char *out, size_t n)
 	snprintf(out, n, "%d.%d", cuda / 1000, cuda % 1000 / 10);
 }
 
-void rules_text_origin(const struct text_facts *t, const struct gpu_probe *here, bool host_windows,
+bool rules_error_without_driver(const char *id)
+{
+	static const char *const ids[] = { "no-driver", "wsl-libcuda", "container-toolkit-missing", "nvml-unavailable",
+					   "torch-cpu-only", "libcuda-link-missing" };
+
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		if (strcmp(id, ids[i]) == 0)
+			return true;
+	return false;
+}
+
+void rules_text_origin(const struct text_facts *t, const struct gpu_probe *here, bool host_windows, bool driverless,
 		       struct text_origin *o)
 {
 	char a[16], b[16];
@@ -48,6 +60,12 @@ void rules_text_origin(const struct text_facts *t, const struct gpu_probe *here,
 	o->here = false;
 	if (!here) {
 		snprintf(o->why, sizeof(o->why), "this machine was not checked (--offline): the text's facts decide");
+		return;
+	}
+	if (!here->cuda_loaded && driverless && !t->driver_version[0] && !t->driver_cuda && !t->n_gpus) {
+		o->here = true;
+		snprintf(o->why, sizeof(o->why), "this machine has no NVIDIA driver either, and the text shows none at "
+			 "work: its checks count");
 		return;
 	}
 	if (!here->cuda_loaded) {
@@ -165,6 +183,27 @@ static void gpu_values(const struct explain_judge *j, struct explain_verdict *ou
 	}
 }
 
+/* The platform the text shows picks a finding's fix lines. */
+static void platform_flags(const struct text_platform *tp, struct finding_vars *v)
+{
+	finding_flag(v, "wsl", tp->os == TP_WSL2);
+	finding_flag(v, "container", tp->container);
+	finding_flag(v, "cdi", tp->hook == TP_HOOK_CDI);
+	finding_flag(v, "kubernetes", tp->runtime == TP_KUBERNETES);
+	finding_flag(v, "docker_desktop", tp->runtime == TP_DOCKER_DESKTOP);
+	finding_flag(v, "jetson", tp->jetson);
+	finding_flag(v, "hyperv", tp->hyperv);
+	finding_flag(v, "macos", tp->os == TP_MACOS);
+	finding_flag(v, "amd", tp->vendor == TP_AMD);
+	finding_flag(v, "intel", tp->vendor == TP_INTEL);
+	finding_flag(v, "apple", tp->vendor == TP_APPLE);
+	if (tp_vendor_name(tp->vendor))
+		finding_var(v, "vendor", "%s", tp->vendor == TP_AMD     ? "AMD"
+					       : tp->vendor == TP_INTEL ? "Intel"
+					       : tp->vendor == TP_APPLE ? "Apple"
+									: "NVIDIA");
+}
+
 /* What the error's own text gives: its code, library, versions, arch, platform. */
 static void error_values(const struct explain_judge *j, struct explain_verdict *out)
 {
@@ -184,6 +223,8 @@ static void error_values(const struct explain_judge *j, struct explain_verdict *
 		finding_var(&out->vars, "sm", "%s", arch + 3);
 	}
 	finding_flag(&out->vars, "windows", e->windows);
+	if (j->platform)
+		platform_flags(j->platform, &out->vars);
 	finding_var(&out->vars, "pip", "%s", e->pip);
 	finding_var(&out->vars, "python", "%s", e->python);
 	finding_flag(&out->vars, "torch_dll", e->torch_dll);
@@ -238,11 +279,45 @@ static int fix_problem_of(const char *id)
 	return -1;
 }
 
+/* The framework whose build failed: PyTorch's words anywhere in the text, else the program
+ * whose own message matched (its message row's key names it). */
+static enum plan_framework text_framework(const struct explain_judge *j)
+{
+	static const struct {
+		const char *prefix;
+		enum plan_framework fw;
+	} by_key[] = {
+		{ "torch-", PLAN_FW_TORCH }, { "comfyui-", PLAN_FW_TORCH }, { "ollama-", PLAN_FW_OLLAMA },
+		{ "vllm-", PLAN_FW_VLLM },   { "jax-", PLAN_FW_JAX },
+	};
+	const char *key = j->e->message_key ? j->e->message_key : "";
+
+	if (j->torch)
+		return PLAN_FW_TORCH;
+	for (size_t i = 0; i < sizeof(by_key) / sizeof(by_key[0]); i++)
+		if (!strncmp(key, by_key[i].prefix, strlen(by_key[i].prefix)))
+			return by_key[i].fw;
+	return PLAN_FW_NONE;
+}
+
+/* GPUs the text names without their compute capability ("NVIDIA GeForce RTX 3090" in
+ * nvidia-smi's table): the kb's row gives it; a name it lacks stays unknown. */
+static void text_gpus_by_name(const struct text_facts *t, struct fix_situation *s)
+{
+	for (size_t i = 0; i < t->n_gpus; i++) {
+		const struct kb_gpu *g = kb_gpu_by_name(t->gpus[i]);
+
+		if (g && g->arch > 0)
+			fix_add_gpu(s, (unsigned)g->arch, t->gpus[i], FIX_SRC_TEXT);
+	}
+}
+
 /* The engine's lines (fix1.., torch_install) from the facts the verdict judged, each with its
  * source: the same situation gets the same lines from every command. */
 static int fix_values(const struct explain_judge *j, struct explain_verdict *out, char *err)
 {
 	int problem = fix_problem_of(out->row);
+	enum plan_framework fw;
 	struct fix_situation s;
 	struct fix_lines l;
 	int rc;
@@ -268,6 +343,8 @@ static int fix_values(const struct explain_judge *j, struct explain_verdict *out
 	else if (j->text->n_ccs)
 		for (size_t i = 0; i < j->text->n_ccs; i++)
 			fix_add_gpu(&s, j->text->ccs[i].num, i < j->text->n_gpus ? j->text->gpus[i] : NULL, FIX_SRC_TEXT);
+	else if (j->text->n_gpus)
+		text_gpus_by_name(j->text, &s);
 	else if (j->origin->here)
 		for (size_t i = 0; i < j->target->n_gpus; i++)
 			fix_add_gpu(&s, j->target->gpus[i].cc, NULL, FIX_SRC_HERE);
@@ -275,15 +352,16 @@ static int fix_values(const struct explain_judge *j, struct explain_verdict *out
 	s.platform.os = j->text->wsl ? FIX_OS_WSL2 : j->e->windows ? FIX_OS_WINDOWS
 			: j->text->os == TEXT_OS_LINUX ? FIX_OS_LINUX : FIX_OS_UNKNOWN;
 	snprintf(s.platform.pip, sizeof(s.platform.pip), "%s", j->e->pip ? j->e->pip : "");
-	if (j->torch) {
+	fw = text_framework(j);
+	if (fw != PLAN_FW_NONE) {
 		s.framework.src = FIX_SRC_TEXT;
-		s.framework.fw = PLAN_FW_TORCH;
-		if (j->text->torch_version[0])
+		s.framework.fw = fw;
+		if (fw == PLAN_FW_TORCH && j->text->torch_version[0])
 			(void)version_parse(j->text->torch_version, &s.framework.version); /* unread: unknown */
-		if (j->text->torch_cuda)
+		if (fw == PLAN_FW_TORCH && j->text->torch_cuda)
 			s.framework.cuda = version_from_cuda_int(j->text->torch_cuda);
 		s.binary.src = FIX_SRC_TEXT;
-		s.binary.kind = FIX_BIN_FRAMEWORK;
+		s.binary.kind = fw == PLAN_FW_OLLAMA ? FIX_BIN_APP : FIX_BIN_FRAMEWORK;
 	}
 	if ((rc = fix_plan(&s, (enum fix_problem)problem, &l, err)) != CD_OK)
 		return rc;
@@ -305,7 +383,7 @@ int rules_explain_verdict(const struct explain_judge *j, struct explain_verdict 
 	driver_values(j, out);
 	error_values(j, out);
 	text_values(j, out);
-	finding_flag(&out->vars, "torch", j->torch);
+	finding_flag(&out->vars, "torch", text_framework(j) == PLAN_FW_TORCH);
 	finding_flag(&out->vars, "force_jit", j->target->force_jit);
 	/* a --binary that is a PyTorch extension is rebuilt for the GPUs judged with
 	 * TORCH_CUDA_ARCH_LIST, not fixed by another torch wheel */

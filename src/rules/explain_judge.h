@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "facts/facts.h"
+#include "facts/text_platform.h"
 #include "facts/textfacts.h"
 #include "rules/arch.h"
 #include "rules/catalogue.h"
@@ -19,10 +20,17 @@ struct text_origin {
 	char why[240];  /* one sentence */
 };
 
+/* Whether error id is one a machine without a working NVIDIA driver prints (the driver's
+ * library or NVML missing, a CPU-only framework): such a text does not contradict a machine
+ * without a driver. */
+bool rules_error_without_driver(const char *id);
+
 /* here: this machine's driver part, NULL when it was not looked at (--offline). host_windows:
- * cudoctor runs on Windows. The text is another machine's when its driver, driver CUDA, GPUs or
- * platform contradict this machine's, or this machine has no driver. */
-void rules_text_origin(const struct text_facts *t, const struct gpu_probe *here, bool host_windows,
+ * cudoctor runs on Windows. driverless: every error the text shows is one of
+ * rules_error_without_driver's. The text is another machine's when its driver, driver CUDA,
+ * GPUs or platform contradict this machine's, or this machine has no driver and the text shows
+ * one at work (a driver fact, or an error only a loaded driver gives). */
+void rules_text_origin(const struct text_facts *t, const struct gpu_probe *here, bool host_windows, bool driverless,
 		       struct text_origin *o);
 
 /* A fact a verdict read, with where it came from. */
@@ -48,6 +56,7 @@ struct explain_judge {
 	bool torch;                       /* the text (or the binary) is PyTorch's */
 	const struct explain_checks *checks; /* the checks that ran, NULL none */
 	const struct facts *here;         /* this machine's driver view, NULL when not looked at */
+	const struct text_platform *platform; /* the platform the text shows (facts/text_platform.h) */
 };
 
 struct explain_verdict {

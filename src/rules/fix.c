@@ -120,8 +120,8 @@ static void driver_line(const struct fix_situation *s, struct fix_lines *l, int 
 static void ask_gpu(const struct fix_situation *s, struct fix_lines *l)
 {
 	LINE(l, FIX_LINE_ASK, "%s", "nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv");
-	why(l, "the GPU is not known: its name and driver pick the build (cudoctor plan --gpu%s names it)",
-	    windows(s) ? "" : " with them");
+	why(l, "the GPU%s not known: its name and driver pick the build (cudoctor plan --gpu%s names it)",
+	    s->driver.src ? " is" : " and the driver are", windows(s) ? "" : " with them");
 	if (!l->missing)
 		l->missing = "gpu";
 }
@@ -166,30 +166,7 @@ static const struct kb_torch_build *torch_for_driver(const struct version *cuda)
 void fix_torch_leads(const struct plan *p, const struct kb_torch_build **lead, int *lead_branch,
 		     const struct kb_torch_build **newest, int *newest_branch)
 {
-	long lb = -1, nb = p->torch_pick_any_driver;
-
-	*lead = *newest = NULL;
-	*lead_branch = *newest_branch = 0;
-	/* the oldest branch that supports every GPU: what most owners of the oldest GPU have */
-	for (size_t i = 0; i < p->n_torch; i++) {
-		const struct plan_torch *t = &p->torch[i];
-		int br = plan_torch_min_branch(p, t);
-
-		if (!t->fits_gpus || t->b->experimental || !br || (p->drv_first && br > p->drv_first))
-			continue;
-		if (lb < 0 || version_cmp(&t->b->release_v, &p->torch[lb].b->release_v) > 0 ||
-		    (version_cmp(&t->b->release_v, &p->torch[lb].b->release_v) == 0 &&
-		     version_cmp(&t->b->cuda, &p->torch[lb].b->cuda) > 0))
-			lb = (long)i;
-	}
-	if (lb >= 0) {
-		*lead = p->torch[lb].b;
-		*lead_branch = plan_torch_min_branch(p, &p->torch[lb]);
-	}
-	if (nb >= 0) {
-		*newest = p->torch[nb].b;
-		*newest_branch = plan_torch_min_branch(p, &p->torch[nb]);
-	}
+	plan_torch_leads(p, lead, lead_branch, newest, newest_branch);
 }
 
 static void plan_input_of(const struct fix_situation *s, struct gpu_spec *specs, struct plan_input *in)
@@ -261,6 +238,32 @@ static void torch_with_gpus(const struct fix_situation *s, const struct plan *p,
 	why(l, "no PyTorch wheel in cudoctor's tables carries code for %s", p->n_gpus > 1 ? "every GPU" : "this GPU");
 }
 
+/* Without a GPU, the newest build overall and the branch its CUDA major needs: what a driver
+ * update would open, for a GPU that branch still supports. */
+static void newer_driver_line(const struct fix_situation *s, struct fix_lines *l, const struct kb_torch_build *have)
+{
+	const struct kb_torch_build *newest = torch_for_driver(&(struct version){ .major = 99, .parts = 1 });
+	const struct kb_driver_branch *b;
+	struct version major;
+
+	if (!newest || newest == have)
+		return;
+	major = (struct version){ .major = newest->cuda.major, .parts = 1 };
+	if (!(b = kb_driver_branch_for_cuda(&major)) || b->branch <= s->driver.branch)
+		return;
+	if (windows(s)) {
+		LINE(l, FIX_LINE_DRIVER, "%s", "");
+		why(l, "or install an NVIDIA driver of branch R%d or newer from nvidia.com/drivers%s: it runs torch %s %s, "
+		    "the newest, where that branch still supports the GPU", b->branch,
+		    s->platform.os == FIX_OS_WSL2 ? " on Windows (WSL2 uses the host's driver)" : "", newest->release,
+		    newest->variant);
+		return;
+	}
+	LINE(l, FIX_LINE_DRIVER, "sudo apt install nvidia-driver-%d", b->branch);
+	why(l, "or R%d or newer for newer builds (torch %s %s, the newest), where that branch still supports the GPU",
+	    b->branch, newest->release, newest->variant);
+}
+
 static void torch_lines(const struct fix_situation *s, struct fix_lines *l, char *err, int *rc)
 {
 	struct gpu_spec specs[FIX_MAX_GPUS];
@@ -272,10 +275,27 @@ static void torch_lines(const struct fix_situation *s, struct fix_lines *l, char
 
 		if (b) {
 			torch_line(s, l, b);
-			why(l, "PyTorch %s %s: the newest wheel this driver runs; check that its arch list has the GPU's",
-			    b->release, b->variant);
+			if (version_cmp(&b->cuda, &s->driver.cuda) > 0)
+				why(l, "PyTorch %s %s: the newest wheel a CUDA %d.%d driver runs, by minor-version "
+				    "compatibility; check that its arch list has the GPU's", b->release, b->variant,
+				    s->driver.cuda.major, s->driver.cuda.minor);
+			else
+				why(l, "PyTorch %s %s: the newest wheel this driver runs; check that its arch list has the GPU's",
+				    b->release, b->variant);
+			newer_driver_line(s, l, b);
+		} else if (!s->driver.src && (b = torch_for_driver(&(struct version){ .major = 99, .parts = 1 }))) {
+			/* nothing known: the newest build, which most GPUs run, with the driver it needs */
+			const struct kb_driver_branch *br =
+				kb_driver_branch_for_cuda(&(struct version){ .major = b->cuda.major, .parts = 1 });
+
+			torch_line(s, l, b);
+			if (br)
+				why(l, "PyTorch %s %s, the newest: needs an NVIDIA driver of branch R%d or newer and a GPU its "
+				    "arch list has", b->release, b->variant, br->branch);
+			else
+				why(l, "PyTorch %s %s, the newest", b->release, b->variant);
 		}
-		ask_gpu(s, l);
+		ask_gpu(s, l); /* its query names the driver too */
 		return;
 	}
 	if (!(p = malloc(sizeof(*p)))) {
@@ -374,7 +394,9 @@ static void runtime_driver_lines(const struct fix_situation *s, struct fix_lines
 	char what[32];
 
 	if (!s->binary.cuda_major) {
-		ask_driver(l);
+		/* no branch can be named without the runtime's CUDA: the row's own lines say how to
+		 * compare the two */
+		l->missing = s->driver.src ? "runtime" : "driver";
 		return;
 	}
 	v.major = s->binary.cuda_major;
@@ -407,6 +429,9 @@ int fix_plan(const struct fix_situation *s, enum fix_problem problem, struct fix
 	memset(out, 0, sizeof(*out));
 	if ((rc = kb_load(err)) != CD_OK || (rc = kb_fw_load(err)) != CD_OK)
 		return rc;
+	out->replace = s->binary.kind == FIX_BIN_FRAMEWORK || s->binary.kind == FIX_BIN_APP ||
+		       s->binary.kind == FIX_BIN_NV_WHEEL || s->binary.kind == FIX_BIN_NV_TOOLKIT ||
+		       s->binary.kind == FIX_BIN_NV_CONDA;
 	switch (s->binary.kind) {
 	case FIX_BIN_NV_WHEEL:
 	case FIX_BIN_NV_TOOLKIT:
@@ -440,6 +465,11 @@ void fix_vars(const struct fix_lines *l, struct finding_vars *v)
 {
 	static const char *const cmd[] = { "fix_a", "fix_b", "fix_c", "fix_d" };
 	static const char *const why_[] = { "fix_a_why", "fix_b_why", "fix_c_why", "fix_d_why" };
+
+	if (l->n)
+		finding_flag(v, "fixed", true);
+	if (l->replace)
+		finding_flag(v, "replace", true);
 
 	for (size_t i = 0; i < l->n && i < 4; i++) {
 		const struct fix_line *x = &l->line[i];

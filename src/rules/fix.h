@@ -104,7 +104,8 @@ struct fix_lines {
 	size_t n;
 	const struct kb_torch_build *torch;  /* the torch build named, NULL none */
 	int need_branch;                     /* the branch the named build needs (0: the driver runs it, or unknown) */
-	const char *missing;                 /* the first fact missing ("gpu", "driver", "framework"), NULL none */
+	const char *missing;                 /* the first fact missing ("gpu", "driver", "runtime"), NULL none */
+	bool replace;                        /* the binary is replaced by another build, not rebuilt */
 };
 
 void fix_situation_init(struct fix_situation *s);
@@ -123,7 +124,8 @@ int fix_plan(const struct fix_situation *s, enum fix_problem problem, struct fix
 
 /* The catalogue values of a fix (fix_a .. fix_d and fix_a_why ..: the engine's lines in order;
  * torch_install and torch_build: the torch build named), for rows whose fix lines say
- * {?{fix_a}  # {fix_a_why}}. */
+ * {?{fix_a}  # {fix_a_why}}; the flag `fixed` when the engine wrote a line (the row's generic
+ * advice goes), `replace` when the binary is replaced (the row's rebuild lines go). */
 void fix_vars(const struct fix_lines *l, struct finding_vars *v);
 
 /* plan's own lead for s's GPUs without a driver: the newest torch build that runs on the oldest

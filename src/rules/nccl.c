@@ -202,6 +202,10 @@ static int rule_cuda(const struct nccl_log *l, struct report *r, char *err)
 {
 	if (!seen(l, NCCL_EV_CUDA) && !codes(l, 1))
 		return CD_OK;
+	/* a CUDA failure in the NVLS transport is the NVSwitch fabric's state, which explain's matcher
+	 * names from the same line (fabric-manager-state) */
+	if (seen(l, NCCL_EV_NVLS))
+		return CD_OK;
 	const struct kb_error *e = cuda_error_of(l);
 	struct finding *f;
 
@@ -254,6 +258,10 @@ static int rule_usage(const struct nccl_log *l, struct report *r, char *err)
 	bool dup = seen(l, NCCL_EV_DUP_GPU);
 
 	if (!seen(l, NCCL_EV_INVALID_USAGE) && !dup && !codes(l, 5))
+		return CD_OK;
+	/* NCCL 2.28 reports a bootstrap with no interface as invalid usage: the interface is the cause,
+	 * which explain's matcher names (nccl-socket-ifname-invalid) */
+	if (!dup && seen(l, NCCL_EV_NO_IFACE))
 		return CD_OK;
 	struct finding *f = report_add_finding(r, SEV_ERROR, "nccl-invalid-usage", subject, "%s",
 					       dup ? "two ranks of one communicator use the same GPU"

@@ -598,6 +598,35 @@ static void split(struct plan *p)
 	}
 }
 
+void plan_torch_leads(const struct plan *p, const struct kb_torch_build **lead, int *lead_branch,
+		      const struct kb_torch_build **newest, int *newest_branch)
+{
+	long lb = -1, nb = p->torch_pick_any_driver;
+
+	*lead = *newest = NULL;
+	*lead_branch = *newest_branch = 0;
+	/* the oldest branch that supports every GPU: what most owners of the oldest GPU have */
+	for (size_t i = 0; i < p->n_torch; i++) {
+		const struct plan_torch *t = &p->torch[i];
+		int br = plan_torch_min_branch(p, t);
+
+		if (!t->fits_gpus || t->b->experimental || !br || (p->drv_first && br > p->drv_first))
+			continue;
+		if (lb < 0 || version_cmp(&t->b->release_v, &p->torch[lb].b->release_v) > 0 ||
+		    (version_cmp(&t->b->release_v, &p->torch[lb].b->release_v) == 0 &&
+		     version_cmp(&t->b->cuda, &p->torch[lb].b->cuda) > 0))
+			lb = (long)i;
+	}
+	if (lb >= 0) {
+		*lead = p->torch[lb].b;
+		*lead_branch = plan_torch_min_branch(p, &p->torch[lb]);
+	}
+	if (nb >= 0) {
+		*newest = p->torch[nb].b;
+		*newest_branch = plan_torch_min_branch(p, &p->torch[nb]);
+	}
+}
+
 int plan_make(const struct plan_input *in, struct plan *p, char *err)
 {
 	const struct version *fw_cuda = NULL;
@@ -628,6 +657,16 @@ int plan_make(const struct plan_input *in, struct plan *p, char *err)
 			if (p->fw_pick >= 0 && p->fw[p->fw_pick].b->cuda.parts >= 2)
 				fw_cuda = &p->fw[p->fw_pick].b->cuda;
 		}
+	}
+	/* without a driver the lead is the build for the oldest branch that supports every GPU,
+	 * so the toolkit to match is its CUDA, not the newest build's */
+	if (in->framework == PLAN_FW_TORCH && !in->driver.known && !p->any_jetson) {
+		const struct kb_torch_build *lead, *newest;
+		int lb, nb;
+
+		plan_torch_leads(p, &lead, &lb, &newest, &nb);
+		if (lead)
+			fw_cuda = &lead->cuda;
 	}
 	pick_toolkit(p, fw_cuda);
 	split(p);

@@ -120,6 +120,12 @@ struct plan {
 	size_t n_groups;              /* > 0 only when no single choice fits every GPU */
 };
 
+/* Without a driver: the newest torch build that runs on the oldest branch supporting every GPU
+ * (*lead, its branch *lead_branch) and the newest overall (*newest, the branch it needs). NULLs
+ * when none. */
+void plan_torch_leads(const struct plan *p, const struct kb_torch_build **lead, int *lead_branch,
+		      const struct kb_torch_build **newest, int *newest_branch);
+
 /* A GPU's driver-branch range and toolkits, from the kb (driver_supports true: no driver). */
 void plan_gpu_support(const struct gpu_spec *s, struct plan_gpu *out);
 

@@ -18,6 +18,7 @@
 #include "facts/runtime.h"
 #include "facts/toolkit.h"
 #include "facts/topology.h"
+#include "explain/text_platform.h"
 #include "facts/windows.h"
 #include "mem/context_cost.h"
 #include "mem/estimate.h"
@@ -304,6 +305,7 @@ static void test_tables_documented(void **state)
 		{ "## mem", &mem_demo_field_table },
 		{ "## mem", &mem_context_cost_field_table },
 		{ "## check", &check_load_gpu_field_table },
+		{ "## kb, gencode, explain", &text_platform_field_table },
 	};
 	static char doc[1 << 20], missing[8192];
 	FILE *f = fopen(CUDOCTOR_SOURCE_DIR "/docs/json.md", "r");

@@ -207,7 +207,8 @@ static void platform_free_commands_answer_alike(void **state)
 	const char *kb[] = { "kb", "gpu", "H200", NULL };
 	const char *gencode[] = { "gencode", "--gpu", "sm_90", "--gpu", "sm_120", "--toolkit", "13.0", NULL };
 	const char *mem[] = { "mem", "estimate", "--params", "7B", "--gpu", "H200", NULL };
-	const char *plan[] = { "plan", "--gpu", "H200", "--gpu", "RTX4090", NULL };
+	/* plan answers for the platform it runs on unless --os says which: the same question, asked alike */
+	const char *plan[] = { "plan", "--os", "linux", "--gpu", "H200", "--gpu", "RTX4090", NULL };
 
 	(void)state;
 	NEED_WINE();

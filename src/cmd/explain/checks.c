@@ -285,7 +285,8 @@ int explain_checks_run(const struct explain_match *m, const char *checks, struct
 			return rc;
 		if ((!strcmp(name, "nvcc") || !strcmp(name, "ptx")) && (rc = cd_run_toolkits(run, &tk, err)) != CD_OK)
 			return rc;
-		if ((!strcmp(name, "nodes") || !strcmp(name, "wsl")) && (rc = cd_run_platform(run, &pf, err)) != CD_OK)
+		if ((!strcmp(name, "nodes") || !strcmp(name, "wsl") || !strcmp(name, "net")) &&
+		    (rc = cd_run_platform(run, &pf, err)) != CD_OK)
 			return rc;
 		if ((!strcmp(name, "binary") || !strcmp(name, "launch")) &&
 		    (rc = ensure_target(o, run, strncmp(m->finding, "rocm-", 5) == 0, err)) != CD_OK)
@@ -314,6 +315,8 @@ int explain_checks_run(const struct explain_match *m, const char *checks, struct
 			check_nodes(pf, out);
 		else if (!strcmp(name, "wsl"))
 			check_wsl(pf, out);
+		else if (!strcmp(name, "net"))
+			check_nccl_ifname(os_getenv("NCCL_SOCKET_IFNAME"), pf->net_ifaces, pf->net_known, out);
 		else if (!strcmp(name, "ldpath"))
 			check_ldpath(os_getenv("LD_LIBRARY_PATH"), out);
 		else if (!strcmp(name, "memory"))

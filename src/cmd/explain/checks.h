@@ -1,5 +1,5 @@
 /* explain's checks on this machine: what the matched error's catalogue row names (driver gpus
- * binary launch nvcc ptx env nodes wsl ldpath memory kfd), read from the run context's parts (each
+ * binary launch nvcc ptx env nodes wsl net ldpath memory kfd), read from the run context's parts (each
  * collected once for every match) and judged (rules/checks.h). */
 #ifndef CUDOCTOR_CMD_EXPLAIN_CHECKS_H
 #define CUDOCTOR_CMD_EXPLAIN_CHECKS_H

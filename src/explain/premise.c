@@ -1,0 +1,272 @@
+/* Findings re-read by what else the text says (premise.h): one rule per cause whose message is
+ * another cause's too, or that no message names. */
+#include "explain/premise.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/err.h"
+
+static const struct premise_marker markers[] = {
+	{ "cudamallocasync", HINT_MALLOC_ASYNC },
+	/* ComfyUI and Fooocus start PyTorch with cudaMallocAsync unless told not to */
+	{ "comfyui", HINT_ASYNC_APP },
+	{ "comfy\\", HINT_ASYNC_APP },
+	{ "comfy/", HINT_ASYNC_APP },
+	{ "fooocus", HINT_ASYNC_APP },
+	{ "pin_memory", HINT_PINNED },
+	{ "pinned memory", HINT_PINNED },
+	{ "pinned host", HINT_PINNED },
+	{ "cudahostalloc", HINT_PINNED },
+	{ "cudamallochost", HINT_PINNED },
+	{ "page-locked", HINT_PINNED },
+	{ "wsl", HINT_WSL },
+	/* a running container that worked and then lost its GPU, not one that never had it */
+	{ "daemon-reload", HINT_LOST_LATER },
+	{ "after some time", HINT_LOST_LATER },
+	{ "after a while", HINT_LOST_LATER },
+	{ "after a few hours", HINT_LOST_LATER },
+	{ "after several hours", HINT_LOST_LATER },
+	{ "lost gpu", HINT_LOST_LATER },
+	{ "lost access", HINT_LOST_LATER },
+	{ "loses access", HINT_LOST_LATER },
+	{ "lose access", HINT_LOST_LATER },
+	{ "randomly", HINT_LOST_LATER },
+	{ "nvidia-smi ", HINT_SMI_HEADER },
+	{ "tf 2.", HINT_TF_VERSION },
+	{ "tensorflow==2.", HINT_TF_VERSION },
+	{ "tensorflow 2.", HINT_TF_VERSION },
+	{ "tensorflow version: 2.", HINT_TF_VERSION },
+	{ "tensorflow-gpu==2.", HINT_TF_VERSION },
+	{ "gpu is not available", HINT_NO_GPU },
+	{ "gpus available:  0", HINT_NO_GPU },
+	{ "gpus available: 0", HINT_NO_GPU },
+	{ "can't utilize the gpu", HINT_NO_GPU },
+	{ "cannot utilize the gpu", HINT_NO_GPU },
+	{ "list_physical_devices('gpu') returns []", HINT_NO_GPU },
+	{ "cuda not available", HINT_NO_GPU },
+	{ "cuda is not available", HINT_NO_GPU },
+	{ "+cpu", HINT_CPU_WHEEL },
+};
+
+const struct premise_marker *premise_markers(size_t *n)
+{
+	*n = sizeof(markers) / sizeof(markers[0]);
+	return markers;
+}
+
+static void keep(struct premise_line *pl, const char *s, size_t len, size_t no)
+{
+	if (pl->no)
+		return;
+	while (len && isspace((unsigned char)*s)) {
+		s++;
+		len--;
+	}
+	snprintf(pl->text, sizeof(pl->text), "%.*s", (int)(len < sizeof(pl->text) ? len : sizeof(pl->text) - 1), s);
+	pl->no = no;
+}
+
+/* The leading number of "550.163.01" at p, else -1. */
+static long branch_at(const char *p)
+{
+	char *end;
+	long v;
+
+	while (*p == ' ')
+		p++;
+	v = strtol(p, &end, 10);
+	return end > p && *end == '.' ? v : -1;
+}
+
+/* "| NVIDIA-SMI 550.163.01   Driver Version: 555.85   CUDA Version: 12.5 |": nvidia-smi of
+ * another branch than the driver (a Linux driver's tools beside the Windows driver under WSL) */
+static bool smi_mismatch(const char *low)
+{
+	const char *smi = strstr(low, "nvidia-smi "), *drv = strstr(low, "driver version:");
+	long a, b;
+
+	if (!smi || !drv)
+		return false;
+	a = branch_at(smi + 11);
+	b = branch_at(drv + 15);
+	return a > 0 && b > 0 && a != b;
+}
+
+/* the newest "2.NN" on a line that names TensorFlow 2.x */
+static int tf_minor(const char *low)
+{
+	int best = 0;
+
+	for (const char *p = strstr(low, "2."); p; p = strstr(p + 2, "2.")) {
+		if (p > low && (isdigit((unsigned char)p[-1]) || p[-1] == '.'))
+			continue;
+		if (isdigit((unsigned char)p[2])) {
+			int minor = atoi(p + 2);
+
+			if (minor > best && minor < 100)
+				best = minor;
+		}
+	}
+	return best;
+}
+
+void premise_hit(struct premise *ps, unsigned hint, const char *s, const char *low, size_t len, size_t no)
+{
+	ps->hints |= hint;
+	if (hint == HINT_SMI_HEADER && !ps->smi.no && smi_mismatch(low))
+		keep(&ps->smi, s, len, no);
+	if (hint == HINT_TF_VERSION) {
+		int minor = tf_minor(low);
+
+		if (minor > ps->tf_minor) {
+			ps->tf_minor = minor;
+			ps->tf.no = 0;
+			keep(&ps->tf, s, len, no);
+		}
+	}
+	if (hint == HINT_NO_GPU)
+		keep(&ps->no_gpu, s, len, no);
+	/* "torch 2.0.1+cpu", "Torch 2.0.1+cpu": PyTorch's own version string */
+	if (hint == HINT_CPU_WHEEL && strstr(low, "torch") && !ps->cpu_wheel.no)
+		keep(&ps->cpu_wheel, s, len, no);
+}
+
+static bool is(const struct explain_match *m, const char *id)
+{
+	return strcmp(m->finding, id) == 0;
+}
+
+static bool code_is(const struct explain_match *m, int code)
+{
+	return m->error && m->error->code == code;
+}
+
+static bool message_is(const struct explain_match *m, const char *key)
+{
+	return m->message && strcmp(m->message->key, key) == 0;
+}
+
+static void drop(struct explain_result *r, size_t i)
+{
+	memmove(&r->m[i], &r->m[i + 1], (r->n - i - 1) * sizeof(r->m[0]));
+	r->n--;
+}
+
+/* vLLM's start-up check: "Free memory on device cuda:0 (19.77/22.05 GiB) on startup is less
+ * than desired GPU memory utilization (0.9, 19.84 GiB)". How far short it is (GiB), else -1. */
+static double vllm_short(const char *line)
+{
+	const char *f = strstr(line, "device"), *d = strstr(line, "utilization (");
+	double fr, tot, u, want;
+
+	if (!f || !d || !(f = strchr(f, '(')) || sscanf(f, "(%lf/%lf", &fr, &tot) != 2 ||
+	    sscanf(d + 13, "%lf, %lf", &u, &want) != 2 || want < fr)
+		return -1;
+	return want - fr;
+}
+
+/* The id m stands for on this platform with these hints, "" to drop it, or m's own. */
+static const char *reread(struct explain_match *m, const struct text_platform *p, unsigned hints)
+{
+	bool oom = is(m, "out-of-memory") || strncmp(m->finding, "oom-", 4) == 0 ||
+		   (is(m, "cuda-error") && code_is(m, 2));
+
+	/* 801 where the async allocator runs is the allocator's */
+	if ((hints & (HINT_MALLOC_ASYNC | HINT_ASYNC_APP)) && (is(m, "cuda-error") || is(m, "unknown-error")) &&
+	    code_is(m, 801))
+		return "cuda-malloc-async-unsupported";
+	/* an OOM without the device allocator's numbers, where the call was a pinned host one */
+	if ((hints & HINT_PINNED) && oom && !m->has_oom)
+		return p->os == TP_WSL2 ? "wsl-pinned-memory-limit" : "pinned-host-oom";
+	if (is(m, "pinned-host-oom") && p->os == TP_WSL2)
+		return "wsl-pinned-memory-limit";
+	/* NVML's Unknown Error inside a running container that had the GPU: its device rules were dropped */
+	if (is(m, "nvml-unavailable") && message_is(m, "nvml-unknown-error") && p->container &&
+	    (hints & HINT_LOST_LATER))
+		return "container-device-rules-lost";
+	/* vLLM short of its start-up budget by less than a CUDA context needs: no other process is
+	 * implied, the process's own context grew */
+	if (is(m, "oom-other-process") && message_is(m, "vllm-free-below-utilization")) {
+		double s = vllm_short(m->lines[0]);
+
+		if (s >= 0 && s < 1.0)
+			return "vllm-startup-free-memory";
+	}
+	/* an SBSA build on a Jetson: its symbols are not in the Jetson's driver */
+	if (p->jetson && is(m, "cuda-error") && code_is(m, 500))
+		return "jetson-sbsa-mismatch";
+	if (p->jetson && is(m, "out-of-memory") && message_is(m, "jetson-nvmap"))
+		return "jetson-nvmap-alloc-limit";
+	if ((is(m, "jetson-sbsa-mismatch") && !p->jetson) || (is(m, "xpu-device-lost") && p->vendor != TP_INTEL))
+		return "";
+	if (p->hyperv && p->os != TP_WINDOWS &&
+	    (is(m, "no-driver") || is(m, "nvml-unavailable") || strncmp(m->finding, "wsl-libcuda", 11) == 0))
+		return "hyperv-no-gpu-libs";
+	if (is(m, "hyperv-no-gpu-libs") && !p->hyperv)
+		return "";
+	if (is(m, "wsl-tcc-mode") && p->os != TP_WSL2 && !(hints & HINT_WSL))
+		return "";
+	/* "the GPU cannot be used" says which stack only beside another vendor's markers */
+	if (is(m, "non-nvidia-platform") && text_platform_cuda(p))
+		return "";
+	return m->finding;
+}
+
+/* A cause no message names, shown by line pl: a match of its own. */
+static int add(struct explain_result *r, const char *id, const struct premise_line *pl)
+{
+	struct explain_match *m;
+
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->m[i].finding, id) == 0)
+			return CD_OK;
+	if (r->n == r->cap) {
+		size_t ncap = r->cap ? r->cap * 2 : 8;
+		struct explain_match *nm = realloc(r->m, ncap * sizeof(*nm));
+
+		if (!nm)
+			return CD_ENOMEM;
+		r->m = nm;
+		r->cap = ncap;
+	}
+	m = &r->m[r->n++];
+	memset(m, 0, sizeof(*m));
+	m->finding = id;
+	m->via = VIA_MESSAGE;
+	m->line = m->last_line = pl->no;
+	m->count = 1;
+	m->code_seen = -1;
+	snprintf(m->lines[0], sizeof(m->lines[0]), "%s", pl->text);
+	snprintf(m->last, sizeof(m->last), "%s", pl->text);
+	m->n_lines = 1;
+	m->windows = r->platform.os == TP_WINDOWS;
+	return CD_OK;
+}
+
+int premise_settle(struct explain_result *r, const struct premise *ps)
+{
+	const struct text_platform *p = &r->platform;
+	int rc = CD_OK;
+
+	for (size_t i = r->n; i-- > 0;) {
+		const char *id = reread(&r->m[i], p, ps->hints);
+
+		if (!id[0])
+			drop(r, i);
+		else if (id != r->m[i].finding)
+			r->m[i].finding = id;
+	}
+	/* a Linux driver's nvidia-smi beside the Windows driver: installed inside WSL */
+	if (ps->smi.no && p->os == TP_WSL2)
+		rc = add(r, "wsl-libcuda/linux-driver", &ps->smi);
+	/* a CPU-only PyTorch named by its version beside a framework seeing no GPU */
+	if (rc == CD_OK && ps->cpu_wheel.no && ps->no_gpu.no && text_platform_cuda(p))
+		rc = add(r, "torch-cpu-only", &ps->cpu_wheel);
+	/* TensorFlow 2.11 and later have no GPU build for native Windows */
+	if (rc == CD_OK && p->os == TP_WINDOWS && ps->tf_minor >= 11 && ps->no_gpu.no)
+		rc = add(r, "torch-cpu-only/tf-windows", &ps->no_gpu);
+	return rc;
+}

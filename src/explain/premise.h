@@ -1,0 +1,54 @@
+/* What else a text says that decides between findings: the allocator in use, a pinned host
+ * allocation, versions a tool printed, the platform (text_platform.h). A finding whose premise
+ * the text contradicts is renamed to the cause the text supports, lowered, or dropped; a cause
+ * that only such lines show is added. Pure. */
+#ifndef CUDOCTOR_EXPLAIN_PREMISE_H
+#define CUDOCTOR_EXPLAIN_PREMISE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "explain/explain.h"
+
+enum premise_hint {
+	HINT_MALLOC_ASYNC = 1u << 0, /* the cudaMallocAsync allocator is in use */
+	HINT_PINNED = 1u << 1,       /* a pinned (page-locked) host allocation: pin_memory, cudaHostAlloc */
+	HINT_WSL = 1u << 2,          /* WSL named at all */
+	HINT_ASYNC_APP = 1u << 3,    /* an app that turns cudaMallocAsync on by default (ComfyUI, Fooocus) */
+	HINT_LOST_LATER = 1u << 4,   /* the GPU worked and was lost later (daemon-reload, after a while) */
+	HINT_SMI_HEADER = 1u << 5,   /* nvidia-smi's header: its own version beside the driver's */
+	HINT_TF_VERSION = 1u << 6,   /* a TensorFlow version named */
+	HINT_NO_GPU = 1u << 7,       /* a framework says it sees no GPU */
+	HINT_CPU_WHEEL = 1u << 8,    /* a CPU-only wheel's version ("Torch 2.0.1+cpu") */
+};
+
+struct premise_marker {
+	const char *text; /* lower-case */
+	unsigned hint;
+};
+
+/* A line kept as a cause's evidence: its text and number. */
+struct premise_line {
+	char text[EXPLAIN_LINE_MAX];
+	size_t no;
+};
+
+/* What the lines said so far. */
+struct premise {
+	unsigned hints;
+	struct premise_line smi;     /* an nvidia-smi header whose version's branch is not the driver's */
+	int tf_minor;                /* the newest TensorFlow 2.x named, else 0 */
+	struct premise_line tf, no_gpu, cpu_wheel;
+};
+
+/* The strings a scanner looks for; each hit goes to premise_hit. */
+const struct premise_marker *premise_markers(size_t *n);
+
+/* A marker with hint was found on a line (s: as written, low: lower-cased, len bytes; no: its number). */
+void premise_hit(struct premise *ps, unsigned hint, const char *s, const char *low, size_t len, size_t no);
+
+/* Re-reads r's findings by its platform and what ps saw (after the platform is settled, before
+ * findings that share an id are merged). CD_OK or CD_ENOMEM. */
+int premise_settle(struct explain_result *r, const struct premise *ps);
+
+#endif
