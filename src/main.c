@@ -14,6 +14,7 @@
 #include "probe/host.h"
 #include "report/render.h"
 #include "report/render_html.h"
+#include "rules/contract.h"
 #include "util/err.h"
 #include "util/outfile.h"
 #include "util/str.h"
@@ -48,7 +49,7 @@ static const struct cd_command *const commands[] = {
 
 enum {
 	G_JSON = 1000, G_MARKDOWN, G_COLOR, G_NO_COLOR, G_QUIET, G_VERBOSE, G_VERSION, G_HELP, G_OUTPUT, G_HTML,
-	G_ANONYMIZE,
+	G_ANONYMIZE, G_EXIT_CODES,
 };
 enum { GROUP_FORMAT = 1, GROUP_VERBOSITY, GROUP_COLOR };
 
@@ -78,6 +79,11 @@ static const struct cli_opt global_opts[] = {
 	{ .id = G_ANONYMIZE, .long_name = "anonymize",
 	  .help = "before sharing: the host name, GPU UUIDs and serials replaced by stable hashes, "
 		  "/home/NAME by /home/USER, a Windows user's folder (C:\\Users\\NAME, /mnt/c/Users/NAME) by Users\\USER" },
+	{ .id = G_EXIT_CODES, .long_name = "exit-codes", .arg = CLI_REQUIRED, .metavar = "CONTRACT",
+	  .help = "nagios (0 ok, 1 warning, 2 critical, 3 unknown) or npd (node-problem-detector: 0 ok, "
+		  "1 problem, 2 unknown), judging node health only, with a summary line of at most 80 "
+		  "characters first on stdout; default: the statuses below (docs/cluster.md)",
+	  .complete = CLI_C_WORDS, .words = "default nagios npd" },
 	{ .id = G_VERSION, .long_name = "version", .help = "print the version and exit" },
 	{ .id = G_HELP, .short_name = 'h', .long_name = "help",
 	  .help = "this text; `cudoctor COMMAND --help` or `cudoctor help COMMAND` for a command" },
@@ -89,7 +95,9 @@ static const char exit_table[] =
 	"  0  no finding of severity error\n"
 	"  1  at least one finding of severity error\n"
 	"  2  usage error: the command line was wrong (one line on stderr says how)\n"
-	"  3  an input could not be read, or cudoctor itself failed (stderr says what)\n";
+	"  3  an input could not be read, or cudoctor itself failed (stderr says what)\n"
+	"  --exit-codes=nagios: 0 ok, 1 warning, 2 critical (a node-health error), 3 unknown;\n"
+	"  --exit-codes=npd: 0 ok, 1 problem (a node-health error), 2 unknown\n";
 
 struct parsed {
 	struct cli_args global;  /* values of global_opts, wherever they stood */
@@ -98,6 +106,49 @@ struct parsed {
 	const struct cd_subcommand *sub;
 	bool help, version;
 };
+
+/* --exit-codes read from the raw command line, before it is parsed, so that a usage error is
+ * reported in the contract's words too; the parser checks it again. */
+static enum exit_contract early_contract(int argc, char **argv)
+{
+	enum exit_contract c = CONTRACT_DEFAULT;
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strncmp(argv[i], "--exit-codes=", 13) == 0)
+			contract_parse(argv[i] + 13, &c);
+		else if (strcmp(argv[i], "--exit-codes") == 0 && i + 1 < argc)
+			contract_parse(argv[i + 1], &c);
+	}
+	return c;
+}
+
+/* Under a health-check contract: the summary line first on stdout, where the report is text
+ * (JSON and metrics stay whole), and the status the contract gives. */
+static int contract_code(enum exit_contract c, const struct report *r, int code)
+{
+	const struct finding *w;
+	size_t more;
+
+	if (c == CONTRACT_DEFAULT)
+		return code;
+	if (code == CD_EXIT_USAGE || code == CD_EXIT_FAILED)
+		return contract_exit(c, SEV_OK, true);
+	w = r ? contract_worst(r, &more) : NULL;
+	return contract_exit(c, w ? contract_severity(w) : SEV_OK, false);
+}
+
+static void contract_line(enum exit_contract c, const struct report *r, const char *why)
+{
+	char line[CONTRACT_LINE_MAX + 8];
+
+	if (c == CONTRACT_DEFAULT)
+		return;
+	if (r)
+		contract_summary(r, line, sizeof line);
+	else
+		contract_unknown(why, line, sizeof line);
+	printf("%s\n", line);
+}
 
 static const struct cd_command *find_command(const char *name)
 {
@@ -326,6 +377,14 @@ static int apply_globals(const struct cli_args *a, struct cd_globals *g, char *e
 		case G_QUIET: g->render.verbosity = -1; break;
 		case G_VERBOSE: g->render.verbosity = 1; break;
 		case G_ANONYMIZE: g->anonymize = true; break;
+		case G_EXIT_CODES: {
+			enum exit_contract c;
+
+			if (!contract_parse(v->value, &c))
+				return cd_fail(err, CD_EUSAGE, "--exit-codes wants default, nagios or npd, not '%.40s'", v->value);
+			g->exit_contract = (int)c;
+			break;
+		}
 		case G_HTML:
 			if (!*v->value)
 				return cd_fail(err, CD_EUSAGE, "--html wants a file name");
@@ -518,14 +577,19 @@ int main(int argc, char **argv)
 	struct report r;
 	bool report_made = false;
 	struct output output = { 0 };
+	enum exit_contract contract;
+	bool summarized = false;
 	int rc, code, cargc = 0;
 
 	os_console_init();
 	json_set_alloc_funcs(json_alloc, free);
 	os_args_utf8(&argc, &argv);
+	contract = early_contract(argc, argv);
 	rc = parse_command_line(argc, argv, &p, err, &who);
 	if (rc == CD_OK)
 		rc = apply_globals(&p.global, &g, err);
+	if (rc == CD_OK)
+		contract = (enum exit_contract)g.exit_contract;
 	if (rc == CD_EUSAGE) {
 		usage_error(who, err);
 		code = CD_EXIT_USAGE;
@@ -597,6 +661,13 @@ int main(int argc, char **argv)
 	}
 	if (r.format >= 0) /* the command's own --format (doctor --format prometheus) */
 		g.render.format = (enum output_format)r.format;
+	if (contract != CONTRACT_DEFAULT && !r.self_rendered && g.render.format == FMT_TEXT) {
+		if (r.exit_override == CD_EXIT_FAILED)
+			contract_line(contract, NULL, "an input could not be read (stderr says which)");
+		else
+			contract_line(contract, &r, NULL);
+		summarized = true;
+	}
 	if (!r.self_rendered && (rc = render_report(&r, &g.render, stdout)) == CD_EINTERNAL) {
 		fputs("cudoctor: internal error: the report could not be made into JSON\n", stderr);
 		code = CD_EXIT_FAILED;
@@ -634,6 +705,12 @@ out:
 				     (code == CD_EXIT_FAILED && report_made && !r.oom && !r.internal && rc == CD_OK)) != 0 &&
 	    code < CD_EXIT_USAGE)
 		code = CD_EXIT_FAILED;
+	if (contract != CONTRACT_DEFAULT && !p.help && !p.version) {
+		/* a run that could not check still says so on stdout, where the framework reads */
+		if (!summarized && (code == CD_EXIT_USAGE || code == CD_EXIT_FAILED))
+			contract_line(contract, NULL, err);
+		code = contract_code(contract, report_made ? &r : NULL, code);
+	}
 	cd_run_close(&run);
 	if (report_made)
 		report_free(&r);

@@ -2,7 +2,9 @@
 # `make deb`: a Debian binary package of a built cudoctor, with dpkg-deb. Its files are what
 # `cmake --install` puts under /usr for component "cudoctor" (CMakeLists.txt's install rules:
 # the binary, stripped; the man page, gzip'd here as Debian wants; the bash/zsh/fish
-# completions; README and docs under /usr/share/doc/cudoctor).
+# completions; README and docs under /usr/share/doc/cudoctor; the NHC module and the
+# node-problem-detector config under /usr/share/cudoctor, the NHC module also in
+# /etc/nhc/scripts, where NHC reads its checks, a conffile).
 # usage: make_deb.sh BINARY OUTDIR [MAINTAINER], BINARY in its CMake build tree.
 # The Maintainer field is whoever builds the package: MAINTAINER, else Debian's own
 # DEBFULLNAME/DEBEMAIL, else git's user.name/user.email; an address that is no one's (a
@@ -36,6 +38,11 @@ rm -rf "$root"
 mkdir -p "$root/DEBIAN"
 DESTDIR=$root cmake --install "$tree" --prefix /usr --component cudoctor --strip >/dev/null
 gzip -9n "$root/usr/share/man/man1/cudoctor.1"
+# sysconfdir under prefix /usr is Debian's /etc
+mkdir -p "$root/etc"
+mv "$root/usr/etc/nhc" "$root/etc/nhc"
+rmdir "$root/usr/etc"
+echo /etc/nhc/scripts/cudoctor.nhc >"$root/DEBIAN/conffiles"
 # the newest glibc symbol version the binary needs: its one dependency (lz4, zstd and
 # jansson are linked in statically)
 glibc=$(objdump -T "$root/usr/bin/cudoctor" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -t. -k1,1n -k2,2n -k3,3n | tail -n 1)

@@ -94,3 +94,49 @@ static const struct field fields[CLF_N] = {
 
 const struct field_table check_load_gpu_field_table = { .name = "load.gpus[]", .fields = fields, .n = CLF_N,
 							 .valid_off = -1 };
+
+/* the health gauge's labels: the same GPU label as every GPU metric, its UUID and bus id */
+static bool health_gpu(const void *obj, struct field_value *v)
+{
+	const struct check_gpu_health *h = obj;
+	struct check_load_gpu g = { .gi = h->gi };
+
+	return gpu_label(&g, v);
+}
+
+static bool health_uuid(const void *obj, struct field_value *v)
+{
+	const struct check_gpu_health *h = obj;
+	struct check_load_gpu g = { .gi = h->gi };
+
+	return uuid_label(&g, v);
+}
+
+static bool health_bus(const void *obj, struct field_value *v)
+{
+	const struct check_gpu_health *h = obj;
+
+	if (!h->gi || !h->gi->pci_bus_id[0])
+		return false;
+	v->kind = FV_STR;
+	v->s = h->gi->pci_bus_id;
+	return true;
+}
+
+static const struct field_metric m_healthy = { "cudoctor_gpu_healthy", "gauge",
+	"1 when no finding about the GPU is an error (check's verdict line), else 0.", 0, NULL, NULL };
+
+static const struct field health_fields[] = {
+	{ .kind = FK_CALC, .valid = FIELD_ALWAYS, .get = health_gpu, .prom_label = "gpu", .flags = FIELD_PROM_ID },
+	{ .kind = FK_CALC, .valid = FIELD_ALWAYS, .get = health_uuid, .prom_label = "uuid", .flags = FIELD_PROM_ID },
+	{ .kind = FK_CALC, .valid = FIELD_ALWAYS, .get = health_bus, .prom_label = "pci_bus_id", .flags = FIELD_PROM_ID },
+	{ .key = "healthy", .kind = FK_BOOL, .off = offsetof(struct check_gpu_health, healthy), .valid = FIELD_ALWAYS,
+	  .metric = &m_healthy },
+};
+
+const struct field_table check_gpu_health_field_table = {
+	.name = "gpus[]",
+	.fields = health_fields,
+	.n = sizeof health_fields / sizeof health_fields[0],
+	.valid_off = -1,
+};

@@ -37,4 +37,12 @@ enum check_load_field {
 
 extern const struct field_table check_load_gpu_field_table;
 
+/* One GPU's verdict as a health gauge (dcgm-exporter's DCGM_EXP_GPU_HEALTH_STATUS): healthy
+ * unless a finding about it is an error. */
+struct check_gpu_health {
+	const struct gpu_info *gi;
+	bool healthy;
+};
+extern const struct field_table check_gpu_health_field_table;
+
 #endif

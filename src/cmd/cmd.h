@@ -140,6 +140,11 @@ void cd_run_close(struct cd_run *run);
  * through the same door. */
 /* The kernel log read again now (check after its load tests): never remembered. */
 int cd_run_kernel_log_again(struct kmsg_events *out, char *err);
+/* A program of the cluster's found on PATH and run with args (NULL-terminated), no shell, its
+ * stdout into out (at most max-1 bytes), within the helper time limit (probe/spawn.h):
+ * check --slurm-drain's scontrol. CD_ENOTFOUND when it is not on PATH; CD_OK when it exited 0;
+ * else CD_EIO or CD_ETIMEOUT, err saying why. */
+int cd_run_program(const char *name, const char *const *args, char *out, size_t max, char *err);
 /* libcublas and libnccl found where the runtimes part looks (its Python environments' wheels
  * too) and loaded, newest first; the caller unloads them. note (may be NULL) lists every
  * libnccl copy found. */
@@ -177,6 +182,7 @@ struct cd_globals {
 	struct cd_run *run;  /* the machine, collected on demand (the driver judged first for NEEDS_DRIVER) */
 	const char *html;    /* --html FILE: also write the report as one HTML page */
 	bool anonymize;      /* --anonymize: main.c scrubs the report before rendering it */
+	int exit_contract;   /* --exit-codes: enum exit_contract (rules/contract.h), 0 the default */
 	/* the values of the command's (and subcommand's) own options, parsed by main.c from
 	 * the command's option table, in command-line order */
 	const struct cli_args *args;

@@ -7,7 +7,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "check/fields.h"
 #include "cmd/check/load.h"
+#include "cmd/check/slurm.h"
+#include "cmd/check/watchdog.h"
 #include "cmd/cmd.h"
 #include "facts/facts.h"
 #include "kb/kb.h"
@@ -149,6 +152,11 @@ static int put_gpus(struct report *r, const struct gpu_probe *gp, bool amd_only)
 		gpu_facts_gpu(&g, gi, FIELD_HEALTH);
 		report_fieldf(&g, "verdict", "verdict", rv_str(severity_name(v == SEV_INFO ? SEV_OK : v)), "%s", line);
 		report_field(&g, NULL, "verdict_findings", rv_json(arr));
+		{
+			struct check_gpu_health h = { gi, v < SEV_ERROR };
+
+			report_fields(&g, &check_gpu_health_field_table, &h, FIELD_ALL);
+		}
 		rc = report_rec_end(&g);
 		if (rc == CD_OK)
 			rc = report_answer(r, "%s: %s", subject, line);
@@ -157,11 +165,16 @@ static int put_gpus(struct report *r, const struct gpu_probe *gp, bool amd_only)
 	return report_rec_end(&top) != CD_OK && rc == CD_OK ? top.rc : rc;
 }
 
-enum { O_LOAD = 1, O_NO_LOAD, O_QUICK, O_DURATION };
+enum { O_LOAD = 1, O_NO_LOAD, O_QUICK, O_DURATION, O_TIMEOUT, O_SLURM_DRAIN, O_DRY_RUN, O_EXPECT_GPUS, O_IGNORE };
 
 /* budgets for all GPUs together */
 #define LOAD_DEFAULT_S 300.0
 #define LOAD_QUICK_S 60.0
+/* the whole run's bound: under Slurm's 60 s kill for a HealthCheckProgram with --no-load; the
+ * load budget and time to open every GPU otherwise */
+#define TIMEOUT_NO_LOAD_S 50.0
+#define TIMEOUT_LOAD_EXTRA_S 120.0
+#define IGNORE_MAX 32
 
 static const struct cli_opt check_opts[] = {
 	CMD_OPT_FORMAT_ENTRY,
@@ -171,6 +184,17 @@ static const struct cli_opt check_opts[] = {
 	{ .id = O_QUICK, .long_name = "quick", .help = "the load tests in at most 60 s for all GPUs" },
 	{ .id = O_DURATION, .long_name = "duration", .arg = CLI_REQUIRED, .metavar = "S",
 	  .help = "the load tests in at most S seconds for all GPUs" },
+	{ .id = O_TIMEOUT, .long_name = "timeout", .arg = CLI_REQUIRED, .metavar = "S",
+	  .help = "end the whole run after S seconds, naming the driver call that hung (an error, "
+		  "check-timeout); default 50 with --no-load, else the load budget plus 120" },
+	{ .id = O_SLURM_DRAIN, .long_name = "slurm-drain",
+	  .help = "drain this Slurm node (scontrol) on node-health errors, reason \"cudoctor: IDS\"; "
+		  "resume it when the checks pass, only if its reason starts with \"cudoctor:\"" },
+	{ .id = O_DRY_RUN, .long_name = "dry-run", .help = "with --slurm-drain: print the scontrol line instead of running it" },
+	{ .id = O_EXPECT_GPUS, .long_name = "expect-gpus", .arg = CLI_REQUIRED, .metavar = "N",
+	  .help = "this node should have N GPUs: fewer listed is an error (gpu-missing)" },
+	{ .id = O_IGNORE, .long_name = "ignore", .arg = CLI_REQUIRED, .metavar = "IDS",
+	  .help = "finding ids (comma-separated) to report as info only: no error, drain or failed status" },
 	{ 0 },
 };
 
@@ -205,24 +229,140 @@ static int load_budget(const struct cd_globals *g, double *budget, char *err)
 	return CD_OK;
 }
 
-static int check_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
+/* The health-check options: the bound, Slurm, the GPUs expected, the ids ignored. */
+struct health_opts {
+	double timeout_s;
+	bool slurm_drain, dry_run;
+	long long expect_gpus;
+	char ignore_buf[1024];
+	const char *ignore[IGNORE_MAX];
+	size_t n_ignore;
+};
+
+static int health_options(const struct cd_globals *g, double budget, struct health_opts *h, char *err)
 {
-	struct cd_run *run = g->run; /* the driver judged by main.c */
-	const struct deploy_info *d;
-	struct facts f;
-	double budget;
+	bool timeout_given = false;
+
+	memset(h, 0, sizeof *h);
+	for (size_t i = 0; i < g->args->n; i++) {
+		const char *v = g->args->v[i].value;
+		char *end;
+
+		switch (g->args->v[i].opt->id) {
+		case O_TIMEOUT:
+			h->timeout_s = strtod(v, &end);
+			if (end == v || *end || !(h->timeout_s >= 1 && h->timeout_s <= 86400))
+				return cd_fail(err, CD_EUSAGE, "--timeout wants seconds from 1 to 86400, not '%.40s'", v);
+			timeout_given = true;
+			break;
+		case O_SLURM_DRAIN: h->slurm_drain = true; break;
+		case O_DRY_RUN: h->dry_run = true; break;
+		case O_EXPECT_GPUS:
+			h->expect_gpus = strtoll(v, &end, 10);
+			if (end == v || *end || h->expect_gpus < 1 || h->expect_gpus > 4096)
+				return cd_fail(err, CD_EUSAGE, "--expect-gpus wants a count from 1 to 4096, not '%.40s'", v);
+			break;
+		case O_IGNORE: {
+			size_t used = strlen(h->ignore_buf);
+
+			if (used + strlen(v) + 2 > sizeof h->ignore_buf)
+				return cd_fail(err, CD_EUSAGE, "--ignore: too many ids");
+			snprintf(h->ignore_buf + used, sizeof h->ignore_buf - used, "%s%s", used ? "," : "", v);
+			break;
+		}
+		}
+	}
+	if (h->dry_run && !h->slurm_drain)
+		return cd_fail(err, CD_EUSAGE, "--dry-run goes with --slurm-drain");
+	for (char *p = h->ignore_buf; *p;) {
+		size_t n = strcspn(p, ",");
+
+		if (n && h->n_ignore < IGNORE_MAX)
+			h->ignore[h->n_ignore++] = p;
+		if (!p[n])
+			break;
+		p[n] = '\0';
+		p += n + 1;
+	}
+	if (!timeout_given)
+		h->timeout_s = budget > 0 ? budget + TIMEOUT_LOAD_EXTRA_S : TIMEOUT_NO_LOAD_S;
+	return CD_OK;
+}
+
+/* The ids --ignore names, kept in the report as info, so no status, drain or verdict counts them. */
+static int ignore_findings(struct report *r, const struct health_opts *h)
+{
+	for (size_t i = 0; i < r->n_findings; i++) {
+		struct finding *f = &r->findings[i];
+
+		for (size_t k = 0; k < h->n_ignore; k++)
+			if (strcmp(f->id, h->ignore[k]) == 0 && f->severity > SEV_INFO) {
+				f->severity = SEV_INFO;
+				if (finding_evidence(f, "ignored on the command line (--ignore)") != CD_OK)
+					return CD_ENOMEM;
+			}
+	}
+	return CD_OK;
+}
+
+/* --slurm-drain: drain on node-health errors, resume what cudoctor drained when none is left */
+static int slurm_part(struct report *r, const struct health_opts *h)
+{
+	const char *ids[64];
+	size_t n = slurm_drain_ids(r, ids, sizeof ids / sizeof ids[0]);
+	struct slurm_plan plan;
+	char err[CD_ERRMSG], msg[CD_ERRMSG + 32];
+	bool acted = false;
 	int rc;
 
-	if (argc > 1)
-		return cd_fail(err, CD_EUSAGE, "check takes no arguments (got '%.60s')", argv[1]);
-	if ((rc = load_budget(g, &budget, err)) != CD_OK)
+	if ((rc = slurm_plan(ids, n, &plan, err)) == CD_OK && !h->dry_run) {
+		rc = slurm_act(&plan, err);
+		acted = rc == CD_OK && plan.line[0];
+	}
+	if (rc != CD_OK) {
+		snprintf(msg, sizeof msg, "--slurm-drain: %s", err);
+		cmd_input_error(r, "check", msg);
+		if (plan.node[0] == '\0')
+			return CD_OK;
+	}
+	return slurm_put(r, &plan, h->dry_run, acted);
+}
+
+static int gpu_count_part(struct report *r, const struct deploy_info *d, const struct gpu_probe *gp,
+			  const struct health_opts *h)
+{
+	struct report_rec top, c;
+	struct gpu_count count;
+	int rc;
+
+	if ((rc = rules_gpu_count(&d->pci, gp, h->expect_gpus, &count, r)) != CD_OK)
+		return rc;
+	report_rec_top(&top, r);
+	report_rec_section(&top, "GPU count");
+	report_rec_object(&top, "gpu_count", &c);
+	report_fields(&c, &gpu_count_field_table, &count, FIELD_ALL);
+	rc = report_rec_end(&c);
+	return report_rec_end(&top) != CD_OK && rc == CD_OK ? top.rc : rc;
+}
+
+/* Everything check does within its bound: the driver judged, the deployment checks, the GPU
+ * count, the load tests, then the verdicts and Slurm. */
+static int check_body(struct report *r, struct cd_run *run, const struct cd_globals *g, double budget,
+		      const struct health_opts *h, char *err)
+{
+	const struct deploy_info *d;
+	struct facts f;
+	int rc;
+
+	if ((rc = cd_run_judge_driver(run, r, err)) != CD_OK)
 		return rc;
 	if ((rc = cd_run_facts(run, CD_FACTS_DRIVER, &f, err)) != CD_OK || (rc = cd_run_deploy(run, &d, err)) != CD_OK)
 		return rc;
 	/* the kb gives each Xid its meaning; without it the events are still shown */
 	kb_load(NULL);
 	if ((rc = rules_deploy(d, f.driver, true, r)) != CD_OK || (rc = rules_deploy_platform(&f, r)) != CD_OK ||
-	    (rc = rules_gpu_health(f.driver, r)) != CD_OK || (rc = put_facts(r, d, &f)) != CD_OK)
+	    (rc = rules_gpu_health(f.driver, r)) != CD_OK || (rc = put_facts(r, d, &f)) != CD_OK ||
+	    (rc = gpu_count_part(r, d, f.driver, h)) != CD_OK)
 		return cd_fail(err, rc, "check: %s", cd_strerror(rc));
 	if (budget > 0) {
 		const char *inj = os_getenv("CUDOCTOR_CHECK_INJECT");
@@ -231,15 +371,39 @@ static int check_run(struct report *r, int argc, char **argv, const struct cd_gl
 		if ((rc = check_load(r, run, &o, &d->kmsg, err)) != CD_OK)
 			return rc;
 	}
-	if ((rc = put_gpus(r, f.driver, cd_run_amd_only(run))) != CD_OK)
+	if ((rc = ignore_findings(r, h)) != CD_OK || (rc = put_gpus(r, f.driver, cd_run_amd_only(run))) != CD_OK ||
+	    (h->slurm_drain && (rc = slurm_part(r, h)) != CD_OK))
 		return cd_fail(err, rc, "check: %s", cd_strerror(rc));
 	return CD_OK;
+}
+
+static int check_run(struct report *r, int argc, char **argv, const struct cd_globals *g, char *err)
+{
+	struct cd_run *run = g->run;
+	struct check_watchdog wd = { 0 };
+	struct health_opts h;
+	double budget;
+	int rc;
+
+	if (argc > 1)
+		return cd_fail(err, CD_EUSAGE, "check takes no arguments (got '%.60s')", argv[1]);
+	if ((rc = load_budget(g, &budget, err)) != CD_OK || (rc = health_options(g, budget, &h, err)) != CD_OK)
+		return rc;
+	/* armed before the driver is opened: nvmlInit and cuInit are the calls that hang */
+	wd.seconds = h.timeout_s;
+	wd.contract = g->exit_contract;
+	wd.slurm_drain = h.slurm_drain;
+	wd.dry_run = h.dry_run;
+	watchdog_start(&wd);
+	rc = check_body(r, run, g, budget, &h, err);
+	watchdog_stop(&wd);
+	return rc;
 }
 
 const struct cd_command cmd_check = {
 	.name = "check",
 	.summary = "is each GPU healthy: deployment checks, then a memory test, GEMM stress and copies under load",
-	.usage = "cudoctor check [--quick | --duration S | --no-load] [--format prometheus]",
+	.usage = "cudoctor check [--quick | --duration S | --no-load] [OPTION...]",
 	.opts = check_opts,
 	.help = "Checks whether this machine is set up so that GPU work runs reliably, the list of "
 		"DCGM's deployment level (docs/check.md): the kernel log's NVIDIA events read from "
@@ -276,10 +440,22 @@ const struct cd_command cmd_check = {
 		"load-gemm-slow (warn: below 70% of the theory at the measured clock), load-throttled (warn for a hardware "
 		"or thermal slowdown under load, info for the power cap), load-copy-corrupt (error), "
 		"load-copy-slow (warn: below 63% of the PCIe link) and load-new-xid (error; info for an Xid the catalogue says to ignore). "
-		"doctor runs the kernel-log, nouveau and environment checks too.",
-	.notes = "Files: /dev/kmsg (read without blocking, at most 8 MiB) and /proc/modules, under "
+		"doctor runs the kernel-log, nouveau and environment checks too.\n\n"
+		"As a cluster's health check (docs/cluster.md): the whole run ends at --timeout S (50 s "
+		"with --no-load, else the load budget plus 120 s), naming the NVML call or cuInit that "
+		"has not returned (check-timeout: the status of an error, a line on stdout and stderr, "
+		"no report). Each GPU's recovery action and drain state come from NVML where the driver "
+		"has them (R575+: gpu-recovery-action), and the NVIDIA GPUs on the PCI bus (sysfs) are "
+		"counted against NVML's and CUDA's (gpu-missing, naming the bus id NVML lacks; "
+		"--expect-gpus N for a node that should have N). --slurm-drain drains this node with "
+		"scontrol on errors a drain may name (reason \"cudoctor: IDS\") and resumes it when the "
+		"checks pass, only if its reason starts with \"cudoctor:\"; --dry-run prints the line "
+		"instead. --ignore IDS reports those ids as info. --format prometheus adds "
+		"cudoctor_gpu_healthy per GPU and cudoctor_gpus_seen / cudoctor_gpus_expected.",
+	.notes = "Files: /dev/kmsg (read without blocking, at most 8 MiB), /proc/modules and "
+		 "/sys/bus/pci/devices, under "
 		 "CUDOCTOR_HOST_ROOT when it is set. CUDOCTOR_CHECK_INJECT=bitflip (for tests) makes "
 		 "the memory test flip 3 bits between writing and verifying, which it must report.",
-	.needs = NEEDS_DRIVER,
+	.needs = NEEDS_DRIVER_GENTLY, /* judged under check's own bound (--timeout) */
 	.run = check_run,
 };

@@ -704,3 +704,18 @@ void cd_run_inputs_free(struct arch_inputs *in)
 {
 	arch_inputs_free(in);
 }
+
+int cd_run_program(const char *name, const char *const *args, char *out, size_t max, char *err)
+{
+	char path[4096];
+	char *argv[16];
+	size_t n = 0, len;
+
+	if (spawn_find_program(name, path, sizeof path) != CD_OK)
+		return cd_fail(err, CD_ENOTFOUND, "%s is not on PATH", name);
+	argv[n++] = path;
+	for (; args && *args && n + 1 < sizeof argv / sizeof argv[0]; args++)
+		argv[n++] = (char *)*args;
+	argv[n] = NULL;
+	return spawn_capture(argv, out, max, &len, err);
+}

@@ -12,6 +12,7 @@
 #include "driver/loader.h"
 #include "driver/nvml.h"
 #include "os/env.h"
+#include "util/inflight.h"
 
 #define SYM(field, ...) { offsetof(struct nvml, field), { __VA_ARGS__ } }
 
@@ -69,6 +70,8 @@ static const struct dl_symbol symbols[] = {
 	SYM(DeviceGetNvLinkRemoteDeviceType, "nvmlDeviceGetNvLinkRemoteDeviceType"),
 	SYM(DeviceGetCpuAffinity, "nvmlDeviceGetCpuAffinity"),
 	SYM(DeviceGetMemoryAffinity, "nvmlDeviceGetMemoryAffinity"),
+	SYM(DeviceGetFieldValues, "nvmlDeviceGetFieldValues"),
+	SYM(DeviceQueryDrainState, "nvmlDeviceQueryDrainState"),
 };
 
 static void append_word(char *buf, size_t size, const char *fmt, const char *a, const char *b)
@@ -152,6 +155,7 @@ int nvml_load(struct nvml *n, char *err)
 	snprintf(n->path, sizeof(n->path), "%s", lib.path);
 	snprintf(n->how, sizeof(n->how), "%s", lib.how);
 	resolve_symbols(n, &lib);
+	nvml_trace(n);
 	return CD_OK;
 }
 
@@ -161,6 +165,91 @@ void nvml_unload(struct nvml *n)
 
 	dl_close(&lib);
 	memset(n, 0, sizeof(*n));
+}
+
+
+typedef nvmlDevice_t D;
+typedef unsigned int U;
+typedef unsigned long long ULL;
+
+/* Every entry point that may block in the driver: its field, parameters and arguments. */
+#define TRACED(X)                                                                                  \
+	X(Init, (void), ())                                                                          \
+	X(Shutdown, (void), ())                                                                      \
+	X(SystemGetDriverVersion, (char *a, U b), (a, b))                                            \
+	X(SystemGetNVMLVersion, (char *a, U b), (a, b))                                              \
+	X(SystemGetCudaDriverVersion, (int *a), (a))                                                 \
+	X(DeviceGetCount, (U *a), (a))                                                               \
+	X(DeviceGetHandleByIndex, (U a, D *b), (a, b))                                               \
+	X(DeviceGetName, (D a, char *b, U c), (a, b, c))                                             \
+	X(DeviceGetUUID, (D a, char *b, U c), (a, b, c))                                             \
+	X(DeviceGetIndex, (D a, U *b), (a, b))                                                       \
+	X(DeviceGetMinorNumber, (D a, U *b), (a, b))                                                 \
+	X(DeviceGetPciInfo, (D a, nvmlPciInfo_t *b), (a, b))                                         \
+	X(DeviceGetCudaComputeCapability, (D a, int *b, int *c), (a, b, c))                          \
+	X(DeviceGetMemoryInfo, (D a, nvmlMemory_t *b), (a, b))                                       \
+	X(DeviceGetMemoryInfo_v2, (D a, nvmlMemory_v2_t *b), (a, b))                                 \
+	X(DeviceGetCurrPcieLinkGeneration, (D a, U *b), (a, b))                                      \
+	X(DeviceGetCurrPcieLinkWidth, (D a, U *b), (a, b))                                           \
+	X(DeviceGetMaxPcieLinkGeneration, (D a, U *b), (a, b))                                       \
+	X(DeviceGetMaxPcieLinkWidth, (D a, U *b), (a, b))                                            \
+	X(DeviceGetGpuMaxPcieLinkGeneration, (D a, U *b), (a, b))                                    \
+	X(DeviceGetPersistenceMode, (D a, int *b), (a, b))                                           \
+	X(DeviceGetMigMode, (D a, U *b, U *c), (a, b, c))                                            \
+	X(DeviceGetPowerUsage, (D a, U *b), (a, b))                                                  \
+	X(DeviceGetPowerManagementLimit, (D a, U *b), (a, b))                                        \
+	X(DeviceGetEnforcedPowerLimit, (D a, U *b), (a, b))                                          \
+	X(DeviceGetTemperature, (D a, int b, U *c), (a, b, c))                                       \
+	X(DeviceGetClockInfo, (D a, int b, U *c), (a, b, c))                                         \
+	X(DeviceGetMaxClockInfo, (D a, int b, U *c), (a, b, c))                                      \
+	X(DeviceGetCurrentClocksEventReasons, (D a, ULL *b), (a, b))                                 \
+	X(DeviceGetEccMode, (D a, int *b, int *c), (a, b, c))                                        \
+	X(DeviceGetTotalEccErrors, (D a, int b, int c, ULL *d), (a, b, c, d))                        \
+	X(DeviceGetRetiredPages, (D a, int b, U *c, ULL *d), (a, b, c, d))                           \
+	X(DeviceGetRetiredPagesPendingStatus, (D a, int *b), (a, b))                                 \
+	X(DeviceGetRemappedRows, (D a, U *b, U *c, U *d, U *e), (a, b, c, d, e))                     \
+	X(DeviceGetComputeRunningProcesses, (D a, U *b, nvmlProcessInfo_v2_t *c), (a, b, c))         \
+	X(DeviceGetComputeRunningProcesses_v1, (D a, U *b, nvmlProcessInfo_v1_t *c), (a, b, c))      \
+	X(DeviceGetComputeMode, (D a, int *b), (a, b))                                               \
+	X(DeviceGetPerformanceState, (D a, int *b), (a, b))                                          \
+	X(DeviceGetDriverModel, (D a, int *b, int *c), (a, b, c))                                    \
+	X(DeviceGetDisplayActive, (D a, int *b), (a, b))                                             \
+	X(DeviceGetNvLinkState, (D a, U b, int *c), (a, b, c))                                       \
+	X(DeviceGetMaxMigDeviceCount, (D a, U *b), (a, b))                                           \
+	X(DeviceGetMigDeviceHandleByIndex, (D a, U b, D *c), (a, b, c))                              \
+	X(DeviceIsMigDeviceHandle, (D a, U *b), (a, b))                                              \
+	X(DeviceGetGpuInstanceId, (D a, U *b), (a, b))                                               \
+	X(DeviceGetComputeInstanceId, (D a, U *b), (a, b))                                           \
+	X(DeviceGetTopologyCommonAncestor, (D a, D b, int *c), (a, b, c))                            \
+	X(DeviceGetP2PStatus, (D a, D b, int c, int *d), (a, b, c, d))                               \
+	X(DeviceGetNvLinkVersion, (D a, U b, U *c), (a, b, c))                                       \
+	X(DeviceGetNvLinkRemotePciInfo, (D a, U b, nvmlPciInfo_t *c), (a, b, c))                     \
+	X(DeviceGetNvLinkRemoteDeviceType, (D a, U b, int *c), (a, b, c))                            \
+	X(DeviceGetCpuAffinity, (D a, U b, unsigned long *c), (a, b, c))                             \
+	X(DeviceGetMemoryAffinity, (D a, U b, unsigned long *c, U d), (a, b, c, d))                  \
+	X(DeviceGetFieldValues, (D a, int b, nvmlFieldValue_t *c), (a, b, c))                        \
+	X(DeviceQueryDrainState, (nvmlPciInfo_t *a, int *b), (a, b))
+
+#define WRAPPER(F, P, A)                                                                             \
+	static nvmlReturn_t(*real_##F) P;                                                            \
+	static nvmlReturn_t traced_##F P                                                             \
+	{                                                                                            \
+		int slot = inflight_enter("nvml" #F);                                                \
+		nvmlReturn_t r = real_##F A;                                                         \
+		inflight_leave(slot);                                                                \
+		return r;                                                                            \
+	}
+TRACED(WRAPPER)
+
+#define INSTALL(F, P, A)                                                                             \
+	if (n->F && n->F != traced_##F && (!real_##F || real_##F == n->F)) {                         \
+		real_##F = n->F;                                                                     \
+		n->F = traced_##F;                                                                   \
+	}
+
+void nvml_trace(struct nvml *n)
+{
+	TRACED(INSTALL)
 }
 
 static const struct {

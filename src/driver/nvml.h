@@ -122,6 +122,36 @@ typedef struct {
 	unsigned int computeInstanceId;
 } nvmlProcessInfo_v2_t;
 
+/* nvmlFieldValue_t: one value nvmlDeviceGetFieldValues fills (fieldId in, the rest out) */
+typedef struct {
+	unsigned int fieldId;
+	unsigned int scopeId;
+	long long timestamp;
+	long long latencyUsec;
+	int valueType;               /* nvmlValueType_t */
+	nvmlReturn_t nvmlReturn;
+	union {
+		double dVal;
+		unsigned int uiVal;
+		unsigned long ulVal;
+		unsigned long long ullVal;
+		long long sllVal;
+		int siVal;
+		unsigned short usVal;
+	} value;
+} nvmlFieldValue_t;
+
+/* NVML_FI_DEV_GET_GPU_RECOVERY_ACTION (R575+; it replaces the reset-status fields 226/227):
+ * an nvmlDeviceGpuRecoveryAction_t in value.uiVal */
+#define NVML_FI_DEV_GET_GPU_RECOVERY_ACTION 230
+enum {
+	NVML_GPU_RECOVERY_ACTION_NONE = 0,
+	NVML_GPU_RECOVERY_ACTION_GPU_RESET = 1,
+	NVML_GPU_RECOVERY_ACTION_NODE_REBOOT = 2,
+	NVML_GPU_RECOVERY_ACTION_DRAIN_P2P = 3,
+	NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET = 4,
+};
+
 struct nvml {
 	void *handle;
 	char path[4096];            /* the file actually loaded (resolved) */
@@ -200,6 +230,10 @@ struct nvml {
 	nvmlReturn_t (*DeviceGetCpuAffinity)(nvmlDevice_t dev, unsigned int words, unsigned long *cpu_set);
 	/* scope 0: NVML_AFFINITY_SCOPE_NODE; node_set one bit per NUMA node (R470+) */
 	nvmlReturn_t (*DeviceGetMemoryAffinity)(nvmlDevice_t dev, unsigned int words, unsigned long *node_set, unsigned int scope);
+	/* what the driver itself says of a GPU: field values (the recovery action), and whether
+	 * the GPU is drained (nvidia-smi drain; nvmlEnableState_t) */
+	nvmlReturn_t (*DeviceGetFieldValues)(nvmlDevice_t dev, int count, nvmlFieldValue_t *values);
+	nvmlReturn_t (*DeviceQueryDrainState)(nvmlPciInfo_t *pci, int *state);
 };
 
 /* nvmlGpuTopologyLevel_t, nvmlGpuP2PCapsIndex_t, nvmlGpuP2PStatus_t,
@@ -236,6 +270,11 @@ enum {
  * when nothing loads. Does not call nvmlInit. */
 int nvml_load(struct nvml *n, char *err);
 void nvml_unload(struct nvml *n);
+
+/* Puts a wrapper before every bound entry point that names the call in flight
+ * (util/inflight.h) while it runs, so a watchdog can say which call hung. One library per
+ * process is traced; a second keeps its entry points as they are. */
+void nvml_trace(struct nvml *n);
 
 /* "NVML_ERROR_LIB_RM_VERSION_MISMATCH" from our table, else "NVML_ERROR_(unnamed)". */
 const char *nvml_result_name(nvmlReturn_t r);

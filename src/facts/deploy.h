@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/field.h"
+
 enum kmsg_state {
 	KMSG_UNREAD,      /* not asked for */
 	KMSG_READ,
@@ -50,9 +52,26 @@ struct kernel_modules {
 	bool nvidia, nvidia_uvm, nouveau;
 };
 
+/* NVIDIA's display and 3D controllers on the PCI bus, from sysfs: the GPUs the machine has,
+ * whatever the driver makes of them (gpud's count beside NVML's). */
+#define PCI_GPUS_MAX 64
+struct pci_gpus {
+	bool read;                    /* /sys/bus/pci/devices could be listed */
+	size_t n;                     /* how many, even past PCI_GPUS_MAX */
+	char bus_id[PCI_GPUS_MAX][16]; /* "0000:18:00.0", as NVML's bus ids are normalised */
+};
+
+/* How many GPUs each view of the machine has: the PCI bus, NVML, CUDA, and what the node
+ * should have (check --expect-gpus, else the PCI count); -1 unknown. */
+struct gpu_count {
+	long long pci, nvml, cuda, expected;
+};
+extern const struct field_table gpu_count_field_table;
+
 struct deploy_info {
 	struct kmsg_events kmsg;
 	struct kernel_modules mods;
+	struct pci_gpus pci;
 	const char *const *env;        /* NAME=value strings, NULL-terminated: the process's environment */
 };
 

@@ -52,6 +52,18 @@ const char *gpu_driver_model_name(int model)
 	return NULL;
 }
 
+const char *gpu_recovery_action_name(int action)
+{
+	switch (action) {
+	case 0: return "none";
+	case 1: return "GPU reset";
+	case 2: return "node reboot";
+	case 3: return "drain P2P";
+	case 4: return "drain and reset";
+	}
+	return NULL;
+}
+
 const char *gpu_compute_mode_name(long long mode)
 {
 	switch (mode) {

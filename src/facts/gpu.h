@@ -35,6 +35,8 @@ enum gpu_field {
 	GF_ECC_MODE, GF_ECC_VOLATILE, GF_ECC_AGGREGATE, GF_RETIRED_PAGES, GF_RETIRED_PENDING,
 	GF_REMAPPED_ROWS, GF_PROCESSES, GF_PSTATE, GF_DRIVER_MODEL, GF_DISPLAY_ACTIVE,
 	GF_MIG_DEVICES,               /* mig_devices listed (MIG mode on and the calls exist) */
+	GF_RECOVERY_ACTION,           /* NVML's field 230 (R575+) */
+	GF_DRAIN_STATE,               /* nvmlDeviceQueryDrainState */
 	GF_COUNT
 };
 
@@ -101,6 +103,9 @@ struct gpu_info {
 	long long pstate;
 	int driver_model_current, driver_model_pending; /* Windows: nvmlDriverModel_t, 0 WDDM, 1 TCC, 2 MCDM */
 	bool display_active;          /* a display is driven by this GPU (NVML's display active) */
+	int recovery_action;          /* what the driver says to do: nvmlDeviceGpuRecoveryAction_t,
+				       * 0 none, 1 GPU reset, 2 node reboot, 3 drain P2P, 4 drain and reset */
+	bool drained;                 /* NVML's drain state: the GPU is being taken out of use */
 	struct gpu_process *processes;
 	size_t n_processes;
 	struct gpu_mig_device *mig_devices;  /* GF_MIG_DEVICES; may be 0 with MIG on */
@@ -150,6 +155,9 @@ extern const struct field_table gpu_field_table, gpu_mig_field_table, gpu_proces
 /* "default", "exclusive_thread", "prohibited", "exclusive_process" or "unknown". */
 /* "WDDM", "TCC", "MCDM"; NULL for another value. */
 const char *gpu_driver_model_name(int model);
+/* NVML's recovery action (nvmlDeviceGpuRecoveryAction_t): "none", "GPU reset", "node reboot",
+ * "drain P2P", "drain and reset"; NULL for another value. */
+const char *gpu_recovery_action_name(int action);
 const char *gpu_compute_mode_name(long long mode);
 
 /* Names of the bits set in an NVML clock event reason mask, comma-separated

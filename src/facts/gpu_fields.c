@@ -191,6 +191,11 @@ static const struct field_metric m_ret_d = { "cudoctor_gpu_retired_pages",
 	"gauge", NULL, 0, "cause", "double_bit_ecc" };
 static const struct field_metric m_rem_c = { "cudoctor_gpu_remapped_rows",
 	"gauge", "Memory rows the GPU remapped, by kind of error.", 0, "type", "correctable" };
+static const struct field_metric m_recovery = { "cudoctor_gpu_recovery_action", "gauge",
+	"What the driver says to do with the GPU (NVML field 230): 0 none, 1 GPU reset, 2 node reboot, "
+	"3 drain P2P, 4 drain and reset.", 0, NULL, NULL };
+static const struct field_metric m_drained = { "cudoctor_gpu_drained", "gauge",
+	"1 when NVML's drain state says the GPU is taken out of use.", 0, NULL, NULL };
 static const struct field_metric m_rem_u = { "cudoctor_gpu_remapped_rows", "gauge", NULL, 0, "type", "uncorrectable" };
 static const struct field_metric m_persist = GAUGE("cudoctor_gpu_persistence_mode", "1 when persistence mode is on.");
 static const struct field_metric m_mig = GAUGE("cudoctor_gpu_mig_mode", "1 when MIG mode is on.");
@@ -329,6 +334,11 @@ static const struct field gpu_fields[] = {
 	       remapped_rows_uncorrectable, GF_REMAPPED_ROWS, FU_NONE, &m_rem_u),
 	HEALTH_FLAG("remapped_rows_pending", "row remap pending", remapped_rows_pending, GF_REMAPPED_ROWS),
 	HEALTH_FLAG("remapped_rows_failure", "row remap failed", remapped_rows_failure, GF_REMAPPED_ROWS),
+	{ .key = "recovery_action", .label = "recovery action", .kind = FK_NAMED, .off = G(recovery_action),
+	  .valid = GF_RECOVERY_ACTION, .views = HEALTH, .name = gpu_recovery_action_name },
+	{ .kind = FK_INT, .off = G(recovery_action), .valid = GF_RECOVERY_ACTION, .metric = &m_recovery },
+	{ .key = "drained", .label = "drained (NVML)", .kind = FK_BOOL, .off = G(drained), .valid = GF_DRAIN_STATE,
+	  .views = HEALTH, .metric = &m_drained },
 	{ .label = "compute processes", .kind = FK_CALC, .valid = GF_PROCESSES, .views = FIELD_FULL, .get = process_count },
 	{ .key = "errors", .label = "failed queries", .kind = FK_ITEMS, .off = G(errors), .valid = FIELD_ALWAYS,
 	  .views = HEALTH, .flags = FIELD_QUIET },

@@ -43,6 +43,17 @@ struct fleet_sample {
 	double value;
 };
 
+/* One GPU's health verdict from a check report (gpus[].healthy): the fleet's
+ * cudoctor_gpu_healthy gauge. */
+struct fleet_gpu_health {
+	int gpu;            /* nvidia-smi's index, else the CUDA ordinal; -1 unknown */
+	char *uuid, *bus;   /* "" when the report does not say */
+	bool healthy;
+};
+
+/* check's GPU count (gpu_count): the PCI bus, NVML, CUDA, expected; -1 unknown */
+enum { FLEET_COUNT_PCI, FLEET_COUNT_NVML, FLEET_COUNT_CUDA, FLEET_COUNT_EXPECTED, FLEET_COUNT_N };
+
 /* The prefix of the samples read from check's load rows: rates, where lower is slower, so a
  * GPU far below the fleet's median is a slow GPU (fleet-check-slow) rather than an outlier. */
 #define FLEET_CHECK_METRIC "check: "
@@ -61,6 +72,10 @@ struct fleet_node {
 	struct fleet_sample *samples;
 	size_t n_samples, cap_samples;
 	char *failure;                /* the node could not collect its report: why */
+	struct fleet_gpu_health *health;
+	size_t n_health, cap_health;
+	long long gpu_count[FLEET_COUNT_N]; /* check's gpu_count, -1 unknown (0 set: never read) */
+	bool have_count;
 	/* what the view above is rebuilt from: the newest report of each command, by its
 	 * header's date (ISO 8601, UTC; "" when it has none) */
 	struct fleet_node *part[FP_COUNT];
@@ -97,6 +112,8 @@ int fleet_node_finding(struct fleet_node *n, const char *id, enum severity sev, 
 		       const char *fix);
 int fleet_node_sample(struct fleet_node *n, const char *metric, const char *unit, int gpu, double value);
 int fleet_node_failed(struct fleet_node *n, const char *why);
+/* A GPU's health verdict, as check wrote it. CD_OK or CD_ENOMEM. */
+int fleet_node_health(struct fleet_node *n, int gpu, const char *uuid, const char *bus, bool healthy);
 
 /* Moves every node of src, read from one report of command taken at date, into dst: per node
  * the newest report of each command is kept (a later one of the same date wins) and an older

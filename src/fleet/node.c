@@ -59,6 +59,14 @@ static void view_free(struct fleet_node *n)
 	}
 	free(n->samples);
 	free(n->failure);
+	for (size_t i = 0; i < n->n_health; i++) {
+		free(n->health[i].uuid);
+		free(n->health[i].bus);
+	}
+	free(n->health);
+	n->health = NULL;
+	n->n_health = n->cap_health = 0;
+	n->have_count = false;
 	n->findings = NULL;
 	n->samples = NULL;
 	n->failure = NULL;
@@ -223,6 +231,26 @@ int fleet_node_sample(struct fleet_node *n, const char *metric, const char *unit
 	return CD_OK;
 }
 
+int fleet_node_health(struct fleet_node *n, int gpu, const char *uuid, const char *bus, bool healthy)
+{
+	struct fleet_gpu_health *h;
+
+	if (grow(&n->health, &n->cap_health, n->n_health, sizeof *n->health) != CD_OK)
+		return CD_ENOMEM;
+	h = &n->health[n->n_health];
+	h->gpu = gpu;
+	h->healthy = healthy;
+	h->uuid = text_dup(uuid ? uuid : "");
+	h->bus = text_dup(bus ? bus : "");
+	if (!h->uuid || !h->bus) {
+		free(h->uuid);
+		free(h->bus);
+		return CD_ENOMEM;
+	}
+	n->n_health++;
+	return CD_OK;
+}
+
 int fleet_node_failed(struct fleet_node *n, const char *why)
 {
 	if (n->failure)
@@ -287,6 +315,14 @@ static int view_add(struct fleet_node *d, const struct fleet_node *s)
 				      s->samples[k].value));
 	if (s->failure)
 		TRY(fleet_node_failed(d, s->failure));
+	/* the health verdicts and the count of the newest check only */
+	if (s->n_health && !d->n_health)
+		for (size_t k = 0; k < s->n_health; k++)
+			TRY(fleet_node_health(d, s->health[k].gpu, s->health[k].uuid, s->health[k].bus, s->health[k].healthy));
+	if (s->have_count && !d->have_count) {
+		memcpy(d->gpu_count, s->gpu_count, sizeof d->gpu_count);
+		d->have_count = true;
+	}
 out:
 	return rc;
 }

@@ -257,6 +257,43 @@ out:
 	return rc;
 }
 
+static long long count_at(const json_t *o, const char *key)
+{
+	const json_t *j = json_object_get(o, key);
+
+	return json_is_integer(j) && json_integer_value(j) >= 0 && json_integer_value(j) < 1 << 20 ? json_integer_value(j) : -1;
+}
+
+/* check's verdict per GPU (gpus[].healthy) and its GPU count, for the fleet's gauges */
+static int check_health(struct fleet_node *n, const json_t *root)
+{
+	const json_t *gpus = json_object_get(root, "gpus"), *g, *count = json_object_get(root, "gpu_count");
+	size_t i;
+	int rc = CD_OK;
+
+	json_array_foreach(gpus, i, g) {
+		const json_t *h = json_object_get(g, "healthy"), *ix = json_object_get(g, "nvml_index");
+		int gpu = -1;
+
+		if (!json_is_boolean(h))
+			continue;
+		if (!json_is_integer(ix) || json_integer_value(ix) < 0)
+			ix = json_object_get(g, "cuda_ordinal");
+		if (json_is_integer(ix) && json_integer_value(ix) >= 0 && json_integer_value(ix) < 1 << 16)
+			gpu = (int)json_integer_value(ix);
+		TRY(fleet_node_health(n, gpu, str_at(g, "uuid"), str_at(g, "pci_bus_id"), json_is_true(h)));
+	}
+	if (json_is_object(count)) {
+		n->gpu_count[FLEET_COUNT_PCI] = count_at(count, "pci");
+		n->gpu_count[FLEET_COUNT_NVML] = count_at(count, "nvml");
+		n->gpu_count[FLEET_COUNT_CUDA] = count_at(count, "cuda");
+		n->gpu_count[FLEET_COUNT_EXPECTED] = count_at(count, "expected");
+		n->have_count = true;
+	}
+out:
+	return rc;
+}
+
 static int read_findings(struct fleet_node *n, const json_t *findings, char *err)
 {
 	const json_t *fd, *fx;
@@ -375,7 +412,7 @@ static int read_one(struct fleet *f, json_t *root, const char *fallback, bool ne
 	if (strcmp(command, "lab") == 0)
 		return lab_samples(n, root);
 	if (strcmp(command, "check") == 0)
-		return check_samples(n, root);
+		return (rc = check_samples(n, root)) != CD_OK ? rc : check_health(n, root);
 	/* a report of an earlier release: today's spelling first */
 	if ((rc = report_json_upgrade(root)) != CD_OK || (rc = driver_gpu_facts(n, root)) != CD_OK)
 		return rc;

@@ -25,6 +25,10 @@ int os_run_capture(char *const argv[], char *out, size_t max, size_t limit, unsi
 /* After seconds, writes msg to stderr and ends the process with status 3; 0 cancels. One
  * watchdog at a time. */
 void os_exit_after(unsigned seconds, const char *msg);
+/* Ends the process now with status, from any thread, without running exit handlers or
+ * waiting for the other threads (one may be stuck inside a driver call); the caller flushes
+ * what it printed. */
+void os_exit_now(int status);
 /* The flag set when the process is asked to end (SIGTERM, a console close). */
 void os_on_terminate(volatile sig_atomic_t *flag);
 

@@ -256,3 +256,9 @@ unsigned os_pid(void)
 {
 	return (unsigned)GetCurrentProcessId();
 }
+
+void os_exit_now(int status)
+{
+	/* TerminateProcess does not wait for a thread inside the driver, as ExitProcess would */
+	TerminateProcess(GetCurrentProcess(), (UINT)status);
+}

@@ -7,6 +7,7 @@
 #include "probe/gpus.h"
 
 #include "probe/driver_info.h"
+#include "util/inflight.h"
 #include "util/str.h"
 #include "util/task.h"
 
@@ -263,8 +264,10 @@ struct cuda_init {
 static void cuda_init_run(void *arg)
 {
 	struct cuda_init *ci = arg;
+	int slot = inflight_enter("cuInit");
 
 	ci->result = ci->cu->Init(0);
+	inflight_leave(slot);
 }
 
 /* The NVML entry (of the first n, none taken yet) that is CUDA ordinal i: same UUID, else
@@ -572,6 +575,34 @@ static void collect_nvml_identity(const struct nvml *nv, nvmlDevice_t dev, struc
 	}
 }
 
+/* What the driver itself says to do with the GPU (R575+) and whether it is drained; a driver
+ * that does not know the field or the call leaves both unknown without an error. */
+static void collect_recovery(const struct nvml *nv, nvmlDevice_t dev, struct gpu_info *g)
+{
+	if (nv->DeviceGetFieldValues) {
+		nvmlFieldValue_t fv;
+
+		memset(&fv, 0, sizeof fv);
+		fv.fieldId = NVML_FI_DEV_GET_GPU_RECOVERY_ACTION;
+		if (nv_ok(nv, g, "nvmlDeviceGetFieldValues", nv->DeviceGetFieldValues(dev, 1, &fv)) &&
+		    fv.nvmlReturn == NVML_SUCCESS && fv.value.uiVal <= NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET) {
+			g->recovery_action = (int)fv.value.uiVal;
+			gpu_mark(g, GF_RECOVERY_ACTION);
+		}
+	}
+	if (nv->DeviceQueryDrainState && nv->DeviceGetPciInfo) {
+		nvmlPciInfo_t pci;
+		int state;
+
+		memset(&pci, 0, sizeof pci);
+		/* root only on most drivers: NO_PERMISSION leaves it unknown, not an error */
+		if (nv->DeviceGetPciInfo(dev, &pci) == NVML_SUCCESS && nv->DeviceQueryDrainState(&pci, &state) == NVML_SUCCESS) {
+			g->drained = state == NVML_FEATURE_ENABLED;
+			gpu_mark(g, GF_DRAIN_STATE);
+		}
+	}
+}
+
 static int collect_nvml_device(const struct nvml *nv, nvmlDevice_t dev, struct gpu_info *g, char *err)
 {
 	nv_uint(nv, g, dev, nv->DeviceGetMinorNumber, "nvmlDeviceGetMinorNumber", GF_NVML_MINOR, &g->nvml_minor);
@@ -720,6 +751,7 @@ static int collect_nvml_device(const struct nvml *nv, nvmlDevice_t dev, struct g
 			gpu_mark(g, GF_REMAPPED_ROWS);
 		}
 	}
+	collect_recovery(nv, dev, g);
 	if (!gpu_has(g, GF_COMPUTE_MODE) && nv->DeviceGetComputeMode) {
 		int mode;
 		if (nv_ok(nv, g, "nvmlDeviceGetComputeMode", nv->DeviceGetComputeMode(dev, &mode))) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "driver/nvml.h"
+#include "facts/deploy.h"
 #include "rules/catalogue.h"
 #include "rules/internal.h"
 #include "util/err.h"
@@ -185,6 +186,54 @@ static int gpu_lost(struct report *r, const struct gpu_info *g, const char *subj
 	return rules_status(oom);
 }
 
+/* What the driver itself says to do (NVML's recovery action, R575+), and a GPU drained through
+ * NVML: read here so that a user who cannot read the kernel log's Xid 154 still learns it. */
+static int recovery_action(struct report *r, const struct gpu_info *g, const char *subject)
+{
+	const char *bus = g->pci_bus_id[0] ? g->pci_bus_id : "BUSID";
+	bool act = gpu_has(g, GF_RECOVERY_ACTION) && g->recovery_action != NVML_GPU_RECOVERY_ACTION_NONE;
+	bool drained = gpu_has(g, GF_DRAIN_STATE) && g->drained;
+	bool oom = false;
+	struct finding *f;
+
+	if (!act && !drained)
+		return rules_status(oom);
+	if (act)
+		f = report_add_finding(r, SEV_ERROR, "gpu-recovery-action", subject, "the driver asks for a %s",
+				       gpu_recovery_action_name(g->recovery_action));
+	else
+		f = report_add_finding(r, SEV_WARN, "gpu-recovery-action", subject,
+				       "the GPU is drained: taken out of use through NVML");
+	oom |= !f;
+	if (act)
+		oom |= finding_evidence(f, "NVML field 230 (GPU recovery action) = %d, %s", g->recovery_action,
+					gpu_recovery_action_name(g->recovery_action)) != CD_OK;
+	if (gpu_has(g, GF_DRAIN_STATE))
+		oom |= finding_evidence(f, "NVML drain state: %s", g->drained ? "drained" : "not drained") != CD_OK;
+	oom |= finding_why(f, "The driver records what it takes to recover the GPU after an error (the same "
+			   "action Xid 154 logs to the kernel, which only root may read where "
+			   "kernel.dmesg_restrict=1); until it is done, work on the GPU fails or is unreliable.") != CD_OK;
+	switch (act ? g->recovery_action : -1) {
+	case NVML_GPU_RECOVERY_ACTION_GPU_RESET:
+		oom |= finding_fix(f, "reset the GPU when it is idle: sudo nvidia-smi -r -i %s", bus) != CD_OK;
+		break;
+	case NVML_GPU_RECOVERY_ACTION_NODE_REBOOT:
+		oom |= finding_fix(f, "drain the node and reboot it") != CD_OK;
+		break;
+	case NVML_GPU_RECOVERY_ACTION_DRAIN_P2P:
+		oom |= finding_fix(f, "stop the jobs that use peer-to-peer with this GPU, then reset it: sudo nvidia-smi -r -i %s",
+				   bus) != CD_OK;
+		break;
+	case NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET:
+		oom |= finding_fix(f, "drain the node's jobs, then reset the GPU: sudo nvidia-smi -r -i %s", bus) != CD_OK;
+		break;
+	default:
+		oom |= finding_fix(f, "when the maintenance is done: sudo nvidia-smi drain -p %s -m 0", bus) != CD_OK;
+		break;
+	}
+	return rules_status(oom);
+}
+
 int rules_gpu_health(const struct gpu_probe *p, struct report *r)
 {
 	for (size_t i = 0; i < p->n_gpus; i++) {
@@ -194,7 +243,8 @@ int rules_gpu_health(const struct gpu_probe *p, struct report *r)
 
 		gpu_subject(g, subject, sizeof(subject));
 		if ((rc = gpu_lost(r, g, subject)) || (rc = ecc_errors(r, g, subject)) || (rc = retirement_pending(r, g, subject)) ||
-		    (rc = pcie_degraded(r, g, subject)) || (rc = clocks_throttled(r, g, subject)))
+		    (rc = pcie_degraded(r, g, subject)) || (rc = clocks_throttled(r, g, subject)) ||
+		    (rc = recovery_action(r, g, subject)))
 			return rc;
 	}
 	return CD_OK;
@@ -225,6 +275,57 @@ enum severity rules_gpu_verdict(const struct report *r, const struct gpu_info *g
 	}
 	free(safe);
 	return worst;
+}
+
+static bool nvml_lists(const struct gpu_probe *p, const char *bus_id)
+{
+	for (size_t i = 0; i < p->n_gpus; i++)
+		if (p->gpus[i].nvml_index >= 0 && strcmp(p->gpus[i].pci_bus_id, bus_id) == 0)
+			return true;
+	return false;
+}
+
+int rules_gpu_count(const struct pci_gpus *pci, const struct gpu_probe *p, long long expect, struct gpu_count *c,
+		    struct report *r)
+{
+	bool nvml = driver_nvml_ok(p), cuda = driver_has(p, DF_CUDA_INIT) && p->cuda_init_result == 0, oom = false;
+	long long seen;
+	struct finding *f;
+
+	*c = (struct gpu_count){ pci->read ? (long long)pci->n : -1, nvml ? 0 : -1, cuda ? 0 : -1,
+				 expect > 0 ? expect : pci->read ? (long long)pci->n : -1 };
+	for (size_t i = 0; i < p->n_gpus; i++) {
+		c->nvml += nvml && p->gpus[i].nvml_index >= 0;
+		c->cuda += cuda && p->gpus[i].cuda_ordinal >= 0;
+	}
+	/* a GPU on the bus that NVML has lost track of: the worst case, and nothing else says it */
+	for (size_t i = 0; nvml && pci->read && i < pci->n && i < PCI_GPUS_MAX; i++) {
+		if (nvml_lists(p, pci->bus_id[i]))
+			continue;
+		f = report_add_finding(r, SEV_ERROR, "gpu-missing", pci->bus_id[i],
+				       "an NVIDIA GPU on the PCI bus that NVML does not list");
+		oom |= !f;
+		oom |= finding_evidence(f, "PCI bus id %s: vendor 0x10de, a display or 3D controller in sysfs", pci->bus_id[i]) != CD_OK;
+		oom |= finding_evidence(f, "GPUs on the PCI bus: %zu; listed by NVML: %lld", pci->n, c->nvml) != CD_OK;
+		oom |= finding_why(f, "The driver did not take this GPU up (it failed to initialise, fell off the bus "
+				   "or was disabled), so no job can use it and the node runs with fewer GPUs than it has.") != CD_OK;
+		oom |= finding_fix(f, "sudo dmesg | grep -i -E 'NVRM|xid|%s'", pci->bus_id[i] + 5) != CD_OK;
+		oom |= finding_fix(f, "drain the node and reboot it; if the GPU stays missing, check its seating and power") != CD_OK;
+	}
+	seen = c->nvml >= 0 ? c->nvml : c->cuda;
+	if (expect > 0 && seen >= 0 && seen < expect) {
+		f = report_add_finding(r, SEV_ERROR, "gpu-missing", NULL, "%lld GPU%s where %lld %s expected", seen,
+				       seen == 1 ? "" : "s", expect, expect == 1 ? "is" : "are");
+		oom |= !f;
+		oom |= finding_evidence(f, "listed by %s: %lld; expected (--expect-gpus): %lld", c->nvml >= 0 ? "NVML" : "CUDA",
+					seen, expect) != CD_OK;
+		if (pci->read)
+			oom |= finding_evidence(f, "NVIDIA GPUs on the PCI bus: %zu", pci->n) != CD_OK;
+		oom |= finding_why(f, "The node has fewer GPUs than it should: a GPU the driver lost, one the PCI bus "
+				   "no longer shows (fallen off the bus, a riser or power fault), or a wrong expectation.") != CD_OK;
+		oom |= finding_fix(f, "nvidia-smi -L; lspci -d 10de: ; sudo dmesg | grep -i -E 'NVRM|xid'") != CD_OK;
+	}
+	return rules_status(oom);
 }
 
 int rules_gpu_pcie(const struct gpu_probe *p, struct report *r)

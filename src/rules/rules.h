@@ -43,9 +43,17 @@ int rules_helper_timeout(struct report *r, const char *program, const char *args
 /* helper-timeout for each nvcc in ts that did not answer (toolkit.timed_out). */
 int rules_toolkit_timeouts(const struct toolkits *ts, struct report *r);
 
-/* gpu-lost, ecc-errors, retired-pages-pending, pcie-link-degraded, clocks-throttled, per
- * GPU. Returns CD_OK or CD_ENOMEM. */
+/* gpu-lost, ecc-errors, retired-pages-pending, pcie-link-degraded, clocks-throttled,
+ * gpu-recovery-action, per GPU. Returns CD_OK or CD_ENOMEM. */
 int rules_gpu_health(const struct gpu_probe *p, struct report *r);
+
+struct pci_gpus;
+struct gpu_count;
+/* gpu-missing: an NVIDIA GPU on the PCI bus that NVML does not list (named by its bus id),
+ * and fewer GPUs than expect (> 0; check --expect-gpus). The counts into *c. CD_OK or
+ * CD_ENOMEM. */
+int rules_gpu_count(const struct pci_gpus *pci, const struct gpu_probe *p, long long expect, struct gpu_count *c,
+		    struct report *r);
 /* One GPU's health verdict: the worst severity of the warn and error findings about it in r so
  * far (those whose subject names it as gpu_subject does: NVML's health, the kernel log's Xids,
  * the load tests), SEV_OK when there is none; their ids, each once, into ids (at most max,

@@ -34,6 +34,14 @@ typedef struct {
 	char busId[32];
 } nvmlPciInfo_t;
 
+typedef struct {
+	unsigned int fieldId, scopeId;
+	long long timestamp, latencyUsec;
+	int valueType;
+	nvmlReturn_t nvmlReturn;
+	union { double dVal; unsigned int uiVal; unsigned long ulVal; unsigned long long ullVal; long long sllVal; } value;
+} nvmlFieldValue_t;
+
 typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
 typedef struct { unsigned int version; unsigned long long total, reserved, free, used; } nvmlMemory_v2_t;
 typedef struct { unsigned int pid; unsigned long long usedGpuMemory; } nvmlProcessInfo_v1_t;
@@ -121,10 +129,22 @@ __attribute__((constructor)) static void on_load(void)
 	fake_call_log("FAKE_NVML_CALL_LOG", "load libnvidia-ml");
 }
 
+/* FAKE_NVML_HANG="CALL[:SECONDS]": CALL sleeps SECONDS (default an hour) before it answers,
+ * a driver that hangs, for the watchdog of check --timeout */
+static void maybe_hang(const char *call)
+{
+	const char *h = getenv("FAKE_NVML_HANG");
+	size_t n = strlen(call);
+
+	if (h && strncmp(h, call, n) == 0 && (h[n] == '\0' || h[n] == ':'))
+		fake_sleep_ms((h[n] == ':' ? atoll(h + n + 1) : 3600) * 1000);
+}
+
 static nvmlReturn_t do_init(void)
 {
 	nvmlReturn_t r = (nvmlReturn_t)fake_env_int("FAKE_NVML_INIT_RESULT", 0);
 
+	maybe_hang("nvmlInit");
 	fake_call_log("FAKE_NVML_CALL_LOG", "nvmlInit");
 	if (r == SUCCESS)
 		init_count++;
@@ -810,6 +830,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t dev, int *current, int *pe
 EXPORT nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t dev, int error_type, int counter_type,
 						unsigned long long *count)
 {
+	maybe_hang("nvmlDeviceGetTotalEccErrors");
 	struct fake_gpu g;
 	unsigned long long v[4] = { 0, 0, 0, 0 };
 	nvmlReturn_t r = gpu(dev, &g, false);
@@ -1138,5 +1159,56 @@ EXPORT nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t dev, unsigned int word
 	for (int c = first; c <= last && c >= 0 && (unsigned)c < words * bits; c++)
 		set[(unsigned)c / bits] |= 1UL << ((unsigned)c % bits);
 	return SUCCESS;
+}
+#endif
+
+#ifndef FAKE_OLD_ABI
+/* NVML's own verdicts (R575+): field 230, the recovery action (FAKE_NVML_RECOVERY="GPU:ACTION;..."
+ * or one ACTION for every GPU, 0 default), and the drain state (FAKE_NVML_DRAIN="GPU:1");
+ * FAKE_NVML_NOT_SUPPORTED "recovery" answers the field as a driver before R575 does,
+ * "drain" the drain query. */
+EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t dev, int count, nvmlFieldValue_t *values)
+{
+	struct fake_gpu g;
+	nvmlReturn_t r;
+
+	maybe_hang("nvmlDeviceGetFieldValues");
+	if ((r = gpu(dev, &g, false)) != SUCCESS)
+		return r;
+	if (count <= 0 || !values)
+		return INVALID_ARGUMENT;
+	for (int i = 0; i < count; i++) {
+		nvmlFieldValue_t *v = &values[i];
+
+		memset(&v->value, 0, sizeof v->value);
+		v->valueType = 1; /* NVML_VALUE_TYPE_UNSIGNED_INT */
+		if (v->fieldId != 230 || unsupported(dev, "recovery")) {
+			v->nvmlReturn = NOT_SUPPORTED;
+			continue;
+		}
+		v->nvmlReturn = SUCCESS;
+		v->value.uiVal = (unsigned int)fake_env_gpu_int("FAKE_NVML_RECOVERY", dev->index, 0);
+	}
+	return SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceQueryDrainState(nvmlPciInfo_t *pci, int *state)
+{
+	struct fake_gpu g[FAKE_MAX_GPUS];
+	int n = fake_gpus_parse(g);
+
+	maybe_hang("nvmlDeviceQueryDrainState");
+	if (!init_count)
+		return UNINITIALIZED;
+	if (!pci || !state)
+		return INVALID_ARGUMENT;
+	for (int i = 0; i < n; i++)
+		if ((unsigned int)g[i].pci_bus == pci->bus && (unsigned int)g[i].pci_domain == pci->domain) {
+			if (fake_env_has_gpu_word("FAKE_NVML_NOT_SUPPORTED", i, "drain"))
+				return NOT_SUPPORTED;
+			*state = (int)fake_env_gpu_int("FAKE_NVML_DRAIN", i, 0) != 0;
+			return SUCCESS;
+		}
+	return NOT_FOUND;
 }
 #endif

@@ -114,7 +114,8 @@ static void test_unpacked_with_dpkg_x(void **state)
 		"usr/bin/cudoctor", "usr/share/man/man1/cudoctor.1.gz",
 		"usr/share/bash-completion/completions/cudoctor", "usr/share/zsh/vendor-completions/_cudoctor",
 		"usr/share/fish/vendor_completions.d/cudoctor.fish", "usr/share/doc/cudoctor/README.md",
-		"usr/share/doc/cudoctor/docs/json.md", NULL,
+		"usr/share/doc/cudoctor/docs/json.md", "usr/share/cudoctor/nhc/cudoctor.nhc",
+		"usr/share/cudoctor/npd/cudoctor-gpu.json", "etc/nhc/scripts/cudoctor.nhc", NULL,
 	};
 	struct run_result r, v, want;
 	char path[1024];

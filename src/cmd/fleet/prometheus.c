@@ -66,6 +66,41 @@ static void node_metrics(FILE *out, const char *name, const struct fleet_node *n
 		label(out, severity_name((enum severity)s));
 		fprintf(out, "} %zu\n", counts[s]);
 	}
+	if (n->n_health)
+		fputs("# HELP cudoctor_gpu_healthy 1 when no finding about the GPU is an error (the node's check)\n"
+		      "# TYPE cudoctor_gpu_healthy gauge\n", out);
+	for (size_t i = 0; i < n->n_health; i++) {
+		char gpu[16];
+
+		snprintf(gpu, sizeof gpu, "%d", n->health[i].gpu);
+		fputs("cudoctor_gpu_healthy{node=", out);
+		label(out, n->name);
+		fputs(",gpu=", out);
+		label(out, n->health[i].gpu >= 0 ? gpu : "");
+		fputs(",uuid=", out);
+		label(out, n->health[i].uuid);
+		fputs(",pci_bus_id=", out);
+		label(out, n->health[i].bus);
+		fprintf(out, "} %d\n", n->health[i].healthy);
+	}
+	if (n->have_count) {
+		static const char *const sources[] = { "pci", "nvml", "cuda" };
+
+		fputs("# HELP cudoctor_gpus_seen GPUs the node's check counted, by where: the PCI bus, NVML, CUDA\n"
+		      "# TYPE cudoctor_gpus_seen gauge\n", out);
+		for (int k = FLEET_COUNT_PCI; k <= FLEET_COUNT_CUDA; k++)
+			if (n->gpu_count[k] >= 0) {
+				fputs("cudoctor_gpus_seen{node=", out);
+				label(out, n->name);
+				fprintf(out, ",source=\"%s\"} %lld\n", sources[k], n->gpu_count[k]);
+			}
+		if (n->gpu_count[FLEET_COUNT_EXPECTED] >= 0) {
+			fputs("# HELP cudoctor_gpus_expected GPUs the node should have (check --expect-gpus, else its PCI bus)\n"
+			      "# TYPE cudoctor_gpus_expected gauge\ncudoctor_gpus_expected{node=", out);
+			label(out, n->name);
+			fprintf(out, "} %lld\n", n->gpu_count[FLEET_COUNT_EXPECTED]);
+		}
+	}
 	if (n->n_samples)
 		fputs("# HELP cudoctor_lab_measurement a lab's measurement on one GPU of the node\n"
 		      "# TYPE cudoctor_lab_measurement gauge\n", out);
