@@ -247,6 +247,22 @@ static void test_timeout_names_the_hung_call(void **state)
 	assert_non_null(strstr(r.err, "nvmlDeviceGetTotalEccErrors has not returned"));
 	assert_non_null(strstr(read_log(), "update NodeName=gpu17 State=DRAIN Reason=cudoctor: check-timeout\n"));
 	run_result_free(&r);
+	/* a textfile collector's file stays whole: the one of the last run that finished, and no
+	 * temporary beside it */
+	{
+		char prom[256], cmd[1200];
+
+		snprintf(prom, sizeof prom, "%s/node.prom", root);
+		write_file("node.prom", "cudoctor_up 1\n", 0644);
+		r = run_env("FAKE_NVML_HANG=nvmlDeviceGetTotalEccErrors", NULL, NULL, "--output", prom, "check", "--format",
+			    "prometheus", "--no-load", "--timeout", "2", NULL);
+		assert_int_equal(r.status, 1);
+		run_result_free(&r);
+		snprintf(cmd, sizeof cmd, "test \"$(ls -A '%s' | grep -c '^node.prom')\" = 1 && grep -qx 'cudoctor_up 1' '%s'",
+			 root, prom);
+		if (system(cmd) != 0)
+			fail_msg("--output under a watchdog that fired: the old file changed or a temporary stayed in %s", root);
+	}
 	/* the brief's own bound: nvmlInit itself hangs, --timeout 10 */
 	t0 = now_s();
 	r = run_env("FAKE_NVML_HANG=nvmlInit", NULL, NULL, "check", "--no-load", "--timeout", "10", NULL);

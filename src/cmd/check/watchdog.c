@@ -12,6 +12,7 @@
 #include "rules/contract.h"
 #include "util/err.h"
 #include "util/inflight.h"
+#include "util/outfile.h"
 
 #define TIMEOUT_ID "check-timeout"
 
@@ -44,6 +45,8 @@ static void fire(struct check_watchdog *w)
 	printf("%s\n", line);
 	fflush(stdout);
 	fflush(stderr);
+	/* --output's file appears whole or not at all: a run cut short leaves the old one */
+	outfile_remove_temporaries();
 	os_exit_now(contract_exit((enum exit_contract)w->contract, SEV_ERROR, false));
 }
 
