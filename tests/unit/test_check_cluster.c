@@ -263,7 +263,7 @@ static void test_timeout_names_the_hung_call(void **state)
 		if (system(cmd) != 0)
 			fail_msg("--output under a watchdog that fired: the old file changed or a temporary stayed in %s", root);
 	}
-	/* the brief's own bound: nvmlInit itself hangs, --timeout 10 */
+	/* the documented bound: nvmlInit itself hangs, --timeout 10 */
 	t0 = now_s();
 	r = run_env("FAKE_NVML_HANG=nvmlInit", NULL, NULL, "check", "--no-load", "--timeout", "10", NULL);
 	if (now_s() - t0 > 12)
