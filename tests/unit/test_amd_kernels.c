@@ -2,7 +2,8 @@
  * lengths and deep nesting; and the real JAX ROCm plug-ins (tests/wheels/rocm_files.py,
  * cached in ~/.cache/cudoctor-test/rocm): every code object of a plain-bundle library listed
  * with the kernel names and register counts that LLVM 22's `llvm-readobj --notes` prints for
- * it, and the compressed (CCOB v3 zstd) bundles of ROCm 7's plug-in inflated to their kernels. */
+ * it, and the compressed (CCOB v3 zstd) bundles of ROCm 7's plug-in inflated to their kernels;
+ * a code object clang builds here, read from its metadata and from its kernel descriptors. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -228,12 +229,70 @@ static void compressed_bundles(void **state)
 	json_decref(k);
 }
 
+/* A code object clang builds here (two OpenCL kernels, one with a 1 KiB __local array): its
+ * metadata's LDS per kernel, and the same from the kernel descriptors once the note's type is
+ * no longer NT_AMDGPU_METADATA (registers then unknown). */
+static void clang_code_object(void **state)
+{
+	(void)state;
+	char cl[] = "/tmp/cudoctor-cl-XXXXXX", co[PATH_MAX];
+	int fd = mkstemp(cl);
+	assert_true(fd >= 0);
+	static const char src[] = "__kernel void add(__global float *a, float b, int i) { a[i] += b; }\n"
+				  "__kernel void big(__global float *a, int i) { __local float s[256]; s[i & 255] = a[i];"
+				  " a[i] = s[255 - (i & 255)]; }\n";
+	assert_int_equal(write(fd, src, sizeof src - 1), (ssize_t)(sizeof src - 1));
+	close(fd);
+	snprintf(co, sizeof co, "%s.co", cl);
+	struct run_result res;
+	const char *cc[] = {"/usr/bin/env", "clang", "-x", "cl", "--target=amdgcn-amd-amdhsa", "-mcpu=gfx90a", "-nogpulib", "-O2", cl, "-o", co, NULL};
+	assert_int_equal(testlib_run(cc, NULL, NULL, &res), 0);
+	if (res.status != 0) {
+		fprintf(stderr, "skipping: clang cannot build for amdgcn: %s\n", res.err ? res.err : "");
+		run_result_free(&res);
+		unlink(cl);
+		skip();
+	}
+	run_result_free(&res);
+	for (int pass = 0; pass < 2; pass++) {
+		json_t *j = arch_json("--resources", co), *o = json_array_get(file0(j, "resources"), 0);
+		json_t *ks = json_object_get(o, "kernels");
+		assert_int_equal(json_array_size(ks), 2);
+		assert_int_equal(json_is_true(json_object_get(o, "from_metadata")), pass == 0);
+		assert_string_equal(json_string_value(json_object_get(json_array_get(ks, 0), "name")), "add");
+		assert_string_equal(json_string_value(json_object_get(json_array_get(ks, 1), "name")), "big");
+		assert_int_equal(json_integer_value(json_object_get(json_array_get(ks, 0), "lds_bytes")), 0);
+		assert_int_equal(json_integer_value(json_object_get(json_array_get(ks, 1), "lds_bytes")), 1024);
+		assert_int_equal(json_is_null(json_object_get(json_array_get(ks, 1), "vgprs")), pass == 1);
+		json_decref(j);
+		if (pass == 1)
+			break;
+		/* the note's type (32) becomes 33: an unknown note, so the descriptors speak */
+		FILE *f = fopen(co, "r+b");
+		assert_non_null(f);
+		unsigned char buf[65536];
+		size_t n = fread(buf, 1, sizeof buf, f), hits = 0;
+		for (size_t i = 12; i + 7 <= n; i++)
+			if (memcmp(buf + i, "AMDGPU\0", 7) == 0 && buf[i - 4] == 32 && buf[i - 12] == 7) {
+				buf[i - 4] = 33;
+				hits++;
+			}
+		assert_int_equal(hits, 1);
+		assert_int_equal(fseek(f, 0, SEEK_SET), 0);
+		assert_int_equal(fwrite(buf, 1, n, f), n);
+		fclose(f);
+	}
+	unlink(co);
+	unlink(cl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(msgpack_bounds),
 		cmocka_unit_test(notes_equal_llvm),
 		cmocka_unit_test(compressed_bundles),
+		cmocka_unit_test(clang_code_object),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
