@@ -58,10 +58,13 @@ static const struct cli_opt arch_opts[] = {
 	{ .id = OPT_DRIVER, .long_name = "driver", .arg = CLI_REQUIRED, .metavar = "VER",
 	  .help = "judge against this driver (550.54.14) or CUDA version (12.4); default: the "
 		  "installed driver" },
-	{ .id = OPT_KERNELS, .long_name = "kernels", .help = "decompress images and list their kernels" },
+	{ .id = OPT_KERNELS, .long_name = "kernels",
+	  .help = "decompress images and AMD code objects and list their kernels" },
 	{ .id = OPT_RESOURCES, .long_name = "resources",
 	  .help = "list each SASS image's kernels: registers per thread, static shared, local (stack "
-		  "and spills) and constant memory, launch bounds, and the largest block that launches" },
+		  "and spills) and constant memory, launch bounds, and the largest block that launches; "
+		  "each AMD code object's kernels: SGPRs, VGPRs, AGPRs, LDS, scratch, spills, wavefront "
+		  "size and largest work-group" },
 	{ .id = OPT_CUOBJDUMP, .long_name = "cuobjdump",
 	  .help = "print the listing as cuobjdump --list-elf --list-ptx does" },
 	{ .id = OPT_LLVM_OFFLOADING, .long_name = "llvm-offloading",

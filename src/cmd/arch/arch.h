@@ -141,8 +141,16 @@ int arch_llvm_offloading_lines(const struct arch_file *f, FILE *out);
 /* The file summary llvm-readobj prints after them, for an ELF file given by path. */
 int arch_llvm_summary(const struct arch_file *f, struct strbuf *sb);
 
-/* resources.c: every SASS image's kernel resources, a section and table each, and
- * "resources" (one object per image) into file. CD_OK or CD_ENOMEM; an image that cannot
+/* hip_kernels.c: the kernels of AMD code objects. The names of device entry i as a JSON
+ * array, or NULL with err; --kernels' line per code object (numbered as the listing numbers
+ * them); --resources' object per code object appended to arr (CD_OK or CD_ENOMEM; a code
+ * object that cannot be read is a line and an object with "error"). */
+json_t *arch_hip_kernels_json(struct arch_file *f, size_t i, char *err);
+void arch_hip_kernels_lines(struct report_rec *file, struct arch_file *f);
+int arch_hip_resources(struct report_rec *arr, struct arch_file *f, char *err);
+
+/* resources.c: every SASS image's and AMD code object's kernel resources, a section and table
+ * each, and "resources" (one object per image or code object) into file. CD_OK or CD_ENOMEM; an image that cannot
  * be read is a line and an object with "error". */
 int arch_resources(struct report_rec *file, struct arch_file *f, char *err);
 

@@ -1,5 +1,6 @@
 /* `arch` on AMD device code: the table of a file's code objects (offload bundle entries and
- * bare code objects) and the "code_objects" array, and llvm-readobj --offloading's lines. */
+ * bare code objects) and the "code_objects" array (with --kernels their kernels), and
+ * llvm-readobj --offloading's lines. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,14 @@ void arch_hip_fields(struct report_rec *file, struct arch_file *f, const struct 
 				continue;
 			report_rec_item(&list, &it);
 			code_object_fields(&it, inv, i, ++row);
+			if (o->kernels && o->json) { /* the kernels' text is a line each, after the table */
+				char err[CD_ERRMSG] = "";
+				json_t *k = arch_hip_kernels_json(f, i, err);
+				if (k)
+					report_field(&it, NULL, "kernels", rv_json(k));
+				else
+					report_field(&it, NULL, "kernels_error", rv_str(err));
+			}
 			if (report_rec_end(&it) != CD_OK)
 				break;
 		}
@@ -175,6 +184,8 @@ void arch_hip_fields(struct report_rec *file, struct arch_file *f, const struct 
 		report_rec_line(file, "(%zu code objects in %zu bundles grouped; -v lists each one, --json has them all)", n,
 				inv->n_hip_bundles);
 	}
+	if (o->kernels)
+		arch_hip_kernels_lines(file, f);
 }
 
 int arch_llvm_offloading_lines(const struct arch_file *f, FILE *out)

@@ -1,6 +1,7 @@
 /* `arch --resources`: each SASS image's kernels with registers per thread, static shared,
  * local and constant memory and launch bounds (binfmt/cubin_attrs), and the largest block
- * each launches with on its own compute capability (rules/arch_launch). Text and JSON. */
+ * each launches with on its own compute capability (rules/arch_launch); then each AMD code
+ * object's kernels (hip_kernels.c). Text and JSON. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,9 +137,11 @@ int arch_resources(struct report_rec *file, struct arch_file *f, char *err)
 			rc = image_resources(&arr, &f->inv, &f->inv.images[i], i, err); /* #i+1 as the listing numbers them */
 			n++;
 		}
+	if (rc == CD_OK)
+		rc = arch_hip_resources(&arr, f, err);
 	if (report_rec_end(&arr) != CD_OK && rc == CD_OK)
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
-	if (rc == CD_OK && n == 0)
+	if (rc == CD_OK && n == 0 && !arch_hip_device_entries(&f->inv))
 		report_rec_line(file, "resources: no SASS image (PTX is compiled by the driver; its resources are known "
 				      "only then)");
 	return rc;
