@@ -126,7 +126,7 @@ static int p2p_unsupported(struct report *r, const struct topo_probe *t, size_t 
 	finding_var(&v, "gpu_a", "%zu", a);
 	finding_var(&v, "gpu_b", "%zu", b);
 	if (status >= 0)
-		finding_var(&v, "p2p_status", "%s", topo_p2p_status_text(status));
+		finding_var(&v, "peer_status", "%s", topo_p2p_status_text(status));
 	finding_var(&v, "link", "%s", cell);
 	finding_flag(&v, "regkey", status == NVML_P2P_STATUS_DISABLED_BY_REGKEY);
 	finding_flag(&v, "chipset", status == NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED ||
