@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "check/judge.h"
+#include "rules/catalogue.h"
 #include "util/err.h"
 
 double check_gemm_theory(const struct check_gemm_result *g)
@@ -15,20 +16,18 @@ double check_gemm_theory(const struct check_gemm_result *g)
 static int mismatch(struct report *r, const char *subject, const struct check_gemm_result *g)
 {
 	bool oom = false;
+	struct finding_vars v;
 	struct finding *f;
 
-	f = report_add_finding(r, SEV_ERROR, "load-gemm-mismatch", subject,
-			       "%llu of %llu %s GEMM results differed from the reference", g->mismatches, g->gemms,
-			       g->dtype);
+	finding_vars_init(&v);
+	finding_var(&v, "mismatches", "%llu", g->mismatches);
+	finding_var(&v, "gemms", "%llu", g->gemms);
+	finding_var(&v, "dtype", "%s", g->dtype);
+	f = finding_make(r, SEV_ERROR, "load-gemm-mismatch", subject, &v);
 	if (!f)
 		return CD_ENOMEM;
 	oom |= finding_evidence(f, "%s %d x %d x %d, computed %llu times; %llu differed; largest element difference %.3g",
 				g->dtype, g->n, g->n, g->n, g->gemms, g->mismatches, g->worst_diff) != CD_OK;
-	oom |= finding_why(f, "The same product of the same matrices must come out the same every time: a GPU that "
-			      "returns a different result under sustained load has a faulty SM, memory or power "
-			      "delivery, and corrupts training or inference without an error.") != CD_OK;
-	oom |= finding_fix(f, "drain the GPU and run cudoctor check again; results that differ again are a hardware "
-			      "fault: contact the vendor") != CD_OK;
 	return oom ? CD_ENOMEM : CD_OK;
 }
 
@@ -36,21 +35,19 @@ static int slow(struct report *r, const char *subject, const struct check_gemm_r
 {
 	double ratio = g->flops / theory;
 	bool oom = false;
+	struct finding_vars v;
 	struct finding *f;
 
-	f = report_add_finding(r, SEV_WARN, "load-gemm-slow", subject,
-			       "%s GEMM ran at %.0f%% of what the GPU computes at its clock", g->dtype, ratio * 100);
+	finding_vars_init(&v);
+	finding_var(&v, "dtype", "%s", g->dtype);
+	finding_var(&v, "share", "%.0f%%", ratio * 100);
+	f = finding_make(r, SEV_WARN, "load-gemm-slow", subject, &v);
 	if (!f)
 		return CD_ENOMEM;
 	oom |= finding_evidence(f, "%s %d^3: %.1f TFLOP/s sustained; theory %.1f TFLOP/s (%d SMs x %.0f MHz x %.0f "
 				   "FLOP/clock/SM); ratio %.2f, expected >= %.2f",
 				g->dtype, g->n, g->flops / 1e12, theory / 1e12, g->sm_count, g->sm_mhz, g->flops_per_clk_sm,
 				ratio, CHECK_GEMM_MIN_OF_THEORY) != CD_OK;
-	oom |= finding_why(f, "The theory is taken at the clock the GPU ran during the stress, so lowered clocks do "
-			      "not explain the gap: another process on the GPU, a degraded SM or memory, or a cuBLAS "
-			      "that does not use this GPU's tensor cores do.") != CD_OK;
-	oom |= finding_fix(f, "nvidia-smi --query-compute-apps=pid,used_memory --format=csv   # nothing else should run") != CD_OK;
-	oom |= finding_fix(f, "cudoctor lab run libraries   # the same cuBLAS rate against the peak, per type") != CD_OK;
 	return oom ? CD_ENOMEM : CD_OK;
 }
 

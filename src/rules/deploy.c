@@ -204,33 +204,25 @@ static int kmsg_unread(const struct kmsg_events *k, struct report *r)
 
 	if (k->state != KMSG_DENIED && k->state != KMSG_FAILED)
 		return CD_OK;
-	f = report_add_finding(r, SEV_INFO, "kernel-log-unread", "/dev/kmsg",
-			       "the kernel log could not be read, so Xid events were not checked");
+	f = finding_make(r, SEV_INFO, "kernel-log-unread", "/dev/kmsg", NULL);
 	oom |= !f;
 	oom |= finding_evidence(f, "/dev/kmsg: %s", k->sys_errno ? strerror(k->sys_errno) : "read failed") != CD_OK;
-	oom |= finding_why(f, "The NVIDIA driver reports GPU faults (Xid) only in the kernel log; the kernel lets only "
-			      "root read it when kernel.dmesg_restrict is 1.") != CD_OK;
-	oom |= finding_fix(f, "sudo cudoctor check   # or: sudo dmesg | grep -i -E 'xid|fallen off the bus'") != CD_OK;
 	return rules_status(oom);
 }
 
 static int nouveau_loaded(const struct kernel_modules *m, struct report *r)
 {
 	bool oom = false;
+	struct finding_vars v;
 	struct finding *f;
 
 	if (!m->read || !m->nouveau)
 		return CD_OK;
-	f = report_add_finding(r, SEV_ERROR, "nouveau-loaded", "nouveau",
-			       m->nvidia ? "the open-source nouveau driver is loaded beside NVIDIA's"
-					 : "the open-source nouveau driver is loaded and NVIDIA's is not");
+	finding_vars_init(&v);
+	finding_flag(&v, "nvidia", m->nvidia);
+	f = finding_make(r, SEV_ERROR, "nouveau-loaded", "nouveau", &v);
 	oom |= !f;
 	oom |= finding_evidence(f, "/proc/modules: nouveau loaded; nvidia %s", m->nvidia ? "loaded" : "not loaded") != CD_OK;
-	oom |= finding_why(f, "nouveau has no CUDA. Whichever driver binds a GPU first owns it: a GPU nouveau holds is "
-			      "invisible to CUDA, and the nvidia module logs that its probe routine was not called "
-			      "for it.") != CD_OK;
-	oom |= finding_fix(f, "printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf") != CD_OK;
-	oom |= finding_fix(f, "sudo update-initramfs -u   # dracut --force on Fedora/RHEL; then reboot") != CD_OK;
 	return rules_status(oom);
 }
 

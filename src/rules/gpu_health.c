@@ -64,17 +64,15 @@ static int retirement_pending(struct report *r, const struct gpu_info *g, const 
 	bool pages = gpu_has(g, GF_RETIRED_PENDING) && g->retired_pages_pending;
 	bool rows = gpu_has(g, GF_REMAPPED_ROWS) && g->remapped_rows_pending;
 	bool failed = gpu_has(g, GF_REMAPPED_ROWS) && g->remapped_rows_failure;
+	struct finding_vars v;
 	struct finding *f;
 
 	if (!pages && !rows && !failed)
 		return rules_status(oom);
-	if (failed)
-		f = report_add_finding(r, SEV_ERROR, "retired-pages-pending", subject,
-				       "row remapping failed: the GPU ran out of spare memory rows");
-	else
-		f = report_add_finding(r, SEV_WARN, "retired-pages-pending", subject,
-				       "memory with ECC errors waits for a GPU reset to be %s",
-				       pages ? "retired" : "remapped");
+	finding_vars_init(&v);
+	finding_flag(&v, "remap_failed", failed);
+	finding_var(&v, "pending_action", "%s", pages ? "retired" : "remapped");
+	f = finding_make(r, failed ? SEV_ERROR : SEV_WARN, "retired-pages-pending", subject, &v);
 	oom |= !f;
 	if (gpu_has(g, GF_RETIRED_PAGES) || gpu_has(g, GF_RETIRED_PENDING))
 		oom |= finding_evidence(f, "retired pages: %lld single-bit, %lld double-bit; pending: %s",
@@ -83,13 +81,6 @@ static int retirement_pending(struct report *r, const struct gpu_info *g, const 
 		oom |= finding_evidence(f, "remapped rows: %lld correctable, %lld uncorrectable; pending: %s; failure: %s",
 				 g->remapped_rows_correctable, g->remapped_rows_uncorrectable,
 				 g->remapped_rows_pending ? "yes" : "no", g->remapped_rows_failure ? "yes" : "no") != CD_OK;
-	oom |= finding_why(f, "Memory that produced ECC errors is taken out of use (pages retired on Volta and "
-		       "earlier, rows remapped on Ampere and later) only when the GPU is reset; until then "
-		       "the faulty memory stays in use.") != CD_OK;
-	if (failed)
-		oom |= finding_fix(f, "the GPU has no spare rows left: contact the vendor (RMA)") != CD_OK;
-	oom |= finding_fix(f, "reset the GPU when it is idle (sudo nvidia-smi -r) or reboot") != CD_OK;
-	oom |= finding_fix(f, "nvidia-smi -q -d PAGE_RETIREMENT,ROW_REMAPPER") != CD_OK;
 	return rules_status(oom);
 }
 
@@ -101,25 +92,25 @@ static int pcie_degraded(struct report *r, const struct gpu_info *g, const char 
 	bool gen_low = gpu_has(g, GF_PCIE_GEN_CURRENT) && gpu_has(g, GF_PCIE_GEN_MAX) &&
 		       g->pcie_gen_current > 0 && g->pcie_gen_current < g->pcie_gen_max;
 	bool idle = gpu_has(g, GF_CLOCK_EVENT_REASONS) && (g->clock_event_reasons & NVML_CLOCKS_EVENT_GPU_IDLE);
+	struct finding_vars v;
 	struct finding *f;
 
 	/* an idle GPU lowers its link generation to save power: only the width is a fault then */
 	if (!width_low && !(gen_low && !idle))
 		return rules_status(oom);
-	f = report_add_finding(r, SEV_WARN, "pcie-link-degraded", subject,
-			       "PCIe link runs at Gen %lld x%lld, below the Gen %lld x%lld it can do",
-			       g->pcie_gen_current, g->pcie_width_current, g->pcie_gen_max, g->pcie_width_max);
+	finding_vars_init(&v);
+	finding_var(&v, "gen", "%lld", g->pcie_gen_current);
+	finding_var(&v, "width", "%lld", g->pcie_width_current);
+	finding_var(&v, "gen_max", "%lld", g->pcie_gen_max);
+	finding_var(&v, "width_max", "%lld", g->pcie_width_max);
+	if (g->pci_bus_id[0])
+		finding_var(&v, "pci_bus", "%s", g->pci_bus_id);
+	f = finding_make(r, SEV_WARN, "pcie-link-degraded", subject, &v);
 	oom |= !f;
 	oom |= finding_evidence(f, "current: Gen %lld x%lld; max (GPU and host): Gen %lld x%lld", g->pcie_gen_current,
 			 g->pcie_width_current, g->pcie_gen_max, g->pcie_width_max) != CD_OK;
 	if (gpu_has(g, GF_CLOCK_EVENT_REASONS))
 		oom |= finding_evidence(f, "GPU idle: %s (idle GPUs lower the generation, not the width)", idle ? "yes" : "no") != CD_OK;
-	oom |= finding_why(f, "Host-device copies travel over the PCIe link; a link trained below its capability "
-		       "(riser, wrong slot, contacts, BIOS setting) divides copy bandwidth by the lost "
-		       "generations and lanes.") != CD_OK;
-	oom |= finding_fix(f, "nvidia-smi --query-gpu=pcie.link.gen.current,pcie.link.width.current --format=csv -lms 500   # while a copy runs") != CD_OK;
-	oom |= finding_fix(f, "sudo lspci -vv -s %s | grep -E 'LnkCap|LnkSta'", g->pci_bus_id[0] ? g->pci_bus_id : "<bus id>") != CD_OK;
-	oom |= finding_fix(f, "reseat the card, use an x16 slot wired to the CPU, remove risers, check the BIOS PCIe generation setting") != CD_OK;
 	return rules_status(oom);
 }
 
@@ -127,6 +118,7 @@ static int clocks_throttled(struct report *r, const struct gpu_info *g, const ch
 {
 	bool oom = false;
 	char names[256];
+	struct finding_vars v;
 	struct finding *f;
 
 	if (!gpu_has(g, GF_CLOCK_EVENT_REASONS))
@@ -136,12 +128,10 @@ static int clocks_throttled(struct report *r, const struct gpu_info *g, const ch
 	if (!hard && !(m & NVML_CLOCKS_EVENT_SW_POWER_CAP))
 		return rules_status(oom);
 	gpu_clock_event_reason_names(m, names, sizeof(names));
-	if (hard)
-		f = report_add_finding(r, SEV_WARN, "clocks-throttled", subject,
-				       "clocks are held down by %s", names);
-	else
-		f = report_add_finding(r, SEV_INFO, "clocks-throttled", subject,
-				       "clocks are limited by the power cap");
+	finding_vars_init(&v);
+	finding_flag(&v, "hardware", hard);
+	finding_var(&v, "reasons", "%s", names);
+	f = finding_make(r, hard ? SEV_WARN : SEV_INFO, "clocks-throttled", subject, &v);
 	oom |= !f;
 	oom |= finding_evidence(f, "clock event reasons: 0x%llx (%s)", m, names) != CD_OK;
 	if (gpu_has(g, GF_CLOCK_SM) && gpu_has(g, GF_CLOCK_MAX_SM))
@@ -151,17 +141,6 @@ static int clocks_throttled(struct report *r, const struct gpu_info *g, const ch
 	if (gpu_has(g, GF_POWER_DRAW) && gpu_has(g, GF_POWER_LIMIT))
 		oom |= finding_evidence(f, "power %lld.%lld W of %lld.%lld W limit", g->power_draw_mw / 1000,
 				 g->power_draw_mw % 1000 / 100, g->power_limit_mw / 1000, g->power_limit_mw % 1000 / 100) != CD_OK;
-	if (hard) {
-		oom |= finding_why(f, "The GPU lowered its clocks for a hardware reason (overheating, a power-brake "
-			       "signal from the board or chassis, or an external slowdown): kernels run slower "
-			       "than on the same GPU elsewhere and measurements here are not representative.") != CD_OK;
-		oom |= finding_fix(f, "nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER") != CD_OK;
-		oom |= finding_fix(f, "check cooling (fans, airflow, dust) and the power connectors and supply") != CD_OK;
-	} else {
-		oom |= finding_why(f, "Under load the GPU keeps within its power limit by lowering clocks; this is "
-			       "normal, but performance then depends on the configured limit.") != CD_OK;
-		oom |= finding_fix(f, "nvidia-smi -q -d POWER   # compare the enforced limit with the default limit") != CD_OK;
-	}
 	return rules_status(oom);
 }
 
@@ -172,17 +151,11 @@ static int gpu_lost(struct report *r, const struct gpu_info *g, const char *subj
 
 	if (!g->nvml_gpu_lost)
 		return rules_status(oom);
-	f = report_add_finding(r, SEV_ERROR, "gpu-lost", subject,
-			       "the GPU has fallen off the bus or is otherwise inaccessible");
+	f = finding_make(r, SEV_ERROR, "gpu-lost", subject, NULL);
 	oom |= !f;
 	oom |= finding_evidence(f, "%s", g->errors) != CD_OK;
 	if (g->pci_bus_id[0])
 		oom |= finding_evidence(f, "PCI bus id %s", g->pci_bus_id) != CD_OK;
-	oom |= finding_why(f, "NVML answers NVML_ERROR_GPU_IS_LOST when the driver can no longer talk to the GPU "
-		       "(the kernel log usually shows Xid 79); every CUDA call on it fails until it is "
-		       "recovered.") != CD_OK;
-	oom |= finding_fix(f, "sudo dmesg | grep -i -E 'xid|fallen off the bus'") != CD_OK;
-	oom |= finding_fix(f, "reboot; if it recurs check power cables, seating, temperature and the PCIe slot") != CD_OK;
 	return rules_status(oom);
 }
 
@@ -190,47 +163,36 @@ static int gpu_lost(struct report *r, const struct gpu_info *g, const char *subj
  * NVML: read here so that a user who cannot read the kernel log's Xid 154 still learns it. */
 static int recovery_action(struct report *r, const struct gpu_info *g, const char *subject)
 {
-	const char *bus = g->pci_bus_id[0] ? g->pci_bus_id : "BUSID";
+	int a;
 	bool act = gpu_has(g, GF_RECOVERY_ACTION) && g->recovery_action != NVML_GPU_RECOVERY_ACTION_NONE;
 	bool drained = gpu_has(g, GF_DRAIN_STATE) && g->drained;
 	bool oom = false;
+	struct finding_vars v;
 	struct finding *f;
 
 	if (!act && !drained)
 		return rules_status(oom);
-	if (act)
-		f = report_add_finding(r, SEV_ERROR, "gpu-recovery-action", subject, "the driver asks for a %s",
-				       gpu_recovery_action_name(g->recovery_action));
-	else
-		f = report_add_finding(r, SEV_WARN, "gpu-recovery-action", subject,
-				       "the GPU is drained: taken out of use through NVML");
+	/* one fix line per action the driver can ask for; a drain alone asks to undo it */
+	a = act ? g->recovery_action : -1;
+	finding_vars_init(&v);
+	finding_flag(&v, "act", act);
+	finding_var(&v, "action", "%s", gpu_recovery_action_name(g->recovery_action));
+	if (g->pci_bus_id[0])
+		finding_var(&v, "pci_bus", "%s", g->pci_bus_id);
+	finding_flag(&v, "reset", a == NVML_GPU_RECOVERY_ACTION_GPU_RESET);
+	finding_flag(&v, "reboot", a == NVML_GPU_RECOVERY_ACTION_NODE_REBOOT);
+	finding_flag(&v, "drain_peers", a == NVML_GPU_RECOVERY_ACTION_DRAIN_P2P);
+	finding_flag(&v, "drain_reset", a == NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET);
+	finding_flag(&v, "undrain", a != NVML_GPU_RECOVERY_ACTION_GPU_RESET && a != NVML_GPU_RECOVERY_ACTION_NODE_REBOOT &&
+					    a != NVML_GPU_RECOVERY_ACTION_DRAIN_P2P &&
+					    a != NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET);
+	f = finding_make(r, act ? SEV_ERROR : SEV_WARN, "gpu-recovery-action", subject, &v);
 	oom |= !f;
 	if (act)
 		oom |= finding_evidence(f, "NVML field 230 (GPU recovery action) = %d, %s", g->recovery_action,
 					gpu_recovery_action_name(g->recovery_action)) != CD_OK;
 	if (gpu_has(g, GF_DRAIN_STATE))
 		oom |= finding_evidence(f, "NVML drain state: %s", g->drained ? "drained" : "not drained") != CD_OK;
-	oom |= finding_why(f, "The driver records what it takes to recover the GPU after an error (the same "
-			   "action Xid 154 logs to the kernel, which only root may read where "
-			   "kernel.dmesg_restrict=1); until it is done, work on the GPU fails or is unreliable.") != CD_OK;
-	switch (act ? g->recovery_action : -1) {
-	case NVML_GPU_RECOVERY_ACTION_GPU_RESET:
-		oom |= finding_fix(f, "reset the GPU when it is idle: sudo nvidia-smi -r -i %s", bus) != CD_OK;
-		break;
-	case NVML_GPU_RECOVERY_ACTION_NODE_REBOOT:
-		oom |= finding_fix(f, "drain the node and reboot it") != CD_OK;
-		break;
-	case NVML_GPU_RECOVERY_ACTION_DRAIN_P2P:
-		oom |= finding_fix(f, "stop the jobs that use peer-to-peer with this GPU, then reset it: sudo nvidia-smi -r -i %s",
-				   bus) != CD_OK;
-		break;
-	case NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET:
-		oom |= finding_fix(f, "drain the node's jobs, then reset the GPU: sudo nvidia-smi -r -i %s", bus) != CD_OK;
-		break;
-	default:
-		oom |= finding_fix(f, "when the maintenance is done: sudo nvidia-smi drain -p %s -m 0", bus) != CD_OK;
-		break;
-	}
 	return rules_status(oom);
 }
 
@@ -290,6 +252,7 @@ int rules_gpu_count(const struct pci_gpus *pci, const struct gpu_probe *p, long 
 {
 	bool nvml = driver_nvml_ok(p), cuda = driver_has(p, DF_CUDA_INIT) && p->cuda_init_result == 0, oom = false;
 	long long seen;
+	struct finding_vars v;
 	struct finding *f;
 
 	*c = (struct gpu_count){ pci->read ? (long long)pci->n : -1, nvml ? 0 : -1, cuda ? 0 : -1,
@@ -302,28 +265,24 @@ int rules_gpu_count(const struct pci_gpus *pci, const struct gpu_probe *p, long 
 	for (size_t i = 0; nvml && pci->read && i < pci->n && i < PCI_GPUS_MAX; i++) {
 		if (nvml_lists(p, pci->bus_id[i]))
 			continue;
-		f = report_add_finding(r, SEV_ERROR, "gpu-missing", pci->bus_id[i],
-				       "an NVIDIA GPU on the PCI bus that NVML does not list");
+		finding_vars_init(&v);
+		finding_var(&v, "bus_short", "%s", pci->bus_id[i] + 5);
+		f = finding_make(r, SEV_ERROR, "gpu-missing/nvml", pci->bus_id[i], &v);
 		oom |= !f;
 		oom |= finding_evidence(f, "PCI bus id %s: vendor 0x10de, a display or 3D controller in sysfs", pci->bus_id[i]) != CD_OK;
 		oom |= finding_evidence(f, "GPUs on the PCI bus: %zu; listed by NVML: %lld", pci->n, c->nvml) != CD_OK;
-		oom |= finding_why(f, "The driver did not take this GPU up (it failed to initialise, fell off the bus "
-				   "or was disabled), so no job can use it and the node runs with fewer GPUs than it has.") != CD_OK;
-		oom |= finding_fix(f, "sudo dmesg | grep -i -E 'NVRM|xid|%s'", pci->bus_id[i] + 5) != CD_OK;
-		oom |= finding_fix(f, "drain the node and reboot it; if the GPU stays missing, check its seating and power") != CD_OK;
 	}
 	seen = c->nvml >= 0 ? c->nvml : c->cuda;
 	if (expect > 0 && seen >= 0 && seen < expect) {
-		f = report_add_finding(r, SEV_ERROR, "gpu-missing", NULL, "%lld GPU%s where %lld %s expected", seen,
-				       seen == 1 ? "" : "s", expect, expect == 1 ? "is" : "are");
+		finding_vars_init(&v);
+		finding_var(&v, "seen_gpus", "%lld GPU%s", seen, seen == 1 ? "" : "s");
+		finding_var(&v, "expected", "%lld %s", expect, expect == 1 ? "is" : "are");
+		f = finding_make(r, SEV_ERROR, "gpu-missing/count", NULL, &v);
 		oom |= !f;
 		oom |= finding_evidence(f, "listed by %s: %lld; expected (--expect-gpus): %lld", c->nvml >= 0 ? "NVML" : "CUDA",
 					seen, expect) != CD_OK;
 		if (pci->read)
 			oom |= finding_evidence(f, "NVIDIA GPUs on the PCI bus: %zu", pci->n) != CD_OK;
-		oom |= finding_why(f, "The node has fewer GPUs than it should: a GPU the driver lost, one the PCI bus "
-				   "no longer shows (fallen off the bus, a riser or power fault), or a wrong expectation.") != CD_OK;
-		oom |= finding_fix(f, "nvidia-smi -L; lspci -d 10de: ; sudo dmesg | grep -i -E 'NVRM|xid'") != CD_OK;
 	}
 	return rules_status(oom);
 }
@@ -353,11 +312,9 @@ int rule_persistence(const struct facts *f, struct report *r)
 		if (!gpu_has(g, GF_PERSISTENCE) || g->persistence_mode)
 			continue;
 		gpu_subject(g, subj, sizeof subj);
-		x = report_add_finding(r, SEV_INFO, "persistence-off", subj, "Persistence mode is off: every first CUDA call reinitialises the GPU");
+		x = finding_make(r, SEV_INFO, "persistence-off", subj, NULL);
 		oom |= !x;
 		oom |= finding_evidence(x, "NVML persistence mode: disabled") != CD_OK;
-		oom |= finding_why(x, "Without persistence the driver tears the GPU down when the last client exits, so each new process pays for it again in cuInit (up to seconds).") != CD_OK;
-		oom |= finding_fix(x, "sudo systemctl enable --now nvidia-persistenced") != CD_OK;
 	}
 	return rules_status(oom);
 }

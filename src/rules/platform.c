@@ -217,8 +217,7 @@ int rule_device_order(const struct facts *f, struct report *r)
 	}
 	if (!differ)
 		return rules_status(oom);
-	x = report_add_finding(r, SEV_WARN, "device-order-mismatch", "CUDA_DEVICE_ORDER",
-			       "CUDA numbers the GPUs differently from nvidia-smi");
+	x = finding_make(r, SEV_WARN, "device-order-mismatch", "CUDA_DEVICE_ORDER", NULL);
 	oom |= !x;
 	for (size_t i = 0; i < f->driver->n_gpus; i++) {
 		const struct gpu_info *g = &f->driver->gpus[i];
@@ -226,10 +225,6 @@ int rule_device_order(const struct facts *f, struct report *r)
 				       gpu_name(g) ? gpu_name(g) : "?", gpu_has(g, GF_PCI_BUS_ID) ? g->pci_bus_id : "?") != CD_OK;
 	}
 	oom |= finding_evidence(x, "CUDA_DEVICE_ORDER=%s", f->platform->device_order ? f->platform->device_order : "(unset: FASTEST_FIRST)") != CD_OK;
-	oom |= finding_why(x, "CUDA's default order is FASTEST_FIRST while nvidia-smi and NVML use PCI bus order; "
-			  "with different GPUs in one machine, 'GPU 0' in nvidia-smi and cuda:0 are then different cards.") != CD_OK;
-	oom |= finding_fix(x, "export CUDA_DEVICE_ORDER=PCI_BUS_ID") != CD_OK;
-	oom |= finding_fix(x, "or select GPUs by UUID: export CUDA_VISIBLE_DEVICES=GPU-<uuid>   # from nvidia-smi -L") != CD_OK;
 	return rules_status(oom);
 }
 
@@ -238,6 +233,7 @@ int rule_device_nodes(const struct facts *f, struct report *r)
 	bool oom = false;
 	const struct platform_info *p = f->platform;
 	bool ctl = false, uvm = false, any_gpu = false, inaccessible = false;
+	struct finding_vars v;
 	struct finding *x;
 
 	if (p->wsl || p->n_nodes == 0)
@@ -263,8 +259,11 @@ int rule_device_nodes(const struct facts *f, struct report *r)
 	}
 	if (ctl && uvm && any_gpu && !inaccessible)
 		return rules_status(oom);
-	x = report_add_finding(r, (!ctl || !any_gpu || inaccessible) ? SEV_ERROR : SEV_WARN, "device-nodes", "/dev/nvidia*",
-			       "%s", inaccessible ? "NVIDIA device nodes exist but this user cannot open them" : "NVIDIA device nodes are missing");
+	finding_vars_init(&v);
+	finding_flag(&v, "inaccessible", inaccessible);
+	finding_flag(&v, "uvm", uvm);
+	finding_flag(&v, "container", p->container);
+	x = finding_make(r, (!ctl || !any_gpu || inaccessible) ? SEV_ERROR : SEV_WARN, "device-nodes", "/dev/nvidia*", &v);
 	oom |= !x;
 	for (size_t i = 0; i < p->n_nodes; i++) {
 		const struct device_node *n = &p->nodes[i];
@@ -272,14 +271,6 @@ int rule_device_nodes(const struct facts *f, struct report *r)
 	}
 	if (!uvm)
 		oom |= finding_evidence(x, "/dev/nvidia-uvm: missing (module nvidia_uvm not loaded)") != CD_OK;
-	oom |= finding_why(x, "libcuda reaches the GPU only through /dev/nvidiactl, /dev/nvidia<N> and /dev/nvidia-uvm (unified memory, needed by cuInit); "
-			  "a missing or unreadable node makes cuInit fail or hide that GPU.") != CD_OK;
-	if (!uvm)
-		oom |= finding_fix(x, "sudo modprobe nvidia_uvm   # or: sudo nvidia-modprobe -u -c=0") != CD_OK;
-	if (inaccessible)
-		oom |= finding_fix(x, "sudo usermod -aG video $USER   # then log in again") != CD_OK;
-	if (p->container)
-		oom |= finding_fix(x, "docker run --gpus all ...   # the NVIDIA runtime creates the nodes in the container") != CD_OK;
 	return rules_status(oom);
 }
 

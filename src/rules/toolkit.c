@@ -164,6 +164,7 @@ int rule_smi_cuda_version(const struct facts *f, struct report *r)
 		return rules_status(oom);
 	for (size_t i = 0; i < f->toolkits->n; i++) {
 		const struct toolkit *t = &f->toolkits->t[i];
+		struct finding_vars v;
 		struct finding *x;
 
 		if (!t->selected || !rules_known(&t->version))
@@ -172,15 +173,13 @@ int rule_smi_cuda_version(const struct facts *f, struct report *r)
 			return rules_status(oom); /* toolkit-newer-than-driver explains it */
 		if (t->version.major == cuda.major && t->version.minor == cuda.minor)
 			return rules_status(oom);
-		x = report_add_finding(r, SEV_INFO, "driver-cuda-version", "nvidia-smi",
-				       "nvidia-smi's \"CUDA Version: %s\" is what the driver supports; the toolkit here is CUDA %s",
-				       version_format(&cuda, 2, dv, sizeof dv), version_format(&t->version, 2, tv, sizeof tv));
+		finding_vars_init(&v);
+		finding_var(&v, "driver_cuda", "%s", version_format(&cuda, 2, dv, sizeof dv));
+		finding_var(&v, "toolkit_cuda", "%s", version_format(&t->version, 2, tv, sizeof tv));
+		x = finding_make(r, SEV_INFO, "driver-cuda-version", "nvidia-smi", &v);
 		oom |= !x;
 		oom |= rules_driver_evidence(x, d) != CD_OK;
 		oom |= finding_evidence(x, "%s reports CUDA %s", t->nvcc, tv) != CD_OK;
-		oom |= finding_why(x, "The driver runs programs built with any CUDA up to %s; the toolkit decides what you build with. "
-				  "The two numbers differing is normal as long as the toolkit is not the newer one.", dv) != CD_OK;
-		oom |= finding_fix(x, "nothing to fix; a toolkit up to CUDA %s would also run here: nvcc --version shows the one builds use", dv) != CD_OK;
 		return rules_status(oom);
 	}
 	return rules_status(oom);

@@ -126,7 +126,7 @@ static int p2p_unsupported(struct report *r, const struct topo_probe *t, size_t 
 	finding_var(&v, "gpu_a", "%zu", a);
 	finding_var(&v, "gpu_b", "%zu", b);
 	if (status >= 0)
-		finding_var(&v, "p2p_status", "%s", topo_p2p_status_text(status));
+		finding_var(&v, "peer_status", "%s", topo_p2p_status_text(status));
 	finding_var(&v, "link", "%s", cell);
 	finding_flag(&v, "regkey", status == NVML_P2P_STATUS_DISABLED_BY_REGKEY);
 	finding_flag(&v, "chipset", status == NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED ||
@@ -148,6 +148,7 @@ static int nvlink_down(struct report *r, const struct topo_probe *t, size_t i)
 	const struct kb_link *model = kb_nvlink_model(g->info->name);
 	int down = 0;
 	char label[320], list[160] = "";
+	struct finding_vars v;
 	struct finding *f;
 
 	for (int l = 0; l < NVML_NVLINK_MAX_LINKS; l++)
@@ -165,21 +166,17 @@ static int nvlink_down(struct report *r, const struct topo_probe *t, size_t i)
 	if (g->links_present == 0 || (!short_of_model && !(g->links_up > 0 && down > 0)))
 		return CD_OK;
 	topo_gpu_label(t, i, label, sizeof label);
-	f = report_add_finding(r, SEV_WARN, "nvlink-down", label, "%d of %d NVLinks active", g->links_up,
-			       model && model->links > g->links_present ? model->links : g->links_present);
+	finding_vars_init(&v);
+	finding_var(&v, "links_up", "%d", g->links_up);
+	finding_var(&v, "links", "%d", model && model->links > g->links_present ? model->links : g->links_present);
+	finding_var(&v, "gpu_index", "%zu", i);
+	f = finding_make(r, SEV_WARN, "nvlink-down", label, &v);
 	if (!f)
 		return CD_ENOMEM;
 	bool ok = finding_evidence(f, "NVML: %d links present, %d active%s%s", g->links_present, g->links_up,
 			       down ? "; inactive: " : "", down ? list : "") == CD_OK;
 	if (model)
 		ok &= finding_evidence(f, "the %s has %d NVLinks (kb/links.tsv, %s)", model->key, model->links, model->source) == CD_OK;
-	ok &= finding_why(f, "Peer copies and NCCL collectives spread over every active NVLink; each link that did not "
-			     "train removes its share of the GPU's NVLink bandwidth, and an NVSwitch system with a "
-			     "missing link may leave the GPU out of the fabric.") == CD_OK;
-	ok &= finding_fix(f, "nvidia-smi nvlink -s -i %zu   # state and speed of each link", i) == CD_OK;
-	ok &= finding_fix(f, "nvidia-smi nvlink -e -i %zu   # error counters", i) == CD_OK;
-	ok &= finding_fix(f, "on NVSwitch systems: systemctl status nvidia-fabricmanager") == CD_OK;
-	ok &= finding_fix(f, "reset the GPU when idle (sudo nvidia-smi -r -i %zu) or reboot; a link that stays down needs service", i) == CD_OK;
 	return ok ? CD_OK : CD_ENOMEM;
 }
 
@@ -200,6 +197,7 @@ static int numa_affinity(struct report *r, const struct topo_probe *t, size_t i)
 	const struct topo_gpu *g = &t->gpus[i];
 	const struct topo_cpuset *gpu_cpus = g->has_local_cpus ? &g->local_cpus : g->has_cpu_affinity ? &g->cpu_affinity : NULL;
 	char label[320], pc[512], gc[512], pn[64], gn[64];
+	struct finding_vars v;
 	struct finding *f;
 
 	if (!t->has_process_cpus || !gpu_cpus || g->cuda_ordinal < 0 || topo_cpuset_intersects(&t->process_cpus, gpu_cpus))
@@ -212,20 +210,20 @@ static int numa_affinity(struct report *r, const struct topo_probe *t, size_t i)
 		snprintf(gn, sizeof gn, "%d", g->numa_node);
 	else
 		nodes_of(t, gpu_cpus, gn, sizeof gn);
-	f = report_add_finding(r, SEV_WARN, "numa-affinity", label, "this process runs on CPUs %s%s%s%s, the GPU's CPUs are %s",
-			       pc, pn[0] ? " (NUMA node " : "", pn, pn[0] ? ")" : "", gc);
+	finding_vars_init(&v);
+	finding_var(&v, "process_cpus", "%s", pc);
+	if (pn[0])
+		finding_var(&v, "process_nodes", "%s", pn);
+	finding_var(&v, "gpu_cpus", "%s", gc);
+	/* numactl binds to one node: a GPU near several leaves the line out */
+	if (gn[0] && strchr(gn, ',') == NULL)
+		finding_var(&v, "gpu_node", "%s", gn);
+	f = finding_make(r, SEV_WARN, "numa-affinity", label, &v);
 	if (!f)
 		return CD_ENOMEM;
 	bool ok = finding_evidence(f, "sched_getaffinity: CPUs %s", pc) == CD_OK;
 	ok &= finding_evidence(f, "GPU%zu: CPUs %s (%s)%s%s", i, gc, g->has_local_cpus ? "sysfs local_cpulist" : "nvmlDeviceGetCpuAffinity",
 			       gn[0] ? ", NUMA node " : "", gn) == CD_OK;
-	ok &= finding_why(f, "Pinned host buffers, the driver's staging copies and the threads that launch work live on "
-			     "the CPUs the process may use; when those sit on another NUMA node every host-device "
-			     "transfer also crosses the CPU interconnect, and launch latency grows.") == CD_OK;
-	if (gn[0] && strchr(gn, ',') == NULL)
-		ok &= finding_fix(f, "numactl --cpunodebind=%s --membind=%s <command>", gn, gn) == CD_OK;
-	ok &= finding_fix(f, "taskset -c %s <command>", gc) == CD_OK;
-	ok &= finding_fix(f, "under Slurm or a container runtime: bind the CPUs that nvidia-smi topo -m lists for this GPU") == CD_OK;
 	return ok ? CD_OK : CD_ENOMEM;
 }
 

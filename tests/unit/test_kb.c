@@ -858,9 +858,6 @@ static void every_finding_is_explained(void **state)
 	for (size_t i = 0; i < kb_error_count(); i++) {
 		const char *f = kb_error_at(i)->finding;
 
-		/* NCCL's result codes are judged by rules/nccl, which writes its own findings */
-		if (kb_error_at(i)->api == KB_API_NCCL && f && strncmp(f, "nccl-", 5) == 0)
-			continue;
 		if (f && !kb_finding_find(f))
 			fail_msg("%s maps to %s, which findings.tsv lacks", kb_error_at(i)->name, f);
 	}

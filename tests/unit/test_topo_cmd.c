@@ -244,6 +244,9 @@ static void test_pcie_sys_pair_unsupported(void **state)
 	assert_int_equal(count_findings(j, "p2p-unsupported", "info"), 4);
 	assert_int_equal(count_findings(j, "p2p-unsupported", "warn"), 0);
 	assert_true(finding_mentions(finding(j, "p2p-unsupported"), "IOH topology not supported"));
+	/* NVML's reason is in the title itself, filled from the catalogue row */
+	assert_non_null(strstr(json_string_value(json_object_get(finding(j, "p2p-unsupported"), "title")),
+			       ": IOH topology not supported"));
 	json_decref(j);
 	run_result_free(&r);
 }
