@@ -30,19 +30,16 @@ bool rules_amd_only(const struct amd_host *h, const struct gpu_probe *d)
 
 static int kfd_rule(struct report *r, const struct amd_host *h)
 {
+	struct finding_vars v;
 	struct finding *f;
+
 	if (!h->amdgpu_module || h->n_gpus)
 		return CD_OK;
-	f = report_add_finding(r, SEV_ERROR, "amd-kfd-no-gpu", "amdgpu",
-			       "the amdgpu driver is loaded but KFD shows no GPU: ROCm finds no device");
+	finding_vars_init(&v);
+	f = finding_make(r, SEV_CATALOGUE, "amd-kfd-no-gpu", "amdgpu", &v);
 	if (!f || finding_evidence(f, "/sys/module/amdgpu/initstate: %s", h->amdgpu_initstate[0] ? h->amdgpu_initstate : "(none)") ||
 	    finding_evidence(f, "%s", h->kfd ? "/sys/class/kfd/kfd/topology/nodes has no node with a gfx_target_version"
-					     : "no /sys/class/kfd: the driver did not bring up its compute interface") ||
-	    finding_why(f, "ROCm reaches a GPU only through KFD, the amdgpu driver's compute interface; a GPU it does not "
-			   "bring up (an unsupported GPU or kernel, a failed firmware load, amdgpu.noretry or a display-only "
-			   "setup) is invisible to every ROCm program.") ||
-	    finding_fix(f, "sudo dmesg | grep -i -E 'kfd|amdgpu'  # why KFD did not start") ||
-	    finding_fix(f, "# install the amdgpu driver of a ROCm release that supports the GPU (amdgpu-install --usecase=rocm)"))
+					     : "no /sys/class/kfd: the driver did not bring up its compute interface"))
 		return CD_ENOMEM;
 	return CD_OK;
 }
@@ -84,18 +81,17 @@ static int node_rule(struct report *r, const struct amd_host *h)
 
 static int hip_rule(struct report *r, const struct amd_host *h)
 {
+	struct finding_vars v;
 	struct finding *f;
+
 	if (!h->hip_loaded || !h->n_gpus || (h->hip_device_count > 0 && !h->hip_error))
 		return CD_OK;
-	f = report_add_finding(r, SEV_ERROR, "amd-hip-no-device", "HIP",
-			       "HIP sees no GPU though the kernel driver shows %zu", h->n_gpus);
+	finding_vars_init(&v);
+	finding_var(&v, "gpus", "%zu", h->n_gpus);
+	f = finding_make(r, SEV_CATALOGUE, "amd-hip-no-device", "HIP", &v);
 	if (!f || (h->hip_error && finding_evidence(f, "hipGetDeviceCount failed: hipError_t %d", h->hip_error)) ||
 	    (h->hip_visible && finding_evidence(f, "HIP_VISIBLE_DEVICES=%s", h->hip_visible)) ||
-	    (h->rocr_visible && finding_evidence(f, "ROCR_VISIBLE_DEVICES=%s", h->rocr_visible)) ||
-	    finding_why(f, "The HIP runtime lists the GPUs KFD shows, less those HIP_VISIBLE_DEVICES and ROCR_VISIBLE_DEVICES "
-			   "hide and those whose device nodes the user may not open.") ||
-	    finding_fix(f, "unset HIP_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES  # then count again") ||
-	    finding_fix(f, "rocminfo  # what the ROCm runtime itself sees"))
+	    (h->rocr_visible && finding_evidence(f, "ROCR_VISIBLE_DEVICES=%s", h->rocr_visible)))
 		return CD_ENOMEM;
 	return CD_OK;
 }
@@ -105,6 +101,7 @@ static int visible_rule(struct report *r, const struct amd_host *h, const char *
 {
 	char buf[256];
 	size_t named = 0, past = 0;
+	struct finding_vars v;
 	struct finding *f;
 
 	if (!value || !h->n_gpus)
@@ -119,13 +116,13 @@ static int visible_rule(struct report *r, const struct amd_host *h, const char *
 	}
 	if (named && !past)
 		return CD_OK;
-	f = report_add_finding(r, SEV_WARN, "amd-visible-devices", name, "%s=%s %s", name, value,
-			       named ? "names a GPU this machine does not have" : "hides every GPU");
-	if (!f || finding_evidence(f, "KFD shows %zu GPU%s (indices 0 to %zu)", h->n_gpus, h->n_gpus == 1 ? "" : "s", h->n_gpus - 1) ||
-	    finding_why(f, "ROCR_VISIBLE_DEVICES (the ROCm runtime) and HIP_VISIBLE_DEVICES (HIP, applied after it) keep only the "
-			   "GPUs they name, by index or UUID; an empty value or an index past the last leaves a program with "
-			   "fewer GPUs than it expects, or none (hipErrorNoDevice).") ||
-	    finding_fix(f, "unset %s  # or name the GPUs by index, 0 to %zu", name, h->n_gpus - 1))
+	finding_vars_init(&v);
+	finding_var(&v, "variable", "%s", name);
+	finding_var(&v, "value", "%s", value);
+	finding_flag(&v, "named", named > 0);
+	finding_var(&v, "last", "%zu", h->n_gpus - 1);
+	f = finding_make(r, SEV_CATALOGUE, "amd-visible-devices", name, &v);
+	if (!f || finding_evidence(f, "KFD shows %zu GPU%s (indices 0 to %zu)", h->n_gpus, h->n_gpus == 1 ? "" : "s", h->n_gpus - 1))
 		return CD_ENOMEM;
 	return CD_OK;
 }
@@ -146,12 +143,13 @@ static int override_rule(struct report *r, const struct amd_host *h)
 			continue;
 		snprintf(subject, sizeof subject, "GPU %zu (%s)", i, g->gfx);
 		if (family) {
-			f = report_add_finding(r, SEV_WARN, "amd-override-set", subject,
-					       "HSA_OVERRIDE_GFX_VERSION=%s makes ROCm take this %s for %s", h->hsa_override, g->gfx, gfx);
-			if (!f || finding_why(f, "The override makes builds for another target of the GPU's family load on it. AMD "
-						 "does not support that: most kernels run, some hang the GPU or return wrong results, and "
-						 "every error report is then about the wrong target.") ||
-			    finding_fix(f, "unset HSA_OVERRIDE_GFX_VERSION  # with a build for %s (cudoctor plan --gpu %s names it)", g->gfx, g->gfx))
+			struct finding_vars v;
+
+			finding_vars_init(&v);
+			finding_var(&v, "override", "%s", h->hsa_override);
+			finding_var(&v, "gfx", "%s", g->gfx);
+			finding_var(&v, "override_target", "%s", gfx);
+			if (!(f = finding_make(r, SEV_CATALOGUE, "amd-override-set", subject, &v)))
 				return CD_ENOMEM;
 		} else {
 			struct finding_vars v;

@@ -285,7 +285,6 @@ static void test_sources_use_the_catalogue(void **state)
  * finding_why, finding_fix): each is to move to a row of kb/findings.tsv; none may be added,
  * and one that has its row leaves the list. Sorted. */
 static const char *const inline_ids[] = {
-	"amd-hip-no-device", "amd-kfd-no-gpu", "amd-override-set", "amd-visible-devices",
 	"context-past-training", "cuda-env", "fleet-check-slow", "fleet-heterogeneous", "fleet-nccl-failed",
 	"fleet-nccl-slow-node", "fleet-nccl-slow-pair", "fleet-node-failed", "fleet-node-missing",
 	"fleet-outlier", "fleet-report-skipped", "framework-cannot-run", "gpu-newer-than-driver",
