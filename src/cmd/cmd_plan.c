@@ -245,6 +245,7 @@ static int gpus_section(struct report *r, const struct plan *p)
 
 static int driver_section(struct report *r, const struct plan *p)
 {
+	struct finding_vars v;
 	const struct plan_driver *d = &p->in.driver;
 	char b1[16], b2[16];
 	struct finding *f;
@@ -256,12 +257,10 @@ static int driver_section(struct report *r, const struct plan *p)
 			  plan_gpu_label(&p->gpu[p->drv_first_gpu]), branch_text(p->drv_first, b1, sizeof(b1)),
 			  plan_gpu_label(&p->gpu[p->drv_last_gpu]), branch_text(p->drv_last, b2, sizeof(b2)));
 		cmd_note(r, report_answer(r, "driver: no branch supports every GPU")); /* -q */
-		f = report_add_finding(r, SEV_WARN, "plan-no-common-driver", "driver",
-				       "No driver branch supports every GPU");
+		finding_vars_init(&v);
+		f = finding_make(r, SEV_CATALOGUE, "plan-no-common-driver", "driver", &v);
 		if (!f || finding_evidence(f, "%s needs %s or newer; %s is supported up to %s",
-					   plan_gpu_label(&p->gpu[p->drv_first_gpu]), b1, plan_gpu_label(&p->gpu[p->drv_last_gpu]), b2) ||
-		    finding_why(f, "Each driver branch supports a fixed set of GPU architectures: new ones from the branch that introduced them, old ones until their last branch.") ||
-		    finding_fix(f, "put these GPUs in different machines, each with a driver that supports it"))
+					   plan_gpu_label(&p->gpu[p->drv_first_gpu]), b1, plan_gpu_label(&p->gpu[p->drv_last_gpu]), b2))
 			return CD_ENOMEM;
 	} else if (!p->any_jetson || p->n_gpus > 1) {
 		report_kv(r, "every GPU", "%s%s .. %s (%s sets the first%s%s)",
@@ -637,15 +636,17 @@ static void visible_devices(const struct plan *p, const struct plan_group *grp, 
 
 static int split_section(struct report *r, const struct plan *p, const char (*uuid)[64])
 {
+	struct finding_vars v;
 	json_t *arr = json_array();
 	struct finding *f;
 
 	if (!arr)
 		return CD_ENOMEM;
 	report_section(r, "No single build fits every GPU: the closest split");
-	f = report_add_finding(r, SEV_WARN, "plan-no-single-build", plan_framework_name(p->in.framework),
-			       "No single %s build carries code for every GPU: %zu environments", plan_framework_name(p->in.framework), p->n_groups);
-	if (!f || finding_why(f, "A build carries SASS for a list of archs and PTX for at most one; GPUs too old for the newer builds and too new for the older ones need separate environments."))
+	finding_vars_init(&v);
+	finding_var(&v, "framework", "%s", plan_framework_name(p->in.framework));
+	finding_var(&v, "groups", "%zu", p->n_groups);
+	if (!(f = finding_make(r, SEV_CATALOGUE, "plan-no-single-build", plan_framework_name(p->in.framework), &v)))
 		return CD_ENOMEM;
 	for (size_t k = 0; k < p->n_groups; k++) {
 		const struct plan_group *grp = &p->group[k];
@@ -674,25 +675,21 @@ static int split_section(struct report *r, const struct plan *p, const char (*uu
 			return CD_ENOMEM;
 		json_array_append_new(arr, json_pack("{s:o, s:s}", "gpus", members ? members : json_array(), "choice", what));
 	}
-	if (finding_fix(f, "one virtual environment per group; run each with CUDA_VISIBLE_DEVICES set to its GPUs"))
-		return CD_ENOMEM;
 	return report_json_set(r, "split", arr);
 }
 
 static int jetson_section(struct report *r, const struct plan *p)
 {
+	struct finding_vars v;
 	struct finding *f;
 
 	for (size_t g = 0; g < p->n_gpus; g++) {
 		if (!p->gpu[g].jetson)
 			continue;
-		f = report_add_finding(r, SEV_INFO, "plan-jetson", plan_gpu_label(&p->gpu[g]),
-				       "%s is a Jetson module: its driver and CUDA come with JetPack (L4T)", plan_gpu_label(&p->gpu[g]));
-		if (!f || finding_evidence(f, "gpus.tsv: segment %s", p->gpu[g].spec.gpu ? p->gpu[g].spec.gpu->segment : "Jetson/embedded") ||
-		    finding_why(f, "Jetson's integrated GPU is driven by the L4T kernel of its JetPack release, not by the desktop driver branches; "
-				"download.pytorch.org's aarch64 wheels are built for server (SBSA) GPUs, so PyTorch comes from NVIDIA's JetPack wheels.") ||
-		    finding_fix(f, "cat /etc/nv_tegra_release   # the L4T release, which fixes the CUDA version") ||
-		    finding_fix(f, "see https://docs.nvidia.com/deeplearning/frameworks/install-pytorch-jetson-platform/index.html for the wheel matching your JetPack"))
+		finding_vars_init(&v);
+		finding_var(&v, "gpu", "%s", plan_gpu_label(&p->gpu[g]));
+		f = finding_make(r, SEV_CATALOGUE, "plan-jetson", plan_gpu_label(&p->gpu[g]), &v);
+		if (!f || finding_evidence(f, "gpus.tsv: segment %s", p->gpu[g].spec.gpu ? p->gpu[g].spec.gpu->segment : "Jetson/embedded"))
 			return CD_ENOMEM;
 	}
 	return CD_OK;

@@ -290,8 +290,7 @@ static const char *const inline_ids[] = {
 	"fleet-outlier", "fleet-report-skipped", "framework-cannot-run", "gpu-newer-than-driver",
 	"helper-timeout", "lab-failed", "lab-inconclusive", "lab-no-kernels", "lab-refuted",
 	"lab-wrong-result", "load-memory-errors", "load-new-xid", "load-throttled", "mem-shape-unknown",
-	"no-common-toolkit", "plan-driver-change", "plan-jetson", "plan-no-common-driver",
-	"plan-no-rocm-build", "plan-no-single-build", "rocm-driver-window", "stack-consistent",
+	"no-common-toolkit", "plan-driver-change", "plan-no-rocm-build", "rocm-driver-window", "stack-consistent",
 	"toolkit-newer-than-driver", "win-exe-import-malformed", "zstd-needs-newer-driver",
 };
 
