@@ -15,6 +15,7 @@
 #include "lab/lab.h"
 #include "lab/nvml_dev.h"
 #include "lab/svg.h"
+#include "rules/catalogue.h"
 #include "os/env.h"
 #include "os/fs.h"
 #include "util/err.h"
@@ -96,14 +97,13 @@ static int list_labs(struct report *r)
  * context it cannot create): lab-failed for the whole run, exit 1. */
 static void labs_not_started(struct report *r, int device, const char *evidence)
 {
-	struct finding *f = report_add_finding(r, SEV_ERROR, "lab-failed", "cudoctor lab",
-					       "the labs could not start on CUDA device %d", device);
-	if (f) {
+	struct finding_vars v;
+	struct finding *f;
+
+	finding_vars_init(&v);
+	finding_var(&v, "device", "%d", device);
+	if ((f = finding_make(r, SEV_CATALOGUE, "lab-failed/start", "cudoctor lab", &v)))
 		cmd_note(r, finding_evidence(f, "%s", evidence));
-		cmd_note(r, finding_why(f, "The driver initialised, but a call the labs need before any experiment (context, "
-			       "module load, stream) failed, so there is nothing to measure."));
-		cmd_note(r, finding_fix(f, "cudoctor doctor"));
-	}
 }
 
 /* -q: the verdict lines on stdout; the warn and error findings (a lab refuted, the driver
@@ -174,13 +174,9 @@ static int run_labs(struct report *r, int argc, char **argv, const struct cd_glo
 	if (rc != CD_OK)
 		return rc;
 	if (lab_fatbin_size == 0) {
-		struct finding *f = report_add_finding(r, SEV_ERROR, "lab-no-kernels", "cudoctor lab",
-						       "this cudoctor was built without the lab kernels");
-		if (f) {
+		struct finding *f = finding_make(r, SEV_CATALOGUE, "lab-no-kernels", "cudoctor lab", NULL);
+		if (f)
 			cmd_note(r, finding_evidence(f, "nvcc was not found when cudoctor was built"));
-			cmd_note(r, finding_why(f, "The labs run kernels that nvcc compiled into cudoctor when it was built."));
-			cmd_note(r, finding_fix(f, "install the CUDA toolkit (nvcc), then rebuild: make"));
-		}
 		return CD_OK;
 	}
 	if (!run->cuda_usable)

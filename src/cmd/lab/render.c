@@ -7,6 +7,7 @@
 #include "cmd/cmd.h"
 #include "cmd/lab/render.h"
 #include "lab/svg.h"
+#include "rules/catalogue.h"
 #include "util/err.h"
 
 static json_t *meas_json(const struct lab_result *res)
@@ -68,37 +69,21 @@ void lab_render_result(struct report *r, json_t *jlabs, const struct lab *l, con
 	if (o)
 		json_array_append_new(jlabs, o);
 
+	struct finding_vars v;
 	struct finding *f = NULL;
+	finding_vars_init(&v);
+	finding_var(&v, "lab", "%s", l->name);
 	if (res->wrong_result) {
-		f = report_add_finding(r, SEV_ERROR, "lab-wrong-result", l->name, "lab %s: the GPU computed a wrong result",
-				       l->name);
-		if (f) {
+		if ((f = finding_make(r, SEV_CATALOGUE, "lab-wrong-result", l->name, &v)))
 			cmd_note(r, finding_evidence(f, "%s", res->note[0] ? res->note : res->decided));
-			cmd_note(r, finding_why(f, "Every lab checks its outputs before trusting a timing; a wrong result means the "
-				       "GPU, the driver or the kernel is broken, not that the model is."));
-			cmd_note(r, finding_fix(f, "compute-sanitizer --tool memcheck cudoctor lab run %s --quick", l->name));
-			cmd_note(r, finding_fix(f, "nvidia-smi -q -d ECC,PAGE_RETIREMENT"));
-		}
 	} else if (res->verdict == LAB_FAILED) {
-		f = report_add_finding(r, SEV_ERROR, "lab-failed", l->name, "lab %s could not run", l->name);
-		if (f) {
+		if ((f = finding_make(r, SEV_CATALOGUE, "lab-failed/run", l->name, &v)))
 			cmd_note(r, finding_evidence(f, "%s", err));
-			cmd_note(r, finding_why(f, "A driver call the lab depends on failed, so there is no measurement to judge."));
-			cmd_note(r, finding_fix(f, "cudoctor doctor"));
-		}
 	} else if (res->verdict == LAB_REFUTED) {
-		f = report_add_finding(r, SEV_WARN, "lab-refuted", l->name, "lab %s: the claim did not hold on this GPU",
-				       l->name);
-		if (f) {
+		if ((f = finding_make(r, SEV_CATALOGUE, "lab-refuted", l->name, &v)))
 			cmd_note(r, finding_evidence(f, "%s", res->decided));
-			cmd_note(r, finding_why(f, "The measurement fell outside the band the programming model predicts; a busy or "
-				       "throttled GPU, or an unusual part, can cause this."));
-			cmd_note(r, finding_fix(f, "nvidia-smi -q -d PERFORMANCE,CLOCK"));
-			cmd_note(r, finding_fix(f, "cudoctor lab run %s", l->name));
-		}
 	} else if (res->verdict == LAB_INCONCLUSIVE) {
-		f = report_add_finding(r, SEV_INFO, "lab-inconclusive", l->name, "lab %s: inconclusive", l->name);
-		if (f)
+		if ((f = finding_make(r, SEV_CATALOGUE, "lab-inconclusive", l->name, &v)))
 			cmd_note(r, finding_evidence(f, "%s", res->decided));
 	}
 }
