@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fleet/hostlist.h"
+#include "rules/catalogue.h"
 #include "rules/scope.h"
 #include "util/err.h"
 #include "util/str.h"
@@ -22,15 +23,6 @@ char *fleet_drain_line(const char *nodes, const char *why)
 	free(qn);
 	free(qr);
 	return line;
-}
-
-int fleet_fix_srun(struct finding *fd, const char *nodes, const char *command)
-{
-	char *q = str_shell_quote(nodes);
-	int rc = q ? finding_fix(fd, "srun -w %s %s", q, command) : CD_ENOMEM;
-
-	free(q);
-	return rc;
 }
 
 /* Lists longer than this in text are summarised; JSON always has them whole. */
@@ -567,9 +559,21 @@ oom:
 	return CD_ENOMEM;
 }
 
+/* A count of nodes or inputs for a catalogue title (one or many) and, where known, the
+ * hostlist its fix lines run on. */
+static void nodes_vars(struct finding_vars *v, size_t count, const char *list)
+{
+	finding_vars_init(v);
+	finding_var(v, "count", "%zu", count);
+	finding_flag(v, "one", count == 1);
+	if (list)
+		finding_var(v, "nodes", "%s", list);
+}
+
 static int inputs(const struct fleet *f, const struct fleet_judge_opts *o, struct report_rec *top,
 		  struct report *r)
 {
+	struct finding_vars fv;
 	size_t *idx = malloc((f->n_nodes ? f->n_nodes : 1) * sizeof *idx), nf = 0;
 	json_t *nodes = json_array(), *missing = json_array(), *skipped = json_array();
 	char *list = NULL, buf[64];
@@ -613,12 +617,9 @@ static int inputs(const struct fleet *f, const struct fleet_judge_opts *o, struc
 		free(list);
 		list = NULL;
 		TRY(fleet_hostlist((const char *const *)f->missing, f->n_missing, &list));
-		fd = report_add_finding(r, SEV_ERROR, "fleet-node-missing", list, "%zu node%s sent no report",
-					f->n_missing, f->n_missing == 1 ? "" : "s");
-		if (!fd || finding_evidence(fd, "waited %d s for %s", o->wait_s, list) ||
-		    finding_why(fd, "A node's leader rank died, hung or was cut off before its report reached "
-				"rank 0; the fleet stopped waiting instead of hanging.") ||
-		    fleet_fix_srun(fd, list, "cudoctor doctor")) {
+		nodes_vars(&fv, f->n_missing, list);
+		fd = finding_make(r, SEV_CATALOGUE, "fleet-node-missing", list, &fv);
+		if (!fd || finding_evidence(fd, "waited %d s for %s", o->wait_s, list)) {
 			rc = CD_ENOMEM;
 			goto out;
 		}
@@ -630,36 +631,26 @@ static int inputs(const struct fleet *f, const struct fleet_judge_opts *o, struc
 		free(list);
 		list = NULL;
 		TRY(fleet_hostlist_of(f, idx, nf, &list));
-		fd = report_add_finding(r, SEV_ERROR, "fleet-node-failed", list, "%zu node%s could not collect a report",
-					nf, nf == 1 ? "" : "s");
+		nodes_vars(&fv, nf, list);
+		fd = finding_make(r, SEV_CATALOGUE, "fleet-node-failed", list, &fv);
 		if (!fd) {
 			rc = CD_ENOMEM;
 			goto out;
 		}
 		for (size_t i = 0; i < nf && rc == CD_OK; i++)
 			rc = finding_evidence(fd, "%s: %s", f->nodes[idx[i]].name, f->nodes[idx[i]].failure);
-		if (rc == CD_OK)
-			rc = finding_why(fd, "cudoctor ran on the node but its collection stopped; the facts "
-					 "it did gather are still judged.");
-		if (rc == CD_OK)
-			rc = fleet_fix_srun(fd, list, "cudoctor doctor");
 		if (rc != CD_OK)
 			goto out;
 	}
 	if (f->n_skipped) {
-		fd = report_add_finding(r, SEV_WARN, "fleet-report-skipped", "inputs",
-					"%zu input%s named and skipped", f->n_skipped, f->n_skipped == 1 ? "" : "s");
+		nodes_vars(&fv, f->n_skipped, NULL);
+		fd = finding_make(r, SEV_CATALOGUE, "fleet-report-skipped", "inputs", &fv);
 		if (!fd) {
 			rc = CD_ENOMEM;
 			goto out;
 		}
 		for (size_t i = 0; i < f->n_skipped && rc == CD_OK; i++)
 			rc = finding_evidence(fd, "%s: %s", f->skipped[i].source, f->skipped[i].reason);
-		if (rc == CD_OK)
-			rc = finding_why(fd, "The fleet reads the --json reports of cudoctor doctor, devices and lab "
-					 "of this major version; anything else would be guessed at.");
-		if (rc == CD_OK)
-			rc = finding_fix(fd, "on each such node: cudoctor --json doctor > \"$(hostname).json\"");
 	}
 out:
 	json_decref(nodes);

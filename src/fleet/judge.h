@@ -22,10 +22,6 @@ int fleet_judge(const struct fleet *f, const struct fleet_judge_opts *o, struct 
  * Malloc'ed; NULL on OOM. */
 char *fleet_drain_line(const char *nodes, const char *why);
 
-/* Adds the fix line "srun -w NODES COMMAND" to fd, the node list single-quoted; COMMAND is
- * the caller's, any word in it from a report quoted by the caller. CD_OK or CD_ENOMEM. */
-int fleet_fix_srun(struct finding *fd, const char *nodes, const char *command);
-
 /* Outliers by median and MAD over each measurement the nodes share (outliers.c); a check
  * rate far below its median is fleet-check-slow, and slow[node] (n_nodes entries, NULL:
  * not wanted) is set for the nodes of those GPUs. */

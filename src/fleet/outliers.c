@@ -13,6 +13,7 @@
 
 #include "fleet/hostlist.h"
 #include "fleet/stats.h"
+#include "rules/catalogue.h"
 #include "util/err.h"
 #include "util/str.h"
 
@@ -127,8 +128,9 @@ out:
 static int slow_gpus(const struct fleet *f, const struct sentry *e, size_t n, size_t n_all,
 		     const struct fleet_spread *sp, bool *slow, size_t *idx, struct out_table *t, struct report *r)
 {
+	struct finding_vars v;
 	struct finding *fd;
-	char *list = NULL, *line = NULL;
+	char *list = NULL;
 	int rc = CD_OK;
 
 	for (size_t i = 0; i < n; i++) {
@@ -137,26 +139,20 @@ static int slow_gpus(const struct fleet *f, const struct sentry *e, size_t n, si
 			slow[e[i].node] = true;
 	}
 	TRY(fleet_hostlist_of(f, idx, n, &list));
-	fd = report_add_finding(r, SEV_ERROR, "fleet-check-slow", list,
-				"%s: %zu of %zu GPUs far below the fleet's median %.4g %s", e[0].s->metric + strlen(FLEET_CHECK_METRIC),
-				n, n_all, sp->median, e[0].s->unit);
+	finding_vars_init(&v);
+	finding_var(&v, "metric", "%s", e[0].s->metric + strlen(FLEET_CHECK_METRIC));
+	finding_var(&v, "count", "%zu", n);
+	finding_var(&v, "total", "%zu", n_all);
+	finding_var(&v, "median", "%.4g", sp->median);
+	finding_var(&v, "unit", "%s", e[0].s->unit);
+	finding_var(&v, "nodes", "%s", list);
+	fd = finding_make(r, SEV_CATALOGUE, "fleet-check-slow", list, &v);
 	if (!fd) {
 		rc = CD_ENOMEM;
 		goto out;
 	}
 	TRY(evidence_and_rows(f, e, n, sp, fd, t));
-	TRY(finding_why(fd, "cudoctor check ran the same load on every GPU: one GPU far below its peers (more than "
-			"3.5 robust scales under the median) is throttled, degraded or on a slower link, and sets the "
-			"pace of every job that spans it. Median and MAD are not moved by the slow ones."));
-	if (!(line = fleet_drain_line(list, "fleet-check-slow"))) {
-		rc = CD_ENOMEM;
-		goto out;
-	}
-	TRY(finding_fix(fd, "%s", line));
-	TRY(fleet_fix_srun(fd, list, "cudoctor check --quick"));
-	TRY(fleet_fix_srun(fd, list, "nvidia-smi -q -d PERFORMANCE,CLOCK,TEMPERATURE,POWER"));
 out:
-	free(line);
 	free(list);
 	return rc;
 }
@@ -168,8 +164,9 @@ static int one_metric(const struct fleet *f, struct sentry *e, size_t n, struct 
 	double *v = malloc(n * sizeof *v);
 	size_t *idx = malloc(n * sizeof *idx), n_out = 0, n_slow = 0;
 	struct fleet_spread sp;
+	struct finding_vars fv;
 	struct finding *fd;
-	char *list = NULL, *cmd = NULL, *run = NULL, lab[64];
+	char *list = NULL, lab[64];
 	int rc = CD_OK;
 
 	if (!v || !idx) {
@@ -204,27 +201,23 @@ static int one_metric(const struct fleet *f, struct sentry *e, size_t n, struct 
 		idx[i] = e[i].node;
 	TRY(fleet_hostlist_of(f, idx, n_out, &list));
 	snprintf(lab, sizeof lab, "%.*s", (int)strcspn(e[0].s->metric, ":"), e[0].s->metric);
-	fd = report_add_finding(r, SEV_WARN, "fleet-outlier", list, "%s: %zu of %zu off the fleet's median %.4g %s",
-				e[0].s->metric, n_out, n, sp.median, e[0].s->unit);
+	/* a check number is measured again by check, a lab's by its lab */
+	finding_vars_init(&fv);
+	finding_var(&fv, "metric", "%s", e[0].s->metric);
+	finding_var(&fv, "count", "%zu", n_out);
+	finding_var(&fv, "total", "%zu", n);
+	finding_var(&fv, "median", "%.4g", sp.median);
+	finding_var(&fv, "unit", "%s", e[0].s->unit);
+	finding_var(&fv, "nodes", "%s", list);
+	finding_var(&fv, "lab", "%s", lab);
+	finding_flag(&fv, "check", strcmp(lab, "check") == 0);
+	fd = finding_make(r, SEV_CATALOGUE, "fleet-outlier", list, &fv);
 	if (!fd) {
 		rc = CD_ENOMEM;
 		goto out;
 	}
 	TRY(evidence_and_rows(f, e, n_out, &sp, fd, t));
-	TRY(finding_why(fd, "Nodes of one model should measure alike; one slow GPU or link sets the pace of "
-			"every collective a job runs across it. Median and MAD are not moved by the "
-			"outliers themselves."));
-	/* a check number is measured again by check, a lab's by its lab */
-	if (!(cmd = str_shell_quote(lab)) ||
-	    !(run = strcmp(lab, "check") == 0 ? cd_strdup("cudoctor check --quick") : cd_asprintf("cudoctor lab run %s", cmd))) {
-		rc = CD_ENOMEM;
-		goto out;
-	}
-	TRY(fleet_fix_srun(fd, list, run));
-	TRY(fleet_fix_srun(fd, list, "nvidia-smi -q -d PERFORMANCE,CLOCK,ECC"));
 out:
-	free(cmd);
-	free(run);
 	free(list);
 	free(idx);
 	free(v);

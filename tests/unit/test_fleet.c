@@ -19,6 +19,7 @@
 #include "fleet/names.h"
 #include "fleet/stats.h"
 #include "report/render.h"
+#include "rules/catalogue.h"
 #include "safe_check.h"
 #include "testlib.h"
 #include "util/err.h"
@@ -459,6 +460,7 @@ static void test_drain_lines_quoted(void **state)
 {
 	char *a = fleet_drain_line("n$(touch PWNED)", "x\"; touch PWNED; echo \""), *b = fleet_drain_line("n`touch PWNED`", "it's; touch PWNED");
 	char lines[1024], *log;
+	struct finding_vars v;
 	struct report r;
 	struct finding *fd;
 	(void)state;
@@ -466,8 +468,10 @@ static void test_drain_lines_quoted(void **state)
 	assert_non_null(b);
 	assert_string_equal(b, "scontrol update nodename='n`touch PWNED`' state=drain reason='cudoctor: it'\\''s; touch PWNED'");
 	assert_int_equal(report_init(&r, "fleet"), CD_OK);
-	assert_non_null(fd = report_add_finding(&r, SEV_ERROR, "x", "", "t"));
-	assert_int_equal(fleet_fix_srun(fd, "n[1-2];touch PWNED", "cudoctor doctor"), CD_OK);
+	/* the srun line of a catalogue row, its node list filled from a report */
+	finding_vars_init(&v);
+	finding_var(&v, "nodes", "%s", "n[1-2];touch PWNED");
+	assert_non_null(fd = finding_make(&r, SEV_CATALOGUE, "fleet-node-missing", "", &v));
 	snprintf(lines, sizeof lines, "%s\n%s\n%s\n", a, b, fd->fix[0]);
 	log = run_in_sandbox(lines);
 	assert_string_equal(log, "update\nnodename=n$(touch PWNED)\nstate=drain\nreason=cudoctor: x\"; touch PWNED; echo \"\n"

@@ -6,17 +6,20 @@
 #include <stdio.h>
 
 #include "lab/nccl_judge.h"
+#include "rules/catalogue.h"
 #include "util/err.h"
 
 /* One text for fleet-nccl-failed, whichever run found it: the all-reduce of every rank or
  * the pair rounds (pairs: the option to rerun with). */
 int fleet_nccl_failed(struct report *r, int nranks, bool pairs, const char *subject, const char *what)
 {
-	struct finding *fd = report_add_finding(r, SEV_ERROR, "fleet-nccl-failed", subject, "%s", what);
+	struct finding_vars v;
 
-	if (!fd || finding_why(fd, "Every rank must join one NCCL communicator and agree on the result; ranks "
-			       "that cannot (all of them, or two of a pair) are where a training job's collectives fail or hang.") ||
-	    finding_fix(fd, "NCCL_DEBUG=INFO mpirun -n %d cudoctor fleet --nccl%s", nranks, pairs ? "=pairs" : ""))
+	finding_vars_init(&v);
+	finding_var(&v, "what", "%s", what);
+	finding_var(&v, "nranks", "%d", nranks);
+	finding_flag(&v, "pairs", pairs);
+	if (!finding_make(r, SEV_CATALOGUE, "fleet-nccl-failed", subject, &v))
 		return CD_ENOMEM;
 	return CD_OK;
 }

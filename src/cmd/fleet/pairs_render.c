@@ -12,6 +12,7 @@
 #include "fleet/judge.h"
 #include "fleet/pairs.h"
 #include "lab/nccl_judge.h"
+#include "rules/catalogue.h"
 #include "util/err.h"
 #include "util/units.h"
 
@@ -93,8 +94,9 @@ static json_t *pair_json(const struct joined *j, const struct fleet_pairs_judgem
 static int slow_nodes(struct report *r, const struct fleet_pairs_judgement *v, json_t *arr)
 {
 	const char **names = malloc((v->n_nodes ? v->n_nodes : 1) * sizeof *names);
+	struct finding_vars fv;
 	struct finding *fd = NULL;
-	char *list = NULL, *drain = NULL;
+	char *list = NULL;
 	size_t n = 0;
 	int rc = CD_OK;
 
@@ -106,9 +108,11 @@ static int slow_nodes(struct report *r, const struct fleet_pairs_judgement *v, j
 	if (n == 0)
 		goto out;
 	TRY(fleet_hostlist(names, n, &list));
-	if (!(fd = report_add_finding(r, SEV_WARN, "fleet-nccl-slow-node", list,
-				      "NCCL pairs: %zu node%s slow in most of the pairs %s took part in", n,
-				      n == 1 ? "" : "s", n == 1 ? "it" : "they"))) {
+	finding_vars_init(&fv);
+	finding_var(&fv, "count", "%zu", n);
+	finding_flag(&fv, "one", n == 1);
+	finding_var(&fv, "nodes", "%s", list);
+	if (!(fd = finding_make(r, SEV_CATALOGUE, "fleet-nccl-slow-node", list, &fv))) {
 		rc = CD_ENOMEM;
 		goto out;
 	}
@@ -129,17 +133,7 @@ static int slow_nodes(struct report *r, const struct fleet_pairs_judgement *v, j
 			goto out;
 		}
 	}
-	TRY(finding_why(fd, "A pair runs at the pace of its slower side: a node slow with most of its partners has the "
-			"slow GPU, link or NIC itself, and every ring or tree through it runs at its pace."));
-	TRY(fleet_fix_srun(fd, list, "nvidia-smi -q -d PERFORMANCE,CLOCK,ECC"));
-	TRY(fleet_fix_srun(fd, list, "nvidia-smi topo -m"));
-	if (!(drain = fleet_drain_line(list, "fleet-nccl-slow-node"))) {
-		rc = CD_ENOMEM;
-		goto out;
-	}
-	TRY(finding_fix(fd, "%s", drain));
 out:
-	free(drain);
 	free(list);
 	free(names);
 	return rc;
@@ -157,9 +151,7 @@ static int slow_pairs(struct report *r, const struct joined *jp, const struct fl
 		const struct fleet_pairs_class *c = &v->cls[v->cls_of[i]];
 		if (!v->slow[i] || v->explained[i])
 			continue;
-		if (!fd && !(fd = report_add_finding(r, SEV_WARN, "fleet-nccl-slow-pair", NULL,
-						     "NCCL pairs: pairs far below their class's median busbw between nodes "
-						     "that are fast with their other partners"))) {
+		if (!fd && !(fd = finding_make(r, SEV_CATALOGUE, "fleet-nccl-slow-pair", NULL, NULL))) {
 			rc = CD_ENOMEM;
 			break;
 		}
@@ -170,12 +162,6 @@ static int slow_pairs(struct report *r, const struct joined *jp, const struct fl
 					      c->sp.median > 0 ? 100.0 * jp[i].p.busbw / c->sp.median : 0,
 					      class_name[v->cls_of[i]], c->sp.median, v->z[i]);
 	}
-	if (rc == CD_OK && fd &&
-	    (finding_why(fd, "Each side is fast with its other partners, so what is slow is the path between the two: "
-			 "a cable, a switch port, a PCIe or NVLink route.") ||
-	     finding_fix(fd, "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET mpirun -n 2 -H NODE_A,NODE_B cudoctor fleet "
-			 "--nccl=pairs")))
-		rc = CD_ENOMEM;
 	return rc;
 }
 
