@@ -285,11 +285,10 @@ static void test_sources_use_the_catalogue(void **state)
  * finding_why, finding_fix): each is to move to a row of kb/findings.tsv; none may be added,
  * and one that has its row leaves the list. Sorted. */
 static const char *const inline_ids[] = {
-	"context-past-training", "cuda-env", "fleet-heterogeneous", "framework-cannot-run",
-	"gpu-newer-than-driver", "helper-timeout", "load-memory-errors", "load-new-xid", "load-throttled",
-	"mem-shape-unknown", "no-common-toolkit", "plan-driver-change", "plan-no-rocm-build",
-	"rocm-driver-window", "stack-consistent", "toolkit-newer-than-driver", "win-exe-import-malformed",
-	"zstd-needs-newer-driver",
+	"cuda-env", "fleet-heterogeneous", "framework-cannot-run", "gpu-newer-than-driver",
+	"helper-timeout", "load-memory-errors", "load-new-xid", "load-throttled", "no-common-toolkit",
+	"plan-driver-change", "plan-no-rocm-build", "rocm-driver-window", "stack-consistent",
+	"toolkit-newer-than-driver", "win-exe-import-malformed", "zstd-needs-newer-driver",
 };
 
 struct emitted {

@@ -10,6 +10,7 @@
 #include "mem/estimate.h"
 #include "mem/load.h"
 #include "mem/shape.h"
+#include "rules/catalogue.h"
 #include "util/units.h"
 #include "util/err.h"
 
@@ -455,11 +456,16 @@ static void unknown_parts_finding(struct report *r, const struct mem_model *m, c
 {
 	char s1[UNITS_BUF], s2[UNITS_BUF];
 	bool kv = !o->train && !e->kv_known;
-	struct finding *fd = report_add_finding(r, SEV_WARN, "mem-shape-unknown", t->name,
-						"cannot say whether it fits: the %s not counted",
-						kv ? "KV cache is" : "activations are");
+	struct finding_vars v;
+	struct finding *fd;
 
-	if (!fd)
+	finding_vars_init(&v);
+	finding_flag(&v, "kv", kv);
+	finding_flag(&v, "by_params", strcmp(m->format, "params") == 0);
+	finding_var(&v, "context", "%llu", (unsigned long long)o->context);
+	finding_var(&v, "gpu", "%s", t->name);
+	finding_var(&v, "params", "%llu", (unsigned long long)m->params);
+	if (!(fd = finding_make(r, SEV_CATALOGUE, "mem-shape-unknown", t->name, &v)))
 		return;
 	cmd_note(r, finding_evidence(fd, "counted: %s of %s; %s", units_fmt_bytes(e->total, s1, sizeof s1),
 				     units_fmt_bytes(t->budget, s2, sizeof s2),
@@ -467,40 +473,24 @@ static void unknown_parts_finding(struct report *r, const struct mem_model *m, c
 	cmd_note(r, finding_evidence(fd, "missing: %s", kv ? "the number of layers, attention heads, KV heads and "
 				     "head dim (the KV cache is layers x 2 x KV heads x head dim x context)"
 							   : "the number of layers and the hidden size"));
-	cmd_note(r, finding_why(fd, "The %s grows with the context (%llu tokens here) and can exceed the weights at "
-			        "long contexts; a parameter count says nothing about it.",
-				kv ? "KV cache" : "activation memory", (unsigned long long)o->context));
-	cmd_note(r, finding_fix(fd, "cudoctor mem estimate config.json --context %llu --gpu '%s'  # the model's "
-				"Hugging Face config.json gives num_hidden_layers, num_attention_heads, "
-				"num_key_value_heads, head_dim", (unsigned long long)o->context, t->name));
-	cmd_note(r, finding_fix(fd, "cudoctor mem estimate model.gguf --context %llu  # or its GGUF file (only the "
-				"header is read)", (unsigned long long)o->context));
-	if (!strcmp(m->format, "params"))
-		cmd_note(r, finding_fix(fd, "cudoctor mem estimate --params %llu --layers L %s--context %llu --gpu '%s'  "
-					"# or the shape by hand", (unsigned long long)m->params,
-					kv ? "--kv-heads K --head-dim D " : "--hidden H --vocab V ",
-					(unsigned long long)o->context, t->name));
 }
 
 /* The context asked for is past what the model was trained on: quality falls off (or the
  * runtime refuses) beyond it, whatever the memory says. */
 static void past_trained_context(struct report *r, const struct mem_model *m, const struct mem_opts *o)
 {
-	struct finding *fd = report_add_finding(r, SEV_WARN, "context-past-training", NULL,
-						"context %llu is past the model's trained context %llu",
-						(unsigned long long)o->context, (unsigned long long)m->ctx_train);
+	struct finding_vars v;
+	struct finding *fd;
 
-	if (!fd)
+	finding_vars_init(&v);
+	finding_var(&v, "context", "%llu", (unsigned long long)o->context);
+	finding_var(&v, "trained", "%llu", (unsigned long long)m->ctx_train);
+	if (!(fd = finding_make(r, SEV_CATALOGUE, "context-past-training", NULL, &v)))
 		return;
 	cmd_note(r, finding_evidence(fd, "trained context %llu (%s)", (unsigned long long)m->ctx_train,
 				     strcmp(m->format, "params") == 0 ? "--trained-context"
 				     : strcmp(m->format, "gguf") == 0 ? "GGUF <arch>.context_length"
 								    : "config.json max_position_embeddings"));
-	cmd_note(r, finding_why(fd, "Positions past the trained length were never seen in training: without RoPE "
-			        "scaling (YaRN, rope_scaling in config.json) the output degrades, and vLLM refuses a "
-			        "--max-model-len above it."));
-	cmd_note(r, finding_fix(fd, "--context %llu  # the trained length; or a model or rope_scaling made for "
-				"longer contexts", (unsigned long long)m->ctx_train));
 }
 
 /* The Fit table and "per_gpu": each target's fit, its -q line and, when it does not fit,
