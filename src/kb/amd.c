@@ -34,20 +34,6 @@ static const char *gpu_cols[] = {"name", "aliases", "gfx", "vram_gb", "segment",
 static const char *build_cols[] = {"framework", "release", "variant", "rocm", "targets", "install", "uncertain",
 				   "source", "notes"};
 
-static int bad(const struct tsv_table *t, size_t row, const char *col, const char *why, char *err)
-{
-	return cd_fail(err, CD_EFORMAT, "%s:%zu: column %s: %s", t->name, t->lines[row], col, why);
-}
-
-static bool yes_no(const char *s, bool *out)
-{
-	if (strcmp(s, "yes") == 0 || strcmp(s, "no") == 0) {
-		*out = s[0] == 'y';
-		return true;
-	}
-	return false;
-}
-
 /* "gfx90a", "gfx1100", "gfx11-generic": lowercase letters, digits and dashes after "gfx" */
 static bool is_processor(const char *s)
 {
@@ -57,19 +43,6 @@ static bool is_processor(const char *s)
 		if (!islower((unsigned char)*p) && !isdigit((unsigned char)*p) && *p != '-')
 			return false;
 	return true;
-}
-
-static bool version_strict(const char *s, size_t len, struct version *v)
-{
-	char buf[32];
-	if (!len || len >= sizeof buf)
-		return false;
-	for (size_t i = 0; i < len; i++)
-		if (!isdigit((unsigned char)s[i]) && s[i] != '.')
-			return false;
-	memcpy(buf, s, len);
-	buf[len] = 0;
-	return isdigit((unsigned char)buf[0]) && version_parse(buf, v) == CD_OK;
 }
 
 static const struct kb_amd_target *target_in(const char *processor)
@@ -89,18 +62,18 @@ static int load_targets(const struct tsv_table *t, char *err)
 		const char *gen = tsv_cell(t, i, 1), *feat = tsv_cell(t, i, 2), *ecc = tsv_cell(t, i, 3);
 		x->processor = tsv_cell(t, i, 0);
 		if (!is_processor(x->processor) || strstr(x->processor, "generic"))
-			return bad(t, i, "processor", "expected a processor like gfx90a", err);
+			return tsv_bad(t, i, "processor", "expected a processor like gfx90a", err);
 		if (target_in(x->processor))
-			return bad(t, i, "processor", "listed twice", err);
+			return tsv_bad(t, i, "processor", "listed twice", err);
 		if (strcmp(gen, "-") != 0) {
 			size_t n = strlen(gen);
 			if (!is_processor(gen) || n < 8 || strcmp(gen + n - 8, "-generic") != 0)
-				return bad(t, i, "generic", "expected '-' or a generic processor like gfx11-generic", err);
+				return tsv_bad(t, i, "generic", "expected '-' or a generic processor like gfx11-generic", err);
 			x->generic = gen;
 		}
 		if (strcmp(feat, "-") != 0) {
 			if (strcmp(feat, "xnack") && strcmp(feat, "sramecc xnack"))
-				return bad(t, i, "features", "expected '-', 'xnack' or 'sramecc xnack'", err);
+				return tsv_bad(t, i, "features", "expected '-', 'xnack' or 'sramecc xnack'", err);
 			x->xnack = true;
 			x->sramecc = feat[0] == 's';
 		}
@@ -109,14 +82,14 @@ static int load_targets(const struct tsv_table *t, char *err)
 		else if (strcmp(ecc, "-") == 0)
 			x->sramecc_default = -1;
 		else
-			return bad(t, i, "sramecc_default", "expected on, off or '-'", err);
+			return tsv_bad(t, i, "sramecc_default", "expected on, off or '-'", err);
 		if (x->sramecc_default >= 0 && !x->sramecc)
-			return bad(t, i, "sramecc_default", "a processor without sramecc has no default for it", err);
-		if (!yes_no(tsv_cell(t, i, 4), &x->uncertain))
-			return bad(t, i, "uncertain", "expected yes or no", err);
+			return tsv_bad(t, i, "sramecc_default", "a processor without sramecc has no default for it", err);
+		if (!tsv_yes_no(tsv_cell(t, i, 4), &x->uncertain))
+			return tsv_bad(t, i, "uncertain", "expected yes or no", err);
 		x->source = tsv_cell(t, i, 5);
 		if (!*x->source)
-			return bad(t, i, "source", "empty", err);
+			return tsv_bad(t, i, "source", "empty", err);
 		x->notes = tsv_cell(t, i, 6);
 		adb.n_targets++;
 	}
@@ -129,11 +102,11 @@ static bool parse_rocm_range(const char *s, struct kb_amd_gpu *g)
 	const char *dash = strchr(s, '-');
 	if (strcmp(s, "-") == 0)
 		return true;
-	if (!dash || !version_strict(s, (size_t)(dash - s), &g->rocm_first))
+	if (!dash || !tsv_version(s, (size_t)(dash - s), &g->rocm_first))
 		return false;
 	g->rocm = true;
 	if (dash[1]) {
-		if (!version_strict(dash + 1, strlen(dash + 1), &g->rocm_last) || version_cmp(&g->rocm_last, &g->rocm_first) < 0)
+		if (!tsv_version(dash + 1, strlen(dash + 1), &g->rocm_last) || version_cmp(&g->rocm_last, &g->rocm_first) < 0)
 			return false;
 		g->has_last = true;
 	}
@@ -153,35 +126,35 @@ static int load_gpus(const struct tsv_table *t, char *err)
 		const char *vram = tsv_cell(t, i, 3), *aliases = tsv_cell(t, i, 1);
 		g->name = tsv_cell(t, i, 0);
 		if (strncmp(g->name, "AMD ", 4) != 0)
-			return bad(t, i, "name", "expected the name AMD gives it, starting with 'AMD '", err);
+			return tsv_bad(t, i, "name", "expected the name AMD gives it, starting with 'AMD '", err);
 		strcpy(ab, aliases);
 		for (char *a = strtok(ab, ";"); a; a = strtok(NULL, ";")) {
 			if (g->n_aliases == KB_AMD_MAX_ALIASES)
-				return bad(t, i, "aliases", "more than 4", err);
+				return tsv_bad(t, i, "aliases", "more than 4", err);
 			g->aliases[g->n_aliases++] = a;
 		}
 		ab += strlen(aliases) + 1;
 		g->gfx = tsv_cell(t, i, 2);
 		if (!target_in(g->gfx))
-			return bad(t, i, "gfx", "not a processor of amd_targets.tsv", err);
+			return tsv_bad(t, i, "gfx", "not a processor of amd_targets.tsv", err);
 		if (strcmp(vram, "-") != 0) {
 			char *end;
 			g->vram_gb = strtod(vram, &end);
 			if (*end || g->vram_gb <= 0 || g->vram_gb > 4096)
-				return bad(t, i, "vram_gb", "expected '-' or a size in GB", err);
+				return tsv_bad(t, i, "vram_gb", "expected '-' or a size in GB", err);
 		}
 		g->segment = tsv_cell(t, i, 4);
 		if (strcmp(g->segment, "Instinct") && strcmp(g->segment, "Radeon PRO") && strcmp(g->segment, "Radeon") &&
 		    strcmp(g->segment, "APU"))
-			return bad(t, i, "segment", "expected Instinct, Radeon PRO, Radeon or APU", err);
+			return tsv_bad(t, i, "segment", "expected Instinct, Radeon PRO, Radeon or APU", err);
 		g->rocm_text = tsv_cell(t, i, 5);
 		if (!parse_rocm_range(g->rocm_text, g))
-			return bad(t, i, "rocm", "expected '-', 'X.Y-' or 'X.Y-X.Y'", err);
-		if (!yes_no(tsv_cell(t, i, 6), &g->uncertain))
-			return bad(t, i, "uncertain", "expected yes or no", err);
+			return tsv_bad(t, i, "rocm", "expected '-', 'X.Y-' or 'X.Y-X.Y'", err);
+		if (!tsv_yes_no(tsv_cell(t, i, 6), &g->uncertain))
+			return tsv_bad(t, i, "uncertain", "expected yes or no", err);
 		g->source = tsv_cell(t, i, 7);
 		if (!*g->source)
-			return bad(t, i, "source", "empty", err);
+			return tsv_bad(t, i, "source", "empty", err);
 		g->notes = tsv_cell(t, i, 8);
 		adb.n_gpus++;
 	}
@@ -197,37 +170,37 @@ static int load_builds(const struct tsv_table *t, char *err)
 		char *targets = tsv_cell(t, i, 4) ? (char *)tsv_cell(t, i, 4) : NULL;
 		b->framework = tsv_cell(t, i, 0);
 		if (strcmp(b->framework, "torch") && strcmp(b->framework, "jax"))
-			return bad(t, i, "framework", "expected torch or jax", err);
+			return tsv_bad(t, i, "framework", "expected torch or jax", err);
 		b->release = tsv_cell(t, i, 1);
-		if (!version_strict(b->release, strlen(b->release), &b->release_v) || b->release_v.parts != 3)
-			return bad(t, i, "release", "expected a release like 2.8.0", err);
+		if (!tsv_version(b->release, strlen(b->release), &b->release_v) || b->release_v.parts != 3)
+			return tsv_bad(t, i, "release", "expected a release like 2.8.0", err);
 		b->variant = tsv_cell(t, i, 2);
 		if (!*b->variant)
-			return bad(t, i, "variant", "empty", err);
-		if (!version_strict(tsv_cell(t, i, 3), strlen(tsv_cell(t, i, 3)), &b->rocm) || b->rocm.parts != 2)
-			return bad(t, i, "rocm", "expected a ROCm release like 6.4", err);
+			return tsv_bad(t, i, "variant", "empty", err);
+		if (!tsv_version(tsv_cell(t, i, 3), strlen(tsv_cell(t, i, 3)), &b->rocm) || b->rocm.parts != 2)
+			return tsv_bad(t, i, "rocm", "expected a ROCm release like 6.4", err);
 		/* cells are owned by the table: split the targets in place */
 		for (char *tok = strtok(targets, " "); tok; tok = strtok(NULL, " ")) {
 			if (b->n_targets == KB_ROCM_MAX_TARGETS)
-				return bad(t, i, "targets", "more than 24", err);
+				return tsv_bad(t, i, "targets", "more than 24", err);
 			if (!target_in(tok) && !kb_amd_is_generic(tok))
-				return bad(t, i, "targets", "a target amd_targets.tsv does not know", err);
+				return tsv_bad(t, i, "targets", "a target amd_targets.tsv does not know", err);
 			b->targets[b->n_targets++] = tok;
 		}
 		if (!b->n_targets)
-			return bad(t, i, "targets", "empty", err);
+			return tsv_bad(t, i, "targets", "empty", err);
 		b->install = tsv_cell(t, i, 5);
 		if (!*b->install)
-			return bad(t, i, "install", "empty", err);
-		if (!yes_no(tsv_cell(t, i, 6), &b->uncertain))
-			return bad(t, i, "uncertain", "expected yes or no", err);
+			return tsv_bad(t, i, "install", "empty", err);
+		if (!tsv_yes_no(tsv_cell(t, i, 6), &b->uncertain))
+			return tsv_bad(t, i, "uncertain", "expected yes or no", err);
 		b->source = tsv_cell(t, i, 7);
 		if (!*b->source)
-			return bad(t, i, "source", "empty", err);
+			return tsv_bad(t, i, "source", "empty", err);
 		b->notes = tsv_cell(t, i, 8);
 		if (i && strcmp(adb.builds[i - 1].framework, b->framework) == 0 &&
 		    version_cmp(&b->release_v, &adb.builds[i - 1].release_v) < 0)
-			return bad(t, i, "release", "rows of a framework must be ordered oldest release first", err);
+			return tsv_bad(t, i, "release", "rows of a framework must be ordered oldest release first", err);
 		adb.n_builds++;
 	}
 	return CD_OK;
@@ -245,20 +218,12 @@ static void adb_free(void)
 	memset(&adb, 0, sizeof(adb));
 }
 
-static const struct kb_blob *find(const struct kb_blob *blobs, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (blobs[i].name && strcmp(blobs[i].name, name) == 0)
-			return &blobs[i];
-	return NULL;
-}
-
 #define COLS(a) a, sizeof(a) / sizeof(a[0])
 
 int kb_amd_load_blobs(const struct kb_blob *blobs, size_t n, char *err)
 {
-	const struct kb_blob *t = find(blobs, n, "amd_targets.tsv"), *g = find(blobs, n, "amd_gpus.tsv"),
-			     *b = find(blobs, n, "rocm_builds.tsv");
+	const struct kb_blob *t = kb_blob_in(blobs, n, "amd_targets.tsv"), *g = kb_blob_in(blobs, n, "amd_gpus.tsv"),
+			     *b = kb_blob_in(blobs, n, "rocm_builds.tsv");
 	int rc;
 
 	adb_free();

@@ -3,10 +3,15 @@
 
 #include "kb/embedded.h"
 
+const struct kb_blob *kb_blob_in(const struct kb_blob *blobs, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (blobs[i].name && strcmp(blobs[i].name, name) == 0)
+			return &blobs[i];
+	return NULL;
+}
+
 const struct kb_blob *kb_blob_find(const char *name)
 {
-	for (size_t i = 0; i < kb_blob_count; i++)
-		if (strcmp(kb_blobs[i].name, name) == 0)
-			return &kb_blobs[i];
-	return NULL;
+	return kb_blob_in(kb_blobs, kb_blob_count, name);
 }

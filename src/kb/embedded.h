@@ -14,5 +14,7 @@ extern const struct kb_blob kb_blobs[]; /* ends with a { NULL } entry */
 extern const size_t kb_blob_count;
 
 const struct kb_blob *kb_blob_find(const char *name);
+/* name in a list of n blobs (the loaders' tests hand them their own); NULL when absent */
+const struct kb_blob *kb_blob_in(const struct kb_blob *blobs, size_t n, const char *name);
 
 #endif

@@ -27,35 +27,12 @@ static const char *torch_cols[] = { "release", "variant", "cuda", "status", "pla
 static const char *fw_cols[] = { "framework", "release", "variant", "cuda", "min_cc", "max_cc",
 				 "min_driver", "install", "uncertain", "source", "notes" };
 
-static int bad(const struct tsv_table *t, size_t row, const char *col, const char *why, char *err)
-{
-	return cd_fail(err, CD_EFORMAT, "%s:%zu: column %s: %s", t->name, t->lines[row], col, why);
-}
-
-static bool yes_no(const char *s, bool *out)
-{
-	if (strcmp(s, "yes") == 0 || strcmp(s, "no") == 0) {
-		*out = s[0] == 'y';
-		return true;
-	}
-	return false;
-}
-
-/* dotted numbers only: version_parse alone accepts trailing text */
-static bool parse_version_strict(const char *s, struct version *v)
-{
-	for (const char *p = s; *p; p++)
-		if (!isdigit((unsigned char)*p) && *p != '.')
-			return false;
-	return *s && isdigit((unsigned char)*s) && version_parse(s, v) == CD_OK;
-}
-
 /* "8.6" -> 86; 0 when malformed */
 static int parse_cc(const char *s)
 {
 	struct version v;
 
-	if (!parse_version_strict(s, &v) || v.parts != 2 || v.minor > 9 || v.major > 99)
+	if (!tsv_version(s, strlen(s), &v) || v.parts != 2 || v.minor > 9 || v.major > 99)
 		return 0;
 	return v.major * 10 + v.minor;
 }
@@ -94,40 +71,40 @@ static int load_torch(const struct tsv_table *t, char *err)
 		const char *ptx = tsv_cell(t, i, 6), *status = tsv_cell(t, i, 3);
 
 		b->release = tsv_cell(t, i, 0);
-		if (!parse_version_strict(b->release, &b->release_v) || b->release_v.parts != 3)
-			return bad(t, i, "release", "expected a release like 2.7.1", err);
+		if (!tsv_version(b->release, strlen(b->release), &b->release_v) || b->release_v.parts != 3)
+			return tsv_bad(t, i, "release", "expected a release like 2.7.1", err);
 		b->variant = tsv_cell(t, i, 1);
 		b->cuda_text = tsv_cell(t, i, 2);
-		if (!parse_version_strict(b->cuda_text, &b->cuda) || b->cuda.parts != 2)
-			return bad(t, i, "cuda", "expected a CUDA version like 12.8", err);
+		if (!tsv_version(b->cuda_text, strlen(b->cuda_text), &b->cuda) || b->cuda.parts != 2)
+			return tsv_bad(t, i, "cuda", "expected a CUDA version like 12.8", err);
 		snprintf(want, sizeof(want), "cu%d%d", b->cuda.major, b->cuda.minor);
 		if (strcmp(b->variant, want) != 0)
-			return bad(t, i, "variant", "does not match the cuda column", err);
+			return tsv_bad(t, i, "variant", "does not match the cuda column", err);
 		if (strcmp(status, "stable") && strcmp(status, "experimental"))
-			return bad(t, i, "status", "expected stable or experimental", err);
+			return tsv_bad(t, i, "status", "expected stable or experimental", err);
 		b->experimental = status[0] == 'e';
 		b->platform = tsv_cell(t, i, 4);
 		if (strcmp(b->platform, "x86_64") && strcmp(b->platform, "aarch64"))
-			return bad(t, i, "platform", "expected x86_64 or aarch64", err);
+			return tsv_bad(t, i, "platform", "expected x86_64 or aarch64", err);
 		if (parse_archs(tsv_cell(t, i, 5), b) != CD_OK)
-			return bad(t, i, "archs", "expected ascending archs like '75 80 86'", err);
+			return tsv_bad(t, i, "archs", "expected ascending archs like '75 80 86'", err);
 		if (strcmp(ptx, "-") != 0) {
 			if (kb_arch_parse(ptx, &b->ptx) != CD_OK || b->ptx.suffix)
-				return bad(t, i, "ptx", "expected '-' or a plain arch", err);
+				return tsv_bad(t, i, "ptx", "expected '-' or a plain arch", err);
 			b->has_ptx = true;
 		}
 		b->index_url = tsv_cell(t, i, 7);
 		snprintf(want, sizeof(want), "https://download.pytorch.org/whl/%s", b->variant);
 		if (strcmp(b->index_url, want) != 0)
-			return bad(t, i, "index_url", "expected https://download.pytorch.org/whl/<variant>", err);
-		if (!yes_no(tsv_cell(t, i, 8), &b->uncertain))
-			return bad(t, i, "uncertain", "expected yes or no", err);
+			return tsv_bad(t, i, "index_url", "expected https://download.pytorch.org/whl/<variant>", err);
+		if (!tsv_yes_no(tsv_cell(t, i, 8), &b->uncertain))
+			return tsv_bad(t, i, "uncertain", "expected yes or no", err);
 		b->source = tsv_cell(t, i, 9);
 		if (!*b->source)
-			return bad(t, i, "source", "empty", err);
+			return tsv_bad(t, i, "source", "empty", err);
 		b->notes = tsv_cell(t, i, 10);
 		if (i && version_cmp(&b->release_v, &fdb.torch[i - 1].release_v) < 0)
-			return bad(t, i, "release", "rows must be ordered oldest release first", err);
+			return tsv_bad(t, i, "release", "rows must be ordered oldest release first", err);
 		fdb.n_torch++;
 	}
 	return CD_OK;
@@ -154,35 +131,35 @@ static int load_fw(const struct tsv_table *t, char *err)
 
 		b->framework = tsv_cell(t, i, 0);
 		if (!known_framework(b->framework))
-			return bad(t, i, "framework", "expected jax, vllm, ollama, cupy or tensorflow", err);
+			return tsv_bad(t, i, "framework", "expected jax, vllm, ollama, cupy or tensorflow", err);
 		b->release = tsv_cell(t, i, 1);
 		b->variant = tsv_cell(t, i, 2);
 		if (!*b->release || !*b->variant)
-			return bad(t, i, "variant", "empty release or variant", err);
+			return tsv_bad(t, i, "variant", "empty release or variant", err);
 		b->cuda_text = tsv_cell(t, i, 3);
-		if (strcmp(b->cuda_text, "-") != 0 && !parse_version_strict(b->cuda_text, &b->cuda))
-			return bad(t, i, "cuda", "expected '-' or a CUDA version", err);
+		if (strcmp(b->cuda_text, "-") != 0 && !tsv_version(b->cuda_text, strlen(b->cuda_text), &b->cuda))
+			return tsv_bad(t, i, "cuda", "expected '-' or a CUDA version", err);
 		if (!(b->min_cc = parse_cc(tsv_cell(t, i, 4))))
-			return bad(t, i, "min_cc", "expected a compute capability like 7.5", err);
+			return tsv_bad(t, i, "min_cc", "expected a compute capability like 7.5", err);
 		if (strcmp(max, "-") != 0 && (!(b->max_cc = parse_cc(max)) || b->max_cc < b->min_cc))
-			return bad(t, i, "max_cc", "expected '-' or a compute capability >= min_cc", err);
+			return tsv_bad(t, i, "max_cc", "expected '-' or a compute capability >= min_cc", err);
 		b->min_driver_text = tsv_cell(t, i, 6);
 		if (strcmp(b->min_driver_text, "toolkit") == 0) {
 			if (!b->cuda.parts)
-				return bad(t, i, "min_driver", "'toolkit' needs a cuda version", err);
-		} else if (parse_version_strict(b->min_driver_text, &b->min_driver)) {
+				return tsv_bad(t, i, "min_driver", "'toolkit' needs a cuda version", err);
+		} else if (tsv_version(b->min_driver_text, strlen(b->min_driver_text), &b->min_driver)) {
 			b->has_min_driver = true;
 		} else {
-			return bad(t, i, "min_driver", "expected a driver version or 'toolkit'", err);
+			return tsv_bad(t, i, "min_driver", "expected a driver version or 'toolkit'", err);
 		}
 		b->install = tsv_cell(t, i, 7);
 		if (!*b->install)
-			return bad(t, i, "install", "empty", err);
-		if (!yes_no(tsv_cell(t, i, 8), &b->uncertain))
-			return bad(t, i, "uncertain", "expected yes or no", err);
+			return tsv_bad(t, i, "install", "empty", err);
+		if (!tsv_yes_no(tsv_cell(t, i, 8), &b->uncertain))
+			return tsv_bad(t, i, "uncertain", "expected yes or no", err);
 		b->source = tsv_cell(t, i, 9);
 		if (!*b->source)
-			return bad(t, i, "source", "empty", err);
+			return tsv_bad(t, i, "source", "empty", err);
 		b->notes = tsv_cell(t, i, 10);
 		fdb.n_fw++;
 	}
@@ -198,17 +175,9 @@ static void fdb_free(void)
 	memset(&fdb, 0, sizeof(fdb));
 }
 
-static const struct kb_blob *find(const struct kb_blob *blobs, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (blobs[i].name && strcmp(blobs[i].name, name) == 0)
-			return &blobs[i];
-	return NULL;
-}
-
 int kb_fw_load_blobs(const struct kb_blob *blobs, size_t n, char *err)
 {
-	const struct kb_blob *t = find(blobs, n, "torch.tsv"), *f = find(blobs, n, "frameworks.tsv");
+	const struct kb_blob *t = kb_blob_in(blobs, n, "torch.tsv"), *f = kb_blob_in(blobs, n, "frameworks.tsv");
 	int rc;
 
 	fdb_free();

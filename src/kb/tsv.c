@@ -1,4 +1,5 @@
 /* Splitting an embedded kb table into header-checked rows of fields. */
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,4 +133,32 @@ void tsv_free(struct tsv_table *t)
 	t->cells = NULL;
 	t->lines = NULL;
 	t->nrows = 0;
+}
+
+int tsv_bad(const struct tsv_table *t, size_t row, const char *col, const char *why, char *err)
+{
+	return cd_fail(err, CD_EFORMAT, "%s:%zu: column %s: %s", t->name, t->lines[row], col, why);
+}
+
+bool tsv_yes_no(const char *s, bool *out)
+{
+	if (strcmp(s, "yes") == 0 || strcmp(s, "no") == 0) {
+		*out = s[0] == 'y';
+		return true;
+	}
+	return false;
+}
+
+bool tsv_version(const char *s, size_t len, struct version *v)
+{
+	char buf[32];
+
+	if (!len || len >= sizeof buf)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!isdigit((unsigned char)s[i]) && s[i] != '.')
+			return false;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	return isdigit((unsigned char)buf[0]) && version_parse(buf, v) == CD_OK;
 }

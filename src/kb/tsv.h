@@ -3,7 +3,10 @@
 #ifndef CUDOCTOR_KB_TSV_H
 #define CUDOCTOR_KB_TSV_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "util/version.h"
 
 struct tsv_table {
 	const char *name;  /* file name, for messages */
@@ -25,5 +28,12 @@ static inline const char *tsv_cell(const struct tsv_table *t, size_t row, size_t
 {
 	return t->cells[row * t->ncols + col];
 }
+
+/* The row-checking pieces every kb loader shares: the error naming file, line and column
+ * ("torch.tsv:12: column cuda: why"), a yes/no cell, and a version of dotted digits only
+ * (version_parse alone accepts trailing text); len is s's length to read. */
+int tsv_bad(const struct tsv_table *t, size_t row, const char *col, const char *why, char *err);
+bool tsv_yes_no(const char *s, bool *out);
+bool tsv_version(const char *s, size_t len, struct version *v);
 
 #endif

@@ -14,6 +14,7 @@
 #include "os/fs.h"
 #include "os/host.h"
 #include "probe/paths.h"
+#include "probe/pci_gpus.h"
 #include "util/err.h"
 #include "util/file.h"
 #include "util/host_path.h"
@@ -361,28 +362,14 @@ static void probe_rocm(struct amd_host *h, const char *root)
 	}
 }
 
-/* NVIDIA display controllers on the PCI bus: sysfs lists every PCI function, driver or not. */
+/* NVIDIA's GPUs counted by the one PCI reader check's gpu-missing uses too */
 static void probe_nvidia(struct amd_host *h, const char *root)
 {
-	char dir[PROBE_PATH], abs[128], vendor[16], class[16];
-	char **devs = NULL;
-	size_t n = 0;
+	struct pci_gpus pci;
 
 	h->nvidia_module = exists_host(root, "/proc/driver/nvidia/version") || exists_host(root, "/sys/module/nvidia");
-	h->nvidia_pci_gpus = -1;
-	if (host_path(dir, sizeof dir, root, "/sys/bus/pci/devices") != CD_OK || !path_is_dir(dir) ||
-	    dir_names(dir, NULL, NULL, &devs, &n) != CD_OK)
-		return;
-	h->nvidia_pci_gpus = 0;
-	for (size_t i = 0; i < n; i++) {
-		snprintf(abs, sizeof abs, "/sys/bus/pci/devices/%.40s/vendor", devs[i]);
-		if (!read_host(root, abs, vendor, sizeof vendor) || strcmp(vendor, "0x10de") != 0)
-			continue;
-		snprintf(abs, sizeof abs, "/sys/bus/pci/devices/%.40s/class", devs[i]);
-		if (read_host(root, abs, class, sizeof class) && strncmp(class, "0x03", 4) == 0)
-			h->nvidia_pci_gpus++;
-	}
-	names_free(devs, n);
+	pci_gpus_probe(&pci, root);
+	h->nvidia_pci_gpus = pci.read ? (int)pci.n : -1;
 }
 
 void amd_probe(struct amd_host *h, const char *root)
