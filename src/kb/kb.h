@@ -229,7 +229,7 @@ const struct kb_message *kb_message_at(size_t i);
 
 /* ---- the catalogue of findings: each id's title, why and fix (findings.tsv; the templates
  * rules/catalogue.h fills) ---- */
-#define KB_MAX_FIX 12
+#define KB_MAX_FIX 16
 struct kb_finding {
 	const char *finding;         /* the id, or "id/variant": a case of the id with its own text */
 	const char *severity;        /* ok info warn error */

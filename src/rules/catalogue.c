@@ -142,7 +142,8 @@ struct out {
 	char *buf;
 	size_t n, used;
 	bool cut;                 /* it did not fit: a fix line is then left out, never cut */
-	int shell;                /* a fix line's shell; CATALOGUE_TEXT for a title or why */
+	int shell;                /* a fix line's shell; CATALOGUE_TEXT for a title, a why or a note */
+	bool note;                /* a fix line of prose ({text}): a value may not break it into lines */
 	char refused[32];         /* the name of a value the shell could not take; "" none */
 };
 
@@ -196,6 +197,11 @@ static bool put_value(struct out *o, const char *name, const char *val)
 	int rc;
 
 	if (o->shell == CATALOGUE_TEXT) {
+		for (const unsigned char *c = (const unsigned char *)val; o->note && *c; c++)
+			if (*c < 0x20 || *c == 0x7f) {
+				snprintf(o->refused, sizeof o->refused, "%s", name);
+				return false;
+			}
 		put(o, val, strlen(val));
 		return true;
 	}
@@ -320,10 +326,24 @@ static bool conditions_hold(const char *s, const struct finding_vars *v, const c
 }
 
 #define ALTERNATIVE " ;; "
+#define TEXT_MARK "{text}"
+
+/* After a fix line's conditions: the text past a {text} mark, or NULL when the line has none. */
+static const char *after_text_mark(const char *rest)
+{
+	return strncmp(rest, TEXT_MARK, strlen(TEXT_MARK)) == 0 ? rest + strlen(TEXT_MARK) : NULL;
+}
+
+static const char *skip_text_mark(const char *rest)
+{
+	const char *t = after_text_mark(rest);
+
+	return t ? t : rest;
+}
 
 bool catalogue_fill(const char *tmpl, const struct finding_vars *v, char *out, size_t n)
 {
-	struct out o = { out, n, 0, false, CATALOGUE_TEXT, "" };
+	struct out o = { out, n, 0, false, CATALOGUE_TEXT, false, "" };
 	const char *rest, *end;
 
 	if (n)
@@ -334,6 +354,7 @@ bool catalogue_fill(const char *tmpl, const struct finding_vars *v, char *out, s
 		tmpl = end + strlen(ALTERNATIVE);
 	if (!conditions_hold(tmpl, v, &rest))
 		return false;
+	rest = skip_text_mark(rest);
 	end = strstr(rest, ALTERNATIVE);
 	/* a line whose every part was left out is left out */
 	return fill(rest, end ? end : rest + strlen(rest), v, false, &o) && o.used > 0;
@@ -379,6 +400,9 @@ int catalogue_fix_shell(const struct kb_finding *row, const char *tmpl, const st
 	const char *w = finding_var_get(v, "windows"), *rest;
 	bool windows;
 
+	(void)conditions_hold(tmpl, NULL, &rest);
+	if (after_text_mark(rest))
+		return CATALOGUE_TEXT;
 	if (line_conditioned(tmpl, "windows", false))
 		windows = false;
 	else if (line_conditioned(tmpl, "windows", true) || (row && row->layer && strstr(row->layer, "(Windows)")))
@@ -394,7 +418,7 @@ int catalogue_fix_shell(const struct kb_finding *row, const char *tmpl, const st
 int catalogue_fill_fix(const struct kb_finding *row, const char *tmpl, const struct finding_vars *v, char *out,
 		       size_t n, char refused[32])
 {
-	struct out o = { out, n, 0, false, catalogue_fix_shell(row, tmpl, v), "" };
+	struct out o = { out, n, 0, false, catalogue_fix_shell(row, tmpl, v), true, "" };
 	const char *rest;
 	bool ok;
 
@@ -403,6 +427,7 @@ int catalogue_fill_fix(const struct kb_finding *row, const char *tmpl, const str
 		out[0] = '\0';
 	if (!conditions_hold(tmpl, v, &rest))
 		return CD_ENOTFOUND;
+	rest = skip_text_mark(rest);
 	ok = fill(rest, rest + strlen(rest), v, false, &o);
 	if (o.refused[0]) {
 		snprintf(refused, 32, "%s", o.refused);
@@ -428,7 +453,7 @@ size_t catalogue_names(const char *tmpl, char names[][32], size_t max)
 		size_t nl = name_len(s, end);
 		bool seen = false;
 
-		if (!nl)
+		if (!nl || (nl == 4 && strncmp(s, "text", 4) == 0)) /* the mark of a prose line */
 			continue;
 		for (size_t i = 0; i < k; i++)
 			seen |= strlen(names[i]) == nl && strncmp(names[i], s, nl) == 0;
@@ -477,19 +502,27 @@ static bool said_refused(struct finding *f, const struct kb_finding *x, const ch
 struct finding *finding_make(struct report *r, int sev, const char *id, const char *subject,
 			     const struct finding_vars *v)
 {
+	char base[64];
+
+	/* a variant row ("wsl-libcuda/copy") is a case of its id */
+	snprintf(base, sizeof base, "%.*s", (int)strcspn(id, "/"), id);
+	return finding_make_as(r, sev, id, base, subject, v);
+}
+
+struct finding *finding_make_as(struct report *r, int sev, const char *row, const char *id, const char *subject,
+				const struct finding_vars *v)
+{
 	static const struct finding_vars none = { 0 };
 	const struct kb_finding *x;
 	struct finding *f;
-	char text[1024], base[64];
+	char text[1024];
 
 	if (!v)
 		v = &none;
-	if (kb_load(NULL) != CD_OK || !(x = kb_finding_find(id)))
+	if (kb_load(NULL) != CD_OK || !(x = kb_finding_find(row)))
 		return NULL;
-	/* a variant row ("wsl-libcuda/copy") is a case of its id */
-	snprintf(base, sizeof base, "%.*s", (int)strcspn(id, "/"), id);
 	catalogue_fill(x->title, v, text, sizeof text);
-	f = report_add_finding(r, sev == SEV_CATALOGUE ? catalogue_severity(x) : (enum severity)sev, base, subject,
+	f = report_add_finding(r, sev == SEV_CATALOGUE ? catalogue_severity(x) : (enum severity)sev, id, subject,
 			       "%s", text);
 	if (!f)
 		return NULL;

@@ -14,6 +14,10 @@
  *                 the first whose conditions hold is the text ("{-windows}... soname ...
  *                 ;; {+windows}... DLL ...": the platform's words, the windows flag
  *                 defaulting to the platform cudoctor runs on)
+ *   {text}        at the start of a fix line, after its conditions: the line is prose for the
+ *                 reader, not a command ("bring NODES to 580.65.06, as on NODES"): its values go
+ *                 in as they are, unquoted, and one holding a control character is refused (it
+ *                 could start a line of its own); "text" names no value
  * A brace that starts none of these is text. Values are never expanded again. In a title or
  * why they are put in as they are; in a fix line each is quoted for the line's shell
  * (catalogue_fix_shell) where it stands, and a value that shell cannot take leaves the line out
@@ -58,12 +62,17 @@ const char *finding_var_get(const struct finding_vars *v, const char *name);
  * defect test_catalogue rules out). */
 struct finding *finding_make(struct report *r, int sev, const char *id, const char *subject,
 			     const struct finding_vars *v);
+/* The same with row's text, emitted as id: the fleet relays a node's finding under the node's own
+ * id, whatever the id (a newer cudoctor's included), with the text of its fleet-relay row. */
+struct finding *finding_make_as(struct report *r, int sev, const char *row, const char *id, const char *subject,
+				const struct finding_vars *v);
 
 /* One template filled from v into out (n bytes); false when the text is left out (a fix line
  * whose condition does not hold, whose value is unknown, or that fills to nothing). */
 bool catalogue_fill(const char *tmpl, const struct finding_vars *v, char *out, size_t n);
 
-/* The shell a fix line is written for: a line with {-windows} is POSIX sh; one with
+/* The shell a fix line is written for: a {text} line is none (CATALOGUE_TEXT); a line with
+ * {-windows} is POSIX sh; one with
  * {+windows}, or of a row whose layer says "(Windows)", is Windows, else the windows value
  * decides (unset: the platform cudoctor runs on). A Windows line is PowerShell when it starts
  * with PowerShell's own syntax ([Type]::, $variable, a Verb-Noun cmdlet), else cmd.exe. */

@@ -9,7 +9,8 @@
 #include <stdbool.h>
 #include <string.h>
 
-enum lex_shell { LEX_SH = 1, LEX_CMD, LEX_PWSH };
+/* LEX_TEXT: a prose line of the catalogue ({text}), which no shell is meant to read */
+enum lex_shell { LEX_TEXT = 0, LEX_SH = 1, LEX_CMD, LEX_PWSH };
 
 #define LEX_MAX 2048
 

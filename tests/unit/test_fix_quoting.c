@@ -162,12 +162,14 @@ static enum lex_shell line_shell(const struct kb_finding *x, const char *tmpl, c
 	bool windows = strstr(tmpl, "{+windows}") != NULL || strstr(x->layer, "(Windows)") != NULL ||
 		       (w && strcmp(w, "1") == 0);
 
+	while (s[0] == '{' && (s[1] == '+' || s[1] == '-'))
+		s = strchr(s, '}') + 1;
+	if (strncmp(s, "{text}", 6) == 0)
+		return LEX_TEXT;
 	if (strstr(tmpl, "{-windows}"))
 		windows = false;
 	if (!windows)
 		return LEX_SH;
-	while (s[0] == '{' && (s[1] == '+' || s[1] == '-'))
-		s = strchr(s, '}') + 1;
 	if (s[0] == '[' || s[0] == '$' || strncmp(s, "Remove-Item", 11) == 0 || strncmp(s, "Get-", 4) == 0 ||
 	    strncmp(s, "Set-", 4) == 0)
 		return LEX_PWSH;
@@ -260,6 +262,13 @@ static void test_every_fix_line_with_hostile_values(void **state)
 								 rc_plain == CD_OK ? "filled" : "left out", rc, hostile[h]);
 						if (rc != CD_OK)
 							continue;
+						if (sh == LEX_TEXT) {
+							/* prose: the value as it is, and no line break */
+							if (has_control(bad) || (strcmp(bad, plain) != 0 && !strstr(bad, hostile[h])))
+								fail_msg("%s: prose line [%s] with %s", x->finding, bad, hostile[h]);
+							quoted[0]++;
+							continue;
+						}
 						lex_line(plain, sh, &lp);
 						lex_line(bad, sh, &lh);
 						if (lh.open_quote || strcmp(lp.active, lh.active) != 0)
