@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "check/judge.h"
+#include "rules/catalogue.h"
 #include "util/err.h"
 
 const char *check_pattern_name(unsigned pattern)
@@ -41,13 +42,16 @@ int check_judge_memory(struct report *r, const char *subject, const struct check
 	size_t single = 0, shown = m->n_recorded < CHECK_MEM_RECORDS ? m->n_recorded : CHECK_MEM_RECORDS;
 	unsigned long long words = m->bytes / 8 * m->patterns;
 	bool oom = false;
+	struct finding_vars v;
 	struct finding *f;
 	char bits[256];
 
 	if (m->errors == 0)
 		return CD_OK;
-	f = report_add_finding(r, SEV_ERROR, "load-memory-errors", subject,
-			       "%llu of %llu memory words read back wrong", m->errors, words);
+	finding_vars_init(&v);
+	finding_var(&v, "errors", "%llu", m->errors);
+	finding_var(&v, "words", "%llu", words);
+	f = finding_make(r, SEV_ERROR, "load-memory-errors", subject, &v);
 	if (!f)
 		return CD_ENOMEM;
 	oom |= finding_evidence(f, "%.2f GiB tested with %u pattern%s; %llu words differed from what was written",
@@ -70,11 +74,5 @@ int check_judge_memory(struct report *r, const char *subject, const struct check
 		oom |= finding_evidence(f, "the first %zu errors: %zu single-bit; bits that flipped: %s", shown, single,
 					bits) != CD_OK;
 	}
-	oom |= finding_why(f, "Device memory that does not hold what was written corrupts results silently (ECC, "
-			      "where the GPU has it, corrects single-bit errors before they reach the test: errors seen "
-			      "here got past it). A memory test that fails once fails again under the workload.") != CD_OK;
-	oom |= finding_fix(f, "nvidia-smi -q -d ECC,ROW_REMAPPER,PAGE_RETIREMENT") != CD_OK;
-	oom |= finding_fix(f, "drain the GPU, reset it (sudo nvidia-smi -r) and run cudoctor check again; errors "
-			      "that repeat are a hardware fault: contact the vendor") != CD_OK;
 	return oom ? CD_ENOMEM : CD_OK;
 }

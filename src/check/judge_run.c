@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "check/judge.h"
+#include "rules/catalogue.h"
 #include "driver/nvml.h"
 #include "rules/deploy.h"
 #include "rules/rules.h"
@@ -16,6 +17,7 @@ int check_judge_throttle(struct report *r, const char *subject, const struct che
 	int min_mhz = -1, max_temp = -1;
 	long long max_mw = -1;
 	bool oom = false;
+	struct finding_vars v;
 	struct finding *f;
 	char names[256];
 
@@ -41,12 +43,12 @@ int check_judge_throttle(struct report *r, const char *subject, const struct che
 	if (!hard && !capped)
 		return CD_OK;
 	gpu_clock_event_reason_names(seen, names, sizeof names);
-	if (hard)
-		f = report_add_finding(r, SEV_WARN, "load-throttled", subject,
-				       "clocks were held down by %s in %zu of %zu samples under load", names, hard, read);
-	else
-		f = report_add_finding(r, SEV_INFO, "load-throttled", subject,
-				       "clocks were limited by the power cap in %zu of %zu samples under load", capped, read);
+	finding_vars_init(&v);
+	finding_var(&v, "reasons", "%s", names);
+	finding_var(&v, "hard", "%zu", hard);
+	finding_var(&v, "capped", "%zu", capped);
+	finding_var(&v, "read", "%zu", read);
+	f = finding_make(r, SEV_CATALOGUE, hard ? "load-throttled/hardware" : "load-throttled/power", subject, &v);
 	if (!f)
 		return CD_ENOMEM;
 	oom |= finding_evidence(f, "clock event reasons seen: 0x%llx (%s); hardware or thermal in %zu samples, power "
@@ -57,17 +59,6 @@ int check_judge_throttle(struct report *r, const char *subject, const struct che
 		oom |= finding_evidence(f, "hottest %d C", max_temp) != CD_OK;
 	if (max_mw >= 0)
 		oom |= finding_evidence(f, "highest power %lld.%lld W", max_mw / 1000, max_mw % 1000 / 100) != CD_OK;
-	if (hard) {
-		oom |= finding_why(f, "Under load the GPU lowered its clocks for a hardware or thermal reason "
-				      "(overheating, a power-brake signal from the board or chassis, an external "
-				      "slowdown): the same job runs slower here than on a healthy GPU.") != CD_OK;
-		oom |= finding_fix(f, "nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER   # while a job runs") != CD_OK;
-		oom |= finding_fix(f, "check cooling (fans, airflow, dust) and the power connectors and supply") != CD_OK;
-	} else {
-		oom |= finding_why(f, "A GPU at full load keeps within its power limit by lowering clocks; this is "
-				      "normal, and the rate then depends on the configured limit.") != CD_OK;
-		oom |= finding_fix(f, "nvidia-smi -q -d POWER   # the enforced limit against the default limit") != CD_OK;
-	}
 	return oom ? CD_ENOMEM : CD_OK;
 }
 
@@ -98,6 +89,7 @@ int check_judge_new_xid(struct report *r, const struct kmsg_events *before, cons
 		const struct xid_event *e = &after->ev[i];
 		const struct xid_event *b;
 		char subject[320], label[48];
+		struct finding_vars v;
 		struct finding *f;
 		int g;
 
@@ -115,18 +107,15 @@ int check_judge_new_xid(struct report *r, const struct kmsg_events *before, cons
 		/* an Xid NVIDIA's catalogue says to ignore stays info; an application's Xid is an
 		 * error here, since the program that ran was cudoctor's known-good load (or another
 		 * job beside it, which the evidence's pid names) */
-		f = report_add_finding(r, deploy_event_severity(e) == SEV_INFO ? SEV_INFO : SEV_ERROR, "load-new-xid",
-				       subject, "the kernel logged %s during the load", label);
+		finding_vars_init(&v);
+		finding_var(&v, "event", "%s", label);
+		f = finding_make(r, deploy_event_severity(e) == SEV_INFO ? SEV_INFO : SEV_ERROR, "load-new-xid", subject, &v);
 		if (!f)
 			return CD_ENOMEM;
 		b = find_event(before, e);
 		oom |= finding_evidence(f, "logged %lu time%s before the load, %lu after", b ? b->count : 0,
 					b && b->count == 1 ? "" : "s", e->count) != CD_OK;
 		oom |= deploy_event_evidence(f, e) != CD_OK;
-		oom |= finding_why(f, "The driver reported an error on this GPU while cudoctor's load ran on it: the load is "
-				      "what any job does, so a job here meets the same error.") != CD_OK;
-		oom |= finding_fix(f, "follow the action the Xid's catalogue entry names above; drain the node until a "
-				      "second cudoctor check passes") != CD_OK;
 	}
 	return oom ? CD_ENOMEM : CD_OK;
 }

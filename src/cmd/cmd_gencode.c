@@ -7,6 +7,7 @@
 #include "cmd/cmd.h"
 #include "kb/kb.h"
 #include "facts/toolkit.h"
+#include "rules/catalogue.h"
 #include "rules/gencode.h"
 #include "rules/rules.h"
 #include "util/err.h"
@@ -186,14 +187,23 @@ static int refuse(struct report *r, const struct gencode_plan *p, const struct g
 {
 	const struct kb_toolkit *tk = p->toolkit;
 	bool dropped = strcmp(t->refusal, "arch-dropped-by-toolkit") == 0;
+	struct finding_vars v;
 	char sm[24];
 	struct finding *f;
 	int rc;
 
 	kb_arch_format(t->spec.arch, "sm_", sm, sizeof(sm));
-	f = report_add_finding(r, SEV_ERROR, t->refusal, t->spec.label,
-			       dropped ? "CUDA %s no longer builds %s" : "CUDA %s cannot build %s",
-			       tk->release_text, sm);
+	finding_vars_init(&v);
+	finding_var(&v, "cuda", "%s", tk->release_text);
+	finding_var(&v, "sm", "%s", sm);
+	if (t->min_toolkit) {
+		finding_var(&v, "min_cuda", "%s", t->min_toolkit->release_text);
+		if (t->max_toolkit)
+			finding_var(&v, "max_cuda", "%s", t->max_toolkit->release_text);
+		finding_var(&v, "use_cuda", "%s", (t->max_toolkit ? t->max_toolkit : t->min_toolkit)->release_text);
+	}
+	f = finding_make(r, SEV_ERROR, dropped ? "arch-dropped-by-toolkit/gencode" : "toolkit-cannot-target-gpu/gencode",
+			 t->spec.label, &v);
 	if (!f)
 		return CD_ENOMEM;
 	if (t->min_toolkit)
@@ -202,25 +212,13 @@ static int refuse(struct report *r, const struct gencode_plan *p, const struct g
 				     t->max_toolkit ? t->max_toolkit->release_text : ""));
 	else
 		TRY(finding_evidence(f, "no toolkit in the tables builds %s", sm));
-	TRY(finding_why(f, "%s", dropped
-			? "Toolkits drop old architectures (CUDA 13.0 removed sm_50-sm_72, 12.0 sm_35/37); "
-			  "the GPU still runs code built by an older toolkit on a driver that supports it."
-			: "Each nvcc knows a fixed list of architectures; a GPU newer than the toolkit cannot "
-			  "be targeted by it."));
-	if (t->min_toolkit)
-		TRY(finding_fix(f, "build with CUDA %s%s%s: cudoctor gencode --toolkit %s --gpu %s",
-				t->min_toolkit->release_text, t->max_toolkit ? "-" : " or newer",
-				t->max_toolkit ? t->max_toolkit->release_text : "",
-				(t->max_toolkit ? t->max_toolkit : t->min_toolkit)->release_text, sm));
-	TRY(finding_fix(f, "or leave %s out of the build", sm));
 out:
 	return rc;
 }
 
 static int no_common_toolkit(struct report *r, const struct gencode_plan *p)
 {
-	struct finding *f = report_add_finding(r, SEV_WARN, "no-common-toolkit", "these GPUs",
-					       "no single toolkit builds all of these archs");
+	struct finding *f = finding_make(r, SEV_WARN, "no-common-toolkit", "these GPUs", NULL);
 	int rc;
 
 	if (!f)
@@ -228,9 +226,6 @@ static int no_common_toolkit(struct report *r, const struct gencode_plan *p)
 	TRY(finding_evidence(f, "the newest arch needs CUDA %s or newer; the oldest is dropped after "
 			     "CUDA %s", p->min_toolkit ? p->min_toolkit->release_text : "?",
 			     p->max_toolkit ? p->max_toolkit->release_text : "?"));
-	TRY(finding_why(f, "Old architectures leave the toolkit before new ones arrive; one build "
-			"cannot cover both ends."));
-	TRY(finding_fix(f, "build twice with two toolkits, or drop the oldest GPUs"));
 out:
 	return rc;
 }

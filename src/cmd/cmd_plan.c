@@ -10,6 +10,7 @@
 #include "cmd/plan/rocm.h"
 #include "facts/amd.h"
 #include "kb/kb.h"
+#include "rules/catalogue.h"
 #include "rules/fix.h"
 #include "rules/plan.h"
 #include "rules/rules.h"
@@ -284,16 +285,17 @@ static int driver_section(struct report *r, const struct plan *p)
 		if (p->drv_verdict == PLAN_DRV_TOO_OLD || p->drv_verdict == PLAN_DRV_TOO_NEW) {
 			const struct plan_gpu *g = &p->gpu[p->drv_verdict == PLAN_DRV_TOO_OLD ? p->drv_first_gpu : p->drv_last_gpu];
 
-			f = report_add_finding(r, SEV_WARN, "plan-driver-change", plan_gpu_label(g),
-					       "Driver R%d does not support %s: install %s %s", d->branch, plan_gpu_label(g),
-					       p->drv_verdict == PLAN_DRV_TOO_OLD ? "a branch from" : "a branch up to",
-					       p->drv_verdict == PLAN_DRV_TOO_OLD ? branch_text(p->drv_first, b1, sizeof(b1))
-										  : branch_text(p->drv_last, b2, sizeof(b2)));
+			int to = p->drv_verdict == PLAN_DRV_TOO_OLD ? p->drv_first : p->drv_last;
+
+			finding_vars_init(&v);
+			finding_var(&v, "branch", "%d", d->branch);
+			finding_var(&v, "gpu", "%s", plan_gpu_label(g));
+			finding_flag(&v, "too_new", p->drv_verdict != PLAN_DRV_TOO_OLD);
+			finding_var(&v, "target", "%s", branch_text(to, b1, sizeof(b1)));
+			finding_var(&v, "target_branch", "%d", to);
+			f = finding_make(r, SEV_WARN, "plan-driver-change/gpu", plan_gpu_label(g), &v);
 			if (!f || finding_evidence(f, "%s is supported by %s .. %s", plan_gpu_label(g),
-						   branch_text(g->first_branch, b1, sizeof(b1)), branch_text(g->last_branch, b2, sizeof(b2))) ||
-			    finding_why(f, "A GPU architecture runs only on driver branches that know it: from the branch of the first CUDA release that targets it until its last branch.") ||
-			    finding_fix(f, "sudo apt install nvidia-driver-%d   # or your distribution's package for that branch",
-					p->drv_verdict == PLAN_DRV_TOO_OLD ? p->drv_first : p->drv_last))
+						   branch_text(g->first_branch, b1, sizeof(b1)), branch_text(g->last_branch, b2, sizeof(b2))))
 				return CD_ENOMEM;
 		}
 	} else {
@@ -534,12 +536,17 @@ static int torch_section(struct report *r, const struct plan *p)
 		cmd_note(r, report_answer(r, "torch: none runs on this driver; with %s or newer: torch %s %s", b1, t->b->release,
 					  t->b->variant)); /* -q */
 		pip_lines(r, t->b);
-		f = report_add_finding(r, SEV_WARN, "plan-driver-change", "torch",
-				       "No PyTorch build in the tables runs on this driver for these GPUs; torch %s %s needs %s or newer",
-				       t->b->release, t->b->variant, b1);
-		if (!f || finding_why(f, "A wheel built with CUDA %s runs only on a driver of CUDA %d or newer, and only on GPUs that driver supports.", t->b->cuda_text, t->b->cuda.major) ||
-		    (plan_windows ? finding_fix(f, "# install an NVIDIA driver of branch R%d or newer from nvidia.com/drivers", need)
-				  : finding_fix(f, "sudo apt install nvidia-driver-%d   # or your distribution's package", need)))
+		struct finding_vars v;
+
+		finding_vars_init(&v);
+		finding_var(&v, "release", "%s", t->b->release);
+		finding_var(&v, "variant", "%s", t->b->variant);
+		finding_var(&v, "need", "%s", b1);
+		finding_var(&v, "need_branch", "%d", need);
+		finding_var(&v, "cuda", "%s", t->b->cuda_text);
+		finding_var(&v, "cuda_major", "%d", t->b->cuda.major);
+		finding_flag(&v, "windows", plan_windows);
+		if (!finding_make(r, SEV_WARN, "plan-driver-change/torch", "torch", &v))
 			return CD_ENOMEM;
 	} else if (p->n_torch) {
 		report_kv(r, "recommended", "none: no PyTorch build in the tables carries code for every GPU");

@@ -146,6 +146,7 @@ static int fact_groups(const struct fleet *f, enum fleet_fact k, struct report_r
 		/* The value to converge on is the most common one that is present: a node without
 		 * a GPU, a driver or a framework is never the model, however many share that. */
 		size_t t = ng, odd = 0, gone = 0;
+		struct finding_vars v;
 		struct finding *fd;
 		char *ev = sb_detach(&evidence), *absent = NULL, *target = NULL;
 		const char *gone_value = "";
@@ -175,28 +176,29 @@ static int fact_groups(const struct fleet *f, enum fleet_fact k, struct report_r
 				idx[j] = e[g[t].start + j].node;
 			rc = fleet_hostlist_of(f, idx, g[t].count, &target);
 		}
-		fd = rc == CD_OK ? report_add_finding(r, SEV_WARN, "fleet-heterogeneous", fleet_fact_label(k),
-						    "%s differs across the fleet: %zu values on %zu nodes",
-						    fleet_fact_label(k), ng, f->n_nodes) : NULL;
+		finding_vars_init(&v);
+		finding_var(&v, "fact", "%s", fleet_fact_label(k));
+		finding_var(&v, "values", "%zu", ng);
+		finding_var(&v, "total", "%zu", f->n_nodes);
+		finding_flag(&v, "named", true);
+		if (rc == CD_OK && odd && t < ng) {
+			finding_var(&v, "nodes", "%s", list);
+			finding_var(&v, "value", "%s", e[g[t].start].value);
+			if (target)
+				finding_var(&v, "target", "%s", target);
+			else
+				finding_var(&v, "target_count", "%zu", g[t].count);
+		}
+		if (rc == CD_OK && gone) {
+			finding_var(&v, "absent", "%s", absent);
+			finding_var(&v, "absent_value", "%s", gone_value);
+		}
+		fd = rc == CD_OK ? finding_make(r, SEV_WARN, "fleet-heterogeneous", fleet_fact_label(k), &v) : NULL;
 		for (char *p = ev, *nl; fd && rc == CD_OK && p; p = nl ? nl + 1 : NULL) {
 			if ((nl = strchr(p, '\n')))
 				*nl = '\0';
 			rc = finding_evidence(fd, "%s", p);
 		}
-		if (fd && rc == CD_OK)
-			rc = finding_why(fd, "Nodes that run one job together should run one stack: a "
-					 "different driver, runtime or NCCL on a few nodes gives errors or "
-					 "slowness only where a job lands on them.");
-		if (fd && rc == CD_OK && odd && t < ng) {
-			if (target)
-				rc = finding_fix(fd, "bring %s to %s, as on %s", list, e[g[t].start].value, target);
-			else
-				rc = finding_fix(fd, "bring %s to %s, as on the other %zu nodes", list, e[g[t].start].value,
-						 g[t].count);
-		}
-		if (fd && rc == CD_OK && gone)
-			rc = finding_fix(fd, "cudoctor doctor  # on %s (%s: %s there): why it is missing comes first",
-					 absent, fleet_fact_label(k), gone_value);
 		if (!fd && rc == CD_OK)
 			rc = CD_ENOMEM;
 		free(ev);
@@ -269,9 +271,9 @@ static int cmp_by_key(const void *a, const void *b, void *ctx)
 }
 
 /* Calls fn once per run of entries of e[0..n) with one key: the run's node list and first entry. */
-typedef int (*run_fn)(struct finding *fd, const char *list, const struct fentry *first);
+typedef int (*run_fn)(void *ctx, const char *list, const struct fentry *first);
 
-static int runs(const struct fleet *f, struct fentry *e, size_t n, key_fn key, struct finding *fd, run_fn fn,
+static int runs(const struct fleet *f, struct fentry *e, size_t n, key_fn key, void *ctx, run_fn fn,
 		size_t *idx)
 {
 	int rc = CD_OK;
@@ -282,28 +284,46 @@ static int runs(const struct fleet *f, struct fentry *e, size_t n, key_fn key, s
 		for (j = i; j < n && strcmp(key(&e[j]), key(&e[i])) == 0; j++)
 			idx[j - i] = e[j].node;
 		if ((rc = fleet_hostlist_of(f, idx, j - i, &list)) == CD_OK)
-			rc = fn(fd, list, &e[i]);
+			rc = fn(ctx, list, &e[i]);
 		free(list);
 	}
 	return rc;
 }
 
-static int title_evidence(struct finding *fd, const char *list, const struct fentry *first)
+static int title_evidence(void *fd, const char *list, const struct fentry *first)
 {
 	return finding_evidence(fd, "%s: %s", list, first->fd->title);
 }
 
-/* A node's own fix lines are relayed as what it said, never as a line of ours to run. */
-static int node_fixes(struct finding *fd, const char *list, const struct fentry *first)
-{
-	int rc = CD_OK;
+/* fleet-grouped's relayed lines, the nodes and what they said: a letter each, as the row's */
+#define RELAYED 12
+static const char *const said_nodes[RELAYED] = { "said_nodes_a", "said_nodes_b", "said_nodes_c", "said_nodes_d",
+						 "said_nodes_e", "said_nodes_f", "said_nodes_g", "said_nodes_h",
+						 "said_nodes_i", "said_nodes_j", "said_nodes_k", "said_nodes_l" };
+static const char *const said[RELAYED] = { "said_a", "said_b", "said_c", "said_d", "said_e", "said_f",
+					   "said_g", "said_h", "said_i", "said_j", "said_k", "said_l" };
 
-	for (const char *p = first->fd->fix; *p && rc == CD_OK;) {
+struct relayed {
+	struct finding_vars *v;
+	size_t n;
+};
+
+/* A node's own fix lines are relayed as what it said (prose lines of the row), never as a line
+ * of ours to run. */
+static int node_fixes(void *ctx, const char *list, const struct fentry *first)
+{
+	struct relayed *s = ctx;
+
+	for (const char *p = first->fd->fix; *p; s->n++) {
 		size_t len = strcspn(p, "\n");
-		rc = finding_fix(fd, "node %s says: %.*s", list, (int)len, p);
+
+		if (s->n < RELAYED) {
+			finding_var(s->v, said_nodes[s->n], "%s", list);
+			finding_var(s->v, said[s->n], "%.*s", (int)len, p);
+		}
 		p += len + (p[len] == '\n');
 	}
-	return rc;
+	return CD_OK;
 }
 
 static int group_findings(const struct fleet *f, struct report *r)
@@ -338,6 +358,8 @@ static int group_findings(const struct fleet *f, struct report *r)
 	cd_qsort(e, n, sizeof *e, cmp_by_id);
 	for (size_t i = 0, j; i < n; i = j) {
 		enum severity sev = SEV_WARN;
+		struct finding_vars v;
+		struct relayed rl;
 		struct finding *fd;
 		char *list = NULL;
 		for (j = i; j < n && strcmp(e[j].fd->id, e[i].fd->id) == 0; j++) {
@@ -346,30 +368,26 @@ static int group_findings(const struct fleet *f, struct report *r)
 			idx[j - i] = e[j].node;
 		}
 		TRY(fleet_hostlist_of(f, idx, j - i, &list));
-		fd = report_add_finding(r, sev, e[i].fd->id, list, "%s (%zu of %zu nodes)", e[i].fd->title, j - i,
-					f->n_nodes);
-		if (!fd) {
-			free(list);
-			rc = CD_ENOMEM;
-			goto out;
-		}
-		if (sev == SEV_ERROR && finding_scope_drains(e[i].fd->id)) {
-			char *line = fleet_drain_line(list, e[i].fd->id);
-			rc = line ? finding_fix(fd, "%s", line) : CD_ENOMEM;
-			free(line);
-		}
+		finding_vars_init(&v);
+		finding_var(&v, "title", "%s", e[i].fd->title);
+		finding_var(&v, "count", "%zu", j - i);
+		finding_var(&v, "total", "%zu", f->n_nodes);
+		finding_var(&v, "nodes", "%s", list);
+		finding_var(&v, "id", "%s", e[i].fd->id);
+		finding_flag(&v, "drains", sev == SEV_ERROR && finding_scope_drains(e[i].fd->id));
+		finding_flag(&v, "environment", !finding_scope_drains(e[i].fd->id));
+		finding_flag(&v, "said", true);
+		/* what the nodes said, before the finding is made of it */
+		rl = (struct relayed){ &v, 0 };
+		rc = runs(f, e + i, j - i, fix_of, &rl, node_fixes, idx);
+		if (rl.n > RELAYED)
+			finding_var(&v, "said_more", "%zu", rl.n - RELAYED);
+		fd = rc == CD_OK ? finding_make_as(r, sev, "fleet-grouped", e[i].fd->id, list, &v) : NULL;
 		free(list);
-		if (rc == CD_OK)
-			rc = finding_why(fd, "Each node's own report says why (cudoctor doctor on the node); "
-					 "the fleet groups the nodes that share it.%s",
-					 finding_scope_drains(e[i].fd->id) ? ""
-					 : " It is about the environment a job runs in (Python, frameworks, toolkits, "
-					   "libraries, the program), not the node's health: fixed where the job runs, "
-					   "never by draining the node.");
+		if (!fd && rc == CD_OK)
+			rc = CD_ENOMEM;
 		if (rc == CD_OK)
 			rc = runs(f, e + i, j - i, title_of, fd, title_evidence, idx);
-		if (rc == CD_OK)
-			rc = runs(f, e + i, j - i, fix_of, fd, node_fixes, idx);
 		/* runs() reordered e[i..j): still one id, so the outer walk is unaffected */
 		if (rc != CD_OK)
 			goto out;

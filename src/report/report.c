@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "report/finding_write.h"
 #include "report/report_internal.h"
 #include "util/err.h"
 #include "util/safetext.h"

@@ -77,14 +77,10 @@ struct report {
 int report_init(struct report *r, const char *command);
 void report_free(struct report *r);
 
-/* Returns the new finding (owned by r) or NULL on OOM. Its pointer stays valid
- * until the next report_add_finding. */
-struct finding *report_add_finding(struct report *r, enum severity sev, const char *id,
-				   const char *subject, const char *title_fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+/* A finding's title, why and fix are written by rules/catalogue.h's finding_make from the id's
+ * row (report/finding_write.h); what a command saw is its evidence. A finding's pointer stays
+ * valid until the next finding is added. */
 int finding_evidence(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int finding_why(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int finding_fix(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 bool report_has_errors(const struct report *r);
 bool report_has_finding(const struct report *r, const char *id);

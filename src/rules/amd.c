@@ -183,6 +183,7 @@ bool rules_amd_window(const struct amd_host *h, struct amd_window *w)
 static int window_rule(struct report *r, const struct amd_host *h)
 {
 	struct amd_window w;
+	struct finding_vars v;
 	struct finding *f;
 	char rel[16];
 
@@ -190,19 +191,15 @@ static int window_rule(struct report *r, const struct amd_host *h)
 		return CD_OK;
 	/* the fix names only the release's digits: the version file's other text is not pasted */
 	snprintf(rel, sizeof rel, "%.*s", (int)strspn(h->rocm_version, "0123456789."), h->rocm_version);
-	f = report_add_finding(r, SEV_WARN, "rocm-driver-window", "amdgpu",
-			       "ROCm %s is outside the support window of the amdgpu driver %s here", h->rocm_version,
-			       w.driver->driver);
+	finding_vars_init(&v);
+	finding_var(&v, "rocm", "%s", h->rocm_version);
+	finding_var(&v, "rocm_release", "%s", rel);
+	finding_var(&v, "driver", "%s", w.driver->driver);
+	finding_var(&v, "driver_rocm", "%s", w.driver->rocm_text);
+	f = finding_make(r, SEV_WARN, "rocm-driver-window", "amdgpu", &v);
 	if (!f || finding_evidence(f, "/sys/module/amdgpu/version: %s (AMD's DKMS driver %s)", h->amdgpu_version, w.driver->driver) ||
 	    finding_evidence(f, "%s/.info/version: %s", h->rocm_path[0] ? h->rocm_path : "/opt/rocm", h->rocm_version) ||
-	    finding_evidence(f, "AMD supports driver %s with ROCm %s", w.driver->driver, w.driver->rocm_text) ||
-	    finding_why(f, "ROCm's user space (the HSA runtime, HIP) talks to the amdgpu kernel driver through KFD's "
-			   "interface, which AMD keeps compatible only across a window of releases (about a year apart from "
-			   "ROCm 6.4 on, two releases before). Outside it ROCm may fail to initialise (hipErrorNoDevice, "
-			   "HSA_STATUS_ERROR_OUT_OF_RESOURCES), miss features or hang; AMD does not support the pair.") ||
-	    finding_fix(f, "# install the amdgpu driver that matches ROCm %s, or a ROCm release driver %s supports (%s)", rel,
-			w.driver->driver, w.driver->rocm_text) ||
-	    finding_fix(f, "sudo amdgpu-install --usecase=dkms  # the driver of the installed amdgpu-install's release"))
+	    finding_evidence(f, "AMD supports driver %s with ROCm %s", w.driver->driver, w.driver->rocm_text))
 		return CD_ENOMEM;
 	return CD_OK;
 }

@@ -961,19 +961,18 @@ static int zstd_finding(struct report *r, const struct arch_file *f, const struc
 	if (need.known && need.min_driver_text[0] && version_parse(floor, &zmin) == CD_OK &&
 	    version_cmp(&need.min_driver, &zmin) > 0)
 		floor = need.min_driver_text;
-	struct finding *fd = report_add_finding(r, SEV_ERROR, "zstd-needs-newer-driver", subject,
-						"%zu container(s) would load a Zstandard-compressed image the driver cannot read (error 200)",
-						v->zstd_unloadable);
-	if (!fd)
+	struct finding_vars vars;
+	struct finding *fd;
+
+	finding_vars_init(&vars);
+	finding_var(&vars, "containers", "%zu", v->zstd_unloadable);
+	finding_var(&vars, "zstd_driver", "%s", arch_zstd_min_driver());
+	finding_var(&vars, "floor", "%s", floor);
+	finding_flag(&vars, "runtime_floor", floor != arch_zstd_min_driver());
+	if (!(fd = finding_make(r, SEV_ERROR, "zstd-needs-newer-driver", subject, &vars)))
 		return CD_ENOMEM;
 	if (finding_evidence(fd, "driver (%s): CUDA %d.%d", t->driver.source, t->driver.cuda / 1000,
-			     (t->driver.cuda % 1000) / 10) ||
-	    finding_why(fd, "Zstandard fatbin compression (nvcc --compress-mode=default/balance/size, the CUDA 13 "
-			"default for PTX) needs a driver of CUDA 12.4 (%s) or newer; older ones fail with "
-			"\"device kernel image is invalid\".", arch_zstd_min_driver()) ||
-	    finding_fix(fd, "# install NVIDIA driver %s or newer%s", floor,
-			floor != arch_zstd_min_driver() ? " (what its CUDA runtime needs too)" : "") ||
-	    finding_fix(fd, "nvcc --compress-mode=speed ...   # or rebuild with LZ4 (or --compress-mode=none)"))
+			     (t->driver.cuda % 1000) / 10))
 		return CD_ENOMEM;
 	return CD_OK;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "os/host.h"
+#include "report/finding_write.h"
 #include "util/err.h"
 #include "util/str.h"
 

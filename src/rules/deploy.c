@@ -234,44 +234,25 @@ static const struct env_row {
 	bool any;             /* any value counts, "0" too (a path, a number) */
 	struct cuda_env_effect e;
 } env_rows[] = {
-	{ "CUDA_LAUNCH_BLOCKING", false, { SEV_WARN, "every kernel launch waits for the kernel to finish",
-	  "A debugging aid: CPU and GPU stop overlapping, and every program started from this environment runs slower." } },
-	{ "CUDA_DEVICE_MAX_CONNECTIONS", true, { SEV_INFO, "sets how many hardware work queues a device gets (default 8)",
-	  "Fewer queues make independent streams wait on each other; 1 serialises them, which some frameworks set on purpose." } },
-	{ "CUDA_CACHE_DISABLE", false, { SEV_WARN, "turns the PTX JIT cache off",
-	  "Every program that carries only PTX for this GPU compiles it again at each start, for seconds to minutes." } },
-	{ "CUDA_MODULE_LOADING", true, { SEV_INFO, "chooses when kernels are loaded",
-	  "EAGER loads every kernel at context creation: slower starts and more device memory than the default lazy loading." } },
-	{ "CUDA_FORCE_PTX_JIT", false, { SEV_WARN, "ignores the machine code in every binary and compiles its PTX",
-	  "Starts are slow, and a binary without PTX fails to load." } },
-	{ "CUDA_FORCE_JIT", false, { SEV_WARN, "ignores the machine code in every binary and compiles its PTX",
-	  "Starts are slow, and a binary without PTX fails to load." } },
-	{ "CUDA_DISABLE_PTX_JIT", false, { SEV_INFO, "forbids compiling PTX",
-	  "A binary without machine code for this GPU fails to load instead of being compiled." } },
-	{ "CUDA_DISABLE_JIT", false, { SEV_INFO, "forbids compiling PTX",
-	  "A binary without machine code for this GPU fails to load instead of being compiled." } },
-	{ "CUDA_DISABLE_PERF_BOOST", false, { SEV_WARN, "keeps the GPU from raising its performance state",
-	  "Clocks stay lower than the GPU would run them under load." } },
-	{ "CUDA_AUTO_BOOST", true, { SEV_INFO, "overrides the GPU's boost setting for this process (obsolete)",
-	  "DCGM lists it as a variable that changes CUDA's behaviour; clocks then differ from the node's setting." } },
-	{ "CUDA_DEVICE_WAITS_ON_EXCEPTION", false, { SEV_WARN, "makes a faulting kernel halt and wait for a debugger",
-	  "A program that faults hangs with its GPU held instead of exiting with an error." } },
-	{ "CUDA_ENABLE_COREDUMP_ON_EXCEPTION", false, { SEV_WARN, "writes a GPU core dump when a kernel faults",
-	  "Dumps take long and can be large; DCGM lists it as a variable that hurts CUDA." } },
-	{ "CUDA_COREDUMP_FILE", true, { SEV_INFO, "names where GPU core dumps go",
-	  "DCGM lists it as a variable that changes CUDA's behaviour." } },
-	{ "CUDA_INJECTION64_PATH", true, { SEV_WARN, "loads a tool library into every CUDA program",
-	  "A profiler or tracer injected this way slows every program and can change its behaviour." } },
-	{ "CUDA_INJECTION32_PATH", true, { SEV_WARN, "loads a tool library into every 32-bit CUDA program",
-	  "A profiler or tracer injected this way slows every program and can change its behaviour." } },
-	{ "NSIGHT_CUDA_DEBUGGER", false, { SEV_WARN, "keeps the Nsight debugger resident",
-	  "DCGM lists it as a variable that degrades CUDA performance." } },
-	{ "CUDA_PROFILE", false, { SEV_WARN, "turns the legacy command-line profiler on",
-	  "Every kernel is logged, which slows programs; DCGM lists it as a variable that hurts CUDA." } },
-	{ "COMPUTE_PROFILE", false, { SEV_WARN, "turns the legacy command-line profiler on",
-	  "Every kernel is logged, which slows programs; DCGM lists it as a variable that hurts CUDA." } },
-	{ "OPENCL_PROFILE", false, { SEV_WARN, "turns the legacy OpenCL profiler on",
-	  "DCGM lists it as a variable that hurts GPU programs." } },
+	{ "CUDA_LAUNCH_BLOCKING", false, { SEV_WARN, "cuda-env/launch-blocking" } },
+	{ "CUDA_DEVICE_MAX_CONNECTIONS", true, { SEV_INFO, "cuda-env/max-connections" } },
+	{ "CUDA_CACHE_DISABLE", false, { SEV_WARN, "cuda-env/cache-disable" } },
+	{ "CUDA_MODULE_LOADING", true, { SEV_INFO, "cuda-env/module-loading" } },
+	{ "CUDA_FORCE_PTX_JIT", false, { SEV_WARN, "cuda-env/force-jit" } },
+	{ "CUDA_FORCE_JIT", false, { SEV_WARN, "cuda-env/force-jit" } },
+	{ "CUDA_DISABLE_PTX_JIT", false, { SEV_INFO, "cuda-env/disable-jit" } },
+	{ "CUDA_DISABLE_JIT", false, { SEV_INFO, "cuda-env/disable-jit" } },
+	{ "CUDA_DISABLE_PERF_BOOST", false, { SEV_WARN, "cuda-env/perf-boost" } },
+	{ "CUDA_AUTO_BOOST", true, { SEV_INFO, "cuda-env/auto-boost" } },
+	{ "CUDA_DEVICE_WAITS_ON_EXCEPTION", false, { SEV_WARN, "cuda-env/waits-on-exception" } },
+	{ "CUDA_ENABLE_COREDUMP_ON_EXCEPTION", false, { SEV_WARN, "cuda-env/coredump-on-exception" } },
+	{ "CUDA_COREDUMP_FILE", true, { SEV_INFO, "cuda-env/coredump-file" } },
+	{ "CUDA_INJECTION64_PATH", true, { SEV_WARN, "cuda-env/injection" } },
+	{ "CUDA_INJECTION32_PATH", true, { SEV_WARN, "cuda-env/injection" } },
+	{ "NSIGHT_CUDA_DEBUGGER", false, { SEV_WARN, "cuda-env/nsight-debugger" } },
+	{ "CUDA_PROFILE", false, { SEV_WARN, "cuda-env/profile" } },
+	{ "COMPUTE_PROFILE", false, { SEV_WARN, "cuda-env/profile" } },
+	{ "OPENCL_PROFILE", false, { SEV_WARN, "cuda-env/opencl-profile" } },
 };
 
 const struct cuda_env_effect *deploy_env_effect(const char *name, const char *value)
@@ -298,6 +279,7 @@ static int cuda_env(const char *const *env, struct report *r)
 	for (size_t i = 0; env && env[i]; i++) {
 		const char *eq = strchr(env[i], '=');
 		const struct cuda_env_effect *e;
+		struct finding_vars v;
 		char name[64];
 		struct finding *f;
 
@@ -307,11 +289,13 @@ static int cuda_env(const char *const *env, struct report *r)
 		name[eq - env[i]] = '\0';
 		if (!(e = deploy_env_effect(name, eq + 1)))
 			continue;
-		f = report_add_finding(r, e->sev == SEV_WARN ? SEV_WARN : SEV_INFO, "cuda-env", name, "%s=%.80s: %s", name, eq + 1, e->effect);
+		finding_vars_init(&v);
+		finding_var(&v, "name", "%s", name);
+		finding_var(&v, "value", "%.80s", eq + 1);
+		finding_flag(&v, "thirty_two", strcmp(name, "CUDA_INJECTION32_PATH") == 0);
+		f = finding_make(r, e->sev == SEV_WARN ? SEV_WARN : SEV_INFO, e->row, name, &v);
 		oom |= !f;
 		oom |= finding_evidence(f, "%s=\"%.200s\" in this environment", name, eq + 1) != CD_OK;
-		oom |= finding_why(f, "%s", e->why) != CD_OK;
-		oom |= finding_fix(f, "unset %s   # and remove it from the shell profile, job script or container image that sets it", name) != CD_OK;
 	}
 	return rules_status(oom);
 }

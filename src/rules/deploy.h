@@ -33,8 +33,7 @@ int deploy_event_evidence(struct finding *f, const struct xid_event *e);
  * worth saying (unset, "0", or not one cudoctor knows). */
 struct cuda_env_effect {
 	enum severity sev;
-	const char *effect;   /* completes "NAME=value: ..." */
-	const char *why;
+	const char *row;      /* its case of cuda-env in the catalogue: what it does, and why that matters */
 };
 const struct cuda_env_effect *deploy_env_effect(const char *name, const char *value);
 

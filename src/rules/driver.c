@@ -54,8 +54,8 @@ int rules_driver_evidence(struct finding *f, const struct gpu_probe *d)
 	return rules_status(oom);
 }
 
-int rules_fix_driver_for(struct finding *f, const struct gpu_probe *d, const struct version *need,
-			 const char *min_driver, const char *min_branch)
+void rules_driver_fix_vars(const struct gpu_probe *d, const struct version *need, const char *min_driver,
+			   const char *min_branch, struct finding_vars *v)
 {
 	struct gpu_spec specs[PLAN_MAX_GPUS];
 	struct plan_branch_advice a;
@@ -63,24 +63,32 @@ int rules_fix_driver_for(struct finding *f, const struct gpu_probe *d, const str
 	int branch = min_driver ? atoi(min_driver) : 0;
 	char b[32], c[16];
 
+	finding_var(v, "need_cuda", "%s", version_format(need, 2, b, sizeof b));
+	finding_flag(v, "past_gpu", false);
+	finding_flag(v, "raise_branch", false);
 	/* the branch named must support every GPU here (plan's ranges) */
 	if (branch >= 100 && n && plan_branch_advice(specs, n, branch, &a) == CD_OK) {
-		if (a.past_gpu)
-			return finding_fix(f, "# no driver branch that supports %s runs CUDA %s (R%d is its last): use a "
-					      "toolkit or build of CUDA %s or older",
-					   a.gpu->gpu ? a.gpu->gpu->name : a.gpu->label, version_format(need, 2, b, sizeof b),
-					   a.gpu_last, version_format(&a.cuda_max, 2, c, sizeof c));
-		if (a.branch > branch)
-			return finding_fix(f, "install NVIDIA driver R%d or newer (it runs CUDA %s and supports %s): sudo apt "
-					      "install nvidia-driver-%d   # or your distribution's package",
-					   a.branch, version_format(need, 2, b, sizeof b),
-					   a.gpu && a.gpu->gpu ? a.gpu->gpu->name : "every GPU here", a.branch);
+		if (a.past_gpu) {
+			finding_flag(v, "past_gpu", true);
+			finding_var(v, "gpu_name", "%s", a.gpu->gpu ? a.gpu->gpu->name : a.gpu->label);
+			finding_var(v, "gpu_last_branch", "%d", a.gpu_last);
+			finding_var(v, "gpu_cuda_max", "%s", version_format(&a.cuda_max, 2, c, sizeof c));
+			return;
+		}
+		if (a.branch > branch) {
+			finding_flag(v, "raise_branch", true);
+			finding_var(v, "need_branch", "%d", a.branch);
+			if (a.gpu && a.gpu->gpu)
+				finding_var(v, "gpu_name", "%s", a.gpu->gpu->name);
+			return;
+		}
 	}
-	if (min_driver)
-		return finding_fix(f, "install NVIDIA driver %s or newer (%s%ssupports CUDA %s): sudo apt install nvidia-driver-%.3s   # or your distribution's package",
-				   min_driver, min_branch ? min_branch : "", min_branch ? ", " : "", version_format(need, 2, b, sizeof b), min_driver);
-	return finding_fix(f, "install an NVIDIA driver whose \"CUDA Version\" (nvidia-smi) is %s or newer",
-			   version_format(need, 2, b, sizeof b));
+	if (min_driver) {
+		finding_var(v, "min_driver", "%s", min_driver);
+		finding_var(v, "min_driver_branch", "%.3s", min_driver);
+		if (min_branch)
+			finding_var(v, "min_branch", "%s", min_branch);
+	}
 }
 
 /* nvmlInit's result when it was called and failed; 0 when NVML did not load */

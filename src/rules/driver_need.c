@@ -14,6 +14,7 @@
 #include "binfmt/elf_needed.h"
 #include "binfmt/pe.h"
 #include "kb/kb.h"
+#include "rules/catalogue.h"
 #include "rules/plan.h"
 #include "rules/rules.h"
 #include "util/err.h"
@@ -338,23 +339,25 @@ int driver_gpu_finding(struct report *r, const struct arch_gpu *g, const struct 
 	const struct kb_toolkit *first = v->first;
 	struct version dc = driver_cuda(d);
 	const struct kb_driver_branch *b;
+	struct finding_vars vars;
 	struct finding *f;
 
 	if (!v->fails)
 		return CD_OK;
 	b = kb_driver_branch_for_cuda(&first->release);
-	f = report_add_finding(r, SEV_ERROR, "gpu-newer-than-driver", g->name,
-			       "the driver %s (CUDA %d.%d) predates this GPU (compute capability %u.%u, first supported by "
-			       "CUDA %s)",
-			       d->version[0] ? d->version : "given", dc.major, dc.minor, g->cc / 10, g->cc % 10,
-			       first->release_text);
+	finding_vars_init(&vars);
+	if (d->version[0])
+		finding_var(&vars, "driver", "%s", d->version);
+	finding_var(&vars, "driver_cuda", "%d.%d", dc.major, dc.minor);
+	finding_var(&vars, "cc", "%u.%u", g->cc / 10, g->cc % 10);
+	finding_var(&vars, "first_cuda", "%s", first->release_text);
+	if (b)
+		finding_var(&vars, "branch", "%d", b->branch);
+	f = finding_make(r, SEV_ERROR, "gpu-newer-than-driver", g->name, &vars);
 	if (!f ||
 	    (first->has_min_driver &&
 	     finding_evidence(f, "CUDA %s, the first release for sm_%u, needs driver %s or newer", first->release_text,
-			      g->cc, first->min_driver_text)) ||
-	    finding_why(f, "A driver branch supports the GPUs that existed when it was made: an older branch does "
-			   "not enumerate a newer architecture (no device, or cuInit fails), whatever the binary carries.") ||
-	    (b && finding_fix(f, "# install the R%d driver branch or newer", b->branch)))
+			      g->cc, first->min_driver_text)))
 		return CD_ENOMEM;
 	return CD_OK;
 }

@@ -293,14 +293,23 @@ static int cannot_run(struct report *r, const struct fw_app *a, const struct arc
 {
 	const struct arch_file *f = v->file >= 0 ? &a->files[v->file] : NULL;
 	char subject[320], *carries = NULL;
+	struct finding_vars vars;
 	struct finding *x;
 	bool oom = false;
 
 	snprintf(subject, sizeof(subject), "%s%s%s on %s", a->name, a->version[0] ? " " : "", a->version, g->name);
-	x = report_add_finding(r, SEV_ERROR, "framework-cannot-run", subject, "%s%s%s cannot run on %s: %s%s%s", a->name,
-			       a->version[0] ? " " : "", a->version, g->name, fw_run_text(v->run),
-			       v->missing[0] && v->run != FW_RUN_NO_IMAGE ? "; and no kernel image for " : "",
-			       v->missing[0] && v->run != FW_RUN_NO_IMAGE ? v->missing : "");
+	finding_vars_init(&vars);
+	finding_var(&vars, "app", "%s%s%s", a->name, a->version[0] ? " " : "", a->version);
+	finding_var(&vars, "gpu_name", "%s", g->name);
+	finding_var(&vars, "run", "%s", fw_run_text(v->run));
+	if (v->missing[0] && v->run != FW_RUN_NO_IMAGE)
+		finding_var(&vars, "missing", "%s", v->missing);
+	if (v->fix[0])
+		finding_var(&vars, "fix_a", "%s", v->fix);
+	if (v->fix_why[0])
+		finding_var(&vars, "fix_a_why", "%s", v->fix_why);
+	finding_flag(&vars, "fixed", v->fix[0] || v->fix_why[0]);
+	x = finding_make(r, SEV_ERROR, "framework-cannot-run", subject, &vars);
 	if (!x)
 		return CD_ENOMEM;
 	if (f) {
@@ -315,13 +324,6 @@ static int cannot_run(struct report *r, const struct fw_app *a, const struct arc
 					v->need.min_driver_text[0] ? v->need.min_driver_text : "?", "this one") != CD_OK;
 	if (v->gpu_last_branch)
 		oom |= finding_evidence(x, "R%d is the last driver branch that supports %s", v->gpu_last_branch, g->name) != CD_OK;
-	oom |= finding_why(x, "A framework runs on a GPU only when its device code carries SASS for the GPU's arch (or PTX "
-			      "the driver can compile), its CUDA runtime is no newer than the driver, and the driver's "
-			      "branch supports the GPU. The fix is the build that meets all three here.") != CD_OK;
-	if (v->fix[0])
-		oom |= finding_fix(x, "%s   # %s", v->fix, v->fix_why) != CD_OK;
-	else if (v->fix_why[0])
-		oom |= finding_fix(x, "# %s", v->fix_why) != CD_OK;
 	return oom ? CD_ENOMEM : CD_OK;
 }
 

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rules/catalogue.h"
 #include "rules/internal.h"
 
 int rules_helper_timeout(struct report *r, const char *program, const char *args, unsigned ms)
@@ -10,20 +11,19 @@ int rules_helper_timeout(struct report *r, const char *program, const char *args
 	const char *base = strrchr(program, '/') ? strrchr(program, '/') + 1 : program;
 	bool oom = false;
 	char lim[32];
+	struct finding_vars v;
 	struct finding *f;
 
 	snprintf(lim, sizeof lim, "%.3g s", ms / 1000.0);
-	f = report_add_finding(r, SEV_WARN, "helper-timeout", program, "%s %s did not answer within %s", base, args,
-			       lim);
+	finding_vars_init(&v);
+	finding_var(&v, "program_name", "%s", base);
+	finding_var(&v, "program", "%s", program);
+	finding_var(&v, "args", "%s", args);
+	finding_var(&v, "limit", "%s", lim);
+	f = finding_make(r, SEV_WARN, "helper-timeout", program, &v);
 	oom |= !f;
 	oom |= finding_evidence(f, "%s was stopped after %s, with every process it started (its process group); "
 				"what it would have told is unknown", program, lim) != CD_OK;
-	oom |= finding_why(f, "A program that does not answer is waiting on something outside it: a network or NFS "
-			   "mount that hangs, a wrapper script waiting on a licence server or a lock. Whatever "
-			   "runs it (a build, a notebook) hangs the same way; cudoctor stops it so the rest of "
-			   "the report can be made.") != CD_OK;
-	oom |= finding_fix(f, "time %s %s   # does it answer, and how long does it take?", program, args) != CD_OK;
-	oom |= finding_fix(f, "CUDOCTOR_HELPER_TIMEOUT=60 cudoctor ...   # if it is only slow: a longer limit, in seconds") != CD_OK;
 	return rules_status(oom);
 }
 

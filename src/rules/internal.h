@@ -34,9 +34,12 @@ bool rules_driver_usable(const struct gpu_probe *p);
 /* "driver 550.54.14 supports CUDA up to 12.4 (cuDriverGetVersion = 12040; ...)" */
 int rules_driver_evidence(struct finding *f, const struct gpu_probe *p);
 
-/* "install NVIDIA driver 580.65.06 or newer (R580, supports CUDA 13.0): ..." */
-int rules_fix_driver_for(struct finding *f, const struct gpu_probe *d, const struct version *need,
-			 const char *min_driver, const char *min_branch);
+/* The values of a driver that runs CUDA need, for toolkit-newer-than-driver's fix lines: the
+ * branch every GPU here allows (need_branch, raise_branch), or none does (past_gpu), else the
+ * toolkit's own minimum (min_driver). */
+struct finding_vars;
+void rules_driver_fix_vars(const struct gpu_probe *d, const struct version *need, const char *min_driver,
+			   const char *min_branch, struct finding_vars *v);
 
 typedef int (*rules_fn)(const struct facts *f, struct report *r);
 

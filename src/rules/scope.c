@@ -37,7 +37,7 @@ static const char *const environment_ids[] = {
 	"amd-override-set", "amd-visible-devices", "arch-deprecated-by-toolkit", "arch-dropped-by-toolkit",
 	"container-stale-driver-libs", "context-past-training", "cuda-env", "cuda-error",
 	"cuda-malloc-async-unsupported", "device-order-mismatch", "driver-cuda-version",
-	"dtype-unsupported-by-gpu", "fleet-heterogeneous", "fleet-report-skipped", "framework-cannot-run",
+	"dtype-unsupported-by-gpu", "fleet-grouped", "fleet-heterogeneous", "fleet-report-skipped", "framework-cannot-run",
 	"gpu-vendor-mismatch", "hip-sdk-not-on-path", "host-compiler-unsupported", "host-memory-insufficient",
 	"host-pinned-memory-exhausted", "illegal-address", "invalid-device-ordinal", "invalid-kernel-image",
 	"invalid-ptx", "jetson-nvmap-alloc-limit", "jetson-sbsa-mismatch", "jit-disabled", "kernel-exception",

@@ -107,47 +107,45 @@ int rule_toolkit_vs_driver(const struct facts *f, struct report *r)
 	if (!rules_driver_usable(d))
 		return rules_status(oom);
 	for (size_t i = 0; i < f->toolkits->n; i++) {
-		const struct toolkit *t = &f->toolkits->t[i];
+		const struct toolkit *t = &f->toolkits->t[i], *ok = fitting_toolkit(f);
+		struct finding_vars v;
 		enum cuda_fit tn;
 		struct finding *x;
+		char fv[32];
 
 		if (!rules_toolkit_driver_fit(t, d, &tn) || tn == CUDA_FITS)
 			continue;
 		version_format(&t->version, 2, tv, sizeof tv);
 		version_format(&cuda, 2, dv, sizeof dv);
+		finding_vars_init(&v);
+		finding_var(&v, "toolkit_cuda", "%s", tv);
+		finding_var(&v, "toolkit_major", "%d", t->version.major);
+		finding_var(&v, "driver_cuda", "%s", dv);
+		finding_var(&v, "driver_major", "%d", cuda.major);
+		if (rules_opt(d->kb_branch))
+			finding_var(&v, "kb_branch", "%s", rules_opt(d->kb_branch));
+		rules_driver_fix_vars(d, &t->version, rules_opt(t->kb.min_driver), rules_opt(t->kb.min_branch), &v);
+		finding_flag(&v, "fitting_selected", ok && t->selected);
+		if (ok && t->selected) {
+			finding_var(&v, "fitting_cuda", "%s", version_format(&ok->version, 2, fv, sizeof fv));
+			finding_var(&v, "fitting_root", "%s", ok->root);
+		}
 		if (tn == CUDA_NEWER_MAJOR) {
 			bool loaded = own_runtimes(f, t, NULL, &oom);
 
-			x = report_add_finding(r, t->selected || loaded ? SEV_ERROR : SEV_WARN, "toolkit-newer-than-driver", t->nvcc,
-					       "nvcc %s builds programs this driver (CUDA %s%s%s) cannot run", tv, dv,
-					       rules_opt(d->kb_branch) ? ", " : "", rules_opt(d->kb_branch) ? rules_opt(d->kb_branch) : "");
+			x = finding_make(r, t->selected || loaded ? SEV_ERROR : SEV_WARN, "toolkit-newer-than-driver/major",
+					 t->nvcc, &v);
 			oom |= !x;
 			oom |= finding_evidence(x, "%s reports CUDA %s%s", t->nvcc, tv, t->selected ? " (first nvcc on PATH: builds use it)" : "") != CD_OK;
 			if (x)
 				own_runtimes(f, t, x, &oom);
 			oom |= rules_driver_evidence(x, d) != CD_OK;
-			oom |= finding_why(x, "A program built with CUDA %s links the CUDA %d runtime, which refuses a driver older than its major release "
-					  "(\"CUDA driver version is insufficient for CUDA runtime version\", error 35). "
-					  "nvidia-smi's \"CUDA Version\" is the newest CUDA the driver supports, not an installed toolkit.",
-					  tv, t->version.major) != CD_OK;
 		} else {
-			x = report_add_finding(r, t->selected ? SEV_WARN : SEV_INFO, "toolkit-newer-than-driver", t->nvcc,
-					       "nvcc %s is newer than this driver's CUDA %s: programs run, but its PTX cannot be JIT-compiled here", tv, dv);
+			x = finding_make(r, t->selected ? SEV_WARN : SEV_INFO, "toolkit-newer-than-driver/minor", t->nvcc, &v);
 			oom |= !x;
 			oom |= finding_evidence(x, "%s reports CUDA %s", t->nvcc, tv) != CD_OK;
 			oom |= rules_driver_evidence(x, d) != CD_OK;
-			oom |= finding_why(x, "Within CUDA %d, minor-version compatibility lets programs built with %s run on this driver, "
-					  "but PTX it emits uses a PTX ISA this driver cannot JIT (error 222, \"unsupported toolchain\") and newer APIs return error 36. "
-					  "Build SASS for each GPU (-arch=sm_XY) or update the driver.",
-					  t->version.major, tv) != CD_OK;
 		}
-		oom |= rules_fix_driver_for(x, d, &t->version, rules_opt(t->kb.min_driver), rules_opt(t->kb.min_branch)) != CD_OK;
-		const struct toolkit *ok = fitting_toolkit(f);
-		if (ok && t->selected)
-			oom |= finding_fix(x, "or build with CUDA %s, which this driver runs: export PATH=%s/bin:$PATH",
-					  version_format(&ok->version, 2, tv, sizeof tv), ok->root) != CD_OK;
-		else if (tn == CUDA_NEWER_MAJOR)
-			oom |= finding_fix(x, "or install a CUDA %d.x toolkit no newer than %s", cuda.major, dv) != CD_OK;
 	}
 	return rules_status(oom);
 }

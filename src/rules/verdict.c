@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "driver/cuda_types.h"
+#include "rules/catalogue.h"
 #include "rules/internal.h"
 #include "util/err.h"
 #include "util/version.h"
@@ -22,15 +23,12 @@ int rules_verdict(const struct facts *f, struct report *r)
 			warnings++;
 	if (warnings || !d->cuda_loaded || !driver_has(d, DF_CUDA_INIT) || d->cuda_init_result != CUDA_SUCCESS)
 		return rules_status(oom);
-	x = report_add_finding(r, SEV_OK, "stack-consistent", "CUDA stack",
-			       "driver, GPUs, toolkits, runtimes and frameworks fit each other");
+	x = finding_make(r, SEV_OK, "stack-consistent", "CUDA stack", NULL);
 	oom |= !x;
 	oom |= finding_evidence(x, "driver %s runs CUDA up to %s", rules_opt(d->user_driver_version) ? rules_opt(d->user_driver_version) : "(version unknown)",
 			       version_format(&cuda, 2, b, sizeof b)) != CD_OK;
 	oom |= finding_evidence(x, "%zu GPU(s), %zu toolkit(s), %zu CUDA librar%s, %zu framework(s) checked against it",
 			       f->driver->n_gpus, f->toolkits->n, n_runtimes, n_runtimes == 1 ? "y" : "ies",
 			       f->python->n_fw) != CD_OK;
-	oom |= finding_why(x, "Every layer a CUDA program passes through was found and none asks for more than the layer "
-			  "below provides: no toolkit or runtime newer than the driver, no GPU its toolkits cannot target.") != CD_OK;
 	return rules_status(oom);
 }

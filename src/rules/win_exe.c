@@ -79,25 +79,24 @@ static int shadowed(const struct win_exe *x, const struct win_exe_dll *d, struct
 	return rules_status(oom);
 }
 
-/* Imports that name no DLL file: a crafted or corrupt import table. Named, and given no fix
- * line: a name that is no file name goes into no command. */
+/* Imports that name no DLL file: a crafted or corrupt import table. Named in the evidence, and
+ * in no fix line: a name that is no file name goes into no command. */
 static int malformed_imports(const struct win_exe *x, struct report *r)
 {
+	struct finding_vars v;
 	struct finding *f;
 	bool oom = false;
 
-	f = report_add_finding(r, SEV_WARN, "win-exe-import-malformed", x->exe,
-			       "%zu imported name%s no DLL file name", x->n_malformed, x->n_malformed == 1 ? " is" : "s are");
+	finding_vars_init(&v);
+	finding_var(&v, "count", "%zu", x->n_malformed);
+	finding_flag(&v, "one", x->n_malformed == 1);
+	f = finding_make(r, SEV_WARN, "win-exe-import-malformed", x->exe, &v);
 	if (!f)
 		return CD_ENOMEM;
 	for (size_t i = 0; i < x->n_malformed && i < WIN_EXE_MALFORMED_KEPT; i++)
 		oom |= finding_evidence(f, "imports \"%s\"", x->malformed[i]) != CD_OK;
 	if (x->n_malformed > WIN_EXE_MALFORMED_KEPT)
 		oom |= finding_evidence(f, "and %zu more", x->n_malformed - WIN_EXE_MALFORMED_KEPT) != CD_OK;
-	oom |= finding_why(f, "Windows loads an imported DLL by the name the program's import table gives, and a DLL's "
-			      "name is a file name: letters, digits, '_', '.' and '-' ending in .dll. A name with "
-			      "spaces, shell characters or a path is not one a linker writes: the file is corrupt or "
-			      "crafted, so cudoctor looks none of them up and writes no command with them.") != CD_OK;
 	return rules_status(oom);
 }
 

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "report/finding_write.h"
 #include "report/report.h"
 #include "rules/contract.h"
 

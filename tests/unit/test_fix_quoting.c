@@ -283,6 +283,7 @@ static void test_every_fix_line_with_hostile_values(void **state)
 	assert_true(quoted[LEX_SH] > 100);
 	assert_true(quoted[LEX_CMD] > 100);
 	assert_true(quoted[LEX_PWSH] > 10);
+	assert_true(quoted[0] > 10); /* prose lines ({text}) were reached too */
 	assert_true(refused > 100);
 	assert_true(lines > 1000);
 }

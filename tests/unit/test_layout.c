@@ -370,6 +370,19 @@ static int check_file(const char *path, const char *text, size_t len, char *msg,
 			}
 		}
 	}
+	/* a finding's title, why and fix come from its catalogue row: only the catalogue and the
+	 * report itself write them */
+	if (!starts(path, "src/report/") && strcmp(path, "src/rules/catalogue.c") != 0) {
+		static const char *const writers[] = { "report_add_finding", "finding_why", "finding_fix" };
+
+		for (size_t i = 0; i < sizeof(writers) / sizeof(writers[0]); i++)
+			if (calls(code, writers[i]))
+				note(msg, cap, &bad, "%s calls %s (a finding's text comes from its catalogue row: "
+				     "finding_make, rules/catalogue.h)\n", path, writers[i]);
+		if (strstr(text, "#include \"report/finding_write.h\""))
+			note(msg, cap, &bad, "%s includes report/finding_write.h (only src/report/ and "
+			     "src/rules/catalogue.c write a finding's text)\n", path);
+	}
 	if (!starts(path, "src/os/") && (calls(code, "dlopen") || calls(code, "dlsym") || calls(code, "LoadLibraryExW") ||
 					  calls(code, "LoadLibraryW") || calls(code, "GetProcAddress")))
 		note(msg, cap, &bad, "%s loads a library itself (only src/os/dl_*.c does)\n", path);
@@ -526,6 +539,18 @@ static void test_checker_flags_violations(void **state)
 				    sizeof msg), 0);
 	assert_int_equal(check_file("src/util/x.c", "#include \"kb/kb.h\"\n", 19, msg, sizeof msg), 1);
 	assert_int_equal(check_file("src/util/x.c", "#include \"util/str.h\"\n", 22, msg, sizeof msg), 0);
+	/* a finding's text is written only by the catalogue and the report */
+	assert_int_equal(check_file("src/rules/x.c", "void f(void){ finding_why(f, \"x\"); finding_fix(f, \"y\"); }\n",
+				    58, msg, sizeof msg), 2);
+	assert_int_equal(check_file("src/cmd/cmd_x.c", "void f(void){ report_add_finding(r, 0, \"i\", \"s\", \"t\"); }\n",
+				    57, msg, sizeof msg), 1);
+	assert_int_equal(check_file("src/fleet/x.c", "#include \"report/finding_write.h\"\n", 34, msg, sizeof msg), 1);
+	assert_int_equal(check_file("src/rules/catalogue.c", "#include \"report/finding_write.h\"\nvoid f(void){ "
+				    "finding_why(f, \"x\"); }\n", 71, msg, sizeof msg), 0);
+	assert_int_equal(check_file("src/report/report.c", "void f(void){ finding_fix(f, \"x\"); }\n", 37, msg,
+				    sizeof msg), 0);
+	assert_int_equal(check_file("src/rules/x.c", "void f(void){ finding_evidence(f, \"x\"); my_finding_fix(); }\n",
+				    60, msg, sizeof msg), 0);
 	/* a longer name ending in a watched word is not that word */
 	assert_int_equal(check_file("src/kb/x.c", "void f(void){ sb_printf(b, \"x\"); s.exit(); }\n", 45, msg,
 				    sizeof msg), 0);

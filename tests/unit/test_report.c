@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report/render.h"
+#include "report/finding_write.h"
 #include "report/report.h"
 #include "util/err.h"
 

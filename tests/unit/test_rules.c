@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "driver/cuda_types.h"
+#include "report/finding_write.h"
 #include "report/report.h"
 #include "rules/rules.h"
 #include "util/err.h"

@@ -395,10 +395,47 @@ static void breakdown_fields(struct report_rec *top, const struct mem_model *m, 
 static void oom_finding(struct report *r, const struct mem_model *m, const struct mem_opts *o,
 			const struct mem_estimate *e, const struct mem_target *t, const struct mem_fit *f)
 {
-	char s1[48], s2[48], s3[48], s4[48];
-	struct finding *fd = report_add_finding(r, SEV_ERROR, "oom-capacity", t->name,
-						"needs %s, %s has %s", units_fmt_bytes(e->total, s1, sizeof s1),
-						t->name, units_fmt_bytes(t->budget, s2, sizeof s2));
+	char s1[48], s2[48], s3[48];
+	struct finding_vars v;
+
+	finding_vars_init(&v);
+	finding_var(&v, "need", "%s", units_fmt_bytes(e->total, s1, sizeof s1));
+	finding_var(&v, "target", "%s", t->name);
+	finding_var(&v, "budget", "%s", units_fmt_bytes(t->budget, s1, sizeof s1));
+	finding_flag(&v, "train", o->train);
+	finding_flag(&v, "adafactor", o->optimizer == MEM_OPT_ADAFACTOR);
+	finding_flag(&v, "fixed", true);
+	if (f->context_matters && f->max_context && f->max_context < o->context)
+		finding_var(&v, "max_context", "%" PRIu64, f->max_context);
+	if (!o->train && f->quant_fit[0]) {
+		/* llama-quantize's names: the K-quants of 3-5 bits come as _M mixes */
+		const char *mix = strcmp(f->quant_fit, "Q5_K") == 0 || strcmp(f->quant_fit, "Q4_K") == 0 ||
+					  strcmp(f->quant_fit, "Q3_K") == 0 ? "_M" : "";
+		finding_var(&v, "quant", "%s", f->quant_fit);
+		finding_var(&v, "quant_name", "%s%s", f->quant_fit, mix);
+	}
+	if (!o->train && f->layers_fit < m->n_layers) {
+		finding_var(&v, "layers_fit", "%u", f->layers_fit);
+		finding_var(&v, "layers", "%u", m->n_layers);
+	}
+	if (f->gpus_needed > 1)
+		finding_var(&v, "gpus_needed", "%u", f->gpus_needed);
+	if (o->train && !o->checkpointing && e->act_known) {
+		struct mem_opts ck = *o;
+		struct mem_estimate with;
+
+		ck.checkpointing = true;
+		mem_estimate(m, &ck, &with);
+		if (with.total < e->total) {
+			finding_var(&v, "act_full", "%s", units_fmt_bytes(e->act_full, s1, sizeof s1));
+			finding_var(&v, "act_checkpointed", "%s", units_fmt_bytes(e->act_checkpointed, s1, sizeof s1));
+			finding_var(&v, "step", "%s", units_fmt_bytes(e->total, s1, sizeof s1));
+			finding_var(&v, "step_checkpointed", "%s", units_fmt_bytes(with.total, s1, sizeof s1));
+		}
+	}
+	if (o->train && e->peak_phase == MEM_PHASE_LOSS)
+		finding_var(&v, "logits", "%s", units_fmt_bytes(e->logits, s1, sizeof s1));
+	struct finding *fd = finding_make(r, SEV_ERROR, "oom-capacity/estimate", t->name, &v);
 	if (!fd)
 		return;
 	cmd_note(r, finding_evidence(fd, "estimate total %" PRIu64 " bytes > %s %" PRIu64 " bytes", e->total, t->basis, t->budget));
@@ -410,43 +447,8 @@ static void oom_finding(struct report *r, const struct mem_model *m, const struc
 	else
 		cmd_note(r, finding_evidence(fd, "weights %s, KV cache %s, activations %s", units_fmt_bytes(e->weights, s1, sizeof s1),
 				 units_fmt_bytes(e->kv, s2, sizeof s2), units_fmt_bytes(e->activations, s3, sizeof s3)));
-	cmd_note(r, finding_why(fd, "Device memory is one fixed pool per GPU: weights, KV cache, activations and the CUDA "
-			"context must all be resident at once, so no allocator setting can make this fit."));
-	if (f->context_matters && f->max_context && f->max_context < o->context)
-		cmd_note(r, finding_fix(fd, "use a shorter context: --context %" PRIu64 " fits (llama.cpp -c %" PRIu64
-				", vLLM --max-model-len %" PRIu64 ")", f->max_context, f->max_context, f->max_context));
-	if (!o->train && f->quant_fit[0]) {
-		/* llama-quantize's names: the K-quants of 3-5 bits come as _M mixes */
-		const char *mix = strcmp(f->quant_fit, "Q5_K") == 0 || strcmp(f->quant_fit, "Q4_K") == 0 ||
-					  strcmp(f->quant_fit, "Q3_K") == 0 ? "_M" : "";
-		cmd_note(r, finding_fix(fd, "quantise the weights to %s: llama-quantize model-f16.gguf model-%s%s.gguf %s%s",
-			    f->quant_fit, f->quant_fit, mix, f->quant_fit, mix));
-	}
-	if (!o->train && f->layers_fit < m->n_layers)
-		cmd_note(r, finding_fix(fd, "offload part: %u of %u layers fit on this GPU (llama.cpp -ngl %u; the rest runs on the CPU)",
-			    f->layers_fit, m->n_layers, f->layers_fit));
-	if (f->gpus_needed > 1)
-		cmd_note(r, finding_fix(fd, "split across %u such GPUs (llama.cpp --split-mode layer; tensor or pipeline parallelism in vLLM%s)",
-			    f->gpus_needed, o->train ? "; FSDP or ZeRO-3 for training" : ""));
 	if (o->train && e->peak_phase)
 		cmd_note(r, finding_evidence(fd, "the step peaks in its %s phase", mem_phase_name(e->peak_phase)));
-	if (o->train && !o->checkpointing && e->act_known) {
-		struct mem_opts ck = *o;
-		struct mem_estimate with;
-
-		ck.checkpointing = true;
-		mem_estimate(m, &ck, &with);
-		if (with.total < e->total)
-			cmd_note(r, finding_fix(fd, "turn on activation checkpointing (model.gradient_checkpointing_enable()): "
-				    "activations %s -> %s, the step %s -> %s", units_fmt_bytes(e->act_full, s1, sizeof s1),
-				    units_fmt_bytes(e->act_checkpointed, s2, sizeof s2),
-				    units_fmt_bytes(e->total, s3, sizeof s3), units_fmt_bytes(with.total, s4, sizeof s4)));
-	}
-	if (o->train && e->peak_phase == MEM_PHASE_LOSS)
-		cmd_note(r, finding_fix(fd, "compute the loss in chunks of tokens (a chunked or fused linear cross-entropy): "
-			    "its fp32 tensors are %s at this batch and context", units_fmt_bytes(e->logits, s1, sizeof s1)));
-	if (o->train && o->optimizer != MEM_OPT_ADAFACTOR)
-		cmd_note(r, finding_fix(fd, "a lighter optimizer: --optimizer adafactor or 8-bit Adam (bitsandbytes), or LoRA"));
 }
 
 /* A fit that would be claimed without the KV cache or the activations: say what is missing

@@ -7,6 +7,7 @@
 
 #include "cmd/mem/internal.h"
 #include "mem/probe.h"
+#include "rules/catalogue.h"
 #include "util/units.h"
 #include "util/err.h"
 
@@ -50,17 +51,14 @@ static void probe_fields(struct report_rec *w, const char *gpu, const struct mem
 				  units_fmt_bytes(p->in_blocks, b, sizeof b), p->n_blocks,
 				  units_fmt_bytes(p->free_before, c, sizeof c), units_fmt_bytes(p->total, d, sizeof d))); /* -q */
 	if (gap * 10 > p->in_blocks) {
-		struct finding *f = report_add_finding(r, SEV_WARN, "oom-fragmentation", gpu,
-						       "free memory exists but not as one block: largest %s of %s",
-						       units_fmt_bytes(p->largest, a, sizeof a), units_fmt_bytes(p->in_blocks, b, sizeof b));
+		struct finding_vars v;
+		finding_vars_init(&v);
+		finding_var(&v, "largest", "%s", units_fmt_bytes(p->largest, a, sizeof a));
+		finding_var(&v, "in_blocks", "%s", units_fmt_bytes(p->in_blocks, b, sizeof b));
+		struct finding *f = finding_make(r, SEV_WARN, "oom-fragmentation/probe", gpu, &v);
 		if (f) {
 			cmd_note(r, finding_evidence(f, "largest cuMemAlloc %" PRIu64 " bytes; %u blocks together %" PRIu64 " bytes",
 					 p->largest, p->n_blocks, p->in_blocks));
-			cmd_note(r, finding_why(f, "Each cuMemAlloc needs one contiguous virtual range backed by the driver's pages; "
-				       "when device memory is split between live allocations no single request can "
-				       "take all of it."));
-			cmd_note(r, finding_fix(f, "allocate the largest buffers first, once, and reuse them"));
-			cmd_note(r, finding_fix(f, "PyTorch: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"));
 		}
 	}
 }

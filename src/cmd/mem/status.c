@@ -11,6 +11,7 @@
 #include "mem/context_cost.h"
 #include "os/fs.h"
 #include "os/proc.h"
+#include "rules/catalogue.h"
 #include "rules/oom.h"
 #include "show/gpu_mig.h"
 #include "util/err.h"
@@ -191,20 +192,17 @@ static void other_process_finding(struct report *r, const struct status_gpu *s)
 	if (!s->others_known || (double)s->others < limit || t <= 0)
 		return;
 	snprintf(subject, sizeof subject, "GPU %d (%s)", g->cuda_ordinal >= 0 ? g->cuda_ordinal : g->nvml_index, g->name);
-	struct finding *f = report_add_finding(r, SEV_WARN, "oom-other-process", subject,
-					       "other processes hold %s of %s", units_fmt_bytes(s->others, a, sizeof a),
-					       units_fmt_bytes((uint64_t)t, b, sizeof b));
+	struct finding_vars v;
+	finding_vars_init(&v);
+	finding_var(&v, "others", "%s", units_fmt_bytes(s->others, a, sizeof a));
+	finding_var(&v, "total", "%s", units_fmt_bytes((uint64_t)t, b, sizeof b));
+	struct finding *f = finding_make(r, SEV_WARN, "oom-other-process/status", subject, &v);
 	if (!f)
 		return;
 	for (size_t i = 0; i < g->n_processes; i++)
 		if (g->processes[i].used_memory_bytes > 0 && g->processes[i].pid != os_pid())
 			cmd_note(r, finding_evidence(f, "PID %u holds %s", g->processes[i].pid,
 					 units_fmt_bytes((uint64_t)g->processes[i].used_memory_bytes, a, sizeof a)));
-	cmd_note(r, finding_why(f, "Device memory is shared by every process on the GPU and not paged out: what another "
-		       "process holds is simply not there for yours."));
-	cmd_note(r, finding_fix(f, "stop or move the processes listed (nvidia-smi shows the same PIDs)"));
-	cmd_note(r, finding_fix(f, "run on another GPU: CUDA_VISIBLE_DEVICES=N"));
-	cmd_note(r, finding_fix(f, "cap the neighbours: torch.cuda.set_per_process_memory_fraction(F), vLLM --gpu-memory-utilization F"));
 }
 
 static void classify_message(struct report *r, const char *text, size_t len, struct status_gpu *gpus, size_t n)
@@ -238,12 +236,13 @@ static void classify_message(struct report *r, const char *text, size_t len, str
 	const char *id = oom_class_finding(cls);
 	char subject[64];
 	snprintf(subject, sizeof subject, "GPU %d", m.gpu >= 0 ? m.gpu : 0);
-	struct finding *f = report_add_finding(r, cls == OOM_CLASS_UNKNOWN ? SEV_INFO : SEV_ERROR, id, subject,
-					       "the PyTorch OOM message: %s",
-					       cls == OOM_CLASS_CAPACITY ? "the request does not fit this GPU"
-					       : cls == OOM_CLASS_OTHER_PROCESS ? "other processes held the memory"
-					       : cls == OOM_CLASS_FRAGMENTATION ? "enough was cached, not in one block"
-										: "not enough numbers to classify");
+	/* the message's case of the class's id: what the numbers of one message can say */
+	char row[64];
+	struct finding_vars v;
+	snprintf(row, sizeof row, "%s/message", id);
+	finding_vars_init(&v);
+	finding_flag(&v, "expandable", oom_expandable_helps(&m.n));
+	struct finding *f = finding_make(r, SEV_CATALOGUE, row, subject, &v);
 	struct report_rec top, w;
 	report_rec_top(&top, r);
 	report_rec_object(&top, "oom_message", &w);
@@ -265,21 +264,6 @@ static void classify_message(struct report *r, const char *text, size_t len, str
 	double o = oom_others(&m.n);
 	if (o >= 0)
 		cmd_note(r, finding_evidence(f, "other processes %s (from %s)", units_fmt_bytes((uint64_t)o, a, sizeof a), others_from));
-	if (cls == OOM_CLASS_FRAGMENTATION) {
-		cmd_note(r, finding_why(f, "PyTorch's caching allocator keeps freed blocks inside the segments it got from "
-			       "cudaMalloc; blocks in different segments never merge, so free space can be large and "
-			       "still not hold one request."));
-		if (oom_expandable_helps(&m.n))
-			cmd_note(r, finding_fix(f, "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"));
-		cmd_note(r, finding_fix(f, "allocate the largest tensors first; keep shapes few (pad to buckets)"));
-	} else if (cls == OOM_CLASS_OTHER_PROCESS) {
-		cmd_note(r, finding_why(f, "Another process held the memory this one needed."));
-		cmd_note(r, finding_fix(f, "see the processes above; stop or move them, or pick another GPU with CUDA_VISIBLE_DEVICES"));
-	} else if (cls == OOM_CLASS_CAPACITY) {
-		cmd_note(r, finding_why(f, "This process's own tensors fill the GPU; the allocator already freed its cache and retried."));
-		cmd_note(r, finding_fix(f, "cudoctor mem estimate MODEL --gpu-memory SIZE: the largest batch/context that fits"));
-		cmd_note(r, finding_fix(f, "smaller batch or context, activation checkpointing, quantised weights, more GPUs"));
-	}
 }
 
 static int read_message(const char *path, char **text, size_t *len, char *err)

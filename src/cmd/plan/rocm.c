@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rules/catalogue.h"
 #include "rules/plan_rocm.h"
 #include "util/err.h"
 
@@ -89,6 +90,7 @@ static int pick_section(struct report *r, struct report_rec *top, const char *fr
 			const char *subject)
 {
 	const struct kb_rocm_build *pick = strcmp(framework, "jax") == 0 ? p->jax_pick : p->torch_pick;
+	struct finding_vars v;
 	struct report_rec w;
 	struct finding *f;
 
@@ -105,19 +107,17 @@ static int pick_section(struct report *r, struct report_rec *top, const char *fr
 	report_field(&w, NULL, "build", rv_null());
 	if (report_rec_end(&w) != CD_OK)
 		return CD_ENOMEM;
-	f = report_add_finding(r, SEV_WARN, "plan-no-rocm-build", subject,
-			       "no %s ROCm build cudoctor knows carries code for %s", framework, p->gfx);
-	if (!f || finding_why(f, "A ROCm build runs only on the targets it was built for (or those a generic target it "
-				 "carries covers); kb/rocm_builds.tsv lists the targets of each build.") ||
-	    (p->family_build &&
-	     finding_evidence(f, "%s %s+%s carries %s, of the same family", p->family_build->framework,
-			      p->family_build->release, p->family_build->variant, p->family_target)) ||
-	    (p->family_build &&
-	     finding_fix(f, "# HSA_OVERRIDE_GFX_VERSION=%s makes ROCm load its %s code on this %s: AMD does not support "
-			    "that and it hangs or crashes some GPUs; a build for %s is the fix", p->override,
-			 p->family_target, p->gfx, p->gfx)) ||
-	    finding_fix(f, "# build it for this GPU: PYTORCH_ROCM_ARCH=%s (JAX: --rocm_amdgpu_targets=%s) from source",
-			p->gfx, p->gfx))
+	finding_vars_init(&v);
+	finding_var(&v, "framework", "%s", framework);
+	finding_var(&v, "gfx", "%s", p->gfx);
+	if (p->family_build) {
+		finding_var(&v, "override", "%s", p->override);
+		finding_var(&v, "family_target", "%s", p->family_target);
+	}
+	f = finding_make(r, SEV_WARN, "plan-no-rocm-build", subject, &v);
+	if (!f || (p->family_build &&
+		   finding_evidence(f, "%s %s+%s carries %s, of the same family", p->family_build->framework,
+				    p->family_build->release, p->family_build->variant, p->family_target)))
 		return CD_ENOMEM;
 	return CD_OK;
 }
