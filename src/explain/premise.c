@@ -48,7 +48,38 @@ static const struct premise_marker markers[] = {
 	{ "list_physical_devices('gpu') returns []", HINT_NO_GPU },
 	{ "cuda not available", HINT_NO_GPU },
 	{ "cuda is not available", HINT_NO_GPU },
+	{ "can't use the gpu", HINT_NO_GPU },
+	{ "cannot use the gpu", HINT_NO_GPU },
 	{ "+cpu", HINT_CPU_WHEEL },
+	/* NCCL's P2P transport turned off as the workaround of a hang: what PCIe ACS brings about */
+	{ "nccl_p2p_disable", HINT_P2P_OFF },
+	{ "hangs", HINT_HANG },
+	{ "hanging", HINT_HANG },
+	{ " hang ", HINT_HANG },
+	{ " hang.", HINT_HANG },
+	{ "deadlock", HINT_HANG },
+	{ "stuck", HINT_HANG },
+	{ "freez", HINT_HANG },
+	{ "srcvalid+", HINT_ACS_ON },
+	/* "INFO[0000] Found 3 CDI devices": the spec is there and nvidia-ctk reads it */
+	{ " cdi devices", HINT_CDI_LISTED },
+	{ "driver update", HINT_DRIVER_UPDATED },
+	{ "drivers update", HINT_DRIVER_UPDATED },
+	{ "driver upgrade", HINT_DRIVER_UPDATED },
+	{ "drivers upgrade", HINT_DRIVER_UPDATED },
+	{ "update the driver", HINT_DRIVER_UPDATED },
+	{ "upgrade the driver", HINT_DRIVER_UPDATED },
+	{ "updated the driver", HINT_DRIVER_UPDATED },
+	{ "upgraded the driver", HINT_DRIVER_UPDATED },
+	{ "upgrading the nvidia driver", HINT_DRIVER_UPDATED },
+	{ "updating the nvidia driver", HINT_DRIVER_UPDATED },
+	{ "upgraded the nvidia driver", HINT_DRIVER_UPDATED },
+	{ "updated the nvidia driver", HINT_DRIVER_UPDATED },
+	{ "graphics card drivers", HINT_DRIVER_UPDATED },
+	{ ":\\", HINT_WIN_PATH },
+	{ "nvidia-utils-", HINT_LINUX_DRIVER },
+	{ "nvidia-driver-", HINT_LINUX_DRIVER },
+	{ "libnvidia-compute-", HINT_LINUX_DRIVER },
 };
 
 const struct premise_marker *premise_markers(size_t *n)
@@ -113,9 +144,56 @@ static int tf_minor(const char *low)
 	return best;
 }
 
+/* A Windows path on the line that a loader may not take: square brackets (cuDNN's loader reads
+ * them as a wildcard pattern), characters outside ASCII (loaders that take ANSI paths), or past
+ * MAX_PATH. s: the line as written, len bytes. */
+static bool odd_windows_path(const char *s, size_t len)
+{
+	for (size_t i = 1; i + 1 < len; i++) {
+		size_t end = i + 1, word;
+		bool odd = false;
+
+		if (s[i] != ':' || s[i + 1] != '\\' || !isalpha((unsigned char)s[i - 1]) ||
+		    (i >= 2 && isalnum((unsigned char)s[i - 2])))
+			continue;
+		/* the path runs to a quote, " (" or the line's end; spaces may be in it */
+		while (end < len && s[end] != '"' && s[end] != '\'' && s[end] != '\n' && s[end] != '\r' &&
+		       !(s[end] == ' ' && end + 1 < len && s[end + 1] == '('))
+			end++;
+		/* only a folder's name counts: a character with a backslash after it in the path, so
+		 * that words after an unquoted path are not read as its own */
+		for (size_t k = i + 2; k < end && !odd; k++)
+			odd = (s[k] == '[' || s[k] == ']' || (unsigned char)s[k] >= 0x80) &&
+			      memchr(s + k, '\\', end - k) != NULL;
+		/* a path past MAX_PATH, counted to its first space so that a list of paths is not one */
+		for (word = 0; i - 1 + word < end && !strchr(" \t\"'", s[i - 1 + word]); word++)
+			;
+		if (odd || word > 260)
+			return true;
+		i = end;
+	}
+	return false;
+}
+
 void premise_hit(struct premise *ps, unsigned hint, const char *s, const char *low, size_t len, size_t no)
 {
+	if (hint == HINT_WIN_PATH) {
+		if (!ps->odd_path.no && odd_windows_path(s, len))
+			keep(&ps->odd_path, s, len, no);
+		return;
+	}
+	/* "Found 3 CDI devices", not "unresolvable CDI devices" */
+	if (hint == HINT_CDI_LISTED && !strstr(low, "found "))
+		return;
 	ps->hints |= hint;
+	if (hint == HINT_P2P_OFF)
+		keep(&ps->p2p_off, s, len, no);
+	if (hint == HINT_ACS_ON)
+		keep(&ps->acs_on, s, len, no);
+	if (hint == HINT_DRIVER_UPDATED)
+		keep(&ps->driver_updated, s, len, no);
+	if (hint == HINT_LINUX_DRIVER)
+		keep(&ps->linux_driver, s, len, no);
 	if (hint == HINT_SMI_HEADER && !ps->smi.no && smi_mismatch(low))
 		keep(&ps->smi, s, len, no);
 	if (hint == HINT_TF_VERSION) {
@@ -169,7 +247,14 @@ static double vllm_short(const char *line)
 }
 
 /* The id m stands for on this platform with these hints, "" to drop it, or m's own. */
-static const char *reread(struct explain_match *m, const struct text_platform *p, unsigned hints)
+/* WSL 2 read only from /usr/lib/wsl paths, which a Hyper-V guest with dxgkrnl has too */
+static bool wsl_by_path_only(const struct text_platform *p)
+{
+	return p->os == TP_WSL2 && p->count[TPK_WSL2] == 1 && !p->count[TPK_WSL2_KERNEL] && p->first[TPK_WSL2] &&
+	       strcmp(p->first[TPK_WSL2], "/usr/lib/wsl") == 0;
+}
+
+static const char *reread(struct explain_match *m, const struct text_platform *p, unsigned hints, bool odd_path)
 {
 	bool oom = is(m, "out-of-memory") || strncmp(m->finding, "oom-", 4) == 0 ||
 		   (is(m, "cuda-error") && code_is(m, 2));
@@ -182,6 +267,13 @@ static const char *reread(struct explain_match *m, const struct text_platform *p
 	if ((hints & HINT_PINNED) && oom && !m->has_oom)
 		return p->os == TP_WSL2 ? "wsl-pinned-memory-limit" : "pinned-host-oom";
 	if (is(m, "pinned-host-oom") && p->os == TP_WSL2)
+		return "wsl-pinned-memory-limit";
+	/* llama.cpp's builds of 2023 ("CUDA error 2 at ggml-cuda.cu:N") pinned their host buffers with
+	 * cudaMallocHost and stopped at its failure; under WSL 2 its threads (llama.cpp#1230, #1735)
+	 * found WSL's pinned limit, fixed by GGML_CUDA_NO_PINNED=1. A device allocation of those builds
+	 * reads the same, so this is the likelier cause, not a certain one */
+	if (oom && !m->has_oom && p->os == TP_WSL2 && strstr(m->lines[0], "CUDA error 2 at ") &&
+	    strstr(m->lines[0], "ggml-cuda.cu"))
 		return "wsl-pinned-memory-limit";
 	/* NVML's Unknown Error inside a running container that had the GPU: its device rules were dropped */
 	if (is(m, "nvml-unavailable") && message_is(m, "nvml-unknown-error") && p->container &&
@@ -205,14 +297,32 @@ static const char *reread(struct explain_match *m, const struct text_platform *p
 	if (p->hyperv && p->os != TP_WINDOWS &&
 	    (is(m, "no-driver") || is(m, "nvml-unavailable") || strncmp(m->finding, "wsl-libcuda", 11) == 0))
 		return "hyperv-no-gpu-libs";
-	if (is(m, "hyperv-no-gpu-libs") && !p->hyperv)
+	/* WSL 2 blocked by the Linux driver's own libraries installed inside it */
+	if (is(m, "hyperv-no-gpu-libs") && !p->hyperv && p->os == TP_WSL2 && (hints & HINT_LINUX_DRIVER))
+		return "wsl-libcuda/linux-driver";
+	/* /usr/lib/wsl alone is also a dxgkrnl guest's: only WSL named drops the guest's cause */
+	if (is(m, "hyperv-no-gpu-libs") && !p->hyperv && !wsl_by_path_only(p))
 		return "";
+	/* the spec is there (nvidia-ctk lists its devices) and the engine still knows none of them */
+	if (message_is(m, "cdi-unresolvable") && (hints & HINT_CDI_LISTED))
+		return "cdi-spec-version-mismatch";
+	/* a DLL that is there, in a folder whose name a loader cannot take */
+	if (odd_path && p->os == TP_WINDOWS && (is(m, "library-missing") || is(m, "win-dll-not-found")))
+		return "install-path-unloadable";
 	if (is(m, "wsl-tcc-mode") && p->os != TP_WSL2 && !(hints & HINT_WSL))
 		return "";
 	/* "the GPU cannot be used" says which stack only beside another vendor's markers */
 	if (is(m, "non-nvidia-platform") && text_platform_cuda(p))
 		return "";
 	return m->finding;
+}
+
+static bool has(const struct explain_result *r, const char *id)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->m[i].finding, id) == 0)
+			return true;
+	return false;
 }
 
 /* A cause no message names, shown by line pl: a match of its own. */
@@ -252,7 +362,7 @@ int premise_settle(struct explain_result *r, const struct premise *ps)
 	int rc = CD_OK;
 
 	for (size_t i = r->n; i-- > 0;) {
-		const char *id = reread(&r->m[i], p, ps->hints);
+		const char *id = reread(&r->m[i], p, ps->hints, ps->odd_path.no != 0);
 
 		if (!id[0])
 			drop(r, i);
@@ -268,5 +378,14 @@ int premise_settle(struct explain_result *r, const struct premise *ps)
 	/* TensorFlow 2.11 and later have no GPU build for native Windows */
 	if (rc == CD_OK && p->os == TP_WINDOWS && ps->tf_minor >= 11 && ps->no_gpu.no)
 		rc = add(r, "torch-cpu-only/tf-windows", &ps->no_gpu);
+	/* GPUs that hang with NCCL's P2P and work with it off, or under a bridge with ACS on: the text
+	 * shows the symptom, so the claim is a warning */
+	if (rc == CD_OK && (ps->hints & HINT_HANG) && (ps->p2p_off.no || ps->acs_on.no) && text_platform_cuda(p) &&
+	    !has(r, "pcie-acs-p2p-blocked/verify-failed"))
+		rc = add(r, "pcie-acs-p2p-blocked", ps->acs_on.no ? &ps->acs_on : &ps->p2p_off);
+	/* a CDI engine that lost its GPU after the host's driver changed: the spec names the old files */
+	if (rc == CD_OK && ps->driver_updated.no && p->container && (p->runtime == TP_PODMAN || p->hook == TP_HOOK_CDI) &&
+	    (ps->no_gpu.no || r->n == 0) && !has(r, "cdi-spec-version-mismatch"))
+		rc = add(r, "cdi-spec-stale", &ps->driver_updated);
 	return rc;
 }

@@ -20,6 +20,13 @@ enum premise_hint {
 	HINT_TF_VERSION = 1u << 6,   /* a TensorFlow version named */
 	HINT_NO_GPU = 1u << 7,       /* a framework says it sees no GPU */
 	HINT_CPU_WHEEL = 1u << 8,    /* a CPU-only wheel's version ("Torch 2.0.1+cpu") */
+	HINT_P2P_OFF = 1u << 9,      /* NCCL_P2P_DISABLE named: peer to peer turned off, as a workaround */
+	HINT_HANG = 1u << 10,        /* the job hangs, freezes or deadlocks */
+	HINT_ACS_ON = 1u << 11,      /* lspci's "ACSCtl: SrcValid+": ACS on a bridge */
+	HINT_CDI_LISTED = 1u << 12,  /* nvidia-ctk cdi list found the devices */
+	HINT_DRIVER_UPDATED = 1u << 13, /* the host's driver was updated or upgraded */
+	HINT_WIN_PATH = 1u << 14,    /* a Windows path (read for characters a loader cannot take) */
+	HINT_LINUX_DRIVER = 1u << 15, /* a Linux driver package named (nvidia-utils-NNN, nvidia-driver-NNN) */
 };
 
 struct premise_marker {
@@ -39,6 +46,7 @@ struct premise {
 	struct premise_line smi;     /* an nvidia-smi header whose version's branch is not the driver's */
 	int tf_minor;                /* the newest TensorFlow 2.x named, else 0 */
 	struct premise_line tf, no_gpu, cpu_wheel;
+	struct premise_line p2p_off, acs_on, driver_updated, odd_path, linux_driver;
 };
 
 /* The strings a scanner looks for; each hit goes to premise_hit. */

@@ -36,6 +36,12 @@ static bool whole3(const char *low, size_t len, size_t end)
 	return whole_word(low, len, end, 3);
 }
 
+/* WSL named, not a folder of its paths (/usr/lib/wsl/lib has its own marker) */
+static bool wsl_named(const char *low, size_t len, size_t end)
+{
+	return whole3(low, len, end) && (end < 4 || low[end - 4] != '/');
+}
+
 /* "container" of a running one, not the NVIDIA Container Toolkit's name */
 static bool a_container(const char *low, size_t len, size_t end)
 {
@@ -168,7 +174,7 @@ static const struct tp_marker markers[] = {
 	{ "/usr/lib/wsl", TPK_WSL2, NULL },
 	{ "/mnt/wsl", TPK_WSL2, NULL },
 	/* WSL named without a version: CUDA runs only in WSL 2 */
-	{ "wsl", TPK_WSL2, whole3 },
+	{ "wsl", TPK_WSL2, wsl_named },
 	{ "microsoft-standard", TPK_WSL2_KERNEL, NULL },
 	{ "/dev/dxg", TPK_WSL2, NULL },
 	{ "libdxcore", TPK_WSL2, NULL },

@@ -11,7 +11,8 @@
  * the paging file), and cudoctor's own known-good work on the GPUs (check's load tests, the
  * labs, the fleet's measurements and its NCCL runs). */
 static const char *const node_ids[] = {
-	"amd-hip-no-device", "amd-kfd-no-gpu", "clocks-throttled", "container-device-rules-lost",
+	"amd-hip-no-device", "amd-kfd-no-gpu", "cdi-spec-stale", "cdi-spec-version-mismatch", "clocks-throttled",
+	"container-device-rules-lost",
 	"container-toolkit-missing", "device-nodes", "devices-unavailable", "driver-init-failed",
 	"driver-library-mismatch", "ecc-errors", "fabric-manager-state", "fleet-check-slow",
 	"fleet-nccl-failed", "fleet-nccl-slow-node", "fleet-nccl-slow-pair", "fleet-node-failed",
@@ -23,7 +24,7 @@ static const char *const node_ids[] = {
 	"load-gemm-slow", "load-memory-errors", "load-new-xid", "load-throttled", "nccl-ib-missing",
 	"nccl-memlock-limit", "nccl-p2p-disabled", "nccl-socket-fallback", "nccl-system-error", "no-device",
 	"no-driver", "nouveau-loaded", "numa-affinity", "nvlink-down", "nvml-unavailable", "p2p-unsupported",
-	"pcie-link-degraded", "persistence-off", "retired-pages-pending", "rocm-driver-window",
+	"pcie-acs-p2p-blocked", "pcie-link-degraded", "persistence-off", "retired-pages-pending", "rocm-driver-window",
 	"rocm-kfd-access", "stack-consistent", "system-not-ready", "unknown-error",
 	"windows-pagefile-too-small", "wsl-libcuda", "wsl-pinned-memory-limit", "wsl-tcc-mode", "wsl1-no-gpu",
 	"xid-errors", "xpu-device-lost",
@@ -39,7 +40,7 @@ static const char *const environment_ids[] = {
 	"cuda-malloc-async-unsupported", "device-order-mismatch", "driver-cuda-version",
 	"dtype-unsupported-by-gpu", "fleet-grouped", "fleet-heterogeneous", "fleet-report-skipped", "framework-cannot-run",
 	"gpu-vendor-mismatch", "hip-sdk-not-on-path", "host-compiler-unsupported", "host-memory-insufficient",
-	"host-pinned-memory-exhausted", "illegal-address", "invalid-device-ordinal", "invalid-kernel-image",
+	"host-pinned-memory-exhausted", "illegal-address", "install-path-unloadable", "invalid-device-ordinal", "invalid-kernel-image",
 	"invalid-ptx", "jetson-nvmap-alloc-limit", "jetson-sbsa-mismatch", "jit-disabled", "kernel-exception",
 	"lab-no-kernels", "launch-out-of-resources", "libcuda-link-missing", "library-arch-mismatch",
 	"library-missing", "library-shadowed", "library-version-mismatch", "mem-shape-unknown",
