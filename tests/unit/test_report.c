@@ -346,6 +346,48 @@ static void test_field_tables(void **state)
 }
 
 /* The first failure is kept, later writes are ignored, and the ends hand it up. */
+/* Values appended to an array record: JSON only, in order, strings made safe text; a value
+ * outside an array is the record's error. */
+static void test_record_values(void **state)
+{
+	struct report r;
+	struct report_rec top, list, obj;
+	json_t *a;
+
+	(void)state;
+	assert_int_equal(report_init(&r, "test"), 0);
+	report_rec_top(&top, &r);
+	report_rec_array(&top, "names", &list);
+	report_rec_value(&list, rv_str("k\x01"));
+	report_rec_value(&list, rv_real(1.5));
+	report_rec_value(&list, rv_null());
+	assert_int_equal(report_rec_end(&list), CD_OK);
+	report_rec_array(&top, "none", &list); /* an empty list is [] */
+	assert_int_equal(report_rec_end(&list), CD_OK);
+	assert_int_equal(report_rec_end(&top), CD_OK);
+	assert_int_equal(r.n_items, 0); /* no text */
+	a = json_object_get(r.data, "names");
+	assert_int_equal(json_array_size(a), 3);
+	assert_string_equal(json_string_value(json_array_get(a, 0)), "k\\x01");
+	assert_true(json_real_value(json_array_get(a, 1)) == 1.5);
+	assert_true(json_is_null(json_array_get(a, 2)));
+	assert_int_equal(json_array_size(json_object_get(r.data, "none")), 0);
+	report_free(&r);
+
+	assert_int_equal(report_init(&r, "test"), 0);
+	report_rec_top(&top, &r);
+	report_rec_object(&top, "driver", &obj);
+	report_rec_value(&obj, rv_int(1)); /* an object's values have keys */
+	assert_int_equal(report_rec_end(&obj), CD_EUSAGE);
+	assert_int_equal(report_rec_end(&top), CD_EUSAGE);
+	report_rec_top(&top, &r);
+	report_rec_array(&top, "bad", &list);
+	report_rec_value(&list, rv_json(NULL)); /* a value the JSON library did not make */
+	assert_int_equal(report_rec_end(&list), CD_EINTERNAL);
+	assert_true(r.internal);
+	report_free(&r);
+}
+
 static void test_record_errors(void **state)
 {
 	static const char *const hdr[] = { "arch", "kind" };
@@ -446,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_answer_findings),
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_field_tables),
+		cmocka_unit_test(test_record_values),
 		cmocka_unit_test(test_record_errors),
 		cmocka_unit_test(test_commands_are_never_wrapped),
 	};
