@@ -241,6 +241,12 @@ static inline struct report_value rv_json(json_t *j)
 	return (struct report_value){ .kind = RV_JSON, .j = j };
 }
 
+/* A copy of j, a value read from an input (a report compared); NULL: null. */
+static inline struct report_value rv_json_copy(const json_t *j)
+{
+	return rv_json(j ? json_deep_copy(j) : json_null());
+}
+
 struct report_rec {
 	struct report *r;
 	struct report_rec *parent;  /* errors go up to it at the end; NULL for the top */
