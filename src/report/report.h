@@ -196,11 +196,11 @@ int report_json_set(struct report *r, const char *key, json_t *value);
 
 enum report_text { REPORT_TEXT_KV, REPORT_TEXT_ROW, REPORT_TEXT_NONE };
 
-enum report_value_kind { RV_NULL, RV_STRING, RV_INT, RV_BOOL, RV_REAL, RV_JSON, RV_BYTES };
+enum report_value_kind { RV_NULL, RV_STRING, RV_INT, RV_BOOL, RV_REAL, RV_JSON, RV_BYTES, RV_LIST };
 
 /* A field's JSON value; its text form, when the field has no format, is the string itself,
- * the integer in decimal, "yes"/"no", %g, "none" for null, a JSON array of strings joined
- * with ", ", and a size as units_fmt_bytes writes it ("1.5 GiB"; JSON: the bytes). */
+ * the integer in decimal, "yes"/"no", %g, "none" for null, a JSON array of strings or a list
+ * joined with ", ", and a size as units_fmt_bytes writes it ("1.5 GiB"; JSON: the bytes). */
 struct report_value {
 	enum report_value_kind kind;
 	const char *s;
@@ -208,6 +208,7 @@ struct report_value {
 	double d;
 	bool b;
 	json_t *j;
+	const char *seps; /* RV_LIST */
 };
 
 static inline struct report_value rv_null(void)
@@ -233,6 +234,12 @@ static inline struct report_value rv_real(double d)
 static inline struct report_value rv_bytes(unsigned long long bytes)
 {
 	return (struct report_value){ .kind = RV_BYTES, .i = (long long)bytes };
+}
+/* Items of s separated by any of seps, blanks around them dropped (field_list_next): JSON an
+ * array of strings, [] for none. */
+static inline struct report_value rv_list(const char *s, const char *seps)
+{
+	return (struct report_value){ .kind = RV_LIST, .s = s ? s : "", .seps = seps };
 }
 /* Steals j (an array or object built by the caller; its strings are made safe text). NULL,
  * a value the JSON library would not make, is the record's CD_EINTERNAL. */

@@ -374,6 +374,27 @@ static void test_record_values(void **state)
 	assert_int_equal(json_array_size(json_object_get(r.data, "none")), 0);
 	report_free(&r);
 
+	/* a list: JSON an array of its items (a name may hold blanks), text joined by ", "; a
+	 * value read from a report goes in as a copy */
+	json_t *read = json_pack("{s:s}", "node", "n1");
+	assert_int_equal(report_init(&r, "test"), 0);
+	report_rec_top(&top, &r);
+	report_field(&top, "also called", "aliases", rv_list("RTX 4090 D\nAD102\n", "\n"));
+	report_field(&top, NULL, "empty", rv_list("", " "));
+	report_field(&top, NULL, "node", rv_json_copy(json_object_get(read, "node")));
+	report_field(&top, NULL, "date", rv_json_copy(json_object_get(read, "date")));
+	assert_int_equal(report_rec_end(&top), CD_OK);
+	a = json_object_get(r.data, "aliases");
+	assert_int_equal(json_array_size(a), 2);
+	assert_string_equal(json_string_value(json_array_get(a, 0)), "RTX 4090 D");
+	assert_int_equal(json_array_size(json_object_get(r.data, "empty")), 0);
+	assert_string_equal(json_string_value(json_object_get(r.data, "node")), "n1");
+	assert_true(json_is_null(json_object_get(r.data, "date")));
+	assert_string_equal(r.items[0].b, "RTX 4090 D, AD102");
+	report_free(&r);
+	assert_string_equal(json_string_value(json_object_get(read, "node")), "n1"); /* still the reader's */
+	json_decref(read);
+
 	assert_int_equal(report_init(&r, "test"), 0);
 	report_rec_top(&top, &r);
 	report_rec_object(&top, "driver", &obj);
@@ -439,6 +460,44 @@ static void test_record_errors(void **state)
 	report_free(&r);
 }
 
+/* A field table's FIELD_COMMAND field is a command to copy, alone of the record's fields;
+ * an FK_CSTR "" is a value with FIELD_EMPTY_KNOWN (JSON "", no text under FIELD_QUIET). */
+struct build_row {
+	const char *install, *notes, *missing;
+};
+
+static const struct field build_row_fields[] = {
+	{ .key = "install", .label = "install", .kind = FK_CSTR, .off = offsetof(struct build_row, install),
+	  .valid = FIELD_ALWAYS, .views = FIELD_ALL, .flags = FIELD_COMMAND },
+	{ .key = "notes", .label = "notes", .kind = FK_CSTR, .off = offsetof(struct build_row, notes),
+	  .valid = FIELD_ALWAYS, .views = FIELD_ALL, .flags = FIELD_EMPTY_KNOWN | FIELD_QUIET },
+	{ .key = "missing", .label = "missing", .kind = FK_CSTR, .off = offsetof(struct build_row, missing),
+	  .valid = FIELD_ALWAYS, .views = FIELD_ALL, .flags = FIELD_QUIET },
+};
+
+static const struct field_table build_row_table = { "builds[]", build_row_fields, 3, -1, NULL, NULL };
+
+static void test_field_command(void **state)
+{
+	struct build_row b = { "pip install jax[cuda12]", "", "" };
+	struct report r;
+	struct report_rec top;
+
+	(void)state;
+	assert_int_equal(report_init(&r, "test"), 0);
+	report_rec_top(&top, &r);
+	report_fields(&top, &build_row_table, &b, FIELD_ALL);
+	report_field(&top, "note", NULL, rv_str("plain"));
+	assert_int_equal(report_rec_end(&top), CD_OK);
+	assert_int_equal(r.n_items, 2);
+	assert_string_equal(r.items[0].a, "install");
+	assert_true(r.items[0].command);
+	assert_false(r.items[1].command); /* the record's own mode is back */
+	assert_string_equal(json_string_value(json_object_get(r.data, "notes")), "");
+	assert_true(json_is_null(json_object_get(r.data, "missing")));
+	report_free(&r);
+}
+
 /* A command in a key/value (report_kv_command, or a record's fields after
  * report_rec_commands) is printed whole at any width; a plain value wraps. Markdown puts
  * the command in one code span. */
@@ -490,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_field_tables),
 		cmocka_unit_test(test_record_values),
 		cmocka_unit_test(test_record_errors),
+		cmocka_unit_test(test_field_command),
 		cmocka_unit_test(test_commands_are_never_wrapped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
