@@ -107,6 +107,18 @@ static int put_facts(struct report *r, const struct deploy_info *d, const struct
 	return report_rec_end(&top) != CD_OK ? top.rc : rc;
 }
 
+/* "verdict_findings": the ids of the findings that decided a GPU's verdict. */
+static void ids_field(struct report_rec *g, const char *const *ids, size_t n)
+{
+	struct report_rec a;
+
+	report_rec_array(g, "verdict_findings", &a);
+	for (size_t k = 0; k < n; k++)
+		report_rec_value(&a, rv_str(ids[k]));
+	if (report_rec_end(&a) != CD_OK)
+		return; /* the failure is g's now */
+}
+
 /* Each GPU the driver lists: its health facts (the field table's FIELD_HEALTH view) and its
  * verdict, the worst of the findings about it (rules_gpu_verdict), asked after every rule and
  * the load tests have judged; the verdict lines are -q's answer. */
@@ -133,25 +145,19 @@ static int put_gpus(struct report *r, const struct gpu_probe *gp, bool amd_only)
 		const char *ids[16];
 		char subject[320], line[512];
 		enum severity v;
-		json_t *arr = json_array();
 		size_t n, used;
 
 		gpu_subject(gi, subject, sizeof subject);
 		v = rules_gpu_verdict(r, gi, ids, sizeof ids / sizeof ids[0], &n);
 		used = (size_t)snprintf(line, sizeof line, "%s", severity_name(v == SEV_INFO ? SEV_OK : v));
-		for (size_t k = 0; k < n && arr; k++) {
+		for (size_t k = 0; k < n; k++)
 			if (used < sizeof line)
 				used += (size_t)snprintf(line + used, sizeof line - used, "%s%s", k ? ", " : ": ", ids[k]);
-			if (json_array_append_new(arr, report_json_text(ids[k]))) {
-				json_decref(arr);
-				arr = NULL;
-			}
-		}
 		report_rec_item(&gpus, &g);
 		report_rec_section(&g, "%s", subject);
 		gpu_facts_gpu(&g, gi, FIELD_HEALTH);
 		report_fieldf(&g, "verdict", "verdict", rv_str(severity_name(v == SEV_INFO ? SEV_OK : v)), "%s", line);
-		report_field(&g, NULL, "verdict_findings", rv_json(arr));
+		ids_field(&g, ids, n);
 		{
 			struct check_gpu_health h = { gi, v < SEV_ERROR };
 

@@ -56,20 +56,19 @@ static const char *side_str(const json_t *r, const char *key)
 	return v ? v : "?";
 }
 
-static int describe_side(struct report *r, const char *tag, const char *path, const json_t *j)
+/* One report's side: a line of text, and "a" or "b": {path, command, node, date}. */
+static int describe_side(struct report_rec *top, const char *tag, const char *path, const json_t *j)
 {
 	const json_t *h = json_object_get(j, "header");
-	/* a file name is anyone's bytes: safe text, never refused */
-	json_t *o = json_pack("{s:o, s:s, s:O?, s:O?}", "path", report_json_text(path), "command",
-			      json_string_value(json_object_get(j, "command")), "node", json_object_get(h, "node"),
-			      "date", json_object_get(h, "date"));
-	int rc;
+	struct report_rec w;
 
-	if ((rc = report_kv(r, tag, "%s: node %s, %s", path, side_str(j, "node"), side_str(j, "date"))) != CD_OK) {
-		json_decref(o);
-		return rc;
-	}
-	return report_json_set(r, !strcmp(tag, "A") ? "a" : "b", o);
+	report_rec_object(top, !strcmp(tag, "A") ? "a" : "b", &w);
+	/* a file name is anyone's bytes: the record makes it safe text */
+	report_fieldf(&w, tag, "path", rv_str(path), "%s: node %s, %s", path, side_str(j, "node"), side_str(j, "date"));
+	report_field(&w, NULL, "command", rv_str(json_string_value(json_object_get(j, "command"))));
+	report_field(&w, NULL, "node", rv_json_copy(json_object_get(h, "node")));
+	report_field(&w, NULL, "date", rv_json_copy(json_object_get(h, "date")));
+	return report_rec_end(&w);
 }
 
 static const char *area_title(const char *area)
@@ -84,47 +83,47 @@ static const char *area_title(const char *area)
 	return area;
 }
 
-static int render_changes(struct report *r, const struct diff_result *d)
+static int render_changes(struct report_rec *top, const struct diff_result *d)
 {
-	json_t *arr = json_array();
+	struct report_rec arr, it;
 	const char *area = NULL;
-	int rc = arr ? CD_OK : CD_ENOMEM;
+	int rc = CD_OK;
 
+	report_rec_array(top, "changes", &arr);
 	for (size_t i = 0; rc == CD_OK && i < d->n; i++) {
 		const struct diff_entry *e = &d->e[i];
 		char *before = NULL, *after = NULL;
-		json_t *o;
 
-		if ((!area || strcmp(area, e->area) != 0) && (rc = report_section(r, "%s", area_title(e->area))) != CD_OK)
-			break;
+		if (!area || strcmp(area, e->area) != 0)
+			report_rec_section(&arr, "%s", area_title(e->area));
 		area = e->area;
+		report_rec_item(&arr, &it);
 		if (e->change == DIFF_CHANGED) {
 			before = value_text(e->before);
 			after = value_text(e->after);
-			rc = !before || !after ? CD_ENOMEM
-			     : !strcmp(e->item, e->area)
-				     ? report_line(r, "changed  %s: %s -> %s", e->field, before, after)
-				     : report_line(r, "changed  %s: %s %s -> %s", e->item, e->field, before, after);
+			if (!before || !after)
+				report_rec_fail(&it, CD_ENOMEM);
+			else if (!strcmp(e->item, e->area))
+				report_rec_line(&it, "changed  %s: %s -> %s", e->field, before, after);
+			else
+				report_rec_line(&it, "changed  %s: %s %s -> %s", e->item, e->field, before, after);
 		} else {
-			rc = report_line(r, "%s  %s", e->change == DIFF_ADDED ? "added  " : "removed", e->item);
+			report_rec_line(&it, "%s  %s", e->change == DIFF_ADDED ? "added  " : "removed", e->item);
 		}
-		o = json_pack("{s:s, s:s, s:s, s:s?, s:O?, s:O?}", "area", e->area, "change", diff_change_name(e->change),
-			      "item", e->item, "field", e->field, "before", e->before, "after", e->after);
-		if (rc != CD_OK)
-			json_decref(o);
-		else if (json_array_append_new(arr, o) != 0) /* o is the array's, appended or not */
-			rc = CD_ENOMEM;
+		report_field(&it, NULL, "area", rv_str(e->area));
+		report_field(&it, NULL, "change", rv_str(diff_change_name(e->change)));
+		report_field(&it, NULL, "item", rv_str(e->item));
+		report_field(&it, NULL, "field", rv_str(e->field));
+		report_field(&it, NULL, "before", rv_json_copy(e->before));
+		report_field(&it, NULL, "after", rv_json_copy(e->after));
+		rc = report_rec_end(&it);
 		free(before);
 		free(after);
 	}
-	if (rc == CD_OK && d->n == 0)
-		rc = report_line(r, "no change in the machine, driver, GPUs, toolkits, runtimes, frameworks or findings");
-	if (rc == CD_OK)
-		rc = report_json_set(r, "changes", arr);
-	else
-		json_decref(arr);
-	if (rc == CD_OK)
-		rc = report_answer(r, "%zu change%s", d->n, d->n == 1 ? "" : "s");
+	if (d->n == 0)
+		report_rec_line(&arr, "no change in the machine, driver, GPUs, toolkits, runtimes, frameworks or findings");
+	if ((rc = report_rec_end(&arr)) == CD_OK)
+		rc = report_answer(top->r, "%zu change%s", d->n, d->n == 1 ? "" : "s");
 	return rc;
 }
 
@@ -132,6 +131,7 @@ static int run_diff(struct report *r, int argc, char **argv, const struct cd_glo
 {
 	json_t *a = NULL, *b = NULL;
 	struct diff_result d = { 0 };
+	struct report_rec top;
 	const char *ca, *cb;
 	int rc;
 
@@ -160,15 +160,18 @@ static int run_diff(struct report *r, int argc, char **argv, const struct cd_glo
 			     "reports of one command", argv[1], ca, argv[2], cb);
 		goto out;
 	}
-	if ((rc = report_section(r, "Comparing %s reports", ca)) != CD_OK ||
-	    (rc = describe_side(r, "A", argv[1], a)) != CD_OK || (rc = describe_side(r, "B", argv[2], b)) != CD_OK ||
-	    (rc = report_json_set(r, "compared_command", report_json_text(ca))) != CD_OK)
-		goto out;
+	report_rec_top(&top, r);
+	report_rec_section(&top, "Comparing %s reports", ca);
+	if ((rc = describe_side(&top, "A", argv[1], a)) != CD_OK || (rc = describe_side(&top, "B", argv[2], b)) != CD_OK)
+		goto end;
+	report_field(&top, NULL, "compared_command", rv_str(ca));
 	if ((rc = report_diff(a, b, &d)) != CD_OK) {
 		cd_fail(err, rc, "out of memory");
-		goto out;
+		goto end;
 	}
-	rc = render_changes(r, &d);
+	rc = render_changes(&top, &d);
+end:
+	rc = report_rec_end(&top) != CD_OK ? top.rc : rc;
 out:
 	report_diff_free(&d);
 	json_decref(a);

@@ -296,7 +296,7 @@ static int section_python(struct report_rec *top, const struct facts *df)
 	const struct python_info *py = df->python;
 	const char *hdr[MAX_COLS];
 	size_t ncols = report_fields_headers(&py_framework_field_table, FIELD_BRIEF, hdr, MAX_COLS);
-	struct report_rec o, tab, row;
+	struct report_rec o, tab, row, sites;
 	struct strbuf sb;
 
 	report_rec_section(top, "Python");
@@ -306,14 +306,10 @@ static int section_python(struct report_rec *top, const struct facts *df)
 	for (size_t i = 0; i < py->n_envs; i++)
 		report_fieldf(&o, py->envs[i].kind, NULL, rv_null(), "%s", py->envs[i].prefix);
 	list_records(&o, "environments", &py_env_field_table, py->envs, sizeof py->envs[0], py->n_envs);
-	json_t *sites = json_array();
-	for (size_t i = 0; sites && i < py->n_site_dirs; i++)
-		if (json_array_append_new(sites, report_json_text(py->site_dirs[i])) != 0) {
-			json_decref(sites);
-			sites = NULL;
-		}
-	report_field(&o, NULL, "site_packages", rv_json(sites));
-	if (py->n_fw == 0 && py->n_envs > 0)
+	report_rec_array(&o, "site_packages", &sites);
+	for (size_t i = 0; i < py->n_site_dirs; i++)
+		report_rec_value(&sites, rv_str(py->site_dirs[i]));
+	if (report_rec_end(&sites) == CD_OK && py->n_fw == 0 && py->n_envs > 0) /* else the error is o's */
 		report_rec_line(&o, "no CUDA framework installed (torch, jax, cupy, tensorflow, onnxruntime-gpu, ...)");
 	rows_under(&o, "frameworks", py->n_fw > 0, ncols, hdr, &tab);
 	for (size_t i = 0; i < py->n_fw; i++) {

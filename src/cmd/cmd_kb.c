@@ -65,22 +65,7 @@ static const char *unc(bool uncertain)
 	return uncertain ? " (uncertain)" : "";
 }
 
-/* ["sm_80", ...]; NULL when memory ran out. */
-static json_t *arch_list_json(const struct kb_arch *a, size_t n)
-{
-	json_t *arr = json_array();
-	char buf[24];
-
-	for (size_t i = 0; arr && i < n; i++) {
-		kb_arch_format(a[i], "sm_", buf, sizeof(buf));
-		if (json_array_append_new(arr, json_string(buf)) != 0) {
-			json_decref(arr);
-			arr = NULL;
-		}
-	}
-	return arr;
-}
-
+/* "sm_80 sm_86 ...": the archs as a list (rv_list), "" for none */
 static void arch_list_text(const struct kb_arch *a, size_t n, char *buf, size_t size)
 {
 	size_t used = 0;
@@ -92,8 +77,6 @@ static void arch_list_text(const struct kb_arch *a, size_t n, char *buf, size_t 
 		kb_arch_format(a[i], "sm_", one, sizeof(one));
 		used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? " " : "", one);
 	}
-	if (n == 0)
-		snprintf(buf, size, "none");
 }
 
 /* ---- kb gpu ---- */
@@ -103,19 +86,15 @@ static void gpu_fields(struct report_rec *w, const struct kb_gpu *g)
 {
 	const struct kb_toolkit *first = NULL, *last = NULL;
 	struct kb_arch a = { g->arch, 0 };
-	json_t *aliases = json_array(), *mem = json_array();
-	char cc[16], sm[16];
+	struct report_rec mem;
+	char cc[16], sm[16], aliases[1024];
+	size_t used = 0;
 
-	for (size_t i = 0; aliases && i < g->n_aliases; i++)
-		if (json_array_append_new(aliases, json_string(g->aliases[i])) != 0) {
-			json_decref(aliases);
-			aliases = NULL;
-		}
-	for (size_t i = 0; mem && i < g->n_memory_gb; i++)
-		if (json_array_append_new(mem, json_real(g->memory_gb[i])) != 0) {
-			json_decref(mem);
-			mem = NULL;
-		}
+	aliases[0] = '\0'; /* a line each: a name may hold blanks and commas */
+	for (size_t i = 0; i < g->n_aliases && used < sizeof aliases; i++) {
+		int k = snprintf(aliases + used, sizeof aliases - used, "%s\n", g->aliases[i]);
+		used += k > 0 ? (size_t)k : 0;
+	}
 	kb_arch_format(a, NULL, cc, sizeof(cc));
 	kb_arch_format(a, "sm_", sm, sizeof(sm));
 	report_rec_section(w, "%s%s", g->name, unc(g->uncertain));
@@ -127,9 +106,13 @@ static void gpu_fields(struct report_rec *w, const struct kb_gpu *g)
 		      g->cc_major, g->cc_minor, g->arch, g->architecture);
 	report_field(w, NULL, "sm", rv_str(sm));
 	report_field(w, NULL, "architecture", rv_str(g->architecture));
-	report_field(w, g->n_aliases ? "also called" : NULL, "aliases", rv_json(aliases));
+	report_field(w, g->n_aliases ? "also called" : NULL, "aliases", rv_list(aliases, "\n"));
 	report_fieldf(w, "memory", "memory", rv_str(g->memory), "%s", *g->memory ? g->memory : "unknown");
-	report_field(w, NULL, "memory_gb", rv_json(mem));
+	report_rec_array(w, "memory_gb", &mem);
+	for (size_t i = 0; i < g->n_memory_gb; i++)
+		report_rec_value(&mem, rv_real(g->memory_gb[i]));
+	if (report_rec_end(&mem) != CD_OK)
+		return; /* the failure is w's now */
 	report_field(w, g->year ? "released" : NULL, "year", rv_int(g->year));
 	report_field(w, "segment", "segment", rv_str(g->segment));
 	report_field(w, "driver support", "driver_support", rv_str(g->driver_support));
@@ -233,17 +216,16 @@ static void toolkit_fields(struct report_rec *w, const struct kb_toolkit *t)
 		      "the minimum above)", t->minor_compat_floor_text, t->release.major);
 	if (t->archs_known) {
 		arch_list_text(t->archs, t->n_archs, buf, sizeof(buf));
-		report_fieldf(w, "archs it builds", "archs", rv_json(arch_list_json(t->archs, t->n_archs)),
-			      "%s", buf);
+		report_fieldf(w, "archs it builds", "archs", rv_list(buf, " "), "%s", *buf ? buf : "none");
 	} else {
 		report_fieldf(w, "archs it builds", "archs", rv_null(), "unknown");
 	}
 	arch_list_text(t->deprecated, t->n_deprecated, buf, sizeof(buf));
-	report_fieldf(w, t->n_deprecated ? "deprecated (warns)" : NULL, "archs_deprecated",
-		      rv_json(arch_list_json(t->deprecated, t->n_deprecated)), "%s", buf);
+	report_fieldf(w, t->n_deprecated ? "deprecated (warns)" : NULL, "archs_deprecated", rv_list(buf, " "), "%s",
+		      *buf ? buf : "none");
 	arch_list_text(t->removed, t->n_removed, buf, sizeof(buf));
-	report_fieldf(w, t->n_removed ? "removed by this release" : NULL, "archs_removed",
-		      rv_json(arch_list_json(t->removed, t->n_removed)), "%s", buf);
+	report_fieldf(w, t->n_removed ? "removed by this release" : NULL, "archs_removed", rv_list(buf, " "), "%s",
+		      *buf ? buf : "none");
 	kb_arch_format(t->default_arch, "sm_", buf, sizeof(buf));
 	report_field(w, "default arch (no -arch)", "default_arch", rv_str(buf));
 	if (p && p->has_min_driver) {
@@ -323,8 +305,8 @@ static int kb_driver_cmd(struct report_rec *top, const char *query, char *err)
 	struct report_rec w;
 	bool exact, zstd;
 	char cuda[16], buf[32];
-	json_t *compat;
-	size_t n_compat;
+	char compat[1024] = "";
+	size_t n_compat = 0, used = 0;
 
 	if (!query)
 		return cd_fail(err, CD_EUSAGE, "give a driver version, like 580.65.06");
@@ -333,8 +315,6 @@ static int kb_driver_cmd(struct report_rec *top, const char *query, char *err)
 	if (kb_driver_branch_of(&v, &b, &exact) != CD_OK)
 		return cd_fail(err, CD_EUSAGE, "driver %d is older than every branch in the table (R%d)",
 			       v.major, kb_driver_at(0)->branch);
-	if (!(compat = json_array()))
-		return cd_fail(err, CD_ENOMEM, "out of memory");
 	snprintf(cuda, sizeof(cuda), "%d.%d", b->cuda.major, b->cuda.minor);
 	for (size_t i = 0; i < kb_toolkit_count(); i++) {
 		const struct kb_toolkit *t = kb_toolkit_at(i);
@@ -342,13 +322,13 @@ static int kb_driver_cmd(struct report_rec *top, const char *query, char *err)
 		if (t->has_min_driver && version_cmp(&t->min_driver, &v) <= 0)
 			native = t;
 		if (t->has_minor_compat && version_cmp(&t->minor_compat_floor, &v) <= 0 &&
-		    !(t->has_min_driver && version_cmp(&t->min_driver, &v) <= 0) &&
-		    json_array_append_new(compat, json_string(t->release_text)) != 0) {
-			json_decref(compat);
-			return cd_fail(err, CD_ENOMEM, "out of memory");
+		    !(t->has_min_driver && version_cmp(&t->min_driver, &v) <= 0) && used < sizeof compat) {
+			int k = snprintf(compat + used, sizeof compat - used, "%s%s", used ? " " : "", t->release_text);
+
+			used += k > 0 ? (size_t)k : 0;
+			n_compat++;
 		}
 	}
-	n_compat = json_array_size(compat);
 	ptx = kb_ptx_isa_max_for_cuda(&b->cuda);
 	zstd = z && version_cmp(&v, &z->min_driver) >= 0;
 	report_rec_object(top, "driver", &w);
@@ -369,7 +349,7 @@ static int kb_driver_cmd(struct report_rec *top, const char *query, char *err)
 		      rv_str(native ? native->release_text : NULL), "CUDA %s",
 		      native ? native->release_text : "");
 	report_fieldf(&w, n_compat ? "minor-version compatibility" : NULL, "minor_compat_toolkits",
-		      rv_json(compat), "also runs apps of %zu newer %d.x toolkits (without PTX JIT of "
+		      rv_list(compat, " "), "also runs apps of %zu newer %d.x toolkits (without PTX JIT of "
 		      "their code or their new APIs)", n_compat, b->cuda.major);
 	if (ptx) {
 		snprintf(buf, sizeof(buf), "%d.%d", ptx->major, ptx->minor);

@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/plan/fields.h"
 #include "cmd/plan/rocm.h"
+#include "kb/frameworks.h"
 #include "facts/amd.h"
 #include "kb/kb.h"
 #include "rules/catalogue.h"
@@ -174,19 +176,6 @@ static void __attribute__((format(printf, 4, 5))) cat(char *buf, size_t n, size_
 		*used += (size_t)w;
 }
 
-static const char *branch_text(int branch, char *buf, size_t n)
-{
-	if (branch)
-		snprintf(buf, n, "R%d", branch);
-	else
-		snprintf(buf, n, "current");
-	return buf;
-}
-
-static const char *plan_gpu_label(const struct plan_gpu *g)
-{
-	return g->spec.gpu ? g->spec.gpu->name : g->spec.label;
-}
 
 static void fit_text(const struct plan_torch *t, size_t g, char *buf, size_t n)
 {
@@ -202,73 +191,67 @@ static void fit_text(const struct plan_torch *t, size_t g, char *buf, size_t n)
 	}
 }
 
-static const char *fit_driver_text(int fit)
+/* The JSON of the fields of t with these keys (NULL ends them), in this order. */
+static void fields_by_key(struct report_rec *w, const struct field_table *t, const void *obj, ...)
 {
-	return fit < 0 ? "unknown" : fit == CUDA_FITS ? "runs" :
-	       fit == CUDA_NEWER_MINOR ? "runs (minor-version compatibility)" : "needs a newer driver";
+	va_list ap;
+	const char *key;
+
+	va_start(ap, obj);
+	while ((key = va_arg(ap, const char *)) != NULL) {
+		const struct field *f = field_find(t, key);
+
+		if (f)
+			report_one_json(w, t, (size_t)(f - t->fields), obj);
+	}
+	va_end(ap);
 }
+
+/* A text line: label, the value in fmt. */
+#define text_kv(w, label, ...) report_fieldf(w, label, NULL, rv_null(), __VA_ARGS__)
 
 /* ---- sections ---- */
 
-static const char *all_sass_text(const struct plan_torch *t, size_t n);
-
-static int gpus_section(struct report *r, const struct plan *p)
+static int gpus_section(struct report_rec *top, const struct plan *p)
 {
-	static const char *const hdr[] = { "GPU", "arch", "CUDA toolkits", "driver branches" };
-	json_t *arr = json_array();
+	const char *hdr[8];
+	size_t nh = report_fields_headers(&plan_gpu_field_table, FIELD_ALL, hdr, 8);
+	struct report_rec tab, row;
 
-	if (!arr)
-		return CD_ENOMEM;
-	report_section(r, "GPUs");
-	report_table(r, 4, hdr);
+	report_rec_section(top, "GPUs");
+	report_rec_table(top, "gpus", nh, hdr, &tab);
 	for (size_t i = 0; i < p->n_gpus; i++) {
-		const struct plan_gpu *g = &p->gpu[i];
-		char sm[24], tks[64], br[64], b1[16], b2[16];
-
-		kb_arch_format(g->spec.arch, "sm_", sm, sizeof(sm));
-		snprintf(tks, sizeof(tks), "%s .. %s", g->first_tk ? g->first_tk->release_text : "?",
-			 g->last_tk ? g->last_tk->release_text : "current");
-		if (g->jetson)
-			snprintf(br, sizeof(br), "JetPack (L4T) driver");
-		else
-			snprintf(br, sizeof(br), "%s%s .. %s", g->first_branch_floor ? "<= " : "",
-				 branch_text(g->first_branch, b1, sizeof(b1)), branch_text(g->last_branch, b2, sizeof(b2)));
-		report_table_row(r, (const char *const[]){ plan_gpu_label(g), sm, tks, br });
-		json_array_append_new(arr, json_pack("{s:s, s:s, s:b, s:o, s:o, s:i, s:i, s:b}", "gpu", plan_gpu_label(g),
-			"sm", sm, "jetson", g->jetson,
-			"min_toolkit", g->first_tk ? json_string(g->first_tk->release_text) : json_null(),
-			"max_toolkit", g->last_tk ? json_string(g->last_tk->release_text) : json_null(),
-			"first_branch", g->first_branch, "last_branch", g->last_branch,
-			"driver_supports", g->driver_supports));
+		report_rec_item(&tab, &row);
+		report_fields(&row, &plan_gpu_field_table, &p->gpu[i], FIELD_ALL);
+		if (report_rec_end(&row) != CD_OK)
+			break;
 	}
-	return report_json_set(r, "gpus", arr);
+	return report_rec_end(&tab);
 }
 
-static int driver_section(struct report *r, const struct plan *p)
+static int driver_section(struct report_rec *top, const struct plan *p)
 {
+	struct report *r = top->r;
 	struct finding_vars v;
 	const struct plan_driver *d = &p->in.driver;
 	char b1[16], b2[16];
 	struct finding *f;
-	static const char *const verdicts[] = { "unknown", "ok", "too-old", "too-new", "none" };
+	struct report_rec w;
 
-	report_section(r, "Driver");
+	report_rec_section(top, "Driver");
+	report_rec_object(top, "driver", &w);
+	report_fields(&w, &plan_driver_field_table, p, FIELD_ALL);
+	if (report_rec_end(&w) != CD_OK)
+		return w.rc;
 	if (p->drv_empty) {
-		report_kv(r, "every GPU", "no branch: %s needs %s or newer, %s ends with %s",
-			  plan_gpu_label(&p->gpu[p->drv_first_gpu]), branch_text(p->drv_first, b1, sizeof(b1)),
-			  plan_gpu_label(&p->gpu[p->drv_last_gpu]), branch_text(p->drv_last, b2, sizeof(b2)));
+		plan_branch_text(p->drv_first, b1, sizeof(b1));
+		plan_branch_text(p->drv_last, b2, sizeof(b2));
 		cmd_note(r, report_answer(r, "driver: no branch supports every GPU")); /* -q */
 		finding_vars_init(&v);
 		f = finding_make(r, SEV_CATALOGUE, "plan-no-common-driver", "driver", &v);
 		if (!f || finding_evidence(f, "%s needs %s or newer; %s is supported up to %s",
 					   plan_gpu_label(&p->gpu[p->drv_first_gpu]), b1, plan_gpu_label(&p->gpu[p->drv_last_gpu]), b2))
 			return CD_ENOMEM;
-	} else if (!p->any_jetson || p->n_gpus > 1) {
-		report_kv(r, "every GPU", "%s%s .. %s (%s sets the first%s%s)",
-			  p->gpu[p->drv_first_gpu].first_branch_floor ? "<= " : "",
-			  branch_text(p->drv_first, b1, sizeof(b1)), branch_text(p->drv_last, b2, sizeof(b2)),
-			  plan_gpu_label(&p->gpu[p->drv_first_gpu]), p->drv_last ? ", the last: " : "",
-			  p->drv_last ? plan_gpu_label(&p->gpu[p->drv_last_gpu]) : "");
 	}
 	if (d->known) {
 		char cuda[16];
@@ -278,10 +261,8 @@ static int driver_section(struct report *r, const struct plan *p)
 				      p->drv_verdict == PLAN_DRV_TOO_OLD ? "too old for a GPU" :
 				      p->drv_verdict == PLAN_DRV_TOO_NEW ? "too new for a GPU" : "cannot support them all";
 
-		report_kv(r, "this driver", "%s%s (CUDA %s): %s", d->branch ? "R" : "",
-			  d->branch ? branch_text(d->branch, b1, sizeof(b1)) + 1 : "?", cuda, verdict);
 		cmd_note(r, report_answer(r, "driver: this driver, %s%s (CUDA %s), %s", d->branch ? "R" : "",
-					  d->branch ? branch_text(d->branch, b1, sizeof(b1)) + 1 : "?", cuda, verdict)); /* -q */
+					  d->branch ? plan_branch_text(d->branch, b1, sizeof(b1)) + 1 : "?", cuda, verdict)); /* -q */
 		if (p->drv_verdict == PLAN_DRV_TOO_OLD || p->drv_verdict == PLAN_DRV_TOO_NEW) {
 			const struct plan_gpu *g = &p->gpu[p->drv_verdict == PLAN_DRV_TOO_OLD ? p->drv_first_gpu : p->drv_last_gpu];
 
@@ -291,131 +272,86 @@ static int driver_section(struct report *r, const struct plan *p)
 			finding_var(&v, "branch", "%d", d->branch);
 			finding_var(&v, "gpu", "%s", plan_gpu_label(g));
 			finding_flag(&v, "too_new", p->drv_verdict != PLAN_DRV_TOO_OLD);
-			finding_var(&v, "target", "%s", branch_text(to, b1, sizeof(b1)));
+			finding_var(&v, "target", "%s", plan_branch_text(to, b1, sizeof(b1)));
 			finding_var(&v, "target_branch", "%d", to);
 			f = finding_make(r, SEV_WARN, "plan-driver-change/gpu", plan_gpu_label(g), &v);
 			if (!f || finding_evidence(f, "%s is supported by %s .. %s", plan_gpu_label(g),
-						   branch_text(g->first_branch, b1, sizeof(b1)), branch_text(g->last_branch, b2, sizeof(b2))))
+						   plan_branch_text(g->first_branch, b1, sizeof(b1)), plan_branch_text(g->last_branch, b2, sizeof(b2))))
 				return CD_ENOMEM;
 		}
-	} else {
-		report_kv(r, "this driver", "unknown (give --driver to judge one)");
-		if (!p->drv_empty)
-			cmd_note(r, report_answer(r, "driver: %s .. %s supports every GPU", branch_text(p->drv_first, b1, sizeof(b1)),
-						  branch_text(p->drv_last, b2, sizeof(b2)))); /* -q */
+	} else if (!p->drv_empty) {
+		cmd_note(r, report_answer(r, "driver: %s .. %s supports every GPU", plan_branch_text(p->drv_first, b1, sizeof(b1)),
+					  plan_branch_text(p->drv_last, b2, sizeof(b2)))); /* -q */
 	}
-	return report_json_set(r, "driver", json_pack("{s:i, s:i, s:b, s:s, s:o, s:o}", "first_branch", p->drv_first,
-			       "last_branch", p->drv_last, "empty", p->drv_empty, "verdict", verdicts[p->drv_verdict],
-			       "branch", d->known && d->branch ? json_integer(d->branch) : json_null(),
-			       "cuda", d->known ? json_sprintf("%d.%d", d->cuda.major, d->cuda.minor) : json_null()));
+	return CD_OK;
 }
 
-static int toolkit_section(struct report *r, const struct plan *p)
+static int toolkit_section(struct report_rec *top, const struct plan *p)
 {
-	const struct plan_toolkit *lo = NULL, *hi = NULL, *native = NULL, *compat = NULL;
-	json_t *builds = json_array(), *runs = json_array();
+	struct report *r = top->r;
+	struct report_rec w;
+	bool any = false;
 
-	if (!builds || !runs) {
-		json_decref(builds);
-		json_decref(runs);
-		return CD_ENOMEM;
-	}
-	for (size_t i = 0; i < p->n_tk; i++) {
-		const struct plan_toolkit *t = &p->tk[i];
-
-		if (!t->builds_all)
-			continue;
-		lo = lo ? lo : t;
-		hi = t;
-		json_array_append_new(builds, json_string(t->tk->release_text));
-		if (t->driver_fit == CUDA_FITS)
-			native = t;
-		if (t->driver_fit == CUDA_NEWER_MINOR)
-			compat = t;
-		if (t->driver_fit == CUDA_FITS || t->driver_fit == CUDA_NEWER_MINOR)
-			json_array_append_new(runs, json_string(t->tk->release_text));
-	}
-	report_section(r, "CUDA toolkits");
-	if (lo)
-		report_kv(r, "build every GPU", "CUDA %s .. %s", lo->tk->release_text, hi->tk->release_text);
-	else
-		report_kv(r, "build every GPU", "none: no toolkit builds for all of them");
-	if (p->in.driver.known && lo) {
-		if (native && compat)
-			report_kv(r, "this driver runs", "up to %s natively; up to %s through minor-version compatibility (no PTX JIT of newer code)",
-				  native->tk->release_text, compat->tk->release_text);
-		else if (native || compat)
-			report_kv(r, "this driver runs", "up to %s%s", (native ? native : compat)->tk->release_text,
-				  native ? "" : " through minor-version compatibility");
-		else
-			report_kv(r, "this driver runs", "none of them");
-	}
-	if (p->tk_pick >= 0)
-		report_kv(r, "recommended", "CUDA %s: %s", p->tk[p->tk_pick].tk->release_text, p->tk_why);
+	for (size_t i = 0; i < p->n_tk; i++)
+		any |= p->tk[i].builds_all;
+	report_rec_section(top, "CUDA toolkits");
+	report_fields(top, &plan_toolkit_field_table, p, FIELD_ALL);
 	/* -q */
 	if (p->tk_pick >= 0)
 		cmd_note(r, report_answer(r, "toolkit: CUDA %s", p->tk[p->tk_pick].tk->release_text));
 	else
-		cmd_note(r, report_answer(r, "toolkit: %s", lo ? "none recommended" : "none builds for every GPU"));
-	report_json_set(r, "toolkits_build_all", builds);
-	report_json_set(r, "toolkits_runnable", p->in.driver.known ? runs : json_null());
-	if (!p->in.driver.known)
-		json_decref(runs);
-	return report_json_set(r, "toolkit", p->tk_pick >= 0 ? json_pack("{s:s, s:s}", "release",
-			       p->tk[p->tk_pick].tk->release_text, "why", p->tk_why) : json_null());
+		cmd_note(r, report_answer(r, "toolkit: %s", any ? "none recommended" : "none builds for every GPU"));
+	if (p->tk_pick < 0) {
+		report_field(top, NULL, "toolkit", rv_null());
+		return top->rc;
+	}
+	report_rec_object(top, "toolkit", &w);
+	report_field(&w, NULL, "release", rv_str(p->tk[p->tk_pick].tk->release_text));
+	report_field(&w, NULL, "why", rv_str(p->tk_why));
+	return report_rec_end(&w);
 }
 
 static bool plan_windows; /* this run plans Windows' wheels */
 
-static void pip_lines(struct report *r, const struct kb_torch_build *b)
+/* The pip and uv lines that install b. */
+static void pip_lines(struct report_rec *w, const struct plan *p, const struct kb_torch_build *b)
 {
-	char pip[512];
+	struct plan_torch t = { .b = b };
+	struct plan_torch_row row = { p, &t, plan_pip(plan_windows) };
+	struct report_rec text;
 
-	plan_torch_install(b, false, plan_pip(plan_windows), pip, sizeof(pip));
-	report_kv_command(r, "pip", "%s", pip);
-	report_kv_command(r, "uv", "uv %s", pip);
+	report_rec_text_only(w, &text);
+	report_one_field(&text, &plan_torch_field_table, (size_t)(field_find(&plan_torch_field_table, "pip") - plan_torch_field_table.fields), &row);
+	report_one_field(&text, &plan_torch_field_table, (size_t)(field_find(&plan_torch_field_table, "uv") - plan_torch_field_table.fields), &row);
+	if (report_rec_end(&text) != CD_OK)
+		return; /* the error is w's now */
 }
 
-static json_t *torch_json(const struct plan *p, const struct plan_torch *t)
+/* One build of the plan as its JSON object, into w. */
+static void torch_fields(struct report_rec *w, const struct plan *p, const struct plan_torch *t)
 {
-	json_t *gpus = json_array();
+	struct plan_torch_row row = { p, t, plan_pip(plan_windows) };
+	struct report_rec gpus, g;
 
-	for (size_t g = 0; gpus && g < p->n_gpus; g++) {
-		char via[24];
+	fields_by_key(w, &kb_torch_build_field_table, t->b, "release", "variant", "cuda", "status", "uncertain", NULL);
+	report_rec_array(w, "gpus", &gpus);
+	for (size_t i = 0; i < p->n_gpus; i++) {
+		struct plan_torch_gpu_row gr = { p, t, i };
 
-		kb_arch_format(t->via[g], "sm_", via, sizeof(via));
-		json_array_append_new(gpus, json_pack("{s:o, s:s, s:o}", "gpu", report_json_text(plan_gpu_label(&p->gpu[g])), "fit",
-			plan_fit_name(t->fit[g]), "via", t->fit[g] <= PLAN_FIT_PTX ? json_string(via) : json_null()));
+		report_rec_item(&gpus, &g);
+		report_fields(&g, &plan_torch_gpu_field_table, &gr, FIELD_ALL);
+		if (report_rec_end(&g) != CD_OK)
+			break;
 	}
-	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:b, s:o, s:s, s:b, s:b, s:b, s:s}", "release", t->b->release,
-		"variant", t->b->variant, "cuda", t->b->cuda_text, "status", t->b->experimental ? "experimental" : "stable",
-		"uncertain", t->b->uncertain, "gpus", gpus, "driver", t->driver_fit < 0 ? "unknown" :
-		t->driver_fit == CUDA_FITS ? "runs" : t->driver_fit == CUDA_NEWER_MINOR ? "minor-compat" : "too-old",
-		"fits_gpus", t->fits_gpus, "runnable", t->runnable, "sass_only", t->fits_gpus && !*all_sass_text(t, p->n_gpus),
-		"index_url", t->b->index_url);
-
-	if (o) {
-		char pip[512];
-
-		plan_torch_install(t->b, false, plan_pip(plan_windows), pip, sizeof(pip));
-		json_object_set_new(o, "pip", json_string(pip));
-		json_object_set_new(o, "needs_branch", json_integer(plan_torch_min_branch(p, t)));
-		json_object_set_new(o, "uv", json_sprintf("uv %s", pip));
-	}
-	return o;
-}
-
-/* " (PTX)" when some GPU gets only PTX from this build */
-static const char *all_sass_text(const struct plan_torch *t, size_t n)
-{
-	for (size_t g = 0; g < n; g++)
-		if (t->fit[g] == PLAN_FIT_PTX)
-			return " (PTX)";
-	return "";
+	if (report_rec_end(&gpus) != CD_OK)
+		return; /* the error is w's now */
+	fields_by_key(w, &plan_torch_field_table, &row, "driver", "fits_gpus", "runnable", "sass_only", NULL);
+	fields_by_key(w, &kb_torch_build_field_table, t->b, "index_url", NULL);
+	fields_by_key(w, &plan_torch_field_table, &row, "pip", "needs_branch", "uv", NULL);
 }
 
 /* one line per GPU that is served by something other than its own SASS */
-static void torch_gpu_notes(struct report *r, const struct plan *p, const struct plan_torch *t)
+static void torch_gpu_notes(struct report_rec *w, const struct plan *p, const struct plan_torch *t)
 {
 	for (size_t g = 0; g < p->n_gpus; g++) {
 		const struct kb_torch_build *last = plan_torch_last_exact(p->gpu[g].spec.arch);
@@ -427,19 +363,20 @@ static void torch_gpu_notes(struct report *r, const struct plan *p, const struct
 		kb_arch_format(t->via[g], "sm_", via, sizeof(via));
 		fit_text(t, g, fit, sizeof(fit));
 		if (last)
-			report_kv(r, plan_gpu_label(&p->gpu[g]), "%s has no %s SASS (the last release that carries it: %s); it runs %s",
-				  t->b->variant, sm, last->release, fit);
+			text_kv(w, plan_gpu_label(&p->gpu[g]), "%s has no %s SASS (the last release that carries it: %s); it runs %s",
+				t->b->variant, sm, last->release, fit);
 		else
-			report_kv(r, plan_gpu_label(&p->gpu[g]), "no PyTorch wheel in the tables (%s .. %s) carries %s SASS; this one runs %s",
-				  kb_torch_at(0)->release, kb_torch_at(kb_torch_count() - 1)->release, sm, fit);
+			text_kv(w, plan_gpu_label(&p->gpu[g]), "no PyTorch wheel in the tables (%s .. %s) carries %s SASS; this one runs %s",
+				kb_torch_at(0)->release, kb_torch_at(kb_torch_count() - 1)->release, sm, fit);
 	}
 }
 
 /* Without a driver: the newest build that runs on the oldest branch supporting every GPU
  * first (what most owners of these GPUs have), then the newest overall, each with the branch it
- * needs. Returns NULL; r->oom says whether it ran out of memory. */
-static struct finding *no_driver_leads(struct report *r, const struct plan *p)
+ * needs. Returns w's error. */
+static int no_driver_leads(struct report_rec *w, const struct plan *p)
 {
+	struct report *r = w->r;
 	const struct kb_torch_build *lead, *newest;
 	int lb, nb;
 	char pip[512];
@@ -448,21 +385,23 @@ static struct finding *no_driver_leads(struct report *r, const struct plan *p)
 	if (!lead)
 		lead = newest, lb = nb;
 	if (lead) {
-		report_kv(r, "recommended", "torch %s %s%s: needs R%d+, the oldest driver branch that supports every GPU; the "
-			  "newest release that runs there (no driver known: give --driver)", lead->release, lead->variant,
-			  lead->uncertain ? " (uncertain arch list)" : "", lb);
-		pip_lines(r, lead);
+		text_kv(w, "recommended", "torch %s %s%s: needs R%d+, the oldest driver branch that supports every GPU; the "
+			"newest release that runs there (no driver known: give --driver)", lead->release, lead->variant,
+			lead->uncertain ? " (uncertain arch list)" : "", lb);
+		pip_lines(w, p, lead);
 		plan_torch_install(lead, false, plan_pip(plan_windows), pip, sizeof(pip));
 		cmd_note(r, report_answer(r, "torch %s %s (needs R%d+): %s", lead->release, lead->variant, lb, pip)); /* -q */
 	}
 	if (newest && newest != lead) {
-		report_kv(r, "newest", "torch %s %s: needs R%d+", newest->release, newest->variant, nb);
+		text_kv(w, "newest", "torch %s %s: needs R%d+", newest->release, newest->variant, nb);
 		plan_torch_install(newest, false, plan_pip(plan_windows), pip, sizeof(pip));
-		report_kv_command(r, "pip", "%s", pip);
+		report_rec_commands(w, true);
+		text_kv(w, "pip", "%s", pip);
+		report_rec_commands(w, false);
 		cmd_note(r, report_answer(r, "newest: torch %s %s (needs R%d+): %s", newest->release, newest->variant, nb,
 					  pip)); /* -q */
 	}
-	return NULL;
+	return w->rc;
 }
 
 /* The build plan recommends: its pick for the driver, or without one the lead above. */
@@ -480,17 +419,16 @@ static long recommended(const struct plan *p)
 	return p->torch_pick;
 }
 
-static int torch_section(struct report *r, const struct plan *p)
+/* The table of releases (a row per release, its variants in cells) and "torch_builds" (an
+ * object per build). */
+static int torch_builds(struct report_rec *top, const struct plan *p)
 {
 	static const char *const hdr[] = { "release", "variants with code for every GPU", "this driver runs" };
-	json_t *arr = json_array();
-	struct finding *f;
+	struct report_rec tab, row, arr, it;
 
-	if (!arr)
-		return CD_ENOMEM;
-	report_section(r, plan_windows ? "PyTorch (download.pytorch.org wheels, Windows x86_64: win_amd64)"
-				       : "PyTorch (download.pytorch.org wheels, Linux x86_64)");
-	report_table(r, 3, hdr);
+	report_rec_table(top, NULL, 3, hdr, &tab);
+	report_rec_array(top, "torch_builds", &arr);
+	report_rec_text(&arr, REPORT_TEXT_NONE);
 	for (size_t i = 0; i < p->n_torch;) {
 		const char *rel = p->torch[i].b->release;
 		char fits[160] = "", runs[160] = "";
@@ -499,43 +437,62 @@ static int torch_section(struct report *r, const struct plan *p)
 		for (; i < p->n_torch && strcmp(p->torch[i].b->release, rel) == 0; i++) {
 			const struct plan_torch *t = &p->torch[i];
 
-			json_array_append_new(arr, torch_json(p, t));
+			report_rec_item(&arr, &it);
+			torch_fields(&it, p, t);
+			if (report_rec_end(&it) != CD_OK)
+				continue; /* the error is arr's, then top's */
 			if (!t->fits_gpus)
 				continue;
-			cat(fits, sizeof(fits), &uf, "%s%s%s", uf ? " " : "",
-					       t->b->variant, all_sass_text(t, p->n_gpus));
+			cat(fits, sizeof(fits), &uf, "%s%s%s", uf ? " " : "", t->b->variant, plan_torch_ptx_note(t, p->n_gpus));
 			if (t->runnable && p->in.driver.known)
-				cat(runs, sizeof(runs), &ur, "%s%s", ur ? " " : "",
-						       t->b->variant);
+				cat(runs, sizeof(runs), &ur, "%s%s", ur ? " " : "", t->b->variant);
 		}
-		report_table_row(r, (const char *const[]){ rel, *fits ? fits : "none", !p->in.driver.known ? "?" : *runs ? runs : "none" });
+		report_rec_item(&tab, &row);
+		report_field(&row, "release", NULL, rv_str(rel));
+		report_field(&row, "variants with code for every GPU", NULL, rv_str(*fits ? fits : "none"));
+		report_field(&row, "this driver runs", NULL, rv_str(!p->in.driver.known ? "?" : *runs ? runs : "none"));
+		if (report_rec_end(&row) != CD_OK)
+			break;
 	}
-	report_json_set(r, "torch_builds", arr);
+	if (report_rec_end(&arr) != CD_OK || report_rec_end(&tab) != CD_OK)
+		return top->rc; /* an end hands its error up */
+	return top->rc;
+}
+
+static int torch_section(struct report_rec *top, const struct plan *p)
+{
+	struct report *r = top->r;
+	struct report_rec w;
+
+	report_rec_section(top, plan_windows ? "PyTorch (download.pytorch.org wheels, Windows x86_64: win_amd64)"
+					     : "PyTorch (download.pytorch.org wheels, Linux x86_64)");
+	if (torch_builds(top, p) != CD_OK)
+		return top->rc;
 	if (p->torch_pick >= 0 && !p->in.driver.known) {
-		if ((f = no_driver_leads(r, p)) == NULL && r->oom)
-			return CD_ENOMEM;
+		if (no_driver_leads(top, p) != CD_OK)
+			return top->rc;
 	} else if (p->torch_pick >= 0) {
 		const struct plan_torch *t = &p->torch[p->torch_pick];
 
-		report_kv(r, "recommended", "torch %s %s%s: %s", t->b->release, t->b->variant, t->b->uncertain ? " (uncertain arch list)" : "",
-			  "the newest release with a build for every GPU that this driver runs; stable CUDA before experimental");
-		report_kv(r, "on this driver", "%s", fit_driver_text(t->driver_fit));
+		text_kv(top, "recommended", "torch %s %s%s: %s", t->b->release, t->b->variant, t->b->uncertain ? " (uncertain arch list)" : "",
+			"the newest release with a build for every GPU that this driver runs; stable CUDA before experimental");
+		text_kv(top, "on this driver", "%s", plan_fit_driver_text(t->driver_fit));
 		char pip[512];
 
-		pip_lines(r, t->b);
+		pip_lines(top, p, t->b);
 		plan_torch_install(t->b, false, plan_pip(plan_windows), pip, sizeof(pip));
 		cmd_note(r, report_answer(r, "torch %s %s: %s", t->b->release, t->b->variant, pip)); /* -q */
-		torch_gpu_notes(r, p, t);
+		torch_gpu_notes(top, p, t);
 	} else if (p->torch_pick_any_driver >= 0) {
 		const struct plan_torch *t = &p->torch[p->torch_pick_any_driver];
 		int need = plan_torch_min_branch(p, t);
 		char b1[16];
 
-		report_kv(r, "recommended", "none runs on this driver; with %s or newer: torch %s %s",
-			  branch_text(need, b1, sizeof(b1)), t->b->release, t->b->variant);
+		text_kv(top, "recommended", "none runs on this driver; with %s or newer: torch %s %s",
+			plan_branch_text(need, b1, sizeof(b1)), t->b->release, t->b->variant);
 		cmd_note(r, report_answer(r, "torch: none runs on this driver; with %s or newer: torch %s %s", b1, t->b->release,
 					  t->b->variant)); /* -q */
-		pip_lines(r, t->b);
+		pip_lines(top, p, t->b);
 		struct finding_vars v;
 
 		finding_vars_init(&v);
@@ -549,7 +506,7 @@ static int torch_section(struct report *r, const struct plan *p)
 		if (!finding_make(r, SEV_WARN, "plan-driver-change/torch", "torch", &v))
 			return CD_ENOMEM;
 	} else if (p->n_torch) {
-		report_kv(r, "recommended", "none: no PyTorch build in the tables carries code for every GPU");
+		text_kv(top, "recommended", "none: no PyTorch build in the tables carries code for every GPU");
 		cmd_note(r, report_answer(r, "torch: none carries code for every GPU")); /* -q */
 	}
 	if (p->torch_newest && (p->torch_pick < 0 || strcmp(p->torch[p->torch_pick].b->release, p->torch_newest->release) != 0)) {
@@ -563,63 +520,56 @@ static int torch_section(struct report *r, const struct plan *p)
 				if (t->fit[g] > PLAN_FIT_PTX)
 					snprintf(why, sizeof(why), "no code for %s", plan_gpu_label(&p->gpu[g]));
 			if (!*why)
-				snprintf(why, sizeof(why), "%s", t->runnable ? "runs" : fit_driver_text(t->driver_fit));
-			report_kv(r, "newest", "torch %s %s: %s", t->b->release, t->b->variant, why);
+				snprintf(why, sizeof(why), "%s", t->runnable ? "runs" : plan_fit_driver_text(t->driver_fit));
+			text_kv(top, "newest", "torch %s %s: %s", t->b->release, t->b->variant, why);
 		}
 	}
-	return report_json_set(r, "torch", p->torch_pick >= 0 ? torch_json(p, &p->torch[recommended(p)]) : json_null());
+	if (p->torch_pick < 0) {
+		report_field(top, NULL, "torch", rv_null());
+		return top->rc;
+	}
+	report_rec_object(top, "torch", &w);
+	report_rec_text(&w, REPORT_TEXT_NONE);
+	torch_fields(&w, p, &p->torch[recommended(p)]);
+	return report_rec_end(&w);
 }
 
-static int fw_section(struct report *r, const struct plan *p)
+static int fw_section(struct report_rec *top, const struct plan *p)
 {
-	static const char *const hdr[] = { "build", "CUDA", "GPUs", "driver", "install" };
+	struct report *r = top->r;
 	const char *name = plan_framework_name(p->in.framework);
-	json_t *arr = json_array();
+	const char *hdr[8];
+	size_t nh = report_fields_headers(&plan_fw_field_table, FIELD_ALL, hdr, 8);
+	struct report_rec tab, row;
 
-	if (!arr)
-		return CD_ENOMEM;
-	report_section(r, "%s builds", name);
-	report_table(r, 5, hdr);
+	report_rec_section(top, "%s builds", name);
+	report_rec_table(top, "framework_builds", nh, hdr, &tab);
 	for (size_t i = 0; i < p->n_fw; i++) {
-		const struct plan_fw *f = &p->fw[i];
-		char gpus[160] = "";
-		size_t u = 0;
+		struct plan_fw_row fr = { p, &p->fw[i] };
 
-		for (size_t g = 0; g < p->n_gpus; g++)
-			if (!f->gpu_ok[g])
-				cat(gpus, sizeof(gpus), &u, "%sno %s",
-						      u ? ", " : "", plan_gpu_label(&p->gpu[g]));
-		char drv[48];
-
-		/* the build's own driver floor, as its table row states it (Ollama's 550), else the CUDA family's */
-		if (f->driver_ok == 0 && f->b->has_min_driver)
-			snprintf(drv, sizeof(drv), "too old (needs %s%s+)", strchr(f->b->min_driver_text, '.') ? "" : "R",
-				 f->b->min_driver_text);
-		else
-			snprintf(drv, sizeof(drv), "%s", f->driver_ok < 0 ? "?" : f->driver_ok ? "runs" : "too old");
-		report_table_row(r, (const char *const[]){ f->b->variant, f->b->cuda_text, *gpus ? gpus : "all", drv,
-			f->b->install });
-		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:b, s:o, s:b, s:s, s:s, s:b}", "framework", name,
-			"variant", f->b->variant, "cuda", f->b->cuda_text, "fits_gpus", f->fits_gpus,
-			"driver_ok", f->driver_ok < 0 ? json_null() : json_boolean(f->driver_ok), "runnable", f->runnable,
-			"min_driver", f->b->min_driver_text, "install", f->b->install, "uncertain", f->b->uncertain));
+		report_rec_item(&tab, &row);
+		report_fields(&row, &plan_fw_field_table, &fr, FIELD_ALL);
+		if (report_rec_end(&row) != CD_OK)
+			break;
 	}
+	if (report_rec_end(&tab) != CD_OK)
+		return tab.rc;
 	if (p->fw_pick >= 0) {
 		const struct kb_fw_build *b = p->fw[p->fw_pick].b;
 
-		report_kv(r, "recommended", "%s %s%s: the first build %s lists that fits every GPU%s", name, b->variant,
-			  b->uncertain ? " (uncertain)" : "", name, p->in.driver.known ? " and runs on this driver" : "");
-		report_kv(r, "install", "%s", b->install);
+		text_kv(top, "recommended", "%s %s%s: the first build %s lists that fits every GPU%s", name, b->variant,
+			b->uncertain ? " (uncertain)" : "", name, p->in.driver.known ? " and runs on this driver" : "");
+		text_kv(top, "install", "%s", b->install);
 		cmd_note(r, report_answer(r, "%s %s: %s", name, b->variant, b->install)); /* -q */
 		if (*b->notes)
-			report_kv(r, "note", "%s", b->notes);
+			text_kv(top, "note", "%s", b->notes);
 	} else {
-		report_kv(r, "recommended", "none of %s's builds fits every GPU%s", name, p->in.driver.known ? " on this driver" : "");
+		text_kv(top, "recommended", "none of %s's builds fits every GPU%s", name, p->in.driver.known ? " on this driver" : "");
 		cmd_note(r, report_answer(r, "%s: none of its builds fits every GPU%s", name,
 					  p->in.driver.known ? " on this driver" : "")); /* -q */
 	}
-	report_json_set(r, "framework_builds", arr);
-	return report_json_set(r, "framework_build", p->fw_pick >= 0 ? json_string(p->fw[p->fw_pick].b->variant) : json_null());
+	report_field(top, NULL, "framework_build", rv_str(p->fw_pick >= 0 ? p->fw[p->fw_pick].b->variant : NULL));
+	return top->rc;
 }
 
 /* CUDA_VISIBLE_DEVICES for a group: the GPUs' UUIDs, which name the same GPUs whatever the
@@ -641,48 +591,51 @@ static void visible_devices(const struct plan *p, const struct plan_group *grp, 
 	}
 }
 
-static int split_section(struct report *r, const struct plan *p, const char (*uuid)[64])
+static int split_section(struct report_rec *top, const struct plan *p, const char (*uuid)[64])
 {
+	struct report *r = top->r;
 	struct finding_vars v;
-	json_t *arr = json_array();
+	struct report_rec arr, it, members;
 	struct finding *f;
 
-	if (!arr)
-		return CD_ENOMEM;
-	report_section(r, "No single build fits every GPU: the closest split");
+	report_rec_section(top, "No single build fits every GPU: the closest split");
 	finding_vars_init(&v);
 	finding_var(&v, "framework", "%s", plan_framework_name(p->in.framework));
 	finding_var(&v, "groups", "%zu", p->n_groups);
 	if (!(f = finding_make(r, SEV_CATALOGUE, "plan-no-single-build", plan_framework_name(p->in.framework), &v)))
 		return CD_ENOMEM;
+	report_rec_array(top, "split", &arr);
 	for (size_t k = 0; k < p->n_groups; k++) {
 		const struct plan_group *grp = &p->group[k];
 		char names[256] = "", devices[PLAN_MAX_GPUS * 64 + 64] = "", what[160];
 		size_t un = 0;
-		json_t *members = json_array();
 
+		report_rec_item(&arr, &it);
+		report_rec_array(&it, "gpus", &members);
 		for (size_t g = 0; g < p->n_gpus; g++) {
 			if (!grp->member[g])
 				continue;
 			cat(names, sizeof(names), &un, "%s%s", un ? ", " : "", plan_gpu_label(&p->gpu[g]));
-			if (members)
-				json_array_append_new(members, report_json_text(plan_gpu_label(&p->gpu[g])));
+			report_rec_value(&members, rv_str(plan_gpu_label(&p->gpu[g])));
 		}
+		if (report_rec_end(&members) != CD_OK)
+			break; /* the error is it's, then arr's */
 		if (grp->choice < 0)
 			snprintf(what, sizeof(what), "nothing in the tables fits");
 		else if (p->in.framework == PLAN_FW_TORCH)
 			snprintf(what, sizeof(what), "torch %s %s", p->torch[grp->choice].b->release, p->torch[grp->choice].b->variant);
 		else
 			snprintf(what, sizeof(what), "%s", p->fw[grp->choice].b->install);
-		report_kv(r, names, "%s", what);
+		report_fieldf(&it, names, "choice", rv_str(what), "%s", what);
 		if (grp->choice >= 0 && p->in.framework == PLAN_FW_TORCH)
-			pip_lines(r, p->torch[grp->choice].b);
+			pip_lines(&it, p, p->torch[grp->choice].b);
 		visible_devices(p, grp, uuid, devices, sizeof(devices));
+		if (report_rec_end(&it) != CD_OK)
+			break;
 		if (finding_evidence(f, "%s: %s   (CUDA_VISIBLE_DEVICES=%s)", names, what, devices))
 			return CD_ENOMEM;
-		json_array_append_new(arr, json_pack("{s:o, s:s}", "gpus", members ? members : json_array(), "choice", what));
 	}
-	return report_json_set(r, "split", arr);
+	return report_rec_end(&arr);
 }
 
 static int jetson_section(struct report *r, const struct plan *p)
@@ -740,9 +693,9 @@ static int plan_run(struct report *r, int argc, char **argv, const struct cd_glo
 	struct plan_args a;
 	struct plan_input in = { 0 };
 	struct plan *p = NULL;
+	struct report_rec top;
 	int rc;
 
-	(void)gl;
 	if ((rc = amd_plan(r, gl->args, gl->run, err)) != CD_ENOTFOUND)
 		return rc;
 	if ((rc = parse_args(argc, argv, gl->args, &a, err)) != CD_OK)
@@ -761,18 +714,21 @@ static int plan_run(struct report *r, int argc, char **argv, const struct cd_glo
 	in.fw_version = a.fw_version;
 	if ((rc = plan_make(&in, p, err)) != CD_OK)
 		goto out;
-	report_json_set(r, "framework", json_string(plan_framework_name(a.fw)));
-	report_json_set(r, "os", json_string(a.windows ? "windows" : "linux"));
+	report_rec_top(&top, r);
+	report_field(&top, NULL, "framework", rv_str(plan_framework_name(a.fw)));
+	report_field(&top, NULL, "os", rv_str(a.windows ? "windows" : "linux"));
 	plan_windows = a.windows;
 	rc = CD_ENOMEM;
-	if (gpus_section(r, p) || driver_section(r, p) || toolkit_section(r, p) || jetson_section(r, p))
+	if (gpus_section(&top, p) || driver_section(&top, p) || toolkit_section(&top, p) || jetson_section(r, p))
 		goto nomem;
-	if (!p->any_jetson && a.fw == PLAN_FW_TORCH && torch_section(r, p))
+	if (!p->any_jetson && a.fw == PLAN_FW_TORCH && torch_section(&top, p))
 		goto nomem;
-	if (!p->any_jetson && a.fw != PLAN_FW_TORCH && a.fw != PLAN_FW_NONE && fw_section(r, p))
+	if (!p->any_jetson && a.fw != PLAN_FW_TORCH && a.fw != PLAN_FW_NONE && fw_section(&top, p))
 		goto nomem;
-	if (p->n_groups && split_section(r, p, a.uuid))
+	if (p->n_groups && split_section(&top, p, a.uuid))
 		goto nomem;
+	if ((rc = report_rec_end(&top)) != CD_OK)
+		goto out;
 	rc = CD_OK;
 	goto out;
 nomem:

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "kb/kb.h"
+#include "util/field.h"
 
 #define KB_TORCH_MAX_ARCHS 24
 
@@ -56,5 +57,8 @@ bool kb_torch_release_matches(const struct kb_torch_build *b, const struct versi
 
 size_t kb_fw_count(void);
 const struct kb_fw_build *kb_fw_at(size_t i);
+
+/* A row of each table as fields (kb/frameworks_fields.c). */
+extern const struct field_table kb_torch_build_field_table, kb_fw_build_field_table;
 
 #endif

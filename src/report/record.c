@@ -188,6 +188,8 @@ void report_rec_line(struct report_rec *w, const char *fmt, ...)
 		w->r->items[w->r->n_items - 1].command = w->commands;
 }
 
+static json_t *list_json(const char *s, const char *seps, bool numbers);
+
 static json_t *value_json(const struct report_value *v)
 {
 	switch (v->kind) {
@@ -197,6 +199,7 @@ static json_t *value_json(const struct report_value *v)
 	case RV_BYTES: return json_integer((json_int_t)v->i);
 	case RV_BOOL: return json_boolean(v->b);
 	case RV_REAL: return json_real(v->d);
+	case RV_LIST: return list_json(v->s, v->seps, false);
 	case RV_JSON: /* stolen; a tree built by hand gets its strings made safe here */
 		if (v->j && report_json_make_safe(v->j) != CD_OK) {
 			json_decref(v->j);
@@ -205,6 +208,23 @@ static json_t *value_json(const struct report_value *v)
 		return v->j;
 	}
 	return NULL;
+}
+
+void report_rec_value(struct report_rec *list, struct report_value v)
+{
+	json_t *j;
+
+	if (list->rc != CD_OK || !list->json || !json_is_array(list->json)) {
+		if (v.kind == RV_JSON)
+			json_decref(v.j);
+		if (list->rc == CD_OK && list->json)
+			report_rec_fail(list, CD_EUSAGE); /* a value belongs in an array */
+		return;
+	}
+	if (!(j = value_json(&v)))
+		report_rec_fail(list, CD_EINTERNAL); /* safe text is never refused: a NULL given */
+	else if (json_array_append_new(list->json, j) != 0)
+		report_rec_fail(list, CD_ENOMEM);
 }
 
 static char *int_text(long long v)
@@ -237,6 +257,16 @@ static char *value_text(const struct report_value *v, int *rc)
 	case RV_BYTES: s = cd_strdup(units_fmt_bytes((uint64_t)v->i, buf, sizeof(buf))); break;
 	case RV_BOOL: s = cd_strdup(v->b ? "yes" : "no"); break;
 	case RV_REAL: s = cd_asprintf("%g", v->d); break;
+	case RV_LIST: {
+		const char *p = v->s, *item;
+		size_t n;
+
+		sb_init(&sb);
+		while (field_list_next(&p, v->seps, &item, &n))
+			sb_printf(&sb, "%s%.*s", sb.len ? ", " : "", (int)n, item);
+		s = sb.len ? sb_detach(&sb) : (sb_free(&sb), cd_strdup(""));
+		break;
+	}
 	case RV_JSON:
 		if (!v->j)
 			return NULL;
@@ -373,16 +403,16 @@ void report_fieldf(struct report_rec *w, const char *label, const char *key, str
 
 /* ---- fields from a table ---- */
 
-/* A list value as a JSON array of strings; NULL when out of memory. */
-static json_t *list_json(const struct field_value *v, enum field_kind kind)
+/* A list as a JSON array of strings (of integers: numbers); NULL when out of memory. */
+static json_t *list_json(const char *s, const char *seps, bool numbers)
 {
 	json_t *a = json_array();
-	const char *p = v->s, *item;
+	const char *p = s, *item;
 	size_t n;
 
-	while (a && field_list_next(&p, v->seps, &item, &n)) {
+	while (a && field_list_next(&p, seps, &item, &n)) {
 		json_t *e;
-		if (kind == FK_DIMS) {
+		if (numbers) {
 			char num[32];
 			snprintf(num, sizeof num, "%.*s", (int)(n < sizeof num ? n : sizeof num - 1), item);
 			e = json_integer(strtoll(num, NULL, 10));
@@ -404,7 +434,7 @@ static struct report_value field_rv(const struct field *f, const struct field_va
 	case FV_REAL: return rv_real(v->d);
 	case FV_BOOL: return rv_bool(v->b);
 	case FV_STR: return rv_str(v->s);
-	case FV_LIST: return rv_json(list_json(v, f->kind));
+	case FV_LIST: return rv_json(list_json(v->s, v->seps, f->kind == FK_DIMS));
 	case FV_NULL: break;
 	}
 	return rv_null();
@@ -482,8 +512,13 @@ static void put_field(struct report_rec *w, const struct field_table *t, const s
 		if (!text)
 			label = NULL;
 	}
-	if (label || key)
+	if (label || key) {
+		bool commands = w->commands;
+
+		w->commands = commands || (f->flags & FIELD_COMMAND);
 		report_fieldf(w, label, key, field_rv(f, &v), "%s", text ? text : "");
+		w->commands = commands;
+	}
 }
 
 void report_fields(struct report_rec *w, const struct field_table *t, const void *obj, unsigned view)

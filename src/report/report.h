@@ -192,11 +192,11 @@ int report_json_set(struct report *r, const char *key, json_t *value);
 
 enum report_text { REPORT_TEXT_KV, REPORT_TEXT_ROW, REPORT_TEXT_NONE };
 
-enum report_value_kind { RV_NULL, RV_STRING, RV_INT, RV_BOOL, RV_REAL, RV_JSON, RV_BYTES };
+enum report_value_kind { RV_NULL, RV_STRING, RV_INT, RV_BOOL, RV_REAL, RV_JSON, RV_BYTES, RV_LIST };
 
 /* A field's JSON value; its text form, when the field has no format, is the string itself,
- * the integer in decimal, "yes"/"no", %g, "none" for null, a JSON array of strings joined
- * with ", ", and a size as units_fmt_bytes writes it ("1.5 GiB"; JSON: the bytes). */
+ * the integer in decimal, "yes"/"no", %g, "none" for null, a JSON array of strings or a list
+ * joined with ", ", and a size as units_fmt_bytes writes it ("1.5 GiB"; JSON: the bytes). */
 struct report_value {
 	enum report_value_kind kind;
 	const char *s;
@@ -204,6 +204,7 @@ struct report_value {
 	double d;
 	bool b;
 	json_t *j;
+	const char *seps; /* RV_LIST */
 };
 
 static inline struct report_value rv_null(void)
@@ -230,11 +231,23 @@ static inline struct report_value rv_bytes(unsigned long long bytes)
 {
 	return (struct report_value){ .kind = RV_BYTES, .i = (long long)bytes };
 }
+/* Items of s separated by any of seps, blanks around them dropped (field_list_next): JSON an
+ * array of strings, [] for none. */
+static inline struct report_value rv_list(const char *s, const char *seps)
+{
+	return (struct report_value){ .kind = RV_LIST, .s = s ? s : "", .seps = seps };
+}
 /* Steals j (an array or object built by the caller; its strings are made safe text). NULL,
  * a value the JSON library would not make, is the record's CD_EINTERNAL. */
 static inline struct report_value rv_json(json_t *j)
 {
 	return (struct report_value){ .kind = RV_JSON, .j = j };
+}
+
+/* A copy of j, a value read from an input (a report compared); NULL: null. */
+static inline struct report_value rv_json_copy(const json_t *j)
+{
+	return rv_json(j ? json_deep_copy(j) : json_null());
 }
 
 struct report_rec {
@@ -286,6 +299,10 @@ void report_fieldf(struct report_rec *w, const char *label, const char *key, str
 		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 void report_vfieldf(struct report_rec *w, const char *label, const char *key, struct report_value v,
 		    const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+/* One value appended to list (a record of report_rec_array), JSON only: an array of names or
+ * numbers, in the order given. */
+void report_rec_value(struct report_rec *list, struct report_value v);
 
 /* A failure of the writer's own (an allocation beside the record) kept as w's error. */
 void report_rec_fail(struct report_rec *w, int rc);

@@ -347,6 +347,69 @@ static void test_field_tables(void **state)
 }
 
 /* The first failure is kept, later writes are ignored, and the ends hand it up. */
+/* Values appended to an array record: JSON only, in order, strings made safe text; a value
+ * outside an array is the record's error. */
+static void test_record_values(void **state)
+{
+	struct report r;
+	struct report_rec top, list, obj;
+	json_t *a;
+
+	(void)state;
+	assert_int_equal(report_init(&r, "test"), 0);
+	report_rec_top(&top, &r);
+	report_rec_array(&top, "names", &list);
+	report_rec_value(&list, rv_str("k\x01"));
+	report_rec_value(&list, rv_real(1.5));
+	report_rec_value(&list, rv_null());
+	assert_int_equal(report_rec_end(&list), CD_OK);
+	report_rec_array(&top, "none", &list); /* an empty list is [] */
+	assert_int_equal(report_rec_end(&list), CD_OK);
+	assert_int_equal(report_rec_end(&top), CD_OK);
+	assert_int_equal(r.n_items, 0); /* no text */
+	a = json_object_get(r.data, "names");
+	assert_int_equal(json_array_size(a), 3);
+	assert_string_equal(json_string_value(json_array_get(a, 0)), "k\\x01");
+	assert_true(json_real_value(json_array_get(a, 1)) == 1.5);
+	assert_true(json_is_null(json_array_get(a, 2)));
+	assert_int_equal(json_array_size(json_object_get(r.data, "none")), 0);
+	report_free(&r);
+
+	/* a list: JSON an array of its items (a name may hold blanks), text joined by ", "; a
+	 * value read from a report goes in as a copy */
+	json_t *read = json_pack("{s:s}", "node", "n1");
+	assert_int_equal(report_init(&r, "test"), 0);
+	report_rec_top(&top, &r);
+	report_field(&top, "also called", "aliases", rv_list("RTX 4090 D\nAD102\n", "\n"));
+	report_field(&top, NULL, "empty", rv_list("", " "));
+	report_field(&top, NULL, "node", rv_json_copy(json_object_get(read, "node")));
+	report_field(&top, NULL, "date", rv_json_copy(json_object_get(read, "date")));
+	assert_int_equal(report_rec_end(&top), CD_OK);
+	a = json_object_get(r.data, "aliases");
+	assert_int_equal(json_array_size(a), 2);
+	assert_string_equal(json_string_value(json_array_get(a, 0)), "RTX 4090 D");
+	assert_int_equal(json_array_size(json_object_get(r.data, "empty")), 0);
+	assert_string_equal(json_string_value(json_object_get(r.data, "node")), "n1");
+	assert_true(json_is_null(json_object_get(r.data, "date")));
+	assert_string_equal(r.items[0].b, "RTX 4090 D, AD102");
+	report_free(&r);
+	assert_string_equal(json_string_value(json_object_get(read, "node")), "n1"); /* still the reader's */
+	json_decref(read);
+
+	assert_int_equal(report_init(&r, "test"), 0);
+	report_rec_top(&top, &r);
+	report_rec_object(&top, "driver", &obj);
+	report_rec_value(&obj, rv_int(1)); /* an object's values have keys */
+	assert_int_equal(report_rec_end(&obj), CD_EUSAGE);
+	assert_int_equal(report_rec_end(&top), CD_EUSAGE);
+	report_rec_top(&top, &r);
+	report_rec_array(&top, "bad", &list);
+	report_rec_value(&list, rv_json(NULL)); /* a value the JSON library did not make */
+	assert_int_equal(report_rec_end(&list), CD_EINTERNAL);
+	assert_true(r.internal);
+	report_free(&r);
+}
+
 static void test_record_errors(void **state)
 {
 	static const char *const hdr[] = { "arch", "kind" };
@@ -395,6 +458,44 @@ static void test_record_errors(void **state)
 	assert_null(json_object_get(r.data, "year"));
 	assert_int_equal(json_object_size(r.data), 0);
 	assert_int_equal(r.n_items, 0);
+	report_free(&r);
+}
+
+/* A field table's FIELD_COMMAND field is a command to copy, alone of the record's fields;
+ * an FK_CSTR "" is a value with FIELD_EMPTY_KNOWN (JSON "", no text under FIELD_QUIET). */
+struct build_row {
+	const char *install, *notes, *missing;
+};
+
+static const struct field build_row_fields[] = {
+	{ .key = "install", .label = "install", .kind = FK_CSTR, .off = offsetof(struct build_row, install),
+	  .valid = FIELD_ALWAYS, .views = FIELD_ALL, .flags = FIELD_COMMAND },
+	{ .key = "notes", .label = "notes", .kind = FK_CSTR, .off = offsetof(struct build_row, notes),
+	  .valid = FIELD_ALWAYS, .views = FIELD_ALL, .flags = FIELD_EMPTY_KNOWN | FIELD_QUIET },
+	{ .key = "missing", .label = "missing", .kind = FK_CSTR, .off = offsetof(struct build_row, missing),
+	  .valid = FIELD_ALWAYS, .views = FIELD_ALL, .flags = FIELD_QUIET },
+};
+
+static const struct field_table build_row_table = { "builds[]", build_row_fields, 3, -1, NULL, NULL };
+
+static void test_field_command(void **state)
+{
+	struct build_row b = { "pip install jax[cuda12]", "", "" };
+	struct report r;
+	struct report_rec top;
+
+	(void)state;
+	assert_int_equal(report_init(&r, "test"), 0);
+	report_rec_top(&top, &r);
+	report_fields(&top, &build_row_table, &b, FIELD_ALL);
+	report_field(&top, "note", NULL, rv_str("plain"));
+	assert_int_equal(report_rec_end(&top), CD_OK);
+	assert_int_equal(r.n_items, 2);
+	assert_string_equal(r.items[0].a, "install");
+	assert_true(r.items[0].command);
+	assert_false(r.items[1].command); /* the record's own mode is back */
+	assert_string_equal(json_string_value(json_object_get(r.data, "notes")), "");
+	assert_true(json_is_null(json_object_get(r.data, "missing")));
 	report_free(&r);
 }
 
@@ -447,7 +548,9 @@ int main(void)
 		cmocka_unit_test(test_answer_findings),
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_field_tables),
+		cmocka_unit_test(test_record_values),
 		cmocka_unit_test(test_record_errors),
+		cmocka_unit_test(test_field_command),
 		cmocka_unit_test(test_commands_are_never_wrapped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -127,8 +127,10 @@ int arch_exe_fields(struct report_rec *file, const struct arch_file *f);
 void arch_images_fields(struct report_rec *file, struct arch_file *f, const struct arch_opts *o);
 /* cuobjdump --list-elf --list-ptx lines; counters run across all files of one run. */
 int arch_cuobjdump_lines(const struct arch_file *f, unsigned *elf_no, unsigned *ptx_no, FILE *out);
-/* The kernels of image i (decompressing it): a JSON array of names, or NULL with err. */
-json_t *arch_image_kernels(struct dc_inventory *inv, const struct dc_image *im, char *err);
+/* The kernels of image im (decompressing it): each name to each(name, ctx), in order; CD_OK,
+ * or the failure (each's, or the image's) with err. */
+int arch_image_kernels(struct dc_inventory *inv, const struct dc_image *im, int (*each)(const char *name, void *ctx),
+		       void *ctx, char *err);
 
 /* hip.c: f's AMD code objects into file: a table of every device entry (grouped by section,
  * member, target and bundle form past 40 unless -v), "code_objects" (built only for --json),
@@ -141,11 +143,11 @@ int arch_llvm_offloading_lines(const struct arch_file *f, FILE *out);
 /* The file summary llvm-readobj prints after them, for an ELF file given by path. */
 int arch_llvm_summary(const struct arch_file *f, struct strbuf *sb);
 
-/* hip_kernels.c: the kernels of AMD code objects. The names of device entry i as a JSON
- * array, or NULL with err; --kernels' line per code object (numbered as the listing numbers
+/* hip_kernels.c: the kernels of AMD code objects. The names of device entry i as w's
+ * "kernels", or its failure with err and no key; --kernels' line per code object (numbered as the listing numbers
  * them); --resources' object per code object appended to arr (CD_OK or CD_ENOMEM; a code
  * object that cannot be read is a line and an object with "error"). */
-json_t *arch_hip_kernels_json(struct arch_file *f, size_t i, char *err);
+int arch_hip_kernel_names(struct arch_file *f, size_t i, struct report_rec *w, char *err);
 void arch_hip_kernels_lines(struct report_rec *file, struct arch_file *f);
 int arch_hip_resources(struct report_rec *arr, struct arch_file *f, char *err);
 

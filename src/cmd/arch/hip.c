@@ -146,8 +146,11 @@ void arch_hip_fields(struct report_rec *file, struct arch_file *f, const struct 
 
 	report_field(file, NULL, "offload_bundles", rv_int((long long)inv->n_hip_bundles));
 	report_field(file, NULL, "hip_wrappers", rv_int((long long)inv->hip_wrappers));
-	if (!o->json || !n)
-		report_field(file, NULL, "code_objects", rv_json(json_array()));
+	if (!o->json || !n) {
+		report_rec_array(file, "code_objects", &list); /* text alone needs no objects */
+		if (report_rec_end(&list) != CD_OK)
+			return; /* the failure is file's now */
+	}
 	if (!n)
 		return;
 	if (full) {
@@ -164,10 +167,7 @@ void arch_hip_fields(struct report_rec *file, struct arch_file *f, const struct 
 			code_object_fields(&it, inv, i, ++row);
 			if (o->kernels && o->json) { /* the kernels' text is a line each, after the table */
 				char err[CD_ERRMSG] = "";
-				json_t *k = arch_hip_kernels_json(f, i, err);
-				if (k)
-					report_field(&it, NULL, "kernels", rv_json(k));
-				else
+				if (arch_hip_kernel_names(f, i, &it, err) != CD_OK)
 					report_field(&it, NULL, "kernels_error", rv_str(err));
 			}
 			if (report_rec_end(&it) != CD_OK)

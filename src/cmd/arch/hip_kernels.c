@@ -8,6 +8,7 @@
 #include "binfmt/amdgpu_kernels.h"
 #include "binfmt/bytes.h"
 #include "cmd/arch/arch.h"
+#include "facts/devcode.h"
 #include "util/err.h"
 #include "util/units.h"
 
@@ -75,23 +76,21 @@ static int entry_kernels(struct arch_file *f, size_t i, struct co_cache *c, stru
 	return rc ? rc : amdgpu_kernels_read(p, n, ks, err);
 }
 
-json_t *arch_hip_kernels_json(struct arch_file *f, size_t i, char *err)
+int arch_hip_kernel_names(struct arch_file *f, size_t i, struct report_rec *w, char *err)
 {
 	struct co_cache c = {.bundle = SIZE_MAX};
 	struct amdgpu_kernels ks;
-	json_t *names = NULL;
+	struct report_rec names;
+	int rc = entry_kernels(f, i, &c, &ks, err);
 
-	if (entry_kernels(f, i, &c, &ks, err) == CD_OK) {
-		names = json_array();
-		for (size_t k = 0; names && k < ks.n; k++)
-			if (json_array_append_new(names, report_json_text(ks.k[k].name ? ks.k[k].name : "")))
-				json_decref(names), names = NULL;
-		if (!names)
-			cd_fail(err, CD_ENOMEM, "out of memory");
-		amdgpu_kernels_free(&ks);
-	}
 	free(c.buf);
-	return names;
+	if (rc != CD_OK)
+		return rc;
+	report_rec_array(w, "kernels", &names);
+	for (size_t k = 0; k < ks.n; k++)
+		report_rec_value(&names, rv_str(ks.k[k].name ? ks.k[k].name : ""));
+	amdgpu_kernels_free(&ks);
+	return report_rec_end(&names) == CD_OK ? CD_OK : cd_fail(err, names.rc, "out of memory");
 }
 
 void arch_hip_kernels_lines(struct report_rec *file, struct arch_file *f)
@@ -123,44 +122,10 @@ void arch_hip_kernels_lines(struct report_rec *file, struct arch_file *f)
 	free(c.buf);
 }
 
-static struct report_value num(uint64_t v)
-{
-	return v == AMDGPU_UNKNOWN ? rv_null() : rv_int((long long)v);
-}
-
-static const char *num_text(uint64_t v, char *buf, size_t n)
-{
-	if (v == AMDGPU_UNKNOWN)
-		return "?";
-	snprintf(buf, n, "%llu", (unsigned long long)v);
-	return buf;
-}
-
-static const char *bytes_text(uint64_t v, char *buf, size_t n)
-{
-	return v == AMDGPU_UNKNOWN ? "?" : units_fmt_bytes(v, buf, n);
-}
-
 /* One kernel: a row of the code object's table and an object of its "kernels". */
 static void kernel_fields(struct report_rec *w, const struct amdgpu_kernel *k)
 {
-	char s[24], v[24], a[24], lds[UNITS_BUF], scr[UNITS_BUF], sp[64], wave[24], wg[24], ss[24], vs[24];
-
-	report_field(w, "kernel", "name", rv_str(k->name ? k->name : ""));
-	report_fieldf(w, "SGPRs", "sgprs", num(k->sgprs), "%s", num_text(k->sgprs, s, sizeof s));
-	report_fieldf(w, "VGPRs", "vgprs", num(k->vgprs), "%s", num_text(k->vgprs, v, sizeof v));
-	report_fieldf(w, "AGPRs", "agprs", num(k->agprs), "%s", num_text(k->agprs, a, sizeof a));
-	report_fieldf(w, "LDS", "lds_bytes", num(k->group_bytes), "%s", bytes_text(k->group_bytes, lds, sizeof lds));
-	report_fieldf(w, "scratch", "scratch_bytes", num(k->private_bytes), "%s",
-		      bytes_text(k->private_bytes, scr, sizeof scr));
-	snprintf(sp, sizeof sp, "%s SGPR, %s VGPR", num_text(k->sgpr_spills, ss, sizeof ss),
-		 num_text(k->vgpr_spills, vs, sizeof vs));
-	report_fieldf(w, "spills", "sgpr_spills", num(k->sgpr_spills), "%s", sp);
-	report_field(w, NULL, "vgpr_spills", num(k->vgpr_spills));
-	report_field(w, NULL, "kernarg_bytes", num(k->kernarg_bytes));
-	report_fieldf(w, "wave", "wavefront_size", num(k->wavefront), "%s", num_text(k->wavefront, wave, sizeof wave));
-	report_fieldf(w, "max block", "max_workgroup_size", num(k->max_workgroup), "%s",
-		      num_text(k->max_workgroup, wg, sizeof wg));
+	report_fields(w, &amdgpu_kernel_field_table, k, FIELD_ALL);
 }
 
 /* Device entry i (row in the listing): its section and table, and an object appended to arr. */
@@ -192,14 +157,14 @@ static int entry_resources(struct report_rec *arr, struct arch_file *f, size_t i
 	if (ks.n)
 		report_rec_table(&w, "kernels", 9, hdr, &tab);
 	else
-		report_field(&w, NULL, "kernels", rv_json(json_array()));
+		report_rec_array(&w, "kernels", &tab); /* [], and no table */
 	for (size_t k = 0; k < ks.n; k++) {
 		report_rec_item(&tab, &it);
 		kernel_fields(&it, &ks.k[k]);
 		if (report_rec_end(&it) != CD_OK)
 			break;
 	}
-	rc = (ks.n && report_rec_end(&tab) != CD_OK) || report_rec_end(&w) != CD_OK;
+	rc = report_rec_end(&tab) != CD_OK || report_rec_end(&w) != CD_OK;
 	amdgpu_kernels_free(&ks);
 	return rc ? cd_fail(err, CD_ENOMEM, "out of memory") : CD_OK;
 }

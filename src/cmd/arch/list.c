@@ -10,6 +10,7 @@
 #include "binfmt/decompress.h"
 #include "binfmt/ptx.h"
 #include "cmd/arch/arch.h"
+#include "facts/devcode.h"
 #include "kb/arch_name.h"
 #include "util/err.h"
 #include "util/safetext.h"
@@ -23,12 +24,6 @@ static const char *compression_name(enum fatbin_compression c)
 	return c == FATBIN_LZ4 ? "lz4" : c == FATBIN_ZSTD ? "zstd" : "none";
 }
 
-static const char *kind_name(uint16_t kind)
-{
-	const char *n = fatbin_kind_name(kind);
-	return n ? n : "other";
-}
-
 /* Text tables: unknown kinds keep their number, "other(16)". */
 static const char *kind_text(uint16_t kind, char *buf, size_t cap)
 {
@@ -38,104 +33,115 @@ static const char *kind_text(uint16_t kind, char *buf, size_t cap)
 	return buf;
 }
 
-/* A kernel name is bytes from the file: listed as safe text, never refused. */
-static int add_name(const char *name, void *ctx)
-{
-	return json_array_append_new((json_t *)ctx, report_json_text(name)) ? CD_ENOMEM : CD_OK;
-}
-
-json_t *arch_image_kernels(struct dc_inventory *inv, const struct dc_image *im, char *err)
+int arch_image_kernels(struct dc_inventory *inv, const struct dc_image *im, int (*each)(const char *name, void *ctx),
+		       void *ctx, char *err)
 {
 	unsigned char *buf = NULL;
 	size_t len = 0;
-	json_t *names = json_array();
 	int rc;
+
 	err[0] = 0; /* a failure that says nothing (a callback's) still gets words below */
-	if (!names) {
-		cd_fail(err, CD_ENOMEM, "out of memory");
-		return NULL;
-	}
 	if (im->kind != FATBIN_KIND_ELF && im->kind != FATBIN_KIND_PTX)
-		return names;
+		return CD_OK;
 	if ((rc = dc_image_bytes(inv, im, KERNELS_CAP, &buf, &len, err)))
 		goto fail;
 	if (im->kind == FATBIN_KIND_ELF)
-		rc = cubin_kernels(buf, len, add_name, names, err);
+		rc = cubin_kernels(buf, len, each, ctx, err);
 	else
-		rc = ptx_entries(buf, len, add_name, names, err);
+		rc = ptx_entries(buf, len, each, ctx, err);
 	free(buf);
 	if (rc)
 		goto fail;
-	return names;
+	return CD_OK;
 fail:
 	if (!err[0])
 		cd_fail(err, rc, "%s", cd_strerror(rc));
-	json_decref(names);
-	return NULL;
+	return rc;
+}
+
+/* The kernel names of one image, as read. */
+struct names {
+	char **v;
+	size_t n, cap;
+};
+
+static int add_name(const char *name, void *ctx)
+{
+	struct names *ns = ctx;
+
+	if (ns->n == ns->cap) {
+		size_t cap = ns->cap ? 2 * ns->cap : 16;
+		char **grown = realloc(ns->v, cap * sizeof(*grown));
+
+		if (!grown)
+			return CD_ENOMEM;
+		ns->v = grown;
+		ns->cap = cap;
+	}
+	if (!(ns->v[ns->n] = cd_strdup(name)))
+		return CD_ENOMEM;
+	ns->n++;
+	return CD_OK;
+}
+
+static void names_free(struct names *ns)
+{
+	for (size_t i = 0; i < ns->n; i++)
+		free(ns->v[i]);
+	free(ns->v);
+}
+
+/* "kernels": the names; a kernel name is bytes from the file, which the record makes safe
+ * text */
+static void names_field(struct report_rec *w, const struct names *ns)
+{
+	struct report_rec a;
+
+	report_rec_array(w, "kernels", &a);
+	for (size_t k = 0; k < ns->n; k++)
+		report_rec_value(&a, rv_str(ns->v[k]));
+	if (report_rec_end(&a) != CD_OK)
+		return; /* the failure is w's now */
 }
 
 /* Image i: a row of the full table (each label is a column) or, JSON only, an object of
  * "images". */
 static void image_fields(struct report_rec *w, struct arch_file *f, size_t i, const struct arch_opts *o)
 {
-	const struct dc_image *im = &f->inv.images[i];
-	const struct dc_container *c = &f->inv.containers[im->container];
-	const char *section = f->inv.sections[c->section];
-	char arch[32], isa[16], kind[24];
+	struct dc_image_ref ref = { &f->inv, i };
 
-	dc_image_arch_name(im, arch, sizeof(arch));
-	report_field(w, "#", NULL, rv_int((long long)i + 1));
-	report_fieldf(w, "kind", "kind", rv_str(kind_name(im->kind)), "%s", kind_text(im->kind, kind, sizeof(kind)));
-	if (!fatbin_kind_name(im->kind))
-		report_field(w, NULL, "kind_number", rv_int(im->kind));
-	report_field(w, "arch", "arch", rv_str(arch));
-	report_fieldf(w, "section", "section", rv_str(section), "%s", section[0] ? section : "(file)");
-	if (c->member >= 0)
-		report_field(w, "member", "member", rv_str(f->inv.members[c->member]));
-	if (im->kind == FATBIN_KIND_PTX) {
-		snprintf(isa, sizeof(isa), "%u.%u", im->ptx_major, im->ptx_minor);
-		report_field(w, "ptx", "ptx_isa", rv_str(isa));
-	}
-	report_field(w, "compression", "compression", rv_str(compression_name(im->compression)));
-	report_field(w, "stored", "stored_bytes", rv_bytes(im->stored_bytes));
-	report_field(w, "uncompressed", "uncompressed_bytes", rv_bytes(im->uncompressed_bytes));
-	report_fieldf(w, "debug", "debug", rv_bool(im->debug), "%s", im->debug ? "yes" : "");
-	if (im->identifier)
-		report_field(w, "identifier", "identifier", rv_str(im->identifier));
-	report_field(w, NULL, "container", rv_int(im->container));
-	report_field(w, NULL, "offset", rv_int((long long)im->file_offset));
+	report_fields(w, &dc_image_field_table, &ref, FIELD_ALL);
 	if (o->kernels && o->json) { /* the kernels' text is a line each, after the table */
 		char err[CD_ERRMSG] = "";
-		json_t *k = arch_image_kernels(&f->inv, im, err);
+		struct names ns = { 0 };
 
-		if (k)
-			report_field(w, NULL, "kernels", rv_json(k));
-		else
+		if (arch_image_kernels(&f->inv, &f->inv.images[i], add_name, &ns, err) != CD_OK) {
 			report_field(w, NULL, "kernels_error", rv_str(err));
+		} else {
+			names_field(w, &ns);
+		}
+		names_free(&ns);
 	}
 }
 
 static void kernels_line(struct report_rec *w, struct dc_inventory *inv, const struct dc_image *im, size_t index)
 {
 	char err[CD_ERRMSG] = "", arch[32];
+	struct names ns = { 0 };
 	struct strbuf sb;
-	size_t i;
-	json_t *k, *v;
 
 	dc_image_arch_name(im, arch, sizeof(arch));
-	if (!(k = arch_image_kernels(inv, im, err))) {
+	if (arch_image_kernels(inv, im, add_name, &ns, err) != CD_OK) {
 		report_rec_line(w, "#%zu %s kernels: (cannot read: %s)", index, arch, err);
+		names_free(&ns);
 		return;
 	}
 	sb_init(&sb);
-	json_array_foreach(k, i, v) {
-		if (i)
-			sb_append(&sb, ", ");
-		sb_append(&sb, json_string_value(v));
-	}
-	report_rec_line(w, "#%zu %s kernels (%zu): %s", index, arch, json_array_size(k), sb.buf ? sb.buf : "none");
+	for (size_t k = 0; k < ns.n; k++)
+		sb_printf(&sb, "%s%s", k ? ", " : "", ns.v[k]);
+	report_rec_line(w, "#%zu %s kernels (%zu): %s", index, arch, ns.n, sb.buf ? sb.buf : "none");
 	sb_free(&sb);
-	json_decref(k);
+	names_free(&ns);
 }
 
 /* Summary rows: images grouped by (section, member, arch, kind, compression), listed in
@@ -243,8 +249,11 @@ void arch_images_fields(struct report_rec *file, struct arch_file *f, const stru
 	struct report_rec list, it;
 	int rc;
 
-	if (!o->json || !inv->n_images) /* text alone needs no objects: 6,000 of them in one library */
-		report_field(file, NULL, "images", rv_json(json_array()));
+	if (!o->json || !inv->n_images) { /* text alone needs no objects: 6,000 of them in one library */
+		report_rec_array(file, "images", &list);
+		if (report_rec_end(&list) != CD_OK)
+			return; /* the failure is file's now */
+	}
 	if (!inv->n_images)
 		return;
 	if (full) {

@@ -4,64 +4,23 @@
  * object's kernels (hip_kernels.c). Text and JSON. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "binfmt/cubin_attrs.h"
 #include "cmd/arch/arch.h"
+#include "facts/devcode.h"
 #include "rules/arch_launch.h"
 #include "util/err.h"
 #include "util/units.h"
 
 #define RESOURCES_CAP ((size_t)256 << 20) /* largest image decompressed */
 
-static const char *bounds_text(const struct cubin_kernel_res *k, char *buf, size_t n)
-{
-	const unsigned *d = k->reqntid[0] ? k->reqntid : k->max_threads;
-
-	if (!d[0])
-		return "-";
-	if (d[1] > 1 || d[2] > 1)
-		snprintf(buf, n, "%s%ux%ux%u", k->reqntid[0] ? "exactly " : "", d[0], d[1], d[2]);
-	else
-		snprintf(buf, n, "%s%u", k->reqntid[0] ? "exactly " : "", d[0]);
-	return buf;
-}
-
-static json_t *dims_json(const unsigned d[3])
-{
-	return d[0] ? json_pack("[i, i, i]", (int)d[0], (int)(d[1] ? d[1] : 1), (int)(d[2] ? d[2] : 1)) : json_null();
-}
-
 /* One kernel: a row of the image's table and an object of its "kernels". */
 static void kernel_fields(struct report_rec *w, const struct cubin_kernel_res *k, const struct launch_fit *fit)
 {
-	char regs[32], sh[UNITS_BUF], loc[UNITS_BUF], p[UNITS_BUF], c[UNITS_BUF], bnd[48];
+	struct cubin_kernel_row row;
 
-	if (k->has_registers)
-		snprintf(regs, sizeof(regs), "%u", k->registers);
-	else
-		snprintf(regs, sizeof(regs), "?");
-	if (k->maxreg)
-		snprintf(regs + strlen(regs), sizeof(regs) - strlen(regs), " (cap %u)", k->maxreg);
-	report_field(w, "kernel", "name", rv_str(k->name));
-	report_fieldf(w, "registers", "registers", k->has_registers ? rv_int(k->registers) : rv_null(), "%s", regs);
-	report_fieldf(w, "static shared", "static_shared_bytes", rv_int(k->static_shared), "%s",
-		      units_fmt_bytes(k->static_shared, sh, sizeof(sh)));
-	report_field(w, NULL, "reserved_shared_bytes", rv_int(k->reserved_shared));
-	report_fieldf(w, "local", "local_bytes", rv_int(k->frame_bytes), "%s", units_fmt_bytes(k->frame_bytes, loc, sizeof(loc)));
-	report_field(w, NULL, "min_stack_bytes", rv_int(k->min_stack_bytes));
-	report_field(w, NULL, "crs_stack_bytes", rv_int(k->crs_stack_bytes));
-	units_fmt_bytes(k->param_bytes, p, sizeof(p));
-	if (k->kernel_const)
-		report_fieldf(w, "constant", "param_bytes", rv_int(k->param_bytes), "%s + %s", p,
-			      units_fmt_bytes(k->kernel_const, c, sizeof(c)));
-	else
-		report_fieldf(w, "constant", "param_bytes", rv_int(k->param_bytes), "%s", p);
-	report_field(w, NULL, "constant_bytes", rv_int(k->kernel_const));
-	report_field(w, NULL, "max_registers", k->maxreg ? rv_int(k->maxreg) : rv_null());
-	report_fieldf(w, "launch bounds", "max_threads", rv_json(dims_json(k->max_threads)), "%s",
-		      bounds_text(k, bnd, sizeof(bnd)));
-	report_field(w, NULL, "reqntid", rv_json(dims_json(k->reqntid)));
+	cubin_kernel_row_make(k, &row);
+	report_fields(w, &cubin_kernel_field_table, &row, FIELD_ALL);
 	if (fit)
 		report_field(w, "largest block", "largest_block", rv_int(fit->largest));
 	else
@@ -108,7 +67,7 @@ static int image_resources(struct report_rec *arr, struct dc_inventory *inv, con
 	if (res.n)
 		report_rec_table(&w, "kernels", 7, hdr, &tab);
 	else
-		report_field(&w, NULL, "kernels", rv_json(json_array()));
+		report_rec_array(&w, "kernels", &tab); /* [], and no table */
 	for (size_t i = 0; i < res.n; i++) {
 		struct launch_fit fit;
 
@@ -120,7 +79,7 @@ static int image_resources(struct report_rec *arr, struct dc_inventory *inv, con
 			break;
 	}
 	cubin_resources_free(&res);
-	if ((res.n && report_rec_end(&tab) != CD_OK) || report_rec_end(&w) != CD_OK)
+	if (report_rec_end(&tab) != CD_OK || report_rec_end(&w) != CD_OK)
 		return cd_fail(err, CD_ENOMEM, "out of memory");
 	return CD_OK;
 }

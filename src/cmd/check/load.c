@@ -161,36 +161,31 @@ static int copy_part(struct report *r, struct lab_ctx *c, struct check_samples *
 	return check_judge_copy(r, subject, &cr);
 }
 
-/* n values as a JSON array, NaN as null; NULL when out of memory */
-static json_t *numbers(const double *v, size_t n, double scale)
+/* n values as an array under key of o, NaN as null */
+static void numbers(struct report_rec *o, const char *key, const double *v, size_t n)
 {
-	json_t *a = json_array();
+	struct report_rec a;
 
-	for (size_t i = 0; a && i < n; i++)
-		if (json_array_append_new(a, isnan(v[i]) ? json_null() : json_real(v[i] * scale)) != 0) {
-			json_decref(a);
-			a = NULL;
-		}
-	return a;
+	report_rec_array(o, key, &a);
+	for (size_t i = 0; i < n; i++)
+		report_rec_value(&a, isnan(v[i]) ? rv_null() : rv_real(v[i]));
+	if (report_rec_end(&a) != CD_OK)
+		return; /* the failure is o's now */
 }
 
 /* the timeline in the row's JSON: parallel arrays of at most CHECK_TIMELINE_POINTS */
 static void put_timeline(struct report_rec *row, const struct check_timeline *tl)
 {
-	json_t *o = json_object();
+	struct report_rec o;
 
-	if (o) {
-		json_object_set_new(o, "t_s", numbers(tl->t_s, tl->n, 1));
-		json_object_set_new(o, "sm_mhz", numbers(tl->sm_mhz, tl->n, 1));
-		json_object_set_new(o, "temperature_c", numbers(tl->temperature_c, tl->n, 1));
-		json_object_set_new(o, "power_w", numbers(tl->power_w, tl->n, 1));
-		json_object_set_new(o, "gemm_flops", numbers(tl->gemm_flops, tl->n, 1));
-		if (json_object_size(o) != 5) {
-			json_decref(o);
-			o = NULL;
-		}
-	}
-	report_field(row, NULL, "timeline", rv_json(o));
+	report_rec_object(row, "timeline", &o);
+	numbers(&o, "t_s", tl->t_s, tl->n);
+	numbers(&o, "sm_mhz", tl->sm_mhz, tl->n);
+	numbers(&o, "temperature_c", tl->temperature_c, tl->n);
+	numbers(&o, "power_w", tl->power_w, tl->n);
+	numbers(&o, "gemm_flops", tl->gemm_flops, tl->n);
+	if (report_rec_end(&o) != CD_OK)
+		return; /* the failure is row's now */
 }
 
 /* One chart (HTML only) of one quantity of a GPU's timeline over the seconds of its load;

@@ -9,10 +9,13 @@
 #include "kb/frameworks.h"
 #include "util/err.h"
 
-static void sources(struct report *r, const char *list, json_t *arr)
+/* "key;key;..." of kb/sources.tsv: a "source" line each, and "sources": [{key, what}]. */
+static void sources(struct report_rec *w, const char *list)
 {
+	struct report_rec arr, it;
 	const char *p = list;
 
+	report_rec_array(w, "sources", &arr);
 	while (*p) {
 		size_t k = strcspn(p, ";");
 		char key[240];
@@ -21,106 +24,91 @@ static void sources(struct report *r, const char *list, json_t *arr)
 		snprintf(key, sizeof(key), "%.*s", (int)(k < sizeof(key) - 1 ? k : sizeof(key) - 1), p);
 		p += k + (p[k] == ';');
 		s = kb_source_find(key);
-		report_kv(r, "source", "%s%s%s", key, s ? ": " : "", s ? s->what : "");
-		if (arr)
-			json_array_append_new(arr, json_pack("{s:s, s:s}", "key", key, "what", s ? s->what : key));
+		report_rec_item(&arr, &it);
+		report_fieldf(&it, "source", "key", rv_str(key), "%s%s%s", key, s ? ": " : "", s ? s->what : "");
+		report_field(&it, NULL, "what", rv_str(s ? s->what : key));
+		if (report_rec_end(&it) != CD_OK)
+			break;
 	}
+	if (report_rec_end(&arr) != CD_OK)
+		return; /* the failure is w's now */
 }
 
-static void archs_text(const struct kb_torch_build *b, char *buf, size_t n)
+/* The text of a field the -q line repeats, found by its label. */
+static const struct field *by_label(const struct field_table *t, const char *label)
 {
-	size_t u = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < b->n_archs && u < n; i++) {
-		char one[24];
-
-		kb_arch_format(b->archs[i], "sm_", one, sizeof(one));
-		u += (size_t)snprintf(buf + u, n - u, "%s%s", i ? " " : "", one);
-	}
-	if (b->has_ptx && u < n)
-		snprintf(buf + u, n - u, " + PTX compute_%d", b->ptx.num);
+	for (size_t i = 0; i < t->n; i++)
+		if (t->fields[i].label && strcmp(t->fields[i].label, label) == 0)
+			return &t->fields[i];
+	return &t->fields[0];
 }
 
 int kb_torch_cmd(struct report *r, const char *query, char *err)
 {
-	json_t *arr = json_array();
+	struct report_rec top, arr, it;
 	struct version q = { 0 };
 	bool by_variant = query && strncmp(query, "cu", 2) == 0;
 	size_t n = 0;
 	int rc;
 
-	if (!arr)
-		return cd_fail(err, CD_ENOMEM, "out of memory");
 	if ((rc = kb_fw_load(err)) != CD_OK)
-		goto fail;
-	if (query && !by_variant && version_parse(query, &q) != CD_OK) {
-		rc = cd_fail(err, CD_EUSAGE, "kb torch wants a release (2.7) or a variant (cu128)");
-		goto fail;
-	}
+		return rc;
+	if (query && !by_variant && version_parse(query, &q) != CD_OK)
+		return cd_fail(err, CD_EUSAGE, "kb torch wants a release (2.7) or a variant (cu128)");
 	for (size_t i = 0; i < kb_torch_count(); i++) {
 		const struct kb_torch_build *b = kb_torch_at(i);
-		char archs[256];
-		json_t *src = json_array();
 
-		if (query && (by_variant ? strcmp(b->variant, query) != 0 : !kb_torch_release_matches(b, &q))) {
-			json_decref(src);
+		n += !query || (by_variant ? strcmp(b->variant, query) == 0 : kb_torch_release_matches(b, &q));
+	}
+	if (n == 0)
+		return cd_fail(err, CD_EUSAGE, "no PyTorch build in the tables matches '%.40s'", query);
+	report_rec_top(&top, r);
+	report_rec_array(&top, "torch", &arr);
+	for (size_t i = 0; i < kb_torch_count(); i++) {
+		const struct kb_torch_build *b = kb_torch_at(i);
+		struct field_value archs;
+
+		if (query && (by_variant ? strcmp(b->variant, query) != 0 : !kb_torch_release_matches(b, &q)))
 			continue;
-		}
-		archs_text(b, archs, sizeof(archs));
-		report_section(r, "torch %s %s%s", b->release, b->variant, b->uncertain ? " (uncertain)" : "");
+		field_value_of(&kb_torch_build_field_table, by_label(&kb_torch_build_field_table, "archs"), b, &archs);
+		report_rec_item(&arr, &it);
+		report_rec_section(&it, "torch %s %s%s", b->release, b->variant, b->uncertain ? " (uncertain)" : "");
 		cmd_note(r, report_answer(r, "torch %s %s: CUDA %s (%s), %s%s", b->release, b->variant, b->cuda_text,
-					  b->experimental ? "experimental" : "stable", archs,
+					  b->experimental ? "experimental" : "stable", archs.s,
 					  b->uncertain ? " (uncertain)" : "")); /* -q */
-		report_kv(r, "CUDA", "%s (%s)", b->cuda_text, b->experimental ? "experimental" : "stable");
-		report_kv(r, "platform", "%s", b->platform);
-		report_kv(r, "archs", "%s", archs);
-		report_kv_command(r, "pip", "pip install torch==%s --index-url %s", b->release, b->index_url);
-		if (*b->notes)
-			report_kv(r, "notes", "%s", b->notes);
-		sources(r, b->source, src);
-		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:s, s:o}", "release", b->release,
-			"variant", b->variant, "cuda", b->cuda_text, "status", b->experimental ? "experimental" : "stable",
-			"platform", b->platform, "archs", archs, "index_url", b->index_url, "uncertain", b->uncertain,
-			"notes", b->notes, "sources", src ? src : json_array()));
-		n++;
+		report_fields(&it, &kb_torch_build_field_table, b, FIELD_FULL);
+		sources(&it, b->source);
+		if (report_rec_end(&it) != CD_OK)
+			break;
 	}
-	if (n == 0) {
-		rc = cd_fail(err, CD_EUSAGE, "no PyTorch build in the tables matches '%.40s'", query);
-		goto fail;
-	}
-	return report_json_set(r, "torch", arr);
-fail:
-	json_decref(arr);
-	return rc;
+	rc = report_rec_end(&arr); /* its error is top's too */
+	return report_rec_end(&top) != CD_OK ? top.rc : rc;
 }
 
 int kb_framework_cmd(struct report *r, const char *query, char *err)
 {
-	json_t *arr = json_array();
+	struct report_rec top, arr, it;
 	size_t n = 0;
 	int rc;
 
-	if (!arr)
-		return cd_fail(err, CD_ENOMEM, "out of memory");
-	if ((rc = kb_fw_load(err)) != CD_OK) {
-		json_decref(arr);
+	if ((rc = kb_fw_load(err)) != CD_OK)
 		return rc;
-	}
+	for (size_t i = 0; i < kb_fw_count(); i++)
+		n += !query || strcmp(kb_fw_at(i)->framework, query) == 0;
+	if (n == 0)
+		return cd_fail(err, CD_EUSAGE, "no framework build in the tables matches '%.40s' (jax, vllm, ollama, cupy, tensorflow)", query);
+	report_rec_top(&top, r);
+	report_rec_array(&top, "frameworks", &arr);
 	for (size_t i = 0; i < kb_fw_count(); i++) {
 		const struct kb_fw_build *b = kb_fw_at(i);
-		json_t *src = json_array();
-		char cc[32], cuda[48], drv[64];
+		struct field_value cc;
+		char cuda[48], drv[64];
 
-		if (query && strcmp(b->framework, query) != 0) {
-			json_decref(src);
+		if (query && strcmp(b->framework, query) != 0)
 			continue;
-		}
-		if (b->max_cc)
-			snprintf(cc, sizeof(cc), "%d.%d .. %d.%d", b->min_cc / 10, b->min_cc % 10, b->max_cc / 10, b->max_cc % 10);
-		else
-			snprintf(cc, sizeof(cc), "%d.%d and newer", b->min_cc / 10, b->min_cc % 10);
-		report_section(r, "%s %s %s%s", b->framework, b->release, b->variant, b->uncertain ? " (uncertain)" : "");
+		field_value_of(&kb_fw_build_field_table, by_label(&kb_fw_build_field_table, "compute capability"), b, &cc);
+		report_rec_item(&arr, &it);
+		report_rec_section(&it, "%s %s %s%s", b->framework, b->release, b->variant, b->uncertain ? " (uncertain)" : "");
 		/* -q; "-": the build's CUDA is not published (Ollama bundles its own) */
 		cuda[0] = '\0';
 		if (strcmp(b->cuda_text, "-") != 0)
@@ -130,23 +118,12 @@ int kb_framework_cmd(struct report *r, const char *query, char *err)
 		else
 			snprintf(drv, sizeof(drv), "min driver: CUDA %s's minimum", b->cuda_text);
 		cmd_note(r, report_answer(r, "%s %s %s: %scompute capability %s, %s%s", b->framework, b->release, b->variant,
-					  cuda, cc, drv, b->uncertain ? " (uncertain)" : ""));
-		report_kv(r, "CUDA", "%s", b->cuda_text);
-		report_kv(r, "compute capability", "%s", cc);
-		report_kv(r, "min driver", "%s", b->has_min_driver ? b->min_driver_text : "the CUDA family's floor (kb toolkit)");
-		report_kv(r, "install", "%s", b->install);
-		if (*b->notes)
-			report_kv(r, "notes", "%s", b->notes);
-		sources(r, b->source, src);
-		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:s, s:s, s:b, s:o}", "framework", b->framework,
-			"release", b->release, "variant", b->variant, "cuda", b->cuda_text, "min_cc", b->min_cc,
-			"max_cc", b->max_cc, "min_driver", b->min_driver_text, "install", b->install, "uncertain", b->uncertain,
-			"sources", src ? src : json_array()));
-		n++;
+					  cuda, cc.s, drv, b->uncertain ? " (uncertain)" : ""));
+		report_fields(&it, &kb_fw_build_field_table, b, FIELD_FULL);
+		sources(&it, b->source);
+		if (report_rec_end(&it) != CD_OK)
+			break;
 	}
-	if (n == 0) {
-		json_decref(arr);
-		return cd_fail(err, CD_EUSAGE, "no framework build in the tables matches '%.40s' (jax, vllm, ollama, cupy, tensorflow)", query);
-	}
-	return report_json_set(r, "frameworks", arr);
+	rc = report_rec_end(&arr); /* its error is top's too */
+	return report_rec_end(&top) != CD_OK ? top.rc : rc;
 }

@@ -72,7 +72,9 @@ static void processes_fields(struct report_rec *w, const struct status_gpu *s)
 		return;
 	}
 	if (!g->n_processes) {
-		report_fieldf(w, "processes", "processes", rv_json(json_array()), "none");
+		report_rec_array(w, "processes", &tab); /* [] */
+		if (report_rec_end(&tab) == CD_OK)
+			report_fieldf(w, "processes", NULL, rv_null(), "none");
 		return;
 	}
 	report_rec_table(w, "processes", 4, hdr, &tab);
@@ -210,7 +212,11 @@ static void classify_message(struct report *r, const char *text, size_t len, str
 	struct oom_message m;
 	char a[48], b[48], c[48];
 	if (oom_parse(text, len, &m) != CD_OK) {
-		report_line(r, "--oom: no PyTorch \"CUDA out of memory\" message found in the text given.");
+		struct report_rec top;
+
+		report_rec_top(&top, r);
+		report_rec_line(&top, "--oom: no PyTorch \"CUDA out of memory\" message found in the text given.");
+		cmd_note(r, report_rec_end(&top));
 		cmd_note(r, report_answer(r, "--oom: no PyTorch \"CUDA out of memory\" message in the text"));
 		return;
 	}
@@ -328,7 +334,7 @@ int mem_status_run(struct report *r, int argc, char **argv, const struct cd_glob
 		if (cu && s->g->cuda_ordinal >= 0) {
 			char cerr[CD_ERRMSG];
 			if (mem_context_cost(cu, nv, s->g->cuda_ordinal, s->g->nvml_index, &s->cost, cerr))
-				report_line(r, "GPU %d: context not measured: %s", s->g->cuda_ordinal, cerr);
+				report_rec_line(&top, "GPU %d: context not measured: %s", s->g->cuda_ordinal, cerr);
 		}
 		s->others_known = gpu_has(s->g, GF_PROCESSES);
 		for (size_t k = 0; k < s->g->n_processes; k++)

@@ -61,9 +61,12 @@ static int from_here(struct cd_run *run, struct mem_target **out, size_t *n, str
 		k++;
 	}
 	if (k == 0) {
+		struct report_rec top;
+
 		free(t);
-		report_line(r, "No GPU checked: none found here; give --gpu SPEC or --gpu-memory SIZE.");
-		return CD_OK;
+		report_rec_top(&top, r);
+		report_rec_line(&top, "No GPU checked: none found here; give --gpu SPEC or --gpu-memory SIZE.");
+		return report_rec_end(&top) != CD_OK ? cd_fail(err, top.rc, "out of memory") : CD_OK;
 	}
 	*out = t;
 	*n = k;

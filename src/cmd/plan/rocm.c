@@ -129,8 +129,8 @@ int plan_rocm_report(struct report *r, const char *const *specs, size_t n, const
 
 	if (strcmp(framework, "torch") && strcmp(framework, "jax") && strcmp(framework, "none"))
 		return cd_fail(err, CD_EUSAGE, "--framework for AMD GPUs is torch, jax or none");
-	report_json_set(r, "framework", json_string(framework));
 	report_rec_top(&top, r);
+	report_field(&top, NULL, "framework", rv_str(framework));
 	report_rec_array(&top, "gpus", &gpus);
 	for (size_t i = 0; i < n; i++) {
 		struct arch_gpu g;
