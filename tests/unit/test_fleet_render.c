@@ -237,11 +237,52 @@ static void test_pairs(void **state)
 	report_free(&r);
 }
 
+/* One node's bundle as a rank sends it (collect.c): doctor's, devices' and a lab's report on
+ * the fake driver, the lab's with the GPU it ran on. */
+static void test_collect_node(void **state)
+{
+	static struct cd_run run; /* a fresh run context, as main.c's */
+	struct cd_globals g;
+	struct fleet_opts o;
+	char err[CD_ERRMSG] = "", *json = NULL;
+	json_t *root, *reps;
+
+	(void)state;
+	memset(&g, 0, sizeof g);
+	memset(&o, 0, sizeof o);
+	g.run = &run;
+	o.labs[o.n_labs++] = "hello";
+	setenv("CUDOCTOR_LIBCUDA", CUDOCTOR_FAKES_DIR "/libcuda.so.1", 1);
+	setenv("CUDOCTOR_LIBNVML", CUDOCTOR_FAKES_DIR "/libnvidia-ml.so.1", 1);
+	setenv("CUDOCTOR_HOST_ROOT", "/nonexistent", 1);
+	setenv("FAKE_GPUS", "NVIDIA H200:9.0:141GiB", 1);
+	assert_int_equal(fleet_collect_node("node07", &o, &g, &json, err), CD_OK);
+	root = json_loads(json, 0, NULL);
+	assert_non_null(root);
+	assert_string_equal(json_string_value(json_object_get(root, "tool")), "cudoctor");
+	assert_non_null(json_string_value(json_object_get(root, "version")));
+	assert_string_equal(json_string_value(json_object_get(root, "command")), "fleet-node");
+	assert_string_equal(json_string_value(json_object_get(root, "node")), "node07");
+	assert_true(json_is_null(json_object_get(root, "failure")));
+	reps = json_object_get(root, "reports");
+	assert_int_equal(json_array_size(reps), 3);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(reps, 0), "command")), "doctor");
+	assert_null(json_object_get(json_array_get(reps, 0), "fleet_gpu"));
+	assert_string_equal(json_string_value(json_object_get(json_array_get(reps, 1), "command")), "devices");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(reps, 2), "command")), "lab");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(reps, 2), "fleet_gpu")), 0);
+	assert_true(json_is_array(json_object_get(json_array_get(reps, 1), "gpus")));
+	json_decref(root);
+	free(json);
+	cd_run_close(&run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_allreduce),
 		cmocka_unit_test(test_pairs),
+		cmocka_unit_test(test_collect_node),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
