@@ -89,7 +89,7 @@ bool field_value_of(const struct field_table *t, const struct field *f, const vo
 	case FK_CSTR: {
 		const char *s;
 		memcpy(&s, at, sizeof s);
-		if (s && *s) {
+		if (s && (*s || (f->flags & FIELD_EMPTY_KNOWN))) {
 			v->kind = FV_STR;
 			v->s = s;
 		}

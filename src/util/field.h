@@ -64,7 +64,7 @@ enum field_unit {
 #define FIELD_PROM_ID 0x8u     /* prom_label goes on every metric of the record, not only its info metric */
 #define FIELD_OMIT 0x10u       /* unknown: left out of JSON and text */
 #define FIELD_ZERO_UNKNOWN 0x20u /* 0, false or "" is unknown */
-#define FIELD_EMPTY_KNOWN 0x40u  /* an FK_CHARS "" is a value (JSON ""), not unknown */
+#define FIELD_EMPTY_KNOWN 0x40u  /* an FK_CHARS or FK_CSTR "" is a value (JSON ""), not unknown */
 #define FIELD_IF_FLAG 0x80u    /* known only while the bool at .flag is true */
 
 #define FIELD_ALWAYS (-1) /* valid: the field has no validity bit */

@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/fleet/fleet.h"
+#include "fleet/fleet.h"
 #include "fleet/pairs.h"
 #include "report/render.h"
 #include "report/report.h"
@@ -277,12 +279,81 @@ static void test_collect_node(void **state)
 	cd_run_close(&run);
 }
 
+static char *slurp(const char *path)
+{
+	static char text[8192];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(text, 1, sizeof text - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	return text;
+}
+
+/* --prometheus DIR: a node's file from a rank's bundle (a failure, a finding, a lab's
+ * measurements, one with a quote in its label), and a node expected that sent nothing. */
+static void test_prometheus_files(void **state)
+{
+	static const char bundle[] =
+		"{\"tool\":\"cudoctor\",\"version\":\"0.1.0\",\"command\":\"fleet-node\",\"node\":\"gpu02\","
+		"\"failure\":\"devices: out of memory\",\"reports\":[{\"tool\":\"cudoctor\",\"version\":\"0.1.0\","
+		"\"command\":\"lab\",\"findings\":[{\"id\":\"lab-refuted\",\"severity\":\"warn\",\"title\":\"x\"}],"
+		"\"fleet_gpu\":0,\"labs\":[{\"name\":\"bandwidth\",\"verdict\":\"confirmed\",\"measurements\":["
+		"{\"label\":\"device \\\"copy\\\"\",\"value\":530.25,\"unit\":\"GB/s\"},"
+		"{\"label\":\"n\",\"value\":2048,\"unit\":\"\"}]}]}]}";
+	struct fleet f;
+	char dir[64], path[128], err[CD_ERRMSG];
+
+	(void)state;
+	snprintf(dir, sizeof dir, "/tmp/cudoctor-fleet-prom-%d", (int)getpid());
+	fleet_init(&f);
+	assert_int_equal(fleet_read_report(&f, (const unsigned char *)bundle, strlen(bundle), "x", err), CD_OK);
+	assert_int_equal(fleet_missing(&f, "gpu09"), CD_OK);
+	assert_int_equal(fleet_write_prometheus(&f, dir, NULL, err), CD_OK);
+	snprintf(path, sizeof path, "%s/gpu02.prom", dir);
+	assert_string_equal(slurp(path),
+		"# HELP cudoctor_node_reported 1 when the node's report reached the fleet\n"
+		"# TYPE cudoctor_node_reported gauge\n"
+		"cudoctor_node_reported{node=\"gpu02\"} 1\n"
+		"# HELP cudoctor_node_collect_failed 1 when the node could not collect its report\n"
+		"# TYPE cudoctor_node_collect_failed gauge\n"
+		"cudoctor_node_collect_failed{node=\"gpu02\"} 1\n"
+		"# HELP cudoctor_node_info the node's stack, as labels\n"
+		"# TYPE cudoctor_node_info gauge\n"
+		"cudoctor_node_info{node=\"gpu02\",driver=\"\",driver_cuda=\"\",gpus=\"\",toolkit=\"\",cuda_runtime=\"\","
+		"pytorch=\"\",nccl=\"\",mig_mode=\"\",persistence_mode=\"\",ecc_mode=\"\"} 1\n"
+		"# HELP cudoctor_finding one finding of the node's report\n"
+		"# TYPE cudoctor_finding gauge\n"
+		"cudoctor_finding{node=\"gpu02\",id=\"lab-refuted\",severity=\"warn\"} 1\n"
+		"# HELP cudoctor_findings findings of the node's report by severity\n"
+		"# TYPE cudoctor_findings gauge\n"
+		"cudoctor_findings{node=\"gpu02\",severity=\"info\"} 0\n"
+		"cudoctor_findings{node=\"gpu02\",severity=\"warn\"} 1\n"
+		"cudoctor_findings{node=\"gpu02\",severity=\"error\"} 0\n"
+		"# HELP cudoctor_lab_measurement a lab's measurement on one GPU of the node\n"
+		"# TYPE cudoctor_lab_measurement gauge\n"
+		"cudoctor_lab_measurement{node=\"gpu02\",gpu=\"0\",measurement=\"bandwidth: device \\\"copy\\\"\","
+		"unit=\"GB/s\"} 530.25\n"
+		"cudoctor_lab_measurement{node=\"gpu02\",gpu=\"0\",measurement=\"bandwidth: n\",unit=\"\"} 2048\n");
+	unlink(path);
+	snprintf(path, sizeof path, "%s/gpu09.prom", dir);
+	assert_string_equal(slurp(path), "# HELP cudoctor_node_reported 1 when the node's report reached the fleet\n"
+					 "# TYPE cudoctor_node_reported gauge\n"
+					 "cudoctor_node_reported{node=\"gpu09\"} 0\n");
+	unlink(path);
+	rmdir(dir);
+	fleet_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_allreduce),
 		cmocka_unit_test(test_pairs),
 		cmocka_unit_test(test_collect_node),
+		cmocka_unit_test(test_prometheus_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
