@@ -22,7 +22,6 @@
 #include "rules/oom.h"
 #include "rules/premise.h"
 #include "rules/rules.h"
-#include "show/arch_verdicts.h"
 #include "util/err.h"
 #include "util/file.h"
 #include "util/str.h"
@@ -231,44 +230,6 @@ static int print_patterns(struct report *r, char *err)
 	return rc;
 }
 
-/* The binary check's verdicts as arch prints them for a file: {path, format, verdicts}. */
-static void binary_fields(struct report_rec *m, const struct explain_binary *b)
-{
-	struct report_rec o, arr, it;
-
-	report_rec_object(m, "binary", &o);
-	report_field(&o, NULL, "path", rv_str(b->path));
-	report_field(&o, NULL, "format", rv_str(b->format));
-	report_rec_array(&o, "verdicts", &arr);
-	for (size_t i = 0; i < b->n; i++) {
-		report_rec_item(&arr, &it);
-		arch_verdict_fields(&it, b->gpus[i], &b->v[i]);
-		if (report_rec_end(&it) != CD_OK)
-			break;
-	}
-	if (report_rec_end(&arr) == CD_OK && report_rec_end(&o) != CD_OK)
-		return; /* either failure is m's now */
-}
-
-/* The launch check as {block, block_from, kernels: [...]}: the kernels that cannot launch. */
-static void launch_fields(struct report_rec *m, const struct explain_launch *l)
-{
-	struct report_rec o, arr, it;
-
-	report_rec_object(m, "launch", &o);
-	report_field(&o, NULL, "block", rv_int(l->block));
-	report_field(&o, NULL, "block_from", rv_str(l->block_from));
-	report_rec_array(&o, "kernels", &arr);
-	for (size_t i = 0; i < l->n; i++) {
-		report_rec_item(&arr, &it);
-		report_fields(&it, &launch_kernel_field_table, &l->k[i], FIELD_ALL);
-		if (report_rec_end(&it) != CD_OK)
-			break;
-	}
-	if (report_rec_end(&arr) == CD_OK && report_rec_end(&o) != CD_OK)
-		return; /* either failure is m's now */
-}
-
 /* What the run knows once for every match: the text's origin and this machine's driver view. */
 struct explain_ctx {
 	struct explain_given *given;
@@ -281,75 +242,6 @@ struct explain_ctx {
 	const struct text_facts *text;
 	const struct text_platform *platform;
 };
-
-/* One array of objects of table t under key, n of them from items (each size bytes). */
-static void list_fields(struct report_rec *m, const char *key, const struct field_table *t, const void *items,
-			size_t n, size_t size)
-{
-	struct report_rec arr, it;
-
-	report_rec_array(m, key, &arr);
-	for (size_t i = 0; i < n; i++) {
-		report_rec_item(&arr, &it);
-		report_fields(&it, t, (const char *)items + i * size, FIELD_ALL);
-		if (report_rec_end(&it) != CD_OK)
-			break;
-	}
-	if (report_rec_end(&arr) != CD_OK)
-		return; /* the failure is m's now */
-}
-
-/* The match's object (JSON only: its text is the finding), made from its finding f (id,
- * severity, why, evidence of the text, fix) and where the text said it; n_text: how many of
- * f's evidence lines are the text's (matched lines first, said "matched: ..."). */
-static int match_fields(struct report_rec *matches, const struct finding *f, const struct kb_finding *x,
-			const struct explain_match *m, size_t n_text, const struct explain_checks *ck, bool checked,
-			const struct explain_verdict *v)
-{
-	struct report_rec o, arr, e;
-
-	report_rec_item(matches, &o);
-	report_field(&o, NULL, "id", rv_str(f->id));
-	report_field(&o, NULL, "severity", rv_str(severity_name(f->severity)));
-	report_field(&o, NULL, "matched_text", rv_str(m->lines[0]));
-	report_field(&o, NULL, "layer", rv_str(x->layer));
-	report_field(&o, NULL, "why", rv_str(f->why));
-	report_rec_array(&o, "evidence", &arr);
-	for (size_t i = 0; i < n_text; i++) {
-		const char *ev = f->evidence[i];
-
-		report_rec_push(&arr, rv_str(strncmp(ev, "matched: ", 9) == 0 ? ev + 9 : ev));
-	}
-	if (report_rec_end(&arr) != CD_OK)
-		return report_rec_end(&o);
-	if (checked)
-		list_fields(&o, "checks", &explain_check_field_table, ck->c, ck->n, sizeof ck->c[0]);
-	else
-		report_field(&o, NULL, "checks", rv_null());
-	report_rec_array(&o, "fix", &arr);
-	for (size_t i = 0; i < f->n_fix; i++)
-		report_rec_push(&arr, rv_str(f->fix[i]));
-	if (report_rec_end(&arr) != CD_OK)
-		return report_rec_end(&o);
-	report_field(&o, NULL, "line", rv_int((long long)m->line));
-	report_field(&o, NULL, "last_line", rv_int((long long)m->last_line));
-	report_field(&o, NULL, "count", rv_int((long long)m->count));
-	report_field(&o, NULL, "last_text", rv_str(m->last));
-	list_fields(&o, "facts", &judged_fact_field_table, v->facts, v->n_facts, sizeof v->facts[0]);
-	if (m->error) {
-		report_rec_object(&o, "error", &e);
-		report_field(&e, NULL, "name", rv_str(m->error->name));
-		report_field(&e, NULL, "code", rv_int(m->error->code));
-		report_field(&e, NULL, "api", rv_str(kb_api_name(m->error->api)));
-		if (report_rec_end(&e) != CD_OK)
-			return report_rec_end(&o);
-	}
-	if (ck->binary.judged)
-		binary_fields(&o, &ck->binary);
-	if (ck->launch.judged)
-		launch_fields(&o, &ck->launch);
-	return report_rec_end(&o);
-}
 
 /* The finding's evidence: the text's lines and what they imply (counted into *n_text), then
  * this machine's checks, labelled by whether the text is from it. CD_OK or CD_ENOMEM. */
@@ -432,7 +324,7 @@ static int report_match(struct report *r, const struct explain_match *m, struct 
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = match_fields(matches, f, x, m, n_text, &ck, checked, &v)) == CD_ENOMEM)
+	if ((rc = explain_match_fields(matches, f, x, m, n_text, &ck, checked, &v)) == CD_ENOMEM)
 		rc = cd_fail(err, rc, "out of memory");
 	else if (rc != CD_OK) /* every string here is safe text, so nothing can be refused: a bug */
 		rc = cd_fail(err, CD_EINTERNAL, "internal error: the JSON of finding %s could not be made", m->finding);
