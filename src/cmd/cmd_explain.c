@@ -9,6 +9,7 @@
 #include "binfmt/devcode.h"
 #include "cmd/cmd.h"
 #include "cmd/explain/checks.h"
+#include "cmd/explain/fields.h"
 #include "cmd/explain/nccl.h"
 #include "explain/evidence.h"
 #include "explain/explain.h"
@@ -21,7 +22,6 @@
 #include "rules/oom.h"
 #include "rules/premise.h"
 #include "rules/rules.h"
-#include "show/arch_verdicts.h"
 #include "util/err.h"
 #include "util/file.h"
 #include "util/str.h"
@@ -230,47 +230,6 @@ static int print_patterns(struct report *r, char *err)
 	return rc;
 }
 
-/* The binary check's verdicts as arch prints them for a file: {path, format, verdicts}. */
-static json_t *binary_json(const struct explain_binary *b)
-{
-	json_t *jb = json_object(), *jv = json_array();
-
-	if (!jb || !jv || json_object_set_new(jb, "path", report_json_text(b->path)) ||
-	    json_object_set_new(jb, "format", report_json_text(b->format)))
-		goto oom;
-	for (size_t i = 0; i < b->n; i++)
-		if (json_array_append_new(jv, arch_verdict_json(b->gpus[i], &b->v[i])))
-			goto oom;
-	if (json_object_set_new(jb, "verdicts", jv) == 0)
-		return jb;
-	jv = NULL;
-oom:
-	json_decref(jv);
-	json_decref(jb);
-	return NULL;
-}
-
-/* The launch check as {block, block_from, kernels: [{gpu, image, name, registers, limit,
- * largest_block}]}: the kernels that cannot launch. */
-static json_t *launch_json(const struct explain_launch *l)
-{
-	json_t *jk = json_array();
-
-	for (size_t i = 0; jk && i < l->n; i++) {
-		const struct explain_launch_kernel *k = &l->k[i];
-
-		if (json_array_append_new(jk, json_pack("{s:s, s:s, s:s, s:i, s:s, s:i}", "gpu", k->gpu, "image",
-							k->image, "name", k->name, "registers", (int)k->registers,
-							"limit", launch_limit_name(k->limit), "largest_block",
-							(int)k->largest))) {
-			json_decref(jk);
-			return NULL;
-		}
-	}
-	return jk ? json_pack("{s:i, s:s, s:o}", "block", (int)l->block, "block_from", l->block_from, "kernels", jk)
-		  : NULL;
-}
-
 /* What the run knows once for every match: the text's origin and this machine's driver view. */
 struct explain_ctx {
 	struct explain_given *given;
@@ -283,65 +242,6 @@ struct explain_ctx {
 	const struct text_facts *text;
 	const struct text_platform *platform;
 };
-
-/* {name, value, source} of each fact the verdict read */
-static json_t *facts_json(const struct explain_verdict *v)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; a && i < v->n_facts; i++)
-		if (json_array_append_new(a, json_pack("{s:s, s:s, s:s}", "name", v->facts[i].name, "value",
-						       v->facts[i].value, "source",
-						       fact_source_name(v->facts[i].source)))) {
-			json_decref(a);
-			return NULL;
-		}
-	return a;
-}
-
-/* The match's JSON, made from its finding f (id, severity, why, evidence of the text, fix) and
- * where the text said it; n_text: how many of f's evidence lines are the text's (matched lines
- * first, said "matched: ..."). */
-static json_t *match_json(const struct finding *f, const struct kb_finding *x, const struct explain_match *m,
-			  size_t n_text, const struct explain_checks *ck, bool checked, const struct explain_verdict *v)
-{
-	json_t *jm, *jev = json_array(), *jfix = json_array(), *jchecks = json_array();
-	bool ok = jev && jfix && jchecks;
-
-	for (size_t i = 0; ok && i < n_text; i++) {
-		const char *e = f->evidence[i];
-
-		ok = json_array_append_new(jev, report_json_text(strncmp(e, "matched: ", 9) == 0 ? e + 9 : e)) == 0;
-	}
-	for (size_t i = 0; ok && i < f->n_fix; i++)
-		ok = json_array_append_new(jfix, report_json_text(f->fix[i])) == 0;
-	for (size_t i = 0; ok && i < ck->n; i++)
-		ok = json_array_append_new(jchecks, json_pack("{s:s, s:s, s:o}", "name", ck->c[i].name, "result",
-							      check_result_name(ck->c[i].result), "detail",
-							      report_json_text(ck->c[i].detail))) == 0;
-	jm = ok ? json_pack("{s:s, s:s, s:s, s:s, s:s, s:O, s:O, s:O, s:I, s:I, s:I, s:s, s:o}", "id", f->id,
-			    "severity", severity_name(f->severity), "matched_text", m->lines[0], "layer", x->layer, "why",
-			    f->why, "evidence", jev, "checks", checked ? jchecks : json_null(), "fix", jfix, "line",
-			    (json_int_t)m->line, "last_line", (json_int_t)m->last_line, "count", (json_int_t)m->count,
-			    "last_text", m->last, "facts", facts_json(v))
-		  : NULL;
-	ok = jm != NULL;
-	if (ok && m->error)
-		ok = json_object_set_new(jm, "error", json_pack("{s:s, s:i, s:s}", "name", m->error->name, "code",
-								 m->error->code, "api", kb_api_name(m->error->api))) == 0;
-	if (ok && ck->binary.judged)
-		ok = json_object_set_new(jm, "binary", binary_json(&ck->binary)) == 0;
-	if (ok && ck->launch.judged)
-		ok = json_object_set_new(jm, "launch", launch_json(&ck->launch)) == 0;
-	json_decref(jev);
-	json_decref(jfix);
-	json_decref(jchecks);
-	if (!ok) {
-		json_decref(jm);
-		return NULL;
-	}
-	return jm;
-}
 
 /* The finding's evidence: the text's lines and what they imply (counted into *n_text), then
  * this machine's checks, labelled by whether the text is from it. CD_OK or CD_ENOMEM. */
@@ -384,7 +284,7 @@ static int match_evidence(struct finding *f, const struct explain_match *m, cons
 }
 
 static int report_match(struct report *r, const struct explain_match *m, struct explain_ctx *c, struct cd_run *run,
-			json_t *matches, char *err)
+			struct report_rec *matches, char *err)
 {
 	struct explain_given *given = c->given;
 	const char *binary = given->binary && !given->binary_bad ? given->binary : m->path[0] ? m->path : NULL;
@@ -396,7 +296,6 @@ static int report_match(struct report *r, const struct explain_match *m, struct 
 	char subject[48];
 	size_t n_text = 0;
 	struct finding *f;
-	json_t *jm;
 	/* offline, only a binary against named GPUs is checked */
 	bool checked = !c->offline || given->target.n_gpus > 0;
 	int rc = CD_OK;
@@ -425,11 +324,37 @@ static int report_match(struct report *r, const struct explain_match *m, struct 
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		goto out;
 	}
-	/* every string here is safe text, so the JSON library has nothing to refuse: a bug */
-	if (!(jm = match_json(f, x, m, n_text, &ck, checked, &v)) || json_array_append_new(matches, jm))
+	if ((rc = explain_match_fields(matches, f, x, m, n_text, &ck, checked, &v)) == CD_ENOMEM)
+		rc = cd_fail(err, rc, "out of memory");
+	else if (rc != CD_OK) /* every string here is safe text, so nothing can be refused: a bug */
 		rc = cd_fail(err, CD_EINTERNAL, "internal error: the JSON of finding %s could not be made", m->finding);
 out:
 	explain_checks_free(&ck);
+	return rc;
+}
+
+/* Every match's object under "matches" (its text is the finding), and the lines that say
+ * nothing was recognised. */
+static int report_matches(struct report *r, const struct explain_result *res, struct explain_ctx *c,
+			  struct cd_run *run, char *err)
+{
+	struct report_rec top, matches;
+	int rc = CD_OK, end;
+
+	report_rec_top(&top, r);
+	if (res->n == 0) {
+		report_rec_line(&top, "No CUDA error that cudoctor knows is in the text.");
+		report_rec_line(&top, "Run `cudoctor doctor` to check the driver, toolkits and runtimes here, "
+				      "or paste more of the log.");
+	}
+	report_rec_array(&top, "matches", &matches);
+	report_rec_text(&matches, REPORT_TEXT_NONE);
+	for (size_t i = 0; i < res->n && rc == CD_OK; i++)
+		rc = report_match(r, &res->m[i], c, run, &matches, err);
+	end = report_rec_end(&matches);
+	end = report_rec_end(&top) == CD_OK ? end : top.rc;
+	if (rc == CD_OK && end != CD_OK)
+		rc = cd_fail(err, end, end == CD_ENOMEM ? "out of memory" : "internal error: the JSON of a match could not be made");
 	return rc;
 }
 
@@ -516,7 +441,7 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 	struct strbuf sb;
 	size_t len = 0, lines;
 	bool offline = false;
-	json_t *matches = NULL;
+	struct report_rec top, o;
 	int a = 1, rc = CD_OK;
 
 	explain_given_init(&given);
@@ -603,14 +528,14 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 	explain_result_classify_oom(&res, oom_finding_of);
 	if (given.block)
 		explain_result_launch_given(&res);
-	matches = json_array();
-	if (!matches) {
-		rc = cd_fail(err, CD_ENOMEM, "out of memory");
+	report_rec_top(&top, r);
+	report_rec_section(&top, "Explain");
+	report_fieldf(&top, "text", NULL, rv_null(), "%zu bytes, %zu line%s", len, lines, lines == 1 ? "" : "s");
+	report_field(&top, "recognised", NULL, rv_int((long long)res.n));
+	if ((rc = report_rec_end(&top)) != CD_OK) {
+		rc = cd_fail(err, rc, "out of memory");
 		goto out;
 	}
-	report_section(r, "Explain");
-	report_kv(r, "text", "%zu bytes, %zu line%s", len, lines, lines == 1 ? "" : "s");
-	report_kv(r, "recognised", "%zu", res.n);
 	if ((rc = explain_origin(&ctx, &res, offline, g->run, err)) != CD_OK)
 		goto out;
 	if (!offline && ctx.origin.here) { /* a text from here: what it leaves unsaid is this machine's */
@@ -622,26 +547,23 @@ static int explain_run(struct report *r, int argc, char **argv, const struct cd_
 	}
 	if ((rc = report_platform(r, &res.platform, err)) != CD_OK)
 		goto out;
-	if (res.n == 0) {
-		report_line(r, "No CUDA error that cudoctor knows is in the text.");
-		report_line(r, "Run `cudoctor doctor` to check the driver, toolkits and runtimes here, "
-			    "or paste more of the log.");
-	}
-	for (size_t i = 0; i < res.n; i++)
-		if ((rc = report_match(r, &res.m[i], &ctx, g->run, matches, err)) != CD_OK)
-			goto out;
-	report_json_set(r, "matches", matches);
-	matches = NULL;
+	if ((rc = report_matches(r, &res, &ctx, g->run, err)) != CD_OK)
+		goto out;
 	if ((rc = nccl_explain_log(r, explain_scan_nccl(sc), err)) != CD_OK)
 		goto out;
-	report_json_set(r, "offline", json_boolean(offline));
-	report_json_set(r, "text_origin", json_pack("{s:b, s:s}", "here", ctx.origin.here, "why", ctx.origin.why));
-	rc = report_answer_findings(r, SEV_INFO); /* -q: the findings are explain's answer */
+	report_rec_top(&top, r);
+	report_field(&top, NULL, "offline", rv_bool(offline));
+	report_rec_object(&top, "text_origin", &o);
+	report_field(&o, NULL, "here", rv_bool(ctx.origin.here));
+	report_field(&o, NULL, "why", rv_str(ctx.origin.why));
+	if ((rc = report_rec_end(&o)) == CD_OK)
+		rc = report_rec_end(&top);
+	if (rc == CD_OK)
+		rc = report_answer_findings(r, SEV_INFO); /* -q: the findings are explain's answer */
 	if (rc != CD_OK)
 		rc = cd_fail(err, rc, "out of memory");
 out:
 	sb_free(&sb);
-	json_decref(matches);
 	explain_result_free(&res);
 	explain_scan_free(sc);
 	explain_given_free(&given);

@@ -9,6 +9,7 @@
 #include "cmd/cmd.h"
 #include "cmd/lab/machine.h"
 #include "cmd/lab/render.h"
+#include "lab/fields.h"
 #include "driver/cudrv.h"
 #include "lab/fatbin.h"
 #include "lab/gpu.h"
@@ -77,20 +78,28 @@ static int write_plot(const char *dir, const struct lab *l, const struct lab_res
 
 static int list_labs(struct report *r)
 {
-	static const char *const hdr[] = { "lab", "concept", "measures" };
-	json_t *a = json_array();
-	report_section(r, "labs");
-	report_table(r, 3, hdr);
+	const char *hdr[3];
+	size_t ncols = report_fields_headers(&lab_field_table, FIELD_BRIEF, hdr, 3);
+	struct report_rec top, t, row;
+	int rc;
+
+	report_rec_top(&top, r);
+	report_rec_section(&top, "labs");
+	report_rec_table(&top, "available", ncols, hdr, &t);
 	for (size_t i = 0; i < lab_count(); i++) {
 		const struct lab *l = lab_at(i);
-		const char *row[] = { l->name, l->concept, l->measures };
-		report_table_row(r, row);
+
+		report_rec_item(&t, &row);
+		report_one_field(&row, &lab_field_table, LAB_F_NAME, l);
+		report_one_field(&row, &lab_field_table, LAB_F_CONCEPT, l);
+		report_one_field(&row, &lab_field_table, LAB_F_MEASURES, l);
+		report_one_json(&row, &lab_field_table, LAB_F_CLAIM, l);
+		if (report_rec_end(&row) != CD_OK)
+			break;
 		cmd_note(r, report_answer(r, "%s", l->name)); /* -q: the names, for a script's loop */
-		if (a)
-			json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s}", "name", l->name, "concept", l->concept,
-							   "measures", l->measures, "claim", l->claim));
 	}
-	return report_json_set(r, "available", a ? a : json_null());
+	rc = report_rec_end(&t);
+	return report_rec_end(&top) == CD_OK ? rc : top.rc;
 }
 
 /* The labs could not start after the driver check passed (a module the driver rejects, a
@@ -208,19 +217,18 @@ static int run_labs(struct report *r, int argc, char **argv, const struct cd_glo
 	c.progress = show_progress;
 	c.progress_user = &prog;
 
-	json_t *jlabs = json_array();
-	json_t *dev = json_pack("{s:s, s:i, s:i, s:i, s:i, s:I, s:i, s:i, s:I}", "name", c.info.name, "cc_major",
-				c.info.cc_major, "cc_minor", c.info.cc_minor, "sm_count", c.info.sm_count, "l2_bytes",
-				c.info.l2_bytes, "memory_bytes", (json_int_t)c.info.total_mem, "clock_mhz",
-				c.info.clock_khz / 1000, "memory_clock_mhz", c.info.mem_clock_khz / 1000, "seed",
-				(json_int_t)(seed & 0x7fffffffffffffffull));
-	if (dev)
-		json_object_set_new(dev, "sm_clock_mhz_now", json_integer(lab_nvml_sm_clock(&nv))); /* 0: no NVML */
-	report_section(r, "device");
-	report_kv(r, "GPU", "%s (sm_%d%d), %d SMs, %d MiB L2, %zu MiB memory", c.info.name, c.info.cc_major,
-		  c.info.cc_minor, c.info.sm_count, c.info.l2_bytes >> 20, c.info.total_mem >> 20);
-	report_kv(r, "clocks", "SM %d MHz now (NVML%s), %d MHz peak; memory %d MHz peak", lab_nvml_sm_clock(&nv),
-		  nv.ok ? "" : " unavailable", c.info.clock_khz / 1000, c.info.mem_clock_khz / 1000);
+	struct report_rec top, dev, labs;
+	int sm_now = lab_nvml_sm_clock(&nv); /* 0: no NVML */
+
+	report_rec_top(&top, r);
+	report_rec_object(&top, "device", &dev);
+	report_rec_section(&dev, "device");
+	report_fields(&dev, &lab_dev_field_table, &c.info, FIELD_ALL);
+	report_field(&dev, NULL, "seed", rv_int((long long)(seed & 0x7fffffffffffffffull)));
+	report_fieldf(&dev, "clocks", "sm_clock_mhz_now", rv_int(sm_now), "SM %d MHz now (NVML%s), %d MHz peak; memory %d MHz peak",
+		      sm_now, nv.ok ? "" : " unavailable", c.info.clock_khz / 1000, c.info.mem_clock_khz / 1000);
+	cmd_note(r, report_rec_end(&dev));
+	report_rec_array(&top, "labs", &labs);
 	double t0 = lab_now_s();
 	int status = CD_OK;
 	for (size_t i = 0; i < n; i++) {
@@ -243,11 +251,11 @@ static int run_labs(struct report *r, int argc, char **argv, const struct cd_glo
 			res->verdict = LAB_FAILED;
 		}
 		/* a failed launch can leave the context unusable: say so once and stop */
-		lab_render_result(r, jlabs, chosen[i], res, e);
+		lab_render_result(&labs, chosen[i], res, e);
 		if (plot && lrc == CD_OK) {
 			char perr[CD_ERRMSG];
 			if (write_plot(plot, chosen[i], res, perr) != CD_OK)
-				report_line(r, "plot not written: %s", perr);
+				report_rec_line(&labs, "plot not written: %s", perr);
 		}
 		free(res);
 		if ((lrc != CD_OK && strstr(e, "ILLEGAL") != NULL) || c.hung)
@@ -255,10 +263,10 @@ static int run_labs(struct report *r, int argc, char **argv, const struct cd_glo
 	}
 	if (prog.on)
 		fputs("\r\033[K", stderr);
-	report_section(r, "summary");
-	report_kv(r, "time", "%.1f s", lab_now_s() - t0);
-	report_json_set(r, "device", dev ? dev : json_null());
-	report_json_set(r, "labs", jlabs ? jlabs : json_array());
+	cmd_note(r, report_rec_end(&labs));
+	report_rec_section(&top, "summary");
+	report_fieldf(&top, "time", NULL, rv_null(), "%.1f s", lab_now_s() - t0);
+	cmd_note(r, report_rec_end(&top));
 	lab_close(&c);
 	lab_nvml_close(&nv);
 	return status;

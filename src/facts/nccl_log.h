@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/field.h"
+
 #define NCCL_LOG_LINE 240   /* characters of a line kept as evidence */
 #define NCCL_LOG_VERSIONS 8
 #define NCCL_LOG_CHANNELS 512
@@ -70,5 +72,8 @@ struct nccl_log {
 	int cuda_code;                           /* the number beside it, -1 when none */
 	size_t ch_cap;                           /* allocated entries of ch */
 };
+
+/* explain's "nccl" object and its "channels" rows (nccl_log_fields.c) */
+extern const struct field_table nccl_log_field_table, nccl_channel_field_table;
 
 #endif

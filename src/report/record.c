@@ -42,6 +42,8 @@ static void rec_child(struct report_rec *parent, struct report_rec *child, json_
 	child->json = json;
 }
 
+static json_t *value_json(const struct report_value *v);
+
 /* Hands json to parent (under key, or appended); returns the borrowed pointer or NULL. */
 static json_t *attach(struct report_rec *parent, const char *key, json_t *json)
 {
@@ -133,6 +135,34 @@ void report_rec_item(struct report_rec *list, struct report_rec *item)
 		item->text = REPORT_TEXT_NONE;
 		report_rec_fail(item, CD_ENOMEM);
 	}
+}
+
+void report_rec_item_json(struct report_rec *list, struct report_rec *item)
+{
+	open_child(list, NULL, false, true, item);
+	item->text = REPORT_TEXT_NONE; /* no cells: its end adds no row */
+}
+
+void report_rec_push(struct report_rec *list, struct report_value v)
+{
+	json_t *j;
+
+	if (list->rc != CD_OK || !list->json) {
+		if (v.kind == RV_JSON)
+			json_decref(v.j);
+		return;
+	}
+	if (!json_is_array(list->json)) {
+		if (v.kind == RV_JSON)
+			json_decref(v.j);
+		report_rec_fail(list, CD_EUSAGE);
+		return;
+	}
+	j = value_json(&v);
+	if (!j)
+		report_rec_fail(list, v.kind == RV_JSON ? CD_EINTERNAL : CD_ENOMEM);
+	else if (json_array_append_new(list->json, j) != 0)
+		report_rec_fail(list, CD_ENOMEM);
 }
 
 void report_rec_text_only(struct report_rec *parent, struct report_rec *child)

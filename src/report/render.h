@@ -22,5 +22,9 @@ struct render_opts {
 int render_report(const struct report *r, const struct render_opts *o, FILE *out);
 /* The JSON object of the contract: tool, version, command, header, findings, then r->data's keys. */
 json_t *report_to_json(const struct report *r);
+/* The metrics of r's facts alone (the records written from field tables with metrics), with
+ * no cudoctor_up, build info or findings: a file of metrics that is not a command's report
+ * (fleet's NODE.prom). CD_OK or CD_EIO. */
+int render_prometheus_facts(const struct report *r, FILE *out);
 
 #endif

@@ -181,6 +181,14 @@ static void findings(const struct report *r, FILE *out)
 	}
 }
 
+int render_prometheus_facts(const struct report *r, FILE *out)
+{
+	for (size_t k = 0; k < r->n_facts; k++)
+		if (!table_seen(r, k))
+			table_metrics(r, r->facts[k].table, out);
+	return ferror(out) ? CD_EIO : CD_OK;
+}
+
 int render_prometheus(const struct report *r, const struct render_opts *o, FILE *out)
 {
 	const char *version = CUDOCTOR_VERSION;
@@ -199,8 +207,5 @@ int render_prometheus(const struct report *r, const struct render_opts *o, FILE 
 		put_sample("cudoctor_build_info", labels, 1, out);
 	}
 	findings(r, out);
-	for (size_t k = 0; k < r->n_facts; k++)
-		if (!table_seen(r, k))
-			table_metrics(r, r->facts[k].table, out);
-	return ferror(out) ? CD_EIO : CD_OK;
+	return render_prometheus_facts(r, out);
 }

@@ -283,6 +283,12 @@ void report_rec_commands(struct report_rec *w, bool on);
 /* One object of list (a record of report_rec_array or report_rec_table). */
 void report_rec_item(struct report_rec *list, struct report_rec *item);
 void report_rec_text(struct report_rec *w, enum report_text mode);
+/* One object of list's JSON array that is no row of its text table (a table that shows its
+ * first rows and lists every one in JSON); its labelled fields go nowhere. */
+void report_rec_item_json(struct report_rec *list, struct report_rec *item);
+/* One plain value appended to list's JSON array (strings, numbers: "evidence": [...]); JSON
+ * only, the text says it its own way. A list that is an object is CD_EUSAGE. */
+void report_rec_push(struct report_rec *list, struct report_value v);
 
 /* A child of parent for text only: no JSON, parent's text mode (a summary shown apart
  * from the records that carry the JSON). */

@@ -29,20 +29,6 @@ void arch_verdict_fields(struct report_rec *w, const struct arch_gpu *g, const s
 	report_field(w, NULL, "containers_without_kernels", rv_int((long long)v->stubs));
 }
 
-json_t *arch_verdict_json(const struct arch_gpu *g, const struct arch_verdict *v)
-{
-	struct report_rec w;
-	json_t *o = json_object();
-
-	report_rec_json(&w, o);
-	arch_verdict_fields(&w, g, v);
-	if (report_rec_end(&w) != CD_OK) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
-}
-
 void arch_driver_fields(struct report_rec *top, const struct arch_driver *d)
 {
 	struct report_rec w;

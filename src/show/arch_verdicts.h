@@ -9,11 +9,9 @@
 #include "rules/arch.h"
 
 /* One verdict, written once: a line labelled with the GPU's name and the object
- * arch and explain both print (gpu, compute_capability, result, ...); the same object alone
- * (NULL when out of memory); the driver judged against (a line and "driver", empty when
+ * arch and explain both print (gpu, compute_capability, result, ...); the driver judged against (a line and "driver", empty when
  * unknown). */
 void arch_verdict_fields(struct report_rec *w, const struct arch_gpu *g, const struct arch_verdict *v);
-json_t *arch_verdict_json(const struct arch_gpu *g, const struct arch_verdict *v);
 void arch_driver_fields(struct report_rec *top, const struct arch_driver *d);
 /* Judges f on every GPU of t into v (t->n_gpus entries): the runtime's driver need, the
  * findings, and a line and an object of "verdicts" per GPU judged (GPUs with nothing to

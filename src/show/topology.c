@@ -39,80 +39,76 @@ static void nic_cell(const struct topo_probe *t, const struct topo_nic *n, size_
 	snprintf(buf, len, "%s", level < 0 ? "?" : topo_level_name(level));
 }
 
-/* nvidia-smi topo -m: GPUs and NICs against GPUs and NICs, then CPU and NUMA affinity. */
-static int put_matrix(struct report *r, const struct topo_probe *t)
+/* nvidia-smi topo -m: GPUs and NICs against GPUs and NICs, then CPU and NUMA affinity; a
+ * text table (the JSON has each GPU's and NIC's relations in their objects). */
+static void put_matrix(struct report_rec *w, const struct topo_probe *t)
 {
 	size_t n = t->n_gpus + t->n_nics, ncols = n + 3;
 	const char **head = calloc(ncols, sizeof(*head));
-	char (*cells)[64] = calloc(ncols, sizeof(*cells));
-	const char **row = calloc(ncols, sizeof(*row));
-	int rc = CD_OK;
+	char (*names)[32] = calloc(n + 1, sizeof(*names));
+	struct report_rec tab, row;
+	char cell[64];
 
-	if (!head || !cells || !row) {
-		rc = CD_ENOMEM;
+	if (!head || !names) {
+		report_rec_fail(w, CD_ENOMEM);
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (i < t->n_gpus)
-			snprintf(cells[i], sizeof cells[i], "GPU%zu", i);
+			snprintf(names[i], sizeof names[i], "GPU%zu", i);
 		else
-			snprintf(cells[i], sizeof cells[i], "NIC%zu", i - t->n_gpus);
-		head[i + 1] = cells[i];
+			snprintf(names[i], sizeof names[i], "NIC%zu", i - t->n_gpus);
+		head[i + 1] = names[i];
 	}
 	head[0] = "";
 	head[n + 1] = "CPU Affinity";
 	head[n + 2] = "NUMA Affinity";
-	if ((rc = report_table(r, ncols, head)) != CD_OK)
-		goto out;
+	report_rec_table(w, NULL, ncols, head, &tab);
 	for (size_t i = 0; i < n; i++) {
-		char (*c)[64] = calloc(ncols, sizeof(*c));
-		if (!c) {
-			rc = CD_ENOMEM;
-			goto out;
-		}
-		snprintf(c[0], sizeof c[0], "%s", cells[i]);
+		report_rec_item(&tab, &row);
+		report_field(&row, "", NULL, rv_str(names[i]));
 		for (size_t j = 0; j < n; j++) {
-			char *cell = c[j + 1];
 			if (i < t->n_gpus && j < t->n_gpus)
-				topo_cell(t, i, j, cell, 64);
+				topo_cell(t, i, j, cell, sizeof cell);
 			else if (i < t->n_gpus)
-				nic_cell(t, &t->nics[j - t->n_gpus], i, cell, 64);
+				nic_cell(t, &t->nics[j - t->n_gpus], i, cell, sizeof cell);
 			else if (j < t->n_gpus)
-				nic_cell(t, &t->nics[i - t->n_gpus], j, cell, 64);
+				nic_cell(t, &t->nics[i - t->n_gpus], j, cell, sizeof cell);
 			else if (i == j)
-				snprintf(cell, 64, "X");
+				snprintf(cell, sizeof cell, "X");
 			else {
 				const struct topo_nic *x = &t->nics[i - t->n_gpus], *y = &t->nics[j - t->n_gpus];
 				bool same = x->has_numa_node && y->has_numa_node && x->numa_node == y->numa_node;
 				int level = topo_sysfs_level(x->pci_path, y->pci_path, same);
-				snprintf(cell, 64, "%s", level < 0 ? "?" : topo_level_name(level));
+				snprintf(cell, sizeof cell, "%s", level < 0 ? "?" : topo_level_name(level));
 			}
+			report_field(&row, names[j], NULL, rv_str(cell));
 		}
 		if (i < t->n_gpus) {
 			const struct topo_gpu *g = &t->gpus[i];
 			if (g->has_cpu_affinity)
-				topo_cpuset_format(&g->cpu_affinity, c[n + 1], 64);
+				topo_cpuset_format(&g->cpu_affinity, cell, sizeof cell);
 			else if (g->has_local_cpus)
-				topo_cpuset_format(&g->local_cpus, c[n + 1], 64);
+				topo_cpuset_format(&g->local_cpus, cell, sizeof cell);
 			else
-				snprintf(c[n + 1], 64, "N/A");
+				snprintf(cell, sizeof cell, "N/A");
+			report_field(&row, "CPU Affinity", NULL, rv_str(cell));
 			if (g->has_numa_node)
-				snprintf(c[n + 2], 64, "%d", g->numa_node);
+				report_field(&row, "NUMA Affinity", NULL, rv_int(g->numa_node));
 			else
-				snprintf(c[n + 2], 64, "N/A");
+				report_field(&row, "NUMA Affinity", NULL, rv_str("N/A"));
+		} else { /* a NIC's affinity is not shown */
+			report_field(&row, "CPU Affinity", NULL, rv_str(""));
+			report_field(&row, "NUMA Affinity", NULL, rv_str(""));
 		}
-		for (size_t j = 0; j < ncols; j++)
-			row[j] = c[j];
-		rc = report_table_row(r, row);
-		free(c);
-		if (rc != CD_OK)
-			goto out;
+		if (report_rec_end(&row) != CD_OK)
+			break;
 	}
+	if (report_rec_end(&tab) != CD_OK)
+		goto out; /* the failure is w's now */
 out:
 	free(head);
-	free(cells);
-	free(row);
-	return rc;
+	free(names);
 }
 
 /* Under the matrix, a line per NIC; each NIC's object, with its relation to every GPU. */
@@ -124,20 +120,17 @@ static void nics_fields(struct report_rec *w, const struct topo_probe *t)
 	report_rec_array(w, "nics", &arr);
 	for (size_t i = 0; i < t->n_nics; i++) {
 		const struct topo_nic *n = &t->nics[i];
-		json_t *rel = json_array();
+		struct report_rec rel;
 
 		report_rec_item(&arr, &it);
 		report_rec_line(&it, "NIC%zu: %s (%s)", i, n->name, n->bus_id);
 		report_fields(&it, &topo_nic_field_table, n, FIELD_FULL);
-		for (size_t g = 0; rel && g < t->n_gpus; g++) {
+		report_rec_array(&it, "gpus", &rel);
+		for (size_t g = 0; g < t->n_gpus; g++) {
 			nic_cell(t, n, g, cell, sizeof cell);
-			if (json_array_append_new(rel, json_string(cell))) {
-				json_decref(rel);
-				rel = NULL;
-			}
+			report_rec_push(&rel, rv_str(cell));
 		}
-		report_field(&it, NULL, "gpus", rv_json(rel));
-		if (report_rec_end(&it) != CD_OK)
+		if (report_rec_end(&rel) != CD_OK || report_rec_end(&it) != CD_OK)
 			break;
 	}
 	if (report_rec_end(&arr) != CD_OK)
@@ -231,14 +224,13 @@ static void pairs_fields(struct report_rec *w, const struct topo_probe *t)
 
 int topo_report_full(struct report *r, const struct topo_probe *t)
 {
-	struct report_rec top, w;
+	struct report_rec top, w, none;
 	int rc;
 
 	report_rec_top(&top, r);
 	report_rec_object(&top, "topology", &w);
 	report_rec_section(&w, "Topology (as nvidia-smi topo -m)");
-	if ((rc = put_matrix(r, t)) != CD_OK)
-		return rc;
+	put_matrix(&w, t);
 	nics_fields(&w, t);
 	report_rec_line(&w, "Legend: X = self, NV# = # NVLinks, PIX = one PCIe switch, PXB = several PCIe switches, "
 			    "PHB = a PCIe host bridge, NODE = host bridges of one NUMA node, SYS = the CPU interconnect");
@@ -250,7 +242,9 @@ int topo_report_full(struct report *r, const struct topo_probe *t)
 	report_rec_section(&w, "Pairs");
 	if (t->n_gpus < 2) {
 		report_rec_line(&w, "no pair: %zu GPU%s (peer-to-peer needs two)", t->n_gpus, t->n_gpus == 1 ? "" : "s");
-		report_field(&w, NULL, "pairs", rv_json(json_array()));
+		report_rec_array(&w, "pairs", &none);
+		if (report_rec_end(&none) != CD_OK)
+			return report_rec_end(&w);
 		report_one_json(&w, &topo_probe_field_table, TOPO_ERRORS, t);
 	} else {
 		pairs_fields(&w, t);
@@ -278,20 +272,19 @@ static void pair_line(const struct topo_probe *t, size_t a, size_t b, char *buf,
 
 int topo_report_summary(struct report *r, const struct topo_probe *t)
 {
+	struct report_rec top;
 	char line[320];
-	int rc;
 
 	if (t->n_gpus < 2)
 		return CD_OK;
-	if ((rc = report_section(r, "Topology")) != CD_OK)
-		return rc;
+	report_rec_top(&top, r);
+	report_rec_section(&top, "Topology");
 	for (size_t a = 0; a < t->n_gpus; a++)
 		for (size_t b = a + 1; b < t->n_gpus; b++) {
 			pair_line(t, a, b, line, sizeof line);
-			if ((rc = report_line(r, "%s", line)) != CD_OK)
-				return rc;
+			report_rec_line(&top, "%s", line);
 		}
-	return CD_OK;
+	return report_rec_end(&top);
 }
 
 int topo_report_answer(struct report *r, const struct topo_probe *t)

@@ -287,12 +287,14 @@ static void test_lab_page(void **state)
 	assert_int_equal(res->verdict, LAB_CONFIRMED);
 	struct report r;
 	assert_int_equal(report_init(&r, "lab"), CD_OK);
-	json_t *jlabs = json_array();
-	assert_non_null(jlabs);
-	lab_render_result(&r, jlabs, &lab_latency, res, "");
+	struct report_rec top, labs;
+	report_rec_top(&top, &r);
+	report_rec_array(&top, "labs", &labs);
+	lab_render_result(&labs, &lab_latency, res, "");
+	assert_int_equal(report_rec_end(&labs), CD_OK);
+	assert_int_equal(report_rec_end(&top), CD_OK);
 	assert_false(r.oom);
 	assert_int_equal(render_html_file(&r, page, err), CD_OK);
-	json_decref(jlabs);
 	report_free(&r);
 	free(res);
 

@@ -224,6 +224,63 @@ static void test_records(void **state)
 	report_free(&r);
 }
 
+/* A table that shows its first rows and lists every row in JSON (report_rec_item_json), and
+ * plain values pushed onto an array (report_rec_push). */
+static void test_record_json_rows_and_values(void **state)
+{
+	static const char *const hdr[] = { "pair", "busbw" };
+	struct report r;
+	struct report_rec top, tab, row, ev, obj;
+	json_t *root, *a;
+	char *s;
+
+	(void)state;
+	assert_int_equal(report_init(&r, "test"), 0);
+	report_rec_top(&top, &r);
+	report_rec_table(&top, "pairs", 2, hdr, &tab);
+	for (int i = 0; i < 3; i++) {
+		if (i < 2)
+			report_rec_item(&tab, &row);
+		else
+			report_rec_item_json(&tab, &row);
+		report_fieldf(&row, "pair", "pair", rv_int(i), "0 - %d", i + 1);
+		report_fieldf(&row, "busbw", "busbw_gbs", rv_real(40.0 + i), "%.3g GB/s", 40.0 + i);
+		assert_int_equal(report_rec_end(&row), CD_OK);
+	}
+	assert_int_equal(report_rec_end(&tab), CD_OK);
+	report_rec_array(&top, "evidence", &ev);
+	report_rec_push(&ev, rv_str("matched: CUDA error: out of memory"));
+	report_rec_push(&ev, rv_int(7));
+	report_rec_push(&ev, rv_null());
+	assert_int_equal(report_rec_end(&ev), CD_OK);
+	report_rec_object(&top, "not_a_list", &obj);
+	report_rec_push(&obj, rv_str("x"));
+	assert_int_equal(report_rec_end(&obj), CD_EUSAGE);
+	assert_int_equal(report_rec_end(&top), CD_EUSAGE);
+
+	s = render_to_string(&r, FMT_TEXT, 0);
+	assert_string_equal(s, "  pair   busbw\n"
+			       "  0 - 1  40 GB/s\n"
+			       "  0 - 2  41 GB/s\n");
+	free(s);
+	s = render_to_string(&r, FMT_JSON, 0);
+	root = json_loads(s, 0, NULL);
+	assert_non_null(root);
+	a = json_object_get(root, "pairs");
+	assert_int_equal(json_array_size(a), 3);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(a, 2), "pair")), 2);
+	assert_true(json_real_value(json_object_get(json_array_get(a, 2), "busbw_gbs")) == 42.0);
+	a = json_object_get(root, "evidence");
+	assert_int_equal(json_array_size(a), 3);
+	assert_string_equal(json_string_value(json_array_get(a, 0)), "matched: CUDA error: out of memory");
+	assert_int_equal(json_integer_value(json_array_get(a, 1)), 7);
+	assert_true(json_is_null(json_array_get(a, 2)));
+	assert_int_equal(json_object_size(json_object_get(root, "not_a_list")), 0);
+	json_decref(root);
+	free(s);
+	report_free(&r);
+}
+
 /* A struct written through its field table: JSON every keyed field (null when its bit is
  * unset or its kind says unknown), text the fields of the view, a row's cells by label, and
  * the values kept for the metrics. */
@@ -547,6 +604,7 @@ int main(void)
 		cmocka_unit_test(test_text_and_markdown),
 		cmocka_unit_test(test_answer_findings),
 		cmocka_unit_test(test_records),
+		cmocka_unit_test(test_record_json_rows_and_values),
 		cmocka_unit_test(test_field_tables),
 		cmocka_unit_test(test_record_values),
 		cmocka_unit_test(test_record_errors),

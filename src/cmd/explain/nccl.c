@@ -8,54 +8,38 @@
 #include "rules/nccl.h"
 #include "util/err.h"
 
+/* The text shows the first channels; JSON has every one. */
+#define TEXT_CHANNELS 64
+
 static int render(const struct nccl_log *l, struct report *r)
 {
-	static const char *const hdr[] = { "channel", "from", "to", "transport" };
-	json_t *o = json_object(), *vs = json_array(), *chs = json_array();
-	size_t shown = l->n_ch < 64 ? l->n_ch : 64;
+	const char *hdr[8];
+	size_t ncols = report_fields_headers(&nccl_channel_field_table, FIELD_ALL, hdr, 8);
+	size_t shown = l->n_ch < TEXT_CHANNELS ? l->n_ch : TEXT_CHANNELS;
+	struct report_rec top, o, tab, row;
+	int rc;
 
-	if (!o || !vs || !chs) {
-		json_decref(o);
-		json_decref(vs);
-		json_decref(chs);
-		return report_json_set(r, "nccl", NULL);
-	}
-	report_section(r, "NCCL log");
-	report_kv(r, "NCCL lines", "%zu", l->nccl_lines);
-	for (size_t i = 0; i < l->n_versions; i++) {
-		report_kv(r, "version", "%s", l->versions[i]);
-		json_array_append_new(vs, report_json_text(l->versions[i]));
-	}
-	if (l->network[0])
-		report_kv(r, "network", "%s", l->network);
-	if (l->bootstrap_if[0])
-		report_kv(r, "bootstrap interface", "%s", l->bootstrap_if);
-	if (l->n_ch) {
-		report_table(r, 4, hdr);
-		for (size_t i = 0; i < shown; i++) {
-			const struct nccl_channel *c = &l->ch[i];
-			char ch[16], from[48], to[48];
-			snprintf(ch, sizeof ch, "%02d", c->channel);
-			snprintf(from, sizeof from, "%d [%s]", c->src_rank, c->src_dev);
-			snprintf(to, sizeof to, "%d [%s]", c->dst_rank, c->dst_dev);
-			const char *row[] = { ch, from, to, c->via };
-			report_table_row(r, row);
-		}
-		if (shown < l->n_ch + l->n_ch_dropped)
-			report_line(r, "(%zu more connections not shown)", l->n_ch + l->n_ch_dropped - shown);
-	}
+	report_rec_top(&top, r);
+	report_rec_object(&top, "nccl", &o);
+	report_rec_section(&o, "NCCL log");
+	report_fields(&o, &nccl_log_field_table, l, FIELD_ALL);
+	if (l->n_ch)
+		report_rec_table(&o, "channels", ncols, hdr, &tab);
+	else /* no table without a row; JSON still has the key */
+		report_rec_array(&o, "channels", &tab);
 	for (size_t i = 0; i < l->n_ch; i++) {
-		const struct nccl_channel *c = &l->ch[i];
-		json_array_append_new(chs, json_pack("{s:i, s:i, s:s, s:i, s:s, s:s, s:s}", "channel", c->channel,
-						     "src_rank", c->src_rank, "src_device", c->src_dev, "dst_rank",
-						     c->dst_rank, "dst_device", c->dst_dev, "transport", c->transport,
-						     "via", c->via));
+		if (i < TEXT_CHANNELS)
+			report_rec_item(&tab, &row);
+		else
+			report_rec_item_json(&tab, &row);
+		report_fields(&row, &nccl_channel_field_table, &l->ch[i], FIELD_ALL);
+		if (report_rec_end(&row) != CD_OK)
+			break;
 	}
-	json_object_set_new(o, "versions", vs);
-	json_object_set_new(o, "network", l->network[0] ? report_json_text(l->network) : json_null());
-	json_object_set_new(o, "bootstrap_interface", l->bootstrap_if[0] ? report_json_text(l->bootstrap_if) : json_null());
-	json_object_set_new(o, "channels", chs);
-	return report_json_set(r, "nccl", o);
+	if (report_rec_end(&tab) == CD_OK && l->n_ch && shown < l->n_ch + l->n_ch_dropped)
+		report_rec_line(&o, "(%zu more connections not shown)", l->n_ch + l->n_ch_dropped - shown);
+	rc = report_rec_end(&o);
+	return report_rec_end(&top) == CD_OK ? rc : top.rc;
 }
 
 int nccl_explain(struct report *r, const char *text, size_t len, char *err)

@@ -26,14 +26,14 @@ static const struct cli_opt *opt_named(const struct cd_command *cmd, const char 
 }
 
 /* Runs one command into a fresh report, with args as its parsed options, and appends its
- * JSON to reports. */
+ * JSON (with the GPU it ran on, gpu >= 0) to reports. */
 static int run_command(const struct cd_command *cmd, int argc, char **argv, const struct cli_args *args,
-		       const struct cd_globals *g, json_t *reports, int gpu, struct strbuf *failures)
+		       const struct cd_globals *g, struct report_rec *reports, int gpu, struct strbuf *failures)
 {
 	struct cd_globals sub = *g;
 	struct report r;
+	struct report_rec top;
 	char err[CD_ERRMSG] = "";
-	json_t *j = NULL;
 	int rc;
 
 	if (report_init(&r, cmd->name) != CD_OK)
@@ -51,18 +51,18 @@ static int run_command(const struct cd_command *cmd, int argc, char **argv, cons
 		rc = CD_OK;
 		goto out;
 	}
-	if (!(j = report_to_json(&r)) || (gpu >= 0 && json_object_set_new(j, "fleet_gpu", json_integer(gpu))) ||
-	    json_array_append(reports, j)) {
-		rc = CD_ENOMEM;
-		goto out;
-	}
+	report_rec_top(&top, &r);
+	if (gpu >= 0)
+		report_field(&top, NULL, "fleet_gpu", rv_int(gpu));
+	TRY(report_rec_end(&top));
+	report_rec_push(reports, rv_json(report_to_json(&r)));
+	rc = reports->rc == CD_EINTERNAL ? CD_ENOMEM : reports->rc; /* NULL from the renderer: out of memory */
 out:
-	json_decref(j);
 	report_free(&r);
 	return rc;
 }
 
-static int run_labs(const struct fleet_opts *o, const struct cd_globals *g, json_t *reports,
+static int run_labs(const struct fleet_opts *o, const struct cd_globals *g, struct report_rec *reports,
 		    struct strbuf *failures)
 {
 	const struct gpu_probe *p = &g->run->probe;
@@ -95,7 +95,8 @@ static int run_labs(const struct fleet_opts *o, const struct cd_globals *g, json
 }
 
 /* check on the whole node, its load tests in their default budget or --quick's */
-static int run_check(const struct fleet_opts *o, const struct cd_globals *g, json_t *reports, struct strbuf *failures)
+static int run_check(const struct fleet_opts *o, const struct cd_globals *g, struct report_rec *reports,
+		     struct strbuf *failures)
 {
 	const struct cli_opt *quick = opt_named(&cmd_check, "quick");
 	char *argv[] = { "check", NULL };
@@ -115,37 +116,41 @@ int fleet_collect_node(const char *node, const struct fleet_opts *o, const struc
 {
 	char *doctor_argv[] = { "doctor", NULL }, *devices_argv[] = { "devices", NULL };
 	static const struct cli_args none = { 0 };
-	json_t *reports = json_array(), *bundle = NULL;
+	json_t *bundle = json_object(); /* the wire format, not a report: no header, no findings */
+	struct report_rec b, reports;
 	struct strbuf failures;
 	char *fail = NULL;
 	int rc = CD_OK;
 
 	*json = NULL;
 	sb_init(&failures);
-	if (!reports) {
-		rc = CD_ENOMEM;
-		goto out;
-	}
-	TRY(run_command(&cmd_doctor, 1, doctor_argv, &none, g, reports, -1, &failures));
-	TRY(run_command(&cmd_devices, 1, devices_argv, &none, g, reports, -1, &failures));
+	report_rec_json(&b, bundle);
+	report_field(&b, NULL, "tool", rv_str("cudoctor"));
+	report_field(&b, NULL, "version", rv_str(CUDOCTOR_VERSION));
+	report_field(&b, NULL, "command", rv_str("fleet-node"));
+	report_field(&b, NULL, "node", rv_str(node));
+	report_rec_array(&b, "reports", &reports);
+	TRY(reports.rc);
+	TRY(run_command(&cmd_doctor, 1, doctor_argv, &none, g, &reports, -1, &failures));
+	TRY(run_command(&cmd_devices, 1, devices_argv, &none, g, &reports, -1, &failures));
 	if (o->n_labs)
-		TRY(run_labs(o, g, reports, &failures));
+		TRY(run_labs(o, g, &reports, &failures));
 	if (o->check)
-		TRY(run_check(o, g, reports, &failures));
+		TRY(run_check(o, g, &reports, &failures));
+	TRY(report_rec_end(&reports));
 	if (!(fail = sb_detach(&failures))) {
 		rc = CD_ENOMEM;
 		goto out;
 	}
-	bundle = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:O}", "tool", "cudoctor", "version", CUDOCTOR_VERSION,
-			   "command", "fleet-node", "node", node, "failure", *fail ? fail : NULL, "reports", reports);
-	if (!bundle || !(*json = json_dumps(bundle, JSON_COMPACT)))
+	report_field(&b, NULL, "failure", rv_str(*fail ? fail : NULL));
+	TRY(report_rec_end(&b));
+	if (!(*json = json_dumps(bundle, JSON_COMPACT)))
 		rc = CD_ENOMEM;
 out:
-	if (rc == CD_ENOMEM)
-		cd_fail(err, rc, "out of memory collecting this node's reports");
+	if (rc == CD_ENOMEM || rc == CD_EINTERNAL)
+		cd_fail(err, rc = CD_ENOMEM, "out of memory collecting this node's reports");
 	free(fail);
 	sb_free(&failures);
 	json_decref(bundle);
-	json_decref(reports);
 	return rc;
 }

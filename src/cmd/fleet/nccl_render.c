@@ -32,23 +32,29 @@ static int allreduce_failed(struct report *r, int nranks, const char *subject, c
 	return fleet_nccl_failed(r, nranks, false, subject, line);
 }
 
-int fleet_nccl_render(struct report *r, const struct fleet_nccl_result *res)
+#define NR(m) offsetof(struct fleet_nccl_rank, m)
+
+/* A rank's part as rank 0 gathered it (docs/json.md nccl.ranks[]; its rank and times are the
+ * caller's: they are where it stands in the result). */
+static const struct field rank_fields[] = {
+	{ .key = "node", .kind = FK_CHARS, .off = NR(node), .valid = FIELD_ALWAYS, .flags = FIELD_EMPTY_KNOWN },
+	{ .key = "device", .kind = FK_INT, .off = NR(device), .valid = FIELD_ALWAYS },
+	{ .key = "nccl", .kind = FK_CHARS, .off = NR(nccl), .valid = FIELD_ALWAYS, .flags = FIELD_EMPTY_KNOWN },
+	{ .key = "error", .kind = FK_CHARS, .off = NR(error), .valid = FIELD_ALWAYS, .flags = FIELD_EMPTY_KNOWN },
+	{ .key = "wrong_sizes", .kind = FK_INT, .off = NR(wrong), .valid = FIELD_ALWAYS },
+};
+
+static const struct field_table rank_table = {
+	"nccl.ranks[]", rank_fields, sizeof rank_fields / sizeof rank_fields[0], -1, NULL, NULL,
+};
+
+/* Per size: the slowest rank's time, and the bandwidths it allows. */
+static void sizes(struct report_rec *o, const struct fleet_nccl_result *res)
 {
 	const struct fleet_nccl_plan *p = &res->plan;
-	json_t *j = json_object(), *sizes = json_array(), *ranks = json_array();
-	int rc = CD_OK;
+	struct report_rec arr, it;
 
-	if (!j || !sizes || !ranks || json_object_set_new(j, "nranks", json_integer(p->nranks)) ||
-	    json_object_set_new(j, "ran", json_boolean(p->go)) ||
-	    (!p->go && json_object_set_new(j, "why", report_json_text(p->why)))) {
-		rc = CD_ENOMEM;
-		goto out;
-	}
-	TRY(report_section(r, "NCCL all-reduce across %d ranks (float, sum)", p->nranks));
-	if (!p->go) {
-		TRY(report_line(r, "not run: %s", p->why));
-		TRY(allreduce_failed(r, p->nranks, "fleet", p->why));
-	}
+	report_rec_array(o, "sizes", &arr);
 	for (int k = 0; p->go && k < p->n_sizes; k++) {
 		double worst = 0, algbw, busbw;
 		int slow = 0;
@@ -59,43 +65,61 @@ int fleet_nccl_render(struct report *r, const struct fleet_nccl_result *res)
 			}
 		algbw = worst > 0 ? (double)p->bytes[k] / worst : 0;
 		busbw = algbw * nccl_bus_factor(NCCL_ALL_REDUCE, p->nranks);
-		TRY(report_line(r, "%4zu MiB  algbw %8.2f GB/s  busbw %8.2f GB/s  slowest rank %d (%s)",
-				p->bytes[k] >> 20, algbw / 1e9, busbw / 1e9, slow, res->ranks[slow].node));
-		if (json_array_append_new(sizes, json_pack("{s:I, s:f, s:f, s:f, s:i}", "bytes", (json_int_t)p->bytes[k],
-							   "seconds", worst, "algbw_gbs", algbw / 1e9, "busbw_gbs",
-							   busbw / 1e9, "slowest_rank", slow))) {
-			rc = CD_ENOMEM;
-			goto out;
-		}
+		report_rec_item(&arr, &it);
+		report_rec_line(&it, "%4zu MiB  algbw %8.2f GB/s  busbw %8.2f GB/s  slowest rank %d (%s)", p->bytes[k] >> 20,
+				algbw / 1e9, busbw / 1e9, slow, res->ranks[slow].node);
+		report_field(&it, NULL, "bytes", rv_int((long long)p->bytes[k]));
+		report_field(&it, NULL, "seconds", rv_real(worst));
+		report_field(&it, NULL, "algbw_gbs", rv_real(algbw / 1e9));
+		report_field(&it, NULL, "busbw_gbs", rv_real(busbw / 1e9));
+		report_field(&it, NULL, "slowest_rank", rv_int(slow));
+		if (report_rec_end(&it) != CD_OK)
+			break;
 	}
+	if (report_rec_end(&arr) != CD_OK)
+		return; /* the failure is o's now */
+}
+
+int fleet_nccl_render(struct report *r, const struct fleet_nccl_result *res)
+{
+	const struct fleet_nccl_plan *p = &res->plan;
+	struct report_rec top, o, ranks, it, secs;
+	int rc = CD_OK;
+
+	report_rec_top(&top, r);
+	report_rec_object(&top, "nccl", &o);
+	report_rec_section(&o, "NCCL all-reduce across %d ranks (float, sum)", p->nranks);
+	report_field(&o, NULL, "nranks", rv_int(p->nranks));
+	report_field(&o, NULL, "ran", rv_bool(p->go));
+	if (!p->go) {
+		report_field(&o, NULL, "why", rv_str(p->why));
+		report_rec_line(&o, "not run: %s", p->why);
+		TRY(allreduce_failed(r, p->nranks, "fleet", p->why));
+	}
+	sizes(&o, res);
+	report_rec_array(&o, "ranks", &ranks);
 	for (int i = 0; p->go && i < res->n_ranks; i++) {
 		const struct fleet_nccl_rank *k = &res->ranks[i];
-		json_t *t = json_array();
-		for (int s = 0; t && s < p->n_sizes; s++)
-			if (json_array_append_new(t, json_real(k->seconds[s])))
-				json_decref(t), t = NULL;
-		if (!t || json_array_append_new(ranks, json_pack("{s:i, s:s, s:i, s:s, s:s, s:i, s:o}", "rank", i, "node",
-								 k->node, "device", k->device, "nccl", k->nccl,
-								 "error", k->error, "wrong_sizes", k->wrong, "seconds", t))) {
-			rc = CD_ENOMEM;
-			goto out;
-		}
-		TRY(report_line(r, "rank %d (%s, GPU %d): %s", i, k->node, k->device,
-				k->error[0] ? k->error : k->wrong ? "wrong result" : "verified"));
+
+		report_rec_item(&ranks, &it);
+		report_rec_line(&it, "rank %d (%s, GPU %d): %s", i, k->node, k->device,
+				k->error[0] ? k->error : k->wrong ? "wrong result" : "verified");
+		report_field(&it, NULL, "rank", rv_int(i));
+		report_fields(&it, &rank_table, k, FIELD_ALL);
+		report_rec_array(&it, "seconds", &secs);
+		for (int s = 0; s < p->n_sizes; s++)
+			report_rec_push(&secs, rv_real(k->seconds[s]));
+		if (report_rec_end(&secs) != CD_OK || report_rec_end(&it) != CD_OK)
+			break;
 		if (k->error[0] || k->wrong) {
 			char subj[96];
 			snprintf(subj, sizeof subj, "%s rank %d", k->node, i);
 			TRY(allreduce_failed(r, p->nranks, subj, k->error[0] ? k->error : "a result differs from the expected sum"));
 		}
 	}
-	if (json_object_set(j, "sizes", sizes) || json_object_set(j, "ranks", ranks) ||
-	    report_json_set(r, "nccl", json_incref(j))) {
-		rc = CD_ENOMEM;
-		goto out;
-	}
+	TRY(report_rec_end(&ranks));
+	TRY(report_rec_end(&o));
+	rc = report_rec_end(&top);
 out:
-	json_decref(sizes);
-	json_decref(ranks);
-	json_decref(j);
 	return rc;
 }

@@ -75,25 +75,149 @@ static int pair_failed(struct report *r, const struct fleet_pairs_result *res, c
 	return fleet_nccl_failed(r, res->plan.nranks, true, subj, what);
 }
 
-static json_t *pair_json(const struct joined *j, const struct fleet_pairs_judgement *v, size_t i)
+/* One pair as its row and its object show it (docs/json.md nccl_pairs.pairs[]). */
+struct pair_row {
+	unsigned long long valid[1];
+	const struct joined *j;
+	const char *cls;
+	double pct, z;             /* PR_PCT, PR_Z */
+	bool slow;
+	const char *verdict;       /* failed, slow, ok */
+};
+
+enum { PR_BUSBW, PR_PCT, PR_Z };
+
+#define PR(m) offsetof(struct pair_row, m)
+
+static bool pair_int(int v, struct field_value *out)
+{
+	out->kind = FV_INT;
+	out->i = v;
+	return true;
+}
+
+static bool round_of(const void *o, struct field_value *v) { const struct pair_row *x = o; return pair_int(x->j->p.round + 1, v); }
+static bool rank_a(const void *o, struct field_value *v) { const struct pair_row *x = o; return pair_int(x->j->p.a, v); }
+static bool rank_b(const void *o, struct field_value *v) { const struct pair_row *x = o; return pair_int(x->j->p.b, v); }
+
+static bool str_of(const char *s, struct field_value *v)
+{
+	v->kind = FV_STR;
+	v->s = s;
+	return s != NULL;
+}
+
+static bool node_a(const void *o, struct field_value *v) { return str_of(((const struct pair_row *)o)->j->p.node_a, v); }
+static bool node_b(const void *o, struct field_value *v) { return str_of(((const struct pair_row *)o)->j->p.node_b, v); }
+static bool error_of(const void *o, struct field_value *v) { return str_of(((const struct pair_row *)o)->j->error, v); }
+
+static bool real_of(double d, struct field_value *v)
+{
+	v->kind = FV_REAL;
+	v->d = d;
+	return true;
+}
+
+static bool seconds_of(const void *o, struct field_value *v) { return real_of(((const struct pair_row *)o)->j->seconds, v); }
+
+static bool busbw_of(const void *o, struct field_value *v)
+{
+	const struct pair_row *x = o;
+
+	return x->j->p.busbw >= 0 && real_of(x->j->p.busbw, v);
+}
+
+static const char *pair_text(const void *o, char *buf, size_t cap)
+{
+	const struct fleet_pair *p = &((const struct pair_row *)o)->j->p;
+
+	snprintf(buf, cap, "%d (%.60s) - %d (%.60s)", p->a, p->node_a, p->b, p->node_b);
+	return buf;
+}
+
+static void busbw_text(const void *o, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.3g GB/s", ((const struct pair_row *)o)->j->p.busbw);
+}
+
+static void pct_text(const void *o, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.0f%%", ((const struct pair_row *)o)->pct);
+}
+
+static void z_text(const void *o, char *buf, size_t len)
+{
+	snprintf(buf, len, "%+.1f", ((const struct pair_row *)o)->z);
+}
+
+static const struct field pair_fields[] = {
+	{ .key = "round", .label = "round", .kind = FK_CALC, .valid = FIELD_ALWAYS, .views = FIELD_ALL, .get = round_of },
+	{ .label = "pair", .kind = FK_TEXT, .valid = FIELD_ALWAYS, .views = FIELD_ALL, .string = pair_text },
+	{ .key = "rank_a", .kind = FK_CALC, .valid = FIELD_ALWAYS, .get = rank_a },
+	{ .key = "node_a", .kind = FK_CALC, .valid = FIELD_ALWAYS, .get = node_a },
+	{ .key = "rank_b", .kind = FK_CALC, .valid = FIELD_ALWAYS, .get = rank_b },
+	{ .key = "node_b", .kind = FK_CALC, .valid = FIELD_ALWAYS, .get = node_b },
+	{ .key = "class", .label = "class", .kind = FK_CSTR, .off = PR(cls), .valid = FIELD_ALWAYS, .views = FIELD_ALL },
+	{ .key = "seconds", .kind = FK_CALC, .valid = FIELD_ALWAYS, .get = seconds_of },
+	{ .key = "busbw_gbs", .label = "busbw", .kind = FK_CALC, .valid = FIELD_ALWAYS, .views = FIELD_ALL,
+	  .get = busbw_of, .text = busbw_text },
+	{ .key = "percent_of_median", .label = "of median", .kind = FK_DOUBLE, .off = PR(pct), .valid = PR_PCT,
+	  .views = FIELD_ALL, .text = pct_text },
+	{ .key = "robust_z", .label = "robust z", .kind = FK_DOUBLE, .off = PR(z), .valid = PR_Z, .views = FIELD_ALL,
+	  .text = z_text },
+	{ .key = "slow", .kind = FK_BOOL, .off = PR(slow), .valid = FIELD_ALWAYS },
+	{ .key = "error", .kind = FK_CALC, .valid = FIELD_ALWAYS, .get = error_of },
+	{ .label = "verdict", .kind = FK_CSTR, .off = PR(verdict), .valid = FIELD_ALWAYS, .views = FIELD_ALL },
+};
+
+static const struct field_table pair_table = {
+	"nccl_pairs.pairs[]", pair_fields, sizeof pair_fields / sizeof pair_fields[0], offsetof(struct pair_row, valid),
+	NULL, NULL,
+};
+
+/* Pair i's row: its busbw against its class's median and robust z, where the class is judged. */
+static void pair_row_of(struct pair_row *x, const struct joined *j, const struct fleet_pairs_judgement *v, size_t i)
 {
 	const struct fleet_pairs_class *c = &v->cls[v->cls_of[i]];
 	bool measured = j->p.busbw >= 0;
 
-	return json_pack("{s:i, s:i, s:s, s:i, s:s, s:s, s:f, s:o, s:o, s:o, s:b, s:s}", "round", j->p.round + 1,
-			 "rank_a", j->p.a, "node_a", j->p.node_a, "rank_b", j->p.b, "node_b", j->p.node_b, "class",
-			 class_name[v->cls_of[i]], "seconds", j->seconds,
-			 "busbw_gbs", measured ? json_real(j->p.busbw) : json_null(),
-			 "percent_of_median",
-			 measured && c->judged && c->sp.median > 0 ? json_real(100.0 * j->p.busbw / c->sp.median) : json_null(),
-			 "robust_z", measured && c->judged ? json_real(v->z[i]) : json_null(), "slow", v->slow[i], "error",
-			 j->error);
+	memset(x, 0, sizeof *x);
+	x->j = j;
+	x->cls = class_name[v->cls_of[i]];
+	x->slow = v->slow[i];
+	x->verdict = !measured ? "failed" : v->slow[i] ? "slow" : "ok";
+	if (measured && c->judged && c->sp.median > 0) {
+		x->pct = 100.0 * j->p.busbw / c->sp.median;
+		x->valid[0] |= 1ull << PR_PCT;
+	}
+	if (measured && c->judged) {
+		x->z = v->z[i];
+		x->valid[0] |= 1ull << PR_Z;
+	}
+}
+
+/* Pair i as the next row of tab (or, past the text's rows, its JSON only). */
+static void pair_item(struct report_rec *tab, const struct joined *j, const struct fleet_pairs_judgement *v,
+		      size_t i, size_t *shown)
+{
+	struct report_rec row;
+	struct pair_row x;
+
+	pair_row_of(&x, j, v, i);
+	if ((*shown)++ < TEXT_ROWS)
+		report_rec_item(tab, &row);
+	else
+		report_rec_item_json(tab, &row);
+	report_fields(&row, &pair_table, &x, FIELD_ALL);
+	if (report_rec_end(&row) != CD_OK)
+		return; /* the failure is tab's now */
 }
 
 /* The slow nodes (slow in most of their pairs), one finding naming them all. */
-static int slow_nodes(struct report *r, const struct fleet_pairs_judgement *v, json_t *arr)
+static int slow_nodes(struct report *r, const struct fleet_pairs_judgement *v, struct report_rec *arr)
 {
 	const char **names = malloc((v->n_nodes ? v->n_nodes : 1) * sizeof *names);
+	struct report_rec it;
 	struct finding_vars fv;
 	struct finding *fd = NULL;
 	char *list = NULL;
@@ -123,15 +247,15 @@ static int slow_nodes(struct report *r, const struct fleet_pairs_judgement *v, j
 			continue;
 		TRY(finding_evidence(fd, "%s: %zu of %zu pairs at %.0f%% of the median %s busbw (%.3g GB/s)", x->name,
 				     x->slow, x->pairs, 100.0 * x->ratio, class_name[x->cls], c->sp.median));
-		TRY(report_line(r, "slow node %s: %zu of %zu pairs at %.0f%% of the median %s busbw", x->name, x->slow,
-				x->pairs, 100.0 * x->ratio, class_name[x->cls]));
-		if (json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:f, s:s}", "node", x->name, "pairs",
-							 (json_int_t)x->pairs, "slow_pairs", (json_int_t)x->slow,
-							 "percent_of_median", 100.0 * x->ratio, "class",
-							 class_name[x->cls]))) {
-			rc = CD_ENOMEM;
-			goto out;
-		}
+		report_rec_item(arr, &it);
+		report_rec_line(&it, "slow node %s: %zu of %zu pairs at %.0f%% of the median %s busbw", x->name, x->slow,
+				x->pairs, 100.0 * x->ratio, class_name[x->cls]);
+		report_field(&it, NULL, "node", rv_str(x->name));
+		report_field(&it, NULL, "pairs", rv_int((long long)x->pairs));
+		report_field(&it, NULL, "slow_pairs", rv_int((long long)x->slow));
+		report_field(&it, NULL, "percent_of_median", rv_real(100.0 * x->ratio));
+		report_field(&it, NULL, "class", rv_str(class_name[x->cls]));
+		TRY(report_rec_end(&it));
 	}
 out:
 	free(list);
@@ -165,17 +289,19 @@ static int slow_pairs(struct report *r, const struct joined *jp, const struct fl
 	return rc;
 }
 
-static int render_run(struct report *r, const struct fleet_pairs_result *res, json_t *j)
+static int render_run(struct report_rec *o, const struct fleet_pairs_result *res)
 {
-	static const char *const hdr[] = { "round", "pair", "class", "busbw", "of median", "robust z", "verdict" };
+	const char *hdr[8];
+	size_t ncols = report_fields_headers(&pair_table, FIELD_ALL, hdr, 8);
+	struct report *r = o->r;
+	struct report_rec classes, k, slow, tab;
 	struct joined *jp = NULL;
 	struct fleet_pair *pp = NULL;
 	struct fleet_pairs_judgement v = { 0 };
-	json_t *pairs = json_array(), *slow = json_array(), *classes = json_object();
 	size_t cap = (size_t)res->rounds_done * (size_t)(res->plan.nranks / 2) + 1, n, shown = 0;
 	int rc = CD_OK;
 
-	if (!pairs || !slow || !classes || !(jp = calloc(cap, sizeof *jp)) || !(pp = calloc(cap, sizeof *pp))) {
+	if (!(jp = calloc(cap, sizeof *jp)) || !(pp = calloc(cap, sizeof *pp))) {
 		rc = CD_ENOMEM;
 		goto out;
 	}
@@ -183,117 +309,83 @@ static int render_run(struct report *r, const struct fleet_pairs_result *res, js
 	for (size_t i = 0; i < n; i++)
 		pp[i] = jp[i].p;
 	TRY(fleet_pairs_judge(pp, n, &v));
+	report_rec_object(o, "classes", &classes);
 	for (int c = 0; c < 2; c++) {
-		const struct fleet_pairs_class *k = &v.cls[c];
-		if (k->n == 0)
+		const struct fleet_pairs_class *x = &v.cls[c];
+		if (x->n == 0)
 			continue;
-		if (k->judged)
-			TRY(report_line(r, "%s pairs: %zu, median busbw %.3g GB/s, MAD %.3g", class_name[c], k->n,
-					k->sp.median, k->sp.mad));
+		report_rec_object(&classes, class_name[c], &k);
+		if (x->judged)
+			report_rec_line(&k, "%s pairs: %zu, median busbw %.3g GB/s, MAD %.3g", class_name[c], x->n,
+					x->sp.median, x->sp.mad);
 		else
-			TRY(report_line(r, "%s pairs: %zu, median busbw %.3g GB/s (too few to judge against)", class_name[c],
-					k->n, k->sp.median));
-		if (json_object_set_new(classes, class_name[c],
-					json_pack("{s:I, s:b, s:f, s:f}", "pairs", (json_int_t)k->n, "judged", k->judged,
-						  "median_busbw_gbs", k->sp.median, "mad_gbs", k->sp.mad))) {
-			rc = CD_ENOMEM;
-			goto out;
-		}
+			report_rec_line(&k, "%s pairs: %zu, median busbw %.3g GB/s (too few to judge against)", class_name[c],
+					x->n, x->sp.median);
+		report_field(&k, NULL, "pairs", rv_int((long long)x->n));
+		report_field(&k, NULL, "judged", rv_bool(x->judged));
+		report_field(&k, NULL, "median_busbw_gbs", rv_real(x->sp.median));
+		report_field(&k, NULL, "mad_gbs", rv_real(x->sp.mad));
+		TRY(report_rec_end(&k));
 	}
-	TRY(slow_nodes(r, &v, slow));
+	TRY(report_rec_end(&classes));
+	report_rec_array(o, "slow_nodes", &slow);
+	TRY(slow_nodes(r, &v, &slow));
+	TRY(report_rec_end(&slow));
 	TRY(slow_pairs(r, jp, &v));
-	TRY(report_table(r, 7, hdr));
+	report_rec_table(o, "pairs", ncols, hdr, &tab);
 	/* failed pairs first (the slowest of all), then the measured ones slowest first */
 	for (size_t i = 0; i < n; i++) {
-		const char *cells[7];
-		char round[16], pair[200];
 		if (jp[i].p.busbw >= 0)
 			continue;
 		TRY(pair_failed(r, res, &jp[i]));
-		if (json_array_append_new(pairs, pair_json(&jp[i], &v, i))) {
-			rc = CD_ENOMEM;
-			goto out;
-		}
-		if (shown++ >= TEXT_ROWS)
-			continue;
-		snprintf(round, sizeof round, "%d", jp[i].p.round + 1);
-		snprintf(pair, sizeof pair, "%d (%.60s) - %d (%.60s)", jp[i].p.a, jp[i].p.node_a, jp[i].p.b, jp[i].p.node_b);
-		cells[0] = round, cells[1] = pair, cells[2] = class_name[v.cls_of[i]];
-		cells[3] = cells[4] = cells[5] = "-", cells[6] = "failed";
-		TRY(report_table_row(r, cells));
+		pair_item(&tab, &jp[i], &v, i, &shown);
 	}
-	for (size_t k = 0; k < v.n_order; k++) {
-		size_t i = v.order[k];
-		const struct fleet_pairs_class *c = &v.cls[v.cls_of[i]];
-		const char *cells[7];
-		char round[16], pair[200], bw[32], pct[16], z[16];
-		if (json_array_append_new(pairs, pair_json(&jp[i], &v, i))) {
-			rc = CD_ENOMEM;
-			goto out;
-		}
-		if (shown++ >= TEXT_ROWS)
-			continue;
-		snprintf(round, sizeof round, "%d", jp[i].p.round + 1);
-		snprintf(pair, sizeof pair, "%d (%.60s) - %d (%.60s)", jp[i].p.a, jp[i].p.node_a, jp[i].p.b, jp[i].p.node_b);
-		snprintf(bw, sizeof bw, "%.3g GB/s", jp[i].p.busbw);
-		snprintf(pct, sizeof pct, c->judged && c->sp.median > 0 ? "%.0f%%" : "-",
-			 c->sp.median > 0 ? 100.0 * jp[i].p.busbw / c->sp.median : 0);
-		snprintf(z, sizeof z, c->judged ? "%+.1f" : "-", v.z[i]);
-		cells[0] = round, cells[1] = pair, cells[2] = class_name[v.cls_of[i]], cells[3] = bw, cells[4] = pct;
-		cells[5] = z, cells[6] = v.slow[i] ? "slow" : "ok";
-		TRY(report_table_row(r, cells));
-	}
+	for (size_t m = 0; m < v.n_order; m++)
+		pair_item(&tab, &jp[v.order[m]], &v, v.order[m], &shown);
+	TRY(report_rec_end(&tab));
 	if (shown > TEXT_ROWS)
-		TRY(report_line(r, "and %zu more pairs (--json lists them)", shown - TEXT_ROWS));
-	if (json_object_set(j, "classes", classes) || json_object_set(j, "pairs", pairs) ||
-	    json_object_set(j, "slow_nodes", slow))
-		rc = CD_ENOMEM;
+		report_rec_line(o, "and %zu more pairs (--json lists them)", shown - TEXT_ROWS);
 out:
 	fleet_pairs_judgement_free(&v);
 	free(pp);
 	free(jp);
-	json_decref(pairs);
-	json_decref(slow);
-	json_decref(classes);
 	return rc;
 }
 
 int fleet_pairs_render(struct report *r, const struct fleet_pairs_result *res)
 {
 	const struct fleet_pairs_plan *p = &res->plan;
-	json_t *j = json_object();
+	struct report_rec top, o;
 	char size[UNITS_BUF], what[512];
 	int rc = CD_OK;
 
 	units_fmt_bytes((uint64_t)p->bytes, size, sizeof size);
-	if (!j || json_object_set_new(j, "nranks", json_integer(p->nranks)) ||
-	    json_object_set_new(j, "ran", json_boolean(p->go)) ||
-	    json_object_set_new(j, "why", p->go ? json_null() : report_json_text(p->why)) ||
-	    json_object_set_new(j, "bytes", json_integer((json_int_t)p->bytes)) ||
-	    json_object_set_new(j, "rounds", json_integer(p->rounds)) ||
-	    json_object_set_new(j, "rounds_done", json_integer(res->rounds_done)) ||
-	    json_object_set_new(j, "stopped", res->stopped[0] ? report_json_text(res->stopped) : json_null())) {
-		rc = CD_ENOMEM;
-		goto out;
-	}
+	report_rec_top(&top, r);
+	report_rec_object(&top, "nccl_pairs", &o);
+	report_field(&o, NULL, "nranks", rv_int(p->nranks));
+	report_field(&o, NULL, "ran", rv_bool(p->go));
+	report_field(&o, NULL, "why", rv_str(p->go ? NULL : p->why));
+	report_field(&o, NULL, "bytes", rv_int((long long)p->bytes));
+	report_field(&o, NULL, "rounds", rv_int(p->rounds));
+	report_field(&o, NULL, "rounds_done", rv_int(res->rounds_done));
+	report_field(&o, NULL, "stopped", rv_str(res->stopped[0] ? res->stopped : NULL));
 	if (!p->go) {
-		TRY(report_section(r, "NCCL pairs across %d ranks", p->nranks));
-		TRY(report_line(r, "not run: %s", p->why));
+		report_rec_section(&o, "NCCL pairs across %d ranks", p->nranks);
+		report_rec_line(&o, "not run: %s", p->why);
 		snprintf(what, sizeof what, "the NCCL pairs did not run: %s", p->why);
 		TRY(fleet_nccl_failed(r, p->nranks, true, "fleet", what));
 	} else {
-		TRY(report_section(r, "NCCL pairs across %d ranks: %d of %d rounds, a %s all-reduce per pair (float, sum)",
-				    p->nranks, res->rounds_done, fleet_pairs_rounds(p->nranks), size));
+		report_rec_section(&o, "NCCL pairs across %d ranks: %d of %d rounds, a %s all-reduce per pair (float, sum)",
+				   p->nranks, res->rounds_done, fleet_pairs_rounds(p->nranks), size);
 		if (res->stopped[0]) {
-			TRY(report_line(r, "stopped at %s", res->stopped));
+			report_rec_line(&o, "stopped at %s", res->stopped);
 			snprintf(what, sizeof what, "the NCCL pairs stopped at %s", res->stopped);
 			TRY(fleet_nccl_failed(r, p->nranks, true, "fleet", what));
 		}
-		TRY(render_run(r, res, j));
+		TRY(render_run(&o, res));
 	}
-	rc = report_json_set(r, "nccl_pairs", j);
-	j = NULL;
+	TRY(report_rec_end(&o));
+	rc = report_rec_end(&top);
 out:
-	json_decref(j);
 	return rc;
 }

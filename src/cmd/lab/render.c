@@ -6,68 +6,48 @@
 
 #include "cmd/cmd.h"
 #include "cmd/lab/render.h"
+#include "lab/fields.h"
 #include "lab/svg.h"
 #include "rules/catalogue.h"
 #include "util/err.h"
 
-static json_t *meas_json(const struct lab_result *res)
+void lab_render_result(struct report_rec *labs, const struct lab *l, const struct lab_result *res, const char *err)
 {
-	json_t *a = json_array();
-	for (size_t i = 0; a && i < res->n_meas; i++)
-		json_array_append_new(a, json_pack("{s:s, s:f, s:s}", "label", res->meas[i].label, "value",
-						   res->meas[i].value, "unit", res->meas[i].unit));
-	return a;
-}
+	struct report *r = labs->r;
+	const char *decided = res->decided[0] ? res->decided : err, *hdr[3];
+	size_t ncols = report_fields_headers(&lab_meas_field_table, FIELD_ALL, hdr, 3);
+	struct report_rec o, t, row;
 
-static void fmt_value(char *buf, size_t n, double v)
-{
-	double av = v < 0 ? -v : v;
-	if (v == (long long)v && av < 1e12)
-		snprintf(buf, n, "%lld", (long long)v);
-	else if (av >= 100)
-		snprintf(buf, n, "%.0f", v);
-	else if (av >= 10)
-		snprintf(buf, n, "%.1f", v);
+	report_rec_item(labs, &o);
+	report_rec_section(&o, "lab %s: %s", l->name, l->concept);
+	report_one_json(&o, &lab_field_table, LAB_F_NAME, l);
+	report_one_json(&o, &lab_field_table, LAB_F_CONCEPT, l);
+	report_one_field(&o, &lab_field_table, LAB_F_CLAIM, l);
+	report_one_field(&o, &lab_result_field_table, LAB_R_SETUP, res);
+	if (res->n_meas)
+		report_rec_table(&o, "measurements", ncols, hdr, &t);
 	else
-		snprintf(buf, n, "%.3g", v);
-}
-
-void lab_render_result(struct report *r, json_t *jlabs, const struct lab *l, const struct lab_result *res,
-		       const char *err)
-{
-	report_section(r, "lab %s: %s", l->name, l->concept);
-	report_kv(r, "claim", "%s", l->claim);
-	if (res->setup[0])
-		report_kv(r, "set-up", "%s", res->setup);
-	if (res->n_meas) {
-		static const char *const hdr[] = { "measurement", "value", "unit" };
-		report_table(r, 3, hdr);
-		for (size_t i = 0; i < res->n_meas; i++) {
-			char v[32];
-			fmt_value(v, sizeof v, res->meas[i].value);
-			const char *row[] = { res->meas[i].label, v, res->meas[i].unit };
-			report_table_row(r, row);
-		}
+		report_rec_array(&o, "measurements", &t);
+	for (size_t i = 0; i < res->n_meas; i++) {
+		report_rec_item(&t, &row);
+		report_fields(&row, &lab_meas_field_table, &res->meas[i], FIELD_ALL);
+		if (report_rec_end(&row) != CD_OK)
+			break;
 	}
-	char *svg = res->plot.used ? lab_svg_render(&res->plot) : NULL;
-	if (svg)
-		report_figure(r, res->plot.title, svg);
-	free(svg);
-	report_kv(r, "verdict", "%s: %s", lab_verdict_name(res->verdict), res->decided[0] ? res->decided : err);
-	cmd_note(r, report_answer(r, "%s: %s: %s", l->name, lab_verdict_name(res->verdict),
-				  res->decided[0] ? res->decided : err)); /* -q */
-	if (res->note[0])
-		report_kv(r, "note", "%s", res->note);
-	report_kv(r, "lesson", "%s", l->lesson);
+	if (report_rec_end(&t) == CD_OK) {
+		char *svg = res->plot.used ? lab_svg_render(&res->plot) : NULL;
 
-	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:s}", "name", l->name, "concept", l->concept,
-			      "claim", l->claim, "setup", res->setup, "measurements", meas_json(res), "verdict",
-			      lab_verdict_name(res->verdict), "decided", res->decided[0] ? res->decided : err, "lesson",
-			      l->lesson);
-	if (o && res->note[0])
-		json_object_set_new(o, "note", json_string(res->note));
-	if (o)
-		json_array_append_new(jlabs, o);
+		if (svg)
+			report_rec_fail(&o, report_figure(r, res->plot.title, svg));
+		free(svg);
+	}
+	report_one_fieldf(&o, &lab_result_field_table, LAB_R_VERDICT, res, "%s: %s", lab_verdict_name(res->verdict),
+			  decided);
+	report_field(&o, NULL, "decided", rv_str(decided));
+	cmd_note(r, report_answer(r, "%s: %s: %s", l->name, lab_verdict_name(res->verdict), decided)); /* -q */
+	report_one_field(&o, &lab_result_field_table, LAB_R_NOTE, res);
+	report_one_field(&o, &lab_field_table, LAB_F_LESSON, l);
+	cmd_note(r, report_rec_end(&o));
 
 	struct finding_vars v;
 	struct finding *f = NULL;

@@ -3,13 +3,10 @@
 #ifndef CUDOCTOR_CMD_LAB_RENDER_H
 #define CUDOCTOR_CMD_LAB_RENDER_H
 
-#include <jansson.h>
-
 #include "lab/lab.h"
 #include "report/report.h"
 
-/* Appends the lab's JSON object to jlabs; err is what a failed run said. */
-void lab_render_result(struct report *r, json_t *jlabs, const struct lab *l, const struct lab_result *res,
-		       const char *err);
+/* The lab's section and its object of labs (the "labs" array); err is what a failed run said. */
+void lab_render_result(struct report_rec *labs, const struct lab *l, const struct lab_result *res, const char *err);
 
 #endif

@@ -13,7 +13,7 @@
 #include "os/proc.h"
 #include "rules/catalogue.h"
 #include "rules/oom.h"
-#include "show/gpu_mig.h"
+#include "show/gpu_facts.h"
 #include "util/err.h"
 #include "util/file.h"
 #include "util/host_path.h"
@@ -152,8 +152,7 @@ static void gpu_fields(struct report_rec *arr, struct status_gpu *s)
 		report_field(&w, NULL, "mig_mode_current", rv_null());
 	/* MIG slices: each is a device of its own to CUDA, with its own memory */
 	if (mig) {
-		cmd_note(w.r, gpu_mig_devices_text(w.r, g));
-		report_field(&w, NULL, "mig_devices", rv_json(gpu_mig_devices_json(g)));
+		gpu_facts_mig(&w, g);
 	}
 	processes_fields(&w, s);
 	report_one_json(&w, C, MEM_CTX_PID_NAMESPACE, &s->cost);
