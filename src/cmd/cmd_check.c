@@ -114,7 +114,7 @@ static void ids_field(struct report_rec *g, const char *const *ids, size_t n)
 
 	report_rec_array(g, "verdict_findings", &a);
 	for (size_t k = 0; k < n; k++)
-		report_rec_value(&a, rv_str(ids[k]));
+		report_rec_push(&a, rv_str(ids[k]));
 	if (report_rec_end(&a) != CD_OK)
 		return; /* the failure is g's now */
 }

@@ -308,7 +308,7 @@ static int section_python(struct report_rec *top, const struct facts *df)
 	list_records(&o, "environments", &py_env_field_table, py->envs, sizeof py->envs[0], py->n_envs);
 	report_rec_array(&o, "site_packages", &sites);
 	for (size_t i = 0; i < py->n_site_dirs; i++)
-		report_rec_value(&sites, rv_str(py->site_dirs[i]));
+		report_rec_push(&sites, rv_str(py->site_dirs[i]));
 	if (report_rec_end(&sites) == CD_OK && py->n_fw == 0 && py->n_envs > 0) /* else the error is o's */
 		report_rec_line(&o, "no CUDA framework installed (torch, jax, cupy, tensorflow, onnxruntime-gpu, ...)");
 	rows_under(&o, "frameworks", py->n_fw > 0, ncols, hdr, &tab);

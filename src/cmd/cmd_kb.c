@@ -110,7 +110,7 @@ static void gpu_fields(struct report_rec *w, const struct kb_gpu *g)
 	report_fieldf(w, "memory", "memory", rv_str(g->memory), "%s", *g->memory ? g->memory : "unknown");
 	report_rec_array(w, "memory_gb", &mem);
 	for (size_t i = 0; i < g->n_memory_gb; i++)
-		report_rec_value(&mem, rv_real(g->memory_gb[i]));
+		report_rec_push(&mem, rv_real(g->memory_gb[i]));
 	if (report_rec_end(&mem) != CD_OK)
 		return; /* the failure is w's now */
 	report_field(w, g->year ? "released" : NULL, "year", rv_int(g->year));

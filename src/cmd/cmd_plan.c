@@ -616,7 +616,7 @@ static int split_section(struct report_rec *top, const struct plan *p, const cha
 			if (!grp->member[g])
 				continue;
 			cat(names, sizeof(names), &un, "%s%s", un ? ", " : "", plan_gpu_label(&p->gpu[g]));
-			report_rec_value(&members, rv_str(plan_gpu_label(&p->gpu[g])));
+			report_rec_push(&members, rv_str(plan_gpu_label(&p->gpu[g])));
 		}
 		if (report_rec_end(&members) != CD_OK)
 			break; /* the error is it's, then arr's */

@@ -240,23 +240,6 @@ static json_t *value_json(const struct report_value *v)
 	return NULL;
 }
 
-void report_rec_value(struct report_rec *list, struct report_value v)
-{
-	json_t *j;
-
-	if (list->rc != CD_OK || !list->json || !json_is_array(list->json)) {
-		if (v.kind == RV_JSON)
-			json_decref(v.j);
-		if (list->rc == CD_OK && list->json)
-			report_rec_fail(list, CD_EUSAGE); /* a value belongs in an array */
-		return;
-	}
-	if (!(j = value_json(&v)))
-		report_rec_fail(list, CD_EINTERNAL); /* safe text is never refused: a NULL given */
-	else if (json_array_append_new(list->json, j) != 0)
-		report_rec_fail(list, CD_ENOMEM);
-}
-
 static char *int_text(long long v)
 {
 	char buf[24], *p = buf + sizeof(buf);

@@ -306,9 +306,6 @@ void report_fieldf(struct report_rec *w, const char *label, const char *key, str
 void report_vfieldf(struct report_rec *w, const char *label, const char *key, struct report_value v,
 		    const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
-/* One value appended to list (a record of report_rec_array), JSON only: an array of names or
- * numbers, in the order given. */
-void report_rec_value(struct report_rec *list, struct report_value v);
 
 /* A failure of the writer's own (an allocation beside the record) kept as w's error. */
 void report_rec_fail(struct report_rec *w, int rc);

@@ -403,7 +403,6 @@ static void test_field_tables(void **state)
 	report_free(&r);
 }
 
-/* The first failure is kept, later writes are ignored, and the ends hand it up. */
 /* Values appended to an array record: JSON only, in order, strings made safe text; a value
  * outside an array is the record's error. */
 static void test_record_values(void **state)
@@ -416,9 +415,9 @@ static void test_record_values(void **state)
 	assert_int_equal(report_init(&r, "test"), 0);
 	report_rec_top(&top, &r);
 	report_rec_array(&top, "names", &list);
-	report_rec_value(&list, rv_str("k\x01"));
-	report_rec_value(&list, rv_real(1.5));
-	report_rec_value(&list, rv_null());
+	report_rec_push(&list, rv_str("k\x01"));
+	report_rec_push(&list, rv_real(1.5));
+	report_rec_push(&list, rv_null());
 	assert_int_equal(report_rec_end(&list), CD_OK);
 	report_rec_array(&top, "none", &list); /* an empty list is [] */
 	assert_int_equal(report_rec_end(&list), CD_OK);
@@ -456,17 +455,18 @@ static void test_record_values(void **state)
 	assert_int_equal(report_init(&r, "test"), 0);
 	report_rec_top(&top, &r);
 	report_rec_object(&top, "driver", &obj);
-	report_rec_value(&obj, rv_int(1)); /* an object's values have keys */
+	report_rec_push(&obj, rv_int(1)); /* an object's values have keys */
 	assert_int_equal(report_rec_end(&obj), CD_EUSAGE);
 	assert_int_equal(report_rec_end(&top), CD_EUSAGE);
 	report_rec_top(&top, &r);
 	report_rec_array(&top, "bad", &list);
-	report_rec_value(&list, rv_json(NULL)); /* a value the JSON library did not make */
+	report_rec_push(&list, rv_json(NULL)); /* a value the JSON library did not make */
 	assert_int_equal(report_rec_end(&list), CD_EINTERNAL);
 	assert_true(r.internal);
 	report_free(&r);
 }
 
+/* The first failure is kept, later writes are ignored, and the ends hand it up. */
 static void test_record_errors(void **state)
 {
 	static const char *const hdr[] = { "arch", "kind" };

@@ -88,7 +88,7 @@ int arch_hip_kernel_names(struct arch_file *f, size_t i, struct report_rec *w, c
 		return rc;
 	report_rec_array(w, "kernels", &names);
 	for (size_t k = 0; k < ks.n; k++)
-		report_rec_value(&names, rv_str(ks.k[k].name ? ks.k[k].name : ""));
+		report_rec_push(&names, rv_str(ks.k[k].name ? ks.k[k].name : ""));
 	amdgpu_kernels_free(&ks);
 	return report_rec_end(&names) == CD_OK ? CD_OK : cd_fail(err, names.rc, "out of memory");
 }

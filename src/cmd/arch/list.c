@@ -99,7 +99,7 @@ static void names_field(struct report_rec *w, const struct names *ns)
 
 	report_rec_array(w, "kernels", &a);
 	for (size_t k = 0; k < ns->n; k++)
-		report_rec_value(&a, rv_str(ns->v[k]));
+		report_rec_push(&a, rv_str(ns->v[k]));
 	if (report_rec_end(&a) != CD_OK)
 		return; /* the failure is w's now */
 }

@@ -168,7 +168,7 @@ static void numbers(struct report_rec *o, const char *key, const double *v, size
 
 	report_rec_array(o, key, &a);
 	for (size_t i = 0; i < n; i++)
-		report_rec_value(&a, isnan(v[i]) ? rv_null() : rv_real(v[i]));
+		report_rec_push(&a, isnan(v[i]) ? rv_null() : rv_real(v[i]));
 	if (report_rec_end(&a) != CD_OK)
 		return; /* the failure is o's now */
 }
