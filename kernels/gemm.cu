@@ -14,6 +14,7 @@ static __device__ __forceinline__ float gemm_ld(const __nv_bfloat16 *p) { return
 static __device__ __forceinline__ void gemm_st(float *p, float v) { *p = v; }
 static __device__ __forceinline__ void gemm_st(__half *p, float v) { *p = __float2half_rn(v); }
 static __device__ __forceinline__ void gemm_st(__nv_bfloat16 *p, float v) { *p = __float2bfloat16_rn(v); }
+static __device__ __forceinline__ void gemm_st(double *p, float v) { *p = v; }
 
 template <typename T> static __device__ void gemm_fill(T *a, unsigned long long n, unsigned long long seed)
 {
@@ -82,6 +83,30 @@ extern "C" __global__ void lab_gemm_compare(const float *x, const float *y, unsi
 	float worst = 0.0f;
 	for (unsigned long long i = lab_tid(); i < n; i += lab_nthreads()) {
 		float d = fabsf(x[i] - y[i]);
+		if (!(d <= tol)) {
+			nbad++;
+			d = d == d ? d : __int_as_float(0x7f800000);
+		}
+		worst = fmaxf(worst, d);
+	}
+	if (nbad)
+		atomicAdd(bad, nbad);
+	atomicMax(max_bits, __float_as_uint(worst));
+}
+
+/* check's FP64 GEMM: the same inputs in double, and its results compared in double */
+extern "C" __global__ void lab_gemm_fill_f64(double *a, unsigned long long n, unsigned long long seed)
+{
+	gemm_fill(a, n, seed);
+}
+
+extern "C" __global__ void lab_gemm_compare_f64(const double *x, const double *y, unsigned long long n, float tol,
+						unsigned long long *bad, unsigned int *max_bits)
+{
+	unsigned long long nbad = 0;
+	float worst = 0.0f;
+	for (unsigned long long i = lab_tid(); i < n; i += lab_nthreads()) {
+		float d = (float)fabs(x[i] - y[i]);
 		if (!(d <= tol)) {
 			nbad++;
 			d = d == d ? d : __int_as_float(0x7f800000);

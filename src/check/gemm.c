@@ -1,4 +1,4 @@
-/* check's GEMM stress on one GPU: cuBLAS in the GPU's fastest GemmEx type, every result
+/* check's GEMM stress on one GPU: cuBLAS in the GPU's fastest GemmEx type or a type --gemm names, every result
  * compared on the GPU with the first, rate per batch and NVML sampled while batches run. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +16,52 @@
 #define LAST_BATCHES 256
 #define TOLERANCE 1e-3f
 
+const struct check_gemm_type check_gemm_types[CHECK_GEMM_TYPES] = {
+	{ "bf16", CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F, 2, 4, "lab_gemm_fill_bf16", "lab_gemm_compare", 80 },
+	{ "fp16", CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F, 2, 4, "lab_gemm_fill_f16", "lab_gemm_compare", 53 },
+	/* fp32 inputs rounded to TF32 on the tensor cores: the inputs' 8 significant bits survive */
+	{ "tf32", CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 4, 4, "lab_gemm_fill_f32", "lab_gemm_compare", 80 },
+	{ "fp32", CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, 4, 4, "lab_gemm_fill_f32", "lab_gemm_compare", 0 },
+	{ "fp64", CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, 8, 8, "lab_gemm_fill_f64", "lab_gemm_compare_f64", 0 },
+};
+
+const struct check_gemm_type *check_gemm_type_named(const char *name)
+{
+	for (size_t i = 0; i < CHECK_GEMM_TYPES; i++)
+		if (strcmp(check_gemm_types[i].name, name) == 0)
+			return &check_gemm_types[i];
+	return NULL;
+}
+
+int check_gemm_types_parse(const char *list, unsigned *set, char *err)
+{
+	const char *p = list;
+
+	*set = 0;
+	if (strcmp(list, "all") == 0) {
+		*set = (1u << CHECK_GEMM_TYPES) - 1;
+		return CD_OK;
+	}
+	for (;;) {
+		size_t k = strcspn(p, ",");
+		char word[8];
+		const struct check_gemm_type *t = NULL;
+
+		if (k > 0 && k < sizeof word) {
+			memcpy(word, p, k);
+			word[k] = 0;
+			t = check_gemm_type_named(word);
+		}
+		if (!t)
+			return cd_fail(err, CD_EUSAGE, "--gemm: '%.*s' is not a type (bf16, fp16, tf32, fp32, fp64 or all)",
+				       (int)(k < 40 ? k : 40), p);
+		*set |= 1u << (t - check_gemm_types);
+		if (!p[k])
+			return CD_OK;
+		p += k + 1;
+	}
+}
+
 const char *check_gemm_dtype(int cc_major, int *type)
 {
 	if (cc_major >= 8) {
@@ -30,13 +76,17 @@ const char *check_gemm_dtype(int cc_major, int *type)
 	return "fp32";
 }
 
-static int gemm(struct cublas *b, cublasHandle_t h, int n, int type, CUdeviceptr A, CUdeviceptr B, CUdeviceptr C,
-		char *err)
+static int gemm(struct cublas *b, cublasHandle_t h, int n, const struct check_gemm_type *t, CUdeviceptr A, CUdeviceptr B,
+		CUdeviceptr C, char *err)
 {
 	float one = 1.0f, zero = 0.0f;
+	double one_d = 1.0, zero_d = 0.0;
+	bool dbl = t->compute == CUBLAS_COMPUTE_64F; /* alpha and beta in the compute type */
 	/* row-major C = A B is column-major C^T = B^T A^T: B goes first */
-	cublasStatus_t s = b->GemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, (const void *)B, type, n, (const void *)A,
-				     type, n, &zero, (void *)C, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+	cublasStatus_t s = b->GemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, dbl ? (const void *)&one_d : (const void *)&one,
+				     (const void *)B, t->in_type, n, (const void *)A, t->in_type, n,
+				     dbl ? (const void *)&zero_d : (const void *)&zero, (void *)C, t->out_type, n, t->compute,
+				     CUBLAS_GEMM_DEFAULT);
 	if (s != CUBLAS_STATUS_SUCCESS)
 		return cd_fail(err, CD_EDRIVER, "cublasGemmEx: %s (%d)", cublas_status_name(s), s);
 	return CD_OK;
@@ -52,7 +102,8 @@ int check_gemm(struct lab_ctx *c, struct cublas *b, const struct check_gemm_opts
 	double *rates = NULL, t0, flop;
 	unsigned long long hbad[BATCH];
 	unsigned hworst[BATCH];
-	size_t in_elems, elem, first_sample = o->samples ? o->samples->n : 0;
+	size_t in_elems, first_sample = o->samples ? o->samples->n : 0;
+	const struct check_gemm_type *t = o->type;
 	int type, rc = CD_OK;
 	cublasStatus_t s;
 	struct kb_sm_flops kf;
@@ -60,26 +111,32 @@ int check_gemm(struct lab_ctx *c, struct cublas *b, const struct check_gemm_opts
 
 	memset(g, 0, sizeof *g);
 	memset(run, 0, sizeof *run);
-	snprintf(g->dtype, sizeof g->dtype, "%s", check_gemm_dtype(c->info.cc_major, &type));
+	if (!t)
+		t = check_gemm_type_named(check_gemm_dtype(c->info.cc_major, &type));
+	snprintf(g->dtype, sizeof g->dtype, "%s", t->name);
 	g->n = o->n;
 	g->sm_count = c->info.sm_count;
 	if (kb_sm_flops_find(c->info.cc_major * 10 + c->info.cc_minor, g->dtype, &kf, kerr) == CD_OK)
 		g->flops_per_clk_sm = kf.flops_per_clk;
-	elem = type == CUDA_R_32F ? 4 : 2;
-	in_elems = (size_t)o->n * (size_t)o->n;
-	flop = 2.0 * o->n * (double)o->n * o->n;
+	/* a size whose one GEMM takes at most a tenth of a second at the peak (at 1.5 GHz where the
+	 * clock is unknown): FP64 on a GeForce card runs at 1/64 of FP32 */
+	if (g->flops_per_clk_sm > 0 && g->sm_count > 0)
+		while (g->n > 1024 && 2.0 * g->n * (double)g->n * g->n /
+						(g->flops_per_clk_sm * g->sm_count * 1.5e9) > 0.1)
+			g->n /= 2;
+	in_elems = (size_t)g->n * (size_t)g->n;
+	flop = 2.0 * g->n * (double)g->n * g->n;
 
 	if (!(rates = calloc(LAST_BATCHES, sizeof *rates))) {
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		goto out;
 	}
-	TRY(lab_fn(c, type == CUDA_R_16BF ? "lab_gemm_fill_bf16" : type == CUDA_R_16F ? "lab_gemm_fill_f16" : "lab_gemm_fill_f32",
-		   &ffill, err));
-	TRY(lab_fn(c, "lab_gemm_compare", &fcmp, err));
-	TRY(lab_alloc(c, &A, in_elems * elem, err));
-	TRY(lab_alloc(c, &B, in_elems * elem, err));
-	TRY(lab_alloc(c, &C, in_elems * 4, err));
-	TRY(lab_alloc(c, &R, in_elems * 4, err));
+	TRY(lab_fn(c, t->fill, &ffill, err));
+	TRY(lab_fn(c, t->compare, &fcmp, err));
+	TRY(lab_alloc(c, &A, in_elems * t->in_size, err));
+	TRY(lab_alloc(c, &B, in_elems * t->in_size, err));
+	TRY(lab_alloc(c, &C, in_elems * t->out_size, err));
+	TRY(lab_alloc(c, &R, in_elems * t->out_size, err));
 	TRY(lab_alloc(c, &bad, sizeof hbad, err));
 	TRY(lab_alloc(c, &worst, sizeof hworst, err));
 	for (int i = 0; i < 2 * BATCH; i++)
@@ -100,7 +157,7 @@ int check_gemm(struct lab_ctx *c, struct cublas *b, const struct check_gemm_opts
 		goto out;
 	}
 	/* the reference: the first result, before the GPU has warmed up */
-	TRY(gemm(b, h, o->n, type, A, B, R, err));
+	TRY(gemm(b, h, g->n, t, A, B, R, err));
 	TRY(lab_sync(c, err));
 
 	t0 = lab_now_s();
@@ -115,7 +172,7 @@ int check_gemm(struct lab_ctx *c, struct cublas *b, const struct check_gemm_opts
 			CUdeviceptr bi = bad + i * sizeof hbad[0], wi = worst + i * sizeof hworst[0];
 			void *pc[] = { &C, &R, &n64, &tol, &bi, &wi };
 			TRY(lab_cu(c, c->d->EventRecord(ev[2 * i], c->s), "cuEventRecord", err));
-			TRY(gemm(b, h, o->n, type, A, B, C, err));
+			TRY(gemm(b, h, g->n, t, A, B, C, err));
 			TRY(lab_cu(c, c->d->EventRecord(ev[2 * i + 1], c->s), "cuEventRecord", err));
 			/* stream order: the next GEMM overwrites C only after this compare read it */
 			TRY(lab_launch(c, fcmp, lab_fill_grid(c, 8), 1, 256, 1, 0, pc, err));

@@ -66,9 +66,30 @@ int check_memtest(struct lab_ctx *c, const struct check_mem_opts *o, struct chec
 
 struct cublas;
 
+/* A type the GEMM stress multiplies in: cuBLAS's input, output and compute types, the kernels
+ * that fill its inputs and compare its results, and the compute capability it needs. */
+struct check_gemm_type {
+	const char *name;        /* "bf16" ...: also kb/sm_flops.tsv's dtype */
+	int in_type, out_type, compute;
+	unsigned in_size, out_size;
+	const char *fill, *compare;
+	int min_cc;              /* 10 * major + minor */
+};
+
+#define CHECK_GEMM_TYPES 5
+/* bf16, fp16, tf32, fp32, fp64: fastest first on a GPU with tensor cores */
+extern const struct check_gemm_type check_gemm_types[CHECK_GEMM_TYPES];
+const struct check_gemm_type *check_gemm_type_named(const char *name);
+
+/* The types --gemm names, in check_gemm_types' order, as a bit set: "all" (every type),
+ * or names joined by commas. CD_OK; CD_EUSAGE naming the word it does not know. */
+int check_gemm_types_parse(const char *list, unsigned *set, char *err);
+
 struct check_gemm_opts {
 	double seconds;          /* batches repeat until this is spent; at least one */
-	int n;                   /* n x n x n */
+	int n;                   /* n x n x n at most: smaller where the type's peak on this GPU would
+				  * make one GEMM last past a tenth of a second */
+	const struct check_gemm_type *type; /* NULL: check_gemm_dtype's */
 	struct check_samples *samples; /* offered one per batch while it runs; NULL: none */
 };
 
@@ -83,7 +104,7 @@ struct check_gemm_run {
  * fp16 from 7.0, else fp32; its CUDA data type in *type. */
 const char *check_gemm_dtype(int cc_major, int *type);
 
-/* C = A B with cuBLAS (b, loaded) in check_gemm_dtype's type and fp32 accumulation, the first
+/* C = A B with cuBLAS (b, loaded) in o->type (fp32 accumulation, fp64 for fp64), the first
  * result kept as the reference and every later one compared with it element by element on
  * the GPU (lab_gemm_compare: a difference above 1e-3 counts); each batch's GEMMs timed one by
  * one between events, its rate the batch's FLOP over their summed time. g is filled with the

@@ -171,7 +171,7 @@ static int put_gpus(struct report *r, const struct gpu_probe *gp, bool amd_only)
 	return report_rec_end(&top) != CD_OK && rc == CD_OK ? top.rc : rc;
 }
 
-enum { O_LOAD = 1, O_NO_LOAD, O_QUICK, O_DURATION, O_TIMEOUT, O_SLURM_DRAIN, O_DRY_RUN, O_EXPECT_GPUS, O_IGNORE };
+enum { O_LOAD = 1, O_NO_LOAD, O_QUICK, O_DURATION, O_TIMEOUT, O_SLURM_DRAIN, O_DRY_RUN, O_EXPECT_GPUS, O_IGNORE, O_GEMM };
 
 /* budgets for all GPUs together */
 #define LOAD_DEFAULT_S 300.0
@@ -190,6 +190,9 @@ static const struct cli_opt check_opts[] = {
 	{ .id = O_QUICK, .long_name = "quick", .help = "the load tests in at most 60 s for all GPUs" },
 	{ .id = O_DURATION, .long_name = "duration", .arg = CLI_REQUIRED, .metavar = "S",
 	  .help = "the load tests in at most S seconds for all GPUs" },
+	{ .id = O_GEMM, .long_name = "gemm", .arg = CLI_REQUIRED, .metavar = "TYPES",
+	  .help = "the GEMM stress in each of these types, comma-separated (bf16, fp16, tf32, fp32, fp64) or all, "
+		  "sharing its time; default the GPU's fastest (bf16 from compute capability 8.0)" },
 	{ .id = O_TIMEOUT, .long_name = "timeout", .arg = CLI_REQUIRED, .metavar = "S",
 	  .help = "end the whole run after S seconds, naming the driver call that hung (an error, "
 		  "check-timeout); default 50 with --no-load, else the load budget plus 120" },
@@ -205,13 +208,16 @@ static const struct cli_opt check_opts[] = {
 };
 
 /* the load tests' budget from the options: 5 minutes unless --quick or --duration says
- * otherwise, 0 with --no-load (which no budget option may join) */
-static int load_budget(const struct cd_globals *g, double *budget, char *err)
+ * otherwise, 0 with --no-load (which no load option may join); the GEMM types --gemm names
+ * (0: the GPU's fastest) */
+static int load_budget(const struct cd_globals *g, double *budget, unsigned *gemm_types, char *err)
 {
 	const char *asked = NULL;
 	bool no_load = false;
+	int rc;
 
 	*budget = LOAD_DEFAULT_S;
+	*gemm_types = 0;
 	for (size_t i = 0; i < g->args->n; i++) {
 		const char *v = g->args->v[i].value;
 		char *end;
@@ -225,6 +231,11 @@ static int load_budget(const struct cd_globals *g, double *budget, char *err)
 			if (end == v || *end || !(*budget >= 1 && *budget <= 86400))
 				return cd_fail(err, CD_EUSAGE, "--duration wants seconds from 1 to 86400, not '%.40s'", v);
 			asked = "--duration";
+			break;
+		case O_GEMM:
+			if ((rc = check_gemm_types_parse(v, gemm_types, err)) != CD_OK)
+				return rc;
+			asked = asked ? asked : "--gemm";
 			break;
 		}
 	}
@@ -354,7 +365,7 @@ static int gpu_count_part(struct report *r, const struct deploy_info *d, const s
 /* Everything check does within its bound: the driver judged, the deployment checks, the GPU
  * count, the load tests, then the verdicts and Slurm. */
 static int check_body(struct report *r, struct cd_run *run, const struct cd_globals *g, double budget,
-		      const struct health_opts *h, char *err)
+		      unsigned gemm_types, const struct health_opts *h, char *err)
 {
 	const struct deploy_info *d;
 	struct facts f;
@@ -373,7 +384,8 @@ static int check_body(struct report *r, struct cd_run *run, const struct cd_glob
 	if (budget > 0) {
 		const char *inj = os_getenv("CUDOCTOR_CHECK_INJECT");
 		struct check_load_opts o = { .budget_s = budget, .inject = inj && strcmp(inj, "bitflip") == 0,
-					     .progress = g->stderr_is_tty, .seed = (unsigned long long)time(NULL) };
+					     .progress = g->stderr_is_tty, .seed = (unsigned long long)time(NULL),
+					     .gemm_types = gemm_types };
 		if ((rc = check_load(r, run, &o, &d->kmsg, err)) != CD_OK)
 			return rc;
 	}
@@ -389,11 +401,12 @@ static int check_run(struct report *r, int argc, char **argv, const struct cd_gl
 	struct check_watchdog wd = { 0 };
 	struct health_opts h;
 	double budget;
+	unsigned gemm_types;
 	int rc;
 
 	if (argc > 1)
 		return cd_fail(err, CD_EUSAGE, "check takes no arguments (got '%.60s')", argv[1]);
-	if ((rc = load_budget(g, &budget, err)) != CD_OK || (rc = health_options(g, budget, &h, err)) != CD_OK)
+	if ((rc = load_budget(g, &budget, &gemm_types, err)) != CD_OK || (rc = health_options(g, budget, &h, err)) != CD_OK)
 		return rc;
 	/* armed before the driver is opened: nvmlInit and cuInit are the calls that hang */
 	wd.seconds = h.timeout_s;
@@ -401,7 +414,7 @@ static int check_run(struct report *r, int argc, char **argv, const struct cd_gl
 	wd.slurm_drain = h.slurm_drain;
 	wd.dry_run = h.dry_run;
 	watchdog_start(&wd);
-	rc = check_body(r, run, g, budget, &h, err);
+	rc = check_body(r, run, g, budget, gemm_types, &h, err);
 	watchdog_stop(&wd);
 	return rc;
 }
@@ -430,8 +443,11 @@ const struct cd_command cmd_check = {
 		"0x55.., 0xAA.., walking ones and address-in-address, every word verified on the GPU, "
 		"the first errors recorded with their offsets and bits; its bandwidth reported), "
 		"then a GEMM stress (cuBLAS in the GPU's fastest GemmEx type: bf16, else fp16, else "
-		"fp32; every result compared on the GPU with the first; the rate per batch against "
-		"SMs x the measured SM clock x the type's FLOP per clock), with NVML's clock event "
+		"fp32; --gemm TYPES runs each of bf16, fp16, tf32, fp32 and fp64 it names, or all, one "
+		"after the other in the same share of the time, each in a table of its own row per GPU; "
+		"every result compared on the GPU with the first; the rate per batch against "
+		"SMs x the measured SM clock x the type's FLOP per clock, FP64 on the tensor cores where "
+		"the GPU has them), with NVML's clock event "
 		"reasons, SM clock, temperature and power sampled while both run, pinned host-device "
 		"copies each way against the PCIe link, and the kernel log read again after. Without "
 		"a GPU that CUDA can use, one line says the load tests did not run.\n\n"

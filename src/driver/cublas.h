@@ -26,9 +26,9 @@ enum {
 };
 enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 };                     /* cublasOperation_t */
 enum { CUBLAS_DEFAULT_MATH = 0, CUBLAS_PEDANTIC_MATH = 2 };     /* cublasMath_t */
-enum { CUBLAS_COMPUTE_32F = 68 };                              /* cublasComputeType_t */
+enum { CUBLAS_COMPUTE_32F = 68, CUBLAS_COMPUTE_64F = 70, CUBLAS_COMPUTE_32F_FAST_TF32 = 77 }; /* cublasComputeType_t */
 enum { CUBLAS_GEMM_DEFAULT = -1 };                             /* cublasGemmAlgo_t */
-enum { CUDA_R_32F = 0, CUDA_R_16F = 2, CUDA_R_16BF = 14 };     /* cudaDataType */
+enum { CUDA_R_32F = 0, CUDA_R_64F = 1, CUDA_R_16F = 2, CUDA_R_16BF = 14 }; /* cudaDataType */
 
 struct cublas {
 	struct dl_lib lib;

@@ -1,4 +1,5 @@
-/* kb/sm_flops.tsv: looked up by exact arch, since a newer minor can change the rate. */
+/* kb/sm_flops.tsv: looked up by exact arch, since a newer minor can change the rate; where an
+ * arch has a row per unit for a type (FP64 on the FMA units and on tensor cores), the peak. */
 #include "kb/sm_flops.h"
 
 #include <stdio.h>
@@ -29,7 +30,7 @@ int kb_sm_flops_find_in(const char *text, int arch, const char *dtype, struct kb
 			rc = cd_fail(err, CD_EFORMAT, "sm_flops.tsv:%zu: bad arch, rate, uncertain or source", t.lines[i]);
 			break;
 		}
-		if (a != arch || strcmp(tsv_cell(&t, i, C_DTYPE), dtype) != 0)
+		if (a != arch || strcmp(tsv_cell(&t, i, C_DTYPE), dtype) != 0 || (rc == CD_OK && f <= out->flops_per_clk))
 			continue;
 		memset(out, 0, sizeof *out);
 		out->arch = arch;
@@ -39,7 +40,6 @@ int kb_sm_flops_find_in(const char *text, int arch, const char *dtype, struct kb
 		out->uncertain = strcmp(u, "yes") == 0;
 		snprintf(out->source, sizeof out->source, "%s", tsv_cell(&t, i, C_SOURCE));
 		rc = CD_OK;
-		break;
 	}
 	tsv_free(&t);
 	return rc;

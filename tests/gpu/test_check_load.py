@@ -5,8 +5,9 @@ word read back wrong, no GEMM result different, and no load finding at warn or e
 GEMM stress's rate is compared with `lab run libraries`' cuBLAS rate for the same type (the
 issue wants >= 95%) and the memory test's bandwidth printed beside `lab run bandwidth`'s copy
 rate; the pinned host-device copies arrive whole (a rate below 63% of the link would be a
-load-copy-slow warning, which fails the test too); CUDOCTOR_CHECK_INJECT=bitflip's three flipped bits are caught and named. Prints the
-numbers for the report."""
+load-copy-slow warning, which fails the test too); CUDOCTOR_CHECK_INJECT=bitflip's three flipped bits are caught and named; `--gemm all` runs
+bf16, fp16, tf32, fp32 and fp64 on every GPU with no result different and none judged slow.
+Prints the numbers for the report."""
 import re
 import json
 import os
@@ -139,6 +140,30 @@ else:
         print("  evidence: %s" % e)
     if not any("flipped" in e for e in errs[0]["evidence"]):
         fail.append("load-memory-errors does not name the flipped bits: %s" % errs[0]["evidence"])
+
+# 4. --gemm all: every type run on every GPU in turn, each with a rate, none different from its
+# reference, and none judged slow on a healthy GPU (the rates printed for the report)
+j, rc, wall = run(["check", "--duration", "40", "--gemm", "all"])
+rows = j["load"].get("gemm_types", [])
+print("check --duration 40 --gemm all: %.1f s wall, %d rows" % (wall, len(rows)))
+for g in j["load"].get("gpus", []):
+    mine = [x for x in rows if x["gpu_index"] == g["gpu_index"]]
+    if [x["dtype"] for x in mine] != ["bf16", "fp16", "tf32", "fp32", "fp64"]:
+        fail.append("GPU %d: --gemm all rows %s" % (g["gpu_index"], [x["dtype"] for x in mine]))
+    for x in mine:
+        if "flops" not in x:
+            fail.append("GPU %d %s: not run: %s" % (x["gpu_index"], x["dtype"], x.get("note")))
+            continue
+        print("GPU %d %s %d^3: %.1f TFLOP/s, %s of theory (%s TFLOP/s at %s MHz), %d GEMMs, %d mismatches"
+              % (x["gpu_index"], x["dtype"], x["n"], x["flops"] / 1e12,
+                 "%.0f%%" % (x["gemm_of_theory"] * 100) if x["gemm_of_theory"] else "unknown",
+                 "%.1f" % (x["gemm_theory_flops"] / 1e12) if x["gemm_theory_flops"] else "?", x["gemm_sm_mhz"],
+                 x["gemms"], x["mismatches"]))
+        if x["mismatches"]:
+            fail.append("GPU %d %s: %d GEMM results differed" % (x["gpu_index"], x["dtype"], x["mismatches"]))
+for f in load_findings(j, ("warn", "error")):
+    if f["id"].startswith("load-gemm"):
+        fail.append("--gemm all on a healthy GPU: %s %s: %s" % (f["severity"], f["id"], f["title"]))
 
 for f in fail:
     print("FAIL: " + f)

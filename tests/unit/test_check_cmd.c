@@ -266,7 +266,7 @@ static struct run_result run_args(const char *opt, const char *val, const char *
 /* The load part: run by default in 5 minutes, absent with --no-load; run, each CUDA GPU
  * gets a row (the fake driver loads no module, so each row names the failed call) and the
  * kernel log is read again; without a driver one line says why nothing ran; a bad
- * --duration, or --no-load beside a budget, is a usage error */
+ * --duration or --gemm, or --no-load beside a budget or --gemm, is a usage error */
 static void test_load_part(void **state)
 {
 	struct run_result r;
@@ -299,6 +299,17 @@ static void test_load_part(void **state)
 	r = run_args("--no-load", "--quick", NULL);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "--no-load and --quick contradict each other"));
+	run_result_free(&r);
+
+	r = run_args("--gemm", "bf16,fp8", NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--gemm: 'fp8' is not a type"));
+	assert_string_equal(r.out, "");
+	run_result_free(&r);
+
+	r = run_args("--gemm=all", "--no-load", NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--no-load and --gemm contradict each other"));
 	run_result_free(&r);
 
 	r = run_args("--quick", NULL, NULL);

@@ -47,6 +47,47 @@ static void test_gemm_dtype(void **state)
 	}
 }
 
+/* --gemm's words: "all", or types joined by commas, in the table's order as bits; anything
+ * else a usage error naming the word. Each type's peak is the one its GEMM reaches: FP64 on
+ * the tensor cores of an A100 or H100, not their FMA units. */
+static void test_gemm_types(void **state)
+{
+	unsigned set = 0;
+	char err[CD_ERRMSG];
+	struct kb_sm_flops kf;
+
+	(void)state;
+	assert_int_equal(check_gemm_types_parse("all", &set, err), CD_OK);
+	assert_int_equal(set, 0x1f);
+	assert_int_equal(check_gemm_types_parse("fp64,bf16", &set, err), CD_OK);
+	assert_int_equal(set, (1u << 0) | (1u << 4));
+	assert_string_equal(check_gemm_types[4].name, "fp64");
+	assert_int_equal(check_gemm_types[4].compute, CUBLAS_COMPUTE_64F);
+	assert_int_equal(check_gemm_types[2].compute, CUBLAS_COMPUTE_32F_FAST_TF32);
+	assert_int_equal(check_gemm_types_parse("tf32", &set, err), CD_OK);
+	assert_int_equal(set, 1u << 2);
+	assert_int_equal(check_gemm_types_parse("fp16,fp8", &set, err), CD_EUSAGE);
+	assert_non_null(strstr(err, "'fp8' is not a type"));
+	assert_int_equal(check_gemm_types_parse("bf16,", &set, err), CD_EUSAGE);
+	assert_int_equal(check_gemm_types_parse("", &set, err), CD_EUSAGE);
+	assert_int_equal(check_gemm_types_parse("all,fp32", &set, err), CD_EUSAGE);
+	/* every type the table lists has a peak on the H100 and the A100 */
+	for (size_t i = 0; i < CHECK_GEMM_TYPES; i++) {
+		assert_int_equal(kb_sm_flops_find(90, check_gemm_types[i].name, &kf, err), CD_OK);
+		assert_int_equal(kb_sm_flops_find(80, check_gemm_types[i].name, &kf, err), CD_OK);
+	}
+	assert_int_equal(kb_sm_flops_find(90, "fp64", &kf, err), CD_OK);
+	assert_true(kf.flops_per_clk == 256);
+	assert_string_equal(kf.unit, "tensor");
+	assert_int_equal(kb_sm_flops_find(80, "fp64", &kf, err), CD_OK);
+	assert_true(kf.flops_per_clk == 128);
+	/* a GeForce card's FP64 stays on its FMA units */
+	assert_int_equal(kb_sm_flops_find(89, "fp64", &kf, err), CD_OK);
+	assert_true(kf.flops_per_clk == 4);
+	assert_int_equal(kb_sm_flops_find(89, "tf32", &kf, err), CD_OK);
+	assert_true(kf.flops_per_clk == 256);
+}
+
 /* Without NVML a sample is all -1; two offers within 0.1 s make one sample; a full buffer
  * takes no more. */
 static void test_samples(void **state)
@@ -194,6 +235,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gemm_dtype),
+		cmocka_unit_test(test_gemm_types),
 		cmocka_unit_test(test_samples),
 		cmocka_unit_test(test_load_metrics),
 		cmocka_unit_test(test_timeline),

@@ -27,12 +27,16 @@ static void test_hopper(void **state)
 	assert_string_equal(f.unit, "fma");
 	assert_int_equal(kb_sm_flops_find(80, "fp16", &f, err), CD_OK);
 	assert_true(108 * 1410e6 * f.flops_per_clk > 311e12 && 108 * 1410e6 * f.flops_per_clk < 312.1e12);
-	/* H100 SXM5 datasheet, dense: FP8 1979 TFLOP/s at 1830 MHz, FP64 (CUDA cores) 34 TFLOP/s at 1980 MHz */
+	/* H100 SXM5 datasheet, dense: FP8 1979 TFLOP/s at 1830 MHz; FP64 67 TFLOP/s at 1980 MHz on the
+	 * tensor cores, the peak of the two FP64 rows (the CUDA cores' is 34) */
 	assert_int_equal(kb_sm_flops_find(90, "fp8", &f, err), CD_OK);
 	assert_true(132 * 1830e6 * f.flops_per_clk > 1978e12 && 132 * 1830e6 * f.flops_per_clk < 1980e12);
 	assert_int_equal(kb_sm_flops_find(90, "fp64", &f, err), CD_OK);
-	assert_string_equal(f.unit, "fma");
-	assert_true(132 * 1980e6 * f.flops_per_clk > 33.4e12 && 132 * 1980e6 * f.flops_per_clk < 33.5e12);
+	assert_string_equal(f.unit, "tensor");
+	assert_true(132 * 1980e6 * f.flops_per_clk > 66.8e12 && 132 * 1980e6 * f.flops_per_clk < 67.0e12);
+	/* A100 datasheet: FP64 tensor core 19.5 TFLOP/s */
+	assert_int_equal(kb_sm_flops_find(80, "fp64", &f, err), CD_OK);
+	assert_true(108 * 1410e6 * f.flops_per_clk > 19.4e12 && 108 * 1410e6 * f.flops_per_clk < 19.5e12);
 	/* A100 datasheet: INT8 tensor 624 TOPS dense, TF32 156 TFLOP/s dense */
 	assert_int_equal(kb_sm_flops_find(80, "int8", &f, err), CD_OK);
 	assert_true(108 * 1410e6 * f.flops_per_clk > 623e12 && 108 * 1410e6 * f.flops_per_clk < 624.5e12);

@@ -79,9 +79,42 @@ static struct cublas *blas_get(struct blas_once *bo, struct cd_run *run)
 	return bo->ok ? &bo->b : NULL;
 }
 
-/* the GEMM stress's part of a row and its verdicts */
-static int gemm_part(struct report *r, struct lab_ctx *c, struct blas_once *bo, double seconds,
-		     struct check_samples *smp, const char *subject, struct report_rec *row, struct check_load_gpu *lg)
+/* One GEMM type's result on one GPU, kept for the table of types --gemm asks for. */
+struct gemm_typed {
+	int ordinal;
+	const struct check_gemm_type *type;
+	bool ran;
+	struct check_gemm_result g;
+	struct check_gemm_run run;
+	char note[CD_ERRMSG];
+};
+
+static const char *const type_headers[] = { "GPU", "type", "size", "TFLOP/s", "of theory", "mismatches", "note" };
+
+/* a GEMM result's rate against its theory: the same fields in a GPU's row and a type's row */
+static void gemm_rate_fields(struct report_rec *w, const struct check_gemm_result *gr, const struct check_gemm_run *grun)
+{
+	double theory = check_gemm_theory(gr);
+
+	if (theory > 0)
+		report_fieldf(w, "of theory", "gemm_of_theory", rv_real(gr->flops / theory), "%.0f%% at %.0f MHz",
+			      gr->flops / theory * 100, gr->sm_mhz);
+	else
+		report_fieldf(w, "of theory", "gemm_of_theory", rv_null(), "%s", "unknown");
+	report_field(w, NULL, "gemm_theory_flops", theory > 0 ? rv_real(theory) : rv_null());
+	report_field(w, NULL, "gemm_sm_mhz", gr->sm_mhz > 0 ? rv_real(gr->sm_mhz) : rv_null());
+	report_field(w, NULL, "gemms", rv_int((long long)gr->gemms));
+	report_field(w, NULL, "gemm_seconds", rv_real(grun->seconds));
+	report_field(w, NULL, "gemm_first_flops", rv_real(grun->first_flops));
+	report_field(w, NULL, "gemm_last_flops", rv_real(grun->last_flops));
+}
+
+/* The GEMM stress's part of a row and its verdicts: the GPU's fastest type, or each type of
+ * o->gemm_types in turn within the share, the row showing the first that ran and typed[] (one
+ * slot per type) keeping each. */
+static int gemm_part(struct report *r, struct lab_ctx *c, struct blas_once *bo, const struct check_load_opts *o,
+		     double seconds, struct check_samples *smp, const char *subject, struct report_rec *row,
+		     struct check_load_gpu *lg, struct gemm_typed *typed)
 {
 	struct check_gemm_opts go = { .seconds = seconds, .n = c->info.free_mem > (4ull << 30) ? 8192 : 4096,
 				      .samples = smp };
@@ -89,36 +122,91 @@ static int gemm_part(struct report *r, struct lab_ctx *c, struct blas_once *bo, 
 	struct check_gemm_run grun;
 	struct cublas *blas = blas_get(bo, c->machine);
 	char lerr[CD_ERRMSG] = "";
-	double theory;
+	unsigned ntypes = 0;
+	bool shown = false;
+	int cc = c->info.cc_major * 10 + c->info.cc_minor, rc = CD_OK;
 
+	for (size_t t = 0; t < CHECK_GEMM_TYPES; t++)
+		ntypes += (o->gemm_types >> t) & 1;
 	if (!blas) {
 		report_field(row, "note", "gemm_error", rv_str(bo->err));
 		return CD_OK;
 	}
 	progress_phase(smp, "GEMM stress");
-	if (check_gemm(c, blas, &go, &gr, &grun, lerr) != CD_OK) {
-		report_field(row, "note", "gemm_error", rv_str(lerr));
-		return CD_OK;
+	for (size_t t = 0; t < (ntypes ? CHECK_GEMM_TYPES : 1) && rc == CD_OK; t++) {
+		struct gemm_typed *slot = ntypes ? &typed[t] : NULL;
+
+		if (ntypes && !((o->gemm_types >> t) & 1))
+			continue;
+		go.type = ntypes ? &check_gemm_types[t] : NULL;
+		go.seconds = ntypes ? seconds / ntypes : seconds;
+		if (slot) {
+			slot->ordinal = c->ordinal;
+			slot->type = go.type;
+		}
+		if (go.type && cc < go.type->min_cc) {
+			snprintf(slot->note, sizeof slot->note, "needs compute capability %d.%d", go.type->min_cc / 10,
+				 go.type->min_cc % 10);
+			continue;
+		}
+		if (check_gemm(c, blas, &go, &gr, &grun, lerr) != CD_OK) {
+			if (slot)
+				snprintf(slot->note, sizeof slot->note, "%s", lerr);
+			if (!shown)
+				report_field(row, "note", "gemm_error", rv_str(lerr));
+			continue;
+		}
+		if (slot) {
+			slot->ran = true;
+			slot->g = gr;
+			slot->run = grun;
+		}
+		rc = check_judge_gemm(r, subject, &gr);
+		if (shown)
+			continue;
+		shown = true;
+		report_fieldf(row, "GEMM", "gemm_dtype", rv_str(gr.dtype), "%s %d^3", gr.dtype, gr.n);
+		report_field(row, NULL, "gemm_n", rv_int(gr.n));
+		lg->gemm_flops = gr.flops;
+		lg->gemm_mismatches = (long long)gr.mismatches;
+		report_one_fieldf(row, LT, CLF_GEMM_FLOPS, lg, "%.1f", gr.flops / 1e12);
+		report_one_field(row, LT, CLF_GEMM_MISMATCHES, lg);
+		gemm_rate_fields(row, &gr, &grun);
 	}
-	theory = check_gemm_theory(&gr);
-	report_fieldf(row, "GEMM", "gemm_dtype", rv_str(gr.dtype), "%s %d^3", gr.dtype, gr.n);
-	report_field(row, NULL, "gemm_n", rv_int(gr.n));
-	lg->gemm_flops = gr.flops;
-	lg->gemm_mismatches = (long long)gr.mismatches;
-	report_one_fieldf(row, LT, CLF_GEMM_FLOPS, lg, "%.1f", gr.flops / 1e12);
-	if (theory > 0)
-		report_fieldf(row, "of theory", "gemm_of_theory", rv_real(gr.flops / theory), "%.0f%% at %.0f MHz",
-			      gr.flops / theory * 100, gr.sm_mhz);
-	else
-		report_fieldf(row, "of theory", "gemm_of_theory", rv_null(), "%s", "unknown");
-	report_field(row, NULL, "gemm_theory_flops", theory > 0 ? rv_real(theory) : rv_null());
-	report_field(row, NULL, "gemm_sm_mhz", gr.sm_mhz > 0 ? rv_real(gr.sm_mhz) : rv_null());
-	report_field(row, NULL, "gemms", rv_int((long long)gr.gemms));
-	report_one_field(row, LT, CLF_GEMM_MISMATCHES, lg);
-	report_field(row, NULL, "gemm_seconds", rv_real(grun.seconds));
-	report_field(row, NULL, "gemm_first_flops", rv_real(grun.first_flops));
-	report_field(row, NULL, "gemm_last_flops", rv_real(grun.last_flops));
-	return check_judge_gemm(r, subject, &gr);
+	return rc;
+}
+
+/* --gemm's table: a row per GPU and type asked for, in the order they ran */
+static int gemm_types_table(struct report_rec *load, const struct gemm_typed *typed, size_t n)
+{
+	struct report_rec table, row;
+	int rc = CD_OK;
+
+	report_rec_table(load, "gemm_types", sizeof type_headers / sizeof type_headers[0], type_headers, &table);
+	for (size_t i = 0; i < n; i++) {
+		const struct gemm_typed *x = &typed[i];
+
+		if (!x->type)
+			continue;
+		report_rec_item(&table, &row);
+		report_field(&row, "GPU", "gpu_index", rv_int(x->ordinal));
+		report_field(&row, "type", "dtype", rv_str(x->type->name));
+		if (x->ran) {
+			report_fieldf(&row, "size", "n", rv_int(x->g.n), "%d^3", x->g.n);
+			report_fieldf(&row, "TFLOP/s", "flops", rv_real(x->g.flops), "%.1f", x->g.flops / 1e12);
+			report_field(&row, "mismatches", "mismatches", rv_int((long long)x->g.mismatches));
+			gemm_rate_fields(&row, &x->g, &x->run);
+		}
+		if (x->note[0])
+			report_field(&row, "note", "note", rv_str(x->note));
+		if (report_rec_end(&row) != CD_OK) {
+			rc = row.rc;
+			break;
+		}
+	}
+	if (report_rec_end(&table) != CD_OK && rc == CD_OK)
+		rc = table.rc;
+	return rc;
 }
 
 /* pinned copies each way against the PCIe link, lab host-transfer's copy and band */
@@ -259,7 +347,7 @@ static int sysfs_link(const struct lab_ctx *c, int *gen, int *width)
 
 static int one_gpu(struct report *r, struct cd_run *run, const struct gpu_info *gi, const struct check_load_opts *o,
 		   double share_s, struct blas_once *bo, struct check_samples *smp,
-		   struct report_rec *row, struct check_timeline *tl)
+		   struct report_rec *row, struct check_timeline *tl, struct gemm_typed *typed)
 {
 	char lerr[CD_ERRMSG] = "", subject[320];
 	struct check_mem_result m;
@@ -306,7 +394,7 @@ static int one_gpu(struct report *r, struct cd_run *run, const struct gpu_info *
 	if (mr.injected)
 		report_fieldf(row, "note", "injected_bitflips", rv_int(mr.injected), "%u bits flipped on purpose (CUDOCTOR_CHECK_INJECT)", mr.injected);
 	if ((rc = check_judge_memory(r, subject, &m)) == CD_OK &&
-	    (rc = gemm_part(r, &c, bo, share_s * GEMM_SHARE, smp, subject, row, &lg)) == CD_OK &&
+	    (rc = gemm_part(r, &c, bo, o, share_s * GEMM_SHARE, smp, subject, row, &lg, typed)) == CD_OK &&
 	    (rc = check_judge_throttle(r, subject, smp->s, smp->n)) == CD_OK)
 		rc = copy_part(r, &c, smp, subject, row, &lg);
 	report_field(row, NULL, "samples", rv_int((long long)smp->n));
@@ -328,6 +416,7 @@ int check_load(struct report *r, struct cd_run *run, const struct check_load_opt
 	struct report_rec top, load, gpus, row;
 	struct check_samples *smp = NULL;
 	struct check_timeline *tls = NULL; /* one per CUDA GPU, for the charts */
+	struct gemm_typed *typed = NULL;   /* CHECK_GEMM_TYPES per CUDA GPU, with --gemm */
 	struct blas_once bo = { 0 };
 	struct kmsg_events *after = NULL;
 	struct load_progress prog = { .budget_s = o->budget_s, .phase = "opening the GPU" };
@@ -354,7 +443,8 @@ int check_load(struct report *r, struct cd_run *run, const struct check_load_opt
 	smp = malloc(sizeof *smp);
 	after = malloc(sizeof *after);
 	tls = calloc(n, sizeof *tls);
-	if (!smp || !after || !tls) {
+	typed = calloc(n * CHECK_GEMM_TYPES, sizeof *typed);
+	if (!smp || !after || !tls || !typed) {
 		rc = cd_fail(err, CD_ENOMEM, "out of memory");
 		goto end;
 	}
@@ -370,7 +460,8 @@ int check_load(struct report *r, struct cd_run *run, const struct check_load_opt
 		prog.ordinal = run->probe.gpus[i].cuda_ordinal;
 		progress_phase(smp, "opening the GPU");
 		rc = one_gpu(r, run, &run->probe.gpus[i], o, o->budget_s / (double)n, &bo,
-			     smp, &row, &tls[k++]);
+			     smp, &row, &tls[k], &typed[k * CHECK_GEMM_TYPES]);
+		k++;
 		if (report_rec_end(&row) != CD_OK && rc == CD_OK)
 			rc = row.rc;
 		prog.gpu++;
@@ -378,6 +469,8 @@ int check_load(struct report *r, struct cd_run *run, const struct check_load_opt
 	progress_end(&prog.line);
 	if (report_rec_end(&gpus) != CD_OK && rc == CD_OK)
 		rc = gpus.rc;
+	if (rc == CD_OK && o->gemm_types)
+		rc = gemm_types_table(&load, typed, n * CHECK_GEMM_TYPES);
 	/* an Xid the load provoked: the log read again, compared with the read before */
 	if (rc == CD_OK && (rc = cd_run_kernel_log_again(after, err)) == CD_OK) {
 		bool both = before->state == KMSG_READ && after->state == KMSG_READ;
@@ -390,6 +483,7 @@ end:
 		cublas_unload(&bo.b);
 	free(smp);
 	free(after);
+	free(typed);
 	if (report_rec_end(&load) != CD_OK && rc == CD_OK)
 		rc = load.rc;
 	if (report_rec_end(&top) != CD_OK && rc == CD_OK)

@@ -4,6 +4,8 @@
 
 #include <stdbool.h>
 
+/* src/check/load.h: check_gemm_types_parse, the GEMM types of check_load_opts */
+#include "check/load.h"
 #include "cmd/cmd.h"
 #include "facts/deploy.h"
 #include "report/report.h"
@@ -13,6 +15,7 @@ struct check_load_opts {
 	bool inject;              /* CUDOCTOR_CHECK_INJECT=bitflip */
 	bool progress;            /* a progress line on stderr (a terminal) */
 	unsigned long long seed;
+	unsigned gemm_types;      /* bits of check_gemm_types (check_gemm_types_parse); 0: the GPU's fastest */
 };
 
 /* Runs the memory test on each GPU CUDA lists, samples NVML meanwhile, reads the kernel log
