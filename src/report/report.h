@@ -86,15 +86,6 @@ bool report_has_errors(const struct report *r);
 bool report_has_finding(const struct report *r, const char *id);
 const struct finding *report_find(const struct report *r, const char *id); /* first with id */
 
-/* Human-readable body, rendered as text or Markdown (JSON uses r->data instead). */
-int report_section(struct report *r, const char *title_fmt, ...) __attribute__((format(printf, 2, 3)));
-int report_kv(struct report *r, const char *key, const char *value_fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* A key/value whose value is a command to copy (pip install ..., nvcc flags): the text
- * renderer prints it whole on its line, never wrapped. */
-int report_kv_command(struct report *r, const char *key, const char *value_fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-int report_line(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* One line of the essential answer, the whole of stdout under -q (or answer_only):
  * gencode's flags, doctor's verdict, arch's verdict per file and GPU. The warn and error
  * findings then go to stderr a line each, so a script reads the answer or nothing. */
@@ -105,9 +96,6 @@ int report_answer(struct report *r, const char *fmt, ...) __attribute__((format(
 int report_answer_findings(struct report *r, enum severity min);
 /* A finding in one line, "SEVERITY ID: TITLE [SUBJECT]" (malloc'd; NULL when out of memory). */
 char *finding_oneline(const struct finding *f);
-/* Starts a table; rows go to the most recent table. */
-int report_table(struct report *r, size_t ncols, const char *const headers[]);
-int report_table_row(struct report *r, const char *const cells[]);
 /* The body as it is built: report_items_mark says where it stands; report_items_truncate
  * drops what was added after a mark (details a command decides not to show); report_items_move
  * puts the items from mark `from` on before those from mark `at` (a summary made last but

@@ -383,6 +383,20 @@ static int check_file(const char *path, const char *text, size_t len, char *msg,
 			note(msg, cap, &bad, "%s includes report/finding_write.h (only src/report/ and "
 			     "src/rules/catalogue.c write a finding's text)\n", path);
 	}
+	/* a section is written through records (text and JSON from one description): the body's
+	 * item writers are the records' own */
+	if (!starts(path, "src/report/")) {
+		static const char *const body[] = { "report_section", "report_kv", "report_kv_command", "report_line",
+						    "report_table", "report_table_row" };
+
+		for (size_t i = 0; i < sizeof(body) / sizeof(body[0]); i++)
+			if (calls(code, body[i]))
+				note(msg, cap, &bad, "%s calls %s (a section is written through records: report_rec_*, "
+				     "report_field*, field tables)\n", path, body[i]);
+		if (strstr(text, "#include \"report/report_internal.h\""))
+			note(msg, cap, &bad, "%s includes report/report_internal.h (the body's item writers are "
+			     "src/report/'s own)\n", path);
+	}
 	if (!starts(path, "src/os/") && (calls(code, "dlopen") || calls(code, "dlsym") || calls(code, "LoadLibraryExW") ||
 					  calls(code, "LoadLibraryW") || calls(code, "GetProcAddress")))
 		note(msg, cap, &bad, "%s loads a library itself (only src/os/dl_*.c does)\n", path);
@@ -551,6 +565,14 @@ static void test_checker_flags_violations(void **state)
 				    sizeof msg), 0);
 	assert_int_equal(check_file("src/rules/x.c", "void f(void){ finding_evidence(f, \"x\"); my_finding_fix(); }\n",
 				    60, msg, sizeof msg), 0);
+	/* sections only through records */
+	assert_int_equal(check_file("src/cmd/cmd_x.c", "void f(void){ report_kv(r, \"k\", \"v\"); report_table(r, 1, h); }\n",
+				    63, msg, sizeof msg), 2);
+	assert_int_equal(check_file("src/show/x.c", "#include \"report/report_internal.h\"\n", 36, msg, sizeof msg), 1);
+	assert_int_equal(check_file("src/report/record.c", "void f(void){ report_line(r, \"x\"); }\n", 37, msg,
+				    sizeof msg), 0);
+	assert_int_equal(check_file("src/cmd/cmd_x.c", "void f(void){ report_rec_line(w, \"x\"); report_kv_x(); }\n",
+				    56, msg, sizeof msg), 0);
 	/* a longer name ending in a watched word is not that word */
 	assert_int_equal(check_file("src/kb/x.c", "void f(void){ sb_printf(b, \"x\"); s.exit(); }\n", 45, msg,
 				    sizeof msg), 0);

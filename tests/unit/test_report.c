@@ -11,6 +11,7 @@
 #include "report/render.h"
 #include "report/finding_write.h"
 #include "report/report.h"
+#include "report/report_internal.h"
 #include "util/err.h"
 
 /* What the renderer writes: stdout, then what went to the rest (stderr) after "--stderr--\n"
