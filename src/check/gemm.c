@@ -92,6 +92,60 @@ static int gemm(struct cublas *b, cublasHandle_t h, int n, const struct check_ge
 	return CD_OK;
 }
 
+/* g's type, its peak from kb/sm_flops.tsv and the size: o->n, halved until one GEMM takes at
+ * most a tenth of a second at the peak (at 1.5 GHz, the clock not known yet), since FP64 on a
+ * GeForce card runs at 1/64 of FP32 */
+static const struct check_gemm_type *gemm_setup(const struct lab_ctx *c, const struct check_gemm_opts *o,
+						struct check_gemm_result *g)
+{
+	const struct check_gemm_type *t = o->type;
+	struct kb_sm_flops kf;
+	char kerr[CD_ERRMSG];
+	int type;
+
+	memset(g, 0, sizeof *g);
+	if (!t)
+		t = check_gemm_type_named(check_gemm_dtype(c->info.cc_major, &type));
+	snprintf(g->dtype, sizeof g->dtype, "%s", t->name);
+	g->n = o->n;
+	g->sm_count = c->info.sm_count;
+	if (kb_sm_flops_find(c->info.cc_major * 10 + c->info.cc_minor, g->dtype, &kf, kerr) == CD_OK)
+		g->flops_per_clk_sm = kf.flops_per_clk;
+	if (g->flops_per_clk_sm > 0 && g->sm_count > 0)
+		while (g->n > 1024 && 2.0 * g->n * (double)g->n * g->n / (g->flops_per_clk_sm * g->sm_count * 1.5e9) > 0.1)
+			g->n /= 2;
+	return t;
+}
+
+/* the clock the GEMMs ran at: the median of this stress's last samples (one per batch) from
+ * first on; 0 unknown */
+static double gemm_clock(const struct check_samples *sm, size_t first)
+{
+	double mhz[LAST_BATCHES];
+	size_t k = 0;
+
+	if (!sm)
+		return 0;
+	if (sm->n > first + LAST_BATCHES)
+		first = sm->n - LAST_BATCHES;
+	for (size_t i = first; i < sm->n; i++)
+		if (sm->s[i].sm_mhz > 0)
+			mhz[k++] = sm->s[i].sm_mhz;
+	return k ? lab_stats_of(mhz, k).median : 0;
+}
+
+/* A and B from the seed, the inputs every GEMM of the stress multiplies */
+static int gemm_fill(struct lab_ctx *c, CUfunction fill, CUdeviceptr A, CUdeviceptr B, size_t elems, char *err)
+{
+	unsigned long long n64 = elems, seed_a = c->seed, seed_b = c->seed ^ 0x5bd1e995ull;
+	void *pa[] = { &A, &n64, &seed_a }, *pb[] = { &B, &n64, &seed_b };
+	int rc;
+
+	if ((rc = lab_launch(c, fill, lab_fill_grid(c, 8), 1, 256, 1, 0, pa, err)) != CD_OK)
+		return rc;
+	return lab_launch(c, fill, lab_fill_grid(c, 8), 1, 256, 1, 0, pb, err);
+}
+
 int check_gemm(struct lab_ctx *c, struct cublas *b, const struct check_gemm_opts *o, struct check_gemm_result *g,
 	       struct check_gemm_run *run, char *err)
 {
@@ -103,27 +157,11 @@ int check_gemm(struct lab_ctx *c, struct cublas *b, const struct check_gemm_opts
 	unsigned long long hbad[BATCH];
 	unsigned hworst[BATCH];
 	size_t in_elems, first_sample = o->samples ? o->samples->n : 0;
-	const struct check_gemm_type *t = o->type;
-	int type, rc = CD_OK;
+	const struct check_gemm_type *t = gemm_setup(c, o, g);
+	int rc = CD_OK;
 	cublasStatus_t s;
-	struct kb_sm_flops kf;
-	char kerr[CD_ERRMSG];
 
-	memset(g, 0, sizeof *g);
 	memset(run, 0, sizeof *run);
-	if (!t)
-		t = check_gemm_type_named(check_gemm_dtype(c->info.cc_major, &type));
-	snprintf(g->dtype, sizeof g->dtype, "%s", t->name);
-	g->n = o->n;
-	g->sm_count = c->info.sm_count;
-	if (kb_sm_flops_find(c->info.cc_major * 10 + c->info.cc_minor, g->dtype, &kf, kerr) == CD_OK)
-		g->flops_per_clk_sm = kf.flops_per_clk;
-	/* a size whose one GEMM takes at most a tenth of a second at the peak (at 1.5 GHz where the
-	 * clock is unknown): FP64 on a GeForce card runs at 1/64 of FP32 */
-	if (g->flops_per_clk_sm > 0 && g->sm_count > 0)
-		while (g->n > 1024 && 2.0 * g->n * (double)g->n * g->n /
-						(g->flops_per_clk_sm * g->sm_count * 1.5e9) > 0.1)
-			g->n /= 2;
 	in_elems = (size_t)g->n * (size_t)g->n;
 	flop = 2.0 * g->n * (double)g->n * g->n;
 
@@ -141,12 +179,7 @@ int check_gemm(struct lab_ctx *c, struct cublas *b, const struct check_gemm_opts
 	TRY(lab_alloc(c, &worst, sizeof hworst, err));
 	for (int i = 0; i < 2 * BATCH; i++)
 		TRY(lab_cu(c, c->d->EventCreate(&ev[i], CU_EVENT_DEFAULT), "cuEventCreate", err));
-	{
-		unsigned long long n64 = in_elems, seed_a = c->seed, seed_b = c->seed ^ 0x5bd1e995ull;
-		void *pa[] = { &A, &n64, &seed_a }, *pb[] = { &B, &n64, &seed_b };
-		TRY(lab_launch(c, ffill, lab_fill_grid(c, 8), 1, 256, 1, 0, pa, err));
-		TRY(lab_launch(c, ffill, lab_fill_grid(c, 8), 1, 256, 1, 0, pb, err));
-	}
+	TRY(gemm_fill(c, ffill, A, B, in_elems, err));
 	if ((s = b->Create(&h)) != CUBLAS_STATUS_SUCCESS) {
 		h = NULL;
 		rc = cd_fail(err, CD_EDRIVER, "cublasCreate: %s (%d)", cublas_status_name(s), s);
@@ -201,17 +234,7 @@ int check_gemm(struct lab_ctx *c, struct cublas *b, const struct check_gemm_opts
 	} while (lab_now_s() - t0 < o->seconds);
 	run->seconds = lab_now_s() - t0;
 	g->flops = lab_stats_of(rates, run->batches < LAST_BATCHES ? run->batches : LAST_BATCHES).median;
-	if (o->samples) {
-		double mhz[LAST_BATCHES];
-		size_t k = 0;
-		/* the clock the GEMMs ran at: this stress's last samples (one per batch) */
-		if (o->samples->n > first_sample + LAST_BATCHES)
-			first_sample = o->samples->n - LAST_BATCHES;
-		for (size_t i = first_sample; i < o->samples->n; i++)
-			if (o->samples->s[i].sm_mhz > 0)
-				mhz[k++] = o->samples->s[i].sm_mhz;
-		g->sm_mhz = k ? lab_stats_of(mhz, k).median : 0;
-	}
+	g->sm_mhz = gemm_clock(o->samples, first_sample);
 out:
 	if (h)
 		b->Destroy(h);

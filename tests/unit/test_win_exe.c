@@ -392,7 +392,12 @@ static void test_crafted_import_names(void **state)
 			f = x;
 	if (!f)
 		fail_msg("no win-exe-import-malformed in:\n%s", text);
-	assert_int_equal(json_array_size(json_object_get(f, "fix")), 0);
+	/* its fix lines are prose that names none of the crafted imports: nothing to paste */
+	dump = json_dumps(json_object_get(f, "fix"), 0);
+	assert_non_null(dump);
+	if (strstr(dump, "calc") || strstr(dump, "evil") || strstr(dump, "cudart64_12.dll &"))
+		fail_msg("a fix line carries a crafted import name: %s", dump);
+	free(dump);
 	dump = json_dumps(json_object_get(f, "evidence"), 0);
 	for (i = 0; crafted[i]; i++)
 		if (!strstr(text, crafted[i]))
