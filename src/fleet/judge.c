@@ -25,12 +25,9 @@ char *fleet_drain_line(const char *nodes, const char *why)
 	return line;
 }
 
-/* Lists longer than this in text are summarised; JSON always has them whole. */
-#define TEXT_LIST_MAX 160
-
-static const char *text_list(const char *list, size_t count, char *buf, size_t n)
+const char *fleet_text_list(const char *list, size_t count, char *buf, size_t n)
 {
-	if (strlen(list) <= TEXT_LIST_MAX)
+	if (strlen(list) <= FLEET_TEXT_LIST_MAX)
 		return list;
 	snprintf(buf, n, "%zu nodes (--json lists them)", count);
 	return buf;
@@ -107,7 +104,7 @@ static int group_recs(const struct fleet *f, const struct fact_entry *e, const s
 		else if (last && g[i].count > 1)
 			sb_printf(text, "%s on the other %zu", v, g[i].count);
 		else
-			sb_printf(text, "%s on %s%s", v, text_list(list, g[i].count, buf, sizeof buf), last ? "" : "; ");
+			sb_printf(text, "%s on %s%s", v, fleet_text_list(list, g[i].count, buf, sizeof buf), last ? "" : "; ");
 		sb_printf(evidence, "%s%s on %s (%zu)", i ? "\n" : "", v, list, g[i].count); /* one evidence line each */
 	}
 	free(list);
@@ -517,7 +514,7 @@ static int env_sets(const struct fleet *f, const struct drain *d, size_t n, size
 		if ((rc = fleet_hostlist_of(f, idx, j - i, &list)) != CD_OK)
 			break;
 		report_rec_item(&env, &it);
-		report_rec_line(&it, "%s: %s", text_list(list, j - i, buf, sizeof buf), d[i].reason);
+		report_rec_line(&it, "%s: %s", fleet_text_list(list, j - i, buf, sizeof buf), d[i].reason);
 		report_field(&it, NULL, "nodes", rv_str(list));
 		report_field(&it, NULL, "ids", rv_list(d[i].reason, ","));
 		free(list);
@@ -558,160 +555,6 @@ out:
 	return rc;
 }
 
-/* ---- the inputs: nodes, and what was missing, failed or skipped ---- */
-
-/* A node's findings as the fleet read them, each with its id's scope (rules/scope.h). */
-static int node_findings(struct report_rec *node, const struct fleet_node *nd)
-{
-	struct report_rec arr, it;
-	int rc = CD_OK, end;
-
-	report_rec_array(node, "findings", &arr);
-	for (size_t k = 0; k < nd->n_findings && rc == CD_OK; k++) {
-		report_rec_item(&arr, &it);
-		report_field(&it, NULL, "id", rv_str(nd->findings[k].id));
-		report_field(&it, NULL, "severity", rv_str(severity_name(nd->findings[k].severity)));
-		report_field(&it, NULL, "scope", rv_str(finding_scope_name(finding_scope(nd->findings[k].id))));
-		rc = report_rec_end(&it);
-	}
-	end = report_rec_end(&arr);
-	return rc != CD_OK ? rc : end;
-}
-
-/* One node's object of "nodes": its name, failure, facts (fleet_fact_table), findings and
- * how many numbers it measured. */
-static int node_rec(struct report_rec *nodes, const struct fleet_node *nd)
-{
-	struct report_rec it, facts;
-	int rc, end;
-
-	report_rec_item(nodes, &it);
-	report_field(&it, NULL, "name", rv_str(nd->name));
-	report_field(&it, NULL, "failure", rv_str(nd->failure));
-	report_rec_object(&it, "facts", &facts);
-	report_fields(&facts, &fleet_fact_table, nd, FIELD_ALL);
-	if ((rc = report_rec_end(&facts)) == CD_OK)
-		rc = node_findings(&it, nd);
-	report_field(&it, NULL, "samples", rv_int((long long)nd->n_samples));
-	end = report_rec_end(&it);
-	return rc != CD_OK ? rc : end;
-}
-
-/* Every node's object, the nodes expected that sent nothing, and the inputs skipped: JSON
- * only (the text says them as findings). */
-static int input_recs(const struct fleet *f, struct report_rec *top)
-{
-	struct report_rec arr, it;
-	int rc = CD_OK, end;
-
-	report_rec_array(top, "nodes", &arr);
-	report_rec_text(&arr, REPORT_TEXT_NONE);
-	for (size_t i = 0; i < f->n_nodes && rc == CD_OK; i++)
-		rc = node_rec(&arr, &f->nodes[i]);
-	end = report_rec_end(&arr);
-	if (rc == CD_OK && (rc = end) == CD_OK) {
-		report_rec_array(top, "missing", &arr);
-		for (size_t i = 0; i < f->n_missing; i++)
-			report_rec_push(&arr, rv_str(f->missing[i]));
-		rc = report_rec_end(&arr);
-	}
-	if (rc == CD_OK) {
-		report_rec_array(top, "skipped", &arr);
-		for (size_t i = 0; i < f->n_skipped && rc == CD_OK; i++) {
-			report_rec_item(&arr, &it);
-			report_field(&it, NULL, "source", rv_str(f->skipped[i].source));
-			report_field(&it, NULL, "reason", rv_str(f->skipped[i].reason));
-			rc = report_rec_end(&it);
-		}
-		end = report_rec_end(&arr);
-		if (rc == CD_OK)
-			rc = end;
-	}
-	return rc;
-}
-
-/* A count of nodes or inputs for a catalogue title (one or many) and, where known, the
- * hostlist its fix lines run on. */
-static void nodes_vars(struct finding_vars *v, size_t count, const char *list)
-{
-	finding_vars_init(v);
-	finding_var(v, "count", "%zu", count);
-	finding_flag(v, "one", count == 1);
-	if (list)
-		finding_var(v, "nodes", "%s", list);
-}
-
-static int inputs(const struct fleet *f, const struct fleet_judge_opts *o, struct report_rec *top,
-		  struct report *r)
-{
-	struct finding_vars fv;
-	size_t *idx = malloc((f->n_nodes ? f->n_nodes : 1) * sizeof *idx), nf = 0;
-	char *list = NULL, buf[64];
-	struct finding *fd;
-	int rc = CD_OK;
-
-	if (!idx) {
-		rc = CD_ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < f->n_nodes; i++)
-		idx[i] = i;
-	TRY(fleet_hostlist_of(f, idx, f->n_nodes, &list));
-	report_rec_section(top, "Fleet");
-	if (o->expected_nodes >= 0)
-		report_fieldf(top, "nodes", "node_count", rv_int((long long)f->n_nodes), "%zu reported of %d started",
-			      f->n_nodes, o->expected_nodes);
-	else
-		report_fieldf(top, "nodes", "node_count", rv_int((long long)f->n_nodes), "%zu reported", f->n_nodes);
-	if (f->n_nodes)
-		report_field(top, "node list", "node_list", rv_str(text_list(list, f->n_nodes, buf, sizeof buf)));
-	report_field(top, NULL, "expected_nodes", o->expected_nodes >= 0 ? rv_int(o->expected_nodes) : rv_null());
-	TRY(input_recs(f, top));
-	if (f->n_missing) {
-		free(list);
-		list = NULL;
-		TRY(fleet_hostlist((const char *const *)f->missing, f->n_missing, &list));
-		nodes_vars(&fv, f->n_missing, list);
-		fd = finding_make(r, SEV_CATALOGUE, "fleet-node-missing", list, &fv);
-		if (!fd || finding_evidence(fd, "waited %d s for %s", o->wait_s, list)) {
-			rc = CD_ENOMEM;
-			goto out;
-		}
-	}
-	for (size_t i = 0; i < f->n_nodes; i++)
-		if (f->nodes[i].failure)
-			idx[nf++] = i;
-	if (nf) {
-		free(list);
-		list = NULL;
-		TRY(fleet_hostlist_of(f, idx, nf, &list));
-		nodes_vars(&fv, nf, list);
-		fd = finding_make(r, SEV_CATALOGUE, "fleet-node-failed", list, &fv);
-		if (!fd) {
-			rc = CD_ENOMEM;
-			goto out;
-		}
-		for (size_t i = 0; i < nf && rc == CD_OK; i++)
-			rc = finding_evidence(fd, "%s: %s", f->nodes[idx[i]].name, f->nodes[idx[i]].failure);
-		if (rc != CD_OK)
-			goto out;
-	}
-	if (f->n_skipped) {
-		nodes_vars(&fv, f->n_skipped, NULL);
-		fd = finding_make(r, SEV_CATALOGUE, "fleet-report-skipped", "inputs", &fv);
-		if (!fd) {
-			rc = CD_ENOMEM;
-			goto out;
-		}
-		for (size_t i = 0; i < f->n_skipped && rc == CD_OK; i++)
-			rc = finding_evidence(fd, "%s: %s", f->skipped[i].source, f->skipped[i].reason);
-	}
-out:
-	free(list);
-	free(idx);
-	return rc;
-}
-
 int fleet_judge(const struct fleet *f, const struct fleet_judge_opts *o, struct report *r)
 {
 	bool *slow = calloc(f->n_nodes ? f->n_nodes : 1, sizeof *slow);
@@ -721,7 +564,7 @@ int fleet_judge(const struct fleet *f, const struct fleet_judge_opts *o, struct 
 	report_rec_top(&top, r);
 	if (!slow)
 		rc = CD_ENOMEM;
-	else if ((rc = inputs(f, o, &top, r)) == CD_OK && (rc = heterogeneity(f, &top, r)) == CD_OK &&
+	else if ((rc = fleet_judge_inputs(f, o, &top, r)) == CD_OK && (rc = heterogeneity(f, &top, r)) == CD_OK &&
 		 (rc = group_findings(f, r)) == CD_OK && (rc = fleet_judge_outliers(f, &top, r, slow)) == CD_OK)
 		rc = slurm_lines(f, slow, &top);
 	free(slow);
