@@ -258,7 +258,11 @@ int fleet_judge_outliers(const struct fleet *f, struct report_rec *top, struct r
 	}
 	if (rc == CD_OK && metrics)
 		report_rec_line(top, "lab numbers: no outlier in %zu measurement%s", metrics, metrics == 1 ? "" : "s");
-	if (rc == CD_OK)
-		report_field(top, NULL, "outliers", rv_json(json_array()));
+	if (rc == CD_OK) {
+		struct report_rec none; /* "outliers": [] */
+
+		report_rec_array(top, "outliers", &none);
+		rc = report_rec_end(&none);
+	}
 	return rc;
 }
