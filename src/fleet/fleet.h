@@ -24,6 +24,8 @@ enum fleet_fact {
 	FF_COUNT
 };
 
+/* struct fleet_node's facts[], one field each: their JSON keys and text labels */
+extern const struct field_table fleet_fact_table;
 const char *fleet_fact_label(enum fleet_fact f); /* text: "driver", "CUDA (driver)" */
 const char *fleet_fact_key(enum fleet_fact f);   /* JSON: "driver", "driver_cuda" */
 

@@ -25,12 +25,9 @@ char *fleet_drain_line(const char *nodes, const char *why)
 	return line;
 }
 
-/* Lists longer than this in text are summarised; JSON always has them whole. */
-#define TEXT_LIST_MAX 160
-
-static const char *text_list(const char *list, size_t count, char *buf, size_t n)
+const char *fleet_text_list(const char *list, size_t count, char *buf, size_t n)
 {
-	if (strlen(list) <= TEXT_LIST_MAX)
+	if (strlen(list) <= FLEET_TEXT_LIST_MAX)
 		return list;
 	snprintf(buf, n, "%zu nodes (--json lists them)", count);
 	return buf;
@@ -74,6 +71,48 @@ static bool value_present(const char *v)
 	return v != not_reported && strncmp(v, "none", 4) != 0;
 }
 
+/* The fact's groups e[g[0..ng)], smallest first, as group objects of it and the text line's
+ * parts; counts the groups whose value some node reported. */
+static int group_recs(const struct fleet *f, const struct fact_entry *e, const struct group *g, size_t ng,
+		      size_t *idx, struct report_rec *it, struct strbuf *text, struct strbuf *evidence,
+		      size_t *groups_reported)
+{
+	struct report_rec arr, o;
+	char *list = NULL;
+	int rc = CD_OK, end;
+
+	report_rec_array(it, "groups", &arr);
+	for (size_t i = 0; i < ng && rc == CD_OK; i++) {
+		const char *v = e[g[i].start].value;
+		char buf[64];
+		bool last = i + 1 == ng;
+
+		*groups_reported += v != not_reported;
+		for (size_t j = 0; j < g[i].count; j++)
+			idx[j] = e[g[i].start + j].node;
+		free(list);
+		list = NULL;
+		if ((rc = fleet_hostlist_of(f, idx, g[i].count, &list)) != CD_OK)
+			break;
+		report_rec_item(&arr, &o);
+		report_field(&o, NULL, "value", rv_str(v == not_reported ? NULL : v));
+		report_field(&o, NULL, "nodes", rv_str(list));
+		report_field(&o, NULL, "count", rv_int((long long)g[i].count));
+		rc = report_rec_end(&o);
+		if (ng == 1)
+			sb_printf(text, "%s on all %zu", v, g[i].count);
+		else if (last && g[i].count > 1)
+			sb_printf(text, "%s on the other %zu", v, g[i].count);
+		else
+			sb_printf(text, "%s on %s%s", v, fleet_text_list(list, g[i].count, buf, sizeof buf), last ? "" : "; ");
+		sb_printf(evidence, "%s%s on %s (%zu)", i ? "\n" : "", v, list, g[i].count); /* one evidence line each */
+	}
+	free(list);
+	/* ended either way: the first error wins */
+	end = report_rec_end(&arr);
+	return rc != CD_OK ? rc : end;
+}
+
 static int fact_groups(const struct fleet *f, enum fleet_fact k, struct report_rec *arr, struct report *r)
 {
 	struct fact_entry *e = malloc((f->n_nodes ? f->n_nodes : 1) * sizeof *e);
@@ -82,13 +121,12 @@ static int fact_groups(const struct fleet *f, enum fleet_fact k, struct report_r
 	size_t ng = 0, reported = 0, groups_reported = 0;
 	struct strbuf text, evidence;
 	struct report_rec it;
-	json_t *jg = json_array();
 	char *list = NULL, *summary = NULL;
-	int rc = CD_OK;
+	int rc = CD_OK, end;
 
 	sb_init(&text);
 	sb_init(&evidence);
-	if (!e || !g || !idx || !jg) {
+	if (!e || !g || !idx) {
 		rc = CD_ENOMEM;
 		goto out;
 	}
@@ -106,42 +144,19 @@ static int fact_groups(const struct fleet *f, enum fleet_fact k, struct report_r
 		g[ng - 1].count++;
 	}
 	qsort_r(g, ng, sizeof *g, cmp_group_size, e);
-	for (size_t i = 0; i < ng; i++) {
-		const char *v = e[g[i].start].value;
-		char buf[64];
-		json_t *o;
-		bool last = i + 1 == ng;
-
-		groups_reported += v != not_reported;
-		for (size_t j = 0; j < g[i].count; j++)
-			idx[j] = e[g[i].start + j].node;
-		free(list);
-		TRY(fleet_hostlist_of(f, idx, g[i].count, &list));
-		o = json_pack("{s:s?, s:s, s:I}", "value", v == not_reported ? NULL : v, "nodes", list,
-			      "count", (json_int_t)g[i].count);
-		if (!o || json_array_append_new(jg, o)) {
-			rc = CD_ENOMEM;
-			goto out;
-		}
-		if (ng == 1)
-			sb_printf(&text, "%s on all %zu", v, g[i].count);
-		else if (last && g[i].count > 1)
-			sb_printf(&text, "%s on the other %zu", v, g[i].count);
-		else
-			sb_printf(&text, "%s on %s%s", v, text_list(list, g[i].count, buf, sizeof buf), last ? "" : "; ");
-		sb_printf(&evidence, "%s%s on %s (%zu)", i ? "\n" : "", v, list, g[i].count); /* one evidence line each */
-	}
-	if (!(summary = sb_detach(&text))) {
-		rc = CD_ENOMEM;
-		goto out;
-	}
 	report_rec_item(arr, &it);
 	report_field(&it, NULL, "fact", rv_str(fleet_fact_key(k)));
+	rc = group_recs(f, e, g, ng, idx, &it, &text, &evidence, &groups_reported);
+	if (rc == CD_OK && !(summary = sb_detach(&text)))
+		rc = CD_ENOMEM;
 	report_field(&it, NULL, "uniform", rv_bool(groups_reported <= 1));
-	report_field(&it, fleet_fact_label(k), "summary", rv_str(summary));
-	report_field(&it, NULL, "groups", rv_json(jg));
-	jg = NULL;
-	TRY(report_rec_end(&it));
+	if (rc == CD_OK)
+		report_field(&it, fleet_fact_label(k), "summary", rv_str(summary));
+	end = report_rec_end(&it);
+	if (rc == CD_OK)
+		rc = end;
+	if (rc != CD_OK)
+		goto out;
 	if (groups_reported > 1) {
 		/* The value to converge on is the most common one that is present: a node without
 		 * a GPU, a driver or a framework is never the model, however many share that. */
@@ -206,7 +221,6 @@ static int fact_groups(const struct fleet *f, enum fleet_fact k, struct report_r
 		free(target);
 	}
 out:
-	json_decref(jg);
 	free(summary);
 	free(list);
 	sb_free(&text);
@@ -460,221 +474,83 @@ static int node_ids(const struct fleet *f, bool drains, const bool *slow, struct
 	return CD_OK;
 }
 
-/* ids "a,b" as a JSON array of strings */
-static json_t *id_array(const char *ids)
+/* One drain line per run of equal id sets in d[0..n): JSON strings under "slurm", text lines to
+ * paste or run. */
+static int drain_lines(const struct fleet *f, const struct drain *d, size_t n, size_t *idx, struct report_rec *top)
 {
-	json_t *a = json_array();
+	struct report_rec lines;
+	int rc = CD_OK, end;
 
-	for (const char *p = ids; a && *p;) {
-		size_t len = strcspn(p, ",");
-		if (json_array_append_new(a, report_json_textn(p, len))) {
-			json_decref(a);
-			return NULL;
+	report_rec_array(top, "slurm", &lines);
+	report_rec_commands(&lines, true); /* each line whole, to be pasted or run */
+	for (size_t i = 0, j; i < n && rc == CD_OK; i = j) {
+		char *list = NULL, *line = NULL;
+		for (j = i; j < n && strcmp(d[j].reason, d[i].reason) == 0; j++)
+			idx[j - i] = d[j].node;
+		if ((rc = fleet_hostlist_of(f, idx, j - i, &list)) == CD_OK && !(line = fleet_drain_line(list, d[i].reason)))
+			rc = CD_ENOMEM;
+		if (line) {
+			report_rec_push(&lines, rv_str(line));
+			report_rec_line(&lines, "%s", line);
 		}
-		p += len + (p[len] == ',');
+		free(line);
+		free(list);
 	}
-	return a;
+	end = report_rec_end(&lines);
+	return rc != CD_OK ? rc : end;
+}
+
+/* One object per run of equal id sets in d[0..n) that never drain: {nodes, ids}, and its line. */
+static int env_sets(const struct fleet *f, const struct drain *d, size_t n, size_t *idx, struct report_rec *top)
+{
+	struct report_rec env, it;
+	int rc = CD_OK, end;
+
+	report_rec_array(top, "environment", &env);
+	for (size_t i = 0, j; i < n && rc == CD_OK; i = j) {
+		char *list = NULL, buf[64];
+		for (j = i; j < n && strcmp(d[j].reason, d[i].reason) == 0; j++)
+			idx[j - i] = d[j].node;
+		if ((rc = fleet_hostlist_of(f, idx, j - i, &list)) != CD_OK)
+			break;
+		report_rec_item(&env, &it);
+		report_rec_line(&it, "%s: %s", fleet_text_list(list, j - i, buf, sizeof buf), d[i].reason);
+		report_field(&it, NULL, "nodes", rv_str(list));
+		report_field(&it, NULL, "ids", rv_list(d[i].reason, ","));
+		free(list);
+		rc = report_rec_end(&it);
+	}
+	end = report_rec_end(&env);
+	return rc != CD_OK ? rc : end;
 }
 
 static int slurm_lines(const struct fleet *f, const bool *slow, struct report_rec *top)
 {
 	struct drain *d = calloc(f->n_nodes ? f->n_nodes : 1, sizeof *d);
 	size_t *idx = malloc((f->n_nodes ? f->n_nodes : 1) * sizeof *idx);
-	json_t *lines = json_array(), *env = json_array();
 	size_t n = 0;
 	int rc = CD_OK;
 
-	if (!d || !idx || !lines || !env) {
+	if (!d || !idx) {
 		rc = CD_ENOMEM;
 		goto out;
 	}
 	TRY(node_ids(f, true, slow, d, &n));
 	if (n)
 		report_rec_section(top, "Slurm");
-	report_rec_commands(top, true); /* each line whole, to be pasted or run */
-	for (size_t i = 0, j; i < n; i = j) {
-		char *list = NULL, *line;
-		for (j = i; j < n && strcmp(d[j].reason, d[i].reason) == 0; j++)
-			idx[j - i] = d[j].node;
-		TRY(fleet_hostlist_of(f, idx, j - i, &list));
-		line = fleet_drain_line(list, d[i].reason);
-		free(list);
-		if (!line || json_array_append_new(lines, report_json_text(line))) {
-			free(line);
-			rc = CD_ENOMEM;
-			goto out;
-		}
-		report_rec_line(top, "%s", line);
-		free(line);
-	}
-	report_rec_commands(top, false);
+	TRY(drain_lines(f, d, n, idx, top));
 	if (n)
 		report_rec_line(top, "after the fix, on each: scontrol update nodename=NODE state=resume");
-	report_field(top, NULL, "slurm", rv_json(lines));
-	lines = NULL;
 	for (size_t i = 0; i < n; i++)
 		free(d[i].reason);
 	TRY(node_ids(f, false, NULL, d, &n));
 	if (n)
 		report_rec_section(top, "Environment (not the node's health: never drained)");
-	for (size_t i = 0, j; i < n; i = j) {
-		char *list = NULL, buf[64];
-		json_t *o, *ids;
-		for (j = i; j < n && strcmp(d[j].reason, d[i].reason) == 0; j++)
-			idx[j - i] = d[j].node;
-		TRY(fleet_hostlist_of(f, idx, j - i, &list));
-		if (!(o = json_object()) || json_array_append_new(env, o) ||
-		    json_object_set_new(o, "nodes", report_json_text(list)) || !(ids = id_array(d[i].reason)) ||
-		    json_object_set_new(o, "ids", ids)) {
-			free(list);
-			rc = CD_ENOMEM;
-			goto out;
-		}
-		report_rec_line(top, "%s: %s", text_list(list, j - i, buf, sizeof buf), d[i].reason);
-		free(list);
-	}
-	report_field(top, NULL, "environment", rv_json(env));
-	env = NULL;
+	TRY(env_sets(f, d, n, idx, top));
 out:
-	json_decref(lines);
-	json_decref(env);
 	for (size_t i = 0; d && i < n; i++)
 		free(d[i].reason);
 	free(d);
-	free(idx);
-	return rc;
-}
-
-/* ---- the inputs: nodes, and what was missing, failed or skipped ---- */
-
-static int node_json(const struct fleet_node *nd, json_t *arr)
-{
-	json_t *o = json_object(), *facts = json_object(), *fds = json_array();
-
-	if (!o || !facts || !fds || json_array_append_new(arr, o)) {
-		json_decref(facts);
-		json_decref(fds);
-		return CD_ENOMEM;
-	}
-	for (int k = 0; k < FF_COUNT; k++)
-		if (json_object_set_new(facts, fleet_fact_key((enum fleet_fact)k),
-					report_json_text(nd->facts[k])))
-			goto oom;
-	for (size_t k = 0; k < nd->n_findings; k++)
-		if (json_array_append_new(fds, json_pack("{s:s, s:s, s:s}", "id", nd->findings[k].id, "severity",
-							 severity_name(nd->findings[k].severity), "scope",
-							 finding_scope_name(finding_scope(nd->findings[k].id)))))
-			goto oom;
-	if (json_object_set_new(o, "name", report_json_text(nd->name)) ||
-	    json_object_set_new(o, "failure", report_json_text(nd->failure)) ||
-	    json_object_set_new(o, "facts", facts) || json_object_set_new(o, "findings", fds) ||
-	    json_object_set_new(o, "samples", json_integer((json_int_t)nd->n_samples)))
-		return CD_ENOMEM;
-	return CD_OK;
-oom:
-	json_decref(facts);
-	json_decref(fds);
-	return CD_ENOMEM;
-}
-
-/* A count of nodes or inputs for a catalogue title (one or many) and, where known, the
- * hostlist its fix lines run on. */
-static void nodes_vars(struct finding_vars *v, size_t count, const char *list)
-{
-	finding_vars_init(v);
-	finding_var(v, "count", "%zu", count);
-	finding_flag(v, "one", count == 1);
-	if (list)
-		finding_var(v, "nodes", "%s", list);
-}
-
-static int inputs(const struct fleet *f, const struct fleet_judge_opts *o, struct report_rec *top,
-		  struct report *r)
-{
-	struct finding_vars fv;
-	size_t *idx = malloc((f->n_nodes ? f->n_nodes : 1) * sizeof *idx), nf = 0;
-	json_t *nodes = json_array(), *missing = json_array(), *skipped = json_array();
-	char *list = NULL, buf[64];
-	struct finding *fd;
-	int rc = CD_OK;
-
-	if (!idx || !nodes || !missing || !skipped) {
-		rc = CD_ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < f->n_nodes; i++) {
-		TRY(node_json(&f->nodes[i], nodes));
-		idx[i] = i;
-	}
-	TRY(fleet_hostlist_of(f, idx, f->n_nodes, &list));
-	report_rec_section(top, "Fleet");
-	if (o->expected_nodes >= 0)
-		report_fieldf(top, "nodes", "node_count", rv_int((long long)f->n_nodes), "%zu reported of %d started",
-			      f->n_nodes, o->expected_nodes);
-	else
-		report_fieldf(top, "nodes", "node_count", rv_int((long long)f->n_nodes), "%zu reported", f->n_nodes);
-	if (f->n_nodes)
-		report_field(top, "node list", "node_list", rv_str(text_list(list, f->n_nodes, buf, sizeof buf)));
-	report_field(top, NULL, "expected_nodes", o->expected_nodes >= 0 ? rv_int(o->expected_nodes) : rv_null());
-	for (size_t i = 0; i < f->n_missing; i++)
-		if (json_array_append_new(missing, report_json_text(f->missing[i]))) {
-			rc = CD_ENOMEM;
-			goto out;
-		}
-	for (size_t i = 0; i < f->n_skipped; i++)
-		if (json_array_append_new(skipped, json_pack("{s:s, s:s}", "source", f->skipped[i].source, "reason",
-							     f->skipped[i].reason))) {
-			rc = CD_ENOMEM;
-			goto out;
-		}
-	report_field(top, NULL, "nodes", rv_json(nodes));
-	report_field(top, NULL, "missing", rv_json(missing));
-	report_field(top, NULL, "skipped", rv_json(skipped));
-	nodes = missing = skipped = NULL;
-	if (f->n_missing) {
-		free(list);
-		list = NULL;
-		TRY(fleet_hostlist((const char *const *)f->missing, f->n_missing, &list));
-		nodes_vars(&fv, f->n_missing, list);
-		fd = finding_make(r, SEV_CATALOGUE, "fleet-node-missing", list, &fv);
-		if (!fd || finding_evidence(fd, "waited %d s for %s", o->wait_s, list)) {
-			rc = CD_ENOMEM;
-			goto out;
-		}
-	}
-	for (size_t i = 0; i < f->n_nodes; i++)
-		if (f->nodes[i].failure)
-			idx[nf++] = i;
-	if (nf) {
-		free(list);
-		list = NULL;
-		TRY(fleet_hostlist_of(f, idx, nf, &list));
-		nodes_vars(&fv, nf, list);
-		fd = finding_make(r, SEV_CATALOGUE, "fleet-node-failed", list, &fv);
-		if (!fd) {
-			rc = CD_ENOMEM;
-			goto out;
-		}
-		for (size_t i = 0; i < nf && rc == CD_OK; i++)
-			rc = finding_evidence(fd, "%s: %s", f->nodes[idx[i]].name, f->nodes[idx[i]].failure);
-		if (rc != CD_OK)
-			goto out;
-	}
-	if (f->n_skipped) {
-		nodes_vars(&fv, f->n_skipped, NULL);
-		fd = finding_make(r, SEV_CATALOGUE, "fleet-report-skipped", "inputs", &fv);
-		if (!fd) {
-			rc = CD_ENOMEM;
-			goto out;
-		}
-		for (size_t i = 0; i < f->n_skipped && rc == CD_OK; i++)
-			rc = finding_evidence(fd, "%s: %s", f->skipped[i].source, f->skipped[i].reason);
-	}
-out:
-	json_decref(nodes);
-	json_decref(missing);
-	json_decref(skipped);
-	free(list);
 	free(idx);
 	return rc;
 }
@@ -688,7 +564,7 @@ int fleet_judge(const struct fleet *f, const struct fleet_judge_opts *o, struct 
 	report_rec_top(&top, r);
 	if (!slow)
 		rc = CD_ENOMEM;
-	else if ((rc = inputs(f, o, &top, r)) == CD_OK && (rc = heterogeneity(f, &top, r)) == CD_OK &&
+	else if ((rc = fleet_judge_inputs(f, o, &top, r)) == CD_OK && (rc = heterogeneity(f, &top, r)) == CD_OK &&
 		 (rc = group_findings(f, r)) == CD_OK && (rc = fleet_judge_outliers(f, &top, r, slow)) == CD_OK)
 		rc = slurm_lines(f, slow, &top);
 	free(slow);

@@ -22,6 +22,16 @@ int fleet_judge(const struct fleet *f, const struct fleet_judge_opts *o, struct 
  * Malloc'ed; NULL on OOM. */
 char *fleet_drain_line(const char *nodes, const char *why);
 
+/* Lists longer than this in text are summarised; JSON always has them whole. */
+#define FLEET_TEXT_LIST_MAX 160
+/* list itself, or "N nodes (--json lists them)" in buf when longer than FLEET_TEXT_LIST_MAX */
+const char *fleet_text_list(const char *list, size_t count, char *buf, size_t n);
+
+/* The inputs (inputs.c): node_count, node_list, expected_nodes, nodes, missing and skipped
+ * into top, and the findings of missing and failed nodes and skipped inputs. */
+int fleet_judge_inputs(const struct fleet *f, const struct fleet_judge_opts *o, struct report_rec *top,
+		       struct report *r);
+
 /* Outliers by median and MAD over each measurement the nodes share (outliers.c); a check
  * rate far below its median is fleet-check-slow, and slow[node] (n_nodes entries, NULL:
  * not wanted) is set for the nodes of those GPUs. */

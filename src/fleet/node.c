@@ -17,23 +17,34 @@ static char *text_dup(const char *s)
 	return report_text_take(cd_strdup(s));
 }
 
-static const char *const fact_labels[FF_COUNT] = {
-	"driver", "CUDA (driver)", "GPUs", "toolkit (nvcc)", "CUDA runtime", "PyTorch", "NCCL",
-	"MIG mode", "persistence mode", "ECC mode",
+/* A node's facts, each its JSON key (nodes[].facts) and its text label (the heterogeneity
+ * lines); a fact no report gave is null. */
+#define FACT(k, key_, label_)                                                                                    \
+	[k] = { .key = key_, .label = label_, .kind = FK_CSTR, .off = offsetof(struct fleet_node, facts) + (k) * sizeof(char *), \
+		.valid = FIELD_ALWAYS, .views = FIELD_ALL, .flags = FIELD_EMPTY_KNOWN }
+static const struct field fact_fields[FF_COUNT] = {
+	FACT(FF_DRIVER, "driver", "driver"),
+	FACT(FF_CUDA, "driver_cuda", "CUDA (driver)"),
+	FACT(FF_GPUS, "gpus", "GPUs"),
+	FACT(FF_TOOLKIT, "toolkit", "toolkit (nvcc)"),
+	FACT(FF_RUNTIME, "cuda_runtime", "CUDA runtime"),
+	FACT(FF_TORCH, "pytorch", "PyTorch"),
+	FACT(FF_NCCL, "nccl", "NCCL"),
+	FACT(FF_MIG, "mig_mode", "MIG mode"),
+	FACT(FF_PERSISTENCE, "persistence_mode", "persistence mode"),
+	FACT(FF_ECC, "ecc_mode", "ECC mode"),
 };
-static const char *const fact_keys[FF_COUNT] = {
-	"driver", "driver_cuda", "gpus", "toolkit", "cuda_runtime", "pytorch", "nccl",
-	"mig_mode", "persistence_mode", "ecc_mode",
-};
+
+const struct field_table fleet_fact_table = { "nodes[].facts", fact_fields, FF_COUNT, -1, NULL, NULL };
 
 const char *fleet_fact_label(enum fleet_fact f)
 {
-	return f < FF_COUNT ? fact_labels[f] : "?";
+	return f < FF_COUNT ? fact_fields[f].label : "?";
 }
 
 const char *fleet_fact_key(enum fleet_fact f)
 {
-	return f < FF_COUNT ? fact_keys[f] : "?";
+	return f < FF_COUNT ? fact_fields[f].key : "?";
 }
 
 void fleet_init(struct fleet *f)

@@ -100,7 +100,10 @@ static int evidence_and_rows(const struct fleet *f, const struct sentry *e, size
 			TRY(finding_evidence(fd, "%s: %.4g %s, %.1f%% %s the median %.4g (robust z %+.1f, MAD %.3g)", at,
 					     o->s->value, o->s->unit, fabs(off), off < 0 ? "below" : "above", sp->median,
 					     o->z, sp->mad));
-		report_rec_item(&t->tab, &row);
+		if (i < TEXT_ROWS)
+			report_rec_item(&t->tab, &row);
+		else
+			report_rec_item_json(&t->tab, &row); /* a row of JSON only: the text shows the first */
 		report_field(&row, "measurement", "metric", rv_str(o->s->metric));
 		report_field(&row, "node", "node", rv_str(f->nodes[o->node].name));
 		if (o->s->gpu >= 0)
@@ -113,8 +116,6 @@ static int evidence_and_rows(const struct fleet *f, const struct sentry *e, size
 		report_field(&row, NULL, "mad", rv_real(sp->mad));
 		report_fieldf(&row, "off", "off_percent", rv_real(off), "%+.1f%%", off);
 		report_fieldf(&row, "robust z", "robust_z", rv_real(o->z), "%+.1f", o->z);
-		if (i >= TEXT_ROWS)
-			report_rec_text(&row, REPORT_TEXT_NONE);
 		TRY(report_rec_end(&row));
 	}
 	if (n > TEXT_ROWS)
@@ -257,7 +258,11 @@ int fleet_judge_outliers(const struct fleet *f, struct report_rec *top, struct r
 	}
 	if (rc == CD_OK && metrics)
 		report_rec_line(top, "lab numbers: no outlier in %zu measurement%s", metrics, metrics == 1 ? "" : "s");
-	if (rc == CD_OK)
-		report_field(top, NULL, "outliers", rv_json(json_array()));
+	if (rc == CD_OK) {
+		struct report_rec none; /* "outliers": [] */
+
+		report_rec_array(top, "outliers", &none);
+		rc = report_rec_end(&none);
+	}
 	return rc;
 }
