@@ -100,6 +100,10 @@ static const struct {
 	{ "wsl-pinned-memory-limit", "out-of-memory", -1 },
 	{ "jetson-nvmap-alloc-limit", "out-of-memory", -1 },
 	{ "hyperv-no-gpu-libs", "nvml-unavailable", -1 },
+	/* WSL 2 sees no GPU in TCC: NVML's refusal and the missing device are its consequences */
+	{ "wsl-tcc-mode", "hyperv-no-gpu-libs", -1 },
+	{ "wsl-tcc-mode", "nvml-unavailable", -1 },
+	{ "wsl-tcc-mode", "no-device", -1 },
 	{ "non-nvidia-platform", "torch-cpu-only", -1 },
 	/* HIP's OOM printed beside a generic HIP failure of the same call */
 	{ "rocm-out-of-memory", "rocm-error", -1 },

@@ -80,6 +80,7 @@ static const struct premise_marker markers[] = {
 	{ "nvidia-utils-", HINT_LINUX_DRIVER },
 	{ "nvidia-driver-", HINT_LINUX_DRIVER },
 	{ "libnvidia-compute-", HINT_LINUX_DRIVER },
+	{ " tcc ", HINT_TCC_ROW },
 };
 
 const struct premise_marker *premise_markers(size_t *n)
@@ -175,6 +176,22 @@ static bool odd_windows_path(const char *s, size_t len)
 	return false;
 }
 
+/* "|   0  NVIDIA L40S                  TCC   |   00000000:61:00.0 Off |": Windows' nvidia-smi
+ * row of a GPU whose driver model is TCC, the column between the name and the first '|' */
+static bool tcc_row(const char *low)
+{
+	const char *bar, *tcc;
+
+	while (*low == ' ')
+		low++;
+	if (*low != '|' || !(bar = strchr(low + 1, '|')) || !(tcc = strstr(low, " tcc ")) || tcc > bar)
+		return false;
+	for (const char *q = tcc + 5; q < bar; q++)
+		if (*q != ' ')
+			return false;
+	return strstr(bar, "0000") != NULL;
+}
+
 void premise_hit(struct premise *ps, unsigned hint, const char *s, const char *low, size_t len, size_t no)
 {
 	if (hint == HINT_WIN_PATH) {
@@ -194,6 +211,8 @@ void premise_hit(struct premise *ps, unsigned hint, const char *s, const char *l
 		keep(&ps->driver_updated, s, len, no);
 	if (hint == HINT_LINUX_DRIVER)
 		keep(&ps->linux_driver, s, len, no);
+	if (hint == HINT_TCC_ROW && tcc_row(low))
+		keep(&ps->tcc_row, s, len, no);
 	if (hint == HINT_SMI_HEADER && !ps->smi.no && smi_mismatch(low))
 		keep(&ps->smi, s, len, no);
 	if (hint == HINT_TF_VERSION) {
@@ -372,6 +391,9 @@ int premise_settle(struct explain_result *r, const struct premise *ps)
 	/* a Linux driver's nvidia-smi beside the Windows driver: installed inside WSL */
 	if (ps->smi.no && p->os == TP_WSL2)
 		rc = add(r, "wsl-libcuda/linux-driver", &ps->smi);
+	/* the host's GPU in TCC in a WSL 2 text: WSL 2 reaches GPUs through WDDM only */
+	if (rc == CD_OK && ps->tcc_row.no && p->os == TP_WSL2 && text_platform_cuda(p))
+		rc = add(r, "wsl-tcc-mode", &ps->tcc_row);
 	/* a CPU-only PyTorch named by its version beside a framework seeing no GPU */
 	if (rc == CD_OK && ps->cpu_wheel.no && ps->no_gpu.no && text_platform_cuda(p))
 		rc = add(r, "torch-cpu-only", &ps->cpu_wheel);

@@ -27,6 +27,7 @@ enum premise_hint {
 	HINT_DRIVER_UPDATED = 1u << 13, /* the host's driver was updated or upgraded */
 	HINT_WIN_PATH = 1u << 14,    /* a Windows path (read for characters a loader cannot take) */
 	HINT_LINUX_DRIVER = 1u << 15, /* a Linux driver package named (nvidia-utils-NNN, nvidia-driver-NNN) */
+	HINT_TCC_ROW = 1u << 16,     /* " TCC " on a line (kept only as nvidia-smi's Driver-Model column) */
 };
 
 struct premise_marker {
@@ -47,6 +48,7 @@ struct premise {
 	int tf_minor;                /* the newest TensorFlow 2.x named, else 0 */
 	struct premise_line tf, no_gpu, cpu_wheel;
 	struct premise_line p2p_off, acs_on, driver_updated, odd_path, linux_driver;
+	struct premise_line tcc_row; /* a GPU row of Windows' nvidia-smi whose driver model is TCC */
 };
 
 /* The strings a scanner looks for; each hit goes to premise_hit. */

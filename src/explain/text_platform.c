@@ -411,7 +411,8 @@ static const char *const neutral[] = { "non-nvidia-platform", "win-runtime-dll-m
 				       "install-path-unloadable", "host-memory-insufficient", "pinned-host-oom" };
 /* ids that, under WSL 1, are its missing GPU */
 static const char *const no_gpu[] = { "no-driver", "runtime-newer-than-driver", "nvml-unavailable", "no-device",
-				      "libcuda-missing", "wsl-libcuda", "cuda-error", "unknown-error" };
+				      "libcuda-missing", "wsl-libcuda", "cuda-error", "unknown-error",
+				      "no-nvidia-gpu" };
 
 static bool is_oom(const char *id)
 {

@@ -23,7 +23,7 @@ static const char *const node_ids[] = {
 	"lab-wrong-result", "launch-timeout", "load-copy-corrupt", "load-copy-slow", "load-gemm-mismatch",
 	"load-gemm-slow", "load-memory-errors", "load-new-xid", "load-throttled", "nccl-ib-missing",
 	"nccl-memlock-limit", "nccl-p2p-disabled", "nccl-socket-fallback", "nccl-system-error", "no-device",
-	"no-driver", "nouveau-loaded", "numa-affinity", "nvlink-down", "nvml-unavailable", "p2p-unsupported",
+	"no-driver", "no-nvidia-gpu", "nouveau-loaded", "numa-affinity", "nvlink-down", "nvml-unavailable", "p2p-unsupported",
 	"pcie-acs-p2p-blocked", "pcie-link-degraded", "persistence-off", "retired-pages-pending", "rocm-driver-window",
 	"rocm-kfd-access", "stack-consistent", "system-not-ready", "unknown-error",
 	"windows-pagefile-too-small", "wsl-libcuda", "wsl-pinned-memory-limit", "wsl-tcc-mode", "wsl1-no-gpu",

@@ -76,6 +76,47 @@ static const struct want cases[] = {
 	  "podman run --rm --device nvidia.com/gpu=all --security-opt=label=disable ubuntu nvidia-smi -L\n"
 	  "# Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all\n",
 	  "container-toolkit-missing" },
+	/* MSVC stops at host_config.h's check in its own words ("#error:"), and nvcc finds no
+	 * Visual Studio it supports; a build log may break the line inside the message */
+	{ "https://github.com/gprMax/gprMax/issues/312",
+	  "[stderr: b\"tmpjn5i8cgy.cu\\r\\nC:\\\\Program Files\\\\NVIDIA GPU Computing Toolkit\\\\CUDA\\\\v11.2\\\\include"
+	  "\\\\crt/host_config.h(160): fatal error C1189: #error:  -- unsupported Microsoft Visual Studio version! Only the "
+	  "versions between 2017 and 2019 (inclusive) are supported! The nvcc flag '-allow-unsupported-compiler' can be "
+	  "used to override this version check\n",
+	  "host-compiler-unsupported" },
+	{ "https://github.com/fireice-uk/xmr-stak/issues/784",
+	  "  c:\\program files\\nvidia gpu computing toolkit\\cuda\\v9.1\\include\\crt/host_config.h(135): fatal error "
+	  "C1189: #error:  -\n- unsupported Microsoft Visual Studio version! Only the versions 2012, 2013, 2015 and 2017 are "
+	  "supported! [C:\\Users\\Agu\n",
+	  "host-compiler-unsupported" },
+	{ "https://github.com/vlfeat/matconvnet/issues/417",
+	  "nvcc fatal   : nvcc cannot find a supported version of Microsoft Visual Studio. Only the versions 2010, 2012, "
+	  "and 2013 are supported\n",
+	  "host-compiler-unsupported" },
+	/* WSL 2's GPU device with no adapter behind it: a machine without an NVIDIA GPU */
+	{ "https://github.com/NVIDIA/nvidia-docker/issues/1786",
+	  "Error response from daemon: failed to create task for container: failed to create shim task: OCI runtime "
+	  "create failed: runc create failed: unable to start container process: error during container init: error "
+	  "running hook #0: error running hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'\n"
+	  "nvidia-container-cli: initialization error: WSL environment detected but no adapters were found: unknown\n",
+	  "no-nvidia-gpu" },
+	/* crun's own words for a spec naming the driver's files of before the update */
+	{ "https://github.com/NVIDIA/nvidia-container-toolkit/issues/450",
+	  "Error: crun: cannot stat `/lib64/libEGL_nvidia.so.550.54.14`: No such file or directory: OCI runtime attempted "
+	  "to invoke a command that was not found\n",
+	  "cdi-spec-stale" },
+	{ "https://github.com/containers/ramalama/issues/1900",
+	  "ramalama run llama3.1\nError: crun: cannot stat `/usr/lib64/libEGL_nvidia.so.575.64.03`: No such file or "
+	  "directory: OCI runtime attempted to invoke a command that was not found\n",
+	  "cdi-spec-stale" },
+	/* WSL 2 blocked, the host's nvidia-smi showing its GPU in WDDM: not the TCC cause */
+	{ "https://github.com/microsoft/WSL/issues/10289",
+	  "### Kernel Version\n\n6.1.38-microsoft-standard\n\nOn Windows 11 host os it works :\n# nvidia-smi\n"
+	  "| NVIDIA-SMI 536.40                 Driver Version: 536.40       CUDA Version: 12.2     |\n"
+	  "| GPU  Name                     TCC/WDDM  | Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+	  "|   0  NVIDIA GeForce GTX 1060 3GB  WDDM  | 00000000:01:00.0  On |                  N/A |\n"
+	  "Failed to initialize NVML: GPU access blocked by the operating system\n",
+	  NULL },
 };
 
 static void each_from_its_report(void **state)
