@@ -81,6 +81,7 @@ static const struct premise_marker markers[] = {
 	{ "nvidia-driver-", HINT_LINUX_DRIVER },
 	{ "libnvidia-compute-", HINT_LINUX_DRIVER },
 	{ " tcc ", HINT_TCC_ROW },
+	{ "docker run", HINT_DOCKER_RUN },
 };
 
 const struct premise_marker *premise_markers(size_t *n)
@@ -213,6 +214,13 @@ void premise_hit(struct premise *ps, unsigned hint, const char *s, const char *l
 		keep(&ps->linux_driver, s, len, no);
 	if (hint == HINT_TCC_ROW && tcc_row(low))
 		keep(&ps->tcc_row, s, len, no);
+	if (hint == HINT_DOCKER_RUN)
+		for (const char *d = strstr(low, "docker run"); d; d = strstr(d + 10, "docker run")) {
+			if (d - low >= 5 && strncmp(d - 5, "sudo ", 5) == 0)
+				keep(&ps->sudo_docker, s, len, no);
+			else
+				ps->plain_docker = true;
+		}
 	if (hint == HINT_SMI_HEADER && !ps->smi.no && smi_mismatch(low))
 		keep(&ps->smi, s, len, no);
 	if (hint == HINT_TF_VERSION) {
@@ -388,6 +396,13 @@ int premise_settle(struct explain_result *r, const struct premise *ps)
 		else if (id != r->m[i].finding)
 			r->m[i].finding = id;
 	}
+	/* the NVIDIA hook finds no libnvidia-ml in an engine that cannot see the host's driver: Docker
+	 * Desktop's VM on Linux, or the user's docker talking to another engine than sudo's */
+	for (size_t i = 0; i < r->n; i++)
+		if (is(&r->m[i], "no-driver") && strstr(r->m[i].lines[0], "libnvidia-ml.so") && p->container &&
+		    ((p->runtime == TP_DOCKER_DESKTOP && p->os != TP_WINDOWS && p->os != TP_WSL2 && p->os != TP_WSL1) ||
+		     (ps->sudo_docker.no && ps->plain_docker)))
+			r->m[i].finding = "container-engine-sandboxed";
 	/* a Linux driver's nvidia-smi beside the Windows driver: installed inside WSL */
 	if (ps->smi.no && p->os == TP_WSL2)
 		rc = add(r, "wsl-libcuda/linux-driver", &ps->smi);

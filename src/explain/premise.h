@@ -28,6 +28,7 @@ enum premise_hint {
 	HINT_WIN_PATH = 1u << 14,    /* a Windows path (read for characters a loader cannot take) */
 	HINT_LINUX_DRIVER = 1u << 15, /* a Linux driver package named (nvidia-utils-NNN, nvidia-driver-NNN) */
 	HINT_TCC_ROW = 1u << 16,     /* " TCC " on a line (kept only as nvidia-smi's Driver-Model column) */
+	HINT_DOCKER_RUN = 1u << 17,  /* "docker run": kept as run with sudo or without */
 };
 
 struct premise_marker {
@@ -49,6 +50,8 @@ struct premise {
 	struct premise_line tf, no_gpu, cpu_wheel;
 	struct premise_line p2p_off, acs_on, driver_updated, odd_path, linux_driver;
 	struct premise_line tcc_row; /* a GPU row of Windows' nvidia-smi whose driver model is TCC */
+	struct premise_line sudo_docker; /* "sudo docker run" */
+	bool plain_docker;           /* "docker run" without sudo */
 };
 
 /* The strings a scanner looks for; each hit goes to premise_hit. */

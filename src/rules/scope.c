@@ -12,7 +12,7 @@
  * labs, the fleet's measurements and its NCCL runs). */
 static const char *const node_ids[] = {
 	"amd-hip-no-device", "amd-kfd-no-gpu", "cdi-spec-stale", "cdi-spec-version-mismatch", "clocks-throttled",
-	"container-device-rules-lost",
+	"container-device-rules-lost", "container-engine-sandboxed",
 	"container-toolkit-missing", "device-nodes", "devices-unavailable", "driver-init-failed",
 	"driver-library-mismatch", "ecc-errors", "fabric-manager-state", "fleet-check-slow",
 	"fleet-nccl-failed", "fleet-nccl-slow-node", "fleet-nccl-slow-pair", "fleet-node-failed",

@@ -109,6 +109,22 @@ static const struct want cases[] = {
 	  "ramalama run llama3.1\nError: crun: cannot stat `/usr/lib64/libEGL_nvidia.so.575.64.03`: No such file or "
 	  "directory: OCI runtime attempted to invoke a command that was not found\n",
 	  "cdi-spec-stale" },
+	/* Docker Desktop on Linux: the CLI's context is its VM, which has no driver */
+	{ "https://github.com/NVIDIA/nvidia-docker/issues/1647",
+	  "I was seeing the same behavior (could run `nvidia-smi` in containers with `sudo` but not without, with the "
+	  "same `load library failed: libnvidia-ml.so.1` error)\nImportantly, I had installed Docker Desktop (on Ubuntu "
+	  "22.04), which set the docker CLI's current context to use "
+	  "`unix:///home/$USER/.docker/desktop/docker.sock` as the docker endpoint:\n"
+	  "        \"Name\": \"desktop-linux\",\n",
+	  "container-engine-sandboxed" },
+	/* the same hook error with no sign of a second engine: the host's driver libraries */
+	{ "https://github.com/AbdBarho/stable-diffusion-webui-docker/issues/640",
+	  "Error response from daemon: failed to create shim task: OCI runtime create failed: runc create failed: "
+	  "unable to start container process: error during container init: error running hook #0: error running hook: "
+	  "exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'\n"
+	  "nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared "
+	  "object file: no such file or directory: unknown\n",
+	  "no-driver" },
 	/* WSL 2 blocked, the host's nvidia-smi showing its GPU in WDDM: not the TCC cause */
 	{ "https://github.com/microsoft/WSL/issues/10289",
 	  "### Kernel Version\n\n6.1.38-microsoft-standard\n\nOn Windows 11 host os it works :\n# nvidia-smi\n"
