@@ -82,6 +82,8 @@ static const struct {
 	/* the display watchdog's reset ends the kernel; the program then sees 999 or a launch failure */
 	{ "launch-timeout", "unknown-error", -1 },
 	{ "launch-timeout", "kernel-exception", 719 },
+	/* the reset frees every allocation: the next library call (cuDNN's MAPPING_ERROR) fails on it */
+	{ "launch-timeout", "cuda-error", -1 },
 	/* a JIT that cannot read the PTX: the image the driver then rejects */
 	{ "ptx-too-new", "invalid-kernel-image", -1 },
 	{ "ptx-too-new", "invalid-ptx", -1 },

@@ -82,6 +82,13 @@ static const struct premise_marker markers[] = {
 	{ "libnvidia-compute-", HINT_LINUX_DRIVER },
 	{ " tcc ", HINT_TCC_ROW },
 	{ "docker run", HINT_DOCKER_RUN },
+	/* the kernel hands page cache back on demand: memory "used" by it is available */
+	{ "memavailable", HINT_PAGE_CACHE },
+	{ "cached memory", HINT_PAGE_CACHE },
+	{ "buff/cache", HINT_PAGE_CACHE },
+	{ "file cache", HINT_PAGE_CACHE },
+	{ "page cache", HINT_PAGE_CACHE },
+	{ "inactive_file", HINT_PAGE_CACHE },
 };
 
 const struct premise_marker *premise_markers(size_t *n)
@@ -286,6 +293,10 @@ static const char *reread(struct explain_match *m, const struct text_platform *p
 	bool oom = is(m, "out-of-memory") || strncmp(m->finding, "oom-", 4) == 0 ||
 		   (is(m, "cuda-error") && code_is(m, 2));
 
+	/* Ollama's pre-load check against free memory, where the text shows the rest is page cache the
+	 * kernel would reclaim: the host has the memory, the check miscounts it */
+	if (is(m, "host-memory-insufficient") && (hints & HINT_PAGE_CACHE))
+		return "";
 	/* 801 where the async allocator runs is the allocator's */
 	if ((hints & (HINT_MALLOC_ASYNC | HINT_ASYNC_APP)) && (is(m, "cuda-error") || is(m, "unknown-error")) &&
 	    code_is(m, 801))

@@ -29,6 +29,7 @@ enum premise_hint {
 	HINT_LINUX_DRIVER = 1u << 15, /* a Linux driver package named (nvidia-utils-NNN, nvidia-driver-NNN) */
 	HINT_TCC_ROW = 1u << 16,     /* " TCC " on a line (kept only as nvidia-smi's Driver-Model column) */
 	HINT_DOCKER_RUN = 1u << 17,  /* "docker run": kept as run with sudo or without */
+	HINT_PAGE_CACHE = 1u << 18,  /* the memory counted as used is page cache (MemAvailable, buff/cache) */
 };
 
 struct premise_marker {

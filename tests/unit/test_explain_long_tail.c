@@ -125,6 +125,20 @@ static const struct want cases[] = {
 	  "nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared "
 	  "object file: no such file or directory: unknown\n",
 	  "no-driver" },
+	/* Ollama's check short of memory that is page cache: the host has it, the check miscounts */
+	{ "https://github.com/ollama/ollama/pull/15961",
+	  "Because memory.current counts the cgroup's reclaimable page cache against \"used\", this clobbers the "
+	  "MemAvailable value already read from /proc/meminfo and produces a small, MemFree-equivalent figure once "
+	  "mmap'd model blobs have aged into pagecache. Subsequent model loads then fail with \"model requires more "
+	  "system memory than is available\" even though tens of GiB are freely reclaimable.\n",
+	  NULL },
+	/* the same check with nothing said of the cache: the host's memory is short */
+	{ "https://github.com/ollama/ollama/issues/12692",
+	  "level=WARN source=server.go:540 msg=\"model request too large for system\" requested=\"5.5 GiB\" "
+	  "available=\"3.4 GiB\" total=\"6.0 GiB\" free=\"3.4 GiB\" swap=\"0 B\"\n"
+	  "level=INFO source=sched.go:450 msg=\"Load failed\" model=/usr/share/ollama/.ollama/models/blobs/sha256-2e81 "
+	  "error=\"model requires more system memory (5.5 GiB) than is available (3.4 GiB)\"\n",
+	  "host-memory-insufficient" },
 	/* WSL 2 blocked, the host's nvidia-smi showing its GPU in WDDM: not the TCC cause */
 	{ "https://github.com/microsoft/WSL/issues/10289",
 	  "### Kernel Version\n\n6.1.38-microsoft-standard\n\nOn Windows 11 host os it works :\n# nvidia-smi\n"
