@@ -89,6 +89,7 @@ static const struct premise_marker markers[] = {
 	{ "file cache", HINT_PAGE_CACHE },
 	{ "page cache", HINT_PAGE_CACHE },
 	{ "inactive_file", HINT_PAGE_CACHE },
+	{ "cannot open source file \"", HINT_OWN_SOURCE },
 };
 
 const struct premise_marker *premise_markers(size_t *n)
@@ -200,6 +201,37 @@ static bool tcc_row(const char *low)
 	return strstr(bar, "0000") != NULL;
 }
 
+/* The file of 'cannot open source file "NAME"' is the program's own: not a header of CUDA or its
+ * libraries, not a C++ standard header (a toolkit's own includes), and an ASCII name (a path
+ * a compiler cannot take is the install's problem, not the source's). */
+static bool own_source(const char *low)
+{
+	static const char *const cuda[] = { "cuda", "cu", "nv", "sm_", "mma", "vector_", "device_", "math_", "host_",
+					    "builtin", "texture_", "surface_", "driver_", "channel_", "cooperative",
+					    "crt/", "thrust/", "cub/", "hip/" };
+	const char *name = strstr(low, "cannot open source file \""), *end, *base;
+
+	if (!name)
+		return false;
+	name += strlen("cannot open source file \"");
+	if (!(end = strchr(name, '"')) || end == name)
+		return false;
+	for (const char *q = name; q < end; q++)
+		if ((unsigned char)*q >= 0x80)
+			return false;
+	if (!memchr(name, '.', (size_t)(end - name)))
+		return false;
+	for (size_t i = 0; i < sizeof(cuda) / sizeof(cuda[0]); i++)
+		if (strncmp(name, cuda[i], strlen(cuda[i])) == 0)
+			return false;
+	for (base = end; base > name && base[-1] != '/' && base[-1] != '\\'; base--)
+		;
+	for (size_t i = 0; i < sizeof(cuda) / sizeof(cuda[0]); i++)
+		if (strncmp(base, cuda[i], strlen(cuda[i])) == 0)
+			return false;
+	return true;
+}
+
 void premise_hit(struct premise *ps, unsigned hint, const char *s, const char *low, size_t len, size_t no)
 {
 	if (hint == HINT_WIN_PATH) {
@@ -207,6 +239,8 @@ void premise_hit(struct premise *ps, unsigned hint, const char *s, const char *l
 			keep(&ps->odd_path, s, len, no);
 		return;
 	}
+	if (hint == HINT_OWN_SOURCE && !own_source(low))
+		return;
 	/* "Found 3 CDI devices", not "unresolvable CDI devices" */
 	if (hint == HINT_CDI_LISTED && !strstr(low, "found "))
 		return;
@@ -293,6 +327,11 @@ static const char *reread(struct explain_match *m, const struct text_platform *p
 	bool oom = is(m, "out-of-memory") || strncmp(m->finding, "oom-", 4) == 0 ||
 		   (is(m, "cuda-error") && code_is(m, 2));
 
+	/* NVRTC could not compile the program's kernel source because a file of its own is missing:
+	 * the program's bug, not the CUDA stack's */
+	if (is(m, "cuda-error") && m->error && m->error->name && strcmp(m->error->name, "NVRTC_ERROR_COMPILATION") == 0 &&
+	    (hints & HINT_OWN_SOURCE))
+		return "";
 	/* Ollama's pre-load check against free memory, where the text shows the rest is page cache the
 	 * kernel would reclaim: the host has the memory, the check miscounts it */
 	if (is(m, "host-memory-insufficient") && (hints & HINT_PAGE_CACHE))

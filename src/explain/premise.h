@@ -30,6 +30,7 @@ enum premise_hint {
 	HINT_TCC_ROW = 1u << 16,     /* " TCC " on a line (kept only as nvidia-smi's Driver-Model column) */
 	HINT_DOCKER_RUN = 1u << 17,  /* "docker run": kept as run with sudo or without */
 	HINT_PAGE_CACHE = 1u << 18,  /* the memory counted as used is page cache (MemAvailable, buff/cache) */
+	HINT_OWN_SOURCE = 1u << 19,  /* a compiler cannot open a source file of the program's own */
 };
 
 struct premise_marker {

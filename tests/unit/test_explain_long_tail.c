@@ -139,6 +139,20 @@ static const struct want cases[] = {
 	  "level=INFO source=sched.go:450 msg=\"Load failed\" model=/usr/share/ollama/.ollama/models/blobs/sha256-2e81 "
 	  "error=\"model requires more system memory (5.5 GiB) than is available (3.4 GiB)\"\n",
 	  "host-memory-insufficient" },
+	/* NVRTC cannot compile the program's kernel: an include of its own is misspelled */
+	{ "https://github.com/CEED/libCEED/pull/1972",
+	  "MFEM abort: /tmp/ubuntu/spack-stage/spack-stage-libceed-develop/spack-src/backends/cuda/"
+	  "ceed-cuda-compile.cpp:216 in CeedCompileCore_Cuda(): NVRTC_ERROR_COMPILATION\n"
+	  "default_program(6): catastrophic error: cannot open source file "
+	  "\"ceed/jit-source/magma/magma-basis-weight-nontensor.h.h\"\n"
+	  "  #include <ceed/jit-source/magma/magma-basis-weight-nontensor.h.h>\n",
+	  NULL },
+	/* the same failure for a header of CUDA itself: the toolkit's headers are not found */
+	{ "https://github.com/mlc-ai/xgrammar/issues/99",
+	  "sourceCode.cu(1): catastrophic error: cannot open source file \"cuda_fp16.h\"\n"
+	  "  #include <cuda_fp16.h>\n\n1 catastrophic error detected in the compilation of \"sourceCode.cu\".\n"
+	  "Compilation terminated.\n\nCUDA error code=6(b'NVRTC_ERROR_COMPILATION')\n",
+	  "cuda-error" },
 	/* WSL 2 blocked, the host's nvidia-smi showing its GPU in WDDM: not the TCC cause */
 	{ "https://github.com/microsoft/WSL/issues/10289",
 	  "### Kernel Version\n\n6.1.38-microsoft-standard\n\nOn Windows 11 host os it works :\n# nvidia-smi\n"
