@@ -90,6 +90,11 @@ static const struct premise_marker markers[] = {
 	{ "page cache", HINT_PAGE_CACHE },
 	{ "inactive_file", HINT_PAGE_CACHE },
 	{ "cannot open source file \"", HINT_OWN_SOURCE },
+	{ "dll load failed while importing", HINT_DLL_FAILED },
+	{ "(or one of its dependencies)", HINT_DLL_FAILED },
+	{ "the specified module could not be found", HINT_DLL_FAILED },
+	{ "cuda", HINT_CUDA_NAMED },
+	{ "cudnn", HINT_CUDA_NAMED },
 };
 
 const struct premise_marker *premise_markers(size_t *n)
@@ -253,6 +258,8 @@ void premise_hit(struct premise *ps, unsigned hint, const char *s, const char *l
 		keep(&ps->driver_updated, s, len, no);
 	if (hint == HINT_LINUX_DRIVER)
 		keep(&ps->linux_driver, s, len, no);
+	if (hint == HINT_DLL_FAILED)
+		keep(&ps->dll_failed, s, len, no);
 	if (hint == HINT_TCC_ROW && tcc_row(low))
 		keep(&ps->tcc_row, s, len, no);
 	if (hint == HINT_DOCKER_RUN)
@@ -453,6 +460,15 @@ int premise_settle(struct explain_result *r, const struct premise *ps)
 		    ((p->runtime == TP_DOCKER_DESKTOP && p->os != TP_WINDOWS && p->os != TP_WSL2 && p->os != TP_WSL1) ||
 		     (ps->sudo_docker.no && ps->plain_docker)))
 			r->m[i].finding = "container-engine-sandboxed";
+	/* a DLL of the program's own that Windows cannot load, in a text of its CUDA build, and no
+	 * other cause: a CUDA DLL it imports is in no folder Windows searches (the message is
+	 * Windows' own, so a text that names no OS is from Windows) */
+	if (rc == CD_OK && r->n == 0 && ps->dll_failed.no && (ps->hints & HINT_CUDA_NAMED) &&
+	    (p->os == TP_WINDOWS || p->os == TP_OS_UNKNOWN) && text_platform_cuda(p)) {
+		rc = add(r, "library-missing", &ps->dll_failed);
+		if (rc == CD_OK)
+			r->m[r->n - 1].windows = true;
+	}
 	/* a Linux driver's nvidia-smi beside the Windows driver: installed inside WSL */
 	if (ps->smi.no && p->os == TP_WSL2)
 		rc = add(r, "wsl-libcuda/linux-driver", &ps->smi);

@@ -31,6 +31,8 @@ enum premise_hint {
 	HINT_DOCKER_RUN = 1u << 17,  /* "docker run": kept as run with sudo or without */
 	HINT_PAGE_CACHE = 1u << 18,  /* the memory counted as used is page cache (MemAvailable, buff/cache) */
 	HINT_OWN_SOURCE = 1u << 19,  /* a compiler cannot open a source file of the program's own */
+	HINT_DLL_FAILED = 1u << 20,  /* Windows could not load a DLL (or one it imports) */
+	HINT_CUDA_NAMED = 1u << 21,  /* CUDA or cuDNN named at all */
 };
 
 struct premise_marker {
@@ -53,6 +55,7 @@ struct premise {
 	struct premise_line p2p_off, acs_on, driver_updated, odd_path, linux_driver;
 	struct premise_line tcc_row; /* a GPU row of Windows' nvidia-smi whose driver model is TCC */
 	struct premise_line sudo_docker; /* "sudo docker run" */
+	struct premise_line dll_failed; /* the first DLL load failure */
 	bool plain_docker;           /* "docker run" without sudo */
 };
 

@@ -153,6 +153,16 @@ static const struct want cases[] = {
 	  "  #include <cuda_fp16.h>\n\n1 catastrophic error detected in the compilation of \"sourceCode.cu\".\n"
 	  "Compilation terminated.\n\nCUDA error code=6(b'NVRTC_ERROR_COMPILATION')\n",
 	  "cuda-error" },
+	/* a CUDA build's own module that Windows cannot load: a CUDA DLL it imports is not found */
+	{ "https://github.com/davisking/dlib/issues/1094",
+	  "Compiler: msvc 14\nOS: Windows 10     64bit\n\n     After stating \"using cuda\" and compiled by using "
+	  "\"python setup.py --yes DLIB_USE_CUDA\" successfully and then executing \"import dlib\" in the python "
+	  "environment, the error message stated,\"Import Error: DLL failed. The specified module could not be found.\"\n",
+	  "library-missing" },
+	{ "https://github.com/unlimblue/KNN_CUDA/issues/24",
+	  "I encountered an error when installing KNN_CUDA on Windows, with the message:\nImportError: DLL load failed "
+	  "while importing knn: The specified module could not be found.\n",
+	  "library-missing" },
 	/* WSL 2 blocked, the host's nvidia-smi showing its GPU in WDDM: not the TCC cause */
 	{ "https://github.com/microsoft/WSL/issues/10289",
 	  "### Kernel Version\n\n6.1.38-microsoft-standard\n\nOn Windows 11 host os it works :\n# nvidia-smi\n"
