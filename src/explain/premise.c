@@ -336,8 +336,8 @@ static const char *reread(struct explain_match *m, const struct text_platform *p
 
 	/* NVRTC could not compile the program's kernel source because a file of its own is missing:
 	 * the program's bug, not the CUDA stack's */
-	if (is(m, "cuda-error") && m->error && m->error->name && strcmp(m->error->name, "NVRTC_ERROR_COMPILATION") == 0 &&
-	    (hints & HINT_OWN_SOURCE))
+	if (is(m, "cuda-error") && m->error && m->error->name &&
+	    strcmp(m->error->name, "NVRTC_ERROR_COMPILATION") == 0 && (hints & HINT_OWN_SOURCE))
 		return "";
 	/* Ollama's pre-load check against free memory, where the text shows the rest is page cache the
 	 * kernel would reclaim: the host has the memory, the check miscounts it */

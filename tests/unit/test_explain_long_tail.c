@@ -79,31 +79,32 @@ static const struct want cases[] = {
 	/* MSVC stops at host_config.h's check in its own words ("#error:"), and nvcc finds no
 	 * Visual Studio it supports; a build log may break the line inside the message */
 	{ "https://github.com/gprMax/gprMax/issues/312",
-	  "[stderr: b\"tmpjn5i8cgy.cu\\r\\nC:\\\\Program Files\\\\NVIDIA GPU Computing Toolkit\\\\CUDA\\\\v11.2\\\\include"
-	  "\\\\crt/host_config.h(160): fatal error C1189: #error:  -- unsupported Microsoft Visual Studio version! Only the "
-	  "versions between 2017 and 2019 (inclusive) are supported! The nvcc flag '-allow-unsupported-compiler' can be "
-	  "used to override this version check\n",
+	  "[stderr: b\"tmpjn5i8cgy.cu\\r\\nC:\\\\Program Files\\\\NVIDIA GPU Computing "
+	  "Toolkit\\\\CUDA\\\\v11.2\\\\include\\\\crt/host_config.h(160): fatal error C1189: #error:  -- unsupported "
+	  "Microsoft Visual Studio version! Only the versions between 2017 and 2019 (inclusive) are supported! The "
+	  "nvcc flag '-allow-unsupported-compiler' can be used to override this version check\n",
 	  "host-compiler-unsupported" },
 	{ "https://github.com/fireice-uk/xmr-stak/issues/784",
-	  "  c:\\program files\\nvidia gpu computing toolkit\\cuda\\v9.1\\include\\crt/host_config.h(135): fatal error "
-	  "C1189: #error:  -\n- unsupported Microsoft Visual Studio version! Only the versions 2012, 2013, 2015 and 2017 are "
-	  "supported! [C:\\Users\\Agu\n",
+	  "  c:\\program files\\nvidia gpu computing toolkit\\cuda\\v9.1\\include\\crt/host_config.h(135): fatal "
+	  "error C1189: #error:  -\n- unsupported Microsoft Visual Studio version! Only the versions 2012, 2013, 2015 "
+	  "and 2017 are supported! [C:\\Users\\Agu\n",
 	  "host-compiler-unsupported" },
 	{ "https://github.com/vlfeat/matconvnet/issues/417",
-	  "nvcc fatal   : nvcc cannot find a supported version of Microsoft Visual Studio. Only the versions 2010, 2012, "
-	  "and 2013 are supported\n",
+	  "nvcc fatal   : nvcc cannot find a supported version of Microsoft Visual Studio. Only the versions 2010, "
+	  "2012, and 2013 are supported\n",
 	  "host-compiler-unsupported" },
 	/* WSL 2's GPU device with no adapter behind it: a machine without an NVIDIA GPU */
 	{ "https://github.com/NVIDIA/nvidia-docker/issues/1786",
 	  "Error response from daemon: failed to create task for container: failed to create shim task: OCI runtime "
 	  "create failed: runc create failed: unable to start container process: error during container init: error "
-	  "running hook #0: error running hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'\n"
-	  "nvidia-container-cli: initialization error: WSL environment detected but no adapters were found: unknown\n",
+	  "running hook #0: error running hook: exit status 1, stdout: , stderr: Auto-detected mode as "
+	  "'legacy'\nnvidia-container-cli: initialization error: WSL environment detected but no adapters were found: "
+	  "unknown\n",
 	  "no-nvidia-gpu" },
 	/* crun's own words for a spec naming the driver's files of before the update */
 	{ "https://github.com/NVIDIA/nvidia-container-toolkit/issues/450",
-	  "Error: crun: cannot stat `/lib64/libEGL_nvidia.so.550.54.14`: No such file or directory: OCI runtime attempted "
-	  "to invoke a command that was not found\n",
+	  "Error: crun: cannot stat `/lib64/libEGL_nvidia.so.550.54.14`: No such file or directory: OCI runtime "
+	  "attempted to invoke a command that was not found\n",
 	  "cdi-spec-stale" },
 	{ "https://github.com/containers/ramalama/issues/1900",
 	  "ramalama run llama3.1\nError: crun: cannot stat `/usr/lib64/libEGL_nvidia.so.575.64.03`: No such file or "
@@ -112,18 +113,18 @@ static const struct want cases[] = {
 	/* Docker Desktop on Linux: the CLI's context is its VM, which has no driver */
 	{ "https://github.com/NVIDIA/nvidia-docker/issues/1647",
 	  "I was seeing the same behavior (could run `nvidia-smi` in containers with `sudo` but not without, with the "
-	  "same `load library failed: libnvidia-ml.so.1` error)\nImportantly, I had installed Docker Desktop (on Ubuntu "
-	  "22.04), which set the docker CLI's current context to use "
-	  "`unix:///home/$USER/.docker/desktop/docker.sock` as the docker endpoint:\n"
-	  "        \"Name\": \"desktop-linux\",\n",
+	  "same `load library failed: libnvidia-ml.so.1` error)\nImportantly, I had installed Docker Desktop (on "
+	  "Ubuntu 22.04), which set the docker CLI's current context to use "
+	  "`unix:///home/$USER/.docker/desktop/docker.sock` as the docker endpoint:\n        \"Name\": "
+	  "\"desktop-linux\",\n",
 	  "container-engine-sandboxed" },
 	/* the same hook error with no sign of a second engine: the host's driver libraries */
 	{ "https://github.com/AbdBarho/stable-diffusion-webui-docker/issues/640",
 	  "Error response from daemon: failed to create shim task: OCI runtime create failed: runc create failed: "
 	  "unable to start container process: error during container init: error running hook #0: error running hook: "
-	  "exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'\n"
-	  "nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared "
-	  "object file: no such file or directory: unknown\n",
+	  "exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'\nnvidia-container-cli: initialization "
+	  "error: load library failed: libnvidia-ml.so.1: cannot open shared object file: no such file or directory: "
+	  "unknown\n",
 	  "no-driver" },
 	/* Ollama's check short of memory that is page cache: the host has it, the check miscounts */
 	{ "https://github.com/ollama/ollama/pull/15961",
@@ -135,41 +136,42 @@ static const struct want cases[] = {
 	/* the same check with nothing said of the cache: the host's memory is short */
 	{ "https://github.com/ollama/ollama/issues/12692",
 	  "level=WARN source=server.go:540 msg=\"model request too large for system\" requested=\"5.5 GiB\" "
-	  "available=\"3.4 GiB\" total=\"6.0 GiB\" free=\"3.4 GiB\" swap=\"0 B\"\n"
-	  "level=INFO source=sched.go:450 msg=\"Load failed\" model=/usr/share/ollama/.ollama/models/blobs/sha256-2e81 "
-	  "error=\"model requires more system memory (5.5 GiB) than is available (3.4 GiB)\"\n",
+	  "available=\"3.4 GiB\" total=\"6.0 GiB\" free=\"3.4 GiB\" swap=\"0 B\"\nlevel=INFO source=sched.go:450 "
+	  "msg=\"Load failed\" model=/usr/share/ollama/.ollama/models/blobs/sha256-2e81 error=\"model requires more "
+	  "system memory (5.5 GiB) than is available (3.4 GiB)\"\n",
 	  "host-memory-insufficient" },
 	/* NVRTC cannot compile the program's kernel: an include of its own is misspelled */
 	{ "https://github.com/CEED/libCEED/pull/1972",
-	  "MFEM abort: /tmp/ubuntu/spack-stage/spack-stage-libceed-develop/spack-src/backends/cuda/"
-	  "ceed-cuda-compile.cpp:216 in CeedCompileCore_Cuda(): NVRTC_ERROR_COMPILATION\n"
-	  "default_program(6): catastrophic error: cannot open source file "
-	  "\"ceed/jit-source/magma/magma-basis-weight-nontensor.h.h\"\n"
-	  "  #include <ceed/jit-source/magma/magma-basis-weight-nontensor.h.h>\n",
+	  "MFEM abort: "
+	  "/tmp/ubuntu/spack-stage/spack-stage-libceed-develop/spack-src/backends/cuda/ceed-cuda-compile.cpp:216 in "
+	  "CeedCompileCore_Cuda(): NVRTC_ERROR_COMPILATION\ndefault_program(6): catastrophic error: cannot open "
+	  "source file \"ceed/jit-source/magma/magma-basis-weight-nontensor.h.h\"\n  #include "
+	  "<ceed/jit-source/magma/magma-basis-weight-nontensor.h.h>\n",
 	  NULL },
 	/* the same failure for a header of CUDA itself: the toolkit's headers are not found */
 	{ "https://github.com/mlc-ai/xgrammar/issues/99",
-	  "sourceCode.cu(1): catastrophic error: cannot open source file \"cuda_fp16.h\"\n"
-	  "  #include <cuda_fp16.h>\n\n1 catastrophic error detected in the compilation of \"sourceCode.cu\".\n"
-	  "Compilation terminated.\n\nCUDA error code=6(b'NVRTC_ERROR_COMPILATION')\n",
+	  "sourceCode.cu(1): catastrophic error: cannot open source file \"cuda_fp16.h\"\n  #include "
+	  "<cuda_fp16.h>\n\n1 catastrophic error detected in the compilation of \"sourceCode.cu\".\nCompilation "
+	  "terminated.\n\nCUDA error code=6(b'NVRTC_ERROR_COMPILATION')\n",
 	  "cuda-error" },
 	/* a CUDA build's own module that Windows cannot load: a CUDA DLL it imports is not found */
 	{ "https://github.com/davisking/dlib/issues/1094",
 	  "Compiler: msvc 14\nOS: Windows 10     64bit\n\n     After stating \"using cuda\" and compiled by using "
 	  "\"python setup.py --yes DLIB_USE_CUDA\" successfully and then executing \"import dlib\" in the python "
-	  "environment, the error message stated,\"Import Error: DLL failed. The specified module could not be found.\"\n",
+	  "environment, the error message stated,\"Import Error: DLL failed. The specified module could not be "
+	  "found.\"\n",
 	  "library-missing" },
 	{ "https://github.com/unlimblue/KNN_CUDA/issues/24",
-	  "I encountered an error when installing KNN_CUDA on Windows, with the message:\nImportError: DLL load failed "
-	  "while importing knn: The specified module could not be found.\n",
+	  "I encountered an error when installing KNN_CUDA on Windows, with the message:\nImportError: DLL load "
+	  "failed while importing knn: The specified module could not be found.\n",
 	  "library-missing" },
 	/* WSL 2 blocked, the host's nvidia-smi showing its GPU in WDDM: not the TCC cause */
 	{ "https://github.com/microsoft/WSL/issues/10289",
-	  "### Kernel Version\n\n6.1.38-microsoft-standard\n\nOn Windows 11 host os it works :\n# nvidia-smi\n"
-	  "| NVIDIA-SMI 536.40                 Driver Version: 536.40       CUDA Version: 12.2     |\n"
-	  "| GPU  Name                     TCC/WDDM  | Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
-	  "|   0  NVIDIA GeForce GTX 1060 3GB  WDDM  | 00000000:01:00.0  On |                  N/A |\n"
-	  "Failed to initialize NVML: GPU access blocked by the operating system\n",
+	  "### Kernel Version\n\n6.1.38-microsoft-standard\n\nOn Windows 11 host os it works :\n# nvidia-smi\n| "
+	  "NVIDIA-SMI 536.40                 Driver Version: 536.40       CUDA Version: 12.2     |\n| GPU  Name       "
+	  "              TCC/WDDM  | Bus-Id        Disp.A | Volatile Uncorr. ECC |\n|   0  NVIDIA GeForce GTX 1060 "
+	  "3GB  WDDM  | 00000000:01:00.0  On |                  N/A |\nFailed to initialize NVML: GPU access blocked "
+	  "by the operating system\n",
 	  NULL },
 };
 
