@@ -60,7 +60,8 @@ int explain_patterns_build(char *err)
 	const char *const *windows, *const *linux_words, *const *rocm, *const *facts;
 	const struct tp_marker *platform;
 	const struct premise_marker *hint;
-	size_t n_region, n_windows, n_linux, n_rocm, n_facts, n_platform, n_hint;
+	const struct prose_marker *prose;
+	size_t n_region, n_windows, n_linux, n_rocm, n_facts, n_platform, n_hint, n_prose;
 	bool ok = true;
 	int rc;
 
@@ -129,6 +130,9 @@ int explain_patterns_build(char *err)
 	hint = premise_markers(&n_hint);
 	for (size_t i = 0; i < n_hint && ok; i++)
 		ok = add_pat(&pl, hint[i].text, (struct pat){ PK_HINT, NULL, hint[i].hint, 0 });
+	prose = prose_arch_markers(&n_prose);
+	for (size_t i = 0; i < n_prose && ok; i++)
+		ok = add_pat(&pl, prose[i].text, (struct pat){ PK_HINT, NULL, (size_t)HINT_PROSE << prose[i].kind, 0 });
 	if (!ok) {
 		free(pl.text);
 		free(pl.pats);

@@ -244,6 +244,17 @@ void premise_hit(struct premise *ps, unsigned hint, const char *s, const char *l
 			keep(&ps->odd_path, s, len, no);
 		return;
 	}
+	if (hint >= HINT_PROSE) {
+		enum prose_kind kind = PROSE_GPU;
+
+		for (unsigned h = hint; h > HINT_PROSE; h >>= 1)
+			kind++;
+		if (prose_arch_hit(&ps->prose, kind, s, low, len)) {
+			ps->prose_gpu.no = 0;
+			keep(&ps->prose_gpu, s, len, no);
+		}
+		return;
+	}
 	if (hint == HINT_OWN_SOURCE && !own_source(low))
 		return;
 	/* "Found 3 CDI devices", not "unresolvable CDI devices" */
@@ -468,6 +479,14 @@ int premise_settle(struct explain_result *r, const struct premise *ps)
 		rc = add(r, "library-missing", &ps->dll_failed);
 		if (rc == CD_OK)
 			r->m[r->n - 1].windows = true;
+	}
+	/* a GPU older than every architecture of the build the text names, and it does not work */
+	if (rc == CD_OK && r->n == 0 && ps->prose_gpu.no && text_platform_cuda(p) && prose_arch_no_kernel(&ps->prose)) {
+		rc = add(r, "no-kernel-image", &ps->prose_gpu);
+		if (rc == CD_OK) {
+			r->m[r->n - 1].has_arch = true;
+			r->m[r->n - 1].arch = (struct kb_arch){ ps->prose.arch, 0 };
+		}
 	}
 	/* a Linux driver's nvidia-smi beside the Windows driver: installed inside WSL */
 	if (ps->smi.no && p->os == TP_WSL2)

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "explain/explain.h"
+#include "explain/prose_arch.h"
 
 enum premise_hint {
 	HINT_MALLOC_ASYNC = 1u << 0, /* the cudaMallocAsync allocator is in use */
@@ -33,6 +34,7 @@ enum premise_hint {
 	HINT_OWN_SOURCE = 1u << 19,  /* a compiler cannot open a source file of the program's own */
 	HINT_DLL_FAILED = 1u << 20,  /* Windows could not load a DLL (or one it imports) */
 	HINT_CUDA_NAMED = 1u << 21,  /* CUDA or cuDNN named at all */
+	HINT_PROSE = 1u << 22,       /* prose_arch.h's markers: HINT_PROSE << its kind (4 bits) */
 };
 
 struct premise_marker {
@@ -57,6 +59,8 @@ struct premise {
 	struct premise_line sudo_docker; /* "sudo docker run" */
 	struct premise_line dll_failed; /* the first DLL load failure */
 	bool plain_docker;           /* "docker run" without sudo */
+	struct prose_arch prose;     /* a GPU and a build that cannot run on it, in prose */
+	struct premise_line prose_gpu; /* the line that names that GPU */
 };
 
 /* The strings a scanner looks for; each hit goes to premise_hit. */

@@ -165,6 +165,18 @@ static const struct want cases[] = {
 	  "I encountered an error when installing KNN_CUDA on Windows, with the message:\nImportError: DLL load "
 	  "failed while importing knn: The specified module could not be found.\n",
 	  "library-missing" },
+	/* a Volta GPU and CUDA 13 told in prose, and that the GPU cannot be used: no SASS for it */
+	{ "https://github.com/JuliaGPU/CUDA.jl/pull/3132",
+	  "For now NVIDIA has placed Volta in CUDA 13.0's \"Deprecated Architectures\" section (and not its "
+	  "\"Removed\" section) but CUDA.jl currently caps `v\"7.0\"` and `v\"7.2\"` at CUDA 12.9. So NVIDIA "
+	  "V100 GPUs cannot be used anymore.\n",
+	  "no-kernel-image" },
+	/* the same facts with nothing that failed: a build change, no cause */
+	{ "https://github.com/NVIDIA/cuDecomp/pull/97",
+	  "CUDA 13.0 dropped support for Volta (SM70), but not Turing (SM75). When dropping SM70 support for CUDA "
+	  "13.0 builds, this had the side-effect of also dropping implicit support for SM75. This PR adds SM75 "
+	  "explicitly to the default CUDA 13.0 builds.\n",
+	  NULL },
 	/* WSL 2 blocked, the host's nvidia-smi showing its GPU in WDDM: not the TCC cause */
 	{ "https://github.com/microsoft/WSL/issues/10289",
 	  "### Kernel Version\n\n6.1.38-microsoft-standard\n\nOn Windows 11 host os it works :\n# nvidia-smi\n| "
