@@ -392,6 +392,10 @@ static const char *reread(struct explain_match *m, const struct text_platform *p
 	if (p->hyperv && p->os != TP_WINDOWS &&
 	    (is(m, "no-driver") || is(m, "nvml-unavailable") || strncmp(m->finding, "wsl-libcuda", 11) == 0))
 		return "hyperv-no-gpu-libs";
+	/* WSL 2 exposes its GPUs only through /usr/lib/wsl/lib's libcuda; cuInit finding none is another
+	 * libcuda loaded first (a Linux driver's, a toolkit's stub on the path) */
+	if (is(m, "no-device") && p->os == TP_WSL2 && !p->container)
+		return "wsl-libcuda";
 	/* WSL 2 blocked by the Linux driver's own libraries installed inside it */
 	if (is(m, "hyperv-no-gpu-libs") && !p->hyperv && p->os == TP_WSL2 && (hints & HINT_LINUX_DRIVER))
 		return "wsl-libcuda/linux-driver";

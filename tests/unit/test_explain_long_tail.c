@@ -177,6 +177,12 @@ static const struct want cases[] = {
 	  "13.0 builds, this had the side-effect of also dropping implicit support for SM75. This PR adds SM75 "
 	  "explicitly to the default CUDA 13.0 builds.\n",
 	  NULL },
+	/* cuInit finds no GPU under WSL 2: a libcuda other than /usr/lib/wsl/lib's was loaded */
+	{ "https://github.com/NVIDIA/cuml/issues/5624",
+	  "[BUG] Windows 11 WSL2 CUDA 12.2 - Call to cuInit results in CUDA_ERROR_NO_DEVICE:\n"
+	  "numba.cuda.cudadrv.error.CudaSupportError: Error at driver init: Call to cuInit results in "
+	  "CUDA_ERROR_NO_DEVICE (100)\n",
+	  "wsl-libcuda" },
 	/* WSL 2 blocked, the host's nvidia-smi showing its GPU in WDDM: not the TCC cause */
 	{ "https://github.com/microsoft/WSL/issues/10289",
 	  "### Kernel Version\n\n6.1.38-microsoft-standard\n\nOn Windows 11 host os it works :\n# nvidia-smi\n| "
