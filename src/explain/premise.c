@@ -358,8 +358,9 @@ static const char *reread(struct explain_match *m, const struct text_platform *p
 	if ((hints & (HINT_MALLOC_ASYNC | HINT_ASYNC_APP)) && (is(m, "cuda-error") || is(m, "unknown-error")) &&
 	    code_is(m, 801))
 		return "cuda-malloc-async-unsupported";
-	/* an OOM without the device allocator's numbers, where the call was a pinned host one */
-	if ((hints & HINT_PINNED) && oom && !m->has_oom)
+	/* an OOM without the device allocator's numbers (none at all, or the message's words alone),
+	 * where the call was a pinned host one */
+	if ((hints & HINT_PINNED) && oom && (!m->has_oom || !m->oom.n.have))
 		return p->os == TP_WSL2 ? "wsl-pinned-memory-limit" : "pinned-host-oom";
 	if (is(m, "pinned-host-oom") && p->os == TP_WSL2)
 		return "wsl-pinned-memory-limit";
