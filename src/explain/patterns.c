@@ -46,6 +46,31 @@ static bool matchable(const struct kb_error *e)
 }
 
 
+/* the kb's strings: error names and texts, their other wordings, the messages' parts */
+static bool add_kb_pats(struct pat_list *pl)
+{
+	bool ok = true;
+
+	for (size_t i = 0; i < kb_error_count() && ok; i++) {
+		const struct kb_error *e = kb_error_at(i);
+		bool dup = false;
+
+		if (!matchable(e))
+			continue;
+		/* a runtime and a driver code often share a string: the first (runtime) row speaks */
+		for (size_t k = 0; k < pl->n && !dup; k++)
+			dup = pl->pats[k].kind == PK_ERROR && strcmp(pl->text[k], e->string) == 0;
+		if (!dup)
+			ok = add_pat(pl, e->string, (struct pat){ PK_ERROR, e, 0, 0 });
+	}
+	for (size_t i = 0; i < kb_wording_count() && ok; i++)
+		ok = add_pat(pl, kb_wording_at(i)->string, (struct pat){ PK_ERROR, kb_wording_at(i)->error, 0, 0 });
+	for (size_t i = 0; i < kb_message_count() && ok; i++)
+		for (size_t k = 0; k < kb_message_at(i)->n_parts && ok; k++)
+			ok = add_pat(pl, kb_message_at(i)->parts[k], (struct pat){ PK_PART, NULL, i, k });
+	return ok;
+}
+
 int explain_patterns_build(char *err)
 {
 	static const char *const gpu_words[] = { "nvidia", "gpu" };
@@ -67,23 +92,7 @@ int explain_patterns_build(char *err)
 
 	if (pat_set.built)
 		return CD_OK;
-	for (size_t i = 0; i < kb_error_count() && ok; i++) {
-		const struct kb_error *e = kb_error_at(i);
-		bool dup = false;
-
-		if (!matchable(e))
-			continue;
-		/* a runtime and a driver code often share a string: the first (runtime) row speaks */
-		for (size_t k = 0; k < pl.n && !dup; k++)
-			dup = pl.pats[k].kind == PK_ERROR && strcmp(pl.text[k], e->string) == 0;
-		if (!dup)
-			ok = add_pat(&pl, e->string, (struct pat){ PK_ERROR, e, 0, 0 });
-	}
-	for (size_t i = 0; i < kb_wording_count() && ok; i++)
-		ok = add_pat(&pl, kb_wording_at(i)->string, (struct pat){ PK_ERROR, kb_wording_at(i)->error, 0, 0 });
-	for (size_t i = 0; i < kb_message_count() && ok; i++)
-		for (size_t k = 0; k < kb_message_at(i)->n_parts && ok; k++)
-			ok = add_pat(&pl, kb_message_at(i)->parts[k], (struct pat){ PK_PART, NULL, i, k });
+	ok = add_kb_pats(&pl);
 	for (size_t i = 0; i < n_names && ok; i++)
 		ok = add_pat(&pl, name_prefixes[i], (struct pat){ PK_NAME, NULL, 0, 0 });
 	ok = ok && add_pat(&pl, "error_", (struct pat){ PK_NAME, NULL, 0, 0 }); /* Julia's ERROR_INVALID_DEVICE */
