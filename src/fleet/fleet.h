@@ -9,20 +9,24 @@
 #include "report/report.h"
 #include "util/strindex.h"
 
-/* What may differ between nodes, in the order the fleet report lists it. */
-enum fleet_fact {
-	FF_DRIVER,      /* "580.159.04" */
-	FF_CUDA,        /* the driver's CUDA version, "13.0" */
-	FF_GPUS,        /* models and counts, "8x NVIDIA H100 80GB HBM3" */
-	FF_TOOLKIT,     /* the nvcc a build uses */
-	FF_RUNTIME,     /* the libcudart the loader picks */
-	FF_TORCH,       /* PyTorch and the CUDA it was built for */
-	FF_NCCL,        /* the libnccl the loader picks */
-	FF_MIG,         /* per GPU, "off" or "on,off" */
-	FF_PERSISTENCE,
-	FF_ECC,
-	FF_COUNT
-};
+/* What may differ between nodes, in the order the fleet report lists it: each fact's enum, its
+ * JSON key (nodes[].facts, and the Prometheus info label) and its text label, written once here
+ * for every table of them (fleet_fact_table; the fleet's NODE.prom info metric). */
+#define FLEET_FACTS(X)                                                                   \
+	X(FF_DRIVER, "driver", "driver")                  /* "580.159.04" */                 \
+	X(FF_CUDA, "driver_cuda", "CUDA (driver)")       /* the driver's CUDA, "13.0" */     \
+	X(FF_GPUS, "gpus", "GPUs")                        /* "8x NVIDIA H100 80GB HBM3" */   \
+	X(FF_TOOLKIT, "toolkit", "toolkit (nvcc)")        /* the nvcc a build uses */        \
+	X(FF_RUNTIME, "cuda_runtime", "CUDA runtime")     /* the libcudart the loader picks */ \
+	X(FF_TORCH, "pytorch", "PyTorch")                 /* and the CUDA it was built for */ \
+	X(FF_NCCL, "nccl", "NCCL")                        /* the libnccl the loader picks */ \
+	X(FF_MIG, "mig_mode", "MIG mode")                 /* per GPU, "off" or "on,off" */   \
+	X(FF_PERSISTENCE, "persistence_mode", "persistence mode")                            \
+	X(FF_ECC, "ecc_mode", "ECC mode")
+
+#define FLEET_FACT_ENUM(k, key, label) k,
+enum fleet_fact { FLEET_FACTS(FLEET_FACT_ENUM) FF_COUNT };
+#undef FLEET_FACT_ENUM
 
 /* struct fleet_node's facts[], one field each: their JSON keys and text labels */
 extern const struct field_table fleet_fact_table;

@@ -21,19 +21,8 @@ static char *text_dup(const char *s)
  * lines); a fact no report gave is null. */
 #define FACT(k, key_, label_)                                                                                    \
 	[k] = { .key = key_, .label = label_, .kind = FK_CSTR, .off = offsetof(struct fleet_node, facts) + (k) * sizeof(char *), \
-		.valid = FIELD_ALWAYS, .views = FIELD_ALL, .flags = FIELD_EMPTY_KNOWN }
-static const struct field fact_fields[FF_COUNT] = {
-	FACT(FF_DRIVER, "driver", "driver"),
-	FACT(FF_CUDA, "driver_cuda", "CUDA (driver)"),
-	FACT(FF_GPUS, "gpus", "GPUs"),
-	FACT(FF_TOOLKIT, "toolkit", "toolkit (nvcc)"),
-	FACT(FF_RUNTIME, "cuda_runtime", "CUDA runtime"),
-	FACT(FF_TORCH, "pytorch", "PyTorch"),
-	FACT(FF_NCCL, "nccl", "NCCL"),
-	FACT(FF_MIG, "mig_mode", "MIG mode"),
-	FACT(FF_PERSISTENCE, "persistence_mode", "persistence mode"),
-	FACT(FF_ECC, "ecc_mode", "ECC mode"),
-};
+		.valid = FIELD_ALWAYS, .views = FIELD_ALL, .flags = FIELD_EMPTY_KNOWN },
+static const struct field fact_fields[FF_COUNT] = { FLEET_FACTS(FACT) };
 
 const struct field_table fleet_fact_table = { "nodes[].facts", fact_fields, FF_COUNT, -1, NULL, NULL };
 

@@ -76,21 +76,12 @@ static const struct field status_fields[] = {
 };
 static const struct field_table status_table = TABLE("fleet.prometheus.status", status_fields);
 
-/* the fleet's facts as labels, by their JSON keys (fleet_fact_key) */
-#define FACT(k, name) { .key = name, .kind = FK_CSTR, .off = offsetof(struct prom_info, facts) + (k) * sizeof(char *), \
-			.valid = FIELD_ALWAYS, .flags = FIELD_EMPTY_KNOWN, .prom_label = name }
+/* the fleet's facts as labels, by their JSON keys (fleet/fleet.h's FLEET_FACTS) */
+#define FACT(k, name, label_) { .key = name, .kind = FK_CSTR, .off = offsetof(struct prom_info, facts) + (k) * sizeof(char *), \
+			.valid = FIELD_ALWAYS, .flags = FIELD_EMPTY_KNOWN, .prom_label = name },
 static const struct field info_fields[] = {
 	NODE(prom_info),
-	FACT(FF_DRIVER, "driver"),
-	FACT(FF_CUDA, "driver_cuda"),
-	FACT(FF_GPUS, "gpus"),
-	FACT(FF_TOOLKIT, "toolkit"),
-	FACT(FF_RUNTIME, "cuda_runtime"),
-	FACT(FF_TORCH, "pytorch"),
-	FACT(FF_NCCL, "nccl"),
-	FACT(FF_MIG, "mig_mode"),
-	FACT(FF_PERSISTENCE, "persistence_mode"),
-	FACT(FF_ECC, "ecc_mode"),
+	FLEET_FACTS(FACT)
 };
 static const struct field_table info_table = {
 	"fleet.prometheus.info", info_fields, sizeof info_fields / sizeof info_fields[0], -1, "cudoctor_node_info",
