@@ -586,6 +586,12 @@ int main(int argc, char **argv)
 	os_args_utf8(&argc, &argv);
 	contract = early_contract(argc, argv);
 	rc = parse_command_line(argc, argv, &p, err, &who);
+	/* --format is a few commands' own (gencode's means something else): elsewhere, name the
+	 * options that choose every command's output */
+	if (rc == CD_EUSAGE && strncmp(err, "unknown option '--format'", 25) == 0)
+		snprintf(err + strlen(err), CD_ERRMSG - strlen(err),
+			 "; --json or --markdown choose any command's output (--format, after the command, is "
+			 "doctor's, devices', check's and fleet's, where it also takes prometheus)");
 	if (rc == CD_OK)
 		rc = apply_globals(&p.global, &g, err);
 	if (rc == CD_OK)

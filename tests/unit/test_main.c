@@ -250,6 +250,11 @@ static void test_cudoctor_docter_gives_no_did_you_mean(void **state)
 	/* a command's own option is nearer than a global one */
 	expect_usage(RUN("arch", "--cuobjdmp", "x"),
 		     "cudoctor arch: unknown option '--cuobjdmp'; did you mean '--cuobjdump'?\nTry 'cudoctor arch --help'.\n");
+	/* --format where a command has none: the options every command has */
+	expect_usage(RUN("explain", "--format", "json", "log.txt"),
+		     "cudoctor explain: unknown option '--format'; --json or --markdown choose any command's output "
+		     "(--format, after the command, is doctor's, devices', check's and fleet's, where it also takes "
+		     "prometheus)\nTry 'cudoctor explain --help'.\n");
 	expect_usage(RUN("frobnicate"), "cudoctor: unknown command 'frobnicate'\nTry 'cudoctor --help'.\n");
 	expect_usage(RUN("gencode", "--bogus"),
 		     "cudoctor gencode: unknown option '--bogus'\nTry 'cudoctor gencode --help'.\n");
