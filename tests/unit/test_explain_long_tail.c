@@ -20,6 +20,18 @@ struct want {
 };
 
 static const struct want cases[] = {
+	/* rocBLAS ships no Tensile library for the GPU's gfx target (HIP SDK 6.2 on Windows, an RX 9070 XT) */
+	{ "https://github.com/githubcto/FramePack-ZLUDA/issues/4",
+	  "rocBLAS error: Cannot read C:\\Program Files\\AMD\\ROCm\\6.2\\bin\\/rocblas/library/TensileLibrary.dat: "
+	  "No such file or directory for GPU arch : gfx1201\n"
+	  "rocBLAS error: Could not initialize Tensile host:\n"
+	  "regex_error(error_backref): The expression contained an invalid back reference.\n",
+	  "rocm-gfx-target-missing" },
+	/* the same library's file where it could not be read at all, for no arch: not a target missing */
+	{ "https://github.com/ROCm/rocBLAS/issues/1339",
+	  "rocBLAS error: Cannot read /opt/rocm-5.4.0/lib/rocblas/library/TensileLibrary.dat: Illegal seek\n"
+	  "Aborted (core dumped)\n",
+	  NULL },
 	/* a spec of toolkit 1.19.1 read by Podman 4.9.3's older CDI library */
 	{ "https://github.com/NVIDIA/nvidia-container-toolkit/issues/1860",
 	  "Run `podman --debug run --rm -ti --device=nvidia.com/gpu=gpu0 ubuntu nvidia-smi -L`\n"
