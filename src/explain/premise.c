@@ -16,6 +16,10 @@ static const struct premise_marker markers[] = {
 	{ "comfy\\", HINT_ASYNC_APP },
 	{ "comfy/", HINT_ASYNC_APP },
 	{ "fooocus", HINT_ASYNC_APP },
+	/* ComfyUI's words for a node that failed, and its loader and sampler nodes' names */
+	{ "error occurred when executing ", HINT_ASYNC_APP },
+	{ "checkpointloadersimple", HINT_ASYNC_APP },
+	{ "ksampler", HINT_ASYNC_APP },
 	{ "pin_memory", HINT_PINNED },
 	{ "pinned memory", HINT_PINNED },
 	{ "pinned host", HINT_PINNED },

@@ -20,6 +20,11 @@ struct want {
 };
 
 static const struct want cases[] = {
+	/* ComfyUI starts PyTorch on cudaMallocAsync; a node's 801 there is the allocator's */
+	{ "https://github.com/Comfy-Org/ComfyUI/issues/1150",
+	  "Error occurred when executing CLIPTextEncode:\n\nCUDA error: operation not supported\n"
+	  "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n",
+	  "cuda-malloc-async-unsupported" },
 	/* rocBLAS ships no Tensile library for the GPU's gfx target (HIP SDK 6.2 on Windows, an RX 9070 XT) */
 	{ "https://github.com/githubcto/FramePack-ZLUDA/issues/4",
 	  "rocBLAS error: Cannot read C:\\Program Files\\AMD\\ROCm\\6.2\\bin\\/rocblas/library/TensileLibrary.dat: "
