@@ -74,15 +74,20 @@ GEMM_KERNELS(f32, float)
 GEMM_KERNELS(f16, __half)
 GEMM_KERNELS(bf16, __nv_bfloat16)
 
+/* |x - y| as the compare keeps it: a float (a double's difference rounded once) */
+static __device__ __forceinline__ float gemm_diff(float x, float y) { return fabsf(x - y); }
+static __device__ __forceinline__ float gemm_diff(double x, double y) { return (float)fabs(x - y); }
+
 /* Counts elements where |x - y| > tol (NaN counts) and keeps the largest difference
  * (non-negative floats order as their bit patterns). */
-extern "C" __global__ void lab_gemm_compare(const float *x, const float *y, unsigned long long n, float tol,
-					    unsigned long long *bad, unsigned int *max_bits)
+template <typename T>
+static __device__ void gemm_compare(const T *x, const T *y, unsigned long long n, float tol, unsigned long long *bad,
+				    unsigned int *max_bits)
 {
 	unsigned long long nbad = 0;
 	float worst = 0.0f;
 	for (unsigned long long i = lab_tid(); i < n; i += lab_nthreads()) {
-		float d = fabsf(x[i] - y[i]);
+		float d = gemm_diff(x[i], y[i]);
 		if (!(d <= tol)) {
 			nbad++;
 			d = d == d ? d : __int_as_float(0x7f800000);
@@ -92,6 +97,12 @@ extern "C" __global__ void lab_gemm_compare(const float *x, const float *y, unsi
 	if (nbad)
 		atomicAdd(bad, nbad);
 	atomicMax(max_bits, __float_as_uint(worst));
+}
+
+extern "C" __global__ void lab_gemm_compare(const float *x, const float *y, unsigned long long n, float tol,
+					    unsigned long long *bad, unsigned int *max_bits)
+{
+	gemm_compare(x, y, n, tol, bad, max_bits);
 }
 
 /* check's FP64 GEMM: the same inputs in double, and its results compared in double */
@@ -103,17 +114,5 @@ extern "C" __global__ void lab_gemm_fill_f64(double *a, unsigned long long n, un
 extern "C" __global__ void lab_gemm_compare_f64(const double *x, const double *y, unsigned long long n, float tol,
 						unsigned long long *bad, unsigned int *max_bits)
 {
-	unsigned long long nbad = 0;
-	float worst = 0.0f;
-	for (unsigned long long i = lab_tid(); i < n; i += lab_nthreads()) {
-		float d = (float)fabs(x[i] - y[i]);
-		if (!(d <= tol)) {
-			nbad++;
-			d = d == d ? d : __int_as_float(0x7f800000);
-		}
-		worst = fmaxf(worst, d);
-	}
-	if (nbad)
-		atomicAdd(bad, nbad);
-	atomicMax(max_bits, __float_as_uint(worst));
+	gemm_compare(x, y, n, tol, bad, max_bits);
 }
